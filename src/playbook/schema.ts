@@ -1,0 +1,527 @@
+/**
+ * The playbook format v1 as JSON Schema (draft 2020-12). This object is the single source: the
+ * validator compiles it, `playbook-bot schema` prints it, and `schema/playbook.v1.schema.json`
+ * is written from it for editors (a test keeps the two identical).
+ *
+ * Steps are discriminated on `type` with if/then, so a wrong step yields the errors of its own
+ * kind only, never the noise of every alternative.
+ */
+export const API_VERSION = "playbook-bot/v1";
+export const SCHEMA_ID = "https://playbook-bot.dev/schema/playbook.v1.schema.json";
+export const ID_PATTERN = "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$";
+export const TOOL_PATTERN = "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$";
+export const DURATION_PATTERN = "^([0-9]+[smhd])+$";
+export const ERROR_POLICY_PATTERN = "^(fail|continue|ignore|retry:[1-9][0-9]?)$";
+
+export const STEP_KINDS = [
+  "ai",
+  "branch",
+  "checkpoint",
+  "close",
+  "comment",
+  "commit",
+  "decide",
+  "dispatch",
+  "end",
+  "investigate",
+  "issue",
+  "label",
+  "playbook",
+  "pull_request",
+] as const;
+
+export const PERMISSIONS = ["read", "triage", "write", "maintain", "admin"] as const;
+export const AUTHORITIES = ["just-do-it", "show-me", "ask-first"] as const;
+export const INPUT_TYPES = ["string", "number", "boolean", "enum"] as const;
+export const TRANSFORMS = ["kebab-case", "snake-case", "camel-case"] as const;
+export const ALERT_SOURCES = ["github", "alertmanager", "grafana", "generic"] as const;
+
+type Json = Record<string, unknown>;
+
+const str = (description: string): Json => ({ type: "string", description });
+const list = (items: Json, description: string): Json => ({ type: "array", items, description });
+const strings = (description: string): Json => list({ type: "string" }, description);
+const ids = (description: string): Json => list({ $ref: "#/$defs/id" }, description);
+
+/** Fields every step may carry. */
+const COMMON_STEP_FIELDS: Record<string, Json> = {
+  id: { $ref: "#/$defs/id", description: "Unique step id; `goto` targets and templates use it." },
+  type: { type: "string", description: "The step kind." },
+  name: str("Short title shown in the status checklist."),
+  description: str("What this step does; the instructions shown while it is current."),
+  if: {
+    $ref: "#/$defs/expression",
+    description: "Run the step only when this expression is true; otherwise continue past it.",
+  },
+  next: { $ref: "#/$defs/next" },
+  on_error: { $ref: "#/$defs/on_error" },
+  authority: {
+    enum: [...AUTHORITIES],
+    description: "just-do-it runs; show-me runs and reports; ask-first waits for approval first.",
+  },
+  timeout: { $ref: "#/$defs/duration", description: "How long the step may take or wait." },
+  idempotency_key: str("Template for the key that finds this step's effect instead of repeating it."),
+};
+
+/** Fields of each step kind, beyond the common ones, and which of them are required. */
+const STEP_FIELDS: Record<(typeof STEP_KINDS)[number], { fields: Record<string, Json>; required?: string[] }> = {
+  comment: {
+    fields: { body: str("Markdown comment posted on the issue (templates allowed).") },
+    required: ["body"],
+  },
+  end: {
+    fields: {
+      advice: str("Closing advice for the people on the issue."),
+      conclusion: str("Short machine-readable conclusion."),
+      status: { enum: ["success", "failure", "neutral"], description: "Run status at this end." },
+      handoff: ids("Playbooks offered or started when the run ends here."),
+    },
+  },
+  checkpoint: {
+    fields: {
+      message: str("What is asked of the approvers."),
+      approvers: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          permission: { enum: [...PERMISSIONS], description: "Least repository role that may approve." },
+          users: strings("Users who may approve."),
+          teams: strings("Teams (org/team-slug or team-slug) whose members may approve."),
+          count: { type: "integer", minimum: 1, maximum: 10, description: "Distinct approvals needed." },
+          allow_initiator: {
+            type: "boolean",
+            description: "Whether the person who started the run may approve (default false).",
+          },
+        },
+      },
+      response_schema: {
+        type: "object",
+        description: "JSON Schema for values carried by /approve k=v (an object schema).",
+      },
+      on_reject: { $ref: "#/$defs/id", description: "Step to go to on /reject (default: fail the run)." },
+      reminder: { $ref: "#/$defs/duration", description: "Remind the approvers after this long." },
+      on_timeout: str("`fail`, `cancel`, or the id of the step to go to when the timeout passes."),
+    },
+    required: ["message"],
+  },
+  investigate: {
+    fields: {
+      suggested_calls: list(
+        {
+          type: "object",
+          additionalProperties: false,
+          required: ["tool"],
+          properties: {
+            tool: { $ref: "#/$defs/tool" },
+            args: { type: "object", description: "Arguments for the call." },
+          },
+        },
+        "Concrete tool calls to make, as server/tool.",
+      ),
+      expected_findings: ids("Finding keys recorded with /record key=value."),
+    },
+  },
+  decide: {
+    fields: {
+      rules: list(
+        {
+          type: "object",
+          additionalProperties: false,
+          required: ["id", "conclusion"],
+          properties: {
+            id: { $ref: "#/$defs/id" },
+            all: ids("Findings that must all be present."),
+            any: ids("Findings of which at least one must be present."),
+            none: ids("Findings that must all be absent."),
+            ...conclusionFields(),
+          },
+        },
+        "Rules in order; the first that matches wins.",
+      ),
+      fallback: {
+        type: "object",
+        additionalProperties: false,
+        required: ["conclusion"],
+        properties: conclusionFields(),
+        description: "Conclusion when no rule matches.",
+      },
+      confirmed_facts: list(
+        {
+          type: "object",
+          additionalProperties: false,
+          required: ["finding", "text"],
+          properties: { finding: { $ref: "#/$defs/id" }, text: { type: "string" } },
+        },
+        "Sentences reported for each finding that was present.",
+      ),
+    },
+    required: ["rules"],
+  },
+  branch: {
+    fields: {
+      name: str("Branch name (templates allowed); checked as a safe git ref."),
+      from: str("Base ref (default: the repository's default branch)."),
+      require_new: { type: "boolean", description: "Fail if the branch already exists." },
+    },
+    required: ["name"],
+  },
+  commit: {
+    fields: {
+      branch: str("Branch to commit to."),
+      message: str("Commit message."),
+      files: list(
+        {
+          type: "object",
+          additionalProperties: false,
+          required: ["path"],
+          properties: {
+            path: str("Repository-relative path to write."),
+            content: str("File content (templates allowed)."),
+            template: str("Template file, relative to the playbook file."),
+          },
+        },
+        "Files written in one atomic commit.",
+      ),
+      paths: strings("Locally: globs of working-tree files to commit."),
+      push: { type: "boolean", description: "Locally: push after committing (default true)." },
+      pull: { type: "boolean", description: "Locally: pull before committing (default true)." },
+    },
+    required: ["branch", "message"],
+  },
+  pull_request: {
+    fields: {
+      head: str("Branch with the changes."),
+      base: str("Branch to merge into (default: the default branch)."),
+      title: str("Pull request title."),
+      body: str("Pull request body."),
+      draft: { type: "boolean" },
+      labels: strings("Labels to add."),
+      reviewers: strings("Users asked to review."),
+      team_reviewers: strings("Teams asked to review."),
+      wait: { enum: ["merged"], description: "Wait until the pull request is merged." },
+    },
+    required: ["head", "title"],
+  },
+  issue: {
+    fields: {
+      title: str("Issue title."),
+      body: str("Issue body."),
+      labels: strings("Labels to add."),
+      assignees: strings("Users to assign."),
+    },
+    required: ["title"],
+  },
+  label: {
+    fields: {
+      add: strings("Labels to add to the issue."),
+      remove: strings("Labels to remove from the issue."),
+      issue: str("Issue or pull request number (default: the run's issue)."),
+    },
+  },
+  close: {
+    fields: {
+      reason: { enum: ["completed", "not_planned"] },
+      comment: str("Comment posted before closing."),
+      issue: str("Issue or pull request number (default: the run's issue)."),
+    },
+  },
+  dispatch: {
+    fields: {
+      workflow: str("Workflow file name (e.g. deploy.yml) or id."),
+      ref: str("Git ref to run on (default: the default branch)."),
+      inputs: {
+        type: "object",
+        additionalProperties: { type: ["string", "number", "boolean"] },
+        description: "workflow_dispatch inputs.",
+      },
+      wait: { type: "boolean", description: "Wait for the workflow run's conclusion (default true)." },
+    },
+    required: ["workflow"],
+  },
+  ai: {
+    fields: {
+      prompt: str("Prompt text (templates allowed)."),
+      prompt_file: str("Markdown prompt file, relative to the playbook file."),
+      tools: list({ $ref: "#/$defs/tool" }, "Tools offered to the model, as server/tool."),
+      scope: {
+        enum: ["read-only", "write"],
+        description: "Tool scope; write needs an approving checkpoint before the step.",
+      },
+      expected_findings: ids("Finding keys the model is asked to report."),
+      expect_files: strings("Files that must exist after the step."),
+    },
+  },
+  playbook: {
+    fields: {
+      playbook: { $ref: "#/$defs/id", description: "Id of the playbook to run." },
+      mode: {
+        enum: ["delegate", "handoff"],
+        description: "delegate runs it and resumes here; handoff ends this run and starts it.",
+      },
+      with: {
+        type: "object",
+        additionalProperties: { type: ["string", "number", "boolean"] },
+        description: "Inputs of the child playbook, mapped explicitly.",
+      },
+    },
+    required: ["playbook", "mode"],
+  },
+};
+
+function conclusionFields(): Record<string, Json> {
+  return {
+    conclusion: str("Machine-readable conclusion."),
+    confidence: { type: "number", minimum: 0, maximum: 1 },
+    root_cause: str("Root cause, in prose."),
+    alternatives: strings("Alternative hypotheses."),
+    next_actions: strings("Recommended next actions."),
+    goto: { $ref: "#/$defs/id", description: "Step to continue with." },
+  };
+}
+
+function stepKindDefs(): Record<string, Json> {
+  const defs: Record<string, Json> = {};
+  for (const kind of STEP_KINDS) {
+    const spec = STEP_FIELDS[kind];
+    defs[`step_${kind}`] = {
+      type: "object",
+      additionalProperties: false,
+      properties: { ...COMMON_STEP_FIELDS, type: { const: kind }, ...spec.fields },
+      ...(spec.required ? { required: spec.required } : {}),
+    };
+  }
+  return defs;
+}
+
+/** The kind-specific fields of a step kind: used for "did you mean" on unknown fields. */
+export function stepFieldNames(kind: string): string[] {
+  const spec = (STEP_FIELDS as Record<string, { fields: Record<string, Json> } | undefined>)[kind];
+  return [...Object.keys(COMMON_STEP_FIELDS), ...Object.keys(spec?.fields ?? {})];
+}
+
+const signal: Json = {
+  type: "object",
+  additionalProperties: false,
+  required: ["pattern", "weight"],
+  properties: {
+    pattern: str("Text to look for (case-insensitive), or a regular expression when regex is true."),
+    weight: { type: "number" },
+    regex: { type: "boolean", description: "Treat pattern as a regular expression (RE2 syntax)." },
+  },
+};
+
+export const PLAYBOOK_SCHEMA = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $id: SCHEMA_ID,
+  title: "Playbook Bot playbook (v1)",
+  description: "A repeatable procedure run from GitHub issues, step by step.",
+  type: "object",
+  additionalProperties: false,
+  required: ["apiVersion", "id"],
+  properties: {
+    apiVersion: { const: API_VERSION, description: "Format version." },
+    id: { $ref: "#/$defs/id", description: "Playbook id, used by labels and /run." },
+    name: str("Human-readable name."),
+    description: str("What the playbook is for."),
+    owner: str("Owning role or team."),
+    reviewers: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        required: strings("Roles or people that must review changes."),
+        optional: strings("Roles or people that may review changes."),
+      },
+    },
+    active: { type: "boolean", description: "false disables this id (also one from a lower tier)." },
+    tags: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        services: strings("Services this playbook is about."),
+        errors: strings("Error signatures it handles."),
+        symptoms: strings("Symptoms it investigates."),
+      },
+    },
+    kind: {
+      enum: ["user_workflow", "system_tool"],
+      description: "Produces things for people, or serves the system.",
+    },
+    interaction_mode: list(
+      { enum: ["silent", "needs_review", "conversational"] },
+      "How the playbook talks to people.",
+    ),
+    requires: {
+      type: "object",
+      additionalProperties: false,
+      description: "What a run needs from its environment.",
+      properties: {
+        secrets: list({ type: "string", pattern: "^[A-Z_][A-Z0-9_]*$" }, "Secret names (never values)."),
+        tools: list({ $ref: "#/$defs/tool" }, "Tools, as server/tool."),
+      },
+    },
+    on: {
+      type: "object",
+      additionalProperties: false,
+      description: "What starts a run.",
+      properties: {
+        labels: strings("Issue labels that start the playbook (playbook:<id> always does)."),
+        command: { $ref: "#/$defs/id", description: "Name for /run <command>." },
+        alerts: { $ref: "#/$defs/alert_selector" },
+      },
+    },
+    permissions: {
+      type: "object",
+      additionalProperties: false,
+      description: "Who may start and cancel runs.",
+      properties: {
+        run: { enum: [...PERMISSIONS], description: "Least role for /run and labels (default triage)." },
+        cancel: { enum: [...PERMISSIONS], description: "Least role for /cancel (default triage)." },
+      },
+    },
+    authority: {
+      type: "object",
+      additionalProperties: false,
+      description: "Authority defaults for side-effecting steps.",
+      properties: {
+        default: { enum: [...AUTHORITIES] },
+        ask_first_below: {
+          enum: [...PERMISSIONS],
+          description: "Initiators below this role meet an approval before every show-me step.",
+        },
+      },
+    },
+    inputs: {
+      type: "object",
+      description: "Typed inputs, by name.",
+      propertyNames: { $ref: "#/$defs/id" },
+      additionalProperties: { $ref: "#/$defs/input" },
+    },
+    limits: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        max_steps: { type: "integer", minimum: 1, maximum: 10000 },
+        max_depth: { type: "integer", minimum: 1, maximum: 50 },
+        timeout: { $ref: "#/$defs/duration" },
+      },
+    },
+    steps: {
+      type: "array",
+      minItems: 1,
+      description: "Steps in order; each falls through to the next unless it has next.",
+      items: {
+        type: "object",
+        $ref: "#/$defs/step",
+        properties: { id: { $ref: "#/$defs/id" } },
+        required: ["id"],
+      },
+    },
+    entrypoint: { $ref: "#/$defs/id", description: "First node of a nodes: graph." },
+    nodes: {
+      type: "object",
+      minProperties: 1,
+      description: "Steps by id, joined by next branches (graph mode).",
+      propertyNames: { $ref: "#/$defs/id" },
+      additionalProperties: { $ref: "#/$defs/step" },
+    },
+    outputs: {
+      type: "object",
+      description: "Run outputs, as templates.",
+      propertyNames: { $ref: "#/$defs/id" },
+      additionalProperties: { type: "string" },
+    },
+  },
+  $defs: {
+    id: { type: "string", pattern: ID_PATTERN },
+    tool: { type: "string", pattern: TOOL_PATTERN },
+    duration: { type: "string", pattern: DURATION_PATTERN },
+    expression: { type: "string", minLength: 1 },
+    input: {
+      type: "object",
+      additionalProperties: false,
+      required: ["type"],
+      properties: {
+        type: { enum: [...INPUT_TYPES] },
+        description: { type: "string" },
+        required: { type: "boolean" },
+        default: { type: ["string", "number", "boolean"] },
+        pattern: str("Regular expression (RE2 syntax) a string must match."),
+        min: { type: "number", description: "Least value (numbers) or length (strings)." },
+        max: { type: "number", description: "Greatest value (numbers) or length (strings)." },
+        values: { type: "array", minItems: 1, items: { type: "string" }, description: "Enum values." },
+        transform: { enum: [...TRANSFORMS] },
+        from: str("Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>."),
+      },
+    },
+    on_error_policy: {
+      type: "string",
+      pattern: ERROR_POLICY_PATTERN,
+      description: "fail, continue, ignore or retry:N.",
+    },
+    on_error: {
+      description: "A policy, or policies keyed by error code with a default.",
+      if: { type: "string" },
+      then: { $ref: "#/$defs/on_error_policy" },
+      else: {
+        type: "object",
+        minProperties: 1,
+        propertyNames: { pattern: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" },
+        additionalProperties: { $ref: "#/$defs/on_error_policy" },
+      },
+    },
+    next: {
+      description: "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).",
+      if: { type: "string" },
+      then: { $ref: "#/$defs/id" },
+      else: {
+        type: "array",
+        minItems: 1,
+        items: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            when: { type: "string", description: "Expression evaluated by the engine." },
+            condition: { type: "string", description: "Prose answered with /choose <label>." },
+            label: { $ref: "#/$defs/id", description: "Name for /choose (default: the goto)." },
+            goto: { $ref: "#/$defs/id" },
+            default: { $ref: "#/$defs/id", description: "Step taken when no branch applies." },
+          },
+        },
+      },
+    },
+    alert_selector: {
+      type: "object",
+      additionalProperties: false,
+      description: "Which alerts start this playbook, and how well they fit.",
+      properties: {
+        sources: list({ enum: [...ALERT_SOURCES] }, "Alert sources considered."),
+        match: {
+          type: "object",
+          additionalProperties: { type: "string" },
+          description: "Label matchers: value, !=value, =~regex or !~regex.",
+        },
+        context_types: strings("Context types (e.g. service, trace_id) this playbook understands."),
+        signals: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            positive: list(signal, "Signals that raise the score."),
+            negative: list(signal, "Signals that lower the score."),
+          },
+        },
+        priority: { type: "number", description: "Tie-breaker; higher wins." },
+        min_score: { type: "number", description: "Least score for this playbook to be chosen." },
+      },
+    },
+    step: {
+      type: "object",
+      required: ["type"],
+      properties: { type: { enum: [...STEP_KINDS] } },
+      allOf: STEP_KINDS.map((kind) => ({
+        if: { type: "object", properties: { type: { const: kind } }, required: ["type"] },
+        then: { $ref: `#/$defs/step_${kind}` },
+      })),
+    },
+    ...stepKindDefs(),
+  },
+} as const;

@@ -1,0 +1,463 @@
+import {
+  CORE_SCHEMA,
+  EVENT_ID,
+  YAMLException,
+  constructFromEvents,
+  getScalarValue,
+  parseEvents,
+  type Event,
+} from "js-yaml";
+import type { Span } from "./diagnostics.js";
+
+/** Bounds on what one playbook file may cost to read. A real playbook is a few kilobytes. */
+export interface SourceLimits {
+  maxBytes: number;
+  maxDepth: number;
+  /** Nodes after alias expansion: what a consumer walking the value would visit. */
+  maxNodes: number;
+  maxAliases: number;
+}
+
+export const DEFAULT_LIMITS: SourceLimits = {
+  maxBytes: 1024 * 1024,
+  maxDepth: 64,
+  maxNodes: 100_000,
+  maxAliases: 1_000,
+};
+
+export type PathSegment = string | number;
+
+interface Range {
+  start: number;
+  end: number;
+}
+
+interface NodeLocation {
+  key?: Range;
+  value: Range;
+}
+
+export type SourceProblemKind = "syntax" | "duplicate-key" | "limit" | "encoding";
+
+export interface SourceProblem {
+  kind: SourceProblemKind;
+  message: string;
+  span: Span;
+  hint: string;
+}
+
+/** JSON pointer for a path, the key ajv reports errors under. */
+export function pointerOf(path: readonly PathSegment[]): string {
+  let out = "";
+  for (const seg of path) out += "/" + String(seg).replace(/~/g, "~0").replace(/\//g, "~1");
+  return out;
+}
+
+export function parsePointer(pointer: string): PathSegment[] {
+  if (pointer === "") return [];
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => {
+      const seg = s.replace(/~1/g, "/").replace(/~0/g, "~");
+      return /^(0|[1-9][0-9]*)$/.test(seg) ? Number(seg) : seg;
+    });
+}
+
+/** `steps[2].next[0].goto`: how a path reads in a message. */
+export function formatPath(path: readonly PathSegment[]): string {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else if (/^[A-Za-z0-9_-]+$/.test(seg)) out += out === "" ? seg : `.${seg}`;
+    else out += `[${JSON.stringify(seg)}]`;
+  }
+  return out === "" ? "(document)" : out;
+}
+
+/**
+ * A loaded YAML document: its text, its value, and where every value came from, so that any
+ * later error, however deep, can point at a line and column.
+ */
+export class SourceDocument {
+  readonly lineStarts: number[];
+
+  constructor(
+    readonly file: string,
+    readonly text: string,
+    readonly value: unknown,
+    private readonly locations: Map<string, NodeLocation>,
+  ) {
+    this.lineStarts = lineStartsOf(text);
+  }
+
+  /** 1-based line and column of an offset. */
+  position(offset: number): { line: number; column: number } {
+    const starts = this.lineStarts;
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - (starts[lo] as number) + 1 };
+  }
+
+  spanOfRange(range: Range): Span {
+    const a = this.position(range.start);
+    const b = this.position(Math.max(range.end, range.start + 1));
+    return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
+  }
+
+  /** Whether the document has a value at this path. */
+  has(path: readonly PathSegment[]): boolean {
+    return this.locations.has(pointerOf(path));
+  }
+
+  /**
+   * The span of the value at `path`, or of its key when `key` is set (an unknown field is best
+   * shown on its name). Falls back to the nearest ancestor that exists, so a missing field points
+   * at the mapping that lacks it.
+   */
+  span(path: readonly PathSegment[], key = false): Span {
+    for (let n = path.length; n >= 0; n--) {
+      const loc = this.locations.get(pointerOf(path.slice(0, n)));
+      if (loc) {
+        if ((key || n < path.length) && loc.key) return this.spanOfRange(loc.key);
+        if (n < path.length) return this.firstLineOf(loc.value);
+        return this.spanOfRange(loc.value);
+      }
+    }
+    return { line: 1, column: 1, endLine: 1, endColumn: 1 };
+  }
+
+  /** A value's first line only: where a missing field is reported, without underlining a block. */
+  private firstLineOf(range: Range): Span {
+    const a = this.position(range.start);
+    const lineEnd = this.lineText(a.line).length + 1;
+    const endColumn = Math.max(a.column + 1, Math.min(lineEnd, this.position(range.end).line === a.line ? this.position(range.end).column : lineEnd));
+    return { line: a.line, column: a.column, endLine: a.line, endColumn };
+  }
+
+  /** The text of line `line` (1-based) without its line break. */
+  lineText(line: number): string {
+    const start = this.lineStarts[line - 1];
+    if (start === undefined) return "";
+    const next = this.lineStarts[line];
+    return this.text.slice(start, next === undefined ? undefined : next).replace(/\r?\n$/, "");
+  }
+}
+
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+export type LoadResult =
+  | { ok: true; document: SourceDocument }
+  | { ok: false; problems: SourceProblem[]; text: string };
+
+/** Decode bytes as UTF-8, refusing binary data rather than guessing. */
+export function decodeSource(bytes: Uint8Array): string | null {
+  if (bytes.includes(0)) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+const WHOLE_FILE: Span = { line: 1, column: 1, endLine: 1, endColumn: 1 };
+
+/** Read a file's bytes into a document, or say precisely why not. */
+export function loadSourceBytes(
+  file: string,
+  bytes: Uint8Array,
+  limits: SourceLimits = DEFAULT_LIMITS,
+): LoadResult {
+  if (bytes.byteLength > limits.maxBytes) {
+    return fail("", "limit", WHOLE_FILE, {
+      message: `file is ${formatBytes(bytes.byteLength)}, more than the ${formatBytes(limits.maxBytes)} a playbook may be`,
+      hint: "split the procedure into several playbooks joined by delegate or handoff, and keep large text in template files",
+    });
+  }
+  const text = decodeSource(bytes);
+  if (text === null) {
+    return fail("", "encoding", WHOLE_FILE, {
+      message: "file is not UTF-8 text (it contains a NUL byte or an invalid byte sequence)",
+      hint: "save the playbook as UTF-8 YAML; binary files do not belong in a playbook folder",
+    });
+  }
+  return loadSourceText(file, text, limits);
+}
+
+/** Parse YAML text into a document with positions, enforcing the limits while parsing. */
+export function loadSourceText(
+  file: string,
+  input: string,
+  limits: SourceLimits = DEFAULT_LIMITS,
+): LoadResult {
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  if (text.length > limits.maxBytes) {
+    return fail(text, "limit", WHOLE_FILE, {
+      message: `file is more than the ${formatBytes(limits.maxBytes)} a playbook may be`,
+      hint: "split the procedure into several playbooks joined by delegate or handoff",
+    });
+  }
+  let events: Event[];
+  try {
+    events = parseEvents(text, { filename: file, maxDepth: limits.maxDepth });
+  } catch (err) {
+    return yamlFailure(text, err);
+  }
+  const walked = walkEvents(text, events, limits);
+  if ("problems" in walked) return { ok: false, problems: walked.problems, text };
+  let value: unknown;
+  try {
+    // Duplicates were already reported with positions; json mode keeps construction from
+    // throwing on them a second time.
+    const docs = constructFromEvents(events, {
+      source: text,
+      filename: file,
+      schema: CORE_SCHEMA,
+      maxAliases: limits.maxAliases,
+    });
+    value = docs[0] ?? null;
+  } catch (err) {
+    return yamlFailure(text, err);
+  }
+  return { ok: true, document: new SourceDocument(file, text, value, walked.locations) };
+}
+
+function yamlFailure(text: string, err: unknown): LoadResult {
+  const doc = new SourceDocument("", text, null, new Map());
+  if (err instanceof YAMLException) {
+    const offset = Math.min(err.mark?.position ?? 0, text.length);
+    const reason = err.reason || err.message;
+    const depth = /depth/i.test(reason);
+    return fail(text, depth ? "limit" : "syntax", doc.spanOfRange({ start: offset, end: offset + 1 }), {
+      message: depth ? `nesting is too deep: ${reason}` : reason,
+      hint: depth
+        ? "a playbook needs only a few levels of nesting; flatten the structure"
+        : "check indentation, quoting and the characters around this position",
+    });
+  }
+  return fail(text, "syntax", WHOLE_FILE, {
+    message: err instanceof Error ? err.message : String(err),
+    hint: "check the file is a YAML mapping",
+  });
+}
+
+function fail(
+  text: string,
+  kind: SourceProblemKind,
+  span: Span,
+  detail: { message: string; hint: string },
+): LoadResult {
+  return { ok: false, text, problems: [{ kind, span, ...detail }] };
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${n} bytes`;
+}
+
+interface Frame {
+  kind: "map" | "seq";
+  path: PathSegment[];
+  start: number;
+  end: number;
+  index: number;
+  /** In a mapping: the key waiting for its value. */
+  key?: { name: string; range: Range };
+  keys?: Map<string, Range>;
+  anchor?: string;
+  size: number;
+}
+
+/**
+ * One pass over the parser's events: records the source range of every value, reports duplicate
+ * keys, and counts nodes as if aliases were expanded, so an alias bomb fails here, in time
+ * proportional to the file, before anything walks the expanded value.
+ */
+function walkEvents(
+  text: string,
+  events: Event[],
+  limits: SourceLimits,
+): { locations: Map<string, NodeLocation> } | { problems: SourceProblem[] } {
+  const locations = new Map<string, NodeLocation>();
+  const anchorSizes = new Map<string, number>();
+  const problems: SourceProblem[] = [];
+  const doc = new SourceDocument("", text, null, new Map());
+  const stack: Frame[] = [];
+  let documents = 0;
+  let expanded = 0;
+  let aliases = 0;
+
+  const limitProblem = (message: string, at: number, hint: string): { problems: SourceProblem[] } => ({
+    problems: [{ kind: "limit", message, span: doc.spanOfRange({ start: at, end: at + 1 }), hint }],
+  });
+
+  // Decides where a new node sits. Returns null when the node is a mapping key.
+  const place = (
+    range: Range,
+    keyText: string | null,
+  ): { path: PathSegment[]; key?: Range } | null => {
+    const parent = stack[stack.length - 1];
+    if (!parent) return { path: [] };
+    parent.end = Math.max(parent.end, range.end);
+    if (parent.kind === "seq") return { path: [...parent.path, parent.index++] };
+    if (!parent.key) {
+      const name = keyText ?? "";
+      const seen = parent.keys?.get(name);
+      if (seen) {
+        const first = doc.position(seen.start);
+        problems.push({
+          kind: "duplicate-key",
+          message: `key '${name}' appears twice in this mapping (first at line ${first.line}, column ${first.column})`,
+          span: doc.spanOfRange(range),
+          hint: "remove one of them or rename it; YAML keeps only one value per key",
+        });
+      } else parent.keys?.set(name, range);
+      parent.key = { name, range };
+      return null;
+    }
+    const key = parent.key;
+    delete parent.key;
+    return { path: [...parent.path, key.name], key: key.range };
+  };
+
+  const record = (
+    at: { path: PathSegment[]; key?: Range },
+    range: Range,
+  ): void => {
+    const loc: NodeLocation = { value: range };
+    if (at.key) loc.key = at.key;
+    locations.set(pointerOf(at.path), loc);
+  };
+
+  const count = (n: number, at: number): { problems: SourceProblem[] } | null => {
+    expanded += n;
+    for (const f of stack) f.size += n;
+    if (expanded > limits.maxNodes) {
+      return limitProblem(
+        `document expands to more than ${limits.maxNodes} nodes${aliases > 0 ? " once its aliases are expanded" : ""}`,
+        at,
+        "aliases that repeat large structures multiply the document; write the values out or split the playbook",
+      );
+    }
+    return null;
+  };
+
+  for (const ev of events) {
+    switch (ev.type) {
+      case EVENT_ID.DOCUMENT: {
+        documents++;
+        if (documents > 1) {
+          const last = stack.length === 0 ? text.length : 0;
+          problems.push({
+            kind: "syntax",
+            message: "file holds more than one YAML document",
+            span: doc.spanOfRange({ start: Math.min(last, text.length - 1), end: text.length }),
+            hint: "put one playbook in each file",
+          });
+          return { problems };
+        }
+        break;
+      }
+      case EVENT_ID.SCALAR: {
+        const valueRange = { start: ev.valueStart, end: Math.max(ev.valueEnd, ev.valueStart) };
+        const parent = stack[stack.length - 1];
+        const isKey = parent?.kind === "map" && !parent.key;
+        const at = place(valueRange, isKey ? getScalarValue(text, ev) : null);
+        const over = count(1, ev.valueStart);
+        if (over) return over;
+        if (at) record(at, valueRange);
+        if (ev.anchorStart >= 0) anchorSizes.set(text.slice(ev.anchorStart, ev.anchorEnd), 1);
+        break;
+      }
+      case EVENT_ID.MAPPING:
+      case EVENT_ID.SEQUENCE: {
+        const range = { start: ev.start, end: ev.start + 1 };
+        const parent = stack[stack.length - 1];
+        if (parent?.kind === "map" && !parent.key) {
+          problems.push({
+            kind: "syntax",
+            message: "a mapping key must be a plain string, not a list or mapping",
+            span: doc.spanOfRange(range),
+            hint: "write the key as text",
+          });
+          return { problems };
+        }
+        const at = place(range, null) as { path: PathSegment[]; key?: Range };
+        const over = count(1, ev.start);
+        if (over) return over;
+        const frame: Frame = {
+          kind: ev.type === EVENT_ID.MAPPING ? "map" : "seq",
+          path: at.path,
+          start: ev.start,
+          end: ev.start + 1,
+          index: 0,
+          size: 1,
+        };
+        if (ev.type === EVENT_ID.MAPPING) frame.keys = new Map();
+        if (ev.anchorStart >= 0) frame.anchor = text.slice(ev.anchorStart, ev.anchorEnd);
+        record(at, range);
+        stack.push(frame);
+        break;
+      }
+      case EVENT_ID.ALIAS: {
+        aliases++;
+        if (aliases > limits.maxAliases) {
+          return limitProblem(
+            `document uses more than ${limits.maxAliases} aliases`,
+            ev.anchorStart,
+            "write the values out instead of repeating them with aliases",
+          );
+        }
+        const name = text.slice(ev.anchorStart, ev.anchorEnd);
+        const range = { start: Math.max(0, ev.anchorStart - 1), end: ev.anchorEnd };
+        const parent = stack[stack.length - 1];
+        if (parent?.kind === "map" && !parent.key) {
+          problems.push({
+            kind: "syntax",
+            message: "an alias cannot be used as a mapping key",
+            span: doc.spanOfRange(range),
+            hint: "write the key as text",
+          });
+          return { problems };
+        }
+        const at = place(range, null);
+        const size = anchorSizes.get(name);
+        if (size === undefined) {
+          problems.push({
+            kind: "syntax",
+            message: `alias *${name} refers to an anchor that is not defined before it`,
+            span: doc.spanOfRange(range),
+            hint: `define &${name} earlier in the file, or remove the alias`,
+          });
+          return { problems };
+        }
+        const over = count(size, ev.anchorStart);
+        if (over) return over;
+        if (at) record(at, range);
+        break;
+      }
+      case EVENT_ID.POP: {
+        const frame = stack.pop();
+        if (!frame) break;
+        const loc = locations.get(pointerOf(frame.path));
+        if (loc) loc.value = { start: frame.start, end: frame.end };
+        if (frame.anchor !== undefined) anchorSizes.set(frame.anchor, frame.size);
+        const parent = stack[stack.length - 1];
+        if (parent) parent.end = Math.max(parent.end, frame.end);
+        break;
+      }
+    }
+  }
+  if (problems.length > 0) return { problems };
+  return { locations };
+}

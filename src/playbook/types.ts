@@ -1,0 +1,241 @@
+/** TypeScript shape of format v1; `schema.ts` is the contract these types follow. */
+import type {
+  ALERT_SOURCES,
+  AUTHORITIES,
+  INPUT_TYPES,
+  PERMISSIONS,
+  STEP_KINDS,
+  TRANSFORMS,
+} from "./schema.js";
+
+export type StepKind = (typeof STEP_KINDS)[number];
+export type Permission = (typeof PERMISSIONS)[number];
+export type Authority = (typeof AUTHORITIES)[number];
+export type InputType = (typeof INPUT_TYPES)[number];
+export type Transform = (typeof TRANSFORMS)[number];
+export type AlertSource = (typeof ALERT_SOURCES)[number];
+
+export type ErrorPolicy = string;
+
+export interface Branch {
+  when?: string;
+  condition?: string;
+  label?: string;
+  goto?: string;
+  default?: string;
+}
+
+export type Next = string | Branch[];
+
+export interface StepBase {
+  id: string;
+  type: StepKind;
+  name?: string;
+  description?: string;
+  if?: string;
+  next?: Next;
+  on_error?: ErrorPolicy | Record<string, ErrorPolicy>;
+  authority?: Authority;
+  timeout?: string;
+  idempotency_key?: string;
+}
+
+export interface Conclusion {
+  conclusion: string;
+  confidence?: number;
+  root_cause?: string;
+  alternatives?: string[];
+  next_actions?: string[];
+  goto?: string;
+}
+
+export interface DecisionRule extends Conclusion {
+  id: string;
+  all?: string[];
+  any?: string[];
+  none?: string[];
+}
+
+export interface CommentStep extends StepBase {
+  type: "comment";
+  body: string;
+}
+export interface EndStep extends StepBase {
+  type: "end";
+  advice?: string;
+  conclusion?: string;
+  status?: "success" | "failure" | "neutral";
+  handoff?: string[];
+}
+export interface Approvers {
+  permission?: Permission;
+  users?: string[];
+  teams?: string[];
+  count?: number;
+  allow_initiator?: boolean;
+}
+export interface CheckpointStep extends StepBase {
+  type: "checkpoint";
+  message: string;
+  approvers?: Approvers;
+  response_schema?: Record<string, unknown>;
+  on_reject?: string;
+  reminder?: string;
+  on_timeout?: string;
+}
+export interface SuggestedCall {
+  tool: string;
+  args?: Record<string, unknown>;
+}
+export interface InvestigateStep extends StepBase {
+  type: "investigate";
+  suggested_calls?: SuggestedCall[];
+  expected_findings?: string[];
+}
+export interface DecideStep extends StepBase {
+  type: "decide";
+  rules: DecisionRule[];
+  fallback?: Conclusion;
+  confirmed_facts?: { finding: string; text: string }[];
+}
+export interface BranchStep extends StepBase {
+  type: "branch";
+  name: string;
+  from?: string;
+  require_new?: boolean;
+}
+export interface CommitFile {
+  path: string;
+  content?: string;
+  template?: string;
+}
+export interface CommitStep extends StepBase {
+  type: "commit";
+  branch: string;
+  message: string;
+  files?: CommitFile[];
+  paths?: string[];
+  push?: boolean;
+  pull?: boolean;
+}
+export interface PullRequestStep extends StepBase {
+  type: "pull_request";
+  head: string;
+  base?: string;
+  title: string;
+  body?: string;
+  draft?: boolean;
+  labels?: string[];
+  reviewers?: string[];
+  team_reviewers?: string[];
+  wait?: "merged";
+}
+export interface IssueStep extends StepBase {
+  type: "issue";
+  title: string;
+  body?: string;
+  labels?: string[];
+  assignees?: string[];
+}
+export interface LabelStep extends StepBase {
+  type: "label";
+  add?: string[];
+  remove?: string[];
+  issue?: string;
+}
+export interface CloseStep extends StepBase {
+  type: "close";
+  reason?: "completed" | "not_planned";
+  comment?: string;
+  issue?: string;
+}
+export interface DispatchStep extends StepBase {
+  type: "dispatch";
+  workflow: string;
+  ref?: string;
+  inputs?: Record<string, string | number | boolean>;
+  wait?: boolean;
+}
+export interface AiStep extends StepBase {
+  type: "ai";
+  prompt?: string;
+  prompt_file?: string;
+  tools?: string[];
+  scope?: "read-only" | "write";
+  expected_findings?: string[];
+  expect_files?: string[];
+}
+export interface PlaybookStep extends StepBase {
+  type: "playbook";
+  playbook: string;
+  mode: "delegate" | "handoff";
+  with?: Record<string, string | number | boolean>;
+}
+
+export type Step =
+  | CommentStep
+  | EndStep
+  | CheckpointStep
+  | InvestigateStep
+  | DecideStep
+  | BranchStep
+  | CommitStep
+  | PullRequestStep
+  | IssueStep
+  | LabelStep
+  | CloseStep
+  | DispatchStep
+  | AiStep
+  | PlaybookStep;
+
+export interface InputSpec {
+  type: InputType;
+  description?: string;
+  required?: boolean;
+  default?: string | number | boolean;
+  pattern?: string;
+  min?: number;
+  max?: number;
+  values?: string[];
+  transform?: Transform;
+  from?: string;
+}
+
+export interface Signal {
+  pattern: string;
+  weight: number;
+  regex?: boolean;
+}
+
+export interface AlertSelector {
+  sources?: AlertSource[];
+  match?: Record<string, string>;
+  context_types?: string[];
+  signals?: { positive?: Signal[]; negative?: Signal[] };
+  priority?: number;
+  min_score?: number;
+}
+
+/** A playbook exactly as written (after schema validation). */
+export interface PlaybookDocument {
+  apiVersion: "playbook-bot/v1";
+  id: string;
+  name?: string;
+  description?: string;
+  owner?: string;
+  reviewers?: { required?: string[]; optional?: string[] };
+  active?: boolean;
+  tags?: { services?: string[]; errors?: string[]; symptoms?: string[] };
+  kind?: "user_workflow" | "system_tool";
+  interaction_mode?: ("silent" | "needs_review" | "conversational")[];
+  requires?: { secrets?: string[]; tools?: string[] };
+  on?: { labels?: string[]; command?: string; alerts?: AlertSelector };
+  permissions?: { run?: Permission; cancel?: Permission };
+  authority?: { default?: Authority; ask_first_below?: Permission };
+  inputs?: Record<string, InputSpec>;
+  limits?: { max_steps?: number; max_depth?: number; timeout?: string };
+  steps?: Step[];
+  entrypoint?: string;
+  nodes?: Record<string, Omit<Step, "id"> & { id?: string }>;
+  outputs?: Record<string, string>;
+}

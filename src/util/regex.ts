@@ -1,0 +1,30 @@
+import { RE2JS } from "re2js";
+
+/**
+ * Regular expressions that come from playbooks or alerts run on RE2 (linear time in the input),
+ * never on the backtracking engine, so no pattern can stall the process.
+ */
+export interface LinearRegex {
+  readonly source: string;
+  test(input: string): boolean;
+}
+
+export type CompileResult = { ok: true; regex: LinearRegex } | { ok: false; error: string };
+
+export function compileLinear(pattern: string, options: { ignoreCase?: boolean } = {}): CompileResult {
+  try {
+    const re = RE2JS.compile(pattern, options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    return { ok: true, regex: { source: pattern, test: (input: string) => re.test(input) } };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { ok: false, error: message.replace(/^error parsing regexp: /, "") };
+  }
+}
+
+/** For ajv's `code.regExp`: JSON Schema `pattern` keywords from playbooks also run on RE2. */
+export function linearRegExpForAjv(pattern: string, flags: string): { test(s: string): boolean } {
+  const compiled = compileLinear(pattern, { ignoreCase: flags.includes("i") });
+  if (!compiled.ok) throw new Error(`invalid pattern ${JSON.stringify(pattern)}: ${compiled.error}`);
+  return compiled.regex;
+}
+linearRegExpForAjv.code = 'require("re2js").RE2JS';
