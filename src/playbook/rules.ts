@@ -169,6 +169,26 @@ export const RULES = {
     severity: "error",
     summary: "a path is absolute, not normalised, leaves the repository or touches .git",
   },
+  "ref-invalid": {
+    layer: "templates",
+    severity: "error",
+    summary: "a branch name is not a valid, safe git ref",
+  },
+  "step-shape": {
+    layer: "templates",
+    severity: "error",
+    summary: "a step's fields do not fit together (e.g. a commit with neither files nor paths)",
+  },
+  "ai-write-unapproved": {
+    layer: "templates",
+    severity: "error",
+    summary: "an ai step with write scope has no checkpoint or ask-first approval before it",
+  },
+  "response-schema": {
+    layer: "templates",
+    severity: "error",
+    summary: "a checkpoint's response_schema is not a valid JSON Schema",
+  },
   "set-duplicate-id": {
     layer: "set",
     severity: "error",

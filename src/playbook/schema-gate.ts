@@ -160,7 +160,7 @@ function enumError(
   if (path.length === 1 && last === "apiVersion") {
     rule = "schema-api-version";
     message = `apiVersion: ${describeValue(found)} is not supported (expected '${API_VERSION}')`;
-  } else if (last === "type" && err.schemaPath.endsWith("/$defs/step/properties/type/enum")) {
+  } else if (last === "type" && allowed.join() === STEP_KINDS.join()) {
     rule = "schema-step-type";
     message = `${where}: unknown step kind ${describeValue(found)} (expected one of: ${oneOf(allowed)})${suffix}`;
   }
