@@ -102,7 +102,8 @@ export function parseExpression(src: string): Expr {
       return { kind: "literal", value: t.v };
     }
     if (t.t === "id") {
-      if (["and", "or", "not"].includes(t.v)) throw new ExpressionError(`unexpected '${t.v}'`, t.at);
+      if (["and", "or", "not"].includes(t.v))
+        throw new ExpressionError(`unexpected '${t.v}'`, t.at);
       pos++;
       if (Object.hasOwn(KEYWORDS, t.v)) return { kind: "literal", value: KEYWORDS[t.v] as Literal };
       return { kind: "ref", path: t.v.split("."), offset: t.at };
@@ -146,7 +147,10 @@ export function parseExpression(src: string): Expr {
   const e = or();
   const t = peek();
   if (t.t !== "end") {
-    throw new ExpressionError(`unexpected ${t.t === "str" ? "string" : `'${t.v}'`} after a complete expression`, t.at);
+    throw new ExpressionError(
+      `unexpected ${t.t === "str" ? "string" : `'${t.v}'`} after a complete expression`,
+      t.at,
+    );
   }
   return e;
 }

@@ -185,7 +185,8 @@ function computeEdges(graph: PlaybookGraph, gs: GraphStep): Edge[] {
       if (r.goto !== undefined) add(r.goto, "rule", [...path, "rules", i, "goto"], r.id);
       else decideFallsThrough = true;
     });
-    if (step.fallback?.goto !== undefined) add(step.fallback.goto, "fallback", [...path, "fallback", "goto"]);
+    if (step.fallback?.goto !== undefined)
+      add(step.fallback.goto, "fallback", [...path, "fallback", "goto"]);
     else decideFallsThrough = true;
     if (!decideFallsThrough) return edges;
   }

@@ -34,7 +34,11 @@ export const RULES = {
     severity: "error",
     summary: "a field the format does not define",
   },
-  "schema-missing-field": { layer: "schema", severity: "error", summary: "a required field is missing" },
+  "schema-missing-field": {
+    layer: "schema",
+    severity: "error",
+    summary: "a required field is missing",
+  },
   "schema-type": { layer: "schema", severity: "error", summary: "a value has the wrong type" },
   "schema-value": {
     layer: "schema",

@@ -1,7 +1,14 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { describeValue, type DiagnosticInput } from "./diagnostics.js";
 import type { RuleCode } from "./rules.js";
-import { API_VERSION, ERROR_POLICY_PATTERN, ID_PATTERN, PLAYBOOK_SCHEMA, STEP_KINDS, TOOL_PATTERN } from "./schema.js";
+import {
+  API_VERSION,
+  ERROR_POLICY_PATTERN,
+  ID_PATTERN,
+  PLAYBOOK_SCHEMA,
+  STEP_KINDS,
+  TOOL_PATTERN,
+} from "./schema.js";
 import { formatPath, parsePointer, type PathSegment, type SourceDocument } from "./source.js";
 import { didYouMean, oneOf } from "../util/suggest.js";
 
@@ -9,7 +16,12 @@ let compiled: ValidateFunction | undefined;
 
 /** Compiled once per process: compiling costs far more than validating. */
 function validator(): ValidateFunction {
-  compiled ??= new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true, verbose: true }).compile(PLAYBOOK_SCHEMA);
+  compiled ??= new Ajv2020({
+    strict: true,
+    allowUnionTypes: true,
+    allErrors: true,
+    verbose: true,
+  }).compile(PLAYBOOK_SCHEMA);
   return compiled;
 }
 
@@ -107,7 +119,10 @@ function rewrite(doc: SourceDocument, err: ErrorObject): DiagnosticInput | null 
         message: `${where}: expected ${article(String(params.type))}, found ${describeValue(found)}`,
         found: describeValue(found),
         expected: String(params.type),
-        hint: params.type === "string" ? "quote the value" : `write ${article(String(params.type))} here`,
+        hint:
+          params.type === "string"
+            ? "quote the value"
+            : `write ${article(String(params.type))} here`,
       };
     case "const":
     case "enum":
@@ -182,7 +197,12 @@ function patternError(
   found: unknown,
   pattern: string,
 ): DiagnosticInput {
-  const base = { path: where, span: doc.span(path), found: describeValue(found), expected: pattern };
+  const base = {
+    path: where,
+    span: doc.span(path),
+    found: describeValue(found),
+    expected: pattern,
+  };
   if (pattern === ID_PATTERN) {
     return {
       ...base,

@@ -60,11 +60,16 @@ const COMMON_STEP_FIELDS: Record<string, Json> = {
     description: "just-do-it runs; show-me runs and reports; ask-first waits for approval first.",
   },
   timeout: { $ref: "#/$defs/duration", description: "How long the step may take or wait." },
-  idempotency_key: str("Template for the key that finds this step's effect instead of repeating it."),
+  idempotency_key: str(
+    "Template for the key that finds this step's effect instead of repeating it.",
+  ),
 };
 
 /** Fields of each step kind, beyond the common ones, and which of them are required. */
-const STEP_FIELDS: Record<(typeof STEP_KINDS)[number], { fields: Record<string, Json>; required?: string[] }> = {
+const STEP_FIELDS: Record<
+  (typeof STEP_KINDS)[number],
+  { fields: Record<string, Json>; required?: string[] }
+> = {
   comment: {
     fields: { body: str("Markdown comment posted on the issue (templates allowed).") },
     required: ["body"],
@@ -84,10 +89,18 @@ const STEP_FIELDS: Record<(typeof STEP_KINDS)[number], { fields: Record<string, 
         type: "object",
         additionalProperties: false,
         properties: {
-          permission: { enum: [...PERMISSIONS], description: "Least repository role that may approve." },
+          permission: {
+            enum: [...PERMISSIONS],
+            description: "Least repository role that may approve.",
+          },
           users: strings("Users who may approve."),
           teams: strings("Teams (org/team-slug or team-slug) whose members may approve."),
-          count: { type: "integer", minimum: 1, maximum: 10, description: "Distinct approvals needed." },
+          count: {
+            type: "integer",
+            minimum: 1,
+            maximum: 10,
+            description: "Distinct approvals needed.",
+          },
           allow_initiator: {
             type: "boolean",
             description: "Whether the person who started the run may approve (default false).",
@@ -98,7 +111,10 @@ const STEP_FIELDS: Record<(typeof STEP_KINDS)[number], { fields: Record<string, 
         type: "object",
         description: "JSON Schema for values carried by /approve k=v (an object schema).",
       },
-      on_reject: { $ref: "#/$defs/id", description: "Step to go to on /reject (default: fail the run)." },
+      on_reject: {
+        $ref: "#/$defs/id",
+        description: "Step to go to on /reject (default: fail the run).",
+      },
       reminder: { $ref: "#/$defs/duration", description: "Remind the approvers after this long." },
       on_timeout: str("`fail`, `cancel`, or the id of the step to go to when the timeout passes."),
     },
@@ -234,7 +250,10 @@ const STEP_FIELDS: Record<(typeof STEP_KINDS)[number], { fields: Record<string, 
         additionalProperties: { type: ["string", "number", "boolean"] },
         description: "workflow_dispatch inputs.",
       },
-      wait: { type: "boolean", description: "Wait for the workflow run's conclusion (default true)." },
+      wait: {
+        type: "boolean",
+        description: "Wait for the workflow run's conclusion (default true).",
+      },
     },
     required: ["workflow"],
   },
@@ -304,7 +323,9 @@ const signal: Json = {
   additionalProperties: false,
   required: ["pattern", "weight"],
   properties: {
-    pattern: str("Text to look for (case-insensitive), or a regular expression when regex is true."),
+    pattern: str(
+      "Text to look for (case-insensitive), or a regular expression when regex is true.",
+    ),
     weight: { type: "number" },
     regex: { type: "boolean", description: "Treat pattern as a regular expression (RE2 syntax)." },
   },
@@ -332,7 +353,10 @@ export const PLAYBOOK_SCHEMA = {
         optional: strings("Roles or people that may review changes."),
       },
     },
-    active: { type: "boolean", description: "false disables this id (also one from a lower tier)." },
+    active: {
+      type: "boolean",
+      description: "false disables this id (also one from a lower tier).",
+    },
     tags: {
       type: "object",
       additionalProperties: false,
@@ -355,7 +379,10 @@ export const PLAYBOOK_SCHEMA = {
       additionalProperties: false,
       description: "What a run needs from its environment.",
       properties: {
-        secrets: list({ type: "string", pattern: "^[A-Z_][A-Z0-9_]*$" }, "Secret names (never values)."),
+        secrets: list(
+          { type: "string", pattern: "^[A-Z_][A-Z0-9_]*$" },
+          "Secret names (never values).",
+        ),
         tools: list({ $ref: "#/$defs/tool" }, "Tools, as server/tool."),
       },
     },
@@ -374,7 +401,10 @@ export const PLAYBOOK_SCHEMA = {
       additionalProperties: false,
       description: "Who may start and cancel runs.",
       properties: {
-        run: { enum: [...PERMISSIONS], description: "Least role for /run and labels (default triage)." },
+        run: {
+          enum: [...PERMISSIONS],
+          description: "Least role for /run and labels (default triage).",
+        },
         cancel: { enum: [...PERMISSIONS], description: "Least role for /cancel (default triage)." },
       },
     },
@@ -448,9 +478,16 @@ export const PLAYBOOK_SCHEMA = {
         pattern: str("Regular expression (RE2 syntax) a string must match."),
         min: { type: "number", description: "Least value (numbers) or length (strings)." },
         max: { type: "number", description: "Greatest value (numbers) or length (strings)." },
-        values: { type: "array", minItems: 1, items: { type: "string" }, description: "Enum values." },
+        values: {
+          type: "array",
+          minItems: 1,
+          items: { type: "string" },
+          description: "Enum values.",
+        },
         transform: { enum: [...TRANSFORMS] },
-        from: str("Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>."),
+        from: str(
+          "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>.",
+        ),
       },
     },
     on_error_policy: {

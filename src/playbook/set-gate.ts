@@ -26,20 +26,45 @@ interface Call {
 }
 
 /** Checks across files: ids unique, targets exist, no delegation cycles, depth within limits. */
-export function setGate(members: SetMember[], known: KnownPlaybook[] = []): { doc: SourceDocument; d: DiagnosticInput }[] {
+export function setGate(
+  members: SetMember[],
+  known: KnownPlaybook[] = [],
+): { doc: SourceDocument; d: DiagnosticInput }[] {
   const out: { doc: SourceDocument; d: DiagnosticInput }[] = [];
   const byId = new Map<string, SetMember>();
-  const push = (m: SetMember, rule: DiagnosticInput["rule"], at: PathSegment[], message: string, hint: string): void => {
-    out.push({ doc: m.doc, d: { rule, path: formatPath(at), span: m.doc.span(at), message: `${formatPath(at)}: ${message}`, hint } });
+  const push = (
+    m: SetMember,
+    rule: DiagnosticInput["rule"],
+    at: PathSegment[],
+    message: string,
+    hint: string,
+  ): void => {
+    out.push({
+      doc: m.doc,
+      d: {
+        rule,
+        path: formatPath(at),
+        span: m.doc.span(at),
+        message: `${formatPath(at)}: ${message}`,
+        hint,
+      },
+    });
   };
 
   for (const m of members) {
     const prev = byId.get(m.playbook.id);
     if (prev) {
-      push(m, "set-duplicate-id", ["id"], `playbook id '${m.playbook.id}' is also used by ${prev.doc.file}`, "give every playbook its own id (labels and /run find playbooks by id)");
+      push(
+        m,
+        "set-duplicate-id",
+        ["id"],
+        `playbook id '${m.playbook.id}' is also used by ${prev.doc.file}`,
+        "give every playbook its own id (labels and /run find playbooks by id)",
+      );
     } else byId.set(m.playbook.id, m);
   }
-  const lookup = (id: string): PlaybookDocument | undefined => byId.get(id)?.playbook ?? known.find((k) => k.id === id)?.playbook;
+  const lookup = (id: string): PlaybookDocument | undefined =>
+    byId.get(id)?.playbook ?? known.find((k) => k.id === id)?.playbook;
   const allIds = [...new Set([...byId.keys(), ...known.map((k) => k.id)])];
 
   const callsOf = new Map<string, Call[]>();
@@ -48,9 +73,16 @@ export function setGate(members: SetMember[], known: KnownPlaybook[] = []): { do
     for (const s of new PlaybookGraph(m.playbook).steps) {
       const step = s.step;
       if (step.type === "end") {
-        (step.handoff ?? []).forEach((t, i) => calls.push({ from: m, target: t, kind: "handoff", path: [...s.path, "handoff", i] }));
+        (step.handoff ?? []).forEach((t, i) =>
+          calls.push({ from: m, target: t, kind: "handoff", path: [...s.path, "handoff", i] }),
+        );
       } else if (step.type === "playbook") {
-        const call: Call = { from: m, target: step.playbook, kind: step.mode, path: [...s.path, "playbook"] };
+        const call: Call = {
+          from: m,
+          target: step.playbook,
+          kind: step.mode,
+          path: [...s.path, "playbook"],
+        };
         if (step.with) call.with = step.with;
         calls.push(call);
       }
@@ -63,27 +95,55 @@ export function setGate(members: SetMember[], known: KnownPlaybook[] = []): { do
       const target = lookup(c.target);
       if (!target) {
         const guess = didYouMean(c.target, allIds);
-        push(c.from, "set-unresolved-playbook", c.path, `no playbook has id '${c.target}'${guess ? ` — did you mean '${guess}'?` : ""}`, guess ? `write '${guess}'` : "add that playbook, or fix the id");
+        push(
+          c.from,
+          "set-unresolved-playbook",
+          c.path,
+          `no playbook has id '${c.target}'${guess ? ` — did you mean '${guess}'?` : ""}`,
+          guess ? `write '${guess}'` : "add that playbook, or fix the id",
+        );
         continue;
       }
       if (c.kind === "delegate") {
         const childGraph = new PlaybookGraph(target);
         const returns = [...childGraph.reachable()].some((id) => {
           const st = childGraph.byId.get(id)?.step;
-          return childGraph.isTerminal(id) && !(st?.type === "end" && st.handoff?.length) && !(st?.type === "playbook" && st.mode === "handoff");
+          return (
+            childGraph.isTerminal(id) &&
+            !(st?.type === "end" && st.handoff?.length) &&
+            !(st?.type === "playbook" && st.mode === "handoff")
+          );
         });
         if (!returns) {
-          push(c.from, "set-delegate-terminal", c.path, `'${c.target}' has no terminal that returns: every way it ends hands off`, `add a plain end step to '${c.target}', or use mode: handoff`);
+          push(
+            c.from,
+            "set-delegate-terminal",
+            c.path,
+            `'${c.target}' has no terminal that returns: every way it ends hands off`,
+            `add a plain end step to '${c.target}', or use mode: handoff`,
+          );
         }
         const declared = target.inputs ?? {};
         for (const key of Object.keys(c.with ?? {})) {
           if (!Object.hasOwn(declared, key)) {
-            push(c.from, "set-inputs", [...c.path.slice(0, -1), "with", key], `'${c.target}' has no input '${key}'`, `map only its inputs: ${Object.keys(declared).join(", ") || "(none)"}`);
+            push(
+              c.from,
+              "set-inputs",
+              [...c.path.slice(0, -1), "with", key],
+              `'${c.target}' has no input '${key}'`,
+              `map only its inputs: ${Object.keys(declared).join(", ") || "(none)"}`,
+            );
           }
         }
         for (const [name, spec] of Object.entries(declared)) {
           if (spec.required && spec.default === undefined && !Object.hasOwn(c.with ?? {}, name)) {
-            push(c.from, "set-inputs", c.path, `'${c.target}' needs the input '${name}', which is not mapped in with:`, `add with: { ${name}: … }`);
+            push(
+              c.from,
+              "set-inputs",
+              c.path,
+              `'${c.target}' needs the input '${name}', which is not mapped in with:`,
+              `add with: { ${name}: … }`,
+            );
           }
         }
       }
@@ -103,7 +163,13 @@ export function setGate(members: SetMember[], known: KnownPlaybook[] = []): { do
           const key = [...cycle].slice(0, -1).sort().join(",");
           if (!reported.has(key)) {
             reported.add(key);
-            push(c.from, "set-delegation-cycle", c.path, `delegation cycle: ${cycle.join(" → ")}`, "break the cycle, or use mode: handoff where the work does not need to come back");
+            push(
+              c.from,
+              "set-delegation-cycle",
+              c.path,
+              `delegation cycle: ${cycle.join(" → ")}`,
+              "break the cycle, or use mode: handoff where the work does not need to come back",
+            );
           }
           continue;
         }
@@ -113,7 +179,13 @@ export function setGate(members: SetMember[], known: KnownPlaybook[] = []): { do
     };
     const depth = walk(m.playbook.id, [m.playbook.id]) - 1;
     if (depth > maxDepth) {
-      push(m, "set-depth", ["id"], `delegation from '${m.playbook.id}' nests ${depth} levels deep, more than limits.max_depth ${maxDepth}`, "raise limits.max_depth or flatten the delegation");
+      push(
+        m,
+        "set-depth",
+        ["id"],
+        `delegation from '${m.playbook.id}' nests ${depth} levels deep, more than limits.max_depth ${maxDepth}`,
+        "raise limits.max_depth or flatten the delegation",
+      );
     }
   }
   return out;

@@ -136,7 +136,13 @@ export class SourceDocument {
   private firstLineOf(range: Range): Span {
     const a = this.position(range.start);
     const lineEnd = this.lineText(a.line).length + 1;
-    const endColumn = Math.max(a.column + 1, Math.min(lineEnd, this.position(range.end).line === a.line ? this.position(range.end).column : lineEnd));
+    const endColumn = Math.max(
+      a.column + 1,
+      Math.min(
+        lineEnd,
+        this.position(range.end).line === a.line ? this.position(range.end).column : lineEnd,
+      ),
+    );
     return { line: a.line, column: a.column, endLine: a.line, endColumn };
   }
 
@@ -156,8 +162,7 @@ function lineStartsOf(text: string): number[] {
 }
 
 export type LoadResult =
-  | { ok: true; document: SourceDocument }
-  | { ok: false; problems: SourceProblem[]; text: string };
+  { ok: true; document: SourceDocument } | { ok: false; problems: SourceProblem[]; text: string };
 
 /** Decode bytes as UTF-8, refusing binary data rather than guessing. */
 export function decodeSource(bytes: Uint8Array): string | null {
@@ -237,12 +242,17 @@ function yamlFailure(text: string, err: unknown): LoadResult {
     const offset = Math.min(err.mark?.position ?? 0, text.length);
     const reason = err.reason || err.message;
     const depth = /depth/i.test(reason);
-    return fail(text, depth ? "limit" : "syntax", doc.spanOfRange({ start: offset, end: offset + 1 }), {
-      message: depth ? `nesting is too deep: ${reason}` : reason,
-      hint: depth
-        ? "a playbook needs only a few levels of nesting; flatten the structure"
-        : "check indentation, quoting and the characters around this position",
-    });
+    return fail(
+      text,
+      depth ? "limit" : "syntax",
+      doc.spanOfRange({ start: offset, end: offset + 1 }),
+      {
+        message: depth ? `nesting is too deep: ${reason}` : reason,
+        hint: depth
+          ? "a playbook needs only a few levels of nesting; flatten the structure"
+          : "check indentation, quoting and the characters around this position",
+      },
+    );
   }
   return fail(text, "syntax", WHOLE_FILE, {
     message: err instanceof Error ? err.message : String(err),
@@ -297,7 +307,11 @@ function walkEvents(
   let expanded = 0;
   let aliases = 0;
 
-  const limitProblem = (message: string, at: number, hint: string): { problems: SourceProblem[] } => ({
+  const limitProblem = (
+    message: string,
+    at: number,
+    hint: string,
+  ): { problems: SourceProblem[] } => ({
     problems: [{ kind: "limit", message, span: doc.spanOfRange({ start: at, end: at + 1 }), hint }],
   });
 
@@ -330,10 +344,7 @@ function walkEvents(
     return { path: [...parent.path, key.name], key: key.range };
   };
 
-  const record = (
-    at: { path: PathSegment[]; key?: Range },
-    range: Range,
-  ): void => {
+  const record = (at: { path: PathSegment[]; key?: Range }, range: Range): void => {
     const loc: NodeLocation = { value: range };
     if (at.key) loc.key = at.key;
     locations.set(pointerOf(at.path), loc);

@@ -44,13 +44,22 @@ export function parseTemplate(src: string): { parts: TemplatePart[]; problems: T
       const inner = src.slice(i + 2, close).trim();
       if (!REF.test(inner)) {
         problems.push({
-          message: inner === "" ? "empty template '{{ }}'" : `'{{ ${inner} }}' is not a reference (templates hold a name only: no filters, helpers or code)`,
+          message:
+            inner === ""
+              ? "empty template '{{ }}'"
+              : `'{{ ${inner} }}' is not a reference (templates hold a name only: no filters, helpers or code)`,
           offset: i,
           hint: "write a name such as {{ inputs.package }} or {{ steps.branch.outputs.name }}",
         });
       } else {
         flush();
-        parts.push({ kind: "ref", path: inner.split("."), raw: src.slice(i, close + 2), offset: i, placeholder: false });
+        parts.push({
+          kind: "ref",
+          path: inner.split("."),
+          raw: src.slice(i, close + 2),
+          offset: i,
+          placeholder: false,
+        });
       }
       i = close + 2;
       continue;
@@ -68,7 +77,13 @@ export function parseTemplate(src: string): { parts: TemplatePart[]; problems: T
         continue;
       }
       flush();
-      parts.push({ kind: "ref", path: ["inputs", inner], raw: src.slice(i, close + 1), offset: i, placeholder: true });
+      parts.push({
+        kind: "ref",
+        path: ["inputs", inner],
+        raw: src.slice(i, close + 1),
+        offset: i,
+        placeholder: true,
+      });
       i = close + 1;
       continue;
     }

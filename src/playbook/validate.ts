@@ -1,4 +1,9 @@
-import { compareDiagnostics, makeDiagnostic, type Diagnostic, type DiagnosticInput } from "./diagnostics.js";
+import {
+  compareDiagnostics,
+  makeDiagnostic,
+  type Diagnostic,
+  type DiagnosticInput,
+} from "./diagnostics.js";
 import type { Gate, GateContext } from "./gates/context.js";
 import { graphGate } from "./gates/graph-gate.js";
 import { inputsGate } from "./gates/inputs-gate.js";
@@ -49,12 +54,25 @@ const SOURCE_RULES: Record<SourceProblemKind, RuleCode> = {
 };
 
 /** Validate one file through the single-file layers: syntax → schema → graph → templates. */
-export function validateSource(file: string, source: string | Uint8Array, options: ValidateOptions = {}): FileReport {
+export function validateSource(
+  file: string,
+  source: string | Uint8Array,
+  options: ValidateOptions = {},
+): FileReport {
   const limits = options.limits ?? DEFAULT_LIMITS;
-  const loaded = typeof source === "string" ? loadSourceText(file, source, limits) : loadSourceBytes(file, source, limits);
+  const loaded =
+    typeof source === "string"
+      ? loadSourceText(file, source, limits)
+      : loadSourceBytes(file, source, limits);
   if (!loaded.ok) {
     const diagnostics = loaded.problems.map((p) =>
-      makeDiagnostic(file, { rule: SOURCE_RULES[p.kind], path: "(document)", span: p.span, message: p.message, hint: p.hint }),
+      makeDiagnostic(file, {
+        rule: SOURCE_RULES[p.kind],
+        path: "(document)",
+        span: p.span,
+        message: p.message,
+        hint: p.hint,
+      }),
     );
     return finish({ file, text: loaded.text, diagnostics }, options);
   }
@@ -67,7 +85,10 @@ export function validateSource(file: string, source: string | Uint8Array, option
         rule: "schema-type",
         path: "(document)",
         span: doc.span([]),
-        message: value === null ? "file is empty: a playbook is a YAML mapping" : "a playbook is a YAML mapping of fields, not a list or a single value",
+        message:
+          value === null
+            ? "file is empty: a playbook is a YAML mapping"
+            : "a playbook is a YAML mapping of fields, not a list or a single value",
         hint: "start with `apiVersion: playbook-bot/v1` and `id: …`",
       }),
     );
@@ -90,15 +111,22 @@ export function validateSource(file: string, source: string | Uint8Array, option
   report.diagnostics.push(...graphFindings.map((d) => makeDiagnostic(file, d)));
   const later: Gate[] = [inputsGate, stepsGate, styleGate];
   // References need a sound graph (dominators over unresolved targets would only add noise).
-  if (!graphFindings.some((d) => (d.severity ?? RULES[d.rule].severity) === "error")) later.push(referenceGate);
-  for (const gate of later) report.diagnostics.push(...run(gate).map((d) => makeDiagnostic(file, d)));
+  if (!graphFindings.some((d) => (d.severity ?? RULES[d.rule].severity) === "error"))
+    later.push(referenceGate);
+  for (const gate of later)
+    report.diagnostics.push(...run(gate).map((d) => makeDiagnostic(file, d)));
   return finish(report, options);
 }
 
 /** Validate several files as one set: each file alone, then the checks across files. */
-export function validateSet(files: { file: string; source: string | Uint8Array }[], options: ValidateOptions = {}): FileReport[] {
+export function validateSet(
+  files: { file: string; source: string | Uint8Array }[],
+  options: ValidateOptions = {},
+): FileReport[] {
   const reports = files.map((f) => validateSource(f.file, f.source, options));
-  const members = reports.flatMap((r) => (r.doc && r.playbook ? [{ doc: r.doc, playbook: r.playbook }] : []));
+  const members = reports.flatMap((r) =>
+    r.doc && r.playbook ? [{ doc: r.doc, playbook: r.playbook }] : [],
+  );
   const byFile = new Map(reports.map((r) => [r.file, r]));
   for (const { doc, d } of setGate(members, options.known ?? [])) {
     const r = byFile.get(doc.file);
@@ -121,9 +149,16 @@ function finish(report: FileReport, options: ValidateOptions): FileReport {
   return report;
 }
 
-export function countBySeverity(reports: readonly FileReport[]): { errors: number; warnings: number } {
+export function countBySeverity(reports: readonly FileReport[]): {
+  errors: number;
+  warnings: number;
+} {
   let errors = 0;
   let warnings = 0;
-  for (const r of reports) for (const d of r.diagnostics) d.severity === "error" ? errors++ : warnings++;
+  for (const r of reports)
+    for (const d of r.diagnostics) {
+      if (d.severity === "error") errors++;
+      else warnings++;
+    }
   return { errors, warnings };
 }

@@ -5,7 +5,17 @@ export const CONTEXT_VARIABLES: Record<string, readonly string[]> = {
   issue: ["number", "title", "url", "author"],
   repo: ["owner", "name", "full_name", "default_branch"],
   run: ["id", "url", "initiator", "playbook", "started_at"],
-  alert: ["title", "summary", "severity", "status", "source", "fingerprint", "url", "labels", "annotations"],
+  alert: [
+    "title",
+    "summary",
+    "severity",
+    "status",
+    "source",
+    "fingerprint",
+    "url",
+    "labels",
+    "annotations",
+  ],
 };
 
 /** Alert fields that hold maps, so `alert.labels.<name>` is allowed. */

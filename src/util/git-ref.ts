@@ -27,13 +27,15 @@ export function branchNameProblem(name: string): string | undefined {
  */
 export function repoPathProblem(path: string): string | undefined {
   if (path.length === 0) return "it is empty";
-  if (path.startsWith("/") || /^[A-Za-z]:/.test(path) || path.startsWith("\\")) return "it is absolute";
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path) || path.startsWith("\\"))
+    return "it is absolute";
   if (path.includes("\\")) return "it uses '\\' (write paths with '/')";
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f]/.test(path)) return "it contains a control character";
   const parts = path.split("/");
   if (parts.some((p) => p === "..")) return "it leaves the repository with '..'";
-  if (parts.some((p) => p === "." || p === "")) return "it is not normalised (remove './' and '//')";
+  if (parts.some((p) => p === "." || p === ""))
+    return "it is not normalised (remove './' and '//')";
   if (parts.some((p) => p.toLowerCase() === ".git")) return "it touches .git";
   return undefined;
 }

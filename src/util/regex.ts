@@ -11,7 +11,10 @@ export interface LinearRegex {
 
 export type CompileResult = { ok: true; regex: LinearRegex } | { ok: false; error: string };
 
-export function compileLinear(pattern: string, options: { ignoreCase?: boolean } = {}): CompileResult {
+export function compileLinear(
+  pattern: string,
+  options: { ignoreCase?: boolean } = {},
+): CompileResult {
   try {
     const re = RE2JS.compile(pattern, options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
     return { ok: true, regex: { source: pattern, test: (input: string) => re.test(input) } };
@@ -24,7 +27,8 @@ export function compileLinear(pattern: string, options: { ignoreCase?: boolean }
 /** For ajv's `code.regExp`: JSON Schema `pattern` keywords from playbooks also run on RE2. */
 export function linearRegExpForAjv(pattern: string, flags: string): { test(s: string): boolean } {
   const compiled = compileLinear(pattern, { ignoreCase: flags.includes("i") });
-  if (!compiled.ok) throw new Error(`invalid pattern ${JSON.stringify(pattern)}: ${compiled.error}`);
+  if (!compiled.ok)
+    throw new Error(`invalid pattern ${JSON.stringify(pattern)}: ${compiled.error}`);
   return compiled.regex;
 }
 linearRegExpForAjv.code = 'require("re2js").RE2JS';

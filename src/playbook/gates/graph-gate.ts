@@ -8,7 +8,10 @@ import type { GateContext } from "./context.js";
 export function graphGate(ctx: GateContext): DiagnosticInput[] {
   const { doc, playbook, graph } = ctx;
   const out: DiagnosticInput[] = [];
-  const at = (path: PathSegment[], key = false) => ({ path: formatPath(path), span: doc.span(path, key) });
+  const at = (path: PathSegment[], key = false) => ({
+    path: formatPath(path),
+    span: doc.span(path, key),
+  });
   const ids = graph.steps.map((s) => s.id);
 
   if (playbook.steps && playbook.nodes) {
@@ -78,7 +81,8 @@ export function graphGate(ctx: GateContext): DiagnosticInput[] {
     out.push({
       rule: "steps-and-nodes",
       ...at(["entrypoint"], true),
-      message: "entrypoint: only a nodes graph has an entrypoint; a steps list starts with its first step",
+      message:
+        "entrypoint: only a nodes graph has an entrypoint; a steps list starts with its first step",
       hint: "remove entrypoint, or write the steps as a nodes map",
     });
   }
@@ -91,7 +95,8 @@ export function graphGate(ctx: GateContext): DiagnosticInput[] {
       if (!graph.byId.has(e.to)) {
         const guess = didYouMean(e.to, ids);
         out.push({
-          rule: e.kind === "reject" || e.kind === "timeout" ? "checkpoint-target" : "goto-unresolved",
+          rule:
+            e.kind === "reject" || e.kind === "timeout" ? "checkpoint-target" : "goto-unresolved",
           ...at(e.path),
           message: `${formatPath(e.path)}: '${e.to}' names no step${guess ? ` — did you mean '${guess}'?` : ""}`,
           found: `'${e.to}'`,
@@ -116,7 +121,9 @@ export function graphGate(ctx: GateContext): DiagnosticInput[] {
       const labels = new Map<string, number>();
       next.forEach((b, i) => {
         const bp: PathSegment[] = [...s.path, "next", i];
-        const kinds = ["when", "condition", "default"].filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+        const kinds = ["when", "condition", "default"].filter(
+          (k) => (b as Record<string, unknown>)[k] !== undefined,
+        );
         if (kinds.length !== 1) {
           out.push({
             rule: "branch-empty",
@@ -131,11 +138,21 @@ export function graphGate(ctx: GateContext): DiagnosticInput[] {
         }
         if (b.default !== undefined) {
           if (hasDefault) {
-            out.push({ rule: "branch-empty", ...at(bp), message: `${formatPath(bp)}: a step has one default branch only`, hint: "remove the extra default" });
+            out.push({
+              rule: "branch-empty",
+              ...at(bp),
+              message: `${formatPath(bp)}: a step has one default branch only`,
+              hint: "remove the extra default",
+            });
           }
           hasDefault = true;
           if (b.goto !== undefined || b.label !== undefined) {
-            out.push({ rule: "branch-empty", ...at(bp), message: `${formatPath(bp)}: a default branch names its target itself: { default: <step> }`, hint: "remove goto/label from the default branch" });
+            out.push({
+              rule: "branch-empty",
+              ...at(bp),
+              message: `${formatPath(bp)}: a default branch names its target itself: { default: <step> }`,
+              hint: "remove goto/label from the default branch",
+            });
           }
           return;
         }
@@ -151,10 +168,20 @@ export function graphGate(ctx: GateContext): DiagnosticInput[] {
           });
         }
         if (b.goto === undefined) {
-          out.push({ rule: "goto-unresolved", ...at(bp), message: `${formatPath(bp)}: the branch has no goto`, hint: "add goto: <step id>" });
+          out.push({
+            rule: "goto-unresolved",
+            ...at(bp),
+            message: `${formatPath(bp)}: the branch has no goto`,
+            hint: "add goto: <step id>",
+          });
         }
         if (b.label !== undefined && b.when !== undefined) {
-          out.push({ rule: "branch-mixed", ...at([...bp, "label"], true), message: `${formatPath([...bp, "label"])}: only prose condition branches have a /choose label`, hint: "remove the label" });
+          out.push({
+            rule: "branch-mixed",
+            ...at([...bp, "label"], true),
+            message: `${formatPath([...bp, "label"])}: only prose condition branches have a /choose label`,
+            hint: "remove the label",
+          });
         }
         if (b.condition !== undefined) {
           const label = b.label ?? b.goto ?? "";
@@ -228,7 +255,11 @@ export function graphGate(ctx: GateContext): DiagnosticInput[] {
         });
       }
     }
-    if (![...reach].some((id) => graph.isTerminal(id))) {
+    // With a target missing, "no terminal" would only repeat that error in other words.
+    const unresolved = out.some(
+      (d) => d.rule === "goto-unresolved" || d.rule === "checkpoint-target",
+    );
+    if (!unresolved && ![...reach].some((id) => graph.isTerminal(id))) {
       out.push({
         rule: "terminal-missing",
         ...at(graph.mode === "nodes" ? ["nodes"] : ["steps"], true),
@@ -250,7 +281,9 @@ export function graphGate(ctx: GateContext): DiagnosticInput[] {
   // Findings used in decision rules should be expected by some step. A delegated child's
   // findings are visible to the parent, so with a delegate step any key may be expected there.
   const expected = expectedFindings(ctx);
-  const delegates = graph.steps.some((s) => s.step.type === "playbook" && s.step.mode === "delegate");
+  const delegates = graph.steps.some(
+    (s) => s.step.type === "playbook" && s.step.mode === "delegate",
+  );
   for (const s of delegates ? [] : graph.steps) {
     if (s.step.type !== "decide") continue;
     s.step.rules.forEach((r, i) => {
@@ -277,7 +310,8 @@ export function expectedFindings(ctx: GateContext): Set<string> {
   const out = new Set<string>();
   for (const s of ctx.graph.steps) {
     const step = s.step;
-    if (step.type === "investigate" || step.type === "ai") for (const f of step.expected_findings ?? []) out.add(f);
+    if (step.type === "investigate" || step.type === "ai")
+      for (const f of step.expected_findings ?? []) out.add(f);
   }
   return out;
 }

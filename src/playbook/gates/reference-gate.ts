@@ -2,7 +2,12 @@ import type { DiagnosticInput } from "../diagnostics.js";
 import { ExpressionError, expressionRefs, parseExpression } from "../expression.js";
 import { formatPath, type PathSegment } from "../source.js";
 import { parseTemplate } from "../template.js";
-import { CHECKPOINT_OUTPUTS, CONTEXT_MAPS, CONTEXT_VARIABLES, STEP_OUTPUTS } from "../vocabulary.js";
+import {
+  CHECKPOINT_OUTPUTS,
+  CONTEXT_MAPS,
+  CONTEXT_VARIABLES,
+  STEP_OUTPUTS,
+} from "../vocabulary.js";
 import { didYouMean } from "../../util/suggest.js";
 import type { GateContext } from "./context.js";
 import { expectedFindings } from "./graph-gate.js";
@@ -54,7 +59,9 @@ export function referenceGate(ctx: GateContext): DiagnosticInput[] {
   const out: DiagnosticInput[] = [];
   const inputs = Object.keys(playbook.inputs ?? {});
   const findings = expectedFindings(ctx);
-  const delegates = graph.steps.some((s) => s.step.type === "playbook" && s.step.mode === "delegate");
+  const delegates = graph.steps.some(
+    (s) => s.step.type === "playbook" && s.step.mode === "delegate",
+  );
   const dominators = graph.dominators();
   const terminals = [...graph.reachable()].filter((id) => graph.isTerminal(id));
 
@@ -74,12 +81,17 @@ export function referenceGate(ctx: GateContext): DiagnosticInput[] {
     const [head, second, third, fourth] = ref;
     if (head === "inputs") {
       if (ref.length !== 2 || !inputs.includes(second as string)) {
-        unresolved(`'${raw}' names no declared input`, `declare it under inputs:, or use one of: ${inputs.join(", ") || "(none declared)"}`, ref.length === 2 ? didYouMean(second as string, inputs) : undefined);
+        unresolved(
+          `'${raw}' names no declared input`,
+          `declare it under inputs:, or use one of: ${inputs.join(", ") || "(none declared)"}`,
+          ref.length === 2 ? didYouMean(second as string, inputs) : undefined,
+        );
       }
       return;
     }
     if (head === "findings") {
-      if (ref.length !== 2) unresolved(`'${raw}' is not a finding; write findings.<key>`, "write findings.<key>");
+      if (ref.length !== 2)
+        unresolved(`'${raw}' is not a finding; write findings.<key>`, "write findings.<key>");
       else if (!findings.has(second as string) && !delegates) {
         out.push({
           rule: "finding-unknown",
@@ -94,11 +106,18 @@ export function referenceGate(ctx: GateContext): DiagnosticInput[] {
     if (head === "steps") {
       const target = graph.byId.get(second ?? "");
       if (!target) {
-        unresolved(`'${raw}' names no step`, "name an existing step id", didYouMean(second ?? "", [...graph.byId.keys()]));
+        unresolved(
+          `'${raw}' names no step`,
+          "name an existing step id",
+          didYouMean(second ?? "", [...graph.byId.keys()]),
+        );
         return;
       }
       if (third !== "outputs" || fourth === undefined || ref.length !== 4) {
-        unresolved(`'${raw}' must name one output: steps.${second}.outputs.<name>`, `write steps.${second}.outputs.<name>`);
+        unresolved(
+          `'${raw}' must name one output: steps.${second}.outputs.<name>`,
+          `write steps.${second}.outputs.<name>`,
+        );
         return;
       }
       const known = outputsOf(target.step);
@@ -151,7 +170,11 @@ export function referenceGate(ctx: GateContext): DiagnosticInput[] {
         (ref.length === 2 && vars.includes(second as string)) ||
         (ref.length === 3 && CONTEXT_MAPS.has(`${head}.${second}`));
       if (!ok) {
-        unresolved(`'${raw}' is not a known ${head} field (known: ${vars.join(", ")})`, `use one of: ${vars.map((v) => `${head}.${v}`).join(", ")}`, didYouMean(second ?? "", [...vars]));
+        unresolved(
+          `'${raw}' is not a known ${head} field (known: ${vars.join(", ")})`,
+          `use one of: ${vars.map((v) => `${head}.${v}`).join(", ")}`,
+          didYouMean(second ?? "", [...vars]),
+        );
       }
       return;
     }
@@ -165,7 +188,13 @@ export function referenceGate(ctx: GateContext): DiagnosticInput[] {
   const checkTemplate = (text: string, at: PathSegment[], scope: Scope): void => {
     const { parts, problems } = parseTemplate(text);
     for (const p of problems) {
-      out.push({ rule: "template-syntax", path: formatPath(at), span: doc.span(at), message: `${formatPath(at)}: ${p.message}`, hint: p.hint });
+      out.push({
+        rule: "template-syntax",
+        path: formatPath(at),
+        span: doc.span(at),
+        message: `${formatPath(at)}: ${p.message}`,
+        hint: p.hint,
+      });
     }
     for (const part of parts) if (part.kind === "ref") checkRef(part.path, part.raw, at, scope);
   };
@@ -190,7 +219,8 @@ export function referenceGate(ctx: GateContext): DiagnosticInput[] {
     if (typeof value === "string") checkTemplate(value, at, scope);
     else if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...at, i], scope));
     else if (value && typeof value === "object") {
-      for (const [k, v] of Object.entries(value)) if (!NOT_TEMPLATES.has(k)) walk(v, [...at, k], scope);
+      for (const [k, v] of Object.entries(value))
+        if (!NOT_TEMPLATES.has(k)) walk(v, [...at, k], scope);
     }
   };
 
@@ -201,7 +231,10 @@ export function referenceGate(ctx: GateContext): DiagnosticInput[] {
     if (Array.isArray(s.step.next)) {
       s.step.next.forEach((b, i) => {
         if (b.when !== undefined && b.when.trim() !== "") {
-          checkExpression(b.when, [...s.path, "next", i, "when"], { stepId: s.id, selfVisible: true });
+          checkExpression(b.when, [...s.path, "next", i, "when"], {
+            stepId: s.id,
+            selfVisible: true,
+          });
         }
       });
     }
@@ -232,12 +265,22 @@ function inputDefaultRefs(ctx: GateContext): DiagnosticInput[] {
     const at: PathSegment[] = ["inputs", name, "default"];
     const { parts, problems } = parseTemplate(spec.default);
     for (const p of problems) {
-      out.push({ rule: "template-syntax", path: formatPath(at), span: ctx.doc.span(at), message: `${formatPath(at)}: ${p.message}`, hint: p.hint });
+      out.push({
+        rule: "template-syntax",
+        path: formatPath(at),
+        span: ctx.doc.span(at),
+        message: `${formatPath(at)}: ${p.message}`,
+        hint: p.hint,
+      });
     }
     const list: string[] = [];
     for (const part of parts) {
       if (part.kind !== "ref") continue;
-      if (part.path[0] !== "inputs" || part.path.length !== 2 || !names.includes(part.path[1] as string)) {
+      if (
+        part.path[0] !== "inputs" ||
+        part.path.length !== 2 ||
+        !names.includes(part.path[1] as string)
+      ) {
         out.push({
           rule: "template-unresolved",
           path: formatPath(at),

@@ -1,0 +1,176 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
+import { Command, CommanderError, Option } from "commander";
+import { glob } from "tinyglobby";
+import { ConfigError, loadConfig } from "../playbook/config.js";
+import {
+  bundledPlaybooks,
+  fileExistsNextTo,
+  IGNORED_GLOBS,
+  playbookFilesIn,
+} from "../playbook/library.js";
+import { renderMermaid } from "../playbook/mermaid.js";
+import { formatGithub, formatJson, formatSarif } from "../playbook/report/machine.js";
+import { formatText } from "../playbook/report/text.js";
+import { RULES, RULE_CODES } from "../playbook/rules.js";
+import { PLAYBOOK_SCHEMA } from "../playbook/schema.js";
+import { countBySeverity, validateSet, validateSource } from "../playbook/validate.js";
+
+/** Exit codes: 0 valid / done, 1 invalid playbooks, 2 the tool itself failed (bad use, I/O). */
+export const EXIT = { ok: 0, invalid: 1, failure: 2 } as const;
+
+export const DEFAULT_PATHS = [".github/playbooks", "playbooks"];
+
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  cwd: string;
+}
+
+const defaultIo = (): CliIo => ({
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  cwd: process.cwd(),
+});
+
+class UsageError extends Error {}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** Files named by the arguments: files as given, folders searched, globs expanded. */
+export async function resolvePlaybookFiles(
+  args: readonly string[],
+  cwd: string,
+): Promise<string[]> {
+  const explicit = args.length > 0;
+  const targets = explicit ? args : DEFAULT_PATHS;
+  const files = new Set<string>();
+  for (const target of targets) {
+    const abs = isAbsolute(target) ? target : resolve(cwd, target);
+    if (existsSync(abs)) {
+      if (statSync(abs).isDirectory()) for (const f of await playbookFilesIn(abs)) files.add(f);
+      else files.add(abs);
+    } else if (/[*?{[]/.test(target)) {
+      for (const f of await glob(target, { cwd, ignore: IGNORED_GLOBS, absolute: true }))
+        files.add(f);
+    } else if (explicit) {
+      throw new UsageError(`${target}: no such file or folder`);
+    }
+  }
+  if (files.size === 0) {
+    throw new UsageError(
+      explicit
+        ? `no playbook files (*.yaml, *.yml) found in ${args.join(", ")}`
+        : `no playbook files found: looked in ${DEFAULT_PATHS.join(" and ")} (pass paths to look elsewhere)`,
+    );
+  }
+  return [...files].sort();
+}
+
+export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = new Command()
+    .name("playbook-bot")
+    .description("Validate, draw and run Playbook Bot playbooks.")
+    .version(version())
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+
+  program
+    .command("validate")
+    .description("validate playbooks (default: .github/playbooks and playbooks)")
+    .argument("[paths...]", "files, folders or globs")
+    .addOption(
+      new Option("-f, --format <format>", "output format")
+        .choices(["text", "json", "github", "sarif"])
+        .default("text"),
+    )
+    .option("-c, --config <file>", "config file (default: .playbook-bot.yml in the current folder)")
+    .option("--no-library", "do not resolve targets against the bundled library")
+    .action(
+      async (paths: string[], opts: { format: string; config?: string; library: boolean }) => {
+        const config = loadConfig(io.cwd, opts.config ? resolve(io.cwd, opts.config) : undefined);
+        const files = await resolvePlaybookFiles(paths, io.cwd);
+        // Playbooks in the set win over bundled ones with the same id, as in discovery.
+        const known = opts.library ? await bundledPlaybooks() : [];
+        const reports = validateSet(
+          files.map((file) => ({
+            file: relative(io.cwd, file) || file,
+            source: readFileSync(file),
+          })),
+          {
+            fileExists: (file, rel) => fileExistsNextTo(resolve(io.cwd, file), rel),
+            rules: config.rules,
+            known,
+          },
+        );
+        const formatted =
+          opts.format === "json"
+            ? formatJson(reports)
+            : opts.format === "github"
+              ? formatGithub(reports)
+              : opts.format === "sarif"
+                ? formatSarif(reports, version())
+                : formatText(reports);
+        io.out(formatted);
+        code = countBySeverity(reports).errors > 0 ? EXIT.invalid : EXIT.ok;
+      },
+    );
+
+  program
+    .command("graph")
+    .description("print a playbook as a Mermaid flowchart")
+    .argument("<file>", "playbook file")
+    .option("--current <step>", "mark this step as current")
+    .action((file: string, opts: { current?: string }) => {
+      const abs = resolve(io.cwd, file);
+      if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
+      const report = validateSource(file, readFileSync(abs), {
+        fileExists: (f, rel) => fileExistsNextTo(resolve(io.cwd, f), rel),
+      });
+      if (!report.playbook) {
+        io.err(formatText([report]));
+        code = EXIT.invalid;
+        return;
+      }
+      io.out(renderMermaid(report.playbook, opts.current ? { current: opts.current } : {}));
+    });
+
+  program
+    .command("schema")
+    .description("print the playbook JSON Schema (draft 2020-12)")
+    .action(() => io.out(JSON.stringify(PLAYBOOK_SCHEMA, null, 2) + "\n"));
+
+  program
+    .command("rules")
+    .description("list the validation rules and their default severity")
+    .action(() => {
+      const width = Math.max(...RULE_CODES.map((c) => c.length));
+      for (const c of RULE_CODES)
+        io.out(
+          `${c.padEnd(width)}  ${RULES[c].severity.padEnd(7)}  ${RULES[c].layer.padEnd(9)}  ${RULES[c].summary}\n`,
+        );
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? EXIT.ok : EXIT.failure;
+    }
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      io.err(`playbook-bot: ${err.message}\n`);
+      return EXIT.failure;
+    }
+    io.err(
+      `playbook-bot: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    return EXIT.failure;
+  }
+}
