@@ -106,7 +106,11 @@ describe("playbook-bot validate", () => {
     };
     expect(json.valid).toBe(false);
     expect(json.errors).toBe(1);
-    expect(json.files[0]?.diagnostics[0]).toMatchObject({ rule: "schema-step-type", line: 5, column: 11 });
+    expect(json.files[0]?.diagnostics[0]).toMatchObject({
+      rule: "schema-step-type",
+      line: 5,
+      column: 11,
+    });
   });
 
   it("prints GitHub workflow commands", async () => {
@@ -123,7 +127,10 @@ describe("playbook-bot validate", () => {
     const r = await cli(["validate", "bad.yaml", "--format", "sarif"], dir);
     const sarif = JSON.parse(r.out) as {
       version: string;
-      runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; locations: { physicalLocation: { region: unknown } }[] }[] }[];
+      runs: {
+        tool: { driver: { rules: { id: string }[] } };
+        results: { ruleId: string; locations: { physicalLocation: { region: unknown } }[] }[];
+      }[];
     };
     expect(sarif.version).toBe("2.1.0");
     expect(sarif.runs[0]?.tool.driver.rules.map((x) => x.id)).toEqual(["schema-step-type"]);
@@ -172,7 +179,9 @@ describe("playbook-bot validate", () => {
     write("custom.yml", "rules:\n  step-no-descripton: off\n");
     const r = await cli(["validate", "--config", "custom.yml"], dir);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("custom.yml:2:3: rules.step-no-descripton: unknown rule 'step-no-descripton' — did you mean 'step-no-description'?");
+    expect(r.err).toContain(
+      "custom.yml:2:3: rules.step-no-descripton: unknown rule 'step-no-descripton' — did you mean 'step-no-description'?",
+    );
   });
 });
 
@@ -201,7 +210,12 @@ describe("playbook-bot graph, schema, rules", () => {
 
   it("lists every rule", async () => {
     const r = await cli(["rules"], root);
-    expect(r.out.trim().split("\n").map((l) => l.split(/\s+/)[0])).toEqual(RULE_CODES);
+    expect(
+      r.out
+        .trim()
+        .split("\n")
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(RULE_CODES);
   });
 
   it("exits 2 on an unknown command", async () => {
@@ -214,9 +228,17 @@ describe("playbook-bot graph, schema, rules", () => {
 describe("the installed command", () => {
   it("runs from bin/ with the exit code of the result", () => {
     const bin = join(root, "bin", "playbook-bot.js");
-    expect(execFileSync(process.execPath, [bin, "validate", "playbooks"], { cwd: root, encoding: "utf8" })).toMatch(/playbooks valid/);
+    expect(
+      execFileSync(process.execPath, [bin, "validate", "playbooks"], {
+        cwd: root,
+        encoding: "utf8",
+      }),
+    ).toMatch(/playbooks valid/);
     write("bad.yaml", BROKEN);
-    const r = spawnSync(process.execPath, [bin, "validate", "bad.yaml"], { cwd: dir, encoding: "utf8" });
+    const r = spawnSync(process.execPath, [bin, "validate", "bad.yaml"], {
+      cwd: dir,
+      encoding: "utf8",
+    });
     expect(r.status).toBe(1);
     expect(r.stdout).toContain("[schema-step-type]");
   });
