@@ -72,6 +72,18 @@ function rewrite(doc: SourceDocument, err: ErrorObject): DiagnosticInput | null 
 
   if (err.propertyName !== undefined) {
     const keyPath = [...path, err.propertyName];
+    if (err.keyword === "pattern" && params.pattern !== ID_PATTERN) {
+      // Not an id: e.g. on_error keys are error codes (GH-RATE-LIMITED) or `default`.
+      return {
+        rule: "schema-format",
+        path: formatPath(keyPath),
+        span: doc.span(keyPath, true),
+        message: `${formatPath(keyPath)}: key '${err.propertyName}' does not match ${String(params.pattern)}`,
+        found: `'${err.propertyName}'`,
+        expected: String(params.pattern),
+        hint: "see the field's description in `playbook-bot schema`",
+      };
+    }
     return {
       rule: "id-format",
       path: formatPath(keyPath),
@@ -112,6 +124,18 @@ function rewrite(doc: SourceDocument, err: ErrorObject): DiagnosticInput | null 
       };
     }
     case "type":
+      // `if: {type: string}, else: {type: …}`: the value is neither of the two shapes.
+      if (err.schemaPath.endsWith("/else/type")) {
+        return {
+          rule: "schema-shape",
+          path: where,
+          span: doc.span(path),
+          message: `${where}: expected a string or ${article(String(params.type))}, found ${describeValue(found)}`,
+          found: describeValue(found),
+          expected: `string or ${String(params.type)}`,
+          hint: "see the field's description in `playbook-bot schema`",
+        };
+      }
       return {
         rule: "schema-type",
         path: where,
