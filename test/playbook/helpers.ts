@@ -1,5 +1,6 @@
 import type { Diagnostic } from "../../src/playbook/diagnostics.js";
 import type { RuleCode } from "../../src/playbook/rules.js";
+import type { PlaybookDocument } from "../../src/playbook/types.js";
 import { validateSource, type ValidateOptions } from "../../src/playbook/validate.js";
 
 /**
@@ -55,4 +56,11 @@ export function errorRules(text: string, options: ValidateOptions = {}): string[
   return diags(text, options)
     .filter((d) => d.severity === "error")
     .map((d) => d.rule);
+}
+
+/** A schema-valid playbook from YAML (graph problems are fine). */
+export function playbookOf(text: string): PlaybookDocument {
+  const r = validateSource("pb.yaml", text);
+  if (!r.playbook) throw new Error(JSON.stringify(r.diagnostics));
+  return r.playbook;
 }
