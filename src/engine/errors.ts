@@ -1,0 +1,59 @@
+/**
+ * Every failure has one shape — code, message, guidance, optional cause — and its code comes from
+ * this catalogue. The same object goes into run state, logs, CLI output and issue comments, and
+ * `on_error` policies are looked up by its code.
+ */
+export interface PlaybookError {
+  code: ErrorCode;
+  message: string;
+  guidance: string;
+  cause?: string;
+}
+
+export const ERROR_CATALOGUE = {
+  "PB-INPUT-INVALID": "Fix the inputs and start the run again; the message lists every problem.",
+  "PB-TEMPLATE-UNDEFINED":
+    "The template names a value the run does not have; check the playbook's references.",
+  "PB-TEMPLATE-UNSAFE":
+    "A rendered value is not safe for its use (branch name, path or label); change the input or the template.",
+  "PB-PLAYBOOK-CHANGED":
+    "The run is pinned to the playbook it started with; finish or cancel it, then start a new run.",
+  "PB-PLAYBOOK-UNKNOWN": "Add the playbook, or fix the id in the delegate or handoff step.",
+  "PB-MAX-STEPS":
+    "The run took more steps than limits.max_steps allows; check for a loop or raise the limit.",
+  "PB-MAX-DEPTH":
+    "Sub-playbooks nest deeper than the limit; flatten the delegation or raise limits.max_depth.",
+  "PB-NO-BRANCH": "No branch applies and there is no default; add a default branch.",
+  "PB-OUTPUT-MISSING":
+    "A declared output has no value at the end; make sure the step that produces it runs.",
+  "PB-TIMEOUT": "Nobody answered in time; start a new run or use /retry.",
+  "PB-REJECTED": "An approver rejected the step; /retry to ask again, or start a new run.",
+  "PB-CANCELLED": "The run was cancelled; start a new one if needed.",
+  "PB-PR-CLOSED": "The pull request was closed without merging; reopen and merge it, then /retry.",
+  "PB-WORKFLOW-FAILED": "The dispatched workflow did not succeed; check its logs, then /retry.",
+  "PB-AI-UNAVAILABLE": "No AI adapter is configured; configure one or use the mock adapter.",
+  "PB-AI-OUTPUT-MISSING":
+    "The AI step did not produce the files it was expected to; check the prompt.",
+  "PB-EFFECT-FAILED": "An effect failed; the cause says why. /retry once the cause is fixed.",
+  "GH-RATE-LIMITED": "GitHub asked us to slow down; the run resumes with /retry or the next event.",
+  "GH-PERMISSION":
+    "The app lacks a permission for this action; check the installation's permissions.",
+  "GH-NOT-FOUND": "A repository object is missing; check names and that the app can see them.",
+  "GH-CONFLICT":
+    "The object already exists in another state (e.g. a branch at another commit); resolve it, then /retry.",
+  "GH-VALIDATION": "GitHub refused the request's content; the cause says which field.",
+  "GH-ERROR": "GitHub answered with an error; /retry later.",
+  "GIT-FAILED": "A local git command failed; the cause holds its output.",
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export function playbookError(code: ErrorCode, message: string, cause?: string): PlaybookError {
+  const e: PlaybookError = { code, message, guidance: ERROR_CATALOGUE[code] };
+  if (cause !== undefined) e.cause = cause.length > 500 ? `${cause.slice(0, 497)}...` : cause;
+  return e;
+}
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOGUE, code);
+}

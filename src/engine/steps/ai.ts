@@ -1,0 +1,60 @@
+import { playbookError } from "../errors.js";
+import type { Scalar, Value } from "../state.js";
+import type { AiStep } from "../../playbook/types.js";
+import type { Outcome, StepExecutor } from "./types.js";
+
+/**
+ * Asks the AI adapter (a mock by default) to work on a prompt with the listed tools. The tool
+ * scope is read-only unless the playbook opts into write, which the validator ties to an approval.
+ */
+export const aiStep: StepExecutor<AiStep> = {
+  kind: "ai",
+  retryable: false,
+  enter(ctx): Outcome {
+    let source = ctx.step.prompt;
+    if (ctx.step.prompt_file !== undefined) {
+      source = ctx.bundle.files?.[ctx.step.prompt_file];
+      if (source === undefined) {
+        return {
+          type: "fail",
+          error: playbookError(
+            "PB-TEMPLATE-UNDEFINED",
+            `prompt file '${ctx.step.prompt_file}' was not found next to the playbook`,
+          ),
+        };
+      }
+    }
+    const prompt = ctx.render(source ?? "");
+    if (!prompt.ok) return { type: "fail", error: prompt.error };
+    return {
+      type: "effect",
+      kind: "ai",
+      params: {
+        prompt: prompt.value,
+        tools: ctx.step.tools ?? [],
+        scope: ctx.step.scope ?? "read-only",
+        expected_findings: ctx.step.expected_findings ?? [],
+        expect_files: ctx.step.expect_files ?? [],
+      },
+    };
+  },
+  onEffect(ctx, outputs): Outcome {
+    const findings: Record<string, Scalar> = {};
+    for (const key of ctx.step.expected_findings ?? []) {
+      const v = outputs[`finding.${key}`];
+      if (v !== undefined && !Array.isArray(v)) findings[key] = v;
+    }
+    const missing = (outputs.missing_files as Value | undefined) ?? [];
+    if (Array.isArray(missing) && missing.length > 0) {
+      return {
+        type: "fail",
+        error: playbookError(
+          "PB-AI-OUTPUT-MISSING",
+          `expected files are missing: ${missing.join(", ")}`,
+        ),
+      };
+    }
+    const text = outputs.text ?? "";
+    return { type: "done", outputs: { text }, findings };
+  },
+};

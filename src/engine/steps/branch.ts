@@ -1,0 +1,17 @@
+import type { BranchStep } from "../../playbook/types.js";
+import { effectOrFail, renderAll, type StepExecutor } from "./types.js";
+
+/** Creates a branch from the base head, or reuses one already at the expected commit. */
+export const branchStep: StepExecutor<BranchStep> = {
+  kind: "branch",
+  retryable: true,
+  enter: (ctx) =>
+    effectOrFail(
+      renderAll(ctx, {
+        name: { src: ctx.step.name, use: "branch" },
+        from: { src: ctx.step.from, use: "branch" },
+      }),
+      "branch",
+      { require_new: ctx.step.require_new ?? false },
+    ),
+};

@@ -1,0 +1,74 @@
+import type { Scalar, Value } from "../state.js";
+import type { Conclusion, DecideStep, DecisionRule } from "../../playbook/types.js";
+import type { Outcome, StepExecutor } from "./types.js";
+
+/** A finding counts as present when it was recorded with a value that is not false or empty. */
+export function present(findings: Record<string, Scalar>, key: string): boolean {
+  if (!Object.hasOwn(findings, key)) return false;
+  const v = findings[key];
+  return !(v === null || v === false || v === 0 || v === "" || v === "false" || v === "no");
+}
+
+export function ruleMatches(rule: DecisionRule, findings: Record<string, Scalar>): boolean {
+  return (
+    (rule.all ?? []).every((f) => present(findings, f)) &&
+    (rule.none ?? []).every((f) => !present(findings, f)) &&
+    ((rule.any ?? []).length === 0 || (rule.any ?? []).some((f) => present(findings, f)))
+  );
+}
+
+function conclusionOutputs(c: Conclusion, rule: string | null): Record<string, Value> {
+  return {
+    conclusion: c.conclusion,
+    confidence: c.confidence ?? null,
+    root_cause: c.root_cause ?? "",
+    alternatives: c.alternatives ?? [],
+    next_actions: c.next_actions ?? [],
+    rule,
+  };
+}
+
+/** Rules over findings, first match wins; the fallback (or nothing) when none matches. */
+export const decideStep: StepExecutor<DecideStep> = {
+  kind: "decide",
+  retryable: true,
+  enter(ctx): Outcome {
+    const step = ctx.step;
+    const findings = ctx.frame.findings;
+    const rule = step.rules.find((r) => ruleMatches(r, findings));
+    const chosen: Conclusion | undefined = rule ?? step.fallback;
+    const facts = (step.confirmed_facts ?? []).filter((f) => present(findings, f.finding));
+    const factLines: string[] = [];
+    for (const f of facts) {
+      const r = ctx.render(f.text);
+      if (!r.ok) return { type: "fail", error: r.error };
+      factLines.push(`- ${r.value}`);
+    }
+    const outputs = chosen
+      ? conclusionOutputs(chosen, rule?.id ?? null)
+      : {
+          conclusion: null,
+          confidence: null,
+          root_cause: "",
+          alternatives: [],
+          next_actions: [],
+          rule: null,
+        };
+    outputs.facts = factLines.map((l) => l.slice(2));
+    const lines = [
+      `**${step.name ?? step.id}**: ${chosen ? `${chosen.conclusion}${chosen.confidence !== undefined ? ` (confidence ${chosen.confidence})` : ""}` : "no rule matched"}`,
+    ];
+    if (chosen?.root_cause) lines.push(`Root cause: ${chosen.root_cause}`);
+    if (factLines.length) lines.push("Confirmed facts:", ...factLines);
+    if (chosen?.alternatives?.length) lines.push(`Alternatives: ${chosen.alternatives.join("; ")}`);
+    if (chosen?.next_actions?.length)
+      lines.push("Next actions:", ...chosen.next_actions.map((a) => `- ${a}`));
+    const out: Outcome = {
+      type: "done",
+      outputs,
+      messages: [{ kind: "report", text: lines.join("\n") }],
+    };
+    if (chosen?.goto !== undefined) out.goto = chosen.goto;
+    return out;
+  },
+};
