@@ -431,6 +431,13 @@ class Transition {
     const frame = activeFrame(this.draft);
     const playbook = this.bundleOf(frame).playbook;
     if (step.type === "checkpoint") return false;
+    // A model with write tools acts only after a person approved: a checkpoint passed, or this gate.
+    if (step.type === "ai" && step.scope === "write") {
+      const graph = graphOf(this.bundleOf(frame));
+      return !Object.entries(frame.results).some(
+        ([id, r]) => r.status === "completed" && graph.byId.get(id)?.step.type === "checkpoint",
+      );
+    }
     const authority =
       step.authority ??
       (SIDE_EFFECT_KINDS.has(step.type) ? playbook.authority?.default : undefined) ??
