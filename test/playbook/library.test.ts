@@ -55,7 +55,9 @@ describe("bundled playbooks", () => {
     const known = await bundledPlaybooks();
     const src =
       "apiVersion: playbook-bot/v1\nid: mine\nsteps:\n  - { id: c, type: playbook, name: C, playbook: recent-changes, mode: delegate, with: { namespace: x } }\n  - { id: e, type: end, name: E }\n";
-    expect(validateSet([{ file: "mine.yaml", source: src }], { known })[0]?.diagnostics).toEqual([]);
+    expect(validateSet([{ file: "mine.yaml", source: src }], { known })[0]?.diagnostics).toEqual(
+      [],
+    );
     expect(
       validateSet([{ file: "mine.yaml", source: src }])[0]?.diagnostics.map((d) => d.rule),
     ).toEqual(["set-unresolved-playbook"]);
