@@ -29,6 +29,9 @@ export function linearRegExpForAjv(pattern: string, flags: string): { test(s: st
   const compiled = compileLinear(pattern, { ignoreCase: flags.includes("i") });
   if (!compiled.ok)
     throw new Error(`invalid pattern ${JSON.stringify(pattern)}: ${compiled.error}`);
-  return compiled.regex;
+  // ajv caches compiled patterns by `toString()`: without a distinct one, every pattern after the
+  // first compiled (a meta-schema's) would be checked with that first pattern.
+  const { regex } = compiled;
+  return { test: (s: string) => regex.test(s), toString: () => `/${pattern}/${flags}` };
 }
 linearRegExpForAjv.code = 'require("re2js").RE2JS';
