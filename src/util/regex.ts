@@ -25,7 +25,10 @@ export function compileLinear(
 }
 
 /** For ajv's `code.regExp`: JSON Schema `pattern` keywords from playbooks also run on RE2. */
-export function linearRegExpForAjv(pattern: string, flags: string): { test(s: string): boolean } {
+export function linearRegExpForAjv(
+  pattern: string,
+  flags: string,
+): { test(s: string): boolean; toString(): string } {
   const compiled = compileLinear(pattern, { ignoreCase: flags.includes("i") });
   if (!compiled.ok)
     throw new Error(`invalid pattern ${JSON.stringify(pattern)}: ${compiled.error}`);
