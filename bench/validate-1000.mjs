@@ -1,0 +1,115 @@
+// Validate 1,000 generated playbooks of 30 steps: the full validator against the floor of a plain
+// YAML load plus a compiled JSON Schema check. Prints a markdown section on stdout.
+import { Buffer } from "node:buffer";
+import { load } from "js-yaml";
+import { validateSet, validateSource } from "../dist/playbook/validate.js";
+import { generatePlaybooks } from "./lib/generate.mjs";
+import {
+  floorValidator,
+  fmt,
+  fmtRatio,
+  median,
+  now,
+  progress,
+  settle,
+  table,
+  time,
+} from "./lib/common.mjs";
+
+const COUNT = 1000;
+const STEPS = 30;
+const RUNS = 5;
+
+const files = generatePlaybooks(COUNT, { steps: STEPS }).map((p) => ({
+  file: p.file,
+  source: p.text,
+}));
+const bytes = files.reduce((n, f) => n + Buffer.byteLength(f.source), 0);
+
+// The generator promises valid playbooks; anything else is a bug in the generator.
+const check = validateSet(files);
+const failing = check.filter((r) => r.diagnostics.some((d) => d.severity === "error"));
+if (failing.length > 0) {
+  const first = failing[0];
+  console.error(
+    `generator bug: ${failing.length} of ${COUNT} generated playbooks have errors; first: ` +
+      `${first.file}: ${first.diagnostics
+        .slice(0, 3)
+        .map((d) => `${d.rule} ${d.message}`)
+        .join("; ")}`,
+  );
+  process.exit(1);
+}
+const warnings = check.reduce((n, r) => n + r.diagnostics.length, 0);
+
+const validate = floorValidator();
+const floorCheck = files.filter((f) => !validate(load(f.source))).length;
+if (floorCheck > 0) {
+  console.error(`generator bug: ${floorCheck} playbooks fail the plain schema check`);
+  process.exit(1);
+}
+
+progress(`validate-1000: ${COUNT} playbooks, ${(bytes / 1024).toFixed(0)} KiB; timing…`);
+
+// The checks above were the warm-up run of every measure. The measures then take turns, so that
+// a slow moment of the machine does not fall on one of them only.
+const measures = [
+  { name: "ours: `validateSet` (all layers incl. cross-file)", runs: [] },
+  { name: "ours: `validateSource` per file (single-file layers)", runs: [] },
+  { name: "floor: js-yaml `load` + ajv (compiled once)", runs: [], floor: true },
+  { name: "… of which js-yaml `load`", runs: [] },
+  { name: "… of which ajv", runs: [] },
+];
+for (let round = 0; round < RUNS; round++) {
+  settle();
+  measures[0].runs.push(time(() => validateSet(files)).ms);
+  settle();
+  measures[1].runs.push(
+    time(() => {
+      for (const f of files) validateSource(f.file, f.source);
+    }).ms,
+  );
+  settle();
+  let loadMs = 0;
+  let ajvMs = 0;
+  for (const f of files) {
+    const t0 = now();
+    const value = load(f.source);
+    const t1 = now();
+    validate(value);
+    loadMs += t1 - t0;
+    ajvMs += now() - t1;
+  }
+  measures[2].runs.push(loadMs + ajvMs);
+  measures[3].runs.push(loadMs);
+  measures[4].runs.push(ajvMs);
+  progress(`validate-1000: round ${round + 1}/${RUNS} done`);
+}
+const floor = median(measures.find((m) => m.floor).runs);
+
+const rows = measures.map((m) => {
+  const med = median(m.runs);
+  return [
+    m.name,
+    fmt(med),
+    `${fmt(Math.min(...m.runs))} – ${fmt(Math.max(...m.runs))}`,
+    fmt(med / COUNT),
+    fmtRatio(med / floor),
+  ];
+});
+
+console.log(
+  [
+    `## Validate 1,000 playbooks of ${STEPS} steps`,
+    "",
+    `${COUNT} generated playbooks (${(bytes / 1024).toFixed(0)} KiB of YAML, ` +
+      `${(bytes / COUNT / 1024).toFixed(1)} KiB each), in memory; all validate with 0 errors ` +
+      `(${warnings} warnings). Median of ${RUNS} runs after 1 warm-up run; the measures take turns.`,
+    "",
+    table(
+      ["Measure", "total ms (median)", "min – max ms", "ms / playbook", "ratio to floor"],
+      rows,
+    ),
+    "",
+  ].join("\n"),
+);
