@@ -15,22 +15,20 @@ import { formatText } from "../playbook/report/text.js";
 import { RULES, RULE_CODES } from "../playbook/rules.js";
 import { PLAYBOOK_SCHEMA } from "../playbook/schema.js";
 import { countBySeverity, validateSet, validateSource } from "../playbook/validate.js";
+import { resumeCommand, runCommand, type CommandIo, type RunOptions } from "./run-command.js";
 
 /** Exit codes: 0 valid / done, 1 invalid playbooks, 2 the tool itself failed (bad use, I/O). */
 export const EXIT = { ok: 0, invalid: 1, failure: 2 } as const;
 
 export const DEFAULT_PATHS = [".github/playbooks", "playbooks"];
 
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  cwd: string;
-}
+export type CliIo = CommandIo;
 
 const defaultIo = (): CliIo => ({
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
   cwd: process.cwd(),
+  interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
 });
 
 class UsageError extends Error {}
@@ -121,6 +119,46 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         code = countBySeverity(reports).errors > 0 ? EXIT.invalid : EXIT.ok;
       },
     );
+
+  program
+    .command("run")
+    .description("run a playbook locally (by id, on.command or file)")
+    .argument("<playbook>", "playbook id or file")
+    .argument("[inputs...]", "inputs as key=value")
+    .addOption(
+      new Option("--mode <mode>", "manual waits for ENTER at checkpoints; autonomous approves")
+        .choices(["manual", "autonomous"])
+        .default("manual"),
+    )
+    .option("--dry-run", "perform nothing; print every effect", false)
+    .option("--repo <dir>", "git work tree to act on (default: the current folder)")
+    .option("--scratch", "run in a new scratch git repository", false)
+    .action(
+      async (
+        target: string,
+        inputs: string[],
+        opts: { mode: "manual" | "autonomous"; dryRun: boolean; repo?: string; scratch: boolean },
+      ) => {
+        const runOpts: RunOptions = { mode: opts.mode, dryRun: opts.dryRun, scratch: opts.scratch };
+        if (opts.repo) runOpts.repo = opts.repo;
+        code = await runCommand(target, inputs, runOpts, io);
+      },
+    );
+
+  program
+    .command("resume")
+    .description("continue an interrupted or paused local run")
+    .argument("<runId>", "run id (see .playbook-runs/)")
+    .addOption(
+      new Option("--mode <mode>", "override the run's mode").choices(["manual", "autonomous"]),
+    )
+    .option("--repo <dir>", "git work tree of the run (default: the current folder)")
+    .action(async (runId: string, opts: { mode?: "manual" | "autonomous"; repo?: string }) => {
+      const o: { mode?: "manual" | "autonomous"; repo?: string } = {};
+      if (opts.mode) o.mode = opts.mode;
+      if (opts.repo) o.repo = opts.repo;
+      code = await resumeCommand(runId, o, io);
+    });
 
   program
     .command("graph")

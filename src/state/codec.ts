@@ -1,0 +1,204 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { STATE_VERSION, type RunState } from "../engine/state.js";
+
+/**
+ * The run state's shape, checked whenever state is read back (a file someone edited, a comment
+ * block): nothing proceeds on a state that does not fit.
+ */
+const scalar = { type: ["string", "number", "boolean", "null"] };
+const value = { anyOf: [scalar, { type: "array", items: scalar }] };
+const error = {
+  type: "object",
+  required: ["code", "message", "guidance"],
+  properties: {
+    code: { type: "string" },
+    message: { type: "string" },
+    guidance: { type: "string" },
+    cause: { type: "string" },
+  },
+};
+const frame = {
+  type: "object",
+  required: [
+    "playbook",
+    "hash",
+    "inputs",
+    "current",
+    "phase",
+    "since",
+    "attempt",
+    "attempts",
+    "results",
+    "findings",
+    "votes",
+  ],
+  properties: {
+    playbook: { type: "string" },
+    hash: { type: "string" },
+    commit: { type: "string" },
+    inputs: { type: "object", additionalProperties: scalar },
+    current: { type: ["string", "null"] },
+    phase: { enum: ["pending", "approval", "effect", "waiting"] },
+    since: { type: "string" },
+    attempt: { type: "integer", minimum: 1 },
+    attempts: { type: "object", additionalProperties: { type: "integer" } },
+    notBefore: { type: "string" },
+    results: {
+      type: "object",
+      additionalProperties: {
+        type: "object",
+        required: ["status", "attempt", "at"],
+        properties: {
+          status: { enum: ["running", "completed", "skipped", "failed", "ignored"] },
+          attempt: { type: "integer" },
+          at: { type: "string" },
+          outputs: { type: "object", additionalProperties: value },
+          error,
+        },
+      },
+    },
+    findings: { type: "object", additionalProperties: scalar },
+    votes: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["user", "decision", "at"],
+        properties: {
+          user: { type: "string" },
+          decision: { enum: ["approve", "reject"] },
+          at: { type: "string" },
+          commentId: { type: "string" },
+          values: { type: "object", additionalProperties: scalar },
+          note: { type: "string" },
+        },
+      },
+    },
+    approved: { type: "array", items: { type: "string" } },
+    reminded: { type: "boolean" },
+    effectKey: { type: "string" },
+    awaiting: { type: "object" },
+    returnTo: { type: "string" },
+  },
+};
+
+export const RUN_STATE_SCHEMA = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  required: [
+    "v",
+    "id",
+    "status",
+    "initiator",
+    "startedAt",
+    "updatedAt",
+    "seq",
+    "steps",
+    "stack",
+    "context",
+    "recentEvents",
+    "trace",
+    "traceDropped",
+  ],
+  properties: {
+    v: { const: STATE_VERSION },
+    id: { type: "string", pattern: "^[0-9]{8}-[0-9]{4}-[0-9]{3}$" },
+    status: { enum: ["running", "waiting", "completed", "failed", "cancelled"] },
+    initiator: { type: "string" },
+    initiatorPermission: { type: "string" },
+    startedAt: { type: "string" },
+    updatedAt: { type: "string" },
+    seq: { type: "integer", minimum: 1 },
+    steps: { type: "integer", minimum: 0 },
+    stack: { type: "array", minItems: 1, items: frame },
+    context: { type: "object" },
+    error,
+    end: { type: "object" },
+    outputs: { type: "object", additionalProperties: value },
+    selfApproved: { type: "array", items: { type: "string" } },
+    recentEvents: { type: "array", items: { type: "string" } },
+    trace: { type: "array", items: { type: "object" } },
+    traceDropped: { type: "integer", minimum: 0 },
+  },
+};
+
+let validator: ValidateFunction | undefined;
+
+/** Problems with a value read back as run state; empty when it is a run state of this version. */
+export function runStateProblems(value: unknown): string[] {
+  if (
+    value &&
+    typeof value === "object" &&
+    "v" in value &&
+    (value as { v: unknown }).v !== STATE_VERSION
+  ) {
+    return [
+      `state version ${JSON.stringify((value as { v: unknown }).v)} is not supported (this version reads ${STATE_VERSION})`,
+    ];
+  }
+  validator ??= new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true }).compile(
+    RUN_STATE_SCHEMA,
+  );
+  if (validator(value)) return [];
+  return (validator.errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || "(state)"} ${e.message ?? "is invalid"}`);
+}
+
+export type DecodeFailure = {
+  ok: false;
+  reason: "corrupt" | "tampered" | "version";
+  detail: string;
+};
+
+function base64url(text: string): string {
+  return Buffer.from(text, "utf8").toString("base64url");
+}
+
+function sign(payload: string, secret: string): string {
+  return createHmac("sha256", secret).update(payload).digest("base64url");
+}
+
+/** `<base64url JSON>.<HMAC-SHA256>`: opaque to people, safe inside an HTML comment. */
+export function encodeSigned(run: RunState, secret: string): string {
+  const payload = base64url(JSON.stringify(run));
+  return `${payload}.${sign(payload, secret)}`;
+}
+
+/** Verify then decode; a bad signature is reported as tampering, never read. */
+export function decodeSigned(
+  text: string,
+  secret: string,
+): { ok: true; run: RunState } | DecodeFailure {
+  const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(text.trim());
+  if (!m)
+    return { ok: false, reason: "corrupt", detail: "the state block is not in the expected form" };
+  const [, payload, mac] = m as unknown as [string, string, string];
+  const expected = Buffer.from(sign(payload, secret));
+  const given = Buffer.from(mac);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    return {
+      ok: false,
+      reason: "tampered",
+      detail:
+        "the state block's signature does not match: it was edited or written by someone else",
+    };
+  }
+  return parseRunState(Buffer.from(payload, "base64url").toString("utf8"));
+}
+
+/** Parse and check a state document (JSON text). */
+export function parseRunState(json: string): { ok: true; run: RunState } | DecodeFailure {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (err) {
+    return { ok: false, reason: "corrupt", detail: `not valid JSON: ${(err as Error).message}` };
+  }
+  const problems = runStateProblems(value);
+  if (problems.length > 0) {
+    const version = problems[0]?.startsWith("state version") ?? false;
+    return { ok: false, reason: version ? "version" : "corrupt", detail: problems.join("; ") };
+  }
+  return { ok: true, run: value as RunState };
+}
