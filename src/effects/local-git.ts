@@ -128,7 +128,8 @@ export async function gitCommit(
     (await git.tryGit(["log", "-n", "50", "--format=%H%x00%B%x01", `refs/heads/${branch}`])) ?? "";
   for (const entry of log.split("\x01")) {
     const [sha, body] = entry.trim().split("\x00");
-    if (sha && body?.includes(trailer))
+    // Whole trailer lines only: the trailer for key `x/1` is a prefix of the one for `x/12`.
+    if (sha && body?.split("\n").some((line) => line.trim() === trailer))
       return { ok: true, outputs: { sha, branch, created: false } };
   }
   const files = [
