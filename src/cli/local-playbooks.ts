@@ -37,7 +37,8 @@ export function bundleHash(source: string, files: Record<string, string>): strin
   return createHash("sha256").update(JSON.stringify({ source, files })).digest("hex");
 }
 
-function toBundle(
+/** A bundle for a valid report: the playbook, its hash and the files its steps read. */
+export function bundleOf(
   report: FileReport,
 ): (PlaybookBundle & { file: string; source: string }) | undefined {
   if (!report.playbook || report.diagnostics.some((d) => d.severity === "error")) return undefined;
@@ -80,7 +81,7 @@ export async function loadLocalPlaybooks(repo: string, explicitFile?: string): P
     );
     for (const r of tierReports) {
       reports.push(r);
-      const b = toBundle(r);
+      const b = bundleOf(r);
       if (!b) continue;
       const id = b.playbook.id;
       if (bundles.has(id) || disabled.has(id)) continue;

@@ -7,6 +7,7 @@ import {
   bundledPlaybooks,
   fileExistsNextTo,
   IGNORED_GLOBS,
+  loadBundledReports,
   playbookFilesIn,
 } from "../playbook/library.js";
 import { renderMermaid } from "../playbook/mermaid.js";
@@ -16,6 +17,9 @@ import { RULES, RULE_CODES } from "../playbook/rules.js";
 import { PLAYBOOK_SCHEMA } from "../playbook/schema.js";
 import { countBySeverity, validateSet, validateSource } from "../playbook/validate.js";
 import { resumeCommand, runCommand, type CommandIo, type RunOptions } from "./run-command.js";
+import { bundleOf } from "./local-playbooks.js";
+import { runCase } from "./playbook-tests.js";
+import type { PlaybookBundle } from "../engine/steps/types.js";
 
 /** Exit codes: 0 valid / done, 1 invalid playbooks, 2 the tool itself failed (bad use, I/O). */
 export const EXIT = { ok: 0, invalid: 1, failure: 2 } as const;
@@ -68,6 +72,56 @@ export async function resolvePlaybookFiles(
     );
   }
   return [...files].sort();
+}
+
+/** `playbook-bot test`: golden cases of every playbook in the set; 0 all pass, 1 any fails. */
+async function testCommand(paths: readonly string[], io: CliIo): Promise<number> {
+  const files = await resolvePlaybookFiles(paths, io.cwd);
+  const known = await bundledPlaybooks();
+  const reports = validateSet(
+    files.map((file) => ({ file: relative(io.cwd, file) || file, source: readFileSync(file) })),
+    { fileExists: (file, rel) => fileExistsNextTo(resolve(io.cwd, file), rel), known },
+  );
+  if (countBySeverity(reports).errors > 0) {
+    io.out(formatText(reports.filter((r) => r.diagnostics.some((d) => d.severity === "error"))));
+    return EXIT.invalid;
+  }
+  const bundles = new Map<string, PlaybookBundle>();
+  for (const r of reports) {
+    const b = bundleOf({ ...r, file: resolve(io.cwd, r.file) });
+    if (b && !bundles.has(b.playbook.id)) bundles.set(b.playbook.id, b);
+  }
+  for (const r of await loadBundledReports()) {
+    const b = bundleOf(r);
+    if (b && !bundles.has(b.playbook.id)) bundles.set(b.playbook.id, b);
+  }
+  let passed = 0;
+  let failed = 0;
+  let without = 0;
+  for (const r of reports) {
+    const bundle = r.playbook && bundles.get(r.playbook.id);
+    if (!bundle || bundle.playbook !== r.playbook) continue;
+    if (!r.playbook?.tests?.length) {
+      without++;
+      continue;
+    }
+    for (const tc of r.playbook.tests) {
+      const result = await runCase(bundle, (id) => bundles.get(id), tc);
+      if (result.ok) {
+        passed++;
+        io.out(`✔ ${result.playbook}: ${result.name}\n`);
+      } else {
+        failed++;
+        io.out(
+          `✖ ${result.playbook}: ${result.name}\n${result.problems.map((p) => `    ${p}`).join("\n")}\n`,
+        );
+      }
+    }
+  }
+  io.out(
+    `${passed} ${passed === 1 ? "case" : "cases"} passed, ${failed} failed${without ? ` (${without} ${without === 1 ? "playbook has" : "playbooks have"} no tests)` : ""}\n`,
+  );
+  return failed > 0 ? EXIT.invalid : EXIT.ok;
 }
 
 export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
@@ -158,6 +212,14 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       if (opts.mode) o.mode = opts.mode;
       if (opts.repo) o.repo = opts.repo;
       code = await resumeCommand(runId, o, io);
+    });
+
+  program
+    .command("test")
+    .description("run the golden cases (tests:) of playbooks, every effect simulated")
+    .argument("[paths...]", "files, folders or globs (default: .github/playbooks and playbooks)")
+    .action(async (paths: string[]) => {
+      code = await testCommand(paths, io);
     });
 
   program

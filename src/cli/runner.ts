@@ -81,10 +81,9 @@ export class Runner {
 
   /** Record the result, save it, and say what changed. */
   private accept(result: AdvanceResult): AdvanceResult {
-    const before = this.run;
     this.record = { ...this.record, run: result.run };
     if (result.changed) this.deps.store.save(this.record);
-    this.reportProgress(before, result.run);
+    this.reportProgress(result);
     for (const m of result.messages) this.message(m);
     if (result.reply?.outcome === "refused")
       this.deps.io.log(`refused: ${result.reply.reason ?? ""}`);
@@ -99,27 +98,26 @@ export class Runner {
   }
 
   /** Step start and end lines, with durations. */
-  private reportProgress(before: RunState, after: RunState): void {
-    for (const frame of after.stack) {
-      const prev = before.stack.find((f) => f.playbook === frame.playbook);
-      for (const [id, r] of Object.entries(frame.results)) {
-        const old = prev?.results[id];
-        if (r.status !== "running" && (!old || old.at !== r.at || old.status !== r.status)) {
-          const key = `${frame.playbook}/${id}`;
-          const t0 = this.started.get(key);
-          const ms = t0 === undefined ? 0 : Date.now() - t0;
-          this.started.delete(key);
-          const bundle = this.deps.bundles.get(frame.playbook);
-          const kind = bundle
-            ? (new PlaybookGraph(bundle.playbook).byId.get(id)?.step.type ?? "?")
-            : "?";
-          this.timings.push({ step: id, kind, playbook: frame.playbook, status: r.status, ms });
-          this.deps.io.log(
-            `${r.status === "failed" ? "✖" : "✔"} ${id} ${r.status}${r.error ? ` (${r.error.code})` : ""} in ${ms} ms`,
-          );
-        }
-      }
+  private reportProgress(result: AdvanceResult): void {
+    for (const done of result.finished) {
+      const key = `${done.playbook}/${done.step}`;
+      const t0 = this.started.get(key);
+      const ms = t0 === undefined ? 0 : Date.now() - t0;
+      this.started.delete(key);
+      this.timings.push({
+        step: done.step,
+        kind: done.kind,
+        playbook: done.playbook,
+        status: done.status,
+        ms,
+      });
+      const error = result.run.stack.find((f) => f.playbook === done.playbook)?.results[done.step]
+        ?.error;
+      this.deps.io.log(
+        `${done.status === "failed" ? "✖" : "✔"} ${done.step} ${done.status}${error ? ` (${error.code})` : ""} in ${ms} ms`,
+      );
     }
+    const after = result.run;
     const f = activeFrame(after);
     const key = `${f.playbook}/${f.current}`;
     if (!isFinished(after) && f.current && !this.started.has(key) && f.phase !== "pending") {
@@ -153,6 +151,7 @@ export class Runner {
       run: this.run,
       effects: [],
       messages: [],
+      finished: [],
       continue: f.phase === "pending",
       changed: false,
     });
@@ -228,7 +227,16 @@ export class Runner {
       );
       queue.push(...last.effects);
     }
-    return last ?? { run: this.run, effects: [], messages: [], continue: false, changed: false };
+    return (
+      last ?? {
+        run: this.run,
+        effects: [],
+        messages: [],
+        finished: [],
+        continue: false,
+        changed: false,
+      }
+    );
   }
 
   /** Answer what the run waits for, from the terminal or by mode; null to pause. */

@@ -1,5 +1,5 @@
 import { playbookError, type PlaybookError } from "./errors.js";
-import type { AdvanceResult, Effect, Message, Reply, RunEvent } from "./events.js";
+import type { AdvanceResult, Effect, Message, Reply, RunEvent, StepFinished } from "./events.js";
 import { resolveInputs, type InputProblem } from "./inputs.js";
 import { ASK_FIRST_APPROVERS, atLeast, backoffMs, durationMs, errorAction } from "./policy.js";
 import { renderTemplate, runResolver } from "./render.js";
@@ -18,6 +18,7 @@ import {
   type RunContext,
   type RunState,
   type Scalar,
+  type StepResult,
   type Value,
 } from "./state.js";
 import { castVote, waitingMessage } from "./steps/checkpoint.js";
@@ -103,6 +104,7 @@ export function start(req: StartRequest, env: EngineEnv): StartResult {
     result: {
       run,
       effects: [],
+      finished: [],
       messages: [
         {
           kind: "info",
@@ -150,7 +152,14 @@ export function advance(run: RunState, event: RunEvent, env: EngineEnv): Advance
 }
 
 function unchanged(run: RunState, reply?: Reply): AdvanceResult {
-  const r: AdvanceResult = { run, effects: [], messages: [], continue: false, changed: false };
+  const r: AdvanceResult = {
+    run,
+    effects: [],
+    messages: [],
+    finished: [],
+    continue: false,
+    changed: false,
+  };
   if (reply) r.reply = reply;
   const w = wakeAt(run);
   if (w) r.wakeAt = w;
@@ -172,6 +181,7 @@ class Transition {
   private readonly registry: StepRegistry;
   private changed = true;
   private stepOutcome = "";
+  private readonly finished: StepFinished[] = [];
 
   constructor(
     private readonly draft: RunState,
@@ -232,12 +242,12 @@ class Transition {
         if (!e.ok) return this.stepFailed(e.error);
         const { ctx, executor } = this.stepContext();
         // Kept while the step goes on waiting (a pull request until merged), merged when it is done.
-        frame.results[ctx.step.id] = {
+        this.setResult(frame, ctx.step.id, {
           status: "running",
           attempt: frame.attempt,
           at: this.now,
           outputs: capOutputs(e.outputs),
-        };
+        });
         return this.apply(
           executor.onEffect
             ? executor.onEffect(ctx, e.outputs)
@@ -388,6 +398,22 @@ class Transition {
     return { ctx, executor };
   }
 
+  /** Store a step's result; final ones are also reported, so adapters can log what finished. */
+  private setResult(frame: Frame, stepId: string, result: StepResult): void {
+    frame.results[stepId] = result;
+    if (result.status === "running") return;
+    const kind = graphOf(this.bundleOf(frame)).byId.get(stepId)?.step.type ?? "end";
+    const f: StepFinished = {
+      playbook: frame.playbook,
+      step: stepId,
+      kind,
+      status: result.status,
+      depth: this.draft.stack.indexOf(frame),
+    };
+    if (result.outputs) f.outputs = result.outputs;
+    this.finished.push(f);
+  }
+
   /** Enter the current step: the one transition a continuation performs. */
   private enter(): void {
     const frame = activeFrame(this.draft);
@@ -405,7 +431,7 @@ class Transition {
       );
     }
     if (step.if !== undefined && !evaluateExpression(parseExpression(step.if), ctx.resolve)) {
-      frame.results[step.id] = { status: "skipped", attempt: frame.attempt, at: this.now };
+      this.setResult(frame, step.id, { status: "skipped", attempt: frame.attempt, at: this.now });
       this.stepOutcome = "skipped (if is false)";
       return this.moveNext(step);
     }
@@ -523,7 +549,7 @@ class Transition {
           ...(outcome.outputs ?? {}),
         };
         if (Object.keys(outputs).length > 0) result.outputs = capOutputs(outputs);
-        frame.results[step.id] = result;
+        this.setResult(frame, step.id, result);
         this.messages.push(...(outcome.messages ?? []));
         if (step.authority === "show-me" && result.outputs) {
           this.messages.push({
@@ -546,12 +572,20 @@ class Transition {
         return;
       case "end":
         this.stepOutcome = `ended (${outcome.status})`;
-        frame.results[step.id] = { status: "completed", attempt: frame.attempt, at: this.now };
+        this.setResult(frame, step.id, {
+          status: "completed",
+          attempt: frame.attempt,
+          at: this.now,
+        });
         return this.endFrame(outcome);
       case "delegate":
         return this.delegate(outcome.playbook, outcome.inputs);
       case "handoff":
-        frame.results[step.id] = { status: "completed", attempt: frame.attempt, at: this.now };
+        this.setResult(frame, step.id, {
+          status: "completed",
+          attempt: frame.attempt,
+          at: this.now,
+        });
         this.stepOutcome = `handed off to ${outcome.playbook}`;
         return this.endFrame(
           { type: "end", status: "neutral", handoff: [outcome.playbook] },
@@ -606,7 +640,12 @@ class Transition {
     const frame = activeFrame(this.draft);
     const { ctx, executor } = this.stepContext();
     const step = ctx.step;
-    frame.results[step.id] = { status: "failed", attempt: frame.attempt, at: this.now, error };
+    this.setResult(frame, step.id, {
+      status: "failed",
+      attempt: frame.attempt,
+      at: this.now,
+      error,
+    });
     const action = errorAction(step, error);
     const retryable = executor.retryable || step.idempotency_key !== undefined;
     if (action.action === "retry" && retryable && frame.attempt <= action.max) {
@@ -624,7 +663,12 @@ class Transition {
     }
     if (action.action === "continue" || action.action === "ignore") {
       if (action.action === "ignore")
-        frame.results[step.id] = { status: "ignored", attempt: frame.attempt, at: this.now, error };
+        this.setResult(frame, step.id, {
+          status: "ignored",
+          attempt: frame.attempt,
+          at: this.now,
+          error,
+        });
       this.stepOutcome = `failed (${error.code}), ${action.action}`;
       return this.moveNext(step);
     }
@@ -744,7 +788,7 @@ class Transition {
       const childOutputs: Record<string, Value> = { ...outputs.values };
       if (end.conclusion !== undefined) childOutputs.conclusion = end.conclusion;
       if (Object.keys(childOutputs).length > 0) result.outputs = capOutputs(childOutputs);
-      parent.results[stepId] = result;
+      this.setResult(parent, stepId, result);
       this.stepOutcome = `${frame.playbook} returned`;
       return this.moveNext(step);
     }
@@ -834,6 +878,7 @@ class Transition {
       run,
       effects: this.effects,
       messages: this.messages,
+      finished: this.finished,
       continue: due && (!f.notBefore || f.notBefore <= this.now),
       changed: true,
     };

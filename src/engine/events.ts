@@ -83,10 +83,22 @@ export interface Reply {
   reason?: string;
 }
 
+/** A step that reached a final result in this transition (a delegated child's too, even once popped). */
+export interface StepFinished {
+  playbook: string;
+  step: string;
+  kind: string;
+  status: "completed" | "skipped" | "failed" | "ignored";
+  /** 0 for the run's own playbook, 1 for a child it delegated to, … */
+  depth: number;
+  outputs?: Record<string, Value>;
+}
+
 export interface AdvanceResult {
   run: RunState;
   effects: Effect[];
   messages: Message[];
+  finished: StepFinished[];
   reply?: Reply;
   /** The run can move without outside input: send a continuation. */
   continue: boolean;

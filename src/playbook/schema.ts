@@ -454,6 +454,12 @@ export const PLAYBOOK_SCHEMA = {
       propertyNames: { $ref: "#/$defs/id" },
       additionalProperties: { $ref: "#/$defs/step" },
     },
+    tests: {
+      type: "array",
+      description:
+        "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.",
+      items: { $ref: "#/$defs/test_case" },
+    },
     outputs: {
       type: "object",
       description: "Run outputs, as templates.",
@@ -522,6 +528,102 @@ export const PLAYBOOK_SCHEMA = {
             label: { $ref: "#/$defs/id", description: "Name for /choose (default: the goto)." },
             goto: { $ref: "#/$defs/id" },
             default: { $ref: "#/$defs/id", description: "Step taken when no branch applies." },
+          },
+        },
+      },
+    },
+    test_actor: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        by: str("Login of the person (default: a test user with the permission)."),
+        permission: { enum: [...PERMISSIONS] },
+        teams: strings("Teams the person belongs to."),
+        step: { $ref: "#/$defs/id", description: "/approve: the step named." },
+        values: { type: "object", additionalProperties: { type: ["string", "number", "boolean"] } },
+        reason: str("/reject: the reason."),
+        findings: {
+          type: "object",
+          additionalProperties: { type: ["string", "number", "boolean"] },
+        },
+        branch: { $ref: "#/$defs/id", description: "/choose: the branch label." },
+      },
+    },
+    test_event: {
+      type: "object",
+      minProperties: 1,
+      maxProperties: 1,
+      additionalProperties: false,
+      description: "One event: a command, an outside event, a failing effect or time passing.",
+      properties: {
+        approve: { $ref: "#/$defs/test_actor" },
+        reject: { $ref: "#/$defs/test_actor" },
+        record: { $ref: "#/$defs/test_actor" },
+        choose: { $ref: "#/$defs/test_actor" },
+        retry: { $ref: "#/$defs/test_actor" },
+        cancel: { $ref: "#/$defs/test_actor" },
+        merge: { type: "boolean", description: "The awaited pull request is merged." },
+        close_pr: { type: "boolean", description: "The awaited pull request is closed unmerged." },
+        workflow: {
+          enum: ["success", "failure", "cancelled"],
+          description: "The awaited workflow run ends.",
+        },
+        fail_effect: {
+          type: "object",
+          additionalProperties: false,
+          required: ["step", "code"],
+          properties: {
+            step: { $ref: "#/$defs/id" },
+            code: { type: "string" },
+            times: { type: "integer", minimum: 1 },
+          },
+          description: "The next effect(s) of this step fail with this error code.",
+        },
+        wait: {
+          $ref: "#/$defs/duration",
+          description: "Time passes (timeouts and reminders fire).",
+        },
+      },
+    },
+    test_case: {
+      type: "object",
+      additionalProperties: false,
+      required: ["name", "expect"],
+      properties: {
+        name: str("What the case shows."),
+        inputs: { type: "object", additionalProperties: { type: ["string", "number", "boolean"] } },
+        initiator: { $ref: "#/$defs/test_actor" },
+        alert: {
+          type: "object",
+          additionalProperties: false,
+          description:
+            "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.",
+          properties: {
+            title: { type: "string" },
+            summary: { type: "string" },
+            severity: { type: "string" },
+            status: { enum: ["firing", "resolved"] },
+            source: { enum: [...ALERT_SOURCES] },
+            labels: { type: "object", additionalProperties: { type: "string" } },
+            annotations: { type: "object", additionalProperties: { type: "string" } },
+          },
+        },
+        events: { type: "array", items: { $ref: "#/$defs/test_event" } },
+        expect: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            path: list(
+              { type: "string" },
+              "Steps entered, in order (a delegated child's as <playbook>/<step>).",
+            ),
+            status: { enum: ["completed", "failed", "cancelled", "waiting", "running"] },
+            conclusion: str("The last decide conclusion, or the end's conclusion."),
+            error: str("The error code the run failed with."),
+            outputs: {
+              type: "object",
+              additionalProperties: { type: ["string", "number", "boolean"] },
+            },
           },
         },
       },

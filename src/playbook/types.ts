@@ -238,4 +238,52 @@ export interface PlaybookDocument {
   entrypoint?: string;
   nodes?: Record<string, Omit<Step, "id"> & { id?: string }>;
   outputs?: Record<string, string>;
+  tests?: TestCase[];
+}
+
+export interface TestActor {
+  by?: string;
+  permission?: Permission;
+  teams?: string[];
+  step?: string;
+  values?: Record<string, string | number | boolean>;
+  reason?: string;
+  findings?: Record<string, string | number | boolean>;
+  branch?: string;
+}
+
+export type TestEvent =
+  | { approve: TestActor }
+  | { reject: TestActor }
+  | { record: TestActor }
+  | { choose: TestActor }
+  | { retry: TestActor }
+  | { cancel: TestActor }
+  | { merge: boolean }
+  | { close_pr: boolean }
+  | { workflow: "success" | "failure" | "cancelled" }
+  | { fail_effect: { step: string; code: string; times?: number } }
+  | { wait: string };
+
+export interface TestCase {
+  name: string;
+  inputs?: Record<string, string | number | boolean>;
+  initiator?: TestActor;
+  alert?: {
+    title?: string;
+    summary?: string;
+    severity?: string;
+    status?: "firing" | "resolved";
+    source?: AlertSource;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  events?: TestEvent[];
+  expect: {
+    path?: string[];
+    status?: "completed" | "failed" | "cancelled" | "waiting" | "running";
+    conclusion?: string;
+    error?: string;
+    outputs?: Record<string, string | number | boolean>;
+  };
 }
