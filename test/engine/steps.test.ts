@@ -664,3 +664,76 @@ describe("authority", () => {
     expect(unknown.frame.phase).toBe("approval");
   });
 });
+
+describe("a template naming a missing value fails the step, in every field", () => {
+  const cases: [string, string][] = [
+    ["comment", "body: '{{ inputs.nope }}'"],
+    ["branch", "name: 'x/{{ inputs.nope }}'"],
+    ["commit", "branch: '{{ inputs.nope }}'\n    message: m\n    paths: [a]"],
+    ["commit", "branch: b\n    message: m\n    files: [{ path: '{{ inputs.nope }}', content: x }]"],
+    ["commit", "branch: b\n    message: m\n    files: [{ path: a, content: '{{ inputs.nope }}' }]"],
+    ["commit", "branch: b\n    message: m\n    paths: ['{{ inputs.nope }}']"],
+    ["issue", "title: t\n    labels: ['{{ inputs.nope }}']"],
+    ["issue", "title: t\n    assignees: ['{{ inputs.nope }}']"],
+    ["issue", "title: '{{ inputs.nope }}'"],
+    ["label", "add: ['{{ inputs.nope }}']"],
+    ["label", "remove: ['{{ inputs.nope }}']"],
+    ["close", "comment: '{{ inputs.nope }}'"],
+    ["pull_request", "head: h\n    title: t\n    labels: ['{{ inputs.nope }}']"],
+    ["pull_request", "head: h\n    title: t\n    reviewers: ['{{ inputs.nope }}']"],
+    ["pull_request", "head: h\n    title: t\n    team_reviewers: ['{{ inputs.nope }}']"],
+    ["pull_request", "head: h\n    title: '{{ inputs.nope }}'"],
+    ["dispatch", "workflow: w.yml\n    inputs: { a: '{{ inputs.nope }}' }"],
+    ["dispatch", "workflow: w.yml\n    ref: '{{ inputs.nope }}'"],
+    ["ai", "prompt: '{{ inputs.nope }}'"],
+    ["playbook", "playbook: other\n    mode: delegate\n    with: { a: '{{ inputs.nope }}' }"],
+    ["checkpoint", "message: '{{ inputs.nope }}'"],
+    ["investigate", "description: '{{ inputs.nope }}'"],
+    [
+      "decide",
+      "rules: [{ id: r, all: [x], conclusion: c }]\n    confirmed_facts: [{ finding: x, text: '{{ inputs.nope }}' }]",
+    ],
+  ];
+  for (const [kind, fields] of cases) {
+    it(`${kind}: ${fields.split("\n").at(-1)?.trim()}`, () => {
+      const text = [
+        "apiVersion: playbook-bot/v1",
+        "id: missing",
+        "steps:",
+        "  - id: s",
+        `    type: ${kind}`,
+        `    ${fields}`,
+        "  - id: fin",
+        "    type: end",
+        "",
+      ].join("\n");
+      const d = new Driver(bundle(text, { allow: ["template-unresolved", "step-shape"] }));
+      d.start();
+      if (kind === "decide") {
+        d.run.stack[0]!.findings.x = true;
+      }
+      d.drive();
+      expect(d.last.effects).toEqual([]);
+      expect(d.run.status).toBe("failed");
+      expect(d.run.error?.code).toBe("PB-TEMPLATE-UNDEFINED");
+      expect(d.run.error?.message).toContain("'{{ inputs.nope }}' has no value");
+    });
+  }
+
+  it("close defaults its reason to completed", () => {
+    const d = new Driver(
+      bundle(yaml`
+        apiVersion: playbook-bot/v1
+        id: defaults
+        steps:
+          - id: shut
+            type: close
+          - id: fin
+            type: end
+      `),
+    );
+    d.start();
+    d.drive();
+    expect(d.effect().params).toEqual({ reason: "completed" });
+  });
+});
