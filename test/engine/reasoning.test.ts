@@ -321,6 +321,33 @@ describe("ai", () => {
     expect(d.frame.attempt).toBe(2);
   });
 
+  it("a bare ai step asks with defaults; an answer without text or scalar findings records empties", () => {
+    const d = new Driver(
+      bundle(yaml`
+        apiVersion: playbook-bot/v1
+        id: bare
+        steps:
+          - id: think
+            type: ai
+            prompt: hello
+          - id: fin
+            type: end
+      `),
+    );
+    d.start();
+    d.drive();
+    expect(d.effect().params).toEqual({
+      prompt: "hello",
+      tools: [],
+      scope: "read-only",
+      expected_findings: [],
+      expect_files: [],
+    });
+    d.answer({ "finding.cause": ["a", "b"] });
+    expect(d.frame.findings).toEqual({});
+    expect(d.frame.results.think?.outputs?.text).toBe("");
+  });
+
   it("scope write asks for approval when no checkpoint passed before", () => {
     const d = new Driver(
       bundle(pb("scope: write"), { allow: ["template-order", "ai-write-unapproved"] }),
