@@ -223,7 +223,7 @@ describe("gitCommit", () => {
     expect(again).toEqual({
       ok: true,
       outputs: {
-        sha: (first as { outputs: { sha: string } }).outputs.sha,
+        sha: first.ok ? first.outputs.sha : "(failed)",
         branch: "work",
         created: false,
       },
