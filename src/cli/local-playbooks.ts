@@ -101,7 +101,7 @@ export function findTarget(
   const asFile = resolve(repo, target);
   if (existsSync(asFile) && [".yaml", ".yml"].includes(extname(asFile))) {
     const bundle = [...set.bundles.values()].find((b) => resolve(b.file) === asFile);
-    const report = set.reports.find((r) => resolve(r.file) === asFile);
+    const report = set.reports.find((r) => resolve(r.file) === asFile && hasErrors(r));
     return bundle ? { bundle } : report ? { report } : {};
   }
   const byId =
@@ -109,9 +109,26 @@ export function findTarget(
     [...set.bundles.values()].find((b) => b.playbook.on?.command === target);
   if (byId) return { bundle: byId };
   const report = set.reports.find(
-    (r) => r.playbook?.id === target || basename(r.file, extname(r.file)) === target,
+    (r) =>
+      hasErrors(r) && (r.playbook?.id === target || basename(r.file, extname(r.file)) === target),
   );
   return report ? { report } : {};
+}
+
+/** Only a report with errors explains why a playbook cannot run; a valid one (disabled) does not. */
+function hasErrors(report: FileReport): boolean {
+  return report.diagnostics.some((d) => d.severity === "error");
+}
+
+/** The file that disables a playbook (`active: false`) the target names, if any. */
+export function disabledBy(set: LoadedSet, target: string, repo: string): string | undefined {
+  const asFile = resolve(repo, target);
+  return set.reports.find(
+    (r) =>
+      r.playbook?.active === false &&
+      !hasErrors(r) &&
+      (r.playbook.id === target || resolve(r.file) === asFile),
+  )?.file;
 }
 
 /** The playbooks a run may enter: the root and everything it delegates to, transitively. */

@@ -12,6 +12,7 @@ import { formatText } from "../playbook/report/text.js";
 import { FileRunStore, StateError, type LocalRunRecord } from "../state/file-store.js";
 import {
   delegateClosure,
+  disabledBy,
   findTarget,
   loadLocalPlaybooks,
   loadPinned,
@@ -123,6 +124,11 @@ export async function runCommand(
   if (!found.bundle) {
     if (found.report) {
       io.err(formatText([found.report]));
+      return RUN_EXIT.invalid;
+    }
+    const disabled = disabledBy(set, explicit ?? target, repo);
+    if (disabled) {
+      io.err(`playbook-bot: playbook '${target}' is disabled (active: false in ${disabled})\n`);
       return RUN_EXIT.invalid;
     }
     io.err(

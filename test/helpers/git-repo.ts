@@ -88,17 +88,23 @@ export interface IoOptions {
   interactive?: boolean;
   clock?: () => Date;
   sleeps?: number[];
+  /** Keep the clock still while sleeping (by default a sleep moves the clock on). */
+  frozen?: boolean;
 }
 
 function makeIo(cwd: string, o: IoOptions) {
   const res: InProcessRun = { code: -1, out: "", err: "", questions: [] };
   const answers = o.answers ? [...o.answers] : undefined;
+  let now = FIXED_NOW.getTime();
   const io = {
     out: (t: string) => void (res.out += t),
     err: (t: string) => void (res.err += t),
     cwd,
-    clock: o.clock ?? (() => FIXED_NOW),
-    sleep: async (ms: number) => void o.sleeps?.push(ms),
+    clock: o.clock ?? (() => new Date(now)),
+    sleep: async (ms: number) => {
+      o.sleeps?.push(ms);
+      if (!o.frozen) now += ms;
+    },
     ...(o.interactive !== undefined ? { interactive: o.interactive } : {}),
     ...(answers
       ? {

@@ -1,0 +1,437 @@
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  bundleHash,
+  delegateClosure,
+  findTarget,
+  loadLocalPlaybooks,
+} from "../../src/cli/local-playbooks.js";
+import {
+  branches,
+  cleanup,
+  FIXED_ID,
+  git,
+  makeRepo,
+  ROOT,
+  runIn,
+  write,
+} from "../helpers/git-repo.js";
+
+afterEach(cleanup);
+
+const HELLO_BRANCH = `playbook/hello-world-${FIXED_ID}`;
+
+/** A repository playbook exercising the runner's answers without GitHub. */
+const SINK = `apiVersion: playbook-bot/v1
+id: sink
+name: Kitchen sink
+description: Every kind of wait the local runner answers by itself.
+steps:
+  - id: two
+    type: checkpoint
+    description: Two approvals.
+    message: Two people, please.
+    approvers: { count: 2 }
+  - id: think
+    type: ai
+    description: A write-scope ai step needs an approval.
+    prompt: Write something
+    scope: write
+  - id: deploy
+    type: dispatch
+    description: Run a workflow and wait for it.
+    workflow: deploy.yml
+    wait: true
+  - id: tag
+    type: label
+    description: Label the issue.
+    authority: ask-first
+    add: [done]
+  - id: pr
+    type: pull_request
+    description: Open a pull request and wait for its merge.
+    head: feature
+    title: A change
+    wait: merged
+  - id: end
+    type: end
+    description: Finish.
+    advice: "AI said {{ steps.think.outputs.text }}"
+`;
+
+const RETRY = `apiVersion: playbook-bot/v1
+id: flaky
+description: A branch from a base that does not exist, retried twice.
+steps:
+  - id: branch
+    type: branch
+    description: Cannot work.
+    name: x
+    from: does-not-exist
+    on_error: { GIT-FAILED: retry:2, default: fail }
+  - id: end
+    type: end
+    description: Never reached.
+`;
+
+const ASK = `apiVersion: playbook-bot/v1
+id: ask
+description: An investigation without branches.
+steps:
+  - id: look
+    type: investigate
+    description: Look around.
+    expected_findings: [disk_full, cpu_high]
+  - id: plain
+    type: investigate
+    description: Nothing expected.
+  - id: end
+    type: end
+    description: Finish.
+    advice: "disk {{ findings.disk_full }}"
+`;
+
+describe("playbook-bot run hello-world", () => {
+  it("runs autonomously: branch, commit, logs, summary, archive", async () => {
+    const repo = makeRepo();
+    const r = await runIn(repo, "hello-world", ['name="Ada Lovelace"'], { mode: "autonomous" });
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    const branch = `playbook/hello-ada-lovelace-${FIXED_ID}`;
+    expect(branches(repo)).toEqual(["main", branch]);
+    expect(git(repo, "log", "-1", "--format=%s%n%b", branch)).toBe(
+      `docs: greet ada-lovelace\nPlaybook-Run: ${FIXED_ID}/commit/1`,
+    );
+    expect(git(repo, "show", `${branch}:greetings/ada-lovelace.md`)).toContain(
+      "Hello, ada-lovelace!",
+    );
+    // The checkout is untouched.
+    expect(git(repo, "status", "--porcelain")).toBe("");
+    expect(r.out).toContain(`Run ${FIXED_ID}: Hello, world (autonomous)\n`);
+    for (const line of [
+      "[10:20:30] ▶ approve (checkpoint)",
+      "[10:20:30] autonomous mode: approving approve",
+      "✔ approve completed in",
+      "▶ branch (branch)",
+      "✔ branch completed in",
+      "▶ commit (commit)",
+      "✔ commit completed in",
+      "✔ done completed in",
+    ])
+      expect(r.out).toContain(line);
+    expect(r.out).toMatch(
+      /step +kind +result +time\n-+ +-+ +-+ +-+\napprove +checkpoint +completed +\d+ ms\nbranch +branch +completed +\d+ ms\ncommit +commit +completed +\d+ ms\ndone +end +completed +\d+ ms\n/,
+    );
+    const runs = join(repo, ".playbook-runs");
+    const archived = join(runs, "history", "2024", "03", "05", `run-${FIXED_ID}.json`);
+    expect(r.out).toContain(`Run ${FIXED_ID} completed. State: ${archived}\n`);
+    expect(existsSync(join(runs, `run-${FIXED_ID}.json`))).toBe(false);
+    expect(JSON.parse(readFileSync(archived, "utf8")).run.status).toBe("completed");
+    expect(readFileSync(join(runs, ".gitignore"), "utf8")).toBe("*\n");
+    expect(readdirSync(join(runs, "playbooks"))).toHaveLength(1);
+  });
+
+  it("finds a playbook by its command and by its file", async () => {
+    const repo = makeRepo();
+    const byCommand = await runIn(repo, "hello", [], { mode: "autonomous" });
+    expect(byCommand.code).toBe(0);
+    expect(byCommand.out).toContain("Hello, world (autonomous)");
+    const repo2 = makeRepo();
+    const byFile = await runIn(repo2, join(ROOT, "playbooks", "hello-world.yaml"), [], {
+      mode: "autonomous",
+    });
+    expect(byFile.code).toBe(0);
+    expect(branches(repo2)).toContain(HELLO_BRANCH);
+  });
+
+  it("asks in manual mode: ENTER approves", async () => {
+    const repo = makeRepo();
+    const r = await runIn(repo, "hello-world", [], {}, { answers: [""] });
+    expect(r.code).toBe(0);
+    expect(r.questions).toEqual(["Approve approve? [ENTER approves, n rejects] "]);
+    expect(branches(repo)).toContain(HELLO_BRANCH);
+  });
+
+  it("asks in manual mode: n rejects and the run fails with exit 2", async () => {
+    const repo = makeRepo();
+    const r = await runIn(repo, "hello-world", [], {}, { answers: ["n"] });
+    expect(r.code).toBe(2);
+    expect(branches(repo)).toEqual(["main"]);
+    expect(r.out).toContain("✖ approve failed");
+    expect(r.out).toContain(`Run ${FIXED_ID} failed.`);
+    expect(
+      existsSync(
+        join(repo, ".playbook-runs", "history", "2024", "03", "05", `run-${FIXED_ID}.json`),
+      ),
+    ).toBe(true);
+  });
+
+  it("performs nothing in a dry run and prints what it would do", async () => {
+    const repo = makeRepo();
+    const r = await runIn(repo, "hello-world", [], { mode: "autonomous", dryRun: true });
+    expect(r.code).toBe(0);
+    expect(branches(repo)).toEqual(["main"]);
+    expect(git(repo, "rev-list", "--all", "--count")).toBe("1");
+    expect(r.out).toContain("(autonomous, dry run)");
+    expect(r.out).toContain(`dry run: would create branch ${HELLO_BRANCH}`);
+    expect(r.out).toContain(`dry run: would commit "docs: greet world" to ${HELLO_BRANCH}`);
+  });
+
+  it("runs in a new scratch repository with --scratch", async () => {
+    const repo = makeRepo();
+    const r = await runIn(repo, "hello-world", [], { mode: "autonomous", scratch: true });
+    expect(r.code).toBe(0);
+    const scratch = /Scratch repository: (.+)\n/.exec(r.out)?.[1] as string;
+    try {
+      expect(scratch).toBeTruthy();
+      expect(scratch).not.toBe(repo);
+      expect(branches(scratch)).toEqual(["main", HELLO_BRANCH]);
+      expect(git(scratch, "log", "--format=%s", "main")).toBe("Initial commit");
+      expect(branches(repo)).toEqual(["main"]);
+      expect(existsSync(join(repo, ".playbook-runs"))).toBe(false);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it("acts on --repo instead of the current folder", async () => {
+    const repo = makeRepo();
+    const other = makeRepo();
+    const r = await runIn(repo, "hello-world", [], { mode: "autonomous", repo: other });
+    expect(r.code).toBe(0);
+    expect(branches(other)).toContain(HELLO_BRANCH);
+    expect(branches(repo)).toEqual(["main"]);
+  });
+});
+
+describe("playbook-bot run: refusals", () => {
+  it("an unknown playbook exits 1 and lists the ids", async () => {
+    const repo = makeRepo();
+    const r = await runIn(repo, "nope", [], { mode: "autonomous" });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("playbook-bot: no playbook 'nope'");
+    expect(r.err).toContain(join(repo, ".github/playbooks"));
+    expect(r.err).toMatch(/ids: .*hello-world/);
+    expect(existsSync(join(repo, ".playbook-runs"))).toBe(false);
+  });
+
+  it("invalid inputs exit 1 and say which", async () => {
+    const repo = makeRepo();
+    const r = await runIn(repo, "hello-world", [`name=${"x".repeat(60)}`], { mode: "autonomous" });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^playbook-bot: hello-world: invalid inputs\n {2}- .*name/);
+    expect(branches(repo)).toEqual(["main"]);
+
+    const bump = await runIn(repo, "dependency-bump", [], { mode: "autonomous" });
+    expect(bump.code).toBe(1);
+    expect(bump.err).toContain("dependency-bump: invalid inputs");
+    expect(bump.err).toContain("package");
+  });
+
+  it("an invalid playbook named by id or by file exits 1 with its report", async () => {
+    const repo = makeRepo();
+    write(
+      repo,
+      ".github/playbooks/broken.yaml",
+      "apiVersion: playbook-bot/v1\nid: broken\nsteps:\n  - id: a\n    type: comit\n",
+    );
+    const byId = await runIn(repo, "broken", [], { mode: "autonomous" });
+    expect(byId.code).toBe(1);
+    expect(byId.err).toContain("unknown step kind 'comit'");
+    const byFile = await runIn(repo, ".github/playbooks/broken.yaml", [], { mode: "autonomous" });
+    expect(byFile.code).toBe(1);
+    expect(byFile.err).toContain("unknown step kind 'comit'");
+  });
+});
+
+describe("the runner answers what a local run waits for", () => {
+  it("approves multi-person checkpoints and write-scope ai, and treats workflows as done without GitHub", async () => {
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/sink.yaml", SINK);
+    const r = await runIn(repo, "sink", [], { mode: "autonomous" });
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("autonomous mode: approving two");
+    expect(r.out).toContain("autonomous mode: approving tag");
+    expect(r.out).toContain("no GitHub: treating pull request as merged to continue the local run");
+    expect(r.out).toContain("no GitHub token: would run workflow deploy.yml with {}");
+    expect(r.out).toContain(
+      "no GitHub: treating workflow deploy.yml as successful to continue the local run",
+    );
+    expect(r.out).toContain("no GitHub token: would label the issue: +[done] -[]");
+    expect(r.out).toContain("AI said mock response to: Write something");
+    expect(r.out).toMatch(/two +checkpoint +completed/);
+    expect(r.out).toMatch(/deploy +dispatch +completed/);
+  });
+
+  it("waits between retries with the injected sleep, then fails with exit 2", async () => {
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/flaky.yaml", RETRY);
+    const sleeps: number[] = [];
+    const r = await runIn(repo, "flaky", [], { mode: "autonomous" }, { sleeps });
+    expect(r.code).toBe(2);
+    expect(sleeps.length).toBe(2);
+    expect(r.out).toContain("waiting 2 s before retrying branch");
+    expect(r.out).toContain("✖ branch failed (GIT-FAILED)");
+    expect(r.out).toMatch(/branch +branch +failed/);
+    expect(branches(repo)).toEqual(["main"]);
+  });
+
+  it("pauses when retries wait on a clock that does not move", async () => {
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/flaky.yaml", RETRY);
+    const sleeps: number[] = [];
+    const r = await runIn(repo, "flaky", [], { mode: "autonomous" }, { sleeps, frozen: true });
+    expect(r.code).toBe(4);
+    expect(sleeps).toHaveLength(4);
+    expect(r.out).toContain(`Run ${FIXED_ID} paused at branch (running)`);
+    expect(existsSync(join(repo, ".playbook-runs", `run-${FIXED_ID}.json`))).toBe(true);
+  });
+
+  it("asks for findings and records them, or records false for an empty answer", async () => {
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/ask.yaml", ASK);
+    const r = await runIn(repo, "ask", [], {}, { answers: ["disk_full=true cpu_high=false"] });
+    expect(r.code).toBe(0);
+    expect(r.questions).toEqual(["Findings for look (disk_full=… cpu_high=…): "]);
+    expect(r.out).toContain("disk true");
+
+    const repo2 = makeRepo();
+    write(repo2, ".github/playbooks/ask.yaml", ASK);
+    const r2 = await runIn(repo2, "ask", [], {}, { answers: [""] });
+    expect(r2.code).toBe(0);
+    expect(r2.out).toContain("disk false");
+  });
+
+  it("walks an investigation with choices, a delegate and a handoff", async () => {
+    const repo = makeRepo();
+    const r = await runIn(
+      repo,
+      "service-triage",
+      ["namespace=shop"],
+      {},
+      {
+        answers: [
+          "failing_pods=true",
+          "unhealthy",
+          "volume_mount_error=true",
+          "",
+          "recent_deploy=false",
+          "recent_config_change=false",
+        ],
+      },
+    );
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.questions[0]).toBe("Findings for pod_state (failing_pods=…): ");
+    expect(r.questions[1]).toBe("Choose for pod_state (unhealthy | healthy): ");
+    expect(r.out).toContain("▶ deploys (investigate) in recent-changes");
+    expect(r.out).toMatch(/recent-changes\/deploys +investigate +completed/);
+    expect(r.out).toContain("handoff: continue with `playbook-bot run storage-investigation`");
+  });
+});
+
+describe("local playbook discovery", () => {
+  const OVERRIDE = readFileSync(join(ROOT, "playbooks", "hello-world.yaml"), "utf8").replace(
+    "name: Hello, world",
+    "name: Hello from the repository",
+  );
+
+  it("loads the bundled library", async () => {
+    const set = await loadLocalPlaybooks(makeRepo());
+    expect([...set.bundles.keys()]).toEqual(
+      expect.arrayContaining(["hello-world", "dependency-bump", "service-triage"]),
+    );
+    const hello = set.bundles.get("hello-world");
+    expect(hello?.files).toEqual({
+      "templates/hello.md": readFileSync(join(ROOT, "playbooks/templates/hello.md"), "utf8"),
+    });
+    expect(hello?.hash).toBe(bundleHash(hello?.source ?? "", hello?.files ?? {}));
+  });
+
+  it("prefers the repository's .github/playbooks over the bundled library", async () => {
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/hello-world.yaml", OVERRIDE);
+    write(repo, ".github/playbooks/templates/hello.md", "Hi {{ inputs.name }} from the repo\n");
+    const set = await loadLocalPlaybooks(repo);
+    expect(set.bundles.get("hello-world")?.playbook.name).toBe("Hello from the repository");
+    expect(set.bundles.get("hello-world")?.file).toBe(
+      join(repo, ".github/playbooks/hello-world.yaml"),
+    );
+
+    const r = await runIn(repo, "hello-world", [], { mode: "autonomous" });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("Hello from the repository (autonomous)");
+    expect(git(repo, "show", `${HELLO_BRANCH}:greetings/world.md`)).toBe("Hi world from the repo");
+  });
+
+  it("prefers an explicit file over the repository's playbooks", async () => {
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/hello-world.yaml", OVERRIDE);
+    write(repo, "elsewhere/templates/hello.md", "elsewhere\n");
+    const other = write(
+      repo,
+      "elsewhere/hello.yaml",
+      OVERRIDE.replace("Hello from the repository", "Hello from elsewhere"),
+    );
+    const set = await loadLocalPlaybooks(repo, other);
+    expect(set.bundles.get("hello-world")?.playbook.name).toBe("Hello from elsewhere");
+    expect(findTarget(set, "elsewhere/hello.yaml", repo).bundle?.file).toBe(other);
+  });
+
+  it("disables an id with active: false", async () => {
+    const repo = makeRepo();
+    write(
+      repo,
+      ".github/playbooks/hello-world.yaml",
+      OVERRIDE.replace("owner:", "active: false\nowner:"),
+    );
+    write(repo, ".github/playbooks/templates/hello.md", "unused\n");
+    const set = await loadLocalPlaybooks(repo);
+    expect(set.bundles.has("hello-world")).toBe(false);
+    expect(set.bundles.has("dependency-bump")).toBe(true);
+    const r = await runIn(repo, "hello-world", [], { mode: "autonomous" });
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      `playbook-bot: playbook 'hello-world' is disabled (active: false in ${join(repo, ".github/playbooks/hello-world.yaml")})\n`,
+    );
+    const byFile = await runIn(repo, ".github/playbooks/hello-world.yaml", [], {
+      mode: "autonomous",
+    });
+    expect(byFile.code).toBe(1);
+    expect(byFile.err).toContain("is disabled (active: false in");
+    expect(branches(repo)).toEqual(["main"]);
+  });
+
+  it("reports an invalid file and keeps the valid ones", async () => {
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/bad.yaml", "apiVersion: playbook-bot/v1\nid: bad\nsteps: 3\n");
+    const set = await loadLocalPlaybooks(repo);
+    expect(set.bundles.has("bad")).toBe(false);
+    const report = set.reports.find((x) => x.file.endsWith("bad.yaml"));
+    expect(report?.diagnostics.some((d) => d.severity === "error")).toBe(true);
+    expect(findTarget(set, "bad", repo).report).toBe(report);
+    expect(findTarget(set, ".github/playbooks/bad.yaml", repo).report).toBe(report);
+  });
+
+  it("finds nothing for an unknown target or an unlisted yaml file", async () => {
+    const repo = makeRepo();
+    const set = await loadLocalPlaybooks(repo);
+    expect(findTarget(set, "unknown", repo)).toEqual({});
+    write(repo, "stray.yaml", "a: 1\n");
+    expect(findTarget(set, "stray.yaml", repo)).toEqual({});
+    // A file that is not yaml is looked up as an id.
+    expect(findTarget(set, "README.md", repo)).toEqual({});
+  });
+
+  it("computes the delegate closure transitively and once", async () => {
+    const set = await loadLocalPlaybooks(makeRepo());
+    expect(delegateClosure("service-triage", set.bundles).sort()).toEqual([
+      "recent-changes",
+      "service-triage",
+    ]);
+    expect(delegateClosure("hello-world", set.bundles)).toEqual(["hello-world"]);
+    expect(delegateClosure("missing", set.bundles)).toEqual([]);
+  });
+});
