@@ -16,6 +16,7 @@ describe("bundled playbooks", () => {
     expect(files.map((f) => f.slice(bundledLibraryDir().length + 1))).toEqual([
       "alert-high-error-rate.yaml",
       "dependency-bump.yaml",
+      "hello-world.yaml",
       "recent-changes.yaml",
       "service-triage.yaml",
       "storage-investigation.yaml",
@@ -39,6 +40,7 @@ describe("bundled playbooks", () => {
     expect(known.map((k) => k.id).sort()).toEqual([
       "alert-high-error-rate",
       "dependency-bump",
+      "hello-world",
       "recent-changes",
       "service-triage",
       "storage-investigation",

@@ -1,29 +1,10 @@
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { playbookError } from "../errors.js";
 import type { Message, RunEvent } from "../events.js";
 import { approvalRefusal, describeApprovers, durationMs, tally } from "../policy.js";
 import { capValue, type Frame, type RunState, type Scalar, type Value } from "../state.js";
 import type { Approvers, CheckpointStep } from "../../playbook/types.js";
-import { linearRegExpForAjv } from "../../util/regex.js";
+import { compileResponseSchema } from "../../playbook/response-schema.js";
 import type { Outcome, StepExecutor } from "./types.js";
-
-const compiled = new Map<string, ValidateFunction>();
-
-/** Response schemas are compiled once per distinct schema; their patterns run on RE2. */
-function responseValidator(schema: Record<string, unknown>): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let v = compiled.get(key);
-  if (!v) {
-    v = new Ajv2020({
-      strict: false,
-      allErrors: true,
-      coerceTypes: true,
-      code: { regExp: linearRegExpForAjv },
-    }).compile(schema);
-    compiled.set(key, v);
-  }
-  return v;
-}
 
 export interface VoteContext {
   run: RunState;
@@ -58,7 +39,13 @@ export function castVote(
   const values: Record<string, Scalar> = {};
   if (event.command === "approve" && responseSchema) {
     const data: Record<string, unknown> = { ...event.args.values };
-    const validate = responseValidator(responseSchema);
+    const compiled = compileResponseSchema(responseSchema);
+    if (!compiled.ok)
+      return {
+        outcome: "refused",
+        reason: `the step's response_schema is invalid: ${compiled.error}`,
+      };
+    const validate = compiled.validate;
     if (!validate(data)) {
       const problems = (validate.errors ?? []).map(
         (e) => `${e.instancePath.slice(1) || "values"} ${e.message ?? "is invalid"}`,

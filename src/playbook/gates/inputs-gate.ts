@@ -1,10 +1,10 @@
-import { Ajv2020 } from "ajv/dist/2020.js";
 import type { DiagnosticInput } from "../diagnostics.js";
 import { describeValue } from "../diagnostics.js";
 import { formatPath, type PathSegment } from "../source.js";
 import { isTemplated } from "../template.js";
 import type { InputSpec } from "../types.js";
-import { compileLinear, linearRegExpForAjv } from "../../util/regex.js";
+import { compileLinear } from "../../util/regex.js";
+import { compileResponseSchema } from "../response-schema.js";
 import type { GateContext } from "./context.js";
 
 const INPUT_SOURCES =
@@ -166,15 +166,12 @@ export function inputsGate(ctx: GateContext): DiagnosticInput[] {
       );
       continue;
     }
-    try {
-      new Ajv2020({ strict: true, allErrors: true, code: { regExp: linearRegExpForAjv } }).compile(
-        schema,
-      );
-    } catch (err) {
+    const compiled = compileResponseSchema(schema);
+    if (!compiled.ok) {
       push(
         "response-schema",
         at,
-        `not a valid JSON Schema: ${(err as Error).message}`,
+        `not a valid JSON Schema: ${compiled.error}`,
         "fix the schema (draft 2020-12)",
       );
     }
