@@ -200,13 +200,15 @@ export async function runCase(
       }
       continue;
     }
-    if (isFinished(run)) break;
+    // A failed run takes a /retry; otherwise an ended run takes no more events.
+    const retryNext = run.status === "failed" && queue[0] !== undefined && "retry" in queue[0];
+    if (isFinished(run) && !retryNext) break;
     if (res.continue) {
       res = send({ type: "continue", id: `c${++n}`, seq: run.seq });
       continue;
     }
     const f = activeFrame(run);
-    if (f.phase === "pending" && f.notBefore) {
+    if (!retryNext && f.phase === "pending" && f.notBefore) {
       clock = Math.max(clock, Date.parse(f.notBefore));
       res = send({ type: "continue", id: `c${++n}`, seq: run.seq });
       continue;
