@@ -189,6 +189,9 @@ export class Runner {
       }
       const next = await this.answer();
       if (!next) return this.pause();
+      // Autonomous answers never change: asking again after a refusal would loop forever.
+      if (next.reply?.outcome === "refused" && this.record.mode === "autonomous")
+        return this.pause();
       result = next;
     }
   }

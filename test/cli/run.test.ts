@@ -1,6 +1,12 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MockAiAdapter } from "../../src/ai/adapter.js";
+import { Runner } from "../../src/cli/runner.js";
+import { LocalEffects } from "../../src/effects/local.js";
+import { start } from "../../src/engine/engine.js";
+import type { Effect } from "../../src/engine/events.js";
+import { FileRunStore } from "../../src/state/file-store.js";
 import {
   bundleHash,
   delegateClosure,
@@ -32,7 +38,7 @@ steps:
     type: checkpoint
     description: Two approvals.
     message: Two people, please.
-    approvers: { count: 2 }
+    approvers: { count: 3 }
   - id: think
     type: ai
     description: A write-scope ai step needs an approval.
@@ -329,6 +335,176 @@ describe("the runner answers what a local run waits for", () => {
     expect(r.out).toContain("▶ deploys (investigate) in recent-changes");
     expect(r.out).toMatch(/recent-changes\/deploys +investigate +completed/);
     expect(r.out).toContain("handoff: continue with `playbook-bot run storage-investigation`");
+  });
+});
+
+const REFUSED = `apiVersion: playbook-bot/v1
+id: refused
+description: Only the initiator may approve, and the initiator may not.
+steps:
+  - id: gate
+    type: checkpoint
+    description: Gate.
+    message: ok?
+    approvers: { users: [local-cli], allow_initiator: false }
+  - id: end
+    type: end
+    description: Finish.
+`;
+
+const CHOOSE = `apiVersion: playbook-bot/v1
+id: choose
+description: Choices without labels.
+steps:
+  - id: look
+    type: investigate
+    description: Look.
+    expected_findings: [a]
+    next:
+      - { condition: first, goto: e1 }
+      - { condition: second, goto: e2 }
+  - id: e1
+    type: end
+    description: One.
+    advice: chose one
+  - id: e2
+    type: end
+    description: Two.
+    advice: chose two
+`;
+
+describe("the runner pauses instead of looping", () => {
+  it("pauses when an autonomous approval is refused", async () => {
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/refused.yaml", REFUSED);
+    const r = await runIn(repo, "refused", [], { mode: "autonomous" });
+    expect(r.code).toBe(4);
+    expect(r.out).toContain("refused: @local-cli started this run and cannot approve it");
+    expect(r.out).toContain(`Run ${FIXED_ID} paused at gate (waiting).`);
+  });
+
+  it("chooses by target when branches have no label; pauses when nobody answers", async () => {
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/choose.yaml", CHOOSE);
+    const r = await runIn(repo, "choose", [], {}, { answers: ["", "e2"] });
+    expect(r.code).toBe(0);
+    expect(r.questions).toEqual(["Findings for look (a=…): ", "Choose for look (e1 | e2): "]);
+    expect(r.out).toContain("chose two");
+
+    const atFindings = await runIn(makeRepo(), "choose", [], { repo }, { answers: [] });
+    expect(atFindings.code).toBe(4);
+    expect(atFindings.questions).toEqual(["Findings for look (a=…): "]);
+
+    const repo2 = makeRepo();
+    write(repo2, ".github/playbooks/choose.yaml", CHOOSE);
+    const atChoice = await runIn(repo2, "choose", [], {}, { answers: ["a=1"] });
+    expect(atChoice.code).toBe(4);
+    expect(atChoice.questions).toEqual([
+      "Findings for look (a=…): ",
+      "Choose for look (e1 | e2): ",
+    ]);
+    expect(atChoice.out).toContain("paused at look (waiting)");
+  });
+
+  it("pauses for GitHub when a workflow was really dispatched", async () => {
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/sink.yaml", SINK);
+    const set = await loadLocalPlaybooks(repo);
+    const bundle = set.bundles.get("sink");
+    if (!bundle) throw new Error("no sink");
+    const now = new Date("2024-03-05T10:20:30Z");
+    const started = start(
+      { bundle, inputs: {}, initiator: { login: "me", permission: "admin" }, eventId: "e" },
+      { now, playbooks: (id) => set.bundles.get(id) },
+    );
+    if (!started.ok) throw new Error("not started");
+    const performed: string[] = [];
+    const lines: string[] = [];
+    const store = new FileRunStore(join(repo, ".playbook-runs"));
+    const runner = new Runner(
+      { run: started.result.run, mode: "autonomous", dryRun: false, repo, playbooks: {} },
+      {
+        store,
+        effects: new LocalEffects({
+          repo,
+          dryRun: false,
+          ai: new MockAiAdapter(),
+          log: (l) => lines.push(l),
+          github: {
+            perform: async (e: Effect) => {
+              performed.push(e.kind);
+              return { ok: true, outputs: { number: 5, url: "u", conclusion: "success" } };
+            },
+          },
+        }),
+        bundles: new Map([["sink", bundle]]),
+        io: { log: (l) => lines.push(l), out: (t) => lines.push(t), ask: async () => null },
+        clock: () => now,
+        operator: "me",
+      },
+    );
+    expect(await runner.start(started.result)).toBe(4);
+    expect(performed).toEqual(["dispatch"]);
+    expect(lines.join("")).toContain("paused at deploy (waiting)");
+    expect(store.list().map((r) => r.run.id)).toEqual([runner.run.id]);
+  });
+});
+
+describe("fault injection and the terminal", () => {
+  it("kills the process right after the named effect, before its result is saved", async () => {
+    const repo = makeRepo();
+    const stateAtKill: string[] = [];
+    const kill = vi.spyOn(process, "kill").mockImplementation((pid, signal) => {
+      const saved = JSON.parse(
+        readFileSync(join(repo, ".playbook-runs", `run-${FIXED_ID}.json`), "utf8"),
+      );
+      stateAtKill.push(
+        `${String(pid)} ${String(signal)} ${saved.run.stack[0].current} ${saved.run.stack[0].phase}`,
+      );
+      return true;
+    });
+    process.env.PLAYBOOK_BOT_FAULT = "crash-after-effect:commit";
+    try {
+      const r = await runIn(repo, "hello-world", [], { mode: "autonomous" });
+      expect(r.code).toBe(0);
+    } finally {
+      delete process.env.PLAYBOOK_BOT_FAULT;
+      kill.mockRestore();
+    }
+    expect(stateAtKill).toEqual([`${process.pid} SIGKILL commit effect`]);
+    // The commit was already made when the process would have died.
+    expect(git(repo, "rev-list", "--count", HELLO_BRANCH)).toBe("2");
+  });
+
+  it("ignores a fault spec it does not understand", async () => {
+    const repo = makeRepo();
+    const kill = vi.spyOn(process, "kill").mockImplementation(() => true);
+    process.env.PLAYBOOK_BOT_FAULT = "explode";
+    try {
+      expect((await runIn(repo, "hello-world", [], { mode: "autonomous" })).code).toBe(0);
+    } finally {
+      delete process.env.PLAYBOOK_BOT_FAULT;
+      kill.mockRestore();
+    }
+    expect(kill).not.toHaveBeenCalled();
+  });
+
+  it("shows progress lines on a terminal", async () => {
+    const repo = makeRepo();
+    const writes: string[] = [];
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      writes.push(String(chunk));
+      return true;
+    });
+    try {
+      const r = await runIn(repo, "hello-world", [], {}, { interactive: true, answers: [""] });
+      expect(r.code).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(writes).toContain("\r⠿ branch: branch …");
+    expect(writes).toContain("\r⠿ commit: commit …");
+    expect(writes).toContain("\r\x1b[K");
   });
 });
 
