@@ -30,7 +30,7 @@ function gitOutcome(repo: string) {
   const b = branch as string;
   return {
     branch: b.replace(RUN_ID, "<id>"),
-    log: git(repo, "log", "--all", "--format=%s%n%b").replace(RUN_ID, "<id>"),
+    log: git(repo, "log", "--all", "--topo-order", "--format=%s%n%b").replace(RUN_ID, "<id>"),
     commits: git(repo, "rev-list", "--count", "--all"),
     files: git(repo, "ls-tree", "-r", "--name-only", b),
     greeting: git(repo, "show", `${b}:greetings/world.md`).replace(RUN_ID, "<id>"),
@@ -93,6 +93,21 @@ describe("a run killed after an effect resumes without repeating it (real CLI, r
     expect(resumed.out).toMatch(/branch +branch +completed/);
     expect(resumed.out).toMatch(/commit +commit +completed/);
     expect(gitOutcome(repo)).toEqual({ ...expected, main: gitOutcome(repo).main });
+  });
+
+  it("resume in this process finds the commit the killed process made", async () => {
+    const repo = makeRepo("pb-crash-");
+    const crashed = spawnCli(["run", "hello-world", "--mode", "autonomous"], repo, {
+      PLAYBOOK_BOT_FAULT: "crash-after-effect:commit",
+    });
+    expect(crashed.signal).toBe("SIGKILL");
+    const id = openRunId(repo);
+    const branch = branches(repo).find((b) => b !== "main") as string;
+    const sha = git(repo, "rev-parse", branch);
+    const r = await resumeIn(repo, id);
+    expect(r.code).toBe(0);
+    expect(git(repo, "rev-parse", branch)).toBe(sha);
+    expect(r.out).toContain(`Greeting committed as ${sha} on ${branch}.`);
   });
 
   it("a fault for another effect kind, or a malformed fault, changes nothing", () => {
