@@ -17,7 +17,8 @@ import { RULES, RULE_CODES } from "../playbook/rules.js";
 import { PLAYBOOK_SCHEMA } from "../playbook/schema.js";
 import { countBySeverity, validateSet, validateSource } from "../playbook/validate.js";
 import { resumeCommand, runCommand, type CommandIo, type RunOptions } from "./run-command.js";
-import { bundleOf } from "./local-playbooks.js";
+import { bundleOf, findTarget, loadLocalPlaybooks } from "./local-playbooks.js";
+import { parseScript, ScriptError, simulate } from "./simulate.js";
 import { runCase } from "./playbook-tests.js";
 import type { PlaybookBundle } from "../engine/steps/types.js";
 
@@ -72,6 +73,29 @@ export async function resolvePlaybookFiles(
     );
   }
   return [...files].sort();
+}
+
+/** `playbook-bot simulate`: the issue thread a script of events would produce. */
+async function simulateCommand(target: string, eventsFile: string, io: CliIo): Promise<number> {
+  const file = resolve(io.cwd, eventsFile);
+  if (!existsSync(file)) throw new UsageError(`${eventsFile}: no such file`);
+  const explicit = /\.ya?ml$/.test(target) ? resolve(io.cwd, target) : undefined;
+  const set = await loadLocalPlaybooks(io.cwd, explicit);
+  const found = findTarget(set, explicit ?? target, io.cwd);
+  if (!found.bundle) {
+    if (found.report) io.err(formatText([found.report]));
+    else io.err(`playbook-bot: no playbook '${target}'\n`);
+    return EXIT.invalid;
+  }
+  let script;
+  try {
+    script = parseScript(eventsFile, readFileSync(file, "utf8"));
+  } catch (err) {
+    if (err instanceof ScriptError) throw new UsageError(err.message);
+    throw err;
+  }
+  io.out(await simulate(set.bundles, script));
+  return EXIT.ok;
 }
 
 /** `playbook-bot test`: golden cases of every playbook in the set; 0 all pass, 1 any fails. */
@@ -220,6 +244,17 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .argument("[paths...]", "files, folders or globs (default: .github/playbooks and playbooks)")
     .action(async (paths: string[]) => {
       code = await testCommand(paths, io);
+    });
+
+  program
+    .command("simulate")
+    .description(
+      "replay scripted events (labels, comments, merges) against an in-memory GitHub and print the thread",
+    )
+    .argument("<playbook>", "playbook id or file (the run starts from the script's label or /run)")
+    .requiredOption("-e, --events <file>", "events file (YAML)")
+    .action(async (target: string, opts: { events: string }) => {
+      code = await simulateCommand(target, opts.events, io);
     });
 
   program

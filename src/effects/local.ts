@@ -145,12 +145,10 @@ export class LocalEffects implements EffectPerformer {
       ignore: [".git/**", ".playbook-runs/**"],
     });
     return Promise.all(
-      paths
-        .sort()
-        .map(async (path) => ({
-          path,
-          content: await readFile(`${this.options.repo}/${path}`, "utf8"),
-        })),
+      paths.sort().map(async (path) => ({
+        path,
+        content: await readFile(`${this.options.repo}/${path}`, "utf8"),
+      })),
     );
   }
 }

@@ -25,7 +25,7 @@ import { castVote, waitingMessage } from "./steps/checkpoint.js";
 import { defaultRegistry, type StepRegistry } from "./steps/index.js";
 import type { Outcome, PlaybookBundle, StepContext } from "./steps/types.js";
 import { evaluateExpression, parseExpression } from "../playbook/expression.js";
-import { PlaybookGraph } from "../playbook/graph.js";
+import { PlaybookGraph, stepTitle } from "../playbook/graph.js";
 import type { Step } from "../playbook/types.js";
 import { SIDE_EFFECT_KINDS } from "../playbook/vocabulary.js";
 
@@ -182,6 +182,8 @@ class Transition {
   private changed = true;
   private stepOutcome = "";
   private readonly finished: StepFinished[] = [];
+  /** The step the event found current: what the trace names when no step finished. */
+  private readonly stepAtStart: string | undefined;
 
   constructor(
     private readonly draft: RunState,
@@ -190,6 +192,7 @@ class Transition {
   ) {
     this.now = env.now.toISOString();
     this.registry = env.registry ?? defaultSteps;
+    this.stepAtStart = activeFrame(draft).current ?? undefined;
   }
 
   run(): AdvanceResult {
@@ -442,7 +445,7 @@ class Transition {
       this.stepOutcome = "waiting for ask-first approval";
       this.messages.push(
         waitingMessage(
-          step.name ?? step.id,
+          stepTitle(step),
           `this step asks first before it runs (${step.type}).`,
           ASK_FIRST_APPROVERS,
         ),
@@ -554,7 +557,7 @@ class Transition {
         if (step.authority === "show-me" && result.outputs) {
           this.messages.push({
             kind: "report",
-            text: `**${step.name ?? step.id}** done: ${Object.entries(result.outputs)
+            text: `**${stepTitle(step)}** done: ${Object.entries(result.outputs)
               .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
               .join(", ")}`,
           });
@@ -657,7 +660,7 @@ class Transition {
       this.stepOutcome = `failed (${error.code}), retry ${frame.attempt - 1} of ${action.max}`;
       this.messages.push({
         kind: "info",
-        text: `**${step.name ?? step.id}** failed (${error.code}: ${error.message}); retrying (${frame.attempt - 1} of ${action.max}).`,
+        text: `**${stepTitle(step)}** failed (${error.code}: ${error.message}); retrying (${frame.attempt - 1} of ${action.max}).`,
       });
       return;
     }
@@ -674,7 +677,7 @@ class Transition {
     }
     this.stepOutcome = `failed (${error.code})`;
     this.trace(step.id);
-    this.failRun(error, step.name ?? step.id);
+    this.failRun(error, stepTitle(step));
   }
 
   private failRun(error: PlaybookError, where?: string): void {
@@ -864,7 +867,7 @@ class Transition {
       return r;
     }
     const run = this.draft;
-    if (!this.traced) this.trace(activeFrame(run).current ?? undefined);
+    if (!this.traced) this.trace(this.stepAtStart);
     pushBounded(run.recentEvents, this.event.id, MAX_RECENT_EVENTS);
     run.seq++;
     run.updatedAt = this.now;

@@ -35,6 +35,14 @@ export interface GraphStep {
   index: number;
 }
 
+/**
+ * A step's title for people. A branch step's `name` is the branch it makes, not a title, so a
+ * branch step is called by its id.
+ */
+export function stepTitle(step: Step): string {
+  return step.type === "branch" ? step.id : (step.name ?? step.id);
+}
+
 export class PlaybookGraph {
   readonly steps: GraphStep[];
   readonly byId = new Map<string, GraphStep>();

@@ -1,4 +1,4 @@
-import { PlaybookGraph, type GraphStep } from "./graph.js";
+import { PlaybookGraph, stepTitle, type GraphStep } from "./graph.js";
 import type { PlaybookDocument } from "./types.js";
 
 /** Mermaid node ids are our step ids made safe (a step called `end` would break the chart). */
@@ -14,7 +14,7 @@ function label(text: string): string {
 }
 
 function shape(s: GraphStep): string {
-  const text = label(s.step.name ?? s.id);
+  const text = label(stepTitle(s.step));
   const id = nodeId(s.id);
   const kind = label(s.step.type);
   switch (s.step.type) {

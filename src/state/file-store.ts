@@ -133,7 +133,8 @@ export class FileRunStore {
       typeof rec !== "object" ||
       typeof rec.repo !== "string" ||
       (rec.mode !== "manual" && rec.mode !== "autonomous") ||
-      typeof rec.playbooks !== "object"
+      typeof rec.playbooks !== "object" ||
+      rec.playbooks === null
     ) {
       throw new StateError(
         `${file} is not a run record (missing repo, mode or playbooks)`,

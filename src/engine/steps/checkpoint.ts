@@ -3,6 +3,7 @@ import type { Message, RunEvent } from "../events.js";
 import { approvalRefusal, describeApprovers, durationMs, tally } from "../policy.js";
 import { capValue, type Frame, type RunState, type Scalar, type Value } from "../state.js";
 import type { Approvers, CheckpointStep } from "../../playbook/types.js";
+import { stepTitle } from "../../playbook/graph.js";
 import { compileResponseSchema } from "../../playbook/response-schema.js";
 import type { Outcome, StepExecutor } from "./types.js";
 
@@ -108,9 +109,7 @@ export const checkpointStep: StepExecutor<CheckpointStep> = {
     if (!text.ok) return { type: "fail", error: text.error };
     return {
       type: "wait",
-      messages: [
-        waitingMessage(ctx.step.name ?? ctx.step.id, text.value, ctx.step.approvers ?? {}),
-      ],
+      messages: [waitingMessage(stepTitle(ctx.step), text.value, ctx.step.approvers ?? {})],
     };
   },
   onEvent(ctx, event): Outcome {
@@ -142,7 +141,7 @@ export const checkpointStep: StepExecutor<CheckpointStep> = {
         ctx.frame.reminded = true;
         const reminder: Message = {
           kind: "reminder",
-          text: `Reminder: **${step.name ?? step.id}** still waits for approval.`,
+          text: `Reminder: **${stepTitle(step)}** still waits for approval.`,
         };
         if (step.approvers?.users?.length) reminder.to = [...step.approvers.users];
         return { type: "wait", messages: [reminder] };

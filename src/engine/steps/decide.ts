@@ -1,5 +1,6 @@
 import type { Scalar, Value } from "../state.js";
 import type { Conclusion, DecideStep, DecisionRule } from "../../playbook/types.js";
+import { stepTitle } from "../../playbook/graph.js";
 import type { Outcome, StepExecutor } from "./types.js";
 
 /** A finding counts as present when it was recorded with a value that is not false or empty. */
@@ -56,7 +57,7 @@ export const decideStep: StepExecutor<DecideStep> = {
         };
     outputs.facts = factLines.map((l) => l.slice(2));
     const lines = [
-      `**${step.name ?? step.id}**: ${chosen ? `${chosen.conclusion}${chosen.confidence !== undefined ? ` (confidence ${chosen.confidence})` : ""}` : "no rule matched"}`,
+      `**${stepTitle(step)}**: ${chosen ? `${chosen.conclusion}${chosen.confidence !== undefined ? ` (confidence ${chosen.confidence})` : ""}` : "no rule matched"}`,
     ];
     if (chosen?.root_cause) lines.push(`Root cause: ${chosen.root_cause}`);
     if (factLines.length) lines.push("Confirmed facts:", ...factLines);

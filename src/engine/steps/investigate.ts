@@ -1,6 +1,7 @@
 import { atLeast } from "../policy.js";
 import { capValue, type Scalar } from "../state.js";
 import type { Branch, InvestigateStep } from "../../playbook/types.js";
+import { stepTitle } from "../../playbook/graph.js";
 import { didYouMean } from "../../util/suggest.js";
 import type { Outcome, StepExecutor } from "./types.js";
 
@@ -24,7 +25,7 @@ export const investigateStep: StepExecutor<InvestigateStep> = {
   retryable: true,
   enter(ctx): Outcome {
     const step = ctx.step;
-    const lines: string[] = [`**${step.name ?? step.id}**`];
+    const lines: string[] = [`**${stepTitle(step)}**`];
     if (step.description) {
       const d = ctx.render(step.description);
       if (!d.ok) return { type: "fail", error: d.error };

@@ -1,5 +1,6 @@
 import type { DiagnosticInput } from "../diagnostics.js";
 import { formatPath } from "../source.js";
+import { stepTitle } from "../graph.js";
 import type { GateContext } from "./context.js";
 
 /** Warnings about style: nothing here stops a run, all of it makes playbooks easier to keep. */
@@ -23,13 +24,16 @@ export function styleGate(ctx: GateContext): DiagnosticInput[] {
     }
   }
   for (const s of graph.steps) {
-    if (s.step.name === undefined && s.step.description === undefined) {
+    if (stepTitle(s.step) === s.id && s.step.description === undefined) {
       const at = graph.mode === "nodes" ? s.path : [...s.path, "id"];
       out.push({
         rule: "step-no-description",
         path: formatPath(s.path),
         span: doc.span(at, graph.mode === "nodes"),
-        message: `${formatPath(s.path)}: step '${s.id}' has neither name nor description`,
+        message:
+          s.step.type === "branch"
+            ? `${formatPath(s.path)}: step '${s.id}' has no description (a branch step's name is the branch it makes)`
+            : `${formatPath(s.path)}: step '${s.id}' has neither name nor description`,
         hint: "add a description: people read it in the status comment while the step is current",
       });
     }

@@ -1,0 +1,532 @@
+import { advance, start, type EngineEnv } from "../engine/engine.js";
+import type { AdvanceResult, CommandName, Message, Reply, RunEvent } from "../engine/events.js";
+import { collectInputs, parseIssueForm, type InputSources } from "../engine/inputs.js";
+import { atLeast } from "../engine/policy.js";
+import {
+  activeFrame,
+  isFinished,
+  type Actor,
+  type RunContext,
+  type RunState,
+} from "../engine/state.js";
+import type { PlaybookBundle } from "../engine/steps/types.js";
+import { HELP_TEXT, parseCommands } from "../github/commands.js";
+import type { GitHubPort, ThreadComment } from "../github/port.js";
+import { PlaybookGraph } from "../playbook/graph.js";
+import type { Permission } from "../playbook/types.js";
+import { hasStateBlock, readStatusComment, renderStatusComment } from "./status-comment.js";
+
+/** The playbooks an issue can run: from the repository, its organisation and the bundled library. */
+export interface PlaybookCatalog {
+  get(id: string): PlaybookBundle | undefined;
+  all(): PlaybookBundle[];
+}
+
+export interface IssueRef {
+  number: number;
+  title: string;
+  url: string;
+  author: string;
+  body?: string;
+}
+
+export interface ControllerOptions {
+  port: GitHubPort;
+  catalog: PlaybookCatalog;
+  secret: string;
+  clock: () => Date;
+  issue: IssueRef;
+  repo: { owner: string; name: string; default_branch: string };
+  /**
+   * true: keep going until the run waits (CLI simulate, tests). false: one transition per event;
+   * the app's own edit of the status comment brings the next (GitHub App).
+   */
+  inProcess: boolean;
+}
+
+interface LoadedRun {
+  run: RunState;
+  commentId: string;
+}
+
+/** Messages that need people's attention get a comment of their own; the rest live in the status. */
+const POSTED: ReadonlySet<Message["kind"]> = new Set([
+  "waiting",
+  "reminder",
+  "failure",
+  "done",
+  "report",
+]);
+
+const DEFAULT_RUN_PERMISSION: Permission = "triage";
+
+/**
+ * Runs playbooks on one issue: starts them from labels and /run, feeds them commands and
+ * outside events, performs their effects through the port, and keeps each run's state in its
+ * status comment. The same code serves the GitHub App and `simulate`.
+ */
+export class IssueController {
+  constructor(private readonly o: ControllerOptions) {}
+
+  private env(): EngineEnv {
+    return { now: this.o.clock(), playbooks: (id) => this.o.catalog.get(id) };
+  }
+
+  private context(): RunContext {
+    const i = this.o.issue;
+    return {
+      issue: { number: i.number, title: i.title.slice(0, 256), url: i.url, author: i.author },
+      repo: {
+        owner: this.o.repo.owner,
+        name: this.o.repo.name,
+        full_name: `${this.o.repo.owner}/${this.o.repo.name}`,
+        default_branch: this.o.repo.default_branch,
+      },
+      url: i.url,
+    };
+  }
+
+  /** Runs on this issue, newest first, read from this app's status comments only. */
+  async runs(): Promise<LoadedRun[]> {
+    const out: LoadedRun[] = [];
+    for (const c of await this.o.port.comments(this.o.issue.number)) {
+      if (!c.byThisApp || !hasStateBlock(c.body)) continue;
+      const read = readStatusComment(c.body, this.o.secret);
+      if (read.ok) out.push({ run: read.run, commentId: c.id });
+      else if (read.reason !== "absent") await this.frozen(c, read.detail);
+    }
+    return out.reverse();
+  }
+
+  /** A state block that does not verify stops that run; nothing proceeds on a guess. */
+  private async frozen(c: ThreadComment, detail: string): Promise<void> {
+    const notice = `⚠️ The run in [this status comment](#issuecomment-${c.id}) is frozen: ${detail}.\nIts state cannot be trusted, so nothing more happens in it. Start a new run with \`/run <playbook>\`; steps already done (branches, commits, pull requests) are found again, not repeated.`;
+    const existing = (await this.o.port.comments(this.o.issue.number)).some(
+      (x) => x.byThisApp && x.body.includes(`#issuecomment-${c.id}) is frozen`),
+    );
+    if (!existing) await this.o.port.createComment(this.o.issue.number, notice);
+  }
+
+  private async actor(login: string, bot: boolean, teams: readonly string[] = []): Promise<Actor> {
+    const a: Actor = { login, bot };
+    const permission = await this.o.port.permission(login);
+    if (permission) a.permission = permission;
+    if (teams.length) a.teams = await this.o.port.teams(login, teams);
+    return a;
+  }
+
+  /** A label was added: `playbook:<id>` or a playbook's on.labels starts it. */
+  async onLabeled(
+    label: string,
+    by: { login: string; bot: boolean },
+    eventId: string,
+  ): Promise<void> {
+    const matches = this.o.catalog
+      .all()
+      .filter(
+        (b) => label === `playbook:${b.playbook.id}` || b.playbook.on?.labels?.includes(label),
+      );
+    for (const bundle of matches) {
+      const actor = await this.actor(by.login, by.bot);
+      const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
+      if (actor.bot || !atLeast(actor, least)) {
+        await this.o.port.createComment(
+          this.o.issue.number,
+          `Label \`${label}\` did not start **${bundle.playbook.id}**: @${by.login} needs ${least} access or more to start it.`,
+        );
+        continue;
+      }
+      const form = this.o.issue.body ? parseIssueForm(this.o.issue.body) : {};
+      await this.startRun(
+        bundle,
+        {
+          form,
+          issue: {
+            title: this.o.issue.title,
+            number: this.o.issue.number,
+            author: this.o.issue.author,
+          },
+        },
+        actor,
+        `${eventId}:${bundle.playbook.id}`,
+      );
+    }
+  }
+
+  private async startRun(
+    bundle: PlaybookBundle,
+    sources: InputSources,
+    actor: Actor,
+    eventId: string,
+  ): Promise<Reply> {
+    const runs = await this.runs();
+    const inputs = collectInputs(bundle.playbook.inputs, sources);
+    const started = start(
+      {
+        bundle,
+        inputs,
+        initiator: actor,
+        eventId,
+        context: this.context(),
+        runIndex: runs.length + 1,
+      },
+      this.env(),
+    );
+    if (!started.ok) {
+      await this.o.port.createComment(
+        this.o.issue.number,
+        `**${bundle.playbook.id}** did not start: its inputs are invalid.\n${started.problems.map((p) => `- ${p.message}`).join("\n")}`,
+      );
+      return { outcome: "refused", reason: "invalid inputs" };
+    }
+    const body = renderStatusComment(
+      started.result.run,
+      (id) => this.o.catalog.get(id),
+      this.o.secret,
+    );
+    const comment = await this.o.port.createComment(this.o.issue.number, body);
+    await this.drive(
+      { run: started.result.run, commentId: comment.id },
+      { ...started.result, changed: false },
+    );
+    return { outcome: "accepted" };
+  }
+
+  /** A new comment: its commands, in order. Bots and this app are never obeyed. */
+  async onComment(comment: ThreadComment, eventId: string): Promise<void> {
+    if (comment.bot || comment.byThisApp) return;
+    const commands = parseCommands(comment.body);
+    if (commands.length === 0) return;
+    await this.o.port.react(this.o.issue.number, comment.id, "eyes");
+    let refused = false;
+    let accepted = false;
+    for (const [i, cmd] of commands.entries()) {
+      const id = `${eventId}:${i}`;
+      let reply: Reply;
+      if (cmd.kind === "unknown")
+        reply = {
+          outcome: "refused",
+          reason: `\`/${cmd.word}\` is not a command — did you mean \`/${cmd.suggestion}\`? (\`/help\` lists them)`,
+        };
+      else reply = await this.command(cmd.name, cmd.args, comment, id);
+      if (reply.outcome === "accepted") accepted = true;
+      else {
+        refused = true;
+        if (reply.reason)
+          await this.o.port.createComment(
+            this.o.issue.number,
+            `> ${commandLine(cmd)}\n\n👎 ${reply.reason}`,
+          );
+      }
+    }
+    if (accepted) await this.o.port.react(this.o.issue.number, comment.id, "rocket");
+    if (refused) await this.o.port.react(this.o.issue.number, comment.id, "-1");
+  }
+
+  private async command(
+    name: string,
+    args: import("../engine/events.js").CommandArgs,
+    comment: ThreadComment,
+    eventId: string,
+  ): Promise<Reply> {
+    if (name === "help") {
+      await this.o.port.createComment(this.o.issue.number, HELP_TEXT);
+      return { outcome: "accepted" };
+    }
+    if (name === "run") return this.runCommand(args, comment, eventId);
+    const runs = await this.runs();
+    if (name === "status") return this.status(runs, eventId);
+    const open = runs.filter((r) => !isFinished(r.run));
+    let target: LoadedRun | undefined;
+    if (name === "retry")
+      target = runs.find(
+        (r) =>
+          r.run.status === "failed" ||
+          (!isFinished(r.run) && ["effect", "pending"].includes(activeFrame(r.run).phase)),
+      );
+    else if (name === "cancel") target = open[0];
+    else {
+      const waiting = open.filter((r) => {
+        const f = activeFrame(r.run);
+        const step = this.stepOf(r.run);
+        if (name === "approve" || name === "reject")
+          return f.phase === "approval" || (f.phase === "waiting" && step?.type === "checkpoint");
+        return f.phase === "waiting" && step?.type === "investigate";
+      });
+      const named = args.positional[0];
+      if ((name === "approve" || name === "reject") && named !== undefined)
+        target = waiting.find((r) => activeFrame(r.run).current === named);
+      else if (waiting.length > 1) {
+        return {
+          outcome: "refused",
+          reason: `${waiting.length} runs wait here; name the step: ${waiting.map((r) => `\`/${name} ${activeFrame(r.run).current}\``).join(" or ")}`,
+        };
+      } else target = waiting[0];
+      if (!target)
+        return {
+          outcome: "refused",
+          reason:
+            named !== undefined && (name === "approve" || name === "reject")
+              ? `no run waits at step \`${named}\``
+              : `nothing on this issue waits for /${name}`,
+        };
+    }
+    if (!target)
+      return {
+        outcome: "refused",
+        reason:
+          name === "retry"
+            ? "no run on this issue has failed or stalled"
+            : "no run on this issue is open",
+      };
+    const least: Permission =
+      name === "cancel"
+        ? (this.bundleOf(target.run)?.playbook.permissions?.cancel ?? DEFAULT_RUN_PERMISSION)
+        : DEFAULT_RUN_PERMISSION;
+    const teams = this.policyTeams(target.run);
+    const actor = await this.actor(comment.author, comment.bot, teams);
+    if ((name === "cancel" || name === "retry") && !atLeast(actor, least)) {
+      return {
+        outcome: "refused",
+        reason: `@${comment.author} may not /${name} this run; that needs ${least} access or more`,
+      };
+    }
+    const event: RunEvent = {
+      type: "command",
+      id: eventId,
+      command: name as CommandName,
+      args,
+      actor,
+      commentId: comment.id,
+      createdAt: comment.createdAt,
+    };
+    const result = advance(target.run, event, this.env());
+    await this.drive(target, result);
+    return result.reply ?? { outcome: result.changed ? "accepted" : "ignored" };
+  }
+
+  private stepOf(run: RunState) {
+    const f = activeFrame(run);
+    const b = this.o.catalog.get(f.playbook);
+    return b ? new PlaybookGraph(b.playbook).byId.get(f.current ?? "")?.step : undefined;
+  }
+
+  private bundleOf(run: RunState): PlaybookBundle | undefined {
+    return this.o.catalog.get(run.stack[0]?.playbook ?? "");
+  }
+
+  /** Teams the waiting step's policy names: membership is looked up only for those. */
+  private policyTeams(run: RunState): string[] {
+    const step = this.stepOf(run);
+    return step?.type === "checkpoint" ? (step.approvers?.teams ?? []) : [];
+  }
+
+  private async runCommand(
+    args: import("../engine/events.js").CommandArgs,
+    comment: ThreadComment,
+    eventId: string,
+  ): Promise<Reply> {
+    const id = args.positional[0];
+    if (!id)
+      return { outcome: "refused", reason: "name the playbook: `/run <playbook> [key=value …]`" };
+    const all = this.o.catalog.all();
+    const bundle = this.o.catalog.get(id) ?? all.find((b) => b.playbook.on?.command === id);
+    if (!bundle)
+      return {
+        outcome: "refused",
+        reason: `no playbook '${id}' here (available: ${all.map((b) => b.playbook.id).join(", ")})`,
+      };
+    const actor = await this.actor(comment.author, comment.bot);
+    const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
+    if (!atLeast(actor, least))
+      return {
+        outcome: "refused",
+        reason: `@${comment.author} may not start **${bundle.playbook.id}**; that needs ${least} access or more`,
+      };
+    return this.startRun(
+      bundle,
+      {
+        args: args.values,
+        issue: {
+          title: this.o.issue.title,
+          number: this.o.issue.number,
+          author: this.o.issue.author,
+        },
+      },
+      actor,
+      eventId,
+    );
+  }
+
+  private async status(runs: LoadedRun[], eventId: string): Promise<Reply> {
+    if (runs.length === 0) {
+      await this.o.port.createComment(
+        this.o.issue.number,
+        "No playbook has run on this issue. `/help` lists the commands.",
+      );
+      return { outcome: "accepted" };
+    }
+    const lines = runs.map((r) => {
+      const f = activeFrame(r.run);
+      return `- [run \`${r.run.id}\`](#issuecomment-${r.commentId}) of **${r.run.stack[0]?.playbook}**: ${r.run.status}${isFinished(r.run) ? "" : ` at \`${f.current}\``}`;
+    });
+    await this.o.port.createComment(this.o.issue.number, lines.join("\n"));
+    // A run that lost its continuation (a webhook that never came) moves again.
+    for (const r of runs) {
+      if (!isFinished(r.run) && activeFrame(r.run).phase === "pending")
+        await this.onContinuation(r.commentId, `${eventId}:${r.run.id}`);
+    }
+    return { outcome: "accepted" };
+  }
+
+  /** This app edited a status comment: carry that run one step further. */
+  async onContinuation(commentId: string, eventId: string): Promise<void> {
+    const c = await this.o.port.comment(this.o.issue.number, commentId);
+    if (!c || !c.byThisApp) return;
+    const read = readStatusComment(c.body, this.o.secret);
+    if (!read.ok) {
+      if (read.reason !== "absent") await this.frozen(c, read.detail);
+      return;
+    }
+    const result = advance(
+      read.run,
+      { type: "continue", id: eventId, seq: read.run.seq },
+      this.env(),
+    );
+    await this.drive({ run: read.run, commentId }, result);
+  }
+
+  /** A person edited or deleted a comment: any vote it carried is withdrawn. */
+  async onCommentChanged(commentId: string, eventId: string): Promise<void> {
+    for (const r of await this.runs()) {
+      if (isFinished(r.run)) continue;
+      const result = advance(
+        r.run,
+        { type: "vote_withdrawn", id: `${eventId}:${r.run.id}`, commentId },
+        this.env(),
+      );
+      await this.drive(r, result);
+    }
+  }
+
+  async onPullRequestClosed(
+    number: number,
+    merged: boolean,
+    eventId: string,
+    url?: string,
+  ): Promise<void> {
+    for (const r of await this.runs()) {
+      if (isFinished(r.run) || activeFrame(r.run).awaiting?.pullRequest !== number) continue;
+      const e: RunEvent = { type: "pull_request", id: eventId, number, merged };
+      if (url) e.url = url;
+      await this.drive(r, advance(r.run, e, this.env()));
+    }
+  }
+
+  async onWorkflowRun(
+    workflow: string,
+    runId: number,
+    conclusion: string,
+    eventId: string,
+  ): Promise<void> {
+    for (const r of await this.runs()) {
+      const awaiting = activeFrame(r.run).awaiting;
+      if (isFinished(r.run) || awaiting?.workflow === undefined) continue;
+      await this.drive(
+        r,
+        advance(
+          r.run,
+          { type: "workflow_run", id: eventId, workflow, runId, conclusion },
+          this.env(),
+        ),
+      );
+    }
+  }
+
+  /** Time passed: reminders and timeouts of waiting steps. */
+  async onTick(eventId: string): Promise<void> {
+    for (const r of await this.runs()) {
+      if (!isFinished(r.run))
+        await this.drive(
+          r,
+          advance(r.run, { type: "timeout", id: `${eventId}:${r.run.id}` }, this.env()),
+        );
+    }
+  }
+
+  /** Save, tell people, perform effects, and go on while the run can (in process) or once. */
+  private async drive(loaded: LoadedRun, first: AdvanceResult): Promise<void> {
+    let result = first;
+    let run = loaded.run;
+    for (let guard = 0; guard < 1000; guard++) {
+      if (result.changed) {
+        run = result.run;
+        await this.o.port.updateComment(
+          this.o.issue.number,
+          loaded.commentId,
+          renderStatusComment(run, (id) => this.o.catalog.get(id), this.o.secret),
+        );
+      }
+      for (const m of result.messages)
+        if (POSTED.has(m.kind))
+          await this.o.port.createComment(
+            this.o.issue.number,
+            m.to?.length ? `${m.text}\n\ncc ${m.to.map((u) => `@${u}`).join(" ")}` : m.text,
+          );
+      const effect = result.effects[0];
+      if (effect) {
+        if (effect.kind === "start_playbook") {
+          const bundle = this.o.catalog.get(String(effect.params.playbook));
+          if (bundle)
+            await this.startRun(
+              bundle,
+              {
+                args: Object.fromEntries(
+                  Object.entries((effect.params.inputs as Record<string, unknown>) ?? {}).map(
+                    ([k, v]) => [k, String(v)],
+                  ),
+                ),
+              },
+              { login: run.initiator },
+              `${effect.key}`,
+            );
+          result = { ...result, effects: result.effects.slice(1), messages: [], changed: false };
+          continue;
+        }
+        const outcome = await this.o.port.perform(effect, run);
+        const event: RunEvent = outcome.ok
+          ? {
+              type: "effect_result",
+              id: `${effect.key}:result`,
+              key: effect.key,
+              ok: true,
+              outputs: outcome.outputs,
+            }
+          : {
+              type: "effect_result",
+              id: `${effect.key}:result`,
+              key: effect.key,
+              ok: false,
+              error: outcome.error,
+            };
+        result = advance(run, event, this.env());
+        continue;
+      }
+      if (result.continue && this.o.inProcess) {
+        result = advance(
+          run,
+          { type: "continue", id: `${run.id}:continue:${run.seq}`, seq: run.seq },
+          this.env(),
+        );
+        continue;
+      }
+      return;
+    }
+  }
+}
+
+function commandLine(cmd: ReturnType<typeof parseCommands>[number]): string {
+  return cmd.kind === "command"
+    ? `/${cmd.name}${cmd.args.text ? ` ${cmd.args.text}` : ""}`
+    : `/${cmd.word}`;
+}

@@ -1,0 +1,384 @@
+import { playbookError } from "../engine/errors.js";
+import type { Effect } from "../engine/events.js";
+import type { RunState, Value } from "../engine/state.js";
+import { issueMarker, runTrailer, type EffectOutcome } from "../effects/types.js";
+import type { Permission } from "../playbook/types.js";
+import type { GitHubPort, Reaction, ThreadComment } from "./port.js";
+
+export interface MemoryIssue {
+  number: number;
+  title: string;
+  body: string;
+  author: string;
+  labels: string[];
+  state: "open" | "closed";
+  stateReason?: string;
+}
+
+export interface MemoryPullRequest {
+  number: number;
+  title: string;
+  body: string;
+  head: string;
+  base: string;
+  draft: boolean;
+  labels: string[];
+  state: "open" | "closed";
+  merged: boolean;
+}
+
+/** One line of the thread's history, for transcripts. */
+export type ThreadEntry =
+  | { kind: "comment"; id: string }
+  | { kind: "label"; actor: string; label: string; added: boolean }
+  | { kind: "event"; text: string };
+
+/**
+ * An in-memory GitHub repository: issues with comments and reactions, branches and commits,
+ * pull requests, labels and workflow runs. It implements the same port as the Octokit adapter,
+ * so the issue controller runs against it unchanged (simulate, tests).
+ */
+export class MemoryGitHub implements GitHubPort {
+  readonly issues = new Map<number, MemoryIssue>();
+  readonly pulls = new Map<number, MemoryPullRequest>();
+  readonly branches = new Map<string, string[]>([["main", ["c0"]]]);
+  readonly commits = new Map<string, { message: string; files: Record<string, string> }>([
+    ["c0", { message: "Initial commit", files: {} }],
+  ]);
+  readonly comments_ = new Map<
+    string,
+    ThreadComment & { issue: number; reactions: Reaction[]; edits: number }
+  >();
+  readonly thread = new Map<number, ThreadEntry[]>();
+  readonly dispatched: {
+    workflow: string;
+    ref: string;
+    inputs: Record<string, unknown>;
+    runId: number;
+  }[] = [];
+  readonly permissions = new Map<string, Permission>();
+  readonly teamMembers = new Map<string, string[]>();
+  /** Requests made, by kind: what a benchmark or test counts. */
+  readonly calls: string[] = [];
+  private nextNumber = 1;
+  private nextComment = 1;
+  private nextSha = 1;
+
+  constructor(
+    readonly appLogin = "playbook-bot[bot]",
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  private entries(issue: number): ThreadEntry[] {
+    let t = this.thread.get(issue);
+    if (!t) {
+      t = [];
+      this.thread.set(issue, t);
+    }
+    return t;
+  }
+
+  openIssue(title: string, body: string, author: string, labels: string[] = []): MemoryIssue {
+    const issue: MemoryIssue = {
+      number: this.nextNumber++,
+      title,
+      body,
+      author,
+      labels: [...labels],
+      state: "open",
+    };
+    this.issues.set(issue.number, issue);
+    this.entries(issue.number);
+    return issue;
+  }
+
+  addLabel(issue: number, label: string, actor: string): void {
+    const i = this.issues.get(issue);
+    if (i && !i.labels.includes(label)) i.labels.push(label);
+    this.entries(issue).push({ kind: "label", actor, label, added: true });
+  }
+
+  note(issue: number, text: string): void {
+    this.entries(issue).push({ kind: "event", text });
+  }
+
+  /** A person (or another bot) writes a comment. */
+  postAs(issue: number, author: string, body: string, bot = false): ThreadComment {
+    const c = {
+      id: String(this.nextComment++),
+      author,
+      bot,
+      byThisApp: false,
+      body,
+      createdAt: this.clock().toISOString(),
+      issue,
+      reactions: [],
+      edits: 0,
+    };
+    this.comments_.set(c.id, c);
+    this.entries(issue).push({ kind: "comment", id: c.id });
+    return c;
+  }
+
+  editAs(id: string, body: string): void {
+    const c = this.comments_.get(id);
+    if (c) {
+      c.body = body;
+      c.edits++;
+    }
+  }
+
+  deleteComment(id: string): void {
+    const c = this.comments_.get(id);
+    if (c) c.body = "";
+    this.comments_.delete(id);
+  }
+
+  async permission(login: string): Promise<Permission | undefined> {
+    this.calls.push("permission");
+    return this.permissions.get(login.toLowerCase());
+  }
+
+  async teams(login: string, candidates: readonly string[]): Promise<string[]> {
+    this.calls.push("teams");
+    return candidates.filter((t) =>
+      (this.teamMembers.get(t.toLowerCase()) ?? []).includes(login.toLowerCase()),
+    );
+  }
+
+  async comments(issue: number): Promise<ThreadComment[]> {
+    this.calls.push("list comments");
+    return [...this.comments_.values()]
+      .filter((c) => c.issue === issue)
+      .map(({ issue: _i, reactions: _r, edits: _e, ...c }) => c);
+  }
+
+  async comment(issue: number, id: string): Promise<ThreadComment | undefined> {
+    this.calls.push("get comment");
+    const c = this.comments_.get(id);
+    if (!c || c.issue !== issue) return undefined;
+    const { issue: _i, reactions: _r, edits: _e, ...rest } = c;
+    return rest;
+  }
+
+  async createComment(issue: number, body: string): Promise<ThreadComment> {
+    this.calls.push("create comment");
+    const c = {
+      id: String(this.nextComment++),
+      author: this.appLogin,
+      bot: true,
+      byThisApp: true,
+      body,
+      createdAt: this.clock().toISOString(),
+      issue,
+      reactions: [],
+      edits: 0,
+    };
+    this.comments_.set(c.id, c);
+    this.entries(issue).push({ kind: "comment", id: c.id });
+    const { issue: _i, reactions: _r, edits: _e, ...rest } = c;
+    return rest;
+  }
+
+  async updateComment(_issue: number, id: string, body: string): Promise<void> {
+    this.calls.push("update comment");
+    const c = this.comments_.get(id);
+    if (!c) throw new Error(`comment ${id} not found`);
+    c.body = body;
+    c.edits++;
+  }
+
+  async react(_issue: number, commentId: string, reaction: Reaction): Promise<void> {
+    this.calls.push("reaction");
+    const c = this.comments_.get(commentId);
+    if (c && !c.reactions.includes(reaction)) c.reactions.push(reaction);
+  }
+
+  reactionsOf(id: string): Reaction[] {
+    return this.comments_.get(id)?.reactions ?? [];
+  }
+
+  editsOf(id: string): number {
+    return this.comments_.get(id)?.edits ?? 0;
+  }
+
+  private sha(): string {
+    return `sha${String(this.nextSha++).padStart(4, "0")}`;
+  }
+
+  /** Merge or close a pull request, as a person would. */
+  closePull(number: number, merged: boolean): MemoryPullRequest | undefined {
+    const pr = this.pulls.get(number);
+    if (!pr) return undefined;
+    pr.state = "closed";
+    pr.merged = merged;
+    if (merged) {
+      const head = this.branches.get(pr.head) ?? [];
+      const base = this.branches.get(pr.base) ?? [];
+      this.branches.set(pr.base, [...base, ...head.filter((c) => !base.includes(c))]);
+    }
+    return pr;
+  }
+
+  async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
+    this.calls.push(`effect ${effect.kind}`);
+    const p = effect.params;
+    const issueNumber = Number(run.context.issue?.number ?? 0);
+    switch (effect.kind) {
+      case "branch": {
+        const name = String(p.name);
+        const existing = this.branches.get(name);
+        if (existing) {
+          if (p.require_new === true)
+            return {
+              ok: false,
+              error: playbookError("GH-CONFLICT", `branch '${name}' already exists`),
+            };
+          return {
+            ok: true,
+            outputs: { name, sha: existing[existing.length - 1] ?? "", created: false },
+          };
+        }
+        const from = this.branches.get(String(p.from ?? "main")) ?? [];
+        this.branches.set(name, [...from]);
+        return { ok: true, outputs: { name, sha: from[from.length - 1] ?? "", created: true } };
+      }
+      case "commit": {
+        const branch = String(p.branch);
+        const commits = this.branches.get(branch);
+        if (!commits)
+          return {
+            ok: false,
+            error: playbookError("GH-NOT-FOUND", `branch '${branch}' does not exist`),
+          };
+        const trailer = runTrailer(effect.key);
+        const found = commits.find((c) => this.commits.get(c)?.message.includes(trailer));
+        if (found) return { ok: true, outputs: { sha: found, branch, created: false } };
+        const files: Record<string, string> = {};
+        for (const f of (p.files as { path: string; content: string }[]) ?? [])
+          files[f.path] = f.content;
+        const sha = this.sha();
+        this.commits.set(sha, { message: `${String(p.message)}\n\n${trailer}`, files });
+        commits.push(sha);
+        return { ok: true, outputs: { sha, branch, url: `https://github.test/commit/${sha}` } };
+      }
+      case "pull_request": {
+        const head = String(p.head);
+        const open = [...this.pulls.values()].find((pr) => pr.head === head && pr.state === "open");
+        const pr: MemoryPullRequest = open ?? {
+          number: this.nextNumber++,
+          title: String(p.title),
+          body: String(p.body ?? ""),
+          head,
+          base: String(p.base ?? "main"),
+          draft: p.draft === true,
+          labels: (p.labels as string[]) ?? [],
+          state: "open",
+          merged: false,
+        };
+        if (!open) {
+          this.pulls.set(pr.number, pr);
+          this.note(issueNumber, `pull request #${pr.number} "${pr.title}" opened from ${pr.head}`);
+        }
+        return {
+          ok: true,
+          outputs: {
+            number: pr.number,
+            url: `https://github.test/pull/${pr.number}`,
+            head,
+            merged: false,
+          },
+        };
+      }
+      case "issue": {
+        const marker = issueMarker(effect.key);
+        const existing = [...this.issues.values()].find((i) => i.body.includes(marker));
+        const issue =
+          existing ??
+          this.openIssue(
+            String(p.title),
+            `${String(p.body ?? "")}\n\n${marker}`,
+            this.appLogin,
+            (p.labels as string[]) ?? [],
+          );
+        if (!existing) this.note(issueNumber, `issue #${issue.number} "${issue.title}" opened`);
+        return {
+          ok: true,
+          outputs: { number: issue.number, url: `https://github.test/issues/${issue.number}` },
+        };
+      }
+      case "label": {
+        const target = this.issues.get(p.issue ? Number(p.issue) : issueNumber);
+        if (!target)
+          return {
+            ok: false,
+            error: playbookError(
+              "GH-NOT-FOUND",
+              `issue #${String(p.issue ?? issueNumber)} not found`,
+            ),
+          };
+        for (const l of (p.add as string[]) ?? [])
+          if (!target.labels.includes(l)) target.labels.push(l);
+        target.labels = target.labels.filter((l) => !((p.remove as string[]) ?? []).includes(l));
+        this.note(
+          issueNumber,
+          `labels of #${target.number}: ${target.labels.join(", ") || "(none)"}`,
+        );
+        return { ok: true, outputs: { labels: [...target.labels] } };
+      }
+      case "close": {
+        const target = this.issues.get(p.issue ? Number(p.issue) : issueNumber);
+        if (!target)
+          return {
+            ok: false,
+            error: playbookError(
+              "GH-NOT-FOUND",
+              `issue #${String(p.issue ?? issueNumber)} not found`,
+            ),
+          };
+        if (p.comment && target.state === "open")
+          await this.createComment(target.number, String(p.comment));
+        if (target.state === "open")
+          this.note(target.number, `issue #${target.number} closed as ${String(p.reason)}`);
+        target.state = "closed";
+        target.stateReason = String(p.reason);
+        return { ok: true, outputs: { state: "closed" } };
+      }
+      case "dispatch": {
+        const found = this.dispatched.find(
+          (d) => d.workflow === p.workflow && JSON.stringify(d.inputs) === JSON.stringify(p.inputs),
+        );
+        const d = found ?? {
+          workflow: String(p.workflow),
+          ref: String(p.ref ?? "main"),
+          inputs: (p.inputs as Record<string, unknown>) ?? {},
+          runId: 1000 + this.dispatched.length,
+        };
+        if (!found) {
+          this.dispatched.push(d);
+          this.note(issueNumber, `workflow ${d.workflow} started (run ${d.runId})`);
+        }
+        return {
+          ok: true,
+          outputs: { run_id: d.runId, url: `https://github.test/actions/runs/${d.runId}` },
+        };
+      }
+      case "comment": {
+        const c = await this.createComment(issueNumber, String(p.body));
+        return {
+          ok: true,
+          outputs: { id: c.id, url: `https://github.test/issues/${issueNumber}#comment-${c.id}` },
+        };
+      }
+      case "ai":
+        return {
+          ok: true,
+          outputs: {
+            text: `(simulated AI answer to: ${String(p.prompt).split("\n")[0]?.slice(0, 60)})`,
+          } as Record<string, Value>,
+        };
+      case "start_playbook":
+        return { ok: true, outputs: {} };
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import type { EffectPerformer } from "../effects/types.js";
+import type { Permission } from "../playbook/types.js";
+
+export type Reaction = "eyes" | "rocket" | "-1";
+
+export interface ThreadComment {
+  id: string;
+  author: string;
+  /** Written by a bot account (any bot). */
+  bot: boolean;
+  /** Written by this app: only such comments are trusted to carry state. */
+  byThisApp: boolean;
+  body: string;
+  createdAt: string;
+}
+
+/**
+ * What the issue controller needs from GitHub, for one repository. The Probot app implements it
+ * with Octokit; `simulate` and tests with an in-memory repository. Effects go through the same
+ * port, so the controller is the same everywhere.
+ */
+export interface GitHubPort extends EffectPerformer {
+  /** The person's repository role (`role_name`); undefined when they have none or on error. */
+  permission(login: string): Promise<Permission | undefined>;
+  /** Team slugs (org/slug) the person belongs to, among those a policy names. */
+  teams(login: string, candidates: readonly string[]): Promise<string[]>;
+  comments(issue: number): Promise<ThreadComment[]>;
+  comment(issue: number, id: string): Promise<ThreadComment | undefined>;
+  createComment(issue: number, body: string): Promise<ThreadComment>;
+  updateComment(issue: number, id: string, body: string): Promise<void>;
+  react(issue: number, commentId: string, reaction: Reaction): Promise<void>;
+}
