@@ -38,6 +38,19 @@ export type ThreadEntry =
  * pull requests, labels and workflow runs. It implements the same port as the Octokit adapter,
  * so the issue controller runs against it unchanged (simulate, tests).
  */
+type StoredComment = ThreadComment & { issue: number; reactions: Reaction[]; edits: number };
+
+function publicView(c: StoredComment): ThreadComment {
+  return {
+    id: c.id,
+    author: c.author,
+    bot: c.bot,
+    byThisApp: c.byThisApp,
+    body: c.body,
+    createdAt: c.createdAt,
+  };
+}
+
 export class MemoryGitHub implements GitHubPort {
   readonly issues = new Map<number, MemoryIssue>();
   readonly pulls = new Map<number, MemoryPullRequest>();
@@ -148,17 +161,14 @@ export class MemoryGitHub implements GitHubPort {
 
   async comments(issue: number): Promise<ThreadComment[]> {
     this.calls.push("list comments");
-    return [...this.comments_.values()]
-      .filter((c) => c.issue === issue)
-      .map(({ issue: _i, reactions: _r, edits: _e, ...c }) => c);
+    return [...this.comments_.values()].filter((c) => c.issue === issue).map(publicView);
   }
 
   async comment(issue: number, id: string): Promise<ThreadComment | undefined> {
     this.calls.push("get comment");
     const c = this.comments_.get(id);
     if (!c || c.issue !== issue) return undefined;
-    const { issue: _i, reactions: _r, edits: _e, ...rest } = c;
-    return rest;
+    return publicView(c);
   }
 
   async createComment(issue: number, body: string): Promise<ThreadComment> {
@@ -176,8 +186,7 @@ export class MemoryGitHub implements GitHubPort {
     };
     this.comments_.set(c.id, c);
     this.entries(issue).push({ kind: "comment", id: c.id });
-    const { issue: _i, reactions: _r, edits: _e, ...rest } = c;
-    return rest;
+    return publicView(c);
   }
 
   async updateComment(_issue: number, id: string, body: string): Promise<void> {
