@@ -244,6 +244,12 @@ describe("resume refuses damaged state with exit 3 and a way to recover", () => 
     expect(await refused(repo)).toContain("is not a run record");
   });
 
+  it("a record whose pinned playbooks were nulled", async () => {
+    const { repo, file } = await pausedRun();
+    edit(file, (d) => (d.playbooks = null));
+    expect(await refused(repo)).toContain("is not a run record");
+  });
+
   it("an edited pinned playbook", async () => {
     const { repo, pinned } = await pausedRun();
     edit(pinned, (d) => (d.source = String(d.source).replace("docs: greet", "feat: greet")));

@@ -149,6 +149,7 @@ describe("FileRunStore", () => {
       ["no repo", { ...record(), repo: 1 }],
       ["bad mode", { ...record(), mode: "yolo" }],
       ["no playbooks", { ...record(), playbooks: undefined }],
+      ["null playbooks", { ...record(), playbooks: null }],
     ])("a document that is not a run record (%s)", (_name, doc) => {
       const s = store();
       s.save(record());
