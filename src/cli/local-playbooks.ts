@@ -71,14 +71,23 @@ export async function loadLocalPlaybooks(repo: string, explicitFile?: string): P
   const bundles: LoadedSet["bundles"] = new Map();
   const disabled = new Set<string>();
   const reports: FileReport[] = [];
-  for (const files of tiers) {
+  // Validate from the library up, so a repository playbook may delegate to a bundled one; the
+  // nearest tier comes first among the known playbooks, as it wins below.
+  const known: { id: string; playbook: PlaybookDocument }[] = [];
+  const validated: FileReport[][] = [];
+  for (const files of [...tiers].reverse()) {
     const tierReports = validateSet(
       files.map((file) => ({ file, source: readFileSync(file) })),
-      {
-        fileExists: fileExistsNextTo,
-        known: [...bundles.values()].map((b) => ({ id: b.playbook.id, playbook: b.playbook })),
-      },
+      { fileExists: fileExistsNextTo, known: [...known] },
     );
+    validated.unshift(tierReports);
+    known.unshift(
+      ...tierReports.flatMap((r) =>
+        r.playbook ? [{ id: r.playbook.id, playbook: r.playbook }] : [],
+      ),
+    );
+  }
+  for (const tierReports of validated) {
     for (const r of tierReports) {
       reports.push(r);
       const b = bundleOf(r);

@@ -12,6 +12,8 @@ import {
   delegateClosure,
   findTarget,
   loadLocalPlaybooks,
+  loadPinned,
+  pinBundles,
 } from "../../src/cli/local-playbooks.js";
 import {
   branches,
@@ -25,6 +27,22 @@ import {
 } from "../helpers/git-repo.js";
 
 afterEach(cleanup);
+
+/** The terminal: what readline is asked, and the answers it gives. */
+const terminal = vi.hoisted(() => ({
+  questions: [] as string[],
+  answers: [] as string[],
+  closed: 0,
+}));
+vi.mock("node:readline/promises", () => ({
+  createInterface: () => ({
+    question: async (q: string) => {
+      terminal.questions.push(q);
+      return terminal.answers.shift() ?? "";
+    },
+    close: () => void terminal.closed++,
+  }),
+}));
 
 const HELLO_BRANCH = `playbook/hello-world-${FIXED_ID}`;
 
@@ -489,6 +507,30 @@ describe("fault injection and the terminal", () => {
     expect(kill).not.toHaveBeenCalled();
   });
 
+  it("asks on the terminal when one is attached and no ask is given", async () => {
+    const repo = makeRepo();
+    terminal.questions.length = 0;
+    terminal.answers.splice(0, Infinity, "n");
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      const r = await runIn(repo, "hello-world", [], {}, { interactive: true });
+      expect(r.code).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(terminal.questions).toEqual(["Approve approve? [ENTER approves, n rejects] "]);
+    expect(terminal.closed).toBe(1);
+  });
+
+  it("uses the real clock when none is given", async () => {
+    const repo = makeRepo();
+    const before = new Date();
+    const r = await runIn(repo, "hello-world", [], { mode: "autonomous" }, { realClock: true });
+    expect(r.code).toBe(0);
+    const id = /Run (\d{8}-\d{4}-\d{3}):/.exec(r.out)?.[1] ?? "";
+    expect(id.slice(0, 8)).toBe(before.toISOString().slice(0, 10).replace(/-/g, ""));
+  });
+
   it("shows progress lines on a terminal", async () => {
     const repo = makeRepo();
     const writes: string[] = [];
@@ -601,6 +643,40 @@ describe("local playbook discovery", () => {
     expect(findTarget(set, "README.md", repo)).toEqual({});
   });
 
+  it("loads the prompt files of ai steps with the playbook", async () => {
+    const repo = makeRepo();
+    write(
+      repo,
+      ".github/playbooks/asker.yaml",
+      `apiVersion: playbook-bot/v1
+id: asker
+description: An ai step with a prompt file.
+steps:
+  - id: think
+    type: ai
+    description: Think.
+    prompt_file: prompts/think.md
+  - id: end
+    type: end
+    description: Finish.
+`,
+    );
+    write(repo, ".github/playbooks/prompts/think.md", "Think hard\n");
+    const set = await loadLocalPlaybooks(repo);
+    expect(set.bundles.get("asker")?.files).toEqual({ "prompts/think.md": "Think hard\n" });
+  });
+
+  it("pins the playbooks a run uses and loads them back", async () => {
+    const repo = makeRepo();
+    const set = await loadLocalPlaybooks(repo);
+    const store = new FileRunStore(join(repo, ".playbook-runs"));
+    const pinned = pinBundles(store, ["service-triage", "recent-changes", "missing"], set.bundles);
+    expect(Object.keys(pinned).sort()).toEqual(["recent-changes", "service-triage"]);
+    const back = loadPinned(store, pinned);
+    expect(back.get("service-triage")?.hash).toBe(set.bundles.get("service-triage")?.hash);
+    expect(back.get("recent-changes")?.playbook.id).toBe("recent-changes");
+  });
+
   it("computes the delegate closure transitively and once", async () => {
     const set = await loadLocalPlaybooks(makeRepo());
     expect(delegateClosure("service-triage", set.bundles).sort()).toEqual([
@@ -609,5 +685,35 @@ describe("local playbook discovery", () => {
     ]);
     expect(delegateClosure("hello-world", set.bundles)).toEqual(["hello-world"]);
     expect(delegateClosure("missing", set.bundles)).toEqual([]);
+    // Two delegate steps into one playbook count it once.
+    const repo = makeRepo();
+    const twice = readFileSync(join(ROOT, "playbooks", "recent-changes.yaml"), "utf8");
+    write(
+      repo,
+      ".github/playbooks/twice.yaml",
+      `apiVersion: playbook-bot/v1
+id: twice
+description: Delegates twice.
+steps:
+  - id: one
+    type: playbook
+    description: First.
+    playbook: recent-changes
+    mode: delegate
+    with: { namespace: a }
+  - id: two
+    type: playbook
+    description: Second.
+    playbook: recent-changes
+    mode: delegate
+    with: { namespace: b }
+  - id: end
+    type: end
+    description: Finish.
+`,
+    );
+    expect(twice).toContain("id: recent-changes");
+    const set2 = await loadLocalPlaybooks(repo);
+    expect(delegateClosure("twice", set2.bundles)).toEqual(["twice", "recent-changes"]);
   });
 });

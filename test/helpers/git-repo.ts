@@ -88,6 +88,8 @@ export interface IoOptions {
   interactive?: boolean;
   clock?: () => Date;
   sleeps?: number[];
+  /** Use the real clock (no io.clock). */
+  realClock?: boolean;
   /** Keep the clock still while sleeping (by default a sleep moves the clock on). */
   frozen?: boolean;
 }
@@ -100,7 +102,7 @@ function makeIo(cwd: string, o: IoOptions) {
     out: (t: string) => void (res.out += t),
     err: (t: string) => void (res.err += t),
     cwd,
-    clock: o.clock ?? (() => new Date(now)),
+    ...(o.realClock ? {} : { clock: o.clock ?? (() => new Date(now)) }),
     sleep: async (ms: number) => {
       o.sleeps?.push(ms);
       if (!o.frozen) now += ms;
