@@ -6,7 +6,7 @@ import type { Permission } from "../playbook/types.js";
  * file locally, so it holds no file contents and its lists are bounded.
  */
 export const STATE_VERSION = 1;
-export const MAX_TRACE = 40;
+export const MAX_TRACE = 30;
 export const MAX_RECENT_EVENTS = 40;
 export const MAX_VALUE_LENGTH = 1024;
 export const DEFAULT_MAX_STEPS = 500;

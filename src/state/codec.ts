@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { STATE_VERSION, type RunState } from "../engine/state.js";
 
@@ -151,17 +152,23 @@ export type DecodeFailure = {
   detail: string;
 };
 
-function base64url(text: string): string {
-  return Buffer.from(text, "utf8").toString("base64url");
+/** Compressed: a run's JSON repeats its keys and timestamps, and a comment has a size limit. */
+function pack(text: string): string {
+  return deflateRawSync(Buffer.from(text, "utf8")).toString("base64url");
+}
+
+function unpack(payload: string): string {
+  // Only a payload whose signature verified gets here, and it still may not inflate past 1 MiB.
+  return inflateRawSync(Buffer.from(payload, "base64url"), { maxOutputLength: 1024 * 1024 }).toString("utf8");
 }
 
 function sign(payload: string, secret: string): string {
   return createHmac("sha256", secret).update(payload).digest("base64url");
 }
 
-/** `<base64url JSON>.<HMAC-SHA256>`: opaque to people, safe inside an HTML comment. */
+/** `<base64url of deflated JSON>.<HMAC-SHA256>`: opaque to people, safe inside an HTML comment. */
 export function encodeSigned(run: RunState, secret: string): string {
-  const payload = base64url(JSON.stringify(run));
+  const payload = pack(JSON.stringify(run));
   return `${payload}.${sign(payload, secret)}`;
 }
 
@@ -184,7 +191,13 @@ export function decodeSigned(
         "the state block's signature does not match: it was edited or written by someone else",
     };
   }
-  return parseRunState(Buffer.from(payload, "base64url").toString("utf8"));
+  let json: string;
+  try {
+    json = unpack(payload);
+  } catch (err) {
+    return { ok: false, reason: "corrupt", detail: `the state block does not decompress: ${(err as Error).message}` };
+  }
+  return parseRunState(json);
 }
 
 /** Parse and check a state document (JSON text). */
@@ -197,7 +210,7 @@ export function parseRunState(json: string): { ok: true; run: RunState } | Decod
   }
   const problems = runStateProblems(value);
   if (problems.length > 0) {
-    const version = problems[0]?.startsWith("state version") ?? false;
+    const version = problems.some((p) => p.startsWith("state version"));
     return { ok: false, reason: version ? "version" : "corrupt", detail: problems.join("; ") };
   }
   return { ok: true, run: value as RunState };
