@@ -103,7 +103,8 @@ function runOnce(timings) {
     const f = run.stack[run.stack.length - 1];
     const createdAt = new Date(t + 500).toISOString();
     if (f.current?.startsWith("s") && Number(f.current.slice(1)) % 7 === 0) {
-      // Refused votes, a duplicate delivery and then the approval: events a busy thread brings.
+      // A clock tick, refused votes, a duplicate delivery and then the approval: a busy thread.
+      step({ type: "timeout", id: `tick${++n}` });
       step({
         type: "command",
         id: `k${++n}`,
