@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import {
   decodeSigned,
@@ -9,6 +10,14 @@ import {
 import { sampleRun } from "./fixtures.js";
 
 const SECRET = "s3cret";
+
+function pack(text: string): string {
+  return deflateRawSync(Buffer.from(text, "utf8")).toString("base64url");
+}
+
+function signed(payload: string): string {
+  return createHmac("sha256", SECRET).update(payload).digest("base64url");
+}
 
 describe("runStateProblems", () => {
   it("accepts a run state the engine made", () => {
@@ -98,13 +107,17 @@ describe("encodeSigned / decodeSigned", () => {
   it("reports a changed payload as tampered", () => {
     const text = encodeSigned(sampleRun(), SECRET);
     const [payload, mac] = text.split(".") as [string, string];
-    const other = Buffer.from(
-      Buffer.from(payload, "base64url").toString("utf8").replace('"alice"', '"mallory"'),
-    ).toString("base64url");
-    expect(other).not.toBe(payload);
+    const json = inflateRawSync(Buffer.from(payload, "base64url")).toString("utf8");
+    expect(json).toContain('"alice"');
+    const other = pack(json.replace('"alice"', '"mallory"'));
     expect(decodeSigned(`${other}.${mac}`, SECRET)).toMatchObject({
       ok: false,
       reason: "tampered",
+    });
+    // The same edit, signed with the secret, is read back with the change.
+    expect(decodeSigned(`${other}.${signed(other)}`, SECRET)).toMatchObject({
+      ok: true,
+      run: { initiator: "mallory" },
     });
   });
 
@@ -122,14 +135,32 @@ describe("encodeSigned / decodeSigned", () => {
   });
 
   it("reports a correctly signed block that is not a run state as corrupt", () => {
-    const payload = Buffer.from("not json").toString("base64url");
     // Another payload's signature does not fit it.
-    const sig = encodeSigned(sampleRun(), SECRET);
-    expect(decodeSigned(`${payload}.${sig.split(".")[1]}`, SECRET)).toMatchObject({
-      reason: "tampered",
+    const json = pack("not json");
+    const sig = encodeSigned(sampleRun(), SECRET).split(".")[1];
+    expect(decodeSigned(`${json}.${sig}`, SECRET)).toMatchObject({ reason: "tampered" });
+    expect(decodeSigned(`${json}.${signed(json)}`, SECRET)).toMatchObject({
+      ok: false,
+      reason: "corrupt",
+      detail: expect.stringMatching(/^not valid JSON/),
     });
-    const mac = createHmac("sha256", SECRET).update(payload).digest("base64url");
-    expect(decodeSigned(`${payload}.${mac}`, SECRET)).toMatchObject({
+    const schema = pack(JSON.stringify({ v: 1, id: "x" }));
+    expect(decodeSigned(`${schema}.${signed(schema)}`, SECRET)).toMatchObject({
+      ok: false,
+      reason: "corrupt",
+    });
+  });
+
+  it("reports a signed block that does not inflate, or inflates past 1 MiB, as corrupt", () => {
+    const raw = Buffer.from("plain, not deflated").toString("base64url");
+    expect(decodeSigned(`${raw}.${signed(raw)}`, SECRET)).toMatchObject({
+      ok: false,
+      reason: "corrupt",
+      detail: expect.stringMatching(/^the state block does not decompress/),
+    });
+    const bomb = pack(" ".repeat(2 * 1024 * 1024));
+    expect(bomb.length).toBeLessThan(10_000);
+    expect(decodeSigned(`${bomb}.${signed(bomb)}`, SECRET)).toMatchObject({
       ok: false,
       reason: "corrupt",
     });
