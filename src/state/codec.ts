@@ -159,7 +159,9 @@ function pack(text: string): string {
 
 function unpack(payload: string): string {
   // Only a payload whose signature verified gets here, and it still may not inflate past 1 MiB.
-  return inflateRawSync(Buffer.from(payload, "base64url"), { maxOutputLength: 1024 * 1024 }).toString("utf8");
+  return inflateRawSync(Buffer.from(payload, "base64url"), {
+    maxOutputLength: 1024 * 1024,
+  }).toString("utf8");
 }
 
 function sign(payload: string, secret: string): string {
@@ -195,7 +197,11 @@ export function decodeSigned(
   try {
     json = unpack(payload);
   } catch (err) {
-    return { ok: false, reason: "corrupt", detail: `the state block does not decompress: ${(err as Error).message}` };
+    return {
+      ok: false,
+      reason: "corrupt",
+      detail: `the state block does not decompress: ${(err as Error).message}`,
+    };
   }
   return parseRunState(json);
 }
