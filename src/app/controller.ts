@@ -42,11 +42,14 @@ export interface ControllerOptions {
    * the app's own edit of the status comment brings the next (GitHub App).
    */
   inProcess: boolean;
+  /** The playbooks at an earlier commit, for runs pinned to it (absent: the current catalog). */
+  catalogAt?: (commit: string) => Promise<PlaybookCatalog | undefined>;
 }
 
 interface LoadedRun {
   run: RunState;
   commentId: string;
+  catalog: PlaybookCatalog;
 }
 
 /** Messages that need people's attention get a comment of their own; the rest live in the status. */
@@ -68,8 +71,15 @@ const DEFAULT_RUN_PERMISSION: Permission = "triage";
 export class IssueController {
   constructor(private readonly o: ControllerOptions) {}
 
-  private env(): EngineEnv {
-    return { now: this.o.clock(), playbooks: (id) => this.o.catalog.get(id) };
+  private env(catalog: PlaybookCatalog = this.o.catalog): EngineEnv {
+    return { now: this.o.clock(), playbooks: (id) => catalog.get(id) };
+  }
+
+  /** A run uses the playbooks of the commit it started on (runs are pinned), when that is known. */
+  private async catalogOf(run: RunState): Promise<PlaybookCatalog> {
+    const commit = run.stack[0]?.commit;
+    if (!commit || !this.o.catalogAt) return this.o.catalog;
+    return (await this.o.catalogAt(commit)) ?? this.o.catalog;
   }
 
   private context(): RunContext {
@@ -89,10 +99,11 @@ export class IssueController {
   /** Runs on this issue, newest first, read from this app's status comments only. */
   async runs(): Promise<LoadedRun[]> {
     const out: LoadedRun[] = [];
-    for (const c of await this.o.port.comments(this.o.issue.number)) {
+    for (const c of await this.o.port.statusComments(this.o.issue.number)) {
       if (!c.byThisApp || !hasStateBlock(c.body)) continue;
       const read = readStatusComment(c.body, this.o.secret);
-      if (read.ok) out.push({ run: read.run, commentId: c.id });
+      if (read.ok)
+        out.push({ run: read.run, commentId: c.id, catalog: await this.catalogOf(read.run) });
       else if (read.reason !== "absent") await this.frozen(c, read.detail);
     }
     return out.reverse();
@@ -186,7 +197,7 @@ export class IssueController {
     );
     const comment = await this.o.port.createComment(this.o.issue.number, body);
     await this.drive(
-      { run: started.result.run, commentId: comment.id },
+      { run: started.result.run, commentId: comment.id, catalog: this.o.catalog },
       { ...started.result, changed: false },
     );
     return { outcome: "accepted" };
@@ -248,7 +259,7 @@ export class IssueController {
     else {
       const waiting = open.filter((r) => {
         const f = activeFrame(r.run);
-        const step = this.stepOf(r.run);
+        const step = this.stepOf(r.run, r.catalog);
         if (name === "approve" || name === "reject")
           return f.phase === "approval" || (f.phase === "waiting" && step?.type === "checkpoint");
         return f.phase === "waiting" && step?.type === "investigate";
@@ -281,9 +292,10 @@ export class IssueController {
       };
     const least: Permission =
       name === "cancel"
-        ? (this.bundleOf(target.run)?.playbook.permissions?.cancel ?? DEFAULT_RUN_PERMISSION)
+        ? (this.bundleOf(target.run, target.catalog)?.playbook.permissions?.cancel ??
+          DEFAULT_RUN_PERMISSION)
         : DEFAULT_RUN_PERMISSION;
-    const teams = this.policyTeams(target.run);
+    const teams = this.policyTeams(target);
     const actor = await this.actor(comment.author, comment.bot, teams);
     if ((name === "cancel" || name === "retry") && !atLeast(actor, least)) {
       return {
@@ -300,24 +312,27 @@ export class IssueController {
       commentId: comment.id,
       createdAt: comment.createdAt,
     };
-    const result = advance(target.run, event, this.env());
+    const result = advance(target.run, event, this.env(target.catalog));
     await this.drive(target, result);
     return result.reply ?? { outcome: result.changed ? "accepted" : "ignored" };
   }
 
-  private stepOf(run: RunState) {
+  private stepOf(run: RunState, catalog: PlaybookCatalog = this.o.catalog) {
     const f = activeFrame(run);
-    const b = this.o.catalog.get(f.playbook);
+    const b = catalog.get(f.playbook);
     return b ? new PlaybookGraph(b.playbook).byId.get(f.current ?? "")?.step : undefined;
   }
 
-  private bundleOf(run: RunState): PlaybookBundle | undefined {
-    return this.o.catalog.get(run.stack[0]?.playbook ?? "");
+  private bundleOf(
+    run: RunState,
+    catalog: PlaybookCatalog = this.o.catalog,
+  ): PlaybookBundle | undefined {
+    return catalog.get(run.stack[0]?.playbook ?? "");
   }
 
   /** Teams the waiting step's policy names: membership is looked up only for those. */
-  private policyTeams(run: RunState): string[] {
-    const step = this.stepOf(run);
+  private policyTeams(loaded: LoadedRun): string[] {
+    const step = this.stepOf(loaded.run, loaded.catalog);
     return step?.type === "checkpoint" ? (step.approvers?.teams ?? []) : [];
   }
 
@@ -388,12 +403,13 @@ export class IssueController {
       if (read.reason !== "absent") await this.frozen(c, read.detail);
       return;
     }
+    const loaded: LoadedRun = { run: read.run, commentId, catalog: await this.catalogOf(read.run) };
     const result = advance(
       read.run,
       { type: "continue", id: eventId, seq: read.run.seq },
-      this.env(),
+      this.env(loaded.catalog),
     );
-    await this.drive({ run: read.run, commentId }, result);
+    await this.drive(loaded, result);
   }
 
   /** A person edited or deleted a comment: any vote it carried is withdrawn. */
@@ -403,7 +419,7 @@ export class IssueController {
       const result = advance(
         r.run,
         { type: "vote_withdrawn", id: `${eventId}:${r.run.id}`, commentId },
-        this.env(),
+        this.env(r.catalog),
       );
       await this.drive(r, result);
     }
@@ -419,7 +435,7 @@ export class IssueController {
       if (isFinished(r.run) || activeFrame(r.run).awaiting?.pullRequest !== number) continue;
       const e: RunEvent = { type: "pull_request", id: eventId, number, merged };
       if (url) e.url = url;
-      await this.drive(r, advance(r.run, e, this.env()));
+      await this.drive(r, advance(r.run, e, this.env(r.catalog)));
     }
   }
 
@@ -437,7 +453,7 @@ export class IssueController {
         advance(
           r.run,
           { type: "workflow_run", id: eventId, workflow, runId, conclusion },
-          this.env(),
+          this.env(r.catalog),
         ),
       );
     }
@@ -449,7 +465,7 @@ export class IssueController {
       if (!isFinished(r.run))
         await this.drive(
           r,
-          advance(r.run, { type: "timeout", id: `${eventId}:${r.run.id}` }, this.env()),
+          advance(r.run, { type: "timeout", id: `${eventId}:${r.run.id}` }, this.env(r.catalog)),
         );
     }
   }
@@ -464,7 +480,7 @@ export class IssueController {
         await this.o.port.updateComment(
           this.o.issue.number,
           loaded.commentId,
-          renderStatusComment(run, (id) => this.o.catalog.get(id), this.o.secret),
+          renderStatusComment(run, (id) => loaded.catalog.get(id), this.o.secret),
         );
       }
       for (const m of result.messages)
@@ -509,14 +525,14 @@ export class IssueController {
               ok: false,
               error: outcome.error,
             };
-        result = advance(run, event, this.env());
+        result = advance(run, event, this.env(loaded.catalog));
         continue;
       }
       if (result.continue && this.o.inProcess) {
         result = advance(
           run,
           { type: "continue", id: `${run.id}:continue:${run.seq}`, seq: run.seq },
-          this.env(),
+          this.env(loaded.catalog),
         );
         continue;
       }

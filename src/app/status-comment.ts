@@ -6,8 +6,9 @@ import { PlaybookGraph, stepTitle } from "../playbook/graph.js";
 import { renderMermaid } from "../playbook/mermaid.js";
 import { decodeSigned, encodeSigned, type DecodeFailure } from "../state/codec.js";
 
-/** The hidden block that carries a run's state at the end of its status comment. */
-export const STATE_MARKER = "playbook-bot:state";
+import { STATE_MARKER } from "../github/port.js";
+
+export { STATE_MARKER, hasStateBlock } from "../github/port.js";
 const BLOCK = new RegExp(`<!-- ${STATE_MARKER} ([A-Za-z0-9_.-]+) -->`);
 
 /** GitHub refuses comment bodies over 65,536 characters; we stay well below. */
@@ -145,11 +146,6 @@ export function renderStatusComment(
     ].join("\n");
   }
   return body;
-}
-
-/** Whether a body holds a state block at all (cheap, before any verification). */
-export function hasStateBlock(body: string): boolean {
-  return BLOCK.test(body);
 }
 
 /** The run in a status comment, verified; a tampered or damaged block is reported, never used. */

@@ -1,55 +1,35 @@
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import type { PlaybookBundle } from "../engine/steps/types.js";
-import { bundledLibraryDir, fileExistsNextTo, playbookFilesIn } from "../playbook/library.js";
+import { bundledLibraryDir, playbookFilesIn } from "../playbook/library.js";
 import { PlaybookGraph } from "../playbook/graph.js";
-import { validateSet, validateSource, type FileReport } from "../playbook/validate.js";
-import type { PlaybookDocument } from "../playbook/types.js";
+import {
+  bundleHash,
+  bundleOf as bundleFromReport,
+  resolveTiers,
+  type SourcedBundle,
+} from "../playbook/tiers.js";
+
+export { bundleHash };
+import { validateSource, type FileReport } from "../playbook/validate.js";
 import { StateError, type FileRunStore } from "../state/file-store.js";
 
 export interface LoadedSet {
   /** Valid playbooks by id; the first tier that defines an id wins, `active: false` disables it. */
-  bundles: Map<string, PlaybookBundle & { file: string; source: string }>;
+  bundles: Map<string, SourcedBundle>;
   /** Reports with errors, to show when the requested playbook is among them. */
   reports: FileReport[];
 }
 
-/** Files a playbook's steps read (templates, prompts), loaded with it so the engine stays pure. */
-function stepFiles(playbook: PlaybookDocument, file: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (const s of new PlaybookGraph(playbook).steps) {
-    const refs =
-      s.step.type === "commit"
-        ? (s.step.files ?? []).flatMap((f) => (f.template ? [f.template] : []))
-        : s.step.type === "ai" && s.step.prompt_file
-          ? [s.step.prompt_file]
-          : [];
-    for (const rel of refs) {
-      const abs = join(dirname(file), rel);
-      if (existsSync(abs)) files[rel] = readFileSync(abs, "utf8");
-    }
-  }
-  return files;
+/** Read a file a playbook refers to, relative to the playbook's folder. */
+function readNextTo(file: string, rel: string): string | undefined {
+  const abs = join(dirname(file), rel);
+  return existsSync(abs) ? readFileSync(abs, "utf8") : undefined;
 }
 
-export function bundleHash(source: string, files: Record<string, string>): string {
-  return createHash("sha256").update(JSON.stringify({ source, files })).digest("hex");
-}
-
-/** A bundle for a valid report: the playbook, its hash and the files its steps read. */
-export function bundleOf(
-  report: FileReport,
-): (PlaybookBundle & { file: string; source: string }) | undefined {
-  if (!report.playbook || report.diagnostics.some((d) => d.severity === "error")) return undefined;
-  const files = stepFiles(report.playbook, report.file);
-  return {
-    playbook: report.playbook,
-    hash: bundleHash(report.text, files),
-    files,
-    file: report.file,
-    source: report.text,
-  };
+/** A bundle for a valid report read from disk. */
+export function bundleOf(report: FileReport): SourcedBundle | undefined {
+  return bundleFromReport(report, readNextTo);
 }
 
 /**
@@ -68,36 +48,12 @@ export async function loadLocalPlaybooks(repo: string, explicitFile?: string): P
   const local = join(repo, ".github", "playbooks");
   if (existsSync(local)) tiers.push(await playbookFilesIn(local));
   tiers.push(await playbookFilesIn(bundledLibraryDir()));
-  const bundles: LoadedSet["bundles"] = new Map();
-  const disabled = new Set<string>();
-  const reports: FileReport[] = [];
-  // Validate from the library up, so a repository playbook may delegate to a bundled one; the
-  // nearest tier comes first among the known playbooks, as it wins below.
-  const known: { id: string; playbook: PlaybookDocument }[] = [];
-  const validated: FileReport[][] = [];
-  for (const files of [...tiers].reverse()) {
-    const tierReports = validateSet(
-      files.map((file) => ({ file, source: readFileSync(file) })),
-      { fileExists: fileExistsNextTo, known: [...known] },
-    );
-    validated.unshift(tierReports);
-    known.unshift(
-      ...tierReports.flatMap((r) =>
-        r.playbook ? [{ id: r.playbook.id, playbook: r.playbook }] : [],
-      ),
-    );
-  }
-  for (const tierReports of validated) {
-    for (const r of tierReports) {
-      reports.push(r);
-      const b = bundleOf(r);
-      if (!b) continue;
-      const id = b.playbook.id;
-      if (bundles.has(id) || disabled.has(id)) continue;
-      if (b.playbook.active === false) disabled.add(id);
-      else bundles.set(id, b);
-    }
-  }
+  const { bundles, reports } = resolveTiers(
+    tiers.map((files) => ({
+      files: files.map((file) => ({ file, source: readFileSync(file) })),
+      read: readNextTo,
+    })),
+  );
   return { bundles, reports };
 }
 

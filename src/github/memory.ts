@@ -3,7 +3,7 @@ import type { Effect } from "../engine/events.js";
 import type { RunState, Value } from "../engine/state.js";
 import { issueMarker, runTrailer, type EffectOutcome } from "../effects/types.js";
 import type { Permission } from "../playbook/types.js";
-import type { GitHubPort, Reaction, ThreadComment } from "./port.js";
+import { hasStateBlock, type GitHubPort, type Reaction, type ThreadComment } from "./port.js";
 
 export interface MemoryIssue {
   number: number;
@@ -162,6 +162,13 @@ export class MemoryGitHub implements GitHubPort {
   async comments(issue: number): Promise<ThreadComment[]> {
     this.calls.push("list comments");
     return [...this.comments_.values()].filter((c) => c.issue === issue).map(publicView);
+  }
+
+  async statusComments(issue: number): Promise<ThreadComment[]> {
+    this.calls.push("list comments");
+    return [...this.comments_.values()]
+      .filter((c) => c.issue === issue && c.byThisApp && hasStateBlock(c.body))
+      .map(publicView);
   }
 
   async comment(issue: number, id: string): Promise<ThreadComment | undefined> {

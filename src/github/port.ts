@@ -3,6 +3,14 @@ import type { Permission } from "../playbook/types.js";
 
 export type Reaction = "eyes" | "rocket" | "-1";
 
+/** The hidden block that carries a run's state at the end of its status comment. */
+export const STATE_MARKER = "playbook-bot:state";
+
+/** Whether a body holds a state block at all (cheap, before any verification). */
+export function hasStateBlock(body: string): boolean {
+  return body.includes(`<!-- ${STATE_MARKER} `);
+}
+
 export interface ThreadComment {
   id: string;
   author: string;
@@ -25,6 +33,8 @@ export interface GitHubPort extends EffectPerformer {
   /** Team slugs (org/slug) the person belongs to, among those a policy names. */
   teams(login: string, candidates: readonly string[]): Promise<string[]>;
   comments(issue: number): Promise<ThreadComment[]>;
+  /** This app's comments that hold a state block (status comments), oldest first. */
+  statusComments(issue: number): Promise<ThreadComment[]>;
   comment(issue: number, id: string): Promise<ThreadComment | undefined>;
   createComment(issue: number, body: string): Promise<ThreadComment>;
   updateComment(issue: number, id: string, body: string): Promise<void>;

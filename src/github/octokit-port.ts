@@ -1,0 +1,626 @@
+import type { ProbotOctokit } from "probot";
+import { collectAiOutputs, type AiAdapter } from "../ai/adapter.js";
+import { playbookError, type PlaybookError } from "../engine/errors.js";
+import type { Effect } from "../engine/events.js";
+import type { RunState } from "../engine/state.js";
+import { issueMarker, runTrailer, type EffectOutcome } from "../effects/types.js";
+import { PERMISSIONS } from "../playbook/schema.js";
+import type { Permission } from "../playbook/types.js";
+import { hasStateBlock, type GitHubPort, type Reaction, type ThreadComment } from "./port.js";
+
+export type Octokit = InstanceType<typeof ProbotOctokit>;
+
+/** The hidden marker in a pull request body that leads a `pull_request.closed` event back to its issue. */
+export function pullRequestMarker(issue: number, key: string): string {
+  return `<!-- playbook-bot:pull-request issue=${issue} key=${key} -->`;
+}
+
+export function issueOfPullRequest(body: string | null | undefined): number | undefined {
+  const m = /<!-- playbook-bot:pull-request issue=([0-9]+) /.exec(body ?? "");
+  return m ? Number(m[1]) : undefined;
+}
+
+interface RequestErrorLike {
+  status?: number;
+  message?: string;
+  response?: { headers?: Record<string, string | number | undefined> };
+}
+
+/**
+ * A coded failure for a GitHub error. Rate limits (403/429 with retry-after or an exhausted quota)
+ * are retryable failures the run records; `/retry` or the next event resumes it. Tokens never
+ * appear: only the status and GitHub's message are kept.
+ */
+export function githubError(err: unknown, what: string): PlaybookError {
+  const e = err as RequestErrorLike;
+  const status = e.status ?? 0;
+  const headers = e.response?.headers ?? {};
+  const message = String(e.message ?? err).replace(
+    /(gh[pousr]_|ghs_|v1\.)[A-Za-z0-9_.]+/g,
+    "[redacted]",
+  );
+  const cause = `HTTP ${status}: ${message.slice(0, 300)}`;
+  if (
+    status === 429 ||
+    (status === 403 &&
+      (headers["retry-after"] !== undefined ||
+        headers["x-ratelimit-remaining"] === "0" ||
+        /rate limit/i.test(message)))
+  ) {
+    const after =
+      headers["retry-after"] !== undefined
+        ? ` (retry after ${String(headers["retry-after"])} s)`
+        : "";
+    return playbookError("GH-RATE-LIMITED", `GitHub rate-limited ${what}${after}`, cause);
+  }
+  if (status === 401 || status === 403)
+    return playbookError("GH-PERMISSION", `the app may not ${what}`, cause);
+  if (status === 404)
+    return playbookError("GH-NOT-FOUND", `not found while trying to ${what}`, cause);
+  if (status === 409)
+    return playbookError("GH-CONFLICT", `conflict while trying to ${what}`, cause);
+  if (status === 422) return playbookError("GH-VALIDATION", `GitHub refused to ${what}`, cause);
+  return playbookError("GH-ERROR", `GitHub failed to ${what}`, cause);
+}
+
+export interface OctokitPortOptions {
+  octokit: Octokit;
+  owner: string;
+  repo: string;
+  defaultBranch: string;
+  /** This app's id: comments it wrote carry it in performed_via_github_app. */
+  appId: number;
+  /** This app's bot login (`<slug>[bot]`), when known. */
+  botLogin?: string;
+  ai: AiAdapter;
+  /** Where status comments are remembered across events (see StatusCommentCache). */
+  statusCache?: StatusCommentCache;
+}
+
+/** Remembers, per issue, which comments are status comments: an event costs one request per run, not a listing. */
+export class StatusCommentCache {
+  private readonly map = new Map<string, string[]>();
+  constructor(private readonly max = 1000) {}
+
+  get(key: string): string[] | undefined {
+    const v = this.map.get(key);
+    if (v) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: string, ids: string[]): void {
+    this.map.delete(key);
+    this.map.set(key, ids);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+
+  add(key: string, id: string): void {
+    const ids = this.get(key);
+    if (ids && !ids.includes(id)) this.set(key, [...ids, id]);
+  }
+}
+
+type RestComment = {
+  id: number;
+  body?: string | null;
+  created_at: string;
+  user: { login: string; type: string } | null;
+  performed_via_github_app?: { id: number } | null;
+};
+
+/** GitHub through Octokit: the port the Probot app gives the issue controller. */
+export class OctokitPort implements GitHubPort {
+  private readonly octokit: Octokit;
+  private readonly owner: string;
+  private readonly repo: string;
+
+  constructor(private readonly o: OctokitPortOptions) {
+    this.octokit = o.octokit;
+    this.owner = o.owner;
+    this.repo = o.repo;
+  }
+
+  private view(c: RestComment): ThreadComment {
+    const byThisApp =
+      c.performed_via_github_app?.id === this.o.appId ||
+      (this.o.botLogin !== undefined && c.user?.login === this.o.botLogin);
+    return {
+      id: String(c.id),
+      author: c.user?.login ?? "ghost",
+      bot: c.user?.type === "Bot",
+      byThisApp,
+      body: c.body ?? "",
+      createdAt: c.created_at,
+    };
+  }
+
+  async permission(login: string): Promise<Permission | undefined> {
+    try {
+      const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
+        owner: this.owner,
+        repo: this.repo,
+        username: login,
+      });
+      // role_name is the real role; the legacy `permission` reports maintain as write and triage as read.
+      const role = (data as { role_name?: string }).role_name;
+      return (PERMISSIONS as readonly string[]).includes(role ?? "")
+        ? (role as Permission)
+        : undefined;
+    } catch {
+      return undefined; // any error denies
+    }
+  }
+
+  async teams(login: string, candidates: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const team of candidates) {
+      const [org, slug] = team.includes("/")
+        ? (team.split("/", 2) as [string, string])
+        : [this.owner, team];
+      try {
+        const { data } = await this.octokit.rest.teams.getMembershipForUserInOrg({
+          org,
+          team_slug: slug,
+          username: login,
+        });
+        if (data.state === "active") out.push(team);
+      } catch {
+        // not a member, or the app may not read teams: either way, no
+      }
+    }
+    return out;
+  }
+
+  async comments(issue: number): Promise<ThreadComment[]> {
+    const all = (await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: issue,
+      per_page: 100,
+    })) as RestComment[];
+    return all.map((c) => this.view(c));
+  }
+
+  /** Status comments of an issue: remembered ids fetched one by one, or one listing on a miss. */
+  async statusComments(issue: number): Promise<ThreadComment[]> {
+    const key = `${this.owner}/${this.repo}#${issue}`;
+    const cached = this.o.statusCache?.get(key);
+    if (cached) {
+      const found: ThreadComment[] = [];
+      for (const id of cached) {
+        const c = await this.comment(issue, id);
+        if (c) found.push(c);
+      }
+      return found;
+    }
+    const mine = (await this.comments(issue)).filter((c) => c.byThisApp && hasStateBlock(c.body));
+    this.o.statusCache?.set(
+      key,
+      mine.map((c) => c.id),
+    );
+    return mine;
+  }
+
+  async comment(_issue: number, id: string): Promise<ThreadComment | undefined> {
+    try {
+      const { data } = await this.octokit.rest.issues.getComment({
+        owner: this.owner,
+        repo: this.repo,
+        comment_id: Number(id),
+      });
+      return this.view(data as RestComment);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async createComment(issue: number, body: string): Promise<ThreadComment> {
+    const { data } = await this.octokit.rest.issues.createComment({
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: issue,
+      body,
+    });
+    const c = this.view(data as RestComment);
+    if (hasStateBlock(body)) this.o.statusCache?.add(`${this.owner}/${this.repo}#${issue}`, c.id);
+    return { ...c, byThisApp: true };
+  }
+
+  async updateComment(_issue: number, id: string, body: string): Promise<void> {
+    await this.octokit.rest.issues.updateComment({
+      owner: this.owner,
+      repo: this.repo,
+      comment_id: Number(id),
+      body,
+    });
+  }
+
+  async react(_issue: number, commentId: string, reaction: Reaction): Promise<void> {
+    try {
+      await this.octokit.rest.reactions.createForIssueComment({
+        owner: this.owner,
+        repo: this.repo,
+        comment_id: Number(commentId),
+        content: reaction,
+      });
+    } catch {
+      // A reaction is a courtesy; failing to add one must not fail the command.
+    }
+  }
+
+  async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
+    const issue = Number(run.context.issue?.number ?? 0);
+    try {
+      switch (effect.kind) {
+        case "branch":
+          return await this.branch(effect);
+        case "commit":
+          return await this.commit(effect);
+        case "pull_request":
+          return await this.pullRequest(effect, issue);
+        case "issue":
+          return await this.issue(effect);
+        case "label":
+          return await this.label(effect, issue);
+        case "close":
+          return await this.close(effect, issue);
+        case "dispatch":
+          return await this.dispatch(effect);
+        case "comment":
+          return await this.commentEffect(effect, issue);
+        case "ai": {
+          const p = effect.params;
+          const outputs = await collectAiOutputs(
+            this.o.ai,
+            String(p.prompt),
+            (p.tools as string[]) ?? [],
+            {
+              scope: p.scope === "write" ? "write" : "read-only",
+              expectedFindings: (p.expected_findings as string[]) ?? [],
+            },
+          );
+          return { ok: true, outputs };
+        }
+        case "start_playbook":
+          return { ok: true, outputs: {} };
+      }
+    } catch (err) {
+      return { ok: false, error: githubError(err, describe(effect)) };
+    }
+  }
+
+  private async headOf(branch: string): Promise<string | undefined> {
+    try {
+      const { data } = await this.octokit.rest.git.getRef({
+        owner: this.owner,
+        repo: this.repo,
+        ref: `heads/${branch}`,
+      });
+      return data.object.sha;
+    } catch (err) {
+      if ((err as RequestErrorLike).status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** Create from the base head, or reuse an existing branch (a clear error when require_new). */
+  private async branch(effect: Effect): Promise<EffectOutcome> {
+    const name = String(effect.params.name);
+    const existing = await this.headOf(name);
+    if (existing) {
+      if (effect.params.require_new === true)
+        return {
+          ok: false,
+          error: playbookError(
+            "GH-CONFLICT",
+            `branch '${name}' already exists and the step requires a new one`,
+          ),
+        };
+      return {
+        ok: true,
+        outputs: { name, sha: existing, created: false, url: this.treeUrl(name) },
+      };
+    }
+    const base = String(effect.params.from ?? this.o.defaultBranch);
+    const sha = await this.headOf(base);
+    if (!sha)
+      return {
+        ok: false,
+        error: playbookError("GH-NOT-FOUND", `base branch '${base}' does not exist`),
+      };
+    try {
+      await this.octokit.rest.git.createRef({
+        owner: this.owner,
+        repo: this.repo,
+        ref: `refs/heads/${name}`,
+        sha,
+      });
+    } catch (err) {
+      // Made meanwhile (a redelivery racing us): reuse it.
+      if ((err as RequestErrorLike).status !== 422) throw err;
+      const again = await this.headOf(name);
+      if (!again) throw err;
+      return { ok: true, outputs: { name, sha: again, created: false, url: this.treeUrl(name) } };
+    }
+    return { ok: true, outputs: { name, sha, created: true, url: this.treeUrl(name) } };
+  }
+
+  private treeUrl(branch: string): string {
+    return `https://github.com/${this.owner}/${this.repo}/tree/${branch}`;
+  }
+
+  /** One atomic commit with every file (tree with inline contents, commit, ref update); found again by its trailer. */
+  private async commit(effect: Effect): Promise<EffectOutcome> {
+    const branch = String(effect.params.branch);
+    const trailer = runTrailer(effect.key);
+    const parent = await this.headOf(branch);
+    if (!parent)
+      return {
+        ok: false,
+        error: playbookError("GH-NOT-FOUND", `branch '${branch}' does not exist`),
+      };
+    const { data: recent } = await this.octokit.rest.repos.listCommits({
+      owner: this.owner,
+      repo: this.repo,
+      sha: branch,
+      per_page: 20,
+    });
+    const found = recent.find((c) =>
+      c.commit.message.split("\n").some((line) => line.trim() === trailer),
+    );
+    if (found)
+      return { ok: true, outputs: { sha: found.sha, branch, created: false, url: found.html_url } };
+    const files = (effect.params.files as { path: string; content: string }[] | undefined) ?? [];
+    if (files.length === 0)
+      return {
+        ok: false,
+        error: playbookError(
+          "PB-EFFECT-FAILED",
+          "on GitHub a commit needs files: (paths: globs are for local runs)",
+        ),
+      };
+    const { data: parentCommit } = await this.octokit.rest.git.getCommit({
+      owner: this.owner,
+      repo: this.repo,
+      commit_sha: parent,
+    });
+    const { data: tree } = await this.octokit.rest.git.createTree({
+      owner: this.owner,
+      repo: this.repo,
+      base_tree: parentCommit.tree.sha,
+      tree: files.map((f) => ({
+        path: f.path,
+        mode: "100644" as const,
+        type: "blob" as const,
+        content: f.content,
+      })),
+    });
+    const { data: commit } = await this.octokit.rest.git.createCommit({
+      owner: this.owner,
+      repo: this.repo,
+      message: `${String(effect.params.message)}\n\n${trailer}`,
+      tree: tree.sha,
+      parents: [parent],
+    });
+    await this.octokit.rest.git.updateRef({
+      owner: this.owner,
+      repo: this.repo,
+      ref: `heads/${branch}`,
+      sha: commit.sha,
+      force: false,
+    });
+    return { ok: true, outputs: { sha: commit.sha, branch, created: true, url: commit.html_url } };
+  }
+
+  /** Create, or reuse the open pull request for the head; labels and reviewers only when created. */
+  private async pullRequest(effect: Effect, issue: number): Promise<EffectOutcome> {
+    const p = effect.params;
+    const head = String(p.head);
+    const { data: open } = await this.octokit.rest.pulls.list({
+      owner: this.owner,
+      repo: this.repo,
+      head: `${this.owner}:${head}`,
+      state: "open",
+      per_page: 5,
+    });
+    const existing = open[0];
+    if (existing)
+      return {
+        ok: true,
+        outputs: {
+          number: existing.number,
+          url: existing.html_url,
+          head,
+          merged: false,
+          created: false,
+        },
+      };
+    const body = `${String(p.body ?? "")}\n\n${pullRequestMarker(issue, effect.key)}`;
+    const { data: pr } = await this.octokit.rest.pulls.create({
+      owner: this.owner,
+      repo: this.repo,
+      head,
+      base: String(p.base ?? this.o.defaultBranch),
+      title: String(p.title),
+      body,
+      draft: p.draft === true,
+    });
+    const labels = (p.labels as string[] | undefined) ?? [];
+    if (labels.length)
+      await this.octokit.rest.issues.addLabels({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: pr.number,
+        labels,
+      });
+    const reviewers = (p.reviewers as string[] | undefined) ?? [];
+    const teams = (p.team_reviewers as string[] | undefined) ?? [];
+    if (reviewers.length || teams.length)
+      await this.octokit.rest.pulls.requestReviewers({
+        owner: this.owner,
+        repo: this.repo,
+        pull_number: pr.number,
+        reviewers,
+        team_reviewers: teams,
+      });
+    return {
+      ok: true,
+      outputs: { number: pr.number, url: pr.html_url, head, merged: false, created: true },
+    };
+  }
+
+  /** Look for the issue's hidden marker among recent issues before creating (the search index lags). */
+  private async issue(effect: Effect): Promise<EffectOutcome> {
+    const p = effect.params;
+    const marker = issueMarker(effect.key);
+    const { data: recent } = await this.octokit.rest.issues.listForRepo({
+      owner: this.owner,
+      repo: this.repo,
+      state: "all",
+      sort: "created",
+      direction: "desc",
+      per_page: 100,
+    });
+    const found = recent.find((i) => (i.body ?? "").includes(marker));
+    if (found)
+      return { ok: true, outputs: { number: found.number, url: found.html_url, created: false } };
+    const { data } = await this.octokit.rest.issues.create({
+      owner: this.owner,
+      repo: this.repo,
+      title: String(p.title),
+      body: `${String(p.body ?? "")}\n\n${marker}`,
+      labels: (p.labels as string[]) ?? [],
+      assignees: (p.assignees as string[]) ?? [],
+    });
+    return { ok: true, outputs: { number: data.number, url: data.html_url, created: true } };
+  }
+
+  private async label(effect: Effect, issue: number): Promise<EffectOutcome> {
+    const p = effect.params;
+    const target = p.issue ? Number(p.issue) : issue;
+    const add = (p.add as string[]) ?? [];
+    let labels: string[] = [];
+    if (add.length) {
+      const { data } = await this.octokit.rest.issues.addLabels({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: target,
+        labels: add,
+      });
+      labels = data.map((l) => l.name);
+    }
+    for (const name of (p.remove as string[]) ?? []) {
+      try {
+        const { data } = await this.octokit.rest.issues.removeLabel({
+          owner: this.owner,
+          repo: this.repo,
+          issue_number: target,
+          name,
+        });
+        labels = data.map((l) => l.name);
+      } catch (err) {
+        if ((err as RequestErrorLike).status !== 404) throw err; // already gone is fine
+      }
+    }
+    return { ok: true, outputs: { labels } };
+  }
+
+  private async close(effect: Effect, issue: number): Promise<EffectOutcome> {
+    const p = effect.params;
+    const target = p.issue ? Number(p.issue) : issue;
+    const { data: current } = await this.octokit.rest.issues.get({
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: target,
+    });
+    if (current.state === "closed") return { ok: true, outputs: { state: "closed" } };
+    if (p.comment)
+      await this.octokit.rest.issues.createComment({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: target,
+        body: String(p.comment),
+      });
+    await this.octokit.rest.issues.update({
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: target,
+      state: "closed",
+      state_reason: p.reason === "not_planned" ? "not_planned" : "completed",
+    });
+    return { ok: true, outputs: { state: "closed" } };
+  }
+
+  /**
+   * workflow_dispatch has no idempotency key: a dispatch lost between the request and the saved
+   * state can happen twice. The workflow's run is awaited by the workflow's name.
+   */
+  private async dispatch(effect: Effect): Promise<EffectOutcome> {
+    const p = effect.params;
+    const workflow = String(p.workflow);
+    await this.octokit.rest.actions.createWorkflowDispatch({
+      owner: this.owner,
+      repo: this.repo,
+      workflow_id: workflow,
+      ref: String(p.ref ?? this.o.defaultBranch),
+      inputs: Object.fromEntries(
+        Object.entries((p.inputs as Record<string, unknown>) ?? {}).map(([k, v]) => [k, String(v)]),
+      ),
+    });
+    return {
+      ok: true,
+      outputs: {
+        url: `https://github.com/${this.owner}/${this.repo}/actions/workflows/${workflow}`,
+      },
+    };
+  }
+
+  /** A comment step's comment carries its key, so a retry finds it in the thread. */
+  private async commentEffect(effect: Effect, issue: number): Promise<EffectOutcome> {
+    const marker = issueMarker(effect.key);
+    const existing = (await this.comments(issue)).find(
+      (c) => c.byThisApp && c.body.includes(marker),
+    );
+    if (existing)
+      return {
+        ok: true,
+        outputs: {
+          id: existing.id,
+          url: `https://github.com/${this.owner}/${this.repo}/issues/${issue}#issuecomment-${existing.id}`,
+        },
+      };
+    const c = await this.createComment(issue, `${String(effect.params.body)}\n\n${marker}`);
+    return {
+      ok: true,
+      outputs: {
+        id: c.id,
+        url: `https://github.com/${this.owner}/${this.repo}/issues/${issue}#issuecomment-${c.id}`,
+      },
+    };
+  }
+}
+
+function describe(effect: Effect): string {
+  const p = effect.params;
+  switch (effect.kind) {
+    case "branch":
+      return `create branch ${String(p.name)}`;
+    case "commit":
+      return `commit to ${String(p.branch)}`;
+    case "pull_request":
+      return `open a pull request from ${String(p.head)}`;
+    case "issue":
+      return "open an issue";
+    case "label":
+      return "change labels";
+    case "close":
+      return "close the issue";
+    case "dispatch":
+      return `dispatch ${String(p.workflow)}`;
+    default:
+      return effect.kind;
+  }
+}
