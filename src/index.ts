@@ -1,4 +1,18 @@
-/** Library entry points: validation and rendering of playbooks. */
+/**
+ * The package: its default export is the Probot app function; the named exports are the
+ * validation and rendering library.
+ */
+import type { ApplicationFunctionOptions, Probot } from "probot";
+import { createPlaybookBot } from "./app/app.js";
+import { readAppConfig } from "./app/config.js";
+
+/** The Probot app: settings from the environment (WEBHOOK_SECRET is required, APP_ID, STATE_SECRET, APP_SLUG). */
+export default function playbookBot(app: Probot, options?: ApplicationFunctionOptions): void {
+  createPlaybookBot({ config: readAppConfig(process.env) })(app, options);
+}
+
+export { createPlaybookBot } from "./app/app.js";
+export { readAppConfig, deriveStateSecret } from "./app/config.js";
 export { validateSet, validateSource, countBySeverity } from "./playbook/validate.js";
 export type { FileReport, ValidateOptions, RuleSetting } from "./playbook/validate.js";
 export type { Diagnostic } from "./playbook/diagnostics.js";

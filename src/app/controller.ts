@@ -14,12 +14,16 @@ import { HELP_TEXT, parseCommands } from "../github/commands.js";
 import type { GitHubPort, ThreadComment } from "../github/port.js";
 import { PlaybookGraph } from "../playbook/graph.js";
 import type { Permission } from "../playbook/types.js";
+import { formatText } from "../playbook/report/text.js";
+import type { FileReport } from "../playbook/validate.js";
 import { hasStateBlock, readStatusComment, renderStatusComment } from "./status-comment.js";
 
 /** The playbooks an issue can run: from the repository, its organisation and the bundled library. */
 export interface PlaybookCatalog {
   get(id: string): PlaybookBundle | undefined;
   all(): PlaybookBundle[];
+  /** The report of an invalid playbook with this id (or file name), to show on the issue. */
+  problems?(id: string): FileReport | undefined;
 }
 
 export interface IssueRef {
@@ -44,6 +48,8 @@ export interface ControllerOptions {
   inProcess: boolean;
   /** The playbooks at an earlier commit, for runs pinned to it (absent: the current catalog). */
   catalogAt?: (commit: string) => Promise<PlaybookCatalog | undefined>;
+  /** Told when a run starts waiting for a dispatched workflow (the app routes workflow_run by it). */
+  onAwaitWorkflow?: (workflow: string) => void;
 }
 
 interface LoadedRun {
@@ -137,6 +143,12 @@ export class IssueController {
       .filter(
         (b) => label === `playbook:${b.playbook.id}` || b.playbook.on?.labels?.includes(label),
       );
+    if (matches.length === 0 && label.startsWith("playbook:")) {
+      const id = label.slice("playbook:".length);
+      const report = this.o.catalog.problems?.(id);
+      if (report)
+        await this.o.port.createComment(this.o.issue.number, invalidPlaybookNotice(id, report));
+    }
     for (const bundle of matches) {
       const actor = await this.actor(by.login, by.bot);
       const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
@@ -346,11 +358,17 @@ export class IssueController {
       return { outcome: "refused", reason: "name the playbook: `/run <playbook> [key=value …]`" };
     const all = this.o.catalog.all();
     const bundle = this.o.catalog.get(id) ?? all.find((b) => b.playbook.on?.command === id);
-    if (!bundle)
+    if (!bundle) {
+      const report = this.o.catalog.problems?.(id);
+      if (report) {
+        await this.o.port.createComment(this.o.issue.number, invalidPlaybookNotice(id, report));
+        return { outcome: "refused", reason: `playbook '${id}' is invalid (details above)` };
+      }
       return {
         outcome: "refused",
         reason: `no playbook '${id}' here (available: ${all.map((b) => b.playbook.id).join(", ")})`,
       };
+    }
     const actor = await this.actor(comment.author, comment.bot);
     const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
     if (!atLeast(actor, least))
@@ -477,6 +495,8 @@ export class IssueController {
     for (let guard = 0; guard < 1000; guard++) {
       if (result.changed) {
         run = result.run;
+        const awaiting = isFinished(run) ? undefined : activeFrame(run).awaiting?.workflow;
+        if (awaiting !== undefined) this.o.onAwaitWorkflow?.(awaiting);
         await this.o.port.updateComment(
           this.o.issue.number,
           loaded.commentId,
@@ -545,4 +565,11 @@ function commandLine(cmd: ReturnType<typeof parseCommands>[number]): string {
   return cmd.kind === "command"
     ? `/${cmd.name}${cmd.args.text ? ` ${cmd.args.text}` : ""}`
     : `/${cmd.word}`;
+}
+
+/** An invalid playbook, explained on the issue with file, line and message. */
+function invalidPlaybookNotice(id: string, report: FileReport): string {
+  const errors = report.diagnostics.filter((d) => d.severity === "error").slice(0, 10);
+  const text = formatText([{ ...report, diagnostics: errors }]);
+  return `Playbook **${id}** cannot run: \`${report.file}\` is invalid.\n\n\`\`\`text\n${text.trimEnd()}\n\`\`\``;
 }

@@ -6,6 +6,7 @@ import type { RunState } from "../engine/state.js";
 import { issueMarker, runTrailer, type EffectOutcome } from "../effects/types.js";
 import { PERMISSIONS } from "../playbook/schema.js";
 import type { Permission } from "../playbook/types.js";
+import { LruMap } from "../util/lru.js";
 import { hasStateBlock, type GitHubPort, type Reaction, type ThreadComment } from "./port.js";
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
@@ -79,27 +80,22 @@ export interface OctokitPortOptions {
 
 /** Remembers, per issue, which comments are status comments: an event costs one request per run, not a listing. */
 export class StatusCommentCache {
-  private readonly map = new Map<string, string[]>();
-  constructor(private readonly max = 1000) {}
+  private readonly ids: LruMap<string, string[]>;
+  constructor(max = 1000) {
+    this.ids = new LruMap(max);
+  }
 
   get(key: string): string[] | undefined {
-    const v = this.map.get(key);
-    if (v) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
+    return this.ids.get(key);
   }
 
   set(key: string, ids: string[]): void {
-    this.map.delete(key);
-    this.map.set(key, ids);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+    this.ids.set(key, ids);
   }
 
   add(key: string, id: string): void {
-    const ids = this.get(key);
-    if (ids && !ids.includes(id)) this.set(key, [...ids, id]);
+    const ids = this.ids.get(key);
+    if (ids && !ids.includes(id)) this.ids.set(key, [...ids, id]);
   }
 }
 

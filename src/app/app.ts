@@ -1,0 +1,306 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ApplicationFunctionOptions, Context, Probot } from "probot";
+import { MockAiAdapter, type AiAdapter } from "../ai/adapter.js";
+import { PlaybookDiscovery } from "../github/discovery.js";
+import {
+  issueOfPullRequest,
+  OctokitPort,
+  StatusCommentCache,
+  type Octokit,
+} from "../github/octokit-port.js";
+import { hasStateBlock, type ThreadComment } from "../github/port.js";
+import type { Tiered } from "../playbook/tiers.js";
+import { KeyedQueue, LruMap } from "../util/lru.js";
+import type { AppConfig } from "./config.js";
+import { IssueController, type IssueRef, type PlaybookCatalog } from "./controller.js";
+
+export interface PlaybookBotOptions {
+  config: AppConfig;
+  ai?: AiAdapter;
+  discovery?: PlaybookDiscovery;
+  clock?: () => Date;
+}
+
+type RestUser = { login: string; type: string } | null;
+type RestComment = {
+  id: number;
+  body?: string | null;
+  created_at: string;
+  user: RestUser;
+  performed_via_github_app?: { id: number } | null;
+};
+type RestIssue = {
+  number: number;
+  title: string;
+  html_url: string;
+  body?: string | null;
+  user: RestUser;
+  labels?: ({ name?: string } | string)[];
+};
+
+/** A webhook comment as the controller sees it; only this app's own comments may carry state. */
+export function threadCommentOf(c: RestComment, config: AppConfig): ThreadComment {
+  return {
+    id: String(c.id),
+    author: c.user?.login ?? "ghost",
+    bot: c.user?.type === "Bot",
+    byThisApp:
+      c.performed_via_github_app?.id === config.appId ||
+      (config.botLogin !== undefined && c.user?.login === config.botLogin),
+    body: c.body ?? "",
+    createdAt: c.created_at,
+  };
+}
+
+function catalogOf(tiered: Tiered): PlaybookCatalog {
+  return {
+    get: (id) => tiered.bundles.get(id),
+    all: () => [...tiered.bundles.values()],
+    problems: (id) =>
+      tiered.reports.find(
+        (r) =>
+          r.diagnostics.some((d) => d.severity === "error") &&
+          (r.playbook?.id === id || r.file.replace(/^.*\//, "").replace(/\.ya?ml$/, "") === id),
+      ),
+  };
+}
+
+function healthz(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/healthz") return false;
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ status: "ok" }));
+  return true;
+}
+
+/**
+ * The Probot app. Events for one issue are handled one at a time; a delivery seen before is a
+ * no-op; everything else returns quickly.
+ */
+export function createPlaybookBot(options: PlaybookBotOptions) {
+  const { config } = options;
+  const ai = options.ai ?? new MockAiAdapter();
+  const discovery = options.discovery ?? new PlaybookDiscovery();
+  const clock = options.clock ?? (() => new Date());
+  const statusCache = new StatusCommentCache();
+  const seen = new LruMap<string, true>(10_000);
+  const queue = new KeyedQueue();
+  // Dispatched workflows a run waits for, by repository and workflow: kept in memory.
+  const awaitedWorkflows = new LruMap<string, Set<number>>(1000);
+
+  return (app: Probot, { addHandler }: Partial<ApplicationFunctionOptions> = {}): void => {
+    try {
+      addHandler?.(healthz);
+    } catch {
+      // Loaded without a server (tests, the Actions adapter): no HTTP routes then.
+    }
+
+    async function controllerFor(context: Context, issue: IssueRef): Promise<IssueController> {
+      const { owner, repo } = context.repo();
+      const payload = context.payload as { repository: { default_branch: string } };
+      const defaultBranch = payload.repository.default_branch;
+      const octokit = context.octokit as unknown as Octokit;
+      const { tiered, commit } = await discovery.current(octokit, owner, repo, defaultBranch);
+      const catalog = catalogOf(tiered);
+      const port = new OctokitPort({
+        octokit,
+        owner,
+        repo,
+        defaultBranch,
+        appId: config.appId,
+        ai,
+        statusCache,
+        ...(config.botLogin ? { botLogin: config.botLogin } : {}),
+      });
+      return new IssueController({
+        port,
+        catalog,
+        secret: config.stateSecret,
+        clock,
+        issue,
+        repo: { owner, name: repo, default_branch: defaultBranch },
+        inProcess: false,
+        catalogAt: async (at) =>
+          at === commit ? catalog : catalogOf(await discovery.at(octokit, owner, repo, at)),
+        onAwaitWorkflow: (workflow) => {
+          const key = `${owner}/${repo}:${workflow}`;
+          const set = awaitedWorkflows.get(key) ?? new Set<number>();
+          set.add(issue.number);
+          awaitedWorkflows.set(key, set);
+        },
+      });
+    }
+
+    function issueRef(i: RestIssue): IssueRef {
+      const ref: IssueRef = {
+        number: i.number,
+        title: i.title,
+        url: i.html_url,
+        author: i.user?.login ?? "ghost",
+      };
+      if (i.body) ref.body = i.body;
+      return ref;
+    }
+
+    /** Deduplicate deliveries and serialise per issue. */
+    function handle(
+      issueOf: (context: Context) => number | undefined,
+      work: (context: Context) => Promise<void>,
+    ) {
+      return async (context: Context): Promise<void> => {
+        if (seen.has(context.id)) return;
+        seen.set(context.id, true);
+        const number = issueOf(context);
+        if (number === undefined) return;
+        const { owner, repo } = context.repo();
+        await queue.run(`${owner}/${repo}#${number}`, () => work(context));
+      };
+    }
+
+    const issueNumber = (c: Context) => (c.payload as { issue?: { number: number } }).issue?.number;
+
+    app.on(
+      "issues.labeled",
+      handle(issueNumber, async (context) => {
+        const p = context.payload as unknown as {
+          issue: RestIssue;
+          label?: { name: string };
+          sender: NonNullable<RestUser>;
+        };
+        if (!p.label) return;
+        const controller = await controllerFor(context, issueRef(p.issue));
+        await controller.onLabeled(
+          p.label.name,
+          { login: p.sender.login, bot: p.sender.type === "Bot" },
+          context.id,
+        );
+      }),
+    );
+
+    app.on(
+      "issues.opened",
+      handle(issueNumber, async (context) => {
+        const p = context.payload as unknown as { issue: RestIssue; sender: NonNullable<RestUser> };
+        const labels = (p.issue.labels ?? [])
+          .map((l) => (typeof l === "string" ? l : (l.name ?? "")))
+          .filter(Boolean);
+        if (labels.length === 0) return;
+        const controller = await controllerFor(context, issueRef(p.issue));
+        for (const label of labels)
+          await controller.onLabeled(
+            label,
+            { login: p.sender.login, bot: p.sender.type === "Bot" },
+            `${context.id}:${label}`,
+          );
+      }),
+    );
+
+    app.on(
+      "issue_comment.created",
+      handle(issueNumber, async (context) => {
+        const p = context.payload as unknown as { issue: RestIssue; comment: RestComment };
+        const comment = threadCommentOf(p.comment, config);
+        if (comment.byThisApp) {
+          // A new status comment: its run moves on (the continuation of a start).
+          if (hasStateBlock(comment.body))
+            await (
+              await controllerFor(context, issueRef(p.issue))
+            ).onContinuation(comment.id, context.id);
+          return;
+        }
+        if (comment.bot || !/^ {0,3}\//m.test(comment.body)) return;
+        await (await controllerFor(context, issueRef(p.issue))).onComment(comment, context.id);
+      }),
+    );
+
+    app.on(
+      ["issue_comment.edited", "issue_comment.deleted"],
+      handle(issueNumber, async (context) => {
+        const p = context.payload as unknown as {
+          action: string;
+          issue: RestIssue;
+          comment: RestComment;
+        };
+        const comment = threadCommentOf(p.comment, config);
+        if (comment.byThisApp) {
+          // This app edited its status comment: one more step (edits by others only freeze the run).
+          if (p.action === "edited" && hasStateBlock(comment.body))
+            await (
+              await controllerFor(context, issueRef(p.issue))
+            ).onContinuation(comment.id, context.id);
+          return;
+        }
+        if (comment.bot) return;
+        await (
+          await controllerFor(context, issueRef(p.issue))
+        ).onCommentChanged(comment.id, context.id);
+      }),
+    );
+
+    app.on(
+      "pull_request.closed",
+      handle(
+        (c) =>
+          issueOfPullRequest(
+            (c.payload as { pull_request: { body: string | null } }).pull_request.body,
+          ),
+        async (context) => {
+          const p = context.payload as unknown as {
+            pull_request: {
+              number: number;
+              merged: boolean;
+              html_url: string;
+              body: string | null;
+            };
+          };
+          const issue = issueOfPullRequest(p.pull_request.body) as number;
+          const controller = await controllerFor(context, {
+            number: issue,
+            title: "",
+            url: "",
+            author: "",
+          });
+          await controller.onPullRequestClosed(
+            p.pull_request.number,
+            p.pull_request.merged,
+            context.id,
+            p.pull_request.html_url,
+          );
+        },
+      ),
+    );
+
+    app.on("workflow_run.completed", async (context) => {
+      if (seen.has(context.id)) return;
+      seen.set(context.id, true);
+      const p = context.payload as unknown as {
+        workflow_run: {
+          id: number;
+          name?: string | null;
+          path?: string;
+          conclusion: string | null;
+        };
+      };
+      const { owner, repo } = context.repo();
+      const file = (p.workflow_run.path ?? "").split("/").pop() ?? "";
+      for (const workflow of [file, p.workflow_run.name ?? ""]) {
+        const issues = awaitedWorkflows.get(`${owner}/${repo}:${workflow}`);
+        for (const number of issues ?? []) {
+          await queue.run(`${owner}/${repo}#${number}`, async () => {
+            const controller = await controllerFor(context, {
+              number,
+              title: "",
+              url: "",
+              author: "",
+            });
+            await controller.onWorkflowRun(
+              workflow,
+              p.workflow_run.id,
+              p.workflow_run.conclusion ?? "unknown",
+              `${context.id}:${number}`,
+            );
+          });
+        }
+      }
+    });
+  };
+}
