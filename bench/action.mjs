@@ -1,0 +1,84 @@
+// The Action's whole-process time on 50 playbooks, next to `node -e 0` (Node's own start-up, the
+// floor), as the runner starts it: a child process with INPUT_* and the GITHUB_* files.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fmt, fmtRatio, median, now, percentile, progress, table } from "./lib/common.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bundle = join(root, "dist", "action", "index.js");
+const ws = mkdtempSync(join(tmpdir(), "pb-bench-action-"));
+mkdirSync(join(ws, ".github", "playbooks", "templates"), { recursive: true });
+const library = join(root, "playbooks");
+const sources = readdirSync(library).filter((f) => f.endsWith(".yaml"));
+for (const t of readdirSync(join(library, "templates")))
+  writeFileSync(
+    join(ws, ".github", "playbooks", "templates", t),
+    readFileSync(join(library, "templates", t)),
+  );
+for (let i = 0; i < 50; i++) {
+  const src = sources[i % sources.length];
+  const text = readFileSync(join(library, src), "utf8");
+  // Every copy gets its own id; targets keep pointing at the originals, which stay in the set.
+  const copy = i < sources.length ? text : text.replace(/^id: (.+)$/m, `id: $1-copy-${i}`);
+  writeFileSync(join(ws, ".github", "playbooks", `${String(i).padStart(2, "0")}-${src}`), copy);
+}
+const env = {
+  PATH: process.env.PATH,
+  GITHUB_WORKSPACE: ws,
+  GITHUB_STEP_SUMMARY: join(ws, "summary.md"),
+  GITHUB_OUTPUT: join(ws, "output.txt"),
+  GITHUB_REPOSITORY: "octo/repo",
+  GITHUB_SHA: "abc",
+};
+
+function timeRun(args) {
+  writeFileSync(env.GITHUB_STEP_SUMMARY, "");
+  writeFileSync(env.GITHUB_OUTPUT, "");
+  const t0 = now();
+  const r = spawnSync(process.execPath, args, { cwd: ws, env, encoding: "utf8" });
+  const ms = now() - t0;
+  if (r.status !== 0) {
+    console.error(r.stdout, r.stderr);
+    throw new Error(`exit ${r.status}`);
+  }
+  return ms;
+}
+
+const RUNS = 15;
+progress("action: warm-up");
+timeRun([bundle]);
+timeRun(["-e", "0"]);
+const action = [];
+const floor = [];
+progress("action: timed runs");
+for (let i = 0; i < RUNS; i++) {
+  action.push(timeRun([bundle]));
+  floor.push(timeRun(["-e", "0"]));
+}
+timeRun([bundle]);
+const out = readFileSync(env.GITHUB_OUTPUT, "utf8");
+rmSync(ws, { recursive: true, force: true });
+console.log("## The Action on 50 playbooks\n");
+console.log(
+  `50 playbook files (the bundled library, copied with their own ids), validated by \`node dist/action/index.js\` as the runner starts it; ${RUNS} runs each, interleaved with \`node -e 0\`.\n`,
+);
+console.log(
+  table(
+    ["process", "median ms", "p95 ms", "ratio to node -e 0"],
+    [
+      ["node -e 0 (the floor)", fmt(median(floor)), fmt(percentile(floor, 95)), "1.00×"],
+      [
+        "the Action, 50 playbooks",
+        fmt(median(action)),
+        fmt(percentile(action, 95)),
+        fmtRatio(median(action) / median(floor)),
+      ],
+    ],
+  ),
+);
+console.log(
+  `\nBundle: ${(readFileSync(bundle).length / 1024 / 1024).toFixed(2)} MiB. Outputs of the last run: ${out.match(/files<<\S+\n(\d+)/)?.[1]} files.`,
+);
