@@ -42363,7 +42363,11 @@ function changedFiles(env, workspace) {
   const head = event.pull_request?.head?.sha;
   if (!base || !head) return void 0;
   try {
-    const out = execFileSync("git", ["diff", "--name-only", `${base}...${head}`], { cwd: workspace, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync("git", ["diff", "--name-only", `${base}...${head}`], {
+      cwd: workspace,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"]
+    });
     return new Set(out.split("\n").filter(Boolean));
   } catch {
     return void 0;
@@ -42383,37 +42387,64 @@ function cell(text) {
 function summaryMarkdown(reports, changed, notAnnotated, env) {
   const { errors, warnings } = countBySeverity(reports);
   const lines = [];
-  lines.push(`### ${errors > 0 ? "\u274C" : "\u2705"} Playbooks: ${reports.length} checked, ${errors} ${errors === 1 ? "error" : "errors"}, ${warnings} ${warnings === 1 ? "warning" : "warnings"}`, "");
+  lines.push(
+    `### ${errors > 0 ? "\u274C" : "\u2705"} Playbooks: ${reports.length} checked, ${errors} ${errors === 1 ? "error" : "errors"}, ${warnings} ${warnings === 1 ? "warning" : "warnings"}`,
+    ""
+  );
   lines.push("| playbook | file | steps | result |", "|---|---|---:|---|");
   for (const r of reports) {
     const e = r.diagnostics.filter((d) => d.severity === "error").length;
     const w = r.diagnostics.length - e;
     const steps = r.playbook ? new PlaybookGraph(r.playbook).steps.length : 0;
-    lines.push(`| ${cell(r.playbook?.id ?? "\u2014")} | \`${cell(r.file)}\` | ${steps || "\u2014"} | ${e ? `\u274C ${e} error${e === 1 ? "" : "s"}` : "\u2705 valid"}${w ? `, ${w} warning${w === 1 ? "" : "s"}` : ""} |`);
+    lines.push(
+      `| ${cell(r.playbook?.id ?? "\u2014")} | \`${cell(r.file)}\` | ${steps || "\u2014"} | ${e ? `\u274C ${e} error${e === 1 ? "" : "s"}` : "\u2705 valid"}${w ? `, ${w} warning${w === 1 ? "" : "s"}` : ""} |`
+    );
   }
   const all = reports.flatMap((r) => r.diagnostics).sort(compareDiagnostics);
   if (all.length) {
     lines.push("", "#### Diagnostics", "");
-    if (notAnnotated > 0) lines.push(`_${notAnnotated} of ${all.length} are not shown as annotations on the diff (GitHub shows at most ${ANNOTATIONS_PER_KIND} of a kind per step); all are listed here._`, "");
+    if (notAnnotated > 0)
+      lines.push(
+        `_${notAnnotated} of ${all.length} are not shown as annotations on the diff (GitHub shows at most ${ANNOTATIONS_PER_KIND} of a kind per step); all are listed here._`,
+        ""
+      );
     lines.push("| where | rule | message |", "|---|---|---|");
-    for (const d of all) lines.push(`| ${lineLink(env, d)} | ${d.severity === "error" ? "\u274C" : "\u26A0\uFE0F"} \`${d.rule}\` | ${cell(d.message)}${d.hint ? ` \u2014 _${cell(d.hint)}_` : ""} |`);
+    for (const d of all)
+      lines.push(
+        `| ${lineLink(env, d)} | ${d.severity === "error" ? "\u274C" : "\u26A0\uFE0F"} \`${d.rule}\` | ${cell(d.message)}${d.hint ? ` \u2014 _${cell(d.hint)}_` : ""} |`
+      );
   }
   const drawn = reports.filter((r) => r.playbook && (!changed || changed.has(r.file)));
   for (const r of drawn.slice(0, 20)) {
-    lines.push("", `<details><summary>Graph of <code>${r.playbook?.id}</code></summary>`, "", "```mermaid", renderMermaid(r.playbook).trimEnd(), "```", "", "</details>");
+    lines.push(
+      "",
+      `<details><summary>Graph of <code>${r.playbook?.id}</code></summary>`,
+      "",
+      "```mermaid",
+      renderMermaid(r.playbook).trimEnd(),
+      "```",
+      "",
+      "</details>"
+    );
   }
   return lines.join("\n") + "\n";
 }
 function annotationOrder(all, changed) {
   const inChanged = (d) => changed ? changed.has(d.file) ? 0 : 1 : 0;
-  return [...all].sort((a, b) => a.severity === b.severity ? inChanged(a) - inChanged(b) || compareDiagnostics(a, b) : a.severity === "error" ? -1 : 1);
+  return [...all].sort(
+    (a, b) => a.severity === b.severity ? inChanged(a) - inChanged(b) || compareDiagnostics(a, b) : a.severity === "error" ? -1 : 1
+  );
 }
 async function publishCheck(env, token, diagnostics, summary2, fetcher, log2) {
   const api = env.GITHUB_API_URL ?? "https://api.github.com";
   const repo = env.GITHUB_REPOSITORY;
   const sha = env.GITHUB_SHA;
   if (!repo || !sha) return;
-  const headers = { authorization: `Bearer ${token}`, accept: "application/vnd.github+json", "content-type": "application/json" };
+  const headers = {
+    authorization: `Bearer ${token}`,
+    accept: "application/vnd.github+json",
+    "content-type": "application/json"
+  };
   const annotations = diagnostics.map((d) => ({
     path: d.file,
     start_line: d.line,
@@ -42425,16 +42456,36 @@ ${d.hint}` : d.message,
     title: d.rule
   }));
   const conclusion = diagnostics.some((d) => d.severity === "error") ? "failure" : "success";
-  const output = (batch) => ({ title: `${diagnostics.length} playbook diagnostics`, summary: summary2.slice(0, 65e3), annotations: batch });
+  const output = (batch) => ({
+    title: `${diagnostics.length} playbook diagnostics`,
+    summary: summary2.slice(0, 65e3),
+    annotations: batch
+  });
   const first = annotations.slice(0, CHECK_ANNOTATIONS_PER_REQUEST);
-  const created = await fetcher(`${api}/repos/${repo}/check-runs`, { method: "POST", headers, body: JSON.stringify({ name: "Playbooks", head_sha: sha, status: "completed", conclusion, output: output(first) }) });
+  const created = await fetcher(`${api}/repos/${repo}/check-runs`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      name: "Playbooks",
+      head_sha: sha,
+      status: "completed",
+      conclusion,
+      output: output(first)
+    })
+  });
   if (!created.ok) {
     log2(`Could not publish a check run (HTTP ${created.status}); annotations above still apply.`);
     return;
   }
   const { id } = await created.json();
   for (let i = CHECK_ANNOTATIONS_PER_REQUEST; i < annotations.length; i += CHECK_ANNOTATIONS_PER_REQUEST) {
-    await fetcher(`${api}/repos/${repo}/check-runs/${id}`, { method: "PATCH", headers, body: JSON.stringify({ output: output(annotations.slice(i, i + CHECK_ANNOTATIONS_PER_REQUEST)) }) });
+    await fetcher(`${api}/repos/${repo}/check-runs/${id}`, {
+      method: "PATCH",
+      headers,
+      body: JSON.stringify({
+        output: output(annotations.slice(i, i + CHECK_ANNOTATIONS_PER_REQUEST))
+      })
+    });
   }
   log2(`Published check run ${id} with ${annotations.length} annotations.`);
 }
@@ -42446,16 +42497,28 @@ async function run(a) {
     return 1;
   }
   const changedOnly = (getInput("changed-only") || "false").toLowerCase() === "true";
-  const files = (await glob(patterns.length ? patterns : DEFAULT_PATHS, { cwd: a.workspace, ignore: IGNORED_GLOBS, onlyFiles: true })).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const files = (await glob(patterns.length ? patterns : DEFAULT_PATHS, {
+    cwd: a.workspace,
+    ignore: IGNORED_GLOBS,
+    onlyFiles: true
+  })).filter((f) => /\.ya?ml$/.test(f)).sort();
   const reports = validateSet(
     files.map((f) => ({ file: f, source: readFileSync2(resolve3(a.workspace, f)) })),
     // Targets may also be bundled playbooks, as the app offers them.
-    { fileExists: (file, rel) => fileExistsNextTo(resolve3(a.workspace, file), rel), known: await bundledPlaybooks() }
+    {
+      fileExists: (file, rel) => fileExistsNextTo(resolve3(a.workspace, file), rel),
+      known: await bundledPlaybooks()
+    }
   );
   const changed = changedOnly ? changedFiles(a.env, a.workspace) : void 0;
-  if (changedOnly && !changed) a.log("changed-only: the pull request's changed files are unknown here (not a pull request, or a shallow checkout); annotating every file.");
+  if (changedOnly && !changed)
+    a.log(
+      "changed-only: the pull request's changed files are unknown here (not a pull request, or a shallow checkout); annotating every file."
+    );
   const all = reports.flatMap((r) => r.diagnostics);
-  const annotatable = changed ? all.filter((d) => changed.has(d.file) || changed.has(relative2(a.workspace, resolve3(a.workspace, d.file)))) : all;
+  const annotatable = changed ? all.filter(
+    (d) => changed.has(d.file) || changed.has(relative2(a.workspace, resolve3(a.workspace, d.file)))
+  ) : all;
   const ordered = annotationOrder(annotatable, changed);
   const shown = [
     ...ordered.filter((d) => d.severity === "error").slice(0, ANNOTATIONS_PER_KIND),
@@ -42463,8 +42526,12 @@ async function run(a) {
   ];
   for (const d of shown) a.log(workflowCommand(d));
   const notAnnotated = all.length - shown.length;
-  if (notAnnotated > 0) a.log(`${notAnnotated} of ${all.length} diagnostics are not annotated (GitHub shows at most ${ANNOTATIONS_PER_KIND} of a kind per step); the job summary lists all of them.`);
-  for (const d of all.sort(compareDiagnostics)) a.log(`${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message} [${d.rule}]`);
+  if (notAnnotated > 0)
+    a.log(
+      `${notAnnotated} of ${all.length} diagnostics are not annotated (GitHub shows at most ${ANNOTATIONS_PER_KIND} of a kind per step); the job summary lists all of them.`
+    );
+  for (const d of all.sort(compareDiagnostics))
+    a.log(`${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message} [${d.rule}]`);
   const summary2 = summaryMarkdown(reports, changed, notAnnotated, a.env);
   if (a.env.GITHUB_STEP_SUMMARY) await summary.addRaw(summary2).write();
   const { errors, warnings } = countBySeverity(reports);
@@ -42474,15 +42541,27 @@ async function run(a) {
   const token = getInput("token");
   if (token && (getInput("checks") || "false").toLowerCase() === "true") {
     setSecret(token);
-    await publishCheck(a.env, token, annotationOrder(all, changed), summary2, a.fetch ?? fetch, a.log);
+    await publishCheck(
+      a.env,
+      token,
+      annotationOrder(all, changed),
+      summary2,
+      a.fetch ?? fetch,
+      a.log
+    );
   }
-  if (files.length === 0) a.log(`No playbook files matched ${(patterns.length ? patterns : DEFAULT_PATHS).join(", ")}.`);
+  if (files.length === 0)
+    a.log(`No playbook files matched ${(patterns.length ? patterns : DEFAULT_PATHS).join(", ")}.`);
   const failed = errors > 0 || failOn === "warning" && warnings > 0;
   if (failed) {
-    setFailed(`${errors} ${errors === 1 ? "error" : "errors"} and ${warnings} ${warnings === 1 ? "warning" : "warnings"} in ${reports.length} playbook ${reports.length === 1 ? "file" : "files"}`);
+    setFailed(
+      `${errors} ${errors === 1 ? "error" : "errors"} and ${warnings} ${warnings === 1 ? "warning" : "warnings"} in ${reports.length} playbook ${reports.length === 1 ? "file" : "files"}`
+    );
     return 1;
   }
-  a.log(`${reports.length} playbook ${reports.length === 1 ? "file" : "files"} checked: ${errors} errors, ${warnings} warnings.`);
+  a.log(
+    `${reports.length} playbook ${reports.length === 1 ? "file" : "files"} checked: ${errors} errors, ${warnings} warnings.`
+  );
   return 0;
 }
 
