@@ -422,12 +422,21 @@ export class IssueController {
       return;
     }
     const loaded: LoadedRun = { run: read.run, commentId, catalog: await this.catalogOf(read.run) };
-    const result = advance(
-      read.run,
-      { type: "continue", id: eventId, seq: read.run.seq },
-      this.env(loaded.catalog),
-    );
-    await this.drive(loaded, result);
+    // An effect requested but its result never saved (the process died in between, and this is
+    // a redelivery or a later continuation): ask for it again with the same key, so it is found,
+    // not redone. Without this the run would wait forever in the "effect" phase.
+    const lost = !isFinished(read.run) && activeFrame(read.run).phase === "effect";
+    const event: RunEvent = lost
+      ? {
+          type: "command",
+          id: `${eventId}:effect-again`,
+          command: "retry",
+          args: { positional: [], values: {}, text: "" },
+          actor: { login: read.run.initiator },
+          createdAt: this.o.clock().toISOString(),
+        }
+      : { type: "continue", id: eventId, seq: read.run.seq };
+    await this.drive(loaded, advance(read.run, event, this.env(loaded.catalog)));
   }
 
   /** A person edited or deleted a comment: any vote it carried is withdrawn. */
