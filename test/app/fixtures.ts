@@ -1,0 +1,97 @@
+import { FakeGitHub } from "../helpers/fake-github.js";
+import { APP_ID, BRANCH, OWNER, REPO } from "./harness.js";
+
+export const SHIP = `apiVersion: playbook-bot/v1
+id: ship
+name: Ship a change
+description: A maintainer approves; a branch, a commit and a pull request follow; the merge closes the issue.
+steps:
+  - id: approve
+    type: checkpoint
+    message: Ship the change?
+    approvers: { permission: maintain }
+  - id: branch
+    type: branch
+    name: playbook/ship-{{ issue.number }}
+  - id: commit
+    type: commit
+    branch: "{{ steps.branch.outputs.name }}"
+    message: "docs: ship"
+    files:
+      - path: docs/ship.md
+        content: "Shipped for #{{ issue.number }}\\n"
+  - id: pr
+    type: pull_request
+    head: "{{ steps.branch.outputs.name }}"
+    title: Ship
+    body: "Closes #{{ issue.number }}"
+    wait: merged
+  - id: close
+    type: close
+  - id: done
+    type: end
+    status: success
+`;
+
+export function shipRepo(clock: () => Date): FakeGitHub {
+  const fake = new FakeGitHub({
+    owner: OWNER,
+    repo: REPO,
+    defaultBranch: BRANCH,
+    appId: APP_ID,
+    clock,
+    files: { "README.md": "# hello\n", ".github/playbooks/ship.yaml": SHIP },
+  });
+  fake.permissions.set("alice", "write");
+  fake.permissions.set("carol", "maintain");
+  fake.permissions.set("bob", "read");
+  return fake;
+}
+
+export interface Snapshots {
+  /** The status comment as the app created it (a run about to enter its first step). */
+  created: string;
+  /** Waiting for /approve. */
+  waiting: string;
+  /** Approved: the branch step is next. */
+  approved: string;
+  /** Waiting for the merge of pull request #2. */
+  merging: string;
+  statusId: number;
+  /** The default branch's head the run is pinned to. */
+  head: string;
+}
+
+/**
+ * Status-comment bodies at the interesting points of the ship scenario, made by the app itself
+ * against the fake (so tests with plain nock scopes start from real, signed state).
+ */
+export async function snapshots(): Promise<Snapshots> {
+  const { Harness, makeClock } = await import("./harness.js");
+  const clock = makeClock("2026-02-01T09:00:00Z");
+  const fake = shipRepo(clock).install();
+  try {
+    const h = await new Harness(fake, clock).start();
+    const issue = fake.openIssue("Ship it", "Please ship.", "alice");
+    await h.label(issue.number, "playbook:ship", "alice");
+    const [status] = fake.statusComments(issue.number);
+    if (!status) throw new Error("no status comment");
+    const head = fake.repo.refs.get(`heads/${BRANCH}`) as string;
+    const created = status.body;
+    await h.drain();
+    const waiting = status.body;
+    fake.postAs(issue.number, "carol", "/approve");
+    await h.deliver("issue_comment", h.commentPayload(fake.events.shift()!));
+    const approved = status.body;
+    fake.events.length = 0;
+    await h.deliver(
+      "issue_comment",
+      h.commentPayload({ action: "edited", comment: { ...status } }),
+    );
+    await h.drain();
+    const merging = status.body;
+    return { created, waiting, approved, merging, statusId: status.id, head };
+  } finally {
+    fake.uninstall();
+  }
+}

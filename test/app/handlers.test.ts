@@ -1,0 +1,356 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import nock from "nock";
+import type { Probot } from "probot";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { readStatusComment } from "../../src/app/status-comment.js";
+import { API, recordScopes, requestsDuring } from "../helpers/fake-github.js";
+import { SHIP, snapshots, type Snapshots } from "./fixtures.js";
+import {
+  APP_ID,
+  CONFIG,
+  example,
+  makeClock,
+  makeProbot,
+  type Handler,
+  type Payload,
+} from "./harness.js";
+
+const R = "/repos/Codertocat/Hello-World";
+const TREE = "a".repeat(40);
+const BLOB = "b".repeat(40);
+
+let snap: Snapshots;
+beforeAll(async () => {
+  nock.disableNetConnect();
+  snap = await snapshots();
+});
+
+let probot: Probot;
+let handlers: Handler[];
+let scope: nock.Scope;
+let recorded: ReturnType<typeof recordScopes>;
+
+beforeEach(async () => {
+  nock.disableNetConnect();
+  ({ probot, handlers } = await makeProbot({ clock: makeClock("2026-02-02T09:00:00Z") }));
+  scope = nock(API);
+  recorded = recordScopes(scope);
+});
+
+afterEach(() => {
+  const pending = scope.pendingMocks();
+  nock.cleanAll();
+  expect(pending).toEqual([]);
+});
+
+/** The discovery of a fresh app: default branch head, its tree, the playbook, no org repository. */
+function discovery(s = scope, head = snap.head): nock.Scope {
+  return s
+    .get(`${R}/git/ref/heads%2Fmaster`)
+    .reply(200, { ref: "refs/heads/master", object: { sha: head } })
+    .get(`${R}/git/trees/${head}`)
+    .query({ recursive: "1" })
+    .reply(200, {
+      sha: TREE,
+      truncated: false,
+      tree: [
+        { path: "README.md", type: "blob", sha: "c".repeat(40), size: 8 },
+        { path: ".github/playbooks/ship.yaml", type: "blob", sha: BLOB, size: SHIP.length },
+      ],
+    })
+    .get(`${R}/git/blobs/${BLOB}`)
+    .reply(200, { sha: BLOB, encoding: "base64", content: Buffer.from(SHIP).toString("base64") })
+    .get("/repos/Codertocat/.github")
+    .reply(404, { message: "Not Found" });
+}
+
+function appComment(id: number, body: string, created = "2026-02-02T09:00:00Z"): Payload {
+  return {
+    id,
+    body,
+    created_at: created,
+    updated_at: created,
+    user: { login: "playbook-bot[bot]", id: 99, type: "Bot" },
+    performed_via_github_app: { id: APP_ID, slug: "playbook-bot" },
+  };
+}
+
+function commentEvent(action: "created" | "edited" | "deleted", comment: Payload): Payload {
+  const p = example("issue_comment", action);
+  p.comment = { ...p.comment, ...comment };
+  return p;
+}
+
+function personComment(login: string, body: string, id = 555): Payload {
+  return {
+    id,
+    body,
+    created_at: "2026-02-02T10:00:00Z",
+    updated_at: "2026-02-02T10:00:00Z",
+    user: { login, id: 7, type: "User" },
+    performed_via_github_app: null,
+  };
+}
+
+async function receive(name: string, payload: Payload, id = `d-${Math.random()}`) {
+  return requestsDuring(recorded, () => probot.receive({ id, name, payload } as never));
+}
+
+describe("issues.labeled", () => {
+  it("starts a run for playbook:<id>: discovery, the labeller's permission, the status comment", async () => {
+    discovery()
+      .get(`${R}/collaborators/Codertocat/permission`)
+      .reply(200, { permission: "write", role_name: "write" })
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [])
+      .post(`${R}/issues/1/comments`, (b: { body: string }) => {
+        expect(b.body).toContain("### 🔄 Ship a change");
+        expect(b.body).toContain("started by @Codertocat");
+        const read = readStatusComment(b.body, CONFIG.stateSecret);
+        expect(read.ok && read.run.stack[0]?.playbook).toBe("ship");
+        return true;
+      })
+      .reply(201, appComment(700, "…"));
+    const p = example("issues", "labeled");
+    p.label.name = "playbook:ship";
+    const r = await receive("issues", p);
+    expect(r.count).toBe(7);
+  });
+
+  it("refuses a labeller without triage access, saying who may start it", async () => {
+    discovery()
+      .get(`${R}/collaborators/Codertocat/permission`)
+      .reply(200, { permission: "read", role_name: "read" })
+      .post(`${R}/issues/1/comments`, {
+        body: "Label `playbook:ship` did not start **ship**: @Codertocat needs triage access or more to start it.",
+      })
+      .reply(201, personComment("playbook-bot[bot]", "x", 701));
+    const p = example("issues", "labeled");
+    p.label.name = "playbook:ship";
+    await receive("issues", p);
+  });
+
+  it("reads the playbooks but does nothing else for a label no playbook uses", async () => {
+    discovery();
+    const r = await receive("issues", example("issues", "labeled"));
+    expect(r.requests.some((x) => x.startsWith("POST"))).toBe(false);
+  });
+});
+
+describe("issues.opened", () => {
+  it("starts the playbooks of the issue form's labels", async () => {
+    discovery()
+      .get(`${R}/collaborators/Codertocat/permission`)
+      .reply(200, { role_name: "admin", permission: "admin" })
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [])
+      .post(`${R}/issues/1/comments`, (b: { body: string }) => b.body.includes("Ship a change"))
+      .reply(201, appComment(702, "…"));
+    const p = example("issues", "opened");
+    p.issue.labels = [{ name: "bug" }, { name: "playbook:ship" }];
+    p.issue.body = "### Service\n\ncheckout\n";
+    await receive("issues", p);
+  });
+
+  it("makes no request for an issue opened without labels", async () => {
+    const p = example("issues", "opened");
+    p.issue.labels = [];
+    expect((await receive("issues", p)).count).toBe(0);
+  });
+});
+
+describe("issue_comment.created", () => {
+  it("obeys a command: 👀, the waiting run, the approver's permission, the save, 🚀", async () => {
+    discovery()
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [appComment(snap.statusId, snap.waiting)])
+      .post(`${R}/issues/comments/555/reactions`, { content: "eyes" })
+      .reply(201, {})
+      .get(`${R}/collaborators/carol/permission`)
+      .reply(200, { permission: "write", role_name: "maintain" })
+      .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) => {
+        const read = readStatusComment(b.body, CONFIG.stateSecret);
+        expect(read.ok && read.run.status).toBe("running");
+        expect(b.body).toContain("- [x] `approve`");
+        return true;
+      })
+      .reply(200, appComment(snap.statusId, "…"))
+      .post(`${R}/issues/comments/555/reactions`, { content: "rocket" })
+      .reply(201, {});
+    await receive("issue_comment", commentEvent("created", personComment("carol", "/approve")));
+  });
+
+  it("answers /help with the command list, no run needed", async () => {
+    discovery()
+      .post(`${R}/issues/comments/555/reactions`, { content: "eyes" })
+      .reply(201, {})
+      .post(`${R}/issues/1/comments`, (b: { body: string }) => b.body.includes("/approve"))
+      .reply(201, appComment(703, "help"))
+      .post(`${R}/issues/comments/555/reactions`, { content: "rocket" })
+      .reply(201, {});
+    await receive("issue_comment", commentEvent("created", personComment("bob", "/help")));
+  });
+
+  it("makes no request at all for a bot's comment, even a command", async () => {
+    const c = personComment("dependabot[bot]", "/approve");
+    c.user.type = "Bot";
+    expect((await receive("issue_comment", commentEvent("created", c))).count).toBe(0);
+  });
+
+  it("makes no request for a comment without a command", async () => {
+    const r = await receive(
+      "issue_comment",
+      commentEvent("created", personComment("bob", "Looks good to me, approve?")),
+    );
+    expect(r.count).toBe(0);
+  });
+
+  it("carries a new status comment of this app into its first step (the start's continuation)", async () => {
+    discovery()
+      .get(`${R}/issues/comments/${snap.statusId}`)
+      .reply(200, appComment(snap.statusId, snap.created))
+      .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) =>
+        b.body.includes("**Waiting for:** /approve from people with maintain access or more"),
+      )
+      .reply(200, {})
+      .post(`${R}/issues/1/comments`, (b: { body: string }) =>
+        b.body.startsWith("**approve** waits for approval: Ship the change?"),
+      )
+      .reply(201, appComment(704, "…"));
+    await receive(
+      "issue_comment",
+      commentEvent("created", appComment(snap.statusId, snap.created)),
+    );
+  });
+
+  it("ignores this app's other comments without a request", async () => {
+    const r = await receive(
+      "issue_comment",
+      commentEvent("created", appComment(705, "**approve** waits for approval")),
+    );
+    expect(r.count).toBe(0);
+  });
+});
+
+describe("issue_comment.edited and .deleted", () => {
+  it("carries the run one step on the app's own edit: the branch is made and saved", async () => {
+    discovery()
+      .get(`${R}/issues/comments/${snap.statusId}`)
+      .reply(200, appComment(snap.statusId, snap.approved))
+      .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) =>
+        b.body.includes("**`branch`** ← current"),
+      )
+      .reply(200, {})
+      .get(`${R}/git/ref/heads%2Fplaybook%2Fship-1`)
+      .reply(404, { message: "Not Found" })
+      .get(`${R}/git/ref/heads%2Fmaster`)
+      .reply(200, { object: { sha: snap.head } })
+      .post(`${R}/git/refs`, { ref: "refs/heads/playbook/ship-1", sha: snap.head })
+      .reply(201, { ref: "refs/heads/playbook/ship-1", object: { sha: snap.head } })
+      .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) =>
+        b.body.includes("- [x] `branch`"),
+      )
+      .reply(200, {});
+    const r = await receive(
+      "issue_comment",
+      commentEvent("edited", appComment(snap.statusId, snap.approved)),
+    );
+    expect(r.count).toBe(10);
+  });
+
+  it("withdraws votes when a person edits a comment: looks for runs, saves nothing when no vote changes", async () => {
+    discovery()
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [appComment(snap.statusId, snap.waiting), personComment("bob", "hi", 556)]);
+    await receive("issue_comment", commentEvent("edited", personComment("bob", "/approve", 556)));
+  });
+
+  it("treats a deleted comment the same way", async () => {
+    discovery()
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [appComment(snap.statusId, snap.waiting)]);
+    await receive("issue_comment", commentEvent("deleted", personComment("bob", "/approve", 556)));
+  });
+
+  it("makes no request when a bot edits its comment, or when this app edits a plain comment", async () => {
+    const bot = personComment("ci[bot]", "/approve");
+    bot.user.type = "Bot";
+    expect((await receive("issue_comment", commentEvent("edited", bot))).count).toBe(0);
+    const plain = appComment(706, "Waiting for pull request #2 to be merged.");
+    expect((await receive("issue_comment", commentEvent("edited", plain))).count).toBe(0);
+    expect((await receive("issue_comment", commentEvent("deleted", plain))).count).toBe(0);
+  });
+});
+
+describe("pull_request.closed", () => {
+  it("leads a merge back to its issue by the body's marker and moves the run", async () => {
+    discovery()
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [appComment(snap.statusId, snap.merging)])
+      .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) =>
+        b.body.includes("- [x] `pr`"),
+      )
+      .reply(200, {});
+    const p = example("pull_request", "closed");
+    p.pull_request.merged = true;
+    p.pull_request.number = 2;
+    p.pull_request.body = "Closes #1\n\n<!-- playbook-bot:pull-request issue=1 key=k/pr/1 -->";
+    await receive("pull_request", p);
+  });
+
+  it("makes no request for a pull request without the marker", async () => {
+    expect((await receive("pull_request", example("pull_request", "closed"))).count).toBe(0);
+  });
+});
+
+describe("other deliveries", () => {
+  it("makes no request for a workflow run nobody waits for", async () => {
+    expect((await receive("workflow_run", example("workflow_run", "completed"))).count).toBe(0);
+  });
+
+  it("returns quickly with no request for an event it does not handle", async () => {
+    const t = Date.now();
+    expect((await receive("star", example("star", "created"))).count).toBe(0);
+    expect((await receive("issues", example("issues", "pinned"))).count).toBe(0);
+    expect(Date.now() - t).toBeLessThan(500);
+  });
+
+  it("treats a delivery id seen before as a no-op", async () => {
+    const p = example("issues", "labeled");
+    discovery();
+    expect((await receive("issues", p, "same-id")).count).toBe(4);
+    expect((await receive("issues", p, "same-id")).count).toBe(0);
+    const w = example("workflow_run", "completed");
+    await receive("workflow_run", w, "wf-id");
+    expect((await receive("workflow_run", w, "wf-id")).count).toBe(0);
+  });
+
+  it("answers GET /healthz with 200 through the handler given to addHandler", async () => {
+    expect(handlers).toHaveLength(1);
+    const handler = handlers[0] as Handler;
+    let status = 0;
+    let body = "";
+    const res = {
+      writeHead: (s: number) => {
+        status = s;
+        return res;
+      },
+      end: (b: string) => {
+        body = b;
+      },
+    } as unknown as ServerResponse;
+    expect(await handler({ method: "GET", url: "/healthz?x=1" } as IncomingMessage, res)).toBe(
+      true,
+    );
+    expect(status).toBe(200);
+    expect(JSON.parse(body)).toEqual({ status: "ok" });
+    expect(await handler({ method: "POST", url: "/healthz" } as IncomingMessage, res)).toBe(false);
+    expect(await handler({ method: "GET", url: "/other" } as IncomingMessage, res)).toBe(false);
+  });
+});

@@ -1,0 +1,727 @@
+/**
+ * A stateful fake of the GitHub REST API on top of nock: persistent interceptors whose replies
+ * read and update an in-memory repository (refs, commits, trees, blobs, issues, comments, pull
+ * requests, labels, permissions, reactions). Every request is recorded (method, path, body), so
+ * tests and benchmarks can count requests per event. It does not depend on a test runner.
+ */
+import { createHash } from "node:crypto";
+import nock from "nock";
+
+export const API = "https://api.github.com";
+
+export interface RecordedRequest {
+  method: string;
+  /** The path with its query string, decoded. */
+  path: string;
+  body: unknown;
+  status: number;
+}
+
+export interface FakeUser {
+  login: string;
+  id: number;
+  type: "User" | "Bot";
+}
+
+export interface FakeComment {
+  id: number;
+  issue: number;
+  body: string;
+  user: FakeUser;
+  performed_via_github_app: { id: number; slug: string } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  state_reason: string | null;
+  labels: string[];
+  user: FakeUser;
+  pull_request?: boolean;
+}
+
+export interface FakePull {
+  number: number;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  merged: boolean;
+  draft: boolean;
+  reviewers: string[];
+}
+
+export interface FakeCommit {
+  sha: string;
+  message: string;
+  tree: string;
+  parents: string[];
+}
+
+/** A comment event GitHub would send after a request of the app (or of a person). */
+export interface PendingCommentEvent {
+  action: "created" | "edited" | "deleted";
+  comment: FakeComment;
+}
+
+export type Fault = (req: {
+  method: string;
+  path: string;
+  body: unknown;
+}) => { status: number; body?: unknown; headers?: Record<string, string> } | undefined;
+
+export interface FakeGitHubOptions {
+  owner: string;
+  repo: string;
+  defaultBranch: string;
+  appId: number;
+  appSlug?: string;
+  /** Files of the default branch's first commit. */
+  files?: Record<string, string>;
+  /** Whether the organisation has a `.github` repository (with these files). */
+  orgFiles?: Record<string, string>;
+  clock?: () => Date;
+}
+
+type Reply = [number, unknown, Record<string, string>?];
+
+function sha(...parts: unknown[]): string {
+  return createHash("sha1").update(JSON.stringify(parts)).digest("hex");
+}
+
+class Repo {
+  readonly refs = new Map<string, string>();
+  readonly commits = new Map<string, FakeCommit>();
+  readonly trees = new Map<string, Map<string, string>>();
+  readonly blobs = new Map<string, string>();
+  private counter = 0;
+
+  constructor(
+    readonly defaultBranch: string,
+    files: Record<string, string>,
+  ) {
+    const tree = this.makeTree(new Map(), files);
+    const root = this.makeCommit("Initial commit", tree, []);
+    this.refs.set(`heads/${defaultBranch}`, root.sha);
+  }
+
+  blob(content: string): string {
+    const s = sha("blob", content);
+    this.blobs.set(s, content);
+    return s;
+  }
+
+  makeTree(base: Map<string, string>, files: Record<string, string>): string {
+    const entries = new Map(base);
+    for (const [path, content] of Object.entries(files)) entries.set(path, this.blob(content));
+    const s = sha("tree", [...entries.entries()].sort());
+    this.trees.set(s, entries);
+    return s;
+  }
+
+  makeCommit(message: string, tree: string, parents: string[]): FakeCommit {
+    const c: FakeCommit = {
+      sha: sha("commit", message, tree, parents, this.counter++),
+      message,
+      tree,
+      parents,
+    };
+    this.commits.set(c.sha, c);
+    return c;
+  }
+
+  /** Commits reachable from a sha, newest first (first parents only). */
+  history(from: string): FakeCommit[] {
+    const out: FakeCommit[] = [];
+    let at: string | undefined = from;
+    while (at) {
+      const c = this.commits.get(at);
+      if (!c) break;
+      out.push(c);
+      at = c.parents[0];
+    }
+    return out;
+  }
+}
+
+/** The stateful fake. `install()` registers its interceptors; `uninstall()` removes them. */
+export class FakeGitHub {
+  readonly owner: string;
+  readonly name: string;
+  readonly appId: number;
+  readonly botLogin: string;
+  readonly repo: Repo;
+  readonly org: Repo | undefined;
+  readonly issues = new Map<number, FakeIssue>();
+  readonly comments = new Map<number, FakeComment>();
+  readonly pulls = new Map<number, FakePull>();
+  readonly permissions = new Map<string, string>();
+  /** team "org/slug" → member logins */
+  readonly teams = new Map<string, Set<string>>();
+  readonly reactions: { commentId: number; content: string }[] = [];
+  readonly dispatches: { workflow: string; ref: string; inputs: unknown }[] = [];
+  readonly requests: RecordedRequest[] = [];
+  /** Comment events GitHub would deliver, in order, not yet delivered by the test. */
+  readonly events: PendingCommentEvent[] = [];
+  /** Consulted before every request: a response here replaces the model's. */
+  fault: Fault | undefined;
+  private nextIssue = 1;
+  private nextComment = 1000;
+  private readonly clock: () => Date;
+  private scopes: nock.Scope[] = [];
+
+  constructor(o: FakeGitHubOptions) {
+    this.owner = o.owner;
+    this.name = o.repo;
+    this.appId = o.appId;
+    this.botLogin = `${o.appSlug ?? "playbook-bot"}[bot]`;
+    this.repo = new Repo(o.defaultBranch, o.files ?? { "README.md": "# test\n" });
+    this.org = o.orgFiles ? new Repo("main", o.orgFiles) : undefined;
+    let t = Date.parse("2026-03-01T09:00:00Z");
+    this.clock = o.clock ?? (() => new Date((t += 1000)));
+  }
+
+  // ---- the model, for tests ----
+
+  user(login: string): FakeUser {
+    return {
+      login,
+      id: Number.parseInt(sha(login).slice(0, 6), 16),
+      type: login.endsWith("[bot]") ? "Bot" : "User",
+    };
+  }
+
+  openIssue(title: string, body: string, author: string, labels: string[] = []): FakeIssue {
+    const issue: FakeIssue = {
+      number: this.nextIssue++,
+      title,
+      body,
+      state: "open",
+      state_reason: null,
+      labels,
+      user: this.user(author),
+    };
+    this.issues.set(issue.number, issue);
+    return issue;
+  }
+
+  /** A comment by a person (or another bot): recorded as GitHub would, with its created event. */
+  postAs(issue: number, login: string, body: string): FakeComment {
+    const c = this.addComment(issue, body, this.user(login), null);
+    this.events.push({ action: "created", comment: { ...c } });
+    return c;
+  }
+
+  /** Add many comments at once (no events): a long thread. */
+  seedComments(issue: number, count: number, login = "someone"): void {
+    for (let i = 0; i < count; i++) this.addComment(issue, `comment ${i}`, this.user(login), null);
+  }
+
+  editAs(id: number, body: string): FakeComment {
+    const c = this.comments.get(id);
+    if (!c) throw new Error(`no comment ${id}`);
+    c.body = body;
+    c.updated_at = this.clock().toISOString();
+    this.events.push({ action: "edited", comment: { ...c } });
+    return c;
+  }
+
+  deleteAs(id: number): FakeComment {
+    const c = this.comments.get(id);
+    if (!c) throw new Error(`no comment ${id}`);
+    this.comments.delete(id);
+    this.events.push({ action: "deleted", comment: { ...c } });
+    return c;
+  }
+
+  /** Merge (or close) a pull request as a person would; merging moves the base branch. */
+  closePull(number: number, merged: boolean): FakePull {
+    const pr = this.pulls.get(number);
+    if (!pr) throw new Error(`no pull request ${number}`);
+    pr.state = "closed";
+    pr.merged = merged;
+    if (merged) {
+      const head = this.repo.refs.get(`heads/${pr.head}`) as string;
+      const base = this.repo.refs.get(`heads/${pr.base}`) as string;
+      const tree = (this.repo.commits.get(head) as FakeCommit).tree;
+      const c = this.repo.makeCommit(`Merge pull request #${number}`, tree, [base, head]);
+      this.repo.refs.set(`heads/${pr.base}`, c.sha);
+    }
+    return pr;
+  }
+
+  /** This app's comments that hold a state block. */
+  statusComments(issue: number): FakeComment[] {
+    return [...this.comments.values()].filter(
+      (c) =>
+        c.issue === issue &&
+        c.performed_via_github_app?.id === this.appId &&
+        c.body.includes("<!-- playbook-bot:state "),
+    );
+  }
+
+  branches(): string[] {
+    return [...this.repo.refs.keys()].map((r) => r.replace(/^heads\//, ""));
+  }
+
+  /** Commits (on any branch) whose message has this line. */
+  commitsWith(line: RegExp): FakeCommit[] {
+    return [...this.repo.commits.values()].filter((c) =>
+      c.message.split("\n").some((l) => line.test(l)),
+    );
+  }
+
+  restComment(c: FakeComment): Record<string, unknown> {
+    return {
+      id: c.id,
+      node_id: `IC_${c.id}`,
+      url: `${API}/repos/${this.owner}/${this.name}/issues/comments/${c.id}`,
+      html_url: `https://github.com/${this.owner}/${this.name}/issues/${c.issue}#issuecomment-${c.id}`,
+      issue_url: `${API}/repos/${this.owner}/${this.name}/issues/${c.issue}`,
+      body: c.body,
+      user: c.user,
+      created_at: c.created_at,
+      updated_at: c.updated_at,
+      author_association: c.user.type === "Bot" ? "NONE" : "MEMBER",
+      performed_via_github_app: c.performed_via_github_app,
+    };
+  }
+
+  restIssue(i: FakeIssue): Record<string, unknown> {
+    return {
+      id: 5000 + i.number,
+      number: i.number,
+      title: i.title,
+      body: i.body,
+      state: i.state,
+      state_reason: i.state_reason,
+      user: i.user,
+      labels: i.labels.map((name) => ({ name })),
+      html_url: `https://github.com/${this.owner}/${this.name}/issues/${i.number}`,
+      ...(i.pull_request ? { pull_request: {} } : {}),
+    };
+  }
+
+  restPull(p: FakePull): Record<string, unknown> {
+    return {
+      id: 9000 + p.number,
+      number: p.number,
+      title: p.title,
+      body: p.body,
+      state: p.state,
+      merged: p.merged,
+      draft: p.draft,
+      html_url: `https://github.com/${this.owner}/${this.name}/pull/${p.number}`,
+      head: { ref: p.head, label: `${this.owner}:${p.head}` },
+      base: { ref: p.base },
+    };
+  }
+
+  private addComment(
+    issue: number,
+    body: string,
+    user: FakeUser,
+    app: FakeComment["performed_via_github_app"],
+  ): FakeComment {
+    const at = this.clock().toISOString();
+    const c: FakeComment = {
+      id: this.nextComment++,
+      issue,
+      body,
+      user,
+      performed_via_github_app: app,
+      created_at: at,
+      updated_at: at,
+    };
+    this.comments.set(c.id, c);
+    return c;
+  }
+
+  // ---- requests ----
+
+  /** Requests since a mark (an index into `requests`). */
+  since(mark: number): RecordedRequest[] {
+    return this.requests.slice(mark);
+  }
+
+  install(): this {
+    const handle = (method: string) =>
+      function (this: unknown, uri: string, body: unknown): Reply {
+        return fake.handle(method, uri, body);
+      };
+    const fake = this;
+    const scope = nock(API).persist();
+    for (const method of ["get", "post", "patch", "put", "delete"] as const)
+      scope[method](/.*/).reply(handle(method.toUpperCase()) as never);
+    this.scopes.push(scope);
+    return this;
+  }
+
+  uninstall(): void {
+    for (const s of this.scopes) s.persist(false);
+    nock.cleanAll();
+    this.scopes = [];
+  }
+
+  handle(method: string, uri: string, rawBody: unknown): Reply {
+    const path = decodeURIComponent(uri);
+    const body = typeof rawBody === "string" && rawBody !== "" ? safeJson(rawBody) : rawBody;
+    const fault = this.fault?.({ method, path, body });
+    let reply: Reply;
+    if (fault) reply = [fault.status, fault.body ?? { message: "fault" }, fault.headers];
+    else {
+      try {
+        reply = this.route(method, path, body);
+      } catch (err) {
+        reply = [500, { message: String(err) }];
+      }
+    }
+    this.requests.push({ method, path, body, status: reply[0] });
+    return reply;
+  }
+
+  private route(method: string, path: string, body: unknown): Reply {
+    const url = new URL(path, API);
+    const q = url.searchParams;
+    const p = url.pathname;
+    const b = (body ?? {}) as Record<string, unknown>;
+    const repoPrefix = `/repos/${this.owner}/`;
+    if (!p.startsWith(repoPrefix) && !p.startsWith("/orgs/")) return notFound();
+    let m: RegExpExecArray | null;
+
+    if (
+      (m = /^\/orgs\/([^/]+)\/teams\/([^/]+)\/memberships\/([^/]+)$/.exec(p)) &&
+      method === "GET"
+    ) {
+      const members = this.teams.get(`${m[1]}/${m[2]}`);
+      return members?.has(m[3] as string) ? [200, { state: "active", role: "member" }] : notFound();
+    }
+    const rest = p.slice(repoPrefix.length);
+    const slash = rest.indexOf("/");
+    const repoName = slash === -1 ? rest : rest.slice(0, slash);
+    const sub = slash === -1 ? "" : rest.slice(slash);
+    const repo = repoName === this.name ? this.repo : repoName === ".github" ? this.org : undefined;
+    if (!repo) return notFound();
+    if (sub === "" && method === "GET")
+      return [
+        200,
+        {
+          name: repoName,
+          full_name: `${this.owner}/${repoName}`,
+          default_branch: repo.defaultBranch,
+        },
+      ];
+
+    // git data
+    if ((m = /^\/git\/ref\/(.+)$/.exec(sub)) && method === "GET") {
+      const s = repo.refs.get(m[1] as string);
+      return s ? [200, { ref: `refs/${m[1]}`, object: { sha: s, type: "commit" } }] : notFound();
+    }
+    if (sub === "/git/refs" && method === "POST") {
+      const ref = String(b.ref).replace(/^refs\//, "");
+      if (repo.refs.has(ref)) return [422, { message: "Reference already exists" }];
+      if (!repo.commits.has(String(b.sha))) return [422, { message: "Object does not exist" }];
+      repo.refs.set(ref, String(b.sha));
+      return [201, { ref: `refs/${ref}`, object: { sha: b.sha, type: "commit" } }];
+    }
+    if ((m = /^\/git\/refs\/(.+)$/.exec(sub)) && method === "PATCH") {
+      const ref = m[1] as string;
+      const current = repo.refs.get(ref);
+      if (!current) return [422, { message: "Reference does not exist" }];
+      const next = String(b.sha);
+      if (!b.force && !repo.history(next).some((c) => c.sha === current))
+        return [422, { message: "Update is not a fast forward" }];
+      repo.refs.set(ref, next);
+      return [200, { ref: `refs/${ref}`, object: { sha: next, type: "commit" } }];
+    }
+    if ((m = /^\/git\/trees\/([0-9a-f]+)$/.exec(sub)) && method === "GET") {
+      const treeSha = repo.commits.get(m[1] as string)?.tree ?? (m[1] as string);
+      const tree = repo.trees.get(treeSha);
+      if (!tree) return notFound();
+      return [
+        200,
+        {
+          sha: treeSha,
+          truncated: false,
+          tree: [...tree.entries()].map(([path, s]) => ({
+            path,
+            mode: "100644",
+            type: "blob",
+            sha: s,
+            size: (repo.blobs.get(s) ?? "").length,
+          })),
+        },
+      ];
+    }
+    if ((m = /^\/git\/blobs\/([0-9a-f]+)$/.exec(sub)) && method === "GET") {
+      const content = repo.blobs.get(m[1] as string);
+      return content === undefined
+        ? notFound()
+        : [
+            200,
+            { sha: m[1], encoding: "base64", content: Buffer.from(content).toString("base64") },
+          ];
+    }
+    if ((m = /^\/git\/commits\/([0-9a-f]+)$/.exec(sub)) && method === "GET") {
+      const c = repo.commits.get(m[1] as string);
+      return c
+        ? [
+            200,
+            {
+              sha: c.sha,
+              message: c.message,
+              tree: { sha: c.tree },
+              parents: c.parents.map((s) => ({ sha: s })),
+            },
+          ]
+        : notFound();
+    }
+    if (sub === "/git/trees" && method === "POST") {
+      const base = repo.trees.get(String(b.base_tree));
+      if (!base) return [422, { message: "base_tree not found" }];
+      const files: Record<string, string> = {};
+      for (const e of b.tree as { path: string; content: string }[]) files[e.path] = e.content;
+      const s = repo.makeTree(base, files);
+      return [201, { sha: s, tree: [] }];
+    }
+    if (sub === "/git/commits" && method === "POST") {
+      const c = repo.makeCommit(String(b.message), String(b.tree), b.parents as string[]);
+      return [
+        201,
+        {
+          sha: c.sha,
+          html_url: `https://github.com/${this.owner}/${this.name}/commit/${c.sha}`,
+          message: c.message,
+        },
+      ];
+    }
+    if (sub === "/commits" && method === "GET") {
+      const head = repo.refs.get(`heads/${q.get("sha")}`);
+      if (!head) return notFound();
+      const perPage = Number(q.get("per_page") ?? 30);
+      return [
+        200,
+        repo
+          .history(head)
+          .slice(0, perPage)
+          .map((c) => ({
+            sha: c.sha,
+            html_url: `https://github.com/${this.owner}/${this.name}/commit/${c.sha}`,
+            commit: { message: c.message },
+          })),
+      ];
+    }
+
+    // collaborators
+    if ((m = /^\/collaborators\/([^/]+)\/permission$/.exec(sub)) && method === "GET") {
+      const role = this.permissions.get(m[1] as string);
+      if (!role) return notFound();
+      const legacy = role === "maintain" ? "write" : role === "triage" ? "read" : role;
+      return [200, { permission: legacy, role_name: role, user: this.user(m[1] as string) }];
+    }
+
+    // comments
+    if ((m = /^\/issues\/([0-9]+)\/comments$/.exec(sub))) {
+      const issue = Number(m[1]);
+      if (method === "GET") {
+        const all = [...this.comments.values()].filter((c) => c.issue === issue);
+        const perPage = Number(q.get("per_page") ?? 30);
+        const page = Number(q.get("page") ?? 1);
+        const pages = Math.max(1, Math.ceil(all.length / perPage));
+        const slice = all
+          .slice((page - 1) * perPage, page * perPage)
+          .map((c) => this.restComment(c));
+        const headers: Record<string, string> = {};
+        if (page < pages) {
+          const link = (n: number) =>
+            `<${API}/repos/${this.owner}/${this.name}/issues/${issue}/comments?per_page=${perPage}&page=${n}>`;
+          headers.link = `${link(page + 1)}; rel="next", ${link(pages)}; rel="last"`;
+        }
+        return [200, slice, headers];
+      }
+      if (method === "POST") {
+        if (!this.issues.has(issue)) return notFound();
+        const c = this.addComment(issue, String(b.body), this.user(this.botLogin), {
+          id: this.appId,
+          slug: this.botLogin.replace(/\[bot\]$/, ""),
+        });
+        this.events.push({ action: "created", comment: { ...c } });
+        return [201, this.restComment(c)];
+      }
+    }
+    if ((m = /^\/issues\/comments\/([0-9]+)$/.exec(sub))) {
+      const c = this.comments.get(Number(m[1]));
+      if (!c) return notFound();
+      if (method === "GET") return [200, this.restComment(c)];
+      if (method === "PATCH") {
+        c.body = String(b.body);
+        c.updated_at = this.clock().toISOString();
+        this.events.push({ action: "edited", comment: { ...c } });
+        return [200, this.restComment(c)];
+      }
+    }
+    if ((m = /^\/issues\/comments\/([0-9]+)\/reactions$/.exec(sub)) && method === "POST") {
+      this.reactions.push({ commentId: Number(m[1]), content: String(b.content) });
+      return [201, { id: this.reactions.length, content: b.content }];
+    }
+
+    // issues
+    if (sub === "/issues" && method === "GET") {
+      const list = [...this.issues.values()].reverse().slice(0, Number(q.get("per_page") ?? 30));
+      return [200, list.map((i) => this.restIssue(i))];
+    }
+    if (sub === "/issues" && method === "POST") {
+      const i = this.openIssue(
+        String(b.title),
+        String(b.body ?? ""),
+        this.botLogin,
+        (b.labels as string[]) ?? [],
+      );
+      return [201, this.restIssue(i)];
+    }
+    if ((m = /^\/issues\/([0-9]+)$/.exec(sub))) {
+      const i = this.issues.get(Number(m[1]));
+      if (!i) return notFound();
+      if (method === "GET") return [200, this.restIssue(i)];
+      if (method === "PATCH") {
+        if (b.state) i.state = b.state as FakeIssue["state"];
+        if (b.state_reason !== undefined) i.state_reason = b.state_reason as string;
+        return [200, this.restIssue(i)];
+      }
+    }
+    if ((m = /^\/issues\/([0-9]+)\/labels$/.exec(sub)) && method === "POST") {
+      const n = Number(m[1]);
+      const target = this.issues.get(n) ?? (this.pulls.has(n) ? this.pullIssue(n) : undefined);
+      if (!target) return notFound();
+      for (const l of b.labels as string[]) if (!target.labels.includes(l)) target.labels.push(l);
+      return [200, target.labels.map((name) => ({ name }))];
+    }
+    if ((m = /^\/issues\/([0-9]+)\/labels\/(.+)$/.exec(sub)) && method === "DELETE") {
+      const i = this.issues.get(Number(m[1]));
+      if (!i || !i.labels.includes(m[2] as string)) return notFound();
+      i.labels = i.labels.filter((l) => l !== m?.[2]);
+      return [200, i.labels.map((name) => ({ name }))];
+    }
+
+    // pull requests
+    if (sub === "/pulls" && method === "GET") {
+      const head = (q.get("head") ?? "").replace(/^[^:]+:/, "");
+      const state = q.get("state") ?? "open";
+      const list = [...this.pulls.values()].filter(
+        (pr) => pr.head === head && (state === "all" || pr.state === state),
+      );
+      return [200, list.map((pr) => this.restPull(pr))];
+    }
+    if (sub === "/pulls" && method === "POST") {
+      if (!repo.refs.has(`heads/${String(b.head)}`))
+        return [422, { message: "head does not exist" }];
+      if ([...this.pulls.values()].some((pr) => pr.head === b.head && pr.state === "open"))
+        return [422, { message: "A pull request already exists" }];
+      const number = this.nextIssue++;
+      const pr: FakePull = {
+        number,
+        head: String(b.head),
+        base: String(b.base),
+        title: String(b.title),
+        body: String(b.body ?? ""),
+        state: "open",
+        merged: false,
+        draft: b.draft === true,
+        reviewers: [],
+      };
+      this.pulls.set(number, pr);
+      return [201, this.restPull(pr)];
+    }
+    if ((m = /^\/pulls\/([0-9]+)\/requested_reviewers$/.exec(sub)) && method === "POST") {
+      const pr = this.pulls.get(Number(m[1]));
+      if (!pr) return notFound();
+      pr.reviewers.push(
+        ...((b.reviewers as string[]) ?? []),
+        ...((b.team_reviewers as string[]) ?? []),
+      );
+      return [201, this.restPull(pr)];
+    }
+    if ((m = /^\/actions\/workflows\/([^/]+)\/dispatches$/.exec(sub)) && method === "POST") {
+      this.dispatches.push({ workflow: m[1] as string, ref: String(b.ref), inputs: b.inputs });
+      return [204, ""];
+    }
+    return notFound();
+  }
+
+  private readonly pullIssues = new Map<number, FakeIssue>();
+  private pullIssue(n: number): FakeIssue {
+    let i = this.pullIssues.get(n);
+    if (!i) {
+      i = {
+        number: n,
+        title: "",
+        body: "",
+        state: "open",
+        state_reason: null,
+        labels: [],
+        user: this.user(this.botLogin),
+        pull_request: true,
+      };
+      this.pullIssues.set(n, i);
+    }
+    return i;
+  }
+
+  pullLabels(n: number): string[] {
+    return this.pullIssues.get(n)?.labels ?? [];
+  }
+}
+
+function notFound(): Reply {
+  return [404, { message: "Not Found" }];
+}
+
+function safeJson(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}
+
+/** "GET /repos/o/r/issues/1/comments" lines, with query strings dropped: easy to assert on. */
+export function describeRequests(requests: readonly RecordedRequest[]): string[] {
+  return requests.map((r) => `${r.method} ${r.path.split("?")[0]}`);
+}
+
+/**
+ * Requests made while `work` runs (one event, usually), counted. Works for any source of
+ * recorded requests with a `requests` array (the fake, or `countNockRequests()` for plain nock).
+ */
+export async function requestsDuring(
+  source: { requests: readonly RecordedRequest[] },
+  work: () => Promise<unknown>,
+): Promise<{ count: number; requests: string[] }> {
+  const mark = source.requests.length;
+  await work();
+  const requests = describeRequests(source.requests.slice(mark));
+  return { count: requests.length, requests };
+}
+
+/**
+ * Records every request the given plain nock scopes intercept (method and path), so tests with
+ * hand-written scopes can count requests per event with `requestsDuring` too.
+ */
+export function recordScopes(...scopes: nock.Scope[]): { requests: RecordedRequest[] } {
+  const requests: RecordedRequest[] = [];
+  for (const scope of scopes)
+    scope.on("request", (req: { method?: string; path?: string }, _i: unknown, body: unknown) => {
+      requests.push({
+        method: String(req.method ?? "?").toUpperCase(),
+        path: decodeURIComponent(String(req.path ?? "")),
+        body: typeof body === "string" && body !== "" ? safeJson(body) : body,
+        status: 0,
+      });
+    });
+  return { requests };
+}
