@@ -46,12 +46,21 @@ describe("run (in process)", () => {
     for (let i = 0; i < 120; i++) write(`playbooks/b${i}.yaml`, broken(i));
     vi.stubEnv("INPUT_TOKEN", "t0ken");
     vi.stubEnv("INPUT_CHECKS", "true");
-    const calls: { url: string; method: string; body: { output: { annotations: unknown[] }; conclusion?: string } }[] = [];
+    const calls: {
+      url: string;
+      method: string;
+      body: { output: { annotations: unknown[] }; conclusion?: string };
+    }[] = [];
     const fetcher = (async (url: string, init: { method: string; body: string }) => {
       calls.push({ url, method: init.method, body: JSON.parse(init.body) });
       return new Response(JSON.stringify({ id: 77 }), { status: 201 });
     }) as unknown as typeof fetch;
-    const code = await run({ workspace: ws, env: process.env, log: (l) => lines.push(l), fetch: fetcher });
+    const code = await run({
+      workspace: ws,
+      env: process.env,
+      log: (l) => lines.push(l),
+      fetch: fetcher,
+    });
     expect(code).toBe(1);
     expect(calls.map((c) => [c.method, c.url, c.body.output.annotations.length])).toEqual([
       ["POST", "https://api.github.test/repos/octo/repo/check-runs", 50],
@@ -70,7 +79,9 @@ describe("run (in process)", () => {
     vi.stubEnv("INPUT_CHECKS", "true");
     const fetcher = (async () => new Response("{}", { status: 403 })) as unknown as typeof fetch;
     await run({ workspace: ws, env: process.env, log: (l) => lines.push(l), fetch: fetcher });
-    expect(lines).toContain("Could not publish a check run (HTTP 403); annotations above still apply.");
+    expect(lines).toContain(
+      "Could not publish a check run (HTTP 403); annotations above still apply.",
+    );
     expect(lines.some((l) => l.startsWith("::error file=playbooks/b.yaml"))).toBe(true);
   });
 
@@ -78,7 +89,9 @@ describe("run (in process)", () => {
     write("playbooks/b.yaml", broken(1));
     vi.stubEnv("INPUT_CHANGED-ONLY", "true");
     await run({ workspace: ws, env: process.env, log: (l) => lines.push(l) });
-    expect(lines[0]).toBe("changed-only: the pull request's changed files are unknown here (not a pull request, or a shallow checkout); annotating every file.");
+    expect(lines[0]).toBe(
+      "changed-only: the pull request's changed files are unknown here (not a pull request, or a shallow checkout); annotating every file.",
+    );
     expect(lines.some((l) => l.startsWith("::error file=playbooks/b.yaml"))).toBe(true);
   });
 });
@@ -88,7 +101,12 @@ describe("changedFiles", () => {
     expect(changedFiles({}, ws)).toBeUndefined();
     write("e.json", JSON.stringify({ push: {} }));
     expect(changedFiles({ GITHUB_EVENT_PATH: join(ws, "e.json") }, ws)).toBeUndefined();
-    write("e2.json", JSON.stringify({ pull_request: { base: { sha: "1".repeat(40) }, head: { sha: "2".repeat(40) } } }));
+    write(
+      "e2.json",
+      JSON.stringify({
+        pull_request: { base: { sha: "1".repeat(40) }, head: { sha: "2".repeat(40) } },
+      }),
+    );
     expect(changedFiles({ GITHUB_EVENT_PATH: join(ws, "e2.json") }, ws)).toBeUndefined();
   });
 });
@@ -106,7 +124,15 @@ describe("annotationOrder", () => {
     endColumn: 2,
   });
   it("puts errors first, then changed files, then position", () => {
-    const order = annotationOrder([d("a", "warning", 1), d("b", "error", 9), d("a", "error", 5), d("c", "error", 1)], new Set(["b"]));
-    expect(order.map((x) => `${x.severity}:${x.file}:${x.line}`)).toEqual(["error:b:9", "error:a:5", "error:c:1", "warning:a:1"]);
+    const order = annotationOrder(
+      [d("a", "warning", 1), d("b", "error", 9), d("a", "error", 5), d("c", "error", 1)],
+      new Set(["b"]),
+    );
+    expect(order.map((x) => `${x.severity}:${x.file}:${x.line}`)).toEqual([
+      "error:b:9",
+      "error:a:5",
+      "error:c:1",
+      "warning:a:1",
+    ]);
   });
 });
