@@ -95,3 +95,59 @@ export async function snapshots(): Promise<Snapshots> {
     fake.uninstall();
   }
 }
+
+export const DEPLOY = `apiVersion: playbook-bot/v1
+id: deploy
+name: Deploy
+description: Dispatches the test workflow and waits for it.
+steps:
+  - id: run-tests
+    type: dispatch
+    workflow: test.yml
+    inputs: { issue: "{{ issue.number }}" }
+  - id: done
+    type: end
+    status: success
+`;
+
+export const RELEASE = `apiVersion: playbook-bot/v1
+id: release
+name: Release
+description: Two maintainers approve.
+steps:
+  - id: ok
+    type: checkpoint
+    message: Release?
+    approvers: { permission: write, count: 2 }
+  - id: note
+    type: comment
+    body: Released.
+  - id: done
+    type: end
+    status: success
+`;
+
+/** A repository with several playbooks (ship, deploy, release) and three people. */
+export function multiRepo(clock: () => Date): FakeGitHub {
+  const fake = new FakeGitHub({
+    owner: OWNER,
+    repo: REPO,
+    defaultBranch: BRANCH,
+    appId: APP_ID,
+    clock,
+    files: {
+      ".github/playbooks/ship.yaml": SHIP,
+      ".github/playbooks/deploy.yaml": DEPLOY,
+      ".github/playbooks/release.yaml": RELEASE,
+    },
+  });
+  for (const [who, role] of [
+    ["alice", "write"],
+    ["carol", "maintain"],
+    ["dave", "write"],
+    ["erin", "admin"],
+    ["bob", "read"],
+  ])
+    fake.permissions.set(who as string, role as string);
+  return fake;
+}
