@@ -8,6 +8,8 @@ export default defineConfig({
     coverage: {
       provider: "v8",
       include: ["src/**/*.ts"],
+      // Process entry points: run as processes by the tests (the Action bundle) or by `npm start`.
+      exclude: ["src/action/index.ts", "src/app/server.ts"],
       reporter: ["text-summary", "json-summary"],
       reportsDirectory: "coverage",
       thresholds: { lines: 90, branches: 90 },
