@@ -309,6 +309,54 @@ describe("pull_request.closed", () => {
   });
 });
 
+describe("payload edge cases", () => {
+  it("makes no request for a labeled event without a label, or labels without names", async () => {
+    const p = example("issues", "labeled");
+    delete p.label;
+    expect((await receive("issues", p)).count).toBe(0);
+    const o = example("issues", "opened");
+    o.issue.labels = [{}, ""];
+    expect((await receive("issues", o)).count).toBe(0);
+  });
+
+  it("accepts labels given as plain strings on an opened issue", async () => {
+    discovery()
+      .get(`${R}/collaborators/Codertocat/permission`)
+      .reply(200, { role_name: "triage" })
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [])
+      .post(`${R}/issues/1/comments`)
+      .reply(201, appComment(707, "…"));
+    const o = example("issues", "opened");
+    o.issue.labels = ["playbook:ship"];
+    o.issue.body = null;
+    await receive("issues", o);
+  });
+
+  it("makes no request for a workflow run without a name or a path", async () => {
+    const w = example("workflow_run", "completed", 1);
+    w.workflow_run.name = null;
+    delete w.workflow_run.path;
+    expect((await receive("workflow_run", w)).count).toBe(0);
+  });
+
+  it("loads without HTTP routes when the server cannot take handlers", async () => {
+    const { Probot, ProbotOctokit } = await import("probot");
+    const { createPlaybookBot } = await import("../../src/app/app.js");
+    const p = new Probot({ githubToken: "test", Octokit: ProbotOctokit, logLevel: "fatal" });
+    await expect(
+      p.load(createPlaybookBot({ config: CONFIG }), {
+        cwd: process.cwd(),
+        addHandler: () => {
+          throw new Error("no server");
+        },
+      }),
+    ).resolves.toBeUndefined();
+    await expect(p.load(createPlaybookBot({ config: CONFIG }))).resolves.toBeUndefined();
+  });
+});
+
 describe("other deliveries", () => {
   it("makes no request for a workflow run nobody waits for", async () => {
     expect((await receive("workflow_run", example("workflow_run", "completed"))).count).toBe(0);
