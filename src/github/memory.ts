@@ -64,6 +64,7 @@ export class MemoryGitHub implements GitHubPort {
   >();
   readonly thread = new Map<number, ThreadEntry[]>();
   readonly dispatched: {
+    key: string;
     workflow: string;
     ref: string;
     inputs: Record<string, unknown>;
@@ -73,6 +74,8 @@ export class MemoryGitHub implements GitHubPort {
   readonly teamMembers = new Map<string, string[]>();
   /** Requests made, by kind: what a benchmark or test counts. */
   readonly calls: string[] = [];
+  /** Comments made by `comment` effects, by effect key (the Octokit adapter finds them by a marker). */
+  private readonly effectComments = new Map<string, string>();
   private nextNumber = 1;
   private nextComment = 1;
   private nextSha = 1;
@@ -268,7 +271,12 @@ export class MemoryGitHub implements GitHubPort {
             error: playbookError("GH-NOT-FOUND", `branch '${branch}' does not exist`),
           };
         const trailer = runTrailer(effect.key);
-        const found = commits.find((c) => this.commits.get(c)?.message.includes(trailer));
+        const found = commits.find((c) =>
+          this.commits
+            .get(c)
+            ?.message.split("\n")
+            .some((line) => line.trim() === trailer),
+        );
         if (found) return { ok: true, outputs: { sha: found, branch, created: false } };
         const files: Record<string, string> = {};
         for (const f of (p.files as { path: string; content: string }[]) ?? [])
@@ -361,10 +369,9 @@ export class MemoryGitHub implements GitHubPort {
         return { ok: true, outputs: { state: "closed" } };
       }
       case "dispatch": {
-        const found = this.dispatched.find(
-          (d) => d.workflow === p.workflow && JSON.stringify(d.inputs) === JSON.stringify(p.inputs),
-        );
+        const found = this.dispatched.find((d) => d.key === effect.key);
         const d = found ?? {
+          key: effect.key,
           workflow: String(p.workflow),
           ref: String(p.ref ?? "main"),
           inputs: (p.inputs as Record<string, unknown>) ?? {},
@@ -380,7 +387,12 @@ export class MemoryGitHub implements GitHubPort {
         };
       }
       case "comment": {
-        const c = await this.createComment(issueNumber, String(p.body));
+        const earlier = this.comments_.get(this.effectComments.get(effect.key) ?? "");
+        const c =
+          earlier?.issue === issueNumber
+            ? publicView(earlier)
+            : await this.createComment(issueNumber, String(p.body));
+        this.effectComments.set(effect.key, c.id);
         return {
           ok: true,
           outputs: { id: c.id, url: `https://github.test/issues/${issueNumber}#comment-${c.id}` },
