@@ -5,10 +5,14 @@
 import type { ApplicationFunctionOptions, Probot } from "probot";
 import { createPlaybookBot } from "./app/app.js";
 import { readAppConfig } from "./app/config.js";
+import { loadAlertsConfig } from "./alerts/config.js";
 
 /** The Probot app: settings from the environment (WEBHOOK_SECRET is required, APP_ID, STATE_SECRET, APP_SLUG). */
 export default function playbookBot(app: Probot, options?: ApplicationFunctionOptions): void {
-  createPlaybookBot({ config: readAppConfig(process.env) })(app, options);
+  const bot: Parameters<typeof createPlaybookBot>[0] = { config: readAppConfig(process.env) };
+  if (process.env.ALERTS_CONFIG)
+    bot.alerts = loadAlertsConfig(process.env.ALERTS_CONFIG, process.env);
+  createPlaybookBot(bot)(app, options);
 }
 
 export { createPlaybookBot } from "./app/app.js";

@@ -1,6 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Context, Probot } from "probot";
 import { MockAiAdapter, type AiAdapter } from "../ai/adapter.js";
+import type { AlertsConfig } from "../alerts/config.js";
+import { alertsHandler } from "../alerts/http.js";
+import { fromGitHubAlert } from "../alerts/sources.js";
+import { AlertTriage } from "../alerts/triage.js";
+import { OctokitAlertIssues } from "../github/alert-issues.js";
 import { PlaybookDiscovery } from "../github/discovery.js";
 import {
   issueOfPullRequest,
@@ -16,6 +21,8 @@ import { IssueController, type IssueRef, type PlaybookCatalog } from "./controll
 
 export interface PlaybookBotOptions {
   config: AppConfig;
+  /** External alert sources and routes (ALERTS_CONFIG); without it, only GitHub's own alerts. */
+  alerts?: AlertsConfig;
   ai?: AiAdapter;
   discovery?: PlaybookDiscovery;
   clock?: () => Date;
@@ -97,8 +104,22 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     async function controllerFor(context: Context, issue: IssueRef): Promise<IssueController> {
       const { owner, repo } = context.repo();
       const payload = context.payload as { repository: { default_branch: string } };
-      const defaultBranch = payload.repository.default_branch;
-      const octokit = context.octokit as unknown as Octokit;
+      return controllerIn(
+        context.octokit as unknown as Octokit,
+        owner,
+        repo,
+        payload.repository.default_branch,
+        issue,
+      );
+    }
+
+    async function controllerIn(
+      octokit: Octokit,
+      owner: string,
+      repo: string,
+      defaultBranch: string,
+      issue: IssueRef,
+    ): Promise<IssueController> {
       const { tiered, commit } = await discovery.current(octokit, owner, repo, defaultBranch);
       const catalog = catalogOf(tiered);
       const port = new OctokitPort({
@@ -129,6 +150,98 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         },
       });
     }
+
+    // Alerts: one triage service for every repository; each repository's Octokit is remembered.
+    const repoOctokits = new LruMap<string, { octokit: Octokit; defaultBranch: string }>(1000);
+    const triage = new AlertTriage({
+      issues: (full) => {
+        const known = repoOctokits.get(full);
+        if (!known) throw new Error(`no installation known for ${full}`);
+        const [owner, repo] = full.split("/") as [string, string];
+        return new OctokitAlertIssues(known.octokit, owner, repo);
+      },
+      playbooks: async (full) => {
+        const known = repoOctokits.get(full);
+        if (!known) return [];
+        const [owner, repo] = full.split("/") as [string, string];
+        return [
+          ...(
+            await discovery.current(known.octokit, owner, repo, known.defaultBranch)
+          ).tiered.bundles.values(),
+        ];
+      },
+      startRun: async (full, issue, bundle, alert) => {
+        const known = repoOctokits.get(full);
+        if (!known) return;
+        const [owner, repo] = full.split("/") as [string, string];
+        await queue.run(`${full}#${issue.number}`, async () => {
+          const controller = await controllerIn(known.octokit, owner, repo, known.defaultBranch, {
+            number: issue.number,
+            title: issue.title,
+            url: issue.url,
+            author: "",
+          });
+          await controller.startForAlert(bundle, alert, `alert:${alert.key}:${issue.number}`);
+        });
+      },
+      now: () => clock().getTime(),
+      reopenWindowMs: options.alerts?.reopenWindowMs ?? 24 * 3_600_000,
+      issuesPerMinute: (source) =>
+        options.alerts?.sources[
+          source as keyof NonNullable<PlaybookBotOptions["alerts"]>["sources"]
+        ]?.issuesPerMinute ?? 30,
+    });
+
+    /** The installation Octokit of a repository named by an alert route (the app's JWT finds it). */
+    async function ensureRepo(full: string): Promise<void> {
+      if (repoOctokits.get(full)) return;
+      const [owner, repo] = full.split("/") as [string, string];
+      const appOctokit = (await app.auth()) as unknown as Octokit;
+      const { data: installation } = await appOctokit.rest.apps.getRepoInstallation({
+        owner,
+        repo,
+      });
+      const octokit = (await app.auth(installation.id)) as unknown as Octokit;
+      const { data } = await octokit.rest.repos.get({ owner, repo });
+      repoOctokits.set(full, { octokit, defaultBranch: data.default_branch });
+    }
+
+    if (options.alerts) {
+      const handler = alertsHandler({
+        config: options.alerts,
+        handle: async (alert, repo) => {
+          await ensureRepo(repo);
+          return triage.handle(alert, repo);
+        },
+        now: () => clock().getTime(),
+        log: (line) => app.log.warn(line),
+      });
+      try {
+        addHandler?.(handler);
+      } catch {
+        // no server: no alert routes
+      }
+    }
+
+    app.on(
+      ["code_scanning_alert", "dependabot_alert", "secret_scanning_alert"],
+      async (context) => {
+        if (seen.has(context.id)) return;
+        seen.set(context.id, true);
+        const p = context.payload as unknown as {
+          action: string;
+          alert: Record<string, unknown>;
+          repository: { id: number; full_name: string; default_branch: string };
+        };
+        const alert = fromGitHubAlert(context.name, p);
+        if (!alert) return;
+        repoOctokits.set(p.repository.full_name, {
+          octokit: context.octokit as unknown as Octokit,
+          defaultBranch: p.repository.default_branch,
+        });
+        await triage.handle(alert, p.repository.full_name);
+      },
+    );
 
     function issueRef(i: RestIssue): IssueRef {
       const ref: IssueRef = {

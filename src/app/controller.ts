@@ -10,6 +10,7 @@ import {
   type RunState,
 } from "../engine/state.js";
 import type { PlaybookBundle } from "../engine/steps/types.js";
+import type { NormalizedAlert } from "../alerts/types.js";
 import { HELP_TEXT, parseCommands } from "../github/commands.js";
 import type { GitHubPort, ThreadComment } from "../github/port.js";
 import { PlaybookGraph } from "../playbook/graph.js";
@@ -181,6 +182,7 @@ export class IssueController {
     sources: InputSources,
     actor: Actor,
     eventId: string,
+    alert?: NonNullable<RunContext["alert"]>,
   ): Promise<Reply> {
     const runs = await this.runs();
     const inputs = collectInputs(bundle.playbook.inputs, sources);
@@ -190,7 +192,7 @@ export class IssueController {
         inputs,
         initiator: actor,
         eventId,
-        context: this.context(),
+        context: alert ? { ...this.context(), alert } : this.context(),
         runIndex: runs.length + 1,
       },
       this.env(),
@@ -213,6 +215,35 @@ export class IssueController {
       { ...started.result, changed: false },
     );
     return { outcome: "accepted" };
+  }
+
+  /** An alert opened this issue: start the playbook chosen for it, its inputs taken from the alert. */
+  async startForAlert(
+    bundle: PlaybookBundle,
+    alert: NormalizedAlert,
+    eventId: string,
+  ): Promise<Reply> {
+    const sources: InputSources = {
+      alert: { labels: alert.labels, annotations: alert.annotations },
+      issue: {
+        title: this.o.issue.title,
+        number: this.o.issue.number,
+        author: this.o.issue.author,
+      },
+    };
+    return this.startRun(bundle, sources, { login: `alert-${alert.source}` }, eventId, {
+      title: alert.title.slice(0, 256),
+      summary: alert.summary.slice(0, 1024),
+      severity: alert.severity,
+      status: alert.status,
+      source: alert.source,
+      fingerprint: alert.key.slice(0, 256),
+      url: alert.links[0]?.url ?? "",
+      labels: alert.labels,
+      annotations: Object.fromEntries(
+        Object.entries(alert.annotations).map(([k, v]) => [k, v.slice(0, 1024)]),
+      ),
+    });
   }
 
   /** A new comment: its commands, in order. Bots and this app are never obeyed. */

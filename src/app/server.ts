@@ -1,4 +1,5 @@
 import { run } from "probot";
+import { AlertsConfigError, loadAlertsConfig } from "../alerts/config.js";
 import { AppConfigError, readAppConfig } from "./config.js";
 import { createPlaybookBot } from "./app.js";
 
@@ -8,9 +9,12 @@ import { createPlaybookBot } from "./app.js";
  */
 try {
   const config = readAppConfig(process.env);
-  await run(createPlaybookBot({ config }));
+  const alertsFile = process.env.ALERTS_CONFIG;
+  const options: Parameters<typeof createPlaybookBot>[0] = { config };
+  if (alertsFile) options.alerts = loadAlertsConfig(alertsFile, process.env);
+  await run(createPlaybookBot(options));
 } catch (err) {
-  if (err instanceof AppConfigError) {
+  if (err instanceof AppConfigError || err instanceof AlertsConfigError) {
     process.stderr.write(`playbook-bot: ${err.message}\n`);
     process.exit(1);
   }

@@ -15,6 +15,7 @@ import { formatGithub, formatJson, formatSarif } from "../playbook/report/machin
 import { formatText } from "../playbook/report/text.js";
 import { RULES, RULE_CODES } from "../playbook/rules.js";
 import { PLAYBOOK_SCHEMA } from "../playbook/schema.js";
+import { GENERIC_ALERT_SCHEMA } from "../alerts/generic-schema.js";
 import { countBySeverity, validateSet, validateSource } from "../playbook/validate.js";
 import { resumeCommand, runCommand, type CommandIo, type RunOptions } from "./run-command.js";
 import { bundleOf, findTarget, loadLocalPlaybooks } from "./local-playbooks.js";
@@ -279,7 +280,12 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
   program
     .command("schema")
     .description("print the playbook JSON Schema (draft 2020-12)")
-    .action(() => io.out(JSON.stringify(PLAYBOOK_SCHEMA, null, 2) + "\n"));
+    .option("--generic-alert", "print the generic alert format's schema instead")
+    .action((opts: { genericAlert?: boolean }) =>
+      io.out(
+        JSON.stringify(opts.genericAlert ? GENERIC_ALERT_SCHEMA : PLAYBOOK_SCHEMA, null, 2) + "\n",
+      ),
+    );
 
   program
     .command("rules")

@@ -140,7 +140,13 @@ export async function runCase(
     context: testContext(initiator.login),
   };
   if (alert)
-    (request.context as RunContext).alert = { ...alert } as NonNullable<RunContext["alert"]>;
+    (request.context as RunContext).alert = {
+      source: "generic",
+      status: "firing",
+      severity: "unknown",
+      summary: "",
+      ...alert,
+    } as NonNullable<RunContext["alert"]>;
   const started = start(request, env());
   const result: CaseResult = {
     playbook: bundle.playbook.id,

@@ -650,6 +650,11 @@ export const PLAYBOOK_SCHEMA = {
         },
         priority: { type: "number", description: "Tie-breaker; higher wins." },
         min_score: { type: "number", description: "Least score for this playbook to be chosen." },
+        resolve: {
+          enum: ["comment", "close"],
+          description:
+            "When the alert resolves: comment on the triage issue (default), or comment and close it.",
+        },
       },
     },
     step: {

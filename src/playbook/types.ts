@@ -214,6 +214,7 @@ export interface AlertSelector {
   signals?: { positive?: Signal[]; negative?: Signal[] };
   priority?: number;
   min_score?: number;
+  resolve?: "comment" | "close";
 }
 
 /** A playbook exactly as written (after schema validation). */

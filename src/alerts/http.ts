@@ -1,0 +1,175 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { LruMap } from "../util/lru.js";
+import { verifyRequest } from "./auth.js";
+import { routeAlert, type AlertsConfig, type ExternalSource } from "./config.js";
+import { GENERIC_ALERT_SCHEMA, PROMETHEUS_STYLE_SCHEMA } from "./generic-schema.js";
+import {
+  fromGeneric,
+  fromPrometheusStyle,
+  type GenericAlert,
+  type PromMessage,
+} from "./sources.js";
+import type { TriageOutcome } from "./triage.js";
+import type { NormalizedAlert } from "./types.js";
+
+const ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true });
+const validators: Record<ExternalSource, ValidateFunction> = {
+  generic: ajv.compile(GENERIC_ALERT_SCHEMA),
+  alertmanager: ajv.compile(PROMETHEUS_STYLE_SCHEMA),
+  grafana: ajv.compile(PROMETHEUS_STYLE_SCHEMA),
+};
+
+export interface AlertRouteDeps {
+  config: AlertsConfig;
+  /** Triage one alert for a repository (AlertTriage.handle, with whatever the app needs first). */
+  handle: (alert: NormalizedAlert, repo: string) => Promise<TriageOutcome>;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > max)
+    return Promise.reject(new HttpError(413, `the body is larger than ${max} bytes`));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        reject(new HttpError(413, `the body is larger than ${max} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+/** A GitHub rate limit reached while handling: the sender should come back later (Alertmanager retries 5xx only). */
+function rateLimit(err: unknown): HttpError | undefined {
+  const e = err as {
+    status?: number;
+    message?: string;
+    response?: { headers?: Record<string, string | number | undefined> };
+  };
+  const headers = e.response?.headers ?? {};
+  if (
+    e.status === 429 ||
+    (e.status === 403 &&
+      (headers["retry-after"] !== undefined ||
+        headers["x-ratelimit-remaining"] === "0" ||
+        /rate limit/i.test(e.message ?? "")))
+  ) {
+    const after = String(headers["retry-after"] ?? "60");
+    return new HttpError(503, "GitHub is rate-limiting this app; retry later", {
+      "retry-after": after,
+    });
+  }
+  return undefined;
+}
+
+/**
+ * `POST /alerts/<source>`: credentials are checked on the raw bytes before anything parses them;
+ * then the body is parsed, checked against its schema, routed to a repository by the config (never
+ * by the payload alone) and handed to triage. 2xx only once every alert is handled.
+ */
+export function alertsHandler(deps: AlertRouteDeps) {
+  const seenEvents = new LruMap<string, true>(10_000);
+  const log = deps.log ?? (() => undefined);
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const path = (req.url ?? "").split("?")[0] ?? "";
+    const m = /^\/alerts\/([a-z]+)\/?$/.exec(path);
+    if (!m) return false;
+    const source = m[1] as ExternalSource;
+    try {
+      if (req.method !== "POST") throw new HttpError(405, "use POST", { allow: "POST" });
+      const configured = deps.config.sources[source];
+      if (!configured) throw new HttpError(404, `no alert source '${source}' is configured`);
+      if (!/^application\/json\b/i.test(String(req.headers["content-type"] ?? "")))
+        throw new HttpError(415, "send application/json");
+      const body = await readBody(req, deps.config.maxBodyBytes);
+      if (!verifyRequest(configured.auth, req.headers, body, deps.now?.() ?? Date.now())) {
+        log(`alerts/${source}: rejected credentials`);
+        throw new HttpError(401, "missing or invalid credentials");
+      }
+      let payload: unknown;
+      try {
+        payload = JSON.parse(body.toString("utf8"));
+      } catch (err) {
+        throw new HttpError(400, `the body is not JSON: ${(err as Error).message}`);
+      }
+      const validate = validators[source];
+      if (!validate(payload)) {
+        const reasons = (validate.errors ?? [])
+          .slice(0, 5)
+          .map((e) => `${e.instancePath || "(body)"} ${e.message ?? "is invalid"}`);
+        throw new HttpError(
+          400,
+          `the alert does not fit the ${source} format: ${reasons.join("; ")}`,
+        );
+      }
+      let alerts: NormalizedAlert[];
+      if (source === "generic") {
+        const g = payload as GenericAlert;
+        if (g.event_id) {
+          if (seenEvents.has(`${source}:${g.event_id}`)) {
+            send(res, 200, { received: 1, duplicate: true });
+            return true;
+          }
+          seenEvents.set(`${source}:${g.event_id}`, true);
+        }
+        alerts = [fromGeneric(g)];
+      } else alerts = fromPrometheusStyle(source, payload as PromMessage);
+      const unrouted: string[] = [];
+      const work: Promise<TriageOutcome>[] = [];
+      for (const alert of alerts) {
+        const repo = routeAlert(deps.config, alert.labels);
+        if (!repo) unrouted.push(alert.key);
+        else work.push(deps.handle(alert, repo));
+      }
+      const settled = await Promise.allSettled(work);
+      for (const s of settled) {
+        if (s.status === "rejected") {
+          throw rateLimit(s.reason) ?? s.reason;
+        }
+      }
+      const outcomes = settled.map((s) => (s as PromiseFulfilledResult<TriageOutcome>).value);
+      const truncated = (payload as PromMessage).truncatedAlerts ?? 0;
+      send(res, 200, { received: alerts.length, truncated, unrouted, outcomes });
+      return true;
+    } catch (err) {
+      const e =
+        err instanceof HttpError
+          ? err
+          : (rateLimit(err) ?? new HttpError(500, "the alert could not be handled; retry later"));
+      if (!(err instanceof HttpError) && e.status === 500)
+        log(`alerts/${source}: ${(err as Error).message}`);
+      send(res, e.status, { error: e.message }, e.headers);
+      return true;
+    }
+  };
+}
