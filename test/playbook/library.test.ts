@@ -15,6 +15,7 @@ describe("bundled playbooks", () => {
     const files = await playbookFilesIn(bundledLibraryDir());
     expect(files.map((f) => f.slice(bundledLibraryDir().length + 1))).toEqual([
       "alert-high-error-rate.yaml",
+      "alert-triage.yaml",
       "dependency-bump.yaml",
       "hello-world.yaml",
       "recent-changes.yaml",
@@ -39,6 +40,7 @@ describe("bundled playbooks", () => {
     const known = await bundledPlaybooks();
     expect(known.map((k) => k.id).sort()).toEqual([
       "alert-high-error-rate",
+      "alert-triage",
       "dependency-bump",
       "hello-world",
       "recent-changes",
