@@ -8,6 +8,8 @@ import { start } from "../engine/engine.js";
 import { collectInputs, parseArgs } from "../engine/inputs.js";
 import type { Effect } from "../engine/events.js";
 import { LocalEffects } from "../effects/local.js";
+import type { OctokitPort } from "../github/octokit-port.js";
+import { localGitHub } from "./github-remote.js";
 import { formatText } from "../playbook/report/text.js";
 import { FileRunStore, StateError, type LocalRunRecord } from "../state/file-store.js";
 import {
@@ -172,6 +174,7 @@ export async function runCommand(
       ids.map((id) => [id, set.bundles.get(id) as NonNullable<ReturnType<typeof set.bundles.get>>]),
     ),
     io,
+    opts.dryRun ? undefined : await localGitHub(repo, process.env),
   );
   io.out(
     `Run ${record.run.id}: ${bundle.playbook.name ?? bundle.playbook.id} (${opts.mode}${opts.dryRun ? ", dry run" : ""})\n`,
@@ -184,14 +187,17 @@ function makeRunner(
   store: FileRunStore,
   bundles: Map<string, import("../engine/steps/types.js").PlaybookBundle>,
   io: CommandIo,
+  github?: OctokitPort,
 ): Runner {
   const rio = runnerIo(io);
-  const effects = new LocalEffects({
+  const options: ConstructorParameters<typeof LocalEffects>[0] = {
     repo: record.repo,
     dryRun: record.dryRun,
     ai: new MockAiAdapter(),
     log: rio.log,
-  });
+  };
+  if (github) options.github = github;
+  const effects = new LocalEffects(options);
   const deps: ConstructorParameters<typeof Runner>[1] = {
     store,
     effects,
@@ -200,6 +206,7 @@ function makeRunner(
     clock: io.clock ?? (() => new Date()),
     operator: operator(),
   };
+  if (github) deps.github = github;
   const hook = faultHook();
   if (hook) deps.afterEffect = hook;
   if (io.sleep) deps.sleep = io.sleep;
@@ -220,7 +227,8 @@ export async function resumeCommand(
     io.out(
       `Resuming run ${runId} at ${record.run.stack[record.run.stack.length - 1]?.current ?? "?"}\n`,
     );
-    return await makeRunner(record, store, bundles, io).resume(opts.mode ?? record.mode);
+    const github = record.dryRun ? undefined : await localGitHub(record.repo, process.env);
+    return await makeRunner(record, store, bundles, io, github).resume(opts.mode ?? record.mode);
   } catch (err) {
     if (err instanceof StateError) {
       io.err(`playbook-bot: ${err.message}\n  how to recover: ${err.hint}\n`);

@@ -32,6 +32,12 @@ export interface RunnerDeps {
   operator: string;
   /** Wait (for a retry's backoff); injectable so tests need not sleep. */
   sleep?: (ms: number) => Promise<void>;
+  /** GitHub, when the run's effects go there: asked where an awaited pull request stands. */
+  github?: {
+    pullRequestState(
+      number: number,
+    ): Promise<{ state: "open" | "closed"; merged: boolean; url: string }>;
+  };
   /** Called after an effect was performed and before its result is saved (fault injection). */
   afterEffect?: (effect: Effect) => void;
 }
@@ -268,7 +274,21 @@ export class Runner {
         step: "",
         params: {},
       });
-      if (!printed) return null;
+      if (!printed) {
+        if (f.awaiting.pullRequest === undefined || !this.deps.github) return null;
+        const pr = await this.deps.github.pullRequestState(f.awaiting.pullRequest);
+        if (pr.state === "open") {
+          this.deps.io.log(`pull request #${f.awaiting.pullRequest} is still open: ${pr.url}`);
+          return null;
+        }
+        return this.send({
+          type: "pull_request",
+          id: this.eventId("pull"),
+          number: f.awaiting.pullRequest,
+          merged: pr.merged,
+          url: pr.url,
+        });
+      }
       if (f.awaiting.pullRequest !== undefined) {
         this.deps.io.log(`no GitHub: treating pull request as merged to continue the local run`);
         return this.send({

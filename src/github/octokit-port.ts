@@ -288,6 +288,22 @@ export class OctokitPort implements GitHubPort {
     }
   }
 
+  /** Where a pull request stands (a local run asks instead of waiting for a webhook). */
+  async pullRequestState(
+    number: number,
+  ): Promise<{ state: "open" | "closed"; merged: boolean; url: string }> {
+    const { data } = await this.octokit.rest.pulls.get({
+      owner: this.owner,
+      repo: this.repo,
+      pull_number: number,
+    });
+    return {
+      state: data.state === "closed" ? "closed" : "open",
+      merged: data.merged === true,
+      url: data.html_url,
+    };
+  }
+
   private async headOf(branch: string): Promise<string | undefined> {
     try {
       const { data } = await this.octokit.rest.git.getRef({
