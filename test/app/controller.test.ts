@@ -231,7 +231,7 @@ describe("the status comment", () => {
 
   it("drops the readable parts of a body that would be too long, never the state", () => {
     const big = structuredClone(REMIND);
-    big.playbook.steps[0]!.description = "x".repeat(70_000);
+    big.playbook.steps![0]!.description = "x".repeat(70_000);
     const run = waitingRun(big);
     const body = renderStatusComment(run, () => big, "s");
     expect(body.length).toBeLessThan(60_000);

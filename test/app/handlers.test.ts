@@ -334,6 +334,23 @@ describe("payload edge cases", () => {
     await receive("issues", o);
   });
 
+  it("makes no request for a comment by a deleted user with no body", async () => {
+    const c = personComment("x", "");
+    c.user = null;
+    c.body = null;
+    expect((await receive("issue_comment", commentEvent("created", c))).count).toBe(0);
+  });
+
+  it("knows its own comments by the bot login when configured (and keeps time by the real clock)", async () => {
+    ({ probot } = await makeProbot({ config: { ...CONFIG, botLogin: "playbook-bot[bot]" } }));
+    // A continuation for a run that waits for a merge: read, nothing to do.
+    discovery()
+      .get(`${R}/issues/comments/${snap.statusId}`)
+      .reply(200, { ...appComment(snap.statusId, snap.merging), performed_via_github_app: null });
+    const c = { ...appComment(snap.statusId, snap.merging), performed_via_github_app: null };
+    await receive("issue_comment", commentEvent("edited", c));
+  });
+
   it("makes no request for a workflow run without a name or a path", async () => {
     const w = example("workflow_run", "completed", 1);
     w.workflow_run.name = null;
@@ -400,5 +417,6 @@ describe("other deliveries", () => {
     expect(JSON.parse(body)).toEqual({ status: "ok" });
     expect(await handler({ method: "POST", url: "/healthz" } as IncomingMessage, res)).toBe(false);
     expect(await handler({ method: "GET", url: "/other" } as IncomingMessage, res)).toBe(false);
+    expect(await handler({ method: "GET" } as IncomingMessage, res)).toBe(false);
   });
 });

@@ -33,7 +33,10 @@ export function example(name: string, action: string, index = 0): Payload {
   return { ...structuredClone(found), installation: { id: 2 } } as Payload;
 }
 
-export type Handler = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
+export type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+) => boolean | void | Promise<boolean | void>;
 
 /** A clock that moves one second per reading, shared by the fake and the app. */
 export function makeClock(start = "2026-03-01T09:00:00Z"): () => Date {

@@ -350,11 +350,10 @@ export class FakeGitHub {
   }
 
   install(): this {
-    const handle = (method: string) =>
-      function (this: unknown, uri: string, body: unknown): Reply {
-        return fake.handle(method, uri, body);
-      };
-    const fake = this;
+    const handle =
+      (method: string) =>
+      (uri: string, body: unknown): Reply =>
+        this.handle(method, uri, body);
     const scope = nock(API).persist();
     for (const method of ["get", "post", "patch", "put", "delete"] as const)
       scope[method](/.*/).reply(handle(method.toUpperCase()) as never);
