@@ -192,9 +192,11 @@ export function fromGitHubAlert(
   }
   if (event === "secret_scanning_alert") {
     const resolution = String(a.resolution ?? "");
+    // The webhook's alert has no `state` (only the REST alert does): open until it has a resolution.
+    const open = a.state !== undefined && a.state !== null ? state === "open" : resolution === "";
     const alert: NormalizedAlert = {
       ...base,
-      status: state === "open" ? "firing" : "resolved",
+      status: open ? "firing" : "resolved",
       title: `Secret scanning: ${String(a.secret_type_display_name ?? a.secret_type ?? "secret")} exposed`,
       summary: `A ${String(a.secret_type_display_name ?? a.secret_type ?? "secret")} was found in the repository${a.publicly_leaked ? " and leaked publicly" : ""}. Revoke it and rotate it.`,
       severity: a.publicly_leaked || a.validity === "active" ? "critical" : "high",
