@@ -114,11 +114,16 @@ export function parseAlertsConfig(
       .slice(0, 5)
       .map((e) => {
         const path = parsePointer(e.instancePath);
-        const extra =
+        const unknown =
           e.keyword === "additionalProperties"
-            ? ` ('${String((e.params as { additionalProperty: string }).additionalProperty)}')`
-            : "";
-        const s = doc.span(path, e.keyword === "additionalProperties");
+            ? String((e.params as { additionalProperty: string }).additionalProperty)
+            : undefined;
+        const extra = unknown !== undefined ? ` ('${unknown}')` : "";
+        // An unknown field is shown on its own name, not on the mapping that holds it.
+        const s = doc.span(
+          unknown !== undefined ? [...path, unknown] : path,
+          unknown !== undefined,
+        );
         return `${file}:${s.line}:${s.column}: ${formatPath(path)}: ${e.message ?? "invalid"}${extra}`;
       });
     throw new AlertsConfigError(lines.join("\n"));
@@ -142,6 +147,10 @@ export function parseAlertsConfig(
     reopen_window?: string;
     max_body_bytes?: number;
   };
+  const at = (path: (string | number)[]): string => {
+    const s = doc.span(path);
+    return `${file}:${s.line}:${s.column}`;
+  };
   const config: AlertsConfig = {
     sources: {},
     routes: [],
@@ -155,12 +164,12 @@ export function parseAlertsConfig(
     const a = src.auth;
     if ((a.bearer_token_env === undefined) === (a.hmac_secret_env === undefined)) {
       throw new AlertsConfigError(
-        `${file}: sources.${name}.auth: give exactly one of bearer_token_env or hmac_secret_env`,
+        `${at(["sources", name, "auth"])}: sources.${name}.auth: give exactly one of bearer_token_env or hmac_secret_env`,
       );
     }
     if (name === "alertmanager" && a.hmac_secret_env !== undefined) {
       throw new AlertsConfigError(
-        `${file}: sources.alertmanager.auth: Alertmanager cannot sign requests; use bearer_token_env (http_config.authorization)`,
+        `${at(["sources", name, "auth", "hmac_secret_env"])}: sources.alertmanager.auth: Alertmanager cannot sign requests; use bearer_token_env (http_config.authorization)`,
       );
     }
     const names = [a.bearer_token_env ?? a.hmac_secret_env ?? []].flat();
@@ -168,7 +177,7 @@ export function parseAlertsConfig(
       const v = env[n];
       if (!v)
         throw new AlertsConfigError(
-          `${file}: sources.${name}: environment variable ${n} is not set (secrets never go in the file)`,
+          `${at(["sources", name, "auth", a.bearer_token_env !== undefined ? "bearer_token_env" : "hmac_secret_env"])}: sources.${name}: environment variable ${n} is not set (secrets never go in the file)`,
         );
       return v;
     });
@@ -183,7 +192,9 @@ export function parseAlertsConfig(
   raw.routes.forEach((r, i) => {
     const { matchers, errors } = parseMatchers(r.match);
     if (errors.length)
-      throw new AlertsConfigError(`${file}: routes[${i}].match: ${errors.join("; ")}`);
+      throw new AlertsConfigError(
+        `${at(["routes", i, "match"])}: routes[${i}].match: ${errors.join("; ")}`,
+      );
     config.routes.push({ matchers, repo: r.repo });
   });
   return config;
