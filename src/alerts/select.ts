@@ -48,7 +48,9 @@ export function selectPlaybook(
   const candidates: Candidate[] = [];
   for (const b of playbooks) {
     const sel = b.playbook.on?.alerts;
-    if (!sel) continue;
+    // The default triage playbook is the fallback, never a competitor: its selector only sets
+    // its resolve policy, and at score 0 it would win ties (by id) against selectors that fit.
+    if (!sel || b.playbook.id === DEFAULT_TRIAGE_PLAYBOOK) continue;
     if (sel.sources && !sel.sources.includes(alert.source)) continue;
     const { matchers, errors } = parseMatchers(sel.match);
     if (errors.length || !matchers.every((m) => matches(m, alert.labels))) continue;
