@@ -183,9 +183,11 @@ export class AlertTriage {
     if (known) return known;
     if (this.loaded.has(`${repo}\u0000${key}`)) return undefined;
     const marker = alertMarker(key);
-    const found = (await this.deps.issues(repo).listAlertIssues()).find((i) =>
-      i.body.includes(marker),
-    );
+    // The newest issue of the key (a later firing opens a new issue linking the old one), whatever
+    // order the listing comes in.
+    const found = (await this.deps.issues(repo).listAlertIssues())
+      .filter((i) => i.body.includes(marker))
+      .sort((a, b) => b.number - a.number)[0];
     this.loaded.set(`${repo}\u0000${key}`, true);
     if (!found) return undefined;
     const rec: AlertRecord = {
