@@ -50,16 +50,20 @@ function send(
 
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > max)
-    return Promise.reject(new HttpError(413, `the body is larger than ${max} bytes`));
+  const tooLarge = () =>
+    new HttpError(413, `the body is larger than ${max} bytes`, { connection: "close" });
+  if (declared > max) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (c: Buffer) => {
       size += c.length;
       if (size > max) {
-        reject(new HttpError(413, `the body is larger than ${max} bytes`));
-        req.destroy();
+        // Stop keeping the body but let the 413 reach the sender (destroying the socket here
+        // would cut the answer off); the connection closes once it is sent.
+        req.removeAllListeners("data");
+        req.resume();
+        reject(tooLarge());
         return;
       }
       chunks.push(c);
