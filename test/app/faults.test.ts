@@ -31,6 +31,13 @@ function isSave(fake: FakeGitHub, method: string, path: string): boolean {
   );
 }
 
+/** The first line of each comment the app wrote, in order. */
+function appThread(fake: FakeGitHub): string[] {
+  return [...fake.comments.values()]
+    .filter((c) => c.performed_via_github_app)
+    .map((c) => c.body.split("\n")[0] ?? "");
+}
+
 function expectShipped(fake: FakeGitHub, issue: { number: number; state: string }) {
   expect(fake.branches().sort()).toEqual(["master", "playbook/ship-1"]);
   const commits = fake.commitsWith(/^Playbook-Run: /);
@@ -54,6 +61,8 @@ describe("the process dies between an effect and the state save", () => {
     const h0 = await new Harness(clean, clock).start();
     expectShipped(clean, await scenario(h0, clean));
     const saves = clean.requests.filter((r) => isSave(clean, r.method, r.path)).length;
+    const cleanThread = appThread(clean);
+    expect(cleanThread).toHaveLength(6);
     clean.uninstall();
     expect(saves).toBe(12);
 
@@ -71,6 +80,8 @@ describe("the process dies between an effect and the state save", () => {
       const crashed = h.crashes[0]?.id;
       expect(h.delivered.filter((d) => d.id === crashed)).toHaveLength(1);
       expectShipped(fake, issue);
+      // The thread reads the same as without the crash: no message twice, none lost.
+      expect(appThread(fake), `save ${k}`).toEqual(cleanThread);
       fake.uninstall();
     }
   });
