@@ -1,7 +1,7 @@
 import { playbookError } from "../errors.js";
 import type { Scalar, Value } from "../state.js";
 import type { AiStep } from "../../playbook/types.js";
-import type { Outcome, StepExecutor } from "./types.js";
+import { renderInlineOrFile, type Outcome, type StepExecutor } from "./types.js";
 
 /**
  * Asks the AI adapter (a mock by default) to work on a prompt with the listed tools. The tool
@@ -11,20 +11,7 @@ export const aiStep: StepExecutor<AiStep> = {
   kind: "ai",
   retryable: false,
   enter(ctx): Outcome {
-    let source = ctx.step.prompt;
-    if (ctx.step.prompt_file !== undefined) {
-      source = ctx.bundle.files?.[ctx.step.prompt_file];
-      if (source === undefined) {
-        return {
-          type: "fail",
-          error: playbookError(
-            "PB-TEMPLATE-UNDEFINED",
-            `prompt file '${ctx.step.prompt_file}' was not found next to the playbook`,
-          ),
-        };
-      }
-    }
-    const prompt = ctx.render(source ?? "");
+    const prompt = renderInlineOrFile(ctx, ctx.step.prompt, ctx.step.prompt_file, "prompt file");
     if (!prompt.ok) return { type: "fail", error: prompt.error };
     return {
       type: "effect",

@@ -1,6 +1,12 @@
-import { playbookError } from "../errors.js";
 import type { CommitStep } from "../../playbook/types.js";
-import { effectOrFail, renderAll, renderList, type Outcome, type StepExecutor } from "./types.js";
+import {
+  effectOrFail,
+  renderAll,
+  renderInlineOrFile,
+  renderList,
+  type Outcome,
+  type StepExecutor,
+} from "./types.js";
 
 /**
  * Writes files in one atomic commit. File templates come with the playbook bundle (the adapter
@@ -19,20 +25,7 @@ export const commitStep: StepExecutor<CommitStep> = {
     for (const f of ctx.step.files ?? []) {
       const path = ctx.render(f.path, "path");
       if (!path.ok) return { type: "fail", error: path.error };
-      let source = f.content;
-      if (f.template !== undefined) {
-        source = ctx.bundle.files?.[f.template];
-        if (source === undefined) {
-          return {
-            type: "fail",
-            error: playbookError(
-              "PB-TEMPLATE-UNDEFINED",
-              `template file '${f.template}' was not found next to the playbook`,
-            ),
-          };
-        }
-      }
-      const content = ctx.render(source ?? "");
+      const content = renderInlineOrFile(ctx, f.content, f.template, "template file");
       if (!content.ok) return { type: "fail", error: content.error };
       files.push({ path: path.value, content: content.value });
     }

@@ -1,30 +1,22 @@
 import { playbookError } from "../errors.js";
 import type { Value } from "../state.js";
 import type { DispatchStep } from "../../playbook/types.js";
-import { effectOrFail, renderAll, type Outcome, type StepExecutor } from "./types.js";
+import { effectOrFail, renderAll, renderValues, type Outcome, type StepExecutor } from "./types.js";
 
 /** Starts a workflow with workflow_dispatch and, by default, waits for its run's conclusion. */
 export const dispatchStep: StepExecutor<DispatchStep> = {
   kind: "dispatch",
   retryable: true,
   enter(ctx): Outcome {
-    const inputs: Record<string, string | number | boolean> = {};
-    for (const [k, v] of Object.entries(ctx.step.inputs ?? {})) {
-      if (typeof v !== "string") {
-        inputs[k] = v;
-        continue;
-      }
-      const r = ctx.render(v, "value");
-      if (!r.ok) return { type: "fail", error: r.error };
-      inputs[k] = r.value;
-    }
+    const inputs = renderValues(ctx, ctx.step.inputs);
+    if (!inputs.ok) return { type: "fail", error: inputs.error };
     return effectOrFail(
       renderAll(ctx, {
         workflow: { src: ctx.step.workflow },
         ref: { src: ctx.step.ref, use: "branch" },
       }),
       "dispatch",
-      { inputs },
+      { inputs: inputs.values },
     );
   },
   onEffect(ctx, outputs): Outcome {

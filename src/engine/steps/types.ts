@@ -1,4 +1,4 @@
-import type { PlaybookError } from "../errors.js";
+import { playbookError, type PlaybookError } from "../errors.js";
 import type { EffectKind, Message, Reply, RunEvent } from "../events.js";
 import type { RenderUse, Rendered } from "../render.js";
 import type { Frame, RunState, Scalar, Value } from "../state.js";
@@ -116,4 +116,50 @@ export function effectOrFail(
   for (const [k, v] of Object.entries({ ...rendered.values, ...extra }))
     if (v !== undefined) params[k] = v;
   return { type: "effect", kind, params };
+}
+
+/** Render the string values of a map (a child's inputs, a workflow's); other values pass as they are. */
+export function renderValues(
+  ctx: StepContext,
+  map: Record<string, string | number | boolean> | undefined,
+):
+  | { ok: true; values: Record<string, string | number | boolean> }
+  | { ok: false; error: PlaybookError } {
+  const values: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(map ?? {})) {
+    if (typeof v !== "string") {
+      values[k] = v;
+      continue;
+    }
+    const r = ctx.render(v, "value");
+    if (!r.ok) return r;
+    values[k] = r.value;
+  }
+  return { ok: true, values };
+}
+
+/**
+ * Render text written inline, or in a file next to the playbook (a template, a prompt); the file
+ * came with the bundle, so nothing is read here.
+ */
+export function renderInlineOrFile(
+  ctx: StepContext,
+  inline: string | undefined,
+  file: string | undefined,
+  what: string,
+): Rendered {
+  let source = inline;
+  if (file !== undefined) {
+    source = ctx.bundle.files?.[file];
+    if (source === undefined) {
+      return {
+        ok: false,
+        error: playbookError(
+          "PB-TEMPLATE-UNDEFINED",
+          `${what} '${file}' was not found next to the playbook`,
+        ),
+      };
+    }
+  }
+  return ctx.render(source ?? "");
 }

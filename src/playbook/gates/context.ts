@@ -1,4 +1,5 @@
 import type { DiagnosticInput } from "../diagnostics.js";
+import { formatPath, type PathSegment } from "../source.js";
 import type { PlaybookGraph } from "../graph.js";
 import type { SourceDocument } from "../source.js";
 import type { PlaybookDocument } from "../types.js";
@@ -13,3 +14,23 @@ export interface GateContext {
 }
 
 export type Gate = (ctx: GateContext) => DiagnosticInput[];
+
+/** A diagnostic at a path of the document: the message starts with the path; `key` underlines the field's name. */
+export function diagnosticAt(
+  doc: SourceDocument,
+  rule: DiagnosticInput["rule"],
+  at: PathSegment[],
+  message: string,
+  hint: string,
+  extra: { key?: boolean; found?: string } = {},
+): DiagnosticInput {
+  const d: DiagnosticInput = {
+    rule,
+    path: formatPath(at),
+    span: doc.span(at, extra.key ?? false),
+    message: `${formatPath(at)}: ${message}`,
+    hint,
+  };
+  if (extra.found !== undefined) d.found = extra.found;
+  return d;
+}

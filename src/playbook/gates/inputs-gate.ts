@@ -1,11 +1,11 @@
 import type { DiagnosticInput } from "../diagnostics.js";
 import { describeValue } from "../diagnostics.js";
-import { formatPath, type PathSegment } from "../source.js";
+import type { PathSegment } from "../source.js";
 import { isTemplated } from "../template.js";
 import type { InputSpec } from "../types.js";
 import { compileLinear } from "../../util/regex.js";
 import { compileResponseSchema } from "../response-schema.js";
-import type { GateContext } from "./context.js";
+import { diagnosticAt, type GateContext } from "./context.js";
 
 const INPUT_SOURCES =
   /^(labels|annotations|issue\.form|alert)\.[^\s]+$|^issue\.(title|body|number|author)$/;
@@ -21,15 +21,7 @@ export function inputsGate(ctx: GateContext): DiagnosticInput[] {
     hint: string,
     found?: string,
   ): void => {
-    const d: DiagnosticInput = {
-      rule,
-      path: formatPath(at),
-      span: doc.span(at),
-      message: `${formatPath(at)}: ${message}`,
-      hint,
-    };
-    if (found !== undefined) d.found = found;
-    out.push(d);
+    out.push(diagnosticAt(doc, rule, at, message, hint, found === undefined ? {} : { found }));
   };
   const regex = (pattern: string, at: PathSegment[]): ReturnType<typeof compileLinear> => {
     const r = compileLinear(pattern);

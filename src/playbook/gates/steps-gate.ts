@@ -1,9 +1,9 @@
 import type { DiagnosticInput } from "../diagnostics.js";
-import { formatPath, type PathSegment } from "../source.js";
+import type { PathSegment } from "../source.js";
 import { isTemplated, templateSkeleton } from "../template.js";
 import type { Step } from "../types.js";
 import { branchNameProblem, repoPathProblem } from "../../util/git-ref.js";
-import type { GateContext } from "./context.js";
+import { diagnosticAt, type GateContext } from "./context.js";
 
 /** Fields of one step that must fit together, paths that must be safe, files that must exist. */
 export function stepsGate(ctx: GateContext): DiagnosticInput[] {
@@ -16,13 +16,7 @@ export function stepsGate(ctx: GateContext): DiagnosticInput[] {
     hint: string,
     key = false,
   ): void => {
-    out.push({
-      rule,
-      path: formatPath(at),
-      span: doc.span(at, key),
-      message: `${formatPath(at)}: ${message}`,
-      hint,
-    });
+    out.push(diagnosticAt(doc, rule, at, message, hint, { key }));
   };
   const fileRef = (rel: string, at: PathSegment[]): void => {
     if (rel.startsWith("/") || /^[A-Za-z]:/.test(rel)) {
