@@ -111,7 +111,10 @@ export function alertsHandler(deps: AlertRouteDeps) {
     const source = m[1] as ExternalSource;
     try {
       if (req.method !== "POST") throw new HttpError(405, "use POST", { allow: "POST" });
-      const configured = deps.config.sources[source];
+      // Own keys only: `/alerts/constructor` is not a source.
+      const configured = Object.hasOwn(deps.config.sources, source)
+        ? deps.config.sources[source]
+        : undefined;
       if (!configured) throw new HttpError(404, `no alert source '${source}' is configured`);
       if (!/^application\/json\b/i.test(String(req.headers["content-type"] ?? "")))
         throw new HttpError(415, "send application/json");

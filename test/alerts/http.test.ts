@@ -223,6 +223,16 @@ describe("POST /alerts/<source>: request checks", () => {
     expect(r.calls()).toBe(0);
   });
 
+  it("no content type: 415", async () => {
+    const r = await rig();
+    const res = await fetch(`${r.url}/alerts/alertmanager`, {
+      method: "POST",
+      headers: amAuth,
+      body: new Uint8Array(Buffer.from(JSON.stringify(one()))),
+    });
+    expect(res.status).toBe(415);
+  });
+
   it("wrong content type: 415", async () => {
     const r = await rig();
     const res = await post(`${r.url}/alerts/alertmanager`, JSON.stringify(one()), {
@@ -278,6 +288,9 @@ describe("POST /alerts/<source>: request checks", () => {
     const get = await post(`${r.url}/alerts/alertmanager`, "", amAuth, "GET");
     expect(get.status).toBe(405);
     expect(get.headers.allow).toBe("POST");
+    // Names of Object's own properties are not sources either.
+    const proto = await post(`${r.url}/alerts/constructor`, "{}", amAuth);
+    expect(proto.status).toBe(404);
     const other = await post(`${r.url}/alerts/Alert-Manager/x`, "{}", amAuth);
     expect(other.json).toEqual({ text: "not an alert route" });
     const query = await postAm(r, one());
@@ -456,6 +469,12 @@ describe("POST /alerts/<source>: triage through the route", () => {
     const primary = await postAm(r, one({ alertname: "Y" }, "0000000000000002"));
     expect(primary.status).toBe(503);
     expect(primary.headers["retry-after"]).toBe("60");
+    r.port().fault = () => {
+      throw Object.assign(new Error("API rate limit exceeded for installation"), { status: 403 });
+    };
+    const byMessage = await postAm(r, one({ alertname: "W" }, "0000000000000004"));
+    expect(byMessage.status).toBe(503);
+    expect(byMessage.headers["retry-after"]).toBe("60");
     r.port().fault = () => {
       throw Object.assign(new Error("x"), { status: 429 });
     };
