@@ -8,7 +8,14 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const BENCHMARKS = ["validate-1000.mjs", "load-20.mjs", "hostile.mjs", "engine.mjs", "action.mjs"];
+const BENCHMARKS = [
+  "validate-1000.mjs",
+  "load-20.mjs",
+  "hostile.mjs",
+  "engine.mjs",
+  "action.mjs",
+  "alerts.mjs",
+];
 
 const header = [
   "# Benchmarks",

@@ -162,7 +162,7 @@ export function triageBody(alert: NormalizedAlert, selection: Selection): string
  */
 export class AlertTriage {
   private readonly records = new LruMap<string, AlertRecord>(10_000);
-  private readonly loaded = new LruMap<string, true>(1000);
+  private readonly loaded = new LruMap<string, true>(10_000);
   private readonly queue = new KeyedQueue();
   private readonly buckets = new Map<string, Bucket>();
   private readonly digests = new LruMap<
@@ -176,19 +176,45 @@ export class AlertTriage {
     return this.queue.run(`${repo}\u0000${alert.key}`, () => this.handleNow(alert, repo));
   }
 
-  /** On first contact with a repository (or after a restart), rebuild records from issue markers. */
+  /** Markers of a repository's alert issues (newest issue per marker), listed once per repository. */
+  private readonly indexes = new Map<string, Promise<Map<string, AlertIssue>>>();
+
+  private index(repo: string): Promise<Map<string, AlertIssue>> {
+    let index = this.indexes.get(repo);
+    if (!index) {
+      index = this.deps
+        .issues(repo)
+        .listAlertIssues()
+        .then((issues) => {
+          const byMarker = new Map<string, AlertIssue>();
+          for (const i of issues)
+            for (const m of i.body.match(/<!-- playbook-bot:alert [0-9a-f]{64} -->/g) ?? []) {
+              const known = byMarker.get(m);
+              if (!known || known.number < i.number) byMarker.set(m, i);
+            }
+          return byMarker;
+        });
+      this.indexes.set(repo, index);
+      // A failed listing is not remembered: the next alert lists again.
+      index.catch(() => {
+        if (this.indexes.get(repo) === index) this.indexes.delete(repo);
+      });
+    }
+    return index;
+  }
+
+  /**
+   * On first contact with a repository (or after a restart), rebuild records from issue markers:
+   * one listing per repository, not per key.
+   */
   private async record(repo: string, key: string): Promise<AlertRecord | undefined> {
     const id = `${repo}\u0000${key}`;
     const known = this.records.get(id);
     if (known) return known;
-    if (this.loaded.has(`${repo}\u0000${key}`)) return undefined;
-    const marker = alertMarker(key);
-    // The newest issue of the key (a later firing opens a new issue linking the old one), whatever
-    // order the listing comes in.
-    const found = (await this.deps.issues(repo).listAlertIssues())
-      .filter((i) => i.body.includes(marker))
-      .sort((a, b) => b.number - a.number)[0];
-    this.loaded.set(`${repo}\u0000${key}`, true);
+    if (this.loaded.has(id)) return undefined;
+    // The newest issue of the key (a later firing opens a new issue linking the old one).
+    const found = (await this.index(repo)).get(alertMarker(key));
+    this.loaded.set(id, true);
     if (!found) return undefined;
     const rec: AlertRecord = {
       issue: found.number,
@@ -292,6 +318,10 @@ export class AlertTriage {
     const labels = [ALERT_LABEL, `source:${alert.source}`, `severity:${alert.severity}`];
     const port = this.deps.issues(repo);
     const issue = await port.createIssue(triageTitle(alert), body, labels);
+    void this.indexes
+      .get(repo)
+      ?.then((m) => m.set(alertMarker(alert.key), issue))
+      .catch(() => undefined);
     const rec: AlertRecord = {
       issue: issue.number,
       url: issue.url,

@@ -256,6 +256,24 @@ describe("AlertTriage", () => {
     ).toBe("repeat");
   });
 
+  it("lists a repository's alert issues once, not once per key; a failed listing is retried", async () => {
+    const s = setup();
+    s.port.fault = (name) => {
+      if (name === "listAlertIssues") throw new Error("listing failed");
+    };
+    await expect(s.triage.handle(alert(), REPO)).rejects.toThrow("listing failed");
+    s.port.fault = undefined;
+    for (let i = 0; i < 5; i++) await s.triage.handle(alert({ key: `k${i}` }), REPO);
+    expect(s.port.count("listAlertIssues")).toBe(2);
+    expect(s.port.count("createIssue")).toBe(5);
+    // After a restart: one listing finds every key again.
+    const fresh = s.make();
+    for (let i = 0; i < 5; i++)
+      expect((await fresh.handle(alert({ key: `k${i}` }), REPO)).issue).toBe(i + 1);
+    expect(s.port.count("listAlertIssues")).toBe(3);
+    expect(s.port.count("createIssue")).toBe(5);
+  });
+
   it("a marker pasted into alert text is neutralised and cannot claim another alert's issue", async () => {
     const s = setup();
     const victim = alert({ key: "alertmanager:victim" });
