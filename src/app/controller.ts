@@ -185,6 +185,8 @@ export class IssueController {
     alert?: NonNullable<RunContext["alert"]>,
   ): Promise<Reply> {
     const runs = await this.runs();
+    // A redelivered start (the process restarted since): the run it started remembers the event.
+    if (runs.some((r) => r.run.recentEvents.includes(eventId))) return { outcome: "accepted" };
     const inputs = collectInputs(bundle.playbook.inputs, sources);
     const started = start(
       {
@@ -289,6 +291,9 @@ export class IssueController {
     }
     if (name === "run") return this.runCommand(args, comment, eventId);
     const runs = await this.runs();
+    // A redelivery of a command already obeyed (the process restarted since): the run remembers
+    // it, and a refusal now ("nothing waits") would contradict the first answer.
+    if (runs.some((r) => r.run.recentEvents.includes(eventId))) return { outcome: "accepted" };
     if (name === "status") return this.status(runs, eventId);
     const open = runs.filter((r) => !isFinished(r.run));
     let target: LoadedRun | undefined;

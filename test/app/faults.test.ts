@@ -115,6 +115,24 @@ describe("duplicate and concurrent commands", () => {
   });
   afterEach(() => fake.uninstall());
 
+  it("starts one run for a label delivered again to a new process, and for /run delivered again", async () => {
+    const label = h.delivered[0]!;
+    expect(label.name).toBe("issues");
+    await h.start();
+    const r = await requestsDuring(fake, () => h.deliver(label.name, label.payload, label.id));
+    expect(r.requests.filter((x) => !x.startsWith("GET"))).toEqual([]);
+    expect(fake.statusComments(1)).toHaveLength(1);
+    fake.postAs(1, "alice", "/run ship");
+    const payload = h.commentPayload(fake.events.shift()!);
+    await h.deliver("issue_comment", payload, "run-once");
+    await h.drain();
+    expect(fake.statusComments(1)).toHaveLength(2);
+    await h.start();
+    const comments = fake.comments.size;
+    await h.deliver("issue_comment", payload, "run-once");
+    expect(fake.comments.size).toBe(comments);
+  });
+
   it("advances once for two /approve comments delivered at the same time", async () => {
     const a = fake.postAs(1, "carol", "/approve");
     const b = fake.postAs(1, "erin", "/approve");
@@ -162,6 +180,20 @@ describe("duplicate and concurrent commands", () => {
     expect(fake.branches()).toContain("playbook/ship-1");
     expect(fake.commitsWith(/^Playbook-Run: /)).toHaveLength(1);
     expect(fake.pulls.size).toBe(1);
+    // Redelivered to a new process (its dedupe is gone): the run remembers the event.
+    await h.start();
+    const comments = fake.comments.size;
+    const again = await requestsDuring(fake, () => h.deliver("issue_comment", payload, "dup"));
+    // Only the idempotent reactions are repeated; no reply, no 👎.
+    expect(again.requests.filter((x) => !x.startsWith("GET"))).toEqual([
+      `POST /repos/Codertocat/Hello-World/issues/comments/${c.id}/reactions`,
+      `POST /repos/Codertocat/Hello-World/issues/comments/${c.id}/reactions`,
+    ]);
+    expect(fake.comments.size).toBe(comments);
+    expect(fake.reactions.filter((x) => x.commentId === c.id).map((x) => x.content)).toEqual([
+      "eyes",
+      "rocket",
+    ]);
   });
 });
 

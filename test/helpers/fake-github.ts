@@ -565,6 +565,11 @@ export class FakeGitHub {
       }
     }
     if ((m = /^\/issues\/comments\/([0-9]+)\/reactions$/.exec(sub)) && method === "POST") {
+      // Like GitHub: the same reaction twice is the existing one (200), not a second.
+      const i = this.reactions.findIndex(
+        (r) => r.commentId === Number(m?.[1]) && r.content === String(b.content),
+      );
+      if (i !== -1) return [200, { id: i + 1, content: b.content }];
       this.reactions.push({ commentId: Number(m[1]), content: String(b.content) });
       return [201, { id: this.reactions.length, content: b.content }];
     }
