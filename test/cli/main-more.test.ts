@@ -144,7 +144,7 @@ describe("internal errors", () => {
     expect(a).toMatchObject({ code: 2, err: "playbook-bot: internal error: no stack here\n" });
     const b = await cli(["rules"], dir, {
       out: () => {
-        throw "disk full"; // eslint-disable-line @typescript-eslint/only-throw-error
+        throw "disk full";
       },
     });
     expect(b).toMatchObject({ code: 2, err: "playbook-bot: internal error: disk full\n" });
