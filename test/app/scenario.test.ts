@@ -178,6 +178,9 @@ describe("a full playbook on a fake repository", () => {
     expect(read.ok && read.run.status).toBe("completed");
     expect(status[0]?.body).toContain("### ✅ Ship a change");
     expect(bodies.at(-1)).toBe("playbook-bot[bot]: Run 20260301-0900-001 completed.");
+    // The whole run: 82 requests over 23 deliveries.
+    expect(log).toHaveLength(23);
+    expect(fake.requests).toHaveLength(82);
     expect(describeRequests(fake.requests).length).toBe(
       log.reduce((n, l) => n + l.requests.length, 0),
     );
