@@ -1,3 +1,4 @@
+/* global fetch */
 // Alerts through the HTTP route: POST /alerts/alertmanager on a loopback server (node:http on
 // 127.0.0.1, real requests with fetch), the real alertsHandler, AlertTriage and the bundled
 // playbooks (the default triage playbook, `resolve: close`), with an in-memory issues port that answers like GitHub (no network to GitHub; each

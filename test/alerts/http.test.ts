@@ -134,7 +134,7 @@ describe("POST /alerts/<source>: credentials before anything else", () => {
     const r = await rig();
     const body = JSON.stringify(one());
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { authorization: "Bearer wrong" },
       { authorization: "Basic YW06dG9rZW4=" },
     ]) {

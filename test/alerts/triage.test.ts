@@ -110,7 +110,8 @@ describe("AlertTriage", () => {
     });
     expect(s.port.calls.slice(mark).map((c) => c.name)).toEqual(["getIssue"]);
     // No start at all is the same firing too.
-    const { startsAt: _drop, ...noStart } = alert();
+    const noStart = alert();
+    delete noStart.startsAt;
     expect((await s.triage.handle(noStart, REPO)).action).toBe("repeat");
   });
 
@@ -410,7 +411,8 @@ describe("triage issue text", () => {
     expect(body).toContain("**a** (score 5): its selector fits.");
     expect(body).toContain("Also considered: b (4), c (3).");
     expect(body).toContain("#### Labels\n\n_none_");
-    const { startsAt: _s, ...noStart } = alert();
+    const noStart = alert();
+    delete noStart.startsAt;
     expect(triageBody(noStart, selection)).not.toContain("**Since:**");
   });
 });
