@@ -151,3 +151,40 @@ export function multiRepo(clock: () => Date): FakeGitHub {
     fake.permissions.set(who as string, role as string);
   return fake;
 }
+
+/** The release run (two approvals) after dave's vote: its status body and dave's comment id. */
+export async function voteSnapshot(): Promise<{
+  body: string;
+  statusId: number;
+  voteId: number;
+  head: string;
+}> {
+  const { Harness, makeClock } = await import("./harness.js");
+  const clock = makeClock("2026-02-01T09:00:00Z");
+  const fake = new FakeGitHub({
+    owner: OWNER,
+    repo: REPO,
+    defaultBranch: BRANCH,
+    appId: APP_ID,
+    clock,
+    files: { ".github/playbooks/release.yaml": RELEASE },
+  }).install();
+  fake.permissions.set("alice", "write");
+  fake.permissions.set("dave", "write");
+  try {
+    const h = await new Harness(fake, clock).start();
+    fake.openIssue("Release", "", "alice");
+    await h.comment(1, "alice", "/run release");
+    const voteId = await h.comment(1, "dave", "/approve");
+    const status = fake.statusComments(1)[0];
+    if (!status) throw new Error("no status");
+    return {
+      body: status.body,
+      statusId: status.id,
+      voteId,
+      head: fake.repo.refs.get(`heads/${BRANCH}`) as string,
+    };
+  } finally {
+    fake.uninstall();
+  }
+}

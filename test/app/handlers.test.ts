@@ -4,7 +4,7 @@ import type { Probot } from "probot";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readStatusComment } from "../../src/app/status-comment.js";
 import { API, recordScopes, requestsDuring } from "../helpers/fake-github.js";
-import { SHIP, snapshots, type Snapshots } from "./fixtures.js";
+import { RELEASE, SHIP, snapshots, voteSnapshot, type Snapshots } from "./fixtures.js";
 import {
   APP_ID,
   CONFIG,
@@ -44,7 +44,7 @@ afterEach(() => {
 });
 
 /** The discovery of a fresh app: default branch head, its tree, the playbook, no org repository. */
-function discovery(s = scope, head = snap.head): nock.Scope {
+function discovery(s = scope, head = snap.head, source = SHIP): nock.Scope {
   return s
     .get(`${R}/git/ref/heads%2Fmaster`)
     .reply(200, { ref: "refs/heads/master", object: { sha: head } })
@@ -55,11 +55,11 @@ function discovery(s = scope, head = snap.head): nock.Scope {
       truncated: false,
       tree: [
         { path: "README.md", type: "blob", sha: "c".repeat(40), size: 8 },
-        { path: ".github/playbooks/ship.yaml", type: "blob", sha: BLOB, size: SHIP.length },
+        { path: ".github/playbooks/ship.yaml", type: "blob", sha: BLOB, size: source.length },
       ],
     })
     .get(`${R}/git/blobs/${BLOB}`)
-    .reply(200, { sha: BLOB, encoding: "base64", content: Buffer.from(SHIP).toString("base64") })
+    .reply(200, { sha: BLOB, encoding: "base64", content: Buffer.from(source).toString("base64") })
     .get("/repos/Codertocat/.github")
     .reply(404, { message: "Not Found" });
 }
@@ -267,6 +267,27 @@ describe("issue_comment.edited and .deleted", () => {
       .query({ per_page: "100" })
       .reply(200, [appComment(snap.statusId, snap.waiting), personComment("bob", "hi", 556)]);
     await receive("issue_comment", commentEvent("edited", personComment("bob", "/approve", 556)));
+  });
+
+  it("withdraws the vote of a deleted /approve comment and saves the run", async () => {
+    const v = await voteSnapshot();
+    nock.disableNetConnect();
+    discovery(scope, v.head, RELEASE)
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [appComment(v.statusId, v.body)])
+      .patch(`${R}/issues/comments/${v.statusId}`, (b: { body: string }) => {
+        const read = readStatusComment(b.body, CONFIG.stateSecret);
+        expect(read.ok && read.run.stack[0]?.votes).toEqual([]);
+        expect(read.ok && read.run.trace.at(-1)?.outcome).toBe("vote withdrawn");
+        return true;
+      })
+      .reply(200, {});
+    const r = await receive(
+      "issue_comment",
+      commentEvent("deleted", personComment("dave", "/approve", v.voteId)),
+    );
+    expect(r.count).toBe(6);
   });
 
   it("treats a deleted comment the same way", async () => {
