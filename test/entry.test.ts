@@ -12,7 +12,7 @@ describe("the package entry", () => {
       appId: 1,
       githubToken: "test",
       Octokit: ProbotOctokit,
-      logLevel: "silent",
+      logLevel: "fatal",
     });
     await expect(
       probot.load(playbookBot, { cwd: process.cwd(), addHandler: () => {} }),
@@ -27,7 +27,7 @@ describe("the package entry", () => {
       appId: 7,
       githubToken: "test",
       Octokit: ProbotOctokit,
-      logLevel: "silent",
+      logLevel: "fatal",
     });
     await probot.load(playbookBot, {
       cwd: process.cwd(),

@@ -40055,21 +40055,26 @@ function compileResponseSchema(schema) {
   return entry;
 }
 
+// src/playbook/gates/context.ts
+function diagnosticAt(doc, rule, at, message, hint, extra = {}) {
+  const d = {
+    rule,
+    path: formatPath(at),
+    span: doc.span(at, extra.key ?? false),
+    message: `${formatPath(at)}: ${message}`,
+    hint
+  };
+  if (extra.found !== void 0) d.found = extra.found;
+  return d;
+}
+
 // src/playbook/gates/inputs-gate.ts
 var INPUT_SOURCES = /^(labels|annotations|issue\.form|alert)\.[^\s]+$|^issue\.(title|body|number|author)$/;
 function inputsGate(ctx) {
   const { doc, playbook, graph } = ctx;
   const out = [];
   const push = (rule, at, message, hint, found) => {
-    const d = {
-      rule,
-      path: formatPath(at),
-      span: doc.span(at),
-      message: `${formatPath(at)}: ${message}`,
-      hint
-    };
-    if (found !== void 0) d.found = found;
-    out.push(d);
+    out.push(diagnosticAt(doc, rule, at, message, hint, found === void 0 ? {} : { found }));
   };
   const regex = (pattern, at) => {
     const r = compileLinear(pattern);
@@ -40752,13 +40757,7 @@ function stepsGate(ctx) {
   const { doc, graph } = ctx;
   const out = [];
   const push = (rule, at, message, hint, key = false) => {
-    out.push({
-      rule,
-      path: formatPath(at),
-      span: doc.span(at, key),
-      message: `${formatPath(at)}: ${message}`,
-      hint
-    });
+    out.push(diagnosticAt(doc, rule, at, message, hint, { key }));
   };
   const fileRef = (rel, at) => {
     if (rel.startsWith("/") || /^[A-Za-z]:/.test(rel)) {

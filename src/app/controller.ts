@@ -2,6 +2,8 @@ import { advance, start, type EngineEnv } from "../engine/engine.js";
 import type { AdvanceResult, CommandName, Message, Reply, RunEvent } from "../engine/events.js";
 import { collectInputs, parseIssueForm, type InputSources } from "../engine/inputs.js";
 import { atLeast } from "../engine/policy.js";
+import { playbookError, type PlaybookError } from "../engine/errors.js";
+import type { EffectOutcome } from "../effects/types.js";
 import {
   activeFrame,
   isFinished,
@@ -533,6 +535,46 @@ export class IssueController {
     }
   }
 
+  /**
+   * Permissions are checked when a command arrives and again before an effect runs: the approvers
+   * of the checkpoint that let this run go on must still hold the role its policy asks for (an API
+   * error denies).
+   */
+  private async approvalsStillHold(
+    run: RunState,
+    catalog: PlaybookCatalog,
+  ): Promise<PlaybookError | undefined> {
+    const frame = activeFrame(run);
+    const bundle = catalog.get(frame.playbook);
+    if (!bundle) return undefined;
+    const graph = new PlaybookGraph(bundle.playbook);
+    let latest: { id: string; at: string; approvers: string[]; permission: Permission } | undefined;
+    for (const [id, r] of Object.entries(frame.results)) {
+      const step = graph.byId.get(id)?.step;
+      const by = r.outputs?.approved_by;
+      if (
+        step?.type !== "checkpoint" ||
+        r.status !== "completed" ||
+        !Array.isArray(by) ||
+        !step.approvers?.permission
+      )
+        continue;
+      if (!latest || r.at > latest.at)
+        latest = { id, at: r.at, approvers: by.map(String), permission: step.approvers.permission };
+    }
+    if (!latest) return undefined;
+    for (const login of latest.approvers) {
+      const permission = await this.o.port.permission(login);
+      if (!atLeast({ login, ...(permission ? { permission } : {}) }, latest.permission)) {
+        return playbookError(
+          "GH-PERMISSION",
+          `@${login}, who approved '${latest.id}', no longer has ${latest.permission} access; the step does not run`,
+        );
+      }
+    }
+    return undefined;
+  }
+
   /** Save, tell people, perform effects, and go on while the run can (in process) or once. */
   private async drive(loaded: LoadedRun, first: AdvanceResult): Promise<void> {
     let result = first;
@@ -574,7 +616,10 @@ export class IssueController {
           result = { ...result, effects: result.effects.slice(1), messages: [], changed: false };
           continue;
         }
-        const outcome = await this.o.port.perform(effect, run);
+        const refusal = await this.approvalsStillHold(run, loaded.catalog);
+        const outcome: EffectOutcome = refusal
+          ? { ok: false, error: refusal }
+          : await this.o.port.perform(effect, run);
         const event: RunEvent = outcome.ok
           ? {
               type: "effect_result",

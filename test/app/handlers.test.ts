@@ -244,6 +244,9 @@ describe("issue_comment.edited and .deleted", () => {
         b.body.includes("**`branch`** ← current"),
       )
       .reply(200, {})
+      // The approver's role is checked again before the effect runs.
+      .get(`${R}/collaborators/carol/permission`)
+      .reply(200, { permission: "write", role_name: "maintain" })
       .get(`${R}/git/ref/heads%2Fplaybook%2Fship-1`)
       .reply(404, { message: "Not Found" })
       .get(`${R}/git/ref/heads%2Fmaster`)
@@ -258,7 +261,38 @@ describe("issue_comment.edited and .deleted", () => {
       "issue_comment",
       commentEvent("edited", appComment(snap.statusId, snap.approved)),
     );
-    expect(r.count).toBe(10);
+    expect(r.count).toBe(11);
+  });
+
+  it("refuses the effect when the approver lost the role since approving (an API error denies too)", async () => {
+    discovery()
+      .get(`${R}/issues/comments/${snap.statusId}`)
+      .reply(200, appComment(snap.statusId, snap.approved))
+      .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) =>
+        b.body.includes("**`branch`** ← current"),
+      )
+      .reply(200, {})
+      .get(`${R}/collaborators/carol/permission`)
+      .reply(200, { permission: "read", role_name: "triage" })
+      .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) =>
+        b.body.includes(
+          "@\u200bcarol, who approved 'approve', no longer has maintain access; the step does not run (`GH-PERMISSION`)",
+        ),
+      )
+      .reply(200, {})
+      .post(`${R}/issues/1/comments`, (b: { body: string }) =>
+        b.body.includes("failed at **branch**"),
+      )
+      .reply(201, {
+        id: 9001,
+        body: "x",
+        created_at: "2026-02-02T09:00:00Z",
+        user: { login: "pb[bot]", type: "Bot" },
+      });
+    await receive(
+      "issue_comment",
+      commentEvent("edited", appComment(snap.statusId, snap.approved)),
+    );
   });
 
   it("withdraws votes when a person edits a comment: looks for runs, saves nothing when no vote changes", async () => {

@@ -88,11 +88,12 @@ describe("a full playbook on a fake repository", () => {
       "PATCH /issues/comments/1000",
       "POST /issues/comments/1006/reactions",
     ]);
-    // One step per continuation: branch, commit, pull request.
+    // One step per continuation: branch, commit, pull request; before each effect the approver's role is checked again.
     expect(at(carol + 1)).toEqual([
       "GET /git/ref/heads/master",
       "GET /issues/comments/1000",
       "PATCH /issues/comments/1000",
+      "GET /collaborators/carol/permission",
       "GET /git/ref/heads/playbook/ship-1",
       "GET /git/ref/heads/master",
       "POST /git/refs",
@@ -102,6 +103,7 @@ describe("a full playbook on a fake repository", () => {
       "GET /git/ref/heads/master",
       "GET /issues/comments/1000",
       "PATCH /issues/comments/1000",
+      "GET /collaborators/carol/permission",
       "GET /git/ref/heads/playbook/ship-1",
       "GET /commits",
       "GET /git/commits/<sha>",
@@ -114,6 +116,7 @@ describe("a full playbook on a fake repository", () => {
       "GET /git/ref/heads/master",
       "GET /issues/comments/1000",
       "PATCH /issues/comments/1000",
+      "GET /collaborators/carol/permission",
       "GET /pulls",
       "POST /pulls",
       "PATCH /issues/comments/1000",
@@ -132,6 +135,7 @@ describe("a full playbook on a fake repository", () => {
       "GET /git/ref/heads/master",
       "GET /issues/comments/1000",
       "PATCH /issues/comments/1000",
+      "GET /collaborators/carol/permission",
       "GET /issues/1",
       "PATCH /issues/1",
       "PATCH /issues/comments/1000",
@@ -180,7 +184,7 @@ describe("a full playbook on a fake repository", () => {
     expect(bodies.at(-1)).toBe("playbook-bot[bot]: Run 20260301-0900-001 completed.");
     // The whole run: 82 requests over 23 deliveries.
     expect(log).toHaveLength(23);
-    expect(fake.requests).toHaveLength(82);
+    expect(fake.requests).toHaveLength(86);
     expect(describeRequests(fake.requests).length).toBe(
       log.reduce((n, l) => n + l.requests.length, 0),
     );
