@@ -15,6 +15,7 @@ const BENCHMARKS = [
   "engine.mjs",
   "action.mjs",
   "alerts.mjs",
+  "app.ts",
 ];
 
 const header = [
@@ -37,7 +38,9 @@ let failed = false;
 const t0 = performance.now();
 for (const bench of BENCHMARKS) {
   process.stderr.write(`${bench}\n`);
-  const child = spawnSync(process.execPath, ["--expose-gc", join(here, bench)], {
+  // TypeScript benchmarks reuse the tests' fake GitHub, loaded through tsx.
+  const loader = bench.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawnSync(process.execPath, ["--expose-gc", ...loader, join(here, bench)], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
     maxBuffer: 16 * 1024 * 1024,

@@ -22,6 +22,11 @@ const STATUS_ICON: Record<RunState["status"], string> = {
   cancelled: "🚫",
 };
 
+/** Text for a table cell: inert, with no pipe or line break to break the table. */
+function cell(text: string): string {
+  return inert(text).replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
 /** Who the current step waits for, in words. */
 export function awaitedBy(run: RunState, bundle: PlaybookBundle | undefined): string | undefined {
   if (isFinished(run)) return undefined;
@@ -60,7 +65,7 @@ export function renderStatusComment(
   lines.push(`### ${STATUS_ICON[run.status]} ${inert(title)} · run \`${run.id}\``);
   lines.push("");
   lines.push(
-    `**Status:** ${run.status}${run.error ? ` — ${inert(run.error.message)} (\`${run.error.code}\`)` : ""} · started by @${run.initiator}`,
+    `**Status:** ${run.status}${run.error ? ` — ${inert(run.error.message)} (\`${run.error.code}\`)` : ""} · started by ${inert(`@${run.initiator}`)}`,
   );
   const bundle = bundles(f.playbook);
   const who = awaitedBy(run, bundle);
@@ -119,7 +124,7 @@ export function renderStatusComment(
     .slice(-8)
     .map(
       (t) =>
-        `| ${t.end.slice(0, 16).replace("T", " ")} | ${t.step ? `\`${t.step}\`` : ""} | ${t.event}${t.actor ? ` by @${t.actor}` : ""} | ${inert(t.outcome)} |`,
+        `| ${t.end.slice(0, 16).replace("T", " ")} | ${t.step ? `\`${t.step}\`` : ""} | ${t.event}${t.actor ? ` by ${inert(`@${t.actor}`)}` : ""} | ${cell(t.outcome)} |`,
     );
   if (trace.length)
     lines.push(

@@ -106,7 +106,7 @@ describe("issues.labeled", () => {
       .reply(200, [])
       .post(`${R}/issues/1/comments`, (b: { body: string }) => {
         expect(b.body).toContain("### 🔄 Ship a change");
-        expect(b.body).toContain("started by @Codertocat");
+        expect(b.body).toContain("started by @\u200bCodertocat");
         const read = readStatusComment(b.body, CONFIG.stateSecret);
         expect(read.ok && read.run.stack[0]?.playbook).toBe("ship");
         return true;

@@ -123,7 +123,7 @@ describe("renderStatusComment", () => {
     expect(lines[0]).toBe(
       `### 🔄 Release for @\u200bocto/team &lt;!-- x --&gt; · run \`${run.id}\``,
     );
-    expect(lines[2]).toBe("**Status:** running · started by @alice");
+    expect(lines[2]).toBe("**Status:** running · started by @\u200balice");
     expect(body).not.toContain("**Waiting for:**");
     expect(body).not.toContain("**How to recover:**");
     expect(body).toContain(
@@ -138,7 +138,7 @@ describe("renderStatusComment", () => {
     expect(body).toContain("<details><summary>Flowchart</summary>");
     expect(body).toContain("```mermaid");
     expect(body).toContain("<details><summary>Recent events</summary>");
-    expect(body).toContain("| 2026-01-05 09:00 |  | start by @alice | started |");
+    expect(body).toContain("| 2026-01-05 09:00 |  | start by @\u200balice | started |");
     // The only HTML comment is the state block, last.
     expect(body.match(/<!--/g)).toHaveLength(1);
     expect(body.trimEnd().split("\n").at(-1)).toMatch(
@@ -152,7 +152,7 @@ describe("renderStatusComment", () => {
   it("names every approver of a checkpoint that needs several people", () => {
     const body = render(at("approve", "waiting"));
     expect(body.split("\n")[0]).toMatch(/^### ⏸️ /);
-    expect(body).toContain("**Status:** waiting · started by @alice");
+    expect(body).toContain("**Status:** waiting · started by @\u200balice");
     expect(body).toContain(
       "**Waiting for:** /approve from @bob, @carol or members of octo/release or people with maintain access or more (2 people)\n",
     );
@@ -222,7 +222,7 @@ describe("renderStatusComment", () => {
     const body = render(run);
     expect(body.split("\n")[0]).toMatch(/^### ❌ /);
     expect(body).toContain(
-      "**Status:** failed — branch @\u200bmallory &lt;!-- injected --&gt; is gone (`PB-EFFECT-FAILED`) · started by @alice\n",
+      "**Status:** failed — branch @\u200bmallory &lt;!-- injected --&gt; is gone (`PB-EFFECT-FAILED`) · started by @\u200balice\n",
     );
     expect(body).toContain("**How to recover:** ask @\u200badmins --&gt; then /retry\n");
     expect(body).not.toContain("**Waiting for:**");
@@ -330,9 +330,9 @@ describe("renderStatusComment", () => {
     const rows = body.split("\n").filter((l) => l.startsWith("| 2026"));
     expect(rows).toHaveLength(8);
     expect(rows[0]).toBe("| 2026-01-05 09:14 | `approve` | continue | outcome 4 |");
-    expect(rows[5]).toBe("| 2026-01-05 09:19 |  | /approve by @user9 | outcome 9 |");
+    expect(rows[5]).toBe("| 2026-01-05 09:19 |  | /approve by @\u200buser9 | outcome 9 |");
     expect(rows[7]).toBe(
-      "| 2026-01-05 09:21 | `approve` | /approve by @user11 | vote by @\u200bx &lt;!-- y --&gt; |",
+      "| 2026-01-05 09:21 | `approve` | /approve by @\u200buser11 | vote by @\u200bx &lt;!-- y --&gt; |",
     );
   });
 
@@ -368,7 +368,7 @@ describe("renderStatusComment", () => {
     expect(body).toBe(
       [
         `### 🔄 Big · run \`${run.id}\``,
-        "**Status:** running · started by @alice",
+        "**Status:** running · started by @\u200balice",
         "",
         "_Details omitted: the comment would be too long._",
         "",
