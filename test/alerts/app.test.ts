@@ -58,7 +58,7 @@ describe("the app: GitHub's own alerts", () => {
     const comments = [...fake.comments.values()].filter((c) => c.issue === alertIssues[0]?.number);
     expect(comments).toHaveLength(1);
     expect(comments[0]?.body).toMatch(/^### .* Triage an alert · run /);
-    expect(comments[0]?.body).toContain("started by @alert-github");
+    expect(comments[0]?.body).toContain("started by @\u200balert-github");
     const mark = fake.requests.length;
     await probot.receive({ id: "d-1", name: "dependabot_alert", payload } as never);
     expect(fake.since(mark)).toEqual([]);
