@@ -74,3 +74,22 @@ export async function collectAiOutputs(
   out.text = text;
   return out;
 }
+
+/** The engine's `ai` effect, run on an adapter: its params in, the step's outputs back. */
+export function runAiEffect(
+  adapter: AiAdapter,
+  params: Record<string, unknown>,
+  cwd?: string,
+): Promise<Record<string, string | number | boolean>> {
+  const options: AiOptions = {
+    scope: params.scope === "write" ? "write" : "read-only",
+    expectedFindings: (params.expected_findings as string[] | undefined) ?? [],
+  };
+  if (cwd !== undefined) options.cwd = cwd;
+  return collectAiOutputs(
+    adapter,
+    String(params.prompt),
+    (params.tools as string[] | undefined) ?? [],
+    options,
+  );
+}

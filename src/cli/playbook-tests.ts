@@ -1,4 +1,4 @@
-import { collectAiOutputs, MockAiAdapter } from "../ai/adapter.js";
+import { MockAiAdapter, runAiEffect } from "../ai/adapter.js";
 import { advance, start, type EngineEnv, type StartRequest } from "../engine/engine.js";
 import { collectInputs } from "../engine/inputs.js";
 import { isErrorCode, playbookError } from "../engine/errors.js";
@@ -76,14 +76,9 @@ class TestEffects {
       case "comment":
         outputs = { id: String(n), url: `https://github.test/comments/${n}` };
         break;
-      case "ai": {
-        const p = effect.params;
-        outputs = await collectAiOutputs(this.ai, String(p.prompt), (p.tools as string[]) ?? [], {
-          scope: p.scope === "write" ? "write" : "read-only",
-          expectedFindings: (p.expected_findings as string[]) ?? [],
-        });
+      case "ai":
+        outputs = await runAiEffect(this.ai, effect.params);
         break;
-      }
       default:
         break;
     }

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { glob } from "tinyglobby";
-import { collectAiOutputs, type AiAdapter } from "../ai/adapter.js";
+import { runAiEffect, type AiAdapter } from "../ai/adapter.js";
 import { playbookError } from "../engine/errors.js";
 import type { Effect } from "../engine/events.js";
 import type { RunState, Value } from "../engine/state.js";
@@ -119,20 +119,11 @@ export class LocalEffects implements EffectPerformer {
       case "comment":
         this.options.log(`comment on the thread:\n${String(effect.params.body)}`);
         return { ok: true, outputs: { id: effect.key, url: "(local thread)" } };
-      case "ai": {
-        const p = effect.params;
-        const outputs = await collectAiOutputs(
-          this.options.ai,
-          String(p.prompt),
-          (p.tools as string[]) ?? [],
-          {
-            scope: p.scope === "write" ? "write" : "read-only",
-            cwd: this.options.repo,
-            expectedFindings: (p.expected_findings as string[]) ?? [],
-          },
-        );
-        return { ok: true, outputs };
-      }
+      case "ai":
+        return {
+          ok: true,
+          outputs: await runAiEffect(this.options.ai, effect.params, this.options.repo),
+        };
       default:
         return (this.options.github as EffectPerformer).perform(effect, run);
     }

@@ -120,11 +120,21 @@ export class MemoryGitHub implements GitHubPort {
 
   /** A person (or another bot) writes a comment. */
   postAs(issue: number, author: string, body: string, bot = false): ThreadComment {
-    const c = {
+    return this.addComment(issue, author, body, bot, false);
+  }
+
+  private addComment(
+    issue: number,
+    author: string,
+    body: string,
+    bot: boolean,
+    byThisApp: boolean,
+  ): StoredComment {
+    const c: StoredComment = {
       id: String(this.nextComment++),
       author,
       bot,
-      byThisApp: false,
+      byThisApp,
       body,
       createdAt: this.clock().toISOString(),
       issue,
@@ -183,19 +193,7 @@ export class MemoryGitHub implements GitHubPort {
 
   async createComment(issue: number, body: string): Promise<ThreadComment> {
     this.calls.push("create comment");
-    const c = {
-      id: String(this.nextComment++),
-      author: this.appLogin,
-      bot: true,
-      byThisApp: true,
-      body,
-      createdAt: this.clock().toISOString(),
-      issue,
-      reactions: [],
-      edits: 0,
-    };
-    this.comments_.set(c.id, c);
-    this.entries(issue).push({ kind: "comment", id: c.id });
+    const c = this.addComment(issue, this.appLogin, body, true, true);
     return publicView(c);
   }
 

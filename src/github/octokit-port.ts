@@ -1,5 +1,5 @@
 import type { ProbotOctokit } from "probot";
-import { collectAiOutputs, type AiAdapter } from "../ai/adapter.js";
+import { runAiEffect, type AiAdapter } from "../ai/adapter.js";
 import { playbookError, type PlaybookError } from "../engine/errors.js";
 import type { Effect } from "../engine/events.js";
 import type { RunState } from "../engine/state.js";
@@ -267,19 +267,8 @@ export class OctokitPort implements GitHubPort {
           return await this.dispatch(effect);
         case "comment":
           return await this.commentEffect(effect, issue);
-        case "ai": {
-          const p = effect.params;
-          const outputs = await collectAiOutputs(
-            this.o.ai,
-            String(p.prompt),
-            (p.tools as string[]) ?? [],
-            {
-              scope: p.scope === "write" ? "write" : "read-only",
-              expectedFindings: (p.expected_findings as string[]) ?? [],
-            },
-          );
-          return { ok: true, outputs };
-        }
+        case "ai":
+          return { ok: true, outputs: await runAiEffect(this.o.ai, effect.params) };
         case "start_playbook":
           return { ok: true, outputs: {} };
       }
