@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "coverage/", "reports/", "node_modules/"] },
+  { ignores: ["dist/", "coverage/", "reports/", "node_modules/", "src/playbook/generated/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

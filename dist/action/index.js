@@ -28487,7 +28487,7 @@ var require__ = __commonJS({
     var discriminator_1 = require_discriminator();
     var json_schema_2020_12_1 = require_json_schema_2020_12();
     var META_SCHEMA_ID = "https://json-schema.org/draft/2020-12/schema";
-    var Ajv20203 = class extends core_1.default {
+    var Ajv20202 = class extends core_1.default {
       constructor(opts = {}) {
         super({
           ...opts,
@@ -28514,11 +28514,11 @@ var require__ = __commonJS({
         return this.opts.defaultMeta = super.defaultMeta() || (this.getSchema(META_SCHEMA_ID) ? META_SCHEMA_ID : void 0);
       }
     };
-    exports.Ajv2020 = Ajv20203;
-    module.exports = exports = Ajv20203;
-    module.exports.Ajv2020 = Ajv20203;
+    exports.Ajv2020 = Ajv20202;
+    module.exports = exports = Ajv20202;
+    module.exports.Ajv2020 = Ajv20202;
     Object.defineProperty(exports, "__esModule", { value: true });
-    exports.default = Ajv20203;
+    exports.default = Ajv20202;
     var validate_1 = require_validate();
     Object.defineProperty(exports, "KeywordCxt", { enumerable: true, get: function() {
       return validate_1.KeywordCxt;
@@ -40024,10 +40024,10 @@ function compileLinear(pattern, options = {}) {
   }
 }
 function linearRegExpForAjv(pattern, flags) {
-  const compiled2 = compileLinear(pattern, { ignoreCase: flags.includes("i") });
-  if (!compiled2.ok)
-    throw new Error(`invalid pattern ${JSON.stringify(pattern)}: ${compiled2.error}`);
-  const { regex } = compiled2;
+  const compiled = compileLinear(pattern, { ignoreCase: flags.includes("i") });
+  if (!compiled.ok)
+    throw new Error(`invalid pattern ${JSON.stringify(pattern)}: ${compiled.error}`);
+  const { regex } = compiled;
   return { test: (s) => regex.test(s), toString: () => `/${pattern}/${flags}` };
 }
 linearRegExpForAjv.code = 'require("re2js").RE2JS';
@@ -40092,7 +40092,7 @@ function inputsGate(ctx) {
   for (const [name, spec] of Object.entries(playbook.inputs ?? {})) {
     const at = ["inputs", name];
     checkInputShape(spec, at, push);
-    const compiled2 = spec.pattern !== void 0 ? regex(spec.pattern, [...at, "pattern"]) : void 0;
+    const compiled = spec.pattern !== void 0 ? regex(spec.pattern, [...at, "pattern"]) : void 0;
     const d = spec.default;
     if (d === void 0) continue;
     const dp = [...at, "default"];
@@ -40143,7 +40143,7 @@ function inputsGate(ctx) {
         describeValue(d)
       );
     } else if (!templated) {
-      if (compiled2?.ok && !compiled2.regex.test(d)) {
+      if (compiled?.ok && !compiled.regex.test(d)) {
         push(
           "input-default",
           dp,
@@ -40201,12 +40201,12 @@ function inputsGate(ctx) {
       );
       continue;
     }
-    const compiled2 = compileResponseSchema(schema);
-    if (!compiled2.ok) {
+    const compiled = compileResponseSchema(schema);
+    if (!compiled.ok) {
       push(
         "response-schema",
         at,
-        `not a valid JSON Schema: ${compiled2.error}`,
+        `not a valid JSON Schema: ${compiled.error}`,
         "fix the schema (draft 2020-12)"
       );
     }
@@ -41134,8 +41134,8092 @@ function styleGate(ctx) {
   return out;
 }
 
-// src/playbook/schema-gate.ts
-var import__2 = __toESM(require__(), 1);
+// src/playbook/generated/playbook-validator.ts
+import { createRequire as generatedCreateRequire } from "node:module";
+var require2 = generatedCreateRequire(import.meta.url);
+var playbook_validator_default = validate20;
+var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next.", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "playbook", "pull_request"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." } }, "required": ["head", "title"] } } };
+var schema32 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" };
+var schema33 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" };
+var schema35 = { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } };
+var schema37 = { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } };
+var schema38 = { "type": "string", "pattern": "^([0-9]+[smhd])+$" };
+var func1 = Object.prototype.hasOwnProperty;
+var pattern4 = new RegExp("^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", "u");
+var pattern5 = new RegExp("^[A-Z_][A-Z0-9_]*$", "u");
+var pattern6 = new RegExp("^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", "u");
+var pattern9 = new RegExp("^([0-9]+[smhd])+$", "u");
+var schema39 = { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "playbook", "pull_request"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }] };
+var schema40 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." } } };
+var schema42 = { "type": "string", "minLength": 1 };
+var func4 = require2("ajv/dist/runtime/ucs2length").default;
+var schema43 = { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } };
+function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate23.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  const _errs0 = errors;
+  let valid0 = true;
+  const _errs1 = errors;
+  if (typeof data !== "string") {
+    const err0 = {};
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  var _valid0 = _errs1 === errors;
+  errors = _errs0;
+  if (vErrors !== null) {
+    if (_errs0) {
+      vErrors.length = _errs0;
+    } else {
+      vErrors = null;
+    }
+  }
+  let ifClause0;
+  if (_valid0) {
+    const _errs3 = errors;
+    if (typeof data === "string") {
+      if (!pattern4.test(data)) {
+        const err1 = { instancePath, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    } else {
+      const err2 = { instancePath, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    var _valid0 = _errs3 === errors;
+    valid0 = _valid0;
+    ifClause0 = "then";
+  } else {
+    const _errs6 = errors;
+    if (Array.isArray(data)) {
+      if (data.length < 1) {
+        const err3 = { instancePath, schemaPath: "#/else/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema43.else, data };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+      const len0 = data.length;
+      for (let i0 = 0; i0 < len0; i0++) {
+        let data0 = data[i0];
+        if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+          for (const key0 in data0) {
+            if (!(key0 === "when" || key0 === "condition" || key0 === "label" || key0 === "goto" || key0 === "default")) {
+              const err4 = { instancePath: instancePath + "/" + i0, schemaPath: "#/else/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema43.else.items, data: data0 };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          }
+          if (data0.when !== void 0) {
+            let data1 = data0.when;
+            if (typeof data1 !== "string") {
+              const err5 = { instancePath: instancePath + "/" + i0 + "/when", schemaPath: "#/else/items/properties/when/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.else.items.properties.when.type, parentSchema: schema43.else.items.properties.when, data: data1 };
+              if (vErrors === null) {
+                vErrors = [err5];
+              } else {
+                vErrors.push(err5);
+              }
+              errors++;
+            }
+          }
+          if (data0.condition !== void 0) {
+            let data2 = data0.condition;
+            if (typeof data2 !== "string") {
+              const err6 = { instancePath: instancePath + "/" + i0 + "/condition", schemaPath: "#/else/items/properties/condition/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.else.items.properties.condition.type, parentSchema: schema43.else.items.properties.condition, data: data2 };
+              if (vErrors === null) {
+                vErrors = [err6];
+              } else {
+                vErrors.push(err6);
+              }
+              errors++;
+            }
+          }
+          if (data0.label !== void 0) {
+            let data3 = data0.label;
+            if (typeof data3 === "string") {
+              if (!pattern4.test(data3)) {
+                const err7 = { instancePath: instancePath + "/" + i0 + "/label", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data3 };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            } else {
+              const err8 = { instancePath: instancePath + "/" + i0 + "/label", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data3 };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          }
+          if (data0.goto !== void 0) {
+            let data4 = data0.goto;
+            if (typeof data4 === "string") {
+              if (!pattern4.test(data4)) {
+                const err9 = { instancePath: instancePath + "/" + i0 + "/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data4 };
+                if (vErrors === null) {
+                  vErrors = [err9];
+                } else {
+                  vErrors.push(err9);
+                }
+                errors++;
+              }
+            } else {
+              const err10 = { instancePath: instancePath + "/" + i0 + "/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data4 };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+          }
+          if (data0.default !== void 0) {
+            let data5 = data0.default;
+            if (typeof data5 === "string") {
+              if (!pattern4.test(data5)) {
+                const err11 = { instancePath: instancePath + "/" + i0 + "/default", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data5 };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            } else {
+              const err12 = { instancePath: instancePath + "/" + i0 + "/default", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data5 };
+              if (vErrors === null) {
+                vErrors = [err12];
+              } else {
+                vErrors.push(err12);
+              }
+              errors++;
+            }
+          }
+        } else {
+          const err13 = { instancePath: instancePath + "/" + i0, schemaPath: "#/else/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema43.else.items.type, parentSchema: schema43.else.items, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+      }
+    } else {
+      const err14 = { instancePath, schemaPath: "#/else/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema43.else.type, parentSchema: schema43.else, data };
+      if (vErrors === null) {
+        vErrors = [err14];
+      } else {
+        vErrors.push(err14);
+      }
+      errors++;
+    }
+    var _valid0 = _errs6 === errors;
+    valid0 = _valid0;
+    if (valid0) {
+      var items0 = true;
+    }
+    ifClause0 = "else";
+  }
+  if (!valid0) {
+    const err15 = { instancePath, schemaPath: "#/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema43.if, parentSchema: schema43, data };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate23.errors = vErrors;
+  evaluated0.items = items0;
+  return errors === 0;
+}
+validate23.evaluated = { "dynamicProps": false, "dynamicItems": true };
+var schema48 = { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } };
+var schema49 = { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." };
+var pattern15 = new RegExp("^(fail|continue|ignore|retry:[1-9][0-9]?)$", "u");
+var pattern16 = new RegExp("^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$", "u");
+function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate25.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  const _errs0 = errors;
+  let valid0 = true;
+  const _errs1 = errors;
+  if (typeof data !== "string") {
+    const err0 = {};
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  var _valid0 = _errs1 === errors;
+  errors = _errs0;
+  if (vErrors !== null) {
+    if (_errs0) {
+      vErrors.length = _errs0;
+    } else {
+      vErrors = null;
+    }
+  }
+  let ifClause0;
+  if (_valid0) {
+    const _errs3 = errors;
+    if (typeof data === "string") {
+      if (!pattern15.test(data)) {
+        const err1 = { instancePath, schemaPath: "#/$defs/on_error_policy/pattern", keyword: "pattern", params: { pattern: "^(fail|continue|ignore|retry:[1-9][0-9]?)$" }, message: 'must match pattern "^(fail|continue|ignore|retry:[1-9][0-9]?)$"', schema: "^(fail|continue|ignore|retry:[1-9][0-9]?)$", parentSchema: schema49, data };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    } else {
+      const err2 = { instancePath, schemaPath: "#/$defs/on_error_policy/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema49.type, parentSchema: schema49, data };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    var _valid0 = _errs3 === errors;
+    valid0 = _valid0;
+    ifClause0 = "then";
+  } else {
+    const _errs6 = errors;
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      if (Object.keys(data).length < 1) {
+        const err3 = { instancePath, schemaPath: "#/else/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema48.else, data };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+      for (const key0 in data) {
+        const _errs8 = errors;
+        if (typeof key0 === "string") {
+          if (!pattern16.test(key0)) {
+            const err4 = { instancePath, schemaPath: "#/else/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, message: 'must match pattern "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$"', schema: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$", parentSchema: schema48.else.propertyNames, data: key0, propertyName: key0 };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+        var valid2 = _errs8 === errors;
+        if (!valid2) {
+          const err5 = { instancePath, schemaPath: "#/else/propertyNames", keyword: "propertyNames", params: { propertyName: key0 }, message: "property name must be valid", schema: schema48.else.propertyNames, parentSchema: schema48.else, data };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      }
+      for (const key1 in data) {
+        let data0 = data[key1];
+        if (typeof data0 === "string") {
+          if (!pattern15.test(data0)) {
+            const err6 = { instancePath: instancePath + "/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/on_error_policy/pattern", keyword: "pattern", params: { pattern: "^(fail|continue|ignore|retry:[1-9][0-9]?)$" }, message: 'must match pattern "^(fail|continue|ignore|retry:[1-9][0-9]?)$"', schema: "^(fail|continue|ignore|retry:[1-9][0-9]?)$", parentSchema: schema49, data: data0 };
+            if (vErrors === null) {
+              vErrors = [err6];
+            } else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+        } else {
+          const err7 = { instancePath: instancePath + "/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/on_error_policy/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema49.type, parentSchema: schema49, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      }
+    } else {
+      const err8 = { instancePath, schemaPath: "#/else/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema48.else.type, parentSchema: schema48.else, data };
+      if (vErrors === null) {
+        vErrors = [err8];
+      } else {
+        vErrors.push(err8);
+      }
+      errors++;
+    }
+    var _valid0 = _errs6 === errors;
+    valid0 = _valid0;
+    if (valid0) {
+      var props0 = true;
+    }
+    ifClause0 = "else";
+  }
+  if (!valid0) {
+    const err9 = { instancePath, schemaPath: "#/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema48.if, parentSchema: schema48, data };
+    if (vErrors === null) {
+      vErrors = [err9];
+    } else {
+      vErrors.push(err9);
+    }
+    errors++;
+  }
+  validate25.errors = vErrors;
+  evaluated0.props = props0;
+  return errors === 0;
+}
+validate25.evaluated = { "dynamicProps": true, "dynamicItems": false };
+function validate22(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate22.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!func1.call(schema40.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema40, data };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err1 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("ai" !== data1) {
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "ai" }, message: "must be equal to constant", schema: "ai", parentSchema: schema40.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.name.type, parentSchema: schema40.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.description.type, parentSchema: schema40.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      } else {
+        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema40.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema40.properties.authority.enum, parentSchema: schema40.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+      } else {
+        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.idempotency_key.type, parentSchema: schema40.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.prompt !== void 0) {
+      let data10 = data.prompt;
+      if (typeof data10 !== "string") {
+        const err12 = { instancePath: instancePath + "/prompt", schemaPath: "#/properties/prompt/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.prompt.type, parentSchema: schema40.properties.prompt, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.prompt_file !== void 0) {
+      let data11 = data.prompt_file;
+      if (typeof data11 !== "string") {
+        const err13 = { instancePath: instancePath + "/prompt_file", schemaPath: "#/properties/prompt_file/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.prompt_file.type, parentSchema: schema40.properties.prompt_file, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.tools !== void 0) {
+      let data12 = data.tools;
+      if (Array.isArray(data12)) {
+        const len0 = data12.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data13 = data12[i0];
+          if (typeof data13 === "string") {
+            if (!pattern6.test(data13)) {
+              const err14 = { instancePath: instancePath + "/tools/" + i0, schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data13 };
+              if (vErrors === null) {
+                vErrors = [err14];
+              } else {
+                vErrors.push(err14);
+              }
+              errors++;
+            }
+          } else {
+            const err15 = { instancePath: instancePath + "/tools/" + i0, schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data13 };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err16 = { instancePath: instancePath + "/tools", schemaPath: "#/properties/tools/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.tools.type, parentSchema: schema40.properties.tools, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.scope !== void 0) {
+      let data14 = data.scope;
+      if (!(data14 === "read-only" || data14 === "write")) {
+        const err17 = { instancePath: instancePath + "/scope", schemaPath: "#/properties/scope/enum", keyword: "enum", params: { allowedValues: schema40.properties.scope.enum }, message: "must be equal to one of the allowed values", schema: schema40.properties.scope.enum, parentSchema: schema40.properties.scope, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.expected_findings !== void 0) {
+      let data15 = data.expected_findings;
+      if (Array.isArray(data15)) {
+        const len1 = data15.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data16 = data15[i1];
+          if (typeof data16 === "string") {
+            if (!pattern4.test(data16)) {
+              const err18 = { instancePath: instancePath + "/expected_findings/" + i1, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data16 };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
+          } else {
+            const err19 = { instancePath: instancePath + "/expected_findings/" + i1, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err20 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.expected_findings.type, parentSchema: schema40.properties.expected_findings, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.expect_files !== void 0) {
+      let data17 = data.expect_files;
+      if (Array.isArray(data17)) {
+        const len2 = data17.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data18 = data17[i2];
+          if (typeof data18 !== "string") {
+            const err21 = { instancePath: instancePath + "/expect_files/" + i2, schemaPath: "#/properties/expect_files/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.expect_files.items.type, parentSchema: schema40.properties.expect_files.items, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err22 = { instancePath: instancePath + "/expect_files", schemaPath: "#/properties/expect_files/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.expect_files.type, parentSchema: schema40.properties.expect_files, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err23 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema40.type, parentSchema: schema40, data };
+    if (vErrors === null) {
+      vErrors = [err23];
+    } else {
+      vErrors.push(err23);
+    }
+    errors++;
+  }
+  validate22.errors = vErrors;
+  return errors === 0;
+}
+validate22.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema54 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists." } }, "required": ["name"] };
+function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate28.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema54.required, parentSchema: schema54, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema54.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54, data };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      } else {
+        const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("branch" !== data1) {
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "branch" }, message: "must be equal to constant", schema: "branch", parentSchema: schema54.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.name.type, parentSchema: schema54.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.description.type, parentSchema: schema54.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema54.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.authority.enum, parentSchema: schema54.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      } else {
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.idempotency_key.type, parentSchema: schema54.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.from !== void 0) {
+      let data10 = data.from;
+      if (typeof data10 !== "string") {
+        const err13 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.from.type, parentSchema: schema54.properties.from, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.require_new !== void 0) {
+      let data11 = data.require_new;
+      if (typeof data11 !== "boolean") {
+        const err14 = { instancePath: instancePath + "/require_new", schemaPath: "#/properties/require_new/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema54.properties.require_new.type, parentSchema: schema54.properties.require_new, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err15 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.type, parentSchema: schema54, data };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate28.errors = vErrors;
+  return errors === 0;
+}
+validate28.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema58 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] };
+function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate32.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.message === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property 'message'", schema: schema58.required, parentSchema: schema58, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema58.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema58, data };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      } else {
+        const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("checkpoint" !== data1) {
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "checkpoint" }, message: "must be equal to constant", schema: "checkpoint", parentSchema: schema58.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.name.type, parentSchema: schema58.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.description.type, parentSchema: schema58.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema58.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema58.properties.authority.enum, parentSchema: schema58.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      } else {
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.idempotency_key.type, parentSchema: schema58.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.message !== void 0) {
+      let data10 = data.message;
+      if (typeof data10 !== "string") {
+        const err13 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.message.type, parentSchema: schema58.properties.message, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.approvers !== void 0) {
+      let data11 = data.approvers;
+      if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
+        for (const key1 in data11) {
+          if (!(key1 === "permission" || key1 === "users" || key1 === "teams" || key1 === "count" || key1 === "allow_initiator")) {
+            const err14 = { instancePath: instancePath + "/approvers", schemaPath: "#/properties/approvers/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema58.properties.approvers, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err14];
+            } else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+        if (data11.permission !== void 0) {
+          let data12 = data11.permission;
+          if (!(data12 === "read" || data12 === "triage" || data12 === "write" || data12 === "maintain" || data12 === "admin")) {
+            const err15 = { instancePath: instancePath + "/approvers/permission", schemaPath: "#/properties/approvers/properties/permission/enum", keyword: "enum", params: { allowedValues: schema58.properties.approvers.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema58.properties.approvers.properties.permission.enum, parentSchema: schema58.properties.approvers.properties.permission, data: data12 };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+        if (data11.users !== void 0) {
+          let data13 = data11.users;
+          if (Array.isArray(data13)) {
+            const len0 = data13.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+              let data14 = data13[i0];
+              if (typeof data14 !== "string") {
+                const err16 = { instancePath: instancePath + "/approvers/users/" + i0, schemaPath: "#/properties/approvers/properties/users/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.approvers.properties.users.items.type, parentSchema: schema58.properties.approvers.properties.users.items, data: data14 };
+                if (vErrors === null) {
+                  vErrors = [err16];
+                } else {
+                  vErrors.push(err16);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err17 = { instancePath: instancePath + "/approvers/users", schemaPath: "#/properties/approvers/properties/users/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema58.properties.approvers.properties.users.type, parentSchema: schema58.properties.approvers.properties.users, data: data13 };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+        if (data11.teams !== void 0) {
+          let data15 = data11.teams;
+          if (Array.isArray(data15)) {
+            const len1 = data15.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+              let data16 = data15[i1];
+              if (typeof data16 !== "string") {
+                const err18 = { instancePath: instancePath + "/approvers/teams/" + i1, schemaPath: "#/properties/approvers/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.approvers.properties.teams.items.type, parentSchema: schema58.properties.approvers.properties.teams.items, data: data16 };
+                if (vErrors === null) {
+                  vErrors = [err18];
+                } else {
+                  vErrors.push(err18);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err19 = { instancePath: instancePath + "/approvers/teams", schemaPath: "#/properties/approvers/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema58.properties.approvers.properties.teams.type, parentSchema: schema58.properties.approvers.properties.teams, data: data15 };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+        if (data11.count !== void 0) {
+          let data17 = data11.count;
+          if (!(typeof data17 == "number" && (!(data17 % 1) && !isNaN(data17)) && isFinite(data17))) {
+            const err20 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema58.properties.approvers.properties.count.type, parentSchema: schema58.properties.approvers.properties.count, data: data17 };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+          if (typeof data17 == "number" && isFinite(data17)) {
+            if (data17 > 10 || isNaN(data17)) {
+              const err21 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10", schema: 10, parentSchema: schema58.properties.approvers.properties.count, data: data17 };
+              if (vErrors === null) {
+                vErrors = [err21];
+              } else {
+                vErrors.push(err21);
+              }
+              errors++;
+            }
+            if (data17 < 1 || isNaN(data17)) {
+              const err22 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema58.properties.approvers.properties.count, data: data17 };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data11.allow_initiator !== void 0) {
+          let data18 = data11.allow_initiator;
+          if (typeof data18 !== "boolean") {
+            const err23 = { instancePath: instancePath + "/approvers/allow_initiator", schemaPath: "#/properties/approvers/properties/allow_initiator/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema58.properties.approvers.properties.allow_initiator.type, parentSchema: schema58.properties.approvers.properties.allow_initiator, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err24 = { instancePath: instancePath + "/approvers", schemaPath: "#/properties/approvers/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema58.properties.approvers.type, parentSchema: schema58.properties.approvers, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
+    if (data.response_schema !== void 0) {
+      let data19 = data.response_schema;
+      if (!(data19 && typeof data19 == "object" && !Array.isArray(data19))) {
+        const err25 = { instancePath: instancePath + "/response_schema", schemaPath: "#/properties/response_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema58.properties.response_schema.type, parentSchema: schema58.properties.response_schema, data: data19 };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.on_reject !== void 0) {
+      let data20 = data.on_reject;
+      if (typeof data20 === "string") {
+        if (!pattern4.test(data20)) {
+          const err26 = { instancePath: instancePath + "/on_reject", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data20 };
+          if (vErrors === null) {
+            vErrors = [err26];
+          } else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
+      } else {
+        const err27 = { instancePath: instancePath + "/on_reject", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data20 };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+    if (data.reminder !== void 0) {
+      let data21 = data.reminder;
+      if (typeof data21 === "string") {
+        if (!pattern9.test(data21)) {
+          const err28 = { instancePath: instancePath + "/reminder", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data21 };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
+      } else {
+        const err29 = { instancePath: instancePath + "/reminder", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data21 };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
+        }
+        errors++;
+      }
+    }
+    if (data.on_timeout !== void 0) {
+      let data22 = data.on_timeout;
+      if (typeof data22 !== "string") {
+        const err30 = { instancePath: instancePath + "/on_timeout", schemaPath: "#/properties/on_timeout/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.on_timeout.type, parentSchema: schema58.properties.on_timeout, data: data22 };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err31 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema58.type, parentSchema: schema58, data };
+    if (vErrors === null) {
+      vErrors = [err31];
+    } else {
+      vErrors.push(err31);
+    }
+    errors++;
+  }
+  validate32.errors = vErrors;
+  return errors === 0;
+}
+validate32.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema64 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
+function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate36.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!func1.call(schema64.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema64, data };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err1 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("close" !== data1) {
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "close" }, message: "must be equal to constant", schema: "close", parentSchema: schema64.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema64.properties.name.type, parentSchema: schema64.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema64.properties.description.type, parentSchema: schema64.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      } else {
+        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema64.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema64.properties.authority.enum, parentSchema: schema64.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+      } else {
+        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema64.properties.idempotency_key.type, parentSchema: schema64.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.reason !== void 0) {
+      let data10 = data.reason;
+      if (!(data10 === "completed" || data10 === "not_planned")) {
+        const err12 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/enum", keyword: "enum", params: { allowedValues: schema64.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema64.properties.reason.enum, parentSchema: schema64.properties.reason, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.comment !== void 0) {
+      let data11 = data.comment;
+      if (typeof data11 !== "string") {
+        const err13 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema64.properties.comment.type, parentSchema: schema64.properties.comment, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.issue !== void 0) {
+      let data12 = data.issue;
+      if (typeof data12 !== "string") {
+        const err14 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema64.properties.issue.type, parentSchema: schema64.properties.issue, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err15 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema64.type, parentSchema: schema64, data };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate36.errors = vErrors;
+  return errors === 0;
+}
+validate36.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema68 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] };
+function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate40.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.body === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property 'body'", schema: schema68.required, parentSchema: schema68, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema68.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema68, data };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      } else {
+        const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("comment" !== data1) {
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "comment" }, message: "must be equal to constant", schema: "comment", parentSchema: schema68.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.name.type, parentSchema: schema68.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.description.type, parentSchema: schema68.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema68.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema68.properties.authority.enum, parentSchema: schema68.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      } else {
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.idempotency_key.type, parentSchema: schema68.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.body !== void 0) {
+      let data10 = data.body;
+      if (typeof data10 !== "string") {
+        const err13 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.body.type, parentSchema: schema68.properties.body, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema68.type, parentSchema: schema68, data };
+    if (vErrors === null) {
+      vErrors = [err14];
+    } else {
+      vErrors.push(err14);
+    }
+    errors++;
+  }
+  validate40.errors = vErrors;
+  return errors === 0;
+}
+validate40.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema72 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] };
+function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate44.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.branch === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "branch" }, message: "must have required property 'branch'", schema: schema72.required, parentSchema: schema72, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.message === void 0) {
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property 'message'", schema: schema72.required, parentSchema: schema72, data };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema72.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema72, data };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("commit" !== data1) {
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "commit" }, message: "must be equal to constant", schema: "commit", parentSchema: schema72.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.name.type, parentSchema: schema72.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.description.type, parentSchema: schema72.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema72.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema72.properties.authority.enum, parentSchema: schema72.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+      } else {
+        const err12 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.idempotency_key.type, parentSchema: schema72.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.branch !== void 0) {
+      let data10 = data.branch;
+      if (typeof data10 !== "string") {
+        const err14 = { instancePath: instancePath + "/branch", schemaPath: "#/properties/branch/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.branch.type, parentSchema: schema72.properties.branch, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.message !== void 0) {
+      let data11 = data.message;
+      if (typeof data11 !== "string") {
+        const err15 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.message.type, parentSchema: schema72.properties.message, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.files !== void 0) {
+      let data12 = data.files;
+      if (Array.isArray(data12)) {
+        const len0 = data12.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data13 = data12[i0];
+          if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
+            if (data13.path === void 0) {
+              const err16 = { instancePath: instancePath + "/files/" + i0, schemaPath: "#/properties/files/items/required", keyword: "required", params: { missingProperty: "path" }, message: "must have required property 'path'", schema: schema72.properties.files.items.required, parentSchema: schema72.properties.files.items, data: data13 };
+              if (vErrors === null) {
+                vErrors = [err16];
+              } else {
+                vErrors.push(err16);
+              }
+              errors++;
+            }
+            for (const key1 in data13) {
+              if (!(key1 === "path" || key1 === "content" || key1 === "template")) {
+                const err17 = { instancePath: instancePath + "/files/" + i0, schemaPath: "#/properties/files/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema72.properties.files.items, data: data13 };
+                if (vErrors === null) {
+                  vErrors = [err17];
+                } else {
+                  vErrors.push(err17);
+                }
+                errors++;
+              }
+            }
+            if (data13.path !== void 0) {
+              let data14 = data13.path;
+              if (typeof data14 !== "string") {
+                const err18 = { instancePath: instancePath + "/files/" + i0 + "/path", schemaPath: "#/properties/files/items/properties/path/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.files.items.properties.path.type, parentSchema: schema72.properties.files.items.properties.path, data: data14 };
+                if (vErrors === null) {
+                  vErrors = [err18];
+                } else {
+                  vErrors.push(err18);
+                }
+                errors++;
+              }
+            }
+            if (data13.content !== void 0) {
+              let data15 = data13.content;
+              if (typeof data15 !== "string") {
+                const err19 = { instancePath: instancePath + "/files/" + i0 + "/content", schemaPath: "#/properties/files/items/properties/content/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.files.items.properties.content.type, parentSchema: schema72.properties.files.items.properties.content, data: data15 };
+                if (vErrors === null) {
+                  vErrors = [err19];
+                } else {
+                  vErrors.push(err19);
+                }
+                errors++;
+              }
+            }
+            if (data13.template !== void 0) {
+              let data16 = data13.template;
+              if (typeof data16 !== "string") {
+                const err20 = { instancePath: instancePath + "/files/" + i0 + "/template", schemaPath: "#/properties/files/items/properties/template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.files.items.properties.template.type, parentSchema: schema72.properties.files.items.properties.template, data: data16 };
+                if (vErrors === null) {
+                  vErrors = [err20];
+                } else {
+                  vErrors.push(err20);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err21 = { instancePath: instancePath + "/files/" + i0, schemaPath: "#/properties/files/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema72.properties.files.items.type, parentSchema: schema72.properties.files.items, data: data13 };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err22 = { instancePath: instancePath + "/files", schemaPath: "#/properties/files/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema72.properties.files.type, parentSchema: schema72.properties.files, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
+    if (data.paths !== void 0) {
+      let data17 = data.paths;
+      if (Array.isArray(data17)) {
+        const len1 = data17.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data18 = data17[i1];
+          if (typeof data18 !== "string") {
+            const err23 = { instancePath: instancePath + "/paths/" + i1, schemaPath: "#/properties/paths/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.paths.items.type, parentSchema: schema72.properties.paths.items, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err24 = { instancePath: instancePath + "/paths", schemaPath: "#/properties/paths/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema72.properties.paths.type, parentSchema: schema72.properties.paths, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
+    if (data.push !== void 0) {
+      let data19 = data.push;
+      if (typeof data19 !== "boolean") {
+        const err25 = { instancePath: instancePath + "/push", schemaPath: "#/properties/push/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema72.properties.push.type, parentSchema: schema72.properties.push, data: data19 };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.pull !== void 0) {
+      let data20 = data.pull;
+      if (typeof data20 !== "boolean") {
+        const err26 = { instancePath: instancePath + "/pull", schemaPath: "#/properties/pull/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema72.properties.pull.type, parentSchema: schema72.properties.pull, data: data20 };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema72.type, parentSchema: schema72, data };
+    if (vErrors === null) {
+      vErrors = [err27];
+    } else {
+      vErrors.push(err27);
+    }
+    errors++;
+  }
+  validate44.errors = vErrors;
+  return errors === 0;
+}
+validate44.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema76 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." } }, "required": ["rules"] };
+function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate48.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.rules === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "rules" }, message: "must have required property 'rules'", schema: schema76.required, parentSchema: schema76, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema76.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema76, data };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      } else {
+        const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("decide" !== data1) {
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "decide" }, message: "must be equal to constant", schema: "decide", parentSchema: schema76.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.name.type, parentSchema: schema76.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.description.type, parentSchema: schema76.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema76.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema76.properties.authority.enum, parentSchema: schema76.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      } else {
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.idempotency_key.type, parentSchema: schema76.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.rules !== void 0) {
+      let data10 = data.rules;
+      if (Array.isArray(data10)) {
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
+            if (data11.id === void 0) {
+              const err13 = { instancePath: instancePath + "/rules/" + i0, schemaPath: "#/properties/rules/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema76.properties.rules.items.required, parentSchema: schema76.properties.rules.items, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err13];
+              } else {
+                vErrors.push(err13);
+              }
+              errors++;
+            }
+            if (data11.conclusion === void 0) {
+              const err14 = { instancePath: instancePath + "/rules/" + i0, schemaPath: "#/properties/rules/items/required", keyword: "required", params: { missingProperty: "conclusion" }, message: "must have required property 'conclusion'", schema: schema76.properties.rules.items.required, parentSchema: schema76.properties.rules.items, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err14];
+              } else {
+                vErrors.push(err14);
+              }
+              errors++;
+            }
+            for (const key1 in data11) {
+              if (!func1.call(schema76.properties.rules.items.properties, key1)) {
+                const err15 = { instancePath: instancePath + "/rules/" + i0, schemaPath: "#/properties/rules/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema76.properties.rules.items, data: data11 };
+                if (vErrors === null) {
+                  vErrors = [err15];
+                } else {
+                  vErrors.push(err15);
+                }
+                errors++;
+              }
+            }
+            if (data11.id !== void 0) {
+              let data12 = data11.id;
+              if (typeof data12 === "string") {
+                if (!pattern4.test(data12)) {
+                  const err16 = { instancePath: instancePath + "/rules/" + i0 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data12 };
+                  if (vErrors === null) {
+                    vErrors = [err16];
+                  } else {
+                    vErrors.push(err16);
+                  }
+                  errors++;
+                }
+              } else {
+                const err17 = { instancePath: instancePath + "/rules/" + i0 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data12 };
+                if (vErrors === null) {
+                  vErrors = [err17];
+                } else {
+                  vErrors.push(err17);
+                }
+                errors++;
+              }
+            }
+            if (data11.all !== void 0) {
+              let data13 = data11.all;
+              if (Array.isArray(data13)) {
+                const len1 = data13.length;
+                for (let i1 = 0; i1 < len1; i1++) {
+                  let data14 = data13[i1];
+                  if (typeof data14 === "string") {
+                    if (!pattern4.test(data14)) {
+                      const err18 = { instancePath: instancePath + "/rules/" + i0 + "/all/" + i1, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data14 };
+                      if (vErrors === null) {
+                        vErrors = [err18];
+                      } else {
+                        vErrors.push(err18);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err19 = { instancePath: instancePath + "/rules/" + i0 + "/all/" + i1, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data14 };
+                    if (vErrors === null) {
+                      vErrors = [err19];
+                    } else {
+                      vErrors.push(err19);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err20 = { instancePath: instancePath + "/rules/" + i0 + "/all", schemaPath: "#/properties/rules/items/properties/all/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.items.properties.all.type, parentSchema: schema76.properties.rules.items.properties.all, data: data13 };
+                if (vErrors === null) {
+                  vErrors = [err20];
+                } else {
+                  vErrors.push(err20);
+                }
+                errors++;
+              }
+            }
+            if (data11.any !== void 0) {
+              let data15 = data11.any;
+              if (Array.isArray(data15)) {
+                const len2 = data15.length;
+                for (let i2 = 0; i2 < len2; i2++) {
+                  let data16 = data15[i2];
+                  if (typeof data16 === "string") {
+                    if (!pattern4.test(data16)) {
+                      const err21 = { instancePath: instancePath + "/rules/" + i0 + "/any/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data16 };
+                      if (vErrors === null) {
+                        vErrors = [err21];
+                      } else {
+                        vErrors.push(err21);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err22 = { instancePath: instancePath + "/rules/" + i0 + "/any/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data16 };
+                    if (vErrors === null) {
+                      vErrors = [err22];
+                    } else {
+                      vErrors.push(err22);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err23 = { instancePath: instancePath + "/rules/" + i0 + "/any", schemaPath: "#/properties/rules/items/properties/any/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.items.properties.any.type, parentSchema: schema76.properties.rules.items.properties.any, data: data15 };
+                if (vErrors === null) {
+                  vErrors = [err23];
+                } else {
+                  vErrors.push(err23);
+                }
+                errors++;
+              }
+            }
+            if (data11.none !== void 0) {
+              let data17 = data11.none;
+              if (Array.isArray(data17)) {
+                const len3 = data17.length;
+                for (let i3 = 0; i3 < len3; i3++) {
+                  let data18 = data17[i3];
+                  if (typeof data18 === "string") {
+                    if (!pattern4.test(data18)) {
+                      const err24 = { instancePath: instancePath + "/rules/" + i0 + "/none/" + i3, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data18 };
+                      if (vErrors === null) {
+                        vErrors = [err24];
+                      } else {
+                        vErrors.push(err24);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err25 = { instancePath: instancePath + "/rules/" + i0 + "/none/" + i3, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data18 };
+                    if (vErrors === null) {
+                      vErrors = [err25];
+                    } else {
+                      vErrors.push(err25);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err26 = { instancePath: instancePath + "/rules/" + i0 + "/none", schemaPath: "#/properties/rules/items/properties/none/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.items.properties.none.type, parentSchema: schema76.properties.rules.items.properties.none, data: data17 };
+                if (vErrors === null) {
+                  vErrors = [err26];
+                } else {
+                  vErrors.push(err26);
+                }
+                errors++;
+              }
+            }
+            if (data11.conclusion !== void 0) {
+              let data19 = data11.conclusion;
+              if (typeof data19 !== "string") {
+                const err27 = { instancePath: instancePath + "/rules/" + i0 + "/conclusion", schemaPath: "#/properties/rules/items/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.rules.items.properties.conclusion.type, parentSchema: schema76.properties.rules.items.properties.conclusion, data: data19 };
+                if (vErrors === null) {
+                  vErrors = [err27];
+                } else {
+                  vErrors.push(err27);
+                }
+                errors++;
+              }
+            }
+            if (data11.confidence !== void 0) {
+              let data20 = data11.confidence;
+              if (typeof data20 == "number" && isFinite(data20)) {
+                if (data20 > 1 || isNaN(data20)) {
+                  const err28 = { instancePath: instancePath + "/rules/" + i0 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema76.properties.rules.items.properties.confidence, data: data20 };
+                  if (vErrors === null) {
+                    vErrors = [err28];
+                  } else {
+                    vErrors.push(err28);
+                  }
+                  errors++;
+                }
+                if (data20 < 0 || isNaN(data20)) {
+                  const err29 = { instancePath: instancePath + "/rules/" + i0 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema76.properties.rules.items.properties.confidence, data: data20 };
+                  if (vErrors === null) {
+                    vErrors = [err29];
+                  } else {
+                    vErrors.push(err29);
+                  }
+                  errors++;
+                }
+              } else {
+                const err30 = { instancePath: instancePath + "/rules/" + i0 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema76.properties.rules.items.properties.confidence.type, parentSchema: schema76.properties.rules.items.properties.confidence, data: data20 };
+                if (vErrors === null) {
+                  vErrors = [err30];
+                } else {
+                  vErrors.push(err30);
+                }
+                errors++;
+              }
+            }
+            if (data11.root_cause !== void 0) {
+              let data21 = data11.root_cause;
+              if (typeof data21 !== "string") {
+                const err31 = { instancePath: instancePath + "/rules/" + i0 + "/root_cause", schemaPath: "#/properties/rules/items/properties/root_cause/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.rules.items.properties.root_cause.type, parentSchema: schema76.properties.rules.items.properties.root_cause, data: data21 };
+                if (vErrors === null) {
+                  vErrors = [err31];
+                } else {
+                  vErrors.push(err31);
+                }
+                errors++;
+              }
+            }
+            if (data11.alternatives !== void 0) {
+              let data22 = data11.alternatives;
+              if (Array.isArray(data22)) {
+                const len4 = data22.length;
+                for (let i4 = 0; i4 < len4; i4++) {
+                  let data23 = data22[i4];
+                  if (typeof data23 !== "string") {
+                    const err32 = { instancePath: instancePath + "/rules/" + i0 + "/alternatives/" + i4, schemaPath: "#/properties/rules/items/properties/alternatives/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.rules.items.properties.alternatives.items.type, parentSchema: schema76.properties.rules.items.properties.alternatives.items, data: data23 };
+                    if (vErrors === null) {
+                      vErrors = [err32];
+                    } else {
+                      vErrors.push(err32);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err33 = { instancePath: instancePath + "/rules/" + i0 + "/alternatives", schemaPath: "#/properties/rules/items/properties/alternatives/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.items.properties.alternatives.type, parentSchema: schema76.properties.rules.items.properties.alternatives, data: data22 };
+                if (vErrors === null) {
+                  vErrors = [err33];
+                } else {
+                  vErrors.push(err33);
+                }
+                errors++;
+              }
+            }
+            if (data11.next_actions !== void 0) {
+              let data24 = data11.next_actions;
+              if (Array.isArray(data24)) {
+                const len5 = data24.length;
+                for (let i5 = 0; i5 < len5; i5++) {
+                  let data25 = data24[i5];
+                  if (typeof data25 !== "string") {
+                    const err34 = { instancePath: instancePath + "/rules/" + i0 + "/next_actions/" + i5, schemaPath: "#/properties/rules/items/properties/next_actions/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.rules.items.properties.next_actions.items.type, parentSchema: schema76.properties.rules.items.properties.next_actions.items, data: data25 };
+                    if (vErrors === null) {
+                      vErrors = [err34];
+                    } else {
+                      vErrors.push(err34);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err35 = { instancePath: instancePath + "/rules/" + i0 + "/next_actions", schemaPath: "#/properties/rules/items/properties/next_actions/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.items.properties.next_actions.type, parentSchema: schema76.properties.rules.items.properties.next_actions, data: data24 };
+                if (vErrors === null) {
+                  vErrors = [err35];
+                } else {
+                  vErrors.push(err35);
+                }
+                errors++;
+              }
+            }
+            if (data11.goto !== void 0) {
+              let data26 = data11.goto;
+              if (typeof data26 === "string") {
+                if (!pattern4.test(data26)) {
+                  const err36 = { instancePath: instancePath + "/rules/" + i0 + "/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data26 };
+                  if (vErrors === null) {
+                    vErrors = [err36];
+                  } else {
+                    vErrors.push(err36);
+                  }
+                  errors++;
+                }
+              } else {
+                const err37 = { instancePath: instancePath + "/rules/" + i0 + "/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data26 };
+                if (vErrors === null) {
+                  vErrors = [err37];
+                } else {
+                  vErrors.push(err37);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err38 = { instancePath: instancePath + "/rules/" + i0, schemaPath: "#/properties/rules/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema76.properties.rules.items.type, parentSchema: schema76.properties.rules.items, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err38];
+            } else {
+              vErrors.push(err38);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err39 = { instancePath: instancePath + "/rules", schemaPath: "#/properties/rules/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.type, parentSchema: schema76.properties.rules, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err39];
+        } else {
+          vErrors.push(err39);
+        }
+        errors++;
+      }
+    }
+    if (data.fallback !== void 0) {
+      let data27 = data.fallback;
+      if (data27 && typeof data27 == "object" && !Array.isArray(data27)) {
+        if (data27.conclusion === void 0) {
+          const err40 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/required", keyword: "required", params: { missingProperty: "conclusion" }, message: "must have required property 'conclusion'", schema: schema76.properties.fallback.required, parentSchema: schema76.properties.fallback, data: data27 };
+          if (vErrors === null) {
+            vErrors = [err40];
+          } else {
+            vErrors.push(err40);
+          }
+          errors++;
+        }
+        for (const key2 in data27) {
+          if (!(key2 === "conclusion" || key2 === "confidence" || key2 === "root_cause" || key2 === "alternatives" || key2 === "next_actions" || key2 === "goto")) {
+            const err41 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema76.properties.fallback, data: data27 };
+            if (vErrors === null) {
+              vErrors = [err41];
+            } else {
+              vErrors.push(err41);
+            }
+            errors++;
+          }
+        }
+        if (data27.conclusion !== void 0) {
+          let data28 = data27.conclusion;
+          if (typeof data28 !== "string") {
+            const err42 = { instancePath: instancePath + "/fallback/conclusion", schemaPath: "#/properties/fallback/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.fallback.properties.conclusion.type, parentSchema: schema76.properties.fallback.properties.conclusion, data: data28 };
+            if (vErrors === null) {
+              vErrors = [err42];
+            } else {
+              vErrors.push(err42);
+            }
+            errors++;
+          }
+        }
+        if (data27.confidence !== void 0) {
+          let data29 = data27.confidence;
+          if (typeof data29 == "number" && isFinite(data29)) {
+            if (data29 > 1 || isNaN(data29)) {
+              const err43 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema76.properties.fallback.properties.confidence, data: data29 };
+              if (vErrors === null) {
+                vErrors = [err43];
+              } else {
+                vErrors.push(err43);
+              }
+              errors++;
+            }
+            if (data29 < 0 || isNaN(data29)) {
+              const err44 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema76.properties.fallback.properties.confidence, data: data29 };
+              if (vErrors === null) {
+                vErrors = [err44];
+              } else {
+                vErrors.push(err44);
+              }
+              errors++;
+            }
+          } else {
+            const err45 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema76.properties.fallback.properties.confidence.type, parentSchema: schema76.properties.fallback.properties.confidence, data: data29 };
+            if (vErrors === null) {
+              vErrors = [err45];
+            } else {
+              vErrors.push(err45);
+            }
+            errors++;
+          }
+        }
+        if (data27.root_cause !== void 0) {
+          let data30 = data27.root_cause;
+          if (typeof data30 !== "string") {
+            const err46 = { instancePath: instancePath + "/fallback/root_cause", schemaPath: "#/properties/fallback/properties/root_cause/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.fallback.properties.root_cause.type, parentSchema: schema76.properties.fallback.properties.root_cause, data: data30 };
+            if (vErrors === null) {
+              vErrors = [err46];
+            } else {
+              vErrors.push(err46);
+            }
+            errors++;
+          }
+        }
+        if (data27.alternatives !== void 0) {
+          let data31 = data27.alternatives;
+          if (Array.isArray(data31)) {
+            const len6 = data31.length;
+            for (let i6 = 0; i6 < len6; i6++) {
+              let data32 = data31[i6];
+              if (typeof data32 !== "string") {
+                const err47 = { instancePath: instancePath + "/fallback/alternatives/" + i6, schemaPath: "#/properties/fallback/properties/alternatives/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.fallback.properties.alternatives.items.type, parentSchema: schema76.properties.fallback.properties.alternatives.items, data: data32 };
+                if (vErrors === null) {
+                  vErrors = [err47];
+                } else {
+                  vErrors.push(err47);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err48 = { instancePath: instancePath + "/fallback/alternatives", schemaPath: "#/properties/fallback/properties/alternatives/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.fallback.properties.alternatives.type, parentSchema: schema76.properties.fallback.properties.alternatives, data: data31 };
+            if (vErrors === null) {
+              vErrors = [err48];
+            } else {
+              vErrors.push(err48);
+            }
+            errors++;
+          }
+        }
+        if (data27.next_actions !== void 0) {
+          let data33 = data27.next_actions;
+          if (Array.isArray(data33)) {
+            const len7 = data33.length;
+            for (let i7 = 0; i7 < len7; i7++) {
+              let data34 = data33[i7];
+              if (typeof data34 !== "string") {
+                const err49 = { instancePath: instancePath + "/fallback/next_actions/" + i7, schemaPath: "#/properties/fallback/properties/next_actions/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.fallback.properties.next_actions.items.type, parentSchema: schema76.properties.fallback.properties.next_actions.items, data: data34 };
+                if (vErrors === null) {
+                  vErrors = [err49];
+                } else {
+                  vErrors.push(err49);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err50 = { instancePath: instancePath + "/fallback/next_actions", schemaPath: "#/properties/fallback/properties/next_actions/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.fallback.properties.next_actions.type, parentSchema: schema76.properties.fallback.properties.next_actions, data: data33 };
+            if (vErrors === null) {
+              vErrors = [err50];
+            } else {
+              vErrors.push(err50);
+            }
+            errors++;
+          }
+        }
+        if (data27.goto !== void 0) {
+          let data35 = data27.goto;
+          if (typeof data35 === "string") {
+            if (!pattern4.test(data35)) {
+              const err51 = { instancePath: instancePath + "/fallback/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data35 };
+              if (vErrors === null) {
+                vErrors = [err51];
+              } else {
+                vErrors.push(err51);
+              }
+              errors++;
+            }
+          } else {
+            const err52 = { instancePath: instancePath + "/fallback/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data35 };
+            if (vErrors === null) {
+              vErrors = [err52];
+            } else {
+              vErrors.push(err52);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err53 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema76.properties.fallback.type, parentSchema: schema76.properties.fallback, data: data27 };
+        if (vErrors === null) {
+          vErrors = [err53];
+        } else {
+          vErrors.push(err53);
+        }
+        errors++;
+      }
+    }
+    if (data.confirmed_facts !== void 0) {
+      let data36 = data.confirmed_facts;
+      if (Array.isArray(data36)) {
+        const len8 = data36.length;
+        for (let i8 = 0; i8 < len8; i8++) {
+          let data37 = data36[i8];
+          if (data37 && typeof data37 == "object" && !Array.isArray(data37)) {
+            if (data37.finding === void 0) {
+              const err54 = { instancePath: instancePath + "/confirmed_facts/" + i8, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "finding" }, message: "must have required property 'finding'", schema: schema76.properties.confirmed_facts.items.required, parentSchema: schema76.properties.confirmed_facts.items, data: data37 };
+              if (vErrors === null) {
+                vErrors = [err54];
+              } else {
+                vErrors.push(err54);
+              }
+              errors++;
+            }
+            if (data37.text === void 0) {
+              const err55 = { instancePath: instancePath + "/confirmed_facts/" + i8, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "text" }, message: "must have required property 'text'", schema: schema76.properties.confirmed_facts.items.required, parentSchema: schema76.properties.confirmed_facts.items, data: data37 };
+              if (vErrors === null) {
+                vErrors = [err55];
+              } else {
+                vErrors.push(err55);
+              }
+              errors++;
+            }
+            for (const key3 in data37) {
+              if (!(key3 === "finding" || key3 === "text")) {
+                const err56 = { instancePath: instancePath + "/confirmed_facts/" + i8, schemaPath: "#/properties/confirmed_facts/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema76.properties.confirmed_facts.items, data: data37 };
+                if (vErrors === null) {
+                  vErrors = [err56];
+                } else {
+                  vErrors.push(err56);
+                }
+                errors++;
+              }
+            }
+            if (data37.finding !== void 0) {
+              let data38 = data37.finding;
+              if (typeof data38 === "string") {
+                if (!pattern4.test(data38)) {
+                  const err57 = { instancePath: instancePath + "/confirmed_facts/" + i8 + "/finding", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data38 };
+                  if (vErrors === null) {
+                    vErrors = [err57];
+                  } else {
+                    vErrors.push(err57);
+                  }
+                  errors++;
+                }
+              } else {
+                const err58 = { instancePath: instancePath + "/confirmed_facts/" + i8 + "/finding", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data38 };
+                if (vErrors === null) {
+                  vErrors = [err58];
+                } else {
+                  vErrors.push(err58);
+                }
+                errors++;
+              }
+            }
+            if (data37.text !== void 0) {
+              let data39 = data37.text;
+              if (typeof data39 !== "string") {
+                const err59 = { instancePath: instancePath + "/confirmed_facts/" + i8 + "/text", schemaPath: "#/properties/confirmed_facts/items/properties/text/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.confirmed_facts.items.properties.text.type, parentSchema: schema76.properties.confirmed_facts.items.properties.text, data: data39 };
+                if (vErrors === null) {
+                  vErrors = [err59];
+                } else {
+                  vErrors.push(err59);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err60 = { instancePath: instancePath + "/confirmed_facts/" + i8, schemaPath: "#/properties/confirmed_facts/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema76.properties.confirmed_facts.items.type, parentSchema: schema76.properties.confirmed_facts.items, data: data37 };
+            if (vErrors === null) {
+              vErrors = [err60];
+            } else {
+              vErrors.push(err60);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err61 = { instancePath: instancePath + "/confirmed_facts", schemaPath: "#/properties/confirmed_facts/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.confirmed_facts.type, parentSchema: schema76.properties.confirmed_facts, data: data36 };
+        if (vErrors === null) {
+          vErrors = [err61];
+        } else {
+          vErrors.push(err61);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err62 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema76.type, parentSchema: schema76, data };
+    if (vErrors === null) {
+      vErrors = [err62];
+    } else {
+      vErrors.push(err62);
+    }
+    errors++;
+  }
+  validate48.errors = vErrors;
+  return errors === 0;
+}
+validate48.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema87 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." } }, "required": ["workflow"] };
+function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate52.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.workflow === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "workflow" }, message: "must have required property 'workflow'", schema: schema87.required, parentSchema: schema87, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema87.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema87, data };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      } else {
+        const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("dispatch" !== data1) {
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "dispatch" }, message: "must be equal to constant", schema: "dispatch", parentSchema: schema87.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.name.type, parentSchema: schema87.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.description.type, parentSchema: schema87.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema87.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema87.properties.authority.enum, parentSchema: schema87.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      } else {
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.idempotency_key.type, parentSchema: schema87.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.workflow !== void 0) {
+      let data10 = data.workflow;
+      if (typeof data10 !== "string") {
+        const err13 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.workflow.type, parentSchema: schema87.properties.workflow, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.ref !== void 0) {
+      let data11 = data.ref;
+      if (typeof data11 !== "string") {
+        const err14 = { instancePath: instancePath + "/ref", schemaPath: "#/properties/ref/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.ref.type, parentSchema: schema87.properties.ref, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.inputs !== void 0) {
+      let data12 = data.inputs;
+      if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
+        for (const key1 in data12) {
+          let data13 = data12[key1];
+          if (typeof data13 !== "string" && !(typeof data13 == "number" && isFinite(data13)) && typeof data13 !== "boolean") {
+            const err15 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema87.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema87.properties.inputs.additionalProperties.type, parentSchema: schema87.properties.inputs.additionalProperties, data: data13 };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err16 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema87.properties.inputs.type, parentSchema: schema87.properties.inputs, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.wait !== void 0) {
+      let data14 = data.wait;
+      if (typeof data14 !== "boolean") {
+        const err17 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema87.properties.wait.type, parentSchema: schema87.properties.wait, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema87.type, parentSchema: schema87, data };
+    if (vErrors === null) {
+      vErrors = [err18];
+    } else {
+      vErrors.push(err18);
+    }
+    errors++;
+  }
+  validate52.errors = vErrors;
+  return errors === 0;
+}
+validate52.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema91 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } };
+function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate56.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!func1.call(schema91.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema91, data };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err1 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("end" !== data1) {
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "end" }, message: "must be equal to constant", schema: "end", parentSchema: schema91.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema91.properties.name.type, parentSchema: schema91.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema91.properties.description.type, parentSchema: schema91.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      } else {
+        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema91.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema91.properties.authority.enum, parentSchema: schema91.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+      } else {
+        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema91.properties.idempotency_key.type, parentSchema: schema91.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.advice !== void 0) {
+      let data10 = data.advice;
+      if (typeof data10 !== "string") {
+        const err12 = { instancePath: instancePath + "/advice", schemaPath: "#/properties/advice/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema91.properties.advice.type, parentSchema: schema91.properties.advice, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.conclusion !== void 0) {
+      let data11 = data.conclusion;
+      if (typeof data11 !== "string") {
+        const err13 = { instancePath: instancePath + "/conclusion", schemaPath: "#/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema91.properties.conclusion.type, parentSchema: schema91.properties.conclusion, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== void 0) {
+      let data12 = data.status;
+      if (!(data12 === "success" || data12 === "failure" || data12 === "neutral")) {
+        const err14 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema91.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema91.properties.status.enum, parentSchema: schema91.properties.status, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.handoff !== void 0) {
+      let data13 = data.handoff;
+      if (Array.isArray(data13)) {
+        const len0 = data13.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data14 = data13[i0];
+          if (typeof data14 === "string") {
+            if (!pattern4.test(data14)) {
+              const err15 = { instancePath: instancePath + "/handoff/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data14 };
+              if (vErrors === null) {
+                vErrors = [err15];
+              } else {
+                vErrors.push(err15);
+              }
+              errors++;
+            }
+          } else {
+            const err16 = { instancePath: instancePath + "/handoff/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data14 };
+            if (vErrors === null) {
+              vErrors = [err16];
+            } else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err17 = { instancePath: instancePath + "/handoff", schemaPath: "#/properties/handoff/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema91.properties.handoff.type, parentSchema: schema91.properties.handoff, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema91.type, parentSchema: schema91, data };
+    if (vErrors === null) {
+      vErrors = [err18];
+    } else {
+      vErrors.push(err18);
+    }
+    errors++;
+  }
+  validate56.errors = vErrors;
+  return errors === 0;
+}
+validate56.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema96 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } };
+function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate60.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!func1.call(schema96.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema96, data };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err1 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("investigate" !== data1) {
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "investigate" }, message: "must be equal to constant", schema: "investigate", parentSchema: schema96.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.name.type, parentSchema: schema96.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.description.type, parentSchema: schema96.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      } else {
+        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema96.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema96.properties.authority.enum, parentSchema: schema96.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+      } else {
+        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.idempotency_key.type, parentSchema: schema96.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.suggested_calls !== void 0) {
+      let data10 = data.suggested_calls;
+      if (Array.isArray(data10)) {
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
+            if (data11.tool === void 0) {
+              const err12 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/required", keyword: "required", params: { missingProperty: "tool" }, message: "must have required property 'tool'", schema: schema96.properties.suggested_calls.items.required, parentSchema: schema96.properties.suggested_calls.items, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err12];
+              } else {
+                vErrors.push(err12);
+              }
+              errors++;
+            }
+            for (const key1 in data11) {
+              if (!(key1 === "tool" || key1 === "args")) {
+                const err13 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema96.properties.suggested_calls.items, data: data11 };
+                if (vErrors === null) {
+                  vErrors = [err13];
+                } else {
+                  vErrors.push(err13);
+                }
+                errors++;
+              }
+            }
+            if (data11.tool !== void 0) {
+              let data12 = data11.tool;
+              if (typeof data12 === "string") {
+                if (!pattern6.test(data12)) {
+                  const err14 = { instancePath: instancePath + "/suggested_calls/" + i0 + "/tool", schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data12 };
+                  if (vErrors === null) {
+                    vErrors = [err14];
+                  } else {
+                    vErrors.push(err14);
+                  }
+                  errors++;
+                }
+              } else {
+                const err15 = { instancePath: instancePath + "/suggested_calls/" + i0 + "/tool", schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data12 };
+                if (vErrors === null) {
+                  vErrors = [err15];
+                } else {
+                  vErrors.push(err15);
+                }
+                errors++;
+              }
+            }
+            if (data11.args !== void 0) {
+              let data13 = data11.args;
+              if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+                const err16 = { instancePath: instancePath + "/suggested_calls/" + i0 + "/args", schemaPath: "#/properties/suggested_calls/items/properties/args/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema96.properties.suggested_calls.items.properties.args.type, parentSchema: schema96.properties.suggested_calls.items.properties.args, data: data13 };
+                if (vErrors === null) {
+                  vErrors = [err16];
+                } else {
+                  vErrors.push(err16);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err17 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema96.properties.suggested_calls.items.type, parentSchema: schema96.properties.suggested_calls.items, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err18 = { instancePath: instancePath + "/suggested_calls", schemaPath: "#/properties/suggested_calls/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema96.properties.suggested_calls.type, parentSchema: schema96.properties.suggested_calls, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.expected_findings !== void 0) {
+      let data14 = data.expected_findings;
+      if (Array.isArray(data14)) {
+        const len1 = data14.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data15 = data14[i1];
+          if (typeof data15 === "string") {
+            if (!pattern4.test(data15)) {
+              const err19 = { instancePath: instancePath + "/expected_findings/" + i1, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data15 };
+              if (vErrors === null) {
+                vErrors = [err19];
+              } else {
+                vErrors.push(err19);
+              }
+              errors++;
+            }
+          } else {
+            const err20 = { instancePath: instancePath + "/expected_findings/" + i1, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data15 };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err21 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema96.properties.expected_findings.type, parentSchema: schema96.properties.expected_findings, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err22 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema96.type, parentSchema: schema96, data };
+    if (vErrors === null) {
+      vErrors = [err22];
+    } else {
+      vErrors.push(err22);
+    }
+    errors++;
+  }
+  validate60.errors = vErrors;
+  return errors === 0;
+}
+validate60.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema102 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] };
+function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate64.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.title === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema102.required, parentSchema: schema102, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema102.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema102, data };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      } else {
+        const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("issue" !== data1) {
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "issue" }, message: "must be equal to constant", schema: "issue", parentSchema: schema102.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.name.type, parentSchema: schema102.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.description.type, parentSchema: schema102.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema102.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema102.properties.authority.enum, parentSchema: schema102.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      } else {
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.idempotency_key.type, parentSchema: schema102.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.title !== void 0) {
+      let data10 = data.title;
+      if (typeof data10 !== "string") {
+        const err13 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.title.type, parentSchema: schema102.properties.title, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.body !== void 0) {
+      let data11 = data.body;
+      if (typeof data11 !== "string") {
+        const err14 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.body.type, parentSchema: schema102.properties.body, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.labels !== void 0) {
+      let data12 = data.labels;
+      if (Array.isArray(data12)) {
+        const len0 = data12.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data13 = data12[i0];
+          if (typeof data13 !== "string") {
+            const err15 = { instancePath: instancePath + "/labels/" + i0, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.labels.items.type, parentSchema: schema102.properties.labels.items, data: data13 };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err16 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema102.properties.labels.type, parentSchema: schema102.properties.labels, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.assignees !== void 0) {
+      let data14 = data.assignees;
+      if (Array.isArray(data14)) {
+        const len1 = data14.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data15 = data14[i1];
+          if (typeof data15 !== "string") {
+            const err17 = { instancePath: instancePath + "/assignees/" + i1, schemaPath: "#/properties/assignees/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.assignees.items.type, parentSchema: schema102.properties.assignees.items, data: data15 };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err18 = { instancePath: instancePath + "/assignees", schemaPath: "#/properties/assignees/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema102.properties.assignees.type, parentSchema: schema102.properties.assignees, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema102.type, parentSchema: schema102, data };
+    if (vErrors === null) {
+      vErrors = [err19];
+    } else {
+      vErrors.push(err19);
+    }
+    errors++;
+  }
+  validate64.errors = vErrors;
+  return errors === 0;
+}
+validate64.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema106 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
+function validate68(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate68.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!func1.call(schema106.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema106, data };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err1 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      } else {
+        const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("label" !== data1) {
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "label" }, message: "must be equal to constant", schema: "label", parentSchema: schema106.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.name.type, parentSchema: schema106.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.description.type, parentSchema: schema106.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      } else {
+        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema106.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema106.properties.authority.enum, parentSchema: schema106.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+      } else {
+        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.idempotency_key.type, parentSchema: schema106.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.add !== void 0) {
+      let data10 = data.add;
+      if (Array.isArray(data10)) {
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 !== "string") {
+            const err12 = { instancePath: instancePath + "/add/" + i0, schemaPath: "#/properties/add/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.add.items.type, parentSchema: schema106.properties.add.items, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err13 = { instancePath: instancePath + "/add", schemaPath: "#/properties/add/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema106.properties.add.type, parentSchema: schema106.properties.add, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.remove !== void 0) {
+      let data12 = data.remove;
+      if (Array.isArray(data12)) {
+        const len1 = data12.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data13 = data12[i1];
+          if (typeof data13 !== "string") {
+            const err14 = { instancePath: instancePath + "/remove/" + i1, schemaPath: "#/properties/remove/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.remove.items.type, parentSchema: schema106.properties.remove.items, data: data13 };
+            if (vErrors === null) {
+              vErrors = [err14];
+            } else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err15 = { instancePath: instancePath + "/remove", schemaPath: "#/properties/remove/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema106.properties.remove.type, parentSchema: schema106.properties.remove, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.issue !== void 0) {
+      let data14 = data.issue;
+      if (typeof data14 !== "string") {
+        const err16 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.issue.type, parentSchema: schema106.properties.issue, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema106.type, parentSchema: schema106, data };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate68.errors = vErrors;
+  return errors === 0;
+}
+validate68.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema110 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] };
+function validate72(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate72.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.playbook === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "playbook" }, message: "must have required property 'playbook'", schema: schema110.required, parentSchema: schema110, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.mode === void 0) {
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "mode" }, message: "must have required property 'mode'", schema: schema110.required, parentSchema: schema110, data };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema110.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema110, data };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("playbook" !== data1) {
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "playbook" }, message: "must be equal to constant", schema: "playbook", parentSchema: schema110.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema110.properties.name.type, parentSchema: schema110.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema110.properties.description.type, parentSchema: schema110.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema110.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema110.properties.authority.enum, parentSchema: schema110.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+      } else {
+        const err12 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema110.properties.idempotency_key.type, parentSchema: schema110.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.playbook !== void 0) {
+      let data10 = data.playbook;
+      if (typeof data10 === "string") {
+        if (!pattern4.test(data10)) {
+          const err14 = { instancePath: instancePath + "/playbook", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      } else {
+        const err15 = { instancePath: instancePath + "/playbook", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.mode !== void 0) {
+      let data11 = data.mode;
+      if (!(data11 === "delegate" || data11 === "handoff")) {
+        const err16 = { instancePath: instancePath + "/mode", schemaPath: "#/properties/mode/enum", keyword: "enum", params: { allowedValues: schema110.properties.mode.enum }, message: "must be equal to one of the allowed values", schema: schema110.properties.mode.enum, parentSchema: schema110.properties.mode, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.with !== void 0) {
+      let data12 = data.with;
+      if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
+        for (const key1 in data12) {
+          let data13 = data12[key1];
+          if (typeof data13 !== "string" && !(typeof data13 == "number" && isFinite(data13)) && typeof data13 !== "boolean") {
+            const err17 = { instancePath: instancePath + "/with/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/with/additionalProperties/type", keyword: "type", params: { type: schema110.properties.with.additionalProperties.type }, message: "must be string,number,boolean", schema: schema110.properties.with.additionalProperties.type, parentSchema: schema110.properties.with.additionalProperties, data: data13 };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err18 = { instancePath: instancePath + "/with", schemaPath: "#/properties/with/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema110.properties.with.type, parentSchema: schema110.properties.with, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema110.type, parentSchema: schema110, data };
+    if (vErrors === null) {
+      vErrors = [err19];
+    } else {
+      vErrors.push(err19);
+    }
+    errors++;
+  }
+  validate72.errors = vErrors;
+  return errors === 0;
+}
+validate72.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema115 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." } }, "required": ["head", "title"] };
+function validate76(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate76.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.head === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "head" }, message: "must have required property 'head'", schema: schema115.required, parentSchema: schema115, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.title === void 0) {
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema115.required, parentSchema: schema115, data };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema115.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema115, data };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("pull_request" !== data1) {
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "pull_request" }, message: "must be equal to constant", schema: "pull_request", parentSchema: schema115.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.name.type, parentSchema: schema115.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.description.type, parentSchema: schema115.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema115.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema115.properties.authority.enum, parentSchema: schema115.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+      } else {
+        const err12 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.idempotency_key.type, parentSchema: schema115.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.head !== void 0) {
+      let data10 = data.head;
+      if (typeof data10 !== "string") {
+        const err14 = { instancePath: instancePath + "/head", schemaPath: "#/properties/head/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.head.type, parentSchema: schema115.properties.head, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.base !== void 0) {
+      let data11 = data.base;
+      if (typeof data11 !== "string") {
+        const err15 = { instancePath: instancePath + "/base", schemaPath: "#/properties/base/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.base.type, parentSchema: schema115.properties.base, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.title !== void 0) {
+      let data12 = data.title;
+      if (typeof data12 !== "string") {
+        const err16 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.title.type, parentSchema: schema115.properties.title, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.body !== void 0) {
+      let data13 = data.body;
+      if (typeof data13 !== "string") {
+        const err17 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.body.type, parentSchema: schema115.properties.body, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.draft !== void 0) {
+      let data14 = data.draft;
+      if (typeof data14 !== "boolean") {
+        const err18 = { instancePath: instancePath + "/draft", schemaPath: "#/properties/draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema115.properties.draft.type, parentSchema: schema115.properties.draft, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.labels !== void 0) {
+      let data15 = data.labels;
+      if (Array.isArray(data15)) {
+        const len0 = data15.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data16 = data15[i0];
+          if (typeof data16 !== "string") {
+            const err19 = { instancePath: instancePath + "/labels/" + i0, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.labels.items.type, parentSchema: schema115.properties.labels.items, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err20 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.labels.type, parentSchema: schema115.properties.labels, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.reviewers !== void 0) {
+      let data17 = data.reviewers;
+      if (Array.isArray(data17)) {
+        const len1 = data17.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data18 = data17[i1];
+          if (typeof data18 !== "string") {
+            const err21 = { instancePath: instancePath + "/reviewers/" + i1, schemaPath: "#/properties/reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.reviewers.items.type, parentSchema: schema115.properties.reviewers.items, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err22 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.reviewers.type, parentSchema: schema115.properties.reviewers, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
+    if (data.team_reviewers !== void 0) {
+      let data19 = data.team_reviewers;
+      if (Array.isArray(data19)) {
+        const len2 = data19.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data20 = data19[i2];
+          if (typeof data20 !== "string") {
+            const err23 = { instancePath: instancePath + "/team_reviewers/" + i2, schemaPath: "#/properties/team_reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.team_reviewers.items.type, parentSchema: schema115.properties.team_reviewers.items, data: data20 };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err24 = { instancePath: instancePath + "/team_reviewers", schemaPath: "#/properties/team_reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.team_reviewers.type, parentSchema: schema115.properties.team_reviewers, data: data19 };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
+    if (data.wait !== void 0) {
+      let data21 = data.wait;
+      if (!(data21 === "merged")) {
+        const err25 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/enum", keyword: "enum", params: { allowedValues: schema115.properties.wait.enum }, message: "must be equal to one of the allowed values", schema: schema115.properties.wait.enum, parentSchema: schema115.properties.wait, data: data21 };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema115.type, parentSchema: schema115, data };
+    if (vErrors === null) {
+      vErrors = [err26];
+    } else {
+      vErrors.push(err26);
+    }
+    errors++;
+  }
+  validate76.errors = vErrors;
+  return errors === 0;
+}
+validate76.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate21.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  const _errs2 = errors;
+  let valid1 = true;
+  const _errs3 = errors;
+  if (errors === _errs3) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing0;
+      if (data.type === void 0 && (missing0 = "type")) {
+        const err0 = {};
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("ai" !== data.type) {
+            const err1 = {};
+            if (vErrors === null) {
+              vErrors = [err1];
+            } else {
+              vErrors.push(err1);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err2 = {};
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+  }
+  var _valid0 = _errs3 === errors;
+  errors = _errs2;
+  if (vErrors !== null) {
+    if (_errs2) {
+      vErrors.length = _errs2;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid0) {
+    const _errs6 = errors;
+    if (!validate22(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+      errors = vErrors.length;
+    }
+    var _valid0 = _errs6 === errors;
+    valid1 = _valid0;
+    if (valid1) {
+      var props0 = true;
+    }
+  }
+  if (!valid1) {
+    const err3 = { instancePath, schemaPath: "#/allOf/0/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[0].if, parentSchema: schema39.allOf[0], data };
+    if (vErrors === null) {
+      vErrors = [err3];
+    } else {
+      vErrors.push(err3);
+    }
+    errors++;
+  }
+  const _errs8 = errors;
+  let valid3 = true;
+  const _errs9 = errors;
+  if (errors === _errs9) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing1;
+      if (data.type === void 0 && (missing1 = "type")) {
+        const err4 = {};
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("branch" !== data.type) {
+            const err5 = {};
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err6 = {};
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+  }
+  var _valid1 = _errs9 === errors;
+  errors = _errs8;
+  if (vErrors !== null) {
+    if (_errs8) {
+      vErrors.length = _errs8;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid1) {
+    const _errs12 = errors;
+    if (!validate28(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+      errors = vErrors.length;
+    }
+    var _valid1 = _errs12 === errors;
+    valid3 = _valid1;
+    if (valid3) {
+      var props1 = true;
+    }
+  }
+  if (!valid3) {
+    const err7 = { instancePath, schemaPath: "#/allOf/1/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[1].if, parentSchema: schema39.allOf[1], data };
+    if (vErrors === null) {
+      vErrors = [err7];
+    } else {
+      vErrors.push(err7);
+    }
+    errors++;
+  }
+  if (props0 !== true && props1 !== void 0) {
+    if (props1 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props1);
+    }
+  }
+  const _errs14 = errors;
+  let valid5 = true;
+  const _errs15 = errors;
+  if (errors === _errs15) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing2;
+      if (data.type === void 0 && (missing2 = "type")) {
+        const err8 = {};
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("checkpoint" !== data.type) {
+            const err9 = {};
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err10 = {};
+      if (vErrors === null) {
+        vErrors = [err10];
+      } else {
+        vErrors.push(err10);
+      }
+      errors++;
+    }
+  }
+  var _valid2 = _errs15 === errors;
+  errors = _errs14;
+  if (vErrors !== null) {
+    if (_errs14) {
+      vErrors.length = _errs14;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid2) {
+    const _errs18 = errors;
+    if (!validate32(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+      errors = vErrors.length;
+    }
+    var _valid2 = _errs18 === errors;
+    valid5 = _valid2;
+    if (valid5) {
+      var props2 = true;
+    }
+  }
+  if (!valid5) {
+    const err11 = { instancePath, schemaPath: "#/allOf/2/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[2].if, parentSchema: schema39.allOf[2], data };
+    if (vErrors === null) {
+      vErrors = [err11];
+    } else {
+      vErrors.push(err11);
+    }
+    errors++;
+  }
+  if (props0 !== true && props2 !== void 0) {
+    if (props2 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props2);
+    }
+  }
+  const _errs20 = errors;
+  let valid7 = true;
+  const _errs21 = errors;
+  if (errors === _errs21) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing3;
+      if (data.type === void 0 && (missing3 = "type")) {
+        const err12 = {};
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("close" !== data.type) {
+            const err13 = {};
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err14 = {};
+      if (vErrors === null) {
+        vErrors = [err14];
+      } else {
+        vErrors.push(err14);
+      }
+      errors++;
+    }
+  }
+  var _valid3 = _errs21 === errors;
+  errors = _errs20;
+  if (vErrors !== null) {
+    if (_errs20) {
+      vErrors.length = _errs20;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid3) {
+    const _errs24 = errors;
+    if (!validate36(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+      errors = vErrors.length;
+    }
+    var _valid3 = _errs24 === errors;
+    valid7 = _valid3;
+    if (valid7) {
+      var props3 = true;
+    }
+  }
+  if (!valid7) {
+    const err15 = { instancePath, schemaPath: "#/allOf/3/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[3].if, parentSchema: schema39.allOf[3], data };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  if (props0 !== true && props3 !== void 0) {
+    if (props3 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props3);
+    }
+  }
+  const _errs26 = errors;
+  let valid9 = true;
+  const _errs27 = errors;
+  if (errors === _errs27) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing4;
+      if (data.type === void 0 && (missing4 = "type")) {
+        const err16 = {};
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("comment" !== data.type) {
+            const err17 = {};
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err18 = {};
+      if (vErrors === null) {
+        vErrors = [err18];
+      } else {
+        vErrors.push(err18);
+      }
+      errors++;
+    }
+  }
+  var _valid4 = _errs27 === errors;
+  errors = _errs26;
+  if (vErrors !== null) {
+    if (_errs26) {
+      vErrors.length = _errs26;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid4) {
+    const _errs30 = errors;
+    if (!validate40(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+      errors = vErrors.length;
+    }
+    var _valid4 = _errs30 === errors;
+    valid9 = _valid4;
+    if (valid9) {
+      var props4 = true;
+    }
+  }
+  if (!valid9) {
+    const err19 = { instancePath, schemaPath: "#/allOf/4/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[4].if, parentSchema: schema39.allOf[4], data };
+    if (vErrors === null) {
+      vErrors = [err19];
+    } else {
+      vErrors.push(err19);
+    }
+    errors++;
+  }
+  if (props0 !== true && props4 !== void 0) {
+    if (props4 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props4);
+    }
+  }
+  const _errs32 = errors;
+  let valid11 = true;
+  const _errs33 = errors;
+  if (errors === _errs33) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing5;
+      if (data.type === void 0 && (missing5 = "type")) {
+        const err20 = {};
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("commit" !== data.type) {
+            const err21 = {};
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err22 = {};
+      if (vErrors === null) {
+        vErrors = [err22];
+      } else {
+        vErrors.push(err22);
+      }
+      errors++;
+    }
+  }
+  var _valid5 = _errs33 === errors;
+  errors = _errs32;
+  if (vErrors !== null) {
+    if (_errs32) {
+      vErrors.length = _errs32;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid5) {
+    const _errs36 = errors;
+    if (!validate44(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+      errors = vErrors.length;
+    }
+    var _valid5 = _errs36 === errors;
+    valid11 = _valid5;
+    if (valid11) {
+      var props5 = true;
+    }
+  }
+  if (!valid11) {
+    const err23 = { instancePath, schemaPath: "#/allOf/5/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[5].if, parentSchema: schema39.allOf[5], data };
+    if (vErrors === null) {
+      vErrors = [err23];
+    } else {
+      vErrors.push(err23);
+    }
+    errors++;
+  }
+  if (props0 !== true && props5 !== void 0) {
+    if (props5 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props5);
+    }
+  }
+  const _errs38 = errors;
+  let valid13 = true;
+  const _errs39 = errors;
+  if (errors === _errs39) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing6;
+      if (data.type === void 0 && (missing6 = "type")) {
+        const err24 = {};
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("decide" !== data.type) {
+            const err25 = {};
+            if (vErrors === null) {
+              vErrors = [err25];
+            } else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err26 = {};
+      if (vErrors === null) {
+        vErrors = [err26];
+      } else {
+        vErrors.push(err26);
+      }
+      errors++;
+    }
+  }
+  var _valid6 = _errs39 === errors;
+  errors = _errs38;
+  if (vErrors !== null) {
+    if (_errs38) {
+      vErrors.length = _errs38;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid6) {
+    const _errs42 = errors;
+    if (!validate48(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
+      errors = vErrors.length;
+    }
+    var _valid6 = _errs42 === errors;
+    valid13 = _valid6;
+    if (valid13) {
+      var props6 = true;
+    }
+  }
+  if (!valid13) {
+    const err27 = { instancePath, schemaPath: "#/allOf/6/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[6].if, parentSchema: schema39.allOf[6], data };
+    if (vErrors === null) {
+      vErrors = [err27];
+    } else {
+      vErrors.push(err27);
+    }
+    errors++;
+  }
+  if (props0 !== true && props6 !== void 0) {
+    if (props6 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props6);
+    }
+  }
+  const _errs44 = errors;
+  let valid15 = true;
+  const _errs45 = errors;
+  if (errors === _errs45) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing7;
+      if (data.type === void 0 && (missing7 = "type")) {
+        const err28 = {};
+        if (vErrors === null) {
+          vErrors = [err28];
+        } else {
+          vErrors.push(err28);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("dispatch" !== data.type) {
+            const err29 = {};
+            if (vErrors === null) {
+              vErrors = [err29];
+            } else {
+              vErrors.push(err29);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err30 = {};
+      if (vErrors === null) {
+        vErrors = [err30];
+      } else {
+        vErrors.push(err30);
+      }
+      errors++;
+    }
+  }
+  var _valid7 = _errs45 === errors;
+  errors = _errs44;
+  if (vErrors !== null) {
+    if (_errs44) {
+      vErrors.length = _errs44;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid7) {
+    const _errs48 = errors;
+    if (!validate52(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+      errors = vErrors.length;
+    }
+    var _valid7 = _errs48 === errors;
+    valid15 = _valid7;
+    if (valid15) {
+      var props7 = true;
+    }
+  }
+  if (!valid15) {
+    const err31 = { instancePath, schemaPath: "#/allOf/7/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[7].if, parentSchema: schema39.allOf[7], data };
+    if (vErrors === null) {
+      vErrors = [err31];
+    } else {
+      vErrors.push(err31);
+    }
+    errors++;
+  }
+  if (props0 !== true && props7 !== void 0) {
+    if (props7 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props7);
+    }
+  }
+  const _errs50 = errors;
+  let valid17 = true;
+  const _errs51 = errors;
+  if (errors === _errs51) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing8;
+      if (data.type === void 0 && (missing8 = "type")) {
+        const err32 = {};
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("end" !== data.type) {
+            const err33 = {};
+            if (vErrors === null) {
+              vErrors = [err33];
+            } else {
+              vErrors.push(err33);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err34 = {};
+      if (vErrors === null) {
+        vErrors = [err34];
+      } else {
+        vErrors.push(err34);
+      }
+      errors++;
+    }
+  }
+  var _valid8 = _errs51 === errors;
+  errors = _errs50;
+  if (vErrors !== null) {
+    if (_errs50) {
+      vErrors.length = _errs50;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid8) {
+    const _errs54 = errors;
+    if (!validate56(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+      errors = vErrors.length;
+    }
+    var _valid8 = _errs54 === errors;
+    valid17 = _valid8;
+    if (valid17) {
+      var props8 = true;
+    }
+  }
+  if (!valid17) {
+    const err35 = { instancePath, schemaPath: "#/allOf/8/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[8].if, parentSchema: schema39.allOf[8], data };
+    if (vErrors === null) {
+      vErrors = [err35];
+    } else {
+      vErrors.push(err35);
+    }
+    errors++;
+  }
+  if (props0 !== true && props8 !== void 0) {
+    if (props8 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props8);
+    }
+  }
+  const _errs56 = errors;
+  let valid19 = true;
+  const _errs57 = errors;
+  if (errors === _errs57) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing9;
+      if (data.type === void 0 && (missing9 = "type")) {
+        const err36 = {};
+        if (vErrors === null) {
+          vErrors = [err36];
+        } else {
+          vErrors.push(err36);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("investigate" !== data.type) {
+            const err37 = {};
+            if (vErrors === null) {
+              vErrors = [err37];
+            } else {
+              vErrors.push(err37);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err38 = {};
+      if (vErrors === null) {
+        vErrors = [err38];
+      } else {
+        vErrors.push(err38);
+      }
+      errors++;
+    }
+  }
+  var _valid9 = _errs57 === errors;
+  errors = _errs56;
+  if (vErrors !== null) {
+    if (_errs56) {
+      vErrors.length = _errs56;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid9) {
+    const _errs60 = errors;
+    if (!validate60(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+      errors = vErrors.length;
+    }
+    var _valid9 = _errs60 === errors;
+    valid19 = _valid9;
+    if (valid19) {
+      var props9 = true;
+    }
+  }
+  if (!valid19) {
+    const err39 = { instancePath, schemaPath: "#/allOf/9/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[9].if, parentSchema: schema39.allOf[9], data };
+    if (vErrors === null) {
+      vErrors = [err39];
+    } else {
+      vErrors.push(err39);
+    }
+    errors++;
+  }
+  if (props0 !== true && props9 !== void 0) {
+    if (props9 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props9);
+    }
+  }
+  const _errs62 = errors;
+  let valid21 = true;
+  const _errs63 = errors;
+  if (errors === _errs63) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing10;
+      if (data.type === void 0 && (missing10 = "type")) {
+        const err40 = {};
+        if (vErrors === null) {
+          vErrors = [err40];
+        } else {
+          vErrors.push(err40);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("issue" !== data.type) {
+            const err41 = {};
+            if (vErrors === null) {
+              vErrors = [err41];
+            } else {
+              vErrors.push(err41);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err42 = {};
+      if (vErrors === null) {
+        vErrors = [err42];
+      } else {
+        vErrors.push(err42);
+      }
+      errors++;
+    }
+  }
+  var _valid10 = _errs63 === errors;
+  errors = _errs62;
+  if (vErrors !== null) {
+    if (_errs62) {
+      vErrors.length = _errs62;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid10) {
+    const _errs66 = errors;
+    if (!validate64(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+      errors = vErrors.length;
+    }
+    var _valid10 = _errs66 === errors;
+    valid21 = _valid10;
+    if (valid21) {
+      var props10 = true;
+    }
+  }
+  if (!valid21) {
+    const err43 = { instancePath, schemaPath: "#/allOf/10/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[10].if, parentSchema: schema39.allOf[10], data };
+    if (vErrors === null) {
+      vErrors = [err43];
+    } else {
+      vErrors.push(err43);
+    }
+    errors++;
+  }
+  if (props0 !== true && props10 !== void 0) {
+    if (props10 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props10);
+    }
+  }
+  const _errs68 = errors;
+  let valid23 = true;
+  const _errs69 = errors;
+  if (errors === _errs69) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing11;
+      if (data.type === void 0 && (missing11 = "type")) {
+        const err44 = {};
+        if (vErrors === null) {
+          vErrors = [err44];
+        } else {
+          vErrors.push(err44);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("label" !== data.type) {
+            const err45 = {};
+            if (vErrors === null) {
+              vErrors = [err45];
+            } else {
+              vErrors.push(err45);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err46 = {};
+      if (vErrors === null) {
+        vErrors = [err46];
+      } else {
+        vErrors.push(err46);
+      }
+      errors++;
+    }
+  }
+  var _valid11 = _errs69 === errors;
+  errors = _errs68;
+  if (vErrors !== null) {
+    if (_errs68) {
+      vErrors.length = _errs68;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid11) {
+    const _errs72 = errors;
+    if (!validate68(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+      errors = vErrors.length;
+    }
+    var _valid11 = _errs72 === errors;
+    valid23 = _valid11;
+    if (valid23) {
+      var props11 = true;
+    }
+  }
+  if (!valid23) {
+    const err47 = { instancePath, schemaPath: "#/allOf/11/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[11].if, parentSchema: schema39.allOf[11], data };
+    if (vErrors === null) {
+      vErrors = [err47];
+    } else {
+      vErrors.push(err47);
+    }
+    errors++;
+  }
+  if (props0 !== true && props11 !== void 0) {
+    if (props11 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props11);
+    }
+  }
+  const _errs74 = errors;
+  let valid25 = true;
+  const _errs75 = errors;
+  if (errors === _errs75) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing12;
+      if (data.type === void 0 && (missing12 = "type")) {
+        const err48 = {};
+        if (vErrors === null) {
+          vErrors = [err48];
+        } else {
+          vErrors.push(err48);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("playbook" !== data.type) {
+            const err49 = {};
+            if (vErrors === null) {
+              vErrors = [err49];
+            } else {
+              vErrors.push(err49);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err50 = {};
+      if (vErrors === null) {
+        vErrors = [err50];
+      } else {
+        vErrors.push(err50);
+      }
+      errors++;
+    }
+  }
+  var _valid12 = _errs75 === errors;
+  errors = _errs74;
+  if (vErrors !== null) {
+    if (_errs74) {
+      vErrors.length = _errs74;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid12) {
+    const _errs78 = errors;
+    if (!validate72(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+      errors = vErrors.length;
+    }
+    var _valid12 = _errs78 === errors;
+    valid25 = _valid12;
+    if (valid25) {
+      var props12 = true;
+    }
+  }
+  if (!valid25) {
+    const err51 = { instancePath, schemaPath: "#/allOf/12/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[12].if, parentSchema: schema39.allOf[12], data };
+    if (vErrors === null) {
+      vErrors = [err51];
+    } else {
+      vErrors.push(err51);
+    }
+    errors++;
+  }
+  if (props0 !== true && props12 !== void 0) {
+    if (props12 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props12);
+    }
+  }
+  const _errs80 = errors;
+  let valid27 = true;
+  const _errs81 = errors;
+  if (errors === _errs81) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing13;
+      if (data.type === void 0 && (missing13 = "type")) {
+        const err52 = {};
+        if (vErrors === null) {
+          vErrors = [err52];
+        } else {
+          vErrors.push(err52);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("pull_request" !== data.type) {
+            const err53 = {};
+            if (vErrors === null) {
+              vErrors = [err53];
+            } else {
+              vErrors.push(err53);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err54 = {};
+      if (vErrors === null) {
+        vErrors = [err54];
+      } else {
+        vErrors.push(err54);
+      }
+      errors++;
+    }
+  }
+  var _valid13 = _errs81 === errors;
+  errors = _errs80;
+  if (vErrors !== null) {
+    if (_errs80) {
+      vErrors.length = _errs80;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid13) {
+    const _errs84 = errors;
+    if (!validate76(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+      errors = vErrors.length;
+    }
+    var _valid13 = _errs84 === errors;
+    valid27 = _valid13;
+    if (valid27) {
+      var props13 = true;
+    }
+  }
+  if (!valid27) {
+    const err55 = { instancePath, schemaPath: "#/allOf/13/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[13].if, parentSchema: schema39.allOf[13], data };
+    if (vErrors === null) {
+      vErrors = [err55];
+    } else {
+      vErrors.push(err55);
+    }
+    errors++;
+  }
+  if (props0 !== true && props13 !== void 0) {
+    if (props13 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props13);
+    }
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.type === void 0) {
+      const err56 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'", schema: schema39.required, parentSchema: schema39, data };
+      if (vErrors === null) {
+        vErrors = [err56];
+      } else {
+        vErrors.push(err56);
+      }
+      errors++;
+    }
+    if (props0 !== true) {
+      props0 = props0 || {};
+      props0.type = true;
+    }
+    if (data.type !== void 0) {
+      let data14 = data.type;
+      if (!(data14 === "ai" || data14 === "branch" || data14 === "checkpoint" || data14 === "close" || data14 === "comment" || data14 === "commit" || data14 === "decide" || data14 === "dispatch" || data14 === "end" || data14 === "investigate" || data14 === "issue" || data14 === "label" || data14 === "playbook" || data14 === "pull_request")) {
+        const err57 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema39.properties.type.enum }, message: "must be equal to one of the allowed values", schema: schema39.properties.type.enum, parentSchema: schema39.properties.type, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err57];
+        } else {
+          vErrors.push(err57);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err58 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema39.type, parentSchema: schema39, data };
+    if (vErrors === null) {
+      vErrors = [err58];
+    } else {
+      vErrors.push(err58);
+    }
+    errors++;
+  }
+  validate21.errors = vErrors;
+  evaluated0.props = props0;
+  return errors === 0;
+}
+validate21.evaluated = { "dynamicProps": true, "dynamicItems": false };
+var schema122 = { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } };
+var schema123 = { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } };
+function validate83(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate83.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === "by" || key0 === "permission" || key0 === "teams" || key0 === "step" || key0 === "values" || key0 === "reason" || key0 === "findings" || key0 === "branch")) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123, data };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.by !== void 0) {
+      let data0 = data.by;
+      if (typeof data0 !== "string") {
+        const err1 = { instancePath: instancePath + "/by", schemaPath: "#/properties/by/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.by.type, parentSchema: schema123.properties.by, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.permission !== void 0) {
+      let data1 = data.permission;
+      if (!(data1 === "read" || data1 === "triage" || data1 === "write" || data1 === "maintain" || data1 === "admin")) {
+        const err2 = { instancePath: instancePath + "/permission", schemaPath: "#/properties/permission/enum", keyword: "enum", params: { allowedValues: schema123.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.permission.enum, parentSchema: schema123.properties.permission, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.teams !== void 0) {
+      let data2 = data.teams;
+      if (Array.isArray(data2)) {
+        const len0 = data2.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data3 = data2[i0];
+          if (typeof data3 !== "string") {
+            const err3 = { instancePath: instancePath + "/teams/" + i0, schemaPath: "#/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.teams.items.type, parentSchema: schema123.properties.teams.items, data: data3 };
+            if (vErrors === null) {
+              vErrors = [err3];
+            } else {
+              vErrors.push(err3);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err4 = { instancePath: instancePath + "/teams", schemaPath: "#/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema123.properties.teams.type, parentSchema: schema123.properties.teams, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.step !== void 0) {
+      let data4 = data.step;
+      if (typeof data4 === "string") {
+        if (!pattern4.test(data4)) {
+          const err5 = { instancePath: instancePath + "/step", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      } else {
+        const err6 = { instancePath: instancePath + "/step", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.values !== void 0) {
+      let data5 = data.values;
+      if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+        for (const key1 in data5) {
+          let data6 = data5[key1];
+          if (typeof data6 !== "string" && !(typeof data6 == "number" && isFinite(data6)) && typeof data6 !== "boolean") {
+            const err7 = { instancePath: instancePath + "/values/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/values/additionalProperties/type", keyword: "type", params: { type: schema123.properties.values.additionalProperties.type }, message: "must be string,number,boolean", schema: schema123.properties.values.additionalProperties.type, parentSchema: schema123.properties.values.additionalProperties, data: data6 };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err8 = { instancePath: instancePath + "/values", schemaPath: "#/properties/values/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.values.type, parentSchema: schema123.properties.values, data: data5 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.reason !== void 0) {
+      let data7 = data.reason;
+      if (typeof data7 !== "string") {
+        const err9 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.reason.type, parentSchema: schema123.properties.reason, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.findings !== void 0) {
+      let data8 = data.findings;
+      if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
+        for (const key2 in data8) {
+          let data9 = data8[key2];
+          if (typeof data9 !== "string" && !(typeof data9 == "number" && isFinite(data9)) && typeof data9 !== "boolean") {
+            const err10 = { instancePath: instancePath + "/findings/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/findings/additionalProperties/type", keyword: "type", params: { type: schema123.properties.findings.additionalProperties.type }, message: "must be string,number,boolean", schema: schema123.properties.findings.additionalProperties.type, parentSchema: schema123.properties.findings.additionalProperties, data: data9 };
+            if (vErrors === null) {
+              vErrors = [err10];
+            } else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err11 = { instancePath: instancePath + "/findings", schemaPath: "#/properties/findings/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.findings.type, parentSchema: schema123.properties.findings, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.branch !== void 0) {
+      let data10 = data.branch;
+      if (typeof data10 === "string") {
+        if (!pattern4.test(data10)) {
+          const err12 = { instancePath: instancePath + "/branch", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+      } else {
+        const err13 = { instancePath: instancePath + "/branch", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.type, parentSchema: schema123, data };
+    if (vErrors === null) {
+      vErrors = [err14];
+    } else {
+      vErrors.push(err14);
+    }
+    errors++;
+  }
+  validate83.errors = vErrors;
+  return errors === 0;
+}
+validate83.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema126 = { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } };
+function validate85(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate85.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (Object.keys(data).length > 1) {
+      const err0 = { instancePath, schemaPath: "#/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties", schema: 1, parentSchema: schema126, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (Object.keys(data).length < 1) {
+      const err1 = { instancePath, schemaPath: "#/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema126, data };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema126.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema126, data };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.approve !== void 0) {
+      if (!validate83(data.approve, { instancePath: instancePath + "/approve", parentData: data, parentDataProperty: "approve", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.reject !== void 0) {
+      if (!validate83(data.reject, { instancePath: instancePath + "/reject", parentData: data, parentDataProperty: "reject", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.record !== void 0) {
+      if (!validate83(data.record, { instancePath: instancePath + "/record", parentData: data, parentDataProperty: "record", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.choose !== void 0) {
+      if (!validate83(data.choose, { instancePath: instancePath + "/choose", parentData: data, parentDataProperty: "choose", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.retry !== void 0) {
+      if (!validate83(data.retry, { instancePath: instancePath + "/retry", parentData: data, parentDataProperty: "retry", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.cancel !== void 0) {
+      if (!validate83(data.cancel, { instancePath: instancePath + "/cancel", parentData: data, parentDataProperty: "cancel", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.merge !== void 0) {
+      let data6 = data.merge;
+      if (typeof data6 !== "boolean") {
+        const err3 = { instancePath: instancePath + "/merge", schemaPath: "#/properties/merge/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema126.properties.merge.type, parentSchema: schema126.properties.merge, data: data6 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.close_pr !== void 0) {
+      let data7 = data.close_pr;
+      if (typeof data7 !== "boolean") {
+        const err4 = { instancePath: instancePath + "/close_pr", schemaPath: "#/properties/close_pr/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema126.properties.close_pr.type, parentSchema: schema126.properties.close_pr, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.workflow !== void 0) {
+      let data8 = data.workflow;
+      if (!(data8 === "success" || data8 === "failure" || data8 === "cancelled")) {
+        const err5 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/enum", keyword: "enum", params: { allowedValues: schema126.properties.workflow.enum }, message: "must be equal to one of the allowed values", schema: schema126.properties.workflow.enum, parentSchema: schema126.properties.workflow, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.fail_effect !== void 0) {
+      let data9 = data.fail_effect;
+      if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+        if (data9.step === void 0) {
+          const err6 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "step" }, message: "must have required property 'step'", schema: schema126.properties.fail_effect.required, parentSchema: schema126.properties.fail_effect, data: data9 };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (data9.code === void 0) {
+          const err7 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "code" }, message: "must have required property 'code'", schema: schema126.properties.fail_effect.required, parentSchema: schema126.properties.fail_effect, data: data9 };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        for (const key1 in data9) {
+          if (!(key1 === "step" || key1 === "code" || key1 === "times")) {
+            const err8 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema126.properties.fail_effect, data: data9 };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data9.step !== void 0) {
+          let data10 = data9.step;
+          if (typeof data10 === "string") {
+            if (!pattern4.test(data10)) {
+              const err9 = { instancePath: instancePath + "/fail_effect/step", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data10 };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+          } else {
+            const err10 = { instancePath: instancePath + "/fail_effect/step", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data10 };
+            if (vErrors === null) {
+              vErrors = [err10];
+            } else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+        if (data9.code !== void 0) {
+          let data11 = data9.code;
+          if (typeof data11 !== "string") {
+            const err11 = { instancePath: instancePath + "/fail_effect/code", schemaPath: "#/properties/fail_effect/properties/code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema126.properties.fail_effect.properties.code.type, parentSchema: schema126.properties.fail_effect.properties.code, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err11];
+            } else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+        if (data9.times !== void 0) {
+          let data12 = data9.times;
+          if (!(typeof data12 == "number" && (!(data12 % 1) && !isNaN(data12)) && isFinite(data12))) {
+            const err12 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema126.properties.fail_effect.properties.times.type, parentSchema: schema126.properties.fail_effect.properties.times, data: data12 };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+          if (typeof data12 == "number" && isFinite(data12)) {
+            if (data12 < 1 || isNaN(data12)) {
+              const err13 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema126.properties.fail_effect.properties.times, data: data12 };
+              if (vErrors === null) {
+                vErrors = [err13];
+              } else {
+                vErrors.push(err13);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err14 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema126.properties.fail_effect.type, parentSchema: schema126.properties.fail_effect, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.wait !== void 0) {
+      let data13 = data.wait;
+      if (typeof data13 === "string") {
+        if (!pattern9.test(data13)) {
+          const err15 = { instancePath: instancePath + "/wait", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data13 };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = { instancePath: instancePath + "/wait", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema126.type, parentSchema: schema126, data };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate85.errors = vErrors;
+  return errors === 0;
+}
+validate85.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate82(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate82.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema122.required, parentSchema: schema122, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.expect === void 0) {
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "expect" }, message: "must have required property 'expect'", schema: schema122.required, parentSchema: schema122, data };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "name" || key0 === "inputs" || key0 === "initiator" || key0 === "alert" || key0 === "events" || key0 === "expect")) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema122, data };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data0 = data.name;
+      if (typeof data0 !== "string") {
+        const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.name.type, parentSchema: schema122.properties.name, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.inputs !== void 0) {
+      let data1 = data.inputs;
+      if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
+        for (const key1 in data1) {
+          let data2 = data1[key1];
+          if (typeof data2 !== "string" && !(typeof data2 == "number" && isFinite(data2)) && typeof data2 !== "boolean") {
+            const err4 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema122.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema122.properties.inputs.additionalProperties.type, parentSchema: schema122.properties.inputs.additionalProperties, data: data2 };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err5 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.inputs.type, parentSchema: schema122.properties.inputs, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.initiator !== void 0) {
+      if (!validate83(data.initiator, { instancePath: instancePath + "/initiator", parentData: data, parentDataProperty: "initiator", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.alert !== void 0) {
+      let data4 = data.alert;
+      if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
+        for (const key2 in data4) {
+          if (!(key2 === "title" || key2 === "summary" || key2 === "severity" || key2 === "status" || key2 === "source" || key2 === "labels" || key2 === "annotations")) {
+            const err6 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema122.properties.alert, data: data4 };
+            if (vErrors === null) {
+              vErrors = [err6];
+            } else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+        }
+        if (data4.title !== void 0) {
+          let data5 = data4.title;
+          if (typeof data5 !== "string") {
+            const err7 = { instancePath: instancePath + "/alert/title", schemaPath: "#/properties/alert/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.alert.properties.title.type, parentSchema: schema122.properties.alert.properties.title, data: data5 };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        if (data4.summary !== void 0) {
+          let data6 = data4.summary;
+          if (typeof data6 !== "string") {
+            const err8 = { instancePath: instancePath + "/alert/summary", schemaPath: "#/properties/alert/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.alert.properties.summary.type, parentSchema: schema122.properties.alert.properties.summary, data: data6 };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data4.severity !== void 0) {
+          let data7 = data4.severity;
+          if (typeof data7 !== "string") {
+            const err9 = { instancePath: instancePath + "/alert/severity", schemaPath: "#/properties/alert/properties/severity/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.alert.properties.severity.type, parentSchema: schema122.properties.alert.properties.severity, data: data7 };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        if (data4.status !== void 0) {
+          let data8 = data4.status;
+          if (!(data8 === "firing" || data8 === "resolved")) {
+            const err10 = { instancePath: instancePath + "/alert/status", schemaPath: "#/properties/alert/properties/status/enum", keyword: "enum", params: { allowedValues: schema122.properties.alert.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema122.properties.alert.properties.status.enum, parentSchema: schema122.properties.alert.properties.status, data: data8 };
+            if (vErrors === null) {
+              vErrors = [err10];
+            } else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+        if (data4.source !== void 0) {
+          let data9 = data4.source;
+          if (!(data9 === "github" || data9 === "alertmanager" || data9 === "grafana" || data9 === "generic")) {
+            const err11 = { instancePath: instancePath + "/alert/source", schemaPath: "#/properties/alert/properties/source/enum", keyword: "enum", params: { allowedValues: schema122.properties.alert.properties.source.enum }, message: "must be equal to one of the allowed values", schema: schema122.properties.alert.properties.source.enum, parentSchema: schema122.properties.alert.properties.source, data: data9 };
+            if (vErrors === null) {
+              vErrors = [err11];
+            } else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+        if (data4.labels !== void 0) {
+          let data10 = data4.labels;
+          if (data10 && typeof data10 == "object" && !Array.isArray(data10)) {
+            for (const key3 in data10) {
+              let data11 = data10[key3];
+              if (typeof data11 !== "string") {
+                const err12 = { instancePath: instancePath + "/alert/labels/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/labels/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.alert.properties.labels.additionalProperties.type, parentSchema: schema122.properties.alert.properties.labels.additionalProperties, data: data11 };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = { instancePath: instancePath + "/alert/labels", schemaPath: "#/properties/alert/properties/labels/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.alert.properties.labels.type, parentSchema: schema122.properties.alert.properties.labels, data: data10 };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+        if (data4.annotations !== void 0) {
+          let data12 = data4.annotations;
+          if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
+            for (const key4 in data12) {
+              let data13 = data12[key4];
+              if (typeof data13 !== "string") {
+                const err14 = { instancePath: instancePath + "/alert/annotations/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/annotations/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.alert.properties.annotations.additionalProperties.type, parentSchema: schema122.properties.alert.properties.annotations.additionalProperties, data: data13 };
+                if (vErrors === null) {
+                  vErrors = [err14];
+                } else {
+                  vErrors.push(err14);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err15 = { instancePath: instancePath + "/alert/annotations", schemaPath: "#/properties/alert/properties/annotations/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.alert.properties.annotations.type, parentSchema: schema122.properties.alert.properties.annotations, data: data12 };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err16 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.alert.type, parentSchema: schema122.properties.alert, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.events !== void 0) {
+      let data14 = data.events;
+      if (Array.isArray(data14)) {
+        const len0 = data14.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          if (!validate85(data14[i0], { instancePath: instancePath + "/events/" + i0, parentData: data14, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err17 = { instancePath: instancePath + "/events", schemaPath: "#/properties/events/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema122.properties.events.type, parentSchema: schema122.properties.events, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.expect !== void 0) {
+      let data16 = data.expect;
+      if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
+        for (const key5 in data16) {
+          if (!(key5 === "path" || key5 === "status" || key5 === "conclusion" || key5 === "error" || key5 === "outputs")) {
+            const err18 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties", schema: false, parentSchema: schema122.properties.expect, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err18];
+            } else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+        if (data16.path !== void 0) {
+          let data17 = data16.path;
+          if (Array.isArray(data17)) {
+            const len1 = data17.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+              let data18 = data17[i1];
+              if (typeof data18 !== "string") {
+                const err19 = { instancePath: instancePath + "/expect/path/" + i1, schemaPath: "#/properties/expect/properties/path/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.expect.properties.path.items.type, parentSchema: schema122.properties.expect.properties.path.items, data: data18 };
+                if (vErrors === null) {
+                  vErrors = [err19];
+                } else {
+                  vErrors.push(err19);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err20 = { instancePath: instancePath + "/expect/path", schemaPath: "#/properties/expect/properties/path/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema122.properties.expect.properties.path.type, parentSchema: schema122.properties.expect.properties.path, data: data17 };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+        if (data16.status !== void 0) {
+          let data19 = data16.status;
+          if (!(data19 === "completed" || data19 === "failed" || data19 === "cancelled" || data19 === "waiting" || data19 === "running")) {
+            const err21 = { instancePath: instancePath + "/expect/status", schemaPath: "#/properties/expect/properties/status/enum", keyword: "enum", params: { allowedValues: schema122.properties.expect.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema122.properties.expect.properties.status.enum, parentSchema: schema122.properties.expect.properties.status, data: data19 };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+        if (data16.conclusion !== void 0) {
+          let data20 = data16.conclusion;
+          if (typeof data20 !== "string") {
+            const err22 = { instancePath: instancePath + "/expect/conclusion", schemaPath: "#/properties/expect/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.expect.properties.conclusion.type, parentSchema: schema122.properties.expect.properties.conclusion, data: data20 };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+        if (data16.error !== void 0) {
+          let data21 = data16.error;
+          if (typeof data21 !== "string") {
+            const err23 = { instancePath: instancePath + "/expect/error", schemaPath: "#/properties/expect/properties/error/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.expect.properties.error.type, parentSchema: schema122.properties.expect.properties.error, data: data21 };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+        if (data16.outputs !== void 0) {
+          let data22 = data16.outputs;
+          if (data22 && typeof data22 == "object" && !Array.isArray(data22)) {
+            for (const key6 in data22) {
+              let data23 = data22[key6];
+              if (typeof data23 !== "string" && !(typeof data23 == "number" && isFinite(data23)) && typeof data23 !== "boolean") {
+                const err24 = { instancePath: instancePath + "/expect/outputs/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/expect/properties/outputs/additionalProperties/type", keyword: "type", params: { type: schema122.properties.expect.properties.outputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema122.properties.expect.properties.outputs.additionalProperties.type, parentSchema: schema122.properties.expect.properties.outputs.additionalProperties, data: data23 };
+                if (vErrors === null) {
+                  vErrors = [err24];
+                } else {
+                  vErrors.push(err24);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err25 = { instancePath: instancePath + "/expect/outputs", schemaPath: "#/properties/expect/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.expect.properties.outputs.type, parentSchema: schema122.properties.expect.properties.outputs, data: data22 };
+            if (vErrors === null) {
+              vErrors = [err25];
+            } else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err26 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.expect.type, parentSchema: schema122.properties.expect, data: data16 };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.type, parentSchema: schema122, data };
+    if (vErrors === null) {
+      vErrors = [err27];
+    } else {
+      vErrors.push(err27);
+    }
+    errors++;
+  }
+  validate82.errors = vErrors;
+  return errors === 0;
+}
+validate82.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  ;
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate20.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.apiVersion === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "apiVersion" }, message: "must have required property 'apiVersion'", schema: schema31.required, parentSchema: schema31, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.id === void 0) {
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema31.required, parentSchema: schema31, data };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema31.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31, data };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.apiVersion !== void 0) {
+      let data0 = data.apiVersion;
+      if ("playbook-bot/v1" !== data0) {
+        const err3 = { instancePath: instancePath + "/apiVersion", schemaPath: "#/properties/apiVersion/const", keyword: "const", params: { allowedValue: "playbook-bot/v1" }, message: "must be equal to constant", schema: "playbook-bot/v1", parentSchema: schema31.properties.apiVersion, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data1 = data.id;
+      if (typeof data1 === "string") {
+        if (!pattern4.test(data1)) {
+          const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data1 };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.name.type, parentSchema: schema31.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.description.type, parentSchema: schema31.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.owner !== void 0) {
+      let data4 = data.owner;
+      if (typeof data4 !== "string") {
+        const err8 = { instancePath: instancePath + "/owner", schemaPath: "#/properties/owner/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.owner.type, parentSchema: schema31.properties.owner, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.reviewers !== void 0) {
+      let data5 = data.reviewers;
+      if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+        for (const key1 in data5) {
+          if (!(key1 === "required" || key1 === "optional")) {
+            const err9 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.reviewers, data: data5 };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        if (data5.required !== void 0) {
+          let data6 = data5.required;
+          if (Array.isArray(data6)) {
+            const len0 = data6.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+              let data7 = data6[i0];
+              if (typeof data7 !== "string") {
+                const err10 = { instancePath: instancePath + "/reviewers/required/" + i0, schemaPath: "#/properties/reviewers/properties/required/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.reviewers.properties.required.items.type, parentSchema: schema31.properties.reviewers.properties.required.items, data: data7 };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err11 = { instancePath: instancePath + "/reviewers/required", schemaPath: "#/properties/reviewers/properties/required/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.reviewers.properties.required.type, parentSchema: schema31.properties.reviewers.properties.required, data: data6 };
+            if (vErrors === null) {
+              vErrors = [err11];
+            } else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+        if (data5.optional !== void 0) {
+          let data8 = data5.optional;
+          if (Array.isArray(data8)) {
+            const len1 = data8.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+              let data9 = data8[i1];
+              if (typeof data9 !== "string") {
+                const err12 = { instancePath: instancePath + "/reviewers/optional/" + i1, schemaPath: "#/properties/reviewers/properties/optional/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.reviewers.properties.optional.items.type, parentSchema: schema31.properties.reviewers.properties.optional.items, data: data9 };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = { instancePath: instancePath + "/reviewers/optional", schemaPath: "#/properties/reviewers/properties/optional/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.reviewers.properties.optional.type, parentSchema: schema31.properties.reviewers.properties.optional, data: data8 };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.reviewers.type, parentSchema: schema31.properties.reviewers, data: data5 };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.active !== void 0) {
+      let data10 = data.active;
+      if (typeof data10 !== "boolean") {
+        const err15 = { instancePath: instancePath + "/active", schemaPath: "#/properties/active/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema31.properties.active.type, parentSchema: schema31.properties.active, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.tags !== void 0) {
+      let data11 = data.tags;
+      if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
+        for (const key2 in data11) {
+          if (!(key2 === "services" || key2 === "errors" || key2 === "symptoms")) {
+            const err16 = { instancePath: instancePath + "/tags", schemaPath: "#/properties/tags/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.tags, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err16];
+            } else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+        if (data11.services !== void 0) {
+          let data12 = data11.services;
+          if (Array.isArray(data12)) {
+            const len2 = data12.length;
+            for (let i2 = 0; i2 < len2; i2++) {
+              let data13 = data12[i2];
+              if (typeof data13 !== "string") {
+                const err17 = { instancePath: instancePath + "/tags/services/" + i2, schemaPath: "#/properties/tags/properties/services/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.tags.properties.services.items.type, parentSchema: schema31.properties.tags.properties.services.items, data: data13 };
+                if (vErrors === null) {
+                  vErrors = [err17];
+                } else {
+                  vErrors.push(err17);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err18 = { instancePath: instancePath + "/tags/services", schemaPath: "#/properties/tags/properties/services/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.tags.properties.services.type, parentSchema: schema31.properties.tags.properties.services, data: data12 };
+            if (vErrors === null) {
+              vErrors = [err18];
+            } else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+        if (data11.errors !== void 0) {
+          let data14 = data11.errors;
+          if (Array.isArray(data14)) {
+            const len3 = data14.length;
+            for (let i3 = 0; i3 < len3; i3++) {
+              let data15 = data14[i3];
+              if (typeof data15 !== "string") {
+                const err19 = { instancePath: instancePath + "/tags/errors/" + i3, schemaPath: "#/properties/tags/properties/errors/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.tags.properties.errors.items.type, parentSchema: schema31.properties.tags.properties.errors.items, data: data15 };
+                if (vErrors === null) {
+                  vErrors = [err19];
+                } else {
+                  vErrors.push(err19);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err20 = { instancePath: instancePath + "/tags/errors", schemaPath: "#/properties/tags/properties/errors/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.tags.properties.errors.type, parentSchema: schema31.properties.tags.properties.errors, data: data14 };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+        if (data11.symptoms !== void 0) {
+          let data16 = data11.symptoms;
+          if (Array.isArray(data16)) {
+            const len4 = data16.length;
+            for (let i4 = 0; i4 < len4; i4++) {
+              let data17 = data16[i4];
+              if (typeof data17 !== "string") {
+                const err21 = { instancePath: instancePath + "/tags/symptoms/" + i4, schemaPath: "#/properties/tags/properties/symptoms/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.tags.properties.symptoms.items.type, parentSchema: schema31.properties.tags.properties.symptoms.items, data: data17 };
+                if (vErrors === null) {
+                  vErrors = [err21];
+                } else {
+                  vErrors.push(err21);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err22 = { instancePath: instancePath + "/tags/symptoms", schemaPath: "#/properties/tags/properties/symptoms/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.tags.properties.symptoms.type, parentSchema: schema31.properties.tags.properties.symptoms, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err23 = { instancePath: instancePath + "/tags", schemaPath: "#/properties/tags/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.tags.type, parentSchema: schema31.properties.tags, data: data11 };
+        if (vErrors === null) {
+          vErrors = [err23];
+        } else {
+          vErrors.push(err23);
+        }
+        errors++;
+      }
+    }
+    if (data.kind !== void 0) {
+      let data18 = data.kind;
+      if (!(data18 === "user_workflow" || data18 === "system_tool")) {
+        const err24 = { instancePath: instancePath + "/kind", schemaPath: "#/properties/kind/enum", keyword: "enum", params: { allowedValues: schema31.properties.kind.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.kind.enum, parentSchema: schema31.properties.kind, data: data18 };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
+    if (data.interaction_mode !== void 0) {
+      let data19 = data.interaction_mode;
+      if (Array.isArray(data19)) {
+        const len5 = data19.length;
+        for (let i5 = 0; i5 < len5; i5++) {
+          let data20 = data19[i5];
+          if (!(data20 === "silent" || data20 === "needs_review" || data20 === "conversational")) {
+            const err25 = { instancePath: instancePath + "/interaction_mode/" + i5, schemaPath: "#/properties/interaction_mode/items/enum", keyword: "enum", params: { allowedValues: schema31.properties.interaction_mode.items.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.interaction_mode.items.enum, parentSchema: schema31.properties.interaction_mode.items, data: data20 };
+            if (vErrors === null) {
+              vErrors = [err25];
+            } else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err26 = { instancePath: instancePath + "/interaction_mode", schemaPath: "#/properties/interaction_mode/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.interaction_mode.type, parentSchema: schema31.properties.interaction_mode, data: data19 };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
+    }
+    if (data.requires !== void 0) {
+      let data21 = data.requires;
+      if (data21 && typeof data21 == "object" && !Array.isArray(data21)) {
+        for (const key3 in data21) {
+          if (!(key3 === "secrets" || key3 === "tools")) {
+            const err27 = { instancePath: instancePath + "/requires", schemaPath: "#/properties/requires/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.requires, data: data21 };
+            if (vErrors === null) {
+              vErrors = [err27];
+            } else {
+              vErrors.push(err27);
+            }
+            errors++;
+          }
+        }
+        if (data21.secrets !== void 0) {
+          let data22 = data21.secrets;
+          if (Array.isArray(data22)) {
+            const len6 = data22.length;
+            for (let i6 = 0; i6 < len6; i6++) {
+              let data23 = data22[i6];
+              if (typeof data23 === "string") {
+                if (!pattern5.test(data23)) {
+                  const err28 = { instancePath: instancePath + "/requires/secrets/" + i6, schemaPath: "#/properties/requires/properties/secrets/items/pattern", keyword: "pattern", params: { pattern: "^[A-Z_][A-Z0-9_]*$" }, message: 'must match pattern "^[A-Z_][A-Z0-9_]*$"', schema: "^[A-Z_][A-Z0-9_]*$", parentSchema: schema31.properties.requires.properties.secrets.items, data: data23 };
+                  if (vErrors === null) {
+                    vErrors = [err28];
+                  } else {
+                    vErrors.push(err28);
+                  }
+                  errors++;
+                }
+              } else {
+                const err29 = { instancePath: instancePath + "/requires/secrets/" + i6, schemaPath: "#/properties/requires/properties/secrets/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.requires.properties.secrets.items.type, parentSchema: schema31.properties.requires.properties.secrets.items, data: data23 };
+                if (vErrors === null) {
+                  vErrors = [err29];
+                } else {
+                  vErrors.push(err29);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err30 = { instancePath: instancePath + "/requires/secrets", schemaPath: "#/properties/requires/properties/secrets/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.requires.properties.secrets.type, parentSchema: schema31.properties.requires.properties.secrets, data: data22 };
+            if (vErrors === null) {
+              vErrors = [err30];
+            } else {
+              vErrors.push(err30);
+            }
+            errors++;
+          }
+        }
+        if (data21.tools !== void 0) {
+          let data24 = data21.tools;
+          if (Array.isArray(data24)) {
+            const len7 = data24.length;
+            for (let i7 = 0; i7 < len7; i7++) {
+              let data25 = data24[i7];
+              if (typeof data25 === "string") {
+                if (!pattern6.test(data25)) {
+                  const err31 = { instancePath: instancePath + "/requires/tools/" + i7, schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data25 };
+                  if (vErrors === null) {
+                    vErrors = [err31];
+                  } else {
+                    vErrors.push(err31);
+                  }
+                  errors++;
+                }
+              } else {
+                const err32 = { instancePath: instancePath + "/requires/tools/" + i7, schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data25 };
+                if (vErrors === null) {
+                  vErrors = [err32];
+                } else {
+                  vErrors.push(err32);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err33 = { instancePath: instancePath + "/requires/tools", schemaPath: "#/properties/requires/properties/tools/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.requires.properties.tools.type, parentSchema: schema31.properties.requires.properties.tools, data: data24 };
+            if (vErrors === null) {
+              vErrors = [err33];
+            } else {
+              vErrors.push(err33);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err34 = { instancePath: instancePath + "/requires", schemaPath: "#/properties/requires/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.requires.type, parentSchema: schema31.properties.requires, data: data21 };
+        if (vErrors === null) {
+          vErrors = [err34];
+        } else {
+          vErrors.push(err34);
+        }
+        errors++;
+      }
+    }
+    if (data.on !== void 0) {
+      let data26 = data.on;
+      if (data26 && typeof data26 == "object" && !Array.isArray(data26)) {
+        for (const key4 in data26) {
+          if (!(key4 === "labels" || key4 === "command" || key4 === "alerts")) {
+            const err35 = { instancePath: instancePath + "/on", schemaPath: "#/properties/on/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.on, data: data26 };
+            if (vErrors === null) {
+              vErrors = [err35];
+            } else {
+              vErrors.push(err35);
+            }
+            errors++;
+          }
+        }
+        if (data26.labels !== void 0) {
+          let data27 = data26.labels;
+          if (Array.isArray(data27)) {
+            const len8 = data27.length;
+            for (let i8 = 0; i8 < len8; i8++) {
+              let data28 = data27[i8];
+              if (typeof data28 !== "string") {
+                const err36 = { instancePath: instancePath + "/on/labels/" + i8, schemaPath: "#/properties/on/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.on.properties.labels.items.type, parentSchema: schema31.properties.on.properties.labels.items, data: data28 };
+                if (vErrors === null) {
+                  vErrors = [err36];
+                } else {
+                  vErrors.push(err36);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err37 = { instancePath: instancePath + "/on/labels", schemaPath: "#/properties/on/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.on.properties.labels.type, parentSchema: schema31.properties.on.properties.labels, data: data27 };
+            if (vErrors === null) {
+              vErrors = [err37];
+            } else {
+              vErrors.push(err37);
+            }
+            errors++;
+          }
+        }
+        if (data26.command !== void 0) {
+          let data29 = data26.command;
+          if (typeof data29 === "string") {
+            if (!pattern4.test(data29)) {
+              const err38 = { instancePath: instancePath + "/on/command", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data29 };
+              if (vErrors === null) {
+                vErrors = [err38];
+              } else {
+                vErrors.push(err38);
+              }
+              errors++;
+            }
+          } else {
+            const err39 = { instancePath: instancePath + "/on/command", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data29 };
+            if (vErrors === null) {
+              vErrors = [err39];
+            } else {
+              vErrors.push(err39);
+            }
+            errors++;
+          }
+        }
+        if (data26.alerts !== void 0) {
+          let data30 = data26.alerts;
+          if (data30 && typeof data30 == "object" && !Array.isArray(data30)) {
+            for (const key5 in data30) {
+              if (!(key5 === "sources" || key5 === "match" || key5 === "context_types" || key5 === "signals" || key5 === "priority" || key5 === "min_score" || key5 === "resolve")) {
+                const err40 = { instancePath: instancePath + "/on/alerts", schemaPath: "#/$defs/alert_selector/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties", schema: false, parentSchema: schema35, data: data30 };
+                if (vErrors === null) {
+                  vErrors = [err40];
+                } else {
+                  vErrors.push(err40);
+                }
+                errors++;
+              }
+            }
+            if (data30.sources !== void 0) {
+              let data31 = data30.sources;
+              if (Array.isArray(data31)) {
+                const len9 = data31.length;
+                for (let i9 = 0; i9 < len9; i9++) {
+                  let data32 = data31[i9];
+                  if (!(data32 === "github" || data32 === "alertmanager" || data32 === "grafana" || data32 === "generic")) {
+                    const err41 = { instancePath: instancePath + "/on/alerts/sources/" + i9, schemaPath: "#/$defs/alert_selector/properties/sources/items/enum", keyword: "enum", params: { allowedValues: schema35.properties.sources.items.enum }, message: "must be equal to one of the allowed values", schema: schema35.properties.sources.items.enum, parentSchema: schema35.properties.sources.items, data: data32 };
+                    if (vErrors === null) {
+                      vErrors = [err41];
+                    } else {
+                      vErrors.push(err41);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err42 = { instancePath: instancePath + "/on/alerts/sources", schemaPath: "#/$defs/alert_selector/properties/sources/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema35.properties.sources.type, parentSchema: schema35.properties.sources, data: data31 };
+                if (vErrors === null) {
+                  vErrors = [err42];
+                } else {
+                  vErrors.push(err42);
+                }
+                errors++;
+              }
+            }
+            if (data30.match !== void 0) {
+              let data33 = data30.match;
+              if (data33 && typeof data33 == "object" && !Array.isArray(data33)) {
+                for (const key6 in data33) {
+                  let data34 = data33[key6];
+                  if (typeof data34 !== "string") {
+                    const err43 = { instancePath: instancePath + "/on/alerts/match/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/alert_selector/properties/match/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.match.additionalProperties.type, parentSchema: schema35.properties.match.additionalProperties, data: data34 };
+                    if (vErrors === null) {
+                      vErrors = [err43];
+                    } else {
+                      vErrors.push(err43);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err44 = { instancePath: instancePath + "/on/alerts/match", schemaPath: "#/$defs/alert_selector/properties/match/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema35.properties.match.type, parentSchema: schema35.properties.match, data: data33 };
+                if (vErrors === null) {
+                  vErrors = [err44];
+                } else {
+                  vErrors.push(err44);
+                }
+                errors++;
+              }
+            }
+            if (data30.context_types !== void 0) {
+              let data35 = data30.context_types;
+              if (Array.isArray(data35)) {
+                const len10 = data35.length;
+                for (let i10 = 0; i10 < len10; i10++) {
+                  let data36 = data35[i10];
+                  if (typeof data36 !== "string") {
+                    const err45 = { instancePath: instancePath + "/on/alerts/context_types/" + i10, schemaPath: "#/$defs/alert_selector/properties/context_types/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.context_types.items.type, parentSchema: schema35.properties.context_types.items, data: data36 };
+                    if (vErrors === null) {
+                      vErrors = [err45];
+                    } else {
+                      vErrors.push(err45);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err46 = { instancePath: instancePath + "/on/alerts/context_types", schemaPath: "#/$defs/alert_selector/properties/context_types/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema35.properties.context_types.type, parentSchema: schema35.properties.context_types, data: data35 };
+                if (vErrors === null) {
+                  vErrors = [err46];
+                } else {
+                  vErrors.push(err46);
+                }
+                errors++;
+              }
+            }
+            if (data30.signals !== void 0) {
+              let data37 = data30.signals;
+              if (data37 && typeof data37 == "object" && !Array.isArray(data37)) {
+                for (const key7 in data37) {
+                  if (!(key7 === "positive" || key7 === "negative")) {
+                    const err47 = { instancePath: instancePath + "/on/alerts/signals", schemaPath: "#/$defs/alert_selector/properties/signals/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties", schema: false, parentSchema: schema35.properties.signals, data: data37 };
+                    if (vErrors === null) {
+                      vErrors = [err47];
+                    } else {
+                      vErrors.push(err47);
+                    }
+                    errors++;
+                  }
+                }
+                if (data37.positive !== void 0) {
+                  let data38 = data37.positive;
+                  if (Array.isArray(data38)) {
+                    const len11 = data38.length;
+                    for (let i11 = 0; i11 < len11; i11++) {
+                      let data39 = data38[i11];
+                      if (data39 && typeof data39 == "object" && !Array.isArray(data39)) {
+                        if (data39.pattern === void 0) {
+                          const err48 = { instancePath: instancePath + "/on/alerts/signals/positive/" + i11, schemaPath: "#/$defs/alert_selector/properties/signals/properties/positive/items/required", keyword: "required", params: { missingProperty: "pattern" }, message: "must have required property 'pattern'", schema: schema35.properties.signals.properties.positive.items.required, parentSchema: schema35.properties.signals.properties.positive.items, data: data39 };
+                          if (vErrors === null) {
+                            vErrors = [err48];
+                          } else {
+                            vErrors.push(err48);
+                          }
+                          errors++;
+                        }
+                        if (data39.weight === void 0) {
+                          const err49 = { instancePath: instancePath + "/on/alerts/signals/positive/" + i11, schemaPath: "#/$defs/alert_selector/properties/signals/properties/positive/items/required", keyword: "required", params: { missingProperty: "weight" }, message: "must have required property 'weight'", schema: schema35.properties.signals.properties.positive.items.required, parentSchema: schema35.properties.signals.properties.positive.items, data: data39 };
+                          if (vErrors === null) {
+                            vErrors = [err49];
+                          } else {
+                            vErrors.push(err49);
+                          }
+                          errors++;
+                        }
+                        for (const key8 in data39) {
+                          if (!(key8 === "pattern" || key8 === "weight" || key8 === "regex")) {
+                            const err50 = { instancePath: instancePath + "/on/alerts/signals/positive/" + i11, schemaPath: "#/$defs/alert_selector/properties/signals/properties/positive/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 }, message: "must NOT have additional properties", schema: false, parentSchema: schema35.properties.signals.properties.positive.items, data: data39 };
+                            if (vErrors === null) {
+                              vErrors = [err50];
+                            } else {
+                              vErrors.push(err50);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data39.pattern !== void 0) {
+                          let data40 = data39.pattern;
+                          if (typeof data40 !== "string") {
+                            const err51 = { instancePath: instancePath + "/on/alerts/signals/positive/" + i11 + "/pattern", schemaPath: "#/$defs/alert_selector/properties/signals/properties/positive/items/properties/pattern/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.signals.properties.positive.items.properties.pattern.type, parentSchema: schema35.properties.signals.properties.positive.items.properties.pattern, data: data40 };
+                            if (vErrors === null) {
+                              vErrors = [err51];
+                            } else {
+                              vErrors.push(err51);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data39.weight !== void 0) {
+                          let data41 = data39.weight;
+                          if (!(typeof data41 == "number" && isFinite(data41))) {
+                            const err52 = { instancePath: instancePath + "/on/alerts/signals/positive/" + i11 + "/weight", schemaPath: "#/$defs/alert_selector/properties/signals/properties/positive/items/properties/weight/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema35.properties.signals.properties.positive.items.properties.weight.type, parentSchema: schema35.properties.signals.properties.positive.items.properties.weight, data: data41 };
+                            if (vErrors === null) {
+                              vErrors = [err52];
+                            } else {
+                              vErrors.push(err52);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data39.regex !== void 0) {
+                          let data42 = data39.regex;
+                          if (typeof data42 !== "boolean") {
+                            const err53 = { instancePath: instancePath + "/on/alerts/signals/positive/" + i11 + "/regex", schemaPath: "#/$defs/alert_selector/properties/signals/properties/positive/items/properties/regex/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema35.properties.signals.properties.positive.items.properties.regex.type, parentSchema: schema35.properties.signals.properties.positive.items.properties.regex, data: data42 };
+                            if (vErrors === null) {
+                              vErrors = [err53];
+                            } else {
+                              vErrors.push(err53);
+                            }
+                            errors++;
+                          }
+                        }
+                      } else {
+                        const err54 = { instancePath: instancePath + "/on/alerts/signals/positive/" + i11, schemaPath: "#/$defs/alert_selector/properties/signals/properties/positive/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema35.properties.signals.properties.positive.items.type, parentSchema: schema35.properties.signals.properties.positive.items, data: data39 };
+                        if (vErrors === null) {
+                          vErrors = [err54];
+                        } else {
+                          vErrors.push(err54);
+                        }
+                        errors++;
+                      }
+                    }
+                  } else {
+                    const err55 = { instancePath: instancePath + "/on/alerts/signals/positive", schemaPath: "#/$defs/alert_selector/properties/signals/properties/positive/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema35.properties.signals.properties.positive.type, parentSchema: schema35.properties.signals.properties.positive, data: data38 };
+                    if (vErrors === null) {
+                      vErrors = [err55];
+                    } else {
+                      vErrors.push(err55);
+                    }
+                    errors++;
+                  }
+                }
+                if (data37.negative !== void 0) {
+                  let data43 = data37.negative;
+                  if (Array.isArray(data43)) {
+                    const len12 = data43.length;
+                    for (let i12 = 0; i12 < len12; i12++) {
+                      let data44 = data43[i12];
+                      if (data44 && typeof data44 == "object" && !Array.isArray(data44)) {
+                        if (data44.pattern === void 0) {
+                          const err56 = { instancePath: instancePath + "/on/alerts/signals/negative/" + i12, schemaPath: "#/$defs/alert_selector/properties/signals/properties/negative/items/required", keyword: "required", params: { missingProperty: "pattern" }, message: "must have required property 'pattern'", schema: schema35.properties.signals.properties.negative.items.required, parentSchema: schema35.properties.signals.properties.negative.items, data: data44 };
+                          if (vErrors === null) {
+                            vErrors = [err56];
+                          } else {
+                            vErrors.push(err56);
+                          }
+                          errors++;
+                        }
+                        if (data44.weight === void 0) {
+                          const err57 = { instancePath: instancePath + "/on/alerts/signals/negative/" + i12, schemaPath: "#/$defs/alert_selector/properties/signals/properties/negative/items/required", keyword: "required", params: { missingProperty: "weight" }, message: "must have required property 'weight'", schema: schema35.properties.signals.properties.negative.items.required, parentSchema: schema35.properties.signals.properties.negative.items, data: data44 };
+                          if (vErrors === null) {
+                            vErrors = [err57];
+                          } else {
+                            vErrors.push(err57);
+                          }
+                          errors++;
+                        }
+                        for (const key9 in data44) {
+                          if (!(key9 === "pattern" || key9 === "weight" || key9 === "regex")) {
+                            const err58 = { instancePath: instancePath + "/on/alerts/signals/negative/" + i12, schemaPath: "#/$defs/alert_selector/properties/signals/properties/negative/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key9 }, message: "must NOT have additional properties", schema: false, parentSchema: schema35.properties.signals.properties.negative.items, data: data44 };
+                            if (vErrors === null) {
+                              vErrors = [err58];
+                            } else {
+                              vErrors.push(err58);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data44.pattern !== void 0) {
+                          let data45 = data44.pattern;
+                          if (typeof data45 !== "string") {
+                            const err59 = { instancePath: instancePath + "/on/alerts/signals/negative/" + i12 + "/pattern", schemaPath: "#/$defs/alert_selector/properties/signals/properties/negative/items/properties/pattern/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema35.properties.signals.properties.negative.items.properties.pattern.type, parentSchema: schema35.properties.signals.properties.negative.items.properties.pattern, data: data45 };
+                            if (vErrors === null) {
+                              vErrors = [err59];
+                            } else {
+                              vErrors.push(err59);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data44.weight !== void 0) {
+                          let data46 = data44.weight;
+                          if (!(typeof data46 == "number" && isFinite(data46))) {
+                            const err60 = { instancePath: instancePath + "/on/alerts/signals/negative/" + i12 + "/weight", schemaPath: "#/$defs/alert_selector/properties/signals/properties/negative/items/properties/weight/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema35.properties.signals.properties.negative.items.properties.weight.type, parentSchema: schema35.properties.signals.properties.negative.items.properties.weight, data: data46 };
+                            if (vErrors === null) {
+                              vErrors = [err60];
+                            } else {
+                              vErrors.push(err60);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data44.regex !== void 0) {
+                          let data47 = data44.regex;
+                          if (typeof data47 !== "boolean") {
+                            const err61 = { instancePath: instancePath + "/on/alerts/signals/negative/" + i12 + "/regex", schemaPath: "#/$defs/alert_selector/properties/signals/properties/negative/items/properties/regex/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema35.properties.signals.properties.negative.items.properties.regex.type, parentSchema: schema35.properties.signals.properties.negative.items.properties.regex, data: data47 };
+                            if (vErrors === null) {
+                              vErrors = [err61];
+                            } else {
+                              vErrors.push(err61);
+                            }
+                            errors++;
+                          }
+                        }
+                      } else {
+                        const err62 = { instancePath: instancePath + "/on/alerts/signals/negative/" + i12, schemaPath: "#/$defs/alert_selector/properties/signals/properties/negative/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema35.properties.signals.properties.negative.items.type, parentSchema: schema35.properties.signals.properties.negative.items, data: data44 };
+                        if (vErrors === null) {
+                          vErrors = [err62];
+                        } else {
+                          vErrors.push(err62);
+                        }
+                        errors++;
+                      }
+                    }
+                  } else {
+                    const err63 = { instancePath: instancePath + "/on/alerts/signals/negative", schemaPath: "#/$defs/alert_selector/properties/signals/properties/negative/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema35.properties.signals.properties.negative.type, parentSchema: schema35.properties.signals.properties.negative, data: data43 };
+                    if (vErrors === null) {
+                      vErrors = [err63];
+                    } else {
+                      vErrors.push(err63);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err64 = { instancePath: instancePath + "/on/alerts/signals", schemaPath: "#/$defs/alert_selector/properties/signals/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema35.properties.signals.type, parentSchema: schema35.properties.signals, data: data37 };
+                if (vErrors === null) {
+                  vErrors = [err64];
+                } else {
+                  vErrors.push(err64);
+                }
+                errors++;
+              }
+            }
+            if (data30.priority !== void 0) {
+              let data48 = data30.priority;
+              if (!(typeof data48 == "number" && isFinite(data48))) {
+                const err65 = { instancePath: instancePath + "/on/alerts/priority", schemaPath: "#/$defs/alert_selector/properties/priority/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema35.properties.priority.type, parentSchema: schema35.properties.priority, data: data48 };
+                if (vErrors === null) {
+                  vErrors = [err65];
+                } else {
+                  vErrors.push(err65);
+                }
+                errors++;
+              }
+            }
+            if (data30.min_score !== void 0) {
+              let data49 = data30.min_score;
+              if (!(typeof data49 == "number" && isFinite(data49))) {
+                const err66 = { instancePath: instancePath + "/on/alerts/min_score", schemaPath: "#/$defs/alert_selector/properties/min_score/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema35.properties.min_score.type, parentSchema: schema35.properties.min_score, data: data49 };
+                if (vErrors === null) {
+                  vErrors = [err66];
+                } else {
+                  vErrors.push(err66);
+                }
+                errors++;
+              }
+            }
+            if (data30.resolve !== void 0) {
+              let data50 = data30.resolve;
+              if (!(data50 === "comment" || data50 === "close")) {
+                const err67 = { instancePath: instancePath + "/on/alerts/resolve", schemaPath: "#/$defs/alert_selector/properties/resolve/enum", keyword: "enum", params: { allowedValues: schema35.properties.resolve.enum }, message: "must be equal to one of the allowed values", schema: schema35.properties.resolve.enum, parentSchema: schema35.properties.resolve, data: data50 };
+                if (vErrors === null) {
+                  vErrors = [err67];
+                } else {
+                  vErrors.push(err67);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err68 = { instancePath: instancePath + "/on/alerts", schemaPath: "#/$defs/alert_selector/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema35.type, parentSchema: schema35, data: data30 };
+            if (vErrors === null) {
+              vErrors = [err68];
+            } else {
+              vErrors.push(err68);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err69 = { instancePath: instancePath + "/on", schemaPath: "#/properties/on/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.on.type, parentSchema: schema31.properties.on, data: data26 };
+        if (vErrors === null) {
+          vErrors = [err69];
+        } else {
+          vErrors.push(err69);
+        }
+        errors++;
+      }
+    }
+    if (data.permissions !== void 0) {
+      let data51 = data.permissions;
+      if (data51 && typeof data51 == "object" && !Array.isArray(data51)) {
+        for (const key10 in data51) {
+          if (!(key10 === "run" || key10 === "cancel")) {
+            const err70 = { instancePath: instancePath + "/permissions", schemaPath: "#/properties/permissions/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.permissions, data: data51 };
+            if (vErrors === null) {
+              vErrors = [err70];
+            } else {
+              vErrors.push(err70);
+            }
+            errors++;
+          }
+        }
+        if (data51.run !== void 0) {
+          let data52 = data51.run;
+          if (!(data52 === "read" || data52 === "triage" || data52 === "write" || data52 === "maintain" || data52 === "admin")) {
+            const err71 = { instancePath: instancePath + "/permissions/run", schemaPath: "#/properties/permissions/properties/run/enum", keyword: "enum", params: { allowedValues: schema31.properties.permissions.properties.run.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.permissions.properties.run.enum, parentSchema: schema31.properties.permissions.properties.run, data: data52 };
+            if (vErrors === null) {
+              vErrors = [err71];
+            } else {
+              vErrors.push(err71);
+            }
+            errors++;
+          }
+        }
+        if (data51.cancel !== void 0) {
+          let data53 = data51.cancel;
+          if (!(data53 === "read" || data53 === "triage" || data53 === "write" || data53 === "maintain" || data53 === "admin")) {
+            const err72 = { instancePath: instancePath + "/permissions/cancel", schemaPath: "#/properties/permissions/properties/cancel/enum", keyword: "enum", params: { allowedValues: schema31.properties.permissions.properties.cancel.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.permissions.properties.cancel.enum, parentSchema: schema31.properties.permissions.properties.cancel, data: data53 };
+            if (vErrors === null) {
+              vErrors = [err72];
+            } else {
+              vErrors.push(err72);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err73 = { instancePath: instancePath + "/permissions", schemaPath: "#/properties/permissions/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.permissions.type, parentSchema: schema31.properties.permissions, data: data51 };
+        if (vErrors === null) {
+          vErrors = [err73];
+        } else {
+          vErrors.push(err73);
+        }
+        errors++;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data54 = data.authority;
+      if (data54 && typeof data54 == "object" && !Array.isArray(data54)) {
+        for (const key11 in data54) {
+          if (!(key11 === "default" || key11 === "ask_first_below")) {
+            const err74 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.authority, data: data54 };
+            if (vErrors === null) {
+              vErrors = [err74];
+            } else {
+              vErrors.push(err74);
+            }
+            errors++;
+          }
+        }
+        if (data54.default !== void 0) {
+          let data55 = data54.default;
+          if (!(data55 === "just-do-it" || data55 === "show-me" || data55 === "ask-first")) {
+            const err75 = { instancePath: instancePath + "/authority/default", schemaPath: "#/properties/authority/properties/default/enum", keyword: "enum", params: { allowedValues: schema31.properties.authority.properties.default.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.authority.properties.default.enum, parentSchema: schema31.properties.authority.properties.default, data: data55 };
+            if (vErrors === null) {
+              vErrors = [err75];
+            } else {
+              vErrors.push(err75);
+            }
+            errors++;
+          }
+        }
+        if (data54.ask_first_below !== void 0) {
+          let data56 = data54.ask_first_below;
+          if (!(data56 === "read" || data56 === "triage" || data56 === "write" || data56 === "maintain" || data56 === "admin")) {
+            const err76 = { instancePath: instancePath + "/authority/ask_first_below", schemaPath: "#/properties/authority/properties/ask_first_below/enum", keyword: "enum", params: { allowedValues: schema31.properties.authority.properties.ask_first_below.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.authority.properties.ask_first_below.enum, parentSchema: schema31.properties.authority.properties.ask_first_below, data: data56 };
+            if (vErrors === null) {
+              vErrors = [err76];
+            } else {
+              vErrors.push(err76);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err77 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.authority.type, parentSchema: schema31.properties.authority, data: data54 };
+        if (vErrors === null) {
+          vErrors = [err77];
+        } else {
+          vErrors.push(err77);
+        }
+        errors++;
+      }
+    }
+    if (data.inputs !== void 0) {
+      let data57 = data.inputs;
+      if (data57 && typeof data57 == "object" && !Array.isArray(data57)) {
+        for (const key12 in data57) {
+          const _errs124 = errors;
+          if (typeof key12 === "string") {
+            if (!pattern4.test(key12)) {
+              const err78 = { instancePath: instancePath + "/inputs", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key12, propertyName: key12 };
+              if (vErrors === null) {
+                vErrors = [err78];
+              } else {
+                vErrors.push(err78);
+              }
+              errors++;
+            }
+          } else {
+            const err79 = { instancePath: instancePath + "/inputs", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key12, propertyName: key12 };
+            if (vErrors === null) {
+              vErrors = [err79];
+            } else {
+              vErrors.push(err79);
+            }
+            errors++;
+          }
+          var valid42 = _errs124 === errors;
+          if (!valid42) {
+            const err80 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/propertyNames", keyword: "propertyNames", params: { propertyName: key12 }, message: "property name must be valid", schema: schema31.properties.inputs.propertyNames, parentSchema: schema31.properties.inputs, data: data57 };
+            if (vErrors === null) {
+              vErrors = [err80];
+            } else {
+              vErrors.push(err80);
+            }
+            errors++;
+          }
+        }
+        for (const key13 in data57) {
+          let data58 = data57[key13];
+          if (data58 && typeof data58 == "object" && !Array.isArray(data58)) {
+            if (data58.type === void 0) {
+              const err81 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/input/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'", schema: schema37.required, parentSchema: schema37, data: data58 };
+              if (vErrors === null) {
+                vErrors = [err81];
+              } else {
+                vErrors.push(err81);
+              }
+              errors++;
+            }
+            for (const key14 in data58) {
+              if (!func1.call(schema37.properties, key14)) {
+                const err82 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/input/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key14 }, message: "must NOT have additional properties", schema: false, parentSchema: schema37, data: data58 };
+                if (vErrors === null) {
+                  vErrors = [err82];
+                } else {
+                  vErrors.push(err82);
+                }
+                errors++;
+              }
+            }
+            if (data58.type !== void 0) {
+              let data59 = data58.type;
+              if (!(data59 === "string" || data59 === "number" || data59 === "boolean" || data59 === "enum")) {
+                const err83 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/type", schemaPath: "#/$defs/input/properties/type/enum", keyword: "enum", params: { allowedValues: schema37.properties.type.enum }, message: "must be equal to one of the allowed values", schema: schema37.properties.type.enum, parentSchema: schema37.properties.type, data: data59 };
+                if (vErrors === null) {
+                  vErrors = [err83];
+                } else {
+                  vErrors.push(err83);
+                }
+                errors++;
+              }
+            }
+            if (data58.description !== void 0) {
+              let data60 = data58.description;
+              if (typeof data60 !== "string") {
+                const err84 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/description", schemaPath: "#/$defs/input/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.description.type, parentSchema: schema37.properties.description, data: data60 };
+                if (vErrors === null) {
+                  vErrors = [err84];
+                } else {
+                  vErrors.push(err84);
+                }
+                errors++;
+              }
+            }
+            if (data58.required !== void 0) {
+              let data61 = data58.required;
+              if (typeof data61 !== "boolean") {
+                const err85 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/required", schemaPath: "#/$defs/input/properties/required/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema37.properties.required.type, parentSchema: schema37.properties.required, data: data61 };
+                if (vErrors === null) {
+                  vErrors = [err85];
+                } else {
+                  vErrors.push(err85);
+                }
+                errors++;
+              }
+            }
+            if (data58.default !== void 0) {
+              let data62 = data58.default;
+              if (typeof data62 !== "string" && !(typeof data62 == "number" && isFinite(data62)) && typeof data62 !== "boolean") {
+                const err86 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/default", schemaPath: "#/$defs/input/properties/default/type", keyword: "type", params: { type: schema37.properties.default.type }, message: "must be string,number,boolean", schema: schema37.properties.default.type, parentSchema: schema37.properties.default, data: data62 };
+                if (vErrors === null) {
+                  vErrors = [err86];
+                } else {
+                  vErrors.push(err86);
+                }
+                errors++;
+              }
+            }
+            if (data58.pattern !== void 0) {
+              let data63 = data58.pattern;
+              if (typeof data63 !== "string") {
+                const err87 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/pattern", schemaPath: "#/$defs/input/properties/pattern/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.pattern.type, parentSchema: schema37.properties.pattern, data: data63 };
+                if (vErrors === null) {
+                  vErrors = [err87];
+                } else {
+                  vErrors.push(err87);
+                }
+                errors++;
+              }
+            }
+            if (data58.min !== void 0) {
+              let data64 = data58.min;
+              if (!(typeof data64 == "number" && isFinite(data64))) {
+                const err88 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/min", schemaPath: "#/$defs/input/properties/min/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema37.properties.min.type, parentSchema: schema37.properties.min, data: data64 };
+                if (vErrors === null) {
+                  vErrors = [err88];
+                } else {
+                  vErrors.push(err88);
+                }
+                errors++;
+              }
+            }
+            if (data58.max !== void 0) {
+              let data65 = data58.max;
+              if (!(typeof data65 == "number" && isFinite(data65))) {
+                const err89 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/max", schemaPath: "#/$defs/input/properties/max/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema37.properties.max.type, parentSchema: schema37.properties.max, data: data65 };
+                if (vErrors === null) {
+                  vErrors = [err89];
+                } else {
+                  vErrors.push(err89);
+                }
+                errors++;
+              }
+            }
+            if (data58.values !== void 0) {
+              let data66 = data58.values;
+              if (Array.isArray(data66)) {
+                if (data66.length < 1) {
+                  const err90 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/values", schemaPath: "#/$defs/input/properties/values/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema37.properties.values, data: data66 };
+                  if (vErrors === null) {
+                    vErrors = [err90];
+                  } else {
+                    vErrors.push(err90);
+                  }
+                  errors++;
+                }
+                const len13 = data66.length;
+                for (let i13 = 0; i13 < len13; i13++) {
+                  let data67 = data66[i13];
+                  if (typeof data67 !== "string") {
+                    const err91 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/values/" + i13, schemaPath: "#/$defs/input/properties/values/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.values.items.type, parentSchema: schema37.properties.values.items, data: data67 };
+                    if (vErrors === null) {
+                      vErrors = [err91];
+                    } else {
+                      vErrors.push(err91);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err92 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/values", schemaPath: "#/$defs/input/properties/values/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema37.properties.values.type, parentSchema: schema37.properties.values, data: data66 };
+                if (vErrors === null) {
+                  vErrors = [err92];
+                } else {
+                  vErrors.push(err92);
+                }
+                errors++;
+              }
+            }
+            if (data58.transform !== void 0) {
+              let data68 = data58.transform;
+              if (!(data68 === "kebab-case" || data68 === "snake-case" || data68 === "camel-case")) {
+                const err93 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/transform", schemaPath: "#/$defs/input/properties/transform/enum", keyword: "enum", params: { allowedValues: schema37.properties.transform.enum }, message: "must be equal to one of the allowed values", schema: schema37.properties.transform.enum, parentSchema: schema37.properties.transform, data: data68 };
+                if (vErrors === null) {
+                  vErrors = [err93];
+                } else {
+                  vErrors.push(err93);
+                }
+                errors++;
+              }
+            }
+            if (data58.from !== void 0) {
+              let data69 = data58.from;
+              if (typeof data69 !== "string") {
+                const err94 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/from", schemaPath: "#/$defs/input/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.from.type, parentSchema: schema37.properties.from, data: data69 };
+                if (vErrors === null) {
+                  vErrors = [err94];
+                } else {
+                  vErrors.push(err94);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err95 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/input/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema37.type, parentSchema: schema37, data: data58 };
+            if (vErrors === null) {
+              vErrors = [err95];
+            } else {
+              vErrors.push(err95);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err96 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.inputs.type, parentSchema: schema31.properties.inputs, data: data57 };
+        if (vErrors === null) {
+          vErrors = [err96];
+        } else {
+          vErrors.push(err96);
+        }
+        errors++;
+      }
+    }
+    if (data.limits !== void 0) {
+      let data70 = data.limits;
+      if (data70 && typeof data70 == "object" && !Array.isArray(data70)) {
+        for (const key15 in data70) {
+          if (!(key15 === "max_steps" || key15 === "max_depth" || key15 === "timeout")) {
+            const err97 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key15 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.limits, data: data70 };
+            if (vErrors === null) {
+              vErrors = [err97];
+            } else {
+              vErrors.push(err97);
+            }
+            errors++;
+          }
+        }
+        if (data70.max_steps !== void 0) {
+          let data71 = data70.max_steps;
+          if (!(typeof data71 == "number" && (!(data71 % 1) && !isNaN(data71)) && isFinite(data71))) {
+            const err98 = { instancePath: instancePath + "/limits/max_steps", schemaPath: "#/properties/limits/properties/max_steps/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_steps.type, parentSchema: schema31.properties.limits.properties.max_steps, data: data71 };
+            if (vErrors === null) {
+              vErrors = [err98];
+            } else {
+              vErrors.push(err98);
+            }
+            errors++;
+          }
+          if (typeof data71 == "number" && isFinite(data71)) {
+            if (data71 > 1e4 || isNaN(data71)) {
+              const err99 = { instancePath: instancePath + "/limits/max_steps", schemaPath: "#/properties/limits/properties/max_steps/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e4 }, message: "must be <= 10000", schema: 1e4, parentSchema: schema31.properties.limits.properties.max_steps, data: data71 };
+              if (vErrors === null) {
+                vErrors = [err99];
+              } else {
+                vErrors.push(err99);
+              }
+              errors++;
+            }
+            if (data71 < 1 || isNaN(data71)) {
+              const err100 = { instancePath: instancePath + "/limits/max_steps", schemaPath: "#/properties/limits/properties/max_steps/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_steps, data: data71 };
+              if (vErrors === null) {
+                vErrors = [err100];
+              } else {
+                vErrors.push(err100);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data70.max_depth !== void 0) {
+          let data72 = data70.max_depth;
+          if (!(typeof data72 == "number" && (!(data72 % 1) && !isNaN(data72)) && isFinite(data72))) {
+            const err101 = { instancePath: instancePath + "/limits/max_depth", schemaPath: "#/properties/limits/properties/max_depth/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_depth.type, parentSchema: schema31.properties.limits.properties.max_depth, data: data72 };
+            if (vErrors === null) {
+              vErrors = [err101];
+            } else {
+              vErrors.push(err101);
+            }
+            errors++;
+          }
+          if (typeof data72 == "number" && isFinite(data72)) {
+            if (data72 > 50 || isNaN(data72)) {
+              const err102 = { instancePath: instancePath + "/limits/max_depth", schemaPath: "#/properties/limits/properties/max_depth/maximum", keyword: "maximum", params: { comparison: "<=", limit: 50 }, message: "must be <= 50", schema: 50, parentSchema: schema31.properties.limits.properties.max_depth, data: data72 };
+              if (vErrors === null) {
+                vErrors = [err102];
+              } else {
+                vErrors.push(err102);
+              }
+              errors++;
+            }
+            if (data72 < 1 || isNaN(data72)) {
+              const err103 = { instancePath: instancePath + "/limits/max_depth", schemaPath: "#/properties/limits/properties/max_depth/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_depth, data: data72 };
+              if (vErrors === null) {
+                vErrors = [err103];
+              } else {
+                vErrors.push(err103);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data70.timeout !== void 0) {
+          let data73 = data70.timeout;
+          if (typeof data73 === "string") {
+            if (!pattern9.test(data73)) {
+              const err104 = { instancePath: instancePath + "/limits/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data73 };
+              if (vErrors === null) {
+                vErrors = [err104];
+              } else {
+                vErrors.push(err104);
+              }
+              errors++;
+            }
+          } else {
+            const err105 = { instancePath: instancePath + "/limits/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data73 };
+            if (vErrors === null) {
+              vErrors = [err105];
+            } else {
+              vErrors.push(err105);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err106 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.limits.type, parentSchema: schema31.properties.limits, data: data70 };
+        if (vErrors === null) {
+          vErrors = [err106];
+        } else {
+          vErrors.push(err106);
+        }
+        errors++;
+      }
+    }
+    if (data.steps !== void 0) {
+      let data74 = data.steps;
+      if (Array.isArray(data74)) {
+        if (data74.length < 1) {
+          const err107 = { instancePath: instancePath + "/steps", schemaPath: "#/properties/steps/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema31.properties.steps, data: data74 };
+          if (vErrors === null) {
+            vErrors = [err107];
+          } else {
+            vErrors.push(err107);
+          }
+          errors++;
+        }
+        const len14 = data74.length;
+        for (let i14 = 0; i14 < len14; i14++) {
+          let data75 = data74[i14];
+          if (!validate21(data75, { instancePath: instancePath + "/steps/" + i14, parentData: data74, parentDataProperty: i14, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+            errors = vErrors.length;
+          } else {
+            var props0 = validate21.evaluated.props;
+          }
+          if (data75 && typeof data75 == "object" && !Array.isArray(data75)) {
+            if (data75.id === void 0) {
+              const err108 = { instancePath: instancePath + "/steps/" + i14, schemaPath: "#/properties/steps/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema31.properties.steps.items.required, parentSchema: schema31.properties.steps.items, data: data75 };
+              if (vErrors === null) {
+                vErrors = [err108];
+              } else {
+                vErrors.push(err108);
+              }
+              errors++;
+            }
+            if (props0 !== true) {
+              props0 = props0 || {};
+              props0.id = true;
+            }
+            if (data75.id !== void 0) {
+              let data76 = data75.id;
+              if (typeof data76 === "string") {
+                if (!pattern4.test(data76)) {
+                  const err109 = { instancePath: instancePath + "/steps/" + i14 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data76 };
+                  if (vErrors === null) {
+                    vErrors = [err109];
+                  } else {
+                    vErrors.push(err109);
+                  }
+                  errors++;
+                }
+              } else {
+                const err110 = { instancePath: instancePath + "/steps/" + i14 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data76 };
+                if (vErrors === null) {
+                  vErrors = [err110];
+                } else {
+                  vErrors.push(err110);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err111 = { instancePath: instancePath + "/steps/" + i14, schemaPath: "#/properties/steps/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.steps.items.type, parentSchema: schema31.properties.steps.items, data: data75 };
+            if (vErrors === null) {
+              vErrors = [err111];
+            } else {
+              vErrors.push(err111);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err112 = { instancePath: instancePath + "/steps", schemaPath: "#/properties/steps/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.steps.type, parentSchema: schema31.properties.steps, data: data74 };
+        if (vErrors === null) {
+          vErrors = [err112];
+        } else {
+          vErrors.push(err112);
+        }
+        errors++;
+      }
+    }
+    if (data.entrypoint !== void 0) {
+      let data77 = data.entrypoint;
+      if (typeof data77 === "string") {
+        if (!pattern4.test(data77)) {
+          const err113 = { instancePath: instancePath + "/entrypoint", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data77 };
+          if (vErrors === null) {
+            vErrors = [err113];
+          } else {
+            vErrors.push(err113);
+          }
+          errors++;
+        }
+      } else {
+        const err114 = { instancePath: instancePath + "/entrypoint", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data77 };
+        if (vErrors === null) {
+          vErrors = [err114];
+        } else {
+          vErrors.push(err114);
+        }
+        errors++;
+      }
+    }
+    if (data.nodes !== void 0) {
+      let data78 = data.nodes;
+      if (data78 && typeof data78 == "object" && !Array.isArray(data78)) {
+        if (Object.keys(data78).length < 1) {
+          const err115 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema31.properties.nodes, data: data78 };
+          if (vErrors === null) {
+            vErrors = [err115];
+          } else {
+            vErrors.push(err115);
+          }
+          errors++;
+        }
+        for (const key16 in data78) {
+          const _errs174 = errors;
+          if (typeof key16 === "string") {
+            if (!pattern4.test(key16)) {
+              const err116 = { instancePath: instancePath + "/nodes", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key16, propertyName: key16 };
+              if (vErrors === null) {
+                vErrors = [err116];
+              } else {
+                vErrors.push(err116);
+              }
+              errors++;
+            }
+          } else {
+            const err117 = { instancePath: instancePath + "/nodes", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key16, propertyName: key16 };
+            if (vErrors === null) {
+              vErrors = [err117];
+            } else {
+              vErrors.push(err117);
+            }
+            errors++;
+          }
+          var valid56 = _errs174 === errors;
+          if (!valid56) {
+            const err118 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/propertyNames", keyword: "propertyNames", params: { propertyName: key16 }, message: "property name must be valid", schema: schema31.properties.nodes.propertyNames, parentSchema: schema31.properties.nodes, data: data78 };
+            if (vErrors === null) {
+              vErrors = [err118];
+            } else {
+              vErrors.push(err118);
+            }
+            errors++;
+          }
+        }
+        for (const key17 in data78) {
+          if (!validate21(data78[key17], { instancePath: instancePath + "/nodes/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), parentData: data78, parentDataProperty: key17, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err119 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.nodes.type, parentSchema: schema31.properties.nodes, data: data78 };
+        if (vErrors === null) {
+          vErrors = [err119];
+        } else {
+          vErrors.push(err119);
+        }
+        errors++;
+      }
+    }
+    if (data.tests !== void 0) {
+      let data80 = data.tests;
+      if (Array.isArray(data80)) {
+        const len15 = data80.length;
+        for (let i15 = 0; i15 < len15; i15++) {
+          if (!validate82(data80[i15], { instancePath: instancePath + "/tests/" + i15, parentData: data80, parentDataProperty: i15, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err120 = { instancePath: instancePath + "/tests", schemaPath: "#/properties/tests/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.tests.type, parentSchema: schema31.properties.tests, data: data80 };
+        if (vErrors === null) {
+          vErrors = [err120];
+        } else {
+          vErrors.push(err120);
+        }
+        errors++;
+      }
+    }
+    if (data.outputs !== void 0) {
+      let data82 = data.outputs;
+      if (data82 && typeof data82 == "object" && !Array.isArray(data82)) {
+        for (const key18 in data82) {
+          const _errs184 = errors;
+          if (typeof key18 === "string") {
+            if (!pattern4.test(key18)) {
+              const err121 = { instancePath: instancePath + "/outputs", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key18, propertyName: key18 };
+              if (vErrors === null) {
+                vErrors = [err121];
+              } else {
+                vErrors.push(err121);
+              }
+              errors++;
+            }
+          } else {
+            const err122 = { instancePath: instancePath + "/outputs", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key18, propertyName: key18 };
+            if (vErrors === null) {
+              vErrors = [err122];
+            } else {
+              vErrors.push(err122);
+            }
+            errors++;
+          }
+          var valid61 = _errs184 === errors;
+          if (!valid61) {
+            const err123 = { instancePath: instancePath + "/outputs", schemaPath: "#/properties/outputs/propertyNames", keyword: "propertyNames", params: { propertyName: key18 }, message: "property name must be valid", schema: schema31.properties.outputs.propertyNames, parentSchema: schema31.properties.outputs, data: data82 };
+            if (vErrors === null) {
+              vErrors = [err123];
+            } else {
+              vErrors.push(err123);
+            }
+            errors++;
+          }
+        }
+        for (const key19 in data82) {
+          let data83 = data82[key19];
+          if (typeof data83 !== "string") {
+            const err124 = { instancePath: instancePath + "/outputs/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/outputs/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.outputs.additionalProperties.type, parentSchema: schema31.properties.outputs.additionalProperties, data: data83 };
+            if (vErrors === null) {
+              vErrors = [err124];
+            } else {
+              vErrors.push(err124);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err125 = { instancePath: instancePath + "/outputs", schemaPath: "#/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.outputs.type, parentSchema: schema31.properties.outputs, data: data82 };
+        if (vErrors === null) {
+          vErrors = [err125];
+        } else {
+          vErrors.push(err125);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err126 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.type, parentSchema: schema31, data };
+    if (vErrors === null) {
+      vErrors = [err126];
+    } else {
+      vErrors.push(err126);
+    }
+    errors++;
+  }
+  validate20.errors = vErrors;
+  return errors === 0;
+}
+validate20.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
 // src/playbook/schema.ts
 var API_VERSION = "playbook-bot/v1";
@@ -41778,18 +49862,9 @@ var PLAYBOOK_SCHEMA = {
 };
 
 // src/playbook/schema-gate.ts
-var compiled;
-function validator() {
-  compiled ??= new import__2.Ajv2020({
-    strict: true,
-    allowUnionTypes: true,
-    allErrors: true,
-    verbose: true
-  }).compile(PLAYBOOK_SCHEMA);
-  return compiled;
-}
+var validator = playbook_validator_default;
 function schemaGate(doc) {
-  const validate = validator();
+  const validate = validator;
   if (validate(doc.value)) return [];
   const out = [];
   const seen = /* @__PURE__ */ new Set();

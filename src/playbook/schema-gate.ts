@@ -1,33 +1,26 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
+import precompiled from "./generated/playbook-validator.js";
 import { describeValue, type DiagnosticInput } from "./diagnostics.js";
 import type { RuleCode } from "./rules.js";
 import {
   API_VERSION,
   ERROR_POLICY_PATTERN,
   ID_PATTERN,
-  PLAYBOOK_SCHEMA,
   STEP_KINDS,
   TOOL_PATTERN,
 } from "./schema.js";
 import { formatPath, parsePointer, type PathSegment, type SourceDocument } from "./source.js";
 import { didYouMean, oneOf } from "../util/suggest.js";
 
-let compiled: ValidateFunction | undefined;
-
-/** Compiled once per process: compiling costs far more than validating. */
-function validator(): ValidateFunction {
-  compiled ??= new Ajv2020({
-    strict: true,
-    allowUnionTypes: true,
-    allErrors: true,
-    verbose: true,
-  }).compile(PLAYBOOK_SCHEMA);
-  return compiled;
-}
+/**
+ * The schema compiled ahead of time (src/playbook/generated): compiling it costs far more than
+ * validating, and would be paid by every CLI run and every Action job.
+ */
+const validator = precompiled as unknown as ValidateFunction;
 
 /** Check a document against the JSON Schema, turning ajv's errors into diagnostics people read. */
 export function schemaGate(doc: SourceDocument): DiagnosticInput[] {
-  const validate = validator();
+  const validate = validator;
   if (validate(doc.value)) return [];
   const out: DiagnosticInput[] = [];
   const seen = new Set<string>();
