@@ -442,10 +442,35 @@ export class IssueController {
       return `- [run \`${r.run.id}\`](#issuecomment-${r.commentId}) of **${r.run.stack[0]?.playbook}**: ${r.run.status}${isFinished(r.run) ? "" : ` at \`${f.current}\``}`;
     });
     await this.o.port.createComment(this.o.issue.number, lines.join("\n"));
-    // A run that lost its continuation (a webhook that never came) moves again.
+    // A run whose webhook never came moves again: a lost continuation, a merge or a workflow run
+    // that GitHub did not deliver (or this process forgot) is asked for.
     for (const r of runs) {
-      if (!isFinished(r.run) && activeFrame(r.run).phase === "pending")
-        await this.onContinuation(r.commentId, `${eventId}:${r.run.id}`);
+      if (isFinished(r.run)) continue;
+      const f = activeFrame(r.run);
+      if (f.phase === "pending") await this.onContinuation(r.commentId, `${eventId}:${r.run.id}`);
+      else if (f.awaiting?.pullRequest !== undefined && this.o.port.pullRequestState) {
+        const pr = await this.o.port
+          .pullRequestState(f.awaiting.pullRequest)
+          .catch(() => undefined);
+        if (pr?.state === "closed")
+          await this.onPullRequestClosed(
+            f.awaiting.pullRequest,
+            pr.merged,
+            `${eventId}:${r.run.id}`,
+            pr.url,
+          );
+      } else if (f.awaiting?.workflow !== undefined && this.o.port.completedWorkflowRun) {
+        const done = await this.o.port
+          .completedWorkflowRun(f.awaiting.workflow, f.since)
+          .catch(() => undefined);
+        if (done)
+          await this.onWorkflowRun(
+            f.awaiting.workflow,
+            done.id,
+            done.conclusion,
+            `${eventId}:${r.run.id}`,
+          );
+      }
     }
     return { outcome: "accepted" };
   }

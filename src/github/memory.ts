@@ -184,6 +184,34 @@ export class MemoryGitHub implements GitHubPort {
       .map(publicView);
   }
 
+  /** Workflow runs that ended, by run id (set by `finishWorkflow`). */
+  readonly workflowResults = new Map<number, string>();
+
+  finishWorkflow(runId: number, conclusion: string): void {
+    this.workflowResults.set(runId, conclusion);
+  }
+
+  async completedWorkflowRun(
+    workflow: string,
+  ): Promise<{ id: number; conclusion: string } | undefined> {
+    this.calls.push("list workflow runs");
+    const done = [...this.dispatched]
+      .reverse()
+      .find((d) => d.workflow === workflow && this.workflowResults.has(d.runId));
+    return done
+      ? { id: done.runId, conclusion: this.workflowResults.get(done.runId) as string }
+      : undefined;
+  }
+
+  async pullRequestState(
+    number: number,
+  ): Promise<{ state: "open" | "closed"; merged: boolean; url: string }> {
+    this.calls.push("get pull request");
+    const pr = this.pulls.get(number);
+    if (!pr) throw new Error(`pull request ${number} not found`);
+    return { state: pr.state, merged: pr.merged, url: `https://github.test/pull/${number}` };
+  }
+
   async comment(issue: number, id: string): Promise<ThreadComment | undefined> {
     this.calls.push("get comment");
     const c = this.comments_.get(id);

@@ -293,6 +293,22 @@ export class OctokitPort implements GitHubPort {
     };
   }
 
+  async completedWorkflowRun(
+    workflow: string,
+    since: string,
+  ): Promise<{ id: number; conclusion: string } | undefined> {
+    const { data } = await this.octokit.rest.actions.listWorkflowRuns({
+      owner: this.owner,
+      repo: this.repo,
+      workflow_id: workflow,
+      event: "workflow_dispatch",
+      created: `>=${since.slice(0, 19)}Z`,
+      per_page: 5,
+    });
+    const done = data.workflow_runs.find((r) => r.status === "completed");
+    return done ? { id: done.id, conclusion: done.conclusion ?? "unknown" } : undefined;
+  }
+
   private async headOf(branch: string): Promise<string | undefined> {
     try {
       const { data } = await this.octokit.rest.git.getRef({

@@ -39,4 +39,13 @@ export interface GitHubPort extends EffectPerformer {
   createComment(issue: number, body: string): Promise<ThreadComment>;
   updateComment(issue: number, id: string, body: string): Promise<void>;
   react(issue: number, commentId: string, reaction: Reaction): Promise<void>;
+  /** Where a pull request stands: `/status` asks when the webhook of a merge may have been lost. */
+  pullRequestState?(
+    number: number,
+  ): Promise<{ state: "open" | "closed"; merged: boolean; url: string }>;
+  /** The newest completed run of a workflow started since `since`, if any (same purpose). */
+  completedWorkflowRun?(
+    workflow: string,
+    since: string,
+  ): Promise<{ id: number; conclusion: string } | undefined>;
 }
