@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { rateLimitRetryAfter } from "../github/octokit-port.js";
 import { LruMap } from "../util/lru.js";
 import { verifyRequest } from "./auth.js";
 import { routeAlert, type AlertsConfig, type ExternalSource } from "./config.js";
@@ -75,25 +76,11 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
 
 /** A GitHub rate limit reached while handling: the sender should come back later (Alertmanager retries 5xx only). */
 function rateLimit(err: unknown): HttpError | undefined {
-  const e = err as {
-    status?: number;
-    message?: string;
-    response?: { headers?: Record<string, string | number | undefined> };
-  };
-  const headers = e.response?.headers ?? {};
-  if (
-    e.status === 429 ||
-    (e.status === 403 &&
-      (headers["retry-after"] !== undefined ||
-        headers["x-ratelimit-remaining"] === "0" ||
-        /rate limit/i.test(e.message ?? "")))
-  ) {
-    const after = String(headers["retry-after"] ?? "60");
-    return new HttpError(503, "GitHub is rate-limiting this app; retry later", {
-      "retry-after": after,
-    });
-  }
-  return undefined;
+  const retryAfter = rateLimitRetryAfter(err);
+  if (retryAfter === undefined) return undefined;
+  return new HttpError(503, "GitHub is rate-limiting this app; retry later", {
+    "retry-after": retryAfter || "60",
+  });
 }
 
 /**

@@ -40,6 +40,10 @@ export type ThreadEntry =
  */
 type StoredComment = ThreadComment & { issue: number; reactions: Reaction[]; edits: number };
 
+function issueNotFound(issue: unknown): EffectOutcome {
+  return { ok: false, error: playbookError("GH-NOT-FOUND", `issue #${String(issue)} not found`) };
+}
+
 function publicView(c: StoredComment): ThreadComment {
   return {
     id: c.id,
@@ -359,14 +363,7 @@ export class MemoryGitHub implements GitHubPort {
       }
       case "label": {
         const target = this.issues.get(p.issue ? Number(p.issue) : issueNumber);
-        if (!target)
-          return {
-            ok: false,
-            error: playbookError(
-              "GH-NOT-FOUND",
-              `issue #${String(p.issue ?? issueNumber)} not found`,
-            ),
-          };
+        if (!target) return issueNotFound(p.issue ?? issueNumber);
         for (const l of (p.add as string[]) ?? [])
           if (!target.labels.includes(l)) target.labels.push(l);
         target.labels = target.labels.filter((l) => !((p.remove as string[]) ?? []).includes(l));
@@ -378,14 +375,7 @@ export class MemoryGitHub implements GitHubPort {
       }
       case "close": {
         const target = this.issues.get(p.issue ? Number(p.issue) : issueNumber);
-        if (!target)
-          return {
-            ok: false,
-            error: playbookError(
-              "GH-NOT-FOUND",
-              `issue #${String(p.issue ?? issueNumber)} not found`,
-            ),
-          };
+        if (!target) return issueNotFound(p.issue ?? issueNumber);
         if (p.comment && target.state === "open")
           await this.createComment(target.number, String(p.comment));
         if (target.state === "open")

@@ -28,6 +28,24 @@ interface RequestErrorLike {
 }
 
 /**
+ * GitHub's "slow down": a 429, or a 403 with retry-after, an exhausted quota or a rate-limit
+ * message. Returns the retry-after header when there is one ("" otherwise), undefined when the
+ * error is something else.
+ */
+export function rateLimitRetryAfter(err: unknown): string | undefined {
+  const e = err as RequestErrorLike;
+  const headers = e.response?.headers ?? {};
+  const limited =
+    e.status === 429 ||
+    (e.status === 403 &&
+      (headers["retry-after"] !== undefined ||
+        headers["x-ratelimit-remaining"] === "0" ||
+        /rate limit/i.test(String(e.message ?? ""))));
+  if (!limited) return undefined;
+  return headers["retry-after"] !== undefined ? String(headers["retry-after"]) : "";
+}
+
+/**
  * A coded failure for a GitHub error. Rate limits (403/429 with retry-after or an exhausted quota)
  * are retryable failures the run records; `/retry` or the next event resumes it. Tokens never
  * appear: only the status and GitHub's message are kept.
@@ -35,23 +53,14 @@ interface RequestErrorLike {
 export function githubError(err: unknown, what: string): PlaybookError {
   const e = err as RequestErrorLike;
   const status = e.status ?? 0;
-  const headers = e.response?.headers ?? {};
   const message = String(e.message ?? err).replace(
     /(gh[pousr]_|ghs_|v1\.)[A-Za-z0-9_.]+/g,
     "[redacted]",
   );
   const cause = `HTTP ${status}: ${message.slice(0, 300)}`;
-  if (
-    status === 429 ||
-    (status === 403 &&
-      (headers["retry-after"] !== undefined ||
-        headers["x-ratelimit-remaining"] === "0" ||
-        /rate limit/i.test(message)))
-  ) {
-    const after =
-      headers["retry-after"] !== undefined
-        ? ` (retry after ${String(headers["retry-after"])} s)`
-        : "";
+  const retryAfter = rateLimitRetryAfter(err);
+  if (retryAfter !== undefined) {
+    const after = retryAfter ? ` (retry after ${retryAfter} s)` : "";
     return playbookError("GH-RATE-LIMITED", `GitHub rate-limited ${what}${after}`, cause);
   }
   if (status === 401 || status === 403)
