@@ -1,0 +1,2 @@
+export * from "./comment.js";
+export * from "./replies.js";
