@@ -2,12 +2,13 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import * as core from "@actions/core";
+import { plainLine } from "../util/log-line.js";
 import { glob } from "tinyglobby";
 import { compareDiagnostics, type Diagnostic } from "../playbook/diagnostics.js";
 import { bundledPlaybooks, fileExistsNextTo, IGNORED_GLOBS } from "../playbook/library.js";
 import { PlaybookGraph } from "../playbook/graph.js";
 import { renderMermaid } from "../playbook/mermaid.js";
-import { workflowCommand } from "../playbook/report/machine.js";
+import { annotation } from "../playbook/report/machine.js";
 import { countBySeverity, validateSet, type FileReport } from "../playbook/validate.js";
 
 /** GitHub shows at most this many annotations of one kind per step (and 50 per job), dropping the rest silently. */
@@ -20,7 +21,10 @@ export const DEFAULT_PATHS = [".github/playbooks/**", "playbooks/**"];
 export interface ActionEnv {
   workspace: string;
   env: NodeJS.ProcessEnv;
-  /** Writes a line to the job log (stdout). */
+  /**
+   * Writes a plain line to the job log (stdout). Lines reach it through plainLine(), so none is
+   * a workflow command; annotations and failures go through `@actions/core`, which escapes them.
+   */
   log: (line: string) => void;
   fetch?: typeof fetch;
 }
@@ -47,17 +51,56 @@ export function changedFiles(env: NodeJS.ProcessEnv, workspace: string): Set<str
   }
 }
 
+
+/**
+ * Text as inert Markdown on one line, for a table cell or a link's text: the characters that
+ * open HTML, entities, code, emphasis, links, images, math and table cells are backslash-escaped.
+ * Mentions and literal autolinks are found in the rendered text, where escapes no longer show,
+ * so a zero-width space follows each `@` and breaks each `://` and `www.`: `@name` is no live
+ * mention and a URL no link.
+ */
+export function mdText(text: string): string {
+  return text
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ")
+    .replace(/[\\`*_~[\]<>&|$]/g, (c) => `\\${c}`)
+    .replace(/(@|:(?=\/\/)|\bwww(?=\.))/gi, "$1\u200b");
+}
+
+/** Text as a Markdown code span for a table cell: literal (no HTML, links or mentions) on one line. */
+export function mdCode(text: string): string {
+  const flat = text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ").replace(/\|/g, "\\|");
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = /^[` ]|[` ]$/.test(flat) ? " " : "";
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
+/** Text inside raw HTML (the graph's <summary>). */
+function htmlText(text: string): string {
+  return text.replace(
+    /[&<>"'@]/g,
+    (c) =>
+      ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "@": "@\u200b" })[
+        c
+      ] ?? c,
+  );
+}
+
+/** A path segment for a link destination: also encodes the parentheses Markdown would read. */
+function urlSegment(segment: string): string {
+  return encodeURIComponent(segment).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
 function lineLink(env: NodeJS.ProcessEnv, d: Diagnostic): string {
   const server = env.GITHUB_SERVER_URL ?? "https://github.com";
   const repo = env.GITHUB_REPOSITORY;
   const sha = env.GITHUB_SHA;
   const where = `${d.file}:${d.line}:${d.column}`;
-  if (!repo || !sha) return `\`${where}\``;
-  return `[${where}](${server}/${repo}/blob/${sha}/${d.file.split("/").map(encodeURIComponent).join("/")}#L${d.line}${d.endLine !== d.line ? `-L${d.endLine}` : ""})`;
-}
-
-function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  if (!repo || !sha) return mdCode(where);
+  return `[${mdText(where)}](${server}/${repo}/blob/${sha}/${d.file.split("/").map(urlSegment).join("/")}#L${d.line}${d.endLine !== d.line ? `-L${d.endLine}` : ""})`;
 }
 
 /** The job summary: playbooks checked, every diagnostic with a link, a graph of each changed playbook. */
@@ -79,7 +122,7 @@ export function summaryMarkdown(
     const w = r.diagnostics.length - e;
     const steps = r.playbook ? new PlaybookGraph(r.playbook).steps.length : 0;
     lines.push(
-      `| ${cell(r.playbook?.id ?? "—")} | \`${cell(r.file)}\` | ${steps || "—"} | ${e ? `❌ ${e} error${e === 1 ? "" : "s"}` : "✅ valid"}${w ? `, ${w} warning${w === 1 ? "" : "s"}` : ""} |`,
+      `| ${r.playbook?.id ? mdText(r.playbook.id) : "—"} | ${mdCode(r.file)} | ${steps || "—"} | ${e ? `❌ ${e} error${e === 1 ? "" : "s"}` : "✅ valid"}${w ? `, ${w} warning${w === 1 ? "" : "s"}` : ""} |`,
     );
   }
   const all = reports.flatMap((r) => r.diagnostics).sort(compareDiagnostics);
@@ -93,14 +136,14 @@ export function summaryMarkdown(
     lines.push("| where | rule | message |", "|---|---|---|");
     for (const d of all)
       lines.push(
-        `| ${lineLink(env, d)} | ${d.severity === "error" ? "❌" : "⚠️"} \`${d.rule}\` | ${cell(d.message)}${d.hint ? ` — _${cell(d.hint)}_` : ""} |`,
+        `| ${lineLink(env, d)} | ${d.severity === "error" ? "❌" : "⚠️"} ${mdCode(d.rule)} | ${mdText(d.message)}${d.hint ? ` — _${mdText(d.hint)}_` : ""} |`,
       );
   }
   const drawn = reports.filter((r) => r.playbook && (!changed || changed.has(r.file)));
   for (const r of drawn.slice(0, 20)) {
     lines.push(
       "",
-      `<details><summary>Graph of <code>${r.playbook?.id}</code></summary>`,
+      `<details><summary>Graph of <code>${htmlText(r.playbook?.id ?? "")}</code></summary>`,
       "",
       "```mermaid",
       renderMermaid(r.playbook as NonNullable<FileReport["playbook"]>).trimEnd(),
@@ -195,6 +238,7 @@ async function publishCheck(
  * repository and needs no token.
  */
 export async function run(a: ActionEnv): Promise<number> {
+  const say = (text: string) => a.log(plainLine(text));
   const patterns = core.getMultilineInput("paths").filter(Boolean);
   const failOn = core.getInput("fail-on") || "error";
   if (failOn !== "error" && failOn !== "warning") {
@@ -221,7 +265,7 @@ export async function run(a: ActionEnv): Promise<number> {
   );
   const changed = changedOnly ? changedFiles(a.env, a.workspace) : undefined;
   if (changedOnly && !changed)
-    a.log(
+    say(
       "changed-only: the pull request's changed files are unknown here (not a pull request, or a shallow checkout); annotating every file.",
     );
   const all = reports.flatMap((r) => r.diagnostics);
@@ -237,14 +281,18 @@ export async function run(a: ActionEnv): Promise<number> {
     ...ordered.filter((d) => d.severity === "error").slice(0, ANNOTATIONS_PER_KIND),
     ...ordered.filter((d) => d.severity === "warning").slice(0, ANNOTATIONS_PER_KIND),
   ];
-  for (const d of shown) a.log(workflowCommand(d));
+  for (const d of shown) {
+    const { message, properties } = annotation(d);
+    if (d.severity === "error") core.error(message, properties);
+    else core.warning(message, properties);
+  }
   const notAnnotated = all.length - shown.length;
   if (notAnnotated > 0)
-    a.log(
+    say(
       `${notAnnotated} of ${all.length} diagnostics are not annotated (GitHub shows at most ${ANNOTATIONS_PER_KIND} of a kind per step); the job summary lists all of them.`,
     );
   for (const d of all.sort(compareDiagnostics))
-    a.log(`${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message} [${d.rule}]`);
+    say(`${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message} [${d.rule}]`);
   const summary = summaryMarkdown(reports, changed, notAnnotated, a.env);
   if (a.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(summary).write();
   const { errors, warnings } = countBySeverity(reports);
@@ -254,17 +302,10 @@ export async function run(a: ActionEnv): Promise<number> {
   const token = core.getInput("token");
   if (token && (core.getInput("checks") || "false").toLowerCase() === "true") {
     core.setSecret(token);
-    await publishCheck(
-      a.env,
-      token,
-      annotationOrder(all, changed),
-      summary,
-      a.fetch ?? fetch,
-      a.log,
-    );
+    await publishCheck(a.env, token, annotationOrder(all, changed), summary, a.fetch ?? fetch, say);
   }
   if (files.length === 0)
-    a.log(`No playbook files matched ${(patterns.length ? patterns : DEFAULT_PATHS).join(", ")}.`);
+    say(`No playbook files matched ${(patterns.length ? patterns : DEFAULT_PATHS).join(", ")}.`);
   const failed = errors > 0 || (failOn === "warning" && warnings > 0);
   if (failed) {
     core.setFailed(
@@ -272,7 +313,7 @@ export async function run(a: ActionEnv): Promise<number> {
     );
     return 1;
   }
-  a.log(
+  say(
     `${reports.length} playbook ${reports.length === 1 ? "file" : "files"} checked: ${errors} errors, ${warnings} warnings.`,
   );
   return 0;

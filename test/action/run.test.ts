@@ -7,12 +7,19 @@ import type { Diagnostic } from "../../src/playbook/diagnostics.js";
 
 let ws: string;
 let lines: string[];
+/** What @actions/core wrote to stdout (annotations, failures), one entry per line. */
+let stdout: string[];
 // @actions/core keeps the summary file's path after its first write: one file for the suite.
 const files = mkdtempSync(join(tmpdir(), "pb-action-files-"));
 afterAll(() => rmSync(files, { recursive: true, force: true }));
 beforeEach(() => {
   ws = mkdtempSync(join(tmpdir(), "pb-action-run-"));
   lines = [];
+  stdout = [];
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    stdout.push(...String(chunk).split("\n").filter(Boolean));
+    return true;
+  });
   writeFileSync(join(files, "summary.md"), "");
   writeFileSync(join(files, "output.txt"), "");
   vi.stubEnv("GITHUB_STEP_SUMMARY", join(files, "summary.md"));
@@ -22,6 +29,7 @@ beforeEach(() => {
   vi.stubEnv("GITHUB_API_URL", "https://api.github.test");
 });
 afterEach(() => {
+  vi.restoreAllMocks();
   vi.unstubAllEnvs();
   process.exitCode = 0;
   rmSync(ws, { recursive: true, force: true });
@@ -82,7 +90,9 @@ describe("run (in process)", () => {
     expect(lines).toContain(
       "Could not publish a check run (HTTP 403); annotations above still apply.",
     );
-    expect(lines.some((l) => l.startsWith("::error file=playbooks/b.yaml"))).toBe(true);
+    expect(
+      stdout.some((l) => /^::error title=schema-step-type,file=playbooks\/b\.yaml,/.test(l)),
+    ).toBe(true);
   });
 
   it("falls back to annotating everything when the changed files are unknown", async () => {
@@ -92,7 +102,9 @@ describe("run (in process)", () => {
     expect(lines[0]).toBe(
       "changed-only: the pull request's changed files are unknown here (not a pull request, or a shallow checkout); annotating every file.",
     );
-    expect(lines.some((l) => l.startsWith("::error file=playbooks/b.yaml"))).toBe(true);
+    expect(
+      stdout.some((l) => /^::error title=schema-step-type,file=playbooks\/b\.yaml,/.test(l)),
+    ).toBe(true);
   });
 });
 

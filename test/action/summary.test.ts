@@ -3,7 +3,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ANNOTATIONS_PER_KIND, run, summaryMarkdown } from "../../src/action/main.js";
+import {
+  ANNOTATIONS_PER_KIND,
+  mdCode,
+  mdText,
+  run,
+  summaryMarkdown,
+} from "../../src/action/main.js";
+import { workflowCommands } from "../helpers/workflow-commands.js";
+import { plainLine } from "../../src/util/log-line.js";
 import type { Diagnostic } from "../../src/playbook/diagnostics.js";
 import { validateSet, validateSource, type FileReport } from "../../src/playbook/validate.js";
 
@@ -65,6 +73,42 @@ function diag(over: Partial<Diagnostic>): Diagnostic {
   } as Diagnostic;
 }
 
+describe("plain log lines and inert Markdown", () => {
+  it("makes a plain line that the runner reads as no command", () => {
+    for (const text of [
+      "::add-mask::secret",
+      " \t::warning file=x::pwned",
+      "\u00a0::error::x",
+      "ok\n::add-mask::a\r::add-mask::b\r\n::add-mask::c\u2028::add-mask::d",
+      "x ##[add-mask]secret ###[set-output name=a]b",
+      "\u001b[31m::add-mask::e",
+    ]) {
+      const line = plainLine(text);
+      expect(line).not.toMatch(/(?!\t)[\p{Cc}\u2028\u2029]/u);
+      expect(workflowCommands(line)).toEqual([]);
+    }
+    expect(plainLine("a\nb\rc\td")).toBe("a\\nb\\rc\td");
+    expect(plainLine("::add-mask::x")).toBe("\\::add-mask::x");
+    expect(plainLine("playbooks/a.yaml:1:2: error: m")).toBe("playbooks/a.yaml:1:2: error: m");
+  });
+
+  it("escapes Markdown text and breaks mentions and autolinks", () => {
+    expect(mdText("<b>x</b> & [l](u) `c` *e* _u_ ~s~ $m$ a|b \\")).toBe(
+      "\\<b\\>x\\</b\\> \\& \\[l\\](u) \\`c\\` \\*e\\* \\_u\\_ \\~s\\~ \\$m\\$ a\\|b \\\\",
+    );
+    expect(mdText("@octo/team mail a@b.c https://x.y www.x.y\nnext")).toBe(
+      "@\u200bocto/team mail a@\u200bb.c https:\u200b//x.y www\u200b.x.y next",
+    );
+  });
+
+  it("makes a code span longer than any run of backticks in the text", () => {
+    expect(mdCode("a.yaml")).toBe("`a.yaml`");
+    expect(mdCode("a`b``c|d")).toBe("```a`b``c\\|d```");
+    expect(mdCode("`x")).toBe("`` `x ``");
+    expect(mdCode("a\nb")).toBe("`a b`");
+  });
+});
+
 describe("summaryMarkdown", () => {
   it("links each diagnostic to its lines at the commit when the repository and commit are known", () => {
     const r = report("playbooks/my file.yaml", MULTI);
@@ -73,7 +117,7 @@ describe("summaryMarkdown", () => {
       GITHUB_SHA: "abc123",
     });
     expect(md).toContain(
-      "| [playbooks/my file.yaml:5:5](https://github.com/octo/repo/blob/abc123/playbooks/my%20file.yaml#L5-L7) | ❌ `schema-missing-field` | steps[0]: a comment step needs the field 'body' — _add 'body: …'_ |",
+      "| [playbooks/my file.yaml:5:5](https://github.com/octo/repo/blob/abc123/playbooks/my%20file.yaml#L5-L7) | ❌ `schema-missing-field` | steps\\[0\\]: a comment step needs the field 'body' — _add 'body: …'_ |",
     );
     // On GitHub Enterprise, links go to its server.
     const ghe = summaryMarkdown([r], undefined, 0, {
@@ -196,12 +240,19 @@ describe("summaryMarkdown", () => {
 describe("run: inputs, outputs, changed files and the Checks API", () => {
   let ws: string;
   let lines: string[];
+  /** What @actions/core wrote to stdout (annotations, failures), one entry per line. */
+  let stdout: string[];
   const files = mkdtempSync(join(tmpdir(), "pb-summary-files-"));
   afterAll(() => rmSync(files, { recursive: true, force: true }));
 
   beforeEach(() => {
     ws = mkdtempSync(join(tmpdir(), "pb-summary-run-"));
     lines = [];
+    stdout = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      stdout.push(...String(chunk).split("\n").filter(Boolean));
+      return true;
+    });
     writeFileSync(join(files, "summary.md"), "");
     writeFileSync(join(files, "output.txt"), "");
     vi.stubEnv("GITHUB_STEP_SUMMARY", join(files, "summary.md"));
@@ -220,6 +271,7 @@ describe("run: inputs, outputs, changed files and the Checks API", () => {
       vi.stubEnv(k, "");
   });
   afterEach(() => {
+    vi.restoreAllMocks();
     vi.unstubAllEnvs();
     process.exitCode = 0;
     rmSync(ws, { recursive: true, force: true });
@@ -283,9 +335,14 @@ describe("run: inputs, outputs, changed files and the Checks API", () => {
     write("playbooks/w.yaml", WARNED);
     expect(await go()).toBe(0);
     expect(lines).toContain("1 playbook file checked: 0 errors, 1 warnings.");
-    expect(lines.some((l) => l.startsWith("::warning file=playbooks/w.yaml,line=5,"))).toBe(true);
+    expect(
+      stdout.some((l) =>
+        l.startsWith("::warning title=step-no-description,file=playbooks/w.yaml,line=5,"),
+      ),
+    ).toBe(true);
     expect(outputs()).toMatch(/warnings<<\S+\n1\n/);
     lines = [];
+    stdout = [];
     vi.stubEnv("INPUT_FAIL-ON", "warning");
     expect(await go()).toBe(1);
     expect(process.exitCode).toBe(1);
@@ -441,7 +498,7 @@ steps:
     vi.stubEnv("GITHUB_EVENT_PATH", join(ws, "event.json"));
     vi.stubEnv("INPUT_CHANGED-ONLY", "True");
     expect(await go()).toBe(0);
-    const annotated = lines.filter((l) => l.startsWith("::warning "));
+    const annotated = stdout.filter((l) => l.startsWith("::warning "));
     expect(annotated).toHaveLength(1);
     expect(annotated[0]).toContain("file=playbooks/new.yaml");
     expect(lines).toContain(

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { RULE_CODES } from "../../src/playbook/rules.js";
 import { PLAYBOOK_SCHEMA } from "../../src/playbook/schema.js";
+import { HOSTILE, workflowCommands } from "../helpers/workflow-commands.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -118,8 +119,41 @@ describe("playbook-bot validate", () => {
     const r = await cli(["validate", "bad.yaml", "--format", "github"], dir);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(
-      /^::error file=bad\.yaml,line=5,endLine=5,col=11,endColumn=16,title=schema-step-type::steps\[0\]\.type: unknown step kind 'comit'.*%0Awrite 'commit'\n$/,
+      /^::error title=schema-step-type,file=bad\.yaml,line=5,endLine=5,col=11,endColumn=16::steps\[0\]\.type: unknown step kind 'comit'.*%0Awrite 'commit'\n$/,
     );
+  });
+
+  it("prints only the annotations it means, whatever a playbook or its name contains", async () => {
+    const file = "::add-mask::secret%0A,x.yaml";
+    const q = (v: string) => JSON.stringify(v);
+    write(
+      file,
+      `apiVersion: playbook-bot/v1
+id: hostile
+steps:
+  - id: first
+    type: ${q(`comit${HOSTILE.warning}`)}
+  - id: second
+    type: comment
+    body: hi
+    next: ${q(`nowhere${HOSTILE.cr}`)}
+  - id: ${q(`${HOSTILE.mask} ${HOSTILE.v1}`)}
+    type: comment
+    body: ${q(HOSTILE.escaped)}
+`,
+    );
+    const r = await cli(["validate", file, "--format", "github"], dir);
+    expect(r.code).toBe(1);
+    const commands = workflowCommands(r.out);
+    expect(commands.length).toBeGreaterThanOrEqual(3);
+    expect(commands.map((c) => [c.form, c.properties.file])).toEqual(
+      commands.map(() => ["::", file]),
+    );
+    expect(commands.filter((c) => c.name !== "error" && c.name !== "warning")).toEqual([]);
+    expect(r.out.split("\n").filter(Boolean)).toHaveLength(commands.length);
+    const data = commands.map((c) => c.data).join("\n");
+    for (const value of [`comit${HOSTILE.warning}`, `nowhere${HOSTILE.cr}`, HOSTILE.mask])
+      expect(data).toContain(value);
   });
 
   it("prints SARIF 2.1.0", async () => {

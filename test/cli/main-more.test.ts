@@ -197,7 +197,9 @@ describe("playbook-bot validate --format on warnings only", () => {
   it("github: a ::warning command, exit 0", async () => {
     const r = await cli(["validate", "-f", "github"], dir);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^::warning file=playbooks\/warned\.yaml,line=5,/m);
+    expect(r.out).toMatch(
+      /^::warning title=step-no-description,file=playbooks\/warned\.yaml,line=5,/m,
+    );
     expect(r.out).not.toContain("::error");
   });
 

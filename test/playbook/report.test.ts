@@ -1,7 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { EOL } from "node:os";
+import * as core from "@actions/core";
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
 import type { Diagnostic } from "../../src/playbook/diagnostics.js";
 import { compareDiagnostics, describeValue } from "../../src/playbook/diagnostics.js";
 import {
+  annotation,
   formatGithub,
   formatJson,
   formatSarif,
@@ -24,13 +28,72 @@ const d = (over: Partial<Diagnostic> = {}): Diagnostic => ({
   ...over,
 });
 
+/** The line `@actions/core` writes for this diagnostic's annotation. */
+function coreLine(diagnostic: Diagnostic): string {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    const { message, properties } = annotation(diagnostic);
+    if (diagnostic.severity === "error") core.error(message, properties);
+    else core.warning(message, properties);
+  } finally {
+    spy.mockRestore();
+  }
+  expect(written).toHaveLength(1);
+  expect(written[0]?.endsWith(EOL)).toBe(true);
+  return (written[0] as string).slice(0, -EOL.length);
+}
+
 describe("github workflow commands", () => {
   it("escapes %, CR and newline in data and also ':' and ',' in properties", () => {
     expect(workflowCommand(d({ hint: "fix: it, now" }))).toBe(
-      "::error file=dir/a%2Cb%3Ac%25.yaml,line=3,endLine=3,col=5,endColumn=9,title=goto-unresolved::100%25 wrong:%0Asecond line, too%0Afix: it, now",
+      "::error title=goto-unresolved,file=dir/a%2Cb%3Ac%25.yaml,line=3,endLine=3,col=5,endColumn=9::100%25 wrong:%0Asecond line, too%0Afix: it, now",
     );
     expect(workflowCommand(d({ severity: "warning", message: "a\r\nb" }))).toBe(
-      "::warning file=dir/a%2Cb%3Ac%25.yaml,line=3,endLine=3,col=5,endColumn=9,title=goto-unresolved::a%0D%0Ab",
+      "::warning title=goto-unresolved,file=dir/a%2Cb%3Ac%25.yaml,line=3,endLine=3,col=5,endColumn=9::a%0D%0Ab",
+    );
+  });
+
+  it("is byte for byte the line @actions/core writes for the same annotation", () => {
+    const hostile = fc.constantFrom(
+      "\n::warning file=x::pwned",
+      "::add-mask::secret",
+      "%0A",
+      "%25",
+      "\r",
+      "\r\n",
+      ",",
+      ":",
+      "=",
+      "##[add-mask]x",
+    );
+    const text = fc
+      .array(fc.oneof(hostile, fc.string({ unit: "binary" })), { maxLength: 6 })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(
+        fc.record({
+          severity: fc.constantFrom("error" as const, "warning" as const),
+          file: text,
+          message: text,
+          hint: fc.option(text, { nil: undefined }),
+          line: fc.nat({ max: 5 }),
+          column: fc.nat({ max: 5 }),
+          endLine: fc.nat({ max: 5 }),
+          endColumn: fc.nat({ max: 5 }),
+        }),
+        (over) => {
+          const diagnostic = d({
+            ...over,
+            ...(over.hint === undefined ? {} : { hint: over.hint }),
+          });
+          expect(workflowCommand(diagnostic)).toBe(coreLine(diagnostic));
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 
@@ -235,5 +298,17 @@ describe("diagnostics helpers", () => {
         { file: "b", text: "", diagnostics: [d()] },
       ]),
     ).toEqual({ errors: 2, warnings: 1 });
+  });
+});
+
+describe("the text format inside a workflow's log", () => {
+  it("keeps a file's text on its own line: no workflow command can start", () => {
+    const source = "apiVersion: playbook-bot/v1\nid: x\nsteps:\n  - id: a\n    type: \"comit\\n::add-mask::secret\\n##[warning]pwned\"\n";
+    const text = formatText([validateSource("::warning file=x::a.yaml", source)]);
+    for (const line of text.split("\n")) {
+      expect(line).not.toMatch(/^\s*::/);
+      expect(line).not.toContain("##[");
+    }
+    expect(text).toContain("::add-mask::secret"); // still there, as text inside a line
   });
 });

@@ -25,6 +25,35 @@ export function formatJson(reports: readonly FileReport[]): string {
   );
 }
 
+/** The fields of an annotation as `@actions/core`'s `error()`/`warning()` take them. */
+export interface AnnotationFields {
+  title: string;
+  file: string;
+  startLine: number;
+  endLine: number;
+  startColumn: number;
+  endColumn: number;
+}
+
+/** What the Action hands to `core.error`/`core.warning` for a diagnostic, and `--format github` prints. */
+export function annotation(d: Diagnostic): { message: string; properties: AnnotationFields } {
+  return {
+    message: d.hint ? `${d.message}\n${d.hint}` : d.message,
+    properties: {
+      title: d.rule,
+      file: d.file,
+      startLine: d.line,
+      endLine: d.endLine,
+      startColumn: d.column,
+      endColumn: d.endColumn,
+    },
+  };
+}
+
+// The escaping of @actions/core's command.ts (the package exports neither `issueCommand` nor
+// `toCommandProperties`): data keeps `%`, CR and LF from ending the command or the line;
+// properties also keep `:` and `,` from ending a property. test/playbook/report.test.ts checks
+// that every line here is byte for byte what `core.error`/`core.warning` print.
 function escapeData(s: string): string {
   return s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
@@ -33,18 +62,28 @@ function escapeProperty(s: string): string {
   return escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
-/** One GitHub workflow command; the Action and `--format github` share it. */
+/**
+ * One annotation as a workflow command, for `validate --format github`: the line
+ * `core.error(message, properties)` (or `core.warning`) writes, in its property order
+ * (title, file, line, endLine, col, endColumn) and without its empty properties.
+ * The Action itself calls `@actions/core`.
+ */
 export function workflowCommand(d: Diagnostic): string {
-  const props = [
-    `file=${escapeProperty(d.file)}`,
-    `line=${d.line}`,
-    `endLine=${d.endLine}`,
-    `col=${d.column}`,
-    `endColumn=${d.endColumn}`,
-    `title=${escapeProperty(d.rule)}`,
-  ].join(",");
-  const body = d.hint ? `${d.message}\n${d.hint}` : d.message;
-  return `::${d.severity} ${props}::${escapeData(body)}`;
+  const { message, properties: p } = annotation(d);
+  const props = (
+    [
+      ["title", p.title],
+      ["file", p.file],
+      ["line", p.startLine],
+      ["endLine", p.endLine],
+      ["col", p.startColumn],
+      ["endColumn", p.endColumn],
+    ] as const
+  )
+    .filter(([, v]) => v)
+    .map(([k, v]) => `${k}=${escapeProperty(String(v))}`)
+    .join(",");
+  return `::${d.severity}${props ? ` ${props}` : ""}::${escapeData(message)}`;
 }
 
 export function formatGithub(reports: readonly FileReport[]): string {

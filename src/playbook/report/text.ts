@@ -1,13 +1,16 @@
 import type { Diagnostic } from "../diagnostics.js";
 import type { FileReport } from "../validate.js";
 import { countBySeverity } from "../validate.js";
+import { plainLine } from "../../util/log-line.js";
 
 /** actionlint-style text: `file:line:col: message [rule]`, the source line, an underline, a hint. */
 export function formatText(reports: readonly FileReport[]): string {
   const lines: string[] = [];
   for (const r of reports) {
     const source = r.text.split(/\r?\n/);
-    for (const d of r.diagnostics) lines.push(...formatOne(d, source));
+    // Each line stays one line whatever the file holds: in a workflow's log, a file's text must
+    // not become a workflow command.
+    for (const d of r.diagnostics) lines.push(...formatOne(d, source).map(plainLine));
   }
   const { errors, warnings } = countBySeverity(reports);
   const bad = reports.filter((r) => r.diagnostics.some((d) => d.severity === "error")).length;
