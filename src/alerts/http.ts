@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { rateLimitRetryAfter } from "../github/octokit-port.js";
-import { LruMap } from "../util/lru.js";
+import { OnceLedger } from "../util/lru.js";
 import { verifyRequest } from "./auth.js";
 import { routeAlert, type AlertsConfig, type ExternalSource } from "./config.js";
 import { GENERIC_ALERT_SCHEMA, PROMETHEUS_STYLE_SCHEMA } from "./generic-schema.js";
@@ -89,7 +89,9 @@ function rateLimit(err: unknown): HttpError | undefined {
  * by the payload alone) and handed to triage. 2xx only once every alert is handled.
  */
 export function alertsHandler(deps: AlertRouteDeps) {
-  const seenEvents = new LruMap<string, true>(10_000);
+  // An event id counts as seen once its alert was handled: the sender's retry of a failure is
+  // handled again, not answered "duplicate".
+  const events = new OnceLedger(10_000);
   const log = deps.log ?? (() => undefined);
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const path = (req.url ?? "").split("?")[0] ?? "";
@@ -126,34 +128,36 @@ export function alertsHandler(deps: AlertRouteDeps) {
           `the alert does not fit the ${source} format: ${reasons.join("; ")}`,
         );
       }
-      let alerts: NormalizedAlert[];
+      const handleAll = async (alerts: NormalizedAlert[]) => {
+        const unrouted: string[] = [];
+        const work: Promise<TriageOutcome>[] = [];
+        for (const alert of alerts) {
+          const repo = routeAlert(deps.config, alert.labels);
+          if (!repo) unrouted.push(alert.key);
+          else work.push(deps.handle(alert, repo));
+        }
+        const settled = await Promise.allSettled(work);
+        for (const s of settled) {
+          if (s.status === "rejected") {
+            throw rateLimit(s.reason) ?? s.reason;
+          }
+        }
+        const outcomes = settled.map((s) => (s as PromiseFulfilledResult<TriageOutcome>).value);
+        return { unrouted, outcomes };
+      };
       if (source === "generic") {
         const g = payload as GenericAlert;
-        if (g.event_id) {
-          if (seenEvents.has(`${source}:${g.event_id}`)) {
-            send(res, 200, { received: 1, duplicate: true });
-            return true;
-          }
-          seenEvents.set(`${source}:${g.event_id}`, true);
-        }
-        alerts = [fromGeneric(g)];
-      } else alerts = fromPrometheusStyle(source, payload as PromMessage);
-      const unrouted: string[] = [];
-      const work: Promise<TriageOutcome>[] = [];
-      for (const alert of alerts) {
-        const repo = routeAlert(deps.config, alert.labels);
-        if (!repo) unrouted.push(alert.key);
-        else work.push(deps.handle(alert, repo));
+        const done = g.event_id
+          ? await events.run(`${source}:${g.event_id}`, () => handleAll([fromGeneric(g)]))
+          : { duplicate: false as const, value: await handleAll([fromGeneric(g)]) };
+        if (done.duplicate) send(res, 200, { received: 1, duplicate: true });
+        else send(res, 200, { received: 1, truncated: 0, ...done.value });
+        return true;
       }
-      const settled = await Promise.allSettled(work);
-      for (const s of settled) {
-        if (s.status === "rejected") {
-          throw rateLimit(s.reason) ?? s.reason;
-        }
-      }
-      const outcomes = settled.map((s) => (s as PromiseFulfilledResult<TriageOutcome>).value);
+      const alerts = fromPrometheusStyle(source, payload as PromMessage);
+      const result = await handleAll(alerts);
       const truncated = (payload as PromMessage).truncatedAlerts ?? 0;
-      send(res, 200, { received: alerts.length, truncated, unrouted, outcomes });
+      send(res, 200, { received: alerts.length, truncated, ...result });
       return true;
     } catch (err) {
       const e =

@@ -1,5 +1,22 @@
 import { createHash } from "node:crypto";
-import { inert } from "../engine/render.js";
+import {
+  code,
+  details,
+  emphasis,
+  heading,
+  issueRef,
+  lines,
+  link,
+  neutralize,
+  paragraph,
+  raw,
+  renderMarkdown,
+  safeUrl,
+  strong,
+  table,
+  type Block,
+  type InlineLike,
+} from "../markdown/comment.js";
 import type { PlaybookBundle } from "../engine/steps/types.js";
 import { KeyedQueue, LruMap } from "../util/lru.js";
 import { selectPlaybook, type Selection } from "./select.js";
@@ -63,6 +80,8 @@ interface AlertRecord {
   fired: number;
   refireComment?: string;
   playbook?: string;
+  /** The issue is open but its playbook has not started yet (the start failed): a retry starts it. */
+  startPending?: boolean;
 }
 
 /** The hidden marker that names an issue's alert: a hash of the key, so alert text never reaches it. */
@@ -93,64 +112,108 @@ class Bucket {
   }
 }
 
-function table(entries: Record<string, string>): string {
-  const rows = Object.entries(entries).map(
-    ([k, v]) =>
-      `| \`${inert(k)}\` | ${inert(v).replace(/\|/g, "\\|").replace(/\n/g, " ").slice(0, 500)} |`,
-  );
-  return rows.length ? ["| name | value |", "|---|---|", ...rows].join("\n") : "_none_";
+/** Labels or annotations as a two-column table; values are cut to 500 characters. */
+function entriesTable(entries: Record<string, string>, max: number): Block[] {
+  const all = Object.entries(entries);
+  if (all.length === 0) return [paragraph(emphasis("none"))];
+  const shown = all.slice(0, max);
+  const out: Block[] = [
+    table(
+      ["name", "value"],
+      shown.map(([k, v]) => [code(k), safeUrl(v) ? link(v) : v.slice(0, 500)]),
+    ),
+  ];
+  if (shown.length < all.length)
+    out.push(paragraph(emphasis(`${all.length - shown.length} more not shown.`)));
+  return out;
 }
 
+/** The issue title: plain text (not Markdown), neutralised, on one line. */
 export function triageTitle(alert: NormalizedAlert): string {
   const sev = alert.severity !== "unknown" ? `[${alert.severity}] ` : "";
-  return inert(`${sev}${alert.title}`)
+  return neutralize(`${sev}${alert.title}`)
     .replace(/[\r\n]+/g, " ")
     .slice(0, 256);
 }
 
 /** The triage issue's body: severity, summary, links, labels and annotations, and why this playbook. */
 export function triageBody(alert: NormalizedAlert, selection: Selection): string {
-  const lines = [
-    `**Severity:** ${alert.severity} · **Source:** ${alert.source} · **Status:** ${alert.status}${alert.startsAt ? ` · **Since:** ${inert(alert.startsAt)}` : ""}`,
-    "",
-    alert.summary ? inert(alert.summary).slice(0, 20_000) : "_No summary._",
-    "",
-  ];
+  // Shorter forms until the body fits; the marker and the closing tags always stay.
+  for (const [summaryMax, rowsMax, linksMax] of [
+    [20_000, Infinity, Infinity],
+    [5_000, 20, 20],
+    [1_000, 5, 5],
+  ] as const) {
+    const body = triageMarkdown(alert, selection, summaryMax, rowsMax, linksMax);
+    if (body.length <= MAX_BODY) return body;
+  }
+  return renderMarkdown(
+    triageHead(alert),
+    paragraph(emphasis("…truncated: the alert was too long for an issue.")),
+    raw(alertMarker("")),
+  );
+}
+
+function triageHead(alert: NormalizedAlert): Block {
+  return lines([
+    strong("Severity:"),
+    ` ${alert.severity} · `,
+    strong("Source:"),
+    ` ${alert.source} · `,
+    strong("Status:"),
+    ` ${alert.status}`,
+    alert.startsAt ? [" · ", strong("Since:"), ` ${alert.startsAt.slice(0, 100)}`] : [],
+  ]);
+}
+
+function triageMarkdown(
+  alert: NormalizedAlert,
+  selection: Selection,
+  summaryMax: number,
+  rowsMax: number,
+  linksMax: number,
+): string {
+  const blocks: Block[] = [triageHead(alert)];
+  const summary = alert.summary.slice(0, summaryMax);
+  blocks.push(summary ? paragraph(summary) : paragraph(emphasis("No summary.")));
+  const truncated =
+    alert.summary.length > summary.length ||
+    Object.keys(alert.labels).length > rowsMax ||
+    Object.keys(alert.annotations).length > rowsMax ||
+    alert.links.length > linksMax;
   if (alert.links.length)
-    lines.push(
-      alert.links
-        .map((l) => `[${inert(l.text).replace(/[[\]]/g, "")}](${encodeURI(l.url)})`)
-        .join(" · "),
-      "",
+    blocks.push(
+      paragraph(
+        alert.links
+          .slice(0, linksMax)
+          .map((l, i): InlineLike => [i ? " · " : "", link(l.url, l.text.slice(0, 200))]),
+      ),
     );
-  lines.push(
-    "#### Labels",
-    "",
-    table(alert.labels),
-    "",
-    "#### Annotations",
-    "",
-    table(alert.annotations),
-    "",
+  blocks.push(
+    heading(4, "Labels"),
+    ...entriesTable(alert.labels, rowsMax),
+    heading(4, "Annotations"),
+    ...entriesTable(alert.annotations, rowsMax),
   );
   const chosen = selection.chosen;
-  lines.push("<details><summary>Why this playbook</summary>", "");
-  if (chosen)
-    lines.push(
-      `**${chosen.playbook}** (score ${chosen.score}): ${chosen.reasons.join(", ") || "its selector fits"}.`,
-    );
-  else lines.push("No playbook fits this alert, and the default triage playbook is not available.");
+  const why: Block[] = [
+    chosen
+      ? paragraph(
+          strong(chosen.playbook),
+          ` (score ${chosen.score}): ${chosen.reasons.join(", ") || "its selector fits"}.`,
+        )
+      : paragraph("No playbook fits this alert, and the default triage playbook is not available."),
+  ];
   const others = selection.candidates.filter((c) => c.playbook !== chosen?.playbook).slice(0, 3);
   if (others.length)
-    lines.push(
-      "",
-      `Also considered: ${others.map((c) => `${c.playbook} (${c.score})`).join(", ")}.`,
+    why.push(
+      paragraph(`Also considered: ${others.map((c) => `${c.playbook} (${c.score})`).join(", ")}.`),
     );
-  lines.push("", "</details>", "", alertMarker(""));
-  let body = lines.join("\n");
-  if (body.length > MAX_BODY)
-    body = `${body.slice(0, MAX_BODY - 200)}\n\n_…truncated: the alert was too long for an issue._\n`;
-  return body;
+  blocks.push(...details("Why this playbook", why));
+  if (truncated)
+    blocks.push(paragraph(emphasis("…truncated: the alert was too long for an issue.")));
+  blocks.push(raw(alertMarker("")));
+  return renderMarkdown(...blocks);
 }
 
 /**
@@ -167,7 +230,7 @@ export class AlertTriage {
   private readonly buckets = new Map<string, Bucket>();
   private readonly digests = new LruMap<
     string,
-    { issue: number; comment: string; entries: string[]; until: number }
+    { issue: number; comment: string; entries: string[][]; until: number }
   >(1000);
 
   constructor(private readonly deps: TriageDeps) {}
@@ -241,13 +304,24 @@ export class AlertTriage {
       return this.open(alert, repo, undefined);
     }
     const issue = await port.getIssue(rec.issue);
+    if (rec.startPending && rec.playbook && alert.status === "firing" && issue.state === "open") {
+      // The sender retries an alert whose playbook did not start: this stage resumes.
+      const bundle = (await this.deps.playbooks(repo)).find((b) => b.playbook.id === rec.playbook);
+      if (bundle) await this.deps.startRun(repo, issue, bundle, alert);
+      delete rec.startPending;
+      return out("opened", rec.issue, rec.playbook);
+    }
     if (alert.status === "resolved") {
       if (rec.lastStatus === "resolved") return out("repeat", rec.issue);
       rec.lastStatus = "resolved";
       if (issue.state === "closed") return out("resolved", rec.issue);
       await port.comment(
         rec.issue,
-        `✅ Resolved${alert.notPlanned ? " (dismissed)" : ""} at ${new Date(this.deps.now()).toISOString()}.`,
+        renderMarkdown(
+          paragraph(
+            `✅ Resolved${alert.notPlanned ? " (dismissed)" : ""} at ${new Date(this.deps.now()).toISOString()}.`,
+          ),
+        ),
       );
       const bundle = rec.playbook
         ? (await this.deps.playbooks(repo)).find((b) => b.playbook.id === rec.playbook)
@@ -285,14 +359,22 @@ export class AlertTriage {
       if (alert.startsAt !== undefined) rec.lastStartsAt = alert.startsAt;
       await port.comment(
         rec.issue,
-        `🔁 Fired again at ${new Date(this.deps.now()).toISOString()}; reopened (fired ${rec.fired} times).`,
+        renderMarkdown(
+          paragraph(
+            `🔁 Fired again at ${new Date(this.deps.now()).toISOString()}; reopened (fired ${rec.fired} times).`,
+          ),
+        ),
       );
       return out("reopened", rec.issue);
     }
     rec.fired++;
     rec.lastStatus = "firing";
     if (alert.startsAt !== undefined) rec.lastStartsAt = alert.startsAt;
-    const text = `🔁 Fired again, ${rec.fired - 1} ${rec.fired - 1 === 1 ? "time" : "times"} (last at ${new Date(this.deps.now()).toISOString()}).`;
+    const text = renderMarkdown(
+      paragraph(
+        `🔁 Fired again, ${rec.fired - 1} ${rec.fired - 1 === 1 ? "time" : "times"} (last at ${new Date(this.deps.now()).toISOString()}).`,
+      ),
+    );
     if (rec.refireComment) await port.updateComment(rec.refireComment, text);
     else rec.refireComment = await port.comment(rec.issue, text);
     return out("refired", rec.issue);
@@ -314,7 +396,13 @@ export class AlertTriage {
     const selection = selectPlaybook(alert, playbooks);
     let body = triageBody(alert, selection).replace(alertMarker(""), alertMarker(alert.key));
     if (previous)
-      body = `Fired again after [#${previous.issue}](${previous.url}) was closed.\n\n${body}`;
+      body = `${renderMarkdown(
+        paragraph(
+          "Fired again after ",
+          link(previous.url, issueRef(previous.issue)),
+          " was closed.",
+        ),
+      )}\n\n${body}`;
     const labels = [ALERT_LABEL, `source:${alert.source}`, `severity:${alert.severity}`];
     const port = this.deps.issues(repo);
     const issue = await port.createIssue(triageTitle(alert), body, labels);
@@ -332,9 +420,16 @@ export class AlertTriage {
     const bundle = selection.chosen
       ? playbooks.find((b) => b.playbook.id === selection.chosen?.playbook)
       : undefined;
-    if (bundle) rec.playbook = bundle.playbook.id;
+    if (bundle) {
+      rec.playbook = bundle.playbook.id;
+      rec.startPending = true;
+    }
     this.records.set(`${repo}\u0000${alert.key}`, rec);
-    if (bundle) await this.deps.startRun(repo, issue, bundle, alert);
+    if (bundle) {
+      // Done only once started; a failure leaves the stage for the sender's retry.
+      await this.deps.startRun(repo, issue, bundle, alert);
+      delete rec.startPending;
+    }
     const o: TriageOutcome = { key: alert.key, action: "opened", issue: issue.number };
     if (bundle) o.playbook = bundle.playbook.id;
     return o;
@@ -346,28 +441,38 @@ export class AlertTriage {
       const port = this.deps.issues(repo);
       const now = this.deps.now();
       let d = this.digests.get(repo);
-      const line = `| ${new Date(now).toISOString().slice(11, 19)} | ${alert.severity} | ${inert(alert.title).replace(/\|/g, "\\|").slice(0, 200)} |`;
+      const line = [
+        new Date(now).toISOString().slice(11, 19),
+        alert.severity,
+        alert.title.slice(0, 200),
+      ];
       if (!d || now > d.until) {
         const issue = await port.createIssue(
           "Alert storm: alerts beyond the rate limit",
-          `More alerts arrived than the rate allows (${this.deps.issuesPerMinute(alert.source)} new issues a minute from ${alert.source}). They are listed here instead of one issue each.\n\n${alertMarker(`digest:${repo}:${now}`)}`,
+          renderMarkdown(
+            paragraph(
+              `More alerts arrived than the rate allows (${this.deps.issuesPerMinute(alert.source)} new issues a minute from ${alert.source}). They are listed here instead of one issue each.`,
+            ),
+            raw(alertMarker(`digest:${repo}:${now}`)),
+          ),
           [ALERT_LABEL, "alert-storm"],
         );
-        const comment = await port.comment(
-          issue.number,
-          "| time | severity | alert |\n|---|---|---|\n" + line,
-        );
+        const comment = await port.comment(issue.number, digestTable([line], 0));
         d = { issue: issue.number, comment, entries: [line], until: now + 3_600_000 };
         this.digests.set(repo, d);
         return { key: alert.key, action: "digest", issue: issue.number };
       }
       d.entries.push(line);
       const shown = d.entries.slice(-300);
-      await port.updateComment(
-        d.comment,
-        `| time | severity | alert |\n|---|---|---|\n${shown.join("\n")}${d.entries.length > shown.length ? `\n\n_${d.entries.length - shown.length} earlier alerts not shown._` : ""}`,
-      );
+      await port.updateComment(d.comment, digestTable(shown, d.entries.length - shown.length));
       return { key: alert.key, action: "digest", issue: d.issue };
     });
   }
+}
+
+/** The digest's table of alerts (time, severity, title), and how many earlier ones it leaves out. */
+function digestTable(rows: string[][], omitted: number): string {
+  const blocks: Block[] = [table(["time", "severity", "alert"], rows)];
+  if (omitted > 0) blocks.push(paragraph(emphasis(`${omitted} earlier alerts not shown.`)));
+  return renderMarkdown(...blocks);
 }

@@ -11,13 +11,21 @@ import {
   issueOfPullRequest,
   OctokitPort,
   StatusCommentCache,
+  withRequestTimeout,
   type Octokit,
 } from "../github/octokit-port.js";
 import { hasStateBlock, type ThreadComment } from "../github/port.js";
+import { workflowRunFacts, type RawWorkflowRun } from "../github/workflow-runs.js";
 import type { Tiered } from "../playbook/tiers.js";
-import { KeyedQueue, LruMap } from "../util/lru.js";
+import { repositoryStateKey } from "../state/codec.js";
+import { KeyedQueue, LruMap, OnceLedger } from "../util/lru.js";
 import type { AppConfig } from "./config.js";
-import { IssueController, type IssueRef, type PlaybookCatalog } from "./controller.js";
+import {
+  IssueController,
+  newRunMemory,
+  type IssueRef,
+  type PlaybookCatalog,
+} from "./controller.js";
 
 export interface PlaybookBotOptions {
   config: AppConfig;
@@ -26,6 +34,10 @@ export interface PlaybookBotOptions {
   ai?: AiAdapter;
   discovery?: PlaybookDiscovery;
   clock?: () => Date;
+  /** Every GitHub request is abandoned after this long (default 30 s). */
+  requestTimeoutMs?: number;
+  /** All the work of one event on one issue is abandoned after this long (default 5 min). */
+  eventTimeoutMs?: number;
 }
 
 type RestUser = { login: string; type: string } | null;
@@ -89,9 +101,14 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
   const discovery = options.discovery ?? new PlaybookDiscovery();
   const clock = options.clock ?? (() => new Date());
   const statusCache = new StatusCommentCache();
-  const seen = new LruMap<string, true>(10_000);
-  const queue = new KeyedQueue();
-  // Dispatched workflows a run waits for, by repository and workflow: kept in memory.
+  const memory = newRunMemory();
+  // A delivery counts as handled once its work is done: GitHub's redelivery of a failed one is
+  // handled again, a copy of a handled one is not.
+  const deliveries = new OnceLedger(10_000);
+  const queue = new KeyedQueue(options.eventTimeoutMs ?? 5 * 60_000);
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  // Dispatched workflows a run waits for, by repository and workflow (its file name or id, as the
+  // playbook names it): kept in memory, a route only; the step decides which run it awaits.
   const awaitedWorkflows = new LruMap<string, Set<number>>(1000);
 
   return (app: Probot, { addHandler }: Partial<ApplicationFunctionOptions> = {}): void => {
@@ -103,9 +120,13 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
 
     async function controllerFor(context: Context, issue: IssueRef): Promise<IssueController> {
       const { owner, repo } = context.repo();
-      const payload = context.payload as { repository: { default_branch: string } };
+      const payload = context.payload as {
+        repository: { id: number; default_branch: string };
+        installation?: { id: number };
+      };
       return controllerIn(
-        context.octokit as unknown as Octokit,
+        withRequestTimeout(context.octokit as unknown as Octokit, requestTimeoutMs),
+        { installation: payload.installation?.id ?? 0, repository: payload.repository.id },
         owner,
         repo,
         payload.repository.default_branch,
@@ -115,6 +136,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
 
     async function controllerIn(
       octokit: Octokit,
+      ids: { installation: number; repository: number },
       owner: string,
       repo: string,
       defaultBranch: string,
@@ -135,13 +157,20 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       return new IssueController({
         port,
         catalog,
-        secret: config.stateSecret,
+        stateKey: repositoryStateKey(config.stateSecret, ids.installation, ids.repository),
+        memory,
         clock,
         issue,
         repo: { owner, name: repo, default_branch: defaultBranch },
         inProcess: false,
-        catalogAt: async (at) =>
-          at === commit ? catalog : catalogOf(await discovery.at(octokit, owner, repo, at)),
+        // A pinned commit is used only when it is on the default branch (a fork's pull request
+        // head is served by the base repository too).
+        catalogAt: async (at) => {
+          if (at === commit) return catalog;
+          if (!(await discovery.onDefaultBranch(octokit, owner, repo, at, commit)))
+            return "untrusted";
+          return catalogOf(await discovery.at(octokit, owner, repo, at));
+        },
         onAwaitWorkflow: (workflow) => {
           const key = `${owner}/${repo}:${workflow}`;
           const set = awaitedWorkflows.get(key) ?? new Set<number>();
@@ -152,7 +181,10 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     }
 
     // Alerts: one triage service for every repository; each repository's Octokit is remembered.
-    const repoOctokits = new LruMap<string, { octokit: Octokit; defaultBranch: string }>(1000);
+    const repoOctokits = new LruMap<
+      string,
+      { octokit: Octokit; defaultBranch: string; installation: number; repository: number }
+    >(1000);
     const triage = new AlertTriage({
       issues: (full) => {
         const known = repoOctokits.get(full);
@@ -175,12 +207,14 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         if (!known) return;
         const [owner, repo] = full.split("/") as [string, string];
         await queue.run(`${full}#${issue.number}`, async () => {
-          const controller = await controllerIn(known.octokit, owner, repo, known.defaultBranch, {
-            number: issue.number,
-            title: issue.title,
-            url: issue.url,
-            author: "",
-          });
+          const controller = await controllerIn(
+            known.octokit,
+            known,
+            owner,
+            repo,
+            known.defaultBranch,
+            { number: issue.number, title: issue.title, url: issue.url, author: "" },
+          );
           await controller.startForAlert(bundle, alert, `alert:${alert.key}:${issue.number}`);
         });
       },
@@ -201,9 +235,17 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         owner,
         repo,
       });
-      const octokit = (await app.auth(installation.id)) as unknown as Octokit;
+      const octokit = withRequestTimeout(
+        (await app.auth(installation.id)) as unknown as Octokit,
+        requestTimeoutMs,
+      );
       const { data } = await octokit.rest.repos.get({ owner, repo });
-      repoOctokits.set(full, { octokit, defaultBranch: data.default_branch });
+      repoOctokits.set(full, {
+        octokit,
+        defaultBranch: data.default_branch,
+        installation: installation.id,
+        repository: data.id,
+      });
     }
 
     if (options.alerts) {
@@ -226,20 +268,23 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     app.on(
       ["code_scanning_alert", "dependabot_alert", "secret_scanning_alert"],
       async (context) => {
-        if (seen.has(context.id)) return;
-        seen.set(context.id, true);
-        const p = context.payload as unknown as {
-          action: string;
-          alert: Record<string, unknown>;
-          repository: { id: number; full_name: string; default_branch: string };
-        };
-        const alert = fromGitHubAlert(context.name, p);
-        if (!alert) return;
-        repoOctokits.set(p.repository.full_name, {
-          octokit: context.octokit as unknown as Octokit,
-          defaultBranch: p.repository.default_branch,
+        await deliveries.run(context.id, async () => {
+          const p = context.payload as unknown as {
+            action: string;
+            alert: Record<string, unknown>;
+            repository: { id: number; full_name: string; default_branch: string };
+            installation?: { id: number };
+          };
+          const alert = fromGitHubAlert(context.name, p);
+          if (!alert) return;
+          repoOctokits.set(p.repository.full_name, {
+            octokit: withRequestTimeout(context.octokit as unknown as Octokit, requestTimeoutMs),
+            defaultBranch: p.repository.default_branch,
+            installation: p.installation?.id ?? 0,
+            repository: p.repository.id,
+          });
+          await triage.handle(alert, p.repository.full_name);
         });
-        await triage.handle(alert, p.repository.full_name);
       },
     );
 
@@ -260,12 +305,12 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       work: (context: Context) => Promise<void>,
     ) {
       return async (context: Context): Promise<void> => {
-        if (seen.has(context.id)) return;
-        seen.set(context.id, true);
         const number = issueOf(context);
         if (number === undefined) return;
         const { owner, repo } = context.repo();
-        await queue.run(`${owner}/${repo}#${number}`, () => work(context));
+        await deliveries.run(context.id, () =>
+          queue.run(`${owner}/${repo}#${number}`, () => work(context)),
+        );
       };
     }
 
@@ -312,15 +357,9 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       handle(issueNumber, async (context) => {
         const p = context.payload as unknown as { issue: RestIssue; comment: RestComment };
         const comment = threadCommentOf(p.comment, config);
-        if (comment.byThisApp) {
-          // A new status comment: its run moves on (the continuation of a start).
-          if (hasStateBlock(comment.body))
-            await (
-              await controllerFor(context, issueRef(p.issue))
-            ).onContinuation(comment.id, context.id);
-          return;
-        }
-        if (comment.bot || !/^ {0,3}\//m.test(comment.body)) return;
+        // This app's own comments are never commands; a status comment moves its run on when the
+        // app writes its state into it (an edit), not when it is created.
+        if (comment.byThisApp || comment.bot || !/^ {0,3}\//m.test(comment.body)) return;
         await (await controllerFor(context, issueRef(p.issue))).onComment(comment, context.id);
       }),
     );
@@ -332,14 +371,26 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
           action: string;
           issue: RestIssue;
           comment: RestComment;
+          sender: NonNullable<RestUser>;
+          changes?: { body?: { from?: string } };
         };
         const comment = threadCommentOf(p.comment, config);
         if (comment.byThisApp) {
-          // This app edited its status comment: one more step (edits by others only freeze the run).
-          if (p.action === "edited" && hasStateBlock(comment.body))
+          // The app itself edits a comment only to save a run: one more step. Write users can
+          // edit (or delete) the app's comments too; that freezes the run, never moves it.
+          const byTheApp = p.sender.login === p.comment.user?.login;
+          const controller = async () => controllerFor(context, issueRef(p.issue));
+          if (p.action === "deleted") {
+            if (hasStateBlock(comment.body))
+              await (await controller()).onStatusCommentDeleted(comment, p.sender.login);
+          } else if (byTheApp) {
+            if (hasStateBlock(comment.body))
+              await (await controller()).onContinuation(comment.id, context.id);
+          } else if (hasStateBlock(comment.body) || hasStateBlock(p.changes?.body?.from ?? "")) {
             await (
-              await controllerFor(context, issueRef(p.issue))
-            ).onContinuation(comment.id, context.id);
+              await controller()
+            ).onStatusCommentEdited(comment, p.changes?.body?.from, p.sender.login);
+          }
           return;
         }
         if (comment.bot) return;
@@ -352,10 +403,12 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     app.on(
       "pull_request.closed",
       handle(
-        (c) =>
-          issueOfPullRequest(
-            (c.payload as { pull_request: { body: string | null } }).pull_request.body,
-          ),
+        (c) => {
+          // Anyone can copy the hidden marker into a pull request of theirs: only the app's count.
+          const pr = (c.payload as { pull_request: { body: string | null; user?: RestUser } })
+            .pull_request;
+          return pr.user?.type === "Bot" ? issueOfPullRequest(pr.body) : undefined;
+        },
         async (context) => {
           const p = context.payload as unknown as {
             pull_request: {
@@ -363,8 +416,26 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
               merged: boolean;
               html_url: string;
               body: string | null;
+              user?: RestUser;
             };
           };
+          if (config.botLogin === undefined || p.pull_request.user?.login !== config.botLogin) {
+            // Another bot's, or the bot login is not known: the pull request payload does not
+            // name the app that opened it, its issue view does.
+            const { owner, repo } = context.repo();
+            const via = await (context.octokit as unknown as Octokit).rest.issues
+              .get({ owner, repo, issue_number: p.pull_request.number })
+              .then(
+                ({ data }) =>
+                  (data as { performed_via_github_app?: { id: number } | null })
+                    .performed_via_github_app,
+                (err: { status?: number }) => {
+                  if (err.status === 404) return undefined; // gone: nothing to route
+                  throw err;
+                },
+              );
+            if (via?.id !== config.appId) return;
+          }
           const issue = issueOfPullRequest(p.pull_request.body) as number;
           const controller = await controllerFor(context, {
             number: issue,
@@ -383,19 +454,21 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     );
 
     app.on("workflow_run.completed", async (context) => {
-      if (seen.has(context.id)) return;
-      seen.set(context.id, true);
-      const p = context.payload as unknown as {
-        workflow_run: {
-          id: number;
-          name?: string | null;
-          path?: string;
-          conclusion: string | null;
-        };
-      };
+      const seen = deliveries;
+      if ((await seen.run(context.id, async () => undefined)).duplicate) return;
+      const p = context.payload as unknown as { workflow_run: RawWorkflowRun };
       const { owner, repo } = context.repo();
-      const file = (p.workflow_run.path ?? "").split("/").pop() ?? "";
-      for (const workflow of [file, p.workflow_run.name ?? ""]) {
+      const run = workflowRunFacts(p.workflow_run);
+      // Only this app's dispatch of this repository's own workflow can be awaited: a run of a fork's
+      // code, of another event or (when the app knows its login) by another actor goes no further.
+      // The waiting step checks every fact again, with what its dispatch recorded.
+      if (run.event !== "workflow_dispatch" || run.headRepositoryId !== run.repositoryId) return;
+      if (config.botLogin !== undefined && run.actor !== config.botLogin) return;
+      // Waits are found by the workflow's file (`.github/workflows/<file>`) or its id, never by its
+      // display name, which any workflow may take.
+      const file = /^\.github\/workflows\/([^/]+)$/.exec(run.path)?.[1];
+      const details = p.workflow_run.html_url ? { run, url: p.workflow_run.html_url } : { run };
+      for (const workflow of [...(file ? [file] : []), String(run.workflowId)]) {
         const issues = awaitedWorkflows.get(`${owner}/${repo}:${workflow}`);
         for (const number of issues ?? []) {
           await queue.run(`${owner}/${repo}#${number}`, async () => {
@@ -410,6 +483,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
               p.workflow_run.id,
               p.workflow_run.conclusion ?? "unknown",
               `${context.id}:${number}`,
+              details,
             );
           });
         }

@@ -1,12 +1,21 @@
 import { advance, start, type EngineEnv } from "../engine/engine.js";
-import type { AdvanceResult, CommandName, Message, Reply, RunEvent } from "../engine/events.js";
+import type {
+  AdvanceResult,
+  CommandName,
+  Message,
+  Reply,
+  RunEvent,
+  WorkflowRunFacts,
+} from "../engine/events.js";
 import { collectInputs, parseIssueForm, type InputSources } from "../engine/inputs.js";
-import { atLeast } from "../engine/policy.js";
+import { ASK_FIRST_APPROVERS, approvalRefusal, atLeast } from "../engine/policy.js";
 import { playbookError, type PlaybookError } from "../engine/errors.js";
 import type { EffectOutcome } from "../effects/types.js";
 import {
+  MAX_TRACE,
   activeFrame,
   isFinished,
+  pushBounded,
   type Actor,
   type RunContext,
   type RunState,
@@ -16,9 +25,24 @@ import type { NormalizedAlert } from "../alerts/types.js";
 import { HELP_TEXT, parseCommands } from "../github/commands.js";
 import type { GitHubPort, ThreadComment } from "../github/port.js";
 import { PlaybookGraph } from "../playbook/graph.js";
-import type { Permission } from "../playbook/types.js";
+import type { Approvers, Permission } from "../playbook/types.js";
 import { formatText } from "../playbook/report/text.js";
 import type { FileReport } from "../playbook/validate.js";
+import { capAlertData, shortened } from "../alerts/caps.js";
+import {
+  frozenNotice,
+  invalidInputsNotice,
+  invalidPlaybookNotice,
+  labelRefusedNotice,
+  messageComment,
+  refusalReply,
+  runList,
+  startingNotice,
+  statusDeletedNotice,
+  statusEditedNotice,
+} from "../markdown/index.js";
+import type { StateSeal } from "../state/codec.js";
+import { LruMap } from "../util/lru.js";
 import { hasStateBlock, readStatusComment, renderStatusComment } from "./status-comment.js";
 
 /** The playbooks an issue can run: from the repository, its organisation and the bundled library. */
@@ -37,10 +61,26 @@ export interface IssueRef {
   body?: string;
 }
 
+/** What the app remembers across events (in memory for one process; see README "Security model"). */
+export interface RunMemory {
+  /** The highest state sequence number the app wrote or read for a run: a state never goes back. */
+  seq: LruMap<string, number>;
+  /** Replies to one person on one issue, for the reply budget. */
+  replies: LruMap<string, number[]>;
+}
+
+export function newRunMemory(): RunMemory {
+  return { seq: new LruMap(10_000), replies: new LruMap(10_000) };
+}
+
+/** At most this many replies (comments) to one person on one issue per window; beyond: reactions only. */
+export const REPLY_BUDGET = { count: 5, windowMs: 10 * 60_000 };
+
 export interface ControllerOptions {
   port: GitHubPort;
   catalog: PlaybookCatalog;
-  secret: string;
+  /** The repository's state key (`repositoryStateKey`): seals every state block to its comment. */
+  stateKey: Buffer;
   clock: () => Date;
   issue: IssueRef;
   repo: { owner: string; name: string; default_branch: string };
@@ -49,8 +89,13 @@ export interface ControllerOptions {
    * the app's own edit of the status comment brings the next (GitHub App).
    */
   inProcess: boolean;
-  /** The playbooks at an earlier commit, for runs pinned to it (absent: the current catalog). */
-  catalogAt?: (commit: string) => Promise<PlaybookCatalog | undefined>;
+  /**
+   * The playbooks at an earlier commit, for runs pinned to it (absent: the current catalog);
+   * `untrusted` when that commit is not reachable from the default branch.
+   */
+  catalogAt?: (commit: string) => Promise<PlaybookCatalog | "untrusted" | undefined>;
+  /** Shared across events (one per app); a fresh one per controller when absent. */
+  memory?: RunMemory;
   /** Told when a run starts waiting for a dispatched workflow (the app routes workflow_run by it). */
   onAwaitWorkflow?: (workflow: string) => void;
 }
@@ -78,17 +123,94 @@ const DEFAULT_RUN_PERMISSION: Permission = "triage";
  * status comment. The same code serves the GitHub App and `simulate`.
  */
 export class IssueController {
-  constructor(private readonly o: ControllerOptions) {}
+  private readonly memory: RunMemory;
+  /** The commenter's role, looked up once when a comment arrives (re-checked before effects). */
+  private arrival: { login: string; permission: Permission | undefined } | undefined;
+  /** How a command is answered in words: within the commenter's reply budget. */
+  private replyTo: (text: string) => Promise<boolean> = (text) =>
+    this.o.port.createComment(this.o.issue.number, text).then(() => true);
+  /** Whether the commenter has any role above read in the repository. */
+  private member = true;
+
+  constructor(private readonly o: ControllerOptions) {
+    this.memory = o.memory ?? newRunMemory();
+  }
+
+  /** A state block is valid only in the comment the app created for its run, on this issue. */
+  private seal(commentId: string): StateSeal {
+    return { key: this.o.stateKey, issue: this.o.issue.number, comment: commentId };
+  }
+
+  private seqKey(commentId: string, runId: string): string {
+    return `${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}:${commentId}:${runId}`;
+  }
+
+  /** Save a run into its status comment (sealed to it) and remember how far it got. */
+  private async save(run: RunState, commentId: string, catalog: PlaybookCatalog): Promise<void> {
+    await this.o.port.updateComment(
+      this.o.issue.number,
+      commentId,
+      renderStatusComment(run, (id) => catalog.get(id), this.seal(commentId)),
+    );
+    const key = this.seqKey(commentId, run.id);
+    this.memory.seq.set(key, Math.max(run.seq, this.memory.seq.get(key) ?? 0));
+  }
+
+  /** Whether the app may answer this person with a comment now (reactions are always possible). */
+  private mayReply(login: string): boolean {
+    const key = `${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}:${login.toLowerCase()}`;
+    const now = this.o.clock().getTime();
+    const recent = (this.memory.replies.get(key) ?? []).filter(
+      (t) => now - t < REPLY_BUDGET.windowMs,
+    );
+    if (recent.length >= REPLY_BUDGET.count) return false;
+    this.memory.replies.set(key, [...recent, now]);
+    return true;
+  }
 
   private env(catalog: PlaybookCatalog = this.o.catalog): EngineEnv {
     return { now: this.o.clock(), playbooks: (id) => catalog.get(id) };
   }
 
-  /** A run uses the playbooks of the commit it started on (runs are pinned), when that is known. */
-  private async catalogOf(run: RunState): Promise<PlaybookCatalog> {
+  /**
+   * A run uses the playbooks of the commit it started on (runs are pinned), when that is known,
+   * and only a commit on the default branch.
+   */
+  private async catalogOf(run: RunState): Promise<PlaybookCatalog | "untrusted"> {
     const commit = run.stack[0]?.commit;
     if (!commit || !this.o.catalogAt) return this.o.catalog;
     return (await this.o.catalogAt(commit)) ?? this.o.catalog;
+  }
+
+  /**
+   * The run in one of this app's comments: only from a block sealed to this very comment, issue and
+   * repository, never older than what the app last wrote, with playbooks from the default branch.
+   */
+  private async load(c: ThreadComment): Promise<LoadedRun | undefined> {
+    const read = readStatusComment(c.body, this.seal(c.id));
+    if (!read.ok) {
+      if (read.reason !== "absent") await this.frozen(c, read.detail);
+      return undefined;
+    }
+    const key = this.seqKey(c.id, read.run.id);
+    const highest = this.memory.seq.get(key) ?? 0;
+    if (read.run.seq < highest) {
+      await this.frozen(
+        c,
+        `its state block is older than the one this app last wrote (step ${read.run.seq}, not ${highest}): an earlier block was put back`,
+      );
+      return undefined;
+    }
+    this.memory.seq.set(key, read.run.seq);
+    const catalog = await this.catalogOf(read.run);
+    if (catalog === "untrusted") {
+      await this.frozen(
+        c,
+        `it names playbooks at commit ${String(read.run.stack[0]?.commit).slice(0, 12)}, which is not on the default branch`,
+      );
+      return undefined;
+    }
+    return { run: read.run, commentId: c.id, catalog };
   }
 
   private context(): RunContext {
@@ -110,26 +232,106 @@ export class IssueController {
     const out: LoadedRun[] = [];
     for (const c of await this.o.port.statusComments(this.o.issue.number)) {
       if (!c.byThisApp || !hasStateBlock(c.body)) continue;
-      const read = readStatusComment(c.body, this.o.secret);
-      if (read.ok)
-        out.push({ run: read.run, commentId: c.id, catalog: await this.catalogOf(read.run) });
-      else if (read.reason !== "absent") await this.frozen(c, read.detail);
+      const loaded = await this.load(c);
+      if (loaded) out.push(loaded);
     }
     return out.reverse();
   }
 
   /** A state block that does not verify stops that run; nothing proceeds on a guess. */
   private async frozen(c: ThreadComment, detail: string): Promise<void> {
-    const notice = `⚠️ The run in [this status comment](#issuecomment-${c.id}) is frozen: ${detail}.\nIts state cannot be trusted, so nothing more happens in it. Start a new run with \`/run <playbook>\`; steps already done (branches, commits, pull requests) are found again, not repeated.`;
+    const notice = frozenNotice(c.id, detail);
+    const key = `frozen:${this.seqKey(c.id, "")}`;
+    if (this.memory.seq.has(key)) return;
     const existing = (await this.o.port.comments(this.o.issue.number)).some(
       (x) => x.byThisApp && x.body.includes(`#issuecomment-${c.id}) is frozen`),
     );
     if (!existing) await this.o.port.createComment(this.o.issue.number, notice);
+    this.memory.seq.set(key, 1);
+  }
+
+  /**
+   * Someone other than this app edited a status comment. Only the app writes run state, so the run
+   * is frozen (or, when it had ended, put back as the app wrote it) and the issue is told why.
+   */
+  async onStatusCommentEdited(
+    c: ThreadComment,
+    previousBody: string | undefined,
+    editor: string,
+  ): Promise<void> {
+    const seal = this.seal(c.id);
+    const reads = [previousBody, c.body]
+      .filter((b): b is string => b !== undefined)
+      .map((b) => readStatusComment(b, seal));
+    const verified = reads.flatMap((r) => (r.ok ? [r.run] : []));
+    if (verified.length === 0) {
+      if (reads.some((r) => !r.ok && r.reason !== "absent"))
+        await this.frozen(c, `@${editor} edited it and its state block no longer verifies`);
+      return;
+    }
+    // The newest state this app wrote: a block put back from earlier loses to the one it replaced.
+    const base = verified.reduce((a, b) => (b.seq > a.seq ? b : a));
+    const run = structuredClone(base);
+    const key = this.seqKey(c.id, run.id);
+    const now = this.o.clock().toISOString();
+    const wasOpen = !isFinished(run);
+    if (wasOpen) {
+      run.status = "failed";
+      run.error = playbookError(
+        "PB-STATE-EDITED",
+        `@${editor} edited the status comment; only this app writes run state`,
+      );
+    }
+    run.seq = Math.max(run.seq, this.memory.seq.get(key) ?? 0) + 1;
+    run.updatedAt = now;
+    pushBounded(
+      run.trace,
+      {
+        event: "edited",
+        actor: editor,
+        outcome: wasOpen ? "frozen" : "restored",
+        start: now,
+        end: now,
+      },
+      MAX_TRACE,
+    );
+    const catalog = await this.catalogOf(run);
+    await this.save(run, c.id, catalog === "untrusted" ? this.o.catalog : catalog);
+    const playbook = run.stack[0]?.playbook ?? "playbook";
+    await this.o.port.createComment(
+      this.o.issue.number,
+      statusEditedNotice({
+        editor,
+        commentId: c.id,
+        runId: run.id,
+        playbook,
+        finished: !wasOpen,
+        restart: restartCommand(run),
+      }),
+    );
+  }
+
+  /** A status comment was deleted: its run cannot go on, and the issue is told how to start again. */
+  async onStatusCommentDeleted(c: ThreadComment, by: string): Promise<void> {
+    const read = readStatusComment(c.body, this.seal(c.id));
+    if (!read.ok || isFinished(read.run)) return;
+    const run = read.run;
+    await this.o.port.createComment(
+      this.o.issue.number,
+      statusDeletedNotice({
+        by,
+        runId: run.id,
+        playbook: run.stack[0]?.playbook ?? "playbook",
+        at: activeFrame(run).current ?? "",
+        restart: restartCommand(run),
+      }),
+    );
   }
 
   private async actor(login: string, bot: boolean, teams: readonly string[] = []): Promise<Actor> {
     const a: Actor = { login, bot };
-    const permission = await this.o.port.permission(login);
+    const permission =
+      this.arrival?.login === login ? this.arrival.permission : await this.o.port.permission(login);
     if (permission) a.permission = permission;
     if (teams.length) a.teams = await this.o.port.teams(login, teams);
     return a;
@@ -150,7 +352,7 @@ export class IssueController {
       const id = label.slice("playbook:".length);
       const report = this.o.catalog.problems?.(id);
       if (report)
-        await this.o.port.createComment(this.o.issue.number, invalidPlaybookNotice(id, report));
+        await this.o.port.createComment(this.o.issue.number, invalidPlaybook(id, report));
     }
     for (const bundle of matches) {
       const actor = await this.actor(by.login, by.bot);
@@ -158,7 +360,7 @@ export class IssueController {
       if (actor.bot || !atLeast(actor, least)) {
         await this.o.port.createComment(
           this.o.issue.number,
-          `Label \`${label}\` did not start **${bundle.playbook.id}**: @${by.login} needs ${least} access or more to start it.`,
+          labelRefusedNotice(label, bundle.playbook.id, by.login, least),
         );
         continue;
       }
@@ -197,23 +399,28 @@ export class IssueController {
         initiator: actor,
         eventId,
         context: alert ? { ...this.context(), alert } : this.context(),
-        runIndex: runs.length + 1,
+        // The issue number keeps ids apart across issues; the key makes them unguessable.
+        runToken: String(this.o.issue.number),
+        runKey: this.o.stateKey,
       },
       this.env(),
     );
     if (!started.ok) {
       await this.o.port.createComment(
         this.o.issue.number,
-        `**${bundle.playbook.id}** did not start: its inputs are invalid.\n${started.problems.map((p) => `- ${p.message}`).join("\n")}`,
+        invalidInputsNotice(
+          bundle.playbook.id,
+          started.problems.map((p) => p.message),
+        ),
       );
       return { outcome: "refused", reason: "invalid inputs" };
     }
-    const body = renderStatusComment(
-      started.result.run,
-      (id) => this.o.catalog.get(id),
-      this.o.secret,
+    // The comment comes first: its id is what the state is sealed to.
+    const comment = await this.o.port.createStatusComment(
+      this.o.issue.number,
+      startingNotice(bundle.playbook.id, started.result.run.id),
     );
-    const comment = await this.o.port.createComment(this.o.issue.number, body);
+    await this.save(started.result.run, comment.id, this.o.catalog);
     await this.drive(
       { run: started.result.run, commentId: comment.id, catalog: this.o.catalog },
       { ...started.result, changed: false },
@@ -227,8 +434,11 @@ export class IssueController {
     alert: NormalizedAlert,
     eventId: string,
   ): Promise<Reply> {
+    // An alert may carry any amount of labels: only a bounded part reaches the state's context,
+    // and the inputs the playbook declares take their (shortened) values from all of them.
+    const capped = capAlertData(alert.labels, alert.annotations);
     const sources: InputSources = {
-      alert: { labels: alert.labels, annotations: alert.annotations },
+      alert: { labels: shortened(alert.labels), annotations: shortened(alert.annotations) },
       issue: {
         title: this.o.issue.title,
         number: this.o.issue.number,
@@ -243,10 +453,9 @@ export class IssueController {
       source: alert.source,
       fingerprint: alert.key.slice(0, 256),
       url: alert.links[0]?.url ?? "",
-      labels: alert.labels,
-      annotations: Object.fromEntries(
-        Object.entries(alert.annotations).map(([k, v]) => [k, v.slice(0, 1024)]),
-      ),
+      labels: capped.labels,
+      annotations: capped.annotations,
+      ...(capped.cut ? { cut: capped.cut } : {}),
     });
   }
 
@@ -256,6 +465,17 @@ export class IssueController {
     const commands = parseCommands(comment.body);
     if (commands.length === 0) return;
     await this.o.port.react(this.o.issue.number, comment.id, "eyes");
+    // People without access get reactions only, and everyone has a reply budget per issue: one
+    // comment must not make the bot write many.
+    const permission = await this.o.port.permission(comment.author);
+    this.arrival = { login: comment.author, permission };
+    const member = permission !== undefined && permission !== "read";
+    const reply = (text: string) =>
+      member && this.mayReply(comment.author)
+        ? this.o.port.createComment(this.o.issue.number, text).then(() => true)
+        : Promise.resolve(false);
+    this.replyTo = reply;
+    this.member = member;
     let refused = false;
     let accepted = false;
     for (const [i, cmd] of commands.entries()) {
@@ -271,10 +491,7 @@ export class IssueController {
       else {
         refused = true;
         if (reply.reason)
-          await this.o.port.createComment(
-            this.o.issue.number,
-            `> ${commandLine(cmd)}\n\n👎 ${reply.reason}`,
-          );
+          await this.replyTo(refusalReply(commandLine(cmd), reply.reason));
       }
     }
     if (accepted) await this.o.port.react(this.o.issue.number, comment.id, "rocket");
@@ -288,8 +505,9 @@ export class IssueController {
     eventId: string,
   ): Promise<Reply> {
     if (name === "help") {
-      await this.o.port.createComment(this.o.issue.number, HELP_TEXT);
-      return { outcome: "accepted" };
+      return (await this.replyTo(HELP_TEXT))
+        ? { outcome: "accepted" }
+        : { outcome: "refused", reason: "" };
     }
     if (name === "run") return this.runCommand(args, comment, eventId);
     const runs = await this.runs();
@@ -314,23 +532,22 @@ export class IssueController {
           return f.phase === "approval" || (f.phase === "waiting" && step?.type === "checkpoint");
         return f.phase === "waiting" && step?.type === "investigate";
       });
+      // A first word is a step only when it names one that waits; otherwise it is the note or
+      // the reason (`/reject too risky`), and the engine reads it so too.
       const named = args.positional[0];
-      if ((name === "approve" || name === "reject") && named !== undefined)
-        target = waiting.find((r) => activeFrame(r.run).current === named);
-      else if (waiting.length > 1) {
+      const chosen =
+        (name === "approve" || name === "reject") && named !== undefined
+          ? waiting.find((r) => activeFrame(r.run).current === named)
+          : undefined;
+      if (!chosen && waiting.length > 1) {
         return {
           outcome: "refused",
           reason: `${waiting.length} runs wait here; name the step: ${waiting.map((r) => `\`/${name} ${activeFrame(r.run).current}\``).join(" or ")}`,
         };
-      } else target = waiting[0];
+      }
+      target = chosen ?? waiting[0];
       if (!target)
-        return {
-          outcome: "refused",
-          reason:
-            named !== undefined && (name === "approve" || name === "reject")
-              ? `no run waits at step \`${named}\``
-              : `nothing on this issue waits for /${name}`,
-        };
+        return { outcome: "refused", reason: `nothing on this issue waits for /${name}` };
     }
     if (!target)
       return {
@@ -362,6 +579,7 @@ export class IssueController {
       commentId: comment.id,
       createdAt: comment.createdAt,
     };
+    if (name === "approve") event.voters = await this.earlierVoters(target, comment.author, teams);
     const result = advance(target.run, event, this.env(target.catalog));
     await this.drive(target, result);
     return result.reply ?? { outcome: result.changed ? "accepted" : "ignored" };
@@ -386,6 +604,41 @@ export class IssueController {
     return step?.type === "checkpoint" ? (step.approvers?.teams ?? []) : [];
   }
 
+  /**
+   * The other people whose approvals the waiting step holds, looked up again now: the engine
+   * counts an earlier vote only if its author still passes the policy, so a completed approval
+   * never rests on someone who has since lost the role. One whose lookup fails is left out.
+   */
+  private async earlierVoters(
+    loaded: LoadedRun,
+    author: string,
+    teams: readonly string[],
+  ): Promise<Actor[]> {
+    const logins = new Set<string>();
+    for (const v of activeFrame(loaded.run).votes)
+      if (v.decision === "approve" && v.user.toLowerCase() !== author.toLowerCase())
+        logins.add(v.user);
+    const out: Actor[] = [];
+    for (const login of logins) {
+      const now = await this.currentActor(login, teams);
+      if (now) out.push(now);
+    }
+    return out;
+  }
+
+  /** A person's role and teams (among those named) as GitHub says now; undefined if it cannot say. */
+  private async currentActor(login: string, teams: readonly string[]): Promise<Actor | undefined> {
+    try {
+      const a: Actor = { login };
+      const permission = await this.o.port.permission(login);
+      if (permission) a.permission = permission;
+      if (teams.length) a.teams = await this.o.port.teams(login, teams);
+      return a;
+    } catch {
+      return undefined;
+    }
+  }
+
   private async runCommand(
     args: import("../engine/events.js").CommandArgs,
     comment: ThreadComment,
@@ -399,7 +652,7 @@ export class IssueController {
     if (!bundle) {
       const report = this.o.catalog.problems?.(id);
       if (report) {
-        await this.o.port.createComment(this.o.issue.number, invalidPlaybookNotice(id, report));
+        await this.o.port.createComment(this.o.issue.number, invalidPlaybook(id, report));
         return { outcome: "refused", reason: `playbook '${id}' is invalid (details above)` };
       }
       return {
@@ -430,18 +683,19 @@ export class IssueController {
   }
 
   private async status(runs: LoadedRun[], eventId: string): Promise<Reply> {
-    if (runs.length === 0) {
-      await this.o.port.createComment(
-        this.o.issue.number,
-        "No playbook has run on this issue. `/help` lists the commands.",
-      );
-      return { outcome: "accepted" };
-    }
-    const lines = runs.map((r) => {
-      const f = activeFrame(r.run);
-      return `- [run \`${r.run.id}\`](#issuecomment-${r.commentId}) of **${r.run.stack[0]?.playbook}**: ${r.run.status}${isFinished(r.run) ? "" : ` at \`${f.current}\``}`;
-    });
-    await this.o.port.createComment(this.o.issue.number, lines.join("\n"));
+    if (!this.member) return { outcome: "refused", reason: "" };
+    await this.replyTo(
+      runList(
+        runs.map((r) => ({
+          runId: r.run.id,
+          commentId: r.commentId,
+          playbook: r.run.stack[0]?.playbook ?? "playbook",
+          status: r.run.status,
+          ...(isFinished(r.run) ? {} : { at: activeFrame(r.run).current ?? "" }),
+        })),
+      ),
+    );
+    if (runs.length === 0) return { outcome: "accepted" };
     // A run whose webhook never came moves again: a lost continuation, a merge or a workflow run
     // that GitHub did not deliver (or this process forgot) is asked for.
     for (const r of runs) {
@@ -460,8 +714,9 @@ export class IssueController {
             pr.url,
           );
       } else if (f.awaiting?.workflow !== undefined && this.o.port.completedWorkflowRun) {
+        // The awaited run, matched as the webhook's (by its id, or the dispatch's facts).
         const done = await this.o.port
-          .completedWorkflowRun(f.awaiting.workflow, f.since)
+          .completedWorkflowRun(f.awaiting, f.since)
           .catch(() => undefined);
         if (done)
           await this.onWorkflowRun(
@@ -469,6 +724,7 @@ export class IssueController {
             done.id,
             done.conclusion,
             `${eventId}:${r.run.id}`,
+            done,
           );
       }
     }
@@ -478,13 +734,10 @@ export class IssueController {
   /** This app edited a status comment: carry that run one step further. */
   async onContinuation(commentId: string, eventId: string): Promise<void> {
     const c = await this.o.port.comment(this.o.issue.number, commentId);
-    if (!c || !c.byThisApp) return;
-    const read = readStatusComment(c.body, this.o.secret);
-    if (!read.ok) {
-      if (read.reason !== "absent") await this.frozen(c, read.detail);
-      return;
-    }
-    const loaded: LoadedRun = { run: read.run, commentId, catalog: await this.catalogOf(read.run) };
+    if (!c || !c.byThisApp || !hasStateBlock(c.body)) return;
+    const loaded = await this.load(c);
+    if (!loaded) return;
+    const read = loaded;
     // An effect requested but its result never saved (the process died in between, and this is
     // a redelivery or a later continuation): ask for it again with the same key, so it is found,
     // not redone. Without this the run would wait forever in the "effect" phase.
@@ -529,23 +782,21 @@ export class IssueController {
     }
   }
 
+  /** A workflow run finished; `details` are GitHub's facts that tell whether a wait dispatched it. */
   async onWorkflowRun(
     workflow: string,
     runId: number,
     conclusion: string,
     eventId: string,
+    details?: { run?: WorkflowRunFacts; url?: string },
   ): Promise<void> {
+    const e: RunEvent = { type: "workflow_run", id: eventId, workflow, runId, conclusion };
+    if (details?.run) e.run = details.run;
+    if (details?.url) e.url = details.url;
     for (const r of await this.runs()) {
       const awaiting = activeFrame(r.run).awaiting;
       if (isFinished(r.run) || awaiting?.workflow === undefined) continue;
-      await this.drive(
-        r,
-        advance(
-          r.run,
-          { type: "workflow_run", id: eventId, workflow, runId, conclusion },
-          this.env(r.catalog),
-        ),
-      );
+      await this.drive(r, advance(r.run, e, this.env(r.catalog)));
     }
   }
 
@@ -561,43 +812,86 @@ export class IssueController {
   }
 
   /**
-   * Permissions are checked when a command arrives and again before an effect runs: the approvers
-   * of the checkpoint that let this run go on must still hold the role its policy asks for (an API
-   * error denies).
+   * Permissions are checked when a command arrives and again before an effect runs: everyone whose
+   * approval let this run go on is looked up again and judged by the policy that admitted them
+   * (users, teams, permission, allow_initiator). A lookup that fails denies.
    */
   private async approvalsStillHold(
     run: RunState,
     catalog: PlaybookCatalog,
   ): Promise<PlaybookError | undefined> {
-    const frame = activeFrame(run);
-    const bundle = catalog.get(frame.playbook);
-    if (!bundle) return undefined;
-    const graph = new PlaybookGraph(bundle.playbook);
-    let latest: { id: string; at: string; approvers: string[]; permission: Permission } | undefined;
-    for (const [id, r] of Object.entries(frame.results)) {
-      const step = graph.byId.get(id)?.step;
-      const by = r.outputs?.approved_by;
-      if (
-        step?.type !== "checkpoint" ||
-        r.status !== "completed" ||
-        !Array.isArray(by) ||
-        !step.approvers?.permission
-      )
-        continue;
-      if (!latest || r.at > latest.at)
-        latest = { id, at: r.at, approvers: by.map(String), permission: step.approvers.permission };
-    }
-    if (!latest) return undefined;
-    for (const login of latest.approvers) {
-      const permission = await this.o.port.permission(login);
-      if (!atLeast({ login, ...(permission ? { permission } : {}) }, latest.permission)) {
-        return playbookError(
-          "GH-PERMISSION",
-          `@${login}, who approved '${latest.id}', no longer has ${latest.permission} access; the step does not run`,
-        );
+    const given = this.approvalsInForce(run, catalog);
+    if (typeof given === "string")
+      return playbookError(
+        "GH-PERMISSION",
+        `the approvals of playbook '${given}' cannot be checked: it is not available`,
+      );
+    const looked = new Map<string, Actor | undefined>();
+    for (const g of given) {
+      const teams = g.policy.teams ?? [];
+      for (const login of g.approvers) {
+        const key = [login.toLowerCase(), ...teams].join("\n");
+        if (!looked.has(key)) looked.set(key, await this.currentActor(login, teams));
+        const now = looked.get(key);
+        const why = now
+          ? approvalRefusal(now, g.policy, run.initiator)
+          : `@${login} could not be looked up`;
+        if (why)
+          return playbookError(
+            "GH-PERMISSION",
+            `the approval of '${g.step}' no longer holds: ${why}`,
+          );
       }
     }
     return undefined;
+  }
+
+  /**
+   * The approvals an effect rests on: every checkpoint passed in the run's frames (a delegated
+   * playbook acts on its parent's approvals too), and the ask-first approval of the step each frame
+   * is at. The id of a playbook that is not available, when one is not.
+   */
+  private approvalsInForce(
+    run: RunState,
+    catalog: PlaybookCatalog,
+  ): { step: string; approvers: string[]; policy: Approvers }[] | string {
+    const out: { step: string; approvers: string[]; policy: Approvers }[] = [];
+    for (const frame of run.stack) {
+      const bundle = catalog.get(frame.playbook);
+      if (!bundle) return frame.playbook;
+      const graph = new PlaybookGraph(bundle.playbook);
+      for (const [id, r] of Object.entries(frame.results)) {
+        const step = graph.byId.get(id)?.step;
+        const by = r.outputs?.approved_by;
+        if (step?.type === "checkpoint" && r.status === "completed" && Array.isArray(by))
+          out.push({ step: id, approvers: by.map(String), policy: step.approvers ?? {} });
+      }
+      const current = frame.current;
+      if (current !== null && frame.approved?.includes(current))
+        out.push({
+          step: current,
+          approvers: frame.approvedBy?.[current] ?? [],
+          policy: ASK_FIRST_APPROVERS,
+        });
+    }
+    return out;
+  }
+
+  /**
+   * A step that starts waiting for people is announced before its state is saved: the id GitHub
+   * gives that comment orders the commands that answer it (a command in an older comment does not
+   * count), so no clock is compared with another.
+   */
+  private async prompt(run: RunState, messages: readonly Message[]): Promise<Message | undefined> {
+    if (isFinished(run)) return undefined;
+    const frame = activeFrame(run);
+    if (frame.phase !== "waiting" && frame.phase !== "approval") return undefined;
+    if (frame.prompt?.since === frame.since) return undefined;
+    const waiting = messages.find((m) => m.kind === "waiting");
+    if (!waiting) return undefined;
+    const posted = await this.o.port.createComment(this.o.issue.number, messageComment(waiting));
+    frame.prompt = { comment: posted.id, since: frame.since };
+    return waiting;
   }
 
   /** Save, tell people, perform effects, and go on while the run can (in process) or once. */
@@ -605,22 +899,17 @@ export class IssueController {
     let result = first;
     let run = loaded.run;
     for (let guard = 0; guard < 1000; guard++) {
+      let prompted: Message | undefined;
       if (result.changed) {
         run = result.run;
         const awaiting = isFinished(run) ? undefined : activeFrame(run).awaiting?.workflow;
         if (awaiting !== undefined) this.o.onAwaitWorkflow?.(awaiting);
-        await this.o.port.updateComment(
-          this.o.issue.number,
-          loaded.commentId,
-          renderStatusComment(run, (id) => loaded.catalog.get(id), this.o.secret),
-        );
+        prompted = await this.prompt(run, result.messages);
+        await this.save(run, loaded.commentId, loaded.catalog);
       }
       for (const m of result.messages)
-        if (POSTED.has(m.kind))
-          await this.o.port.createComment(
-            this.o.issue.number,
-            m.to?.length ? `${m.text}\n\ncc ${m.to.map((u) => `@${u}`).join(" ")}` : m.text,
-          );
+        if (POSTED.has(m.kind) && m !== prompted)
+          await this.o.port.createComment(this.o.issue.number, messageComment(m));
       const effect = result.effects[0];
       if (effect) {
         if (effect.kind === "start_playbook") {
@@ -676,6 +965,16 @@ export class IssueController {
   }
 }
 
+/** The command that starts a run again with the inputs it had. */
+function restartCommand(run: RunState): string {
+  const root = run.stack[0];
+  const args = Object.entries(root?.inputs ?? {}).map(([k, v]) => {
+    const text = String(v ?? "").replace(/[`"\r\n]/g, " ");
+    return /\s/.test(text) || text === "" ? `${k}="${text}"` : `${k}=${text}`;
+  });
+  return [`/run ${root?.playbook ?? "<playbook>"}`, ...args].join(" ").slice(0, 500);
+}
+
 function commandLine(cmd: ReturnType<typeof parseCommands>[number]): string {
   return cmd.kind === "command"
     ? `/${cmd.name}${cmd.args.text ? ` ${cmd.args.text}` : ""}`
@@ -683,8 +982,8 @@ function commandLine(cmd: ReturnType<typeof parseCommands>[number]): string {
 }
 
 /** An invalid playbook, explained on the issue with file, line and message. */
-function invalidPlaybookNotice(id: string, report: FileReport): string {
+function invalidPlaybook(id: string, report: FileReport): string {
   const errors = report.diagnostics.filter((d) => d.severity === "error").slice(0, 10);
   const text = formatText([{ ...report, diagnostics: errors }]);
-  return `Playbook **${id}** cannot run: \`${report.file}\` is invalid.\n\n\`\`\`text\n${text.trimEnd()}\n\`\`\``;
+  return invalidPlaybookNotice(id, report.file, text.trimEnd());
 }

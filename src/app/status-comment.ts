@@ -1,15 +1,34 @@
 import { activeFrame, isFinished, type RunState } from "../engine/state.js";
 import type { PlaybookBundle } from "../engine/steps/types.js";
 import { describeApprovers, ASK_FIRST_APPROVERS } from "../engine/policy.js";
-import { inert } from "../engine/render.js";
+import {
+  checklist,
+  code,
+  codeBlock,
+  details,
+  emphasis,
+  heading,
+  issueRef,
+  lines,
+  paragraph,
+  quote,
+  renderMarkdown,
+  strong,
+  table,
+  type Block,
+  type BlockLike,
+  type InlineLike,
+} from "../markdown/comment.js";
+import { spans } from "../markdown/replies.js";
+import type { Text } from "mdast";
 import { PlaybookGraph, stepTitle } from "../playbook/graph.js";
 import { renderMermaid } from "../playbook/mermaid.js";
-import { decodeSigned, encodeSigned, type DecodeFailure } from "../state/codec.js";
+import { decodeSigned, encodeSigned, type DecodeFailure, type StateSeal } from "../state/codec.js";
 
 import { STATE_MARKER } from "../github/port.js";
 
 export { STATE_MARKER, hasStateBlock } from "../github/port.js";
-const BLOCK = new RegExp(`<!-- ${STATE_MARKER} ([A-Za-z0-9_.-]+) -->`);
+const BLOCK = new RegExp(`<!-- ${STATE_MARKER} (\\S+ [A-Za-z0-9_.-]+) -->`);
 
 /** GitHub refuses comment bodies over 65,536 characters; we stay well below. */
 export const MAX_COMMENT_BODY = 60_000;
@@ -22,27 +41,33 @@ const STATUS_ICON: Record<RunState["status"], string> = {
   cancelled: "🚫",
 };
 
-/** Text for a table cell: inert, with no pipe or line break to break the table. */
-function cell(text: string): string {
-  return inert(text).replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
-}
-
 /** Who the current step waits for, in words. */
 export function awaitedBy(run: RunState, bundle: PlaybookBundle | undefined): string | undefined {
+  return awaited(run, bundle)
+    ?.map((p) => (typeof p === "string" ? p : p.value))
+    .join("");
+}
+
+/** Who the current step waits for, as text (a pull request as a live reference). */
+function awaited(run: RunState, bundle: PlaybookBundle | undefined): (string | Text)[] | undefined {
   if (isFinished(run)) return undefined;
   const f = activeFrame(run);
   const step = bundle
     ? new PlaybookGraph(bundle.playbook).byId.get(f.current ?? "")?.step
     : undefined;
-  if (f.phase === "approval") return `/approve from ${describeApprovers(ASK_FIRST_APPROVERS)}`;
+  if (f.phase === "approval") return [`/approve from ${describeApprovers(ASK_FIRST_APPROVERS)}`];
   if (f.phase !== "waiting" || !step) return undefined;
   if (step.type === "checkpoint")
-    return `/approve from ${describeApprovers(step.approvers)}${(step.approvers?.count ?? 1) > 1 ? ` (${step.approvers?.count} people)` : ""}`;
+    return [
+      `/approve from ${describeApprovers(step.approvers)}${(step.approvers?.count ?? 1) > 1 ? ` (${step.approvers?.count} people)` : ""}`,
+    ];
   if (step.type === "investigate")
-    return "findings (/record key=value) and a choice (/choose <branch>) from people with triage access";
+    return [
+      "findings (/record key=value) and a choice (/choose <branch>) from people with triage access",
+    ];
   if (f.awaiting?.pullRequest !== undefined)
-    return `the merge of pull request #${f.awaiting.pullRequest}`;
-  if (f.awaiting?.workflow !== undefined) return `workflow ${f.awaiting.workflow} to finish`;
+    return ["the merge of pull request ", issueRef(f.awaiting.pullRequest)];
+  if (f.awaiting?.workflow !== undefined) return [`workflow ${f.awaiting.workflow} to finish`];
   return undefined;
 }
 
@@ -54,54 +79,70 @@ export function awaitedBy(run: RunState, bundle: PlaybookBundle | undefined): st
 export function renderStatusComment(
   run: RunState,
   bundles: (id: string) => PlaybookBundle | undefined,
-  secret: string,
+  seal: StateSeal,
 ): string {
   const root = run.stack[0];
   const rootBundle = root ? bundles(root.playbook) : undefined;
   const playbook = rootBundle?.playbook;
   const title = playbook?.name ?? root?.playbook ?? "playbook";
   const f = activeFrame(run);
-  const lines: string[] = [];
-  lines.push(`### ${STATUS_ICON[run.status]} ${inert(title)} · run \`${run.id}\``);
-  lines.push("");
-  lines.push(
-    `**Status:** ${run.status}${run.error ? ` — ${inert(run.error.message)} (\`${run.error.code}\`)` : ""} · started by ${inert(`@${run.initiator}`)}`,
-  );
   const bundle = bundles(f.playbook);
-  const who = awaitedBy(run, bundle);
-  if (who) lines.push(`**Waiting for:** ${who}`);
-  if (run.error) lines.push(`**How to recover:** ${inert(run.error.guidance)}`);
-  lines.push("");
+  const who = awaited(run, bundle);
+  const head: Block[] = [
+    heading(3, `${STATUS_ICON[run.status]} `, title, " · run ", code(run.id)),
+    lines(
+      [
+        strong("Status:"),
+        ` ${run.status}`,
+        run.error ? [" — ", run.error.message, " (", code(run.error.code), ")"] : [],
+        ` · started by @${run.initiator}`,
+      ],
+      ...(who ? [[strong("Waiting for:"), " ", ...who]] : []),
+      ...(run.error ? [[strong("How to recover:"), ` ${run.error.guidance}`]] : []),
+    ),
+  ];
+  const blocks: BlockLike[] = [...head];
   if (rootBundle && root) {
     const graph = new PlaybookGraph(rootBundle.playbook);
-    for (const s of graph.steps) {
-      const r = root.results[s.id];
-      const current = !isFinished(run) && root.current === s.id;
-      const mark = r?.status === "completed" ? "[x]" : "[ ]";
-      const note =
-        r?.status === "skipped"
-          ? " _(skipped)_"
-          : r?.status === "failed"
-            ? " _(failed)_"
-            : r?.status === "ignored"
-              ? " _(failed, ignored)_"
-              : "";
-      const title = stepTitle(s.step);
-      const label = `\`${s.id}\`${title !== s.id ? ` — ${inert(title)}` : ""}`;
-      lines.push(
-        `- ${mark} ${current ? `**${label}** ← current${run.stack.length > 1 ? ` (in \`${f.playbook}\`: \`${f.current}\`)` : ""}` : label}${note}`,
-      );
-    }
+    blocks.push(
+      checklist(
+        graph.steps.map((s) => {
+          const r = root.results[s.id];
+          const current = !isFinished(run) && root.current === s.id;
+          const note =
+            r?.status === "skipped"
+              ? "(skipped)"
+              : r?.status === "failed"
+                ? "(failed)"
+                : r?.status === "ignored"
+                  ? "(failed, ignored)"
+                  : undefined;
+          const title = stepTitle(s.step);
+          const label: InlineLike[] = [code(s.id), title !== s.id ? [" — ", title] : []];
+          return {
+            checked: r?.status === "completed",
+            content: [
+              current
+                ? [
+                    strong(label),
+                    " ← current",
+                    run.stack.length > 1
+                      ? [" (in ", code(f.playbook), ": ", code(f.current ?? ""), ")"]
+                      : [],
+                  ]
+                : label,
+              note ? [" ", emphasis(note)] : [],
+            ],
+          };
+        }),
+      ),
+    );
     const step = bundle
       ? new PlaybookGraph(bundle.playbook).byId.get(f.current ?? "")?.step
       : undefined;
-    if (!isFinished(run) && step?.description) {
-      lines.push(
-        "",
-        `> **${inert(stepTitle(step))}:** ${inert(step.description).replace(/\n/g, "\n> ")}`,
-      );
-    }
-    if (run.end?.advice) lines.push("", inert(run.end.advice));
+    if (!isFinished(run) && step?.description)
+      blocks.push(quote(paragraph(strong(stepTitle(step), ":"), " ", step.description)));
+    if (run.end?.advice) blocks.push(paragraph(...spans(run.end.advice)));
     const done = Object.entries(root.results)
       .filter(([, r]) => r.status === "completed")
       .map(([id]) => id);
@@ -109,46 +150,23 @@ export function renderStatusComment(
       rootBundle.playbook,
       isFinished(run) ? { done } : { done, current: root.current ?? "" },
     );
-    lines.push(
-      "",
-      "<details><summary>Flowchart</summary>",
-      "",
-      "```mermaid",
-      chart.trimEnd(),
-      "```",
-      "",
-      "</details>",
-    );
+    blocks.push(details("Flowchart", codeBlock(chart, "mermaid")));
   }
   const trace = run.trace
     .slice(-8)
-    .map(
-      (t) =>
-        `| ${t.end.slice(0, 16).replace("T", " ")} | ${t.step ? `\`${t.step}\`` : ""} | ${t.event}${t.actor ? ` by ${inert(`@${t.actor}`)}` : ""} | ${cell(t.outcome)} |`,
-    );
+    .map((t) => [
+      t.end.slice(0, 16).replace("T", " "),
+      t.step ? code(t.step) : "",
+      `${t.event}${t.actor ? ` by @${t.actor}` : ""}`,
+      t.outcome,
+    ]);
   if (trace.length)
-    lines.push(
-      "",
-      "<details><summary>Recent events</summary>",
-      "",
-      "| time (UTC) | step | event | outcome |",
-      "|---|---|---|---|",
-      ...trace,
-      "",
-      "</details>",
-    );
-  lines.push("", `<!-- ${STATE_MARKER} ${encodeSigned(run, secret)} -->`);
-  let body = lines.join("\n");
+    blocks.push(details("Recent events", table(["time (UTC)", "step", "event", "outcome"], trace)));
+  // The state block is appended as written by the codec: the last line, after a blank one.
+  let body = `${renderMarkdown(...blocks)}\n\n<!-- ${STATE_MARKER} ${encodeSigned(run, seal)} -->`;
   if (body.length > MAX_COMMENT_BODY) {
     // Drop the readable extras before the state: the state must always fit.
-    body = [
-      lines[0],
-      lines[2],
-      "",
-      "_Details omitted: the comment would be too long._",
-      "",
-      `<!-- ${STATE_MARKER} ${encodeSigned(run, secret)} -->`,
-    ].join("\n");
+    body = `${renderMarkdown(...head, paragraph(emphasis("Details omitted: the comment would be too long.")))}\n\n<!-- ${STATE_MARKER} ${encodeSigned(run, seal)} -->`;
   }
   return body;
 }
@@ -156,9 +174,9 @@ export function renderStatusComment(
 /** The run in a status comment, verified; a tampered or damaged block is reported, never used. */
 export function readStatusComment(
   body: string,
-  secret: string,
+  seal: StateSeal,
 ): { ok: true; run: RunState } | DecodeFailure | { ok: false; reason: "absent"; detail: string } {
   const m = BLOCK.exec(body);
   if (!m) return { ok: false, reason: "absent", detail: "no state block" };
-  return decodeSigned(m[1] as string, secret);
+  return decodeSigned(m[1] as string, seal);
 }

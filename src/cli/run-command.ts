@@ -1,10 +1,12 @@
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { MockAiAdapter } from "../ai/adapter.js";
 import { start } from "../engine/engine.js";
+import { tokenChars } from "../engine/state.js";
 import { collectInputs, parseArgs } from "../engine/inputs.js";
 import type { Effect } from "../engine/events.js";
 import { LocalEffects } from "../effects/local.js";
@@ -38,6 +40,13 @@ export interface CommandIo {
   ask?: (question: string) => Promise<string | null>;
   clock?: () => Date;
   sleep?: (ms: number) => Promise<void>;
+  /** What makes a new run's id unique (random characters; tests fix them). */
+  runToken?: () => string;
+}
+
+/** Six random characters: runs started in one minute (in any clone) get different ids. */
+export function randomRunToken(): string {
+  return tokenChars(randomBytes(6), 6);
 }
 
 /** A throwaway git repository with one commit: where the README's first command runs. */
@@ -148,7 +157,7 @@ export async function runCommand(
       inputs: raw,
       initiator: { login: "local-cli", permission: "admin" },
       eventId: `cli-start-${clock().getTime()}`,
-      runIndex: store.list().length + 1,
+      runToken: (io.runToken ?? randomRunToken)(),
       context: { repo: { name: repo.split("/").pop() ?? "repo" } },
     },
     { now: clock(), playbooks: (id) => set.bundles.get(id) },

@@ -1,3 +1,4 @@
+import { repositoryStateKey } from "../state/codec.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { IssueController } from "../app/controller.js";
 import { STATE_MARKER } from "../app/status-comment.js";
@@ -124,7 +125,7 @@ export async function simulate(
   const controller = new IssueController({
     port: gh,
     catalog: { get: (id) => bundles.get(id), all: () => [...bundles.values()] },
-    secret: "simulation",
+    stateKey: repositoryStateKey("simulation", 0, 0),
     clock,
     issue: {
       number: issue.number,
@@ -218,7 +219,7 @@ function transcript(gh: MemoryGitHub, issue: number): string {
         `💬 @${c.author}${c.byThisApp && edits ? ` (edited ${edits} times)` : ""}${reactions ? `  [${reactions}]` : ""}`,
       );
       const body = c.body.replace(
-        new RegExp(`<!-- ${STATE_MARKER} [^ ]+ -->`),
+        new RegExp(`<!-- ${STATE_MARKER} [^ ]+ [^ ]+ -->`),
         `<!-- ${STATE_MARKER} … (signed state) -->`,
       );
       out.push(...body.split("\n").map((l) => (l ? `   ${l}` : "")), "");

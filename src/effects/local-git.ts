@@ -5,6 +5,15 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { playbookError } from "../engine/errors.js";
 import type { Effect } from "../engine/events.js";
+import {
+  branchExists,
+  candidateNames,
+  foreignBranch,
+  foreignCommits,
+  ifExists,
+  noFreeName,
+  type BranchCommit,
+} from "./branch-reuse.js";
 import { runTrailer, type EffectOutcome } from "./types.js";
 
 const run = promisify(execFile);
@@ -77,30 +86,80 @@ function gitError(err: unknown, what: string): EffectOutcome {
   };
 }
 
-/** `branch` effect: create from the base, or reuse an existing branch (unless require_new). */
+/** How many commits of a branch are checked before it counts as not this run's. */
+const MAX_CHECKED_COMMITS = 250;
+
+/**
+ * Commits on `branch` that are not on `base`, or undefined when they cannot be told apart (the
+ * base is the branch itself, or there are too many to check).
+ */
+async function commitsBeyond(
+  git: LocalGit,
+  base: string,
+  branch: string,
+): Promise<BranchCommit[] | undefined> {
+  const symbolic = await git.tryGit(["symbolic-ref", "-q", base]);
+  if (symbolic === `refs/heads/${branch}`) return undefined;
+  const log = await git.git([
+    "log",
+    "-n",
+    String(MAX_CHECKED_COMMITS + 1),
+    "--format=%H%x00%B%x01",
+    `refs/heads/${branch}`,
+    "--not",
+    `${base}^{commit}`,
+    "--",
+  ]);
+  const commits = log
+    .split("\x01")
+    .map((entry) => entry.trim().split("\x00"))
+    .filter(([sha]) => sha)
+    .map(([sha, message]) => ({ sha: sha as string, message: message ?? "" }));
+  return commits.length > MAX_CHECKED_COMMITS ? undefined : commits;
+}
+
+/**
+ * `branch` effect: create from the base, or reuse an existing branch only where it holds nothing
+ * this run did not put there (every commit beyond the base carries this run's trailer), so the
+ * run's pull request can never carry someone else's commit. `if_exists` says what else to do.
+ */
 export async function gitBranch(git: LocalGit, effect: Effect): Promise<EffectOutcome> {
-  const name = String(effect.params.name);
-  const existing = await git.branchHead(name);
-  if (existing) {
-    if (effect.params.require_new === true) {
-      return {
-        ok: false,
-        error: playbookError(
-          "GH-CONFLICT",
-          `branch '${name}' already exists and the step requires a new one`,
-        ),
-      };
-    }
-    return { ok: true, outputs: { name, sha: existing, created: false } };
-  }
+  const mode = ifExists(effect.params);
+  const requested = String(effect.params.name);
   const from = typeof effect.params.from === "string" ? effect.params.from : "HEAD";
-  try {
-    const base = await git.git(["rev-parse", "--verify", `${from}^{commit}`]);
-    await git.git(["update-ref", `refs/heads/${name}`, base, ""]);
-    return { ok: true, outputs: { name, sha: base, created: true } };
-  } catch (err) {
-    return gitError(err, `create branch '${name}' from '${from}'`);
+  for (const name of candidateNames(requested, mode)) {
+    const existing = await git.branchHead(name);
+    if (!existing) {
+      try {
+        const base = await git.git(["rev-parse", "--verify", `${from}^{commit}`]);
+        await git.git(["update-ref", `refs/heads/${name}`, base, ""]);
+        return { ok: true, outputs: { name, sha: base, created: true } };
+      } catch (err) {
+        return gitError(err, `create branch '${name}' from '${from}'`);
+      }
+    }
+    if (mode === "fail") return { ok: false, error: branchExists(name) };
+    let beyond: BranchCommit[] | undefined;
+    try {
+      beyond = await commitsBeyond(git, from, name);
+    } catch (err) {
+      return gitError(err, `compare branch '${name}' with '${from}'`);
+    }
+    const foreign = beyond ? foreignCommits(beyond, effect.key) : undefined;
+    if (foreign?.length === 0)
+      return { ok: true, outputs: { name, sha: existing, created: false } };
+    if (mode === "new-name") continue;
+    return {
+      ok: false,
+      error: foreign
+        ? foreignBranch(name, foreign)
+        : playbookError(
+            "GH-CONFLICT",
+            `branch '${name}' already exists and what it holds cannot be checked against '${from}' (it is checked out, or has more than ${MAX_CHECKED_COMMITS} commits beyond it): check out the base branch, or delete or rename '${name}', or set \`if_exists: new-name\` on the step; then retry`,
+          ),
+    };
   }
+  return { ok: false, error: noFreeName(requested) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { playbookError, type PlaybookError } from "./errors.js";
 import type { AdvanceResult, Effect, Message, Reply, RunEvent, StepFinished } from "./events.js";
 import { resolveInputs, type InputProblem } from "./inputs.js";
@@ -6,6 +7,7 @@ import { renderTemplate, runResolver } from "./render.js";
 import {
   DEFAULT_MAX_STEPS,
   MAX_RECENT_EVENTS,
+  MAX_RUN_TOKEN,
   MAX_TRACE,
   STATE_VERSION,
   activeFrame,
@@ -13,6 +15,7 @@ import {
   isFinished,
   makeRunId,
   pushBounded,
+  tokenChars,
   type Actor,
   type Frame,
   type RunContext,
@@ -22,6 +25,15 @@ import {
   type Value,
 } from "./state.js";
 import { castVote, waitingMessage } from "./steps/checkpoint.js";
+import {
+  code,
+  lines,
+  paragraph,
+  renderMarkdown,
+  strong,
+  type InlineLike,
+} from "../markdown/comment.js";
+import { spans } from "../markdown/replies.js";
 import { defaultRegistry, type StepRegistry } from "./steps/index.js";
 import type { Outcome, PlaybookBundle, StepContext } from "./steps/types.js";
 import { evaluateExpression, parseExpression } from "../playbook/expression.js";
@@ -45,8 +57,30 @@ export interface StartRequest {
   initiator: Actor;
   eventId: string;
   context?: RunContext;
-  /** Makes the run id unique among runs started in the same minute. */
+  /**
+   * Makes the run id unique in the repository among runs started in the same minute (the id is
+   * `<date>-<time>-<token>`): the caller's own separator, such as the issue number, or random
+   * characters. Effect keys, commit trailers and hidden markers all start with the run id.
+   */
+  runToken?: string;
+  /**
+   * A secret (the repository's state key): five characters of a MAC of the token and the start
+   * event are added to the token, so ids are unguessable by others yet the same for a redelivered
+   * start (and for a replayed simulation).
+   */
+  runKey?: Uint8Array;
+  /** Without a token: a three-digit index (`001`), for fixed ids in tests and playbook tests. */
   runIndex?: number;
+}
+
+/** The part of a run id after its date and time. */
+function runTail(req: StartRequest): string | number {
+  if (req.runToken === undefined) return req.runIndex ?? 1;
+  if (req.runKey === undefined) return req.runToken;
+  const mac = createHmac("sha256", req.runKey)
+    .update(`playbook-bot run id\0${req.runToken}\0${req.eventId}`)
+    .digest();
+  return `${req.runToken.slice(0, MAX_RUN_TOKEN - 6)}-${tokenChars(mac, 5)}`;
 }
 
 export type StartResult =
@@ -83,7 +117,7 @@ export function start(req: StartRequest, env: EngineEnv): StartResult {
   const frame = newFrame(req.bundle, inputs.values, graph.entry ?? null, now);
   const run: RunState = {
     v: STATE_VERSION,
-    id: makeRunId(env.now, req.runIndex ?? 1),
+    id: makeRunId(env.now, runTail(req)),
     status: "running",
     initiator: req.initiator.login,
     startedAt: now,
@@ -108,7 +142,13 @@ export function start(req: StartRequest, env: EngineEnv): StartResult {
       messages: [
         {
           kind: "info",
-          text: `Run ${run.id} of **${req.bundle.playbook.name ?? req.bundle.playbook.id}** started by @${req.initiator.login}.`,
+          text: renderMarkdown(
+            paragraph(
+              `Run ${run.id} of `,
+              strong(req.bundle.playbook.name ?? req.bundle.playbook.id),
+              ` started by @${req.initiator.login}.`,
+            ),
+          ),
         },
       ],
       continue: true,
@@ -265,7 +305,13 @@ class Transition {
         this.stepOutcome = "vote withdrawn";
         this.messages.push({
           kind: "info",
-          text: `A vote on **${frame.current}** was withdrawn (its comment was edited or deleted).`,
+          text: renderMarkdown(
+            paragraph(
+              "A vote on ",
+              strong(frame.current ?? ""),
+              " was withdrawn (its comment was edited or deleted).",
+            ),
+          ),
         });
         return;
       }
@@ -273,7 +319,10 @@ class Transition {
         return this.timeout();
       case "alert_resolved":
         this.stepOutcome = "alert resolved";
-        this.messages.push({ kind: "info", text: "The alert that started this run has resolved." });
+        this.messages.push({
+          kind: "info",
+          text: renderMarkdown(paragraph("The alert that started this run has resolved.")),
+        });
         return;
       default:
         if (frame.phase !== "waiting") return this.noChange();
@@ -300,7 +349,7 @@ class Transition {
       this.stepOutcome = "cancelled";
       this.messages.push({
         kind: "done",
-        text: `Run ${this.draft.id} was cancelled by @${e.actor.login}.`,
+        text: renderMarkdown(paragraph(`Run ${this.draft.id} was cancelled by @${e.actor.login}.`)),
       });
       this.reply = { outcome: "accepted" };
       return;
@@ -329,7 +378,7 @@ class Transition {
       this.reply = { outcome: "refused", reason: `nothing waits for /${e.command} now` };
       return this.noChange();
     }
-    if (e.createdAt < frame.since) {
+    if (writtenBeforeWaiting(e, frame)) {
       this.reply = {
         outcome: "ignored",
         reason: "the comment was written before this step started waiting",
@@ -504,7 +553,11 @@ class Transition {
       return this.stepFailed(
         playbookError("PB-REJECTED", `'${frame.current}' was ${result.reason}`),
       );
-    frame.approved = [...(frame.approved ?? []), frame.current ?? ""];
+    const step = frame.current ?? "";
+    frame.approved = [...(frame.approved ?? []), step];
+    // Kept for the check before the step acts: the approver must still hold the role then.
+    const by = result.outputs.approved_by;
+    frame.approvedBy = { ...frame.approvedBy, [step]: Array.isArray(by) ? by.map(String) : [] };
     frame.phase = "pending";
     frame.votes = [];
     this.stepOutcome = "approved (ask-first)";
@@ -557,9 +610,14 @@ class Transition {
         if (step.authority === "show-me" && result.outputs) {
           this.messages.push({
             kind: "report",
-            text: `**${stepTitle(step)}** done: ${Object.entries(result.outputs)
-              .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-              .join(", ")}`,
+            text: renderMarkdown(
+              paragraph(
+                strong(stepTitle(step)),
+                ` done: ${Object.entries(result.outputs)
+                  .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+                  .join(", ")}`,
+              ),
+            ),
           });
         }
         this.stepOutcome = "completed";
@@ -570,7 +628,7 @@ class Transition {
       case "cancel":
         this.draft.status = "cancelled";
         this.draft.error = playbookError("PB-CANCELLED", outcome.message);
-        this.messages.push({ kind: "done", text: outcome.message });
+        this.messages.push({ kind: "done", text: renderMarkdown(paragraph(outcome.message)) });
         this.stepOutcome = "cancelled";
         return;
       case "end":
@@ -633,6 +691,11 @@ class Transition {
     frame.votes = [];
     frame.approved = (frame.approved ?? []).filter((id) => id !== target);
     if (frame.approved.length === 0) delete frame.approved;
+    if (frame.approvedBy) {
+      const kept = Object.entries(frame.approvedBy).filter(([id]) => id !== target);
+      if (kept.length > 0) frame.approvedBy = Object.fromEntries(kept);
+      else delete frame.approvedBy;
+    }
     delete frame.effectKey;
     delete frame.awaiting;
     delete frame.reminded;
@@ -660,7 +723,12 @@ class Transition {
       this.stepOutcome = `failed (${error.code}), retry ${frame.attempt - 1} of ${action.max}`;
       this.messages.push({
         kind: "info",
-        text: `**${stepTitle(step)}** failed (${error.code}: ${error.message}); retrying (${frame.attempt - 1} of ${action.max}).`,
+        text: renderMarkdown(
+          paragraph(
+            strong(stepTitle(step)),
+            ` failed (${error.code}: ${error.message}); retrying (${frame.attempt - 1} of ${action.max}).`,
+          ),
+        ),
       });
       return;
     }
@@ -686,7 +754,16 @@ class Transition {
     this.stepOutcome ||= `failed (${error.code})`;
     this.messages.push({
       kind: "failure",
-      text: `Run ${this.draft.id} failed${where ? ` at **${where}**` : ""}: ${error.message} (${error.code}).\n${error.guidance}`,
+      text: renderMarkdown(
+        lines(
+          [
+            `Run ${this.draft.id} failed`,
+            where ? [" at ", strong(where)] : [],
+            `: ${error.message} (${error.code}).`,
+          ],
+          [error.guidance],
+        ),
+      ),
     });
   }
 
@@ -707,7 +784,9 @@ class Transition {
     this.reply = { outcome: "accepted" };
     this.messages.push({
       kind: "info",
-      text: `@${actor.login} retries **${current}** (attempt ${frame.attempt}).`,
+      text: renderMarkdown(
+        paragraph(`@${actor.login} retries `, strong(current), ` (attempt ${frame.attempt}).`),
+      ),
     });
   }
 
@@ -757,7 +836,14 @@ class Transition {
     this.stepOutcome = `delegated to ${child}`;
     this.messages.push({
       kind: "info",
-      text: `**${parent.current}** runs playbook **${bundle.playbook.name ?? child}** and comes back with its findings.`,
+      text: renderMarkdown(
+        paragraph(
+          strong(parent.current ?? ""),
+          " runs playbook ",
+          strong(bundle.playbook.name ?? child),
+          " and comes back with its findings.",
+        ),
+      ),
     });
   }
 
@@ -777,7 +863,15 @@ class Transition {
       if (end.handoff?.length) {
         this.messages.push({
           kind: "info",
-          text: `Playbook **${frame.playbook}** suggests continuing with ${end.handoff.map((h) => `\`/run ${h}\``).join(", ")}.`,
+          text: renderMarkdown(
+            paragraph(
+              "Playbook ",
+              strong(frame.playbook),
+              " suggests continuing with ",
+              runCommands(end.handoff),
+              ".",
+            ),
+          ),
         });
       }
       const stepId = parent.current ?? "";
@@ -802,15 +896,17 @@ class Transition {
     if (end.handoff?.length) record.handoff = end.handoff;
     this.draft.end = record;
     if (Object.keys(outputs.values).length > 0) this.draft.outputs = outputs.values;
-    const lines = [
-      `Run ${this.draft.id} ${this.draft.status === "failed" ? "ended with a failure" : "completed"}.`,
+    const said: InlineLike[][] = [
+      [
+        `Run ${this.draft.id} ${this.draft.status === "failed" ? "ended with a failure" : "completed"}.`,
+      ],
     ];
-    if (end.advice) lines.push(end.advice);
+    if (end.advice) said.push(spans(end.advice));
     if (end.handoff?.length) {
-      lines.push(
+      said.push(
         end.handoff.length === 1
-          ? `Continuing with playbook **${end.handoff[0]}**.`
-          : `Continue with one of: ${end.handoff.map((h) => `\`/run ${h}\``).join(", ")}.`,
+          ? ["Continuing with playbook ", strong(end.handoff[0] as string), "."]
+          : ["Continue with one of: ", runCommands(end.handoff), "."],
       );
       if (end.handoff.length === 1) {
         this.effects.push({
@@ -821,7 +917,7 @@ class Transition {
         });
       }
     }
-    this.messages.push({ kind: "done", text: lines.join("\n") });
+    this.messages.push({ kind: "done", text: renderMarkdown(lines(...said)) });
   }
 
   private declaredOutputs(
@@ -906,9 +1002,27 @@ class Transition {
   }
 }
 
+/** `/run a`, `/run b` as code, for a handoff. */
+function runCommands(playbooks: readonly string[]): InlineLike[] {
+  return playbooks.map((h, i) => [i ? ", " : "", code(`/run ${h}`)]);
+}
+
 function capOutputs(outputs: Record<string, Value>): Record<string, Value> {
   const out: Record<string, Value> = {};
   for (const [k, v] of Object.entries(outputs))
     out[k] = Array.isArray(v) ? v.slice(0, 50).map(capValue) : capValue(v);
   return out;
+}
+
+/**
+ * Whether a command was written before its step began waiting. Ordered by GitHub's comment ids
+ * where the wait was announced in a comment; otherwise by instants (never timestamps as text:
+ * `…:50Z` and `…:50.395Z` do not sort as the times they are).
+ */
+function writtenBeforeWaiting(e: Extract<RunEvent, { type: "command" }>, frame: Frame): boolean {
+  const prompt = frame.prompt?.since === frame.since ? frame.prompt.comment : undefined;
+  if (prompt !== undefined && e.commentId !== undefined && /^[0-9]{1,20}$/.test(e.commentId))
+    return BigInt(e.commentId) < BigInt(prompt);
+  const written = Date.parse(e.createdAt);
+  return Number.isNaN(written) || written < Date.parse(frame.since);
 }

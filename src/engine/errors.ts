@@ -34,6 +34,8 @@ export const ERROR_CATALOGUE = {
   "PB-AI-UNAVAILABLE": "No AI adapter is configured; configure one or use the mock adapter.",
   "PB-AI-OUTPUT-MISSING":
     "The AI step did not produce the files it was expected to; check the prompt.",
+  "PB-STATE-EDITED":
+    "Someone other than the app edited the run's status comment, so its state is not trusted; start the run again with /run.",
   "PB-EFFECT-FAILED": "An effect failed; the cause says why. /retry once the cause is fixed.",
   "GH-RATE-LIMITED": "GitHub asked us to slow down; the run resumes with /retry or the next event.",
   "GH-PERMISSION":
@@ -42,6 +44,7 @@ export const ERROR_CATALOGUE = {
   "GH-CONFLICT":
     "The object already exists in another state (e.g. a branch at another commit); resolve it, then /retry.",
   "GH-VALIDATION": "GitHub refused the request's content; the cause says which field.",
+  "GH-TIMEOUT": "GitHub did not answer in time; /retry once it does (nothing was done twice).",
   "GH-ERROR": "GitHub answered with an error; /retry later.",
   "GIT-FAILED": "A local git command failed; the cause holds its output.",
 } as const;

@@ -21,6 +21,12 @@ export type RunEvent =
       command: CommandName;
       args: CommandArgs;
       actor: Actor;
+      /**
+       * The authors of the other approvals the waiting step holds, looked up again as this command
+       * arrived. When given, an earlier approval counts only if its author still passes the policy
+       * (one missing here does not): a completed approval never rests on a lost role.
+       */
+      voters?: Actor[];
       commentId?: string;
       createdAt: string;
     }
@@ -41,10 +47,32 @@ export type RunEvent =
       runId?: number;
       conclusion: string;
       url?: string;
+      /** What GitHub says about the run (absent only where no GitHub ran it: local runs, tests). */
+      run?: WorkflowRunFacts;
     }
   | { type: "alert_resolved"; id: string; fingerprint?: string }
   | { type: "vote_withdrawn"; id: string; commentId: string }
   | { type: "timeout"; id: string };
+
+/** The fields of a GitHub `workflow_run` (webhook or REST) that tell whose run it is. */
+export interface WorkflowRunFacts {
+  /** What started it: `workflow_dispatch` for a dispatch. */
+  event: string;
+  /** The workflow file, `.github/workflows/<file>`. */
+  path: string;
+  workflowId: number;
+  headBranch: string | null;
+  createdAt: string;
+  actor?: string;
+  triggeringActor?: string;
+  /** The repository the run belongs to, `owner/name`, and its id. */
+  repository: string;
+  repositoryId: number;
+  /** The repository of the code it ran: another one (a fork) for a fork's pull request. */
+  headRepositoryId?: number;
+  /** The run's title: the workflow's `run-name` when it has one. */
+  displayTitle?: string;
+}
 
 export type EffectKind =
   | "comment"
@@ -72,6 +100,11 @@ export type MessageKind =
 /** Text for people, written by the engine; adapters decide where it goes (comment, terminal). */
 export interface Message {
   kind: MessageKind;
+  /**
+   * GitHub Markdown built as a tree (src/markdown): every value from people, alerts or playbooks
+   * is in a text or code node, so it is inert. Mentions in it are inert too; `to` says who to
+   * notify.
+   */
   text: string;
   /** People the message is for (approvers awaited), without '@'. */
   to?: string[];
@@ -80,6 +113,10 @@ export interface Message {
 /** What an adapter tells the person who sent a command: 🚀 accepted, 👎 refused, nothing for ignored. */
 export interface Reply {
   outcome: "accepted" | "refused" | "ignored";
+  /**
+   * Plain text; `` `code` `` and `**bold**` are the only marks an adapter renders (`spans` in
+   * src/markdown), everything else is shown as written and inert.
+   */
   reason?: string;
 }
 

@@ -6,10 +6,11 @@ import { branchNameProblem, repoPathProblem } from "../util/git-ref.js";
 
 /**
  * What a rendered value will be used as; each use has its own safety check. `text` is for people
- * (values made inert); `value` passes values through unchanged (inputs of a child playbook or
- * workflow).
+ * (values made inert); `plain` is for a text node of a comment tree, which makes the whole
+ * string inert, so values pass unchanged (inert twice would show `&lt;`); `value` passes values
+ * through unchanged (inputs of a child playbook or workflow).
  */
-export type RenderUse = "text" | "value" | "branch" | "path" | "label";
+export type RenderUse = "text" | "plain" | "value" | "branch" | "path" | "label";
 
 export type Rendered = { ok: true; value: string } | { ok: false; error: PlaybookError };
 

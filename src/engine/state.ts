@@ -68,13 +68,42 @@ export interface Frame {
   votes: Vote[];
   /** Step ids whose ask-first approval has been given for the current attempt. */
   approved?: string[];
+  /** Who gave each ask-first approval in `approved`: checked again before the step acts. */
+  approvedBy?: Record<string, string[]>;
   reminded?: boolean;
   /** Idempotency key of the effect awaited in phase `effect`. */
   effectKey?: string;
   /** What an outside event must match (a pull request number, a workflow). */
-  awaiting?: { pullRequest?: number; workflow?: string; workflowRun?: number };
+  awaiting?: {
+    pullRequest?: number;
+    /** The dispatched workflow: its file name (`deploy.yml`) or its numeric id. */
+    workflow?: string;
+    /** The dispatched run's id, when GitHub returned it: only that run ends the wait. */
+    workflowRun?: number;
+    /** Without the run's id: what only the run this step dispatched has (see dispatch.ts). */
+    dispatched?: DispatchedRun;
+  };
+  /**
+   * The comment that announced the current wait (GitHub's id orders the answers: a command in an
+   * older comment does not count); valid while `since` is the same.
+   */
+  prompt?: { comment: string; since: string };
   /** Set in a child frame: the parent's step to resume. */
   returnTo?: string;
+}
+
+/** What a dispatch request left to know its run by, each value bounded (`MAX_FACT_LENGTH`). */
+export interface DispatchedRun {
+  /** The repository dispatched to, `owner/name`. */
+  repository: string;
+  /** The branch or tag the run was dispatched on (a run's `head_branch`). */
+  ref: string;
+  /** When GitHub took the request, by GitHub's clock (its `date` header), as an instant. */
+  at: string;
+  /** The app's bot login (`<slug>[bot]`), the run's actor; absent when the app does not know it. */
+  actor?: string;
+  /** The value of the playbook's `correlation_input`, shown by the run's `run-name`. */
+  correlation?: string;
 }
 
 export interface TraceEntry {
@@ -123,10 +152,41 @@ export interface RunState {
   traceDropped: number;
 }
 
-/** Readable run ids: date, time, short index — `20261121-2304-007`. */
-export function makeRunId(now: Date, index: number): string {
+/** The longest token a run id carries after its date and time. */
+export const MAX_RUN_TOKEN = 24;
+
+/** What a run id looks like (also read back from state blocks and files): safe in every use. */
+export const RUN_ID_PATTERN = "^[0-9]{8}-[0-9]{4}-[a-z0-9]+(-[a-z0-9]+)*$";
+export const MAX_RUN_ID = 14 + MAX_RUN_TOKEN;
+
+/**
+ * Readable run ids: date and time, then what makes the id unique in the repository —
+ * `20261121-2304-42-k3f9q` (the app: issue number and five characters), `20261121-2304-k3f9qz`
+ * (the CLI), or a three-digit index for fixed ids (`20261121-2304-007`, also the form of older
+ * runs). Ids appear in trailers, markers and branch names, so a token keeps to `[a-z0-9-]`.
+ */
+export function makeRunId(now: Date, token: string | number): string {
   const p = (n: number, w = 2): string => String(n).padStart(w, "0");
-  return `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}-${p(index % 1000, 3)}`;
+  const tail =
+    typeof token === "number"
+      ? p(token % 1000, 3)
+      : token
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, "-")
+          .slice(0, MAX_RUN_TOKEN)
+          .replace(/^-+|-+$/g, "")
+          .padStart(3, "0");
+  return `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}-${tail}`;
+}
+
+/** Lower-case letters and digits without look-alikes; 32 of them, so each byte maps evenly. */
+const TOKEN_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
+
+/** `length` token characters from bytes (random, or a MAC): five carry 25 bits. */
+export function tokenChars(bytes: Uint8Array, length: number): string {
+  let out = "";
+  for (let i = 0; i < length; i++) out += TOKEN_ALPHABET[(bytes[i % bytes.length] ?? 0) % 32];
+  return out;
 }
 
 export function activeFrame(run: RunState): Frame {

@@ -1,6 +1,7 @@
 import { parseArgs } from "../engine/inputs.js";
 import type { CommandArgs } from "../engine/events.js";
 import { didYouMean } from "../util/suggest.js";
+import { code, list, paragraph, renderMarkdown, strong } from "../markdown/comment.js";
 
 export const COMMANDS = [
   "run",
@@ -58,15 +59,22 @@ export function parseCommands(body: string): ParsedCommand[] {
   return out;
 }
 
-export const HELP_TEXT = [
-  "**Playbook Bot commands** (each on its own line):",
-  "- `/run <playbook> [key=value …]` — start a playbook (needs triage access unless the playbook says otherwise)",
-  "- `/approve [step] [key=value …]` — approve the step that waits (name it when several wait)",
-  "- `/reject [reason]` — reject the step that waits",
-  "- `/choose <branch>` — pick a branch of an investigation step",
-  "- `/record key=value …` — record findings",
-  "- `/retry` — retry a failed or stalled step",
-  "- `/cancel` — cancel the run",
-  "- `/status` — show where the run stands",
-  "- `/help` — this list",
-].join("\n");
+const HELP: [string, string][] = [
+  [
+    "/run <playbook> [key=value …]",
+    "start a playbook (needs triage access unless the playbook says otherwise)",
+  ],
+  ["/approve [step] [note] [key=value …]", "approve the step that waits (name it when several wait)"],
+  ["/reject [step] [reason]", "reject the step that waits (name it when several wait)"],
+  ["/choose <branch>", "pick a branch of an investigation step"],
+  ["/record key=value …", "record findings"],
+  ["/retry", "retry a failed or stalled step"],
+  ["/cancel", "cancel the run"],
+  ["/status", "show where the run stands"],
+  ["/help", "this list"],
+];
+
+export const HELP_TEXT = renderMarkdown(
+  paragraph(strong("Playbook Bot commands"), " (each on its own line):"),
+  list(HELP.map(([command, what]) => [code(command), ` — ${what}`])),
+);

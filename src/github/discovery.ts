@@ -123,6 +123,40 @@ export class PlaybookDiscovery {
     return tier;
   }
 
+  private readonly reachable = new LruMap<string, true>(10_000);
+
+  /**
+   * Whether a commit is on the default branch (an ancestor of its head, or the head): asked of
+   * GitHub's compare API once per commit. Only "yes" is remembered; a commit merged later may
+   * still become one.
+   */
+  async onDefaultBranch(
+    octokit: Octokit,
+    owner: string,
+    repo: string,
+    commit: string,
+    head: string,
+  ): Promise<boolean> {
+    if (!/^[0-9a-f]{40}$/.test(commit)) return false;
+    if (commit === head) return true;
+    const key = `${owner}/${repo}@${commit}`;
+    if (this.reachable.has(key)) return true;
+    try {
+      const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+        owner,
+        repo,
+        basehead: `${commit}...${head}`,
+        per_page: 1,
+      });
+      const yes = data.status === "ahead" || data.status === "identical";
+      if (yes) this.reachable.set(key, true);
+      return yes;
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return false;
+      throw err;
+    }
+  }
+
   /** The playbooks at the default branch's head. */
   async current(
     octokit: Octokit,

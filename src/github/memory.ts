@@ -1,9 +1,24 @@
 import { playbookError } from "../engine/errors.js";
 import type { Effect } from "../engine/events.js";
-import type { RunState, Value } from "../engine/state.js";
+import type { Frame, RunState, Value } from "../engine/state.js";
+import {
+  branchExists,
+  candidateNames,
+  foreignBranch,
+  foreignCommits,
+  ifExists,
+  noFreeName,
+} from "../effects/branch-reuse.js";
 import { issueMarker, runTrailer, type EffectOutcome } from "../effects/types.js";
 import type { Permission } from "../playbook/types.js";
-import { hasStateBlock, type GitHubPort, type Reaction, type ThreadComment } from "./port.js";
+import {
+  hasStateBlock,
+  type CompletedWorkflowRun,
+  type GitHubPort,
+  type Reaction,
+  type ThreadComment,
+} from "./port.js";
+import { dispatchCorrelation } from "./workflow-runs.js";
 
 export interface MemoryIssue {
   number: number;
@@ -25,6 +40,8 @@ export interface MemoryPullRequest {
   labels: string[];
   state: "open" | "closed";
   merged: boolean;
+  /** Who opened it: the app's login for pull requests it created. */
+  author?: string;
 }
 
 /** One line of the thread's history, for transcripts. */
@@ -195,16 +212,34 @@ export class MemoryGitHub implements GitHubPort {
     this.workflowResults.set(runId, conclusion);
   }
 
+  /**
+   * The awaited run once finished. This GitHub returns every dispatched run's id (as GitHub does
+   * when asked for the run's details), so a wait is matched by that id and nothing else.
+   */
   async completedWorkflowRun(
-    workflow: string,
-  ): Promise<{ id: number; conclusion: string } | undefined> {
-    this.calls.push("list workflow runs");
-    const done = [...this.dispatched]
-      .reverse()
-      .find((d) => d.workflow === workflow && this.workflowResults.has(d.runId));
-    return done
-      ? { id: done.runId, conclusion: this.workflowResults.get(done.runId) as string }
-      : undefined;
+    awaiting: NonNullable<Frame["awaiting"]>,
+  ): Promise<CompletedWorkflowRun | undefined> {
+    this.calls.push("get workflow run");
+    const d = this.dispatched.find((x) => x.runId === awaiting.workflowRun);
+    const conclusion = d ? this.workflowResults.get(d.runId) : undefined;
+    if (!d || conclusion === undefined) return undefined;
+    return {
+      id: d.runId,
+      conclusion,
+      url: `https://github.test/actions/runs/${d.runId}`,
+      run: {
+        event: "workflow_dispatch",
+        path: `.github/workflows/${d.workflow}`,
+        workflowId: 0,
+        headBranch: d.ref,
+        createdAt: "",
+        actor: this.appLogin,
+        triggeringActor: this.appLogin,
+        repository: "",
+        repositoryId: 0,
+        headRepositoryId: 0,
+      },
+    };
   }
 
   async pullRequestState(
@@ -227,6 +262,10 @@ export class MemoryGitHub implements GitHubPort {
     this.calls.push("create comment");
     const c = this.addComment(issue, this.appLogin, body, true, true);
     return publicView(c);
+  }
+
+  async createStatusComment(issue: number, body: string): Promise<ThreadComment> {
+    return this.createComment(issue, body);
   }
 
   async updateComment(_issue: number, id: string, body: string): Promise<void> {
@@ -269,29 +308,39 @@ export class MemoryGitHub implements GitHubPort {
     return pr;
   }
 
+  /** Like the GitHub adapter: reuse a branch only where it holds nothing but this run's commits. */
+  private branch(effect: Effect): EffectOutcome {
+    const p = effect.params;
+    const mode = ifExists(p);
+    const from = this.branches.get(String(p.from ?? "main")) ?? [];
+    for (const name of candidateNames(String(p.name), mode)) {
+      const existing = this.branches.get(name);
+      if (!existing) {
+        this.branches.set(name, [...from]);
+        return { ok: true, outputs: { name, sha: from[from.length - 1] ?? "", created: true } };
+      }
+      if (mode === "fail") return { ok: false, error: branchExists(name) };
+      const beyond = existing
+        .filter((sha) => !from.includes(sha))
+        .map((sha) => ({ sha, message: this.commits.get(sha)?.message ?? "" }));
+      const foreign = foreignCommits(beyond, effect.key);
+      if (foreign.length === 0)
+        return {
+          ok: true,
+          outputs: { name, sha: existing[existing.length - 1] ?? "", created: false },
+        };
+      if (mode !== "new-name") return { ok: false, error: foreignBranch(name, foreign) };
+    }
+    return { ok: false, error: noFreeName(String(p.name)) };
+  }
+
   async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
     this.calls.push(`effect ${effect.kind}`);
     const p = effect.params;
     const issueNumber = Number(run.context.issue?.number ?? 0);
     switch (effect.kind) {
-      case "branch": {
-        const name = String(p.name);
-        const existing = this.branches.get(name);
-        if (existing) {
-          if (p.require_new === true)
-            return {
-              ok: false,
-              error: playbookError("GH-CONFLICT", `branch '${name}' already exists`),
-            };
-          return {
-            ok: true,
-            outputs: { name, sha: existing[existing.length - 1] ?? "", created: false },
-          };
-        }
-        const from = this.branches.get(String(p.from ?? "main")) ?? [];
-        this.branches.set(name, [...from]);
-        return { ok: true, outputs: { name, sha: from[from.length - 1] ?? "", created: true } };
-      }
+      case "branch":
+        return this.branch(effect);
       case "commit": {
         const branch = String(p.branch);
         const commits = this.branches.get(branch);
@@ -319,6 +368,14 @@ export class MemoryGitHub implements GitHubPort {
       case "pull_request": {
         const head = String(p.head);
         const open = [...this.pulls.values()].find((pr) => pr.head === head && pr.state === "open");
+        if (open && open.author !== this.appLogin)
+          return {
+            ok: false,
+            error: playbookError(
+              "GH-CONFLICT",
+              `pull request #${open.number} from '${head}' is open and was not opened by this app: close it, or use another branch`,
+            ),
+          };
         const pr: MemoryPullRequest = open ?? {
           number: this.nextNumber++,
           title: String(p.title),
@@ -329,6 +386,7 @@ export class MemoryGitHub implements GitHubPort {
           labels: (p.labels as string[]) ?? [],
           state: "open",
           merged: false,
+          author: this.appLogin,
         };
         if (!open) {
           this.pulls.set(pr.number, pr);
@@ -346,7 +404,10 @@ export class MemoryGitHub implements GitHubPort {
       }
       case "issue": {
         const marker = issueMarker(effect.key);
-        const existing = [...this.issues.values()].find((i) => i.body.includes(marker));
+        // Only the app's own issues: anyone can write the marker into an issue of theirs.
+        const existing = [...this.issues.values()].find(
+          (i) => i.author === this.appLogin && i.body.includes(marker),
+        );
         const issue =
           existing ??
           this.openIssue(
@@ -386,11 +447,14 @@ export class MemoryGitHub implements GitHubPort {
       }
       case "dispatch": {
         const found = this.dispatched.find((d) => d.key === effect.key);
+        const inputs = { ...((p.inputs as Record<string, unknown>) ?? {}) };
+        if (typeof p.correlation_input === "string" && p.correlation_input !== "")
+          inputs[p.correlation_input] = dispatchCorrelation(effect.key);
         const d = found ?? {
           key: effect.key,
           workflow: String(p.workflow),
           ref: String(p.ref ?? "main"),
-          inputs: (p.inputs as Record<string, unknown>) ?? {},
+          inputs,
           runId: 1000 + this.dispatched.length,
         };
         if (!found) {

@@ -2,12 +2,33 @@ import type { ProbotOctokit } from "probot";
 import { runAiEffect, type AiAdapter } from "../ai/adapter.js";
 import { playbookError, type PlaybookError } from "../engine/errors.js";
 import type { Effect } from "../engine/events.js";
-import type { RunState } from "../engine/state.js";
+import type { Frame, RunState, Value } from "../engine/state.js";
+import { DISPATCH_CLOCK_SLACK_MS, workflowRunMatches } from "../engine/steps/dispatch.js";
+import {
+  branchExists,
+  candidateNames,
+  foreignBranch,
+  foreignCommits,
+  ifExists,
+  noFreeName,
+} from "../effects/branch-reuse.js";
 import { issueMarker, runTrailer, type EffectOutcome } from "../effects/types.js";
 import { PERMISSIONS } from "../playbook/schema.js";
 import type { Permission } from "../playbook/types.js";
 import { LruMap } from "../util/lru.js";
-import { hasStateBlock, type GitHubPort, type Reaction, type ThreadComment } from "./port.js";
+import {
+  hasStateBlock,
+  type CompletedWorkflowRun,
+  type GitHubPort,
+  type Reaction,
+  type ThreadComment,
+} from "./port.js";
+import {
+  dispatchCorrelation,
+  dispatchedRef,
+  workflowRunFacts,
+  type RawWorkflowRun,
+} from "./workflow-runs.js";
 
 export type Octokit = InstanceType<typeof ProbotOctokit>;
 
@@ -45,6 +66,42 @@ export function rateLimitRetryAfter(err: unknown): string | undefined {
   return headers["retry-after"] !== undefined ? String(headers["retry-after"]) : "";
 }
 
+const timed = new WeakSet<object>();
+
+/**
+ * Every request of this Octokit is abandoned after `ms`: one hung request must not hold up the
+ * events queued behind it. The error is GitHub's own shape with status 504 ("GH-TIMEOUT").
+ */
+export function withRequestTimeout(octokit: Octokit, ms: number): Octokit {
+  if (timed.has(octokit)) return octokit;
+  timed.add(octokit);
+  octokit.hook.wrap("request", async (request, options) => {
+    // The signal closes a real connection; the race also ends a request nothing can abort.
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const e = new Error(
+          `GitHub did not answer ${options.method} ${options.url} within ${ms} ms`,
+        ) as Error & { status: number; timeout: true };
+        e.status = 504;
+        e.timeout = true;
+        controller.abort(e);
+        reject(e);
+      }, ms);
+    });
+    try {
+      return await Promise.race([
+        request({ ...options, request: { ...options.request, signal: controller.signal } }),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+  return octokit;
+}
+
 /**
  * A coded failure for a GitHub error. Rate limits (403/429 with retry-after or an exhausted quota)
  * are retryable failures the run records; `/retry` or the next event resumes it. Tokens never
@@ -58,6 +115,8 @@ export function githubError(err: unknown, what: string): PlaybookError {
     "[redacted]",
   );
   const cause = `HTTP ${status}: ${message.slice(0, 300)}`;
+  if ((err as { timeout?: boolean }).timeout === true)
+    return playbookError("GH-TIMEOUT", `GitHub did not answer in time to ${what}`, cause);
   const retryAfter = rateLimitRetryAfter(err);
   if (retryAfter !== undefined) {
     const after = retryAfter ? ` (retry after ${retryAfter} s)` : "";
@@ -78,7 +137,10 @@ export interface OctokitPortOptions {
   owner: string;
   repo: string;
   defaultBranch: string;
-  /** This app's id: comments it wrote carry it in performed_via_github_app. */
+  /**
+   * This app's id: comments and issues it wrote carry it in performed_via_github_app. 0 for a
+   * person's token (local runs): then what that person authored counts as the run's own.
+   */
   appId: number;
   /** This app's bot login (`<slug>[bot]`), when known. */
   botLogin?: string;
@@ -107,6 +169,12 @@ export class StatusCommentCache {
     if (ids && !ids.includes(id)) this.ids.set(key, [...ids, id]);
   }
 }
+
+/** Who made an issue, a pull request or a comment, as GitHub reports it. */
+type Authored = {
+  user?: { login: string } | null;
+  performed_via_github_app?: { id: number } | null;
+};
 
 type RestComment = {
   id: number;
@@ -140,6 +208,45 @@ export class OctokitPort implements GitHubPort {
       body: c.body ?? "",
       createdAt: c.created_at,
     };
+  }
+
+  /** The login this port writes as, when known: the bot login, or a person's token's login. */
+  private selfLogin?: Promise<string | undefined>;
+  private async ownLogin(): Promise<string | undefined> {
+    if (this.o.botLogin !== undefined) return this.o.botLogin;
+    if (this.o.appId !== 0) return undefined; // an installation token cannot ask who it is
+    this.selfLogin ??= this.octokit.rest.users
+      .getAuthenticated()
+      .then(({ data }) => data.login)
+      .catch(() => undefined);
+    return this.selfLogin;
+  }
+
+  /**
+   * Whether this app (or, locally, the token's owner) opened an issue or pull request: a hidden
+   * marker alone proves nothing, since anyone can copy it into an issue of theirs.
+   */
+  private async authored(item: Authored): Promise<boolean> {
+    if (this.o.appId !== 0 && item.performed_via_github_app?.id === this.o.appId) return true;
+    const login = await this.ownLogin();
+    return login !== undefined && item.user?.login === login;
+  }
+
+  /**
+   * A pull request's author. The pulls API does not name the app that opened one: a bot's pull
+   * request that the bot login does not settle is looked up in the issues API (one request).
+   */
+  private async authoredPull(
+    pr: { number: number; user?: { login: string; type?: string } | null } & Authored,
+  ): Promise<boolean> {
+    if (await this.authored(pr)) return true;
+    if (this.o.appId === 0 || pr.user?.type !== "Bot") return false;
+    const { data } = await this.octokit.rest.issues.get({
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: pr.number,
+    });
+    return this.authored(data as Authored);
   }
 
   async permission(login: string): Promise<Permission | undefined> {
@@ -217,8 +324,10 @@ export class OctokitPort implements GitHubPort {
         comment_id: Number(id),
       });
       return this.view(data as RestComment);
-    } catch {
-      return undefined;
+    } catch (err) {
+      // Gone is an answer; a failure (or no answer) is not "gone": the event fails and is retried.
+      if ((err as RequestErrorLike).status === 404) return undefined;
+      throw err;
     }
   }
 
@@ -232,6 +341,12 @@ export class OctokitPort implements GitHubPort {
     const c = this.view(data as RestComment);
     if (hasStateBlock(body)) this.o.statusCache?.add(`${this.owner}/${this.repo}#${issue}`, c.id);
     return { ...c, byThisApp: true };
+  }
+
+  async createStatusComment(issue: number, body: string): Promise<ThreadComment> {
+    const c = await this.createComment(issue, body);
+    this.o.statusCache?.add(`${this.owner}/${this.repo}#${issue}`, c.id);
+    return c;
   }
 
   async updateComment(_issue: number, id: string, body: string): Promise<void> {
@@ -302,20 +417,62 @@ export class OctokitPort implements GitHubPort {
     };
   }
 
+  /**
+   * The awaited workflow run, once completed, matched as the webhook is (`workflowRunMatches`):
+   * by its id when the dispatch returned one, otherwise among the workflow's recent completed
+   * `workflow_dispatch` runs on the dispatched ref since the dispatch.
+   */
   async completedWorkflowRun(
-    workflow: string,
+    awaiting: NonNullable<Frame["awaiting"]>,
     since: string,
-  ): Promise<{ id: number; conclusion: string } | undefined> {
-    const { data } = await this.octokit.rest.actions.listWorkflowRuns({
-      owner: this.owner,
-      repo: this.repo,
-      workflow_id: workflow,
-      event: "workflow_dispatch",
-      created: `>=${since.slice(0, 19)}Z`,
-      per_page: 5,
-    });
-    const done = data.workflow_runs.find((r) => r.status === "completed");
-    return done ? { id: done.id, conclusion: done.conclusion ?? "unknown" } : undefined;
+  ): Promise<CompletedWorkflowRun | undefined> {
+    const workflow = awaiting.workflow;
+    if (workflow === undefined) return undefined;
+    let runs: RawWorkflowRun[];
+    if (awaiting.workflowRun !== undefined) {
+      const { data } = await this.octokit.rest.actions.getWorkflowRun({
+        owner: this.owner,
+        repo: this.repo,
+        run_id: awaiting.workflowRun,
+      });
+      runs = [data as RawWorkflowRun];
+    } else {
+      const d = awaiting.dispatched;
+      const from = d ? Date.parse(d.at) - DISPATCH_CLOCK_SLACK_MS : Date.parse(since);
+      const { data } = await this.octokit.rest.actions.listWorkflowRuns({
+        owner: this.owner,
+        repo: this.repo,
+        workflow_id: workflow,
+        event: "workflow_dispatch",
+        status: "completed",
+        ...(d ? { branch: d.ref } : {}),
+        ...(d?.actor ? { actor: d.actor } : {}),
+        ...(Number.isNaN(from)
+          ? {}
+          : { created: `>=${new Date(from).toISOString().slice(0, 19)}Z` }),
+        per_page: 20,
+      });
+      runs = data.workflow_runs as RawWorkflowRun[];
+    }
+    for (const raw of runs) {
+      if (raw.status !== "completed") continue;
+      const found: CompletedWorkflowRun = {
+        id: raw.id,
+        conclusion: raw.conclusion ?? "unknown",
+        run: workflowRunFacts(raw),
+      };
+      if (raw.html_url) found.url = raw.html_url;
+      const event = {
+        type: "workflow_run" as const,
+        id: "",
+        workflow,
+        runId: found.id,
+        conclusion: found.conclusion,
+        run: found.run,
+      };
+      if (workflowRunMatches(awaiting, event)) return found;
+    }
+    return undefined;
   }
 
   private async headOf(branch: string): Promise<string | undefined> {
@@ -332,46 +489,57 @@ export class OctokitPort implements GitHubPort {
     }
   }
 
-  /** Create from the base head, or reuse an existing branch (a clear error when require_new). */
+  /**
+   * Create from the base head, or reuse an existing branch only where it holds nothing this run
+   * did not put there: every commit beyond the base carries this run's trailer (one compare
+   * request). Otherwise GH-CONFLICT, or with `if_exists: new-name` the first free name.
+   */
   private async branch(effect: Effect): Promise<EffectOutcome> {
-    const name = String(effect.params.name);
-    const existing = await this.headOf(name);
-    if (existing) {
-      if (effect.params.require_new === true)
-        return {
-          ok: false,
-          error: playbookError(
-            "GH-CONFLICT",
-            `branch '${name}' already exists and the step requires a new one`,
-          ),
-        };
-      return {
-        ok: true,
-        outputs: { name, sha: existing, created: false, url: this.treeUrl(name) },
-      };
-    }
+    const mode = ifExists(effect.params);
+    const requested = String(effect.params.name);
     const base = String(effect.params.from ?? this.o.defaultBranch);
-    const sha = await this.headOf(base);
-    if (!sha)
-      return {
-        ok: false,
-        error: playbookError("GH-NOT-FOUND", `base branch '${base}' does not exist`),
-      };
-    try {
-      await this.octokit.rest.git.createRef({
+    for (const name of candidateNames(requested, mode)) {
+      let existing = await this.headOf(name);
+      if (!existing) {
+        const sha = await this.headOf(base);
+        if (!sha)
+          return {
+            ok: false,
+            error: playbookError("GH-NOT-FOUND", `base branch '${base}' does not exist`),
+          };
+        try {
+          await this.octokit.rest.git.createRef({
+            owner: this.owner,
+            repo: this.repo,
+            ref: `refs/heads/${name}`,
+            sha,
+          });
+          return { ok: true, outputs: { name, sha, created: true, url: this.treeUrl(name) } };
+        } catch (err) {
+          // Made meanwhile (a redelivery racing us, or someone else): checked like any existing one.
+          if ((err as RequestErrorLike).status !== 422) throw err;
+          existing = await this.headOf(name);
+          if (!existing) throw err;
+        }
+      }
+      if (mode === "fail") return { ok: false, error: branchExists(name) };
+      const { data } = await this.octokit.rest.repos.compareCommitsWithBasehead({
         owner: this.owner,
         repo: this.repo,
-        ref: `refs/heads/${name}`,
-        sha,
+        basehead: `${base}...${name}`,
       });
-    } catch (err) {
-      // Made meanwhile (a redelivery racing us): reuse it.
-      if ((err as RequestErrorLike).status !== 422) throw err;
-      const again = await this.headOf(name);
-      if (!again) throw err;
-      return { ok: true, outputs: { name, sha: again, created: false, url: this.treeUrl(name) } };
+      const beyond = data.commits.map((c) => ({ sha: c.sha, message: c.commit.message }));
+      // Without paging GitHub lists at most 250 commits: the rest cannot be checked.
+      const unseen = Math.max(0, data.ahead_by - beyond.length);
+      const foreign = foreignCommits(beyond, effect.key);
+      if (foreign.length === 0 && unseen === 0)
+        return {
+          ok: true,
+          outputs: { name, sha: existing, created: false, url: this.treeUrl(name) },
+        };
+      if (mode !== "new-name") return { ok: false, error: foreignBranch(name, foreign, unseen) };
     }
-    return { ok: true, outputs: { name, sha, created: true, url: this.treeUrl(name) } };
+    return { ok: false, error: noFreeName(requested) };
   }
 
   private treeUrl(branch: string): string {
@@ -453,6 +621,15 @@ export class OctokitPort implements GitHubPort {
       per_page: 5,
     });
     const existing = open[0];
+    // Only the app's own pull request is the one a retry looks for; another is in the way.
+    if (existing && !(await this.authoredPull(existing)))
+      return {
+        ok: false,
+        error: playbookError(
+          "GH-CONFLICT",
+          `pull request #${existing.number} from '${head}' is open and was not opened by this app: close it, or use another branch; then /retry`,
+        ),
+      };
     if (existing)
       return {
         ok: true,
@@ -510,7 +687,12 @@ export class OctokitPort implements GitHubPort {
       direction: "desc",
       per_page: 100,
     });
-    const found = recent.find((i) => (i.body ?? "").includes(marker));
+    let found: (typeof recent)[number] | undefined;
+    for (const i of recent)
+      if ((i.body ?? "").includes(marker) && (await this.authored(i as Authored))) {
+        found = i;
+        break;
+      }
     if (found)
       return { ok: true, outputs: { number: found.number, url: found.html_url, created: false } };
     const { data } = await this.octokit.rest.issues.create({
@@ -582,26 +764,67 @@ export class OctokitPort implements GitHubPort {
 
   /**
    * workflow_dispatch has no idempotency key: a dispatch lost between the request and the saved
-   * state can happen twice. The workflow's run is awaited by the workflow's name.
+   * state can happen twice. GitHub returns the run's id when asked (`return_run_details`); then
+   * only that run ends the wait. Where it answers 204 without a body (a server without the
+   * option), the outputs carry what else tells the run: this repository, the ref, GitHub's time
+   * of the request (its `date` header), the app's login and the correlation value, which the
+   * step's `correlation_input` receives.
    */
   private async dispatch(effect: Effect): Promise<EffectOutcome> {
     const p = effect.params;
     const workflow = String(p.workflow);
-    await this.octokit.rest.actions.createWorkflowDispatch({
+    const ref = String(p.ref ?? this.o.defaultBranch);
+    const inputs: Record<string, string> = Object.fromEntries(
+      Object.entries((p.inputs as Record<string, unknown>) ?? {}).map(([k, v]) => [k, String(v)]),
+    );
+    const correlationInput =
+      typeof p.correlation_input === "string" && p.correlation_input !== ""
+        ? p.correlation_input
+        : undefined;
+    const correlation = correlationInput ? dispatchCorrelation(effect.key) : undefined;
+    if (correlationInput && correlation) inputs[correlationInput] = correlation;
+    const request = {
       owner: this.owner,
       repo: this.repo,
       workflow_id: workflow,
-      ref: String(p.ref ?? this.o.defaultBranch),
-      inputs: Object.fromEntries(
-        Object.entries((p.inputs as Record<string, unknown>) ?? {}).map(([k, v]) => [k, String(v)]),
-      ),
-    });
-    return {
-      ok: true,
-      outputs: {
-        url: `https://github.com/${this.owner}/${this.repo}/actions/workflows/${workflow}`,
-      },
+      ref,
+      inputs,
     };
+    const route = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches";
+    let response: { status: number; headers: Record<string, unknown>; data: unknown };
+    try {
+      response = await this.octokit.request(route, { ...request, return_run_details: true });
+    } catch (err) {
+      // A server that does not know the option refuses it: dispatch without it.
+      const status = (err as RequestErrorLike).status;
+      if ((status !== 400 && status !== 422) || !/return_run_details/.test(String(err))) throw err;
+      response = await this.octokit.request(route, request);
+    }
+    const details = (response.status === 200 ? response.data : undefined) as
+      { workflow_run_id?: unknown; html_url?: unknown } | undefined;
+    const runId = details?.workflow_run_id;
+    if (typeof runId === "number" && Number.isSafeInteger(runId) && runId > 0)
+      return {
+        ok: true,
+        outputs: {
+          run_id: runId,
+          url:
+            typeof details?.html_url === "string"
+              ? details.html_url
+              : `https://github.com/${this.owner}/${this.repo}/actions/runs/${runId}`,
+        },
+      };
+    const date = Date.parse(String(response.headers.date ?? ""));
+    const outputs: Record<string, Value> = {
+      url: `https://github.com/${this.owner}/${this.repo}/actions/workflows/${workflow}`,
+      repository: `${this.owner}/${this.repo}`,
+      ref: dispatchedRef(ref),
+      // GitHub's clock; the app's only when GitHub sent no date.
+      dispatched_at: new Date(Number.isNaN(date) ? Date.now() : date).toISOString(),
+    };
+    if (this.o.botLogin) outputs.actor = this.o.botLogin;
+    if (correlation) outputs.correlation = correlation;
+    return { ok: true, outputs };
   }
 
   /** A comment step's comment carries its key, so a retry finds it in the thread. */

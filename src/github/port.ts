@@ -1,4 +1,6 @@
 import type { EffectPerformer } from "../effects/types.js";
+import type { WorkflowRunFacts } from "../engine/events.js";
+import type { Frame } from "../engine/state.js";
 import type { Permission } from "../playbook/types.js";
 
 export type Reaction = "eyes" | "rocket" | "-1";
@@ -37,15 +39,32 @@ export interface GitHubPort extends EffectPerformer {
   statusComments(issue: number): Promise<ThreadComment[]>;
   comment(issue: number, id: string): Promise<ThreadComment | undefined>;
   createComment(issue: number, body: string): Promise<ThreadComment>;
+  /**
+   * A run's status comment, created before its state exists (the state is sealed to the id GitHub
+   * gives it); remembered as one of the issue's status comments.
+   */
+  createStatusComment(issue: number, body: string): Promise<ThreadComment>;
   updateComment(issue: number, id: string, body: string): Promise<void>;
   react(issue: number, commentId: string, reaction: Reaction): Promise<void>;
   /** Where a pull request stands: `/status` asks when the webhook of a merge may have been lost. */
   pullRequestState?(
     number: number,
   ): Promise<{ state: "open" | "closed"; merged: boolean; url: string }>;
-  /** The newest completed run of a workflow started since `since`, if any (same purpose). */
+  /**
+   * The awaited workflow run, once completed, if any (same purpose): the run this wait's dispatch
+   * started, matched as the webhook is; `since` is when a wait saved without the dispatch's facts
+   * began.
+   */
   completedWorkflowRun?(
-    workflow: string,
+    awaiting: NonNullable<Frame["awaiting"]>,
     since: string,
-  ): Promise<{ id: number; conclusion: string } | undefined>;
+  ): Promise<CompletedWorkflowRun | undefined>;
+}
+
+/** A completed workflow run, with GitHub's facts about it. */
+export interface CompletedWorkflowRun {
+  id: number;
+  conclusion: string;
+  url?: string;
+  run: WorkflowRunFacts;
 }

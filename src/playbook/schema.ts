@@ -177,7 +177,15 @@ const STEP_FIELDS: Record<
     fields: {
       name: str("Branch name (templates allowed); checked as a safe git ref."),
       from: str("Base ref (default: the repository's default branch)."),
-      require_new: { type: "boolean", description: "Fail if the branch already exists." },
+      require_new: {
+        type: "boolean",
+        description: "Fail if the branch already exists (the older spelling of `if_exists: fail`).",
+      },
+      if_exists: {
+        enum: ["reuse", "fail", "new-name"],
+        description:
+          "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, … (up to -10) that is free or left by this run. `outputs.name` is the name used.",
+      },
     },
     required: ["name"],
   },
@@ -253,6 +261,11 @@ const STEP_FIELDS: Record<
       wait: {
         type: "boolean",
         description: "Wait for the workflow run's conclusion (default true).",
+      },
+      correlation_input: {
+        $ref: "#/$defs/id",
+        description:
+          "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id.",
       },
     },
     required: ["workflow"],

@@ -102,7 +102,13 @@ export interface BranchStep extends StepBase {
   type: "branch";
   name: string;
   from?: string;
+  /** The older spelling of `if_exists: fail`. */
   require_new?: boolean;
+  /**
+   * When the branch exists: reuse it only if it holds just this run's commits (default), fail,
+   * or pick `<name>-2`, `-3`, …
+   */
+  if_exists?: "reuse" | "fail" | "new-name";
 }
 export interface CommitFile {
   path: string;
@@ -155,6 +161,11 @@ export interface DispatchStep extends StepBase {
   ref?: string;
   inputs?: Record<string, string | number | boolean>;
   wait?: boolean;
+  /**
+   * A workflow input the bot sets to this dispatch's key; the workflow's `run-name` shows it, so
+   * the bot knows its run where GitHub does not return the run's id.
+   */
+  correlation_input?: string;
 }
 export interface AiStep extends StepBase {
   type: "ai";

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import { STATE_VERSION, type RunState } from "../engine/state.js";
+import { MAX_RUN_ID, RUN_ID_PATTERN, STATE_VERSION, type RunState } from "../engine/state.js";
 
 /**
  * The run state's shape, checked whenever state is read back (a file someone edited, a comment
@@ -37,7 +37,7 @@ const frame = {
   properties: {
     playbook: { type: "string" },
     hash: { type: "string" },
-    commit: { type: "string" },
+    commit: { type: "string", pattern: "^[0-9a-f]{40}$" },
     inputs: { type: "object", additionalProperties: scalar },
     current: { type: ["string", "null"] },
     phase: { enum: ["pending", "approval", "effect", "waiting"] },
@@ -76,10 +76,19 @@ const frame = {
       },
     },
     approved: { type: "array", items: { type: "string" } },
+    approvedBy: {
+      type: "object",
+      additionalProperties: { type: "array", items: { type: "string" } },
+    },
     reminded: { type: "boolean" },
     effectKey: { type: "string" },
     awaiting: { type: "object" },
     returnTo: { type: "string" },
+    prompt: {
+      type: "object",
+      required: ["comment", "since"],
+      properties: { comment: { type: "string", pattern: "^[0-9]{1,20}$" }, since: { type: "string" } },
+    },
   },
 };
 
@@ -103,7 +112,7 @@ export const RUN_STATE_SCHEMA = {
   ],
   properties: {
     v: { const: STATE_VERSION },
-    id: { type: "string", pattern: "^[0-9]{8}-[0-9]{4}-[0-9]{3}$" },
+    id: { type: "string", maxLength: MAX_RUN_ID, pattern: RUN_ID_PATTERN },
     status: { enum: ["running", "waiting", "completed", "failed", "cancelled"] },
     initiator: { type: "string" },
     initiatorPermission: { type: "string" },
@@ -164,33 +173,61 @@ function unpack(payload: string): string {
   }).toString("utf8");
 }
 
-function sign(payload: string, secret: string): string {
-  return createHmac("sha256", secret).update(payload).digest("base64url");
+/**
+ * Where a signed state block may live: the repository (through its per-repository key), the issue
+ * and the comment the app created for the run. A block copied anywhere else does not verify.
+ */
+export interface StateSeal {
+  /** The repository's own key (`repositoryStateKey`): one repository's blocks mean nothing in another. */
+  key: Buffer;
+  issue: number;
+  comment: string;
 }
 
-/** `<base64url of deflated JSON>.<HMAC-SHA256>`: opaque to people, safe inside an HTML comment. */
-export function encodeSigned(run: RunState, secret: string): string {
+/**
+ * A key per repository, derived from the app's state secret and bound to the installation and the
+ * repository's id (which survives renames and transfers).
+ */
+export function repositoryStateKey(secret: string, installation: number, repository: number): Buffer {
+  return createHmac("sha256", secret)
+    .update(`playbook-bot state key v2\0${installation}\0${repository}`)
+    .digest();
+}
+
+const RUN_ID = new RegExp(RUN_ID_PATTERN);
+
+function sign(runId: string, payload: string, seal: StateSeal): string {
+  return createHmac("sha256", seal.key)
+    .update(`${seal.issue}\0${seal.comment}\0${runId}\0${payload}`)
+    .digest("base64url");
+}
+
+/**
+ * `<run id> <base64url of deflated JSON>.<HMAC-SHA256>`: opaque to people, safe inside an HTML
+ * comment, and valid only in the comment, issue and repository it was sealed for.
+ */
+export function encodeSigned(run: RunState, seal: StateSeal): string {
   const payload = pack(JSON.stringify(run));
-  return `${payload}.${sign(payload, secret)}`;
+  return `${run.id} ${payload}.${sign(run.id, payload, seal)}`;
 }
 
-/** Verify then decode; a bad signature is reported as tampering, never read. */
+/** Verify then decode; a bad signature is reported as tampering (or a foreign block), never read. */
 export function decodeSigned(
   text: string,
-  secret: string,
+  seal: StateSeal,
 ): { ok: true; run: RunState } | DecodeFailure {
-  const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(text.trim());
-  if (!m)
+  const m = /^(\S+) ([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(text.trim());
+  if (!m || (m[1] as string).length > MAX_RUN_ID || !RUN_ID.test(m[1] as string))
     return { ok: false, reason: "corrupt", detail: "the state block is not in the expected form" };
-  const [, payload, mac] = m as unknown as [string, string, string];
-  const expected = Buffer.from(sign(payload, secret));
+  const [, runId, payload, mac] = m as unknown as [string, string, string, string];
+  const expected = Buffer.from(sign(runId, payload, seal));
   const given = Buffer.from(mac);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
     return {
       ok: false,
       reason: "tampered",
       detail:
-        "the state block's signature does not match: it was edited or written by someone else",
+        "the state block's signature does not match: it was edited, copied from another comment, issue or repository, or written by someone else",
     };
   }
   let json: string;
@@ -203,7 +240,10 @@ export function decodeSigned(
       detail: `the state block does not decompress: ${(err as Error).message}`,
     };
   }
-  return parseRunState(json);
+  const parsed = parseRunState(json);
+  if (parsed.ok && parsed.run.id !== runId)
+    return { ok: false, reason: "corrupt", detail: "the state block names another run" };
+  return parsed;
 }
 
 /** Parse and check a state document (JSON text). */

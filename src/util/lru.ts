@@ -34,9 +34,15 @@ export class LruMap<K, V> {
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();
 
+  /** `deadlineMs`: a task that takes longer fails with GH-TIMEOUT and the queue moves on. */
+  constructor(private readonly deadlineMs?: number) {}
+
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(task);
+    const timed = this.deadlineMs
+      ? () => withDeadline(task(), this.deadlineMs as number, `work on ${key}`)
+      : task;
+    const next = previous.catch(() => undefined).then(timed);
     this.tails.set(key, next);
     void next
       .finally(() => {
@@ -49,4 +55,58 @@ export class KeyedQueue {
   get pending(): number {
     return this.tails.size;
   }
+}
+
+/**
+ * Work done once per id (a webhook delivery, an alert event). An id counts as done only when its
+ * work succeeded, so a retry of a failed delivery does the work instead of being taken for a
+ * duplicate; copies that arrive while it runs wait for that one attempt and share its outcome.
+ */
+export class OnceLedger {
+  private readonly done: LruMap<string, true>;
+  private readonly running = new Map<string, Promise<unknown>>();
+
+  constructor(max = 10_000) {
+    this.done = new LruMap(max);
+  }
+
+  async run<T>(
+    id: string,
+    work: () => Promise<T>,
+  ): Promise<{ duplicate: true } | { duplicate: false; value: T }> {
+    if (this.done.has(id)) return { duplicate: true };
+    const inFlight = this.running.get(id);
+    if (inFlight) {
+      await inFlight;
+      return { duplicate: true };
+    }
+    const attempt = work();
+    this.running.set(id, attempt);
+    try {
+      const value = await attempt;
+      this.done.set(id, true);
+      return { duplicate: false, value };
+    } finally {
+      this.running.delete(id);
+    }
+  }
+}
+
+/** Thrown when work takes longer than its deadline; the work itself may still be running. */
+export class DeadlineError extends Error {
+  readonly code = "GH-TIMEOUT";
+  constructor(what: string, ms: number) {
+    super(`${what} took longer than ${ms} ms`);
+    this.name = "DeadlineError";
+  }
+}
+
+/** The promise's outcome, or a DeadlineError once `ms` have passed. */
+export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError(what, ms)), ms);
+    timer.unref?.();
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -6,6 +6,7 @@ import { AlertTriage } from "../../src/alerts/triage.js";
 import type { PlaybookBundle } from "../../src/engine/steps/types.js";
 import {
   alertmanagerPayload,
+  bundle,
   grafanaPayload,
   hmacHex,
   libraryBundles,
@@ -31,7 +32,11 @@ afterEach(async () => {
 });
 
 async function rig(
-  options: { config?: Partial<AlertsConfig>; playbooks?: PlaybookBundle[] } = {},
+  options: {
+    config?: Partial<AlertsConfig>;
+    playbooks?: PlaybookBundle[];
+    startRun?: () => Promise<void>;
+  } = {},
 ): Promise<Rig> {
   const clock = { now: T0 };
   const config = testConfig(options.config);
@@ -47,7 +52,7 @@ async function rig(
   const triage = new AlertTriage({
     issues: port,
     playbooks: () => Promise.resolve(options.playbooks ?? []),
-    startRun: () => Promise.resolve(),
+    startRun: options.startRun ?? (() => Promise.resolve()),
     now: () => clock.now,
     reopenWindowMs: config.reopenWindowMs,
     issuesPerMinute: (s) => config.sources[s as "generic"]?.issuesPerMinute ?? 30,
@@ -553,5 +558,36 @@ describe("POST /alerts/<source>: triage through the route", () => {
     // Without an event_id: the triage's own dedupe (a repeat).
     const noId = await postGeneric(r, generic());
     expect((noId.json.outcomes as { action: string }[])[0]?.action).toBe("repeat");
+  });
+
+  it("generic: an event that failed is handled again on its retry, and its playbook starts once", async () => {
+    let attempts = 0;
+    const r = await rig({
+      playbooks: [bundle({ id: "alert-triage" })],
+      // GitHub answers 502 once while the playbook starts.
+      startRun: () =>
+        ++attempts === 1
+          ? Promise.reject(Object.assign(new Error("Bad Gateway"), { status: 502 }))
+          : Promise.resolve(),
+    });
+    const failed = await postGeneric(r, generic({ event_id: "evt-9" }));
+    expect(failed.status).toBe(500);
+    expect(r.port().count("createIssue")).toBe(1);
+    // The sender retries: not a duplicate, not a repeat — the start is done now.
+    const retried = await postGeneric(r, generic({ event_id: "evt-9" }));
+    expect(retried.status).toBe(200);
+    expect(retried.json).toMatchObject({
+      outcomes: [{ action: "opened", issue: 1, playbook: "alert-triage" }],
+    });
+    expect(attempts).toBe(2);
+    expect(r.port().count("createIssue")).toBe(1);
+    // Once handled, the same event is a duplicate; the next firing is a repeat, with no new start.
+    expect((await postGeneric(r, generic({ event_id: "evt-9" }))).json).toEqual({
+      received: 1,
+      duplicate: true,
+    });
+    const again = await postGeneric(r, generic({ event_id: "evt-10" }));
+    expect((again.json.outcomes as { action: string }[])[0]?.action).toBe("repeat");
+    expect(attempts).toBe(2);
   });
 });

@@ -77,7 +77,8 @@ describe("AlertTriage", () => {
     expect(issue.body).toContain(alertMarker("alertmanager:aaaa"));
     expect(issue.body).not.toContain(alertMarker(""));
     expect(issue.body).toContain("no selector fits; the default triage playbook");
-    expect(issue.body).toContain("| `runbook_url` | https://r.example/disk |");
+    // A value that is an http(s) URL is a link.
+    expect(issue.body).toContain("| `runbook_url` | <https://r.example/disk> |");
     expect(issue.body).toContain("[source](https://prom.example/graph)");
     expect(s.runs).toEqual([
       {
@@ -374,8 +375,8 @@ describe("triage issue text", () => {
     expect(body).not.toMatch(/@(admin|team|octocat)/);
     expect(body).not.toContain("<!-- playbook-bot:state");
     expect(body).not.toContain("--> closed");
-    expect(body).toContain("| `&lt;!--` | x\\|y z |");
-    expect(body).toContain("[evil(x)](https://e.example/a%20b)");
+    expect(body).toContain("| `<!\u200b--` | x\\|y z |");
+    expect(body).toContain("[\\[evil\\](x)](https://e.example/a%20b)");
     // The only HTML comment is our own marker (of the empty key, filled in when opening).
     expect(body.match(/<!--/g)).toHaveLength(1);
     expect(body.trimEnd().endsWith(alertMarker(""))).toBe(true);

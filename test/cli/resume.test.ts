@@ -15,7 +15,7 @@ import {
 
 afterEach(cleanup);
 
-const RUN_ID = /\d{8}-\d{4}-\d{3}/g;
+const RUN_ID = /\d{8}-\d{4}-[a-z0-9]+/g;
 
 function openRunId(repo: string): string {
   const files = readdirSync(join(repo, ".playbook-runs")).filter((f) => /^run-.*\.json$/.test(f));

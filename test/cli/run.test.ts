@@ -527,7 +527,7 @@ describe("fault injection and the terminal", () => {
     const before = new Date();
     const r = await runIn(repo, "hello-world", [], { mode: "autonomous" }, { realClock: true });
     expect(r.code).toBe(0);
-    const id = /Run (\d{8}-\d{4}-\d{3}):/.exec(r.out)?.[1] ?? "";
+    const id = /Run (\d{8}-\d{4}-[a-z0-9]+):/.exec(r.out)?.[1] ?? "";
     expect(id.slice(0, 8)).toBe(before.toISOString().slice(0, 10).replace(/-/g, ""));
   });
 

@@ -1,3 +1,4 @@
+import { repositoryStateKey } from "../../src/state/codec.js";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,9 +46,9 @@ describe("playbook-bot simulate", () => {
     ]);
     expect(r.out).toContain("💬 @bob  [👀 👎]\n   /approve\n");
     expect(r.out).toContain(
-      "👎 @bob may not approve this step; approval is for people with maintain access or more",
+      "👎 @\u200bbob may not approve this step; approval is for people with maintain access or more",
     );
-    expect(r.out).toContain("👎 @alice started this run and cannot approve it");
+    expect(r.out).toContain("👎 @\u200balice started this run and cannot approve it");
     expect(r.out).toContain("👎 `/aprove` is not a command — did you mean `/approve`?");
     expect(r.out).toContain("💬 @carol  [👀 🚀]\n   /approve\n");
     expect(r.out).toContain("#2 chore(deps): bump lodash (playbook/bump-lodash → main): merged");
@@ -117,7 +118,7 @@ describe("the issue controller in simulation", () => {
         get: (id) => (id === "release" ? TWO_APPROVALS : undefined),
         all: () => [TWO_APPROVALS],
       },
-      secret: "s3cret",
+      stateKey: repositoryStateKey("s3cret", 0, 0),
       clock: () => new Date(now),
       issue: { number: issue.number, title: "t", url: "u", author: "a" },
       repo: { owner: "o", name: "r", default_branch: "main" },
@@ -131,11 +132,11 @@ describe("the issue controller in simulation", () => {
     gh.postAs(issue.number, "b", body);
     expect(await controller.runs()).toHaveLength(1);
     // An edited block no longer verifies: the run freezes with a notice, once.
-    gh.editAs(status?.commentId ?? "", body.replace(/state ([A-Za-z0-9_-]{10})/, "state x$1"));
+    gh.editAs(status?.commentId ?? "", body.replace(/state (\S+) ([A-Za-z0-9_-]{10})/, "state $1 x$2"));
     expect(
       readStatusComment(
         (await gh.comment(issue.number, status?.commentId ?? ""))?.body ?? "",
-        "s3cret",
+        { key: repositoryStateKey("s3cret", 0, 0), issue: issue.number, comment: status?.commentId ?? "" },
       ),
     ).toMatchObject({ ok: false, reason: "tampered" });
     await controller.onComment(gh.postAs(issue.number, "b", "/approve"), "d2");

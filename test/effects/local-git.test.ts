@@ -157,6 +157,120 @@ describe("gitBranch", () => {
     }
   });
 
+  /** A commit on a branch as someone else makes it (a plain `git commit`). */
+  function commitOn(repo: string, branch: string, message: string): string {
+    const sha = git(
+      repo,
+      "-c",
+      "user.name=Someone",
+      "-c",
+      "user.email=someone@example.com",
+      "commit-tree",
+      `${branch}^{tree}`,
+      "-p",
+      branch,
+      "-m",
+      message,
+    );
+    git(repo, "update-ref", `refs/heads/${branch}`, sha);
+    return sha;
+  }
+
+  it("refuses a branch that holds a commit this run did not make, saying what to do", async () => {
+    const repo = makeRepo();
+    git(repo, "branch", "existing");
+    const foreign = commitOn(repo, "existing", "someone's change\n\nPlaybook-Run: other/commit/1");
+    const r = await gitBranch(new LocalGit(repo), branchEffect({ name: "existing" }));
+    expect(r).toMatchObject({ ok: false, error: { code: "GH-CONFLICT" } });
+    if (!r.ok) {
+      expect(r.error.message).toContain("'existing'");
+      expect(r.error.message).toContain(foreign.slice(0, 7));
+      expect(r.error.message).toContain("someone's change");
+      expect(r.error.message).toContain("if_exists: new-name");
+    }
+    expect(git(repo, "rev-parse", "existing")).toBe(foreign);
+  });
+
+  it("reuses the branch this run made and committed to (a crash, then the retry)", async () => {
+    const repo = makeRepo();
+    const g = new LocalGit(repo);
+    expect(await gitBranch(g, branchEffect({ name: "work" }))).toMatchObject({
+      ok: true,
+      outputs: { created: true },
+    });
+    const c = await gitCommit(
+      g,
+      commitEffect("run/commit/1", {
+        branch: "work",
+        message: "m",
+        files: [{ path: "a", content: "" }],
+      }),
+      noFiles,
+    );
+    expect(c.ok).toBe(true);
+    const again = await gitBranch(g, branchEffect({ name: "work" }));
+    expect(again).toEqual({
+      ok: true,
+      outputs: { name: "work", sha: git(repo, "rev-parse", "work"), created: false },
+    });
+    // Someone else's commit on top: no longer only this run's.
+    commitOn(repo, "work", "later");
+    expect(await gitBranch(g, branchEffect({ name: "work" }))).toMatchObject({
+      ok: false,
+      error: { code: "GH-CONFLICT" },
+    });
+  });
+
+  it("checks against the base it was asked for", async () => {
+    const repo = makeRepo();
+    git(repo, "branch", "release");
+    commitOn(repo, "release", "release work");
+    git(repo, "branch", "hotfix", "release");
+    const g = new LocalGit(repo);
+    // From release, the hotfix branch holds nothing else; from HEAD (main), it holds release work.
+    expect(await gitBranch(g, branchEffect({ name: "hotfix", from: "release" }))).toMatchObject({
+      ok: true,
+      outputs: { created: false },
+    });
+    expect(await gitBranch(g, branchEffect({ name: "hotfix" }))).toMatchObject({
+      ok: false,
+      error: { code: "GH-CONFLICT" },
+    });
+  });
+
+  it("if_exists: new-name picks the first free name, or the one this run left", async () => {
+    const repo = makeRepo();
+    for (const b of ["fix", "fix-2"]) {
+      git(repo, "branch", b);
+      commitOn(repo, b, `work on ${b}`);
+    }
+    const g = new LocalGit(repo);
+    const r = await gitBranch(g, branchEffect({ name: "fix", if_exists: "new-name" }));
+    expect(r).toMatchObject({ ok: true, outputs: { name: "fix-3", created: true } });
+    await gitCommit(
+      g,
+      commitEffect("run/commit/1", {
+        branch: "fix-3",
+        message: "m",
+        files: [{ path: "a", content: "" }],
+      }),
+      noFiles,
+    );
+    const again = await gitBranch(g, branchEffect({ name: "fix", if_exists: "new-name" }));
+    expect(again).toMatchObject({ ok: true, outputs: { name: "fix-3", created: false } });
+    expect(branches(repo)).toEqual(["fix", "fix-2", "fix-3", "main"]);
+  });
+
+  it("if_exists: fail refuses any existing branch", async () => {
+    const repo = makeRepo();
+    git(repo, "branch", "existing");
+    const r = await gitBranch(
+      new LocalGit(repo),
+      branchEffect({ name: "existing", if_exists: "fail" }),
+    );
+    expect(r).toMatchObject({ ok: false, error: { code: "GH-CONFLICT" } });
+  });
+
   it("reports a base that does not exist as a git failure", async () => {
     const repo = makeRepo();
     const r = await gitBranch(new LocalGit(repo), branchEffect({ name: "x", from: "nope" }));

@@ -82,7 +82,7 @@ describe("checkpoint", () => {
   it("named users and teams may approve regardless of permission; others may not", () => {
     const d = waiting(checkpoint("{ users: [Erin], teams: [sre] }"));
     expect(d.last.messages[0]?.to).toEqual(["Erin"]);
-    expect(d.last.messages[0]?.text).toContain("@Erin or members of sre");
+    expect(d.last.messages[0]?.text).toContain("@\u200bErin or members of sre");
     const refused = d.command("approve", MAINTAINER);
     expect(refused.reply?.reason).toContain("approval is for @Erin or members of sre");
     expect(d.command("approve", READER).reply?.outcome).toBe("accepted");
@@ -140,16 +140,85 @@ describe("checkpoint", () => {
     expect(r.changed).toBe(false);
   });
 
-  it("refuses an /approve naming another step", () => {
+  it("takes a first word as the step only when it names the waiting step; otherwise it is the note", () => {
     const d = waiting(checkpoint("{}"));
-    const r = d.command("approve", WRITER, "deploy");
-    expect(r.reply).toEqual({
-      outcome: "refused",
-      reason: "'deploy' is not waiting for approval; 'ok' is",
+    const r = d.command("approve", WRITER, "looks good");
+    expect(r.reply?.outcome).toBe("accepted");
+    expect(d.frame.results.ok?.outputs).toMatchObject({
+      approved_by: ["dave"],
+      note: "looks good",
     });
-    d.command("approve", WRITER, "ok");
+
+    const named = waiting(checkpoint("{}"));
+    named.command("approve", WRITER, "ok");
+    expect(named.frame.current).toBe("after");
+    expect(named.frame.results.ok?.outputs?.note).toBe("");
+
+    // A step of the playbook that is not the one waiting is just a word of the note.
+    const other = waiting(checkpoint("{}"));
+    other.command("approve", WRITER, "after that ok");
+    expect(other.frame.results.ok?.outputs?.note).toBe("after that ok");
+  });
+
+  it("/reject takes the text as the reason, less a leading name of the waiting step", () => {
+    const d = waiting(checkpoint("{}"));
+    d.command("reject", WRITER, "too risky");
+    expect(d.run.error?.message).toBe("'ok' was rejected by @dave: too risky");
+
+    const named = waiting(checkpoint("{}"));
+    named.command("reject", WRITER, "ok too risky");
+    expect(named.run.error?.message).toBe("'ok' was rejected by @dave: too risky");
+  });
+
+  it("keeps the note and the response values apart", () => {
+    const text = checkpoint(
+      "{ permission: write }",
+      `response_schema:
+          type: object
+          properties:
+            version: { type: string }
+          required: [version]`,
+    );
+    const d = waiting(text);
+    expect(d.command("approve", WRITER, "looks good version=1.2.3").reply?.outcome).toBe(
+      "accepted",
+    );
+    expect(d.frame.results.ok?.outputs).toMatchObject({ version: "1.2.3", note: "looks good" });
+  });
+
+  it("drops an earlier approval whose author, looked up again, the policy no longer admits", () => {
+    const d = waiting(checkpoint("{ teams: [sre], count: 2 }"));
+    const approve = (actor: Actor, voters: Actor[]) =>
+      d.send({
+        type: "command",
+        id: d.nextId("cmd"),
+        command: "approve",
+        args: { positional: [], values: {}, text: "" },
+        actor,
+        voters,
+        createdAt: d.now.toISOString(),
+      });
+    approve({ login: "x", permission: "read", teams: ["sre"] }, []);
+    // x left the team before y approved: x's vote does not complete the count.
+    const r = approve({ login: "y", permission: "read", teams: ["sre"] }, [
+      { login: "x", permission: "read", teams: [] },
+    ]);
+    expect(r.reply).toEqual({ outcome: "accepted", reason: "1 of 2 approvals" });
+    expect(d.frame.current).toBe("ok");
+    expect(d.frame.votes.map((v) => v.user)).toEqual(["y"]);
+    expect(r.messages).toEqual([
+      {
+        kind: "reminder",
+        text: "An earlier approval of **Go ahead** no longer counts: @\u200bx may not approve this step; approval is for members of sre. 1 of 2 approvals.",
+      },
+    ]);
+    // An earlier voter the adapter did not look up again is not admitted either.
+    approve({ login: "x", permission: "read", teams: ["sre"] }, []);
+    expect(d.frame.current).toBe("ok");
+    expect(d.frame.votes.map((v) => v.user)).toEqual(["x"]);
+    approve({ login: "z", teams: ["sre"] }, [{ login: "x", teams: ["sre"] }]);
     expect(d.frame.current).toBe("after");
-    expect(d.frame.results.ok?.outputs?.note).toBe("");
+    expect(d.frame.results.ok?.outputs?.approved_by).toEqual(["x", "z"]);
   });
 
   it("checks /approve values against response_schema", () => {
@@ -264,6 +333,50 @@ describe("checkpoint", () => {
     const d = waiting(checkpoint("{}"));
     expect(d.command("choose", WRITER, "x").changed).toBe(false);
     expect(d.frame.votes).toEqual([]);
+  });
+});
+
+describe("ask-first approval", () => {
+  const askFirst = yaml`
+    apiVersion: playbook-bot/v1
+    id: gated
+    steps:
+      - id: note
+        type: comment
+        body: hi
+        authority: ask-first
+      - id: fin
+        type: end
+  `;
+
+  it("takes a note that does not name the step, and records who approved", () => {
+    const d = new Driver(bundle(askFirst));
+    d.start();
+    d.drive();
+    expect(d.frame.phase).toBe("approval");
+    const r = d.command("approve", MAINTAINER, "looks good");
+    expect(r.reply?.outcome).toBe("accepted");
+    expect(d.frame.approved).toEqual(["note"]);
+    expect(d.frame.approvedBy).toEqual({ note: ["bob"] });
+    d.drive();
+    expect(d.effect()).toMatchObject({ kind: "comment", step: "note" });
+    d.answer({});
+    d.drive();
+    expect(d.run.status).toBe("completed");
+  });
+
+  it("/reject takes the text as the reason, less a leading name of the step", () => {
+    const d = new Driver(bundle(askFirst));
+    d.start();
+    d.drive();
+    d.command("reject", MAINTAINER, "too risky");
+    expect(d.run.error?.message).toBe("'note' was rejected by @bob: too risky");
+
+    const named = new Driver(bundle(askFirst));
+    named.start();
+    named.drive();
+    named.command("reject", MAINTAINER, "note too risky");
+    expect(named.run.error?.message).toBe("'note' was rejected by @bob: too risky");
   });
 });
 

@@ -368,7 +368,7 @@ describe("/retry and /cancel", () => {
     expect(d.run.status).toBe("failed");
     const r = d.command("retry", MAINTAINER);
     expect(r.reply?.outcome).toBe("accepted");
-    expect(r.messages[0]?.text).toBe("@bob retries **act** (attempt 2).");
+    expect(r.messages[0]?.text).toBe("@\u200bbob retries **act** (attempt 2).");
     expect(d.run.status).toBe("running");
     expect(d.run.error).toBeUndefined();
     d.drive();
@@ -639,7 +639,9 @@ describe("start", () => {
     if (!r.ok) throw new Error("expected a start");
     expect(r.result.run.id).toBe("20260301-1000-234");
     expect(r.result.run.initiatorPermission).toBeUndefined();
-    expect(r.result.messages[0]?.text).toBe("Run 20260301-1000-234 of **flaky** started by @zoe.");
+    expect(r.result.messages[0]?.text).toBe(
+      "Run 20260301-1000-234 of **flaky** started by @\u200bzoe.",
+    );
     expect(r.result.continue).toBe(true);
   });
 });

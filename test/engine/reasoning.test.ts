@@ -165,7 +165,7 @@ describe("decide", () => {
     });
     const report = d.all.flatMap((r) => r.messages).find((m) => m.kind === "report")?.text;
     expect(report).toBe(
-      "**Judge**: ab (confidence 0.9)\nRoot cause: A and B\nConfirmed facts:\n- A is yes\nAlternatives: maybe C\nNext actions:\n- fix A\n- fix B",
+      "**Judge**: ab (confidence 0.9)\nRoot cause: A and B\nConfirmed facts:\n- A is yes\n\nAlternatives: maybe C\nNext actions:\n- fix A\n- fix B",
     );
     expect(d.run.end?.advice).toBe("ab via both");
   });

@@ -191,7 +191,7 @@ describe("MemoryGitHub: effects", () => {
     const { gh, run } = setup();
     const r = await gh.perform(effect("branch", { name: "main", require_new: true }), run);
     expect(r).toMatchObject({ ok: false, error: { code: "GH-CONFLICT" } });
-    if (!r.ok) expect(r.error.message).toBe("branch 'main' already exists");
+    if (!r.ok) expect(r.error.message).toContain("branch 'main' already exists");
     expect(gh.branches.get("main")).toEqual(["c0"]);
   });
 
@@ -273,6 +273,7 @@ describe("MemoryGitHub: effects", () => {
       labels: ["dependencies"],
       state: "open",
       merged: false,
+      author: "app[bot]",
     });
     const again = await gh.perform({ ...e, key: "other" }, run);
     expect(again).toMatchObject({ ok: true, outputs: { number: 2 } });
@@ -477,5 +478,66 @@ describe("MemoryGitHub: effects", () => {
       outputs: {},
     });
     expect(gh.calls).toEqual(["effect start_playbook"]);
+  });
+});
+
+describe("MemoryGitHub: what a run may adopt", () => {
+  /** A commit someone pushes to a branch (made from main when missing). */
+  function pushAs(gh: MemoryGitHub, branch: string, message: string): string {
+    const sha = `foreign-${gh.commits.size}`;
+    gh.commits.set(sha, { message, files: {} });
+    gh.branches.set(branch, [...(gh.branches.get(branch) ?? gh.branches.get("main") ?? []), sha]);
+    return sha;
+  }
+
+  it("refuses a branch with someone else's commit, reuses its own, and finds a new name when asked", async () => {
+    const { gh, run } = setup();
+    const foreign = pushAs(gh, "fix", "someone's change");
+    const refused = await gh.perform(effect("branch", { name: "fix" }, "r1/b/1"), run);
+    expect(refused).toMatchObject({ ok: false, error: { code: "GH-CONFLICT" } });
+    if (!refused.ok)
+      expect(refused.error.message).toContain(`${foreign.slice(0, 7)} "someone's change"`);
+
+    const fresh = await gh.perform(
+      effect("branch", { name: "fix", if_exists: "new-name" }, "r1/b/1"),
+      run,
+    );
+    expect(fresh).toMatchObject({ ok: true, outputs: { name: "fix-2", created: true } });
+    await gh.perform(effect("commit", { branch: "fix-2", message: "m", files: [] }, "r1/c/1"), run);
+    for (const params of [{ name: "fix-2" }, { name: "fix", if_exists: "new-name" }])
+      expect(await gh.perform(effect("branch", params, "r1/b/2"), run)).toMatchObject({
+        ok: true,
+        outputs: { name: "fix-2", created: false },
+      });
+    // Another run's commit is not this run's.
+    expect(await gh.perform(effect("branch", { name: "fix-2" }, "r2/b/1"), run)).toMatchObject({
+      ok: false,
+      error: { code: "GH-CONFLICT" },
+    });
+  });
+
+  it("does not adopt a decoy issue with the marker, or someone else's pull request", async () => {
+    const { gh, run } = setup();
+    const decoy = gh.openIssue("Follow up", `x ${issueMarker("r1/f/1")}`, "mallory");
+    const made = await gh.perform(effect("issue", { title: "Follow up" }, "r1/f/1"), run);
+    expect(made.ok && made.outputs.number).not.toBe(decoy.number);
+    const again = await gh.perform(effect("issue", { title: "Follow up" }, "r1/f/1"), run);
+    expect(again.ok && again.outputs.number).toBe(made.ok && made.outputs.number);
+
+    pushAs(gh, "h", "work");
+    gh.pulls.set(50, {
+      number: 50,
+      title: "Mine",
+      body: "",
+      head: "h",
+      base: "main",
+      draft: false,
+      labels: [],
+      state: "open",
+      merged: false,
+      author: "mallory",
+    });
+    const pr = await gh.perform(effect("pull_request", { head: "h", title: "T" }, "r1/p/1"), run);
+    expect(pr).toMatchObject({ ok: false, error: { code: "GH-CONFLICT" } });
   });
 });

@@ -54,6 +54,8 @@ export interface FakePull {
   merged: boolean;
   draft: boolean;
   reviewers: string[];
+  /** Who opened it: the app for pull requests it creates. */
+  user: FakeUser;
 }
 
 export interface FakeCommit {
@@ -67,6 +69,10 @@ export interface FakeCommit {
 export interface PendingCommentEvent {
   action: "created" | "edited" | "deleted";
   comment: FakeComment;
+  /** Who did it (GitHub's `sender`): the comment's author unless someone else edited or deleted it. */
+  sender?: FakeUser;
+  /** The body before an edit (GitHub's `changes.body.from`). */
+  previous?: string;
 }
 
 export type Fault = (req: {
@@ -89,6 +95,16 @@ export interface FakeGitHubOptions {
 }
 
 type Reply = [number, unknown, Record<string, string>?];
+
+/** A workflow run a dispatch started. */
+export interface FakeWorkflowRun {
+  id: number;
+  workflow: string;
+  ref: string;
+  inputs: Record<string, string>;
+  createdAt: string;
+  actor: string;
+}
 
 function sha(...parts: unknown[]): string {
   return createHash("sha1").update(JSON.stringify(parts)).digest("hex");
@@ -147,6 +163,28 @@ class Repo {
     }
     return out;
   }
+
+  /** Every commit reachable from a sha (all parents). */
+  reachable(from: string): Set<string> {
+    const seen = new Set<string>();
+    const todo = [from];
+    for (let at = todo.pop(); at !== undefined; at = todo.pop()) {
+      const c = this.commits.get(at);
+      if (!c || seen.has(at)) continue;
+      seen.add(at);
+      todo.push(...c.parents);
+    }
+    return seen;
+  }
+
+  /** Commits reachable from head but not from base, oldest first (like `git log base..head`, reversed). */
+  ahead(base: string, head: string): FakeCommit[] {
+    const onBase = this.reachable(base);
+    return [...this.reachable(head)]
+      .filter((s) => !onBase.has(s))
+      .map((s) => this.commits.get(s) as FakeCommit)
+      .reverse();
+  }
 }
 
 /** The stateful fake. `install()` registers its interceptors; `uninstall()` removes them. */
@@ -165,11 +203,24 @@ export class FakeGitHub {
   readonly teams = new Map<string, Set<string>>();
   readonly reactions: { commentId: number; content: string }[] = [];
   readonly dispatches: { workflow: string; ref: string; inputs: unknown }[] = [];
+  /** The runs dispatches created, in order. */
+  readonly workflowRuns: FakeWorkflowRun[] = [];
+  /**
+   * Whether a dispatch asked for `return_run_details` gets the run's id (github.com); false
+   * answers 204 without a body, as a server without the option does.
+   */
+  runDetails = true;
+  /** Workflow runs the Actions API lists and returns (REST-shaped, e.g. a payload's `workflow_run`). */
+  listedRuns: Record<string, unknown>[] = [];
   readonly requests: RecordedRequest[] = [];
   /** Comment events GitHub would deliver, in order, not yet delivered by the test. */
   readonly events: PendingCommentEvent[] = [];
+  /** Whose personal token `GET /user` reports (local runs use one). */
+  tokenUser = "dev";
   /** Consulted before every request: a response here replaces the model's. */
   fault: Fault | undefined;
+  /** Consulted before every request: true leaves the request without an answer (a hung connection). */
+  hang: ((req: { method: string; path: string }) => boolean) | undefined;
   private nextIssue = 1;
   private nextComment = 1000;
   private readonly clock: () => Date;
@@ -217,25 +268,78 @@ export class FakeGitHub {
     return c;
   }
 
+  /**
+   * A `workflow_run.completed` payload for a run a dispatch started: a real payload (`example`,
+   * from @octokit/webhooks-examples) given the run's id, event, workflow file, ref, creation time,
+   * actor and this repository (its `repository`). Tests then change what they want to differ.
+   */
+  completedWorkflowRun<T extends Record<string, unknown>>(
+    example: T,
+    run: FakeWorkflowRun,
+    conclusion = "success",
+  ): T {
+    const p = example as Record<string, Record<string, unknown>>;
+    const base = p.workflow_run ?? {};
+    const repository = {
+      ...(base.repository as Record<string, unknown>),
+      id: p.repository?.id,
+      full_name: p.repository?.full_name,
+    };
+    const actor = { ...(base.actor as Record<string, unknown>), ...this.user(run.actor) };
+    p.workflow_run = {
+      ...base,
+      id: run.id,
+      event: "workflow_dispatch",
+      path: `.github/workflows/${run.workflow}`,
+      head_branch: run.ref,
+      created_at: run.createdAt,
+      status: "completed",
+      conclusion,
+      actor,
+      triggering_actor: actor,
+      repository,
+      head_repository: repository,
+      html_url: `https://github.com/${this.owner}/${this.name}/actions/runs/${run.id}`,
+    };
+    return example;
+  }
+
+  /** A comment by this app, added without an event (what the app might have written elsewhere). */
+  appComment(issue: number, body: string): FakeComment {
+    return this.addComment(
+      issue,
+      body,
+      this.user(this.botLogin),
+      this.appOf(this.user(this.botLogin)),
+    );
+  }
+
   /** Add many comments at once (no events): a long thread. */
   seedComments(issue: number, count: number, login = "someone"): void {
     for (let i = 0; i < count; i++) this.addComment(issue, `comment ${i}`, this.user(login), null);
   }
 
-  editAs(id: number, body: string): FakeComment {
+  /** Someone edits a comment: its author unless `by` names another person (write users can edit any). */
+  editAs(id: number, body: string, by?: string): FakeComment {
     const c = this.comments.get(id);
     if (!c) throw new Error(`no comment ${id}`);
+    const previous = c.body;
     c.body = body;
     c.updated_at = this.clock().toISOString();
-    this.events.push({ action: "edited", comment: { ...c } });
+    this.events.push({
+      action: "edited",
+      comment: { ...c },
+      sender: by ? this.user(by) : c.user,
+      previous,
+    });
     return c;
   }
 
-  deleteAs(id: number): FakeComment {
+  deleteAs(id: number, by?: string): FakeComment {
     const c = this.comments.get(id);
     if (!c) throw new Error(`no comment ${id}`);
     this.comments.delete(id);
-    this.events.push({ action: "deleted", comment: { ...c } });
+    this.events.push({ action: "deleted", comment: { ...c }, sender: by ? this.user(by) : c.user });
     return c;
   }
 
@@ -253,6 +357,48 @@ export class FakeGitHub {
       this.repo.refs.set(`heads/${pr.base}`, c.sha);
     }
     return pr;
+  }
+
+  /** Someone other than the app opens a pull request (a decoy, or a person's own change). */
+  openPullAs(login: string, head: string, title: string, body: string): FakePull {
+    const number = this.nextIssue++;
+    const pr: FakePull = {
+      number,
+      head,
+      base: this.repo.defaultBranch,
+      title,
+      body,
+      state: "open",
+      merged: false,
+      draft: false,
+      reviewers: [],
+      user: this.user(login),
+    };
+    this.pulls.set(number, pr);
+    return pr;
+  }
+
+  /** Someone pushes a commit to a branch (made from the default branch when missing). */
+  pushAs(branch: string, message: string, files: Record<string, string> = {}): FakeCommit {
+    const ref = `heads/${branch}`;
+    const parent =
+      this.repo.refs.get(ref) ?? (this.repo.refs.get(`heads/${this.repo.defaultBranch}`) as string);
+    const tree = this.repo.makeTree(
+      this.repo.trees.get((this.repo.commits.get(parent) as FakeCommit).tree) ?? new Map(),
+      files,
+    );
+    const c = this.repo.makeCommit(message, tree, [parent]);
+    this.repo.refs.set(ref, c.sha);
+    return c;
+  }
+
+  /** Commits of pull requests' heads, by pull request number. */
+  pullCommits(number: number): FakeCommit[] {
+    const pr = this.pulls.get(number);
+    const head = pr ? this.repo.refs.get(`heads/${pr.head}`) : undefined;
+    const base = pr ? this.repo.refs.get(`heads/${pr.base}`) : undefined;
+    if (!head || !base) return [];
+    return this.repo.ahead(base, head);
   }
 
   /** This app's comments that hold a state block. */
@@ -303,6 +449,7 @@ export class FakeGitHub {
       user: i.user,
       labels: i.labels.map((name) => ({ name })),
       html_url: `https://github.com/${this.owner}/${this.name}/issues/${i.number}`,
+      performed_via_github_app: this.appOf(i.user),
       ...(i.pull_request ? { pull_request: {} } : {}),
     };
   }
@@ -319,7 +466,15 @@ export class FakeGitHub {
       html_url: `https://github.com/${this.owner}/${this.name}/pull/${p.number}`,
       head: { ref: p.head, label: `${this.owner}:${p.head}` },
       base: { ref: p.base },
+      user: p.user,
     };
+  }
+
+  /** Like GitHub: what the app made (with its installation token) names the app. */
+  appOf(user: FakeUser): FakeComment["performed_via_github_app"] {
+    return user.login === this.botLogin
+      ? { id: this.appId, slug: this.botLogin.replace(/\[bot\]$/, "") }
+      : null;
   }
 
   private addComment(
@@ -356,7 +511,10 @@ export class FakeGitHub {
         this.handle(method, uri, body);
     const scope = nock(API).persist();
     for (const method of ["get", "post", "patch", "put", "delete"] as const)
-      scope[method](/.*/).reply(handle(method.toUpperCase()) as never);
+      scope[method](/.*/).reply(((uri: string, body: unknown) =>
+        this.hang?.({ method: method.toUpperCase(), path: decodeURIComponent(uri) })
+          ? new Promise<never>(() => undefined) // GitHub never answers
+          : handle(method.toUpperCase())(uri, body)) as never);
     this.scopes.push(scope);
     return this;
   }
@@ -390,6 +548,8 @@ export class FakeGitHub {
     const p = url.pathname;
     const b = (body ?? {}) as Record<string, unknown>;
     const repoPrefix = `/repos/${this.owner}/`;
+    // A person's token (a local run) asks who it is.
+    if (p === "/user" && method === "GET") return [200, this.user(this.tokenUser)];
     if (!p.startsWith(repoPrefix) && !p.startsWith("/orgs/")) return notFound();
     let m: RegExpExecArray | null;
 
@@ -499,6 +659,37 @@ export class FakeGitHub {
         },
       ];
     }
+    if ((m = /^\/compare\/(.+)\.\.\.(.+)$/.exec(sub)) && method === "GET") {
+      const resolve = (ref: string) => repo.refs.get(`heads/${ref}`) ?? repo.commits.get(ref)?.sha;
+      const base = resolve(m[1] as string);
+      const head = resolve(m[2] as string);
+      if (!base || !head) return notFound();
+      const ahead = repo.ahead(base, head);
+      const behind = repo.ahead(head, base);
+      const status =
+        ahead.length && behind.length
+          ? "diverged"
+          : ahead.length
+            ? "ahead"
+            : behind.length
+              ? "behind"
+              : "identical";
+      return [
+        200,
+        {
+          status,
+          ahead_by: ahead.length,
+          behind_by: behind.length,
+          total_commits: ahead.length,
+          // Like GitHub without paging: at most 250 commits, the newest last.
+          commits: ahead.slice(-250).map((c) => ({
+            sha: c.sha,
+            html_url: `https://github.com/${this.owner}/${this.name}/commit/${c.sha}`,
+            commit: { message: c.message },
+          })),
+        },
+      ];
+    }
     if (sub === "/commits" && method === "GET") {
       const head = repo.refs.get(`heads/${q.get("sha")}`);
       if (!head) return notFound();
@@ -558,9 +749,15 @@ export class FakeGitHub {
       if (!c) return notFound();
       if (method === "GET") return [200, this.restComment(c)];
       if (method === "PATCH") {
+        const previous = c.body;
         c.body = String(b.body);
         c.updated_at = this.clock().toISOString();
-        this.events.push({ action: "edited", comment: { ...c } });
+        this.events.push({
+          action: "edited",
+          comment: { ...c },
+          sender: this.user(this.botLogin),
+          previous,
+        });
         return [200, this.restComment(c)];
       }
     }
@@ -589,7 +786,9 @@ export class FakeGitHub {
       return [201, this.restIssue(i)];
     }
     if ((m = /^\/issues\/([0-9]+)$/.exec(sub))) {
-      const i = this.issues.get(Number(m[1]));
+      const n = Number(m[1]);
+      // A pull request is an issue too: its issue view names the app that opened it.
+      const i = this.issues.get(n) ?? (this.pulls.has(n) ? this.pullIssue(n) : undefined);
       if (!i) return notFound();
       if (method === "GET") return [200, this.restIssue(i)];
       if (method === "PATCH") {
@@ -637,6 +836,7 @@ export class FakeGitHub {
         merged: false,
         draft: b.draft === true,
         reviewers: [],
+        user: this.user(this.botLogin),
       };
       this.pulls.set(number, pr);
       return [201, this.restPull(pr)];
@@ -650,9 +850,44 @@ export class FakeGitHub {
       );
       return [201, this.restPull(pr)];
     }
+    if ((m = /^\/actions\/workflows\/([^/]+)\/runs$/.exec(sub)) && method === "GET") {
+      const file = `.github/workflows/${m[1]}`;
+      const runs = this.listedRuns.filter(
+        (r) => r.path === file || String(r.workflow_id) === m?.[1],
+      );
+      return [200, { total_count: runs.length, workflow_runs: runs }];
+    }
+    if ((m = /^\/actions\/runs\/([0-9]+)$/.exec(sub)) && method === "GET") {
+      const run = this.listedRuns.find((r) => String(r.id) === m?.[1]);
+      return run ? [200, run] : notFound();
+    }
     if ((m = /^\/actions\/workflows\/([^/]+)\/dispatches$/.exec(sub)) && method === "POST") {
       this.dispatches.push({ workflow: m[1] as string, ref: String(b.ref), inputs: b.inputs });
-      return [204, ""];
+      // GitHub creates the run and answers with its clock in `date` (whole seconds); with
+      // return_run_details (and a server that has it) the answer is 200 with the run's id.
+      const at = this.clock();
+      at.setUTCMilliseconds(0);
+      const run: FakeWorkflowRun = {
+        id: 7000 + this.workflowRuns.length,
+        workflow: m[1] as string,
+        ref: String(b.ref),
+        inputs: (b.inputs as Record<string, string> | undefined) ?? {},
+        createdAt: at.toISOString().replace(".000Z", "Z"),
+        actor: this.botLogin,
+      };
+      this.workflowRuns.push(run);
+      const date = { date: at.toUTCString() };
+      if (b.return_run_details === true && this.runDetails)
+        return [
+          200,
+          {
+            workflow_run_id: run.id,
+            run_url: `${API}/repos/${this.owner}/${this.name}/actions/runs/${run.id}`,
+            html_url: `https://github.com/${this.owner}/${this.name}/actions/runs/${run.id}`,
+          },
+          date,
+        ];
+      return [204, "", date];
     }
     return notFound();
   }
@@ -661,14 +896,15 @@ export class FakeGitHub {
   private pullIssue(n: number): FakeIssue {
     let i = this.pullIssues.get(n);
     if (!i) {
+      const pr = this.pulls.get(n);
       i = {
         number: n,
-        title: "",
-        body: "",
+        title: pr?.title ?? "",
+        body: pr?.body ?? "",
         state: "open",
         state_reason: null,
         labels: [],
-        user: this.user(this.botLogin),
+        user: pr?.user ?? this.user(this.botLogin),
         pull_request: true,
       };
       this.pullIssues.set(n, i);

@@ -81,7 +81,9 @@ export interface InProcessRun {
 }
 
 export const FIXED_NOW = new Date("2024-03-05T10:20:30Z");
-export const FIXED_ID = "20240305-1020-001";
+/** The run token in-process runs get, unless they ask for random ones. */
+export const FIXED_TOKEN = "t3st01";
+export const FIXED_ID = `20240305-1020-${FIXED_TOKEN}`;
 
 export interface IoOptions {
   answers?: (string | null)[];
@@ -92,6 +94,8 @@ export interface IoOptions {
   realClock?: boolean;
   /** Keep the clock still while sleeping (by default a sleep moves the clock on). */
   frozen?: boolean;
+  /** Random run tokens, as a real run has (by default every run gets FIXED_TOKEN). */
+  randomToken?: boolean;
 }
 
 function makeIo(cwd: string, o: IoOptions) {
@@ -103,6 +107,7 @@ function makeIo(cwd: string, o: IoOptions) {
     err: (t: string) => void (res.err += t),
     cwd,
     ...(o.realClock ? {} : { clock: o.clock ?? (() => new Date(now)) }),
+    ...(o.randomToken ? {} : { runToken: () => FIXED_TOKEN }),
     sleep: async (ms: number) => {
       o.sleeps?.push(ms);
       if (!o.frozen) now += ms;

@@ -5,18 +5,24 @@ import {
   decodeSigned,
   encodeSigned,
   parseRunState,
+  repositoryStateKey,
   runStateProblems,
+  type StateSeal,
 } from "../../src/state/codec.js";
 import { sampleRun } from "./fixtures.js";
 
 const SECRET = "s3cret";
+/** Status comment 77 on issue 5 of repository 2 in installation 1. */
+const SEAL: StateSeal = { key: repositoryStateKey(SECRET, 1, 2), issue: 5, comment: "77" };
 
 function pack(text: string): string {
   return deflateRawSync(Buffer.from(text, "utf8")).toString("base64url");
 }
 
-function signed(payload: string): string {
-  return createHmac("sha256", SECRET).update(payload).digest("base64url");
+function signed(runId: string, payload: string): string {
+  return createHmac("sha256", SEAL.key)
+    .update(`${SEAL.issue}\0${SEAL.comment}\0${runId}\0${payload}`)
+    .digest("base64url");
 }
 
 describe("runStateProblems", () => {
@@ -95,91 +101,124 @@ describe("parseRunState", () => {
 });
 
 describe("encodeSigned / decodeSigned", () => {
-  it("round-trips a run", () => {
+  it("round-trips a run, as `<run id> <payload>.<mac>`", () => {
     const run = sampleRun();
-    const text = encodeSigned(run, SECRET);
-    expect(text).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
-    expect(decodeSigned(text, SECRET)).toEqual({ ok: true, run });
+    const text = encodeSigned(run, SEAL);
+    expect(text).toMatch(/^[0-9]{8}-[0-9]{4}-[a-z0-9-]+ [A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    expect(text.startsWith(`${run.id} `)).toBe(true);
+    expect(decodeSigned(text, SEAL)).toEqual({ ok: true, run });
     // Whitespace around the block (as inside a comment) is allowed.
-    expect(decodeSigned(`\n  ${text}  \n`, SECRET)).toEqual({ ok: true, run });
+    expect(decodeSigned(`\n  ${text}  \n`, SEAL)).toEqual({ ok: true, run });
+  });
+
+  it("binds a block to its installation, repository, issue and comment: elsewhere it is tampered", () => {
+    const run = sampleRun();
+    const text = encodeSigned(run, SEAL);
+    const elsewhere: StateSeal[] = [
+      { ...SEAL, comment: "78" }, // another comment: a copy the bot echoed, or a pasted block
+      { ...SEAL, issue: 6 }, // the same comment id claimed on another issue
+      { ...SEAL, key: repositoryStateKey(SECRET, 1, 3) }, // another repository
+      { ...SEAL, key: repositoryStateKey(SECRET, 9, 2) }, // another installation
+      { ...SEAL, key: repositoryStateKey("other", 1, 2) }, // another app
+    ];
+    for (const seal of elsewhere)
+      expect(decodeSigned(text, seal)).toMatchObject({ ok: false, reason: "tampered" });
+  });
+
+  it("binds the run id: a block relabelled as another run does not verify", () => {
+    const text = encodeSigned(sampleRun(), SEAL);
+    const relabelled = text.replace(/^\S+/, "20261121-2304-9-zzzz");
+    expect(decodeSigned(relabelled, SEAL)).toMatchObject({ ok: false, reason: "tampered" });
   });
 
   it("reports a changed payload as tampered", () => {
-    const text = encodeSigned(sampleRun(), SECRET);
-    const [payload, mac] = text.split(".") as [string, string];
+    const run = sampleRun();
+    const text = encodeSigned(run, SEAL);
+    const [head, mac] = text.split(".") as [string, string];
+    const payload = head.split(" ")[1] as string;
     const json = inflateRawSync(Buffer.from(payload, "base64url")).toString("utf8");
     expect(json).toContain('"alice"');
     const other = pack(json.replace('"alice"', '"mallory"'));
-    expect(decodeSigned(`${other}.${mac}`, SECRET)).toMatchObject({
+    expect(decodeSigned(`${run.id} ${other}.${mac}`, SEAL)).toMatchObject({
       ok: false,
       reason: "tampered",
     });
-    // The same edit, signed with the secret, is read back with the change.
-    expect(decodeSigned(`${other}.${signed(other)}`, SECRET)).toMatchObject({
+    // The same edit, sealed with the key, is read back with the change.
+    expect(decodeSigned(`${run.id} ${other}.${signed(run.id, other)}`, SEAL)).toMatchObject({
       ok: true,
       run: { initiator: "mallory" },
     });
   });
 
-  it("reports a changed signature or another secret as tampered", () => {
-    const text = encodeSigned(sampleRun(), SECRET);
+  it("reports a changed signature as tampered", () => {
+    const text = encodeSigned(sampleRun(), SEAL);
     const flipped = text.slice(0, -1) + (text.endsWith("A") ? "B" : "A");
-    expect(decodeSigned(flipped, SECRET)).toMatchObject({ ok: false, reason: "tampered" });
-    expect(decodeSigned(text, "other")).toMatchObject({ ok: false, reason: "tampered" });
+    expect(decodeSigned(flipped, SEAL)).toMatchObject({ ok: false, reason: "tampered" });
   });
 
   it("reports garbage as corrupt", () => {
-    for (const bad of ["", "garbage", "abc.def", "a b.c", `${"x".repeat(10)}.${"y".repeat(44)}`]) {
-      expect(decodeSigned(bad, SECRET)).toMatchObject({ ok: false, reason: "corrupt" });
+    for (const bad of [
+      "",
+      "garbage",
+      "abc.def",
+      "a b.c",
+      `${"x".repeat(10)}.${"y".repeat(43)}`,
+      `NOT-A-RUN ${"x".repeat(10)}.${"y".repeat(43)}`,
+    ]) {
+      expect(decodeSigned(bad, SEAL)).toMatchObject({ ok: false, reason: "corrupt" });
     }
   });
 
-  it("reports a correctly signed block that is not a run state as corrupt", () => {
-    // Another payload's signature does not fit it.
+  it("reports a correctly sealed block that is not a run state, or names another run, as corrupt", () => {
+    const id = sampleRun().id;
     const json = pack("not json");
-    const sig = encodeSigned(sampleRun(), SECRET).split(".")[1];
-    expect(decodeSigned(`${json}.${sig}`, SECRET)).toMatchObject({ reason: "tampered" });
-    expect(decodeSigned(`${json}.${signed(json)}`, SECRET)).toMatchObject({
+    expect(decodeSigned(`${id} ${json}.${signed(id, json)}`, SEAL)).toMatchObject({
       ok: false,
       reason: "corrupt",
       detail: expect.stringMatching(/^not valid JSON/),
     });
     const schema = pack(JSON.stringify({ v: 1, id: "x" }));
-    expect(decodeSigned(`${schema}.${signed(schema)}`, SECRET)).toMatchObject({
+    expect(decodeSigned(`${id} ${schema}.${signed(id, schema)}`, SEAL)).toMatchObject({
       ok: false,
       reason: "corrupt",
     });
+    const other = pack(JSON.stringify({ ...sampleRun(), id: "20260101-0000-1-abcd" }));
+    expect(decodeSigned(`${id} ${other}.${signed(id, other)}`, SEAL)).toMatchObject({
+      ok: false,
+      reason: "corrupt",
+      detail: "the state block names another run",
+    });
   });
 
-  it("reports a signed block that does not inflate, or inflates past 1 MiB, as corrupt", () => {
+  it("reports a sealed block that does not inflate, or inflates past 1 MiB, as corrupt", () => {
+    const id = sampleRun().id;
     const raw = Buffer.from("plain, not deflated").toString("base64url");
-    expect(decodeSigned(`${raw}.${signed(raw)}`, SECRET)).toMatchObject({
+    expect(decodeSigned(`${id} ${raw}.${signed(id, raw)}`, SEAL)).toMatchObject({
       ok: false,
       reason: "corrupt",
       detail: expect.stringMatching(/^the state block does not decompress/),
     });
     const bomb = pack(" ".repeat(2 * 1024 * 1024));
     expect(bomb.length).toBeLessThan(10_000);
-    expect(decodeSigned(`${bomb}.${signed(bomb)}`, SECRET)).toMatchObject({
+    expect(decodeSigned(`${id} ${bomb}.${signed(id, bomb)}`, SEAL)).toMatchObject({
       ok: false,
       reason: "corrupt",
     });
   });
 
-  it("reports a correctly signed state of another version as 'version'", () => {
-    const text = encodeSigned({ ...sampleRun(), v: 7 } as never, SECRET);
-    expect(decodeSigned(text, SECRET)).toMatchObject({ ok: false, reason: "version" });
+  it("reports a correctly sealed state of another version as 'version'", () => {
+    const text = encodeSigned({ ...sampleRun(), v: 7 } as never, SEAL);
+    expect(decodeSigned(text, SEAL)).toMatchObject({ ok: false, reason: "version" });
   });
 
   it("keeps values such as --> inside the payload, so they cannot end an HTML comment", () => {
     const run = sampleRun();
     run.initiator = "--> <script>alert(1)</script> <!--";
     run.stack[0]!.inputs = { note: "-->" };
-    const text = encodeSigned(run, SECRET);
+    const text = encodeSigned(run, SEAL);
     expect(text).not.toContain("-->");
     expect(text).not.toContain("<");
-    expect(text).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
-    const back = decodeSigned(`<!-- ${text} -->`.slice(5, -4), SECRET);
+    const back = decodeSigned(`<!-- ${text} -->`.slice(5, -4), SEAL);
     expect(back).toEqual({ ok: true, run });
   });
 });

@@ -10,10 +10,11 @@ import {
 import { start } from "../../src/engine/engine.js";
 import type { Frame, RunState } from "../../src/engine/state.js";
 import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import { encodeSigned } from "../../src/state/codec.js";
+import { encodeSigned, repositoryStateKey, type StateSeal } from "../../src/state/codec.js";
 import { validateSource } from "../../src/playbook/validate.js";
 
-const SECRET = "s3cret";
+/** The seal of status comment 77 on issue 5 of one repository. */
+const SECRET: StateSeal = { key: repositoryStateKey("s3cret", 1, 2), issue: 5, comment: "77" };
 
 function bundle(text: string): PlaybookBundle {
   const r = validateSource("p.yaml", text);
@@ -121,28 +122,28 @@ describe("renderStatusComment", () => {
     const body = render(run);
     const lines = body.split("\n");
     expect(lines[0]).toBe(
-      `### 🔄 Release for @\u200bocto/team &lt;!-- x --&gt; · run \`${run.id}\``,
+      `### 🔄 Release for @\u200bocto/team \\<!\u200b-- x -\u200b-> · run \`${run.id}\``,
     );
     expect(lines[2]).toBe("**Status:** running · started by @\u200balice");
     expect(body).not.toContain("**Waiting for:**");
     expect(body).not.toContain("**How to recover:**");
     expect(body).toContain(
-      "- [ ] **`approve` — Approve @\u200bops &lt;!-- hidden --&gt;** ← current\n",
+      "- [ ] **`approve` — Approve @\u200bops \\<!\u200b-- hidden -\u200b->** ← current\n",
     );
     expect(body).toContain("- [ ] `look`\n");
     expect(body).toContain("- [ ] `pr` — Open the pull request\n");
     // The current step's description, neutralised and quoted line by line.
     expect(body).toContain(
-      "> **Approve @\u200bops &lt;!-- hidden --&gt;:** Check the notes &lt;!-- sneaky --&gt;\n> and ping @\u200bsomeone",
+      "> **Approve @\u200bops \\<!\u200b-- hidden -\u200b->:** Check the notes \\<!\u200b-- sneaky -\u200b->\n> and ping @\u200bsomeone",
     );
     expect(body).toContain("<details><summary>Flowchart</summary>");
     expect(body).toContain("```mermaid");
     expect(body).toContain("<details><summary>Recent events</summary>");
-    expect(body).toContain("| 2026-01-05 09:00 |  | start by @\u200balice | started |");
+    expect(body).toContain("| 2026-01-05 09:00 | | start by @\u200balice | started |");
     // The only HTML comment is the state block, last.
     expect(body.match(/<!--/g)).toHaveLength(1);
     expect(body.trimEnd().split("\n").at(-1)).toMatch(
-      new RegExp(`^<!-- ${STATE_MARKER} [A-Za-z0-9_.-]+ -->$`),
+      new RegExp(`^<!-- ${STATE_MARKER} ${run.id} [A-Za-z0-9_.-]+ -->$`),
     );
     expect(hasStateBlock(body)).toBe(true);
     const back = readStatusComment(body, SECRET);
@@ -154,7 +155,7 @@ describe("renderStatusComment", () => {
     expect(body.split("\n")[0]).toMatch(/^### ⏸️ /);
     expect(body).toContain("**Status:** waiting · started by @\u200balice");
     expect(body).toContain(
-      "**Waiting for:** /approve from @bob, @carol or members of octo/release or people with maintain access or more (2 people)\n",
+      "**Waiting for:** /approve from @\u200bbob, @\u200bcarol or members of octo/release or people with maintain access or more (2 people)\n",
     );
   });
 
@@ -222,11 +223,11 @@ describe("renderStatusComment", () => {
     const body = render(run);
     expect(body.split("\n")[0]).toMatch(/^### ❌ /);
     expect(body).toContain(
-      "**Status:** failed — branch @\u200bmallory &lt;!-- injected --&gt; is gone (`PB-EFFECT-FAILED`) · started by @\u200balice\n",
+      "**Status:** failed — branch @\u200bmallory \\<!\u200b-- injected -\u200b-> is gone (`PB-EFFECT-FAILED`) · started by @\u200balice\n",
     );
-    expect(body).toContain("**How to recover:** ask @\u200badmins --&gt; then /retry\n");
+    expect(body).toContain("**How to recover:** ask @\u200badmins -\u200b-> then /retry\n");
     expect(body).not.toContain("**Waiting for:**");
-    expect(body).toContain("- [x] `approve` — Approve @\u200bops &lt;!-- hidden --&gt;\n");
+    expect(body).toContain("- [x] `approve` — Approve @\u200bops \\<!\u200b-- hidden -\u200b->\n");
     expect(body).toContain("- [ ] `look` _(skipped)_\n");
     expect(body).toContain("- [ ] `pr` — Open the pull request _(failed)_\n");
     expect(body).toContain("- [ ] `ci` — Deploy _(failed, ignored)_\n");
@@ -248,7 +249,7 @@ describe("renderStatusComment", () => {
     done.end = { status: "success", advice: "Merged; thanks @team <!-- x -->" };
     const body = render(done);
     expect(body.split("\n")[0]).toMatch(/^### ✅ /);
-    expect(body).toContain("\nMerged; thanks @\u200bteam &lt;!-- x --&gt;\n");
+    expect(body).toContain("\nMerged; thanks @\u200bteam \\<!\u200b-- x -\u200b->\n");
     expect(body).toContain("- [x] `fin` — Done\n");
     expect(body).not.toContain("← current");
   });
@@ -330,9 +331,9 @@ describe("renderStatusComment", () => {
     const rows = body.split("\n").filter((l) => l.startsWith("| 2026"));
     expect(rows).toHaveLength(8);
     expect(rows[0]).toBe("| 2026-01-05 09:14 | `approve` | continue | outcome 4 |");
-    expect(rows[5]).toBe("| 2026-01-05 09:19 |  | /approve by @\u200buser9 | outcome 9 |");
+    expect(rows[5]).toBe("| 2026-01-05 09:19 | | /approve by @\u200buser9 | outcome 9 |");
     expect(rows[7]).toBe(
-      "| 2026-01-05 09:21 | `approve` | /approve by @\u200buser11 | vote by @\u200bx &lt;!-- y --&gt; |",
+      "| 2026-01-05 09:21 | `approve` | /approve by @\u200buser11 | vote by @\u200bx \\<!\u200b-- y -\u200b-> |",
     );
   });
 
@@ -368,6 +369,7 @@ describe("renderStatusComment", () => {
     expect(body).toBe(
       [
         `### 🔄 Big · run \`${run.id}\``,
+        "",
         "**Status:** running · started by @\u200balice",
         "",
         "_Details omitted: the comment would be too long._",
@@ -400,16 +402,18 @@ describe("readStatusComment", () => {
   });
 
   it("reports a block signed with another secret, or edited, as tampered", () => {
-    expect(readStatusComment(body, "other")).toMatchObject({ ok: false, reason: "tampered" });
+    expect(
+      readStatusComment(body, { ...SECRET, key: repositoryStateKey("other", 1, 2) }),
+    ).toMatchObject({ ok: false, reason: "tampered" });
     const edited = body.replace(
-      /state ([A-Za-z0-9_-])/,
-      (_m, c: string) => `state ${c === "A" ? "B" : "A"}`,
+      /state (\S+) ([A-Za-z0-9_-])/,
+      (_m, id: string, c: string) => `state ${id} ${c === "A" ? "B" : "A"}`,
     );
     expect(readStatusComment(edited, SECRET)).toMatchObject({ ok: false, reason: "tampered" });
   });
 
   it("reports a block that is not in the signed form as corrupt", () => {
-    expect(readStatusComment(`<!-- ${STATE_MARKER} nodot -->`, SECRET)).toMatchObject({
+    expect(readStatusComment(`<!-- ${STATE_MARKER} ${run.id} nodot -->`, SECRET)).toMatchObject({
       ok: false,
       reason: "corrupt",
     });

@@ -1,7 +1,10 @@
 import type { BranchStep } from "../../playbook/types.js";
 import { effectOrFail, renderAll, type StepExecutor } from "./types.js";
 
-/** Creates a branch from the base head, or reuses one already at the expected commit. */
+/**
+ * Creates a branch from the base head, or reuses one that holds nothing but this run's commits;
+ * `if_exists` chooses between failing and a fresh name when someone else's work is there.
+ */
 export const branchStep: StepExecutor<BranchStep> = {
   kind: "branch",
   retryable: true,
@@ -12,6 +15,9 @@ export const branchStep: StepExecutor<BranchStep> = {
         from: { src: ctx.step.from, use: "branch" },
       }),
       "branch",
-      { require_new: ctx.step.require_new ?? false },
+      {
+        require_new: ctx.step.require_new ?? false,
+        ...(ctx.step.if_exists ? { if_exists: ctx.step.if_exists } : {}),
+      },
     ),
 };

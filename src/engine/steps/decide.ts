@@ -2,6 +2,14 @@ import type { Scalar, Value } from "../state.js";
 import type { Conclusion, DecideStep, DecisionRule } from "../../playbook/types.js";
 import { stepTitle } from "../../playbook/graph.js";
 import type { Outcome, StepExecutor } from "./types.js";
+import {
+  lines,
+  list,
+  renderMarkdown,
+  strong,
+  type Block,
+  type InlineLike,
+} from "../../markdown/comment.js";
 
 /** A finding counts as present when it was recorded with a value that is not false or empty. */
 export function present(findings: Record<string, Scalar>, key: string): boolean {
@@ -41,9 +49,9 @@ export const decideStep: StepExecutor<DecideStep> = {
     const facts = (step.confirmed_facts ?? []).filter((f) => present(findings, f.finding));
     const factLines: string[] = [];
     for (const f of facts) {
-      const r = ctx.render(f.text);
+      const r = ctx.render(f.text, "plain");
       if (!r.ok) return { type: "fail", error: r.error };
-      factLines.push(`- ${r.value}`);
+      factLines.push(r.value);
     }
     const outputs = chosen
       ? conclusionOutputs(chosen, rule?.id ?? null)
@@ -55,19 +63,30 @@ export const decideStep: StepExecutor<DecideStep> = {
           next_actions: [],
           rule: null,
         };
-    outputs.facts = factLines.map((l) => l.slice(2));
-    const lines = [
-      `**${stepTitle(step)}**: ${chosen ? `${chosen.conclusion}${chosen.confidence !== undefined ? ` (confidence ${chosen.confidence})` : ""}` : "no rule matched"}`,
+    outputs.facts = factLines;
+    const head: InlineLike[][] = [
+      [
+        strong(stepTitle(step)),
+        ": ",
+        chosen
+          ? `${chosen.conclusion}${chosen.confidence !== undefined ? ` (confidence ${chosen.confidence})` : ""}`
+          : "no rule matched",
+      ],
     ];
-    if (chosen?.root_cause) lines.push(`Root cause: ${chosen.root_cause}`);
-    if (factLines.length) lines.push("Confirmed facts:", ...factLines);
-    if (chosen?.alternatives?.length) lines.push(`Alternatives: ${chosen.alternatives.join("; ")}`);
-    if (chosen?.next_actions?.length)
-      lines.push("Next actions:", ...chosen.next_actions.map((a) => `- ${a}`));
+    if (chosen?.root_cause) head.push([`Root cause: ${chosen.root_cause}`]);
+    if (factLines.length) head.push(["Confirmed facts:"]);
+    const body: Block[] = [lines(...head)];
+    if (factLines.length) body.push(list(factLines));
+    const more: InlineLike[][] = [];
+    if (chosen?.alternatives?.length)
+      more.push([`Alternatives: ${chosen.alternatives.join("; ")}`]);
+    if (chosen?.next_actions?.length) more.push(["Next actions:"]);
+    if (more.length) body.push(lines(...more));
+    if (chosen?.next_actions?.length) body.push(list(chosen.next_actions));
     const out: Outcome = {
       type: "done",
       outputs,
-      messages: [{ kind: "report", text: lines.join("\n") }],
+      messages: [{ kind: "report", text: renderMarkdown(...body) }],
     };
     if (chosen?.goto !== undefined) out.goto = chosen.goto;
     return out;

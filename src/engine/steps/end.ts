@@ -6,7 +6,8 @@ export const endStep: StepExecutor<EndStep> = {
   kind: "end",
   retryable: true,
   enter(ctx): Outcome {
-    const advice = ctx.step.advice === undefined ? undefined : ctx.render(ctx.step.advice);
+    // Kept as written: it is shown as text, which the comment builder makes inert.
+    const advice = ctx.step.advice === undefined ? undefined : ctx.render(ctx.step.advice, "plain");
     if (advice && !advice.ok) return { type: "fail", error: advice.error };
     const out: Outcome = { type: "end", status: ctx.step.status ?? "success" };
     if (advice) out.advice = advice.value;

@@ -3,6 +3,15 @@ import { capValue, type Scalar } from "../state.js";
 import type { Branch, InvestigateStep } from "../../playbook/types.js";
 import { stepTitle } from "../../playbook/graph.js";
 import { didYouMean } from "../../util/suggest.js";
+import {
+  code,
+  lines,
+  list,
+  renderMarkdown,
+  strong,
+  type Block,
+  type InlineLike,
+} from "../../markdown/comment.js";
 import type { Outcome, StepExecutor } from "./types.js";
 
 function proseBranches(step: InvestigateStep): Branch[] {
@@ -25,27 +34,37 @@ export const investigateStep: StepExecutor<InvestigateStep> = {
   retryable: true,
   enter(ctx): Outcome {
     const step = ctx.step;
-    const lines: string[] = [`**${stepTitle(step)}**`];
+    const head: InlineLike[][] = [[strong(stepTitle(step))]];
     if (step.description) {
-      const d = ctx.render(step.description);
+      const d = ctx.render(step.description, "plain");
       if (!d.ok) return { type: "fail", error: d.error };
-      lines.push(d.value);
+      head.push([d.value]);
     }
-    for (const call of step.suggested_calls ?? []) {
+    const body: Block[] = [lines(...head)];
+    const calls = (step.suggested_calls ?? []).map((call): InlineLike[] => {
       const args = call.args ? ` ${JSON.stringify(call.args)}` : "";
-      const rendered = ctx.render(args);
-      lines.push(`- suggested call: \`${call.tool}\`${rendered.ok ? rendered.value : args}`);
-    }
+      const rendered = ctx.render(args, "plain");
+      return ["suggested call: ", code(call.tool), rendered.ok ? rendered.value : args];
+    });
+    if (calls.length) body.push(list(calls));
+    const asks: InlineLike[][] = [];
     if (step.expected_findings?.length)
-      lines.push(
-        `Record findings: ${step.expected_findings.map((f) => `\`/record ${f}=…\``).join(", ")}`,
-      );
+      asks.push([
+        "Record findings: ",
+        step.expected_findings.map((f, i) => [i ? ", " : "", code(`/record ${f}=…`)]),
+      ]);
     const branches = proseBranches(step);
     if (branches.length)
-      lines.push(
-        `Then choose: ${branches.map((b) => `\`/choose ${b.label ?? b.goto}\` (${b.condition})`).join(", ")}`,
-      );
-    return { type: "wait", messages: [{ kind: "waiting", text: lines.join("\n") }] };
+      asks.push([
+        "Then choose: ",
+        branches.map((b, i) => [
+          i ? ", " : "",
+          code(`/choose ${b.label ?? b.goto}`),
+          ` (${b.condition ?? ""})`,
+        ]),
+      ]);
+    if (asks.length) body.push(lines(...asks));
+    return { type: "wait", messages: [{ kind: "waiting", text: renderMarkdown(...body) }] };
   },
   onEvent(ctx, event): Outcome {
     if (event.type !== "command" || (event.command !== "record" && event.command !== "choose"))

@@ -1,6 +1,7 @@
 import { playbookError } from "../errors.js";
 import type { Value } from "../state.js";
 import type { PullRequestStep } from "../../playbook/types.js";
+import { issueRef, paragraph, renderMarkdown } from "../../markdown/comment.js";
 import { effectOrFail, renderAll, renderList, type Outcome, type StepExecutor } from "./types.js";
 
 /** Opens a pull request (or reuses the open one for the head) and optionally waits for its merge. */
@@ -33,7 +34,14 @@ export const pullRequestStep: StepExecutor<PullRequestStep> = {
     return {
       type: "wait",
       awaiting: { pullRequest: number },
-      messages: [{ kind: "waiting", text: `Waiting for pull request #${number} to be merged.` }],
+      messages: [
+        {
+          kind: "waiting",
+          text: renderMarkdown(
+            paragraph("Waiting for pull request ", issueRef(number), " to be merged."),
+          ),
+        },
+      ],
     };
   },
   onEvent(ctx, event): Outcome {
