@@ -33,16 +33,19 @@ async function drain(h: Harness, fake: FakeGitHub, log: Entry[], names: string[]
     const e = ev;
     const byApp = Boolean(e.comment.performed_via_github_app);
     const before = fake.requests.length;
-    const label = byApp
-      ? e.action === "created"
-        ? "start's continuation"
-        : "continuation"
-      : `comment by ${e.comment.user.login}`;
+    // The app's first save of a run (its state written into the new status comment) is the
+    // event that carries the run into its first step.
+    const first = byApp && e.action === "edited" && !names.includes("start's continuation");
+    const label = first
+      ? "start's continuation"
+      : byApp
+        ? "continuation"
+        : `comment by ${e.comment.user.login}`;
     await delivered(h, fake, label, () => h.deliver("issue_comment", h.commentPayload(e)), log);
     const made = fake.requests.slice(before).map((r) => `${r.method} ${r.path}`);
     const entry = log[log.length - 1] as Entry;
     if (byApp && e.action === "created" && !made.length) entry.event = "the app's other comments";
-    if (byApp && e.action === "edited") {
+    if (byApp && e.action === "edited" && !first) {
       const step = made.some((m) => m.includes("POST") && m.includes("/git/refs"))
         ? "branch step"
         : made.some((m) => m.includes("POST") && m.includes("/git/commits"))

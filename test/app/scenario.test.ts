@@ -1,9 +1,8 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readStatusComment } from "../../src/app/status-comment.js";
 import { describeRequests, FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { multiRepo, shipRepo } from "./fixtures.js";
-import { CONFIG, example, Harness, makeClock } from "./harness.js";
+import { CONFIG, example, Harness, makeClock, readStatus } from "./harness.js";
 
 /** Deliver pending comment events one by one, recording the requests each one caused. */
 async function drainRecorded(h: Harness, log: { event: string; requests: string[] }[]) {
@@ -48,9 +47,10 @@ describe("a full playbook on a fake repository", () => {
     await drainRecorded(h, log);
     const R = "/repos/Codertocat/Hello-World";
     const strip = (xs: string[]) =>
-      xs.map((x) => x.replace(R, "").replace(/[0-9a-f]{40}/, "<sha>"));
+      xs.map((x) => x.replace(R, "").replace(/[0-9a-f]{40}/g, "<sha>"));
     const at = (n: number) => strip(log[n]?.requests ?? []);
-    // Start: discovery (ref, tree, one blob, no org repository), the labeller, the thread, the status comment.
+    // Start: discovery (ref, tree, one blob, no org repository), the labeller, the thread, then
+    // the status comment: created first, its state sealed to it in the save that follows.
     expect(log[0]?.event).toBe("issues.labeled");
     expect(at(0)).toEqual([
       "GET /git/ref/heads/master",
@@ -60,33 +60,47 @@ describe("a full playbook on a fake repository", () => {
       "GET /collaborators/alice/permission",
       "GET /issues/1/comments",
       "POST /issues/1/comments",
+      "PATCH /issues/comments/1000",
     ]);
-    // The app's new status comment is the continuation that enters the checkpoint.
+    // The app's own comments are never commands: their created events cost nothing.
     expect(log[1]?.event).toBe("issue_comment.created by app");
-    expect(at(1)).toEqual([
+    expect(at(1)).toEqual([]);
+    // The app's save is the continuation that enters the checkpoint: the prompt is posted before
+    // the state that records its id.
+    expect(log[2]?.event).toBe("issue_comment.edited by app");
+    expect(at(2)).toEqual([
       "GET /git/ref/heads/master",
       "GET /issues/comments/1000",
-      "PATCH /issues/comments/1000",
       "POST /issues/1/comments",
+      "PATCH /issues/comments/1000",
     ]);
-    // Each refusal: 👀, the run, the person's role, the one-line reply, 👎.
+    // bob has read access only: reactions, no reply.
     const bob = log.findIndex((l) => l.event === "issue_comment.created by bob");
     expect(at(bob)).toEqual([
       "GET /git/ref/heads/master",
       "POST /issues/comments/1002/reactions",
-      "GET /issues/comments/1000",
       "GET /collaborators/bob/permission",
-      "POST /issues/1/comments",
+      "GET /issues/comments/1000",
       "POST /issues/comments/1002/reactions",
+    ]);
+    // alice may not approve her own run: 👀, her role, the run, the one-line reply, 👎.
+    const alice = log.findIndex((l) => l.event === "issue_comment.created by alice");
+    expect(at(alice)).toEqual([
+      "GET /git/ref/heads/master",
+      "POST /issues/comments/1003/reactions",
+      "GET /collaborators/alice/permission",
+      "GET /issues/comments/1000",
+      "POST /issues/1/comments",
+      "POST /issues/comments/1003/reactions",
     ]);
     const carol = log.findIndex((l) => l.event === "issue_comment.created by carol");
     expect(at(carol)).toEqual([
       "GET /git/ref/heads/master",
-      "POST /issues/comments/1006/reactions",
-      "GET /issues/comments/1000",
+      "POST /issues/comments/1005/reactions",
       "GET /collaborators/carol/permission",
+      "GET /issues/comments/1000",
       "PATCH /issues/comments/1000",
-      "POST /issues/comments/1006/reactions",
+      "POST /issues/comments/1005/reactions",
     ]);
     // One step per continuation: branch, commit, pull request; before each effect the approver's role is checked again.
     expect(at(carol + 1)).toEqual([
@@ -119,16 +133,19 @@ describe("a full playbook on a fake repository", () => {
       "GET /collaborators/carol/permission",
       "GET /pulls",
       "POST /pulls",
-      "PATCH /issues/comments/1000",
       "POST /issues/1/comments",
+      "PATCH /issues/comments/1000",
     ]);
-    // The merge moved the default branch: its new tree is read (the run stays pinned to its commit).
+    // The merge: the pull request is the app's (its issue view says so); the default branch moved,
+    // so its new tree is read, and the run's pinned commit is checked to be on it.
     const merged = log.findIndex((l) => l.event === "pull_request.closed");
     expect(at(merged)).toEqual([
+      "GET /issues/2",
       "GET /git/ref/heads/master",
       "GET /git/trees/<sha>",
       "GET /git/blobs/<sha>",
       "GET /issues/comments/1000",
+      "GET /compare/<sha>...<sha>",
       "PATCH /issues/comments/1000",
     ]);
     expect(at(merged + 1)).toEqual([
@@ -149,11 +166,10 @@ describe("a full playbook on a fake repository", () => {
 
     // What people see.
     const bodies = [...fake.comments.values()].map((c) => `${c.user.login}: ${c.body}`);
+    // bob (read access) is answered with reactions only; alice with a reason.
+    expect(bodies.filter((b) => b.startsWith("playbook-bot[bot]") && b.includes("bob"))).toEqual([]);
     expect(bodies).toContain(
-      "playbook-bot[bot]: > /approve\n\n👎 @bob may not approve this step; approval is for people with maintain access or more",
-    );
-    expect(bodies).toContain(
-      "playbook-bot[bot]: > /approve\n\n👎 @alice started this run and cannot approve it; approval is for people with maintain access or more",
+      "playbook-bot[bot]: > /approve\n\n👎 @\u200balice started this run and cannot approve it; approval is for people with maintain access or more",
     );
     const reactions = (login: string) => {
       const c = [...fake.comments.values()].find((x) => x.user.login === login);
@@ -167,24 +183,28 @@ describe("a full playbook on a fake repository", () => {
     expect(fake.branches().sort()).toEqual(["master", "playbook/ship-1"]);
     const commits = fake.commitsWith(/^Playbook-Run: /);
     expect(commits).toHaveLength(1);
-    expect(commits[0]?.message).toBe("docs: ship\n\nPlaybook-Run: 20260301-0900-001/commit/1");
+    expect(commits[0]?.message).toMatch(
+      /^docs: ship\n\nPlaybook-Run: 20260301-0900-1-[a-z0-9]{5}\/commit\/1$/,
+    );
     const tree = fake.repo.trees.get(commits[0]?.tree ?? "");
     expect(fake.repo.blobs.get(tree?.get("docs/ship.md") ?? "")).toBe("Shipped for #1\n");
     expect(fake.pulls.size).toBe(1);
-    expect(pr.body).toContain(
-      "<!-- playbook-bot:pull-request issue=1 key=20260301-0900-001/pr/1 -->",
+    expect(pr.body).toMatch(
+      /<!-- playbook-bot:pull-request issue=1 key=20260301-0900-1-[a-z0-9]{5}\/pr\/1 -->/,
     );
     expect(issue.state).toBe("closed");
     expect(issue.state_reason).toBe("completed");
     const status = fake.statusComments(issue.number);
     expect(status).toHaveLength(1);
-    const read = readStatusComment(status[0]?.body ?? "", CONFIG.stateSecret);
+    const read = readStatus(status[0]);
     expect(read.ok && read.run.status).toBe("completed");
     expect(status[0]?.body).toContain("### ✅ Ship a change");
-    expect(bodies.at(-1)).toBe("playbook-bot[bot]: Run 20260301-0900-001 completed.");
-    // The whole run: 82 requests over 23 deliveries.
+    expect(bodies.at(-1)).toMatch(
+      /^playbook-bot\[bot\]: Run 20260301-0900-1-[a-z0-9]{5} completed\.$/,
+    );
+    // The whole run: 88 requests over 23 deliveries.
     expect(log).toHaveLength(23);
-    expect(fake.requests).toHaveLength(86);
+    expect(fake.requests).toHaveLength(88);
     expect(describeRequests(fake.requests).length).toBe(
       log.reduce((n, l) => n + l.requests.length, 0),
     );
@@ -208,6 +228,7 @@ describe("a dispatched workflow", () => {
       );
       const p = example("workflow_run", "completed", 1);
       p.repository = example("issues", "labeled").repository;
+      fake.completedWorkflowRun(p, fake.workflowRuns[0]!);
       const r = await requestsDuring(fake, () => h.deliver("workflow_run", p));
       await h.drain();
       expect(r.requests.map((x) => x.replace("/repos/Codertocat/Hello-World", ""))).toEqual([
@@ -215,7 +236,7 @@ describe("a dispatched workflow", () => {
         "GET /issues/comments/1001",
         "PATCH /issues/comments/1001",
       ]);
-      const read = readStatusComment(fake.statusComments(1)[0]?.body ?? "", CONFIG.stateSecret);
+      const read = readStatus(fake.statusComments(1)[0]);
       expect(read.ok && read.run.status).toBe("completed");
       // Another workflow's run is not awaited: no request.
       const other = example("workflow_run", "completed", 1);
