@@ -406,14 +406,13 @@ export class IssueController {
       this.env(),
     );
     if (!started.ok) {
-      await this.o.port.createComment(
-        this.o.issue.number,
+      const told = await this.replyTo(
         invalidInputsNotice(
           bundle.playbook.id,
           started.problems.map((p) => p.message),
         ),
       );
-      return { outcome: "refused", reason: "invalid inputs" };
+      return { outcome: "refused", reason: told ? "invalid inputs" : "" };
     }
     // The comment comes first: its id is what the state is sealed to.
     const comment = await this.o.port.createStatusComment(
@@ -652,8 +651,9 @@ export class IssueController {
     if (!bundle) {
       const report = this.o.catalog.problems?.(id);
       if (report) {
-        await this.o.port.createComment(this.o.issue.number, invalidPlaybook(id, report));
-        return { outcome: "refused", reason: `playbook '${id}' is invalid (details above)` };
+        // Within the commenter's reply budget (nothing at all for people without access).
+        const told = await this.replyTo(invalidPlaybook(id, report));
+        return { outcome: "refused", reason: told ? `playbook '${id}' is invalid (details above)` : "" };
       }
       return {
         outcome: "refused",

@@ -1,9 +1,8 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readStatusComment } from "../../src/app/status-comment.js";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { DEPLOY, RELEASE, SHIP } from "./fixtures.js";
-import { APP_ID, BRANCH, CONFIG, example, Harness, makeClock, OWNER, REPO } from "./harness.js";
+import { APP_ID, BRANCH, example, Harness, makeClock, OWNER, REPO, readStatus } from "./harness.js";
 
 const TEAM = `apiVersion: playbook-bot/v1
 id: team
@@ -32,12 +31,36 @@ steps:
     status: success
 `;
 
+const VERSIONED = `apiVersion: playbook-bot/v1
+id: versioned
+name: Versioned
+description: The approval carries a version.
+steps:
+  - id: go
+    type: checkpoint
+    message: Which version?
+    approvers: { permission: maintain }
+    response_schema:
+      type: object
+      properties:
+        version: { type: string }
+      required: [version]
+  - id: say
+    type: comment
+    body: "v{{ steps.go.outputs.version }} ({{ steps.go.outputs.note }})"
+  - id: done
+    type: end
+    status: success
+`;
+
 let fake: FakeGitHub;
 let h: Harness;
 const bodies = () => [...fake.comments.values()].map((c) => c.body);
 const last = () => bodies().at(-1);
+const reactionsTo = (id: number) =>
+  fake.reactions.filter((r) => r.commentId === id).map((r) => r.content);
 const run = (i = 0) => {
-  const read = readStatusComment(fake.statusComments(1)[i]?.body ?? "", CONFIG.stateSecret);
+  const read = readStatus(fake.statusComments(1)[i]);
   if (!read.ok) throw new Error(read.detail);
   return read.run;
 };
@@ -57,6 +80,7 @@ beforeEach(async () => {
       ".github/playbooks/deploy.yaml": DEPLOY,
       ".github/playbooks/team.yaml": TEAM,
       ".github/playbooks/needs.yaml": NEEDS,
+      ".github/playbooks/versioned.yaml": VERSIONED,
       ".github/playbooks/broken.yaml": "apiVersion: playbook-bot/v1\nid: broken\nsteps: 3\n",
       ".github/playbooks/templates/t.md": "x",
     },
@@ -82,22 +106,26 @@ describe("commands and their refusals", () => {
     expect(last()).toBe("> /run\n\n👎 name the playbook: `/run <playbook> [key=value …]`");
     await h.comment(1, "alice", "/run nope");
     expect(last()).toMatch(/^> \/run nope\n\n👎 no playbook 'nope' here \(available: .*ship.*\)$/);
-    await h.comment(1, "bob", "/run ship");
-    expect(last()).toBe(
-      "> /run ship\n\n👎 @bob may not start **ship**; that needs triage access or more",
-    );
+    // Bob has only read access: refused with reactions, never a reply, and nothing starts.
+    const bobs = await h.comment(1, "bob", "/run ship");
+    expect(last()).toBe("/run ship");
+    expect(reactionsTo(bobs)).toEqual(["eyes", "-1"]);
+    expect(fake.statusComments(1)).toEqual([]);
     await h.comment(1, "alice", "/aprove");
     expect(last()).toBe(
       "> /aprove\n\n👎 `/aprove` is not a command — did you mean `/approve`? (`/help` lists them)",
     );
-    await h.comment(1, "alice", "/retry");
+    // Each person has a budget of 5 replies per issue per 10 minutes: carol and erin go on.
+    await h.comment(1, "carol", "/retry");
     expect(last()).toBe("> /retry\n\n👎 no run on this issue has failed or stalled");
-    await h.comment(1, "alice", "/cancel");
+    await h.comment(1, "carol", "/cancel");
     expect(last()).toBe("> /cancel\n\n👎 no run on this issue is open");
-    await h.comment(1, "alice", "/choose left");
+    await h.comment(1, "carol", "/choose left");
     expect(last()).toBe("> /choose left\n\n👎 nothing on this issue waits for /choose");
-    await h.comment(1, "alice", "/run needs");
-    expect(bodies().at(-2)).toMatch(/^\*\*needs\*\* did not start: its inputs are invalid\.\n- /);
+    await h.comment(1, "erin", "/run needs");
+    expect(bodies().at(-2)).toBe(
+      "**needs** did not start: its inputs are invalid.\n\n- 'package' is required (The package.)",
+    );
     expect(last()).toBe("> /run needs\n\n👎 invalid inputs");
   });
 
@@ -120,24 +148,65 @@ describe("commands and their refusals", () => {
     expect(last()).toBe(
       "> /approve\n\n👎 2 runs wait here; name the step: `/approve ok` or `/approve approve`",
     );
+    // A first word that names no waiting step is a note: the step still needs naming.
     await h.comment(1, "carol", "/approve nope");
-    expect(last()).toBe("> /approve nope\n\n👎 no run waits at step `nope`");
+    expect(last()).toBe(
+      "> /approve nope\n\n👎 2 runs wait here; name the step: `/approve ok` or `/approve approve`",
+    );
     await h.comment(1, "carol", "/approve ok");
     expect(run(1).stack[0]?.votes.map((v) => v.user)).toEqual(["carol"]);
     // /status lists both runs.
-    await h.comment(1, "bob", "/status");
+    await h.comment(1, "alice", "/status");
     expect(last()?.split("\n")).toHaveLength(2);
+    expect(last()).toContain("of **ship**: waiting at `approve`");
+    expect(last()).toContain("of **release**: waiting at `ok`");
+  });
+
+  it("takes a first word as the step only when it names a waiting one; otherwise it is the note or the reason", async () => {
+    await h.comment(1, "alice", "/run release");
+    await h.comment(1, "carol", "/approve looks good");
+    expect(run().stack[0]?.votes).toMatchObject([{ user: "carol", note: "looks good" }]);
+    // The form the waiting message suggests.
+    await h.comment(1, "erin", "/reject too risky");
+    expect(run().status).toBe("failed");
+    expect(run().error?.message).toBe("'ok' was rejected by @erin: too risky");
+
+    // Two runs wait: a named step picks the run, and the rest is the note or the reason.
+    await h.comment(1, "alice", "/run ship");
+    await h.comment(1, "alice", "/run release");
+    await h.comment(1, "carol", "/approve ok looks good");
+    expect(run(2).stack[0]?.votes).toMatchObject([{ user: "carol", note: "looks good" }]);
+    await h.comment(1, "carol", "/reject too risky");
+    expect(last()).toBe(
+      "> /reject too risky\n\n👎 2 runs wait here; name the step: `/reject ok` or `/reject approve`",
+    );
+    await h.comment(1, "carol", "/reject approve too risky");
+    expect(run(1).status).toBe("failed");
+    expect(run(1).error?.message).toBe("'approve' was rejected by @carol: too risky");
+    expect(run(2).status).toBe("waiting");
+  });
+
+  it("keeps /approve response values apart from the note", async () => {
+    await h.comment(1, "alice", "/run versioned");
+    await h.comment(1, "carol", "/approve ship it version=1.2.3");
+    expect(bodies().some((b) => b.startsWith("v1.2.3 (ship it)"))).toBe(true);
+    expect(run().stack[0]?.results.go?.outputs).toMatchObject({
+      approved_by: ["carol"],
+      note: "ship it",
+      version: "1.2.3",
+    });
   });
 
   it("checks /cancel permission, then cancels; an ended run takes no more commands", async () => {
     await h.comment(1, "alice", "/run ship");
-    await h.comment(1, "bob", "/cancel");
-    expect(last()).toBe(
-      "> /cancel\n\n👎 @bob may not /cancel this run; that needs triage access or more",
-    );
+    // Bob has only read access: his /cancel is refused with reactions, the run goes on waiting.
+    const bobs = await h.comment(1, "bob", "/cancel");
+    expect(last()).toBe("/cancel");
+    expect(reactionsTo(bobs)).toEqual(["eyes", "-1"]);
+    expect(run().status).toBe("waiting");
     await h.comment(1, "alice", "/cancel not needed");
     expect(run().status).toBe("cancelled");
-    expect(bodies()).toContain("Run 20260301-0900-001 was cancelled by @alice.");
+    expect(bodies()).toContain(`Run ${run().id} was cancelled by @\u200balice.`);
     await h.comment(1, "carol", "/approve");
     expect(last()).toBe("> /approve\n\n👎 nothing on this issue waits for /approve");
     // A person editing a comment on a finished run changes nothing.
@@ -153,7 +222,7 @@ describe("commands and their refusals", () => {
     expect(r.requests).toContain(`GET /orgs/${OWNER}/teams/core/memberships/bob`);
     expect(run(0).status).toBe("completed");
     expect(bodies()).toContain(
-      "Run 20260301-0900-001 completed.\nContinuing with playbook **release**.",
+      `Run ${run(0).id} completed.\nContinuing with playbook **release**.`,
     );
     expect(fake.statusComments(1)).toHaveLength(2);
     expect(run(1).stack[0]?.playbook).toBe("release");
@@ -166,7 +235,11 @@ describe("commands and their refusals", () => {
     await h.deliver("issue_comment", h.commentPayload(fake.events.shift()!));
     fake.events.length = 0; // the edit's webhook is lost
     expect(run().stack[0]?.phase).toBe("pending");
+    // Someone without a role above read is not answered, and moves nothing.
     await h.comment(1, "bob", "/status");
+    expect(last()).toBe("/status");
+    expect(fake.branches()).toEqual([BRANCH]);
+    await h.comment(1, "alice", "/status");
     expect(fake.branches()).toContain("playbook/ship-1");
     expect(fake.commitsWith(/^Playbook-Run:/)).toHaveLength(1);
   });
@@ -179,7 +252,7 @@ describe("commands and their refusals", () => {
     const r = await requestsDuring(fake, () => h.deliver("issue_comment", payload));
     expect(r.requests.filter((x) => !x.startsWith("GET"))).toEqual([]);
     fake.comments.set(status.id, { ...status, body: "nothing here" });
-    await h.comment(1, "bob", "/status");
+    await h.comment(1, "alice", "/status");
     expect(last()).toBe("No playbook has run on this issue. `/help` lists the commands.");
   });
 
@@ -199,13 +272,12 @@ describe("commands and their refusals", () => {
     expect(run(1).status).toBe("waiting");
   });
 
-  it("routes a workflow run by name to the runs that wait for it, and only those", async () => {
+  it("routes a workflow run to the run that dispatched it, and only that one", async () => {
     await h.comment(1, "alice", "/run deploy");
     await h.comment(1, "alice", "/run release");
     const p = example("workflow_run", "completed", 1);
     p.repository = example("issues", "labeled").repository;
-    p.workflow_run.path = undefined;
-    p.workflow_run.name = "test.yml";
+    fake.completedWorkflowRun(p, fake.workflowRuns[0]!);
     p.workflow_run.conclusion = null;
     await h.deliver("workflow_run", p);
     await h.drain();

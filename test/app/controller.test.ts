@@ -11,7 +11,7 @@ import { OctokitPort, StatusCommentCache, type Octokit } from "../../src/github/
 import { validateSource } from "../../src/playbook/validate.js";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { SHIP } from "./fixtures.js";
-import { APP_ID, BRANCH, CONFIG, Harness, makeClock, OWNER, REPO } from "./harness.js";
+import { APP_ID, BRANCH, Harness, makeClock, OWNER, REPO, readStatus, sealOf } from "./harness.js";
 
 function bundle(text: string): PlaybookBundle {
   const r = validateSource("p.yaml", text);
@@ -80,7 +80,7 @@ function controller(
   return new IssueController({
     port,
     catalog,
-    secret: CONFIG.stateSecret,
+    stateKey: sealOf(1, 0).key,
     clock,
     issue: { number: 1, title: "T", url: "u", author: "alice" },
     repo: { owner: OWNER, name: REPO, default_branch: BRANCH },
@@ -148,12 +148,42 @@ describe("the issue controller on GitHub through Octokit", () => {
     const c = controller(single(REMIND), false);
     await c.onComment(comment("alice", "/run remind"), "d1");
     const status = fake.statusComments(1)[0]!;
-    status.body = status.body.replace(/state ([A-Za-z0-9_-]{10})/, "state x$1");
+    const tampered = status.body.replace(/ ([A-Za-z0-9_-]{10})([A-Za-z0-9_-]*\.)/, " x$1$2");
+    expect(tampered).not.toBe(status.body); // the block's payload, not its run id
+    status.body = tampered;
     const cold = controller(single(REMIND), false);
     expect(await cold.runs()).toEqual([]);
     expect([...fake.comments.values()].filter((x) => x.body.includes("is frozen"))).toHaveLength(1);
     // The run pinned to no commit uses the current catalog.
     expect(await c.runs()).toEqual([]);
+  });
+});
+
+describe("reading a status comment for a continuation", () => {
+  it("fails the event when GitHub fails to answer (to be retried), and ignores a comment that is gone", async () => {
+    const c = controller(single(REMIND), false);
+    await c.onComment(comment("alice", "/run remind"), "d1");
+    const status = fake.statusComments(1)[0]!;
+    // Not in process: the run waits for its continuation (the app's own edit).
+    expect(readStatus(status)).toMatchObject({ ok: true, run: { stack: [{ phase: "pending" }] } });
+    // A server error is not "gone": the event fails, nothing is saved, and a retry carries on.
+    fake.fault = ({ method, path }) =>
+      method === "GET" && path.endsWith(`/issues/comments/${status.id}`)
+        ? { status: 502, body: { message: "Bad Gateway" } }
+        : undefined;
+    const failed = await requestsDuring(fake, () =>
+      expect(c.onContinuation(String(status.id), "e1")).rejects.toMatchObject({ status: 502 }),
+    );
+    expect(failed.requests).toEqual([`GET /repos/${OWNER}/${REPO}/issues/comments/${status.id}`]);
+    fake.fault = undefined;
+    await c.onContinuation(String(status.id), "e1");
+    const read = readStatus(fake.statusComments(1)[0]);
+    expect(read.ok && read.run.status).toBe("waiting");
+    // A status comment that is gone (404) ends the continuation quietly.
+    const gone = String(status.id);
+    fake.comments.delete(status.id);
+    const r = await requestsDuring(fake, () => c.onContinuation(gone, "e2"));
+    expect(r.requests).toEqual([`GET /repos/${OWNER}/${REPO}/issues/comments/${gone}`]);
   });
 });
 
@@ -180,7 +210,7 @@ describe("the app with bundled and ask-first playbooks", () => {
     await h.label(1, "incident", "alice");
     await h.drain();
     expect(fake.statusComments(1)[0]?.body).toContain(
-      "**Waiting for:** findings (/record key=value) and a choice (/choose <branch>) from people with triage access",
+      "**Waiting for:** findings (/record key=value) and a choice (/choose \\<branch>) from people with triage access",
     );
     await h.comment(1, "erin", "/approve");
     expect([...fake.comments.values()].at(-1)?.body).toBe(
@@ -192,7 +222,7 @@ describe("the app with bundled and ask-first playbooks", () => {
       "rocket",
     ]);
     await h.comment(1, "erin", "/choose unhealthy");
-    const read = readStatusComment(fake.statusComments(1)[0]?.body ?? "", CONFIG.stateSecret);
+    const read = readStatus(fake.statusComments(1)[0]);
     expect(read.ok && read.run.stack[0]?.current).not.toBe("pod_state");
   });
 
@@ -206,6 +236,7 @@ describe("the app with bundled and ask-first playbooks", () => {
 });
 
 describe("the status comment", () => {
+  const S = sealOf(1, 1);
   function waitingRun(b: PlaybookBundle): RunState {
     const env = { now: new Date("2026-03-01T09:00:00Z"), playbooks: () => b };
     const s = start({ bundle: b, inputs: {}, initiator: { login: "alice" }, eventId: "e" }, env);
@@ -220,27 +251,27 @@ describe("the status comment", () => {
     root.results.done = { status: "failed", attempt: 1, at: run.updatedAt };
     root.results.gate = { status: "ignored", attempt: 1, at: run.updatedAt };
     run.stack.push({ ...structuredClone(root), current: "note" });
-    const body = renderStatusComment(run, () => REMIND, "s");
+    const body = renderStatusComment(run, () => REMIND, S);
     expect(body).toContain("- [ ] `note` _(skipped)_");
     expect(body).toContain("- [ ] `done` _(failed)_");
     expect(body).toContain("(in `remind`: `note`) _(failed, ignored)_");
-    const one = renderStatusComment(waitingRun(REMIND), () => REMIND, "s");
+    const one = renderStatusComment(waitingRun(REMIND), () => REMIND, S);
     expect(one).toContain("> **gate:** Carol decides.");
-    expect(one).toContain("**Waiting for:** /approve from @carol");
+    expect(one).toContain("**Waiting for:** /approve from @\u200bcarol");
   });
 
   it("drops the readable parts of a body that would be too long, never the state", () => {
     const big = structuredClone(REMIND);
     big.playbook.steps![0]!.description = "x".repeat(70_000);
     const run = waitingRun(big);
-    const body = renderStatusComment(run, () => big, "s");
+    const body = renderStatusComment(run, () => big, S);
     expect(body.length).toBeLessThan(60_000);
     expect(body).toContain("_Details omitted: the comment would be too long._");
-    const read = readStatusComment(body, "s");
+    const read = readStatusComment(body, S);
     expect(read.ok && read.run.id).toBe(run.id);
     // Without its playbook the comment still carries the state.
-    const bare = renderStatusComment(run, () => undefined, "s");
+    const bare = renderStatusComment(run, () => undefined, S);
     expect(bare).toContain("### ⏸️ remind");
-    expect(readStatusComment("no block", "s")).toMatchObject({ ok: false, reason: "absent" });
+    expect(readStatusComment("no block", S)).toMatchObject({ ok: false, reason: "absent" });
   });
 });

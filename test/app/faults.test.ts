@@ -1,9 +1,8 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readStatusComment } from "../../src/app/status-comment.js";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { shipRepo } from "./fixtures.js";
-import { CONFIG, Harness, makeClock } from "./harness.js";
+import { Harness, makeClock, readStatus } from "./harness.js";
 
 /** The ship scenario, from the label to the merge; every continuation is delivered. */
 async function scenario(h: Harness, fake: FakeGitHub) {
@@ -38,6 +37,13 @@ function appThread(fake: FakeGitHub): string[] {
     .map((c) => c.body.split("\n")[0] ?? "");
 }
 
+/** The id of the (one) run on issue 1. */
+function runIdOf(fake: FakeGitHub): string {
+  const read = readStatus(fake.statusComments(1)[0]);
+  if (!read.ok) throw new Error(read.detail);
+  return read.run.id;
+}
+
 function expectShipped(fake: FakeGitHub, issue: { number: number; state: string }) {
   expect(fake.branches().sort()).toEqual(["master", "playbook/ship-1"]);
   const commits = fake.commitsWith(/^Playbook-Run: /);
@@ -46,7 +52,7 @@ function expectShipped(fake: FakeGitHub, issue: { number: number; state: string 
   expect(fake.pulls.size).toBe(1);
   const status = fake.statusComments(issue.number);
   expect(status).toHaveLength(1);
-  const read = readStatusComment(status[0]?.body ?? "", CONFIG.stateSecret);
+  const read = readStatus(status[0]);
   expect(read.ok && read.run.status).toBe("completed");
   expect(issue.state).toBe("closed");
 }
@@ -62,28 +68,67 @@ describe("the process dies between an effect and the state save", () => {
     expectShipped(clean, await scenario(h0, clean));
     const saves = clean.requests.filter((r) => isSave(clean, r.method, r.path)).length;
     const cleanThread = appThread(clean);
-    expect(cleanThread).toHaveLength(6);
+    // Bob (read access) is answered with reactions only; alice, who started the run, may not
+    // approve it and is told so.
+    expect(
+      cleanThread.map((l) =>
+        l
+          .replace(/run `[0-9]{8}-[0-9]{4}-1-[a-z0-9]{5}`/, "run `<id>`")
+          .replace(/Run [0-9]{8}-[0-9]{4}-1-[a-z0-9]{5}/, "Run <id>"),
+      ),
+    ).toEqual([
+      "### ✅ Ship a change · run `<id>`",
+      "**approve** waits for approval: Ship the change?",
+      "> /approve",
+      "Waiting for pull request #2 to be merged.",
+      "Run <id> completed.",
+    ]);
     clean.uninstall();
-    expect(saves).toBe(12);
+    // The first save writes the state into the comment created for it.
+    expect(saves).toBe(13);
 
+    const repeated: string[] = [];
     for (let k = 1; k <= saves; k++) {
       const clock = makeClock();
       const fake = shipRepo(clock).install();
       const h = await new Harness(fake, clock).start();
       h.restartOnFailure = true;
       let n = 0;
-      fake.fault = ({ method, path }) =>
-        isSave(fake, method, path) && ++n === k ? { status: 500 } : undefined;
+      // The comment posted just before the failing save, if any: the status comment created for
+      // the state, or the announcement of a step that starts waiting.
+      let posted: string | undefined;
+      fake.fault = ({ method, path }) => {
+        if (!isSave(fake, method, path) || ++n !== k) return undefined;
+        const before = fake.requests.at(-1);
+        if (before?.method === "POST" && before.path.endsWith("/issues/1/comments"))
+          posted = String((before.body as { body?: unknown }).body).split("\n")[0];
+        return { status: 500 };
+      };
       const issue = await scenario(h, fake);
       // One crash, one redelivery of the same delivery id to a new process.
       expect(h.crashes, `save ${k}`).toHaveLength(1);
       const crashed = h.crashes[0]?.id;
       expect(h.delivered.filter((d) => d.id === crashed)).toHaveLength(1);
       expectShipped(fake, issue);
-      // The thread reads the same as without the crash: no message twice, none lost.
-      expect(appThread(fake), `save ${k}`).toEqual(cleanThread);
+      // The thread reads the same as without the crash: none lost, and nothing twice except what
+      // was written before the save that failed. A crash between creating the status comment and
+      // writing its state into it (the first save) leaves that comment as it was, "Starting…"
+      // without a run; the redelivery starts the run afresh. A crash between announcing a wait and
+      // saving it announces it again (the newer announcement is the one that orders the answers).
+      const starting = `⏳ Starting **ship** (run \`${runIdOf(fake)}\`)…`;
+      const leftover = k === 1 ? [starting] : [];
+      if (k === 1) expect(posted).toBe(starting);
+      const announced = k === 1 ? undefined : posted;
+      if (announced) repeated.push(announced);
+      const expected = cleanThread.flatMap((l) => (l === announced ? [l, l] : [l]));
+      expect(appThread(fake), `save ${k}`).toEqual([...leftover, ...expected]);
       fake.uninstall();
     }
+    // Two saves follow an announcement: the wait for approval and the wait for the merge.
+    expect(repeated).toEqual([
+      "**approve** waits for approval: Ship the change?",
+      "Waiting for pull request #2 to be merged.",
+    ]);
   });
 
   it("recovers the same way when the save answers 503", async () => {
@@ -225,7 +270,7 @@ describe("rate limits", () => {
       await h.drain();
       await h.comment(1, "carol", "/approve");
       const status = fake.statusComments(1)[0]!;
-      const read = readStatusComment(status.body, CONFIG.stateSecret);
+      const read = readStatus(status);
       expect(read.ok && read.run.status).toBe("failed");
       expect(read.ok && read.run.error?.code).toBe("GH-RATE-LIMITED");
       expect(status.body).toContain("(`GH-RATE-LIMITED`)");

@@ -49,10 +49,12 @@ export function shipRepo(clock: () => Date): FakeGitHub {
 }
 
 export interface Snapshots {
-  /** The status comment as the app created it (a run about to enter its first step). */
+  /** The status comment once the app first wrote its state into it (a run about to enter its first step). */
   created: string;
   /** Waiting for /approve. */
   waiting: string;
+  /** The id of the comment that announced the wait for /approve: only later comments answer it. */
+  promptId: number;
   /** Approved: the branch step is next. */
   approved: string;
   /** Waiting for the merge of pull request #2. */
@@ -67,7 +69,7 @@ export interface Snapshots {
  * against the fake (so tests with plain nock scopes start from real, signed state).
  */
 export async function snapshots(): Promise<Snapshots> {
-  const { Harness, makeClock } = await import("./harness.js");
+  const { Harness, makeClock, readStatus } = await import("./harness.js");
   const clock = makeClock("2026-02-01T09:00:00Z");
   const fake = shipRepo(clock).install();
   try {
@@ -80,6 +82,9 @@ export async function snapshots(): Promise<Snapshots> {
     const created = status.body;
     await h.drain();
     const waiting = status.body;
+    const read = readStatus(status);
+    const promptId = Number(read.ok ? read.run.stack[0]?.prompt?.comment : NaN);
+    if (!Number.isInteger(promptId)) throw new Error("the wait was not announced");
     fake.postAs(issue.number, "carol", "/approve");
     await h.deliver("issue_comment", h.commentPayload(fake.events.shift()!));
     const approved = status.body;
@@ -90,7 +95,7 @@ export async function snapshots(): Promise<Snapshots> {
     );
     await h.drain();
     const merging = status.body;
-    return { created, waiting, approved, merging, statusId: status.id, head };
+    return { created, waiting, promptId, approved, merging, statusId: status.id, head };
   } finally {
     fake.uninstall();
   }

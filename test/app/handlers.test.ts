@@ -11,6 +11,7 @@ import {
   example,
   makeClock,
   makeProbot,
+  sealOf,
   type Handler,
   type Payload,
 } from "./harness.js";
@@ -64,21 +65,50 @@ function discovery(s = scope, head = snap.head, source = SHIP): nock.Scope {
     .reply(404, { message: "Not Found" });
 }
 
+/** The app's bot user: the author of its comments, and the sender of its own edits. */
+const BOT = { login: "playbook-bot[bot]", id: 99, type: "Bot" };
+
 function appComment(id: number, body: string, created = "2026-02-02T09:00:00Z"): Payload {
   return {
     id,
     body,
     created_at: created,
     updated_at: created,
-    user: { login: "playbook-bot[bot]", id: 99, type: "Bot" },
+    user: BOT,
     performed_via_github_app: { id: APP_ID, slug: "playbook-bot" },
   };
 }
 
-function commentEvent(action: "created" | "edited" | "deleted", comment: Payload): Payload {
+/**
+ * A comment event as GitHub sends it: the sender is the comment's author unless `by` names who
+ * edited or deleted it; an edit carries the body it replaced.
+ */
+function commentEvent(
+  action: "created" | "edited" | "deleted",
+  comment: Payload,
+  by?: Payload,
+  previous = "",
+): Payload {
   const p = example("issue_comment", action);
   p.comment = { ...p.comment, ...comment };
+  p.sender = by ?? comment.user ?? p.sender;
+  if (action === "edited") p.changes = { body: { from: previous } };
   return p;
+}
+
+/** A person, as a payload's `sender`. */
+function person(login: string): Payload {
+  return { login, id: 8, type: "User" };
+}
+
+/** Request lines of the discovery a fresh app makes (see `discovery()`), for exact sequences. */
+function discovered(head = snap.head): string[] {
+  return [
+    `GET ${R}/git/ref/heads/master`,
+    `GET ${R}/git/trees/${head}`,
+    `GET ${R}/git/blobs/${BLOB}`,
+    "GET /repos/Codertocat/.github",
+  ];
 }
 
 function personComment(login: string, body: string, id = 555): Payload {
@@ -104,18 +134,34 @@ describe("issues.labeled", () => {
       .get(`${R}/issues/1/comments`)
       .query({ per_page: "100" })
       .reply(200, [])
-      .post(`${R}/issues/1/comments`, (b: { body: string }) => {
+      // The comment comes first, without state: its id is what the state is sealed to.
+      .post(`${R}/issues/1/comments`, (b: { body: string }) =>
+        /^⏳ Starting \*\*ship\*\* \(run `20260202-0900-1-[a-z0-9]{5}`\)…$/.test(b.body),
+      )
+      .reply(201, appComment(700, "⏳ Starting **ship**…"))
+      .patch(`${R}/issues/comments/700`, (b: { body: string }) => {
         expect(b.body).toContain("### 🔄 Ship a change");
         expect(b.body).toContain("started by @\u200bCodertocat");
-        const read = readStatusComment(b.body, CONFIG.stateSecret);
+        const read = readStatusComment(b.body, sealOf(1, 700));
         expect(read.ok && read.run.stack[0]?.playbook).toBe("ship");
+        // Sealed to that comment: the same block in any other comment does not verify.
+        expect(readStatusComment(b.body, sealOf(1, 701))).toMatchObject({
+          ok: false,
+          reason: "tampered",
+        });
         return true;
       })
-      .reply(201, appComment(700, "…"));
+      .reply(200, appComment(700, "…"));
     const p = example("issues", "labeled");
     p.label.name = "playbook:ship";
     const r = await receive("issues", p);
-    expect(r.count).toBe(7);
+    expect(r.requests).toEqual([
+      ...discovered(),
+      `GET ${R}/collaborators/Codertocat/permission`,
+      `GET ${R}/issues/1/comments`,
+      `POST ${R}/issues/1/comments`,
+      `PATCH ${R}/issues/comments/700`,
+    ]);
   });
 
   it("refuses a labeller without triage access, saying who may start it", async () => {
@@ -123,7 +169,7 @@ describe("issues.labeled", () => {
       .get(`${R}/collaborators/Codertocat/permission`)
       .reply(200, { permission: "read", role_name: "read" })
       .post(`${R}/issues/1/comments`, {
-        body: "Label `playbook:ship` did not start **ship**: @Codertocat needs triage access or more to start it.",
+        body: "Label `playbook:ship` did not start **ship**: @\u200bCodertocat needs triage access or more to start it.",
       })
       .reply(201, personComment("playbook-bot[bot]", "x", 701));
     const p = example("issues", "labeled");
@@ -146,8 +192,17 @@ describe("issues.opened", () => {
       .get(`${R}/issues/1/comments`)
       .query({ per_page: "100" })
       .reply(200, [])
-      .post(`${R}/issues/1/comments`, (b: { body: string }) => b.body.includes("Ship a change"))
-      .reply(201, appComment(702, "…"));
+      .post(`${R}/issues/1/comments`, (b: { body: string }) =>
+        b.body.startsWith("⏳ Starting **ship**"),
+      )
+      .reply(201, appComment(702, "…"))
+      .patch(`${R}/issues/comments/702`, (b: { body: string }) => {
+        expect(b.body).toContain("### 🔄 Ship a change");
+        const read = readStatusComment(b.body, sealOf(1, 702));
+        expect(read.ok && read.run.stack[0]?.playbook).toBe("ship");
+        return true;
+      })
+      .reply(200, appComment(702, "…"));
     const p = example("issues", "opened");
     p.issue.labels = [{ name: "bug" }, { name: "playbook:ship" }];
     p.issue.body = "### Service\n\ncheckout\n";
@@ -162,36 +217,100 @@ describe("issues.opened", () => {
 });
 
 describe("issue_comment.created", () => {
-  it("obeys a command: 👀, the waiting run, the approver's permission, the save, 🚀", async () => {
+  it("obeys a command: 👀, the commenter's permission, the waiting run, the save, 🚀", async () => {
+    // Carol answers after the step announced its wait (a higher comment id than the prompt's).
+    const vote = snap.promptId + 1;
     discovery()
-      .get(`${R}/issues/1/comments`)
-      .query({ per_page: "100" })
-      .reply(200, [appComment(snap.statusId, snap.waiting)])
-      .post(`${R}/issues/comments/555/reactions`, { content: "eyes" })
+      .post(`${R}/issues/comments/${vote}/reactions`, { content: "eyes" })
       .reply(201, {})
       .get(`${R}/collaborators/carol/permission`)
       .reply(200, { permission: "write", role_name: "maintain" })
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [appComment(snap.statusId, snap.waiting)])
       .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) => {
-        const read = readStatusComment(b.body, CONFIG.stateSecret);
+        const read = readStatusComment(b.body, sealOf(1, snap.statusId));
         expect(read.ok && read.run.status).toBe("running");
+        expect(read.ok && read.run.stack[0]?.results.approve?.outputs?.approved_by).toEqual([
+          "carol",
+        ]);
         expect(b.body).toContain("- [x] `approve`");
         return true;
       })
       .reply(200, appComment(snap.statusId, "…"))
-      .post(`${R}/issues/comments/555/reactions`, { content: "rocket" })
+      .post(`${R}/issues/comments/${vote}/reactions`, { content: "rocket" })
       .reply(201, {});
-    await receive("issue_comment", commentEvent("created", personComment("carol", "/approve")));
+    const r = await receive(
+      "issue_comment",
+      commentEvent("created", personComment("carol", "/approve", vote)),
+    );
+    // The permission is looked up once, on arrival, and used for the vote too.
+    expect(r.requests).toEqual([
+      ...discovered(),
+      `POST ${R}/issues/comments/${vote}/reactions`,
+      `GET ${R}/collaborators/carol/permission`,
+      `GET ${R}/issues/1/comments`,
+      `PATCH ${R}/issues/comments/${snap.statusId}`,
+      `POST ${R}/issues/comments/${vote}/reactions`,
+    ]);
+  });
+
+  it("refuses a command in a comment older than the step's announcement, and saves nothing", async () => {
+    // A comment written before the step announced its wait (GitHub's ids only grow).
+    const early = 555;
+    expect(early).toBeLessThan(snap.promptId);
+    discovery()
+      .post(`${R}/issues/comments/${early}/reactions`, { content: "eyes" })
+      .reply(201, {})
+      .get(`${R}/collaborators/carol/permission`)
+      .reply(200, { permission: "write", role_name: "maintain" })
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [appComment(snap.statusId, snap.waiting)])
+      .post(`${R}/issues/1/comments`, {
+        body: "> /approve\n\n👎 the comment was written before this step started waiting",
+      })
+      .reply(201, appComment(710, "…"))
+      .post(`${R}/issues/comments/${early}/reactions`, { content: "-1" })
+      .reply(201, {});
+    const r = await receive(
+      "issue_comment",
+      commentEvent("created", personComment("carol", "/approve", early)),
+    );
+    expect(r.requests.filter((x) => x.startsWith("PATCH"))).toEqual([]);
   });
 
   it("answers /help with the command list, no run needed", async () => {
     discovery()
       .post(`${R}/issues/comments/555/reactions`, { content: "eyes" })
       .reply(201, {})
+      .get(`${R}/collaborators/bob/permission`)
+      .reply(200, { permission: "read", role_name: "triage" })
       .post(`${R}/issues/1/comments`, (b: { body: string }) => b.body.includes("/approve"))
       .reply(201, appComment(703, "help"))
       .post(`${R}/issues/comments/555/reactions`, { content: "rocket" })
       .reply(201, {});
     await receive("issue_comment", commentEvent("created", personComment("bob", "/help")));
+  });
+
+  it("answers a commenter without a role above read with reactions only: 👀, then 👎", async () => {
+    discovery()
+      .post(`${R}/issues/comments/555/reactions`, { content: "eyes" })
+      .reply(201, {})
+      .get(`${R}/collaborators/mallory/permission`)
+      .reply(200, { permission: "read", role_name: "read" })
+      .post(`${R}/issues/comments/555/reactions`, { content: "-1" })
+      .reply(201, {});
+    const r = await receive(
+      "issue_comment",
+      commentEvent("created", personComment("mallory", "/help\n/help\n/help")),
+    );
+    expect(r.requests).toEqual([
+      ...discovered(),
+      `POST ${R}/issues/comments/555/reactions`,
+      `GET ${R}/collaborators/mallory/permission`,
+      `POST ${R}/issues/comments/555/reactions`,
+    ]);
   });
 
   it("makes no request at all for a bot's comment, even a command", async () => {
@@ -208,22 +327,12 @@ describe("issue_comment.created", () => {
     expect(r.count).toBe(0);
   });
 
-  it("carries a new status comment of this app into its first step (the start's continuation)", async () => {
-    discovery()
-      .get(`${R}/issues/comments/${snap.statusId}`)
-      .reply(200, appComment(snap.statusId, snap.created))
-      .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) =>
-        b.body.includes("**Waiting for:** /approve from people with maintain access or more"),
-      )
-      .reply(200, {})
-      .post(`${R}/issues/1/comments`, (b: { body: string }) =>
-        b.body.startsWith("**approve** waits for approval: Ship the change?"),
-      )
-      .reply(201, appComment(704, "…"));
-    await receive(
+  it("makes no request for the creation of this app's status comment: its first edit is what moves the run", async () => {
+    const r = await receive(
       "issue_comment",
       commentEvent("created", appComment(snap.statusId, snap.created)),
     );
+    expect(r.count).toBe(0);
   });
 
   it("ignores this app's other comments without a request", async () => {
@@ -236,6 +345,36 @@ describe("issue_comment.created", () => {
 });
 
 describe("issue_comment.edited and .deleted", () => {
+  it("carries a status comment into its first step on the app's own edit (the start's continuation)", async () => {
+    discovery()
+      .get(`${R}/issues/comments/${snap.statusId}`)
+      .reply(200, appComment(snap.statusId, snap.created))
+      // The wait is announced first: the id of that comment orders the answers.
+      .post(`${R}/issues/1/comments`, (b: { body: string }) =>
+        b.body.startsWith("**approve** waits for approval: Ship the change?"),
+      )
+      .reply(201, appComment(704, "…"))
+      .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) => {
+        expect(b.body).toContain(
+          "**Waiting for:** /approve from people with maintain access or more",
+        );
+        const read = readStatusComment(b.body, sealOf(1, snap.statusId));
+        expect(read.ok && read.run.stack[0]?.prompt?.comment).toBe("704");
+        return true;
+      })
+      .reply(200, {});
+    const r = await receive(
+      "issue_comment",
+      commentEvent("edited", appComment(snap.statusId, snap.created), BOT),
+    );
+    expect(r.requests).toEqual([
+      ...discovered(),
+      `GET ${R}/issues/comments/${snap.statusId}`,
+      `POST ${R}/issues/1/comments`,
+      `PATCH ${R}/issues/comments/${snap.statusId}`,
+    ]);
+  });
+
   it("carries the run one step on the app's own edit: the branch is made and saved", async () => {
     discovery()
       .get(`${R}/issues/comments/${snap.statusId}`)
@@ -259,9 +398,18 @@ describe("issue_comment.edited and .deleted", () => {
       .reply(200, {});
     const r = await receive(
       "issue_comment",
-      commentEvent("edited", appComment(snap.statusId, snap.approved)),
+      commentEvent("edited", appComment(snap.statusId, snap.approved), BOT, snap.waiting),
     );
-    expect(r.count).toBe(11);
+    expect(r.requests).toEqual([
+      ...discovered(),
+      `GET ${R}/issues/comments/${snap.statusId}`,
+      `PATCH ${R}/issues/comments/${snap.statusId}`,
+      `GET ${R}/collaborators/carol/permission`,
+      `GET ${R}/git/ref/heads/playbook/ship-1`,
+      `GET ${R}/git/ref/heads/master`,
+      `POST ${R}/git/refs`,
+      `PATCH ${R}/issues/comments/${snap.statusId}`,
+    ]);
   });
 
   it("refuses the effect when the approver lost the role since approving (an API error denies too)", async () => {
@@ -276,7 +424,7 @@ describe("issue_comment.edited and .deleted", () => {
       .reply(200, { permission: "read", role_name: "triage" })
       .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) =>
         b.body.includes(
-          "@\u200bcarol, who approved 'approve', no longer has maintain access; the step does not run (`GH-PERMISSION`)",
+          "the approval of 'approve' no longer holds: @\u200bcarol may not approve this step; approval is for people with maintain access or more (`GH-PERMISSION`)",
         ),
       )
       .reply(200, {})
@@ -291,8 +439,60 @@ describe("issue_comment.edited and .deleted", () => {
       });
     await receive(
       "issue_comment",
-      commentEvent("edited", appComment(snap.statusId, snap.approved)),
+      commentEvent("edited", appComment(snap.statusId, snap.approved), BOT, snap.waiting),
     );
+  });
+
+  it("freezes the run when a person edits its status comment: the app's last state goes back, with a notice", async () => {
+    const edited = `${snap.waiting}\n\nApproved already.`;
+    discovery()
+      .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) => {
+        expect(b.body).not.toContain("Approved already.");
+        const read = readStatusComment(b.body, sealOf(1, snap.statusId));
+        expect(read.ok && read.run.status).toBe("failed");
+        expect(read.ok && read.run.error?.code).toBe("PB-STATE-EDITED");
+        expect(read.ok && read.run.trace.at(-1)).toMatchObject({
+          event: "edited",
+          actor: "carol",
+          outcome: "frozen",
+        });
+        return true;
+      })
+      .reply(200, {})
+      .post(`${R}/issues/1/comments`, (b: { body: string }) => {
+        expect(b.body).toContain(
+          `@\u200bcarol edited [the status comment](#issuecomment-${snap.statusId})`,
+        );
+        expect(b.body).toContain("To go on, start it again: `/run ship`");
+        return true;
+      })
+      .reply(201, appComment(711, "…"));
+    const r = await receive(
+      "issue_comment",
+      commentEvent("edited", appComment(snap.statusId, edited), person("carol"), snap.waiting),
+    );
+    // No permission lookup, no effect: the state it writes back is the one it verified.
+    expect(r.requests).toEqual([
+      ...discovered(),
+      `PATCH ${R}/issues/comments/${snap.statusId}`,
+      `POST ${R}/issues/1/comments`,
+    ]);
+  });
+
+  it("says how to start again when a person deletes the status comment of an open run", async () => {
+    discovery()
+      .post(`${R}/issues/1/comments`, (b: { body: string }) => {
+        expect(b.body).toContain("@\u200bcarol deleted the status comment of run");
+        expect(b.body).toContain("stopped where it was (at `approve`)");
+        expect(b.body).toContain("To start it again: `/run ship`");
+        return true;
+      })
+      .reply(201, appComment(712, "…"));
+    const r = await receive(
+      "issue_comment",
+      commentEvent("deleted", appComment(snap.statusId, snap.waiting), person("carol")),
+    );
+    expect(r.requests).toEqual([...discovered(), `POST ${R}/issues/1/comments`]);
   });
 
   it("withdraws votes when a person edits a comment: looks for runs, saves nothing when no vote changes", async () => {
@@ -311,7 +511,7 @@ describe("issue_comment.edited and .deleted", () => {
       .query({ per_page: "100" })
       .reply(200, [appComment(v.statusId, v.body)])
       .patch(`${R}/issues/comments/${v.statusId}`, (b: { body: string }) => {
-        const read = readStatusComment(b.body, CONFIG.stateSecret);
+        const read = readStatusComment(b.body, sealOf(1, v.statusId));
         expect(read.ok && read.run.stack[0]?.votes).toEqual([]);
         expect(read.ok && read.run.trace.at(-1)?.outcome).toBe("vote withdrawn");
         return true;
@@ -339,11 +539,20 @@ describe("issue_comment.edited and .deleted", () => {
     const plain = appComment(706, "Waiting for pull request #2 to be merged.");
     expect((await receive("issue_comment", commentEvent("edited", plain))).count).toBe(0);
     expect((await receive("issue_comment", commentEvent("deleted", plain))).count).toBe(0);
+    // A person's edit of one too: it never held state.
+    const edit = commentEvent("edited", plain, person("carol"), "Waiting for #2.");
+    expect((await receive("issue_comment", edit)).count).toBe(0);
   });
 });
 
 describe("pull_request.closed", () => {
+  const MARKED = "Closes #1\n\n<!-- playbook-bot:pull-request issue=1 key=k/pr/1 -->";
+
   it("leads a merge back to its issue by the body's marker and moves the run", async () => {
+    // The payload does not name the app that opened the pull request: its issue view does.
+    scope
+      .get(`${R}/issues/2`)
+      .reply(200, { number: 2, user: BOT, performed_via_github_app: { id: APP_ID } });
     discovery()
       .get(`${R}/issues/1/comments`)
       .query({ per_page: "100" })
@@ -355,12 +564,44 @@ describe("pull_request.closed", () => {
     const p = example("pull_request", "closed");
     p.pull_request.merged = true;
     p.pull_request.number = 2;
-    p.pull_request.body = "Closes #1\n\n<!-- playbook-bot:pull-request issue=1 key=k/pr/1 -->";
+    p.pull_request.body = MARKED;
+    p.pull_request.user = BOT;
     await receive("pull_request", p);
   });
 
   it("makes no request for a pull request without the marker", async () => {
     expect((await receive("pull_request", example("pull_request", "closed"))).count).toBe(0);
+  });
+
+  it("ignores the marker in a pull request the app did not open", async () => {
+    const p = example("pull_request", "closed");
+    p.pull_request.number = 2;
+    p.pull_request.body = MARKED;
+    // A person's: no request at all.
+    expect((await receive("pull_request", p)).count).toBe(0);
+    // Another app's: one look at who opened it.
+    p.pull_request.user = { login: "other[bot]", id: 7, type: "Bot" };
+    scope
+      .get(`${R}/issues/2`)
+      .reply(200, { number: 2, user: p.pull_request.user, performed_via_github_app: { id: 7 } });
+    expect((await receive("pull_request", p)).requests).toEqual([`GET ${R}/issues/2`]);
+  });
+
+  it("knows its own pull request by the bot login when configured, without asking", async () => {
+    ({ probot } = await makeProbot({ config: { ...CONFIG, botLogin: BOT.login } }));
+    discovery()
+      .get(`${R}/issues/1/comments`)
+      .query({ per_page: "100" })
+      .reply(200, [appComment(snap.statusId, snap.merging)])
+      .patch(`${R}/issues/comments/${snap.statusId}`)
+      .reply(200, {});
+    const p = example("pull_request", "closed");
+    p.pull_request.merged = true;
+    p.pull_request.number = 2;
+    p.pull_request.body = MARKED;
+    p.pull_request.user = BOT;
+    const r = await receive("pull_request", p);
+    expect(r.requests).not.toContain(`GET ${R}/issues/2`);
   });
 });
 
@@ -381,8 +622,15 @@ describe("payload edge cases", () => {
       .get(`${R}/issues/1/comments`)
       .query({ per_page: "100" })
       .reply(200, [])
-      .post(`${R}/issues/1/comments`)
-      .reply(201, appComment(707, "…"));
+      .post(`${R}/issues/1/comments`, (b: { body: string }) =>
+        b.body.startsWith("⏳ Starting **ship**"),
+      )
+      .reply(201, appComment(707, "…"))
+      .patch(
+        `${R}/issues/comments/707`,
+        (b: { body: string }) => readStatusComment(b.body, sealOf(1, 707)).ok,
+      )
+      .reply(200, appComment(707, "…"));
     const o = example("issues", "opened");
     o.issue.labels = ["playbook:ship"];
     o.issue.body = null;
@@ -403,7 +651,7 @@ describe("payload edge cases", () => {
       .get(`${R}/issues/comments/${snap.statusId}`)
       .reply(200, { ...appComment(snap.statusId, snap.merging), performed_via_github_app: null });
     const c = { ...appComment(snap.statusId, snap.merging), performed_via_github_app: null };
-    await receive("issue_comment", commentEvent("edited", c));
+    await receive("issue_comment", commentEvent("edited", c, BOT));
   });
 
   it("makes no request for a workflow run without a name or a path", async () => {

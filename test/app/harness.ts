@@ -3,6 +3,8 @@ import { createRequire } from "node:module";
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { createPlaybookBot } from "../../src/app/app.js";
+import { readStatusComment } from "../../src/app/status-comment.js";
+import { repositoryStateKey, type StateSeal } from "../../src/state/codec.js";
 import type { AppConfig } from "../../src/app/config.js";
 import type { PlaybookDiscovery } from "../../src/github/discovery.js";
 import type { FakeGitHub, PendingCommentEvent } from "../helpers/fake-github.js";
@@ -25,12 +27,31 @@ const examples = createRequire(import.meta.url)(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Payload = Record<string, any>;
 
+/** The installation and repository of the example payloads (the state key is derived from them). */
+export const INSTALLATION_ID = 2;
+export const REPO_ID = 186853002;
+
+/** The seal of a status comment on an issue of the example repository. */
+export function sealOf(issue: number, comment: number | string): StateSeal {
+  return {
+    key: repositoryStateKey(CONFIG.stateSecret, INSTALLATION_ID, REPO_ID),
+    issue,
+    comment: String(comment),
+  };
+}
+
+/** A status comment's run, verified as the app verifies it (sealed to that comment and issue). */
+export function readStatus(c: { id: number | string; issue: number; body: string } | undefined) {
+  if (!c) return { ok: false as const, reason: "absent" as const, detail: "no status comment" };
+  return readStatusComment(c.body, sealOf(c.issue, c.id));
+}
+
 /** A real example payload (deep-cloned), with the installation Probot needs to authenticate. */
 export function example(name: string, action: string, index = 0): Payload {
   const def = examples.find((d) => d.name === name);
   const found = def?.examples.filter((e) => e.action === action)[index];
   if (!found) throw new Error(`no example ${name}.${action}[${index}]`);
-  return { ...structuredClone(found), installation: { id: 2 } } as Payload;
+  return { ...structuredClone(found), installation: { id: INSTALLATION_ID } } as Payload;
 }
 
 export type Handler = (
@@ -45,7 +66,12 @@ export function makeClock(start = "2026-03-01T09:00:00Z"): () => Date {
 }
 
 export async function makeProbot(
-  options: { clock?: () => Date; discovery?: PlaybookDiscovery; config?: AppConfig } = {},
+  options: {
+    clock?: () => Date;
+    discovery?: PlaybookDiscovery;
+    config?: AppConfig;
+    requestTimeoutMs?: number;
+  } = {},
 ): Promise<{ probot: Probot; handlers: Handler[] }> {
   const probot = new Probot({
     appId: APP_ID,
@@ -63,6 +89,7 @@ export async function makeProbot(
       config: options.config ?? CONFIG,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.discovery ? { discovery: options.discovery } : {}),
+      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     }),
     { cwd: process.cwd(), addHandler: (h: Handler) => void handlers.push(h) },
   );
@@ -88,9 +115,17 @@ export class Harness {
     readonly clock: () => Date,
   ) {}
 
+  /** Request timeout of the app's GitHub client in the next `start()` (default: the app's). */
+  requestTimeoutMs: number | undefined;
+
   /** A new process: a new Probot and app (caches and dedupe are gone). */
   async start(): Promise<this> {
-    this.probot = (await makeProbot({ clock: this.clock })).probot;
+    this.probot = (
+      await makeProbot({
+        clock: this.clock,
+        ...(this.requestTimeoutMs ? { requestTimeoutMs: this.requestTimeoutMs } : {}),
+      })
+    ).probot;
     return this;
   }
 
@@ -129,8 +164,8 @@ export class Harness {
     const p = example("issue_comment", ev.action);
     p.comment = { ...p.comment, ...this.fake.restComment(ev.comment) };
     p.issue = this.issuePayload(ev.comment.issue);
-    p.sender = ev.comment.user;
-    if (ev.action === "edited") p.changes = { body: { from: "" } };
+    p.sender = ev.sender ?? ev.comment.user;
+    if (ev.action === "edited") p.changes = { body: { from: ev.previous ?? "" } };
     return p;
   }
 

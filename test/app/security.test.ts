@@ -1,9 +1,8 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readStatusComment } from "../../src/app/status-comment.js";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { multiRepo } from "./fixtures.js";
-import { CONFIG, Harness, makeClock } from "./harness.js";
+import { Harness, makeClock, readStatus } from "./harness.js";
 
 let fake: FakeGitHub;
 let h: Harness;
@@ -19,8 +18,8 @@ afterEach(() => fake.uninstall());
 
 const saves = (rs: string[]) =>
   rs.filter((r) => r.startsWith("PATCH /repos/Codertocat/Hello-World/issues/comments/"));
-const runOf = (body: string) => {
-  const read = readStatusComment(body, CONFIG.stateSecret);
+const runOf = (c: Parameters<typeof readStatus>[0]) => {
+  const read = readStatus(c);
   if (!read.ok) throw new Error(read.detail);
   return read.run;
 };
@@ -45,27 +44,45 @@ describe("state blocks", () => {
     const reply = bodies().at(-1) ?? "";
     expect(reply.split("\n")).toHaveLength(1);
     expect(reply).toContain(`(#issuecomment-${status.id}) of **ship**: waiting at \`approve\``);
-    // Pasted with a command, it is just a command from bob (refused), not state.
-    await h.comment(1, "bob", `/approve\n${status.body}`);
-    expect(bodies().at(-1)).toContain("👎 @bob may not approve this step");
-    expect(runOf(fake.statusComments(1)[0]?.body ?? "").status).toBe("waiting");
+    // Pasted with a command, it is just a command from bob (refused), not state. Bob has only
+    // read access: he gets reactions, never a reply.
+    const before = bodies().length;
+    const pasted = await h.comment(1, "bob", `/approve\n${status.body}`);
+    expect(bodies()).toHaveLength(before + 1); // bob's own comment
+    expect(fake.reactions.filter((x) => x.commentId === pasted).map((x) => x.content)).toEqual([
+      "eyes",
+      "-1",
+    ]);
+    // From someone with a role it is refused in words; the reply quotes the command, not the block.
+    await h.comment(1, "dave", `/approve\n${status.body}`);
+    const refusal = bodies().at(-1) ?? "";
+    expect(refusal).toBe(
+      "> /approve\n\n👎 @\u200bdave may not approve this step; approval is for people with maintain access or more",
+    );
+    expect(runOf(fake.statusComments(1)[0]).status).toBe("waiting");
+    expect(fake.statusComments(1)).toHaveLength(1);
   });
 
   it("freezes a run whose state block was edited, saying what happened and how to recover", async () => {
     const status = await startShip();
-    const tampered = status.body.replace(/state ([A-Za-z0-9_-]{10})/, "state x$1");
-    fake.editAs(status.id, tampered); // a person edits the app's comment
+    const tampered = status.body.replace(/ ([A-Za-z0-9_-]{10})([A-Za-z0-9_-]*\.)/, " x$1$2");
+    expect(tampered).not.toBe(status.body);
+    fake.editAs(status.id, tampered, "carol"); // a write user edits the app's comment
     await h.drain();
-    const notice = bodies().find((b) => b.includes("is frozen"));
-    expect(notice).toBe(
-      `⚠️ The run in [this status comment](#issuecomment-${status.id}) is frozen: the state block's signature does not match: it was edited or written by someone else.\nIts state cannot be trusted, so nothing more happens in it. Start a new run with \`/run <playbook>\`; steps already done (branches, commits, pull requests) are found again, not repeated.`,
+    const notice = bodies().find((b) => b.includes("edited [the status comment]"));
+    expect(notice).toContain(
+      "the run is frozen and nothing more happens in it (`PB-STATE-EDITED`)",
     );
-    // Nothing moves it any more, and the notice is not repeated.
+    expect(notice).toContain("To go on, start it again: `/run ship`");
+    // The app puts its own state back, frozen: the edited block is gone.
+    const run = runOf(fake.comments.get(status.id));
+    expect(run.status).toBe("failed");
+    expect(run.error?.code).toBe("PB-STATE-EDITED");
+    expect(run.trace.at(-1)).toMatchObject({ event: "edited", actor: "carol", outcome: "frozen" });
+    // Nothing moves it any more.
     await h.comment(1, "carol", "/approve");
     expect(bodies().at(-1)).toBe("> /approve\n\n👎 nothing on this issue waits for /approve");
-    expect(bodies().filter((b) => b.includes("is frozen"))).toHaveLength(1);
     expect(fake.branches()).toEqual(["master"]);
-    expect(fake.comments.get(status.id)?.body).toBe(tampered);
     // Recovery as the notice says: a new run works.
     await h.comment(1, "alice", "/run ship");
     expect(fake.statusComments(1)).toHaveLength(2);
@@ -79,7 +96,7 @@ describe("state blocks", () => {
     const r = await requestsDuring(fake, () => h.drain());
     expect(saves(r.requests)).toEqual([]);
     expect(fake.reactions.filter((x) => x.commentId === c.id)).toEqual([]);
-    expect(runOf(fake.comments.get(status.id)?.body ?? "").status).toBe("waiting");
+    expect(runOf(fake.comments.get(status.id)).status).toBe("waiting");
     expect(fake.branches()).toEqual(["master"]);
   });
 
@@ -88,7 +105,7 @@ describe("state blocks", () => {
     fake.permissions.set("release-bot[bot]", "admin");
     const r = await requestsDuring(fake, () => h.comment(1, "release-bot[bot]", "/approve"));
     expect(r.count).toBe(0);
-    expect(runOf(fake.comments.get(status.id)?.body ?? "").status).toBe("waiting");
+    expect(runOf(fake.comments.get(status.id)).status).toBe("waiting");
   });
 });
 
@@ -97,22 +114,22 @@ describe("votes", () => {
     await h.comment(1, "alice", "/run release");
     const status = fake.statusComments(1)[0]!;
     const vote = await h.comment(1, "dave", "/approve");
-    expect(runOf(fake.comments.get(status.id)?.body ?? "").stack[0]?.votes).toHaveLength(1);
+    expect(runOf(fake.comments.get(status.id)).stack[0]?.votes).toHaveLength(1);
     fake.deleteAs(vote);
     const r = await requestsDuring(fake, () => h.drain());
     expect(saves(r.requests)).toHaveLength(1);
-    let run = runOf(fake.comments.get(status.id)?.body ?? "");
+    let run = runOf(fake.comments.get(status.id));
     expect(run.stack[0]?.votes).toEqual([]);
     expect(run.trace.at(-1)?.outcome).toBe("vote withdrawn");
     // A second approval is the only one: still waiting.
     await h.comment(1, "erin", "/approve");
-    run = runOf(fake.comments.get(status.id)?.body ?? "");
+    run = runOf(fake.comments.get(status.id));
     expect(run.status).toBe("waiting");
     expect(run.stack[0]?.votes.map((v) => v.user)).toEqual(["erin"]);
     expect(bodies()).not.toContain(expect.stringContaining("Released."));
     // A third person makes two: the run goes on.
     await h.comment(1, "carol", "/approve");
     expect(bodies().some((b) => b.startsWith("Released."))).toBe(true);
-    expect(runOf(fake.comments.get(status.id)?.body ?? "").status).toBe("completed");
+    expect(runOf(fake.comments.get(status.id)).status).toBe("completed");
   });
 });
