@@ -28898,11 +28898,11 @@ var Summary = class {
    */
   addTable(rows) {
     const tableBody = rows.map((row) => {
-      const cells = row.map((cell2) => {
-        if (typeof cell2 === "string") {
-          return this.wrap("td", cell2);
+      const cells = row.map((cell) => {
+        if (typeof cell === "string") {
+          return this.wrap("td", cell);
         }
-        const { header, data, colspan, rowspan } = cell2;
+        const { header, data, colspan, rowspan } = cell;
         const tag = header ? "th" : "td";
         const attrs = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
         return this.wrap(tag, data, attrs);
@@ -29056,6 +29056,18 @@ function setFailed(message) {
 }
 function error(message, properties = {}) {
   issueCommand("error", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+function warning(message, properties = {}) {
+  issueCommand("warning", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+
+// src/util/log-line.ts
+function plainLine(text) {
+  const one = text.replace(/\r/g, "\\r").replace(/\n/g, "\\n").replace(
+    /(?!\t)[\p{Cc}\p{Zl}\p{Zp}]/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  ).replace(/##\[/g, "##\\[");
+  return /^\s*::/.test(one) ? one.replace(/::/, "\\::") : one;
 }
 
 // node_modules/tinyglobby/dist/index.mjs
@@ -41138,7 +41150,7 @@ function styleGate(ctx) {
 import { createRequire as generatedCreateRequire } from "node:module";
 var require2 = generatedCreateRequire(import.meta.url);
 var playbook_validator_default = validate20;
-var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next.", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "playbook", "pull_request"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." } }, "required": ["head", "title"] } } };
+var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next.", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "playbook", "pull_request"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." } }, "required": ["head", "title"] } } };
 var schema32 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" };
 var schema33 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" };
 var schema35 = { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } };
@@ -41822,7 +41834,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate22.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema54 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists." } }, "required": ["name"] };
+var schema54 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] };
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -42016,12 +42028,24 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.if_exists !== void 0) {
+      let data12 = data.if_exists;
+      if (!(data12 === "reuse" || data12 === "fail" || data12 === "new-name")) {
+        const err15 = { instancePath: instancePath + "/if_exists", schemaPath: "#/properties/if_exists/enum", keyword: "enum", params: { allowedValues: schema54.properties.if_exists.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.if_exists.enum, parentSchema: schema54.properties.if_exists, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err15 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.type, parentSchema: schema54, data };
+    const err16 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.type, parentSchema: schema54, data };
     if (vErrors === null) {
-      vErrors = [err15];
+      vErrors = [err16];
     } else {
-      vErrors.push(err15);
+      vErrors.push(err16);
     }
     errors++;
   }
@@ -43928,7 +43952,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate48.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema87 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." } }, "required": ["workflow"] };
+var schema87 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] };
 function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44159,12 +44183,34 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.correlation_input !== void 0) {
+      let data15 = data.correlation_input;
+      if (typeof data15 === "string") {
+        if (!pattern4.test(data15)) {
+          const err18 = { instancePath: instancePath + "/correlation_input", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data15 };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+      } else {
+        const err19 = { instancePath: instancePath + "/correlation_input", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema87.type, parentSchema: schema87, data };
+    const err20 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema87.type, parentSchema: schema87, data };
     if (vErrors === null) {
-      vErrors = [err18];
+      vErrors = [err20];
     } else {
-      vErrors.push(err18);
+      vErrors.push(err20);
     }
     errors++;
   }
@@ -44172,7 +44218,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate52.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema91 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } };
+var schema92 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } };
 function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44185,8 +44231,8 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema91.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema91, data };
+      if (!func1.call(schema92.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema92, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -44220,7 +44266,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("end" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "end" }, message: "must be equal to constant", schema: "end", parentSchema: schema91.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "end" }, message: "must be equal to constant", schema: "end", parentSchema: schema92.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -44232,7 +44278,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema91.properties.name.type, parentSchema: schema91.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema92.properties.name.type, parentSchema: schema92.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -44244,7 +44290,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema91.properties.description.type, parentSchema: schema91.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema92.properties.description.type, parentSchema: schema92.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -44290,7 +44336,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema91.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema91.properties.authority.enum, parentSchema: schema91.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema92.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema92.properties.authority.enum, parentSchema: schema92.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -44324,7 +44370,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema91.properties.idempotency_key.type, parentSchema: schema91.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema92.properties.idempotency_key.type, parentSchema: schema92.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -44336,7 +44382,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.advice !== void 0) {
       let data10 = data.advice;
       if (typeof data10 !== "string") {
-        const err12 = { instancePath: instancePath + "/advice", schemaPath: "#/properties/advice/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema91.properties.advice.type, parentSchema: schema91.properties.advice, data: data10 };
+        const err12 = { instancePath: instancePath + "/advice", schemaPath: "#/properties/advice/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema92.properties.advice.type, parentSchema: schema92.properties.advice, data: data10 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -44348,7 +44394,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.conclusion !== void 0) {
       let data11 = data.conclusion;
       if (typeof data11 !== "string") {
-        const err13 = { instancePath: instancePath + "/conclusion", schemaPath: "#/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema91.properties.conclusion.type, parentSchema: schema91.properties.conclusion, data: data11 };
+        const err13 = { instancePath: instancePath + "/conclusion", schemaPath: "#/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema92.properties.conclusion.type, parentSchema: schema92.properties.conclusion, data: data11 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -44360,7 +44406,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.status !== void 0) {
       let data12 = data.status;
       if (!(data12 === "success" || data12 === "failure" || data12 === "neutral")) {
-        const err14 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema91.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema91.properties.status.enum, parentSchema: schema91.properties.status, data: data12 };
+        const err14 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema92.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema92.properties.status.enum, parentSchema: schema92.properties.status, data: data12 };
         if (vErrors === null) {
           vErrors = [err14];
         } else {
@@ -44396,7 +44442,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/handoff", schemaPath: "#/properties/handoff/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema91.properties.handoff.type, parentSchema: schema91.properties.handoff, data: data13 };
+        const err17 = { instancePath: instancePath + "/handoff", schemaPath: "#/properties/handoff/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema92.properties.handoff.type, parentSchema: schema92.properties.handoff, data: data13 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -44406,7 +44452,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema91.type, parentSchema: schema91, data };
+    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema92.type, parentSchema: schema92, data };
     if (vErrors === null) {
       vErrors = [err18];
     } else {
@@ -44418,7 +44464,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate56.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema96 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } };
+var schema97 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } };
 function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44431,8 +44477,8 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema96.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema96, data };
+      if (!func1.call(schema97.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema97, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -44466,7 +44512,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("investigate" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "investigate" }, message: "must be equal to constant", schema: "investigate", parentSchema: schema96.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "investigate" }, message: "must be equal to constant", schema: "investigate", parentSchema: schema97.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -44478,7 +44524,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.name.type, parentSchema: schema96.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema97.properties.name.type, parentSchema: schema97.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -44490,7 +44536,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.description.type, parentSchema: schema96.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema97.properties.description.type, parentSchema: schema97.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -44536,7 +44582,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema96.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema96.properties.authority.enum, parentSchema: schema96.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema97.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema97.properties.authority.enum, parentSchema: schema97.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -44570,7 +44616,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.idempotency_key.type, parentSchema: schema96.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema97.properties.idempotency_key.type, parentSchema: schema97.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -44587,7 +44633,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
           let data11 = data10[i0];
           if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
             if (data11.tool === void 0) {
-              const err12 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/required", keyword: "required", params: { missingProperty: "tool" }, message: "must have required property 'tool'", schema: schema96.properties.suggested_calls.items.required, parentSchema: schema96.properties.suggested_calls.items, data: data11 };
+              const err12 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/required", keyword: "required", params: { missingProperty: "tool" }, message: "must have required property 'tool'", schema: schema97.properties.suggested_calls.items.required, parentSchema: schema97.properties.suggested_calls.items, data: data11 };
               if (vErrors === null) {
                 vErrors = [err12];
               } else {
@@ -44597,7 +44643,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             }
             for (const key1 in data11) {
               if (!(key1 === "tool" || key1 === "args")) {
-                const err13 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema96.properties.suggested_calls.items, data: data11 };
+                const err13 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema97.properties.suggested_calls.items, data: data11 };
                 if (vErrors === null) {
                   vErrors = [err13];
                 } else {
@@ -44631,7 +44677,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
             if (data11.args !== void 0) {
               let data13 = data11.args;
               if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-                const err16 = { instancePath: instancePath + "/suggested_calls/" + i0 + "/args", schemaPath: "#/properties/suggested_calls/items/properties/args/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema96.properties.suggested_calls.items.properties.args.type, parentSchema: schema96.properties.suggested_calls.items.properties.args, data: data13 };
+                const err16 = { instancePath: instancePath + "/suggested_calls/" + i0 + "/args", schemaPath: "#/properties/suggested_calls/items/properties/args/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema97.properties.suggested_calls.items.properties.args.type, parentSchema: schema97.properties.suggested_calls.items.properties.args, data: data13 };
                 if (vErrors === null) {
                   vErrors = [err16];
                 } else {
@@ -44641,7 +44687,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err17 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema96.properties.suggested_calls.items.type, parentSchema: schema96.properties.suggested_calls.items, data: data11 };
+            const err17 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema97.properties.suggested_calls.items.type, parentSchema: schema97.properties.suggested_calls.items, data: data11 };
             if (vErrors === null) {
               vErrors = [err17];
             } else {
@@ -44651,7 +44697,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err18 = { instancePath: instancePath + "/suggested_calls", schemaPath: "#/properties/suggested_calls/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema96.properties.suggested_calls.type, parentSchema: schema96.properties.suggested_calls, data: data10 };
+        const err18 = { instancePath: instancePath + "/suggested_calls", schemaPath: "#/properties/suggested_calls/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema97.properties.suggested_calls.type, parentSchema: schema97.properties.suggested_calls, data: data10 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -44687,7 +44733,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err21 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema96.properties.expected_findings.type, parentSchema: schema96.properties.expected_findings, data: data14 };
+        const err21 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema97.properties.expected_findings.type, parentSchema: schema97.properties.expected_findings, data: data14 };
         if (vErrors === null) {
           vErrors = [err21];
         } else {
@@ -44697,7 +44743,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err22 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema96.type, parentSchema: schema96, data };
+    const err22 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema97.type, parentSchema: schema97, data };
     if (vErrors === null) {
       vErrors = [err22];
     } else {
@@ -44709,7 +44755,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate60.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema102 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] };
+var schema103 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] };
 function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44722,7 +44768,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.title === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema102.required, parentSchema: schema102, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema103.required, parentSchema: schema103, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -44731,8 +44777,8 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema102.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema102, data };
+      if (!func1.call(schema103.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema103, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -44766,7 +44812,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("issue" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "issue" }, message: "must be equal to constant", schema: "issue", parentSchema: schema102.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "issue" }, message: "must be equal to constant", schema: "issue", parentSchema: schema103.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -44778,7 +44824,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.name.type, parentSchema: schema102.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.name.type, parentSchema: schema103.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -44790,7 +44836,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.description.type, parentSchema: schema102.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.description.type, parentSchema: schema103.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -44836,7 +44882,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema102.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema102.properties.authority.enum, parentSchema: schema102.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema103.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema103.properties.authority.enum, parentSchema: schema103.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -44870,7 +44916,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.idempotency_key.type, parentSchema: schema102.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.idempotency_key.type, parentSchema: schema103.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -44882,7 +44928,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.title !== void 0) {
       let data10 = data.title;
       if (typeof data10 !== "string") {
-        const err13 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.title.type, parentSchema: schema102.properties.title, data: data10 };
+        const err13 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.title.type, parentSchema: schema103.properties.title, data: data10 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -44894,7 +44940,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.body !== void 0) {
       let data11 = data.body;
       if (typeof data11 !== "string") {
-        const err14 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.body.type, parentSchema: schema102.properties.body, data: data11 };
+        const err14 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.body.type, parentSchema: schema103.properties.body, data: data11 };
         if (vErrors === null) {
           vErrors = [err14];
         } else {
@@ -44910,7 +44956,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data13 = data12[i0];
           if (typeof data13 !== "string") {
-            const err15 = { instancePath: instancePath + "/labels/" + i0, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.labels.items.type, parentSchema: schema102.properties.labels.items, data: data13 };
+            const err15 = { instancePath: instancePath + "/labels/" + i0, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.labels.items.type, parentSchema: schema103.properties.labels.items, data: data13 };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -44920,7 +44966,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema102.properties.labels.type, parentSchema: schema102.properties.labels, data: data12 };
+        const err16 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema103.properties.labels.type, parentSchema: schema103.properties.labels, data: data12 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -44936,7 +44982,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i1 = 0; i1 < len1; i1++) {
           let data15 = data14[i1];
           if (typeof data15 !== "string") {
-            const err17 = { instancePath: instancePath + "/assignees/" + i1, schemaPath: "#/properties/assignees/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.assignees.items.type, parentSchema: schema102.properties.assignees.items, data: data15 };
+            const err17 = { instancePath: instancePath + "/assignees/" + i1, schemaPath: "#/properties/assignees/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.assignees.items.type, parentSchema: schema103.properties.assignees.items, data: data15 };
             if (vErrors === null) {
               vErrors = [err17];
             } else {
@@ -44946,7 +44992,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err18 = { instancePath: instancePath + "/assignees", schemaPath: "#/properties/assignees/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema102.properties.assignees.type, parentSchema: schema102.properties.assignees, data: data14 };
+        const err18 = { instancePath: instancePath + "/assignees", schemaPath: "#/properties/assignees/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema103.properties.assignees.type, parentSchema: schema103.properties.assignees, data: data14 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -44956,7 +45002,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema102.type, parentSchema: schema102, data };
+    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema103.type, parentSchema: schema103, data };
     if (vErrors === null) {
       vErrors = [err19];
     } else {
@@ -44968,7 +45014,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate64.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema106 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
+var schema107 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
 function validate68(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44981,8 +45027,8 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema106.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema106, data };
+      if (!func1.call(schema107.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema107, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -45016,7 +45062,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("label" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "label" }, message: "must be equal to constant", schema: "label", parentSchema: schema106.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "label" }, message: "must be equal to constant", schema: "label", parentSchema: schema107.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -45028,7 +45074,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.name.type, parentSchema: schema106.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.name.type, parentSchema: schema107.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -45040,7 +45086,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.description.type, parentSchema: schema106.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.description.type, parentSchema: schema107.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -45086,7 +45132,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema106.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema106.properties.authority.enum, parentSchema: schema106.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema107.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema107.properties.authority.enum, parentSchema: schema107.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -45120,7 +45166,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.idempotency_key.type, parentSchema: schema106.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.idempotency_key.type, parentSchema: schema107.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -45136,7 +45182,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data11 = data10[i0];
           if (typeof data11 !== "string") {
-            const err12 = { instancePath: instancePath + "/add/" + i0, schemaPath: "#/properties/add/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.add.items.type, parentSchema: schema106.properties.add.items, data: data11 };
+            const err12 = { instancePath: instancePath + "/add/" + i0, schemaPath: "#/properties/add/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.add.items.type, parentSchema: schema107.properties.add.items, data: data11 };
             if (vErrors === null) {
               vErrors = [err12];
             } else {
@@ -45146,7 +45192,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err13 = { instancePath: instancePath + "/add", schemaPath: "#/properties/add/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema106.properties.add.type, parentSchema: schema106.properties.add, data: data10 };
+        const err13 = { instancePath: instancePath + "/add", schemaPath: "#/properties/add/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema107.properties.add.type, parentSchema: schema107.properties.add, data: data10 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -45162,7 +45208,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i1 = 0; i1 < len1; i1++) {
           let data13 = data12[i1];
           if (typeof data13 !== "string") {
-            const err14 = { instancePath: instancePath + "/remove/" + i1, schemaPath: "#/properties/remove/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.remove.items.type, parentSchema: schema106.properties.remove.items, data: data13 };
+            const err14 = { instancePath: instancePath + "/remove/" + i1, schemaPath: "#/properties/remove/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.remove.items.type, parentSchema: schema107.properties.remove.items, data: data13 };
             if (vErrors === null) {
               vErrors = [err14];
             } else {
@@ -45172,7 +45218,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err15 = { instancePath: instancePath + "/remove", schemaPath: "#/properties/remove/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema106.properties.remove.type, parentSchema: schema106.properties.remove, data: data12 };
+        const err15 = { instancePath: instancePath + "/remove", schemaPath: "#/properties/remove/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema107.properties.remove.type, parentSchema: schema107.properties.remove, data: data12 };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -45184,7 +45230,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.issue !== void 0) {
       let data14 = data.issue;
       if (typeof data14 !== "string") {
-        const err16 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.issue.type, parentSchema: schema106.properties.issue, data: data14 };
+        const err16 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.issue.type, parentSchema: schema107.properties.issue, data: data14 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -45194,7 +45240,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema106.type, parentSchema: schema106, data };
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema107.type, parentSchema: schema107, data };
     if (vErrors === null) {
       vErrors = [err17];
     } else {
@@ -45206,7 +45252,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate68.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema110 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] };
+var schema111 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] };
 function validate72(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -45219,7 +45265,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.playbook === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "playbook" }, message: "must have required property 'playbook'", schema: schema110.required, parentSchema: schema110, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "playbook" }, message: "must have required property 'playbook'", schema: schema111.required, parentSchema: schema111, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -45228,7 +45274,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.mode === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "mode" }, message: "must have required property 'mode'", schema: schema110.required, parentSchema: schema110, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "mode" }, message: "must have required property 'mode'", schema: schema111.required, parentSchema: schema111, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -45237,8 +45283,8 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema110.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema110, data };
+      if (!func1.call(schema111.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema111, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -45272,7 +45318,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("playbook" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "playbook" }, message: "must be equal to constant", schema: "playbook", parentSchema: schema110.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "playbook" }, message: "must be equal to constant", schema: "playbook", parentSchema: schema111.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -45284,7 +45330,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema110.properties.name.type, parentSchema: schema110.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema111.properties.name.type, parentSchema: schema111.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -45296,7 +45342,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema110.properties.description.type, parentSchema: schema110.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema111.properties.description.type, parentSchema: schema111.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -45342,7 +45388,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema110.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema110.properties.authority.enum, parentSchema: schema110.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema111.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema111.properties.authority.enum, parentSchema: schema111.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -45376,7 +45422,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema110.properties.idempotency_key.type, parentSchema: schema110.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema111.properties.idempotency_key.type, parentSchema: schema111.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -45410,7 +45456,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.mode !== void 0) {
       let data11 = data.mode;
       if (!(data11 === "delegate" || data11 === "handoff")) {
-        const err16 = { instancePath: instancePath + "/mode", schemaPath: "#/properties/mode/enum", keyword: "enum", params: { allowedValues: schema110.properties.mode.enum }, message: "must be equal to one of the allowed values", schema: schema110.properties.mode.enum, parentSchema: schema110.properties.mode, data: data11 };
+        const err16 = { instancePath: instancePath + "/mode", schemaPath: "#/properties/mode/enum", keyword: "enum", params: { allowedValues: schema111.properties.mode.enum }, message: "must be equal to one of the allowed values", schema: schema111.properties.mode.enum, parentSchema: schema111.properties.mode, data: data11 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -45425,7 +45471,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data12) {
           let data13 = data12[key1];
           if (typeof data13 !== "string" && !(typeof data13 == "number" && isFinite(data13)) && typeof data13 !== "boolean") {
-            const err17 = { instancePath: instancePath + "/with/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/with/additionalProperties/type", keyword: "type", params: { type: schema110.properties.with.additionalProperties.type }, message: "must be string,number,boolean", schema: schema110.properties.with.additionalProperties.type, parentSchema: schema110.properties.with.additionalProperties, data: data13 };
+            const err17 = { instancePath: instancePath + "/with/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/with/additionalProperties/type", keyword: "type", params: { type: schema111.properties.with.additionalProperties.type }, message: "must be string,number,boolean", schema: schema111.properties.with.additionalProperties.type, parentSchema: schema111.properties.with.additionalProperties, data: data13 };
             if (vErrors === null) {
               vErrors = [err17];
             } else {
@@ -45435,7 +45481,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err18 = { instancePath: instancePath + "/with", schemaPath: "#/properties/with/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema110.properties.with.type, parentSchema: schema110.properties.with, data: data12 };
+        const err18 = { instancePath: instancePath + "/with", schemaPath: "#/properties/with/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema111.properties.with.type, parentSchema: schema111.properties.with, data: data12 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -45445,7 +45491,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema110.type, parentSchema: schema110, data };
+    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema111.type, parentSchema: schema111, data };
     if (vErrors === null) {
       vErrors = [err19];
     } else {
@@ -45457,7 +45503,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate72.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema115 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." } }, "required": ["head", "title"] };
+var schema116 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." } }, "required": ["head", "title"] };
 function validate76(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -45470,7 +45516,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.head === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "head" }, message: "must have required property 'head'", schema: schema115.required, parentSchema: schema115, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "head" }, message: "must have required property 'head'", schema: schema116.required, parentSchema: schema116, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -45479,7 +45525,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.title === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema115.required, parentSchema: schema115, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema116.required, parentSchema: schema116, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -45488,8 +45534,8 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema115.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema115, data };
+      if (!func1.call(schema116.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema116, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -45523,7 +45569,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("pull_request" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "pull_request" }, message: "must be equal to constant", schema: "pull_request", parentSchema: schema115.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "pull_request" }, message: "must be equal to constant", schema: "pull_request", parentSchema: schema116.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -45535,7 +45581,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.name.type, parentSchema: schema115.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.name.type, parentSchema: schema116.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -45547,7 +45593,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.description.type, parentSchema: schema115.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.description.type, parentSchema: schema116.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -45593,7 +45639,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema115.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema115.properties.authority.enum, parentSchema: schema115.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema116.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema116.properties.authority.enum, parentSchema: schema116.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -45627,7 +45673,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.idempotency_key.type, parentSchema: schema115.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.idempotency_key.type, parentSchema: schema116.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -45639,7 +45685,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.head !== void 0) {
       let data10 = data.head;
       if (typeof data10 !== "string") {
-        const err14 = { instancePath: instancePath + "/head", schemaPath: "#/properties/head/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.head.type, parentSchema: schema115.properties.head, data: data10 };
+        const err14 = { instancePath: instancePath + "/head", schemaPath: "#/properties/head/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.head.type, parentSchema: schema116.properties.head, data: data10 };
         if (vErrors === null) {
           vErrors = [err14];
         } else {
@@ -45651,7 +45697,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.base !== void 0) {
       let data11 = data.base;
       if (typeof data11 !== "string") {
-        const err15 = { instancePath: instancePath + "/base", schemaPath: "#/properties/base/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.base.type, parentSchema: schema115.properties.base, data: data11 };
+        const err15 = { instancePath: instancePath + "/base", schemaPath: "#/properties/base/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.base.type, parentSchema: schema116.properties.base, data: data11 };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -45663,7 +45709,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.title !== void 0) {
       let data12 = data.title;
       if (typeof data12 !== "string") {
-        const err16 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.title.type, parentSchema: schema115.properties.title, data: data12 };
+        const err16 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.title.type, parentSchema: schema116.properties.title, data: data12 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -45675,7 +45721,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.body !== void 0) {
       let data13 = data.body;
       if (typeof data13 !== "string") {
-        const err17 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.body.type, parentSchema: schema115.properties.body, data: data13 };
+        const err17 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.body.type, parentSchema: schema116.properties.body, data: data13 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -45687,7 +45733,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.draft !== void 0) {
       let data14 = data.draft;
       if (typeof data14 !== "boolean") {
-        const err18 = { instancePath: instancePath + "/draft", schemaPath: "#/properties/draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema115.properties.draft.type, parentSchema: schema115.properties.draft, data: data14 };
+        const err18 = { instancePath: instancePath + "/draft", schemaPath: "#/properties/draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema116.properties.draft.type, parentSchema: schema116.properties.draft, data: data14 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -45703,7 +45749,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data16 = data15[i0];
           if (typeof data16 !== "string") {
-            const err19 = { instancePath: instancePath + "/labels/" + i0, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.labels.items.type, parentSchema: schema115.properties.labels.items, data: data16 };
+            const err19 = { instancePath: instancePath + "/labels/" + i0, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.labels.items.type, parentSchema: schema116.properties.labels.items, data: data16 };
             if (vErrors === null) {
               vErrors = [err19];
             } else {
@@ -45713,7 +45759,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err20 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.labels.type, parentSchema: schema115.properties.labels, data: data15 };
+        const err20 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema116.properties.labels.type, parentSchema: schema116.properties.labels, data: data15 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -45729,7 +45775,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i1 = 0; i1 < len1; i1++) {
           let data18 = data17[i1];
           if (typeof data18 !== "string") {
-            const err21 = { instancePath: instancePath + "/reviewers/" + i1, schemaPath: "#/properties/reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.reviewers.items.type, parentSchema: schema115.properties.reviewers.items, data: data18 };
+            const err21 = { instancePath: instancePath + "/reviewers/" + i1, schemaPath: "#/properties/reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.reviewers.items.type, parentSchema: schema116.properties.reviewers.items, data: data18 };
             if (vErrors === null) {
               vErrors = [err21];
             } else {
@@ -45739,7 +45785,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err22 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.reviewers.type, parentSchema: schema115.properties.reviewers, data: data17 };
+        const err22 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema116.properties.reviewers.type, parentSchema: schema116.properties.reviewers, data: data17 };
         if (vErrors === null) {
           vErrors = [err22];
         } else {
@@ -45755,7 +45801,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i2 = 0; i2 < len2; i2++) {
           let data20 = data19[i2];
           if (typeof data20 !== "string") {
-            const err23 = { instancePath: instancePath + "/team_reviewers/" + i2, schemaPath: "#/properties/team_reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.team_reviewers.items.type, parentSchema: schema115.properties.team_reviewers.items, data: data20 };
+            const err23 = { instancePath: instancePath + "/team_reviewers/" + i2, schemaPath: "#/properties/team_reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.team_reviewers.items.type, parentSchema: schema116.properties.team_reviewers.items, data: data20 };
             if (vErrors === null) {
               vErrors = [err23];
             } else {
@@ -45765,7 +45811,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err24 = { instancePath: instancePath + "/team_reviewers", schemaPath: "#/properties/team_reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.team_reviewers.type, parentSchema: schema115.properties.team_reviewers, data: data19 };
+        const err24 = { instancePath: instancePath + "/team_reviewers", schemaPath: "#/properties/team_reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema116.properties.team_reviewers.type, parentSchema: schema116.properties.team_reviewers, data: data19 };
         if (vErrors === null) {
           vErrors = [err24];
         } else {
@@ -45777,7 +45823,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.wait !== void 0) {
       let data21 = data.wait;
       if (!(data21 === "merged")) {
-        const err25 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/enum", keyword: "enum", params: { allowedValues: schema115.properties.wait.enum }, message: "must be equal to one of the allowed values", schema: schema115.properties.wait.enum, parentSchema: schema115.properties.wait, data: data21 };
+        const err25 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/enum", keyword: "enum", params: { allowedValues: schema116.properties.wait.enum }, message: "must be equal to one of the allowed values", schema: schema116.properties.wait.enum, parentSchema: schema116.properties.wait, data: data21 };
         if (vErrors === null) {
           vErrors = [err25];
         } else {
@@ -45787,7 +45833,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema115.type, parentSchema: schema115, data };
+    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema116.type, parentSchema: schema116, data };
     if (vErrors === null) {
       vErrors = [err26];
     } else {
@@ -46891,8 +46937,8 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate21.evaluated = { "dynamicProps": true, "dynamicItems": false };
-var schema122 = { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } };
-var schema123 = { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } };
+var schema123 = { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } };
+var schema124 = { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } };
 function validate83(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -46906,7 +46952,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
       if (!(key0 === "by" || key0 === "permission" || key0 === "teams" || key0 === "step" || key0 === "values" || key0 === "reason" || key0 === "findings" || key0 === "branch")) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123, data };
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema124, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -46918,7 +46964,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.by !== void 0) {
       let data0 = data.by;
       if (typeof data0 !== "string") {
-        const err1 = { instancePath: instancePath + "/by", schemaPath: "#/properties/by/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.by.type, parentSchema: schema123.properties.by, data: data0 };
+        const err1 = { instancePath: instancePath + "/by", schemaPath: "#/properties/by/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema124.properties.by.type, parentSchema: schema124.properties.by, data: data0 };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -46930,7 +46976,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.permission !== void 0) {
       let data1 = data.permission;
       if (!(data1 === "read" || data1 === "triage" || data1 === "write" || data1 === "maintain" || data1 === "admin")) {
-        const err2 = { instancePath: instancePath + "/permission", schemaPath: "#/properties/permission/enum", keyword: "enum", params: { allowedValues: schema123.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.permission.enum, parentSchema: schema123.properties.permission, data: data1 };
+        const err2 = { instancePath: instancePath + "/permission", schemaPath: "#/properties/permission/enum", keyword: "enum", params: { allowedValues: schema124.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema124.properties.permission.enum, parentSchema: schema124.properties.permission, data: data1 };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -46946,7 +46992,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data3 = data2[i0];
           if (typeof data3 !== "string") {
-            const err3 = { instancePath: instancePath + "/teams/" + i0, schemaPath: "#/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.teams.items.type, parentSchema: schema123.properties.teams.items, data: data3 };
+            const err3 = { instancePath: instancePath + "/teams/" + i0, schemaPath: "#/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema124.properties.teams.items.type, parentSchema: schema124.properties.teams.items, data: data3 };
             if (vErrors === null) {
               vErrors = [err3];
             } else {
@@ -46956,7 +47002,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err4 = { instancePath: instancePath + "/teams", schemaPath: "#/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema123.properties.teams.type, parentSchema: schema123.properties.teams, data: data2 };
+        const err4 = { instancePath: instancePath + "/teams", schemaPath: "#/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema124.properties.teams.type, parentSchema: schema124.properties.teams, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -46993,7 +47039,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data5) {
           let data6 = data5[key1];
           if (typeof data6 !== "string" && !(typeof data6 == "number" && isFinite(data6)) && typeof data6 !== "boolean") {
-            const err7 = { instancePath: instancePath + "/values/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/values/additionalProperties/type", keyword: "type", params: { type: schema123.properties.values.additionalProperties.type }, message: "must be string,number,boolean", schema: schema123.properties.values.additionalProperties.type, parentSchema: schema123.properties.values.additionalProperties, data: data6 };
+            const err7 = { instancePath: instancePath + "/values/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/values/additionalProperties/type", keyword: "type", params: { type: schema124.properties.values.additionalProperties.type }, message: "must be string,number,boolean", schema: schema124.properties.values.additionalProperties.type, parentSchema: schema124.properties.values.additionalProperties, data: data6 };
             if (vErrors === null) {
               vErrors = [err7];
             } else {
@@ -47003,7 +47049,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err8 = { instancePath: instancePath + "/values", schemaPath: "#/properties/values/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.values.type, parentSchema: schema123.properties.values, data: data5 };
+        const err8 = { instancePath: instancePath + "/values", schemaPath: "#/properties/values/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema124.properties.values.type, parentSchema: schema124.properties.values, data: data5 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -47015,7 +47061,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.reason !== void 0) {
       let data7 = data.reason;
       if (typeof data7 !== "string") {
-        const err9 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.reason.type, parentSchema: schema123.properties.reason, data: data7 };
+        const err9 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema124.properties.reason.type, parentSchema: schema124.properties.reason, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -47030,7 +47076,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key2 in data8) {
           let data9 = data8[key2];
           if (typeof data9 !== "string" && !(typeof data9 == "number" && isFinite(data9)) && typeof data9 !== "boolean") {
-            const err10 = { instancePath: instancePath + "/findings/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/findings/additionalProperties/type", keyword: "type", params: { type: schema123.properties.findings.additionalProperties.type }, message: "must be string,number,boolean", schema: schema123.properties.findings.additionalProperties.type, parentSchema: schema123.properties.findings.additionalProperties, data: data9 };
+            const err10 = { instancePath: instancePath + "/findings/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/findings/additionalProperties/type", keyword: "type", params: { type: schema124.properties.findings.additionalProperties.type }, message: "must be string,number,boolean", schema: schema124.properties.findings.additionalProperties.type, parentSchema: schema124.properties.findings.additionalProperties, data: data9 };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -47040,7 +47086,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err11 = { instancePath: instancePath + "/findings", schemaPath: "#/properties/findings/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.findings.type, parentSchema: schema123.properties.findings, data: data8 };
+        const err11 = { instancePath: instancePath + "/findings", schemaPath: "#/properties/findings/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema124.properties.findings.type, parentSchema: schema124.properties.findings, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -47072,7 +47118,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.type, parentSchema: schema123, data };
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema124.type, parentSchema: schema124, data };
     if (vErrors === null) {
       vErrors = [err14];
     } else {
@@ -47084,7 +47130,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate83.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema126 = { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } };
+var schema127 = { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } };
 function validate85(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -47097,7 +47143,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (Object.keys(data).length > 1) {
-      const err0 = { instancePath, schemaPath: "#/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties", schema: 1, parentSchema: schema126, data };
+      const err0 = { instancePath, schemaPath: "#/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties", schema: 1, parentSchema: schema127, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -47106,7 +47152,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (Object.keys(data).length < 1) {
-      const err1 = { instancePath, schemaPath: "#/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema126, data };
+      const err1 = { instancePath, schemaPath: "#/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema127, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -47115,8 +47161,8 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema126.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema126, data };
+      if (!func1.call(schema127.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema127, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -47164,7 +47210,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.merge !== void 0) {
       let data6 = data.merge;
       if (typeof data6 !== "boolean") {
-        const err3 = { instancePath: instancePath + "/merge", schemaPath: "#/properties/merge/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema126.properties.merge.type, parentSchema: schema126.properties.merge, data: data6 };
+        const err3 = { instancePath: instancePath + "/merge", schemaPath: "#/properties/merge/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema127.properties.merge.type, parentSchema: schema127.properties.merge, data: data6 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -47176,7 +47222,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.close_pr !== void 0) {
       let data7 = data.close_pr;
       if (typeof data7 !== "boolean") {
-        const err4 = { instancePath: instancePath + "/close_pr", schemaPath: "#/properties/close_pr/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema126.properties.close_pr.type, parentSchema: schema126.properties.close_pr, data: data7 };
+        const err4 = { instancePath: instancePath + "/close_pr", schemaPath: "#/properties/close_pr/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema127.properties.close_pr.type, parentSchema: schema127.properties.close_pr, data: data7 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -47188,7 +47234,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.workflow !== void 0) {
       let data8 = data.workflow;
       if (!(data8 === "success" || data8 === "failure" || data8 === "cancelled")) {
-        const err5 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/enum", keyword: "enum", params: { allowedValues: schema126.properties.workflow.enum }, message: "must be equal to one of the allowed values", schema: schema126.properties.workflow.enum, parentSchema: schema126.properties.workflow, data: data8 };
+        const err5 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/enum", keyword: "enum", params: { allowedValues: schema127.properties.workflow.enum }, message: "must be equal to one of the allowed values", schema: schema127.properties.workflow.enum, parentSchema: schema127.properties.workflow, data: data8 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -47201,7 +47247,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
       let data9 = data.fail_effect;
       if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
         if (data9.step === void 0) {
-          const err6 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "step" }, message: "must have required property 'step'", schema: schema126.properties.fail_effect.required, parentSchema: schema126.properties.fail_effect, data: data9 };
+          const err6 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "step" }, message: "must have required property 'step'", schema: schema127.properties.fail_effect.required, parentSchema: schema127.properties.fail_effect, data: data9 };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -47210,7 +47256,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (data9.code === void 0) {
-          const err7 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "code" }, message: "must have required property 'code'", schema: schema126.properties.fail_effect.required, parentSchema: schema126.properties.fail_effect, data: data9 };
+          const err7 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "code" }, message: "must have required property 'code'", schema: schema127.properties.fail_effect.required, parentSchema: schema127.properties.fail_effect, data: data9 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -47220,7 +47266,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
         }
         for (const key1 in data9) {
           if (!(key1 === "step" || key1 === "code" || key1 === "times")) {
-            const err8 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema126.properties.fail_effect, data: data9 };
+            const err8 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema127.properties.fail_effect, data: data9 };
             if (vErrors === null) {
               vErrors = [err8];
             } else {
@@ -47254,7 +47300,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
         if (data9.code !== void 0) {
           let data11 = data9.code;
           if (typeof data11 !== "string") {
-            const err11 = { instancePath: instancePath + "/fail_effect/code", schemaPath: "#/properties/fail_effect/properties/code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema126.properties.fail_effect.properties.code.type, parentSchema: schema126.properties.fail_effect.properties.code, data: data11 };
+            const err11 = { instancePath: instancePath + "/fail_effect/code", schemaPath: "#/properties/fail_effect/properties/code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema127.properties.fail_effect.properties.code.type, parentSchema: schema127.properties.fail_effect.properties.code, data: data11 };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -47266,7 +47312,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
         if (data9.times !== void 0) {
           let data12 = data9.times;
           if (!(typeof data12 == "number" && (!(data12 % 1) && !isNaN(data12)) && isFinite(data12))) {
-            const err12 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema126.properties.fail_effect.properties.times.type, parentSchema: schema126.properties.fail_effect.properties.times, data: data12 };
+            const err12 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema127.properties.fail_effect.properties.times.type, parentSchema: schema127.properties.fail_effect.properties.times, data: data12 };
             if (vErrors === null) {
               vErrors = [err12];
             } else {
@@ -47276,7 +47322,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
           }
           if (typeof data12 == "number" && isFinite(data12)) {
             if (data12 < 1 || isNaN(data12)) {
-              const err13 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema126.properties.fail_effect.properties.times, data: data12 };
+              const err13 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema127.properties.fail_effect.properties.times, data: data12 };
               if (vErrors === null) {
                 vErrors = [err13];
               } else {
@@ -47287,7 +47333,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err14 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema126.properties.fail_effect.type, parentSchema: schema126.properties.fail_effect, data: data9 };
+        const err14 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema127.properties.fail_effect.type, parentSchema: schema127.properties.fail_effect, data: data9 };
         if (vErrors === null) {
           vErrors = [err14];
         } else {
@@ -47319,7 +47365,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema126.type, parentSchema: schema126, data };
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema127.type, parentSchema: schema127, data };
     if (vErrors === null) {
       vErrors = [err17];
     } else {
@@ -47343,7 +47389,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema122.required, parentSchema: schema122, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema123.required, parentSchema: schema123, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -47352,7 +47398,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.expect === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "expect" }, message: "must have required property 'expect'", schema: schema122.required, parentSchema: schema122, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "expect" }, message: "must have required property 'expect'", schema: schema123.required, parentSchema: schema123, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -47362,7 +47408,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
       if (!(key0 === "name" || key0 === "inputs" || key0 === "initiator" || key0 === "alert" || key0 === "events" || key0 === "expect")) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema122, data };
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -47374,7 +47420,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data0 = data.name;
       if (typeof data0 !== "string") {
-        const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.name.type, parentSchema: schema122.properties.name, data: data0 };
+        const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.name.type, parentSchema: schema123.properties.name, data: data0 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -47389,7 +47435,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data1) {
           let data2 = data1[key1];
           if (typeof data2 !== "string" && !(typeof data2 == "number" && isFinite(data2)) && typeof data2 !== "boolean") {
-            const err4 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema122.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema122.properties.inputs.additionalProperties.type, parentSchema: schema122.properties.inputs.additionalProperties, data: data2 };
+            const err4 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema123.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema123.properties.inputs.additionalProperties.type, parentSchema: schema123.properties.inputs.additionalProperties, data: data2 };
             if (vErrors === null) {
               vErrors = [err4];
             } else {
@@ -47399,7 +47445,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err5 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.inputs.type, parentSchema: schema122.properties.inputs, data: data1 };
+        const err5 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.inputs.type, parentSchema: schema123.properties.inputs, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -47419,7 +47465,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
         for (const key2 in data4) {
           if (!(key2 === "title" || key2 === "summary" || key2 === "severity" || key2 === "status" || key2 === "source" || key2 === "labels" || key2 === "annotations")) {
-            const err6 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema122.properties.alert, data: data4 };
+            const err6 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123.properties.alert, data: data4 };
             if (vErrors === null) {
               vErrors = [err6];
             } else {
@@ -47431,7 +47477,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.title !== void 0) {
           let data5 = data4.title;
           if (typeof data5 !== "string") {
-            const err7 = { instancePath: instancePath + "/alert/title", schemaPath: "#/properties/alert/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.alert.properties.title.type, parentSchema: schema122.properties.alert.properties.title, data: data5 };
+            const err7 = { instancePath: instancePath + "/alert/title", schemaPath: "#/properties/alert/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.alert.properties.title.type, parentSchema: schema123.properties.alert.properties.title, data: data5 };
             if (vErrors === null) {
               vErrors = [err7];
             } else {
@@ -47443,7 +47489,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.summary !== void 0) {
           let data6 = data4.summary;
           if (typeof data6 !== "string") {
-            const err8 = { instancePath: instancePath + "/alert/summary", schemaPath: "#/properties/alert/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.alert.properties.summary.type, parentSchema: schema122.properties.alert.properties.summary, data: data6 };
+            const err8 = { instancePath: instancePath + "/alert/summary", schemaPath: "#/properties/alert/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.alert.properties.summary.type, parentSchema: schema123.properties.alert.properties.summary, data: data6 };
             if (vErrors === null) {
               vErrors = [err8];
             } else {
@@ -47455,7 +47501,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.severity !== void 0) {
           let data7 = data4.severity;
           if (typeof data7 !== "string") {
-            const err9 = { instancePath: instancePath + "/alert/severity", schemaPath: "#/properties/alert/properties/severity/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.alert.properties.severity.type, parentSchema: schema122.properties.alert.properties.severity, data: data7 };
+            const err9 = { instancePath: instancePath + "/alert/severity", schemaPath: "#/properties/alert/properties/severity/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.alert.properties.severity.type, parentSchema: schema123.properties.alert.properties.severity, data: data7 };
             if (vErrors === null) {
               vErrors = [err9];
             } else {
@@ -47467,7 +47513,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.status !== void 0) {
           let data8 = data4.status;
           if (!(data8 === "firing" || data8 === "resolved")) {
-            const err10 = { instancePath: instancePath + "/alert/status", schemaPath: "#/properties/alert/properties/status/enum", keyword: "enum", params: { allowedValues: schema122.properties.alert.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema122.properties.alert.properties.status.enum, parentSchema: schema122.properties.alert.properties.status, data: data8 };
+            const err10 = { instancePath: instancePath + "/alert/status", schemaPath: "#/properties/alert/properties/status/enum", keyword: "enum", params: { allowedValues: schema123.properties.alert.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.alert.properties.status.enum, parentSchema: schema123.properties.alert.properties.status, data: data8 };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -47479,7 +47525,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.source !== void 0) {
           let data9 = data4.source;
           if (!(data9 === "github" || data9 === "alertmanager" || data9 === "grafana" || data9 === "generic")) {
-            const err11 = { instancePath: instancePath + "/alert/source", schemaPath: "#/properties/alert/properties/source/enum", keyword: "enum", params: { allowedValues: schema122.properties.alert.properties.source.enum }, message: "must be equal to one of the allowed values", schema: schema122.properties.alert.properties.source.enum, parentSchema: schema122.properties.alert.properties.source, data: data9 };
+            const err11 = { instancePath: instancePath + "/alert/source", schemaPath: "#/properties/alert/properties/source/enum", keyword: "enum", params: { allowedValues: schema123.properties.alert.properties.source.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.alert.properties.source.enum, parentSchema: schema123.properties.alert.properties.source, data: data9 };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -47494,7 +47540,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key3 in data10) {
               let data11 = data10[key3];
               if (typeof data11 !== "string") {
-                const err12 = { instancePath: instancePath + "/alert/labels/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/labels/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.alert.properties.labels.additionalProperties.type, parentSchema: schema122.properties.alert.properties.labels.additionalProperties, data: data11 };
+                const err12 = { instancePath: instancePath + "/alert/labels/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/labels/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.alert.properties.labels.additionalProperties.type, parentSchema: schema123.properties.alert.properties.labels.additionalProperties, data: data11 };
                 if (vErrors === null) {
                   vErrors = [err12];
                 } else {
@@ -47504,7 +47550,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err13 = { instancePath: instancePath + "/alert/labels", schemaPath: "#/properties/alert/properties/labels/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.alert.properties.labels.type, parentSchema: schema122.properties.alert.properties.labels, data: data10 };
+            const err13 = { instancePath: instancePath + "/alert/labels", schemaPath: "#/properties/alert/properties/labels/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.alert.properties.labels.type, parentSchema: schema123.properties.alert.properties.labels, data: data10 };
             if (vErrors === null) {
               vErrors = [err13];
             } else {
@@ -47519,7 +47565,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key4 in data12) {
               let data13 = data12[key4];
               if (typeof data13 !== "string") {
-                const err14 = { instancePath: instancePath + "/alert/annotations/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/annotations/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.alert.properties.annotations.additionalProperties.type, parentSchema: schema122.properties.alert.properties.annotations.additionalProperties, data: data13 };
+                const err14 = { instancePath: instancePath + "/alert/annotations/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/annotations/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.alert.properties.annotations.additionalProperties.type, parentSchema: schema123.properties.alert.properties.annotations.additionalProperties, data: data13 };
                 if (vErrors === null) {
                   vErrors = [err14];
                 } else {
@@ -47529,7 +47575,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err15 = { instancePath: instancePath + "/alert/annotations", schemaPath: "#/properties/alert/properties/annotations/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.alert.properties.annotations.type, parentSchema: schema122.properties.alert.properties.annotations, data: data12 };
+            const err15 = { instancePath: instancePath + "/alert/annotations", schemaPath: "#/properties/alert/properties/annotations/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.alert.properties.annotations.type, parentSchema: schema123.properties.alert.properties.annotations, data: data12 };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -47539,7 +47585,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.alert.type, parentSchema: schema122.properties.alert, data: data4 };
+        const err16 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.alert.type, parentSchema: schema123.properties.alert, data: data4 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -47559,7 +47605,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/events", schemaPath: "#/properties/events/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema122.properties.events.type, parentSchema: schema122.properties.events, data: data14 };
+        const err17 = { instancePath: instancePath + "/events", schemaPath: "#/properties/events/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema123.properties.events.type, parentSchema: schema123.properties.events, data: data14 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -47573,7 +47619,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
         for (const key5 in data16) {
           if (!(key5 === "path" || key5 === "status" || key5 === "conclusion" || key5 === "error" || key5 === "outputs")) {
-            const err18 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties", schema: false, parentSchema: schema122.properties.expect, data: data16 };
+            const err18 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123.properties.expect, data: data16 };
             if (vErrors === null) {
               vErrors = [err18];
             } else {
@@ -47589,7 +47635,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i1 = 0; i1 < len1; i1++) {
               let data18 = data17[i1];
               if (typeof data18 !== "string") {
-                const err19 = { instancePath: instancePath + "/expect/path/" + i1, schemaPath: "#/properties/expect/properties/path/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.expect.properties.path.items.type, parentSchema: schema122.properties.expect.properties.path.items, data: data18 };
+                const err19 = { instancePath: instancePath + "/expect/path/" + i1, schemaPath: "#/properties/expect/properties/path/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.expect.properties.path.items.type, parentSchema: schema123.properties.expect.properties.path.items, data: data18 };
                 if (vErrors === null) {
                   vErrors = [err19];
                 } else {
@@ -47599,7 +47645,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err20 = { instancePath: instancePath + "/expect/path", schemaPath: "#/properties/expect/properties/path/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema122.properties.expect.properties.path.type, parentSchema: schema122.properties.expect.properties.path, data: data17 };
+            const err20 = { instancePath: instancePath + "/expect/path", schemaPath: "#/properties/expect/properties/path/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema123.properties.expect.properties.path.type, parentSchema: schema123.properties.expect.properties.path, data: data17 };
             if (vErrors === null) {
               vErrors = [err20];
             } else {
@@ -47611,7 +47657,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.status !== void 0) {
           let data19 = data16.status;
           if (!(data19 === "completed" || data19 === "failed" || data19 === "cancelled" || data19 === "waiting" || data19 === "running")) {
-            const err21 = { instancePath: instancePath + "/expect/status", schemaPath: "#/properties/expect/properties/status/enum", keyword: "enum", params: { allowedValues: schema122.properties.expect.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema122.properties.expect.properties.status.enum, parentSchema: schema122.properties.expect.properties.status, data: data19 };
+            const err21 = { instancePath: instancePath + "/expect/status", schemaPath: "#/properties/expect/properties/status/enum", keyword: "enum", params: { allowedValues: schema123.properties.expect.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.expect.properties.status.enum, parentSchema: schema123.properties.expect.properties.status, data: data19 };
             if (vErrors === null) {
               vErrors = [err21];
             } else {
@@ -47623,7 +47669,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.conclusion !== void 0) {
           let data20 = data16.conclusion;
           if (typeof data20 !== "string") {
-            const err22 = { instancePath: instancePath + "/expect/conclusion", schemaPath: "#/properties/expect/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.expect.properties.conclusion.type, parentSchema: schema122.properties.expect.properties.conclusion, data: data20 };
+            const err22 = { instancePath: instancePath + "/expect/conclusion", schemaPath: "#/properties/expect/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.expect.properties.conclusion.type, parentSchema: schema123.properties.expect.properties.conclusion, data: data20 };
             if (vErrors === null) {
               vErrors = [err22];
             } else {
@@ -47635,7 +47681,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.error !== void 0) {
           let data21 = data16.error;
           if (typeof data21 !== "string") {
-            const err23 = { instancePath: instancePath + "/expect/error", schemaPath: "#/properties/expect/properties/error/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema122.properties.expect.properties.error.type, parentSchema: schema122.properties.expect.properties.error, data: data21 };
+            const err23 = { instancePath: instancePath + "/expect/error", schemaPath: "#/properties/expect/properties/error/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.expect.properties.error.type, parentSchema: schema123.properties.expect.properties.error, data: data21 };
             if (vErrors === null) {
               vErrors = [err23];
             } else {
@@ -47650,7 +47696,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key6 in data22) {
               let data23 = data22[key6];
               if (typeof data23 !== "string" && !(typeof data23 == "number" && isFinite(data23)) && typeof data23 !== "boolean") {
-                const err24 = { instancePath: instancePath + "/expect/outputs/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/expect/properties/outputs/additionalProperties/type", keyword: "type", params: { type: schema122.properties.expect.properties.outputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema122.properties.expect.properties.outputs.additionalProperties.type, parentSchema: schema122.properties.expect.properties.outputs.additionalProperties, data: data23 };
+                const err24 = { instancePath: instancePath + "/expect/outputs/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/expect/properties/outputs/additionalProperties/type", keyword: "type", params: { type: schema123.properties.expect.properties.outputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema123.properties.expect.properties.outputs.additionalProperties.type, parentSchema: schema123.properties.expect.properties.outputs.additionalProperties, data: data23 };
                 if (vErrors === null) {
                   vErrors = [err24];
                 } else {
@@ -47660,7 +47706,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err25 = { instancePath: instancePath + "/expect/outputs", schemaPath: "#/properties/expect/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.expect.properties.outputs.type, parentSchema: schema122.properties.expect.properties.outputs, data: data22 };
+            const err25 = { instancePath: instancePath + "/expect/outputs", schemaPath: "#/properties/expect/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.expect.properties.outputs.type, parentSchema: schema123.properties.expect.properties.outputs, data: data22 };
             if (vErrors === null) {
               vErrors = [err25];
             } else {
@@ -47670,7 +47716,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err26 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.properties.expect.type, parentSchema: schema122.properties.expect, data: data16 };
+        const err26 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.expect.type, parentSchema: schema123.properties.expect, data: data16 };
         if (vErrors === null) {
           vErrors = [err26];
         } else {
@@ -47680,7 +47726,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema122.type, parentSchema: schema122, data };
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.type, parentSchema: schema123, data };
     if (vErrors === null) {
       vErrors = [err27];
     } else {
@@ -49381,7 +49427,14 @@ var STEP_FIELDS = {
     fields: {
       name: str("Branch name (templates allowed); checked as a safe git ref."),
       from: str("Base ref (default: the repository's default branch)."),
-      require_new: { type: "boolean", description: "Fail if the branch already exists." }
+      require_new: {
+        type: "boolean",
+        description: "Fail if the branch already exists (the older spelling of `if_exists: fail`)."
+      },
+      if_exists: {
+        enum: ["reuse", "fail", "new-name"],
+        description: "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used."
+      }
     },
     required: ["name"]
   },
@@ -49457,6 +49510,10 @@ var STEP_FIELDS = {
       wait: {
         type: "boolean",
         description: "Wait for the workflow run's conclusion (default true)."
+      },
+      correlation_input: {
+        $ref: "#/$defs/id",
+        description: "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id."
       }
     },
     required: ["workflow"]
@@ -50409,24 +50466,19 @@ function renderMermaid(playbook, options = {}) {
 }
 
 // src/playbook/report/machine.ts
-function escapeData2(s) {
-  return s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-function escapeProperty2(s) {
-  return escapeData2(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-function workflowCommand(d) {
-  const props = [
-    `file=${escapeProperty2(d.file)}`,
-    `line=${d.line}`,
-    `endLine=${d.endLine}`,
-    `col=${d.column}`,
-    `endColumn=${d.endColumn}`,
-    `title=${escapeProperty2(d.rule)}`
-  ].join(",");
-  const body = d.hint ? `${d.message}
-${d.hint}` : d.message;
-  return `::${d.severity} ${props}::${escapeData2(body)}`;
+function annotation(d) {
+  return {
+    message: d.hint ? `${d.message}
+${d.hint}` : d.message,
+    properties: {
+      title: d.rule,
+      file: d.file,
+      startLine: d.line,
+      endLine: d.endLine,
+      startColumn: d.column,
+      endColumn: d.endColumn
+    }
+  };
 }
 
 // src/action/main.ts
@@ -50451,16 +50503,35 @@ function changedFiles(env, workspace) {
     return void 0;
   }
 }
+function mdText(text) {
+  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ").replace(/[\\`*_~[\]<>&|$]/g, (c) => `\\${c}`).replace(/(@|:(?=\/\/)|\bwww(?=\.))/gi, "$1\u200B");
+}
+function mdCode(text) {
+  const flat = text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ").replace(/\|/g, "\\|");
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run2) => run2.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = /^[` ]|[` ]$/.test(flat) ? " " : "";
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+function htmlText(text) {
+  return text.replace(
+    /[&<>"'@]/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "@": "@\u200B" })[c] ?? c
+  );
+}
+function urlSegment(segment) {
+  return encodeURIComponent(segment).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`
+  );
+}
 function lineLink(env, d) {
   const server = env.GITHUB_SERVER_URL ?? "https://github.com";
   const repo = env.GITHUB_REPOSITORY;
   const sha = env.GITHUB_SHA;
   const where = `${d.file}:${d.line}:${d.column}`;
-  if (!repo || !sha) return `\`${where}\``;
-  return `[${where}](${server}/${repo}/blob/${sha}/${d.file.split("/").map(encodeURIComponent).join("/")}#L${d.line}${d.endLine !== d.line ? `-L${d.endLine}` : ""})`;
-}
-function cell(text) {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  if (!repo || !sha) return mdCode(where);
+  return `[${mdText(where)}](${server}/${repo}/blob/${sha}/${d.file.split("/").map(urlSegment).join("/")}#L${d.line}${d.endLine !== d.line ? `-L${d.endLine}` : ""})`;
 }
 function summaryMarkdown(reports, changed, notAnnotated, env) {
   const { errors, warnings } = countBySeverity(reports);
@@ -50475,7 +50546,7 @@ function summaryMarkdown(reports, changed, notAnnotated, env) {
     const w = r.diagnostics.length - e;
     const steps = r.playbook ? new PlaybookGraph(r.playbook).steps.length : 0;
     lines.push(
-      `| ${cell(r.playbook?.id ?? "\u2014")} | \`${cell(r.file)}\` | ${steps || "\u2014"} | ${e ? `\u274C ${e} error${e === 1 ? "" : "s"}` : "\u2705 valid"}${w ? `, ${w} warning${w === 1 ? "" : "s"}` : ""} |`
+      `| ${r.playbook?.id ? mdText(r.playbook.id) : "\u2014"} | ${mdCode(r.file)} | ${steps || "\u2014"} | ${e ? `\u274C ${e} error${e === 1 ? "" : "s"}` : "\u2705 valid"}${w ? `, ${w} warning${w === 1 ? "" : "s"}` : ""} |`
     );
   }
   const all = reports.flatMap((r) => r.diagnostics).sort(compareDiagnostics);
@@ -50489,14 +50560,14 @@ function summaryMarkdown(reports, changed, notAnnotated, env) {
     lines.push("| where | rule | message |", "|---|---|---|");
     for (const d of all)
       lines.push(
-        `| ${lineLink(env, d)} | ${d.severity === "error" ? "\u274C" : "\u26A0\uFE0F"} \`${d.rule}\` | ${cell(d.message)}${d.hint ? ` \u2014 _${cell(d.hint)}_` : ""} |`
+        `| ${lineLink(env, d)} | ${d.severity === "error" ? "\u274C" : "\u26A0\uFE0F"} ${mdCode(d.rule)} | ${mdText(d.message)}${d.hint ? ` \u2014 _${mdText(d.hint)}_` : ""} |`
       );
   }
   const drawn = reports.filter((r) => r.playbook && (!changed || changed.has(r.file)));
   for (const r of drawn.slice(0, 20)) {
     lines.push(
       "",
-      `<details><summary>Graph of <code>${r.playbook?.id}</code></summary>`,
+      `<details><summary>Graph of <code>${htmlText(r.playbook?.id ?? "")}</code></summary>`,
       "",
       "```mermaid",
       renderMermaid(r.playbook).trimEnd(),
@@ -50568,6 +50639,7 @@ ${d.hint}` : d.message,
   log2(`Published check run ${id} with ${annotations.length} annotations.`);
 }
 async function run(a) {
+  const say = (text) => a.log(plainLine(text));
   const patterns = getMultilineInput("paths").filter(Boolean);
   const failOn = getInput("fail-on") || "error";
   if (failOn !== "error" && failOn !== "warning") {
@@ -50590,7 +50662,7 @@ async function run(a) {
   );
   const changed = changedOnly ? changedFiles(a.env, a.workspace) : void 0;
   if (changedOnly && !changed)
-    a.log(
+    say(
       "changed-only: the pull request's changed files are unknown here (not a pull request, or a shallow checkout); annotating every file."
     );
   const all = reports.flatMap((r) => r.diagnostics);
@@ -50602,14 +50674,18 @@ async function run(a) {
     ...ordered.filter((d) => d.severity === "error").slice(0, ANNOTATIONS_PER_KIND),
     ...ordered.filter((d) => d.severity === "warning").slice(0, ANNOTATIONS_PER_KIND)
   ];
-  for (const d of shown) a.log(workflowCommand(d));
+  for (const d of shown) {
+    const { message, properties } = annotation(d);
+    if (d.severity === "error") error(message, properties);
+    else warning(message, properties);
+  }
   const notAnnotated = all.length - shown.length;
   if (notAnnotated > 0)
-    a.log(
+    say(
       `${notAnnotated} of ${all.length} diagnostics are not annotated (GitHub shows at most ${ANNOTATIONS_PER_KIND} of a kind per step); the job summary lists all of them.`
     );
   for (const d of all.sort(compareDiagnostics))
-    a.log(`${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message} [${d.rule}]`);
+    say(`${d.file}:${d.line}:${d.column}: ${d.severity}: ${d.message} [${d.rule}]`);
   const summary2 = summaryMarkdown(reports, changed, notAnnotated, a.env);
   if (a.env.GITHUB_STEP_SUMMARY) await summary.addRaw(summary2).write();
   const { errors, warnings } = countBySeverity(reports);
@@ -50619,17 +50695,10 @@ async function run(a) {
   const token = getInput("token");
   if (token && (getInput("checks") || "false").toLowerCase() === "true") {
     setSecret(token);
-    await publishCheck(
-      a.env,
-      token,
-      annotationOrder(all, changed),
-      summary2,
-      a.fetch ?? fetch,
-      a.log
-    );
+    await publishCheck(a.env, token, annotationOrder(all, changed), summary2, a.fetch ?? fetch, say);
   }
   if (files.length === 0)
-    a.log(`No playbook files matched ${(patterns.length ? patterns : DEFAULT_PATHS).join(", ")}.`);
+    say(`No playbook files matched ${(patterns.length ? patterns : DEFAULT_PATHS).join(", ")}.`);
   const failed = errors > 0 || failOn === "warning" && warnings > 0;
   if (failed) {
     setFailed(
@@ -50637,7 +50706,7 @@ async function run(a) {
     );
     return 1;
   }
-  a.log(
+  say(
     `${reports.length} playbook ${reports.length === 1 ? "file" : "files"} checked: ${errors} errors, ${warnings} warnings.`
   );
   return 0;

@@ -51,7 +51,6 @@ export function changedFiles(env: NodeJS.ProcessEnv, workspace: string): Set<str
   }
 }
 
-
 /**
  * Text as inert Markdown on one line, for a table cell or a link's text: the characters that
  * open HTML, entities, code, emphasis, links, images, math and table cells are backslash-escaped.

@@ -19,9 +19,11 @@ export interface CappedAlertData {
   cut?: string;
 }
 
-function capMap(
-  map: Record<string, string>,
-): { kept: Record<string, string>; dropped: number; shortened: number } {
+function capMap(map: Record<string, string>): {
+  kept: Record<string, string>;
+  dropped: number;
+  shortened: number;
+} {
   const kept: Record<string, string> = {};
   let dropped = 0;
   let shortened = 0;

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { advance, start, type EngineEnv } from "../engine/engine.js";
 import type {
   AdvanceResult,
@@ -16,6 +17,7 @@ import {
   activeFrame,
   isFinished,
   pushBounded,
+  tokenChars,
   type Actor,
   type RunContext,
   type RunState,
@@ -351,8 +353,7 @@ export class IssueController {
     if (matches.length === 0 && label.startsWith("playbook:")) {
       const id = label.slice("playbook:".length);
       const report = this.o.catalog.problems?.(id);
-      if (report)
-        await this.o.port.createComment(this.o.issue.number, invalidPlaybook(id, report));
+      if (report) await this.o.port.createComment(this.o.issue.number, invalidPlaybook(id, report));
     }
     for (const bundle of matches) {
       const actor = await this.actor(by.login, by.bot);
@@ -400,8 +401,7 @@ export class IssueController {
         eventId,
         context: alert ? { ...this.context(), alert } : this.context(),
         // The issue number keeps ids apart across issues; the key makes them unguessable.
-        runToken: String(this.o.issue.number),
-        runKey: this.o.stateKey,
+        runToken: issueRunToken(this.o.issue.number, eventId, this.o.stateKey),
       },
       this.env(),
     );
@@ -489,8 +489,7 @@ export class IssueController {
       if (reply.outcome === "accepted") accepted = true;
       else {
         refused = true;
-        if (reply.reason)
-          await this.replyTo(refusalReply(commandLine(cmd), reply.reason));
+        if (reply.reason) await this.replyTo(refusalReply(commandLine(cmd), reply.reason));
       }
     }
     if (accepted) await this.o.port.react(this.o.issue.number, comment.id, "rocket");
@@ -653,7 +652,10 @@ export class IssueController {
       if (report) {
         // Within the commenter's reply budget (nothing at all for people without access).
         const told = await this.replyTo(invalidPlaybook(id, report));
-        return { outcome: "refused", reason: told ? `playbook '${id}' is invalid (details above)` : "" };
+        return {
+          outcome: "refused",
+          reason: told ? `playbook '${id}' is invalid (details above)` : "",
+        };
       }
       return {
         outcome: "refused",
@@ -963,6 +965,18 @@ export class IssueController {
       return;
     }
   }
+}
+
+/**
+ * What makes a run id unique in the repository: the issue number, then five characters of a MAC
+ * (the repository's state key) of the start event — unguessable by others, yet the same for a
+ * redelivered start and for a replayed simulation.
+ */
+export function issueRunToken(issue: number, eventId: string, key: Uint8Array): string {
+  const mac = createHmac("sha256", key)
+    .update(`playbook-bot run id\0${issue}\0${eventId}`)
+    .digest();
+  return `${issue}-${tokenChars(mac, 5)}`;
 }
 
 /** The command that starts a run again with the inputs it had. */

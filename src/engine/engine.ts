@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { playbookError, type PlaybookError } from "./errors.js";
 import type { AdvanceResult, Effect, Message, Reply, RunEvent, StepFinished } from "./events.js";
 import { resolveInputs, type InputProblem } from "./inputs.js";
@@ -7,7 +6,6 @@ import { renderTemplate, runResolver } from "./render.js";
 import {
   DEFAULT_MAX_STEPS,
   MAX_RECENT_EVENTS,
-  MAX_RUN_TOKEN,
   MAX_TRACE,
   STATE_VERSION,
   activeFrame,
@@ -15,7 +13,6 @@ import {
   isFinished,
   makeRunId,
   pushBounded,
-  tokenChars,
   type Actor,
   type Frame,
   type RunContext,
@@ -63,24 +60,13 @@ export interface StartRequest {
    * characters. Effect keys, commit trailers and hidden markers all start with the run id.
    */
   runToken?: string;
-  /**
-   * A secret (the repository's state key): five characters of a MAC of the token and the start
-   * event are added to the token, so ids are unguessable by others yet the same for a redelivered
-   * start (and for a replayed simulation).
-   */
-  runKey?: Uint8Array;
   /** Without a token: a three-digit index (`001`), for fixed ids in tests and playbook tests. */
   runIndex?: number;
 }
 
 /** The part of a run id after its date and time. */
 function runTail(req: StartRequest): string | number {
-  if (req.runToken === undefined) return req.runIndex ?? 1;
-  if (req.runKey === undefined) return req.runToken;
-  const mac = createHmac("sha256", req.runKey)
-    .update(`playbook-bot run id\0${req.runToken}\0${req.eventId}`)
-    .digest();
-  return `${req.runToken.slice(0, MAX_RUN_TOKEN - 6)}-${tokenChars(mac, 5)}`;
+  return req.runToken ?? req.runIndex ?? 1;
 }
 
 export type StartResult =

@@ -64,7 +64,10 @@ const HELP: [string, string][] = [
     "/run <playbook> [key=value …]",
     "start a playbook (needs triage access unless the playbook says otherwise)",
   ],
-  ["/approve [step] [note] [key=value …]", "approve the step that waits (name it when several wait)"],
+  [
+    "/approve [step] [note] [key=value …]",
+    "approve the step that waits (name it when several wait)",
+  ],
   ["/reject [step] [reason]", "reject the step that waits (name it when several wait)"],
   ["/choose <branch>", "pick a branch of an investigation step"],
   ["/record key=value …", "record findings"],

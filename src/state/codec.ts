@@ -87,7 +87,10 @@ const frame = {
     prompt: {
       type: "object",
       required: ["comment", "since"],
-      properties: { comment: { type: "string", pattern: "^[0-9]{1,20}$" }, since: { type: "string" } },
+      properties: {
+        comment: { type: "string", pattern: "^[0-9]{1,20}$" },
+        since: { type: "string" },
+      },
     },
   },
 };
@@ -188,7 +191,11 @@ export interface StateSeal {
  * A key per repository, derived from the app's state secret and bound to the installation and the
  * repository's id (which survives renames and transfers).
  */
-export function repositoryStateKey(secret: string, installation: number, repository: number): Buffer {
+export function repositoryStateKey(
+  secret: string,
+  installation: number,
+  repository: number,
+): Buffer {
   return createHmac("sha256", secret)
     .update(`playbook-bot state key v2\0${installation}\0${repository}`)
     .digest();

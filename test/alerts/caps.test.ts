@@ -32,7 +32,10 @@ describe("capAlertData", () => {
   });
 
   it("cuts nothing from an ordinary alert", () => {
-    expect(capAlertData({ a: "1" }, { b: "2" })).toEqual({ labels: { a: "1" }, annotations: { b: "2" } });
+    expect(capAlertData({ a: "1" }, { b: "2" })).toEqual({
+      labels: { a: "1" },
+      annotations: { b: "2" },
+    });
   });
 });
 
@@ -44,7 +47,10 @@ describe("an alert with 90 KB of labels", () => {
     const triage = bundle({
       id: "triage",
       inputs: { service: { type: "string", from: "labels.service" } },
-      steps: [{ id: "look", type: "comment", body: "Look at {{ inputs.service }}" }, { id: "end", type: "end" }],
+      steps: [
+        { id: "look", type: "comment", body: "Look at {{ inputs.service }}" },
+        { id: "end", type: "end" },
+      ],
     } as never);
     const key = repositoryStateKey("s", 0, 0);
     const controller = new IssueController({
@@ -67,7 +73,9 @@ describe("an alert with 90 KB of labels", () => {
       annotations: {},
       links: [],
     };
-    expect(await controller.startForAlert(triage, alert, "alert:1")).toEqual({ outcome: "accepted" });
+    expect(await controller.startForAlert(triage, alert, "alert:1")).toEqual({
+      outcome: "accepted",
+    });
     const [run] = await controller.runs();
     expect(run?.run.error).toBeUndefined();
     expect(run?.run.status).toBe("completed");

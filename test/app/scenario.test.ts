@@ -2,7 +2,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeRequests, FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { multiRepo, shipRepo } from "./fixtures.js";
-import { CONFIG, example, Harness, makeClock, readStatus } from "./harness.js";
+import { example, Harness, makeClock, readStatus } from "./harness.js";
 
 /** Deliver pending comment events one by one, recording the requests each one caused. */
 async function drainRecorded(h: Harness, log: { event: string; requests: string[] }[]) {
@@ -167,7 +167,9 @@ describe("a full playbook on a fake repository", () => {
     // What people see.
     const bodies = [...fake.comments.values()].map((c) => `${c.user.login}: ${c.body}`);
     // bob (read access) is answered with reactions only; alice with a reason.
-    expect(bodies.filter((b) => b.startsWith("playbook-bot[bot]") && b.includes("bob"))).toEqual([]);
+    expect(bodies.filter((b) => b.startsWith("playbook-bot[bot]") && b.includes("bob"))).toEqual(
+      [],
+    );
     expect(bodies).toContain(
       "playbook-bot[bot]: > /approve\n\n👎 @\u200balice started this run and cannot approve it; approval is for people with maintain access or more",
     );

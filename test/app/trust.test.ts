@@ -104,7 +104,11 @@ describe("which comment is a status comment", () => {
     const twin = fake.appComment(1, fake.comments.get(shipStatus)!.body);
     expect(readStatus(fake.comments.get(twin.id))).toMatchObject({ ok: false, reason: "tampered" });
     await h.comment(2, "carol", "/approve");
-    expect(bodies(2).map((c) => c.body).join("\n")).not.toContain("🚀");
+    expect(
+      bodies(2)
+        .map((c) => c.body)
+        .join("\n"),
+    ).not.toContain("🚀");
     expect(fake.branches()).toEqual([BRANCH]);
   });
 });

@@ -132,12 +132,16 @@ describe("the issue controller in simulation", () => {
     gh.postAs(issue.number, "b", body);
     expect(await controller.runs()).toHaveLength(1);
     // An edited block no longer verifies: the run freezes with a notice, once.
-    gh.editAs(status?.commentId ?? "", body.replace(/state (\S+) ([A-Za-z0-9_-]{10})/, "state $1 x$2"));
+    gh.editAs(
+      status?.commentId ?? "",
+      body.replace(/state (\S+) ([A-Za-z0-9_-]{10})/, "state $1 x$2"),
+    );
     expect(
-      readStatusComment(
-        (await gh.comment(issue.number, status?.commentId ?? ""))?.body ?? "",
-        { key: repositoryStateKey("s3cret", 0, 0), issue: issue.number, comment: status?.commentId ?? "" },
-      ),
+      readStatusComment((await gh.comment(issue.number, status?.commentId ?? ""))?.body ?? "", {
+        key: repositoryStateKey("s3cret", 0, 0),
+        issue: issue.number,
+        comment: status?.commentId ?? "",
+      }),
     ).toMatchObject({ ok: false, reason: "tampered" });
     await controller.onComment(gh.postAs(issue.number, "b", "/approve"), "d2");
     await controller.onComment(gh.postAs(issue.number, "b", "/status"), "d3");

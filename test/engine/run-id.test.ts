@@ -1,3 +1,4 @@
+import { issueRunToken } from "../../src/app/controller.js";
 import { describe, expect, it } from "vitest";
 import { start, type StartRequest } from "../../src/engine/engine.js";
 import { makeRunId, tokenChars, type RunState } from "../../src/engine/state.js";
@@ -33,18 +34,19 @@ describe("run ids", () => {
     expect(makeRunId(NOW, "x".repeat(40))).toBe(`20261121-2304-${"x".repeat(24)}`);
   });
 
-  it("take the caller's token, and with a key add five characters of a MAC of the start event", () => {
+  it("take the caller's token; the app's is the issue number and five characters of a MAC of the start event", () => {
     expect(runOf({}).id).toBe("20261121-2304-001");
     expect(runOf({ runToken: "k3f9qz" }).id).toBe("20261121-2304-k3f9qz");
     const key = Buffer.from("repository key");
-    const a = runOf({ runToken: "42", runKey: key });
+    const token = (issue: number, event = "delivery-1", k: Uint8Array = key) =>
+      issueRunToken(issue, event, k);
+    const a = runOf({ runToken: token(42) });
     expect(a.id).toMatch(/^20261121-2304-42-[0-9a-z]{5}$/);
     // A redelivered start gets the same id; another start, or another key, does not.
-    expect(runOf({ runToken: "42", runKey: key }).id).toBe(a.id);
-    expect(runOf({ runToken: "42", runKey: key, eventId: "delivery-2" }).id).not.toBe(a.id);
-    expect(runOf({ runToken: "42", runKey: Buffer.from("other") }).id).not.toBe(a.id);
-    // Effect keys (and so trailers and markers) start with the id.
-    expect(runOf({ runToken: "43", runKey: key }).id).toMatch(/^20261121-2304-43-/);
+    expect(runOf({ runToken: token(42) }).id).toBe(a.id);
+    expect(runOf({ runToken: token(42, "delivery-2") }).id).not.toBe(a.id);
+    expect(runOf({ runToken: token(42, "delivery-1", Buffer.from("other")) }).id).not.toBe(a.id);
+    expect(runOf({ runToken: token(43) }).id).toMatch(/^20261121-2304-43-/);
   });
 
   it("spreads bytes over 32 characters evenly", () => {

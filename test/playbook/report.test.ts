@@ -303,7 +303,8 @@ describe("diagnostics helpers", () => {
 
 describe("the text format inside a workflow's log", () => {
   it("keeps a file's text on its own line: no workflow command can start", () => {
-    const source = "apiVersion: playbook-bot/v1\nid: x\nsteps:\n  - id: a\n    type: \"comit\\n::add-mask::secret\\n##[warning]pwned\"\n";
+    const source =
+      'apiVersion: playbook-bot/v1\nid: x\nsteps:\n  - id: a\n    type: "comit\\n::add-mask::secret\\n##[warning]pwned"\n';
     const text = formatText([validateSource("::warning file=x::a.yaml", source)]);
     for (const line of text.split("\n")) {
       expect(line).not.toMatch(/^\s*::/);
