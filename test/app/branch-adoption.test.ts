@@ -1,13 +1,20 @@
 import nock from "nock";
-import { ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../src/ai/adapter.js";
 import type { Effect } from "../../src/engine/events.js";
 import type { RunState } from "../../src/engine/state.js";
-import { OctokitPort, type Octokit } from "../../src/github/octokit-port.js";
+import type { OctokitPort } from "../../src/github/octokit-port.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { shipRepo } from "./fixtures.js";
-import { APP_ID, BRANCH, Harness, makeClock, OWNER, readStatus, REPO } from "./harness.js";
+import {
+  APP_ID,
+  BRANCH,
+  Harness,
+  makeClock,
+  OWNER,
+  readStatus,
+  REPO,
+  testPort,
+} from "./harness.js";
 
 const run = { context: { issue: { number: 1 } } } as unknown as RunState;
 const RUN = "20260301-0900-1-abcde";
@@ -25,21 +32,7 @@ const commitTo = (branch: string, step = "commit") =>
 let fake: FakeGitHub;
 let port: OctokitPort;
 
-function makePort(): OctokitPort {
-  const octokit = new ProbotOctokit({
-    auth: { token: "test" },
-    retry: { enabled: false },
-    throttle: { enabled: false },
-  }) as unknown as Octokit;
-  return new OctokitPort({
-    octokit,
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
-    ai: new MockAiAdapter(),
-  });
-}
+const makePort = (): OctokitPort => testPort();
 
 describe("the branch step on GitHub", () => {
   beforeEach(() => {

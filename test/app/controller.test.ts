@@ -1,17 +1,25 @@
 import nock from "nock";
-import { ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../src/ai/adapter.js";
 import { IssueController, type PlaybookCatalog } from "../../src/app/controller.js";
 import { readStatusComment, renderStatusComment } from "../../src/app/status-comment.js";
 import { advance, start } from "../../src/engine/engine.js";
 import type { RunState } from "../../src/engine/state.js";
 import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import { OctokitPort, StatusCommentCache, type Octokit } from "../../src/github/octokit-port.js";
+import { StatusCommentCache } from "../../src/github/octokit-port.js";
 import { validateSource } from "../../src/playbook/validate.js";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { SHIP } from "./fixtures.js";
-import { APP_ID, BRANCH, Harness, makeClock, OWNER, REPO, readStatus, sealOf } from "./harness.js";
+import {
+  APP_ID,
+  BRANCH,
+  Harness,
+  makeClock,
+  OWNER,
+  REPO,
+  readStatus,
+  sealOf,
+  testPort,
+} from "./harness.js";
 
 function bundle(text: string): PlaybookBundle {
   const r = validateSource("p.yaml", text);
@@ -63,20 +71,7 @@ function controller(
   inProcess: boolean,
   statusCache = new StatusCommentCache(),
 ) {
-  const octokit = new ProbotOctokit({
-    auth: { token: "test" },
-    retry: { enabled: false },
-    throttle: { enabled: false },
-  }) as unknown as Octokit;
-  const port = new OctokitPort({
-    octokit,
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
-    ai: new MockAiAdapter(),
-    statusCache,
-  });
+  const port = testPort({ statusCache });
   return new IssueController({
     port,
     catalog,

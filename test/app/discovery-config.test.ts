@@ -1,19 +1,12 @@
 import nock from "nock";
-import { ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppConfigError, deriveStateSecret, readAppConfig } from "../../src/app/config.js";
 import { bundledTier, PlaybookDiscovery } from "../../src/github/discovery.js";
-import type { Octokit } from "../../src/github/octokit-port.js";
 import { describeRequests, FakeGitHub } from "../helpers/fake-github.js";
 import { RELEASE, SHIP } from "./fixtures.js";
-import { APP_ID, BRANCH, makeClock, OWNER, REPO } from "./harness.js";
+import { APP_ID, BRANCH, makeClock, OWNER, REPO, testOctokit } from "./harness.js";
 
-const octokit = () =>
-  new ProbotOctokit({
-    auth: { token: "test" },
-    retry: { enabled: false },
-    throttle: { enabled: false },
-  }) as unknown as Octokit;
+const octokit = testOctokit;
 
 const TEMPLATED = `apiVersion: playbook-bot/v1
 id: templated

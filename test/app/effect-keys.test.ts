@@ -1,14 +1,21 @@
 import nock from "nock";
-import { ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../src/ai/adapter.js";
 import { issueMarker } from "../../src/effects/types.js";
 import type { Effect } from "../../src/engine/events.js";
 import type { RunState } from "../../src/engine/state.js";
-import { OctokitPort, pullRequestMarker, type Octokit } from "../../src/github/octokit-port.js";
+import { pullRequestMarker } from "../../src/github/octokit-port.js";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { shipRepo } from "./fixtures.js";
-import { APP_ID, BRANCH, Harness, makeClock, OWNER, readStatus, REPO } from "./harness.js";
+import {
+  APP_ID,
+  BRANCH,
+  Harness,
+  makeClock,
+  OWNER,
+  readStatus,
+  REPO,
+  testPort,
+} from "./harness.js";
 
 const FOLLOW_UP = `apiVersion: playbook-bot/v1
 id: follow-up
@@ -94,22 +101,7 @@ describe("markers are accepted only on what the app authored", () => {
   const run = { context: { issue: { number: 1 } } } as unknown as RunState;
   const effect = (kind: Effect["kind"], params: Record<string, unknown>, key: string): Effect =>
     ({ key, kind, step: "s", params }) as Effect;
-  function port(extra: Partial<ConstructorParameters<typeof OctokitPort>[0]> = {}) {
-    const octokit = new ProbotOctokit({
-      auth: { token: "test" },
-      retry: { enabled: false },
-      throttle: { enabled: false },
-    }) as unknown as Octokit;
-    return new OctokitPort({
-      octokit,
-      owner: OWNER,
-      repo: REPO,
-      defaultBranch: BRANCH,
-      appId: APP_ID,
-      ai: new MockAiAdapter(),
-      ...extra,
-    });
-  }
+  const port = testPort;
 
   it("does not adopt an outsider's decoy issue that carries the predicted marker", async () => {
     fake.openIssue("Ship it", "", "alice");

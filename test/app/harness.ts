@@ -7,6 +7,12 @@ import { readStatusComment } from "../../src/app/status-comment.js";
 import { repositoryStateKey, type StateSeal } from "../../src/state/codec.js";
 import type { AppConfig } from "../../src/app/config.js";
 import type { PlaybookDiscovery } from "../../src/github/discovery.js";
+import {
+  OctokitPort,
+  type Octokit,
+  type OctokitPortOptions,
+} from "../../src/github/octokit-port.js";
+import { MockAiAdapter } from "../../src/ai/adapter.js";
 import type { FakeGitHub, PendingCommentEvent } from "../helpers/fake-github.js";
 
 export const APP_ID = 4242;
@@ -26,6 +32,28 @@ const examples = createRequire(import.meta.url)(
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Payload = Record<string, any>;
+
+/** An installation Octokit for tests: no retries or throttling, so every fault shows at once. */
+export function testOctokit(): Octokit {
+  return new ProbotOctokit({
+    auth: { token: "test" },
+    retry: { enabled: false },
+    throttle: { enabled: false },
+  }) as unknown as Octokit;
+}
+
+/** The app's GitHub port for the example repository, against whatever nock serves. */
+export function testPort(extra: Partial<OctokitPortOptions> = {}): OctokitPort {
+  return new OctokitPort({
+    octokit: testOctokit(),
+    owner: OWNER,
+    repo: REPO,
+    defaultBranch: BRANCH,
+    appId: APP_ID,
+    ai: new MockAiAdapter(),
+    ...extra,
+  });
+}
 
 /** The installation and repository of the example payloads (the state key is derived from them). */
 export const INSTALLATION_ID = 2;

@@ -1,19 +1,16 @@
 import nock from "nock";
-import { ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../src/ai/adapter.js";
 import type { Effect } from "../../src/engine/events.js";
 import type { RunState } from "../../src/engine/state.js";
 import {
   githubError,
   issueOfPullRequest,
-  OctokitPort,
   pullRequestMarker,
   StatusCommentCache,
-  type Octokit,
+  type OctokitPort,
 } from "../../src/github/octokit-port.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { APP_ID, BRANCH, makeClock, OWNER, REPO } from "./harness.js";
+import { APP_ID, BRANCH, makeClock, OWNER, REPO, testPort } from "./harness.js";
 
 const run = { context: { issue: { number: 1 } } } as unknown as RunState;
 const effect = (kind: Effect["kind"], params: Record<string, unknown>, key = "r/k/1"): Effect =>
@@ -22,23 +19,8 @@ const effect = (kind: Effect["kind"], params: Record<string, unknown>, key = "r/
 let fake: FakeGitHub;
 let port: OctokitPort;
 
-function makePort(extra: Partial<ConstructorParameters<typeof OctokitPort>[0]> = {}) {
-  const octokit = new ProbotOctokit({
-    auth: { token: "test" },
-    retry: { enabled: false },
-    throttle: { enabled: false },
-  }) as unknown as Octokit;
-  return new OctokitPort({
-    octokit,
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
-    ai: new MockAiAdapter(),
-    statusCache: new StatusCommentCache(),
-    ...extra,
-  });
-}
+const makePort = (extra: Parameters<typeof testPort>[0] = {}) =>
+  testPort({ statusCache: new StatusCommentCache(), ...extra });
 
 beforeEach(() => {
   nock.disableNetConnect();
