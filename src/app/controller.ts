@@ -69,10 +69,12 @@ export interface RunMemory {
   seq: LruMap<string, number>;
   /** Replies to one person on one issue, for the reply budget. */
   replies: LruMap<string, number[]>;
+  /** Status comments whose frozen notice has been posted (the thread is listed only once). */
+  frozen: LruMap<string, true>;
 }
 
 export function newRunMemory(): RunMemory {
-  return { seq: new LruMap(10_000), replies: new LruMap(10_000) };
+  return { seq: new LruMap(10_000), replies: new LruMap(10_000), frozen: new LruMap(10_000) };
 }
 
 /** At most this many replies (comments) to one person on one issue per window; beyond: reactions only. */
@@ -243,13 +245,13 @@ export class IssueController {
   /** A state block that does not verify stops that run; nothing proceeds on a guess. */
   private async frozen(c: ThreadComment, detail: string): Promise<void> {
     const notice = frozenNotice(c.id, detail);
-    const key = `frozen:${this.seqKey(c.id, "")}`;
-    if (this.memory.seq.has(key)) return;
+    const key = this.seqKey(c.id, "");
+    if (this.memory.frozen.has(key)) return;
     const existing = (await this.o.port.comments(this.o.issue.number)).some(
       (x) => x.byThisApp && x.body.includes(`#issuecomment-${c.id}) is frozen`),
     );
     if (!existing) await this.o.port.createComment(this.o.issue.number, notice);
-    this.memory.seq.set(key, 1);
+    this.memory.frozen.set(key, true);
   }
 
   /**
