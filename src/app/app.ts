@@ -63,9 +63,11 @@ export function threadCommentOf(c: RestComment, config: AppConfig): ThreadCommen
     id: String(c.id),
     author: c.user?.login ?? "ghost",
     bot: c.user?.type === "Bot",
+    // The app's own bot account, not a person acting through the app with a user token.
     byThisApp:
-      c.performed_via_github_app?.id === config.appId ||
-      (config.botLogin !== undefined && c.user?.login === config.botLogin),
+      c.user?.type === "Bot" &&
+      (c.performed_via_github_app?.id === config.appId ||
+        (config.botLogin !== undefined && c.user.login === config.botLogin)),
     body: c.body ?? "",
     createdAt: c.created_at,
   };
@@ -454,8 +456,12 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     );
 
     app.on("workflow_run.completed", async (context) => {
-      const seen = deliveries;
-      if ((await seen.run(context.id, async () => undefined)).duplicate) return;
+      // Handled once every waiting issue has had it: a failure on one is redelivered for all
+      // (each issue's run ignores an event it has seen).
+      await deliveries.run(context.id, () => workflowRunCompleted(context));
+    });
+
+    async function workflowRunCompleted(context: Context): Promise<void> {
       const p = context.payload as unknown as { workflow_run: RawWorkflowRun };
       const { owner, repo } = context.repo();
       const run = workflowRunFacts(p.workflow_run);
@@ -468,26 +474,30 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       // display name, which any workflow may take.
       const file = /^\.github\/workflows\/([^/]+)$/.exec(run.path)?.[1];
       const details = p.workflow_run.html_url ? { run, url: p.workflow_run.html_url } : { run };
+      const failures: unknown[] = [];
       for (const workflow of [...(file ? [file] : []), String(run.workflowId)]) {
         const issues = awaitedWorkflows.get(`${owner}/${repo}:${workflow}`);
         for (const number of issues ?? []) {
-          await queue.run(`${owner}/${repo}#${number}`, async () => {
-            const controller = await controllerFor(context, {
-              number,
-              title: "",
-              url: "",
-              author: "",
-            });
-            await controller.onWorkflowRun(
-              workflow,
-              p.workflow_run.id,
-              p.workflow_run.conclusion ?? "unknown",
-              `${context.id}:${number}`,
-              details,
-            );
-          });
+          await queue
+            .run(`${owner}/${repo}#${number}`, async () => {
+              const controller = await controllerFor(context, {
+                number,
+                title: "",
+                url: "",
+                author: "",
+              });
+              await controller.onWorkflowRun(
+                workflow,
+                p.workflow_run.id,
+                p.workflow_run.conclusion ?? "unknown",
+                `${context.id}:${number}`,
+                details,
+              );
+            })
+            .catch((err: unknown) => failures.push(err));
         }
       }
-    });
+      if (failures.length) throw failures[0];
+    }
   };
 }

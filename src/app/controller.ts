@@ -520,7 +520,8 @@ export class IssueController {
     if (name === "retry")
       target = runs.find(
         (r) =>
-          r.run.status === "failed" ||
+          // A run frozen by an edit stays frozen: it starts again only with /run.
+          (r.run.status === "failed" && r.run.error?.code !== "PB-STATE-EDITED") ||
           (!isFinished(r.run) && ["effect", "pending"].includes(activeFrame(r.run).phase)),
       );
     else if (name === "cancel") target = open[0];

@@ -172,7 +172,7 @@ export class StatusCommentCache {
 
 /** Who made an issue, a pull request or a comment, as GitHub reports it. */
 type Authored = {
-  user?: { login: string } | null;
+  user?: { login: string; type?: string } | null;
   performed_via_github_app?: { id: number } | null;
 };
 
@@ -197,9 +197,11 @@ export class OctokitPort implements GitHubPort {
   }
 
   private view(c: RestComment): ThreadComment {
+    // The app's own bot account, not a person acting through the app with a user token.
     const byThisApp =
-      c.performed_via_github_app?.id === this.o.appId ||
-      (this.o.botLogin !== undefined && c.user?.login === this.o.botLogin);
+      c.user?.type === "Bot" &&
+      (c.performed_via_github_app?.id === this.o.appId ||
+        (this.o.botLogin !== undefined && c.user.login === this.o.botLogin));
     return {
       id: String(c.id),
       author: c.user?.login ?? "ghost",
@@ -227,7 +229,12 @@ export class OctokitPort implements GitHubPort {
    * marker alone proves nothing, since anyone can copy it into an issue of theirs.
    */
   private async authored(item: Authored): Promise<boolean> {
-    if (this.o.appId !== 0 && item.performed_via_github_app?.id === this.o.appId) return true;
+    if (
+      this.o.appId !== 0 &&
+      item.user?.type === "Bot" &&
+      item.performed_via_github_app?.id === this.o.appId
+    )
+      return true;
     const login = await this.ownLogin();
     return login !== undefined && item.user?.login === login;
   }

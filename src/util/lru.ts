@@ -34,22 +34,21 @@ export class LruMap<K, V> {
 export class KeyedQueue {
   private readonly tails = new Map<string, Promise<unknown>>();
 
-  /** `deadlineMs`: a task that takes longer fails with GH-TIMEOUT and the queue moves on. */
+  /** `deadlineMs`: the caller of a task that takes longer is answered with GH-TIMEOUT. */
   constructor(private readonly deadlineMs?: number) {}
 
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve();
-    const timed = this.deadlineMs
-      ? () => withDeadline(task(), this.deadlineMs as number, `work on ${key}`)
-      : task;
-    const next = previous.catch(() => undefined).then(timed);
+    // The next task waits for this one to end for real (two at once could overwrite each other's
+    // state); past the deadline the caller is told GH-TIMEOUT, and requests' own timeouts end it.
+    const next = previous.catch(() => undefined).then(task);
     this.tails.set(key, next);
     void next
       .finally(() => {
         if (this.tails.get(key) === next) this.tails.delete(key);
       })
       .catch(() => undefined);
-    return next;
+    return this.deadlineMs ? withDeadline(next, this.deadlineMs, `work on ${key}`) : next;
   }
 
   get pending(): number {

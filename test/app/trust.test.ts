@@ -169,6 +169,23 @@ describe("replayed and edited state", () => {
     expect(lastBody(1)).toContain("start it again: `/run ship`");
     await h.comment(1, "carol", "/approve");
     expect(fake.branches()).toEqual([BRANCH]);
+    // Frozen is final: /retry does not resume it.
+    await h.comment(1, "carol", "/retry");
+    expect(lastBody(1)).toContain("no run on this issue has failed or stalled");
+    expect(runOf(status).status).toBe("failed");
+  });
+
+  it("a person acting through the app with a user token is not the app", async () => {
+    fake.openIssue("Ship it", "", "alice");
+    const status = await startShip(1);
+    // Same app id on the comment, but a person's account wrote it: its block is text.
+    const c = fake.appComment(1, fake.comments.get(status)!.body);
+    c.user = fake.user("mallory");
+    const payload = h.commentPayload({ action: "edited", comment: c, sender: c.user });
+    const before = fake.requests.length;
+    await h.deliver("issue_comment", payload);
+    expect(fake.requests.slice(before).some((r) => r.method !== "GET")).toBe(false);
+    expect(runOf(status).status).toBe("waiting");
   });
 
   it("the app's own edits move the run on; the same edit by a person does not", async () => {

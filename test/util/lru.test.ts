@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeyedQueue, LruMap } from "../../src/util/lru.js";
+import { KeyedQueue, OnceLedger, LruMap } from "../../src/util/lru.js";
 
 function deferred<T = void>() {
   let resolve!: (v: T) => void;
@@ -159,5 +159,46 @@ describe("KeyedQueue", () => {
     const t3 = q.run("k", async () => 3);
     expect(q.pending).toBe(1);
     expect(await t3).toBe(3);
+  });
+});
+
+describe("KeyedQueue with a deadline", () => {
+  it("answers the caller GH-TIMEOUT, but the next task of the key waits for the first to end", async () => {
+    const q = new KeyedQueue(30);
+    const order: string[] = [];
+    let finish!: () => void;
+    const slow = q.run("k", async () => {
+      order.push("a start");
+      await new Promise<void>((r) => (finish = r));
+      order.push("a end");
+    });
+    const next = q.run("k", async () => {
+      order.push("b");
+    });
+    await expect(slow).rejects.toMatchObject({ code: "GH-TIMEOUT" });
+    expect(order).toEqual(["a start"]); // b has not run alongside a
+    finish();
+    await next.catch(() => undefined);
+    expect(order).toEqual(["a start", "a end", "b"]);
+  });
+});
+
+describe("OnceLedger", () => {
+  it("counts an id as done only when its work succeeded; copies share the one attempt", async () => {
+    const ledger = new OnceLedger();
+    let calls = 0;
+    const fail = () => {
+      calls++;
+      return Promise.reject(new Error("502"));
+    };
+    await expect(ledger.run("d1", fail)).rejects.toThrow("502");
+    const ok = () => {
+      calls++;
+      return Promise.resolve("done");
+    };
+    const [a, b] = await Promise.all([ledger.run("d1", ok), ledger.run("d1", ok)]);
+    expect([a, b]).toEqual([{ duplicate: false, value: "done" }, { duplicate: true }]);
+    expect(await ledger.run("d1", ok)).toEqual({ duplicate: true });
+    expect(calls).toBe(2);
   });
 });
