@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { APP_ID, BRANCH, Harness, makeClock, OWNER, readStatus, REPO } from "./harness.js";
+import { Harness, makeClock, OWNER, readStatus, EXAMPLE_REPO } from "./harness.js";
 
 /** A checkpoint with the given policy, then a comment (the effect it gates). */
 const gated = (id: string, approvers: string) => `apiVersion: playbook-bot/v1
@@ -80,10 +80,7 @@ beforeEach(async () => {
   nock.disableNetConnect();
   const clock = makeClock();
   fake = new FakeGitHub({
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
+    ...EXAMPLE_REPO,
     clock,
     files: {
       ".github/playbooks/team-maintain.yaml": gated(

@@ -6,7 +6,6 @@ import type { OctokitPort } from "../../src/github/octokit-port.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { shipRepo } from "./fixtures.js";
 import {
-  APP_ID,
   BRANCH,
   Harness,
   makeClock,
@@ -14,6 +13,7 @@ import {
   readStatus,
   REPO,
   testPort,
+  EXAMPLE_REPO,
 } from "./harness.js";
 
 const run = { context: { issue: { number: 1 } } } as unknown as RunState;
@@ -38,10 +38,7 @@ describe("the branch step on GitHub", () => {
   beforeEach(() => {
     nock.disableNetConnect();
     fake = new FakeGitHub({
-      owner: OWNER,
-      repo: REPO,
-      defaultBranch: BRANCH,
-      appId: APP_ID,
+      ...EXAMPLE_REPO,
       clock: makeClock(),
     }).install();
     fake.openIssue("Ship it", "", "alice");

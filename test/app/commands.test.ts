@@ -2,7 +2,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { DEPLOY, RELEASE, SHIP } from "./fixtures.js";
-import { APP_ID, BRANCH, example, Harness, makeClock, OWNER, REPO, readStatus } from "./harness.js";
+import { BRANCH, example, Harness, makeClock, OWNER, readStatus, EXAMPLE_REPO } from "./harness.js";
 
 const TEAM = `apiVersion: playbook-bot/v1
 id: team
@@ -69,10 +69,7 @@ beforeEach(async () => {
   nock.disableNetConnect();
   const clock = makeClock();
   fake = new FakeGitHub({
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
+    ...EXAMPLE_REPO,
     clock,
     files: {
       ".github/playbooks/ship.yaml": SHIP,

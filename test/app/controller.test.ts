@@ -10,7 +10,6 @@ import { validateSource } from "../../src/playbook/validate.js";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { SHIP } from "./fixtures.js";
 import {
-  APP_ID,
   BRANCH,
   Harness,
   makeClock,
@@ -19,6 +18,7 @@ import {
   readStatus,
   sealOf,
   testPort,
+  EXAMPLE_REPO,
 } from "./harness.js";
 
 function bundle(text: string): PlaybookBundle {
@@ -95,10 +95,7 @@ beforeEach(() => {
   nock.disableNetConnect();
   now = Date.parse("2026-03-01T09:00:00Z");
   fake = new FakeGitHub({
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
+    ...EXAMPLE_REPO,
     clock: () => new Date((now += 1000)),
   }).install();
   fake.openIssue("T", "", "alice");
@@ -188,10 +185,7 @@ describe("the app with bundled and ask-first playbooks", () => {
     fake.uninstall();
     const clock = makeClock();
     fake = new FakeGitHub({
-      owner: OWNER,
-      repo: REPO,
-      defaultBranch: BRANCH,
-      appId: APP_ID,
+      ...EXAMPLE_REPO,
       clock,
       files: { ".github/playbooks/ask.yaml": ASK, ".github/playbooks/ship.yaml": SHIP },
     }).install();

@@ -4,7 +4,7 @@ import { AppConfigError, deriveStateSecret, readAppConfig } from "../../src/app/
 import { bundledTier, PlaybookDiscovery } from "../../src/github/discovery.js";
 import { describeRequests, FakeGitHub } from "../helpers/fake-github.js";
 import { RELEASE, SHIP } from "./fixtures.js";
-import { APP_ID, BRANCH, makeClock, OWNER, REPO, testOctokit } from "./harness.js";
+import { BRANCH, makeClock, OWNER, REPO, testOctokit, EXAMPLE_REPO } from "./harness.js";
 
 const octokit = testOctokit;
 
@@ -30,10 +30,7 @@ describe("playbook discovery", () => {
   beforeEach(() => {
     nock.disableNetConnect();
     fake = new FakeGitHub({
-      owner: OWNER,
-      repo: REPO,
-      defaultBranch: BRANCH,
-      appId: APP_ID,
+      ...EXAMPLE_REPO,
       clock: makeClock(),
       files: {
         ".github/playbooks/ship.yaml": SHIP,

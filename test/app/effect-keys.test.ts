@@ -6,16 +6,7 @@ import type { RunState } from "../../src/engine/state.js";
 import { pullRequestMarker } from "../../src/github/octokit-port.js";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { shipRepo } from "./fixtures.js";
-import {
-  APP_ID,
-  BRANCH,
-  Harness,
-  makeClock,
-  OWNER,
-  readStatus,
-  REPO,
-  testPort,
-} from "./harness.js";
+import { Harness, makeClock, OWNER, readStatus, REPO, testPort, EXAMPLE_REPO } from "./harness.js";
 
 const FOLLOW_UP = `apiVersion: playbook-bot/v1
 id: follow-up
@@ -40,10 +31,7 @@ let h: Harness;
 beforeEach(async () => {
   nock.disableNetConnect();
   fake = new FakeGitHub({
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
+    ...EXAMPLE_REPO,
     clock: sameMinute,
     files: { ".github/playbooks/follow-up.yaml": FOLLOW_UP },
   }).install();

@@ -1,5 +1,5 @@
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { APP_ID, BRANCH, OWNER, REPO } from "./harness.js";
+import { BRANCH, EXAMPLE_REPO } from "./harness.js";
 
 export const SHIP = `apiVersion: playbook-bot/v1
 id: ship
@@ -35,10 +35,7 @@ steps:
 
 export function shipRepo(clock: () => Date): FakeGitHub {
   const fake = new FakeGitHub({
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
+    ...EXAMPLE_REPO,
     clock,
     files: { "README.md": "# hello\n", ".github/playbooks/ship.yaml": SHIP },
   });
@@ -135,10 +132,7 @@ steps:
 /** A repository with several playbooks (ship, deploy, release) and three people. */
 export function multiRepo(clock: () => Date): FakeGitHub {
   const fake = new FakeGitHub({
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
+    ...EXAMPLE_REPO,
     clock,
     files: {
       ".github/playbooks/ship.yaml": SHIP,
@@ -167,10 +161,7 @@ export async function voteSnapshot(): Promise<{
   const { Harness, makeClock } = await import("./harness.js");
   const clock = makeClock("2026-02-01T09:00:00Z");
   const fake = new FakeGitHub({
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
+    ...EXAMPLE_REPO,
     clock,
     files: { ".github/playbooks/release.yaml": RELEASE },
   }).install();

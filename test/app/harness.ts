@@ -33,6 +33,9 @@ const examples = createRequire(import.meta.url)(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Payload = Record<string, any>;
 
+/** The example payloads' repository, as the fake GitHub serves it. */
+export const EXAMPLE_REPO = { owner: OWNER, repo: REPO, defaultBranch: BRANCH, appId: APP_ID };
+
 /** An installation Octokit for tests: no retries or throttling, so every fault shows at once. */
 export function testOctokit(): Octokit {
   return new ProbotOctokit({

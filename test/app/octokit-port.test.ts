@@ -10,7 +10,7 @@ import {
   type OctokitPort,
 } from "../../src/github/octokit-port.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
-import { APP_ID, BRANCH, makeClock, OWNER, REPO, testPort } from "./harness.js";
+import { BRANCH, makeClock, OWNER, REPO, testPort, EXAMPLE_REPO } from "./harness.js";
 
 const run = { context: { issue: { number: 1 } } } as unknown as RunState;
 const effect = (kind: Effect["kind"], params: Record<string, unknown>, key = "r/k/1"): Effect =>
@@ -25,10 +25,7 @@ const makePort = (extra: Parameters<typeof testPort>[0] = {}) =>
 beforeEach(() => {
   nock.disableNetConnect();
   fake = new FakeGitHub({
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
+    ...EXAMPLE_REPO,
     clock: makeClock(),
   }).install();
   fake.openIssue("One", "", "alice");

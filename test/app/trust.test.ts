@@ -4,7 +4,7 @@ import { renderStatusComment } from "../../src/app/status-comment.js";
 import type { RunState } from "../../src/engine/state.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { SHIP } from "./fixtures.js";
-import { APP_ID, BRANCH, Harness, makeClock, OWNER, readStatus, REPO, sealOf } from "./harness.js";
+import { BRANCH, Harness, makeClock, readStatus, sealOf, EXAMPLE_REPO } from "./harness.js";
 
 /**
  * The security model as an attacker meets it: outsiders open issues and comment, triagers label,
@@ -36,10 +36,7 @@ beforeEach(async () => {
   nock.disableNetConnect();
   const clock = makeClock();
   fake = new FakeGitHub({
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
+    ...EXAMPLE_REPO,
     clock,
     files: {
       ".github/playbooks/ship.yaml": SHIP,

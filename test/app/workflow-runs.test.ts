@@ -5,7 +5,6 @@ import { MockAiAdapter } from "../../src/ai/adapter.js";
 import { OctokitPort, type Octokit } from "../../src/github/octokit-port.js";
 import { FakeGitHub, type FakeWorkflowRun } from "../helpers/fake-github.js";
 import {
-  APP_ID,
   BRANCH,
   CONFIG,
   example,
@@ -16,6 +15,7 @@ import {
   readStatus,
   REPO,
   type Payload,
+  EXAMPLE_REPO,
 } from "./harness.js";
 
 /** Dispatches test.yml with a correlation input and waits for its run. */
@@ -40,10 +40,7 @@ async function start(botLogin?: string): Promise<void> {
   nock.disableNetConnect();
   const clock = makeClock();
   fake = new FakeGitHub({
-    owner: OWNER,
-    repo: REPO,
-    defaultBranch: BRANCH,
-    appId: APP_ID,
+    ...EXAMPLE_REPO,
     clock,
     files: { ".github/playbooks/deploy.yaml": DEPLOY },
   });
