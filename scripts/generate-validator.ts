@@ -1,12 +1,12 @@
-// Writes src/playbook/generated/playbook-validator.ts: the playbook JSON Schema compiled ahead of
+// Writes src/core/format/generated/playbook-validator.ts: the playbook JSON Schema compiled ahead of
 // time (ajv standalone code), so no process pays for compiling it at start-up. Run by
 // `npm run schema:write`; a test fails when the file is not what the schema compiles to.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { generateValidatorSource } from "../src/playbook/validator-source.js";
+import { generateValidatorSource } from "../src/core/format/validator-source.js";
 
 const target = fileURLToPath(
-  new URL("../src/playbook/generated/playbook-validator.ts", import.meta.url),
+  new URL("../src/core/format/generated/playbook-validator.ts", import.meta.url),
 );
 writeFileSync(target, generateValidatorSource());
 process.stdout.write(`wrote ${target}\n`);

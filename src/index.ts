@@ -3,9 +3,9 @@
  * validation and rendering library.
  */
 import type { ApplicationFunctionOptions, Probot } from "probot";
-import { createPlaybookBot } from "./app/app.js";
-import { readAppConfig } from "./app/config.js";
-import { loadAlertsConfig } from "./alerts/config.js";
+import { createPlaybookBot } from "./entries/app/app.js";
+import { readAppConfig } from "./entries/app/config.js";
+import { loadAlertsConfig } from "./adapters/alerts/config.js";
 
 /** The Probot app: settings from the environment (WEBHOOK_SECRET is required, APP_ID, STATE_SECRET, APP_SLUG). */
 export default function playbookBot(app: Probot, options?: ApplicationFunctionOptions): void {
@@ -15,16 +15,16 @@ export default function playbookBot(app: Probot, options?: ApplicationFunctionOp
   createPlaybookBot(bot)(app, options);
 }
 
-export { createPlaybookBot } from "./app/app.js";
-export { readAppConfig, deriveStateSecret } from "./app/config.js";
-export { validateSet, validateSource, countBySeverity } from "./playbook/validate.js";
-export type { FileReport, ValidateOptions, RuleSetting } from "./playbook/validate.js";
-export type { Diagnostic } from "./playbook/diagnostics.js";
-export { RULES, RULE_CODES } from "./playbook/rules.js";
-export type { RuleCode, Severity } from "./playbook/rules.js";
-export { PLAYBOOK_SCHEMA, API_VERSION, STEP_KINDS } from "./playbook/schema.js";
-export type * from "./playbook/types.js";
-export { PlaybookGraph } from "./playbook/graph.js";
-export { renderMermaid } from "./playbook/mermaid.js";
-export { parseExpression, evaluateExpression } from "./playbook/expression.js";
-export { parseTemplate } from "./playbook/template.js";
+export { createPlaybookBot } from "./entries/app/app.js";
+export { readAppConfig, deriveStateSecret } from "./entries/app/config.js";
+export { validateSet, validateSource, countBySeverity } from "./core/rules/validate.js";
+export type { FileReport, ValidateOptions, RuleSetting } from "./core/rules/validate.js";
+export type { Diagnostic } from "./core/format/diagnostics.js";
+export { RULES, RULE_CODES } from "./core/rules/catalogue.js";
+export type { RuleCode, Severity } from "./core/rules/catalogue.js";
+export { PLAYBOOK_SCHEMA, API_VERSION, STEP_KINDS } from "./core/format/schema.js";
+export type * from "./core/format/types.js";
+export { PlaybookGraph } from "./core/format/graph.js";
+export { renderMermaid } from "./core/format/mermaid.js";
+export { parseExpression, evaluateExpression } from "./core/format/expression.js";
+export { parseTemplate } from "./core/format/template.js";

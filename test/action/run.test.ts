@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { annotationOrder, changedFiles, run } from "../../src/action/main.js";
-import type { Diagnostic } from "../../src/playbook/diagnostics.js";
+import { annotationOrder, changedFiles, run } from "../../src/entries/action/main.js";
+import type { Diagnostic } from "../../src/core/format/diagnostics.js";
 
 let ws: string;
 let lines: string[];

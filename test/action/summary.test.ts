@@ -9,11 +9,11 @@ import {
   mdText,
   run,
   summaryMarkdown,
-} from "../../src/action/main.js";
+} from "../../src/entries/action/main.js";
 import { workflowCommands } from "../helpers/workflow-commands.js";
-import { plainLine } from "../../src/util/log-line.js";
-import type { Diagnostic } from "../../src/playbook/diagnostics.js";
-import { validateSet, validateSource, type FileReport } from "../../src/playbook/validate.js";
+import { plainLine } from "../../src/core/util/log-line.js";
+import type { Diagnostic } from "../../src/core/format/diagnostics.js";
+import { validateSet, validateSource, type FileReport } from "../../src/core/rules/validate.js";
 
 const VALID = (id: string) => `apiVersion: playbook-bot/v1
 id: ${id}

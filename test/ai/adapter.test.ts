@@ -4,7 +4,7 @@ import {
   MockAiAdapter,
   type AiAdapter,
   type AiMessage,
-} from "../../src/ai/adapter.js";
+} from "../../src/adapters/ai/adapter.js";
 
 describe("MockAiAdapter", () => {
   it("echoes the prompt's first line when no scripted reply matches, and records the call", async () => {

@@ -1,9 +1,9 @@
 import nock from "nock";
 import { ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AlertTriage } from "../../src/alerts/triage.js";
-import { OctokitAlertIssues } from "../../src/github/alert-issues.js";
-import type { Octokit } from "../../src/github/octokit-port.js";
+import { AlertTriage } from "../../src/adapters/alerts/triage.js";
+import { OctokitAlertIssues } from "../../src/adapters/github/alert-issues.js";
+import type { Octokit } from "../../src/adapters/github/octokit-port.js";
 import { alertmanagerPayload, serve, testConfig } from "../helpers/alerts.js";
 
 const API = "https://api.github.com";

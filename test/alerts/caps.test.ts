@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ALERT_CAPS, capAlertData } from "../../src/alerts/caps.js";
-import { IssueController } from "../../src/app/controller.js";
-import { readStatusComment } from "../../src/app/status-comment.js";
-import { MemoryGitHub } from "../../src/github/memory.js";
-import { repositoryStateKey } from "../../src/state/codec.js";
-import type { NormalizedAlert } from "../../src/alerts/types.js";
+import { ALERT_CAPS, capAlertData } from "../../src/core/alerts/caps.js";
+import { IssueController } from "../../src/entries/app/controller.js";
+import { readStatusComment } from "../../src/adapters/github/status-comment.js";
+import { MemoryGitHub } from "../../src/adapters/memory/github.js";
+import { repositoryStateKey } from "../../src/runtime/state-codec.js";
+import type { NormalizedAlert } from "../../src/core/alerts/types.js";
 import { bundle } from "../helpers/alerts.js";
 
 /** Alertmanager lets a sender attach any number of labels: about 90 KB of them here. */

@@ -7,7 +7,7 @@ import {
   loadAlertsConfig,
   parseAlertsConfig,
   routeAlert,
-} from "../../src/alerts/config.js";
+} from "../../src/adapters/alerts/config.js";
 
 const ENV = {
   AM_TOKEN: "am-secret",

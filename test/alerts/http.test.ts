@@ -1,9 +1,9 @@
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AlertsConfig } from "../../src/alerts/config.js";
-import { parseMatchers } from "../../src/alerts/matchers.js";
-import { AlertTriage } from "../../src/alerts/triage.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
+import type { AlertsConfig } from "../../src/adapters/alerts/config.js";
+import { parseMatchers } from "../../src/core/alerts/matchers.js";
+import { AlertTriage } from "../../src/adapters/alerts/triage.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
 import {
   alertmanagerPayload,
   bundle,

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { verifyRequest } from "../../src/alerts/auth.js";
-import type { SourceAuth } from "../../src/alerts/config.js";
+import { verifyRequest } from "../../src/adapters/alerts/auth.js";
+import type { SourceAuth } from "../../src/adapters/alerts/config.js";
 import {
   matches,
   parseMatcher,
   parseMatchers,
   type LabelMatcher,
-} from "../../src/alerts/matchers.js";
-import { DEFAULT_TRIAGE_PLAYBOOK, selectPlaybook } from "../../src/alerts/select.js";
-import type { NormalizedAlert } from "../../src/alerts/types.js";
+} from "../../src/core/alerts/matchers.js";
+import { DEFAULT_TRIAGE_PLAYBOOK, selectPlaybook } from "../../src/core/alerts/select.js";
+import type { NormalizedAlert } from "../../src/core/alerts/types.js";
 import { bundle, hmacHex, libraryBundles } from "../helpers/alerts.js";
 
 const body = Buffer.from('{"alerts":[]}');

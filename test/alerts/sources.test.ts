@@ -1,8 +1,12 @@
 import { createRequire } from "node:module";
 import type { components } from "@octokit/openapi-webhooks-types";
 import { describe, expect, it } from "vitest";
-import { fromGeneric, fromGitHubAlert, fromPrometheusStyle } from "../../src/alerts/sources.js";
-import { normaliseSeverity, SEVERITIES, stringMap } from "../../src/alerts/types.js";
+import {
+  fromGeneric,
+  fromGitHubAlert,
+  fromPrometheusStyle,
+} from "../../src/adapters/alerts/sources.js";
+import { normaliseSeverity, SEVERITIES, stringMap } from "../../src/core/alerts/types.js";
 import { alertmanagerPayload, grafanaPayload } from "../helpers/alerts.js";
 
 type Definition = { name: string; examples: Record<string, unknown>[] };

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
 import {
   alertMarker,
   AlertTriage,
   triageBody,
   triageTitle,
   type AlertIssue,
-} from "../../src/alerts/triage.js";
-import type { NormalizedAlert } from "../../src/alerts/types.js";
+} from "../../src/adapters/alerts/triage.js";
+import type { NormalizedAlert } from "../../src/core/alerts/types.js";
 import { bundle, libraryBundles, MemoryAlertIssues } from "../helpers/alerts.js";
 
 const REPO = "acme/ops";

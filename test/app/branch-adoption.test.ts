@@ -1,8 +1,8 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Effect } from "../../src/engine/events.js";
-import type { RunState } from "../../src/engine/state.js";
-import type { OctokitPort } from "../../src/github/octokit-port.js";
+import type { Effect } from "../../src/core/engine/events.js";
+import type { RunState } from "../../src/core/engine/state.js";
+import type { OctokitPort } from "../../src/adapters/github/octokit-port.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { shipRepo } from "./fixtures.js";
 import {

@@ -1,12 +1,15 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { IssueController, type PlaybookCatalog } from "../../src/app/controller.js";
-import { readStatusComment, renderStatusComment } from "../../src/app/status-comment.js";
-import { advance, start } from "../../src/engine/engine.js";
-import type { RunState } from "../../src/engine/state.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import { StatusCommentCache } from "../../src/github/octokit-port.js";
-import { validateSource } from "../../src/playbook/validate.js";
+import { IssueController, type PlaybookCatalog } from "../../src/entries/app/controller.js";
+import {
+  readStatusComment,
+  renderStatusComment,
+} from "../../src/adapters/github/status-comment.js";
+import { advance, start } from "../../src/core/engine/engine.js";
+import type { RunState } from "../../src/core/engine/state.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
+import { StatusCommentCache } from "../../src/adapters/github/octokit-port.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { SHIP } from "./fixtures.js";
 import {

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AppConfigError, deriveStateSecret, readAppConfig } from "../../src/app/config.js";
-import { bundledTier, PlaybookDiscovery } from "../../src/github/discovery.js";
+import { AppConfigError, deriveStateSecret, readAppConfig } from "../../src/entries/app/config.js";
+import { bundledTier, PlaybookDiscovery } from "../../src/adapters/github/discovery.js";
 import { describeRequests, FakeGitHub } from "../helpers/fake-github.js";
 import { RELEASE, SHIP } from "./fixtures.js";
 import { BRANCH, makeClock, OWNER, REPO, testOctokit, EXAMPLE_REPO } from "./harness.js";

@@ -1,9 +1,9 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { issueMarker } from "../../src/effects/types.js";
-import type { Effect } from "../../src/engine/events.js";
-import type { RunState } from "../../src/engine/state.js";
-import { pullRequestMarker } from "../../src/github/octokit-port.js";
+import { issueMarker } from "../../src/runtime/effects.js";
+import type { Effect } from "../../src/core/engine/events.js";
+import type { RunState } from "../../src/core/engine/state.js";
+import { pullRequestMarker } from "../../src/adapters/github/octokit-port.js";
 import { FakeGitHub, requestsDuring } from "../helpers/fake-github.js";
 import { shipRepo } from "./fixtures.js";
 import { Harness, makeClock, OWNER, readStatus, REPO, testPort, EXAMPLE_REPO } from "./harness.js";

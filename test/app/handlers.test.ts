@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import nock from "nock";
 import type { Probot } from "probot";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { readStatusComment } from "../../src/app/status-comment.js";
+import { readStatusComment } from "../../src/adapters/github/status-comment.js";
 import { API, recordScopes, requestsDuring } from "../helpers/fake-github.js";
 import { RELEASE, SHIP, snapshots, voteSnapshot, type Snapshots } from "./fixtures.js";
 import {
@@ -663,7 +663,7 @@ describe("payload edge cases", () => {
 
   it("loads without HTTP routes when the server cannot take handlers", async () => {
     const { Probot, ProbotOctokit } = await import("probot");
-    const { createPlaybookBot } = await import("../../src/app/app.js");
+    const { createPlaybookBot } = await import("../../src/entries/app/app.js");
     const p = new Probot({ githubToken: "test", Octokit: ProbotOctokit, logLevel: "fatal" });
     await expect(
       p.load(createPlaybookBot({ config: CONFIG }), {

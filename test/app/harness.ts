@@ -2,17 +2,17 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
-import { createPlaybookBot } from "../../src/app/app.js";
-import { readStatusComment } from "../../src/app/status-comment.js";
-import { repositoryStateKey, type StateSeal } from "../../src/state/codec.js";
-import type { AppConfig } from "../../src/app/config.js";
-import type { PlaybookDiscovery } from "../../src/github/discovery.js";
+import { createPlaybookBot } from "../../src/entries/app/app.js";
+import { readStatusComment } from "../../src/adapters/github/status-comment.js";
+import { repositoryStateKey, type StateSeal } from "../../src/runtime/state-codec.js";
+import type { AppConfig } from "../../src/entries/app/config.js";
+import type { PlaybookDiscovery } from "../../src/adapters/github/discovery.js";
 import {
   OctokitPort,
   type Octokit,
   type OctokitPortOptions,
-} from "../../src/github/octokit-port.js";
-import { MockAiAdapter } from "../../src/ai/adapter.js";
+} from "../../src/adapters/github/octokit-port.js";
+import { MockAiAdapter } from "../../src/adapters/ai/adapter.js";
 import type { FakeGitHub, PendingCommentEvent } from "../helpers/fake-github.js";
 
 export const APP_ID = 4242;

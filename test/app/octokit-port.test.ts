@@ -1,14 +1,14 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Effect } from "../../src/engine/events.js";
-import type { RunState } from "../../src/engine/state.js";
+import type { Effect } from "../../src/core/engine/events.js";
+import type { RunState } from "../../src/core/engine/state.js";
 import {
   githubError,
   issueOfPullRequest,
   pullRequestMarker,
   StatusCommentCache,
   type OctokitPort,
-} from "../../src/github/octokit-port.js";
+} from "../../src/adapters/github/octokit-port.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { BRANCH, makeClock, OWNER, REPO, testPort, EXAMPLE_REPO } from "./harness.js";
 

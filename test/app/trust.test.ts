@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { renderStatusComment } from "../../src/app/status-comment.js";
-import type { RunState } from "../../src/engine/state.js";
+import { renderStatusComment } from "../../src/adapters/github/status-comment.js";
+import type { RunState } from "../../src/core/engine/state.js";
 import { FakeGitHub } from "../helpers/fake-github.js";
 import { SHIP } from "./fixtures.js";
 import { BRANCH, Harness, makeClock, readStatus, sealOf, EXAMPLE_REPO } from "./harness.js";

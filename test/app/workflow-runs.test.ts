@@ -1,8 +1,8 @@
 import nock from "nock";
 import { ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../src/ai/adapter.js";
-import { OctokitPort, type Octokit } from "../../src/github/octokit-port.js";
+import { MockAiAdapter } from "../../src/adapters/ai/adapter.js";
+import { OctokitPort, type Octokit } from "../../src/adapters/github/octokit-port.js";
 import { FakeGitHub, type FakeWorkflowRun } from "../helpers/fake-github.js";
 import {
   BRANCH,

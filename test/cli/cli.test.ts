@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
-import { RULE_CODES } from "../../src/playbook/rules.js";
-import { PLAYBOOK_SCHEMA } from "../../src/playbook/schema.js";
+import { main } from "../../src/entries/cli/main.js";
+import { RULE_CODES } from "../../src/core/rules/catalogue.js";
+import { PLAYBOOK_SCHEMA } from "../../src/core/format/schema.js";
 import { HOSTILE, workflowCommands } from "../helpers/workflow-commands.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

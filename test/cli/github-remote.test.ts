@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localGitHub, parseGitHubRemote } from "../../src/cli/github-remote.js";
+import { localGitHub, parseGitHubRemote } from "../../src/entries/cli/github-remote.js";
 
 describe("parseGitHubRemote", () => {
   it("reads owner and repository from https and ssh remotes", () => {

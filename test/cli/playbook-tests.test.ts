@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
-import { runCase } from "../../src/cli/playbook-tests.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import type { TestCase } from "../../src/playbook/types.js";
-import { validateSource } from "../../src/playbook/validate.js";
+import { main } from "../../src/entries/cli/main.js";
+import { runCase } from "../../src/entries/cli/playbook-tests.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
+import type { TestCase } from "../../src/core/format/types.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 

@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { MockAiAdapter } from "../../src/ai/adapter.js";
-import { Runner } from "../../src/cli/runner.js";
-import { LocalEffects } from "../../src/effects/local.js";
-import { start } from "../../src/engine/engine.js";
-import type { Effect } from "../../src/engine/events.js";
-import { FileRunStore } from "../../src/state/file-store.js";
+import { MockAiAdapter } from "../../src/adapters/ai/adapter.js";
+import { Runner } from "../../src/entries/cli/runner.js";
+import { LocalEffects } from "../../src/adapters/local/effects.js";
+import { start } from "../../src/core/engine/engine.js";
+import type { Effect } from "../../src/core/engine/events.js";
+import { FileRunStore } from "../../src/adapters/local/file-store.js";
 import {
   bundleHash,
   delegateClosure,
@@ -14,7 +14,7 @@ import {
   loadLocalPlaybooks,
   loadPinned,
   pinBundles,
-} from "../../src/cli/local-playbooks.js";
+} from "../../src/entries/cli/local-playbooks.js";
 import {
   branches,
   cleanup,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseScript, ScriptError, simulate, type Script } from "../../src/cli/simulate.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import { validateSource } from "../../src/playbook/validate.js";
+import { parseScript, ScriptError, simulate, type Script } from "../../src/entries/cli/simulate.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 
 function bundle(text: string): PlaybookBundle {
   const r = validateSource("p.yaml", text);

@@ -1,15 +1,15 @@
-import { repositoryStateKey } from "../../src/state/codec.js";
+import { repositoryStateKey } from "../../src/runtime/state-codec.js";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { IssueController } from "../../src/app/controller.js";
-import { readStatusComment } from "../../src/app/status-comment.js";
-import { main } from "../../src/cli/main.js";
-import { parseScript, ScriptError, simulate } from "../../src/cli/simulate.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import { MemoryGitHub } from "../../src/github/memory.js";
-import { validateSource } from "../../src/playbook/validate.js";
+import { IssueController } from "../../src/entries/app/controller.js";
+import { readStatusComment } from "../../src/adapters/github/status-comment.js";
+import { main } from "../../src/entries/cli/main.js";
+import { parseScript, ScriptError, simulate } from "../../src/entries/cli/simulate.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
+import { MemoryGitHub } from "../../src/adapters/memory/github.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const update = process.env.UPDATE_GOLDEN === "1";

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Effect } from "../../src/engine/events.js";
-import { gitBranch, gitCommit, LocalGit } from "../../src/effects/local-git.js";
-import { runTrailer } from "../../src/effects/types.js";
+import type { Effect } from "../../src/core/engine/events.js";
+import { gitBranch, gitCommit, LocalGit } from "../../src/adapters/local/git.js";
+import { runTrailer } from "../../src/runtime/effects.js";
 import { branches, cleanup, git, makeDir, makeRepo } from "../helpers/git-repo.js";
 
 afterEach(cleanup);

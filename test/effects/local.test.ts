@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../src/ai/adapter.js";
-import type { Effect } from "../../src/engine/events.js";
+import { MockAiAdapter } from "../../src/adapters/ai/adapter.js";
+import type { Effect } from "../../src/core/engine/events.js";
 import {
   describeEffect,
   LocalEffects,
   printedOutputs,
   type LocalEffectsOptions,
-} from "../../src/effects/local.js";
-import type { EffectPerformer } from "../../src/effects/types.js";
+} from "../../src/adapters/local/effects.js";
+import type { EffectPerformer } from "../../src/runtime/effects.js";
 import { branches, cleanup, git, makeDir, makeRepo, write } from "../helpers/git-repo.js";
 import { sampleRun } from "../state/fixtures.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Actor } from "../../src/engine/state.js";
+import type { Actor } from "../../src/core/engine/state.js";
 import {
   BOT,
   DAY,

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { RunEvent, WorkflowRunFacts } from "../../src/engine/events.js";
-import type { Frame } from "../../src/engine/state.js";
-import { DISPATCH_CLOCK_SLACK_MS, workflowRunMatches } from "../../src/engine/steps/dispatch.js";
-import { workflowRunFacts } from "../../src/github/workflow-runs.js";
+import type { RunEvent, WorkflowRunFacts } from "../../src/core/engine/events.js";
+import type { Frame } from "../../src/core/engine/state.js";
+import {
+  DISPATCH_CLOCK_SLACK_MS,
+  workflowRunMatches,
+} from "../../src/core/steps/dispatch/executor.js";
+import { workflowRunFacts } from "../../src/adapters/github/workflow-runs.js";
 
 type Awaiting = NonNullable<Frame["awaiting"]>;
 

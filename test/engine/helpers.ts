@@ -1,24 +1,24 @@
 import { expect } from "vitest";
-import { advance, start, type EngineEnv, type StartRequest } from "../../src/engine/engine.js";
+import { advance, start, type EngineEnv, type StartRequest } from "../../src/core/engine/engine.js";
 import type {
   AdvanceResult,
   CommandArgs,
   CommandName,
   Effect,
   RunEvent,
-} from "../../src/engine/events.js";
-import { parseArgs } from "../../src/engine/inputs.js";
+} from "../../src/core/engine/events.js";
+import { parseArgs } from "../../src/core/engine/inputs.js";
 import {
   activeFrame,
   type Actor,
   type RunState,
   type Scalar,
   type Value,
-} from "../../src/engine/state.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import type { RuleCode } from "../../src/playbook/rules.js";
-import type { PlaybookDocument } from "../../src/playbook/types.js";
-import { validateSource } from "../../src/playbook/validate.js";
+} from "../../src/core/engine/state.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
+import type { RuleCode } from "../../src/core/rules/catalogue.js";
+import type { PlaybookDocument } from "../../src/core/format/types.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 
 /** Inline YAML: the first newline and the common indentation are removed. */
 export function yaml(strings: TemplateStringsArray, ...values: unknown[]): string {

@@ -6,8 +6,8 @@ import {
   parseIssueForm,
   resolveInputs,
   splitArgs,
-} from "../../src/engine/inputs.js";
-import type { InputSpec } from "../../src/playbook/types.js";
+} from "../../src/core/engine/inputs.js";
+import type { InputSpec } from "../../src/core/format/types.js";
 
 function problems(
   specs: Record<string, InputSpec>,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { advance, start } from "../../src/engine/engine.js";
-import { MAX_RECENT_EVENTS, MAX_TRACE } from "../../src/engine/state.js";
+import { advance, start } from "../../src/core/engine/engine.js";
+import { MAX_RECENT_EVENTS, MAX_TRACE } from "../../src/core/engine/state.js";
 import {
   DAY,
   Driver,

@@ -1,18 +1,18 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { advance, start, type EngineEnv } from "../../src/engine/engine.js";
-import type { AdvanceResult, CommandName, RunEvent } from "../../src/engine/events.js";
-import { parseArgs } from "../../src/engine/inputs.js";
+import { advance, start, type EngineEnv } from "../../src/core/engine/engine.js";
+import type { AdvanceResult, CommandName, RunEvent } from "../../src/core/engine/events.js";
+import { parseArgs } from "../../src/core/engine/inputs.js";
 import {
   MAX_RECENT_EVENTS,
   MAX_TRACE,
   activeFrame,
   type Actor,
   type RunState,
-} from "../../src/engine/state.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import { PlaybookGraph } from "../../src/playbook/graph.js";
-import type { CheckpointStep } from "../../src/playbook/types.js";
+} from "../../src/core/engine/state.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
+import { PlaybookGraph } from "../../src/core/format/graph.js";
+import type { CheckpointStep } from "../../src/core/format/types.js";
 import { HOUR, MIN, T0, bundle, yaml } from "./helpers.js";
 
 const linear = bundle(yaml`

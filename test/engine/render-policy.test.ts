@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { playbookError, isErrorCode } from "../../src/engine/errors.js";
+import { playbookError, isErrorCode } from "../../src/core/engine/errors.js";
 import {
   approvalRefusal,
   atLeast,
@@ -9,10 +9,10 @@ import {
   errorAction,
   permissionRank,
   tally,
-} from "../../src/engine/policy.js";
-import { inert, renderTemplate, runResolver } from "../../src/engine/render.js";
-import { capValue, makeRunId, pushBounded, type RunState } from "../../src/engine/state.js";
-import type { StepBase } from "../../src/playbook/types.js";
+} from "../../src/core/engine/policy.js";
+import { inert, renderTemplate, runResolver } from "../../src/core/engine/render.js";
+import { capValue, makeRunId, pushBounded, type RunState } from "../../src/core/engine/state.js";
+import type { StepBase } from "../../src/core/format/types.js";
 
 function runWith(partial: Partial<RunState> = {}): RunState {
   return {

@@ -1,9 +1,9 @@
-import { issueRunToken } from "../../src/app/controller.js";
+import { issueRunToken } from "../../src/entries/app/controller.js";
 import { describe, expect, it } from "vitest";
-import { start, type StartRequest } from "../../src/engine/engine.js";
-import { makeRunId, tokenChars, type RunState } from "../../src/engine/state.js";
-import { validateSource } from "../../src/playbook/validate.js";
-import { parseRunState } from "../../src/state/codec.js";
+import { start, type StartRequest } from "../../src/core/engine/engine.js";
+import { makeRunId, tokenChars, type RunState } from "../../src/core/engine/state.js";
+import { validateSource } from "../../src/core/rules/validate.js";
+import { parseRunState } from "../../src/runtime/state-codec.js";
 import { tinyBundle } from "../state/fixtures.js";
 import { Driver, bundle, yaml } from "./helpers.js";
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { HELP_TEXT, MAX_COMMANDS_PER_COMMENT, parseCommands } from "../../src/github/commands.js";
+import {
+  HELP_TEXT,
+  MAX_COMMANDS_PER_COMMENT,
+  parseCommands,
+} from "../../src/core/engine/commands.js";
 
 const names = (body: string) =>
   parseCommands(body).map((c) => (c.kind === "command" ? c.name : `?${c.word}`));

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Effect, EffectKind } from "../../src/engine/events.js";
-import type { RunState } from "../../src/engine/state.js";
-import { issueMarker, runTrailer } from "../../src/effects/types.js";
-import { MemoryGitHub } from "../../src/github/memory.js";
-import { STATE_MARKER } from "../../src/github/port.js";
+import type { Effect, EffectKind } from "../../src/core/engine/events.js";
+import type { RunState } from "../../src/core/engine/state.js";
+import { issueMarker, runTrailer } from "../../src/runtime/effects.js";
+import { MemoryGitHub } from "../../src/adapters/memory/github.js";
+import { STATE_MARKER } from "../../src/runtime/github-port.js";
 import { sampleRun } from "../state/fixtures.js";
 
 const T = new Date("2026-01-05T09:00:00Z");

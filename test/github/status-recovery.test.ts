@@ -1,13 +1,13 @@
-import { repositoryStateKey } from "../../src/state/codec.js";
+import { repositoryStateKey } from "../../src/runtime/state-codec.js";
 import nock from "nock";
 import { ProbotOctokit } from "probot";
 import { describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../src/ai/adapter.js";
-import { IssueController } from "../../src/app/controller.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import { MemoryGitHub } from "../../src/github/memory.js";
-import { OctokitPort, type Octokit } from "../../src/github/octokit-port.js";
-import { validateSource } from "../../src/playbook/validate.js";
+import { MockAiAdapter } from "../../src/adapters/ai/adapter.js";
+import { IssueController } from "../../src/entries/app/controller.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
+import { MemoryGitHub } from "../../src/adapters/memory/github.js";
+import { OctokitPort, type Octokit } from "../../src/adapters/github/octokit-port.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 import { example, type Payload } from "../app/harness.js";
 
 function bundle(text: string): PlaybookBundle {

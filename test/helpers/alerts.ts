@@ -6,12 +6,12 @@
 import { createHmac } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AlertsConfig } from "../../src/alerts/config.js";
-import { alertsHandler, type AlertRouteDeps } from "../../src/alerts/http.js";
-import type { AlertIssue, AlertIssuesPort } from "../../src/alerts/triage.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import type { PlaybookDocument } from "../../src/playbook/types.js";
-import { bundledPlaybooks } from "../../src/playbook/library.js";
+import type { AlertsConfig } from "../../src/adapters/alerts/config.js";
+import { alertsHandler, type AlertRouteDeps } from "../../src/adapters/alerts/http.js";
+import type { AlertIssue, AlertIssuesPort } from "../../src/adapters/alerts/triage.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
+import type { PlaybookDocument } from "../../src/core/format/types.js";
+import { bundledPlaybooks } from "../../src/adapters/local/library.js";
 
 export type PortCall = keyof AlertIssuesPort;
 

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resumeCommand, runCommand, type RunOptions } from "../../src/cli/run-command.js";
+import { resumeCommand, runCommand, type RunOptions } from "../../src/entries/cli/run-command.js";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const BIN = join(ROOT, "bin", "playbook-bot.js");

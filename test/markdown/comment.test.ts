@@ -26,7 +26,7 @@ import {
   teamMention,
   text,
   untrusted,
-} from "../../src/markdown/index.js";
+} from "../../src/core/markdown/index.js";
 import { expectInert, parse } from "./audit.js";
 
 const Z = "\u200b";

@@ -6,17 +6,22 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { AlertTriage, alertMarker, triageBody, triageTitle } from "../../src/alerts/triage.js";
-import type { NormalizedAlert } from "../../src/alerts/types.js";
+import {
+  AlertTriage,
+  alertMarker,
+  triageBody,
+  triageTitle,
+} from "../../src/adapters/alerts/triage.js";
+import type { NormalizedAlert } from "../../src/core/alerts/types.js";
 import {
   hasStateBlock,
   readStatusComment,
   renderStatusComment,
   STATE_MARKER,
-} from "../../src/app/status-comment.js";
-import type { RunEvent } from "../../src/engine/events.js";
-import type { Actor, RunState } from "../../src/engine/state.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
+} from "../../src/adapters/github/status-comment.js";
+import type { RunEvent } from "../../src/core/engine/events.js";
+import type { Actor, RunState } from "../../src/core/engine/state.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
 import {
   ccLine,
   frozenNotice,
@@ -31,9 +36,9 @@ import {
   statusDeletedNotice,
   statusEditedNotice,
   unknownCommandReason,
-} from "../../src/markdown/index.js";
-import type { CheckpointStep, DecideStep, Step } from "../../src/playbook/types.js";
-import * as codec from "../../src/state/codec.js";
+} from "../../src/core/markdown/index.js";
+import type { CheckpointStep, DecideStep, Step } from "../../src/core/format/types.js";
+import * as codec from "../../src/runtime/state-codec.js";
 import { Driver, MAINTAINER, bundle, yaml } from "../engine/helpers.js";
 import { MemoryAlertIssues } from "../helpers/alerts.js";
 import { audit, expectInert, LIVE_MENTION } from "./audit.js";

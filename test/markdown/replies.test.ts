@@ -14,8 +14,8 @@ import {
   statusDeletedNotice,
   statusEditedNotice,
   unknownCommandReason,
-} from "../../src/markdown/index.js";
-import { HELP_TEXT } from "../../src/github/commands.js";
+} from "../../src/core/markdown/index.js";
+import { HELP_TEXT } from "../../src/core/engine/commands.js";
 import { expectInert } from "./audit.js";
 
 const Z = "\u200b";

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseConfig } from "../../src/playbook/config.js";
-import { validateSource } from "../../src/playbook/validate.js";
+import { ConfigError, loadConfig, parseConfig } from "../../src/adapters/local/rule-config.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 import { yaml } from "./helpers.js";
 
 function errorOf(text: string): string {

@@ -4,7 +4,7 @@ import {
   evaluateExpression,
   expressionRefs,
   parseExpression,
-} from "../../src/playbook/expression.js";
+} from "../../src/core/format/expression.js";
 
 const values: Record<string, unknown> = {
   "inputs.level": "major",

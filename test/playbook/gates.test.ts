@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateSet, validateSource } from "../../src/playbook/validate.js";
+import { validateSet, validateSource } from "../../src/core/rules/validate.js";
 import { diags, errorRules, one, ofRule, span, yaml } from "./helpers.js";
 
 const HEAD = "apiVersion: playbook-bot/v1\nid: t\n";

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import precompiled from "../../src/playbook/generated/playbook-validator.js";
+import precompiled from "../../src/core/format/generated/playbook-validator.js";
 import {
   compilePlaybookValidator,
   generateValidatorSource,
-} from "../../src/playbook/validator-source.js";
+} from "../../src/core/format/validator-source.js";
 
-const file = new URL("../../src/playbook/generated/playbook-validator.ts", import.meta.url);
+const file = new URL("../../src/core/format/generated/playbook-validator.ts", import.meta.url);
 
 describe("the precompiled playbook validator", () => {
   it("is exactly what the schema compiles to (run `npm run schema:write` after changing the schema)", () => {

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bundledPlaybooks } from "../../src/playbook/library.js";
-import { formatText } from "../../src/playbook/report/text.js";
-import { validateSet } from "../../src/playbook/validate.js";
+import { bundledPlaybooks } from "../../src/adapters/local/library.js";
+import { formatText } from "../../src/core/format/report/text.js";
+import { validateSet } from "../../src/core/rules/validate.js";
 
 /**
  * Golden files: the text report of each broken playbook in test/fixtures/playbooks/invalid is

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PlaybookGraph } from "../../src/playbook/graph.js";
-import type { PlaybookDocument } from "../../src/playbook/types.js";
+import { PlaybookGraph } from "../../src/core/format/graph.js";
+import type { PlaybookDocument } from "../../src/core/format/types.js";
 import { playbookOf, yaml } from "./helpers.js";
 
 const edges = (g: PlaybookGraph, id: string): string[] =>

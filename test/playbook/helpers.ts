@@ -1,7 +1,7 @@
-import type { Diagnostic } from "../../src/playbook/diagnostics.js";
-import type { RuleCode } from "../../src/playbook/rules.js";
-import type { PlaybookDocument } from "../../src/playbook/types.js";
-import { validateSource, type ValidateOptions } from "../../src/playbook/validate.js";
+import type { Diagnostic } from "../../src/core/format/diagnostics.js";
+import type { RuleCode } from "../../src/core/rules/catalogue.js";
+import type { PlaybookDocument } from "../../src/core/format/types.js";
+import { validateSource, type ValidateOptions } from "../../src/core/rules/validate.js";
 
 /**
  * A YAML document written inline: the first newline and the common indentation are removed, so

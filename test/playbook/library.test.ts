@@ -7,8 +7,8 @@ import {
   fileExistsNextTo,
   loadBundledReports,
   playbookFilesIn,
-} from "../../src/playbook/library.js";
-import { validateSet } from "../../src/playbook/validate.js";
+} from "../../src/adapters/local/library.js";
+import { validateSet } from "../../src/core/rules/validate.js";
 
 describe("bundled playbooks", () => {
   it("are found under playbooks/, templates excluded", async () => {

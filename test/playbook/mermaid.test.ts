@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderMermaid } from "../../src/playbook/mermaid.js";
+import { renderMermaid } from "../../src/core/format/mermaid.js";
 import { playbookOf, yaml } from "./helpers.js";
 
 const pb = playbookOf(yaml`

@@ -2,17 +2,17 @@ import { EOL } from "node:os";
 import * as core from "@actions/core";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import type { Diagnostic } from "../../src/playbook/diagnostics.js";
-import { compareDiagnostics, describeValue } from "../../src/playbook/diagnostics.js";
+import type { Diagnostic } from "../../src/core/format/diagnostics.js";
+import { compareDiagnostics, describeValue } from "../../src/core/format/diagnostics.js";
 import {
   annotation,
   formatGithub,
   formatJson,
   formatSarif,
   workflowCommand,
-} from "../../src/playbook/report/machine.js";
-import { formatText } from "../../src/playbook/report/text.js";
-import { countBySeverity, validateSource, type FileReport } from "../../src/playbook/validate.js";
+} from "../../src/core/format/report/machine.js";
+import { formatText } from "../../src/core/format/report/text.js";
+import { countBySeverity, validateSource, type FileReport } from "../../src/core/rules/validate.js";
 import { yaml } from "./helpers.js";
 
 const d = (over: Partial<Diagnostic> = {}): Diagnostic => ({

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { RULES, RULE_CODES, type RuleCode } from "../../src/playbook/rules.js";
-import { validateSet, validateSource, type ValidateOptions } from "../../src/playbook/validate.js";
+import { RULES, RULE_CODES, type RuleCode } from "../../src/core/rules/catalogue.js";
+import {
+  validateSet,
+  validateSource,
+  type ValidateOptions,
+} from "../../src/core/rules/validate.js";
 import { yaml } from "./helpers.js";
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { PLAYBOOK_SCHEMA, STEP_KINDS, stepFieldNames } from "../../src/playbook/schema.js";
+import { PLAYBOOK_SCHEMA, STEP_KINDS, stepFieldNames } from "../../src/core/format/schema.js";
 
 describe("format v1 schema", () => {
   it("is the schema written for editors in schema/playbook.v1.schema.json", () => {

@@ -8,8 +8,8 @@ import {
   parsePointer,
   pointerOf,
   type SourceDocument,
-} from "../../src/playbook/source.js";
-import { validateSource } from "../../src/playbook/validate.js";
+} from "../../src/core/format/source.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 import { diags, span, yaml } from "./helpers.js";
 
 function loaded(text: string): SourceDocument {

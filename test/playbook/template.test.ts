@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTemplated, parseTemplate, templateSkeleton } from "../../src/playbook/template.js";
+import { isTemplated, parseTemplate, templateSkeleton } from "../../src/core/format/template.js";
 
 describe("parseTemplate", () => {
   it("splits text and references", () => {

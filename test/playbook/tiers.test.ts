@@ -6,8 +6,8 @@ import {
   resolveTiers,
   stepFileRefs,
   type Tier,
-} from "../../src/playbook/tiers.js";
-import { validateSource } from "../../src/playbook/validate.js";
+} from "../../src/runtime/tiers.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 
 const pb = (id: string, extra = "", steps = "") => `apiVersion: playbook-bot/v1
 id: ${id}

@@ -8,7 +8,7 @@ import {
   repositoryStateKey,
   runStateProblems,
   type StateSeal,
-} from "../../src/state/codec.js";
+} from "../../src/runtime/state-codec.js";
 import { sampleRun } from "./fixtures.js";
 
 const SECRET = "s3cret";

@@ -6,7 +6,7 @@ import {
   StateError,
   writeAtomic,
   type LocalRunRecord,
-} from "../../src/state/file-store.js";
+} from "../../src/adapters/local/file-store.js";
 import { cleanup, makeDir } from "../helpers/git-repo.js";
 import { sampleRun } from "./fixtures.js";
 

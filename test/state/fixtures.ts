@@ -1,7 +1,7 @@
-import { start } from "../../src/engine/engine.js";
-import type { RunState } from "../../src/engine/state.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import { validateSource } from "../../src/playbook/validate.js";
+import { start } from "../../src/core/engine/engine.js";
+import type { RunState } from "../../src/core/engine/state.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 
 export const TINY = `apiVersion: playbook-bot/v1
 id: tiny

@@ -6,12 +6,12 @@ import {
   readStatusComment,
   renderStatusComment,
   STATE_MARKER,
-} from "../../src/app/status-comment.js";
-import { start } from "../../src/engine/engine.js";
-import type { Frame, RunState } from "../../src/engine/state.js";
-import type { PlaybookBundle } from "../../src/engine/steps/types.js";
-import { encodeSigned, repositoryStateKey, type StateSeal } from "../../src/state/codec.js";
-import { validateSource } from "../../src/playbook/validate.js";
+} from "../../src/adapters/github/status-comment.js";
+import { start } from "../../src/core/engine/engine.js";
+import type { Frame, RunState } from "../../src/core/engine/state.js";
+import type { PlaybookBundle } from "../../src/core/steps/types.js";
+import { encodeSigned, repositoryStateKey, type StateSeal } from "../../src/runtime/state-codec.js";
+import { validateSource } from "../../src/core/rules/validate.js";
 
 /** The seal of status comment 77 on issue 5 of one repository. */
 const SECRET: StateSeal = { key: repositoryStateKey("s3cret", 1, 2), issue: 5, comment: "77" };

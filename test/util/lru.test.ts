@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeyedQueue, OnceLedger, LruMap } from "../../src/util/lru.js";
+import { KeyedQueue, OnceLedger, LruMap } from "../../src/runtime/lru.js";
 
 function deferred<T = void>() {
   let resolve!: (v: T) => void;

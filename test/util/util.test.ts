@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { branchNameProblem, repoPathProblem } from "../../src/util/git-ref.js";
-import { compileLinear, linearRegExpForAjv } from "../../src/util/regex.js";
-import { didYouMean, oneOf } from "../../src/util/suggest.js";
+import { branchNameProblem, repoPathProblem } from "../../src/core/util/git-ref.js";
+import { compileLinear, linearRegExpForAjv } from "../../src/core/util/regex.js";
+import { didYouMean, oneOf } from "../../src/core/util/suggest.js";
 
 describe("branchNameProblem", () => {
   it.each([

@@ -1,0 +1,173 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { rateLimitRetryAfter } from "../github/octokit-port.js";
+import { OnceLedger } from "../../runtime/lru.js";
+import { verifyRequest } from "./auth.js";
+import { routeAlert, type AlertsConfig, type ExternalSource } from "./config.js";
+import { GENERIC_ALERT_SCHEMA, PROMETHEUS_STYLE_SCHEMA } from "../../core/alerts/generic-schema.js";
+import {
+  fromGeneric,
+  fromPrometheusStyle,
+  type GenericAlert,
+  type PromMessage,
+} from "./sources.js";
+import type { TriageOutcome } from "./triage.js";
+import type { NormalizedAlert } from "../../core/alerts/types.js";
+
+const ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true });
+const validators: Record<ExternalSource, ValidateFunction> = {
+  generic: ajv.compile(GENERIC_ALERT_SCHEMA),
+  alertmanager: ajv.compile(PROMETHEUS_STYLE_SCHEMA),
+  grafana: ajv.compile(PROMETHEUS_STYLE_SCHEMA),
+};
+
+export interface AlertRouteDeps {
+  config: AlertsConfig;
+  /** Triage one alert for a repository (AlertTriage.handle, with whatever the app needs first). */
+  handle: (alert: NormalizedAlert, repo: string) => Promise<TriageOutcome>;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  const tooLarge = () =>
+    new HttpError(413, `the body is larger than ${max} bytes`, { connection: "close" });
+  if (declared > max) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        // Stop keeping the body but let the 413 reach the sender (destroying the socket here
+        // would cut the answer off); the connection closes once it is sent.
+        req.removeAllListeners("data");
+        req.resume();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+/** A GitHub rate limit reached while handling: the sender should come back later (Alertmanager retries 5xx only). */
+function rateLimit(err: unknown): HttpError | undefined {
+  const retryAfter = rateLimitRetryAfter(err);
+  if (retryAfter === undefined) return undefined;
+  return new HttpError(503, "GitHub is rate-limiting this app; retry later", {
+    "retry-after": retryAfter || "60",
+  });
+}
+
+/**
+ * `POST /alerts/<source>`: credentials are checked on the raw bytes before anything parses them;
+ * then the body is parsed, checked against its schema, routed to a repository by the config (never
+ * by the payload alone) and handed to triage. 2xx only once every alert is handled.
+ */
+export function alertsHandler(deps: AlertRouteDeps) {
+  // An event id counts as seen once its alert was handled: the sender's retry of a failure is
+  // handled again, not answered "duplicate".
+  const events = new OnceLedger(10_000);
+  const log = deps.log ?? (() => undefined);
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const path = (req.url ?? "").split("?")[0] ?? "";
+    const m = /^\/alerts\/([a-z]+)\/?$/.exec(path);
+    if (!m) return false;
+    const source = m[1] as ExternalSource;
+    try {
+      if (req.method !== "POST") throw new HttpError(405, "use POST", { allow: "POST" });
+      // Own keys only: `/alerts/constructor` is not a source.
+      const configured = Object.hasOwn(deps.config.sources, source)
+        ? deps.config.sources[source]
+        : undefined;
+      if (!configured) throw new HttpError(404, `no alert source '${source}' is configured`);
+      if (!/^application\/json\b/i.test(String(req.headers["content-type"] ?? "")))
+        throw new HttpError(415, "send application/json");
+      const body = await readBody(req, deps.config.maxBodyBytes);
+      if (!verifyRequest(configured.auth, req.headers, body, deps.now?.() ?? Date.now())) {
+        log(`alerts/${source}: rejected credentials`);
+        throw new HttpError(401, "missing or invalid credentials");
+      }
+      let payload: unknown;
+      try {
+        payload = JSON.parse(body.toString("utf8"));
+      } catch (err) {
+        throw new HttpError(400, `the body is not JSON: ${(err as Error).message}`);
+      }
+      const validate = validators[source];
+      if (!validate(payload)) {
+        const reasons = (validate.errors ?? [])
+          .slice(0, 5)
+          .map((e) => `${e.instancePath || "(body)"} ${e.message ?? "is invalid"}`);
+        throw new HttpError(
+          400,
+          `the alert does not fit the ${source} format: ${reasons.join("; ")}`,
+        );
+      }
+      const handleAll = async (alerts: NormalizedAlert[]) => {
+        const unrouted: string[] = [];
+        const work: Promise<TriageOutcome>[] = [];
+        for (const alert of alerts) {
+          const repo = routeAlert(deps.config, alert.labels);
+          if (!repo) unrouted.push(alert.key);
+          else work.push(deps.handle(alert, repo));
+        }
+        const settled = await Promise.allSettled(work);
+        for (const s of settled) {
+          if (s.status === "rejected") {
+            throw rateLimit(s.reason) ?? s.reason;
+          }
+        }
+        const outcomes = settled.map((s) => (s as PromiseFulfilledResult<TriageOutcome>).value);
+        return { unrouted, outcomes };
+      };
+      if (source === "generic") {
+        const g = payload as GenericAlert;
+        const done = g.event_id
+          ? await events.run(`${source}:${g.event_id}`, () => handleAll([fromGeneric(g)]))
+          : { duplicate: false as const, value: await handleAll([fromGeneric(g)]) };
+        if (done.duplicate) send(res, 200, { received: 1, duplicate: true });
+        else send(res, 200, { received: 1, truncated: 0, ...done.value });
+        return true;
+      }
+      const alerts = fromPrometheusStyle(source, payload as PromMessage);
+      const result = await handleAll(alerts);
+      const truncated = (payload as PromMessage).truncatedAlerts ?? 0;
+      send(res, 200, { received: alerts.length, truncated, ...result });
+      return true;
+    } catch (err) {
+      const e =
+        err instanceof HttpError
+          ? err
+          : (rateLimit(err) ?? new HttpError(500, "the alert could not be handled; retry later"));
+      if (!(err instanceof HttpError) && e.status === 500)
+        log(`alerts/${source}: ${(err as Error).message}`);
+      send(res, e.status, { error: e.message }, e.headers);
+      return true;
+    }
+  };
+}

@@ -1,0 +1,882 @@
+import type { ProbotOctokit } from "probot";
+import { runAiEffect, type AiAdapter } from "../ai/adapter.js";
+import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
+import type { Effect } from "../../core/engine/events.js";
+import type { Frame, RunState, Value } from "../../core/engine/state.js";
+import { DISPATCH_CLOCK_SLACK_MS, workflowRunMatches } from "../../core/steps/dispatch/executor.js";
+import {
+  branchExists,
+  candidateNames,
+  foreignBranch,
+  foreignCommits,
+  ifExists,
+  noFreeName,
+} from "../branch-reuse.js";
+import { issueMarker, runTrailer, type EffectOutcome } from "../../runtime/effects.js";
+import { PERMISSIONS } from "../../core/format/schema.js";
+import type { Permission } from "../../core/format/types.js";
+import { LruMap } from "../../runtime/lru.js";
+import {
+  hasStateBlock,
+  type CompletedWorkflowRun,
+  type GitHubPort,
+  type Reaction,
+  type ThreadComment,
+} from "../../runtime/github-port.js";
+import {
+  dispatchCorrelation,
+  dispatchedRef,
+  workflowRunFacts,
+  type RawWorkflowRun,
+} from "./workflow-runs.js";
+
+export type Octokit = InstanceType<typeof ProbotOctokit>;
+
+/** The hidden marker in a pull request body that leads a `pull_request.closed` event back to its issue. */
+export function pullRequestMarker(issue: number, key: string): string {
+  return `<!-- playbook-bot:pull-request issue=${issue} key=${key} -->`;
+}
+
+export function issueOfPullRequest(body: string | null | undefined): number | undefined {
+  const m = /<!-- playbook-bot:pull-request issue=([0-9]+) /.exec(body ?? "");
+  return m ? Number(m[1]) : undefined;
+}
+
+interface RequestErrorLike {
+  status?: number;
+  message?: string;
+  response?: { headers?: Record<string, string | number | undefined> };
+}
+
+/**
+ * GitHub's "slow down": a 429, or a 403 with retry-after, an exhausted quota or a rate-limit
+ * message. Returns the retry-after header when there is one ("" otherwise), undefined when the
+ * error is something else.
+ */
+export function rateLimitRetryAfter(err: unknown): string | undefined {
+  const e = err as RequestErrorLike;
+  const headers = e.response?.headers ?? {};
+  const limited =
+    e.status === 429 ||
+    (e.status === 403 &&
+      (headers["retry-after"] !== undefined ||
+        headers["x-ratelimit-remaining"] === "0" ||
+        /rate limit/i.test(String(e.message ?? ""))));
+  if (!limited) return undefined;
+  return headers["retry-after"] !== undefined ? String(headers["retry-after"]) : "";
+}
+
+const timed = new WeakSet<object>();
+
+/**
+ * Every request of this Octokit is abandoned after `ms`: one hung request must not hold up the
+ * events queued behind it. The error is GitHub's own shape with status 504 ("GH-TIMEOUT").
+ */
+export function withRequestTimeout(octokit: Octokit, ms: number): Octokit {
+  if (timed.has(octokit)) return octokit;
+  timed.add(octokit);
+  octokit.hook.wrap("request", async (request, options) => {
+    // The signal closes a real connection; the race also ends a request nothing can abort.
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const e = new Error(
+          `GitHub did not answer ${options.method} ${options.url} within ${ms} ms`,
+        ) as Error & { status: number; timeout: true };
+        e.status = 504;
+        e.timeout = true;
+        controller.abort(e);
+        reject(e);
+      }, ms);
+    });
+    try {
+      return await Promise.race([
+        request({ ...options, request: { ...options.request, signal: controller.signal } }),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+  return octokit;
+}
+
+/**
+ * A coded failure for a GitHub error. Rate limits (403/429 with retry-after or an exhausted quota)
+ * are retryable failures the run records; `/retry` or the next event resumes it. Tokens never
+ * appear: only the status and GitHub's message are kept.
+ */
+export function githubError(err: unknown, what: string): PlaybookError {
+  const e = err as RequestErrorLike;
+  const status = e.status ?? 0;
+  const message = String(e.message ?? err).replace(
+    /(gh[pousr]_|ghs_|v1\.)[A-Za-z0-9_.]+/g,
+    "[redacted]",
+  );
+  const cause = `HTTP ${status}: ${message.slice(0, 300)}`;
+  if ((err as { timeout?: boolean }).timeout === true)
+    return playbookError("GH-TIMEOUT", `GitHub did not answer in time to ${what}`, cause);
+  const retryAfter = rateLimitRetryAfter(err);
+  if (retryAfter !== undefined) {
+    const after = retryAfter ? ` (retry after ${retryAfter} s)` : "";
+    return playbookError("GH-RATE-LIMITED", `GitHub rate-limited ${what}${after}`, cause);
+  }
+  if (status === 401 || status === 403)
+    return playbookError("GH-PERMISSION", `the app may not ${what}`, cause);
+  if (status === 404)
+    return playbookError("GH-NOT-FOUND", `not found while trying to ${what}`, cause);
+  if (status === 409)
+    return playbookError("GH-CONFLICT", `conflict while trying to ${what}`, cause);
+  if (status === 422) return playbookError("GH-VALIDATION", `GitHub refused to ${what}`, cause);
+  return playbookError("GH-ERROR", `GitHub failed to ${what}`, cause);
+}
+
+export interface OctokitPortOptions {
+  octokit: Octokit;
+  owner: string;
+  repo: string;
+  defaultBranch: string;
+  /**
+   * This app's id: comments and issues it wrote carry it in performed_via_github_app. 0 for a
+   * person's token (local runs): then what that person authored counts as the run's own.
+   */
+  appId: number;
+  /** This app's bot login (`<slug>[bot]`), when known. */
+  botLogin?: string;
+  ai: AiAdapter;
+  /** Where status comments are remembered across events (see StatusCommentCache). */
+  statusCache?: StatusCommentCache;
+}
+
+/** Remembers, per issue, which comments are status comments: an event costs one request per run, not a listing. */
+export class StatusCommentCache {
+  private readonly ids: LruMap<string, string[]>;
+  constructor(max = 1000) {
+    this.ids = new LruMap(max);
+  }
+
+  get(key: string): string[] | undefined {
+    return this.ids.get(key);
+  }
+
+  set(key: string, ids: string[]): void {
+    this.ids.set(key, ids);
+  }
+
+  add(key: string, id: string): void {
+    const ids = this.ids.get(key);
+    if (ids && !ids.includes(id)) this.ids.set(key, [...ids, id]);
+  }
+}
+
+/** Who made an issue, a pull request or a comment, as GitHub reports it. */
+type Authored = {
+  user?: { login: string; type?: string } | null;
+  performed_via_github_app?: { id: number } | null;
+};
+
+type RestComment = {
+  id: number;
+  body?: string | null;
+  created_at: string;
+  user: { login: string; type: string } | null;
+  performed_via_github_app?: { id: number } | null;
+};
+
+/** GitHub through Octokit: the port the Probot app gives the issue controller. */
+export class OctokitPort implements GitHubPort {
+  private readonly octokit: Octokit;
+  private readonly owner: string;
+  private readonly repo: string;
+
+  constructor(private readonly o: OctokitPortOptions) {
+    this.octokit = o.octokit;
+    this.owner = o.owner;
+    this.repo = o.repo;
+  }
+
+  private view(c: RestComment): ThreadComment {
+    // The app's own bot account, not a person acting through the app with a user token.
+    const byThisApp =
+      c.user?.type === "Bot" &&
+      (c.performed_via_github_app?.id === this.o.appId ||
+        (this.o.botLogin !== undefined && c.user.login === this.o.botLogin));
+    return {
+      id: String(c.id),
+      author: c.user?.login ?? "ghost",
+      bot: c.user?.type === "Bot",
+      byThisApp,
+      body: c.body ?? "",
+      createdAt: c.created_at,
+    };
+  }
+
+  /** The login this port writes as, when known: the bot login, or a person's token's login. */
+  private selfLogin?: Promise<string | undefined>;
+  private async ownLogin(): Promise<string | undefined> {
+    if (this.o.botLogin !== undefined) return this.o.botLogin;
+    if (this.o.appId !== 0) return undefined; // an installation token cannot ask who it is
+    this.selfLogin ??= this.octokit.rest.users
+      .getAuthenticated()
+      .then(({ data }) => data.login)
+      .catch(() => undefined);
+    return this.selfLogin;
+  }
+
+  /**
+   * Whether this app (or, locally, the token's owner) opened an issue or pull request: a hidden
+   * marker alone proves nothing, since anyone can copy it into an issue of theirs.
+   */
+  private async authored(item: Authored): Promise<boolean> {
+    if (
+      this.o.appId !== 0 &&
+      item.user?.type === "Bot" &&
+      item.performed_via_github_app?.id === this.o.appId
+    )
+      return true;
+    const login = await this.ownLogin();
+    return login !== undefined && item.user?.login === login;
+  }
+
+  /**
+   * A pull request's author. The pulls API does not name the app that opened one: a bot's pull
+   * request that the bot login does not settle is looked up in the issues API (one request).
+   */
+  private async authoredPull(
+    pr: { number: number; user?: { login: string; type?: string } | null } & Authored,
+  ): Promise<boolean> {
+    if (await this.authored(pr)) return true;
+    if (this.o.appId === 0 || pr.user?.type !== "Bot") return false;
+    const { data } = await this.octokit.rest.issues.get({
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: pr.number,
+    });
+    return this.authored(data as Authored);
+  }
+
+  async permission(login: string): Promise<Permission | undefined> {
+    try {
+      const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
+        owner: this.owner,
+        repo: this.repo,
+        username: login,
+      });
+      // role_name is the real role; the legacy `permission` reports maintain as write and triage as read.
+      const role = (data as { role_name?: string }).role_name;
+      return (PERMISSIONS as readonly string[]).includes(role ?? "")
+        ? (role as Permission)
+        : undefined;
+    } catch {
+      return undefined; // any error denies
+    }
+  }
+
+  async teams(login: string, candidates: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const team of candidates) {
+      const [org, slug] = team.includes("/")
+        ? (team.split("/", 2) as [string, string])
+        : [this.owner, team];
+      try {
+        const { data } = await this.octokit.rest.teams.getMembershipForUserInOrg({
+          org,
+          team_slug: slug,
+          username: login,
+        });
+        if (data.state === "active") out.push(team);
+      } catch {
+        // not a member, or the app may not read teams: either way, no
+      }
+    }
+    return out;
+  }
+
+  async comments(issue: number): Promise<ThreadComment[]> {
+    const all = (await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: issue,
+      per_page: 100,
+    })) as RestComment[];
+    return all.map((c) => this.view(c));
+  }
+
+  /** Status comments of an issue: remembered ids fetched one by one, or one listing on a miss. */
+  async statusComments(issue: number): Promise<ThreadComment[]> {
+    const key = `${this.owner}/${this.repo}#${issue}`;
+    const cached = this.o.statusCache?.get(key);
+    if (cached) {
+      const found: ThreadComment[] = [];
+      for (const id of cached) {
+        const c = await this.comment(issue, id);
+        if (c) found.push(c);
+      }
+      return found;
+    }
+    const mine = (await this.comments(issue)).filter((c) => c.byThisApp && hasStateBlock(c.body));
+    this.o.statusCache?.set(
+      key,
+      mine.map((c) => c.id),
+    );
+    return mine;
+  }
+
+  async comment(_issue: number, id: string): Promise<ThreadComment | undefined> {
+    try {
+      const { data } = await this.octokit.rest.issues.getComment({
+        owner: this.owner,
+        repo: this.repo,
+        comment_id: Number(id),
+      });
+      return this.view(data as RestComment);
+    } catch (err) {
+      // Gone is an answer; a failure (or no answer) is not "gone": the event fails and is retried.
+      if ((err as RequestErrorLike).status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  async createComment(issue: number, body: string): Promise<ThreadComment> {
+    const { data } = await this.octokit.rest.issues.createComment({
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: issue,
+      body,
+    });
+    const c = this.view(data as RestComment);
+    if (hasStateBlock(body)) this.o.statusCache?.add(`${this.owner}/${this.repo}#${issue}`, c.id);
+    return { ...c, byThisApp: true };
+  }
+
+  async createStatusComment(issue: number, body: string): Promise<ThreadComment> {
+    const c = await this.createComment(issue, body);
+    this.o.statusCache?.add(`${this.owner}/${this.repo}#${issue}`, c.id);
+    return c;
+  }
+
+  async updateComment(_issue: number, id: string, body: string): Promise<void> {
+    await this.octokit.rest.issues.updateComment({
+      owner: this.owner,
+      repo: this.repo,
+      comment_id: Number(id),
+      body,
+    });
+  }
+
+  async react(_issue: number, commentId: string, reaction: Reaction): Promise<void> {
+    try {
+      await this.octokit.rest.reactions.createForIssueComment({
+        owner: this.owner,
+        repo: this.repo,
+        comment_id: Number(commentId),
+        content: reaction,
+      });
+    } catch {
+      // A reaction is a courtesy; failing to add one must not fail the command.
+    }
+  }
+
+  async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
+    const issue = Number(run.context.issue?.number ?? 0);
+    try {
+      switch (effect.kind) {
+        case "branch":
+          return await this.branch(effect);
+        case "commit":
+          return await this.commit(effect);
+        case "pull_request":
+          return await this.pullRequest(effect, issue);
+        case "issue":
+          return await this.issue(effect);
+        case "label":
+          return await this.label(effect, issue);
+        case "close":
+          return await this.close(effect, issue);
+        case "dispatch":
+          return await this.dispatch(effect);
+        case "comment":
+          return await this.commentEffect(effect, issue);
+        case "ai":
+          return { ok: true, outputs: await runAiEffect(this.o.ai, effect.params) };
+        case "start_playbook":
+          return { ok: true, outputs: {} };
+      }
+    } catch (err) {
+      return { ok: false, error: githubError(err, describe(effect)) };
+    }
+  }
+
+  /** Where a pull request stands (a local run asks instead of waiting for a webhook). */
+  async pullRequestState(
+    number: number,
+  ): Promise<{ state: "open" | "closed"; merged: boolean; url: string }> {
+    const { data } = await this.octokit.rest.pulls.get({
+      owner: this.owner,
+      repo: this.repo,
+      pull_number: number,
+    });
+    return {
+      state: data.state === "closed" ? "closed" : "open",
+      merged: data.merged === true,
+      url: data.html_url,
+    };
+  }
+
+  /**
+   * The awaited workflow run, once completed, matched as the webhook is (`workflowRunMatches`):
+   * by its id when the dispatch returned one, otherwise among the workflow's recent completed
+   * `workflow_dispatch` runs on the dispatched ref since the dispatch.
+   */
+  async completedWorkflowRun(
+    awaiting: NonNullable<Frame["awaiting"]>,
+    since: string,
+  ): Promise<CompletedWorkflowRun | undefined> {
+    const workflow = awaiting.workflow;
+    if (workflow === undefined) return undefined;
+    let runs: RawWorkflowRun[];
+    if (awaiting.workflowRun !== undefined) {
+      const { data } = await this.octokit.rest.actions.getWorkflowRun({
+        owner: this.owner,
+        repo: this.repo,
+        run_id: awaiting.workflowRun,
+      });
+      runs = [data as RawWorkflowRun];
+    } else {
+      const d = awaiting.dispatched;
+      const from = d ? Date.parse(d.at) - DISPATCH_CLOCK_SLACK_MS : Date.parse(since);
+      const { data } = await this.octokit.rest.actions.listWorkflowRuns({
+        owner: this.owner,
+        repo: this.repo,
+        workflow_id: workflow,
+        event: "workflow_dispatch",
+        status: "completed",
+        ...(d ? { branch: d.ref } : {}),
+        ...(d?.actor ? { actor: d.actor } : {}),
+        ...(Number.isNaN(from)
+          ? {}
+          : { created: `>=${new Date(from).toISOString().slice(0, 19)}Z` }),
+        per_page: 20,
+      });
+      runs = data.workflow_runs as RawWorkflowRun[];
+    }
+    for (const raw of runs) {
+      if (raw.status !== "completed") continue;
+      const found: CompletedWorkflowRun = {
+        id: raw.id,
+        conclusion: raw.conclusion ?? "unknown",
+        run: workflowRunFacts(raw),
+      };
+      if (raw.html_url) found.url = raw.html_url;
+      const event = {
+        type: "workflow_run" as const,
+        id: "",
+        workflow,
+        runId: found.id,
+        conclusion: found.conclusion,
+        run: found.run,
+      };
+      if (workflowRunMatches(awaiting, event)) return found;
+    }
+    return undefined;
+  }
+
+  private async headOf(branch: string): Promise<string | undefined> {
+    try {
+      const { data } = await this.octokit.rest.git.getRef({
+        owner: this.owner,
+        repo: this.repo,
+        ref: `heads/${branch}`,
+      });
+      return data.object.sha;
+    } catch (err) {
+      if ((err as RequestErrorLike).status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Create from the base head, or reuse an existing branch only where it holds nothing this run
+   * did not put there: every commit beyond the base carries this run's trailer (one compare
+   * request). Otherwise GH-CONFLICT, or with `if_exists: new-name` the first free name.
+   */
+  private async branch(effect: Effect): Promise<EffectOutcome> {
+    const mode = ifExists(effect.params);
+    const requested = String(effect.params.name);
+    const base = String(effect.params.from ?? this.o.defaultBranch);
+    for (const name of candidateNames(requested, mode)) {
+      let existing = await this.headOf(name);
+      if (!existing) {
+        const sha = await this.headOf(base);
+        if (!sha)
+          return {
+            ok: false,
+            error: playbookError("GH-NOT-FOUND", `base branch '${base}' does not exist`),
+          };
+        try {
+          await this.octokit.rest.git.createRef({
+            owner: this.owner,
+            repo: this.repo,
+            ref: `refs/heads/${name}`,
+            sha,
+          });
+          return { ok: true, outputs: { name, sha, created: true, url: this.treeUrl(name) } };
+        } catch (err) {
+          // Made meanwhile (a redelivery racing us, or someone else): checked like any existing one.
+          if ((err as RequestErrorLike).status !== 422) throw err;
+          existing = await this.headOf(name);
+          if (!existing) throw err;
+        }
+      }
+      if (mode === "fail") return { ok: false, error: branchExists(name) };
+      const { data } = await this.octokit.rest.repos.compareCommitsWithBasehead({
+        owner: this.owner,
+        repo: this.repo,
+        basehead: `${base}...${name}`,
+      });
+      const beyond = data.commits.map((c) => ({ sha: c.sha, message: c.commit.message }));
+      // Without paging GitHub lists at most 250 commits: the rest cannot be checked.
+      const unseen = Math.max(0, data.ahead_by - beyond.length);
+      const foreign = foreignCommits(beyond, effect.key);
+      if (foreign.length === 0 && unseen === 0)
+        return {
+          ok: true,
+          outputs: { name, sha: existing, created: false, url: this.treeUrl(name) },
+        };
+      if (mode !== "new-name") return { ok: false, error: foreignBranch(name, foreign, unseen) };
+    }
+    return { ok: false, error: noFreeName(requested) };
+  }
+
+  private treeUrl(branch: string): string {
+    return `https://github.com/${this.owner}/${this.repo}/tree/${branch}`;
+  }
+
+  /** One atomic commit with every file (tree with inline contents, commit, ref update); found again by its trailer. */
+  private async commit(effect: Effect): Promise<EffectOutcome> {
+    const branch = String(effect.params.branch);
+    const trailer = runTrailer(effect.key);
+    const parent = await this.headOf(branch);
+    if (!parent)
+      return {
+        ok: false,
+        error: playbookError("GH-NOT-FOUND", `branch '${branch}' does not exist`),
+      };
+    const { data: recent } = await this.octokit.rest.repos.listCommits({
+      owner: this.owner,
+      repo: this.repo,
+      sha: branch,
+      per_page: 20,
+    });
+    const found = recent.find((c) =>
+      c.commit.message.split("\n").some((line) => line.trim() === trailer),
+    );
+    if (found)
+      return { ok: true, outputs: { sha: found.sha, branch, created: false, url: found.html_url } };
+    const files = (effect.params.files as { path: string; content: string }[] | undefined) ?? [];
+    if (files.length === 0)
+      return {
+        ok: false,
+        error: playbookError(
+          "PB-EFFECT-FAILED",
+          "on GitHub a commit needs files: (paths: globs are for local runs)",
+        ),
+      };
+    const { data: parentCommit } = await this.octokit.rest.git.getCommit({
+      owner: this.owner,
+      repo: this.repo,
+      commit_sha: parent,
+    });
+    const { data: tree } = await this.octokit.rest.git.createTree({
+      owner: this.owner,
+      repo: this.repo,
+      base_tree: parentCommit.tree.sha,
+      tree: files.map((f) => ({
+        path: f.path,
+        mode: "100644" as const,
+        type: "blob" as const,
+        content: f.content,
+      })),
+    });
+    const { data: commit } = await this.octokit.rest.git.createCommit({
+      owner: this.owner,
+      repo: this.repo,
+      message: `${String(effect.params.message)}\n\n${trailer}`,
+      tree: tree.sha,
+      parents: [parent],
+    });
+    await this.octokit.rest.git.updateRef({
+      owner: this.owner,
+      repo: this.repo,
+      ref: `heads/${branch}`,
+      sha: commit.sha,
+      force: false,
+    });
+    return { ok: true, outputs: { sha: commit.sha, branch, created: true, url: commit.html_url } };
+  }
+
+  /** Create, or reuse the open pull request for the head; labels and reviewers only when created. */
+  private async pullRequest(effect: Effect, issue: number): Promise<EffectOutcome> {
+    const p = effect.params;
+    const head = String(p.head);
+    const { data: open } = await this.octokit.rest.pulls.list({
+      owner: this.owner,
+      repo: this.repo,
+      head: `${this.owner}:${head}`,
+      state: "open",
+      per_page: 5,
+    });
+    const existing = open[0];
+    // Only the app's own pull request is the one a retry looks for; another is in the way.
+    if (existing && !(await this.authoredPull(existing)))
+      return {
+        ok: false,
+        error: playbookError(
+          "GH-CONFLICT",
+          `pull request #${existing.number} from '${head}' is open and was not opened by this app: close it, or use another branch; then /retry`,
+        ),
+      };
+    if (existing)
+      return {
+        ok: true,
+        outputs: {
+          number: existing.number,
+          url: existing.html_url,
+          head,
+          merged: false,
+          created: false,
+        },
+      };
+    const body = `${String(p.body ?? "")}\n\n${pullRequestMarker(issue, effect.key)}`;
+    const { data: pr } = await this.octokit.rest.pulls.create({
+      owner: this.owner,
+      repo: this.repo,
+      head,
+      base: String(p.base ?? this.o.defaultBranch),
+      title: String(p.title),
+      body,
+      draft: p.draft === true,
+    });
+    const labels = (p.labels as string[] | undefined) ?? [];
+    if (labels.length)
+      await this.octokit.rest.issues.addLabels({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: pr.number,
+        labels,
+      });
+    const reviewers = (p.reviewers as string[] | undefined) ?? [];
+    const teams = (p.team_reviewers as string[] | undefined) ?? [];
+    if (reviewers.length || teams.length)
+      await this.octokit.rest.pulls.requestReviewers({
+        owner: this.owner,
+        repo: this.repo,
+        pull_number: pr.number,
+        reviewers,
+        team_reviewers: teams,
+      });
+    return {
+      ok: true,
+      outputs: { number: pr.number, url: pr.html_url, head, merged: false, created: true },
+    };
+  }
+
+  /** Look for the issue's hidden marker among recent issues before creating (the search index lags). */
+  private async issue(effect: Effect): Promise<EffectOutcome> {
+    const p = effect.params;
+    const marker = issueMarker(effect.key);
+    const { data: recent } = await this.octokit.rest.issues.listForRepo({
+      owner: this.owner,
+      repo: this.repo,
+      state: "all",
+      sort: "created",
+      direction: "desc",
+      per_page: 100,
+    });
+    let found: (typeof recent)[number] | undefined;
+    for (const i of recent)
+      if ((i.body ?? "").includes(marker) && (await this.authored(i as Authored))) {
+        found = i;
+        break;
+      }
+    if (found)
+      return { ok: true, outputs: { number: found.number, url: found.html_url, created: false } };
+    const { data } = await this.octokit.rest.issues.create({
+      owner: this.owner,
+      repo: this.repo,
+      title: String(p.title),
+      body: `${String(p.body ?? "")}\n\n${marker}`,
+      labels: (p.labels as string[]) ?? [],
+      assignees: (p.assignees as string[]) ?? [],
+    });
+    return { ok: true, outputs: { number: data.number, url: data.html_url, created: true } };
+  }
+
+  private async label(effect: Effect, issue: number): Promise<EffectOutcome> {
+    const p = effect.params;
+    const target = p.issue ? Number(p.issue) : issue;
+    const add = (p.add as string[]) ?? [];
+    let labels: string[] = [];
+    if (add.length) {
+      const { data } = await this.octokit.rest.issues.addLabels({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: target,
+        labels: add,
+      });
+      labels = data.map((l) => l.name);
+    }
+    for (const name of (p.remove as string[]) ?? []) {
+      try {
+        const { data } = await this.octokit.rest.issues.removeLabel({
+          owner: this.owner,
+          repo: this.repo,
+          issue_number: target,
+          name,
+        });
+        labels = data.map((l) => l.name);
+      } catch (err) {
+        if ((err as RequestErrorLike).status !== 404) throw err; // already gone is fine
+      }
+    }
+    return { ok: true, outputs: { labels } };
+  }
+
+  private async close(effect: Effect, issue: number): Promise<EffectOutcome> {
+    const p = effect.params;
+    const target = p.issue ? Number(p.issue) : issue;
+    const { data: current } = await this.octokit.rest.issues.get({
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: target,
+    });
+    if (current.state === "closed") return { ok: true, outputs: { state: "closed" } };
+    if (p.comment)
+      await this.octokit.rest.issues.createComment({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: target,
+        body: String(p.comment),
+      });
+    await this.octokit.rest.issues.update({
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: target,
+      state: "closed",
+      state_reason: p.reason === "not_planned" ? "not_planned" : "completed",
+    });
+    return { ok: true, outputs: { state: "closed" } };
+  }
+
+  /**
+   * workflow_dispatch has no idempotency key: a dispatch lost between the request and the saved
+   * state can happen twice. GitHub returns the run's id when asked (`return_run_details`); then
+   * only that run ends the wait. Where it answers 204 without a body (a server without the
+   * option), the outputs carry what else tells the run: this repository, the ref, GitHub's time
+   * of the request (its `date` header), the app's login and the correlation value, which the
+   * step's `correlation_input` receives.
+   */
+  private async dispatch(effect: Effect): Promise<EffectOutcome> {
+    const p = effect.params;
+    const workflow = String(p.workflow);
+    const ref = String(p.ref ?? this.o.defaultBranch);
+    const inputs: Record<string, string> = Object.fromEntries(
+      Object.entries((p.inputs as Record<string, unknown>) ?? {}).map(([k, v]) => [k, String(v)]),
+    );
+    const correlationInput =
+      typeof p.correlation_input === "string" && p.correlation_input !== ""
+        ? p.correlation_input
+        : undefined;
+    const correlation = correlationInput ? dispatchCorrelation(effect.key) : undefined;
+    if (correlationInput && correlation) inputs[correlationInput] = correlation;
+    const request = {
+      owner: this.owner,
+      repo: this.repo,
+      workflow_id: workflow,
+      ref,
+      inputs,
+    };
+    const route = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches";
+    let response: { status: number; headers: Record<string, unknown>; data: unknown };
+    try {
+      response = await this.octokit.request(route, { ...request, return_run_details: true });
+    } catch (err) {
+      // A server that does not know the option refuses it: dispatch without it.
+      const status = (err as RequestErrorLike).status;
+      if ((status !== 400 && status !== 422) || !/return_run_details/.test(String(err))) throw err;
+      response = await this.octokit.request(route, request);
+    }
+    const details = (response.status === 200 ? response.data : undefined) as
+      { workflow_run_id?: unknown; html_url?: unknown } | undefined;
+    const runId = details?.workflow_run_id;
+    if (typeof runId === "number" && Number.isSafeInteger(runId) && runId > 0)
+      return {
+        ok: true,
+        outputs: {
+          run_id: runId,
+          url:
+            typeof details?.html_url === "string"
+              ? details.html_url
+              : `https://github.com/${this.owner}/${this.repo}/actions/runs/${runId}`,
+        },
+      };
+    const date = Date.parse(String(response.headers.date ?? ""));
+    const outputs: Record<string, Value> = {
+      url: `https://github.com/${this.owner}/${this.repo}/actions/workflows/${workflow}`,
+      repository: `${this.owner}/${this.repo}`,
+      ref: dispatchedRef(ref),
+      // GitHub's clock; the app's only when GitHub sent no date.
+      dispatched_at: new Date(Number.isNaN(date) ? Date.now() : date).toISOString(),
+    };
+    if (this.o.botLogin) outputs.actor = this.o.botLogin;
+    if (correlation) outputs.correlation = correlation;
+    return { ok: true, outputs };
+  }
+
+  /** A comment step's comment carries its key, so a retry finds it in the thread. */
+  private async commentEffect(effect: Effect, issue: number): Promise<EffectOutcome> {
+    const marker = issueMarker(effect.key);
+    const existing = (await this.comments(issue)).find(
+      (c) => c.byThisApp && c.body.includes(marker),
+    );
+    if (existing)
+      return {
+        ok: true,
+        outputs: {
+          id: existing.id,
+          url: `https://github.com/${this.owner}/${this.repo}/issues/${issue}#issuecomment-${existing.id}`,
+        },
+      };
+    const c = await this.createComment(issue, `${String(effect.params.body)}\n\n${marker}`);
+    return {
+      ok: true,
+      outputs: {
+        id: c.id,
+        url: `https://github.com/${this.owner}/${this.repo}/issues/${issue}#issuecomment-${c.id}`,
+      },
+    };
+  }
+}
+
+function describe(effect: Effect): string {
+  const p = effect.params;
+  switch (effect.kind) {
+    case "branch":
+      return `create branch ${String(p.name)}`;
+    case "commit":
+      return `commit to ${String(p.branch)}`;
+    case "pull_request":
+      return `open a pull request from ${String(p.head)}`;
+    case "issue":
+      return "open an issue";
+    case "label":
+      return "change labels";
+    case "close":
+      return "close the issue";
+    case "dispatch":
+      return `dispatch ${String(p.workflow)}`;
+    default:
+      return effect.kind;
+  }
+}

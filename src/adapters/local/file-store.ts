@@ -1,0 +1,181 @@
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import type { RunState } from "../../core/engine/state.js";
+import { isFinished } from "../../core/engine/state.js";
+import { parseRunState } from "../../runtime/state-codec.js";
+
+/** What a local run keeps besides the engine's state: how it was started, and where its playbooks are. */
+export interface LocalRunRecord {
+  run: RunState;
+  mode: "manual" | "autonomous";
+  dryRun: boolean;
+  /** The git work tree the run acts on. */
+  repo: string;
+  /** Pinned playbook sources by id: paths (relative to the store) of content-addressed copies. */
+  playbooks: Record<string, string>;
+}
+
+export class StateError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Write a file so that a crash leaves either the old or the new content, never half of one. */
+export function writeAtomic(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fd = openSync(tmp, "w");
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+/**
+ * Run state on disk: `.playbook-runs/run-<id>.json` while a run is open, moved to
+ * `history/YYYY/MM/DD/` when it ends. Playbook versions a run is pinned to are kept next to it.
+ */
+export class FileRunStore {
+  constructor(readonly dir: string) {}
+
+  fileOf(id: string): string {
+    return join(this.dir, `run-${id}.json`);
+  }
+
+  historyFileOf(run: RunState): string {
+    const d = new Date(run.startedAt);
+    const p = (n: number): string => String(n).padStart(2, "0");
+    return join(
+      this.dir,
+      "history",
+      String(d.getUTCFullYear()),
+      p(d.getUTCMonth() + 1),
+      p(d.getUTCDate()),
+      `run-${run.id}.json`,
+    );
+  }
+
+  /** Keep a copy of a playbook's source under its hash; returns its path relative to the store. */
+  pinPlaybook(hash: string, source: string): string {
+    const rel = join("playbooks", `${hash}.yaml`);
+    const file = join(this.dir, rel);
+    if (!existsSync(file)) writeAtomic(file, source);
+    return rel;
+  }
+
+  readPinned(rel: string): string {
+    const file = join(this.dir, rel);
+    if (!existsSync(file)) {
+      throw new StateError(
+        `the pinned playbook copy ${file} is missing`,
+        "restore it from version control, or start a new run",
+      );
+    }
+    return readFileSync(file, "utf8");
+  }
+
+  save(record: LocalRunRecord): void {
+    this.ensureIgnored();
+    writeAtomic(this.fileOf(record.run.id), JSON.stringify(record, null, 2) + "\n");
+  }
+
+  /** Move a finished run to the history folder. */
+  archive(record: LocalRunRecord): string {
+    const target = this.historyFileOf(record.run);
+    writeAtomic(target, JSON.stringify(record, null, 2) + "\n");
+    rmSync(this.fileOf(record.run.id), { force: true });
+    return target;
+  }
+
+  /** Load an open run; a missing, corrupted or hand-edited file is a StateError with a way out. */
+  load(id: string): LocalRunRecord {
+    const file = this.fileOf(id);
+    if (!existsSync(file)) {
+      const open = this.list().map((r) => r.run.id);
+      throw new StateError(
+        `no open run '${id}' in ${this.dir}`,
+        open.length
+          ? `open runs: ${open.join(", ")}`
+          : "finished runs are under history/; start a new run with `playbook-bot run`",
+      );
+    }
+    const text = readFileSync(file, "utf8");
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      throw new StateError(
+        `${file} is not valid JSON (${(err as Error).message})`,
+        corruptHint(file),
+      );
+    }
+    const rec = raw as Partial<LocalRunRecord>;
+    if (
+      !rec ||
+      typeof rec !== "object" ||
+      typeof rec.repo !== "string" ||
+      (rec.mode !== "manual" && rec.mode !== "autonomous") ||
+      typeof rec.playbooks !== "object" ||
+      rec.playbooks === null
+    ) {
+      throw new StateError(
+        `${file} is not a run record (missing repo, mode or playbooks)`,
+        corruptHint(file),
+      );
+    }
+    const parsed = parseRunState(JSON.stringify(rec.run));
+    if (!parsed.ok)
+      throw new StateError(
+        `${file} holds an invalid run state: ${parsed.detail}`,
+        corruptHint(file),
+      );
+    if (isFinished(parsed.run)) {
+      throw new StateError(
+        `run ${id} has already ended (${parsed.run.status})`,
+        "start a new run with `playbook-bot run`",
+      );
+    }
+    return { ...(rec as LocalRunRecord), run: parsed.run };
+  }
+
+  list(): LocalRunRecord[] {
+    if (!existsSync(this.dir)) return [];
+    return readdirSync(this.dir)
+      .filter((f) => /^run-.*\.json$/.test(f))
+      .flatMap((f) => {
+        try {
+          return [JSON.parse(readFileSync(join(this.dir, f), "utf8")) as LocalRunRecord];
+        } catch {
+          return [];
+        }
+      });
+  }
+
+  /** Run state is working data, never source: keep the folder out of git. */
+  private ensureIgnored(): void {
+    const ignore = join(this.dir, ".gitignore");
+    if (!existsSync(ignore)) writeAtomic(ignore, "*\n");
+  }
+}
+
+function corruptHint(file: string): string {
+  return `the file was edited or damaged: restore it from a backup, or delete ${file} and start a new run (steps already done, such as commits, are found again and not repeated)`;
+}

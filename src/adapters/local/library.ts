@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { glob } from "tinyglobby";
+import type { KnownPlaybook } from "../../core/rules/set-gate.js";
+import { validateSet, type FileReport } from "../../core/rules/validate.js";
+
+/** The bundled library: `playbooks/` in this package, the lowest discovery tier. */
+export function bundledLibraryDir(): string {
+  // This module sits at different depths in src/, dist/ and the Action's bundle: the package root
+  // is the nearest folder above it with a package.json beside a playbooks/ folder.
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 6; up++) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "playbooks"))) break;
+    dir = dirname(dir);
+  }
+  return join(dir, "playbooks");
+}
+
+export const PLAYBOOK_GLOBS = ["**/*.yaml", "**/*.yml"];
+export const IGNORED_GLOBS = ["**/node_modules/**", "**/templates/**"];
+
+/** Playbook files under a folder. */
+export async function playbookFilesIn(dir: string): Promise<string[]> {
+  const files = await glob(PLAYBOOK_GLOBS, {
+    cwd: dir,
+    ignore: IGNORED_GLOBS,
+    absolute: false,
+    dot: false,
+  });
+  return files.sort().map((f) => join(dir, f));
+}
+
+/** Whether `rel` exists next to playbook `file`. */
+export function fileExistsNextTo(file: string, rel: string): boolean {
+  return existsSync(join(dirname(file), rel));
+}
+
+let bundled: Promise<FileReport[]> | undefined;
+
+/** The bundled playbooks, validated once per process. */
+export function loadBundledReports(): Promise<FileReport[]> {
+  bundled ??= (async () => {
+    const dir = bundledLibraryDir();
+    if (!existsSync(dir)) return [];
+    const files = await playbookFilesIn(dir);
+    return validateSet(
+      files.map((file) => ({ file, source: readFileSync(file) })),
+      { fileExists: fileExistsNextTo },
+    );
+  })();
+  return bundled;
+}
+
+/** Valid bundled playbooks, for resolving targets that a repository's playbooks name. */
+export async function bundledPlaybooks(): Promise<KnownPlaybook[]> {
+  const reports = await loadBundledReports();
+  return reports.flatMap((r) =>
+    r.playbook && !r.diagnostics.some((d) => d.severity === "error")
+      ? [{ id: r.playbook.id, playbook: r.playbook }]
+      : [],
+  );
+}

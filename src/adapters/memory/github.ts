@@ -1,0 +1,492 @@
+import { playbookError } from "../../core/engine/errors.js";
+import type { Effect } from "../../core/engine/events.js";
+import type { Frame, RunState, Value } from "../../core/engine/state.js";
+import {
+  branchExists,
+  candidateNames,
+  foreignBranch,
+  foreignCommits,
+  ifExists,
+  noFreeName,
+} from "../branch-reuse.js";
+import { issueMarker, runTrailer, type EffectOutcome } from "../../runtime/effects.js";
+import type { Permission } from "../../core/format/types.js";
+import {
+  hasStateBlock,
+  type CompletedWorkflowRun,
+  type GitHubPort,
+  type Reaction,
+  type ThreadComment,
+} from "../../runtime/github-port.js";
+import { dispatchCorrelation } from "../github/workflow-runs.js";
+
+export interface MemoryIssue {
+  number: number;
+  title: string;
+  body: string;
+  author: string;
+  labels: string[];
+  state: "open" | "closed";
+  stateReason?: string;
+}
+
+export interface MemoryPullRequest {
+  number: number;
+  title: string;
+  body: string;
+  head: string;
+  base: string;
+  draft: boolean;
+  labels: string[];
+  state: "open" | "closed";
+  merged: boolean;
+  /** Who opened it: the app's login for pull requests it created. */
+  author?: string;
+}
+
+/** One line of the thread's history, for transcripts. */
+export type ThreadEntry =
+  | { kind: "comment"; id: string }
+  | { kind: "label"; actor: string; label: string; added: boolean }
+  | { kind: "event"; text: string };
+
+/**
+ * An in-memory GitHub repository: issues with comments and reactions, branches and commits,
+ * pull requests, labels and workflow runs. It implements the same port as the Octokit adapter,
+ * so the issue controller runs against it unchanged (simulate, tests).
+ */
+type StoredComment = ThreadComment & { issue: number; reactions: Reaction[]; edits: number };
+
+function issueNotFound(issue: unknown): EffectOutcome {
+  return { ok: false, error: playbookError("GH-NOT-FOUND", `issue #${String(issue)} not found`) };
+}
+
+function publicView(c: StoredComment): ThreadComment {
+  return {
+    id: c.id,
+    author: c.author,
+    bot: c.bot,
+    byThisApp: c.byThisApp,
+    body: c.body,
+    createdAt: c.createdAt,
+  };
+}
+
+export class MemoryGitHub implements GitHubPort {
+  readonly issues = new Map<number, MemoryIssue>();
+  readonly pulls = new Map<number, MemoryPullRequest>();
+  readonly branches = new Map<string, string[]>([["main", ["c0"]]]);
+  readonly commits = new Map<string, { message: string; files: Record<string, string> }>([
+    ["c0", { message: "Initial commit", files: {} }],
+  ]);
+  readonly comments_ = new Map<
+    string,
+    ThreadComment & { issue: number; reactions: Reaction[]; edits: number }
+  >();
+  readonly thread = new Map<number, ThreadEntry[]>();
+  readonly dispatched: {
+    key: string;
+    workflow: string;
+    ref: string;
+    inputs: Record<string, unknown>;
+    runId: number;
+  }[] = [];
+  readonly permissions = new Map<string, Permission>();
+  readonly teamMembers = new Map<string, string[]>();
+  /** Requests made, by kind: what a benchmark or test counts. */
+  readonly calls: string[] = [];
+  /** Comments made by `comment` effects, by effect key (the Octokit adapter finds them by a marker). */
+  private readonly effectComments = new Map<string, string>();
+  private nextNumber = 1;
+  private nextComment = 1;
+  private nextSha = 1;
+
+  constructor(
+    readonly appLogin = "playbook-bot[bot]",
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  private entries(issue: number): ThreadEntry[] {
+    let t = this.thread.get(issue);
+    if (!t) {
+      t = [];
+      this.thread.set(issue, t);
+    }
+    return t;
+  }
+
+  openIssue(title: string, body: string, author: string, labels: string[] = []): MemoryIssue {
+    const issue: MemoryIssue = {
+      number: this.nextNumber++,
+      title,
+      body,
+      author,
+      labels: [...labels],
+      state: "open",
+    };
+    this.issues.set(issue.number, issue);
+    this.entries(issue.number);
+    return issue;
+  }
+
+  addLabel(issue: number, label: string, actor: string): void {
+    const i = this.issues.get(issue);
+    if (i && !i.labels.includes(label)) i.labels.push(label);
+    this.entries(issue).push({ kind: "label", actor, label, added: true });
+  }
+
+  note(issue: number, text: string): void {
+    this.entries(issue).push({ kind: "event", text });
+  }
+
+  /** A person (or another bot) writes a comment. */
+  postAs(issue: number, author: string, body: string, bot = false): ThreadComment {
+    return this.addComment(issue, author, body, bot, false);
+  }
+
+  private addComment(
+    issue: number,
+    author: string,
+    body: string,
+    bot: boolean,
+    byThisApp: boolean,
+  ): StoredComment {
+    const c: StoredComment = {
+      id: String(this.nextComment++),
+      author,
+      bot,
+      byThisApp,
+      body,
+      createdAt: this.clock().toISOString(),
+      issue,
+      reactions: [],
+      edits: 0,
+    };
+    this.comments_.set(c.id, c);
+    this.entries(issue).push({ kind: "comment", id: c.id });
+    return c;
+  }
+
+  editAs(id: string, body: string): void {
+    const c = this.comments_.get(id);
+    if (c) {
+      c.body = body;
+      c.edits++;
+    }
+  }
+
+  deleteComment(id: string): void {
+    const c = this.comments_.get(id);
+    if (c) c.body = "";
+    this.comments_.delete(id);
+  }
+
+  async permission(login: string): Promise<Permission | undefined> {
+    this.calls.push("permission");
+    return this.permissions.get(login.toLowerCase());
+  }
+
+  async teams(login: string, candidates: readonly string[]): Promise<string[]> {
+    this.calls.push("teams");
+    return candidates.filter((t) =>
+      (this.teamMembers.get(t.toLowerCase()) ?? []).includes(login.toLowerCase()),
+    );
+  }
+
+  async comments(issue: number): Promise<ThreadComment[]> {
+    this.calls.push("list comments");
+    return [...this.comments_.values()].filter((c) => c.issue === issue).map(publicView);
+  }
+
+  async statusComments(issue: number): Promise<ThreadComment[]> {
+    this.calls.push("list comments");
+    return [...this.comments_.values()]
+      .filter((c) => c.issue === issue && c.byThisApp && hasStateBlock(c.body))
+      .map(publicView);
+  }
+
+  /** Workflow runs that ended, by run id (set by `finishWorkflow`). */
+  readonly workflowResults = new Map<number, string>();
+
+  finishWorkflow(runId: number, conclusion: string): void {
+    this.workflowResults.set(runId, conclusion);
+  }
+
+  /**
+   * The awaited run once finished. This GitHub returns every dispatched run's id (as GitHub does
+   * when asked for the run's details), so a wait is matched by that id and nothing else.
+   */
+  async completedWorkflowRun(
+    awaiting: NonNullable<Frame["awaiting"]>,
+  ): Promise<CompletedWorkflowRun | undefined> {
+    this.calls.push("get workflow run");
+    const d = this.dispatched.find((x) => x.runId === awaiting.workflowRun);
+    const conclusion = d ? this.workflowResults.get(d.runId) : undefined;
+    if (!d || conclusion === undefined) return undefined;
+    return {
+      id: d.runId,
+      conclusion,
+      url: `https://github.test/actions/runs/${d.runId}`,
+      run: {
+        event: "workflow_dispatch",
+        path: `.github/workflows/${d.workflow}`,
+        workflowId: 0,
+        headBranch: d.ref,
+        createdAt: "",
+        actor: this.appLogin,
+        triggeringActor: this.appLogin,
+        repository: "",
+        repositoryId: 0,
+        headRepositoryId: 0,
+      },
+    };
+  }
+
+  async pullRequestState(
+    number: number,
+  ): Promise<{ state: "open" | "closed"; merged: boolean; url: string }> {
+    this.calls.push("get pull request");
+    const pr = this.pulls.get(number);
+    if (!pr) throw new Error(`pull request ${number} not found`);
+    return { state: pr.state, merged: pr.merged, url: `https://github.test/pull/${number}` };
+  }
+
+  async comment(issue: number, id: string): Promise<ThreadComment | undefined> {
+    this.calls.push("get comment");
+    const c = this.comments_.get(id);
+    if (!c || c.issue !== issue) return undefined;
+    return publicView(c);
+  }
+
+  async createComment(issue: number, body: string): Promise<ThreadComment> {
+    this.calls.push("create comment");
+    const c = this.addComment(issue, this.appLogin, body, true, true);
+    return publicView(c);
+  }
+
+  async createStatusComment(issue: number, body: string): Promise<ThreadComment> {
+    return this.createComment(issue, body);
+  }
+
+  async updateComment(_issue: number, id: string, body: string): Promise<void> {
+    this.calls.push("update comment");
+    const c = this.comments_.get(id);
+    if (!c) throw new Error(`comment ${id} not found`);
+    c.body = body;
+    c.edits++;
+  }
+
+  async react(_issue: number, commentId: string, reaction: Reaction): Promise<void> {
+    this.calls.push("reaction");
+    const c = this.comments_.get(commentId);
+    if (c && !c.reactions.includes(reaction)) c.reactions.push(reaction);
+  }
+
+  reactionsOf(id: string): Reaction[] {
+    return this.comments_.get(id)?.reactions ?? [];
+  }
+
+  editsOf(id: string): number {
+    return this.comments_.get(id)?.edits ?? 0;
+  }
+
+  private sha(): string {
+    return `sha${String(this.nextSha++).padStart(4, "0")}`;
+  }
+
+  /** Merge or close a pull request, as a person would. */
+  closePull(number: number, merged: boolean): MemoryPullRequest | undefined {
+    const pr = this.pulls.get(number);
+    if (!pr) return undefined;
+    pr.state = "closed";
+    pr.merged = merged;
+    if (merged) {
+      const head = this.branches.get(pr.head) ?? [];
+      const base = this.branches.get(pr.base) ?? [];
+      this.branches.set(pr.base, [...base, ...head.filter((c) => !base.includes(c))]);
+    }
+    return pr;
+  }
+
+  /** Like the GitHub adapter: reuse a branch only where it holds nothing but this run's commits. */
+  private branch(effect: Effect): EffectOutcome {
+    const p = effect.params;
+    const mode = ifExists(p);
+    const from = this.branches.get(String(p.from ?? "main")) ?? [];
+    for (const name of candidateNames(String(p.name), mode)) {
+      const existing = this.branches.get(name);
+      if (!existing) {
+        this.branches.set(name, [...from]);
+        return { ok: true, outputs: { name, sha: from[from.length - 1] ?? "", created: true } };
+      }
+      if (mode === "fail") return { ok: false, error: branchExists(name) };
+      const beyond = existing
+        .filter((sha) => !from.includes(sha))
+        .map((sha) => ({ sha, message: this.commits.get(sha)?.message ?? "" }));
+      const foreign = foreignCommits(beyond, effect.key);
+      if (foreign.length === 0)
+        return {
+          ok: true,
+          outputs: { name, sha: existing[existing.length - 1] ?? "", created: false },
+        };
+      if (mode !== "new-name") return { ok: false, error: foreignBranch(name, foreign) };
+    }
+    return { ok: false, error: noFreeName(String(p.name)) };
+  }
+
+  async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
+    this.calls.push(`effect ${effect.kind}`);
+    const p = effect.params;
+    const issueNumber = Number(run.context.issue?.number ?? 0);
+    switch (effect.kind) {
+      case "branch":
+        return this.branch(effect);
+      case "commit": {
+        const branch = String(p.branch);
+        const commits = this.branches.get(branch);
+        if (!commits)
+          return {
+            ok: false,
+            error: playbookError("GH-NOT-FOUND", `branch '${branch}' does not exist`),
+          };
+        const trailer = runTrailer(effect.key);
+        const found = commits.find((c) =>
+          this.commits
+            .get(c)
+            ?.message.split("\n")
+            .some((line) => line.trim() === trailer),
+        );
+        if (found) return { ok: true, outputs: { sha: found, branch, created: false } };
+        const files: Record<string, string> = {};
+        for (const f of (p.files as { path: string; content: string }[]) ?? [])
+          files[f.path] = f.content;
+        const sha = this.sha();
+        this.commits.set(sha, { message: `${String(p.message)}\n\n${trailer}`, files });
+        commits.push(sha);
+        return { ok: true, outputs: { sha, branch, url: `https://github.test/commit/${sha}` } };
+      }
+      case "pull_request": {
+        const head = String(p.head);
+        const open = [...this.pulls.values()].find((pr) => pr.head === head && pr.state === "open");
+        if (open && open.author !== this.appLogin)
+          return {
+            ok: false,
+            error: playbookError(
+              "GH-CONFLICT",
+              `pull request #${open.number} from '${head}' is open and was not opened by this app: close it, or use another branch`,
+            ),
+          };
+        const pr: MemoryPullRequest = open ?? {
+          number: this.nextNumber++,
+          title: String(p.title),
+          body: String(p.body ?? ""),
+          head,
+          base: String(p.base ?? "main"),
+          draft: p.draft === true,
+          labels: (p.labels as string[]) ?? [],
+          state: "open",
+          merged: false,
+          author: this.appLogin,
+        };
+        if (!open) {
+          this.pulls.set(pr.number, pr);
+          this.note(issueNumber, `pull request #${pr.number} "${pr.title}" opened from ${pr.head}`);
+        }
+        return {
+          ok: true,
+          outputs: {
+            number: pr.number,
+            url: `https://github.test/pull/${pr.number}`,
+            head,
+            merged: false,
+          },
+        };
+      }
+      case "issue": {
+        const marker = issueMarker(effect.key);
+        // Only the app's own issues: anyone can write the marker into an issue of theirs.
+        const existing = [...this.issues.values()].find(
+          (i) => i.author === this.appLogin && i.body.includes(marker),
+        );
+        const issue =
+          existing ??
+          this.openIssue(
+            String(p.title),
+            `${String(p.body ?? "")}\n\n${marker}`,
+            this.appLogin,
+            (p.labels as string[]) ?? [],
+          );
+        if (!existing) this.note(issueNumber, `issue #${issue.number} "${issue.title}" opened`);
+        return {
+          ok: true,
+          outputs: { number: issue.number, url: `https://github.test/issues/${issue.number}` },
+        };
+      }
+      case "label": {
+        const target = this.issues.get(p.issue ? Number(p.issue) : issueNumber);
+        if (!target) return issueNotFound(p.issue ?? issueNumber);
+        for (const l of (p.add as string[]) ?? [])
+          if (!target.labels.includes(l)) target.labels.push(l);
+        target.labels = target.labels.filter((l) => !((p.remove as string[]) ?? []).includes(l));
+        this.note(
+          issueNumber,
+          `labels of #${target.number}: ${target.labels.join(", ") || "(none)"}`,
+        );
+        return { ok: true, outputs: { labels: [...target.labels] } };
+      }
+      case "close": {
+        const target = this.issues.get(p.issue ? Number(p.issue) : issueNumber);
+        if (!target) return issueNotFound(p.issue ?? issueNumber);
+        if (p.comment && target.state === "open")
+          await this.createComment(target.number, String(p.comment));
+        if (target.state === "open")
+          this.note(target.number, `issue #${target.number} closed as ${String(p.reason)}`);
+        target.state = "closed";
+        target.stateReason = String(p.reason);
+        return { ok: true, outputs: { state: "closed" } };
+      }
+      case "dispatch": {
+        const found = this.dispatched.find((d) => d.key === effect.key);
+        const inputs = { ...((p.inputs as Record<string, unknown>) ?? {}) };
+        if (typeof p.correlation_input === "string" && p.correlation_input !== "")
+          inputs[p.correlation_input] = dispatchCorrelation(effect.key);
+        const d = found ?? {
+          key: effect.key,
+          workflow: String(p.workflow),
+          ref: String(p.ref ?? "main"),
+          inputs,
+          runId: 1000 + this.dispatched.length,
+        };
+        if (!found) {
+          this.dispatched.push(d);
+          this.note(issueNumber, `workflow ${d.workflow} started (run ${d.runId})`);
+        }
+        return {
+          ok: true,
+          outputs: { run_id: d.runId, url: `https://github.test/actions/runs/${d.runId}` },
+        };
+      }
+      case "comment": {
+        const earlier = this.comments_.get(this.effectComments.get(effect.key) ?? "");
+        const c =
+          earlier?.issue === issueNumber
+            ? publicView(earlier)
+            : await this.createComment(issueNumber, String(p.body));
+        this.effectComments.set(effect.key, c.id);
+        return {
+          ok: true,
+          outputs: { id: c.id, url: `https://github.test/issues/${issueNumber}#comment-${c.id}` },
+        };
+      }
+      case "ai":
+        return {
+          ok: true,
+          outputs: {
+            text: `(simulated AI answer to: ${String(p.prompt).split("\n")[0]?.slice(0, 60)})`,
+          } as Record<string, Value>,
+        };
+      case "start_playbook":
+        return { ok: true, outputs: {} };
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { parseArgs } from "./inputs.js";
+import type { CommandArgs } from "./events.js";
+import { didYouMean } from "../util/suggest.js";
+import { code, list, paragraph, renderMarkdown, strong } from "../markdown/comment.js";
+
+export const COMMANDS = [
+  "run",
+  "approve",
+  "reject",
+  "choose",
+  "record",
+  "retry",
+  "cancel",
+  "status",
+  "help",
+] as const;
+export type CommandWord = (typeof COMMANDS)[number];
+
+export type ParsedCommand =
+  | { kind: "command"; name: CommandWord; args: CommandArgs; line: number }
+  | { kind: "unknown"; word: string; suggestion: string; line: number };
+
+/** At most this many commands are taken from one comment. */
+export const MAX_COMMANDS_PER_COMMENT = 10;
+
+/**
+ * Slash commands in a comment body. A command starts its own line (up to three spaces of
+ * indent), outside fenced code, block quotes and HTML comments, and matches a whole word:
+ * `/approvex` is not `/approve` (it is reported as unknown, with a suggestion, and never runs).
+ */
+export function parseCommands(body: string): ParsedCommand[] {
+  const withoutComments = body.replace(/<!--[\s\S]*?(-->|$)/g, (m) => m.replace(/[^\n]/g, " "));
+  const out: ParsedCommand[] = [];
+  let fence: string | null = null;
+  const lines = withoutComments.split(/\r?\n/);
+  for (let i = 0; i < lines.length && out.length < MAX_COMMANDS_PER_COMMENT; i++) {
+    const line = lines[i] as string;
+    const fenceMark = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fenceMark) {
+      const mark = fenceMark[1] as string;
+      if (fence === null) fence = mark;
+      else if (mark[0] === fence[0] && mark.length >= fence.length) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    const m = /^ {0,3}\/([A-Za-z][A-Za-z0-9_-]*)(.*)$/.exec(line);
+    if (!m) continue;
+    const word = (m[1] as string).toLowerCase();
+    const rest = m[2] as string;
+    if (rest !== "" && !/^\s/.test(rest)) continue; // `/approve/x` is a path, not a command
+    if ((COMMANDS as readonly string[]).includes(word)) {
+      out.push({ kind: "command", name: word as CommandWord, args: parseArgs(rest), line: i + 1 });
+    } else {
+      // Only a likely typo is answered; `/tmp is full` is prose, not a command.
+      const suggestion = didYouMean(word, COMMANDS);
+      if (suggestion) out.push({ kind: "unknown", word, suggestion, line: i + 1 });
+    }
+  }
+  return out;
+}
+
+const HELP: [string, string][] = [
+  [
+    "/run <playbook> [key=value …]",
+    "start a playbook (needs triage access unless the playbook says otherwise)",
+  ],
+  [
+    "/approve [step] [note] [key=value …]",
+    "approve the step that waits (name it when several wait)",
+  ],
+  ["/reject [step] [reason]", "reject the step that waits (name it when several wait)"],
+  ["/choose <branch>", "pick a branch of an investigation step"],
+  ["/record key=value …", "record findings"],
+  ["/retry", "retry a failed or stalled step"],
+  ["/cancel", "cancel the run"],
+  ["/status", "show where the run stands"],
+  ["/help", "this list"],
+];
+
+export const HELP_TEXT = renderMarkdown(
+  paragraph(strong("Playbook Bot commands"), " (each on its own line):"),
+  list(HELP.map(([command, what]) => [code(command), ` — ${what}`])),
+);

@@ -1,0 +1,140 @@
+import { playbookError, type PlaybookError } from "./errors.js";
+import { activeFrame, type Frame, type RunState, type Value } from "./state.js";
+import type { Resolver } from "../format/expression.js";
+import { parseTemplate } from "../format/template.js";
+import { branchNameProblem, repoPathProblem } from "../util/git-ref.js";
+
+/**
+ * What a rendered value will be used as; each use has its own safety check. `text` is for people
+ * (values made inert); `plain` is for a text node of a comment tree, which makes the whole
+ * string inert, so values pass unchanged (inert twice would show `&lt;`); `value` passes values
+ * through unchanged (inputs of a child playbook or workflow).
+ */
+export type RenderUse = "text" | "plain" | "value" | "branch" | "path" | "label";
+
+export type Rendered = { ok: true; value: string } | { ok: false; error: PlaybookError };
+
+/**
+ * Text from issues, alerts and GitHub rendered inert: no accidental @-mentions (a zero-width
+ * space after '@'), and nothing that could open or close an HTML comment, so no value can pose
+ * as the bot's hidden state marker.
+ */
+export function inert(text: string): string {
+  return text
+    .replace(/@(?=[A-Za-z0-9_-])/g, "@\u200b")
+    .replace(/<!--/g, "&lt;!--")
+    .replace(/--!?>/g, (m) => m.replace(">", "&gt;"));
+}
+
+function asText(v: Value): string {
+  if (Array.isArray(v)) return v.map((x) => String(x ?? "")).join(", ");
+  return v === null ? "" : String(v);
+}
+
+/** Fill a template from a resolver; a missing value is an error, never an empty guess. */
+export function renderTemplate(src: string, resolve: Resolver, use: RenderUse = "text"): Rendered {
+  const { parts, problems } = parseTemplate(src);
+  const first = problems[0];
+  if (first)
+    return {
+      ok: false,
+      error: playbookError("PB-TEMPLATE-UNDEFINED", `template '${src}': ${first.message}`),
+    };
+  let out = "";
+  for (const p of parts) {
+    if (p.kind === "text") {
+      out += p.text;
+      continue;
+    }
+    const v = resolve(p.path) as Value | undefined;
+    if (v === undefined) {
+      return {
+        ok: false,
+        error: playbookError("PB-TEMPLATE-UNDEFINED", `'${p.raw}' has no value in this run`),
+      };
+    }
+    out += use === "text" ? inert(asText(v)) : asText(v);
+  }
+  const problem =
+    use === "branch"
+      ? branchNameProblem(out)
+      : use === "path"
+        ? repoPathProblem(out)
+        : use === "label"
+          ? labelProblem(out)
+          : undefined;
+  if (problem) {
+    return {
+      ok: false,
+      error: playbookError(
+        "PB-TEMPLATE-UNSAFE",
+        `'${src}' renders to '${out.slice(0, 120)}', which is not a safe ${use}: ${problem}`,
+      ),
+    };
+  }
+  return { ok: true, value: out };
+}
+
+function labelProblem(label: string): string | undefined {
+  if (label.trim() === "") return "it is empty";
+  if (label.length > 50) return "it is longer than 50 characters";
+  if (/[\r\n]/.test(label)) return "it contains a line break";
+  return undefined;
+}
+
+/** The names a template or expression can use, for the active frame of a run. */
+export function runResolver(run: RunState, frame: Frame = activeFrame(run)): Resolver {
+  return (path) => {
+    const [head, a, b, c] = path;
+    switch (head) {
+      case "inputs":
+        return path.length === 2 && a !== undefined && Object.hasOwn(frame.inputs, a)
+          ? frame.inputs[a]
+          : undefined;
+      case "findings":
+        return path.length === 2 && a !== undefined && Object.hasOwn(frame.findings, a)
+          ? frame.findings[a]
+          : undefined;
+      case "steps": {
+        if (path.length !== 4 || b !== "outputs" || a === undefined || c === undefined)
+          return undefined;
+        const outputs = frame.results[a]?.outputs;
+        return outputs && Object.hasOwn(outputs, c) ? outputs[c] : undefined;
+      }
+      case "run": {
+        const fields: Record<string, Value | undefined> = {
+          id: run.id,
+          initiator: run.initiator,
+          playbook: frame.playbook,
+          started_at: run.startedAt,
+          url: run.context.url,
+        };
+        return path.length === 2 && a !== undefined ? fields[a] : undefined;
+      }
+      case "issue":
+      case "repo": {
+        const obj = run.context[head] as Record<string, Value | undefined> | undefined;
+        return path.length === 2 && a !== undefined && obj && Object.hasOwn(obj, a)
+          ? obj[a]
+          : undefined;
+      }
+      case "alert": {
+        const alert = run.context.alert;
+        if (!alert || a === undefined || !Object.hasOwn(alert, a)) return undefined;
+        const v = alert[a];
+        if (path.length === 2) return v !== null && typeof v === "object" ? undefined : v;
+        if (
+          path.length === 3 &&
+          v !== null &&
+          typeof v === "object" &&
+          b !== undefined &&
+          Object.hasOwn(v, b)
+        )
+          return v[b];
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  };
+}

@@ -1,0 +1,94 @@
+import type { Scalar, Value } from "../../engine/state.js";
+import type { Conclusion, DecideStep, DecisionRule } from "../../format/types.js";
+import { stepTitle } from "../../format/graph.js";
+import type { Outcome, StepExecutor } from "../types.js";
+import {
+  lines,
+  list,
+  renderMarkdown,
+  strong,
+  type Block,
+  type InlineLike,
+} from "../../markdown/comment.js";
+
+/** A finding counts as present when it was recorded with a value that is not false or empty. */
+export function present(findings: Record<string, Scalar>, key: string): boolean {
+  if (!Object.hasOwn(findings, key)) return false;
+  const v = findings[key];
+  return !(v === null || v === false || v === 0 || v === "" || v === "false" || v === "no");
+}
+
+export function ruleMatches(rule: DecisionRule, findings: Record<string, Scalar>): boolean {
+  return (
+    (rule.all ?? []).every((f) => present(findings, f)) &&
+    (rule.none ?? []).every((f) => !present(findings, f)) &&
+    ((rule.any ?? []).length === 0 || (rule.any ?? []).some((f) => present(findings, f)))
+  );
+}
+
+function conclusionOutputs(c: Conclusion, rule: string | null): Record<string, Value> {
+  return {
+    conclusion: c.conclusion,
+    confidence: c.confidence ?? null,
+    root_cause: c.root_cause ?? "",
+    alternatives: c.alternatives ?? [],
+    next_actions: c.next_actions ?? [],
+    rule,
+  };
+}
+
+/** Rules over findings, first match wins; the fallback (or nothing) when none matches. */
+export const decideStep: StepExecutor<DecideStep> = {
+  kind: "decide",
+  retryable: true,
+  enter(ctx): Outcome {
+    const step = ctx.step;
+    const findings = ctx.frame.findings;
+    const rule = step.rules.find((r) => ruleMatches(r, findings));
+    const chosen: Conclusion | undefined = rule ?? step.fallback;
+    const facts = (step.confirmed_facts ?? []).filter((f) => present(findings, f.finding));
+    const factLines: string[] = [];
+    for (const f of facts) {
+      const r = ctx.render(f.text, "plain");
+      if (!r.ok) return { type: "fail", error: r.error };
+      factLines.push(r.value);
+    }
+    const outputs = chosen
+      ? conclusionOutputs(chosen, rule?.id ?? null)
+      : {
+          conclusion: null,
+          confidence: null,
+          root_cause: "",
+          alternatives: [],
+          next_actions: [],
+          rule: null,
+        };
+    outputs.facts = factLines;
+    const head: InlineLike[][] = [
+      [
+        strong(stepTitle(step)),
+        ": ",
+        chosen
+          ? `${chosen.conclusion}${chosen.confidence !== undefined ? ` (confidence ${chosen.confidence})` : ""}`
+          : "no rule matched",
+      ],
+    ];
+    if (chosen?.root_cause) head.push([`Root cause: ${chosen.root_cause}`]);
+    if (factLines.length) head.push(["Confirmed facts:"]);
+    const body: Block[] = [lines(...head)];
+    if (factLines.length) body.push(list(factLines));
+    const more: InlineLike[][] = [];
+    if (chosen?.alternatives?.length)
+      more.push([`Alternatives: ${chosen.alternatives.join("; ")}`]);
+    if (chosen?.next_actions?.length) more.push(["Next actions:"]);
+    if (more.length) body.push(lines(...more));
+    if (chosen?.next_actions?.length) body.push(list(chosen.next_actions));
+    const out: Outcome = {
+      type: "done",
+      outputs,
+      messages: [{ kind: "report", text: renderMarkdown(...body) }],
+    };
+    if (chosen?.goto !== undefined) out.goto = chosen.goto;
+    return out;
+  },
+};

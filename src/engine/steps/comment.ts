@@ -1,9 +1,0 @@
-import type { CommentStep } from "../../playbook/types.js";
-import { effectOrFail, renderAll, type StepExecutor } from "./types.js";
-
-/** Posts a comment on the run's issue. */
-export const commentStep: StepExecutor<CommentStep> = {
-  kind: "comment",
-  retryable: true,
-  enter: (ctx) => effectOrFail(renderAll(ctx, { body: { src: ctx.step.body } }), "comment"),
-};

@@ -1,0 +1,1010 @@
+import { createHmac } from "node:crypto";
+import { advance, start, type EngineEnv } from "../../core/engine/engine.js";
+import type {
+  AdvanceResult,
+  CommandName,
+  Message,
+  Reply,
+  RunEvent,
+  WorkflowRunFacts,
+} from "../../core/engine/events.js";
+import { collectInputs, parseIssueForm, type InputSources } from "../../core/engine/inputs.js";
+import { ASK_FIRST_APPROVERS, approvalRefusal, atLeast } from "../../core/engine/policy.js";
+import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
+import type { EffectOutcome } from "../../runtime/effects.js";
+import {
+  MAX_TRACE,
+  activeFrame,
+  isFinished,
+  pushBounded,
+  tokenChars,
+  type Actor,
+  type RunContext,
+  type RunState,
+} from "../../core/engine/state.js";
+import type { PlaybookBundle } from "../../core/steps/types.js";
+import type { NormalizedAlert } from "../../core/alerts/types.js";
+import { HELP_TEXT, parseCommands } from "../../core/engine/commands.js";
+import type { GitHubPort, ThreadComment } from "../../runtime/github-port.js";
+import { PlaybookGraph } from "../../core/format/graph.js";
+import type { Approvers, Permission } from "../../core/format/types.js";
+import { formatText } from "../../core/format/report/text.js";
+import type { FileReport } from "../../core/rules/validate.js";
+import { capAlertData, shortened } from "../../core/alerts/caps.js";
+import {
+  frozenNotice,
+  invalidInputsNotice,
+  invalidPlaybookNotice,
+  labelRefusedNotice,
+  messageComment,
+  refusalReply,
+  runList,
+  startingNotice,
+  statusDeletedNotice,
+  statusEditedNotice,
+} from "../../core/markdown/index.js";
+import type { StateSeal } from "../../runtime/state-codec.js";
+import { LruMap } from "../../runtime/lru.js";
+import {
+  hasStateBlock,
+  readStatusComment,
+  renderStatusComment,
+} from "../../adapters/github/status-comment.js";
+
+/** The playbooks an issue can run: from the repository, its organisation and the bundled library. */
+export interface PlaybookCatalog {
+  get(id: string): PlaybookBundle | undefined;
+  all(): PlaybookBundle[];
+  /** The report of an invalid playbook with this id (or file name), to show on the issue. */
+  problems?(id: string): FileReport | undefined;
+}
+
+export interface IssueRef {
+  number: number;
+  title: string;
+  url: string;
+  author: string;
+  body?: string;
+}
+
+/** What the app remembers across events (in memory for one process; see README "Security model"). */
+export interface RunMemory {
+  /** The highest state sequence number the app wrote or read for a run: a state never goes back. */
+  seq: LruMap<string, number>;
+  /** Replies to one person on one issue, for the reply budget. */
+  replies: LruMap<string, number[]>;
+  /** Status comments whose frozen notice has been posted (the thread is listed only once). */
+  frozen: LruMap<string, true>;
+}
+
+export function newRunMemory(): RunMemory {
+  return { seq: new LruMap(10_000), replies: new LruMap(10_000), frozen: new LruMap(10_000) };
+}
+
+/** At most this many replies (comments) to one person on one issue per window; beyond: reactions only. */
+export const REPLY_BUDGET = { count: 5, windowMs: 10 * 60_000 };
+
+export interface ControllerOptions {
+  port: GitHubPort;
+  catalog: PlaybookCatalog;
+  /** The repository's state key (`repositoryStateKey`): seals every state block to its comment. */
+  stateKey: Buffer;
+  clock: () => Date;
+  issue: IssueRef;
+  repo: { owner: string; name: string; default_branch: string };
+  /**
+   * true: keep going until the run waits (CLI simulate, tests). false: one transition per event;
+   * the app's own edit of the status comment brings the next (GitHub App).
+   */
+  inProcess: boolean;
+  /**
+   * The playbooks at an earlier commit, for runs pinned to it (absent: the current catalog);
+   * `untrusted` when that commit is not reachable from the default branch.
+   */
+  catalogAt?: (commit: string) => Promise<PlaybookCatalog | "untrusted" | undefined>;
+  /** Shared across events (one per app); a fresh one per controller when absent. */
+  memory?: RunMemory;
+  /** Told when a run starts waiting for a dispatched workflow (the app routes workflow_run by it). */
+  onAwaitWorkflow?: (workflow: string) => void;
+}
+
+interface LoadedRun {
+  run: RunState;
+  commentId: string;
+  catalog: PlaybookCatalog;
+}
+
+/** Messages that need people's attention get a comment of their own; the rest live in the status. */
+const POSTED: ReadonlySet<Message["kind"]> = new Set([
+  "waiting",
+  "reminder",
+  "failure",
+  "done",
+  "report",
+]);
+
+const DEFAULT_RUN_PERMISSION: Permission = "triage";
+
+/**
+ * Runs playbooks on one issue: starts them from labels and /run, feeds them commands and
+ * outside events, performs their effects through the port, and keeps each run's state in its
+ * status comment. The same code serves the GitHub App and `simulate`.
+ */
+export class IssueController {
+  private readonly memory: RunMemory;
+  /** The commenter's role, looked up once when a comment arrives (re-checked before effects). */
+  private arrival: { login: string; permission: Permission | undefined } | undefined;
+  /** How a command is answered in words: within the commenter's reply budget. */
+  private replyTo: (text: string) => Promise<boolean> = (text) =>
+    this.o.port.createComment(this.o.issue.number, text).then(() => true);
+  /** Whether the commenter has any role above read in the repository. */
+  private member = true;
+
+  constructor(private readonly o: ControllerOptions) {
+    this.memory = o.memory ?? newRunMemory();
+  }
+
+  /** A state block is valid only in the comment the app created for its run, on this issue. */
+  private seal(commentId: string): StateSeal {
+    return { key: this.o.stateKey, issue: this.o.issue.number, comment: commentId };
+  }
+
+  private seqKey(commentId: string, runId: string): string {
+    return `${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}:${commentId}:${runId}`;
+  }
+
+  /** Save a run into its status comment (sealed to it) and remember how far it got. */
+  private async save(run: RunState, commentId: string, catalog: PlaybookCatalog): Promise<void> {
+    await this.o.port.updateComment(
+      this.o.issue.number,
+      commentId,
+      renderStatusComment(run, (id) => catalog.get(id), this.seal(commentId)),
+    );
+    const key = this.seqKey(commentId, run.id);
+    this.memory.seq.set(key, Math.max(run.seq, this.memory.seq.get(key) ?? 0));
+  }
+
+  /** Whether the app may answer this person with a comment now (reactions are always possible). */
+  private mayReply(login: string): boolean {
+    const key = `${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}:${login.toLowerCase()}`;
+    const now = this.o.clock().getTime();
+    const recent = (this.memory.replies.get(key) ?? []).filter(
+      (t) => now - t < REPLY_BUDGET.windowMs,
+    );
+    if (recent.length >= REPLY_BUDGET.count) return false;
+    this.memory.replies.set(key, [...recent, now]);
+    return true;
+  }
+
+  private env(catalog: PlaybookCatalog = this.o.catalog): EngineEnv {
+    return { now: this.o.clock(), playbooks: (id) => catalog.get(id) };
+  }
+
+  /**
+   * A run uses the playbooks of the commit it started on (runs are pinned), when that is known,
+   * and only a commit on the default branch.
+   */
+  private async catalogOf(run: RunState): Promise<PlaybookCatalog | "untrusted"> {
+    const commit = run.stack[0]?.commit;
+    if (!commit || !this.o.catalogAt) return this.o.catalog;
+    return (await this.o.catalogAt(commit)) ?? this.o.catalog;
+  }
+
+  /**
+   * The run in one of this app's comments: only from a block sealed to this very comment, issue and
+   * repository, never older than what the app last wrote, with playbooks from the default branch.
+   */
+  private async load(c: ThreadComment): Promise<LoadedRun | undefined> {
+    const read = readStatusComment(c.body, this.seal(c.id));
+    if (!read.ok) {
+      if (read.reason !== "absent") await this.frozen(c, read.detail);
+      return undefined;
+    }
+    const key = this.seqKey(c.id, read.run.id);
+    const highest = this.memory.seq.get(key) ?? 0;
+    if (read.run.seq < highest) {
+      await this.frozen(
+        c,
+        `its state block is older than the one this app last wrote (step ${read.run.seq}, not ${highest}): an earlier block was put back`,
+      );
+      return undefined;
+    }
+    this.memory.seq.set(key, read.run.seq);
+    const catalog = await this.catalogOf(read.run);
+    if (catalog === "untrusted") {
+      await this.frozen(
+        c,
+        `it names playbooks at commit ${String(read.run.stack[0]?.commit).slice(0, 12)}, which is not on the default branch`,
+      );
+      return undefined;
+    }
+    return { run: read.run, commentId: c.id, catalog };
+  }
+
+  private context(): RunContext {
+    const i = this.o.issue;
+    return {
+      issue: { number: i.number, title: i.title.slice(0, 256), url: i.url, author: i.author },
+      repo: {
+        owner: this.o.repo.owner,
+        name: this.o.repo.name,
+        full_name: `${this.o.repo.owner}/${this.o.repo.name}`,
+        default_branch: this.o.repo.default_branch,
+      },
+      url: i.url,
+    };
+  }
+
+  /** Runs on this issue, newest first, read from this app's status comments only. */
+  async runs(): Promise<LoadedRun[]> {
+    const out: LoadedRun[] = [];
+    for (const c of await this.o.port.statusComments(this.o.issue.number)) {
+      if (!c.byThisApp || !hasStateBlock(c.body)) continue;
+      const loaded = await this.load(c);
+      if (loaded) out.push(loaded);
+    }
+    return out.reverse();
+  }
+
+  /** A state block that does not verify stops that run; nothing proceeds on a guess. */
+  private async frozen(c: ThreadComment, detail: string): Promise<void> {
+    const notice = frozenNotice(c.id, detail);
+    const key = this.seqKey(c.id, "");
+    if (this.memory.frozen.has(key)) return;
+    const existing = (await this.o.port.comments(this.o.issue.number)).some(
+      (x) => x.byThisApp && x.body.includes(`#issuecomment-${c.id}) is frozen`),
+    );
+    if (!existing) await this.o.port.createComment(this.o.issue.number, notice);
+    this.memory.frozen.set(key, true);
+  }
+
+  /**
+   * Someone other than this app edited a status comment. Only the app writes run state, so the run
+   * is frozen (or, when it had ended, put back as the app wrote it) and the issue is told why.
+   */
+  async onStatusCommentEdited(
+    c: ThreadComment,
+    previousBody: string | undefined,
+    editor: string,
+  ): Promise<void> {
+    const seal = this.seal(c.id);
+    const reads = [previousBody, c.body]
+      .filter((b): b is string => b !== undefined)
+      .map((b) => readStatusComment(b, seal));
+    const verified = reads.flatMap((r) => (r.ok ? [r.run] : []));
+    if (verified.length === 0) {
+      if (reads.some((r) => !r.ok && r.reason !== "absent"))
+        await this.frozen(c, `@${editor} edited it and its state block no longer verifies`);
+      return;
+    }
+    // The newest state this app wrote: a block put back from earlier loses to the one it replaced.
+    const base = verified.reduce((a, b) => (b.seq > a.seq ? b : a));
+    const run = structuredClone(base);
+    const key = this.seqKey(c.id, run.id);
+    const now = this.o.clock().toISOString();
+    const wasOpen = !isFinished(run);
+    if (wasOpen) {
+      run.status = "failed";
+      run.error = playbookError(
+        "PB-STATE-EDITED",
+        `@${editor} edited the status comment; only this app writes run state`,
+      );
+    }
+    run.seq = Math.max(run.seq, this.memory.seq.get(key) ?? 0) + 1;
+    run.updatedAt = now;
+    pushBounded(
+      run.trace,
+      {
+        event: "edited",
+        actor: editor,
+        outcome: wasOpen ? "frozen" : "restored",
+        start: now,
+        end: now,
+      },
+      MAX_TRACE,
+    );
+    const catalog = await this.catalogOf(run);
+    await this.save(run, c.id, catalog === "untrusted" ? this.o.catalog : catalog);
+    const playbook = run.stack[0]?.playbook ?? "playbook";
+    await this.o.port.createComment(
+      this.o.issue.number,
+      statusEditedNotice({
+        editor,
+        commentId: c.id,
+        runId: run.id,
+        playbook,
+        finished: !wasOpen,
+        restart: restartCommand(run),
+      }),
+    );
+  }
+
+  /** A status comment was deleted: its run cannot go on, and the issue is told how to start again. */
+  async onStatusCommentDeleted(c: ThreadComment, by: string): Promise<void> {
+    const read = readStatusComment(c.body, this.seal(c.id));
+    if (!read.ok || isFinished(read.run)) return;
+    const run = read.run;
+    await this.o.port.createComment(
+      this.o.issue.number,
+      statusDeletedNotice({
+        by,
+        runId: run.id,
+        playbook: run.stack[0]?.playbook ?? "playbook",
+        at: activeFrame(run).current ?? "",
+        restart: restartCommand(run),
+      }),
+    );
+  }
+
+  private async actor(login: string, bot: boolean, teams: readonly string[] = []): Promise<Actor> {
+    const a: Actor = { login, bot };
+    const permission =
+      this.arrival?.login === login ? this.arrival.permission : await this.o.port.permission(login);
+    if (permission) a.permission = permission;
+    if (teams.length) a.teams = await this.o.port.teams(login, teams);
+    return a;
+  }
+
+  /** A label was added: `playbook:<id>` or a playbook's on.labels starts it. */
+  async onLabeled(
+    label: string,
+    by: { login: string; bot: boolean },
+    eventId: string,
+  ): Promise<void> {
+    const matches = this.o.catalog
+      .all()
+      .filter(
+        (b) => label === `playbook:${b.playbook.id}` || b.playbook.on?.labels?.includes(label),
+      );
+    if (matches.length === 0 && label.startsWith("playbook:")) {
+      const id = label.slice("playbook:".length);
+      const report = this.o.catalog.problems?.(id);
+      if (report) await this.o.port.createComment(this.o.issue.number, invalidPlaybook(id, report));
+    }
+    for (const bundle of matches) {
+      const actor = await this.actor(by.login, by.bot);
+      const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
+      if (actor.bot || !atLeast(actor, least)) {
+        await this.o.port.createComment(
+          this.o.issue.number,
+          labelRefusedNotice(label, bundle.playbook.id, by.login, least),
+        );
+        continue;
+      }
+      const form = this.o.issue.body ? parseIssueForm(this.o.issue.body) : {};
+      await this.startRun(
+        bundle,
+        {
+          form,
+          issue: {
+            title: this.o.issue.title,
+            number: this.o.issue.number,
+            author: this.o.issue.author,
+          },
+        },
+        actor,
+        `${eventId}:${bundle.playbook.id}`,
+      );
+    }
+  }
+
+  private async startRun(
+    bundle: PlaybookBundle,
+    sources: InputSources,
+    actor: Actor,
+    eventId: string,
+    alert?: NonNullable<RunContext["alert"]>,
+  ): Promise<Reply> {
+    const runs = await this.runs();
+    // A redelivered start (the process restarted since): the run it started remembers the event.
+    if (runs.some((r) => r.run.recentEvents.includes(eventId))) return { outcome: "accepted" };
+    const inputs = collectInputs(bundle.playbook.inputs, sources);
+    const started = start(
+      {
+        bundle,
+        inputs,
+        initiator: actor,
+        eventId,
+        context: alert ? { ...this.context(), alert } : this.context(),
+        // The issue number keeps ids apart across issues; the key makes them unguessable.
+        runToken: issueRunToken(this.o.issue.number, eventId, this.o.stateKey),
+      },
+      this.env(),
+    );
+    if (!started.ok) {
+      const told = await this.replyTo(
+        invalidInputsNotice(
+          bundle.playbook.id,
+          started.problems.map((p) => p.message),
+        ),
+      );
+      return { outcome: "refused", reason: told ? "invalid inputs" : "" };
+    }
+    // The comment comes first: its id is what the state is sealed to.
+    const comment = await this.o.port.createStatusComment(
+      this.o.issue.number,
+      startingNotice(bundle.playbook.id, started.result.run.id),
+    );
+    await this.save(started.result.run, comment.id, this.o.catalog);
+    await this.drive(
+      { run: started.result.run, commentId: comment.id, catalog: this.o.catalog },
+      { ...started.result, changed: false },
+    );
+    return { outcome: "accepted" };
+  }
+
+  /** An alert opened this issue: start the playbook chosen for it, its inputs taken from the alert. */
+  async startForAlert(
+    bundle: PlaybookBundle,
+    alert: NormalizedAlert,
+    eventId: string,
+  ): Promise<Reply> {
+    // An alert may carry any amount of labels: only a bounded part reaches the state's context,
+    // and the inputs the playbook declares take their (shortened) values from all of them.
+    const capped = capAlertData(alert.labels, alert.annotations);
+    const sources: InputSources = {
+      alert: { labels: shortened(alert.labels), annotations: shortened(alert.annotations) },
+      issue: {
+        title: this.o.issue.title,
+        number: this.o.issue.number,
+        author: this.o.issue.author,
+      },
+    };
+    return this.startRun(bundle, sources, { login: `alert-${alert.source}` }, eventId, {
+      title: alert.title.slice(0, 256),
+      summary: alert.summary.slice(0, 1024),
+      severity: alert.severity,
+      status: alert.status,
+      source: alert.source,
+      fingerprint: alert.key.slice(0, 256),
+      url: alert.links[0]?.url ?? "",
+      labels: capped.labels,
+      annotations: capped.annotations,
+      ...(capped.cut ? { cut: capped.cut } : {}),
+    });
+  }
+
+  /** A new comment: its commands, in order. Bots and this app are never obeyed. */
+  async onComment(comment: ThreadComment, eventId: string): Promise<void> {
+    if (comment.bot || comment.byThisApp) return;
+    const commands = parseCommands(comment.body);
+    if (commands.length === 0) return;
+    await this.o.port.react(this.o.issue.number, comment.id, "eyes");
+    // People without access get reactions only, and everyone has a reply budget per issue: one
+    // comment must not make the bot write many.
+    const permission = await this.o.port.permission(comment.author);
+    this.arrival = { login: comment.author, permission };
+    const member = permission !== undefined && permission !== "read";
+    const reply = (text: string) =>
+      member && this.mayReply(comment.author)
+        ? this.o.port.createComment(this.o.issue.number, text).then(() => true)
+        : Promise.resolve(false);
+    this.replyTo = reply;
+    this.member = member;
+    let refused = false;
+    let accepted = false;
+    for (const [i, cmd] of commands.entries()) {
+      const id = `${eventId}:${i}`;
+      let reply: Reply;
+      if (cmd.kind === "unknown")
+        reply = {
+          outcome: "refused",
+          reason: `\`/${cmd.word}\` is not a command — did you mean \`/${cmd.suggestion}\`? (\`/help\` lists them)`,
+        };
+      else reply = await this.command(cmd.name, cmd.args, comment, id);
+      if (reply.outcome === "accepted") accepted = true;
+      else {
+        refused = true;
+        if (reply.reason) await this.replyTo(refusalReply(commandLine(cmd), reply.reason));
+      }
+    }
+    if (accepted) await this.o.port.react(this.o.issue.number, comment.id, "rocket");
+    if (refused) await this.o.port.react(this.o.issue.number, comment.id, "-1");
+  }
+
+  private async command(
+    name: string,
+    args: import("../../core/engine/events.js").CommandArgs,
+    comment: ThreadComment,
+    eventId: string,
+  ): Promise<Reply> {
+    if (name === "help") {
+      return (await this.replyTo(HELP_TEXT))
+        ? { outcome: "accepted" }
+        : { outcome: "refused", reason: "" };
+    }
+    if (name === "run") return this.runCommand(args, comment, eventId);
+    const runs = await this.runs();
+    // A redelivery of a command already obeyed (the process restarted since): the run remembers
+    // it, and a refusal now ("nothing waits") would contradict the first answer.
+    if (runs.some((r) => r.run.recentEvents.includes(eventId))) return { outcome: "accepted" };
+    if (name === "status") return this.status(runs, eventId);
+    const open = runs.filter((r) => !isFinished(r.run));
+    let target: LoadedRun | undefined;
+    if (name === "retry")
+      target = runs.find(
+        (r) =>
+          // A run frozen by an edit stays frozen: it starts again only with /run.
+          (r.run.status === "failed" && r.run.error?.code !== "PB-STATE-EDITED") ||
+          (!isFinished(r.run) && ["effect", "pending"].includes(activeFrame(r.run).phase)),
+      );
+    else if (name === "cancel") target = open[0];
+    else {
+      const waiting = open.filter((r) => {
+        const f = activeFrame(r.run);
+        const step = this.stepOf(r.run, r.catalog);
+        if (name === "approve" || name === "reject")
+          return f.phase === "approval" || (f.phase === "waiting" && step?.type === "checkpoint");
+        return f.phase === "waiting" && step?.type === "investigate";
+      });
+      // A first word is a step only when it names one that waits; otherwise it is the note or
+      // the reason (`/reject too risky`), and the engine reads it so too.
+      const named = args.positional[0];
+      const chosen =
+        (name === "approve" || name === "reject") && named !== undefined
+          ? waiting.find((r) => activeFrame(r.run).current === named)
+          : undefined;
+      if (!chosen && waiting.length > 1) {
+        return {
+          outcome: "refused",
+          reason: `${waiting.length} runs wait here; name the step: ${waiting.map((r) => `\`/${name} ${activeFrame(r.run).current}\``).join(" or ")}`,
+        };
+      }
+      target = chosen ?? waiting[0];
+      if (!target)
+        return { outcome: "refused", reason: `nothing on this issue waits for /${name}` };
+    }
+    if (!target)
+      return {
+        outcome: "refused",
+        reason:
+          name === "retry"
+            ? "no run on this issue has failed or stalled"
+            : "no run on this issue is open",
+      };
+    const least: Permission =
+      name === "cancel"
+        ? (this.bundleOf(target.run, target.catalog)?.playbook.permissions?.cancel ??
+          DEFAULT_RUN_PERMISSION)
+        : DEFAULT_RUN_PERMISSION;
+    const teams = this.policyTeams(target);
+    const actor = await this.actor(comment.author, comment.bot, teams);
+    if ((name === "cancel" || name === "retry") && !atLeast(actor, least)) {
+      return {
+        outcome: "refused",
+        reason: `@${comment.author} may not /${name} this run; that needs ${least} access or more`,
+      };
+    }
+    const event: RunEvent = {
+      type: "command",
+      id: eventId,
+      command: name as CommandName,
+      args,
+      actor,
+      commentId: comment.id,
+      createdAt: comment.createdAt,
+    };
+    if (name === "approve") event.voters = await this.earlierVoters(target, comment.author, teams);
+    const result = advance(target.run, event, this.env(target.catalog));
+    await this.drive(target, result);
+    return result.reply ?? { outcome: result.changed ? "accepted" : "ignored" };
+  }
+
+  private stepOf(run: RunState, catalog: PlaybookCatalog = this.o.catalog) {
+    const f = activeFrame(run);
+    const b = catalog.get(f.playbook);
+    return b ? new PlaybookGraph(b.playbook).byId.get(f.current ?? "")?.step : undefined;
+  }
+
+  private bundleOf(
+    run: RunState,
+    catalog: PlaybookCatalog = this.o.catalog,
+  ): PlaybookBundle | undefined {
+    return catalog.get(run.stack[0]?.playbook ?? "");
+  }
+
+  /** Teams the waiting step's policy names: membership is looked up only for those. */
+  private policyTeams(loaded: LoadedRun): string[] {
+    const step = this.stepOf(loaded.run, loaded.catalog);
+    return step?.type === "checkpoint" ? (step.approvers?.teams ?? []) : [];
+  }
+
+  /**
+   * The other people whose approvals the waiting step holds, looked up again now: the engine
+   * counts an earlier vote only if its author still passes the policy, so a completed approval
+   * never rests on someone who has since lost the role. One whose lookup fails is left out.
+   */
+  private async earlierVoters(
+    loaded: LoadedRun,
+    author: string,
+    teams: readonly string[],
+  ): Promise<Actor[]> {
+    const logins = new Set<string>();
+    for (const v of activeFrame(loaded.run).votes)
+      if (v.decision === "approve" && v.user.toLowerCase() !== author.toLowerCase())
+        logins.add(v.user);
+    const out: Actor[] = [];
+    for (const login of logins) {
+      const now = await this.currentActor(login, teams);
+      if (now) out.push(now);
+    }
+    return out;
+  }
+
+  /** A person's role and teams (among those named) as GitHub says now; undefined if it cannot say. */
+  private async currentActor(login: string, teams: readonly string[]): Promise<Actor | undefined> {
+    try {
+      const a: Actor = { login };
+      const permission = await this.o.port.permission(login);
+      if (permission) a.permission = permission;
+      if (teams.length) a.teams = await this.o.port.teams(login, teams);
+      return a;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async runCommand(
+    args: import("../../core/engine/events.js").CommandArgs,
+    comment: ThreadComment,
+    eventId: string,
+  ): Promise<Reply> {
+    const id = args.positional[0];
+    if (!id)
+      return { outcome: "refused", reason: "name the playbook: `/run <playbook> [key=value …]`" };
+    const all = this.o.catalog.all();
+    const bundle = this.o.catalog.get(id) ?? all.find((b) => b.playbook.on?.command === id);
+    if (!bundle) {
+      const report = this.o.catalog.problems?.(id);
+      if (report) {
+        // Within the commenter's reply budget (nothing at all for people without access).
+        const told = await this.replyTo(invalidPlaybook(id, report));
+        return {
+          outcome: "refused",
+          reason: told ? `playbook '${id}' is invalid (details above)` : "",
+        };
+      }
+      return {
+        outcome: "refused",
+        reason: `no playbook '${id}' here (available: ${all.map((b) => b.playbook.id).join(", ")})`,
+      };
+    }
+    const actor = await this.actor(comment.author, comment.bot);
+    const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
+    if (!atLeast(actor, least))
+      return {
+        outcome: "refused",
+        reason: `@${comment.author} may not start **${bundle.playbook.id}**; that needs ${least} access or more`,
+      };
+    return this.startRun(
+      bundle,
+      {
+        args: args.values,
+        issue: {
+          title: this.o.issue.title,
+          number: this.o.issue.number,
+          author: this.o.issue.author,
+        },
+      },
+      actor,
+      eventId,
+    );
+  }
+
+  private async status(runs: LoadedRun[], eventId: string): Promise<Reply> {
+    if (!this.member) return { outcome: "refused", reason: "" };
+    await this.replyTo(
+      runList(
+        runs.map((r) => ({
+          runId: r.run.id,
+          commentId: r.commentId,
+          playbook: r.run.stack[0]?.playbook ?? "playbook",
+          status: r.run.status,
+          ...(isFinished(r.run) ? {} : { at: activeFrame(r.run).current ?? "" }),
+        })),
+      ),
+    );
+    if (runs.length === 0) return { outcome: "accepted" };
+    // A run whose webhook never came moves again: a lost continuation, a merge or a workflow run
+    // that GitHub did not deliver (or this process forgot) is asked for.
+    for (const r of runs) {
+      if (isFinished(r.run)) continue;
+      const f = activeFrame(r.run);
+      if (f.phase === "pending") await this.onContinuation(r.commentId, `${eventId}:${r.run.id}`);
+      else if (f.awaiting?.pullRequest !== undefined && this.o.port.pullRequestState) {
+        const pr = await this.o.port
+          .pullRequestState(f.awaiting.pullRequest)
+          .catch(() => undefined);
+        if (pr?.state === "closed")
+          await this.onPullRequestClosed(
+            f.awaiting.pullRequest,
+            pr.merged,
+            `${eventId}:${r.run.id}`,
+            pr.url,
+          );
+      } else if (f.awaiting?.workflow !== undefined && this.o.port.completedWorkflowRun) {
+        // The awaited run, matched as the webhook's (by its id, or the dispatch's facts).
+        const done = await this.o.port
+          .completedWorkflowRun(f.awaiting, f.since)
+          .catch(() => undefined);
+        if (done)
+          await this.onWorkflowRun(
+            f.awaiting.workflow,
+            done.id,
+            done.conclusion,
+            `${eventId}:${r.run.id}`,
+            done,
+          );
+      }
+    }
+    return { outcome: "accepted" };
+  }
+
+  /** This app edited a status comment: carry that run one step further. */
+  async onContinuation(commentId: string, eventId: string): Promise<void> {
+    const c = await this.o.port.comment(this.o.issue.number, commentId);
+    if (!c || !c.byThisApp || !hasStateBlock(c.body)) return;
+    const loaded = await this.load(c);
+    if (!loaded) return;
+    const read = loaded;
+    // An effect requested but its result never saved (the process died in between, and this is
+    // a redelivery or a later continuation): ask for it again with the same key, so it is found,
+    // not redone. Without this the run would wait forever in the "effect" phase.
+    const lost = !isFinished(read.run) && activeFrame(read.run).phase === "effect";
+    const event: RunEvent = lost
+      ? {
+          type: "command",
+          id: `${eventId}:effect-again`,
+          command: "retry",
+          args: { positional: [], values: {}, text: "" },
+          actor: { login: read.run.initiator },
+          createdAt: this.o.clock().toISOString(),
+        }
+      : { type: "continue", id: eventId, seq: read.run.seq };
+    await this.drive(loaded, advance(read.run, event, this.env(loaded.catalog)));
+  }
+
+  /** A person edited or deleted a comment: any vote it carried is withdrawn. */
+  async onCommentChanged(commentId: string, eventId: string): Promise<void> {
+    for (const r of await this.runs()) {
+      if (isFinished(r.run)) continue;
+      const result = advance(
+        r.run,
+        { type: "vote_withdrawn", id: `${eventId}:${r.run.id}`, commentId },
+        this.env(r.catalog),
+      );
+      await this.drive(r, result);
+    }
+  }
+
+  async onPullRequestClosed(
+    number: number,
+    merged: boolean,
+    eventId: string,
+    url?: string,
+  ): Promise<void> {
+    for (const r of await this.runs()) {
+      if (isFinished(r.run) || activeFrame(r.run).awaiting?.pullRequest !== number) continue;
+      const e: RunEvent = { type: "pull_request", id: eventId, number, merged };
+      if (url) e.url = url;
+      await this.drive(r, advance(r.run, e, this.env(r.catalog)));
+    }
+  }
+
+  /** A workflow run finished; `details` are GitHub's facts that tell whether a wait dispatched it. */
+  async onWorkflowRun(
+    workflow: string,
+    runId: number,
+    conclusion: string,
+    eventId: string,
+    details?: { run?: WorkflowRunFacts; url?: string },
+  ): Promise<void> {
+    const e: RunEvent = { type: "workflow_run", id: eventId, workflow, runId, conclusion };
+    if (details?.run) e.run = details.run;
+    if (details?.url) e.url = details.url;
+    for (const r of await this.runs()) {
+      const awaiting = activeFrame(r.run).awaiting;
+      if (isFinished(r.run) || awaiting?.workflow === undefined) continue;
+      await this.drive(r, advance(r.run, e, this.env(r.catalog)));
+    }
+  }
+
+  /** Time passed: reminders and timeouts of waiting steps. */
+  async onTick(eventId: string): Promise<void> {
+    for (const r of await this.runs()) {
+      if (!isFinished(r.run))
+        await this.drive(
+          r,
+          advance(r.run, { type: "timeout", id: `${eventId}:${r.run.id}` }, this.env(r.catalog)),
+        );
+    }
+  }
+
+  /**
+   * Permissions are checked when a command arrives and again before an effect runs: everyone whose
+   * approval let this run go on is looked up again and judged by the policy that admitted them
+   * (users, teams, permission, allow_initiator). A lookup that fails denies.
+   */
+  private async approvalsStillHold(
+    run: RunState,
+    catalog: PlaybookCatalog,
+  ): Promise<PlaybookError | undefined> {
+    const given = this.approvalsInForce(run, catalog);
+    if (typeof given === "string")
+      return playbookError(
+        "GH-PERMISSION",
+        `the approvals of playbook '${given}' cannot be checked: it is not available`,
+      );
+    const looked = new Map<string, Actor | undefined>();
+    for (const g of given) {
+      const teams = g.policy.teams ?? [];
+      for (const login of g.approvers) {
+        const key = [login.toLowerCase(), ...teams].join("\n");
+        if (!looked.has(key)) looked.set(key, await this.currentActor(login, teams));
+        const now = looked.get(key);
+        const why = now
+          ? approvalRefusal(now, g.policy, run.initiator)
+          : `@${login} could not be looked up`;
+        if (why)
+          return playbookError(
+            "GH-PERMISSION",
+            `the approval of '${g.step}' no longer holds: ${why}`,
+          );
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The approvals an effect rests on: every checkpoint passed in the run's frames (a delegated
+   * playbook acts on its parent's approvals too), and the ask-first approval of the step each frame
+   * is at. The id of a playbook that is not available, when one is not.
+   */
+  private approvalsInForce(
+    run: RunState,
+    catalog: PlaybookCatalog,
+  ): { step: string; approvers: string[]; policy: Approvers }[] | string {
+    const out: { step: string; approvers: string[]; policy: Approvers }[] = [];
+    for (const frame of run.stack) {
+      const bundle = catalog.get(frame.playbook);
+      if (!bundle) return frame.playbook;
+      const graph = new PlaybookGraph(bundle.playbook);
+      for (const [id, r] of Object.entries(frame.results)) {
+        const step = graph.byId.get(id)?.step;
+        const by = r.outputs?.approved_by;
+        if (step?.type === "checkpoint" && r.status === "completed" && Array.isArray(by))
+          out.push({ step: id, approvers: by.map(String), policy: step.approvers ?? {} });
+      }
+      const current = frame.current;
+      if (current !== null && frame.approved?.includes(current))
+        out.push({
+          step: current,
+          approvers: frame.approvedBy?.[current] ?? [],
+          policy: ASK_FIRST_APPROVERS,
+        });
+    }
+    return out;
+  }
+
+  /**
+   * A step that starts waiting for people is announced before its state is saved: the id GitHub
+   * gives that comment orders the commands that answer it (a command in an older comment does not
+   * count), so no clock is compared with another.
+   */
+  private async prompt(run: RunState, messages: readonly Message[]): Promise<Message | undefined> {
+    if (isFinished(run)) return undefined;
+    const frame = activeFrame(run);
+    if (frame.phase !== "waiting" && frame.phase !== "approval") return undefined;
+    if (frame.prompt?.since === frame.since) return undefined;
+    const waiting = messages.find((m) => m.kind === "waiting");
+    if (!waiting) return undefined;
+    const posted = await this.o.port.createComment(this.o.issue.number, messageComment(waiting));
+    frame.prompt = { comment: posted.id, since: frame.since };
+    return waiting;
+  }
+
+  /** Save, tell people, perform effects, and go on while the run can (in process) or once. */
+  private async drive(loaded: LoadedRun, first: AdvanceResult): Promise<void> {
+    let result = first;
+    let run = loaded.run;
+    for (let guard = 0; guard < 1000; guard++) {
+      let prompted: Message | undefined;
+      if (result.changed) {
+        run = result.run;
+        const awaiting = isFinished(run) ? undefined : activeFrame(run).awaiting?.workflow;
+        if (awaiting !== undefined) this.o.onAwaitWorkflow?.(awaiting);
+        prompted = await this.prompt(run, result.messages);
+        await this.save(run, loaded.commentId, loaded.catalog);
+      }
+      for (const m of result.messages)
+        if (POSTED.has(m.kind) && m !== prompted)
+          await this.o.port.createComment(this.o.issue.number, messageComment(m));
+      const effect = result.effects[0];
+      if (effect) {
+        if (effect.kind === "start_playbook") {
+          const bundle = this.o.catalog.get(String(effect.params.playbook));
+          if (bundle)
+            await this.startRun(
+              bundle,
+              {
+                args: Object.fromEntries(
+                  Object.entries((effect.params.inputs as Record<string, unknown>) ?? {}).map(
+                    ([k, v]) => [k, String(v)],
+                  ),
+                ),
+              },
+              { login: run.initiator },
+              `${effect.key}`,
+            );
+          result = { ...result, effects: result.effects.slice(1), messages: [], changed: false };
+          continue;
+        }
+        const refusal = await this.approvalsStillHold(run, loaded.catalog);
+        const outcome: EffectOutcome = refusal
+          ? { ok: false, error: refusal }
+          : await this.o.port.perform(effect, run);
+        const event: RunEvent = outcome.ok
+          ? {
+              type: "effect_result",
+              id: `${effect.key}:result`,
+              key: effect.key,
+              ok: true,
+              outputs: outcome.outputs,
+            }
+          : {
+              type: "effect_result",
+              id: `${effect.key}:result`,
+              key: effect.key,
+              ok: false,
+              error: outcome.error,
+            };
+        result = advance(run, event, this.env(loaded.catalog));
+        continue;
+      }
+      if (result.continue && this.o.inProcess) {
+        result = advance(
+          run,
+          { type: "continue", id: `${run.id}:continue:${run.seq}`, seq: run.seq },
+          this.env(loaded.catalog),
+        );
+        continue;
+      }
+      return;
+    }
+  }
+}
+
+/**
+ * What makes a run id unique in the repository: the issue number, then five characters of a MAC
+ * (the repository's state key) of the start event — unguessable by others, yet the same for a
+ * redelivered start and for a replayed simulation.
+ */
+export function issueRunToken(issue: number, eventId: string, key: Uint8Array): string {
+  const mac = createHmac("sha256", key)
+    .update(`playbook-bot run id\0${issue}\0${eventId}`)
+    .digest();
+  return `${issue}-${tokenChars(mac, 5)}`;
+}
+
+/** The command that starts a run again with the inputs it had. */
+function restartCommand(run: RunState): string {
+  const root = run.stack[0];
+  const args = Object.entries(root?.inputs ?? {}).map(([k, v]) => {
+    const text = String(v ?? "").replace(/[`"\r\n]/g, " ");
+    return /\s/.test(text) || text === "" ? `${k}="${text}"` : `${k}=${text}`;
+  });
+  return [`/run ${root?.playbook ?? "<playbook>"}`, ...args].join(" ").slice(0, 500);
+}
+
+function commandLine(cmd: ReturnType<typeof parseCommands>[number]): string {
+  return cmd.kind === "command"
+    ? `/${cmd.name}${cmd.args.text ? ` ${cmd.args.text}` : ""}`
+    : `/${cmd.word}`;
+}
+
+/** An invalid playbook, explained on the issue with file, line and message. */
+function invalidPlaybook(id: string, report: FileReport): string {
+  const errors = report.diagnostics.filter((d) => d.severity === "error").slice(0, 10);
+  const text = formatText([{ ...report, diagnostics: errors }]);
+  return invalidPlaybookNotice(id, report.file, text.trimEnd());
+}

@@ -1,0 +1,319 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
+import { Command, CommanderError, Option } from "commander";
+import { glob } from "tinyglobby";
+import { ConfigError, loadConfig } from "../../adapters/local/rule-config.js";
+import {
+  bundledPlaybooks,
+  fileExistsNextTo,
+  IGNORED_GLOBS,
+  loadBundledReports,
+  playbookFilesIn,
+} from "../../adapters/local/library.js";
+import { renderMermaid } from "../../core/format/mermaid.js";
+import { formatGithub, formatJson, formatSarif } from "../../core/format/report/machine.js";
+import { formatText } from "../../core/format/report/text.js";
+import { RULES, RULE_CODES } from "../../core/rules/catalogue.js";
+import { PLAYBOOK_SCHEMA } from "../../core/format/schema.js";
+import { GENERIC_ALERT_SCHEMA } from "../../core/alerts/generic-schema.js";
+import { countBySeverity, validateSet, validateSource } from "../../core/rules/validate.js";
+import { resumeCommand, runCommand, type CommandIo, type RunOptions } from "./run-command.js";
+import { bundleOf, findTarget, loadLocalPlaybooks } from "./local-playbooks.js";
+import { parseScript, ScriptError, simulate } from "./simulate.js";
+import { runCase } from "./playbook-tests.js";
+import type { PlaybookBundle } from "../../core/steps/types.js";
+
+/** Exit codes: 0 valid / done, 1 invalid playbooks, 2 the tool itself failed (bad use, I/O). */
+export const EXIT = { ok: 0, invalid: 1, failure: 2 } as const;
+
+export const DEFAULT_PATHS = [".github/playbooks", "playbooks"];
+
+export type CliIo = CommandIo;
+
+const defaultIo = (): CliIo => ({
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  cwd: process.cwd(),
+  interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+});
+
+class UsageError extends Error {}
+
+function version(): string {
+  const pkg = JSON.parse(
+    readFileSync(new URL("../../../package.json", import.meta.url), "utf8"),
+  ) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** Files named by the arguments: files as given, folders searched, globs expanded. */
+export async function resolvePlaybookFiles(
+  args: readonly string[],
+  cwd: string,
+): Promise<string[]> {
+  const explicit = args.length > 0;
+  const targets = explicit ? args : DEFAULT_PATHS;
+  const files = new Set<string>();
+  for (const target of targets) {
+    const abs = isAbsolute(target) ? target : resolve(cwd, target);
+    if (existsSync(abs)) {
+      if (statSync(abs).isDirectory()) for (const f of await playbookFilesIn(abs)) files.add(f);
+      else files.add(abs);
+    } else if (/[*?{[]/.test(target)) {
+      for (const f of await glob(target, { cwd, ignore: IGNORED_GLOBS, absolute: true }))
+        files.add(f);
+    } else if (explicit) {
+      throw new UsageError(`${target}: no such file or folder`);
+    }
+  }
+  if (files.size === 0) {
+    throw new UsageError(
+      explicit
+        ? `no playbook files (*.yaml, *.yml) found in ${args.join(", ")}`
+        : `no playbook files found: looked in ${DEFAULT_PATHS.join(" and ")} (pass paths to look elsewhere)`,
+    );
+  }
+  return [...files].sort();
+}
+
+/** `playbook-bot simulate`: the issue thread a script of events would produce. */
+async function simulateCommand(target: string, eventsFile: string, io: CliIo): Promise<number> {
+  const file = resolve(io.cwd, eventsFile);
+  if (!existsSync(file)) throw new UsageError(`${eventsFile}: no such file`);
+  const explicit = /\.ya?ml$/.test(target) ? resolve(io.cwd, target) : undefined;
+  const set = await loadLocalPlaybooks(io.cwd, explicit);
+  const found = findTarget(set, explicit ?? target, io.cwd);
+  if (!found.bundle) {
+    if (found.report) io.err(formatText([found.report]));
+    else io.err(`playbook-bot: no playbook '${target}'\n`);
+    return EXIT.invalid;
+  }
+  let script;
+  try {
+    script = parseScript(eventsFile, readFileSync(file, "utf8"));
+  } catch (err) {
+    if (err instanceof ScriptError) throw new UsageError(err.message);
+    throw err;
+  }
+  io.out(await simulate(set.bundles, script));
+  return EXIT.ok;
+}
+
+/** `playbook-bot test`: golden cases of every playbook in the set; 0 all pass, 1 any fails. */
+async function testCommand(paths: readonly string[], io: CliIo): Promise<number> {
+  const files = await resolvePlaybookFiles(paths, io.cwd);
+  const known = await bundledPlaybooks();
+  const reports = validateSet(
+    files.map((file) => ({ file: relative(io.cwd, file) || file, source: readFileSync(file) })),
+    { fileExists: (file, rel) => fileExistsNextTo(resolve(io.cwd, file), rel), known },
+  );
+  if (countBySeverity(reports).errors > 0) {
+    io.out(formatText(reports.filter((r) => r.diagnostics.some((d) => d.severity === "error"))));
+    return EXIT.invalid;
+  }
+  const bundles = new Map<string, PlaybookBundle>();
+  for (const r of reports) {
+    const b = bundleOf({ ...r, file: resolve(io.cwd, r.file) });
+    if (b && !bundles.has(b.playbook.id)) bundles.set(b.playbook.id, b);
+  }
+  for (const r of await loadBundledReports()) {
+    const b = bundleOf(r);
+    if (b && !bundles.has(b.playbook.id)) bundles.set(b.playbook.id, b);
+  }
+  let passed = 0;
+  let failed = 0;
+  let without = 0;
+  for (const r of reports) {
+    const bundle = r.playbook && bundles.get(r.playbook.id);
+    if (!bundle || bundle.playbook !== r.playbook) continue;
+    if (!r.playbook?.tests?.length) {
+      without++;
+      continue;
+    }
+    for (const tc of r.playbook.tests) {
+      const result = await runCase(bundle, (id) => bundles.get(id), tc);
+      if (result.ok) {
+        passed++;
+        io.out(`✔ ${result.playbook}: ${result.name}\n`);
+      } else {
+        failed++;
+        io.out(
+          `✖ ${result.playbook}: ${result.name}\n${result.problems.map((p) => `    ${p}`).join("\n")}\n`,
+        );
+      }
+    }
+  }
+  io.out(
+    `${passed} ${passed === 1 ? "case" : "cases"} passed, ${failed} failed${without ? ` (${without} ${without === 1 ? "playbook has" : "playbooks have"} no tests)` : ""}\n`,
+  );
+  return failed > 0 ? EXIT.invalid : EXIT.ok;
+}
+
+export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = new Command()
+    .name("playbook-bot")
+    .description("Validate, draw and run Playbook Bot playbooks.")
+    .version(version())
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+
+  program
+    .command("validate")
+    .description("validate playbooks (default: .github/playbooks and playbooks)")
+    .argument("[paths...]", "files, folders or globs")
+    .addOption(
+      new Option("-f, --format <format>", "output format")
+        .choices(["text", "json", "github", "sarif"])
+        .default("text"),
+    )
+    .option("-c, --config <file>", "config file (default: .playbook-bot.yml in the current folder)")
+    .option("--no-library", "do not resolve targets against the bundled library")
+    .action(
+      async (paths: string[], opts: { format: string; config?: string; library: boolean }) => {
+        const config = loadConfig(io.cwd, opts.config ? resolve(io.cwd, opts.config) : undefined);
+        const files = await resolvePlaybookFiles(paths, io.cwd);
+        // Playbooks in the set win over bundled ones with the same id, as in discovery.
+        const known = opts.library ? await bundledPlaybooks() : [];
+        const reports = validateSet(
+          files.map((file) => ({
+            file: relative(io.cwd, file) || file,
+            source: readFileSync(file),
+          })),
+          {
+            fileExists: (file, rel) => fileExistsNextTo(resolve(io.cwd, file), rel),
+            rules: config.rules,
+            known,
+          },
+        );
+        const formatted =
+          opts.format === "json"
+            ? formatJson(reports)
+            : opts.format === "github"
+              ? formatGithub(reports)
+              : opts.format === "sarif"
+                ? formatSarif(reports, version())
+                : formatText(reports);
+        io.out(formatted);
+        code = countBySeverity(reports).errors > 0 ? EXIT.invalid : EXIT.ok;
+      },
+    );
+
+  program
+    .command("run")
+    .description("run a playbook locally (by id, on.command or file)")
+    .argument("<playbook>", "playbook id or file")
+    .argument("[inputs...]", "inputs as key=value")
+    .addOption(
+      new Option("--mode <mode>", "manual waits for ENTER at checkpoints; autonomous approves")
+        .choices(["manual", "autonomous"])
+        .default("manual"),
+    )
+    .option("--dry-run", "perform nothing; print every effect", false)
+    .option("--repo <dir>", "git work tree to act on (default: the current folder)")
+    .option("--scratch", "run in a new scratch git repository", false)
+    .action(
+      async (
+        target: string,
+        inputs: string[],
+        opts: { mode: "manual" | "autonomous"; dryRun: boolean; repo?: string; scratch: boolean },
+      ) => {
+        const runOpts: RunOptions = { mode: opts.mode, dryRun: opts.dryRun, scratch: opts.scratch };
+        if (opts.repo) runOpts.repo = opts.repo;
+        code = await runCommand(target, inputs, runOpts, io);
+      },
+    );
+
+  program
+    .command("resume")
+    .description("continue an interrupted or paused local run")
+    .argument("<runId>", "run id (see .playbook-runs/)")
+    .addOption(
+      new Option("--mode <mode>", "override the run's mode").choices(["manual", "autonomous"]),
+    )
+    .option("--repo <dir>", "git work tree of the run (default: the current folder)")
+    .action(async (runId: string, opts: { mode?: "manual" | "autonomous"; repo?: string }) => {
+      const o: { mode?: "manual" | "autonomous"; repo?: string } = {};
+      if (opts.mode) o.mode = opts.mode;
+      if (opts.repo) o.repo = opts.repo;
+      code = await resumeCommand(runId, o, io);
+    });
+
+  program
+    .command("test")
+    .description("run the golden cases (tests:) of playbooks, every effect simulated")
+    .argument("[paths...]", "files, folders or globs (default: .github/playbooks and playbooks)")
+    .action(async (paths: string[]) => {
+      code = await testCommand(paths, io);
+    });
+
+  program
+    .command("simulate")
+    .description(
+      "replay scripted events (labels, comments, merges) against an in-memory GitHub and print the thread",
+    )
+    .argument("<playbook>", "playbook id or file (the run starts from the script's label or /run)")
+    .requiredOption("-e, --events <file>", "events file (YAML)")
+    .action(async (target: string, opts: { events: string }) => {
+      code = await simulateCommand(target, opts.events, io);
+    });
+
+  program
+    .command("graph")
+    .description("print a playbook as a Mermaid flowchart")
+    .argument("<file>", "playbook file")
+    .option("--current <step>", "mark this step as current")
+    .action((file: string, opts: { current?: string }) => {
+      const abs = resolve(io.cwd, file);
+      if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
+      const report = validateSource(file, readFileSync(abs), {
+        fileExists: (f, rel) => fileExistsNextTo(resolve(io.cwd, f), rel),
+      });
+      if (!report.playbook) {
+        io.err(formatText([report]));
+        code = EXIT.invalid;
+        return;
+      }
+      io.out(renderMermaid(report.playbook, opts.current ? { current: opts.current } : {}));
+    });
+
+  program
+    .command("schema")
+    .description("print the playbook JSON Schema (draft 2020-12)")
+    .option("--generic-alert", "print the generic alert format's schema instead")
+    .action((opts: { genericAlert?: boolean }) =>
+      io.out(
+        JSON.stringify(opts.genericAlert ? GENERIC_ALERT_SCHEMA : PLAYBOOK_SCHEMA, null, 2) + "\n",
+      ),
+    );
+
+  program
+    .command("rules")
+    .description("list the validation rules and their default severity")
+    .action(() => {
+      const width = Math.max(...RULE_CODES.map((c) => c.length));
+      for (const c of RULE_CODES)
+        io.out(
+          `${c.padEnd(width)}  ${RULES[c].severity.padEnd(7)}  ${RULES[c].layer.padEnd(9)}  ${RULES[c].summary}\n`,
+        );
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? EXIT.ok : EXIT.failure;
+    }
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      io.err(`playbook-bot: ${err.message}\n`);
+      return EXIT.failure;
+    }
+    io.err(
+      `playbook-bot: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    return EXIT.failure;
+  }
+}

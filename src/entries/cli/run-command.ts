@@ -1,0 +1,248 @@
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import { MockAiAdapter } from "../../adapters/ai/adapter.js";
+import { start } from "../../core/engine/engine.js";
+import { tokenChars } from "../../core/engine/state.js";
+import { collectInputs, parseArgs } from "../../core/engine/inputs.js";
+import type { Effect } from "../../core/engine/events.js";
+import { LocalEffects } from "../../adapters/local/effects.js";
+import type { OctokitPort } from "../../adapters/github/octokit-port.js";
+import { localGitHub } from "./github-remote.js";
+import { formatText } from "../../core/format/report/text.js";
+import { FileRunStore, StateError, type LocalRunRecord } from "../../adapters/local/file-store.js";
+import {
+  delegateClosure,
+  disabledBy,
+  findTarget,
+  loadLocalPlaybooks,
+  loadPinned,
+  pinBundles,
+} from "./local-playbooks.js";
+import { RUN_EXIT, Runner, type RunnerIo } from "./runner.js";
+
+export interface RunOptions {
+  mode: "manual" | "autonomous";
+  dryRun: boolean;
+  repo?: string;
+  scratch?: boolean;
+}
+
+export interface CommandIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  cwd: string;
+  /** Whether a person can answer questions (stdin and stdout are terminals). */
+  interactive?: boolean;
+  ask?: (question: string) => Promise<string | null>;
+  clock?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+  /** What makes a new run's id unique (random characters; tests fix them). */
+  runToken?: () => string;
+}
+
+/** Six random characters: runs started in one minute (in any clone) get different ids. */
+export function randomRunToken(): string {
+  return tokenChars(randomBytes(6), 6);
+}
+
+/** A throwaway git repository with one commit: where the README's first command runs. */
+export function makeScratchRepo(): string {
+  const dir = mkdtempSync(join(tmpdir(), "playbook-bot-scratch-"));
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
+  git("init", "-q", "-b", "main");
+  writeFileSync(
+    join(dir, "README.md"),
+    "# Scratch repository\n\nMade by `playbook-bot run --scratch`.\n",
+  );
+  git("add", "README.md");
+  execFileSync(
+    "git",
+    [
+      "-c",
+      "user.name=playbook-bot",
+      "-c",
+      "user.email=playbook-bot@localhost",
+      "commit",
+      "-q",
+      "-m",
+      "Initial commit",
+    ],
+    { cwd: dir, stdio: "ignore" },
+  );
+  return dir;
+}
+
+function terminalAsk(io: CommandIo): (q: string) => Promise<string | null> {
+  if (io.ask) return io.ask;
+  if (!io.interactive) return async () => null;
+  return async (q) => {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    try {
+      return await rl.question(q);
+    } finally {
+      rl.close();
+    }
+  };
+}
+
+function runnerIo(io: CommandIo): RunnerIo {
+  const clock = io.clock ?? (() => new Date());
+  const r: RunnerIo = {
+    log: (line) => io.out(`[${clock().toISOString().slice(11, 19)}] ${line}\n`),
+    out: io.out,
+    ask: terminalAsk(io),
+  };
+  if (io.interactive) {
+    r.progress = (line) => process.stdout.write(line === null ? "\r\x1b[K" : `\r⠿ ${line}`);
+  }
+  return r;
+}
+
+/** `PLAYBOOK_BOT_FAULT=crash-after-effect:<kind>`: die right after an effect, before its result is saved. */
+function faultHook(): ((effect: Effect) => void) | undefined {
+  const spec = process.env.PLAYBOOK_BOT_FAULT;
+  const m = spec ? /^crash-after-effect:([a-z_]+)$/.exec(spec) : null;
+  if (!m) return undefined;
+  return (effect) => {
+    if (effect.kind === m[1]) process.kill(process.pid, "SIGKILL");
+  };
+}
+
+function operator(): string {
+  try {
+    return userInfo().username || "operator";
+  } catch {
+    return "operator";
+  }
+}
+
+/** `playbook-bot run <playbook> [k=v …]` */
+export async function runCommand(
+  target: string,
+  args: string[],
+  opts: RunOptions,
+  io: CommandIo,
+): Promise<number> {
+  const repo = opts.scratch ? makeScratchRepo() : resolve(io.cwd, opts.repo ?? ".");
+  if (opts.scratch) io.out(`Scratch repository: ${repo}\n`);
+  const explicit = /\.ya?ml$/.test(target) ? resolve(io.cwd, target) : undefined;
+  const set = await loadLocalPlaybooks(repo, explicit);
+  const found = findTarget(set, explicit ?? target, repo);
+  if (!found.bundle) {
+    if (found.report) {
+      io.err(formatText([found.report]));
+      return RUN_EXIT.invalid;
+    }
+    const disabled = disabledBy(set, explicit ?? target, repo);
+    if (disabled) {
+      io.err(`playbook-bot: playbook '${target}' is disabled (active: false in ${disabled})\n`);
+      return RUN_EXIT.invalid;
+    }
+    io.err(
+      `playbook-bot: no playbook '${target}' (looked in ${join(repo, ".github/playbooks")} and the bundled library; ids: ${[...set.bundles.keys()].join(", ")})\n`,
+    );
+    return RUN_EXIT.invalid;
+  }
+  const bundle = found.bundle;
+  const raw = collectInputs(bundle.playbook.inputs, { args: parseArgs(args.join(" ")).values });
+  const clock = io.clock ?? (() => new Date());
+  const store = new FileRunStore(join(repo, ".playbook-runs"));
+  const started = start(
+    {
+      bundle,
+      inputs: raw,
+      initiator: { login: "local-cli", permission: "admin" },
+      eventId: `cli-start-${clock().getTime()}`,
+      runToken: (io.runToken ?? randomRunToken)(),
+      context: { repo: { name: repo.split("/").pop() ?? "repo" } },
+    },
+    { now: clock(), playbooks: (id) => set.bundles.get(id) },
+  );
+  if (!started.ok) {
+    io.err(
+      `playbook-bot: ${bundle.playbook.id}: invalid inputs\n${started.problems.map((p) => `  - ${p.message}`).join("\n")}\n`,
+    );
+    return RUN_EXIT.invalid;
+  }
+  const ids = delegateClosure(bundle.playbook.id, set.bundles);
+  const record: LocalRunRecord = {
+    run: started.result.run,
+    mode: opts.mode,
+    dryRun: opts.dryRun,
+    repo,
+    playbooks: pinBundles(store, ids, set.bundles),
+  };
+  const runner = makeRunner(
+    record,
+    store,
+    new Map(
+      ids.map((id) => [id, set.bundles.get(id) as NonNullable<ReturnType<typeof set.bundles.get>>]),
+    ),
+    io,
+    opts.dryRun ? undefined : await localGitHub(repo, process.env),
+  );
+  io.out(
+    `Run ${record.run.id}: ${bundle.playbook.name ?? bundle.playbook.id} (${opts.mode}${opts.dryRun ? ", dry run" : ""})\n`,
+  );
+  return runner.start(started.result);
+}
+
+function makeRunner(
+  record: LocalRunRecord,
+  store: FileRunStore,
+  bundles: Map<string, import("../../core/steps/types.js").PlaybookBundle>,
+  io: CommandIo,
+  github?: OctokitPort,
+): Runner {
+  const rio = runnerIo(io);
+  const options: ConstructorParameters<typeof LocalEffects>[0] = {
+    repo: record.repo,
+    dryRun: record.dryRun,
+    ai: new MockAiAdapter(),
+    log: rio.log,
+  };
+  if (github) options.github = github;
+  const effects = new LocalEffects(options);
+  const deps: ConstructorParameters<typeof Runner>[1] = {
+    store,
+    effects,
+    bundles,
+    io: rio,
+    clock: io.clock ?? (() => new Date()),
+    operator: operator(),
+  };
+  if (github) deps.github = github;
+  const hook = faultHook();
+  if (hook) deps.afterEffect = hook;
+  if (io.sleep) deps.sleep = io.sleep;
+  return new Runner(record, deps);
+}
+
+/** `playbook-bot resume <runId>`: continue from the last completed step, never redoing one. */
+export async function resumeCommand(
+  runId: string,
+  opts: { mode?: "manual" | "autonomous"; repo?: string },
+  io: CommandIo,
+): Promise<number> {
+  const repo = resolve(io.cwd, opts.repo ?? ".");
+  const store = new FileRunStore(join(repo, ".playbook-runs"));
+  try {
+    const record = store.load(runId);
+    const bundles = loadPinned(store, record.playbooks);
+    io.out(
+      `Resuming run ${runId} at ${record.run.stack[record.run.stack.length - 1]?.current ?? "?"}\n`,
+    );
+    const github = record.dryRun ? undefined : await localGitHub(record.repo, process.env);
+    return await makeRunner(record, store, bundles, io, github).resume(opts.mode ?? record.mode);
+  } catch (err) {
+    if (err instanceof StateError) {
+      io.err(`playbook-bot: ${err.message}\n  how to recover: ${err.hint}\n`);
+      return RUN_EXIT.state;
+    }
+    throw err;
+  }
+}

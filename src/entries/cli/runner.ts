@@ -1,0 +1,396 @@
+import { advance } from "../../core/engine/engine.js";
+import type { AdvanceResult, Effect, Message, RunEvent } from "../../core/engine/events.js";
+import { parseArgs } from "../../core/engine/inputs.js";
+import { activeFrame, isFinished, type Actor, type RunState } from "../../core/engine/state.js";
+import type { PlaybookBundle } from "../../core/steps/types.js";
+import type { LocalEffects } from "../../adapters/local/effects.js";
+import type { FileRunStore, LocalRunRecord } from "../../adapters/local/file-store.js";
+import { PlaybookGraph } from "../../core/format/graph.js";
+import type { Step } from "../../core/format/types.js";
+
+/** Exit codes of `run`, `resume` and `test`. 4: paused, waiting for a person (resume later). */
+export const RUN_EXIT = { completed: 0, invalid: 1, failed: 2, state: 3, paused: 4 } as const;
+
+export interface RunnerIo {
+  /** A log line (the runner adds the time). */
+  log(line: string): void;
+  /** Raw output: messages, the summary. */
+  out(text: string): void;
+  /** A question on the terminal; null when no terminal is attached (CI, pipes). */
+  ask(question: string): Promise<string | null>;
+  /** A progress line while a step works; called with null to clear it. */
+  progress?(line: string | null): void;
+}
+
+export interface RunnerDeps {
+  store: FileRunStore;
+  effects: LocalEffects;
+  bundles: Map<string, PlaybookBundle>;
+  io: RunnerIo;
+  clock: () => Date;
+  /** Who answers at the terminal (approves in manual mode). */
+  operator: string;
+  /** Wait (for a retry's backoff); injectable so tests need not sleep. */
+  sleep?: (ms: number) => Promise<void>;
+  /** GitHub, when the run's effects go there: asked where an awaited pull request stands. */
+  github?: {
+    pullRequestState(
+      number: number,
+    ): Promise<{ state: "open" | "closed"; merged: boolean; url: string }>;
+  };
+  /** Called after an effect was performed and before its result is saved (fault injection). */
+  afterEffect?: (effect: Effect) => void;
+}
+
+interface StepTiming {
+  step: string;
+  kind: string;
+  playbook: string;
+  status: string;
+  ms: number;
+}
+
+/** The local driver: loops the engine, performs effects, answers checkpoints, saves after every step. */
+export class Runner {
+  private seq = 0;
+  private idleWakeups = 0;
+  private readonly timings: StepTiming[] = [];
+  private readonly started = new Map<string, number>();
+
+  constructor(
+    private record: LocalRunRecord,
+    private readonly deps: RunnerDeps,
+  ) {}
+
+  get run(): RunState {
+    return this.record.run;
+  }
+
+  private env() {
+    return { now: this.deps.clock(), playbooks: (id: string) => this.deps.bundles.get(id) };
+  }
+
+  private eventId(kind: string): string {
+    return `cli-${kind}-${this.run.seq}-${++this.seq}`;
+  }
+
+  private step(frame = activeFrame(this.run)): Step | undefined {
+    const bundle = this.deps.bundles.get(frame.playbook);
+    return bundle
+      ? new PlaybookGraph(bundle.playbook).byId.get(frame.current ?? "")?.step
+      : undefined;
+  }
+
+  private time(): string {
+    return this.deps.clock().toISOString().slice(11, 19);
+  }
+
+  /** Record the result, save it, and say what changed. */
+  private accept(result: AdvanceResult): AdvanceResult {
+    this.record = { ...this.record, run: result.run };
+    if (result.changed) this.deps.store.save(this.record);
+    this.reportProgress(result);
+    for (const m of result.messages) this.message(m);
+    if (result.reply?.outcome === "refused")
+      this.deps.io.log(`refused: ${result.reply.reason ?? ""}`);
+    return result;
+  }
+
+  private message(m: Message): void {
+    const text = m.text.replace(/\u200b/g, "");
+    this.deps.io.out(
+      `${m.kind === "failure" ? "✖ " : m.kind === "waiting" || m.kind === "reminder" ? "⏸ " : "  "}${text.split("\n").join("\n  ")}\n`,
+    );
+  }
+
+  /** Step start and end lines, with durations. */
+  private reportProgress(result: AdvanceResult): void {
+    for (const done of result.finished) {
+      const key = `${done.playbook}/${done.step}`;
+      const t0 = this.started.get(key);
+      const ms = t0 === undefined ? 0 : Date.now() - t0;
+      this.started.delete(key);
+      this.timings.push({
+        step: done.step,
+        kind: done.kind,
+        playbook: done.playbook,
+        status: done.status,
+        ms,
+      });
+      const error = result.run.stack.find((f) => f.playbook === done.playbook)?.results[done.step]
+        ?.error;
+      this.deps.io.log(
+        `${done.status === "failed" ? "✖" : "✔"} ${done.step} ${done.status}${error ? ` (${error.code})` : ""} in ${ms} ms`,
+      );
+    }
+    const after = result.run;
+    const f = activeFrame(after);
+    const key = `${f.playbook}/${f.current}`;
+    if (!isFinished(after) && f.current && !this.started.has(key) && f.phase !== "pending") {
+      this.started.set(key, Date.now());
+      this.deps.io.log(
+        `▶ ${f.current} (${this.step(f)?.type ?? "?"})${after.stack.length > 1 ? ` in ${f.playbook}` : ""}`,
+      );
+    }
+  }
+
+  private send(event: RunEvent): AdvanceResult {
+    return this.accept(advance(this.run, event, this.env()));
+  }
+
+  /** Resume a run that was interrupted: an effect whose result was lost is asked for again (same key). */
+  async resume(mode: LocalRunRecord["mode"]): Promise<number> {
+    this.record = { ...this.record, mode };
+    const f = activeFrame(this.run);
+    if (f.phase === "effect") {
+      const r = this.send({
+        type: "command",
+        id: this.eventId("retry"),
+        command: "retry",
+        args: parseArgs(""),
+        actor: this.localActor(),
+        createdAt: this.deps.clock().toISOString(),
+      });
+      return this.loop(r);
+    }
+    return this.loop({
+      run: this.run,
+      effects: [],
+      messages: [],
+      finished: [],
+      continue: f.phase === "pending",
+      changed: false,
+    });
+  }
+
+  async start(first: AdvanceResult): Promise<number> {
+    this.deps.store.save(this.record);
+    return this.loop(this.accept(first));
+  }
+
+  private localActor(): Actor {
+    return { login: this.deps.operator, permission: "admin" };
+  }
+
+  private async loop(initial: AdvanceResult): Promise<number> {
+    let result = initial;
+    for (;;) {
+      if (result.effects.length > 0) {
+        result = await this.perform(result.effects);
+        continue;
+      }
+      if (isFinished(this.run)) return this.finish();
+      if (result.continue) {
+        result = this.send({ type: "continue", id: this.eventId("continue"), seq: this.run.seq });
+        continue;
+      }
+      const f = activeFrame(this.run);
+      if (f.phase === "pending" && f.notBefore) {
+        const wait = Math.max(0, Date.parse(f.notBefore) - this.deps.clock().getTime());
+        this.deps.io.log(`waiting ${Math.ceil(wait / 1000)} s before retrying ${f.current}`);
+        await (this.deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(wait);
+        result = this.send({ type: "continue", id: this.eventId("continue"), seq: this.run.seq });
+        if (!result.changed && ++this.idleWakeups > 3) return this.pause();
+        continue;
+      }
+      const next = await this.answer();
+      if (!next) return this.pause();
+      // Autonomous answers never change: asking again after a refusal would loop forever.
+      if (next.reply?.outcome === "refused" && this.record.mode === "autonomous")
+        return this.pause();
+      result = next;
+    }
+  }
+
+  private async perform(effects: Effect[]): Promise<AdvanceResult> {
+    let last: AdvanceResult | undefined;
+    const queue = [...effects];
+    while (queue.length > 0) {
+      const effect = queue.shift() as Effect;
+      if (effect.kind === "start_playbook") {
+        this.deps.io.log(
+          `handoff: continue with \`playbook-bot run ${String(effect.params.playbook)}\``,
+        );
+        continue;
+      }
+      this.deps.io.progress?.(`${effect.step}: ${effect.kind} …`);
+      const outcome = await this.deps.effects.perform(effect, this.run);
+      this.deps.io.progress?.(null);
+      this.deps.afterEffect?.(effect);
+      last = this.send(
+        outcome.ok
+          ? {
+              type: "effect_result",
+              id: this.eventId("effect"),
+              key: effect.key,
+              ok: true,
+              outputs: outcome.outputs,
+            }
+          : {
+              type: "effect_result",
+              id: this.eventId("effect"),
+              key: effect.key,
+              ok: false,
+              error: outcome.error,
+            },
+      );
+      queue.push(...last.effects);
+    }
+    return (
+      last ?? {
+        run: this.run,
+        effects: [],
+        messages: [],
+        finished: [],
+        continue: false,
+        changed: false,
+      }
+    );
+  }
+
+  /** Answer what the run waits for, from the terminal or by mode; null to pause. */
+  private async answer(): Promise<AdvanceResult | null> {
+    const f = activeFrame(this.run);
+    const step = this.step(f);
+    const now = () => this.deps.clock().toISOString();
+    const command = (
+      name: "approve" | "reject" | "record" | "choose",
+      line: string,
+      actor = this.localActor(),
+    ): AdvanceResult =>
+      this.send({
+        type: "command",
+        id: this.eventId(name),
+        command: name,
+        args: parseArgs(line),
+        actor,
+        createdAt: now(),
+      });
+
+    if (f.awaiting?.pullRequest !== undefined || f.awaiting?.workflow !== undefined) {
+      const printed = this.deps.effects.printsOnly({
+        key: "",
+        kind: f.awaiting.pullRequest !== undefined ? "pull_request" : "dispatch",
+        step: "",
+        params: {},
+      });
+      if (!printed) {
+        if (f.awaiting.pullRequest === undefined || !this.deps.github) return null;
+        const pr = await this.deps.github.pullRequestState(f.awaiting.pullRequest);
+        if (pr.state === "open") {
+          this.deps.io.log(`pull request #${f.awaiting.pullRequest} is still open: ${pr.url}`);
+          return null;
+        }
+        return this.send({
+          type: "pull_request",
+          id: this.eventId("pull"),
+          number: f.awaiting.pullRequest,
+          merged: pr.merged,
+          url: pr.url,
+        });
+      }
+      if (f.awaiting.pullRequest !== undefined) {
+        this.deps.io.log(`no GitHub: treating pull request as merged to continue the local run`);
+        return this.send({
+          type: "pull_request",
+          id: this.eventId("merged"),
+          number: f.awaiting.pullRequest,
+          merged: true,
+        });
+      }
+      this.deps.io.log(
+        `no GitHub: treating workflow ${f.awaiting.workflow} as successful to continue the local run`,
+      );
+      return this.send({
+        type: "workflow_run",
+        id: this.eventId("workflow"),
+        workflow: f.awaiting.workflow ?? "",
+        conclusion: "success",
+      });
+    }
+
+    const approval = f.phase === "approval" || step?.type === "checkpoint";
+    if (approval) {
+      if (this.record.mode === "autonomous") {
+        const approvers = step?.type === "checkpoint" ? step.approvers : undefined;
+        const actor: Actor = {
+          login: approvers?.users?.[0] ?? "autonomous-mode",
+          permission: "admin",
+          teams: approvers?.teams ?? [],
+        };
+        this.deps.io.log(`autonomous mode: approving ${f.current}`);
+        const r = command("approve", "", actor);
+        if (r.reply?.outcome !== "refused" && (approvers?.count ?? 1) > 1) {
+          for (let i = 2; i <= (approvers?.count ?? 1); i++) {
+            const more = command("approve", "", { ...actor, login: `autonomous-mode-${i}` });
+            if (isFinished(this.run) || activeFrame(this.run).current !== f.current) return more;
+          }
+        }
+        return r;
+      }
+      const a = await this.deps.io.ask(`Approve ${f.current}? [ENTER approves, n rejects] `);
+      if (a === null) return null;
+      return a.trim().toLowerCase().startsWith("n")
+        ? command("reject", "rejected at the terminal")
+        : command("approve", "");
+    }
+
+    if (step?.type === "investigate") {
+      const branches = Array.isArray(step.next)
+        ? step.next.filter((b) => b.condition !== undefined)
+        : [];
+      const missing = (step.expected_findings ?? []).filter((k) => !Object.hasOwn(f.findings, k));
+      if (missing.length > 0) {
+        const line = await this.deps.io.ask(
+          `Findings for ${f.current} (${missing.map((m) => `${m}=…`).join(" ")}): `,
+        );
+        if (line === null) return null;
+        if (line.trim() !== "") return command("record", line);
+        if (branches.length === 0)
+          return command("record", missing.map((m) => `${m}=false`).join(" "));
+      }
+      if (branches.length > 0) {
+        const labels = branches.map((b) => b.label ?? b.goto);
+        const line = await this.deps.io.ask(`Choose for ${f.current} (${labels.join(" | ")}): `);
+        if (line === null) return null;
+        return command("choose", line.trim());
+      }
+      return command("record", "done=true");
+    }
+    return null;
+  }
+
+  private pause(): number {
+    const f = activeFrame(this.run);
+    this.deps.io.out(
+      `Run ${this.run.id} paused at ${f.current} (${this.run.status}). Resume with: playbook-bot resume ${this.run.id}\n`,
+    );
+    return RUN_EXIT.paused;
+  }
+
+  private finish(): number {
+    const file = this.deps.store.archive(this.record);
+    this.deps.io.out(this.summary());
+    this.deps.io.out(`Run ${this.run.id} ${this.run.status}. State: ${file}\n`);
+    return this.run.status === "completed" ? RUN_EXIT.completed : RUN_EXIT.failed;
+  }
+
+  summary(): string {
+    const rows = this.timings.map((t) => [
+      t.playbook === this.run.stack[0]?.playbook ? t.step : `${t.playbook}/${t.step}`,
+      t.kind,
+      t.status,
+      `${t.ms} ms`,
+    ]);
+    const head = ["step", "kind", "result", "time"];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+    const line = (cells: string[]) =>
+      cells
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd();
+    return (
+      [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n") + "\n"
+    );
+  }
+}

@@ -1,0 +1,70 @@
+import type { EffectPerformer } from "./effects.js";
+import type { WorkflowRunFacts } from "../core/engine/events.js";
+import type { Frame } from "../core/engine/state.js";
+import type { Permission } from "../core/format/types.js";
+
+export type Reaction = "eyes" | "rocket" | "-1";
+
+/** The hidden block that carries a run's state at the end of its status comment. */
+export const STATE_MARKER = "playbook-bot:state";
+
+/** Whether a body holds a state block at all (cheap, before any verification). */
+export function hasStateBlock(body: string): boolean {
+  return body.includes(`<!-- ${STATE_MARKER} `);
+}
+
+export interface ThreadComment {
+  id: string;
+  author: string;
+  /** Written by a bot account (any bot). */
+  bot: boolean;
+  /** Written by this app: only such comments are trusted to carry state. */
+  byThisApp: boolean;
+  body: string;
+  createdAt: string;
+}
+
+/**
+ * What the issue controller needs from GitHub, for one repository. The Probot app implements it
+ * with Octokit; `simulate` and tests with an in-memory repository. Effects go through the same
+ * port, so the controller is the same everywhere.
+ */
+export interface GitHubPort extends EffectPerformer {
+  /** The person's repository role (`role_name`); undefined when they have none or on error. */
+  permission(login: string): Promise<Permission | undefined>;
+  /** Team slugs (org/slug) the person belongs to, among those a policy names. */
+  teams(login: string, candidates: readonly string[]): Promise<string[]>;
+  comments(issue: number): Promise<ThreadComment[]>;
+  /** This app's comments that hold a state block (status comments), oldest first. */
+  statusComments(issue: number): Promise<ThreadComment[]>;
+  comment(issue: number, id: string): Promise<ThreadComment | undefined>;
+  createComment(issue: number, body: string): Promise<ThreadComment>;
+  /**
+   * A run's status comment, created before its state exists (the state is sealed to the id GitHub
+   * gives it); remembered as one of the issue's status comments.
+   */
+  createStatusComment(issue: number, body: string): Promise<ThreadComment>;
+  updateComment(issue: number, id: string, body: string): Promise<void>;
+  react(issue: number, commentId: string, reaction: Reaction): Promise<void>;
+  /** Where a pull request stands: `/status` asks when the webhook of a merge may have been lost. */
+  pullRequestState?(
+    number: number,
+  ): Promise<{ state: "open" | "closed"; merged: boolean; url: string }>;
+  /**
+   * The awaited workflow run, once completed, if any (same purpose): the run this wait's dispatch
+   * started, matched as the webhook is; `since` is when a wait saved without the dispatch's facts
+   * began.
+   */
+  completedWorkflowRun?(
+    awaiting: NonNullable<Frame["awaiting"]>,
+    since: string,
+  ): Promise<CompletedWorkflowRun | undefined>;
+}
+
+/** A completed workflow run, with GitHub's facts about it. */
+export interface CompletedWorkflowRun {
+  id: number;
+  conclusion: string;
+  url?: string;
+  run: WorkflowRunFacts;
+}

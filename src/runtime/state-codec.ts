@@ -1,0 +1,270 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { MAX_RUN_ID, RUN_ID_PATTERN, STATE_VERSION, type RunState } from "../core/engine/state.js";
+
+/**
+ * The run state's shape, checked whenever state is read back (a file someone edited, a comment
+ * block): nothing proceeds on a state that does not fit.
+ */
+const scalar = { type: ["string", "number", "boolean", "null"] };
+const value = { anyOf: [scalar, { type: "array", items: scalar }] };
+const error = {
+  type: "object",
+  required: ["code", "message", "guidance"],
+  properties: {
+    code: { type: "string" },
+    message: { type: "string" },
+    guidance: { type: "string" },
+    cause: { type: "string" },
+  },
+};
+const frame = {
+  type: "object",
+  required: [
+    "playbook",
+    "hash",
+    "inputs",
+    "current",
+    "phase",
+    "since",
+    "attempt",
+    "attempts",
+    "results",
+    "findings",
+    "votes",
+  ],
+  properties: {
+    playbook: { type: "string" },
+    hash: { type: "string" },
+    commit: { type: "string", pattern: "^[0-9a-f]{40}$" },
+    inputs: { type: "object", additionalProperties: scalar },
+    current: { type: ["string", "null"] },
+    phase: { enum: ["pending", "approval", "effect", "waiting"] },
+    since: { type: "string" },
+    attempt: { type: "integer", minimum: 1 },
+    attempts: { type: "object", additionalProperties: { type: "integer" } },
+    notBefore: { type: "string" },
+    results: {
+      type: "object",
+      additionalProperties: {
+        type: "object",
+        required: ["status", "attempt", "at"],
+        properties: {
+          status: { enum: ["running", "completed", "skipped", "failed", "ignored"] },
+          attempt: { type: "integer" },
+          at: { type: "string" },
+          outputs: { type: "object", additionalProperties: value },
+          error,
+        },
+      },
+    },
+    findings: { type: "object", additionalProperties: scalar },
+    votes: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["user", "decision", "at"],
+        properties: {
+          user: { type: "string" },
+          decision: { enum: ["approve", "reject"] },
+          at: { type: "string" },
+          commentId: { type: "string" },
+          values: { type: "object", additionalProperties: scalar },
+          note: { type: "string" },
+        },
+      },
+    },
+    approved: { type: "array", items: { type: "string" } },
+    approvedBy: {
+      type: "object",
+      additionalProperties: { type: "array", items: { type: "string" } },
+    },
+    reminded: { type: "boolean" },
+    effectKey: { type: "string" },
+    awaiting: { type: "object" },
+    returnTo: { type: "string" },
+    prompt: {
+      type: "object",
+      required: ["comment", "since"],
+      properties: {
+        comment: { type: "string", pattern: "^[0-9]{1,20}$" },
+        since: { type: "string" },
+      },
+    },
+  },
+};
+
+export const RUN_STATE_SCHEMA = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  required: [
+    "v",
+    "id",
+    "status",
+    "initiator",
+    "startedAt",
+    "updatedAt",
+    "seq",
+    "steps",
+    "stack",
+    "context",
+    "recentEvents",
+    "trace",
+    "traceDropped",
+  ],
+  properties: {
+    v: { const: STATE_VERSION },
+    id: { type: "string", maxLength: MAX_RUN_ID, pattern: RUN_ID_PATTERN },
+    status: { enum: ["running", "waiting", "completed", "failed", "cancelled"] },
+    initiator: { type: "string" },
+    initiatorPermission: { type: "string" },
+    startedAt: { type: "string" },
+    updatedAt: { type: "string" },
+    seq: { type: "integer", minimum: 1 },
+    steps: { type: "integer", minimum: 0 },
+    stack: { type: "array", minItems: 1, items: frame },
+    context: { type: "object" },
+    error,
+    end: { type: "object" },
+    outputs: { type: "object", additionalProperties: value },
+    selfApproved: { type: "array", items: { type: "string" } },
+    recentEvents: { type: "array", items: { type: "string" } },
+    trace: { type: "array", items: { type: "object" } },
+    traceDropped: { type: "integer", minimum: 0 },
+  },
+};
+
+let validator: ValidateFunction | undefined;
+
+/** Problems with a value read back as run state; empty when it is a run state of this version. */
+export function runStateProblems(value: unknown): string[] {
+  if (
+    value &&
+    typeof value === "object" &&
+    "v" in value &&
+    (value as { v: unknown }).v !== STATE_VERSION
+  ) {
+    return [
+      `state version ${JSON.stringify((value as { v: unknown }).v)} is not supported (this version reads ${STATE_VERSION})`,
+    ];
+  }
+  validator ??= new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true }).compile(
+    RUN_STATE_SCHEMA,
+  );
+  if (validator(value)) return [];
+  return (validator.errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || "(state)"} ${e.message ?? "is invalid"}`);
+}
+
+export type DecodeFailure = {
+  ok: false;
+  reason: "corrupt" | "tampered" | "version";
+  detail: string;
+};
+
+/** Compressed: a run's JSON repeats its keys and timestamps, and a comment has a size limit. */
+function pack(text: string): string {
+  return deflateRawSync(Buffer.from(text, "utf8")).toString("base64url");
+}
+
+function unpack(payload: string): string {
+  // Only a payload whose signature verified gets here, and it still may not inflate past 1 MiB.
+  return inflateRawSync(Buffer.from(payload, "base64url"), {
+    maxOutputLength: 1024 * 1024,
+  }).toString("utf8");
+}
+
+/**
+ * Where a signed state block may live: the repository (through its per-repository key), the issue
+ * and the comment the app created for the run. A block copied anywhere else does not verify.
+ */
+export interface StateSeal {
+  /** The repository's own key (`repositoryStateKey`): one repository's blocks mean nothing in another. */
+  key: Buffer;
+  issue: number;
+  comment: string;
+}
+
+/**
+ * A key per repository, derived from the app's state secret and bound to the installation and the
+ * repository's id (which survives renames and transfers).
+ */
+export function repositoryStateKey(
+  secret: string,
+  installation: number,
+  repository: number,
+): Buffer {
+  return createHmac("sha256", secret)
+    .update(`playbook-bot state key v2\0${installation}\0${repository}`)
+    .digest();
+}
+
+const RUN_ID = new RegExp(RUN_ID_PATTERN);
+
+function sign(runId: string, payload: string, seal: StateSeal): string {
+  return createHmac("sha256", seal.key)
+    .update(`${seal.issue}\0${seal.comment}\0${runId}\0${payload}`)
+    .digest("base64url");
+}
+
+/**
+ * `<run id> <base64url of deflated JSON>.<HMAC-SHA256>`: opaque to people, safe inside an HTML
+ * comment, and valid only in the comment, issue and repository it was sealed for.
+ */
+export function encodeSigned(run: RunState, seal: StateSeal): string {
+  const payload = pack(JSON.stringify(run));
+  return `${run.id} ${payload}.${sign(run.id, payload, seal)}`;
+}
+
+/** Verify then decode; a bad signature is reported as tampering (or a foreign block), never read. */
+export function decodeSigned(
+  text: string,
+  seal: StateSeal,
+): { ok: true; run: RunState } | DecodeFailure {
+  const m = /^(\S+) ([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(text.trim());
+  if (!m || (m[1] as string).length > MAX_RUN_ID || !RUN_ID.test(m[1] as string))
+    return { ok: false, reason: "corrupt", detail: "the state block is not in the expected form" };
+  const [, runId, payload, mac] = m as unknown as [string, string, string, string];
+  const expected = Buffer.from(sign(runId, payload, seal));
+  const given = Buffer.from(mac);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    return {
+      ok: false,
+      reason: "tampered",
+      detail:
+        "the state block's signature does not match: it was edited, copied from another comment, issue or repository, or written by someone else",
+    };
+  }
+  let json: string;
+  try {
+    json = unpack(payload);
+  } catch (err) {
+    return {
+      ok: false,
+      reason: "corrupt",
+      detail: `the state block does not decompress: ${(err as Error).message}`,
+    };
+  }
+  const parsed = parseRunState(json);
+  if (parsed.ok && parsed.run.id !== runId)
+    return { ok: false, reason: "corrupt", detail: "the state block names another run" };
+  return parsed;
+}
+
+/** Parse and check a state document (JSON text). */
+export function parseRunState(json: string): { ok: true; run: RunState } | DecodeFailure {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (err) {
+    return { ok: false, reason: "corrupt", detail: `not valid JSON: ${(err as Error).message}` };
+  }
+  const problems = runStateProblems(value);
+  if (problems.length > 0) {
+    const version = problems.some((p) => p.startsWith("state version"));
+    return { ok: false, reason: version ? "version" : "corrupt", detail: problems.join("; ") };
+  }
+  return { ok: true, run: value as RunState };
+}

@@ -1,0 +1,101 @@
+import { createHash } from "node:crypto";
+import { posix } from "node:path";
+import type { PlaybookBundle } from "../core/steps/types.js";
+import { PlaybookGraph } from "../core/format/graph.js";
+import type { PlaybookDocument } from "../core/format/types.js";
+import { validateSet, type FileReport } from "../core/rules/validate.js";
+
+/** A playbook bundle that remembers where it came from. */
+export type SourcedBundle = PlaybookBundle & { file: string; source: string };
+
+/** One tier of playbooks: files, and how to read a file a step refers to (relative to the playbook). */
+export interface Tier {
+  files: { file: string; source: string | Uint8Array }[];
+  read(file: string, relative: string): string | undefined;
+  /** The commit the tier was read at (GitHub), pinned into runs. */
+  commit?: string;
+}
+
+export interface Tiered {
+  /** Valid playbooks by id; the nearest tier that defines an id wins, `active: false` disables it. */
+  bundles: Map<string, SourcedBundle>;
+  reports: FileReport[];
+}
+
+/** Files a playbook's steps read (templates, prompts): loaded with it so the engine stays pure. */
+export function stepFileRefs(playbook: PlaybookDocument): string[] {
+  const refs: string[] = [];
+  for (const s of new PlaybookGraph(playbook).steps) {
+    if (s.step.type === "commit")
+      for (const f of s.step.files ?? []) if (f.template) refs.push(f.template);
+    if (s.step.type === "ai" && s.step.prompt_file) refs.push(s.step.prompt_file);
+  }
+  return refs;
+}
+
+export function bundleHash(source: string, files: Record<string, string>): string {
+  return createHash("sha256").update(JSON.stringify({ source, files })).digest("hex");
+}
+
+/** A bundle for a report without errors: the playbook, its hash and the files its steps read. */
+export function bundleOf(
+  report: FileReport,
+  read: Tier["read"],
+  commit?: string,
+): SourcedBundle | undefined {
+  if (!report.playbook || report.diagnostics.some((d) => d.severity === "error")) return undefined;
+  const files: Record<string, string> = {};
+  for (const rel of stepFileRefs(report.playbook)) {
+    const text = read(report.file, rel);
+    if (text !== undefined) files[rel] = text;
+  }
+  const bundle: SourcedBundle = {
+    playbook: report.playbook,
+    hash: bundleHash(report.text, files),
+    files,
+    file: report.file,
+    source: report.text,
+  };
+  if (commit !== undefined) bundle.commit = commit;
+  return bundle;
+}
+
+/**
+ * Several tiers as one catalogue, nearest first (a repository, its organisation, the bundled
+ * library). Tiers are validated from the farthest up, so a nearer playbook may delegate to a
+ * farther one; ids are then taken nearest first.
+ */
+export function resolveTiers(tiers: Tier[]): Tiered {
+  const known: { id: string; playbook: PlaybookDocument }[] = [];
+  const validated: { tier: Tier; reports: FileReport[] }[] = [];
+  for (const tier of [...tiers].reverse()) {
+    const reports = validateSet(tier.files, {
+      fileExists: (file, rel) => tier.read(file, rel) !== undefined,
+      known: [...known],
+    });
+    validated.unshift({ tier, reports });
+    known.unshift(
+      ...reports.flatMap((r) => (r.playbook ? [{ id: r.playbook.id, playbook: r.playbook }] : [])),
+    );
+  }
+  const bundles = new Map<string, SourcedBundle>();
+  const disabled = new Set<string>();
+  const reports: FileReport[] = [];
+  for (const { tier, reports: tierReports } of validated) {
+    for (const r of tierReports) {
+      reports.push(r);
+      const b = bundleOf(r, tier.read, tier.commit);
+      if (!b) continue;
+      const id = b.playbook.id;
+      if (bundles.has(id) || disabled.has(id)) continue;
+      if (b.playbook.active === false) disabled.add(id);
+      else bundles.set(id, b);
+    }
+  }
+  return { bundles, reports };
+}
+
+/** A path relative to a playbook file, inside a tree listed with '/' separators. */
+export function joinRelative(file: string, relative: string): string {
+  return posix.normalize(posix.join(posix.dirname(file), relative));
+}
