@@ -4,8 +4,8 @@
 // Run with `node --import tsx bench/app.ts` (bench/run.mjs does).
 import nock from "nock";
 import { performance } from "node:perf_hooks";
-import { shipRepo } from "../test/app/fixtures.js";
-import { Harness, makeClock } from "../test/app/harness.js";
+import { shipRepo } from "../test/entries/app/fixtures.js";
+import { Harness, makeClock } from "../test/entries/app/harness.js";
 import { FakeGitHub, requestsDuring } from "../test/helpers/fake-github.js";
 import { fmt, median, table } from "./lib/common.mjs";
 

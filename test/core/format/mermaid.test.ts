@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { renderMermaid } from "../../../src/core/format/mermaid.js";
+import { playbookOf, yaml } from "./helpers.js";
+
+const pb = playbookOf(yaml`
+  apiVersion: playbook-bot/v1
+  id: t
+  steps:
+    - id: start
+      type: checkpoint
+      name: Approve "the" [plan] {now} <b>|#
+      message: ok?
+      on_reject: end
+    - id: look
+      type: investigate
+      expected_findings: [oom]
+      next:
+        - { when: "findings.oom == 'yes'", goto: decide }
+        - { default: call }
+    - id: decide
+      type: decide
+      rules:
+        - { id: oom_rule, all: [oom], conclusion: c, goto: end }
+      fallback: { conclusion: x, goto: call }
+    - id: call
+      type: playbook
+      playbook: child-pb
+      mode: delegate
+      next:
+        - { condition: "it worked", goto: end }
+        - { condition: "it failed", goto: away }
+    - id: away
+      type: playbook
+      playbook: other
+      mode: handoff
+    - id: end
+      type: end
+      name: The end of a very long name that goes on and on and on until it is cut somewhere
+      handoff: [storage-investigation]
+`);
+
+describe("renderMermaid", () => {
+  const chart = renderMermaid(pb);
+  const lines = chart.split("\n");
+
+  it("draws each step kind with its shape", () => {
+    expect(lines[0]).toBe("flowchart TD");
+    expect(lines).toContain('  s_look["look<br/>investigate"]');
+    expect(lines).toContain('  s_decide{"decide"}');
+    expect(lines).toContain('  s_call[["call<br/>delegate child-pb"]]');
+    expect(lines).toContain('  s_away[["away<br/>handoff other"]]');
+    expect(chart.endsWith("\n")).toBe(true);
+  });
+
+  it("escapes quotes, brackets and markup in labels", () => {
+    expect(lines).toContain(
+      '  s_start{{"Approve #34;the#34; #91;plan#93; #123;now#125; #60;b#62;#124;#35;<br/>checkpoint"}}',
+    );
+  });
+
+  it("cuts long labels", () => {
+    expect(lines).toContain(
+      '  s_end(["The end of a very long name that goes on and on and on un..."])',
+    );
+  });
+
+  it("gives a step named end a safe node id", () => {
+    expect(chart).not.toMatch(/^\s+end[\s([{]/m);
+    expect(lines).toContain('  s_start -->|"reject"| s_end');
+  });
+
+  it("labels edges with conditions, rules and fallbacks", () => {
+    expect(lines).toContain("  s_start --> s_look");
+    expect(lines).toContain(`  s_look -->|"findings.oom == 'yes'"| s_decide`);
+    expect(lines).toContain('  s_look -->|"default"| s_call');
+    expect(lines).toContain('  s_decide -->|"oom_rule"| s_end');
+    expect(lines).toContain('  s_decide -->|"fallback"| s_call');
+    expect(lines).toContain('  s_call -->|"it worked"| s_end');
+  });
+
+  it("draws handoffs to other playbooks as dotted edges", () => {
+    expect(lines).toContain('  pb_s_storage_investigation>"storage-investigation"]');
+    expect(lines).toContain("  s_end -.->|handoff| pb_s_storage_investigation");
+    expect(lines).toContain("  s_away -.->|handoff| pb_s_other");
+  });
+
+  it("marks the current step and done steps, ignoring unknown ids", () => {
+    const marked = renderMermaid(pb, { current: "look", done: ["start", "ghost"] });
+    expect(marked).toContain("  class s_look current\n");
+    expect(marked).toContain("  class s_start done\n");
+    expect(marked).toContain("classDef current");
+    expect(renderMermaid(pb, { current: "ghost" })).not.toContain("classDef current");
+    expect(renderMermaid(pb, { done: [] })).not.toContain("classDef done");
+  });
+});
