@@ -17,6 +17,12 @@ export default function playbookBot(app: Probot, options?: ApplicationFunctionOp
 
 export { createPlaybookBot } from "./entries/app/app.js";
 export { readAppConfig, deriveStateSecret } from "./entries/app/config.js";
+export type { Coordination } from "./runtime/coordination.js";
+export {
+  openCoordination,
+  MemoryCoordination,
+  RedisCoordination,
+} from "./adapters/coordination/index.js";
 export { validateSet, validateSource, countBySeverity } from "./core/rules/validate.js";
 export type { FileReport, ValidateOptions, RuleSetting } from "./core/rules/validate.js";
 export type { Diagnostic } from "./core/format/diagnostics.js";

@@ -1,19 +1,14 @@
 import { playbookError, type PlaybookError } from "../core/engine/errors.js";
-import type { Effect } from "../core/engine/events.js";
+import type { BranchParams, IfExists } from "../core/steps/branch/effect.js";
 import { runTrailer } from "../runtime/effects.js";
 
-/**
- * When a branch step's branch exists: `reuse` it only if it holds nothing but this run's commits,
- * `fail` whatever it holds, or use the first `new-name` (`<name>-2`, `-3`, …) that is free or
- * left by this run.
- */
-export type IfExists = "reuse" | "fail" | "new-name";
+export type { IfExists };
 
 /** `new-name` tries `<name>` and then `<name>-2` up to this suffix. */
 export const MAX_NAME_SUFFIX = 10;
 
 /** What a branch effect asks for; `require_new: true` is the older spelling of `fail`. */
-export function ifExists(params: Effect["params"]): IfExists {
+export function ifExists(params: BranchParams): IfExists {
   const v = params.if_exists;
   if (v === "reuse" || v === "fail" || v === "new-name") return v;
   return params.require_new === true ? "fail" : "reuse";

@@ -1,9 +1,14 @@
 import type { PlaybookError } from "../core/engine/errors.js";
-import type { Effect } from "../core/engine/events.js";
+import type { Effect, EffectKind, EffectOutputs } from "../core/engine/events.js";
 import type { RunState, Value } from "../core/engine/state.js";
 
-export type EffectOutcome =
-  { ok: true; outputs: Record<string, Value> } | { ok: false; error: PlaybookError };
+/**
+ * What performing an effect came to. `EffectOutcome<K>` carries the outputs kind K promises;
+ * plain `EffectOutcome` (an effect of any kind, as the engine takes results) its outputs by name.
+ */
+export type EffectOutcome<K extends EffectKind = EffectKind> =
+  | { ok: true; outputs: EffectKind extends K ? Record<string, Value> : EffectOutputs<K> }
+  | { ok: false; error: PlaybookError };
 
 /**
  * Performs the engine's effects. Every implementation is idempotent by `effect.key`: asked
@@ -11,6 +16,32 @@ export type EffectOutcome =
  */
 export interface EffectPerformer {
   perform(effect: Effect, run: RunState): Promise<EffectOutcome>;
+}
+
+/** Performs the effects of one kind, returning that kind's outputs. */
+export type EffectHandler<K extends EffectKind> = (
+  effect: Effect<K>,
+  run: RunState,
+) => Promise<EffectOutcome<K>>;
+
+/**
+ * An adapter's effects, one handler per kind. Adapters write theirs as a typed object literal, so
+ * one that lacks a kind, or returns another kind's outputs, does not compile.
+ */
+export type EffectHandlers = { [K in EffectKind]: EffectHandler<K> };
+
+/** Performs an effect with the handler for its kind. */
+export function performWith<K extends EffectKind>(
+  handlers: EffectHandlers,
+  effect: Effect<K>,
+  run: RunState,
+): Promise<EffectOutcome<K>> {
+  return handlers[effect.kind](effect, run);
+}
+
+/** The number of the run's issue, which effects act on unless told otherwise (0: none). */
+export function runIssue(run: RunState): number {
+  return Number(run.context.issue?.number ?? 0);
 }
 
 /** The trailer that marks a commit as made for one effect, so a retry finds it. */

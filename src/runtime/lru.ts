@@ -22,6 +22,44 @@ export class LruMap<K, V> {
     return this.map.has(key);
   }
 
+  delete(key: K): boolean {
+    return this.map.delete(key);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+/** An LruMap whose entries also expire, each `ttlMs` after it was set (by the clock `now`). */
+export class ExpiringLruMap<K, V> {
+  private readonly map: LruMap<K, { value: V; expiresAt: number }>;
+
+  constructor(
+    max: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.map = new LruMap(max);
+  }
+
+  get(key: K): V | undefined {
+    const entry = this.map.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.map.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: K, value: V, ttlMs: number): void {
+    this.map.set(key, { value, expiresAt: this.now() + ttlMs });
+  }
+
+  delete(key: K): boolean {
+    return this.map.delete(key);
+  }
+
   get size(): number {
     return this.map.size;
   }

@@ -1,3 +1,6 @@
+import { expectedFilesMissing, type AiOutputs, type AiParams } from "../../core/steps/ai/effect.js";
+import type { EffectOutcome } from "../../runtime/effects.js";
+
 /**
  * The AI adapter contract: `invoke(prompt, tools, options)` streams messages. Adapters for real
  * providers plug in here; the mock adapter is the default, so nothing needs credentials.
@@ -62,34 +65,50 @@ export async function collectAiOutputs(
   prompt: string,
   tools: readonly string[],
   options: AiOptions,
-): Promise<Record<string, string | number | boolean>> {
-  const out: Record<string, string | number | boolean> = {};
-  let text = "";
+): Promise<AiOutputs> {
+  const out: AiOutputs = { text: "" };
   const it = adapter.invoke(prompt, tools, options);
   for (let r = await it.next(); !r.done; r = await it.next()) {
     const m = r.value;
-    if (m.type === "text" && m.text) text += m.text;
+    if (m.type === "text" && m.text) out.text += m.text;
     if (m.type === "finding" && m.finding) out[`finding.${m.finding.key}`] = m.finding.value;
   }
-  out.text = text;
   return out;
 }
 
 /** The engine's `ai` effect, run on an adapter: its params in, the step's outputs back. */
 export function runAiEffect(
   adapter: AiAdapter,
-  params: Record<string, unknown>,
+  params: AiParams,
   cwd?: string,
-): Promise<Record<string, string | number | boolean>> {
+): Promise<AiOutputs> {
   const options: AiOptions = {
     scope: params.scope === "write" ? "write" : "read-only",
-    expectedFindings: (params.expected_findings as string[] | undefined) ?? [],
+    expectedFindings: params.expected_findings ?? [],
   };
   if (cwd !== undefined) options.cwd = cwd;
-  return collectAiOutputs(
-    adapter,
-    String(params.prompt),
-    (params.tools as string[] | undefined) ?? [],
-    options,
-  );
+  return collectAiOutputs(adapter, params.prompt, params.tools ?? [], options);
+}
+
+/** Where an adapter looks for the files an `ai` step expects. */
+export interface ExpectedFiles {
+  /** Said in the failure: "in the working tree", "on branch main". */
+  where: string;
+  /** The paths that are not files there. */
+  missing(paths: readonly string[]): Promise<string[]>;
+}
+
+/**
+ * The `ai` effect's result once the adapter has answered: its outputs, or a failure naming the
+ * files of `expect_files` that do not exist where the adapter looks.
+ */
+export async function checkExpectedFiles(
+  outputs: AiOutputs,
+  params: AiParams,
+  files: ExpectedFiles,
+): Promise<EffectOutcome<"ai">> {
+  const expected = params.expect_files ?? [];
+  const missing = expected.length > 0 ? await files.missing(expected) : [];
+  if (missing.length > 0) return { ok: false, error: expectedFilesMissing(missing, files.where) };
+  return { ok: true, outputs };
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { rateLimitRetryAfter } from "../github/octokit-port.js";
-import { OnceLedger } from "../../runtime/lru.js";
+import { doOnce, type Coordination, type LockOptions } from "../../runtime/coordination.js";
+import { MemoryCoordination } from "../coordination/memory.js";
 import { verifyRequest } from "./auth.js";
 import { routeAlert, type AlertsConfig, type ExternalSource } from "./config.js";
 import { GENERIC_ALERT_SCHEMA, PROMETHEUS_STYLE_SCHEMA } from "../../core/alerts/generic-schema.js";
@@ -27,7 +28,13 @@ export interface AlertRouteDeps {
   handle: (alert: NormalizedAlert, repo: string) => Promise<TriageOutcome>;
   now?: () => number;
   log?: (line: string) => void;
+  /** Where handled event ids are remembered, shared by replicas (default: this handler's memory). */
+  coordination?: Coordination;
+  lock?: LockOptions;
 }
+
+/** How long a handled alert event id is remembered. */
+const EVENT_TTL_MS = 7 * 24 * 3_600_000;
 
 class HttpError extends Error {
   constructor(
@@ -91,7 +98,7 @@ function rateLimit(err: unknown): HttpError | undefined {
 export function alertsHandler(deps: AlertRouteDeps) {
   // An event id counts as seen once its alert was handled: the sender's retry of a failure is
   // handled again, not answered "duplicate".
-  const events = new OnceLedger(10_000);
+  const events = deps.coordination ?? new MemoryCoordination();
   const log = deps.log ?? (() => undefined);
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const path = (req.url ?? "").split("?")[0] ?? "";
@@ -147,8 +154,9 @@ export function alertsHandler(deps: AlertRouteDeps) {
       };
       if (source === "generic") {
         const g = payload as GenericAlert;
+        const id = `alert-event:${source}:${g.event_id}`;
         const done = g.event_id
-          ? await events.run(`${source}:${g.event_id}`, () => handleAll([fromGeneric(g)]))
+          ? await doOnce(events, id, id, EVENT_TTL_MS, () => handleAll([fromGeneric(g)]), deps.lock)
           : { duplicate: false as const, value: await handleAll([fromGeneric(g)]) };
         if (done.duplicate) send(res, 200, { received: 1, duplicate: true });
         else send(res, 200, { received: 1, truncated: 0, ...done.value });

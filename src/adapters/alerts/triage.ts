@@ -18,7 +18,8 @@ import {
   type InlineLike,
 } from "../../core/markdown/comment.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
-import { KeyedQueue, LruMap } from "../../runtime/lru.js";
+import type { Coordination, LockOptions } from "../../runtime/coordination.js";
+import { MemoryCoordination } from "../coordination/memory.js";
 import { selectPlaybook, type Selection } from "../../core/alerts/select.js";
 import type { NormalizedAlert } from "../../core/alerts/types.js";
 
@@ -60,6 +61,10 @@ export interface TriageDeps {
   now(): number;
   reopenWindowMs: number;
   issuesPerMinute(source: string): number;
+  /** Shared with the app's other replicas (default: this triage's own memory). */
+  coordination?: Coordination;
+  /** How long an alert waits for the work on its key elsewhere, and the locks' lease. */
+  lock?: LockOptions;
 }
 
 export type TriageAction =
@@ -72,6 +77,7 @@ export interface TriageOutcome {
   playbook?: string;
 }
 
+/** What is remembered of an alert key: its issue, and how it last fired (no alert text). */
 interface AlertRecord {
   issue: number;
   url: string;
@@ -89,28 +95,20 @@ export function alertMarker(key: string): string {
   return `<!-- playbook-bot:alert ${createHash("sha256").update(key).digest("hex")} -->`;
 }
 
-/** A token bucket: `perMinute` new issues a minute, refilled continuously. */
-class Bucket {
-  private tokens: number;
-  private at: number;
-  constructor(
-    private readonly perMinute: number,
-    now: number,
-  ) {
-    this.tokens = perMinute;
-    this.at = now;
-  }
-  take(now: number): boolean {
-    this.tokens = Math.min(
-      this.perMinute,
-      this.tokens + ((now - this.at) / 60_000) * this.perMinute,
-    );
-    this.at = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
-  }
+/** The storm digest of a repository: its issue and comment, and the latest alerts it lists. */
+interface DigestRecord {
+  issue: number;
+  comment: string;
+  entries: string[][];
+  /** All the alerts listed since the digest opened (only the last DIGEST_ROWS are kept). */
+  total: number;
+  until: number;
 }
+
+/** How long an alert key's record is kept (then it is found again from its issue's marker). */
+const RECORD_TTL_MS = 30 * 24 * 3_600_000;
+const DIGEST_HOUR_MS = 3_600_000;
+const DIGEST_ROWS = 300;
 
 /** Labels or annotations as a two-column table; values are cut to 500 characters. */
 function entriesTable(entries: Record<string, string>, max: number): Block[] {
@@ -224,19 +222,29 @@ function triageMarkdown(
  * the playbook says so. Beyond a source's rate, new alerts go to one digest issue.
  */
 export class AlertTriage {
-  private readonly records = new LruMap<string, AlertRecord>(10_000);
-  private readonly loaded = new LruMap<string, true>(10_000);
-  private readonly queue = new KeyedQueue();
-  private readonly buckets = new Map<string, Bucket>();
-  private readonly digests = new LruMap<
-    string,
-    { issue: number; comment: string; entries: string[][]; until: number }
-  >(1000);
+  private readonly store: Coordination;
+  private readonly lock: LockOptions;
 
-  constructor(private readonly deps: TriageDeps) {}
+  constructor(private readonly deps: TriageDeps) {
+    this.store = deps.coordination ?? new MemoryCoordination();
+    this.lock = deps.lock ?? {};
+  }
+
+  /** An alert key's name in the shared store: its repository and a hash (no alert text). */
+  private keyOf(repo: string, key: string): string {
+    return `alert:${repo}:${createHash("sha256").update(key).digest("hex")}`;
+  }
 
   handle(alert: NormalizedAlert, repo: string): Promise<TriageOutcome> {
-    return this.queue.run(`${repo}\u0000${alert.key}`, () => this.handleNow(alert, repo));
+    return this.store.withLock(
+      this.keyOf(repo, alert.key),
+      () => this.handleNow(alert, repo),
+      this.lock,
+    );
+  }
+
+  private save(repo: string, key: string, rec: AlertRecord): Promise<void> {
+    return this.store.put(this.keyOf(repo, key), rec, RECORD_TTL_MS);
   }
 
   /** Markers of a repository's alert issues (newest issue per marker), listed once per repository. */
@@ -267,17 +275,14 @@ export class AlertTriage {
   }
 
   /**
-   * On first contact with a repository (or after a restart), rebuild records from issue markers:
-   * one listing per repository, not per key.
+   * A key's record, or (on first contact with a repository, after a restart or once the record
+   * expired) one rebuilt from issue markers: one listing per repository, not per key.
    */
   private async record(repo: string, key: string): Promise<AlertRecord | undefined> {
-    const id = `${repo}\u0000${key}`;
-    const known = this.records.get(id);
+    const known = await this.store.get<AlertRecord>(this.keyOf(repo, key));
     if (known) return known;
-    if (this.loaded.has(id)) return undefined;
     // The newest issue of the key (a later firing opens a new issue linking the old one).
     const found = (await this.index(repo)).get(alertMarker(key));
-    this.loaded.set(id, true);
     if (!found) return undefined;
     const rec: AlertRecord = {
       issue: found.number,
@@ -285,13 +290,13 @@ export class AlertTriage {
       lastStatus: found.state === "open" ? "firing" : "resolved",
       fired: 1,
     };
-    this.records.set(id, rec);
+    await this.save(repo, key, rec);
     return rec;
   }
 
   private async handleNow(alert: NormalizedAlert, repo: string): Promise<TriageOutcome> {
-    const id = `${repo}\u0000${alert.key}`;
     const port = this.deps.issues(repo);
+    const save = (rec: AlertRecord) => this.save(repo, alert.key, rec);
     const rec = await this.record(repo, alert.key);
     const out = (action: TriageAction, issue?: number, playbook?: string): TriageOutcome => {
       const o: TriageOutcome = { key: alert.key, action };
@@ -309,11 +314,13 @@ export class AlertTriage {
       const bundle = (await this.deps.playbooks(repo)).find((b) => b.playbook.id === rec.playbook);
       if (bundle) await this.deps.startRun(repo, issue, bundle, alert);
       delete rec.startPending;
+      await save(rec);
       return out("opened", rec.issue, rec.playbook);
     }
     if (alert.status === "resolved") {
       if (rec.lastStatus === "resolved") return out("repeat", rec.issue);
       rec.lastStatus = "resolved";
+      await save(rec);
       if (issue.state === "closed") return out("resolved", rec.issue);
       await port.comment(
         rec.issue,
@@ -346,17 +353,16 @@ export class AlertTriage {
         rec.fired++;
         rec.lastStatus = "firing";
         if (alert.startsAt !== undefined) rec.lastStartsAt = alert.startsAt;
+        await save(rec);
         return out("repeat", rec.issue);
       }
       const closedAt = issue.closedAt ? Date.parse(issue.closedAt) : 0;
-      if (this.deps.now() - closedAt > this.deps.reopenWindowMs) {
-        this.records.set(id, { ...rec });
-        return this.open(alert, repo, rec);
-      }
+      if (this.deps.now() - closedAt > this.deps.reopenWindowMs) return this.open(alert, repo, rec);
       await port.reopen(rec.issue);
       rec.fired++;
       rec.lastStatus = "firing";
       if (alert.startsAt !== undefined) rec.lastStartsAt = alert.startsAt;
+      await save(rec);
       await port.comment(
         rec.issue,
         renderMarkdown(
@@ -370,13 +376,17 @@ export class AlertTriage {
     rec.fired++;
     rec.lastStatus = "firing";
     if (alert.startsAt !== undefined) rec.lastStartsAt = alert.startsAt;
+    await save(rec);
     const text = renderMarkdown(
       paragraph(
         `🔁 Fired again, ${rec.fired - 1} ${rec.fired - 1 === 1 ? "time" : "times"} (last at ${new Date(this.deps.now()).toISOString()}).`,
       ),
     );
     if (rec.refireComment) await port.updateComment(rec.refireComment, text);
-    else rec.refireComment = await port.comment(rec.issue, text);
+    else {
+      rec.refireComment = await port.comment(rec.issue, text);
+      await save(rec);
+    }
     return out("refired", rec.issue);
   }
 
@@ -385,13 +395,13 @@ export class AlertTriage {
     repo: string,
     previous: AlertRecord | undefined,
   ): Promise<TriageOutcome> {
-    const now = this.deps.now();
-    let bucket = this.buckets.get(`${repo}\u0000${alert.source}`);
-    if (!bucket) {
-      bucket = new Bucket(this.deps.issuesPerMinute(alert.source), now);
-      this.buckets.set(`${repo}\u0000${alert.source}`, bucket);
-    }
-    if (!bucket.take(now)) return this.digest(alert, repo);
+    // At most issuesPerMinute new issues in any minute, counted across replicas.
+    const withinRate = await this.store.spend(
+      `alert-rate:${repo}:${alert.source}`,
+      { count: this.deps.issuesPerMinute(alert.source), windowMs: 60_000 },
+      this.deps.now(),
+    );
+    if (!withinRate) return this.digest(alert, repo);
     const playbooks = await this.deps.playbooks(repo);
     const selection = selectPlaybook(alert, playbooks);
     let body = triageBody(alert, selection).replace(alertMarker(""), alertMarker(alert.key));
@@ -424,11 +434,12 @@ export class AlertTriage {
       rec.playbook = bundle.playbook.id;
       rec.startPending = true;
     }
-    this.records.set(`${repo}\u0000${alert.key}`, rec);
+    await this.save(repo, alert.key, rec);
     if (bundle) {
       // Done only once started; a failure leaves the stage for the sender's retry.
       await this.deps.startRun(repo, issue, bundle, alert);
       delete rec.startPending;
+      await this.save(repo, alert.key, rec);
     }
     const o: TriageOutcome = { key: alert.key, action: "opened", issue: issue.number };
     if (bundle) o.playbook = bundle.playbook.id;
@@ -437,36 +448,48 @@ export class AlertTriage {
 
   /** Beyond the rate: one digest issue per repository and hour, its one comment listing the alerts. */
   private digest(alert: NormalizedAlert, repo: string): Promise<TriageOutcome> {
-    return this.queue.run(`${repo}\u0000digest`, async () => {
-      const port = this.deps.issues(repo);
-      const now = this.deps.now();
-      let d = this.digests.get(repo);
-      const line = [
-        new Date(now).toISOString().slice(11, 19),
-        alert.severity,
-        alert.title.slice(0, 200),
-      ];
-      if (!d || now > d.until) {
-        const issue = await port.createIssue(
-          "Alert storm: alerts beyond the rate limit",
-          renderMarkdown(
-            paragraph(
-              `More alerts arrived than the rate allows (${this.deps.issuesPerMinute(alert.source)} new issues a minute from ${alert.source}). They are listed here instead of one issue each.`,
+    const key = `alert-digest:${repo}`;
+    return this.store.withLock(
+      key,
+      async () => {
+        const port = this.deps.issues(repo);
+        const now = this.deps.now();
+        let d = await this.store.get<DigestRecord>(key);
+        const line = [
+          new Date(now).toISOString().slice(11, 19),
+          alert.severity,
+          alert.title.slice(0, 200),
+        ];
+        if (!d || now > d.until) {
+          const issue = await port.createIssue(
+            "Alert storm: alerts beyond the rate limit",
+            renderMarkdown(
+              paragraph(
+                `More alerts arrived than the rate allows (${this.deps.issuesPerMinute(alert.source)} new issues a minute from ${alert.source}). They are listed here instead of one issue each.`,
+              ),
+              raw(alertMarker(`digest:${repo}:${now}`)),
             ),
-            raw(alertMarker(`digest:${repo}:${now}`)),
-          ),
-          [ALERT_LABEL, "alert-storm"],
-        );
-        const comment = await port.comment(issue.number, digestTable([line], 0));
-        d = { issue: issue.number, comment, entries: [line], until: now + 3_600_000 };
-        this.digests.set(repo, d);
-        return { key: alert.key, action: "digest", issue: issue.number };
-      }
-      d.entries.push(line);
-      const shown = d.entries.slice(-300);
-      await port.updateComment(d.comment, digestTable(shown, d.entries.length - shown.length));
-      return { key: alert.key, action: "digest", issue: d.issue };
-    });
+            [ALERT_LABEL, "alert-storm"],
+          );
+          const comment = await port.comment(issue.number, digestTable([line], 0));
+          d = {
+            issue: issue.number,
+            comment,
+            entries: [line],
+            total: 1,
+            until: now + DIGEST_HOUR_MS,
+          };
+          await this.store.put(key, d, 2 * DIGEST_HOUR_MS);
+          return { key: alert.key, action: "digest", issue: issue.number };
+        }
+        d.entries = [...d.entries, line].slice(-DIGEST_ROWS);
+        d.total++;
+        await this.store.put(key, d, 2 * DIGEST_HOUR_MS);
+        await port.updateComment(d.comment, digestTable(d.entries, d.total - d.entries.length));
+        return { key: alert.key, action: "digest", issue: d.issue };
+      },
+      this.lock,
+    );
   }
 }
 

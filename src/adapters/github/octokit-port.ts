@@ -1,8 +1,9 @@
 import type { ProbotOctokit } from "probot";
-import { runAiEffect, type AiAdapter } from "../ai/adapter.js";
+import { checkExpectedFiles, runAiEffect, type AiAdapter } from "../ai/adapter.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
-import type { Effect } from "../../core/engine/events.js";
-import type { Frame, RunState, Value } from "../../core/engine/state.js";
+import type { Effect, EffectKind, EffectParams } from "../../core/engine/events.js";
+import type { Frame, RunState } from "../../core/engine/state.js";
+import type { DispatchOutputs } from "../../core/steps/dispatch/effect.js";
 import { DISPATCH_CLOCK_SLACK_MS, workflowRunMatches } from "../../core/steps/dispatch/executor.js";
 import {
   branchExists,
@@ -12,7 +13,14 @@ import {
   ifExists,
   noFreeName,
 } from "../branch-reuse.js";
-import { issueMarker, runTrailer, type EffectOutcome } from "../../runtime/effects.js";
+import {
+  issueMarker,
+  performWith,
+  runIssue,
+  runTrailer,
+  type EffectHandlers,
+  type EffectOutcome,
+} from "../../runtime/effects.js";
 import { PERMISSIONS } from "../../core/format/schema.js";
 import type { Permission } from "../../core/format/types.js";
 import { LruMap } from "../../runtime/lru.js";
@@ -378,31 +386,24 @@ export class OctokitPort implements GitHubPort {
     }
   }
 
+  /** The effects, by kind; a GitHub error becomes a coded failure in `perform`. */
+  readonly handlers: EffectHandlers = {
+    branch: (effect) => this.branch(effect),
+    commit: (effect) => this.commit(effect),
+    pull_request: (effect, run) => this.pullRequest(effect, runIssue(run)),
+    issue: (effect) => this.issue(effect),
+    label: (effect, run) => this.label(effect, runIssue(run)),
+    close: (effect, run) => this.close(effect, runIssue(run)),
+    dispatch: (effect) => this.dispatch(effect),
+    comment: (effect, run) => this.commentEffect(effect, runIssue(run)),
+    ai: (effect) => this.ai(effect),
+    // The controller starts the other playbook; nothing happens on GitHub.
+    start_playbook: async () => ({ ok: true, outputs: {} }),
+  };
+
   async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
-    const issue = Number(run.context.issue?.number ?? 0);
     try {
-      switch (effect.kind) {
-        case "branch":
-          return await this.branch(effect);
-        case "commit":
-          return await this.commit(effect);
-        case "pull_request":
-          return await this.pullRequest(effect, issue);
-        case "issue":
-          return await this.issue(effect);
-        case "label":
-          return await this.label(effect, issue);
-        case "close":
-          return await this.close(effect, issue);
-        case "dispatch":
-          return await this.dispatch(effect);
-        case "comment":
-          return await this.commentEffect(effect, issue);
-        case "ai":
-          return { ok: true, outputs: await runAiEffect(this.o.ai, effect.params) };
-        case "start_playbook":
-          return { ok: true, outputs: {} };
-      }
+      return await performWith(this.handlers, effect, run);
     } catch (err) {
       return { ok: false, error: githubError(err, describe(effect)) };
     }
@@ -501,10 +502,10 @@ export class OctokitPort implements GitHubPort {
    * did not put there: every commit beyond the base carries this run's trailer (one compare
    * request). Otherwise GH-CONFLICT, or with `if_exists: new-name` the first free name.
    */
-  private async branch(effect: Effect): Promise<EffectOutcome> {
+  private async branch(effect: Effect<"branch">): Promise<EffectOutcome<"branch">> {
     const mode = ifExists(effect.params);
-    const requested = String(effect.params.name);
-    const base = String(effect.params.from ?? this.o.defaultBranch);
+    const requested = effect.params.name;
+    const base = effect.params.from ?? this.o.defaultBranch;
     for (const name of candidateNames(requested, mode)) {
       let existing = await this.headOf(name);
       if (!existing) {
@@ -554,8 +555,8 @@ export class OctokitPort implements GitHubPort {
   }
 
   /** One atomic commit with every file (tree with inline contents, commit, ref update); found again by its trailer. */
-  private async commit(effect: Effect): Promise<EffectOutcome> {
-    const branch = String(effect.params.branch);
+  private async commit(effect: Effect<"commit">): Promise<EffectOutcome<"commit">> {
+    const branch = effect.params.branch;
     const trailer = runTrailer(effect.key);
     const parent = await this.headOf(branch);
     if (!parent)
@@ -574,7 +575,7 @@ export class OctokitPort implements GitHubPort {
     );
     if (found)
       return { ok: true, outputs: { sha: found.sha, branch, created: false, url: found.html_url } };
-    const files = (effect.params.files as { path: string; content: string }[] | undefined) ?? [];
+    const files = effect.params.files ?? [];
     if (files.length === 0)
       return {
         ok: false,
@@ -602,7 +603,7 @@ export class OctokitPort implements GitHubPort {
     const { data: commit } = await this.octokit.rest.git.createCommit({
       owner: this.owner,
       repo: this.repo,
-      message: `${String(effect.params.message)}\n\n${trailer}`,
+      message: `${effect.params.message}\n\n${trailer}`,
       tree: tree.sha,
       parents: [parent],
     });
@@ -617,9 +618,12 @@ export class OctokitPort implements GitHubPort {
   }
 
   /** Create, or reuse the open pull request for the head; labels and reviewers only when created. */
-  private async pullRequest(effect: Effect, issue: number): Promise<EffectOutcome> {
+  private async pullRequest(
+    effect: Effect<"pull_request">,
+    issue: number,
+  ): Promise<EffectOutcome<"pull_request">> {
     const p = effect.params;
-    const head = String(p.head);
+    const head = p.head;
     const { data: open } = await this.octokit.rest.pulls.list({
       owner: this.owner,
       repo: this.repo,
@@ -648,17 +652,17 @@ export class OctokitPort implements GitHubPort {
           created: false,
         },
       };
-    const body = `${String(p.body ?? "")}\n\n${pullRequestMarker(issue, effect.key)}`;
+    const body = `${p.body ?? ""}\n\n${pullRequestMarker(issue, effect.key)}`;
     const { data: pr } = await this.octokit.rest.pulls.create({
       owner: this.owner,
       repo: this.repo,
       head,
-      base: String(p.base ?? this.o.defaultBranch),
-      title: String(p.title),
+      base: p.base ?? this.o.defaultBranch,
+      title: p.title,
       body,
       draft: p.draft === true,
     });
-    const labels = (p.labels as string[] | undefined) ?? [];
+    const labels = p.labels ?? [];
     if (labels.length)
       await this.octokit.rest.issues.addLabels({
         owner: this.owner,
@@ -666,8 +670,8 @@ export class OctokitPort implements GitHubPort {
         issue_number: pr.number,
         labels,
       });
-    const reviewers = (p.reviewers as string[] | undefined) ?? [];
-    const teams = (p.team_reviewers as string[] | undefined) ?? [];
+    const reviewers = p.reviewers ?? [];
+    const teams = p.team_reviewers ?? [];
     if (reviewers.length || teams.length)
       await this.octokit.rest.pulls.requestReviewers({
         owner: this.owner,
@@ -683,7 +687,7 @@ export class OctokitPort implements GitHubPort {
   }
 
   /** Look for the issue's hidden marker among recent issues before creating (the search index lags). */
-  private async issue(effect: Effect): Promise<EffectOutcome> {
+  private async issue(effect: Effect<"issue">): Promise<EffectOutcome<"issue">> {
     const p = effect.params;
     const marker = issueMarker(effect.key);
     const { data: recent } = await this.octokit.rest.issues.listForRepo({
@@ -705,18 +709,18 @@ export class OctokitPort implements GitHubPort {
     const { data } = await this.octokit.rest.issues.create({
       owner: this.owner,
       repo: this.repo,
-      title: String(p.title),
-      body: `${String(p.body ?? "")}\n\n${marker}`,
-      labels: (p.labels as string[]) ?? [],
-      assignees: (p.assignees as string[]) ?? [],
+      title: p.title,
+      body: `${p.body ?? ""}\n\n${marker}`,
+      labels: p.labels ?? [],
+      assignees: p.assignees ?? [],
     });
     return { ok: true, outputs: { number: data.number, url: data.html_url, created: true } };
   }
 
-  private async label(effect: Effect, issue: number): Promise<EffectOutcome> {
+  private async label(effect: Effect<"label">, issue: number): Promise<EffectOutcome<"label">> {
     const p = effect.params;
     const target = p.issue ? Number(p.issue) : issue;
-    const add = (p.add as string[]) ?? [];
+    const add = p.add ?? [];
     let labels: string[] = [];
     if (add.length) {
       const { data } = await this.octokit.rest.issues.addLabels({
@@ -727,7 +731,7 @@ export class OctokitPort implements GitHubPort {
       });
       labels = data.map((l) => l.name);
     }
-    for (const name of (p.remove as string[]) ?? []) {
+    for (const name of p.remove ?? []) {
       try {
         const { data } = await this.octokit.rest.issues.removeLabel({
           owner: this.owner,
@@ -743,7 +747,7 @@ export class OctokitPort implements GitHubPort {
     return { ok: true, outputs: { labels } };
   }
 
-  private async close(effect: Effect, issue: number): Promise<EffectOutcome> {
+  private async close(effect: Effect<"close">, issue: number): Promise<EffectOutcome<"close">> {
     const p = effect.params;
     const target = p.issue ? Number(p.issue) : issue;
     const { data: current } = await this.octokit.rest.issues.get({
@@ -757,7 +761,7 @@ export class OctokitPort implements GitHubPort {
         owner: this.owner,
         repo: this.repo,
         issue_number: target,
-        body: String(p.comment),
+        body: p.comment,
       });
     await this.octokit.rest.issues.update({
       owner: this.owner,
@@ -777,17 +781,14 @@ export class OctokitPort implements GitHubPort {
    * of the request (its `date` header), the app's login and the correlation value, which the
    * step's `correlation_input` receives.
    */
-  private async dispatch(effect: Effect): Promise<EffectOutcome> {
+  private async dispatch(effect: Effect<"dispatch">): Promise<EffectOutcome<"dispatch">> {
     const p = effect.params;
-    const workflow = String(p.workflow);
-    const ref = String(p.ref ?? this.o.defaultBranch);
+    const workflow = p.workflow;
+    const ref = p.ref ?? this.o.defaultBranch;
     const inputs: Record<string, string> = Object.fromEntries(
-      Object.entries((p.inputs as Record<string, unknown>) ?? {}).map(([k, v]) => [k, String(v)]),
+      Object.entries(p.inputs ?? {}).map(([k, v]) => [k, String(v)]),
     );
-    const correlationInput =
-      typeof p.correlation_input === "string" && p.correlation_input !== ""
-        ? p.correlation_input
-        : undefined;
+    const correlationInput = p.correlation_input || undefined;
     const correlation = correlationInput ? dispatchCorrelation(effect.key) : undefined;
     if (correlationInput && correlation) inputs[correlationInput] = correlation;
     const request = {
@@ -822,7 +823,7 @@ export class OctokitPort implements GitHubPort {
         },
       };
     const date = Date.parse(String(response.headers.date ?? ""));
-    const outputs: Record<string, Value> = {
+    const outputs: DispatchOutputs = {
       url: `https://github.com/${this.owner}/${this.repo}/actions/workflows/${workflow}`,
       repository: `${this.owner}/${this.repo}`,
       ref: dispatchedRef(ref),
@@ -834,8 +835,57 @@ export class OctokitPort implements GitHubPort {
     return { ok: true, outputs };
   }
 
+  /**
+   * The AI adapter's answer; the files the step expects must then be on the default branch (an
+   * ai step names no branch of its own).
+   */
+  private async ai(effect: Effect<"ai">): Promise<EffectOutcome<"ai">> {
+    const outputs = await runAiEffect(this.o.ai, effect.params);
+    return checkExpectedFiles(outputs, effect.params, {
+      where: `on branch ${this.o.defaultBranch}`,
+      missing: (paths) => this.missingFiles(this.o.defaultBranch, paths),
+    });
+  }
+
+  /** Which of `paths` are not files on `branch`: one listing of its tree, and a look at each path it leaves out. */
+  private async missingFiles(branch: string, paths: readonly string[]): Promise<string[]> {
+    const head = await this.headOf(branch);
+    if (!head) return [...paths];
+    const { data } = await this.octokit.rest.git.getTree({
+      owner: this.owner,
+      repo: this.repo,
+      tree_sha: head,
+      recursive: "1",
+    });
+    const files = new Set(data.tree.filter((e) => e.type === "blob").map((e) => e.path));
+    const unlisted = paths.filter((p) => !files.has(p));
+    // A truncated listing (a very large tree) leaves files out: ask for those one by one.
+    if (!data.truncated) return unlisted;
+    const missing: string[] = [];
+    for (const path of unlisted) if (!(await this.isFile(path, head))) missing.push(path);
+    return missing;
+  }
+
+  private async isFile(path: string, ref: string): Promise<boolean> {
+    try {
+      const { data } = await this.octokit.rest.repos.getContent({
+        owner: this.owner,
+        repo: this.repo,
+        path,
+        ref,
+      });
+      return !Array.isArray(data) && data.type === "file";
+    } catch (err) {
+      if ((err as RequestErrorLike).status === 404) return false;
+      throw err;
+    }
+  }
+
   /** A comment step's comment carries its key, so a retry finds it in the thread. */
-  private async commentEffect(effect: Effect, issue: number): Promise<EffectOutcome> {
+  private async commentEffect(
+    effect: Effect<"comment">,
+    issue: number,
+  ): Promise<EffectOutcome<"comment">> {
     const marker = issueMarker(effect.key);
     const existing = (await this.comments(issue)).find(
       (c) => c.byThisApp && c.body.includes(marker),
@@ -848,7 +898,7 @@ export class OctokitPort implements GitHubPort {
           url: `https://github.com/${this.owner}/${this.repo}/issues/${issue}#issuecomment-${existing.id}`,
         },
       };
-    const c = await this.createComment(issue, `${String(effect.params.body)}\n\n${marker}`);
+    const c = await this.createComment(issue, `${effect.params.body}\n\n${marker}`);
     return {
       ok: true,
       outputs: {
@@ -859,24 +909,20 @@ export class OctokitPort implements GitHubPort {
   }
 }
 
-function describe(effect: Effect): string {
-  const p = effect.params;
-  switch (effect.kind) {
-    case "branch":
-      return `create branch ${String(p.name)}`;
-    case "commit":
-      return `commit to ${String(p.branch)}`;
-    case "pull_request":
-      return `open a pull request from ${String(p.head)}`;
-    case "issue":
-      return "open an issue";
-    case "label":
-      return "change labels";
-    case "close":
-      return "close the issue";
-    case "dispatch":
-      return `dispatch ${String(p.workflow)}`;
-    default:
-      return effect.kind;
-  }
+/** What an effect was trying to do, for the failure GitHub's error becomes. */
+const DOING: { [K in EffectKind]: (params: EffectParams<K>) => string } = {
+  branch: (p) => `create branch ${p.name}`,
+  commit: (p) => `commit to ${p.branch}`,
+  pull_request: (p) => `open a pull request from ${p.head}`,
+  issue: () => "open an issue",
+  label: () => "change labels",
+  close: () => "close the issue",
+  dispatch: (p) => `dispatch ${p.workflow}`,
+  comment: () => "comment",
+  ai: () => "run the ai step",
+  start_playbook: () => "start_playbook",
+};
+
+function describe<K extends EffectKind>(effect: Effect<K>): string {
+  return DOING[effect.kind](effect.params);
 }

@@ -66,7 +66,7 @@ function awaited(run: RunState, bundle: PlaybookBundle | undefined): (string | T
     return [
       `/approve from ${describeApprovers(step.approvers)}${(step.approvers?.count ?? 1) > 1 ? ` (${step.approvers?.count} people)` : ""}`,
     ];
-  if (step.type === "investigate")
+  if (step.type === "investigate" || step.type === "playbook")
     return [
       "findings (/record key=value) and a choice (/choose <branch>) from people with triage access",
     ];

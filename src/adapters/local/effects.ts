@@ -1,68 +1,66 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { glob } from "tinyglobby";
-import { runAiEffect, type AiAdapter } from "../ai/adapter.js";
-import { playbookError } from "../../core/engine/errors.js";
-import type { Effect } from "../../core/engine/events.js";
-import type { RunState, Value } from "../../core/engine/state.js";
+import { checkExpectedFiles, runAiEffect, type AiAdapter } from "../ai/adapter.js";
+import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
+import type { Effect, EffectKind, EffectOutputs, EffectParams } from "../../core/engine/events.js";
+import type { RunState } from "../../core/engine/state.js";
+import type { CommitFileContent } from "../../core/steps/commit/effect.js";
 import { gitBranch, gitCommit, LocalGit } from "./git.js";
-import type { EffectOutcome, EffectPerformer } from "../../runtime/effects.js";
+import {
+  performWith,
+  type EffectHandlers,
+  type EffectOutcome,
+  type EffectPerformer,
+} from "../../runtime/effects.js";
+
+/** What each kind of effect does, in one line. */
+const DOES: { [K in EffectKind]: (params: EffectParams<K>) => string } = {
+  branch: (p) => `create branch ${p.name}${p.from ? ` from ${p.from}` : ""}`,
+  commit: (p) => {
+    const files = [...(p.files ?? []).map((f) => f.path), ...(p.paths ?? [])];
+    return `commit "${p.message.split("\n")[0]}" to ${p.branch} (${files.join(", ")})`;
+  },
+  pull_request: (p) =>
+    `open pull request "${p.title}" from ${p.head}${p.base ? ` into ${p.base}` : ""}${p.draft ? " (draft)" : ""}`,
+  issue: (p) => `open issue "${p.title}"`,
+  label: (p) =>
+    `label the issue${p.issue ? ` #${p.issue}` : ""}: +[${(p.add ?? []).join(", ")}] -[${(p.remove ?? []).join(", ")}]`,
+  close: (p) => `close the issue${p.issue ? ` #${p.issue}` : ""} as ${p.reason ?? "completed"}`,
+  dispatch: (p) =>
+    `run workflow ${p.workflow}${p.ref ? ` on ${p.ref}` : ""} with ${JSON.stringify(p.inputs ?? {})}`,
+  comment: (p) => `comment: ${p.body.split("\n")[0]}`,
+  ai: (p) =>
+    `ask the AI adapter (${p.scope ?? "read-only"}): ${p.prompt.split("\n")[0]?.slice(0, 80)}`,
+  start_playbook: (p) => `start playbook ${p.playbook}`,
+};
+
+/** Plausible outputs of each kind of effect that was only printed, so later templates still render. */
+const PRINTED: { [K in EffectKind]: (params: EffectParams<K>) => EffectOutputs<K> } = {
+  branch: (p) => ({ name: p.name, sha: "(not created)", url: "(not created)", created: false }),
+  commit: (p) => ({ sha: "(not committed)", url: "(not committed)", branch: p.branch }),
+  pull_request: (p) => ({ number: 0, url: "(not opened)", head: p.head, merged: false }),
+  issue: () => ({ number: 0, url: "(not opened)" }),
+  label: (p) => ({ labels: p.add ?? [] }),
+  close: () => ({ state: "closed" }),
+  dispatch: () => ({ url: "(not dispatched)" }),
+  comment: () => ({ id: "0", url: "(not posted)" }),
+  ai: () => ({ text: "(not asked)" }),
+  start_playbook: () => ({}),
+};
 
 /** One line saying what an effect does (or would do). */
-export function describeEffect(effect: Effect): string {
-  const p = effect.params;
-  switch (effect.kind) {
-    case "branch":
-      return `create branch ${String(p.name)}${p.from ? ` from ${String(p.from)}` : ""}`;
-    case "commit": {
-      const files = (p.files as { path: string }[] | undefined)?.map((f) => f.path) ?? [];
-      const paths = (p.paths as string[] | undefined) ?? [];
-      return `commit "${String(p.message).split("\n")[0]}" to ${String(p.branch)} (${[...files, ...paths].join(", ")})`;
-    }
-    case "pull_request":
-      return `open pull request "${String(p.title)}" from ${String(p.head)}${p.base ? ` into ${String(p.base)}` : ""}${p.draft ? " (draft)" : ""}`;
-    case "issue":
-      return `open issue "${String(p.title)}"`;
-    case "label":
-      return `label the issue${p.issue ? ` #${String(p.issue)}` : ""}: +[${(p.add as string[]).join(", ")}] -[${(p.remove as string[]).join(", ")}]`;
-    case "close":
-      return `close the issue${p.issue ? ` #${String(p.issue)}` : ""} as ${String(p.reason)}`;
-    case "dispatch":
-      return `run workflow ${String(p.workflow)}${p.ref ? ` on ${String(p.ref)}` : ""} with ${JSON.stringify(p.inputs ?? {})}`;
-    case "comment":
-      return `comment: ${String(p.body).split("\n")[0]}`;
-    case "ai":
-      return `ask the AI adapter (${String(p.scope)}): ${String(p.prompt).split("\n")[0]?.slice(0, 80)}`;
-    case "start_playbook":
-      return `start playbook ${String(p.playbook)}`;
-  }
+export function describeEffect<K extends EffectKind>(effect: Effect<K>): string {
+  return DOES[effect.kind](effect.params);
 }
 
 /** Plausible outputs for an effect that was only printed, so later templates still render. */
-export function printedOutputs(effect: Effect): Record<string, Value> {
-  const p = effect.params;
-  switch (effect.kind) {
-    case "branch":
-      return { name: String(p.name), sha: "(not created)", created: false };
-    case "commit":
-      return { sha: "(not committed)", branch: String(p.branch) };
-    case "pull_request":
-      return { number: 0, url: "(not opened)", head: String(p.head), merged: false };
-    case "issue":
-      return { number: 0, url: "(not opened)" };
-    case "label":
-      return { labels: (p.add as string[] | undefined) ?? [] };
-    case "close":
-      return { state: "closed" };
-    case "dispatch":
-      return { url: "(not dispatched)" };
-    case "comment":
-      return { id: "0", url: "(not posted)" };
-    case "ai":
-      return { text: "(not asked)" };
-    case "start_playbook":
-      return {};
-  }
+export function printedOutputs<K extends EffectKind>(effect: Effect<K>): EffectOutputs<K> {
+  return PRINTED[effect.kind](effect.params);
 }
+
+/** Kinds done here even when GitHub is configured: git, the AI adapter, the terminal as the thread. */
+const LOCAL_KINDS: ReadonlySet<EffectKind> = new Set(["branch", "commit", "ai", "comment"]);
 
 export interface LocalEffectsOptions {
   repo: string;
@@ -77,59 +75,84 @@ export interface LocalEffectsOptions {
 export class LocalEffects implements EffectPerformer {
   private readonly git: LocalGit;
 
+  /** The effects without GitHub: git, the AI adapter and the terminal; GitHub's kinds are printed. */
+  readonly handlers: EffectHandlers = {
+    branch: (effect) => this.inRepository(() => gitBranch(this.git, effect)),
+    commit: (effect) =>
+      this.inRepository(() => gitCommit(this.git, effect, (pattern) => this.readWorkTree(pattern))),
+    comment: async (effect) => {
+      this.options.log(`comment on the thread:\n${effect.params.body}`);
+      return { ok: true, outputs: { id: effect.key, url: "(local thread)" } };
+    },
+    ai: (effect) => this.ai(effect),
+    pull_request: (effect) => this.print(effect, printedOutputs(effect)),
+    issue: (effect) => this.print(effect, printedOutputs(effect)),
+    label: (effect) => this.print(effect, printedOutputs(effect)),
+    close: (effect) => this.print(effect, printedOutputs(effect)),
+    dispatch: (effect) => this.print(effect, printedOutputs(effect)),
+    start_playbook: (effect) => this.print(effect, printedOutputs(effect)),
+  };
+
   constructor(private readonly options: LocalEffectsOptions) {
     this.git = new LocalGit(options.repo);
   }
 
-  /** Whether an effect is only printed (dry run, or GitHub work without GitHub). */
-  printsOnly(effect: Effect): boolean {
+  /** Whether an effect of this kind is only printed (dry run, or GitHub work without GitHub). */
+  printsOnly(effect: Pick<Effect, "kind">): boolean {
     if (this.options.dryRun) return true;
-    if (
-      effect.kind === "branch" ||
-      effect.kind === "commit" ||
-      effect.kind === "ai" ||
-      effect.kind === "comment"
-    )
-      return false;
-    return !this.options.github;
+    return !LOCAL_KINDS.has(effect.kind) && !this.options.github;
   }
 
   async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
-    if (this.printsOnly(effect)) {
-      this.options.log(
-        `${this.options.dryRun ? "dry run" : "no GitHub token"}: would ${describeEffect(effect)}`,
-      );
-      return { ok: true, outputs: printedOutputs(effect) };
-    }
-    switch (effect.kind) {
-      case "branch":
-      case "commit":
-        if (!(await this.git.isRepository())) {
-          return {
-            ok: false,
-            error: playbookError(
-              "GIT-FAILED",
-              `${this.options.repo} is not a git repository`,
-              "run inside a git work tree, or pass --repo",
-            ),
-          };
-        }
-        if (effect.kind === "branch") return gitBranch(this.git, effect);
-        return gitCommit(this.git, effect, (pattern) => this.readWorkTree(pattern));
-      case "comment":
-        this.options.log(`comment on the thread:\n${String(effect.params.body)}`);
-        return { ok: true, outputs: { id: effect.key, url: "(local thread)" } };
-      case "ai":
-        return {
-          ok: true,
-          outputs: await runAiEffect(this.options.ai, effect.params, this.options.repo),
-        };
-      default:
-        return (this.options.github as EffectPerformer).perform(effect, run);
+    if (this.options.dryRun) return this.print(effect, printedOutputs(effect));
+    if (this.options.github && !LOCAL_KINDS.has(effect.kind))
+      return this.options.github.perform(effect, run);
+    return performWith(this.handlers, effect, run);
+  }
+
+  /** Says what the effect would do, and answers with plausible outputs. */
+  private async print<O>(effect: Effect, outputs: O): Promise<{ ok: true; outputs: O }> {
+    this.options.log(
+      `${this.options.dryRun ? "dry run" : "no GitHub token"}: would ${describeEffect(effect)}`,
+    );
+    return { ok: true, outputs };
+  }
+
+  private async inRepository<O>(
+    perform: () => Promise<O>,
+  ): Promise<O | { ok: false; error: PlaybookError }> {
+    if (await this.git.isRepository()) return perform();
+    return {
+      ok: false,
+      error: playbookError(
+        "GIT-FAILED",
+        `${this.options.repo} is not a git repository`,
+        "run inside a git work tree, or pass --repo",
+      ),
+    };
+  }
+
+  /** The AI adapter works in the working tree, where the files the step expects must then be. */
+  private async ai(effect: Effect<"ai">): Promise<EffectOutcome<"ai">> {
+    const outputs = await runAiEffect(this.options.ai, effect.params, this.options.repo);
+    return checkExpectedFiles(outputs, effect.params, {
+      where: "in the working tree",
+      missing: async (paths) => {
+        const found = await Promise.all(paths.map((path) => this.isFile(path)));
+        return paths.filter((_, i) => !found[i]);
+      },
+    });
+  }
+
+  private async isFile(path: string): Promise<boolean> {
+    try {
+      return (await stat(join(this.options.repo, path))).isFile();
+    } catch {
+      return false;
     }
   }
 
-  private async readWorkTree(pattern: string): Promise<{ path: string; content: string }[]> {
+  private async readWorkTree(pattern: string): Promise<CommitFileContent[]> {
     const paths = await glob(pattern, {
       cwd: this.options.repo,
       dot: false,

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { playbookError } from "../../core/engine/errors.js";
+import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import type { Effect } from "../../core/engine/events.js";
 import {
   branchExists,
@@ -14,6 +14,7 @@ import {
   noFreeName,
   type BranchCommit,
 } from "../branch-reuse.js";
+import type { CommitFileContent } from "../../core/steps/commit/effect.js";
 import { runTrailer, type EffectOutcome } from "../../runtime/effects.js";
 
 const run = promisify(execFile);
@@ -74,7 +75,7 @@ export class LocalGit {
   }
 }
 
-function gitError(err: unknown, what: string): EffectOutcome {
+function gitError(err: unknown, what: string): { ok: false; error: PlaybookError } {
   const e = err as { stderr?: string; message?: string };
   return {
     ok: false,
@@ -85,6 +86,10 @@ function gitError(err: unknown, what: string): EffectOutcome {
     ),
   };
 }
+
+/** The `url` of a branch or commit made here: it exists only in this repository, not on a web page. */
+export const LOCAL_BRANCH = "(local branch)";
+export const LOCAL_COMMIT = "(local commit)";
 
 /** How many commits of a branch are checked before it counts as not this run's. */
 const MAX_CHECKED_COMMITS = 250;
@@ -123,17 +128,20 @@ async function commitsBeyond(
  * this run did not put there (every commit beyond the base carries this run's trailer), so the
  * run's pull request can never carry someone else's commit. `if_exists` says what else to do.
  */
-export async function gitBranch(git: LocalGit, effect: Effect): Promise<EffectOutcome> {
+export async function gitBranch(
+  git: LocalGit,
+  effect: Effect<"branch">,
+): Promise<EffectOutcome<"branch">> {
   const mode = ifExists(effect.params);
-  const requested = String(effect.params.name);
-  const from = typeof effect.params.from === "string" ? effect.params.from : "HEAD";
+  const requested = effect.params.name;
+  const from = effect.params.from ?? "HEAD";
   for (const name of candidateNames(requested, mode)) {
     const existing = await git.branchHead(name);
     if (!existing) {
       try {
         const base = await git.git(["rev-parse", "--verify", `${from}^{commit}`]);
         await git.git(["update-ref", `refs/heads/${name}`, base, ""]);
-        return { ok: true, outputs: { name, sha: base, created: true } };
+        return { ok: true, outputs: { name, sha: base, created: true, url: LOCAL_BRANCH } };
       } catch (err) {
         return gitError(err, `create branch '${name}' from '${from}'`);
       }
@@ -147,7 +155,7 @@ export async function gitBranch(git: LocalGit, effect: Effect): Promise<EffectOu
     }
     const foreign = beyond ? foreignCommits(beyond, effect.key) : undefined;
     if (foreign?.length === 0)
-      return { ok: true, outputs: { name, sha: existing, created: false } };
+      return { ok: true, outputs: { name, sha: existing, created: false, url: LOCAL_BRANCH } };
     if (mode === "new-name") continue;
     return {
       ok: false,
@@ -169,10 +177,10 @@ export async function gitBranch(git: LocalGit, effect: Effect): Promise<EffectOu
  */
 export async function gitCommit(
   git: LocalGit,
-  effect: Effect,
-  readWorkTree: (pattern: string) => Promise<{ path: string; content: string }[]>,
-): Promise<EffectOutcome> {
-  const branch = String(effect.params.branch);
+  effect: Effect<"commit">,
+  readWorkTree: (pattern: string) => Promise<CommitFileContent[]>,
+): Promise<EffectOutcome<"commit">> {
+  const branch = effect.params.branch;
   const trailer = runTrailer(effect.key);
   const parent = await git.branchHead(branch);
   if (!parent)
@@ -189,13 +197,10 @@ export async function gitCommit(
     const [sha, body] = entry.trim().split("\x00");
     // Whole trailer lines only: the trailer for key `x/1` is a prefix of the one for `x/12`.
     if (sha && body?.split("\n").some((line) => line.trim() === trailer))
-      return { ok: true, outputs: { sha, branch, created: false } };
+      return { ok: true, outputs: { sha, branch, created: false, url: LOCAL_COMMIT } };
   }
-  const files = [
-    ...((effect.params.files as { path: string; content: string }[] | undefined) ?? []),
-  ];
-  for (const pattern of (effect.params.paths as string[] | undefined) ?? [])
-    files.push(...(await readWorkTree(pattern)));
+  const files = [...(effect.params.files ?? [])];
+  for (const pattern of effect.params.paths ?? []) files.push(...(await readWorkTree(pattern)));
   if (files.length === 0)
     return {
       ok: false,
@@ -210,13 +215,13 @@ export async function gitCommit(
       await git.git(["update-index", "--add", "--cacheinfo", `100644,${blob},${f.path}`], { env });
     }
     const tree = await git.git(["write-tree"], { env });
-    const message = `${String(effect.params.message)}\n\n${trailer}\n`;
+    const message = `${effect.params.message}\n\n${trailer}\n`;
     const sha = await git.git(["commit-tree", tree, "-p", parent, "-F", "-"], {
       input: message,
       env: await git.identityEnv(),
     });
     await git.git(["update-ref", `refs/heads/${branch}`, sha, parent]);
-    return { ok: true, outputs: { sha, branch, created: true } };
+    return { ok: true, outputs: { sha, branch, created: true, url: LOCAL_COMMIT } };
   } catch (err) {
     return gitError(err, `commit to '${branch}'`);
   } finally {

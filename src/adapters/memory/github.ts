@@ -1,6 +1,6 @@
-import { playbookError } from "../../core/engine/errors.js";
+import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import type { Effect } from "../../core/engine/events.js";
-import type { Frame, RunState, Value } from "../../core/engine/state.js";
+import type { Frame, RunState } from "../../core/engine/state.js";
 import {
   branchExists,
   candidateNames,
@@ -9,7 +9,15 @@ import {
   ifExists,
   noFreeName,
 } from "../branch-reuse.js";
-import { issueMarker, runTrailer, type EffectOutcome } from "../../runtime/effects.js";
+import {
+  issueMarker,
+  performWith,
+  runIssue,
+  runTrailer,
+  type EffectHandlers,
+  type EffectOutcome,
+} from "../../runtime/effects.js";
+import { checkExpectedFiles } from "../ai/adapter.js";
 import type { Permission } from "../../core/format/types.js";
 import {
   hasStateBlock,
@@ -57,7 +65,7 @@ export type ThreadEntry =
  */
 type StoredComment = ThreadComment & { issue: number; reactions: Reaction[]; edits: number };
 
-function issueNotFound(issue: unknown): EffectOutcome {
+function issueNotFound(issue: unknown): { ok: false; error: PlaybookError } {
   return { ok: false, error: playbookError("GH-NOT-FOUND", `issue #${String(issue)} not found`) };
 }
 
@@ -308,16 +316,38 @@ export class MemoryGitHub implements GitHubPort {
     return pr;
   }
 
+  /** The effects, by kind: what GitHub would do, in memory. */
+  readonly handlers: EffectHandlers = {
+    branch: async (effect) => this.branch(effect),
+    commit: async (effect) => this.commit(effect),
+    pull_request: async (effect, run) => this.pullRequest(effect, runIssue(run)),
+    issue: async (effect, run) => this.issue(effect, runIssue(run)),
+    label: async (effect, run) => this.label(effect, runIssue(run)),
+    close: (effect, run) => this.close(effect, runIssue(run)),
+    dispatch: async (effect, run) => this.dispatch(effect, runIssue(run)),
+    comment: (effect, run) => this.commentEffect(effect, runIssue(run)),
+    ai: (effect) => this.ai(effect),
+    start_playbook: async () => ({ ok: true, outputs: {} }),
+  };
+
+  async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
+    this.calls.push(`effect ${effect.kind}`);
+    return performWith(this.handlers, effect, run);
+  }
+
   /** Like the GitHub adapter: reuse a branch only where it holds nothing but this run's commits. */
-  private branch(effect: Effect): EffectOutcome {
+  private branch(effect: Effect<"branch">): EffectOutcome<"branch"> {
     const p = effect.params;
     const mode = ifExists(p);
-    const from = this.branches.get(String(p.from ?? "main")) ?? [];
-    for (const name of candidateNames(String(p.name), mode)) {
+    const from = this.branches.get(p.from ?? "main") ?? [];
+    for (const name of candidateNames(p.name, mode)) {
       const existing = this.branches.get(name);
       if (!existing) {
         this.branches.set(name, [...from]);
-        return { ok: true, outputs: { name, sha: from[from.length - 1] ?? "", created: true } };
+        return {
+          ok: true,
+          outputs: { name, sha: from[from.length - 1] ?? "", created: true, url: treeUrl(name) },
+        };
       }
       if (mode === "fail") return { ok: false, error: branchExists(name) };
       const beyond = existing
@@ -327,166 +357,189 @@ export class MemoryGitHub implements GitHubPort {
       if (foreign.length === 0)
         return {
           ok: true,
-          outputs: { name, sha: existing[existing.length - 1] ?? "", created: false },
+          outputs: {
+            name,
+            sha: existing[existing.length - 1] ?? "",
+            created: false,
+            url: treeUrl(name),
+          },
         };
       if (mode !== "new-name") return { ok: false, error: foreignBranch(name, foreign) };
     }
-    return { ok: false, error: noFreeName(String(p.name)) };
+    return { ok: false, error: noFreeName(p.name) };
   }
 
-  async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
-    this.calls.push(`effect ${effect.kind}`);
+  private commit(effect: Effect<"commit">): EffectOutcome<"commit"> {
     const p = effect.params;
-    const issueNumber = Number(run.context.issue?.number ?? 0);
-    switch (effect.kind) {
-      case "branch":
-        return this.branch(effect);
-      case "commit": {
-        const branch = String(p.branch);
-        const commits = this.branches.get(branch);
-        if (!commits)
-          return {
-            ok: false,
-            error: playbookError("GH-NOT-FOUND", `branch '${branch}' does not exist`),
-          };
-        const trailer = runTrailer(effect.key);
-        const found = commits.find((c) =>
-          this.commits
-            .get(c)
-            ?.message.split("\n")
-            .some((line) => line.trim() === trailer),
-        );
-        if (found) return { ok: true, outputs: { sha: found, branch, created: false } };
-        const files: Record<string, string> = {};
-        for (const f of (p.files as { path: string; content: string }[]) ?? [])
-          files[f.path] = f.content;
-        const sha = this.sha();
-        this.commits.set(sha, { message: `${String(p.message)}\n\n${trailer}`, files });
-        commits.push(sha);
-        return { ok: true, outputs: { sha, branch, url: `https://github.test/commit/${sha}` } };
-      }
-      case "pull_request": {
-        const head = String(p.head);
-        const open = [...this.pulls.values()].find((pr) => pr.head === head && pr.state === "open");
-        if (open && open.author !== this.appLogin)
-          return {
-            ok: false,
-            error: playbookError(
-              "GH-CONFLICT",
-              `pull request #${open.number} from '${head}' is open and was not opened by this app: close it, or use another branch`,
-            ),
-          };
-        const pr: MemoryPullRequest = open ?? {
-          number: this.nextNumber++,
-          title: String(p.title),
-          body: String(p.body ?? ""),
-          head,
-          base: String(p.base ?? "main"),
-          draft: p.draft === true,
-          labels: (p.labels as string[]) ?? [],
-          state: "open",
-          merged: false,
-          author: this.appLogin,
-        };
-        if (!open) {
-          this.pulls.set(pr.number, pr);
-          this.note(issueNumber, `pull request #${pr.number} "${pr.title}" opened from ${pr.head}`);
-        }
-        return {
-          ok: true,
-          outputs: {
-            number: pr.number,
-            url: `https://github.test/pull/${pr.number}`,
-            head,
-            merged: false,
-          },
-        };
-      }
-      case "issue": {
-        const marker = issueMarker(effect.key);
-        // Only the app's own issues: anyone can write the marker into an issue of theirs.
-        const existing = [...this.issues.values()].find(
-          (i) => i.author === this.appLogin && i.body.includes(marker),
-        );
-        const issue =
-          existing ??
-          this.openIssue(
-            String(p.title),
-            `${String(p.body ?? "")}\n\n${marker}`,
-            this.appLogin,
-            (p.labels as string[]) ?? [],
-          );
-        if (!existing) this.note(issueNumber, `issue #${issue.number} "${issue.title}" opened`);
-        return {
-          ok: true,
-          outputs: { number: issue.number, url: `https://github.test/issues/${issue.number}` },
-        };
-      }
-      case "label": {
-        const target = this.issues.get(p.issue ? Number(p.issue) : issueNumber);
-        if (!target) return issueNotFound(p.issue ?? issueNumber);
-        for (const l of (p.add as string[]) ?? [])
-          if (!target.labels.includes(l)) target.labels.push(l);
-        target.labels = target.labels.filter((l) => !((p.remove as string[]) ?? []).includes(l));
-        this.note(
-          issueNumber,
-          `labels of #${target.number}: ${target.labels.join(", ") || "(none)"}`,
-        );
-        return { ok: true, outputs: { labels: [...target.labels] } };
-      }
-      case "close": {
-        const target = this.issues.get(p.issue ? Number(p.issue) : issueNumber);
-        if (!target) return issueNotFound(p.issue ?? issueNumber);
-        if (p.comment && target.state === "open")
-          await this.createComment(target.number, String(p.comment));
-        if (target.state === "open")
-          this.note(target.number, `issue #${target.number} closed as ${String(p.reason)}`);
-        target.state = "closed";
-        target.stateReason = String(p.reason);
-        return { ok: true, outputs: { state: "closed" } };
-      }
-      case "dispatch": {
-        const found = this.dispatched.find((d) => d.key === effect.key);
-        const inputs = { ...((p.inputs as Record<string, unknown>) ?? {}) };
-        if (typeof p.correlation_input === "string" && p.correlation_input !== "")
-          inputs[p.correlation_input] = dispatchCorrelation(effect.key);
-        const d = found ?? {
-          key: effect.key,
-          workflow: String(p.workflow),
-          ref: String(p.ref ?? "main"),
-          inputs,
-          runId: 1000 + this.dispatched.length,
-        };
-        if (!found) {
-          this.dispatched.push(d);
-          this.note(issueNumber, `workflow ${d.workflow} started (run ${d.runId})`);
-        }
-        return {
-          ok: true,
-          outputs: { run_id: d.runId, url: `https://github.test/actions/runs/${d.runId}` },
-        };
-      }
-      case "comment": {
-        const earlier = this.comments_.get(this.effectComments.get(effect.key) ?? "");
-        const c =
-          earlier?.issue === issueNumber
-            ? publicView(earlier)
-            : await this.createComment(issueNumber, String(p.body));
-        this.effectComments.set(effect.key, c.id);
-        return {
-          ok: true,
-          outputs: { id: c.id, url: `https://github.test/issues/${issueNumber}#comment-${c.id}` },
-        };
-      }
-      case "ai":
-        return {
-          ok: true,
-          outputs: {
-            text: `(simulated AI answer to: ${String(p.prompt).split("\n")[0]?.slice(0, 60)})`,
-          } as Record<string, Value>,
-        };
-      case "start_playbook":
-        return { ok: true, outputs: {} };
-    }
+    const branch = p.branch;
+    const commits = this.branches.get(branch);
+    if (!commits)
+      return {
+        ok: false,
+        error: playbookError("GH-NOT-FOUND", `branch '${branch}' does not exist`),
+      };
+    const trailer = runTrailer(effect.key);
+    const found = commits.find((c) =>
+      this.commits
+        .get(c)
+        ?.message.split("\n")
+        .some((line) => line.trim() === trailer),
+    );
+    if (found)
+      return { ok: true, outputs: { sha: found, branch, created: false, url: commitUrl(found) } };
+    const files: Record<string, string> = {};
+    for (const f of p.files ?? []) files[f.path] = f.content;
+    const sha = this.sha();
+    this.commits.set(sha, { message: `${p.message}\n\n${trailer}`, files });
+    commits.push(sha);
+    return { ok: true, outputs: { sha, branch, created: true, url: commitUrl(sha) } };
   }
+
+  private pullRequest(
+    effect: Effect<"pull_request">,
+    issueNumber: number,
+  ): EffectOutcome<"pull_request"> {
+    const p = effect.params;
+    const head = p.head;
+    const open = [...this.pulls.values()].find((pr) => pr.head === head && pr.state === "open");
+    if (open && open.author !== this.appLogin)
+      return {
+        ok: false,
+        error: playbookError(
+          "GH-CONFLICT",
+          `pull request #${open.number} from '${head}' is open and was not opened by this app: close it, or use another branch`,
+        ),
+      };
+    const pr: MemoryPullRequest = open ?? {
+      number: this.nextNumber++,
+      title: p.title,
+      body: p.body ?? "",
+      head,
+      base: p.base ?? "main",
+      draft: p.draft === true,
+      labels: p.labels ?? [],
+      state: "open",
+      merged: false,
+      author: this.appLogin,
+    };
+    if (!open) {
+      this.pulls.set(pr.number, pr);
+      this.note(issueNumber, `pull request #${pr.number} "${pr.title}" opened from ${pr.head}`);
+    }
+    return {
+      ok: true,
+      outputs: {
+        number: pr.number,
+        url: `https://github.test/pull/${pr.number}`,
+        head,
+        merged: false,
+      },
+    };
+  }
+
+  private issue(effect: Effect<"issue">, issueNumber: number): EffectOutcome<"issue"> {
+    const p = effect.params;
+    const marker = issueMarker(effect.key);
+    // Only the app's own issues: anyone can write the marker into an issue of theirs.
+    const existing = [...this.issues.values()].find(
+      (i) => i.author === this.appLogin && i.body.includes(marker),
+    );
+    const issue =
+      existing ??
+      this.openIssue(p.title, `${p.body ?? ""}\n\n${marker}`, this.appLogin, p.labels ?? []);
+    if (!existing) this.note(issueNumber, `issue #${issue.number} "${issue.title}" opened`);
+    return {
+      ok: true,
+      outputs: { number: issue.number, url: `https://github.test/issues/${issue.number}` },
+    };
+  }
+
+  private label(effect: Effect<"label">, issueNumber: number): EffectOutcome<"label"> {
+    const p = effect.params;
+    const target = this.issues.get(p.issue ? Number(p.issue) : issueNumber);
+    if (!target) return issueNotFound(p.issue ?? issueNumber);
+    for (const l of p.add ?? []) if (!target.labels.includes(l)) target.labels.push(l);
+    const remove = p.remove ?? [];
+    target.labels = target.labels.filter((l) => !remove.includes(l));
+    this.note(issueNumber, `labels of #${target.number}: ${target.labels.join(", ") || "(none)"}`);
+    return { ok: true, outputs: { labels: [...target.labels] } };
+  }
+
+  private async close(
+    effect: Effect<"close">,
+    issueNumber: number,
+  ): Promise<EffectOutcome<"close">> {
+    const p = effect.params;
+    const target = this.issues.get(p.issue ? Number(p.issue) : issueNumber);
+    if (!target) return issueNotFound(p.issue ?? issueNumber);
+    if (p.comment && target.state === "open") await this.createComment(target.number, p.comment);
+    if (target.state === "open")
+      this.note(target.number, `issue #${target.number} closed as ${String(p.reason)}`);
+    target.state = "closed";
+    target.stateReason = String(p.reason);
+    return { ok: true, outputs: { state: "closed" } };
+  }
+
+  private dispatch(effect: Effect<"dispatch">, issueNumber: number): EffectOutcome<"dispatch"> {
+    const p = effect.params;
+    const found = this.dispatched.find((d) => d.key === effect.key);
+    const inputs: Record<string, unknown> = { ...p.inputs };
+    if (p.correlation_input) inputs[p.correlation_input] = dispatchCorrelation(effect.key);
+    const d = found ?? {
+      key: effect.key,
+      workflow: p.workflow,
+      ref: p.ref ?? "main",
+      inputs,
+      runId: 1000 + this.dispatched.length,
+    };
+    if (!found) {
+      this.dispatched.push(d);
+      this.note(issueNumber, `workflow ${d.workflow} started (run ${d.runId})`);
+    }
+    return {
+      ok: true,
+      outputs: { run_id: d.runId, url: `https://github.test/actions/runs/${d.runId}` },
+    };
+  }
+
+  private async commentEffect(
+    effect: Effect<"comment">,
+    issueNumber: number,
+  ): Promise<EffectOutcome<"comment">> {
+    const earlier = this.comments_.get(this.effectComments.get(effect.key) ?? "");
+    const c =
+      earlier?.issue === issueNumber
+        ? publicView(earlier)
+        : await this.createComment(issueNumber, effect.params.body);
+    this.effectComments.set(effect.key, c.id);
+    return {
+      ok: true,
+      outputs: { id: c.id, url: `https://github.test/issues/${issueNumber}#comment-${c.id}` },
+    };
+  }
+
+  /** A simulated answer; the files the step expects must then be on main, as on GitHub. */
+  private ai(effect: Effect<"ai">): Promise<EffectOutcome<"ai">> {
+    const text = `(simulated AI answer to: ${effect.params.prompt.split("\n")[0]?.slice(0, 60)})`;
+    return checkExpectedFiles({ text }, effect.params, {
+      where: "on branch main",
+      missing: async (paths) => {
+        const files = new Set(
+          (this.branches.get("main") ?? []).flatMap((sha) =>
+            Object.keys(this.commits.get(sha)?.files ?? {}),
+          ),
+        );
+        return paths.filter((path) => !files.has(path));
+      },
+    });
+  }
+}
+
+/** Where this GitHub shows a branch and a commit (the forms of github.com's pages). */
+function treeUrl(branch: string): string {
+  return `https://github.test/tree/${branch}`;
+}
+
+function commitUrl(sha: string): string {
+  return `https://github.test/commit/${sha}`;
 }

@@ -564,7 +564,12 @@ class Transition {
         frame.phase = "effect";
         frame.effectKey = key;
         frame.since = this.now;
-        this.effects.push({ key, kind: outcome.kind, step: step.id, params: outcome.params });
+        this.effects.push({
+          key,
+          kind: outcome.kind,
+          step: step.id,
+          params: outcome.params,
+        } as Effect);
         this.stepOutcome = `effect ${outcome.kind} requested`;
         return;
       }
@@ -606,7 +611,8 @@ class Transition {
             ),
           });
         }
-        this.stepOutcome = "completed";
+        // A step finished by its child's return keeps saying so in the trace.
+        this.stepOutcome ||= "completed";
         return this.moveNext(step, outcome.goto);
       }
       case "fail":
@@ -786,7 +792,7 @@ class Transition {
       kind: outcome.kind,
       step: ctx.step.id,
       params: outcome.params,
-    });
+    } as Effect);
     this.stepOutcome = "effect requested again";
   }
 
@@ -860,20 +866,31 @@ class Transition {
           ),
         });
       }
-      const stepId = parent.current ?? "";
-      const parentBundle = this.bundleOf(parent);
-      const step = graphOf(parentBundle).byId.get(stepId)?.step as Step;
+      const childOutputs: Record<string, Value> = { ...outputs.values };
+      if (end.conclusion !== undefined) childOutputs.conclusion = end.conclusion;
+      // The child's run is the delegating step's effect: its outputs are kept while the step
+      // goes on waiting (for /choose between prose branches), and the step decides what follows.
+      const { ctx, executor } = this.stepContext();
       const result: Frame["results"][string] = {
-        status: "completed",
+        status: "running",
         attempt: parent.attempt,
         at: this.now,
       };
-      const childOutputs: Record<string, Value> = { ...outputs.values };
-      if (end.conclusion !== undefined) childOutputs.conclusion = end.conclusion;
       if (Object.keys(childOutputs).length > 0) result.outputs = capOutputs(childOutputs);
-      this.setResult(parent, stepId, result);
+      this.setResult(parent, ctx.step.id, result);
+      // Back in the parent: a wait that follows starts now, not when the child was entered.
+      parent.phase = "pending";
       this.stepOutcome = `${frame.playbook} returned`;
-      return this.moveNext(step);
+      this.apply(
+        executor.onEffect
+          ? executor.onEffect(ctx, childOutputs)
+          : { type: "done", outputs: childOutputs },
+      );
+      if (activeFrame(this.draft).phase === "waiting") {
+        this.stepOutcome = `${frame.playbook} returned; waiting for /choose`;
+        this.trace(ctx.step.id);
+      }
+      return;
     }
     this.draft.status = end.status === "failure" ? "failed" : "completed";
     const record: NonNullable<RunState["end"]> = { status: end.status };
@@ -899,7 +916,7 @@ class Transition {
           key: `${this.draft.id}/handoff/${end.handoff[0]}`,
           kind: "start_playbook",
           step: frame.current ?? "",
-          params: { playbook: end.handoff[0], inputs: handoffInputs },
+          params: { playbook: end.handoff[0] as string, inputs: handoffInputs },
         });
       }
     }

@@ -1,5 +1,6 @@
 import type { PlaybookError } from "./errors.js";
 import type { Actor, RunState, Scalar, Value } from "./state.js";
+import type { EffectSpecs } from "../steps/effects.js";
 
 export type CommandName = "approve" | "reject" | "choose" | "record" | "retry" | "cancel";
 
@@ -74,25 +75,20 @@ export interface WorkflowRunFacts {
   displayTitle?: string;
 }
 
-export type EffectKind =
-  | "comment"
-  | "branch"
-  | "commit"
-  | "pull_request"
-  | "issue"
-  | "label"
-  | "close"
-  | "dispatch"
-  | "ai"
-  | "start_playbook";
+/** The kinds of effect steps ask for; each step kind's `effect.ts` types its params and outputs. */
+export type EffectKind = keyof EffectSpecs;
 
-/** Work for an adapter. `key` (run, step, attempt) lets the adapter find it instead of redoing it. */
-export interface Effect {
-  key: string;
-  kind: EffectKind;
-  step: string;
-  params: Record<string, unknown>;
-}
+export type EffectParams<K extends EffectKind = EffectKind> = EffectSpecs[K]["params"];
+
+export type EffectOutputs<K extends EffectKind = EffectKind> = EffectSpecs[K]["outputs"];
+
+/**
+ * Work for an adapter, one variant per kind: `kind` tells the params apart. `key` (run, step,
+ * attempt) lets the adapter find it instead of redoing it.
+ */
+export type Effect<K extends EffectKind = EffectKind> = {
+  [P in K]: { key: string; kind: P; step: string; params: EffectParams<P> };
+}[K];
 
 export type MessageKind =
   "info" | "waiting" | "reminder" | "refusal" | "failure" | "done" | "report";

@@ -41,15 +41,20 @@ export function splitArgs(line: string): string[] {
 
 /** `deploy version=1.2.3 note="looks good"` → positional and k=v values. */
 export function parseArgs(line: string): CommandArgs {
+  return argsOfWords(splitArgs(line), line.trim());
+}
+
+/** Words already split (a shell's argv): each word is taken whole, spaces and quotes included. */
+export function argsOfWords(words: readonly string[], text = words.join(" ")): CommandArgs {
   const positional: string[] = [];
   const values: Record<string, string> = {};
-  for (const word of splitArgs(line)) {
+  for (const word of words) {
     const eq = word.indexOf("=");
     if (eq > 0 && /^[A-Za-z0-9_-]+$/.test(word.slice(0, eq)))
       values[word.slice(0, eq)] = word.slice(eq + 1);
     else positional.push(word);
   }
-  return { positional, values, text: line.trim() };
+  return { positional, values, text };
 }
 
 /**

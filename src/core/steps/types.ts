@@ -1,5 +1,5 @@
 import { playbookError, type PlaybookError } from "../engine/errors.js";
-import type { EffectKind, Message, Reply, RunEvent } from "../engine/events.js";
+import type { EffectKind, EffectParams, Message, Reply, RunEvent } from "../engine/events.js";
 import type { RenderUse, Rendered } from "../engine/render.js";
 import type { Frame, RunState, Scalar, Value } from "../engine/state.js";
 import type { Resolver } from "../format/expression.js";
@@ -26,6 +26,11 @@ export interface StepContext<S extends Step = Step> {
   render(src: string, use?: RenderUse): Rendered;
 }
 
+/** A step's request for one effect: its kind, and params of that kind's type. */
+export type EffectRequest<K extends EffectKind = EffectKind> = {
+  [P in K]: { type: "effect"; kind: P; params: EffectParams<P> };
+}[K];
+
 /** What a step asks the engine to do next. */
 export type Outcome =
   | {
@@ -36,7 +41,7 @@ export type Outcome =
       messages?: Message[];
       reply?: Reply;
     }
-  | { type: "effect"; kind: EffectKind; params: Record<string, unknown> }
+  | EffectRequest
   | {
       type: "wait";
       messages?: Message[];
@@ -72,50 +77,78 @@ export interface StepExecutor<S extends Step = Step> {
   onEvent?(ctx: StepContext<S>, event: RunEvent): Outcome;
 }
 
-/** Render several fields at once; the first failure wins. */
-export function renderAll(
-  ctx: StepContext,
-  fields: Record<string, { src: string | undefined; use?: RenderUse }>,
-): { ok: true; values: Record<string, string | undefined> } | { ok: false; error: PlaybookError } {
-  const values: Record<string, string | undefined> = {};
-  for (const [name, f] of Object.entries(fields)) {
-    if (f.src === undefined) {
-      values[name] = undefined;
-      continue;
-    }
-    const r = ctx.render(f.src, f.use);
-    if (!r.ok) return r;
-    values[name] = r.value;
-  }
-  return { ok: true, values };
+/** What a FieldRenderer renders besides a field the step always has. */
+export interface FieldRenderers {
+  /** A field the step may leave out: it stays undefined, and out of the params. */
+  optional(src: string | undefined, use?: RenderUse): string | undefined;
+  /** Each element of a list (labels, reviewers, paths) for one use. */
+  list(list: readonly string[] | undefined, use?: RenderUse): string[];
+  /** The string values of a map (a workflow's inputs); other values pass as they are. */
+  values(
+    map: Record<string, string | number | boolean> | undefined,
+  ): Record<string, string | number | boolean>;
+  /** Text written inline, or in a file next to the playbook (a template, a prompt). */
+  inlineOrFile(inline: string | undefined, file: string | undefined, what: string): string;
 }
 
-/** Render each element of a list (labels, reviewers) for one use. */
-export function renderList(
-  ctx: StepContext,
-  list: readonly string[] | undefined,
-  use: RenderUse = "text",
-): { ok: true; values: string[] } | { ok: false; error: PlaybookError } {
-  const values: string[] = [];
-  for (const item of list ?? []) {
-    const r = ctx.render(item, use);
-    if (!r.ok) return r;
-    values.push(r.value);
-  }
-  return { ok: true, values };
+/**
+ * Renders a step's fields into its effect's params. A field that fails does not stop the others
+ * (rendering is pure); the first failure is kept and fails the step.
+ */
+export interface FieldRenderer extends FieldRenderers {
+  /** A field the step always has. */
+  (src: string, use?: RenderUse): string;
 }
 
-/** A step that only requests one effect built from rendered fields. */
-export function effectOrFail(
-  rendered: { ok: true; values: Record<string, unknown> } | { ok: false; error: PlaybookError },
-  kind: EffectKind,
-  extra: Record<string, unknown> = {},
-): Outcome {
-  if (!rendered.ok) return { type: "fail", error: rendered.error };
-  const params: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries({ ...rendered.values, ...extra }))
-    if (v !== undefined) params[k] = v;
-  return { type: "effect", kind, params };
+function fieldRenderer(ctx: StepContext): {
+  render: FieldRenderer;
+  failure: () => PlaybookError | undefined;
+} {
+  let first: PlaybookError | undefined;
+  const keep = (r: Rendered): string => {
+    if (r.ok) return r.value;
+    first ??= r.error;
+    return "";
+  };
+  const renderers: FieldRenderers = {
+    optional: (src, use) => (src === undefined ? undefined : keep(ctx.render(src, use))),
+    list: (list, use = "text") => (list ?? []).map((item) => keep(ctx.render(item, use))),
+    values: (map) => {
+      const r = renderValues(ctx, map);
+      if (r.ok) return r.values;
+      first ??= r.error;
+      return {};
+    },
+    inlineOrFile: (inline, file, what) => keep(renderInlineOrFile(ctx, inline, file, what)),
+  };
+  const render: FieldRenderer = Object.assign(
+    (src: string, use?: RenderUse) => keep(ctx.render(src, use)),
+    renderers,
+  );
+  return { render, failure: () => first };
+}
+
+/** The object without its undefined properties: params hold only what the step says. */
+function withoutUndefined<T extends object>(o: T): T {
+  for (const k in o) if (o[k] === undefined) Reflect.deleteProperty(o, k);
+  return o;
+}
+
+/**
+ * A step that requests one effect, with params rendered from its fields (`build` says which);
+ * a field that does not render fails the step instead.
+ */
+export function effectOrFail<K extends EffectKind>(
+  ctx: StepContext,
+  kind: K,
+  build: (render: FieldRenderer) => EffectParams<K>,
+): EffectRequest<K> | Extract<Outcome, { type: "fail" }> {
+  const { render, failure } = fieldRenderer(ctx);
+  const params = withoutUndefined(build(render));
+  const error = failure();
+  if (error) return { type: "fail", error };
+  const request: EffectRequest<K> = { type: "effect", kind, params };
+  return request;
 }
 
 /** Render the string values of a map (a child's inputs, a workflow's); other values pass as they are. */

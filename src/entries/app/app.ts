@@ -18,14 +18,16 @@ import { hasStateBlock, type ThreadComment } from "../../runtime/github-port.js"
 import { workflowRunFacts, type RawWorkflowRun } from "../../adapters/github/workflow-runs.js";
 import type { Tiered } from "../../runtime/tiers.js";
 import { repositoryStateKey } from "../../runtime/state-codec.js";
-import { KeyedQueue, LruMap, OnceLedger } from "../../runtime/lru.js";
-import type { AppConfig } from "./config.js";
+import { LruMap, withDeadline } from "../../runtime/lru.js";
 import {
-  IssueController,
-  newRunMemory,
-  type IssueRef,
-  type PlaybookCatalog,
-} from "./controller.js";
+  CoordinationError,
+  doOnce,
+  type Coordination,
+  type LockOptions,
+} from "../../runtime/coordination.js";
+import { openCoordination } from "../../adapters/coordination/index.js";
+import type { AppConfig } from "./config.js";
+import { IssueController, type IssueRef, type PlaybookCatalog } from "./controller.js";
 
 export interface PlaybookBotOptions {
   config: AppConfig;
@@ -36,8 +38,34 @@ export interface PlaybookBotOptions {
   clock?: () => Date;
   /** Every GitHub request is abandoned after this long (default 30 s). */
   requestTimeoutMs?: number;
-  /** All the work of one event on one issue is abandoned after this long (default 5 min). */
+  /**
+   * All the work of one event on one issue is abandoned after this long (default 5 min); an event
+   * waits as long at most for another replica's work on the same issue.
+   */
   eventTimeoutMs?: number;
+  /**
+   * What replicas share: a lock per issue, delivery dedupe, run bookkeeping, status-comment ids,
+   * awaited workflows and alert records. Default: the Redis of the config (REDIS_URL), else this
+   * process's memory (one replica only).
+   */
+  coordination?: Coordination;
+  /** A lock not renewed for this long is free again (default 30 s): a replica that died lets go. */
+  lockLeaseMs?: number;
+}
+
+/** How long a handled delivery is remembered (GitHub's redeliveries come within days). */
+const DELIVERY_TTL_MS = 7 * 24 * 3_600_000;
+/** How long a workflow remembers the issues that wait for its runs (then `/status` finds them). */
+const AWAITED_TTL_MS = 30 * 24 * 3_600_000;
+/** How long an issue's status-comment ids are remembered; more ids than this are not stored. */
+const STATUS_IDS_TTL_MS = 30 * 24 * 3_600_000;
+const MAX_STATUS_IDS = 100;
+
+/** What the work of one event on one issue is given, and leaves to be written before it ends. */
+interface IssueWork {
+  statusCache: StatusCommentCache;
+  /** Shared-store writes the work started (awaited workflows); awaited before the lock is let go. */
+  writes: Promise<unknown>[];
 }
 
 type RestUser = { login: string; type: string } | null;
@@ -94,33 +122,103 @@ function healthz(req: IncomingMessage, res: ServerResponse): boolean {
 }
 
 /**
- * The Probot app. Events for one issue are handled one at a time; a delivery seen before is a
- * no-op; everything else returns quickly.
+ * The Probot app. Events for one issue are handled one at a time, across replicas too; a delivery
+ * handled before is a no-op; everything else returns quickly.
  */
 export function createPlaybookBot(options: PlaybookBotOptions) {
   const { config } = options;
   const ai = options.ai ?? new MockAiAdapter();
   const discovery = options.discovery ?? new PlaybookDiscovery();
   const clock = options.clock ?? (() => new Date());
-  const statusCache = new StatusCommentCache();
-  const memory = newRunMemory();
-  // A delivery counts as handled once its work is done: GitHub's redelivery of a failed one is
-  // handled again, a copy of a handled one is not.
-  const deliveries = new OnceLedger(10_000);
-  const queue = new KeyedQueue(options.eventTimeoutMs ?? 5 * 60_000);
+  const eventTimeoutMs = options.eventTimeoutMs ?? 5 * 60_000;
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
-  // Dispatched workflows a run waits for, by repository and workflow (its file name or id, as the
-  // playbook names it): kept in memory, a route only; the step decides which run it awaits.
-  const awaitedWorkflows = new LruMap<string, Set<number>>(1000);
+  const lock: LockOptions = {
+    waitMs: eventTimeoutMs,
+    ...(options.lockLeaseMs ? { leaseMs: options.lockLeaseMs } : {}),
+  };
 
   return (app: Probot, { addHandler }: Partial<ApplicationFunctionOptions> = {}): void => {
+    const coordination =
+      options.coordination ??
+      openCoordination({
+        ...(config.redis ? { redis: config.redis } : {}),
+        lock,
+        log: (level, line) => app.log[level](line),
+      });
+    app.log.info(
+      coordination.kind === "memory"
+        ? "coordination: in this process's memory; run one replica only (set REDIS_URL to run several)"
+        : `coordination: Redis at ${coordination.where}; replicas share locks, delivery dedupe and run bookkeeping`,
+    );
     try {
       addHandler?.(healthz);
     } catch {
       // Loaded without a server (tests, the Actions adapter): no HTTP routes then.
     }
 
-    async function controllerFor(context: Context, issue: IssueRef): Promise<IssueController> {
+    /**
+     * The work of one event on one issue, inside that issue's lock. The issue's status-comment ids
+     * come from the shared store and go back after the work succeeded (after a failure the next
+     * event lists the thread), so every replica sees the runs another one started.
+     */
+    async function issueWork<T>(
+      full: string,
+      number: number,
+      work: (w: IssueWork) => Promise<T>,
+    ): Promise<T> {
+      // The port's own cache key for the issue.
+      const issueKey = `${full}#${number}`;
+      const storeKey = `status-ids:${issueKey}`;
+      const known = await coordination.get<string[]>(storeKey);
+      const statusCache = new StatusCommentCache();
+      if (known) {
+        statusCache.set(issueKey, known);
+        await coordination.delete(storeKey);
+      }
+      const writes: Promise<unknown>[] = [];
+      const value = await work({ statusCache, writes });
+      for (const r of await Promise.allSettled(writes)) if (r.status === "rejected") throw r.reason;
+      const ids = statusCache.get(issueKey) ?? known;
+      if (ids && ids.length <= MAX_STATUS_IDS)
+        await coordination.put(storeKey, ids, STATUS_IDS_TTL_MS);
+      return value;
+    }
+
+    /** Work on one issue alone (across replicas), outside any delivery's dedupe. */
+    function onIssue<T>(full: string, number: number, work: (w: IssueWork) => Promise<T>) {
+      return withDeadline(
+        coordination.withLock(`issue:${full}#${number}`, () => issueWork(full, number, work), lock),
+        eventTimeoutMs,
+        `work on ${full}#${number}`,
+      );
+    }
+
+    /**
+     * A delivery's work, once across replicas: skipped when done before, marked done only after it
+     * succeeded. A failure of the shared store is logged; the delivery stays not done, so GitHub's
+     * redelivery of it does the work.
+     */
+    async function once(context: Context, lockKey: string, work: () => Promise<void>) {
+      try {
+        await withDeadline(
+          doOnce(coordination, context.id, lockKey, DELIVERY_TTL_MS, work, lock),
+          eventTimeoutMs,
+          `work on ${lockKey}`,
+        );
+      } catch (err) {
+        if (err instanceof CoordinationError)
+          app.log.error(
+            `delivery ${context.id} (${context.name}) failed: ${err.message}. It is not marked done: GitHub's redelivery of it does the work.`,
+          );
+        throw err;
+      }
+    }
+
+    async function controllerFor(
+      context: Context,
+      issue: IssueRef,
+      w: IssueWork,
+    ): Promise<IssueController> {
       const { owner, repo } = context.repo();
       const payload = context.payload as {
         repository: { id: number; default_branch: string };
@@ -133,6 +231,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         repo,
         payload.repository.default_branch,
         issue,
+        w,
       );
     }
 
@@ -143,6 +242,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       repo: string,
       defaultBranch: string,
       issue: IssueRef,
+      w: IssueWork,
     ): Promise<IssueController> {
       const { tiered, commit } = await discovery.current(octokit, owner, repo, defaultBranch);
       const catalog = catalogOf(tiered);
@@ -153,14 +253,14 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         defaultBranch,
         appId: config.appId,
         ai,
-        statusCache,
+        statusCache: w.statusCache,
         ...(config.botLogin ? { botLogin: config.botLogin } : {}),
       });
       return new IssueController({
         port,
         catalog,
         stateKey: repositoryStateKey(config.stateSecret, ids.installation, ids.repository),
-        memory,
+        memory: coordination,
         clock,
         issue,
         repo: { owner, name: repo, default_branch: defaultBranch },
@@ -173,11 +273,16 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
             return "untrusted";
           return catalogOf(await discovery.at(octokit, owner, repo, at));
         },
+        // Dispatched workflows a run waits for, by repository and workflow (its file name or id,
+        // as the playbook names it): a route only; the step decides which run it awaits.
         onAwaitWorkflow: (workflow) => {
-          const key = `${owner}/${repo}:${workflow}`;
-          const set = awaitedWorkflows.get(key) ?? new Set<number>();
-          set.add(issue.number);
-          awaitedWorkflows.set(key, set);
+          const written = coordination.addToSet(
+            `awaited:${owner}/${repo}:${workflow}`,
+            String(issue.number),
+            AWAITED_TTL_MS,
+          );
+          written.catch(() => undefined); // reported when the work's writes are awaited
+          w.writes.push(written);
         },
       });
     }
@@ -208,7 +313,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         const known = repoOctokits.get(full);
         if (!known) return;
         const [owner, repo] = full.split("/") as [string, string];
-        await queue.run(`${full}#${issue.number}`, async () => {
+        await onIssue(full, issue.number, async (w) => {
           const controller = await controllerIn(
             known.octokit,
             known,
@@ -216,6 +321,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
             repo,
             known.defaultBranch,
             { number: issue.number, title: issue.title, url: issue.url, author: "" },
+            w,
           );
           await controller.startForAlert(bundle, alert, `alert:${alert.key}:${issue.number}`);
         });
@@ -226,6 +332,8 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         options.alerts?.sources[
           source as keyof NonNullable<PlaybookBotOptions["alerts"]>["sources"]
         ]?.issuesPerMinute ?? 30,
+      coordination,
+      lock,
     });
 
     /** The installation Octokit of a repository named by an alert route (the app's JWT finds it). */
@@ -259,6 +367,8 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         },
         now: () => clock().getTime(),
         log: (line) => app.log.warn(line),
+        coordination,
+        lock,
       });
       try {
         addHandler?.(handler);
@@ -270,7 +380,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     app.on(
       ["code_scanning_alert", "dependabot_alert", "secret_scanning_alert"],
       async (context) => {
-        await deliveries.run(context.id, async () => {
+        await once(context, `delivery:${context.id}`, async () => {
           const p = context.payload as unknown as {
             action: string;
             alert: Record<string, unknown>;
@@ -301,17 +411,18 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       return ref;
     }
 
-    /** Deduplicate deliveries and serialise per issue. */
+    /** Deduplicate deliveries and serialise per issue, across replicas. */
     function handle(
       issueOf: (context: Context) => number | undefined,
-      work: (context: Context) => Promise<void>,
+      work: (context: Context, w: IssueWork) => Promise<void>,
     ) {
       return async (context: Context): Promise<void> => {
         const number = issueOf(context);
         if (number === undefined) return;
         const { owner, repo } = context.repo();
-        await deliveries.run(context.id, () =>
-          queue.run(`${owner}/${repo}#${number}`, () => work(context)),
+        const full = `${owner}/${repo}`;
+        await once(context, `issue:${full}#${number}`, () =>
+          issueWork(full, number, (w) => work(context, w)),
         );
       };
     }
@@ -320,14 +431,14 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
 
     app.on(
       "issues.labeled",
-      handle(issueNumber, async (context) => {
+      handle(issueNumber, async (context, w) => {
         const p = context.payload as unknown as {
           issue: RestIssue;
           label?: { name: string };
           sender: NonNullable<RestUser>;
         };
         if (!p.label) return;
-        const controller = await controllerFor(context, issueRef(p.issue));
+        const controller = await controllerFor(context, issueRef(p.issue), w);
         await controller.onLabeled(
           p.label.name,
           { login: p.sender.login, bot: p.sender.type === "Bot" },
@@ -338,13 +449,13 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
 
     app.on(
       "issues.opened",
-      handle(issueNumber, async (context) => {
+      handle(issueNumber, async (context, w) => {
         const p = context.payload as unknown as { issue: RestIssue; sender: NonNullable<RestUser> };
         const labels = (p.issue.labels ?? [])
           .map((l) => (typeof l === "string" ? l : (l.name ?? "")))
           .filter(Boolean);
         if (labels.length === 0) return;
-        const controller = await controllerFor(context, issueRef(p.issue));
+        const controller = await controllerFor(context, issueRef(p.issue), w);
         for (const label of labels)
           await controller.onLabeled(
             label,
@@ -356,19 +467,19 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
 
     app.on(
       "issue_comment.created",
-      handle(issueNumber, async (context) => {
+      handle(issueNumber, async (context, w) => {
         const p = context.payload as unknown as { issue: RestIssue; comment: RestComment };
         const comment = threadCommentOf(p.comment, config);
         // This app's own comments are never commands; a status comment moves its run on when the
         // app writes its state into it (an edit), not when it is created.
         if (comment.byThisApp || comment.bot || !/^ {0,3}\//m.test(comment.body)) return;
-        await (await controllerFor(context, issueRef(p.issue))).onComment(comment, context.id);
+        await (await controllerFor(context, issueRef(p.issue), w)).onComment(comment, context.id);
       }),
     );
 
     app.on(
       ["issue_comment.edited", "issue_comment.deleted"],
-      handle(issueNumber, async (context) => {
+      handle(issueNumber, async (context, w) => {
         const p = context.payload as unknown as {
           action: string;
           issue: RestIssue;
@@ -381,7 +492,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
           // The app itself edits a comment only to save a run: one more step. Write users can
           // edit (or delete) the app's comments too; that freezes the run, never moves it.
           const byTheApp = p.sender.login === p.comment.user?.login;
-          const controller = async () => controllerFor(context, issueRef(p.issue));
+          const controller = async () => controllerFor(context, issueRef(p.issue), w);
           if (p.action === "deleted") {
             if (hasStateBlock(comment.body))
               await (await controller()).onStatusCommentDeleted(comment, p.sender.login);
@@ -397,7 +508,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         }
         if (comment.bot) return;
         await (
-          await controllerFor(context, issueRef(p.issue))
+          await controllerFor(context, issueRef(p.issue), w)
         ).onCommentChanged(comment.id, context.id);
       }),
     );
@@ -411,7 +522,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
             .pull_request;
           return pr.user?.type === "Bot" ? issueOfPullRequest(pr.body) : undefined;
         },
-        async (context) => {
+        async (context, w) => {
           const p = context.payload as unknown as {
             pull_request: {
               number: number;
@@ -439,12 +550,11 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
             if (via?.id !== config.appId) return;
           }
           const issue = issueOfPullRequest(p.pull_request.body) as number;
-          const controller = await controllerFor(context, {
-            number: issue,
-            title: "",
-            url: "",
-            author: "",
-          });
+          const controller = await controllerFor(
+            context,
+            { number: issue, title: "", url: "", author: "" },
+            w,
+          );
           await controller.onPullRequestClosed(
             p.pull_request.number,
             p.pull_request.merged,
@@ -458,7 +568,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     app.on("workflow_run.completed", async (context) => {
       // Handled once every waiting issue has had it: a failure on one is redelivered for all
       // (each issue's run ignores an event it has seen).
-      await deliveries.run(context.id, () => workflowRunCompleted(context));
+      await once(context, `delivery:${context.id}`, () => workflowRunCompleted(context));
     });
 
     async function workflowRunCompleted(context: Context): Promise<void> {
@@ -476,25 +586,22 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       const details = p.workflow_run.html_url ? { run, url: p.workflow_run.html_url } : { run };
       const failures: unknown[] = [];
       for (const workflow of [...(file ? [file] : []), String(run.workflowId)]) {
-        const issues = awaitedWorkflows.get(`${owner}/${repo}:${workflow}`);
-        for (const number of issues ?? []) {
-          await queue
-            .run(`${owner}/${repo}#${number}`, async () => {
-              const controller = await controllerFor(context, {
-                number,
-                title: "",
-                url: "",
-                author: "",
-              });
-              await controller.onWorkflowRun(
-                workflow,
-                p.workflow_run.id,
-                p.workflow_run.conclusion ?? "unknown",
-                `${context.id}:${number}`,
-                details,
-              );
-            })
-            .catch((err: unknown) => failures.push(err));
+        const issues = await coordination.members(`awaited:${owner}/${repo}:${workflow}`);
+        for (const number of issues.map(Number).filter(Number.isSafeInteger)) {
+          await onIssue(`${owner}/${repo}`, number, async (w) => {
+            const controller = await controllerFor(
+              context,
+              { number, title: "", url: "", author: "" },
+              w,
+            );
+            await controller.onWorkflowRun(
+              workflow,
+              p.workflow_run.id,
+              p.workflow_run.conclusion ?? "unknown",
+              `${context.id}:${number}`,
+              details,
+            );
+          }).catch((err: unknown) => failures.push(err));
         }
       }
       if (failures.length) throw failures[0];

@@ -9,6 +9,37 @@ export interface AppConfig {
   stateSecret: string;
   /** `<slug>[bot]`, when known: comments by this login are this app's. */
   botLogin?: string;
+  /**
+   * The Redis that replicas share (REDIS_URL, REDIS_PREFIX); without it, coordination stays in
+   * this process's memory and only one replica may run.
+   */
+  redis?: { url: string; prefix: string };
+}
+
+const REDIS_PREFIX = /^[A-Za-z0-9:_.-]{1,64}$/;
+
+/** REDIS_URL and REDIS_PREFIX, checked; the URL's password is never repeated in an error. */
+function readRedis(env: NodeJS.ProcessEnv): AppConfig["redis"] {
+  const url = env.REDIS_URL?.trim();
+  if (!url) return undefined;
+  let scheme: string;
+  try {
+    scheme = new URL(url).protocol;
+  } catch {
+    throw new AppConfigError(
+      "REDIS_URL is not a URL: write it as redis://[user:password@]host:port[/db] (or rediss:// for TLS).",
+    );
+  }
+  if (scheme !== "redis:" && scheme !== "rediss:")
+    throw new AppConfigError(
+      `REDIS_URL must start with redis:// or rediss://, not ${scheme.slice(0, 20)}//.`,
+    );
+  const prefix = env.REDIS_PREFIX?.trim() || "playbook-bot:";
+  if (!REDIS_PREFIX.test(prefix))
+    throw new AppConfigError(
+      "REDIS_PREFIX may have 1 to 64 letters, digits and the characters : _ . - (default playbook-bot:).",
+    );
+  return { url, prefix };
 }
 
 /** A separate key for state blocks, so the webhook secret itself never signs anything else. */
@@ -36,5 +67,7 @@ export function readAppConfig(env: NodeJS.ProcessEnv): AppConfig {
     stateSecret: env.STATE_SECRET?.trim() || deriveStateSecret(webhookSecret),
   };
   if (env.APP_SLUG) config.botLogin = `${env.APP_SLUG}[bot]`;
+  const redis = readRedis(env);
+  if (redis) config.redis = redis;
   return config;
 }

@@ -11,7 +11,9 @@ import type {
 import { collectInputs, parseIssueForm, type InputSources } from "../../core/engine/inputs.js";
 import { ASK_FIRST_APPROVERS, approvalRefusal, atLeast } from "../../core/engine/policy.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
-import type { EffectOutcome } from "../../runtime/effects.js";
+import { Interpreter } from "../../runtime/interpreter.js";
+import { RecordingScheduler } from "../../runtime/time.js";
+import type { Handoff } from "../../runtime/ports.js";
 import {
   MAX_TRACE,
   activeFrame,
@@ -44,7 +46,8 @@ import {
   statusEditedNotice,
 } from "../../core/markdown/index.js";
 import type { StateSeal } from "../../runtime/state-codec.js";
-import { LruMap } from "../../runtime/lru.js";
+import type { Coordination } from "../../runtime/coordination.js";
+import { MemoryCoordination } from "../../adapters/coordination/memory.js";
 import {
   hasStateBlock,
   readStatusComment,
@@ -67,19 +70,20 @@ export interface IssueRef {
   body?: string;
 }
 
-/** What the app remembers across events (in memory for one process; see README "Security model"). */
-export interface RunMemory {
-  /** The highest state sequence number the app wrote or read for a run: a state never goes back. */
-  seq: LruMap<string, number>;
-  /** Replies to one person on one issue, for the reply budget. */
-  replies: LruMap<string, number[]>;
-  /** Status comments whose frozen notice has been posted (the thread is listed only once). */
-  frozen: LruMap<string, true>;
-}
+/**
+ * What the app remembers across events, shared by its replicas through the coordination port (see
+ * README "Deployment"): the highest state sequence number the app wrote or read for a run (a state
+ * never goes back), replies to one person on one issue (the reply budget), and status comments
+ * whose frozen notice has been posted (the thread is listed only once).
+ */
+export type RunMemory = Pick<Coordination, "raiseTo" | "spend" | "get" | "put">;
 
 export function newRunMemory(): RunMemory {
-  return { seq: new LruMap(10_000), replies: new LruMap(10_000), frozen: new LruMap(10_000) };
+  return new MemoryCoordination();
 }
+
+/** How long a run's sequence number and a frozen notice are remembered. */
+export const RUN_MEMORY_TTL_MS = 90 * 24 * 3_600_000;
 
 /** At most this many replies (comments) to one person on one issue per window; beyond: reactions only. */
 export const REPLY_BUDGET = { count: 5, windowMs: 10 * 60_000 };
@@ -132,6 +136,8 @@ const DEFAULT_RUN_PERMISSION: Permission = "triage";
  */
 export class IssueController {
   private readonly memory: RunMemory;
+  /** The waits for time the app is asked for; nothing delivers them yet (the next event does). */
+  readonly scheduler = new RecordingScheduler();
   /** The commenter's role, looked up once when a comment arrives (re-checked before effects). */
   private arrival: { login: string; permission: Permission | undefined } | undefined;
   /** How a command is answered in words: within the commenter's reply budget. */
@@ -160,20 +166,13 @@ export class IssueController {
       commentId,
       renderStatusComment(run, (id) => catalog.get(id), this.seal(commentId)),
     );
-    const key = this.seqKey(commentId, run.id);
-    this.memory.seq.set(key, Math.max(run.seq, this.memory.seq.get(key) ?? 0));
+    await this.memory.raiseTo(this.seqKey(commentId, run.id), run.seq, RUN_MEMORY_TTL_MS);
   }
 
   /** Whether the app may answer this person with a comment now (reactions are always possible). */
-  private mayReply(login: string): boolean {
-    const key = `${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}:${login.toLowerCase()}`;
-    const now = this.o.clock().getTime();
-    const recent = (this.memory.replies.get(key) ?? []).filter(
-      (t) => now - t < REPLY_BUDGET.windowMs,
-    );
-    if (recent.length >= REPLY_BUDGET.count) return false;
-    this.memory.replies.set(key, [...recent, now]);
-    return true;
+  private mayReply(login: string): Promise<boolean> {
+    const key = `replies:${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}:${login.toLowerCase()}`;
+    return this.memory.spend(key, REPLY_BUDGET, this.o.clock().getTime());
   }
 
   private env(catalog: PlaybookCatalog = this.o.catalog): EngineEnv {
@@ -200,16 +199,18 @@ export class IssueController {
       if (read.reason !== "absent") await this.frozen(c, read.detail);
       return undefined;
     }
-    const key = this.seqKey(c.id, read.run.id);
-    const highest = this.memory.seq.get(key) ?? 0;
-    if (read.run.seq < highest) {
+    const seen = await this.memory.raiseTo(
+      this.seqKey(c.id, read.run.id),
+      read.run.seq,
+      RUN_MEMORY_TTL_MS,
+    );
+    if (seen.behind) {
       await this.frozen(
         c,
-        `its state block is older than the one this app last wrote (step ${read.run.seq}, not ${highest}): an earlier block was put back`,
+        `its state block is older than the one this app last wrote (step ${read.run.seq}, not ${seen.highest}): an earlier block was put back`,
       );
       return undefined;
     }
-    this.memory.seq.set(key, read.run.seq);
     const catalog = await this.catalogOf(read.run);
     if (catalog === "untrusted") {
       await this.frozen(
@@ -249,13 +250,13 @@ export class IssueController {
   /** A state block that does not verify stops that run; nothing proceeds on a guess. */
   private async frozen(c: ThreadComment, detail: string): Promise<void> {
     const notice = frozenNotice(c.id, detail);
-    const key = this.seqKey(c.id, "");
-    if (this.memory.frozen.has(key)) return;
+    const key = `frozen:${this.seqKey(c.id, "")}`;
+    if ((await this.memory.get(key)) !== undefined) return;
     const existing = (await this.o.port.comments(this.o.issue.number)).some(
       (x) => x.byThisApp && x.body.includes(`#issuecomment-${c.id}) is frozen`),
     );
     if (!existing) await this.o.port.createComment(this.o.issue.number, notice);
-    this.memory.frozen.set(key, true);
+    await this.memory.put(key, true, RUN_MEMORY_TTL_MS);
   }
 
   /**
@@ -290,7 +291,7 @@ export class IssueController {
         `@${editor} edited the status comment; only this app writes run state`,
       );
     }
-    run.seq = Math.max(run.seq, this.memory.seq.get(key) ?? 0) + 1;
+    run.seq = (await this.memory.raiseTo(key, run.seq, RUN_MEMORY_TTL_MS)).highest + 1;
     run.updatedAt = now;
     pushBounded(
       run.trace,
@@ -475,10 +476,10 @@ export class IssueController {
     const permission = await this.o.port.permission(comment.author);
     this.arrival = { login: comment.author, permission };
     const member = permission !== undefined && permission !== "read";
-    const reply = (text: string) =>
-      member && this.mayReply(comment.author)
+    const reply = async (text: string) =>
+      member && (await this.mayReply(comment.author))
         ? this.o.port.createComment(this.o.issue.number, text).then(() => true)
-        : Promise.resolve(false);
+        : false;
     this.replyTo = reply;
     this.member = member;
     let refused = false;
@@ -535,7 +536,7 @@ export class IssueController {
         const step = this.stepOf(r.run, r.catalog);
         if (name === "approve" || name === "reject")
           return f.phase === "approval" || (f.phase === "waiting" && step?.type === "checkpoint");
-        return f.phase === "waiting" && step?.type === "investigate";
+        return f.phase === "waiting" && (step?.type === "investigate" || step?.type === "playbook");
       });
       // A first word is a step only when it names one that waits; otherwise it is the note or
       // the reason (`/reject too risky`), and the engine reads it so too.
@@ -905,72 +906,48 @@ export class IssueController {
 
   /** Save, tell people, perform effects, and go on while the run can (in process) or once. */
   private async drive(loaded: LoadedRun, first: AdvanceResult): Promise<void> {
-    let result = first;
-    let run = loaded.run;
-    for (let guard = 0; guard < 1000; guard++) {
-      let prompted: Message | undefined;
-      if (result.changed) {
-        run = result.run;
-        const awaiting = isFinished(run) ? undefined : activeFrame(run).awaiting?.workflow;
-        if (awaiting !== undefined) this.o.onAwaitWorkflow?.(awaiting);
-        prompted = await this.prompt(run, result.messages);
-        await this.save(run, loaded.commentId, loaded.catalog);
-      }
-      for (const m of result.messages)
-        if (POSTED.has(m.kind) && m !== prompted)
-          await this.o.port.createComment(this.o.issue.number, messageComment(m));
-      const effect = result.effects[0];
-      if (effect) {
-        if (effect.kind === "start_playbook") {
-          const bundle = this.o.catalog.get(String(effect.params.playbook));
-          if (bundle)
-            await this.startRun(
-              bundle,
-              {
-                args: Object.fromEntries(
-                  Object.entries((effect.params.inputs as Record<string, unknown>) ?? {}).map(
-                    ([k, v]) => [k, String(v)],
-                  ),
-                ),
-              },
-              { login: run.initiator },
-              `${effect.key}`,
-            );
-          result = { ...result, effects: result.effects.slice(1), messages: [], changed: false };
-          continue;
-        }
-        const refusal = await this.approvalsStillHold(run, loaded.catalog);
-        const outcome: EffectOutcome = refusal
-          ? { ok: false, error: refusal }
-          : await this.o.port.perform(effect, run);
-        const event: RunEvent = outcome.ok
-          ? {
-              type: "effect_result",
-              id: `${effect.key}:result`,
-              key: effect.key,
-              ok: true,
-              outputs: outcome.outputs,
-            }
-          : {
-              type: "effect_result",
-              id: `${effect.key}:result`,
-              key: effect.key,
-              ok: false,
-              error: outcome.error,
-            };
-        result = advance(run, event, this.env(loaded.catalog));
-        continue;
-      }
-      if (result.continue && this.o.inProcess) {
-        result = advance(
-          run,
-          { type: "continue", id: `${run.id}:continue:${run.seq}`, seq: run.seq },
-          this.env(loaded.catalog),
-        );
-        continue;
-      }
-      return;
-    }
+    // The waiting message posted as the prompt is not posted again among the others.
+    let prompted: Message | undefined;
+    const interpreter = new Interpreter(
+      {
+        store: {
+          save: async (run, result) => {
+            const awaiting = isFinished(run) ? undefined : activeFrame(run).awaiting?.workflow;
+            if (awaiting !== undefined) this.o.onAwaitWorkflow?.(awaiting);
+            prompted = await this.prompt(run, result.messages);
+            await this.save(run, loaded.commentId, loaded.catalog);
+          },
+        },
+        teller: {
+          tell: async (messages) => {
+            for (const m of messages)
+              if (POSTED.has(m.kind) && m !== prompted)
+                await this.o.port.createComment(this.o.issue.number, messageComment(m));
+          },
+        },
+        effects: this.o.port,
+        guard: (_effect, run) => this.approvalsStillHold(run, loaded.catalog),
+        handoff: (handoff, run) => this.handOff(handoff, run),
+        clock: { now: this.o.clock },
+        scheduler: this.scheduler,
+      },
+      { env: { playbooks: (id) => loaded.catalog.get(id) }, inProcess: this.o.inProcess },
+    );
+    await interpreter.interpret(loaded.run, first);
+  }
+
+  /** A handoff starts the other playbook on this issue, for the same initiator. */
+  private async handOff(handoff: Handoff, run: RunState): Promise<void> {
+    const bundle = this.o.catalog.get(handoff.playbook);
+    if (!bundle) return;
+    await this.startRun(
+      bundle,
+      {
+        args: Object.fromEntries(Object.entries(handoff.inputs).map(([k, v]) => [k, String(v)])),
+      },
+      { login: run.initiator },
+      handoff.key,
+    );
   }
 }
 

@@ -78,6 +78,15 @@ export async function resolvePlaybookFiles(
   return [...files].sort();
 }
 
+/** `--issue <n>`: an issue number, 1 or more. */
+function issueNumber(value: string): number {
+  if (!/^[1-9][0-9]{0,9}$/.test(value))
+    throw new UsageError(
+      `--issue ${value}: an issue number is a whole number from 1, e.g. --issue 42`,
+    );
+  return Number(value);
+}
+
 /** `playbook-bot simulate`: the issue thread a script of events would produce. */
 async function simulateCommand(target: string, eventsFile: string, io: CliIo): Promise<number> {
   const file = resolve(io.cwd, eventsFile);
@@ -214,14 +223,25 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option("--dry-run", "perform nothing; print every effect", false)
     .option("--repo <dir>", "git work tree to act on (default: the current folder)")
     .option("--scratch", "run in a new scratch git repository", false)
+    .option("--issue <n>", "the GitHub issue the run is for (issue.number)", issueNumber)
+    .option("--alert <file>", "the alert the run triages (YAML or JSON, as a test's alert:)")
     .action(
       async (
         target: string,
         inputs: string[],
-        opts: { mode: "manual" | "autonomous"; dryRun: boolean; repo?: string; scratch: boolean },
+        opts: {
+          mode: "manual" | "autonomous";
+          dryRun: boolean;
+          repo?: string;
+          scratch: boolean;
+          issue?: number;
+          alert?: string;
+        },
       ) => {
         const runOpts: RunOptions = { mode: opts.mode, dryRun: opts.dryRun, scratch: opts.scratch };
         if (opts.repo) runOpts.repo = opts.repo;
+        if (opts.issue !== undefined) runOpts.issue = opts.issue;
+        if (opts.alert !== undefined) runOpts.alert = opts.alert;
         code = await runCommand(target, inputs, runOpts, io);
       },
     );

@@ -1,8 +1,8 @@
 import { MockAiAdapter, runAiEffect } from "../../adapters/ai/adapter.js";
-import { advance, start, type EngineEnv, type StartRequest } from "../../core/engine/engine.js";
+import { advance, start, type StartRequest } from "../../core/engine/engine.js";
 import { collectInputs } from "../../core/engine/inputs.js";
 import { isErrorCode, playbookError } from "../../core/engine/errors.js";
-import type { AdvanceResult, CommandName, Effect, RunEvent } from "../../core/engine/events.js";
+import type { CommandName, Effect, RunEvent } from "../../core/engine/events.js";
 import { durationMs } from "../../core/engine/policy.js";
 import {
   activeFrame,
@@ -15,6 +15,9 @@ import {
 } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import { printedOutputs } from "../../adapters/local/effects.js";
+import type { EffectOutcome, EffectPerformer } from "../../runtime/effects.js";
+import { Interpreter, pickUp } from "../../runtime/interpreter.js";
+import { ManualClock, ManualScheduler } from "../../runtime/time.js";
 import type { TestActor, TestCase, TestEvent } from "../../core/format/types.js";
 
 export interface CaseResult {
@@ -27,8 +30,9 @@ export interface CaseResult {
 }
 
 /** Outputs a golden case's effects produce: numbered like GitHub's, and deterministic. */
-class TestEffects {
-  private counter = 0;
+class TestEffects implements EffectPerformer {
+  /** Effects performed so far: numbers outputs and result ids. */
+  counter = 0;
   private readonly failures = new Map<string, { code: string; times: number }>();
   private readonly ai = new MockAiAdapter();
 
@@ -36,19 +40,13 @@ class TestEffects {
     this.failures.set(step, { code, times });
   }
 
-  async perform(effect: Effect): Promise<RunEvent> {
-    const id = `effect-${effect.key}-${++this.counter}`;
+  async perform(effect: Effect): Promise<EffectOutcome> {
+    ++this.counter;
     const failure = this.failures.get(effect.step);
     if (failure && failure.times > 0) {
       failure.times--;
       const code = isErrorCode(failure.code) ? failure.code : "PB-EFFECT-FAILED";
-      return {
-        type: "effect_result",
-        id,
-        key: effect.key,
-        ok: false,
-        error: playbookError(code, `simulated failure (${failure.code})`),
-      };
+      return { ok: false, error: playbookError(code, `simulated failure (${failure.code})`) };
     }
     const n = this.counter;
     let outputs: Record<string, Value> = printedOutputs(effect);
@@ -82,7 +80,7 @@ class TestEffects {
       default:
         break;
     }
-    return { type: "effect_result", id, key: effect.key, ok: true, outputs };
+    return { ok: true, outputs };
   }
 }
 
@@ -114,8 +112,7 @@ export async function runCase(
   playbooks: (id: string) => PlaybookBundle | undefined,
   tc: TestCase,
 ): Promise<CaseResult> {
-  let clock = Date.parse("2026-01-05T09:00:00Z");
-  const env = (): EngineEnv => ({ now: new Date(clock), playbooks });
+  const clock = Date.parse("2026-01-05T09:00:00Z");
   const problems: string[] = [];
   const path: string[] = [];
   const initiator = actorOf(tc.initiator, "test-initiator", "write");
@@ -142,7 +139,7 @@ export async function runCase(
       summary: "",
       ...alert,
     } as NonNullable<RunContext["alert"]>;
-  const started = start(request, env());
+  const started = start(request, { now: new Date(clock), playbooks });
   const result: CaseResult = {
     playbook: bundle.playbook.id,
     name: tc.name,
@@ -169,71 +166,67 @@ export async function runCase(
   }
   const effects = new TestEffects();
   const queue = [...(tc.events ?? [])];
-  let run = started.result.run;
-  let res: AdvanceResult = started.result;
   let n = 0;
   let lastConclusion: string | undefined;
-  const send = (event: RunEvent): AdvanceResult => {
-    clock += 1000;
-    const r = advance(run, event, env());
-    for (const done of r.finished) {
-      if (done.status === "skipped") continue;
-      path.push(done.depth === 0 ? done.step : `${done.playbook}/${done.step}`);
-      const c = done.outputs?.conclusion;
-      if (done.kind === "decide" && typeof c === "string") lastConclusion = c;
-    }
-    run = r.run;
-    return r;
-  };
-  for (let guard = 0; guard < 10_000; guard++) {
-    // A failing effect is armed before the run reaches the step, wherever it is listed.
+  // Each transition takes a second, so every step has its own time.
+  const time = new ManualClock(clock);
+  const stepping = { now: () => time.advance(1000) };
+  const interpreter = new Interpreter(
+    {
+      store: { save: () => undefined },
+      teller: {
+        tell: (_messages, r) => {
+          for (const done of r.finished) {
+            if (done.status === "skipped") continue;
+            path.push(done.depth === 0 ? done.step : `${done.playbook}/${done.step}`);
+            const c = done.outputs?.conclusion;
+            if (done.kind === "decide" && typeof c === "string") lastConclusion = c;
+          }
+        },
+      },
+      effects,
+      clock: stepping,
+      scheduler: new ManualScheduler(time),
+    },
+    {
+      env: { playbooks },
+      inProcess: true,
+      ids: {
+        effectResult: (effect) => `effect-${effect.key}-${effects.counter}`,
+        continuation: () => `c${++n}`,
+      },
+      maxTransitions: 10_000,
+    },
+  );
+  // A failing effect is armed before the run reaches the step, wherever it is listed.
+  const arm = () => {
     while (queue[0] && "fail_effect" in queue[0]) {
       const { fail_effect } = queue.shift() as {
         fail_effect: { step: string; code: string; times?: number };
       };
       effects.failNext(fail_effect.step, fail_effect.code, fail_effect.times ?? 1);
     }
-    if (res.effects.length > 0) {
-      const pending = [...res.effects];
-      for (const effect of pending) {
-        if (effect.kind === "start_playbook") continue;
-        res = send(await effects.perform(effect));
-      }
-      continue;
-    }
+  };
+  arm();
+  let run = (await interpreter.interpret(started.result.run, started.result)).run;
+  for (;;) {
     // A failed run takes a /retry; otherwise an ended run takes no more events.
     const retryNext = run.status === "failed" && queue[0] !== undefined && "retry" in queue[0];
     if (isFinished(run) && !retryNext) break;
-    if (res.continue) {
-      res = send({ type: "continue", id: `c${++n}`, seq: run.seq });
-      continue;
-    }
-    const f = activeFrame(run);
-    if (!retryNext && f.phase === "pending" && f.notBefore) {
-      clock = Math.max(clock, Date.parse(f.notBefore));
-      res = send({ type: "continue", id: `c${++n}`, seq: run.seq });
-      continue;
-    }
     const next = queue.shift();
     if (!next) break;
+    const f = activeFrame(run);
     const event = toRunEvent(
       next,
       ++n,
-      new Date(clock + 1000).toISOString(),
+      new Date(time.now().getTime() + 1000).toISOString(),
       f.awaiting,
       effects,
-      (ms) => (clock += ms),
+      (ms) => time.advance(ms),
     );
-    if (event) res = send(event);
-    else
-      res = {
-        run,
-        effects: [],
-        messages: [],
-        finished: [],
-        continue: activeFrame(run).phase === "pending",
-        changed: false,
-      };
+    const first = event ? advance(run, event, { now: stepping.now(), playbooks }) : pickUp(run);
+    arm();
+    run = (await interpreter.interpret(run, first)).run;
   }
   result.status = run.status;
   if (queue.length > 0)

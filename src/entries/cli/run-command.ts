@@ -7,7 +7,7 @@ import { createInterface } from "node:readline/promises";
 import { MockAiAdapter } from "../../adapters/ai/adapter.js";
 import { start } from "../../core/engine/engine.js";
 import { tokenChars } from "../../core/engine/state.js";
-import { collectInputs, parseArgs } from "../../core/engine/inputs.js";
+import { argsOfWords, collectInputs } from "../../core/engine/inputs.js";
 import type { Effect } from "../../core/engine/events.js";
 import { LocalEffects } from "../../adapters/local/effects.js";
 import type { OctokitPort } from "../../adapters/github/octokit-port.js";
@@ -22,6 +22,13 @@ import {
   loadPinned,
   pinBundles,
 } from "./local-playbooks.js";
+import {
+  LocalContextError,
+  localRunContext,
+  missingLocalContext,
+  readAlertFile,
+  type LocalAlert,
+} from "./local-context.js";
 import { RUN_EXIT, Runner, type RunnerIo } from "./runner.js";
 
 export interface RunOptions {
@@ -29,6 +36,10 @@ export interface RunOptions {
   dryRun: boolean;
   repo?: string;
   scratch?: boolean;
+  /** `--issue <n>`: the GitHub issue the run is for (`issue.number` in templates). */
+  issue?: number;
+  /** `--alert <file>`: the alert the run triages (`alert.*`, and inputs `from: labels.*`). */
+  alert?: string;
 }
 
 export interface CommandIo {
@@ -127,6 +138,22 @@ export async function runCommand(
   opts: RunOptions,
   io: CommandIo,
 ): Promise<number> {
+  // Each argument is one input, whole: the shell already split and unquoted them.
+  const inputArgs = argsOfWords(args);
+  if (inputArgs.positional.length > 0) {
+    io.err(
+      `playbook-bot: '${inputArgs.positional[0]}' is not an input: write key=value (quote a value with spaces: 'title=My Feature')\n`,
+    );
+    return RUN_EXIT.invalid;
+  }
+  let alert: LocalAlert | undefined;
+  try {
+    if (opts.alert !== undefined) alert = readAlertFile(io.cwd, opts.alert);
+  } catch (err) {
+    if (!(err instanceof LocalContextError)) throw err;
+    io.err(`playbook-bot: ${err.message}\n`);
+    return RUN_EXIT.invalid;
+  }
   const repo = opts.scratch ? makeScratchRepo() : resolve(io.cwd, opts.repo ?? ".");
   if (opts.scratch) io.out(`Scratch repository: ${repo}\n`);
   const explicit = /\.ya?ml$/.test(target) ? resolve(io.cwd, target) : undefined;
@@ -148,7 +175,12 @@ export async function runCommand(
     return RUN_EXIT.invalid;
   }
   const bundle = found.bundle;
-  const raw = collectInputs(bundle.playbook.inputs, { args: parseArgs(args.join(" ")).values });
+  const local = localRunContext({
+    repo,
+    ...(opts.issue !== undefined ? { issue: opts.issue } : {}),
+    ...(alert ? { alert } : {}),
+  });
+  const raw = collectInputs(bundle.playbook.inputs, { args: inputArgs.values, ...local.sources });
   const clock = io.clock ?? (() => new Date());
   const store = new FileRunStore(join(repo, ".playbook-runs"));
   const started = start(
@@ -158,7 +190,7 @@ export async function runCommand(
       initiator: { login: "local-cli", permission: "admin" },
       eventId: `cli-start-${clock().getTime()}`,
       runToken: (io.runToken ?? randomRunToken)(),
-      context: { repo: { name: repo.split("/").pop() ?? "repo" } },
+      context: local.context,
     },
     { now: clock(), playbooks: (id) => set.bundles.get(id) },
   );
@@ -169,6 +201,19 @@ export async function runCommand(
     return RUN_EXIT.invalid;
   }
   const ids = delegateClosure(bundle.playbook.id, set.bundles);
+  // Before any step runs: a template naming what a local run lacks would stop it half-way.
+  const missing = missingLocalContext(
+    started.result.run,
+    ids.flatMap((id) => set.bundles.get(id) ?? []),
+    io.cwd,
+  );
+  if (missing.length > 0) {
+    io.err(formatText(missing));
+    io.err(
+      `playbook-bot: ${bundle.playbook.id} uses values a local run does not have; nothing was run (see the hints above)\n`,
+    );
+    return RUN_EXIT.invalid;
+  }
   const record: LocalRunRecord = {
     run: started.result.run,
     mode: opts.mode,

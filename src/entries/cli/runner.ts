@@ -3,6 +3,9 @@ import type { AdvanceResult, Effect, Message, RunEvent } from "../../core/engine
 import { parseArgs } from "../../core/engine/inputs.js";
 import { activeFrame, isFinished, type Actor, type RunState } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
+import type { EffectOutcome } from "../../runtime/effects.js";
+import { Interpreter, pickUp, type Stop } from "../../runtime/interpreter.js";
+import { SleepScheduler } from "../../runtime/time.js";
 import type { LocalEffects } from "../../adapters/local/effects.js";
 import type { FileRunStore, LocalRunRecord } from "../../adapters/local/file-store.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
@@ -50,17 +53,51 @@ interface StepTiming {
   ms: number;
 }
 
-/** The local driver: loops the engine, performs effects, answers checkpoints, saves after every step. */
+/**
+ * The local driver: the interpreter carries the run on (effects, saves after every step, retry
+ * backoffs); the runner answers what it waits for, from the terminal or by mode.
+ */
 export class Runner {
   private seq = 0;
-  private idleWakeups = 0;
   private readonly timings: StepTiming[] = [];
   private readonly started = new Map<string, number>();
+  private readonly interpreter: Interpreter;
+  /** Why the interpreter last stopped. */
+  private stopped: Stop = "waiting";
 
   constructor(
     private record: LocalRunRecord,
     private readonly deps: RunnerDeps,
-  ) {}
+  ) {
+    const clock = { now: deps.clock };
+    this.interpreter = new Interpreter(
+      {
+        store: { save: (run) => deps.store.save(this.keep(run)) },
+        teller: { tell: (messages, result) => this.tell(messages, result) },
+        effects: { perform: (effect, run) => this.perform(effect, run) },
+        handoff: (handoff) =>
+          deps.io.log(`handoff: continue with \`playbook-bot run ${handoff.playbook}\``),
+        clock,
+        scheduler: new SleepScheduler({
+          clock,
+          sleep: deps.sleep,
+          waiting: (wake, ms) =>
+            deps.io.log(`waiting ${Math.ceil(ms / 1000)} s before retrying ${wake.step}`),
+        }),
+      },
+      {
+        env: { playbooks: (id) => deps.bundles.get(id) },
+        inProcess: true,
+        ids: {
+          effectResult: () => this.eventId("effect"),
+          continuation: () => this.eventId("continue"),
+          timeout: () => this.eventId("timeout"),
+        },
+        // The engine's own limits (max_steps) end a run; a local run may take as long as it needs.
+        maxTransitions: Infinity,
+      },
+    );
+  }
 
   get run(): RunState {
     return this.record.run;
@@ -85,15 +122,17 @@ export class Runner {
     return this.deps.clock().toISOString().slice(11, 19);
   }
 
-  /** Record the result, save it, and say what changed. */
-  private accept(result: AdvanceResult): AdvanceResult {
-    this.record = { ...this.record, run: result.run };
-    if (result.changed) this.deps.store.save(this.record);
+  private keep(run: RunState): LocalRunRecord {
+    this.record = { ...this.record, run };
+    return this.record;
+  }
+
+  /** Say what changed: steps started and finished, the engine's messages, a refusal. */
+  private tell(messages: readonly Message[], result: AdvanceResult): void {
     this.reportProgress(result);
-    for (const m of result.messages) this.message(m);
+    for (const m of messages) this.message(m);
     if (result.reply?.outcome === "refused")
       this.deps.io.log(`refused: ${result.reply.reason ?? ""}`);
-    return result;
   }
 
   private message(m: Message): void {
@@ -134,8 +173,17 @@ export class Runner {
     }
   }
 
-  private send(event: RunEvent): AdvanceResult {
-    return this.accept(advance(this.run, event, this.env()));
+  /** One outside event, then on as far as the run goes by itself; the event's own result. */
+  private async send(event: RunEvent): Promise<AdvanceResult> {
+    const first = advance(this.run, event, this.env());
+    await this.drive(first);
+    return first;
+  }
+
+  private async drive(first: AdvanceResult): Promise<void> {
+    const done = await this.interpreter.interpret(this.run, first);
+    this.keep(done.run);
+    this.stopped = done.stop;
   }
 
   /** Resume a run that was interrupted: an effect whose result was lost is asked for again (same key). */
@@ -143,109 +191,53 @@ export class Runner {
     this.record = { ...this.record, mode };
     const f = activeFrame(this.run);
     if (f.phase === "effect") {
-      const r = this.send({
-        type: "command",
-        id: this.eventId("retry"),
-        command: "retry",
-        args: parseArgs(""),
-        actor: this.localActor(),
-        createdAt: this.deps.clock().toISOString(),
-      });
+      const r = advance(
+        this.run,
+        {
+          type: "command",
+          id: this.eventId("retry"),
+          command: "retry",
+          args: parseArgs(""),
+          actor: this.localActor(),
+          createdAt: this.deps.clock().toISOString(),
+        },
+        this.env(),
+      );
       return this.loop(r);
     }
-    return this.loop({
-      run: this.run,
-      effects: [],
-      messages: [],
-      finished: [],
-      continue: f.phase === "pending",
-      changed: false,
-    });
+    return this.loop(pickUp(this.run));
   }
 
   async start(first: AdvanceResult): Promise<number> {
-    this.deps.store.save(this.record);
-    return this.loop(this.accept(first));
+    return this.loop(first);
   }
 
   private localActor(): Actor {
     return { login: this.deps.operator, permission: "admin" };
   }
 
-  private async loop(initial: AdvanceResult): Promise<number> {
-    let result = initial;
+  /** Carry the run on, answering what it waits for, until it ends or pauses. */
+  private async loop(first: AdvanceResult): Promise<number> {
+    await this.drive(first);
     for (;;) {
-      if (result.effects.length > 0) {
-        result = await this.perform(result.effects);
-        continue;
-      }
       if (isFinished(this.run)) return this.finish();
-      if (result.continue) {
-        result = this.send({ type: "continue", id: this.eventId("continue"), seq: this.run.seq });
-        continue;
-      }
-      const f = activeFrame(this.run);
-      if (f.phase === "pending" && f.notBefore) {
-        const wait = Math.max(0, Date.parse(f.notBefore) - this.deps.clock().getTime());
-        this.deps.io.log(`waiting ${Math.ceil(wait / 1000)} s before retrying ${f.current}`);
-        await (this.deps.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))))(wait);
-        result = this.send({ type: "continue", id: this.eventId("continue"), seq: this.run.seq });
-        if (!result.changed && ++this.idleWakeups > 3) return this.pause();
-        continue;
-      }
+      // Retries that wait on a clock that does not move.
+      if (this.stopped === "idle") return this.pause();
       const next = await this.answer();
       if (!next) return this.pause();
       // Autonomous answers never change: asking again after a refusal would loop forever.
       if (next.reply?.outcome === "refused" && this.record.mode === "autonomous")
         return this.pause();
-      result = next;
     }
   }
 
-  private async perform(effects: Effect[]): Promise<AdvanceResult> {
-    let last: AdvanceResult | undefined;
-    const queue = [...effects];
-    while (queue.length > 0) {
-      const effect = queue.shift() as Effect;
-      if (effect.kind === "start_playbook") {
-        this.deps.io.log(
-          `handoff: continue with \`playbook-bot run ${String(effect.params.playbook)}\``,
-        );
-        continue;
-      }
-      this.deps.io.progress?.(`${effect.step}: ${effect.kind} …`);
-      const outcome = await this.deps.effects.perform(effect, this.run);
-      this.deps.io.progress?.(null);
-      this.deps.afterEffect?.(effect);
-      last = this.send(
-        outcome.ok
-          ? {
-              type: "effect_result",
-              id: this.eventId("effect"),
-              key: effect.key,
-              ok: true,
-              outputs: outcome.outputs,
-            }
-          : {
-              type: "effect_result",
-              id: this.eventId("effect"),
-              key: effect.key,
-              ok: false,
-              error: outcome.error,
-            },
-      );
-      queue.push(...last.effects);
-    }
-    return (
-      last ?? {
-        run: this.run,
-        effects: [],
-        messages: [],
-        finished: [],
-        continue: false,
-        changed: false,
-      }
-    );
+  /** One effect, with progress on the terminal; the fault hook runs before its result is saved. */
+  private async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
+    this.deps.io.progress?.(`${effect.step}: ${effect.kind} …`);
+    const outcome = await this.deps.effects.perform(effect, run);
+    this.deps.io.progress?.(null);
+    this.deps.afterEffect?.(effect);
+    return outcome;
   }
 
   /** Answer what the run waits for, from the terminal or by mode; null to pause. */
@@ -257,7 +249,7 @@ export class Runner {
       name: "approve" | "reject" | "record" | "choose",
       line: string,
       actor = this.localActor(),
-    ): AdvanceResult =>
+    ): Promise<AdvanceResult> =>
       this.send({
         type: "command",
         id: this.eventId(name),
@@ -273,7 +265,7 @@ export class Runner {
         kind: f.awaiting.pullRequest !== undefined ? "pull_request" : "dispatch",
         step: "",
         params: {},
-      });
+      } as Effect);
       if (!printed) {
         if (f.awaiting.pullRequest === undefined || !this.deps.github) return null;
         const pr = await this.deps.github.pullRequestState(f.awaiting.pullRequest);
@@ -319,10 +311,13 @@ export class Runner {
           teams: approvers?.teams ?? [],
         };
         this.deps.io.log(`autonomous mode: approving ${f.current}`);
-        const r = command("approve", "", actor);
+        const r = await command("approve", "", actor);
         if (r.reply?.outcome !== "refused" && (approvers?.count ?? 1) > 1) {
           for (let i = 2; i <= (approvers?.count ?? 1); i++) {
-            const more = command("approve", "", { ...actor, login: `autonomous-mode-${i}` });
+            const more = await command("approve", "", {
+              ...actor,
+              login: `autonomous-mode-${i}`,
+            });
             if (isFinished(this.run) || activeFrame(this.run).current !== f.current) return more;
           }
         }

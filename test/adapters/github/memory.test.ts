@@ -15,8 +15,9 @@ function setup() {
   return { gh, issue, run };
 }
 
+/** An effect as a test writes it: params may leave out what the adapter defaults. */
 function effect(kind: EffectKind, params: Record<string, unknown>, key = `k-${kind}`): Effect {
-  return { key, kind, step: "s", params };
+  return { key, kind, step: "s", params } as Effect;
 }
 
 describe("MemoryGitHub: the thread", () => {
@@ -172,17 +173,27 @@ describe("MemoryGitHub: effects", () => {
   it("creates a branch from main or from another branch, and finds it again", async () => {
     const { gh, run } = setup();
     const made = await gh.perform(effect("branch", { name: "feature" }), run);
-    expect(made).toEqual({ ok: true, outputs: { name: "feature", sha: "c0", created: true } });
+    const url = "https://github.test/tree/feature";
+    expect(made).toEqual({ ok: true, outputs: { name: "feature", sha: "c0", created: true, url } });
     expect(gh.branches.get("feature")).toEqual(["c0"]);
     const again = await gh.perform(effect("branch", { name: "feature" }), run);
-    expect(again).toEqual({ ok: true, outputs: { name: "feature", sha: "c0", created: false } });
+    expect(again).toEqual({
+      ok: true,
+      outputs: { name: "feature", sha: "c0", created: false, url },
+    });
     // From a branch with its own commit.
     await gh.perform(effect("commit", { branch: "feature", message: "m", files: [] }, "c1"), run);
     const sub = await gh.perform(effect("branch", { name: "sub", from: "feature" }), run);
-    expect(sub).toEqual({ ok: true, outputs: { name: "sub", sha: "sha0001", created: true } });
+    expect(sub).toMatchObject({
+      ok: true,
+      outputs: { name: "sub", sha: "sha0001", created: true },
+    });
     // From a branch that does not exist: an empty branch without a head.
     const empty = await gh.perform(effect("branch", { name: "orphan", from: "nope" }), run);
-    expect(empty).toEqual({ ok: true, outputs: { name: "orphan", sha: "", created: true } });
+    expect(empty).toEqual({
+      ok: true,
+      outputs: { name: "orphan", sha: "", created: true, url: "https://github.test/tree/orphan" },
+    });
     const emptyAgain = await gh.perform(effect("branch", { name: "orphan" }), run);
     expect(emptyAgain).toMatchObject({ ok: true, outputs: { sha: "", created: false } });
   });
@@ -212,7 +223,12 @@ describe("MemoryGitHub: effects", () => {
     const first = await gh.perform(e, run);
     expect(first).toEqual({
       ok: true,
-      outputs: { sha: "sha0001", branch: "main", url: "https://github.test/commit/sha0001" },
+      outputs: {
+        sha: "sha0001",
+        branch: "main",
+        created: true,
+        url: "https://github.test/commit/sha0001",
+      },
     });
     expect(gh.commits.get("sha0001")).toEqual({
       message: `docs: greet\n\n${runTrailer("run1/commit/1")}`,
@@ -221,7 +237,12 @@ describe("MemoryGitHub: effects", () => {
     const second = await gh.perform(e, run);
     expect(second).toEqual({
       ok: true,
-      outputs: { sha: "sha0001", branch: "main", created: false },
+      outputs: {
+        sha: "sha0001",
+        branch: "main",
+        created: false,
+        url: "https://github.test/commit/sha0001",
+      },
     });
     expect(gh.branches.get("main")).toEqual(["c0", "sha0001"]);
     // Another key (the next attempt) is another commit.

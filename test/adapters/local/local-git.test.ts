@@ -8,12 +8,12 @@ afterEach(cleanup);
 
 const noFiles = async () => [];
 
-function branchEffect(params: Record<string, unknown>): Effect {
-  return { key: "run/branch/1", kind: "branch", step: "branch", params } as Effect;
+function branchEffect(params: Record<string, unknown>): Effect<"branch"> {
+  return { key: "run/branch/1", kind: "branch", step: "branch", params } as Effect<"branch">;
 }
 
-function commitEffect(key: string, params: Record<string, unknown>): Effect {
-  return { key, kind: "commit", step: "commit", params } as Effect;
+function commitEffect(key: string, params: Record<string, unknown>): Effect<"commit"> {
+  return { key, kind: "commit", step: "commit", params } as Effect<"commit">;
 }
 
 describe("LocalGit", () => {
@@ -108,7 +108,10 @@ describe("gitBranch", () => {
     const repo = makeRepo();
     const head = git(repo, "rev-parse", "HEAD");
     const r = await gitBranch(new LocalGit(repo), branchEffect({ name: "feature/x" }));
-    expect(r).toEqual({ ok: true, outputs: { name: "feature/x", sha: head, created: true } });
+    expect(r).toEqual({
+      ok: true,
+      outputs: { name: "feature/x", sha: head, created: true, url: "(local branch)" },
+    });
     expect(branches(repo)).toEqual(["feature/x", "main"]);
     expect(git(repo, "rev-parse", "--abbrev-ref", "HEAD")).toBe("main");
   });
@@ -139,7 +142,12 @@ describe("gitBranch", () => {
     const r = await gitBranch(new LocalGit(repo), branchEffect({ name: "existing" }));
     expect(r).toEqual({
       ok: true,
-      outputs: { name: "existing", sha: git(repo, "rev-parse", "existing"), created: false },
+      outputs: {
+        name: "existing",
+        sha: git(repo, "rev-parse", "existing"),
+        created: false,
+        url: "(local branch)",
+      },
     });
   });
 
@@ -211,7 +219,12 @@ describe("gitBranch", () => {
     const again = await gitBranch(g, branchEffect({ name: "work" }));
     expect(again).toEqual({
       ok: true,
-      outputs: { name: "work", sha: git(repo, "rev-parse", "work"), created: false },
+      outputs: {
+        name: "work",
+        sha: git(repo, "rev-parse", "work"),
+        created: false,
+        url: "(local branch)",
+      },
     });
     // Someone else's commit on top: no longer only this run's.
     commitOn(repo, "work", "later");
@@ -308,7 +321,10 @@ describe("gitCommit", () => {
     );
     expect(r.ok).toBe(true);
     const sha = git(repo, "rev-parse", "work");
-    expect(r).toEqual({ ok: true, outputs: { sha, branch: "work", created: true } });
+    expect(r).toEqual({
+      ok: true,
+      outputs: { sha, branch: "work", created: true, url: "(local commit)" },
+    });
     expect(git(repo, "rev-parse", "work^")).toBe(parent);
     expect(git(repo, "log", "-1", "--format=%B", "work")).toBe(
       `docs: hello\n\n${runTrailer("run-1/commit/1")}`,
@@ -340,6 +356,7 @@ describe("gitCommit", () => {
         sha: first.ok ? first.outputs.sha : "(failed)",
         branch: "work",
         created: false,
+        url: "(local commit)",
       },
     });
     expect(git(repo, "rev-list", "--count", "work")).toBe(count);

@@ -24,6 +24,7 @@ import type { PlaybookBundle } from "../../../src/core/steps/types.js";
 import type { RuleCode } from "../../../src/core/rules/catalogue.js";
 import type { PlaybookDocument } from "../../../src/core/format/types.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
+import { Interpreter } from "../../../src/runtime/interpreter.js";
 
 /** Inline YAML: the first newline and the common indentation are removed. */
 export function yaml(strings: TemplateStringsArray, ...values: unknown[]): string {
@@ -114,7 +115,10 @@ export class Driver {
   }
 
   send(event: RunEvent): AdvanceResult {
-    const r = advance(this.run, event, this.env);
+    return this.keep(advance(this.run, event, this.env));
+  }
+
+  private keep(r: AdvanceResult): AdvanceResult {
     this.run = r.run;
     this.last = r;
     this.all.push(r);
@@ -125,20 +129,38 @@ export class Driver {
     return this.send({ type: "continue", id: this.nextId("c"), seq });
   }
 
-  /** Continue while the engine says it can; stops at effects, waits and the end. */
+  /**
+   * Continue while the engine says it can, with the interpreter every entry point uses; stops at
+   * effects (left to the test), waits and the end.
+   */
   drive(): AdvanceResult {
-    let guard = 0;
-    while (this.last.continue && this.last.effects.length === 0) {
-      if (++guard > 200) throw new Error("drive: no end in sight");
-      this.cont();
-    }
+    const interpreter = new Interpreter(
+      {
+        // The driver keeps every result, changed or not, as it is told.
+        store: { save: () => undefined },
+        teller: {
+          tell: (_messages, r) => {
+            if (r !== this.last) this.keep(r);
+          },
+        },
+        clock: { now: () => this.now },
+      },
+      {
+        env: { playbooks: (id) => this.bundles.get(id) },
+        inProcess: true,
+        ids: { continuation: () => this.nextId("c") },
+        maxTransitions: 200,
+      },
+    );
+    if (interpreter.interpretNow(this.run, this.last).stop === "limit")
+      throw new Error("drive: no end in sight");
     return this.last;
   }
 
   /** The one effect the last result requested. */
-  effect(): Effect {
+  effect(): Effect & { params: Record<string, unknown> } {
     expect(this.last.effects).toHaveLength(1);
-    return this.last.effects[0] as Effect;
+    return this.last.effects[0] as Effect & { params: Record<string, unknown> };
   }
 
   answer(outputs: Record<string, Value> = {}, key = this.frame.effectKey ?? ""): AdvanceResult {

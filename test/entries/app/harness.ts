@@ -14,6 +14,7 @@ import {
 } from "../../../src/adapters/github/octokit-port.js";
 import { MockAiAdapter } from "../../../src/adapters/ai/adapter.js";
 import type { FakeGitHub, PendingCommentEvent } from "../../helpers/fake-github.js";
+import type { Coordination } from "../../../src/runtime/coordination.js";
 
 export const APP_ID = 4242;
 export const OWNER = "Codertocat";
@@ -102,6 +103,9 @@ export async function makeProbot(
     discovery?: PlaybookDiscovery;
     config?: AppConfig;
     requestTimeoutMs?: number;
+    /** Shared with other replicas (default: the app's own, from the config). */
+    coordination?: Coordination;
+    lockLeaseMs?: number;
   } = {},
 ): Promise<{ probot: Probot; handlers: Handler[] }> {
   const probot = new Probot({
@@ -121,6 +125,8 @@ export async function makeProbot(
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.discovery ? { discovery: options.discovery } : {}),
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+      ...(options.coordination ? { coordination: options.coordination } : {}),
+      ...(options.lockLeaseMs ? { lockLeaseMs: options.lockLeaseMs } : {}),
     }),
     { cwd: process.cwd(), addHandler: (h: Handler) => void handlers.push(h) },
   );
@@ -148,6 +154,8 @@ export class Harness {
 
   /** Request timeout of the app's GitHub client in the next `start()` (default: the app's). */
   requestTimeoutMs: number | undefined;
+  /** The coordination store of the next `start()` (default: a new in-memory one per start). */
+  coordination: Coordination | undefined;
 
   /** A new process: a new Probot and app (caches and dedupe are gone). */
   async start(): Promise<this> {
@@ -155,6 +163,7 @@ export class Harness {
       await makeProbot({
         clock: this.clock,
         ...(this.requestTimeoutMs ? { requestTimeoutMs: this.requestTimeoutMs } : {}),
+        ...(this.coordination ? { coordination: this.coordination } : {}),
       })
     ).probot;
     return this;

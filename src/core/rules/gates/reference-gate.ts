@@ -1,4 +1,4 @@
-import type { DiagnosticInput } from "../../format/diagnostics.js";
+import type { DiagnosticInput, Span } from "../../format/diagnostics.js";
 import { ExpressionError, expressionRefs, parseExpression } from "../../format/expression.js";
 import { formatPath, type PathSegment } from "../../format/source.js";
 import { parseTemplate } from "../../format/template.js";
@@ -215,18 +215,9 @@ export function referenceGate(ctx: GateContext): DiagnosticInput[] {
     }
   };
 
-  const walk = (value: unknown, at: PathSegment[], scope: Scope): void => {
-    if (typeof value === "string") checkTemplate(value, at, scope);
-    else if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...at, i], scope));
-    else if (value && typeof value === "object") {
-      for (const [k, v] of Object.entries(value))
-        if (!NOT_TEMPLATES.has(k)) walk(v, [...at, k], scope);
-    }
-  };
-
+  forEachTemplate(ctx, checkTemplate);
   for (const s of graph.steps) {
     const scope: Scope = { stepId: s.id, selfVisible: false };
-    walk(s.step, s.path, scope);
     if (s.step.if !== undefined) checkExpression(s.step.if, [...s.path, "if"], scope);
     if (Array.isArray(s.step.next)) {
       s.step.next.forEach((b, i) => {
@@ -239,11 +230,119 @@ export function referenceGate(ctx: GateContext): DiagnosticInput[] {
       });
     }
   }
-  for (const [name, text] of Object.entries(playbook.outputs ?? {})) {
-    checkTemplate(text, ["outputs", name], { selfVisible: true });
-  }
   out.push(...inputDefaultRefs(ctx));
   return out;
+}
+
+/** Every template a playbook holds (its steps' fields and its outputs), with where it is written. */
+function forEachTemplate(
+  ctx: GateContext,
+  visit: (text: string, at: PathSegment[], scope: Scope) => void,
+): void {
+  const walk = (value: unknown, at: PathSegment[], scope: Scope): void => {
+    if (typeof value === "string") visit(value, at, scope);
+    else if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...at, i], scope));
+    else if (value && typeof value === "object") {
+      for (const [k, v] of Object.entries(value))
+        if (!NOT_TEMPLATES.has(k)) walk(v, [...at, k], scope);
+    }
+  };
+  for (const s of ctx.graph.steps) walk(s.step, s.path, { stepId: s.id, selfVisible: false });
+  for (const [name, text] of Object.entries(ctx.playbook.outputs ?? {}))
+    visit(text, ["outputs", name], { selfVisible: true });
+}
+
+/** A template's reference to the run's context (`issue.*`, `repo.*`, `run.*`, `alert.*`). */
+export interface ContextReference {
+  /** The name as a path: `issue.number` is `["issue", "number"]`. */
+  ref: string[];
+  /** As written: `{{ issue.number }}`. */
+  raw: string;
+  /** Where, as people read it: `steps[3].body`, or `(document)` in a file a step reads. */
+  path: string;
+  span: Span;
+}
+
+function isContextRef(ref: readonly string[]): boolean {
+  return ref[0] !== undefined && Object.hasOwn(CONTEXT_VARIABLES, ref[0]);
+}
+
+/** The context references of a playbook's templates (expressions are left out: a missing value is false there). */
+export function contextReferences(ctx: GateContext): ContextReference[] {
+  const out: ContextReference[] = [];
+  forEachTemplate(ctx, (text, at) => {
+    for (const part of parseTemplate(text).parts) {
+      if (part.kind === "ref" && isContextRef(part.path)) {
+        const span = refSpan(ctx.doc, at, text, part.offset, part.raw.length);
+        out.push({ ref: part.path, raw: part.raw, path: formatPath(at), span });
+      }
+    }
+  });
+  return out;
+}
+
+/**
+ * The reference itself where its value is written on one line as it reads (plain or quoted,
+ * without escapes); otherwise the whole value.
+ */
+function refSpan(
+  doc: GateContext["doc"],
+  at: PathSegment[],
+  text: string,
+  offset: number,
+  length: number,
+): Span {
+  const span = doc.span(at);
+  if (span.line !== span.endLine) return span;
+  const written = (doc.text.split("\n")[span.line - 1] ?? "").slice(
+    span.column - 1,
+    span.endColumn - 1,
+  );
+  const quoted = /^(["']).*\1$/.test(written);
+  if ((quoted ? written.slice(1, -1) : written) !== text) return span;
+  const column = span.column + (quoted ? 1 : 0) + offset;
+  return { line: span.line, column, endLine: span.line, endColumn: column + length };
+}
+
+/** The context references of a text file a step reads (a commit's template, a prompt), each at its own line and column. */
+export function textContextReferences(text: string): ContextReference[] {
+  const out: ContextReference[] = [];
+  for (const part of parseTemplate(text).parts) {
+    if (part.kind !== "ref" || !isContextRef(part.path)) continue;
+    const before = text.slice(0, part.offset);
+    const line = before.split("\n").length;
+    const column = part.offset - before.lastIndexOf("\n");
+    out.push({
+      ref: part.path,
+      raw: part.raw,
+      path: "(document)",
+      span: { line, column, endLine: line, endColumn: column + part.raw.length },
+    });
+  }
+  return out;
+}
+
+/**
+ * Context references a run will not have, as errors: `provided` says what the run has, `guidance`
+ * (by the reference's first name) how to give it the rest, and `run` names the kind of run. Checked
+ * before any step runs, so a run never stops half-way on a value it could never have had.
+ */
+export function unprovidedContext(
+  refs: readonly ContextReference[],
+  provided: (ref: readonly string[]) => boolean,
+  guidance: Readonly<Record<string, string>>,
+  run: string,
+): DiagnosticInput[] {
+  return refs
+    .filter((r) => !provided(r.ref))
+    .map((r) => ({
+      rule: "template-unresolved",
+      path: r.path,
+      span: r.span,
+      message: `${r.path === "(document)" ? "" : `${r.path}: `}'${r.raw}' has no value in ${run}`,
+      found: r.raw,
+      hint: guidance[r.ref[0] as string] ?? `${run} does not have ${r.ref.join(".")}`,
+    }));
 }
 
 function outputsOf(step: GateContext["graph"]["steps"][number]["step"]): readonly string[] | null {

@@ -1,5 +1,5 @@
 import type { BranchStep } from "../../format/types.js";
-import { effectOrFail, renderAll, type StepExecutor } from "../types.js";
+import { effectOrFail, type StepExecutor } from "../types.js";
 
 /**
  * Creates a branch from the base head, or reuses one that holds nothing but this run's commits;
@@ -9,15 +9,10 @@ export const branchStep: StepExecutor<BranchStep> = {
   kind: "branch",
   retryable: true,
   enter: (ctx) =>
-    effectOrFail(
-      renderAll(ctx, {
-        name: { src: ctx.step.name, use: "branch" },
-        from: { src: ctx.step.from, use: "branch" },
-      }),
-      "branch",
-      {
-        require_new: ctx.step.require_new ?? false,
-        ...(ctx.step.if_exists ? { if_exists: ctx.step.if_exists } : {}),
-      },
-    ),
+    effectOrFail(ctx, "branch", (render) => ({
+      name: render(ctx.step.name, "branch"),
+      from: render.optional(ctx.step.from, "branch"),
+      require_new: ctx.step.require_new ?? false,
+      if_exists: ctx.step.if_exists,
+    })),
 };

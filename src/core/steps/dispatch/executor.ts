@@ -3,13 +3,7 @@ import type { RunEvent } from "../../engine/events.js";
 import type { DispatchedRun, Frame, Value } from "../../engine/state.js";
 import type { DispatchStep } from "../../format/types.js";
 import { paragraph, renderMarkdown } from "../../markdown/comment.js";
-import {
-  effectOrFail,
-  renderAll,
-  renderValues,
-  type Outcome,
-  type StepExecutor,
-} from "../types.js";
+import { effectOrFail, type Outcome, type StepExecutor } from "../types.js";
 
 /** The longest fact kept to know a dispatched run by (a ref, a login, a repository, a key). */
 export const MAX_FACT_LENGTH = 256;
@@ -104,21 +98,17 @@ export function workflowRunMatches(want: Awaiting, event: WorkflowRunEvent): boo
 export const dispatchStep: StepExecutor<DispatchStep> = {
   kind: "dispatch",
   retryable: true,
-  enter(ctx): Outcome {
-    const inputs = renderValues(ctx, ctx.step.inputs);
-    if (!inputs.ok) return { type: "fail", error: inputs.error };
-    return effectOrFail(
-      renderAll(ctx, {
-        workflow: { src: ctx.step.workflow },
-        ref: { src: ctx.step.ref, use: "branch" },
-      }),
-      "dispatch",
-      {
-        inputs: inputs.values,
-        ...(ctx.step.correlation_input ? { correlation_input: ctx.step.correlation_input } : {}),
-      },
-    );
-  },
+  enter: (ctx) =>
+    effectOrFail(ctx, "dispatch", (render) => {
+      // Inputs first: when several fields fail, theirs is the failure reported.
+      const inputs = render.values(ctx.step.inputs);
+      return {
+        workflow: render(ctx.step.workflow),
+        ref: render.optional(ctx.step.ref, "branch"),
+        inputs,
+        correlation_input: ctx.step.correlation_input || undefined,
+      };
+    }),
   onEffect(ctx, outputs): Outcome {
     if (ctx.step.wait === false) {
       const done: Record<string, Value> = {};

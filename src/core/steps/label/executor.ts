@@ -1,18 +1,15 @@
 import type { LabelStep } from "../../format/types.js";
-import { effectOrFail, renderAll, renderList, type Outcome, type StepExecutor } from "../types.js";
+import { effectOrFail, type StepExecutor } from "../types.js";
 
 /** Adds and removes labels on the run's issue (or another one). */
 export const labelStep: StepExecutor<LabelStep> = {
   kind: "label",
   retryable: true,
-  enter(ctx): Outcome {
-    const add = renderList(ctx, ctx.step.add, "label");
-    if (!add.ok) return { type: "fail", error: add.error };
-    const remove = renderList(ctx, ctx.step.remove, "label");
-    if (!remove.ok) return { type: "fail", error: remove.error };
-    return effectOrFail(renderAll(ctx, { issue: { src: ctx.step.issue } }), "label", {
-      add: add.values,
-      remove: remove.values,
-    });
-  },
+  enter: (ctx) =>
+    effectOrFail(ctx, "label", (render) => {
+      // Lists first: when several fields fail, theirs is the failure reported.
+      const add = render.list(ctx.step.add, "label");
+      const remove = render.list(ctx.step.remove, "label");
+      return { issue: render.optional(ctx.step.issue), add, remove };
+    }),
 };

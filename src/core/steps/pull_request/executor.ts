@@ -2,32 +2,29 @@ import { playbookError } from "../../engine/errors.js";
 import type { Value } from "../../engine/state.js";
 import type { PullRequestStep } from "../../format/types.js";
 import { issueRef, paragraph, renderMarkdown } from "../../markdown/comment.js";
-import { effectOrFail, renderAll, renderList, type Outcome, type StepExecutor } from "../types.js";
+import { effectOrFail, type Outcome, type StepExecutor } from "../types.js";
 
 /** Opens a pull request (or reuses the open one for the head) and optionally waits for its merge. */
 export const pullRequestStep: StepExecutor<PullRequestStep> = {
   kind: "pull_request",
   retryable: true,
-  enter(ctx): Outcome {
-    const labels = renderList(ctx, ctx.step.labels, "label");
-    if (!labels.ok) return { type: "fail", error: labels.error };
-    const reviewers = renderList(ctx, ctx.step.reviewers);
-    if (!reviewers.ok) return { type: "fail", error: reviewers.error };
-    const teams = renderList(ctx, ctx.step.team_reviewers);
-    if (!teams.ok) return { type: "fail", error: teams.error };
-    const fields = renderAll(ctx, {
-      head: { src: ctx.step.head, use: "branch" },
-      base: { src: ctx.step.base, use: "branch" },
-      title: { src: ctx.step.title },
-      body: { src: ctx.step.body },
-    });
-    return effectOrFail(fields, "pull_request", {
-      draft: ctx.step.draft ?? false,
-      labels: labels.values,
-      reviewers: reviewers.values,
-      team_reviewers: teams.values,
-    });
-  },
+  enter: (ctx) =>
+    effectOrFail(ctx, "pull_request", (render) => {
+      // Lists first: when several fields fail, theirs is the failure reported.
+      const labels = render.list(ctx.step.labels, "label");
+      const reviewers = render.list(ctx.step.reviewers);
+      const teams = render.list(ctx.step.team_reviewers);
+      return {
+        head: render(ctx.step.head, "branch"),
+        base: render.optional(ctx.step.base, "branch"),
+        title: render(ctx.step.title),
+        body: render.optional(ctx.step.body),
+        draft: ctx.step.draft ?? false,
+        labels,
+        reviewers,
+        team_reviewers: teams,
+      };
+    }),
   onEffect(ctx, outputs): Outcome {
     if (ctx.step.wait !== "merged") return { type: "done", outputs };
     const number = Number(outputs.number);

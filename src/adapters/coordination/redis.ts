@@ -1,0 +1,393 @@
+import { Redis } from "ioredis";
+import {
+  COORDINATION_LIMITS,
+  CoordinationError,
+  acquireLease,
+  boundedKey,
+  checkBudget,
+  checkCount,
+  checkMember,
+  checkTime,
+  checkTtl,
+  checkWakeUpKey,
+  encodeValue,
+  withLease,
+  type Budget,
+  type Coordination,
+  type Fence,
+  type JsonValue,
+  type Lease,
+  type LockBackend,
+  type LockOptions,
+  type Raised,
+  type WakeUp,
+} from "../../runtime/coordination.js";
+import { randomUUID } from "node:crypto";
+
+export interface RedisCoordinationOptions {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). */
+  url: string;
+  /** Put before every key, so that several apps can share one Redis (default `playbook-bot:`). */
+  prefix?: string;
+  /** A command that takes longer fails (default 5 s): a stalled Redis is an outage, not a wait. */
+  commandTimeoutMs?: number;
+  /** Default lock lease and wait. */
+  lock?: LockOptions;
+  /** Told when Redis becomes unreachable and when it is back (once each, not per command). */
+  log?: (level: "error" | "info", line: string) => void;
+}
+
+/** Scripts, so that each check-and-change is one atomic step on the server. */
+const SCRIPTS = {
+  /** KEYS: lock, fence counter. ARGV: owner, lease ms. The lock and its fencing token together. */
+  pbLock: {
+    keys: 2,
+    lua: `if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return redis.call('incr', KEYS[2])
+end
+return false`,
+  },
+  /** KEYS: lock. ARGV: owner, lease ms. Extends only the owner's lock. */
+  pbExtend: {
+    keys: 1,
+    lua: `if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('pexpire', KEYS[1], ARGV[2])
+end
+return 0`,
+  },
+  /** KEYS: lock. ARGV: owner. Deletes only the owner's lock. */
+  pbUnlock: {
+    keys: 1,
+    lua: `if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0`,
+  },
+  /** KEYS: counter. ARGV: n, ttl ms. Returns {behind, highest}. */
+  pbRaise: {
+    keys: 1,
+    lua: `local stored = redis.call('get', KEYS[1])
+local current = stored and tonumber(stored) or 0
+if tonumber(ARGV[1]) < current then
+  redis.call('pexpire', KEYS[1], ARGV[2])
+  return {1, stored}
+end
+redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return {0, ARGV[1]}`,
+  },
+  /** KEYS: sorted set of uses. ARGV: now, window ms, count, a unique member. */
+  pbSpend: {
+    keys: 1,
+    lua: `local now = tonumber(ARGV[1])
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('zadd', KEYS[1], now, ARGV[4])
+redis.call('pexpire', KEYS[1], ARGV[2])
+return 1`,
+  },
+  /**
+   * KEYS: sorted set (score: when each member expires). ARGV: member, ttl ms, most members. Room
+   * is made before the member is added, so the newest member always stays.
+   */
+  pbAdd: {
+    keys: 1,
+    lua: `local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('zremrangebyscore', KEYS[1], '-inf', now)
+redis.call('zrem', KEYS[1], ARGV[1])
+local n = redis.call('zcard', KEYS[1])
+local most = tonumber(ARGV[3])
+if n >= most then redis.call('zremrangebyrank', KEYS[1], 0, n - most) end
+redis.call('zadd', KEYS[1], now + ttl, ARGV[1])
+if redis.call('pttl', KEYS[1]) < ttl then redis.call('pexpire', KEYS[1], ttl) end
+return n`,
+  },
+  /** KEYS: sorted set (score: when each member expires). The members not expired. */
+  pbMembers: {
+    keys: 1,
+    lua: `local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('zrangebyscore', KEYS[1], '(' .. now, '+inf')`,
+  },
+  /** KEYS: due times, payloads. ARGV: member, at, payload JSON, most wake-ups. */
+  pbSchedule: {
+    keys: 2,
+    lua: `if redis.call('zscore', KEYS[1], ARGV[1]) == false and redis.call('zcard', KEYS[1]) >= tonumber(ARGV[4]) then
+  return 0
+end
+redis.call('zadd', KEYS[1], ARGV[2], ARGV[1])
+redis.call('hset', KEYS[2], ARGV[1], ARGV[3])
+return 1`,
+  },
+  /** KEYS: due times, payloads. ARGV: member. */
+  pbCancel: {
+    keys: 2,
+    lua: `redis.call('zrem', KEYS[1], ARGV[1])
+return redis.call('hdel', KEYS[2], ARGV[1])`,
+  },
+  /** KEYS: due times, payloads. ARGV: now, limit. Claims (removes) and returns the due ones. */
+  pbDue: {
+    keys: 2,
+    lua: `local ids = redis.call('zrangebyscore', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
+local out = {}
+for _, id in ipairs(ids) do
+  redis.call('zrem', KEYS[1], id)
+  local v = redis.call('hget', KEYS[2], id)
+  redis.call('hdel', KEYS[2], id)
+  if v then out[#out + 1] = v end
+end
+return out`,
+  },
+} as const;
+
+type ScriptName = keyof typeof SCRIPTS;
+type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
+
+/** The address of a Redis URL without its credentials (for logs and errors). */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname === "/" ? "" : u.pathname}`;
+  } catch {
+    return "(an invalid Redis URL)";
+  }
+}
+
+const PREFIX_PATTERN = /^[A-Za-z0-9:_.-]{0,64}$/;
+
+/**
+ * Coordination of several replicas through one Redis: `SET NX PX` leases released and extended
+ * only by their owner (Lua), fencing tokens from `INCR`, monotonic counters, budgets and wake-ups
+ * as Lua scripts over strings, sorted sets and hashes. A command that fails is a
+ * CoordinationError (`COORD-UNAVAILABLE`) that names Redis; it is never retried silently.
+ */
+export class RedisCoordination implements Coordination, LockBackend {
+  readonly kind = "redis";
+  readonly where: string;
+  readonly client: Redis;
+  private readonly prefix: string;
+  private readonly lockDefaults: LockOptions;
+  private readonly log: NonNullable<RedisCoordinationOptions["log"]>;
+  private down = false;
+
+  constructor(options: RedisCoordinationOptions) {
+    this.where = redactRedisUrl(options.url);
+    this.prefix = options.prefix ?? "playbook-bot:";
+    if (!PREFIX_PATTERN.test(this.prefix))
+      throw new CoordinationError(
+        "COORD-BAD-INPUT",
+        `the Redis key prefix '${this.prefix.slice(0, 80)}' is not valid: use at most 64 letters, digits and ':_.-'`,
+      );
+    this.lockDefaults = options.lock ?? {};
+    this.log = options.log ?? (() => undefined);
+    this.client = new Redis(options.url, {
+      lazyConnect: true,
+      // A command fails after one reconnection attempt instead of waiting for Redis forever.
+      maxRetriesPerRequest: 1,
+      connectTimeout: 5_000,
+      commandTimeout: options.commandTimeoutMs ?? 5_000,
+      retryStrategy: (times) => Math.min(times * 200, 2_000),
+    });
+    this.client.on("error", (err: Error) => {
+      if (this.down) return;
+      this.down = true;
+      this.log("error", `coordination: Redis at ${this.where} is unreachable: ${err.message}`);
+    });
+    this.client.on("ready", () => {
+      if (!this.down) return;
+      this.down = false;
+      this.log("info", `coordination: Redis at ${this.where} is reachable again`);
+    });
+    for (const [name, s] of Object.entries(SCRIPTS))
+      this.client.defineCommand(name, { numberOfKeys: s.keys, lua: s.lua });
+  }
+
+  private key(kind: string, key: string): string {
+    return `${this.prefix}${kind}:${boundedKey(key)}`;
+  }
+
+  /** One Redis step; any failure becomes a CoordinationError that says what and where. */
+  private async call<T>(what: string, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (err) {
+      if (err instanceof CoordinationError) throw err;
+      throw new CoordinationError(
+        "COORD-UNAVAILABLE",
+        `Redis at ${this.where} could not ${what}: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
+  }
+
+  private script(name: ScriptName, ...args: (string | number)[]): Promise<unknown> {
+    const fn = (this.client as unknown as Record<ScriptName, ScriptFn>)[name];
+    return fn.apply(this.client, args);
+  }
+
+  // ---- locks ----
+
+  async tryLock(key: string, owner: string, leaseMs: number): Promise<number | undefined> {
+    const k = this.key("lock", key);
+    return this.call(`take the lock on ${key}`, async () => {
+      const token = await this.script("pbLock", k, `${this.prefix}fence`, owner, leaseMs);
+      return token === null ? undefined : Number(token);
+    });
+  }
+
+  async extendLock(key: string, owner: string, leaseMs: number): Promise<boolean> {
+    const k = this.key("lock", key);
+    return this.call(`extend the lock on ${key}`, async () => {
+      return Number(await this.script("pbExtend", k, owner, leaseMs)) === 1;
+    });
+  }
+
+  async unlock(key: string, owner: string): Promise<boolean> {
+    const k = this.key("lock", key);
+    return this.call(`release the lock on ${key}`, async () => {
+      return Number(await this.script("pbUnlock", k, owner)) === 1;
+    });
+  }
+
+  /** Redis does not tell waiters: they ask again after a pause. */
+  waitForUnlock(_key: string, ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  acquire(key: string, options?: LockOptions): Promise<Lease> {
+    return acquireLease(this, key, { ...this.lockDefaults, ...options });
+  }
+
+  withLock<T>(key: string, fn: (fence: Fence) => Promise<T>, options?: LockOptions): Promise<T> {
+    return withLease(this, key, fn, { ...this.lockDefaults, ...options });
+  }
+
+  // ---- done ids ----
+
+  async isDone(id: string): Promise<boolean> {
+    const k = this.key("done", id);
+    return this.call("read a done mark", async () => (await this.client.exists(k)) === 1);
+  }
+
+  async markDone(id: string, ttlMs: number): Promise<void> {
+    const k = this.key("done", id);
+    checkTtl(ttlMs);
+    return this.call("record a done mark", async () => {
+      await this.client.set(k, "1", "PX", ttlMs);
+    });
+  }
+
+  // ---- records ----
+
+  async get<T = JsonValue>(key: string): Promise<T | undefined> {
+    const k = this.key("rec", key);
+    return this.call("read a record", async () => {
+      const text = await this.client.get(k);
+      return text === null ? undefined : (JSON.parse(text) as T);
+    });
+  }
+
+  async put(key: string, value: unknown, ttlMs: number): Promise<void> {
+    const k = this.key("rec", key);
+    const text = encodeValue(value);
+    checkTtl(ttlMs);
+    return this.call("write a record", async () => {
+      await this.client.set(k, text, "PX", ttlMs);
+    });
+  }
+
+  async delete(key: string): Promise<void> {
+    const k = this.key("rec", key);
+    return this.call("delete a record", async () => {
+      await this.client.del(k);
+    });
+  }
+
+  async raiseTo(key: string, n: number, ttlMs: number): Promise<Raised> {
+    const k = this.key("seq", key);
+    checkCount(n, "a raised number");
+    checkTtl(ttlMs);
+    return this.call("raise a counter", async () => {
+      const [behind, highest] = (await this.script("pbRaise", k, n, ttlMs)) as [number, string];
+      return { behind: behind === 1, highest: Number(highest) };
+    });
+  }
+
+  async spend(key: string, budget: Budget, now: number): Promise<boolean> {
+    const k = this.key("budget", key);
+    checkBudget(budget);
+    const at = checkTime(now, "the budget's time");
+    return this.call("spend a budget", async () => {
+      const use = `${at}:${randomUUID()}`;
+      return Number(await this.script("pbSpend", k, at, budget.windowMs, budget.count, use)) === 1;
+    });
+  }
+
+  // ---- sets ----
+
+  async addToSet(key: string, member: string, ttlMs: number): Promise<void> {
+    const k = this.key("set", key);
+    checkMember(member);
+    checkTtl(ttlMs);
+    return this.call("add to a set", async () => {
+      await this.script("pbAdd", k, member, ttlMs, COORDINATION_LIMITS.setMembers);
+    });
+  }
+
+  async members(key: string): Promise<string[]> {
+    const k = this.key("set", key);
+    return this.call("read a set", async () => (await this.script("pbMembers", k)) as string[]);
+  }
+
+  // ---- wake-ups ----
+
+  async schedule(key: string, at: number, payload: unknown): Promise<void> {
+    const member = boundedKey(checkWakeUpKey(key));
+    const when = checkTime(at, "a wake-up's time");
+    const text = encodeValue({ key, at: when, payload });
+    return this.call("schedule a wake-up", async () => {
+      const added = await this.script(
+        "pbSchedule",
+        `${this.prefix}wake:due`,
+        `${this.prefix}wake:payload`,
+        member,
+        when,
+        text,
+        COORDINATION_LIMITS.wakeUps,
+      );
+      if (Number(added) !== 1)
+        throw new CoordinationError(
+          "COORD-FULL",
+          `${COORDINATION_LIMITS.wakeUps} wake-ups are scheduled already: cancel some first`,
+        );
+    });
+  }
+
+  async cancel(key: string): Promise<void> {
+    const member = boundedKey(checkWakeUpKey(key));
+    return this.call("cancel a wake-up", async () => {
+      await this.script("pbCancel", `${this.prefix}wake:due`, `${this.prefix}wake:payload`, member);
+    });
+  }
+
+  async due(now: number, limit = 100): Promise<WakeUp[]> {
+    const at = checkTime(now, "the time of due wake-ups");
+    return this.call("claim due wake-ups", async () => {
+      const claimed = (await this.script(
+        "pbDue",
+        `${this.prefix}wake:due`,
+        `${this.prefix}wake:payload`,
+        at,
+        Math.max(0, Math.floor(limit)),
+      )) as string[];
+      return claimed.map((text) => JSON.parse(text) as WakeUp);
+    });
+  }
+
+  async close(): Promise<void> {
+    // quit waits for replies in flight; a client that never connected just stops.
+    if (this.client.status === "wait" || this.client.status === "end") this.client.disconnect();
+    else await this.client.quit().catch(() => this.client.disconnect());
+  }
+}

@@ -1,0 +1,29 @@
+import { playbookError, type PlaybookError } from "../../engine/errors.js";
+import type { Scalar } from "../../engine/state.js";
+
+/** A prompt for the AI adapter, with the tools it may use and what the step expects back. */
+export type AiParams = {
+  prompt: string;
+  tools?: string[];
+  /** Default `read-only`. */
+  scope?: "read-only" | "write";
+  expected_findings?: string[];
+  /** Repository paths that must be files once the adapter has answered. */
+  expect_files?: string[];
+};
+
+export type AiOutputs = {
+  text: string;
+  /** A missing file may be reported here instead of failing the effect. */
+  missing_files?: string[];
+  /** One per finding the model reported. */
+  [finding: `finding.${string}`]: Scalar;
+};
+
+/** The failure of an ai step whose expected files do not exist (`where`: where they were looked for). */
+export function expectedFilesMissing(missing: readonly string[], where?: string): PlaybookError {
+  return playbookError(
+    "PB-AI-OUTPUT-MISSING",
+    `expected files are missing${where ? ` ${where}` : ""}: ${missing.join(", ")}`,
+  );
+}

@@ -1,0 +1,14 @@
+/** A new issue; a hidden marker with the effect key lets a retry find it. */
+export type IssueParams = {
+  title: string;
+  body?: string;
+  labels?: string[];
+  assignees?: string[];
+};
+
+export type IssueOutputs = {
+  number: number;
+  url: string;
+  /** False when an earlier attempt's issue was found. */
+  created?: boolean;
+};

@@ -1,0 +1,10 @@
+import type { Scalar } from "../../engine/state.js";
+
+/** A handoff: the run ended and asks for a run of `playbook` with these inputs. */
+export type StartPlaybookParams = {
+  playbook: string;
+  inputs?: Record<string, Scalar>;
+};
+
+/** Nothing: the new run reports for itself. */
+export type StartPlaybookOutputs = Record<string, never>;

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../../../src/entries/cli/main.js";
+import { cleanup, makeDir, write } from "../../helpers/git-repo.js";
+
+afterEach(cleanup);
+
+const TRIAGE = `apiVersion: playbook-bot/v1
+id: triage
+name: Triage
+description: Gathers recent changes in a delegate, then a person picks the branch.
+on: { command: triage }
+entrypoint: sub
+nodes:
+  sub:
+    type: playbook
+    playbook: changes
+    mode: delegate
+    with: { ns: shop }
+    next:
+      - { condition: a deploy broke it, label: rollback, goto: roll }
+      - { condition: nothing changed, label: dig, goto: deeper }
+  roll:
+    type: end
+    advice: Roll back the deploy.
+  deeper:
+    type: end
+    advice: Dig deeper.
+`;
+
+const CHANGES = `apiVersion: playbook-bot/v1
+id: changes
+inputs:
+  ns: { type: string, required: true }
+steps:
+  - id: deploys
+    type: investigate
+    expected_findings: [recent_deploy]
+  - id: done
+    type: end
+    conclusion: gathered
+`;
+
+const EVENTS = `issue: { title: checkout is down, author: dana }
+users: { dana: triage }
+events:
+  - comment: /run triage
+    by: dana
+  - comment: /record recent_deploy=true
+    by: dana
+  - comment: /choose rollback
+    by: dana
+`;
+
+describe("simulate: a delegate with prose branches", () => {
+  it("waits for /choose after the child returns and follows the branch chosen", async () => {
+    const dir = makeDir();
+    write(dir, "triage.yaml", TRIAGE);
+    write(dir, "changes.yaml", CHANGES);
+    write(dir, "events.yaml", EVENTS);
+    let out = "";
+    let err = "";
+    const code = await main(["simulate", "triage.yaml", "--events", "events.yaml"], {
+      out: (t) => (out += t),
+      err: (t) => (err += t),
+      cwd: dir,
+    });
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    expect(out).not.toContain("PB-NO-BRANCH");
+    expect(out).toContain(
+      "**sub**: playbook **changes** returned (conclusion: gathered); its findings are recorded here.",
+    );
+    expect(out).toContain(
+      "`/choose rollback` (a deploy broke it), `/choose dig` (nothing changed)",
+    );
+    expect(out).toContain("💬 @dana  [👀 🚀]\n   /choose rollback\n");
+    expect(out).toContain("### ✅ Triage");
+    expect(out).toContain("Roll back the deploy.");
+  });
+});
