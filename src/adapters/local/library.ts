@@ -2,8 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { glob } from "tinyglobby";
-import type { KnownPlaybook } from "../../core/rules/set-gate.js";
-import { validateSet, type FileReport } from "../../core/rules/validate.js";
+import { validateSet, type FileReport, type KnownPlaybook } from "../../core/rules/validate.js";
 
 /** The bundled library: `playbooks/` in this package, the lowest discovery tier. */
 export function bundledLibraryDir(): string {

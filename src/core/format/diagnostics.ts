@@ -53,14 +53,5 @@ export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   return a.line - b.line || a.column - b.column || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0);
 }
 
-/** Render a value found in a document briefly, for messages: strings quoted, long ones cut. */
-export function describeValue(value: unknown): string {
-  if (typeof value === "string") {
-    const cut = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return `'${cut}'`;
-  }
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  return String(value);
-}
+// Rule modules import it from ./describe.js: this module reads the rule catalogue, which loads them.
+export { describeValue } from "./describe.js";

@@ -4,31 +4,33 @@ import {
   type Diagnostic,
   type DiagnosticInput,
 } from "../format/diagnostics.js";
-import type { Gate, GateContext } from "./gates/context.js";
-import { graphGate } from "./gates/graph-gate.js";
-import { inputsGate } from "./gates/inputs-gate.js";
-import { referenceGate } from "./gates/reference-gate.js";
-import { stepsGate } from "./gates/steps-gate.js";
-import { styleGate } from "./gates/style-gate.js";
 import { PlaybookGraph } from "../format/graph.js";
-import { RULES, type RuleCode, type Severity } from "./catalogue.js";
-import { schemaGate } from "./schema-gate.js";
-import { setGate, type KnownPlaybook } from "./set-gate.js";
 import {
   DEFAULT_LIMITS,
   loadSourceBytes,
   loadSourceText,
   type SourceDocument,
   type SourceLimits,
-  type SourceProblemKind,
 } from "../format/source.js";
 import type { PlaybookDocument } from "../format/types.js";
+import { hasOneStepForm } from "./analysis/graph.js";
+import type { KnownPlaybook, SetContext } from "./analysis/set.js";
+import type { RuleCode, Severity } from "./catalogue.js";
+import type { RuleContext } from "./context.js";
+import { RULE_MODULES } from "./index.js";
+import type { FileRule, SetRule } from "./rule.js";
+import { jsonSchema } from "./schema/json-schema.js";
+import { yamlSource } from "./syntax/yaml-source.js";
+
+// Rules are registered in ./index.ts (one line per module); this file only runs them.
+
+export type { KnownPlaybook };
 
 export type RuleSetting = "off" | Severity;
 
 export interface ValidateOptions {
   limits?: SourceLimits;
-  /** Whether `relativePath` exists next to playbook `file` (gates do no I/O themselves). */
+  /** Whether `relativePath` exists next to playbook `file` (rules do no I/O themselves). */
   fileExists?: (file: string, relativePath: string) => boolean;
   /** Per-rule overrides from the config file. */
   rules?: Partial<Record<RuleCode, RuleSetting>>;
@@ -46,14 +48,20 @@ export interface FileReport {
   diagnostics: Diagnostic[];
 }
 
-const SOURCE_RULES: Record<SourceProblemKind, RuleCode> = {
-  syntax: "yaml-syntax",
-  "duplicate-key": "yaml-duplicate-key",
-  limit: "yaml-limit",
-  encoding: "yaml-encoding",
-};
+type RuleModule = (typeof RULE_MODULES)[number];
 
-/** Validate one file through the single-file layers: syntax → schema → graph → templates. */
+const FILE_RULES: readonly FileRule<RuleCode>[] = RULE_MODULES.filter(
+  (m: RuleModule): m is Extract<RuleModule, FileRule<RuleCode>> => "code" in m && m.layer !== "set",
+);
+
+const SET_RULES: readonly SetRule<RuleCode>[] = RULE_MODULES.filter(
+  (m: RuleModule): m is Extract<RuleModule, SetRule<RuleCode>> => "code" in m && m.layer === "set",
+);
+
+/** The graph is sound when none of these reports an error; references are checked only then. */
+const GRAPH_ERROR_RULES = FILE_RULES.filter((r) => r.layer === "graph" && r.severity === "error");
+
+/** Validate one file through the single-file layers: syntax → schema → graph → templates, style. */
 export function validateSource(
   file: string,
   source: string | Uint8Array,
@@ -65,57 +73,68 @@ export function validateSource(
       ? loadSourceText(file, source, limits)
       : loadSourceBytes(file, source, limits);
   if (!loaded.ok) {
-    const diagnostics = loaded.problems.map((p) =>
-      makeDiagnostic(file, {
-        rule: SOURCE_RULES[p.kind],
-        path: "(document)",
-        span: p.span,
-        message: p.message,
-        hint: p.hint,
-      }),
-    );
+    const diagnostics = yamlSource.check(loaded.problems).map((d) => makeDiagnostic(file, d));
     return finish({ file, text: loaded.text, diagnostics }, options);
   }
   const doc = loaded.document;
   const report: FileReport = { file, text: doc.text, doc, diagnostics: [] };
-  const value = doc.value;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    report.diagnostics.push(
-      makeDiagnostic(file, {
-        rule: "schema-type",
-        path: "(document)",
-        span: doc.span([]),
-        message:
-          value === null
-            ? "file is empty: a playbook is a YAML mapping"
-            : "a playbook is a YAML mapping of fields, not a list or a single value",
-        hint: "start with `apiVersion: playbook-bot/v1` and `id: …`",
-      }),
-    );
+  const schemaFindings = jsonSchema.check(doc);
+  if (schemaFindings.length > 0) {
+    report.diagnostics.push(...schemaFindings.map((d) => makeDiagnostic(file, d)));
     return finish(report, options);
   }
-  const schemaErrors = schemaGate(doc);
-  if (schemaErrors.length > 0) {
-    report.diagnostics.push(...schemaErrors.map((d) => makeDiagnostic(file, d)));
-    return finish(report, options);
-  }
-  const playbook = value as PlaybookDocument;
+  const playbook = doc.value as PlaybookDocument;
   report.playbook = playbook;
-  const ctx: GateContext = { doc, playbook, graph: new PlaybookGraph(playbook) };
-  if (options.fileExists) {
-    const exists = options.fileExists;
-    ctx.fileExists = (rel) => exists(file, rel);
-  }
-  const run = (gate: Gate): DiagnosticInput[] => gate(ctx);
-  const graphFindings = run(graphGate);
-  report.diagnostics.push(...graphFindings.map((d) => makeDiagnostic(file, d)));
-  const later: Gate[] = [inputsGate, stepsGate, styleGate];
-  // References need a sound graph (dominators over unresolved targets would only add noise).
-  if (!graphFindings.some((d) => (d.severity ?? RULES[d.rule].severity) === "error"))
-    later.push(referenceGate);
-  for (const gate of later)
-    report.diagnostics.push(...run(gate).map((d) => makeDiagnostic(file, d)));
+  const exists = options.fileExists;
+  const findings = runFileRules({
+    doc,
+    playbook,
+    graph: new PlaybookGraph(playbook),
+    ...(exists ? { fileExists: (rel: string) => exists(file, rel) } : {}),
+  });
+  for (const { found } of findings)
+    report.diagnostics.push(...found.map((d) => makeDiagnostic(file, d)));
   return finish(report, options);
+}
+
+/**
+ * Run every single-file rule over one playbook, each once, and return the findings by rule in
+ * registration order. A rule runs only where its `requires` holds.
+ */
+export function runFileRules(
+  document: Omit<RuleContext, "analyses" | "graphSound">,
+): { rule: FileRule<RuleCode>; found: DiagnosticInput[] }[] {
+  const done = new Map<FileRule<RuleCode>, DiagnosticInput[]>();
+  let sound: boolean | undefined;
+  let judging = false;
+  const ctx: RuleContext = {
+    ...document,
+    analyses: new Map(),
+    graphSound: () => {
+      if (sound === undefined) {
+        if (judging) throw new Error("a graph-layer error rule may not depend on graphSound()");
+        judging = true;
+        sound = GRAPH_ERROR_RULES.every((r) =>
+          findingsOf(r).every((d) => (d.severity ?? r.severity) !== "error"),
+        );
+        judging = false;
+      }
+      return sound;
+    },
+  };
+  const oneStepForm = hasOneStepForm(ctx);
+  const applies = (rule: FileRule<RuleCode>): boolean =>
+    rule.requires === undefined ||
+    (rule.requires === "one-step-form" ? oneStepForm : ctx.graphSound());
+  function findingsOf(rule: FileRule<RuleCode>): DiagnosticInput[] {
+    let found = done.get(rule);
+    if (!found) {
+      found = applies(rule) ? rule.check(ctx) : [];
+      done.set(rule, found);
+    }
+    return found;
+  }
+  return FILE_RULES.map((rule) => ({ rule, found: findingsOf(rule) }));
 }
 
 /** Validate several files as one set: each file alone, then the checks across files. */
@@ -124,14 +143,19 @@ export function validateSet(
   options: ValidateOptions = {},
 ): FileReport[] {
   const reports = files.map((f) => validateSource(f.file, f.source, options));
-  const members = reports.flatMap((r) =>
-    r.doc && r.playbook ? [{ doc: r.doc, playbook: r.playbook }] : [],
-  );
+  const set: SetContext = {
+    members: reports.flatMap((r) =>
+      r.doc && r.playbook ? [{ doc: r.doc, playbook: r.playbook }] : [],
+    ),
+    known: options.known ?? [],
+    analyses: new Map(),
+  };
   const byFile = new Map(reports.map((r) => [r.file, r]));
-  for (const { doc, d } of setGate(members, options.known ?? [])) {
-    const r = byFile.get(doc.file);
-    if (r) r.diagnostics.push(makeDiagnostic(doc.file, d));
-  }
+  for (const rule of SET_RULES)
+    for (const { doc, d } of rule.check(set)) {
+      const r = byFile.get(doc.file);
+      if (r) r.diagnostics.push(makeDiagnostic(doc.file, d));
+    }
   for (const r of reports) finish(r, options);
   return reports;
 }

@@ -16,9 +16,9 @@ import { LOCAL_CONTEXT } from "../../core/format/vocabulary.js";
 import {
   contextReferences,
   textContextReferences,
-  unprovidedContext,
   type ContextReference,
-} from "../../core/rules/gates/reference-gate.js";
+} from "../../core/rules/analysis/references.js";
+import { unprovidedContext } from "../../core/rules/templates/template-unresolved.js";
 import { validateSource, type FileReport } from "../../core/rules/validate.js";
 import type { SourcedBundle } from "../../runtime/tiers.js";
 import { parseGitHubRemote } from "./github-remote.js";

@@ -4,8 +4,8 @@ import { LOCAL_CONTEXT } from "../../../src/core/format/vocabulary.js";
 import {
   contextReferences,
   textContextReferences,
-  unprovidedContext,
-} from "../../../src/core/rules/gates/reference-gate.js";
+} from "../../../src/core/rules/analysis/references.js";
+import { unprovidedContext } from "../../../src/core/rules/templates/template-unresolved.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
 import { yaml } from "./helpers.js";
 

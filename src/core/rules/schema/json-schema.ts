@@ -1,21 +1,34 @@
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
-import precompiled from "../format/generated/playbook-validator.js";
-import { describeValue, type DiagnosticInput } from "../format/diagnostics.js";
-import type { RuleCode } from "./catalogue.js";
+import precompiled from "../../format/generated/playbook-validator.js";
+import { describeValue } from "../../format/describe.js";
 import {
   API_VERSION,
   ERROR_POLICY_PATTERN,
   ID_PATTERN,
   STEP_KINDS,
   TOOL_PATTERN,
-} from "../format/schema.js";
+} from "../../format/schema.js";
 import {
   formatPath,
   parsePointer,
   type PathSegment,
   type SourceDocument,
-} from "../format/source.js";
-import { didYouMean, oneOf } from "../util/suggest.js";
+} from "../../format/source.js";
+import { didYouMean, oneOf } from "../../util/suggest.js";
+import type { Finding, RulePass } from "../rule.js";
+
+type SchemaCode =
+  | "schema-unknown-field"
+  | "schema-missing-field"
+  | "schema-type"
+  | "schema-value"
+  | "schema-format"
+  | "schema-step-type"
+  | "schema-api-version"
+  | "schema-shape"
+  | "id-format"
+  | "tool-format";
+type SchemaFinding = Finding<SchemaCode>;
 
 /**
  * The schema compiled ahead of time (src/core/format/generated): compiling it costs far more than
@@ -23,11 +36,85 @@ import { didYouMean, oneOf } from "../util/suggest.js";
  */
 const validator = precompiled as unknown as ValidateFunction;
 
-/** Check a document against the JSON Schema, turning ajv's errors into diagnostics people read. */
-export function schemaGate(doc: SourceDocument): DiagnosticInput[] {
+// One ajv pass checks the whole document; each of its errors maps to the code that names it best.
+/** The document against the JSON Schema: ajv's errors rewritten as findings people read. */
+export const jsonSchema: RulePass<SchemaCode, SourceDocument> = {
+  rules: [
+    {
+      code: "schema-unknown-field",
+      layer: "schema",
+      severity: "error",
+      summary: "a field the format does not define",
+    },
+    {
+      code: "schema-missing-field",
+      layer: "schema",
+      severity: "error",
+      summary: "a required field is missing",
+    },
+    { code: "schema-type", layer: "schema", severity: "error", summary: "a value has the wrong type" },
+    {
+      code: "schema-value",
+      layer: "schema",
+      severity: "error",
+      summary: "a value is not one of the allowed values",
+    },
+    {
+      code: "schema-format",
+      layer: "schema",
+      severity: "error",
+      summary: "a value does not have the required form (pattern, length, range)",
+    },
+    { code: "schema-step-type", layer: "schema", severity: "error", summary: "an unknown step kind" },
+    {
+      code: "schema-api-version",
+      layer: "schema",
+      severity: "error",
+      summary: "apiVersion is missing or unsupported",
+    },
+    {
+      code: "schema-shape",
+      layer: "schema",
+      severity: "error",
+      summary: "a value matches none of the shapes allowed here",
+    },
+    {
+      code: "id-format",
+      layer: "schema",
+      severity: "error",
+      summary: "an id does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$",
+    },
+    {
+      code: "tool-format",
+      layer: "schema",
+      severity: "error",
+      summary: "a tool is not written as server/tool",
+    },
+  ],
+  check: (doc) => (isMapping(doc.value) ? schemaFindings(doc) : [notAMapping(doc)]),
+};
+
+function isMapping(value: unknown): boolean {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function notAMapping(doc: SourceDocument): SchemaFinding {
+  return {
+    rule: "schema-type",
+    path: "(document)",
+    span: doc.span([]),
+    message:
+      doc.value === null
+        ? "file is empty: a playbook is a YAML mapping"
+        : "a playbook is a YAML mapping of fields, not a list or a single value",
+    hint: "start with `apiVersion: playbook-bot/v1` and `id: …`",
+  };
+}
+
+function schemaFindings(doc: SourceDocument): SchemaFinding[] {
   const validate = validator;
   if (validate(doc.value)) return [];
-  const out: DiagnosticInput[] = [];
+  const out: SchemaFinding[] = [];
   const seen = new Set<string>();
   for (const err of validate.errors ?? []) {
     const d = rewrite(doc, err);
@@ -58,7 +145,7 @@ function ownerName(doc: SourceDocument, path: readonly PathSegment[]): string {
   return path.length === 0 ? "a playbook" : formatPath(path);
 }
 
-function rewrite(doc: SourceDocument, err: ErrorObject): DiagnosticInput | null {
+function rewrite(doc: SourceDocument, err: ErrorObject): SchemaFinding | null {
   const path = parsePointer(err.instancePath);
   const where = formatPath(path);
   const found = valueAt(doc.value, path);
@@ -185,14 +272,14 @@ function enumError(
   found: unknown,
   err: ErrorObject,
   params: Record<string, unknown>,
-): DiagnosticInput {
+): SchemaFinding {
   const allowed = (
     err.keyword === "const" ? [params.allowedValue] : (params.allowedValues as unknown[])
   ).map(String);
   const last = path[path.length - 1];
   const guess = typeof found === "string" ? didYouMean(found, allowed) : undefined;
   const suffix = guess ? ` — did you mean '${guess}'?` : "";
-  let rule: RuleCode = "schema-value";
+  let rule: SchemaCode = "schema-value";
   let message = `${where}: ${describeValue(found)} is not allowed (expected one of: ${oneOf(allowed)})${suffix}`;
   if (path.length === 1 && last === "apiVersion") {
     rule = "schema-api-version";
@@ -218,7 +305,7 @@ function patternError(
   where: string,
   found: unknown,
   pattern: string,
-): DiagnosticInput {
+): SchemaFinding {
   const base = {
     path: where,
     span: doc.span(path),

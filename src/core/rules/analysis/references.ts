@@ -1,0 +1,317 @@
+import type { Span } from "../../format/diagnostics.js";
+import { ExpressionError, expressionRefs, parseExpression } from "../../format/expression.js";
+import type { GraphStep } from "../../format/graph.js";
+import { formatPath, type PathSegment, type SourceDocument } from "../../format/source.js";
+import { parseTemplate, type TemplatePart, type TemplateProblem } from "../../format/template.js";
+import type { Step } from "../../format/types.js";
+import {
+  CHECKPOINT_OUTPUTS,
+  CONTEXT_MAPS,
+  CONTEXT_VARIABLES,
+  STEP_OUTPUTS,
+} from "../../format/vocabulary.js";
+import { didYouMean } from "../../util/suggest.js";
+import { memoised, type DocumentContext } from "../context.js";
+
+/** Fields that are not templates: ids, enums, expressions (checked as expressions), schemas. */
+const NOT_TEMPLATES = new Set([
+  "id",
+  "type",
+  "if",
+  "when",
+  "goto",
+  "default",
+  "label",
+  "on_reject",
+  "on_timeout",
+  "response_schema",
+  "expected_findings",
+  "playbook",
+  "mode",
+  "handoff",
+  "on_error",
+  "authority",
+  "timeout",
+  "reminder",
+  "tools",
+  "tool",
+  "scope",
+  "status",
+  "reason",
+  "wait",
+  "all",
+  "any",
+  "none",
+  "finding",
+  "template",
+  "prompt_file",
+]);
+
+/** Where a reference is written, which decides what it may see. */
+export interface Scope {
+  /** The step the reference is written in, or undefined for playbook outputs. */
+  stepId?: string;
+  /** Whether the step's own outputs are visible (a `when` branch runs after its step). */
+  selfVisible: boolean;
+}
+
+/** A template as written in a step's field or a playbook output, parsed. */
+export interface WrittenTemplate {
+  text: string;
+  at: PathSegment[];
+  scope: Scope;
+  parts: TemplatePart[];
+  problems: TemplateProblem[];
+}
+
+/** An `if:` or `when:` expression, parsed: the names it uses, or why it does not parse. */
+export interface WrittenExpression {
+  text: string;
+  at: PathSegment[];
+  scope: Scope;
+  refs: string[][];
+  error?: ExpressionError;
+}
+
+/** Every template a playbook holds (its steps' fields and its outputs), with where it is written. */
+function forEachTemplate(
+  ctx: DocumentContext,
+  visit: (text: string, at: PathSegment[], scope: Scope) => void,
+): void {
+  const walk = (value: unknown, at: PathSegment[], scope: Scope): void => {
+    if (typeof value === "string") visit(value, at, scope);
+    else if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...at, i], scope));
+    else if (value && typeof value === "object") {
+      for (const [k, v] of Object.entries(value))
+        if (!NOT_TEMPLATES.has(k)) walk(v, [...at, k], scope);
+    }
+  };
+  for (const s of ctx.graph.steps) walk(s.step, s.path, { stepId: s.id, selfVisible: false });
+  for (const [name, text] of Object.entries(ctx.playbook.outputs ?? {}))
+    visit(text, ["outputs", name], { selfVisible: true });
+}
+
+/** The templates and expressions of a playbook, each parsed once. */
+export const templateScan = memoised(
+  (ctx: DocumentContext): { templates: WrittenTemplate[]; expressions: WrittenExpression[] } => {
+    const templates: WrittenTemplate[] = [];
+    forEachTemplate(ctx, (text, at, scope) =>
+      templates.push({ text, at, scope, ...parseTemplate(text) }),
+    );
+    const expressions: WrittenExpression[] = [];
+    const expression = (text: string, at: PathSegment[], scope: Scope): void => {
+      try {
+        const refs = expressionRefs(parseExpression(text)).map((r) => r.path);
+        expressions.push({ text, at, scope, refs });
+      } catch (err) {
+        if (!(err instanceof ExpressionError)) throw err;
+        expressions.push({ text, at, scope, refs: [], error: err });
+      }
+    };
+    for (const s of ctx.graph.steps) {
+      if (s.step.if !== undefined)
+        expression(s.step.if, [...s.path, "if"], { stepId: s.id, selfVisible: false });
+      if (Array.isArray(s.step.next)) {
+        s.step.next.forEach((b, i) => {
+          if (b.when !== undefined && b.when.trim() !== "")
+            expression(b.when, [...s.path, "next", i, "when"], { stepId: s.id, selfVisible: true });
+        });
+      }
+    }
+    return { templates, expressions };
+  },
+);
+
+/** What a reference names. */
+export type Resolution =
+  | { kind: "unresolved"; message: string; hint: string; guess?: string | undefined }
+  | { kind: "finding"; key: string }
+  | { kind: "step-output"; target: GraphStep }
+  | { kind: "resolved" };
+
+/** A name a template or expression uses, where it is written, and what it names. */
+export interface Reference {
+  ref: string[];
+  /** As written in a template (`{{ inputs.x }}`), or the dotted name in an expression. */
+  raw: string;
+  at: PathSegment[];
+  scope: Scope;
+  resolution: Resolution;
+}
+
+/** Every reference of the playbook's templates, then of its expressions, resolved. */
+export const references = memoised((ctx: DocumentContext): Reference[] => {
+  const { templates, expressions } = templateScan(ctx);
+  const out: Reference[] = [];
+  const add = (ref: string[], raw: string, at: PathSegment[], scope: Scope): void => {
+    out.push({ ref, raw, at, scope, resolution: resolve(ctx, ref, raw) });
+  };
+  for (const t of templates)
+    for (const part of t.parts) if (part.kind === "ref") add(part.path, part.raw, t.at, t.scope);
+  for (const e of expressions) for (const ref of e.refs) add(ref, ref.join("."), e.at, e.scope);
+  return out;
+});
+
+function resolve(ctx: DocumentContext, ref: string[], raw: string): Resolution {
+  const { playbook, graph } = ctx;
+  const unresolved = (message: string, hint: string, guess?: string): Resolution => ({
+    kind: "unresolved",
+    message,
+    hint,
+    guess,
+  });
+  const [head, second, third, fourth] = ref;
+  if (head === "inputs") {
+    const inputs = Object.keys(playbook.inputs ?? {});
+    if (ref.length !== 2 || !inputs.includes(second as string)) {
+      return unresolved(
+        `'${raw}' names no declared input`,
+        `declare it under inputs:, or use one of: ${inputs.join(", ") || "(none declared)"}`,
+        ref.length === 2 ? didYouMean(second as string, inputs) : undefined,
+      );
+    }
+    return { kind: "resolved" };
+  }
+  if (head === "findings") {
+    if (ref.length !== 2)
+      return unresolved(`'${raw}' is not a finding; write findings.<key>`, "write findings.<key>");
+    return { kind: "finding", key: second as string };
+  }
+  if (head === "steps") {
+    const target = graph.byId.get(second ?? "");
+    if (!target) {
+      return unresolved(
+        `'${raw}' names no step`,
+        "name an existing step id",
+        didYouMean(second ?? "", [...graph.byId.keys()]),
+      );
+    }
+    if (third !== "outputs" || fourth === undefined || ref.length !== 4) {
+      return unresolved(
+        `'${raw}' must name one output: steps.${second}.outputs.<name>`,
+        `write steps.${second}.outputs.<name>`,
+      );
+    }
+    const known = outputsOf(target.step);
+    if (known && !known.includes(fourth)) {
+      return unresolved(
+        `a ${target.step.type} step has no output '${fourth}' (it has: ${known.join(", ") || "none"})`,
+        `use one of: ${known.join(", ") || "(none)"}`,
+        didYouMean(fourth, known),
+      );
+    }
+    return { kind: "step-output", target };
+  }
+  const vars = head !== undefined ? CONTEXT_VARIABLES[head] : undefined;
+  if (vars) {
+    const ok =
+      (ref.length === 2 && vars.includes(second as string)) ||
+      (ref.length === 3 && CONTEXT_MAPS.has(`${head}.${second}`));
+    if (ok) return { kind: "resolved" };
+    return unresolved(
+      `'${raw}' is not a known ${head} field (known: ${vars.join(", ")})`,
+      `use one of: ${vars.map((v) => `${head}.${v}`).join(", ")}`,
+      didYouMean(second ?? "", [...vars]),
+    );
+  }
+  return unresolved(
+    `'${raw}' names nothing a template can use`,
+    "templates name inputs.<name>, steps.<id>.outputs.<name>, findings.<key>, issue.*, repo.*, run.* or alert.*",
+    didYouMean(head ?? "", ["inputs", "steps", "findings", ...Object.keys(CONTEXT_VARIABLES)]),
+  );
+}
+
+function outputsOf(step: Step): readonly string[] | null {
+  if (step.type === "checkpoint") {
+    const props = step.response_schema?.properties;
+    return [...CHECKPOINT_OUTPUTS, ...Object.keys(props && typeof props === "object" ? props : {})];
+  }
+  return STEP_OUTPUTS[step.type];
+}
+
+/** An input default that is a template (`slug: '{{ inputs.package }}'`), parsed. */
+export interface DefaultTemplate {
+  name: string;
+  at: PathSegment[];
+  parts: TemplatePart[];
+  problems: TemplateProblem[];
+}
+
+/** The string defaults of the inputs, parsed once. */
+export const inputDefaultTemplates = memoised((ctx: DocumentContext): DefaultTemplate[] =>
+  Object.entries(ctx.playbook.inputs ?? {}).flatMap(([name, spec]) =>
+    typeof spec.default === "string"
+      ? [{ name, at: ["inputs", name, "default"], ...parseTemplate(spec.default) }]
+      : [],
+  ),
+);
+
+/** A template's reference to the run's context (`issue.*`, `repo.*`, `run.*`, `alert.*`). */
+export interface ContextReference {
+  /** The name as a path: `issue.number` is `["issue", "number"]`. */
+  ref: string[];
+  /** As written: `{{ issue.number }}`. */
+  raw: string;
+  /** Where, as people read it: `steps[3].body`, or `(document)` in a file a step reads. */
+  path: string;
+  span: Span;
+}
+
+function isContextRef(ref: readonly string[]): boolean {
+  return ref[0] !== undefined && Object.hasOwn(CONTEXT_VARIABLES, ref[0]);
+}
+
+/** The context references of a playbook's templates (expressions are left out: a missing value is false there). */
+export function contextReferences(ctx: DocumentContext): ContextReference[] {
+  const out: ContextReference[] = [];
+  for (const { text, at, parts } of templateScan(ctx).templates) {
+    for (const part of parts) {
+      if (part.kind === "ref" && isContextRef(part.path)) {
+        const span = refSpan(ctx.doc, at, text, part.offset, part.raw.length);
+        out.push({ ref: part.path, raw: part.raw, path: formatPath(at), span });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The reference itself where its value is written on one line as it reads (plain or quoted,
+ * without escapes); otherwise the whole value.
+ */
+function refSpan(
+  doc: SourceDocument,
+  at: PathSegment[],
+  text: string,
+  offset: number,
+  length: number,
+): Span {
+  const span = doc.span(at);
+  if (span.line !== span.endLine) return span;
+  const written = (doc.text.split("\n")[span.line - 1] ?? "").slice(
+    span.column - 1,
+    span.endColumn - 1,
+  );
+  const quoted = /^(["']).*\1$/.test(written);
+  if ((quoted ? written.slice(1, -1) : written) !== text) return span;
+  const column = span.column + (quoted ? 1 : 0) + offset;
+  return { line: span.line, column, endLine: span.line, endColumn: column + length };
+}
+
+/** The context references of a text file a step reads (a commit's template, a prompt), each at its own line and column. */
+export function textContextReferences(text: string): ContextReference[] {
+  const out: ContextReference[] = [];
+  for (const part of parseTemplate(text).parts) {
+    if (part.kind !== "ref" || !isContextRef(part.path)) continue;
+    const before = text.slice(0, part.offset);
+    const line = before.split("\n").length;
+    const column = part.offset - before.lastIndexOf("\n");
+    out.push({
+      ref: part.path,
+      raw: part.raw,
+      path: "(document)",
+      span: { line, column, endLine: line, endColumn: column + part.raw.length },
+    });
+  }
+  return out;
+}

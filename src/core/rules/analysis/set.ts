@@ -1,0 +1,140 @@
+import { PlaybookGraph } from "../../format/graph.js";
+import type { PathSegment, SourceDocument } from "../../format/source.js";
+import type { PlaybookDocument } from "../../format/types.js";
+import { diagnosticAt, memoised, type Memo } from "../context.js";
+import type { SetFinding } from "../rule.js";
+
+export const DEFAULT_MAX_DEPTH = 10;
+
+/** One playbook of the set being validated. */
+export interface SetMember {
+  doc: SourceDocument;
+  playbook: PlaybookDocument;
+}
+
+/** What the set rules need to know of a playbook outside the set (e.g. the bundled library). */
+export interface KnownPlaybook {
+  id: string;
+  playbook: PlaybookDocument;
+}
+
+/** What every set rule sees: the set's playbooks that passed the schema, and the known ones. */
+export interface SetContext extends Memo {
+  readonly members: readonly SetMember[];
+  readonly known: readonly KnownPlaybook[];
+}
+
+/** A finding in one member, at a path of its document. */
+export function setFinding<Code extends string>(
+  member: SetMember,
+  rule: Code,
+  at: readonly PathSegment[],
+  message: string,
+  hint: string,
+): SetFinding<Code> {
+  return { doc: member.doc, d: diagnosticAt(member.doc, rule, at, message, hint) };
+}
+
+/** The first member of each id (set-duplicate-id reports the others). */
+export const membersById = memoised((set: SetContext): Map<string, SetMember> => {
+  const byId = new Map<string, SetMember>();
+  for (const m of set.members) if (!byId.has(m.playbook.id)) byId.set(m.playbook.id, m);
+  return byId;
+});
+
+/** A playbook of the set or a known one, by id. */
+export function lookupPlaybook(set: SetContext, id: string): PlaybookDocument | undefined {
+  return membersById(set).get(id)?.playbook ?? set.known.find((k) => k.id === id)?.playbook;
+}
+
+/** Every id a target may name. */
+export const targetIds = memoised((set: SetContext): string[] => [
+  ...new Set([...membersById(set).keys(), ...set.known.map((k) => k.id)]),
+]);
+
+/** A member's step that hands off to or delegates to another playbook. */
+export interface Call {
+  from: SetMember;
+  target: string;
+  kind: "delegate" | "handoff";
+  path: PathSegment[];
+  with?: Record<string, unknown>;
+}
+
+/** The calls of each member (the first of each id), in step order. */
+export const callsById = memoised((set: SetContext): Map<string, Call[]> => {
+  const out = new Map<string, Call[]>();
+  for (const m of membersById(set).values()) {
+    const calls: Call[] = [];
+    for (const s of new PlaybookGraph(m.playbook).steps) {
+      const step = s.step;
+      if (step.type === "end") {
+        (step.handoff ?? []).forEach((t, i) =>
+          calls.push({ from: m, target: t, kind: "handoff", path: [...s.path, "handoff", i] }),
+        );
+      } else if (step.type === "playbook") {
+        const call: Call = {
+          from: m,
+          target: step.playbook,
+          kind: step.mode,
+          path: [...s.path, "playbook"],
+        };
+        if (step.with) call.with = step.with;
+        calls.push(call);
+      }
+    }
+    out.set(m.playbook.id, calls);
+  }
+  return out;
+});
+
+/** Calls in member order whose target exists, with the target. */
+export const resolvedDelegations = memoised(
+  (set: SetContext): { call: Call; target: PlaybookDocument }[] => {
+    const out: { call: Call; target: PlaybookDocument }[] = [];
+    for (const calls of callsById(set).values())
+      for (const call of calls) {
+        const target = lookupPlaybook(set, call.target);
+        if (target && call.kind === "delegate") out.push({ call, target });
+      }
+    return out;
+  },
+);
+
+/**
+ * Delegation is a call that returns: a cycle never ends, and depth is bounded per playbook. One
+ * walk from each member finds both: the cycles (each once, at the call that closes it first) and
+ * how deep the member's delegation nests.
+ */
+export const delegationWalk = memoised(
+  (
+    set: SetContext,
+  ): { cycles: { call: Call; cycle: string[] }[]; depths: Map<SetMember, number> } => {
+    const byId = membersById(set);
+    const calls = callsById(set);
+    const cycles: { call: Call; cycle: string[] }[] = [];
+    const depths = new Map<SetMember, number>();
+    const reported = new Set<string>();
+    for (const m of byId.values()) {
+      const walk = (id: string, chain: string[]): number => {
+        let deepest = chain.length;
+        for (const c of calls.get(id) ?? []) {
+          if (c.kind !== "delegate" || !byId.has(c.target)) continue;
+          if (chain.includes(c.target)) {
+            const cycle = [...chain.slice(chain.indexOf(c.target)), c.target];
+            const key = [...cycle].slice(0, -1).sort().join(",");
+            if (!reported.has(key)) {
+              reported.add(key);
+              cycles.push({ call: c, cycle });
+            }
+            continue;
+          }
+          deepest = Math.max(deepest, walk(c.target, [...chain, c.target]));
+        }
+        return deepest;
+      };
+      depths.set(m, walk(m.playbook.id, [m.playbook.id]) - 1);
+    }
+    return { cycles, depths };
+  },
+);

@@ -1,0 +1,103 @@
+import { aiWriteUnapproved } from "../steps/ai/checks.js";
+import { refInvalid } from "../steps/branch/checks.js";
+import { responseSchema } from "../steps/checkpoint/checks.js";
+import { ruleShadowed } from "../steps/decide/checks.js";
+import { delegateShape } from "../steps/playbook/checks.js";
+import { branchDuplicateLabel } from "./graph/branch-duplicate-label.js";
+import { branchEmpty } from "./graph/branch-empty.js";
+import { branchMixed } from "./graph/branch-mixed.js";
+import { checkpointTarget } from "./graph/checkpoint-target.js";
+import { cycleWithoutLimit } from "./graph/cycle-without-limit.js";
+import { entrypointUnresolved } from "./graph/entrypoint-unresolved.js";
+import { findingUnknown } from "./graph/finding-unknown.js";
+import { gotoUnresolved } from "./graph/goto-unresolved.js";
+import { handoffNotTerminal } from "./graph/handoff-not-terminal.js";
+import { selfLoop } from "./graph/self-loop.js";
+import { stepDuplicateId } from "./graph/step-duplicate-id.js";
+import { stepsAndNodes } from "./graph/steps-and-nodes.js";
+import { terminalMissing } from "./graph/terminal-missing.js";
+import { unreachable } from "./graph/unreachable.js";
+import { jsonSchema } from "./schema/json-schema.js";
+import { setDelegateTerminal } from "./set/set-delegate-terminal.js";
+import { setDelegationCycle } from "./set/set-delegation-cycle.js";
+import { setDepth } from "./set/set-depth.js";
+import { setDuplicateId } from "./set/set-duplicate-id.js";
+import { setInputs } from "./set/set-inputs.js";
+import { setUnresolvedPlaybook } from "./set/set-unresolved-playbook.js";
+import { inputUnused } from "./style/input-unused.js";
+import { stepNoDescription } from "./style/step-no-description.js";
+import { yamlSource } from "./syntax/yaml-source.js";
+import { expressionSyntax } from "./templates/expression-syntax.js";
+import { fileMissing } from "./templates/file-missing.js";
+import { inputDefault } from "./templates/input-default.js";
+import { inputShape } from "./templates/input-shape.js";
+import { pathUnsafe } from "./templates/path-unsafe.js";
+import { regexInvalid } from "./templates/regex-invalid.js";
+import { stepShape } from "./templates/step-shape.js";
+import { templateConditional } from "./templates/template-conditional.js";
+import { templateOrder } from "./templates/template-order.js";
+import { templateSyntax } from "./templates/template-syntax.js";
+import { templateUnresolved } from "./templates/template-unresolved.js";
+
+/**
+ * Every rule module, registered here and nowhere else: the catalogue (./catalogue.ts), the
+ * validator (./validate.ts), `playbook-bot rules`, configs and reports all read this list.
+ *
+ * To add a rule: write one module that exports a `FileRule` (one playbook), a `SetRule` (across
+ * playbooks) or, for codes one pass cannot separate, a `RulePass` (see ./rule.ts), under
+ * src/core/rules/<layer>/<code>.ts or, when it checks one step kind only, in
+ * src/core/steps/<kind>/checks.ts; then add one line to this list. The order is the catalogue's
+ * (the listing and docs follow it); findings are sorted by position whatever the order.
+ *
+ * Rule modules and their analyses import ../format/diagnostics.js, ./catalogue.js and this list
+ * for types only: those modules read this list as they load, so a module they import back would
+ * be read before it has loaded.
+ */
+export const RULE_MODULES = [
+  // syntax: the loader
+  yamlSource,
+  // schema: one JSON Schema pass
+  jsonSchema,
+  // graph
+  stepDuplicateId,
+  stepsAndNodes,
+  entrypointUnresolved,
+  gotoUnresolved,
+  selfLoop,
+  branchEmpty,
+  branchMixed,
+  branchDuplicateLabel,
+  terminalMissing,
+  unreachable,
+  cycleWithoutLimit,
+  handoffNotTerminal,
+  delegateShape,
+  ruleShadowed,
+  findingUnknown,
+  checkpointTarget,
+  // templates
+  inputDefault,
+  inputShape,
+  regexInvalid,
+  templateSyntax,
+  templateUnresolved,
+  templateOrder,
+  templateConditional,
+  expressionSyntax,
+  fileMissing,
+  pathUnsafe,
+  refInvalid,
+  stepShape,
+  aiWriteUnapproved,
+  responseSchema,
+  // set: across the playbooks of one set
+  setDuplicateId,
+  setUnresolvedPlaybook,
+  setDelegationCycle,
+  setDepth,
+  setDelegateTerminal,
+  setInputs,
+  // style
+  inputUnused,
+  stepNoDescription,
+] as const;

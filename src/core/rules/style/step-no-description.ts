@@ -1,0 +1,33 @@
+import { stepTitle } from "../../format/graph.js";
+import { formatPath } from "../../format/source.js";
+import type { FileRule, Finding } from "../rule.js";
+
+const GUIDANCE =
+  "add a description: people read it in the status comment while the step is current";
+
+/** Every step has a name or a description: people read it in the status comment. */
+export const stepNoDescription: FileRule<"step-no-description"> = {
+  code: "step-no-description",
+  layer: "style",
+  severity: "warning",
+  summary: "a step has neither name nor description",
+  guidance: GUIDANCE,
+  check({ doc, graph }) {
+    const out: Finding<"step-no-description">[] = [];
+    const nodes = graph.mode === "nodes";
+    for (const s of graph.steps) {
+      if (stepTitle(s.step) !== s.id || s.step.description !== undefined) continue;
+      out.push({
+        rule: "step-no-description",
+        path: formatPath(s.path),
+        span: doc.span(nodes ? s.path : [...s.path, "id"], nodes),
+        message:
+          s.step.type === "branch"
+            ? `${formatPath(s.path)}: step '${s.id}' has no description (a branch step's name is the branch it makes)`
+            : `${formatPath(s.path)}: step '${s.id}' has neither name nor description`,
+        hint: GUIDANCE,
+      });
+    }
+    return out;
+  },
+};
