@@ -5,9 +5,9 @@
 // port call stands for one REST request). Measures alerts per second for new alerts, repeats and
 // re-fires, and GitHub requests per alert for each kind. Run after `npm run build`.
 import { createServer } from "node:http";
-import { alertsHandler } from "../dist/alerts/http.js";
-import { AlertTriage } from "../dist/alerts/triage.js";
-import { bundledPlaybooks } from "../dist/playbook/library.js";
+import { alertsHandler } from "../dist/adapters/alerts/http.js";
+import { AlertTriage } from "../dist/adapters/alerts/triage.js";
+import { bundledPlaybooks } from "../dist/adapters/local/library.js";
 import { fmt, now, percentile, progress, settle, table } from "./lib/common.mjs";
 
 /** GitHub's issues of one repository in memory; every call counted (one REST request each). */

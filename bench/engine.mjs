@@ -1,8 +1,8 @@
 // The engine: time per `advance` call on a 50-step playbook, and the size of the run state after
 // 50 steps and at least 200 events (target: well under 1 ms per call; state under 16 KB).
-import { advance, start } from "../dist/engine/engine.js";
-import { encodeSigned } from "../dist/state/codec.js";
-import { validateSource } from "../dist/playbook/validate.js";
+import { advance, start } from "../dist/core/engine/engine.js";
+import { encodeSigned } from "../dist/runtime/state-codec.js";
+import { validateSource } from "../dist/core/rules/validate.js";
 import { fmt, fmtSize, median, now, percentile, progress, table } from "./lib/common.mjs";
 
 const STEPS = 50;
@@ -164,7 +164,7 @@ let last;
 progress("engine: timed runs");
 for (let i = 0; i < 50; i++) last = runOnce(timings);
 const json = JSON.stringify(last.run);
-const signed = encodeSigned(last.run, "bench-secret");
+const signed = encodeSigned(last.run, { key: new Uint8Array(32).fill(7), issue: 42, comment: "1234567890" });
 
 console.log("## Engine: `advance` on a 50-step playbook\n");
 console.log(

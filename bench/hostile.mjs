@@ -49,7 +49,7 @@ const CASES = {
 
 if (process.argv[2] === "--case") {
   const name = process.argv[3];
-  const { validateSource } = await import("../dist/playbook/validate.js");
+  const { validateSource } = await import("../dist/core/rules/validate.js");
   // Warm the modules and the compiled schema, so the figure is the rejection alone.
   validateSource(
     "warm.yaml",

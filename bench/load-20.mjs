@@ -29,7 +29,7 @@ const bundledDir = join(here, "..", "playbooks");
 /** The two ways of loading a folder: ours (read + validateSet) and the floor (read + load + ajv). */
 async function loaders() {
   const [{ validateSet }, { load }, { floorValidator }] = await Promise.all([
-    import("../dist/playbook/validate.js"),
+    import("../dist/core/rules/validate.js"),
     import("js-yaml"),
     import("./lib/common.mjs"),
   ]);
@@ -144,7 +144,7 @@ try {
   };
 
   // Which file costs most, warm: validate each alone a few times.
-  const { validateSource } = await import("../dist/playbook/validate.js");
+  const { validateSource } = await import("../dist/core/rules/validate.js");
   const perFile = reports
     .map((r) => {
       const source = readFileSync(r.file);

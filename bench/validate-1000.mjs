@@ -2,7 +2,7 @@
 // YAML load plus a compiled JSON Schema check. Prints a markdown section on stdout.
 import { Buffer } from "node:buffer";
 import { load } from "js-yaml";
-import { validateSet, validateSource } from "../dist/playbook/validate.js";
+import { validateSet, validateSource } from "../dist/core/rules/validate.js";
 import { generatePlaybooks } from "./lib/generate.mjs";
 import {
   floorValidator,

@@ -1,7 +1,7 @@
 // Helpers shared by the benchmarks: timing, statistics and markdown tables.
 import { performance } from "node:perf_hooks";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { PLAYBOOK_SCHEMA } from "../../dist/playbook/schema.js";
+import { PLAYBOOK_SCHEMA } from "../../dist/core/format/schema.js";
 
 export const now = () => performance.now();
 
