@@ -164,7 +164,11 @@ let last;
 progress("engine: timed runs");
 for (let i = 0; i < 50; i++) last = runOnce(timings);
 const json = JSON.stringify(last.run);
-const signed = encodeSigned(last.run, { key: new Uint8Array(32).fill(7), issue: 42, comment: "1234567890" });
+const signed = encodeSigned(last.run, {
+  key: new Uint8Array(32).fill(7),
+  issue: 42,
+  comment: "1234567890",
+});
 
 console.log("## Engine: `advance` on a 50-step playbook\n");
 console.log(

@@ -2160,9 +2160,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback2) {
         if (callback2 === void 0) {
-          return new Promise((resolve4, reject) => {
+          return new Promise((resolve5, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve4(data);
+              return err ? reject(err) : resolve5(data);
             });
           });
         }
@@ -2200,12 +2200,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback2 === void 0) {
-          return new Promise((resolve4, reject) => {
+          return new Promise((resolve5, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve4(data);
+              ) : resolve5(data);
             });
           });
         }
@@ -4472,8 +4472,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve4, reject) => {
-        res = resolve4;
+      const promise2 = new Promise((resolve5, reject) => {
+        res = resolve5;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -6724,12 +6724,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve4, reject) => {
+      const waitForDrain = () => new Promise((resolve5, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve4;
+          callback2 = resolve5;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7399,12 +7399,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve4, reject) => {
+      const waitForDrain = () => new Promise((resolve5, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve4;
+          callback2 = resolve5;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7883,16 +7883,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve4) => {
+        return new Promise((resolve5) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve4;
+            this[kClosedResolve] = resolve5;
           } else {
-            resolve4(null);
+            resolve5(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve4) => {
+        return new Promise((resolve5) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -7903,7 +7903,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve4(null);
+            resolve5(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback2);
@@ -7954,7 +7954,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve4, reject) => {
+        const socket = await new Promise((resolve5, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7966,7 +7966,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve4(socket2);
+              resolve5(socket2);
             }
           });
         });
@@ -8302,8 +8302,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve4) => {
-            this[kClosedResolve] = resolve4;
+          await new Promise((resolve5) => {
+            this[kClosedResolve] = resolve5;
           });
         }
       }
@@ -9572,7 +9572,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve4, reject) => {
+        return await new Promise((resolve5, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9585,7 +9585,7 @@ var require_readable = __commonJS({
             if (signal2?.aborted) {
               reject(signal2.reason ?? new AbortError());
             } else {
-              resolve4(null);
+              resolve5(null);
             }
           }).on("error", noop).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9604,7 +9604,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve4, reject) => {
+      return new Promise((resolve5, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9621,7 +9621,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve4,
+              resolve: resolve5,
               reject,
               length: 0,
               body: []
@@ -9691,18 +9691,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve4, stream, length } = consume2;
+      const { type, body, resolve: resolve5, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve4(chunksDecode(body, length));
+          resolve5(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve4(JSON.parse(chunksDecode(body, length)));
+          resolve5(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve4(chunksConcat(body, length).buffer);
+          resolve5(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve4(new Blob(body, { type: stream[kContentType] }));
+          resolve5(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve4(chunksConcat(body, length));
+          resolve5(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9959,9 +9959,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve5, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10184,9 +10184,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve5, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10471,9 +10471,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve5, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -10565,9 +10565,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve4, reject) => {
+        return new Promise((resolve5, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve4(data);
+            return err ? reject(err) : resolve5(data);
           });
         });
       }
@@ -14430,7 +14430,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve4, reject) => agent.dispatch(
+        return new Promise((resolve5, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14506,7 +14506,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve4({
+              resolve5({
                 status,
                 statusText,
                 headersList,
@@ -14549,7 +14549,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve4({
+              resolve5({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18290,8 +18290,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve4) => {
-        setTimeout(resolve4, ms).unref();
+      return new Promise((resolve5) => {
+        setTimeout(resolve5, ms).unref();
       });
     }
     module.exports = {
@@ -24024,7 +24024,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve4.call(this, root, ref);
+      let _sch = resolve5.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -24051,7 +24051,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve4(root, ref) {
+    function resolve5(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -24915,7 +24915,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve4(baseURI, relativeURI, options) {
+    function resolve5(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -25306,7 +25306,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize: normalize2,
-      resolve: resolve4,
+      resolve: resolve5,
       resolveComponent,
       equal,
       serialize,
@@ -28556,7 +28556,7 @@ var require__ = __commonJS({
 // src/entries/action/main.ts
 import { execFileSync } from "node:child_process";
 import { existsSync as existsSync3, readFileSync as readFileSync2 } from "node:fs";
-import { relative as relative2, resolve as resolve3 } from "node:path";
+import { relative as relative2, resolve as resolve4 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -28720,11 +28720,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve4) {
-      resolve4(value);
+    return value instanceof P ? value : new P(function(resolve5) {
+      resolve5(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve4, reject) {
+  return new (P || (P = Promise))(function(resolve5, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -28740,7 +28740,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve4(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -29843,263 +29843,6 @@ async function glob(globInput, options) {
   const [crawler, relative3] = getCrawler(globInput, options);
   return crawler ? formatPaths(await crawler.withPromise(), relative3) : [];
 }
-
-// src/core/rules/catalogue.ts
-var RULES = {
-  "yaml-syntax": { layer: "syntax", severity: "error", summary: "the file is not valid YAML" },
-  "yaml-duplicate-key": {
-    layer: "syntax",
-    severity: "error",
-    summary: "a mapping repeats a key"
-  },
-  "yaml-limit": {
-    layer: "syntax",
-    severity: "error",
-    summary: "the document exceeds a size, depth, node or alias limit"
-  },
-  "yaml-encoding": {
-    layer: "syntax",
-    severity: "error",
-    summary: "the file is not UTF-8 text"
-  },
-  "schema-unknown-field": {
-    layer: "schema",
-    severity: "error",
-    summary: "a field the format does not define"
-  },
-  "schema-missing-field": {
-    layer: "schema",
-    severity: "error",
-    summary: "a required field is missing"
-  },
-  "schema-type": { layer: "schema", severity: "error", summary: "a value has the wrong type" },
-  "schema-value": {
-    layer: "schema",
-    severity: "error",
-    summary: "a value is not one of the allowed values"
-  },
-  "schema-format": {
-    layer: "schema",
-    severity: "error",
-    summary: "a value does not have the required form (pattern, length, range)"
-  },
-  "schema-step-type": { layer: "schema", severity: "error", summary: "an unknown step kind" },
-  "schema-api-version": {
-    layer: "schema",
-    severity: "error",
-    summary: "apiVersion is missing or unsupported"
-  },
-  "schema-shape": {
-    layer: "schema",
-    severity: "error",
-    summary: "a value matches none of the shapes allowed here"
-  },
-  "id-format": {
-    layer: "schema",
-    severity: "error",
-    summary: "an id does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"
-  },
-  "tool-format": {
-    layer: "schema",
-    severity: "error",
-    summary: "a tool is not written as server/tool"
-  },
-  "step-duplicate-id": { layer: "graph", severity: "error", summary: "two steps share an id" },
-  "steps-and-nodes": {
-    layer: "graph",
-    severity: "error",
-    summary: "a playbook must have exactly one of steps or nodes"
-  },
-  "entrypoint-unresolved": {
-    layer: "graph",
-    severity: "error",
-    summary: "the entrypoint names no node"
-  },
-  "goto-unresolved": { layer: "graph", severity: "error", summary: "a goto names no step" },
-  "self-loop": { layer: "graph", severity: "error", summary: "a step branches to itself" },
-  "branch-empty": { layer: "graph", severity: "error", summary: "a branch condition is empty" },
-  "branch-mixed": {
-    layer: "graph",
-    severity: "error",
-    summary: "when and condition branches are mixed in one step"
-  },
-  "branch-duplicate-label": {
-    layer: "graph",
-    severity: "error",
-    summary: "two prose branches of one step share a label"
-  },
-  "terminal-missing": { layer: "graph", severity: "error", summary: "no step ends the playbook" },
-  unreachable: { layer: "graph", severity: "error", summary: "a step cannot be reached" },
-  "cycle-without-limit": {
-    layer: "graph",
-    severity: "error",
-    summary: "the graph has a cycle but no limits.max_steps"
-  },
-  "handoff-not-terminal": {
-    layer: "graph",
-    severity: "error",
-    summary: "handoff is only allowed on a terminal step"
-  },
-  "delegate-shape": {
-    layer: "graph",
-    severity: "error",
-    summary: "a delegating step breaks the delegate rules"
-  },
-  "rule-shadowed": {
-    layer: "graph",
-    severity: "error",
-    summary: "a decision rule can never match because an earlier rule always matches first"
-  },
-  "finding-unknown": {
-    layer: "graph",
-    severity: "warning",
-    summary: "a finding is used but no step expects it"
-  },
-  "checkpoint-target": {
-    layer: "graph",
-    severity: "error",
-    summary: "a checkpoint's on_reject or on_timeout names no step"
-  },
-  "input-default": {
-    layer: "templates",
-    severity: "error",
-    summary: "an input default does not fit the input's type or constraints"
-  },
-  "input-shape": {
-    layer: "templates",
-    severity: "error",
-    summary: "an input's constraints contradict each other or its type"
-  },
-  "regex-invalid": {
-    layer: "templates",
-    severity: "error",
-    summary: "a regular expression does not compile on the linear-time engine"
-  },
-  "template-syntax": { layer: "templates", severity: "error", summary: "a template is malformed" },
-  "template-unresolved": {
-    layer: "templates",
-    severity: "error",
-    summary: "a template names something that does not exist"
-  },
-  "template-order": {
-    layer: "templates",
-    severity: "error",
-    summary: "a template uses an output of a step that does not always run before it"
-  },
-  "template-conditional": {
-    layer: "templates",
-    severity: "warning",
-    summary: "a template uses an output of a step that may be skipped by its if"
-  },
-  "expression-syntax": {
-    layer: "templates",
-    severity: "error",
-    summary: "an if or when expression is malformed"
-  },
-  "file-missing": {
-    layer: "templates",
-    severity: "error",
-    summary: "a file a step refers to does not exist"
-  },
-  "path-unsafe": {
-    layer: "templates",
-    severity: "error",
-    summary: "a path is absolute, not normalised, leaves the repository or touches .git"
-  },
-  "ref-invalid": {
-    layer: "templates",
-    severity: "error",
-    summary: "a branch name is not a valid, safe git ref"
-  },
-  "step-shape": {
-    layer: "templates",
-    severity: "error",
-    summary: "a step's fields do not fit together (e.g. a commit with neither files nor paths)"
-  },
-  "ai-write-unapproved": {
-    layer: "templates",
-    severity: "error",
-    summary: "an ai step with write scope has no checkpoint or ask-first approval before it"
-  },
-  "response-schema": {
-    layer: "templates",
-    severity: "error",
-    summary: "a checkpoint's response_schema is not a valid JSON Schema"
-  },
-  "set-duplicate-id": {
-    layer: "set",
-    severity: "error",
-    summary: "two playbooks in one set share an id"
-  },
-  "set-unresolved-playbook": {
-    layer: "set",
-    severity: "error",
-    summary: "a handoff, delegate or playbook step names an unknown playbook"
-  },
-  "set-delegation-cycle": {
-    layer: "set",
-    severity: "error",
-    summary: "playbooks delegate to each other in a cycle"
-  },
-  "set-depth": {
-    layer: "set",
-    severity: "error",
-    summary: "delegation nests deeper than limits.max_depth"
-  },
-  "set-delegate-terminal": {
-    layer: "set",
-    severity: "error",
-    summary: "a delegate target has no terminal that returns (every terminal hands off)"
-  },
-  "set-inputs": {
-    layer: "set",
-    severity: "error",
-    summary: "a sub-playbook call maps inputs the child does not declare or misses required ones"
-  },
-  "input-unused": { layer: "style", severity: "warning", summary: "an input is never used" },
-  "step-no-description": {
-    layer: "style",
-    severity: "warning",
-    summary: "a step has neither name nor description"
-  }
-};
-var RULE_CODES = Object.keys(RULES);
-
-// src/core/format/diagnostics.ts
-function makeDiagnostic(file, input) {
-  const d = {
-    rule: input.rule,
-    severity: input.severity ?? RULES[input.rule].severity,
-    file,
-    path: input.path,
-    message: input.message,
-    ...input.span
-  };
-  if (input.found !== void 0) d.found = input.found;
-  if (input.expected !== void 0) d.expected = input.expected;
-  if (input.hint !== void 0) d.hint = input.hint;
-  return d;
-}
-function compareDiagnostics(a, b) {
-  if (a.severity !== b.severity) return a.severity === "error" ? -1 : 1;
-  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
-  return a.line - b.line || a.column - b.column || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0);
-}
-function describeValue(value) {
-  if (typeof value === "string") {
-    const cut = value.length > 60 ? `${value.slice(0, 57)}...` : value;
-    return `'${cut}'`;
-  }
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  return String(value);
-}
-
-// src/adapters/local/library.ts
-import { existsSync as existsSync2, readFileSync } from "node:fs";
-import { dirname as dirname2, join } from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // node_modules/js-yaml/dist/js-yaml.mjs
 var NOT_RESOLVED = /* @__PURE__ */ Symbol("NOT_RESOLVED");
@@ -32075,12 +31818,12 @@ function skipFlowSeparationSpace(state, nodeIndent) {
 }
 function readFlowCollection(state, nodeIndent, props) {
   const ch = state.input.charCodeAt(state.position);
-  const isMapping = ch === 123;
+  const isMapping2 = ch === 123;
   const start = state.position;
   let readNext = true;
   if (ch !== 91 && ch !== 123) return false;
-  const terminator = isMapping ? 125 : 93;
-  if (isMapping) addMappingEvent(state, start, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE.FLOW);
+  const terminator = isMapping2 ? 125 : 93;
+  if (isMapping2) addMappingEvent(state, start, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE.FLOW);
   else addSequenceEvent(state, start, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE.FLOW);
   state.position++;
   while (state.input.charCodeAt(state.position) !== 0) {
@@ -32104,21 +31847,21 @@ function readFlowCollection(state, nodeIndent, props) {
     const keyWasRead = parseNode(state, nodeIndent, CONTEXT_FLOW_IN, false, true);
     skipFlowSeparationSpace(state, nodeIndent);
     ch2 = state.input.charCodeAt(state.position);
-    if ((isMapping || isExplicitPair || state.line === entryLine) && ch2 === 58) {
+    if ((isMapping2 || isExplicitPair || state.line === entryLine) && ch2 === 58) {
       isPair = true;
       state.position++;
       skipFlowSeparationSpace(state, nodeIndent);
-      if (!isMapping) {
+      if (!isMapping2) {
         insertFlowPairMappingEvent(state, entryStart);
         if (!keyWasRead) addEmptyScalarEvent(state);
       } else if (!keyWasRead) addEmptyScalarEvent(state);
       if (!parseNode(state, nodeIndent, CONTEXT_FLOW_IN, false, true)) addEmptyScalarEvent(state);
       skipFlowSeparationSpace(state, nodeIndent);
-      if (!isMapping) addPopEvent(state);
-    } else if (isMapping && isPair) {
+      if (!isMapping2) addPopEvent(state);
+    } else if (isMapping2 && isPair) {
       if (!keyWasRead) addEmptyScalarEvent(state);
       addEmptyScalarEvent(state);
-    } else if (isMapping) addEmptyScalarEvent(state);
+    } else if (isMapping2) addEmptyScalarEvent(state);
     else if (isPair) {
       insertFlowPairMappingEvent(state, entryStart);
       if (!keyWasRead) addEmptyScalarEvent(state);
@@ -32944,339 +32687,144 @@ function oneOf(values) {
   return values.join(", ");
 }
 
-// src/core/rules/gates/graph-gate.ts
-function graphGate(ctx) {
-  const { doc, playbook, graph } = ctx;
-  const out = [];
-  const at = (path, key = false) => ({
-    path: formatPath(path),
-    span: doc.span(path, key)
-  });
-  const ids2 = graph.steps.map((s) => s.id);
-  if (playbook.steps && playbook.nodes) {
-    out.push({
-      rule: "steps-and-nodes",
-      ...at(["nodes"], true),
-      message: "nodes: a playbook has either a steps list or a nodes map, not both",
-      hint: "keep steps (linear, falls through) or nodes with an entrypoint (graph)"
-    });
-    return out;
-  }
-  if (!playbook.steps && !playbook.nodes) {
-    out.push({
-      rule: "steps-and-nodes",
-      ...at([]),
-      message: "playbook has no steps: add a steps list or a nodes map with an entrypoint",
-      hint: "add `steps:` with at least one step"
-    });
-    return out;
-  }
-  const first = /* @__PURE__ */ new Map();
-  for (const s of graph.steps) {
-    const writtenId = graph.mode === "nodes" ? playbook.nodes?.[s.id]?.id : void 0;
-    if (writtenId !== void 0 && writtenId !== s.id) {
-      out.push({
-        rule: "step-duplicate-id",
-        ...at([...s.path, "id"]),
-        message: `${formatPath([...s.path, "id"])}: id '${writtenId}' differs from the node's key '${s.id}'`,
-        hint: "remove the id field; in a nodes map the key is the id"
-      });
-    }
-    const prev = first.get(s.id);
-    if (prev) {
-      const p = doc.span(prev);
-      out.push({
-        rule: "step-duplicate-id",
-        ...at([...s.path, "id"]),
-        message: `${formatPath([...s.path, "id"])}: step id '${s.id}' is already used at line ${p.line}`,
-        found: `'${s.id}'`,
-        hint: "give every step its own id"
-      });
-    } else first.set(s.id, [...s.path, "id"]);
-  }
-  if (graph.mode === "nodes") {
-    if (playbook.entrypoint === void 0) {
-      out.push({
-        rule: "entrypoint-unresolved",
-        ...at([]),
-        message: "a nodes graph needs an entrypoint naming its first node",
-        hint: `add 'entrypoint: ${ids2[0] ?? "<node id>"}'`
-      });
-    } else if (!graph.byId.has(playbook.entrypoint)) {
-      const guess = didYouMean(playbook.entrypoint, ids2);
-      out.push({
-        rule: "entrypoint-unresolved",
-        ...at(["entrypoint"]),
-        message: `entrypoint: '${playbook.entrypoint}' names no node${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
-        found: `'${playbook.entrypoint}'`,
-        expected: `one of: ${ids2.join(", ")}`,
-        hint: guess ? `write '${guess}'` : "name one of the nodes"
-      });
-    }
-  } else if (playbook.entrypoint !== void 0) {
-    out.push({
-      rule: "steps-and-nodes",
-      ...at(["entrypoint"], true),
-      message: "entrypoint: only a nodes graph has an entrypoint; a steps list starts with its first step",
-      hint: "remove entrypoint, or write the steps as a nodes map"
-    });
-  }
-  for (const s of graph.steps) {
-    const step = s.step;
-    for (const e of graph.successors(s.id)) {
-      if (e.kind === "fall-through") continue;
-      if (!graph.byId.has(e.to)) {
-        const guess = didYouMean(e.to, ids2);
-        out.push({
-          rule: e.kind === "reject" || e.kind === "timeout" ? "checkpoint-target" : "goto-unresolved",
-          ...at(e.path),
-          message: `${formatPath(e.path)}: '${e.to}' names no step${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
-          found: `'${e.to}'`,
-          expected: "the id of a step in this playbook",
-          hint: guess ? `write '${guess}'` : "name an existing step, or add the step"
-        });
-      } else if (e.to === s.id) {
-        out.push({
-          rule: "self-loop",
-          ...at(e.path),
-          message: `${formatPath(e.path)}: step '${s.id}' branches to itself`,
-          hint: "route through a distinct step (for a retry, use on_error: retry:N)"
-        });
-      }
-    }
-    const next = step.next;
-    if (Array.isArray(next)) {
-      let hasWhen = false;
-      let hasCondition = false;
-      let hasDefault = false;
-      const labels = /* @__PURE__ */ new Map();
-      next.forEach((b, i) => {
-        const bp = [...s.path, "next", i];
-        const kinds = ["when", "condition", "default"].filter(
-          (k) => b[k] !== void 0
-        );
-        if (kinds.length !== 1) {
-          out.push({
-            rule: "branch-empty",
-            ...at(bp),
-            message: kinds.length === 0 ? `${formatPath(bp)}: a branch needs when:, condition: or default:` : `${formatPath(bp)}: a branch has one of when:, condition: or default:, not ${kinds.join(" and ")}`,
-            hint: "write { when: <expression>, goto: <step> }, { condition: <prose>, goto: <step> } or { default: <step> }"
-          });
-          return;
-        }
-        if (b.default !== void 0) {
-          if (hasDefault) {
-            out.push({
-              rule: "branch-empty",
-              ...at(bp),
-              message: `${formatPath(bp)}: a step has one default branch only`,
-              hint: "remove the extra default"
-            });
-          }
-          hasDefault = true;
-          if (b.goto !== void 0 || b.label !== void 0) {
-            out.push({
-              rule: "branch-empty",
-              ...at(bp),
-              message: `${formatPath(bp)}: a default branch names its target itself: { default: <step> }`,
-              hint: "remove goto/label from the default branch"
-            });
-          }
-          return;
-        }
-        const text = (b.when ?? b.condition ?? "").trim();
-        if (b.when !== void 0) hasWhen = true;
-        if (b.condition !== void 0) hasCondition = true;
-        if (text === "") {
-          out.push({
-            rule: "branch-empty",
-            ...at([...bp, b.when !== void 0 ? "when" : "condition"]),
-            message: `${formatPath(bp)}: the branch's ${b.when !== void 0 ? "when" : "condition"} is empty`,
-            hint: "say when this branch applies"
-          });
-        }
-        if (b.goto === void 0) {
-          out.push({
-            rule: "goto-unresolved",
-            ...at(bp),
-            message: `${formatPath(bp)}: the branch has no goto`,
-            hint: "add goto: <step id>"
-          });
-        }
-        if (b.label !== void 0 && b.when !== void 0) {
-          out.push({
-            rule: "branch-mixed",
-            ...at([...bp, "label"], true),
-            message: `${formatPath([...bp, "label"])}: only prose condition branches have a /choose label`,
-            hint: "remove the label"
-          });
-        }
-        if (b.condition !== void 0) {
-          const label2 = b.label ?? b.goto ?? "";
-          const prev = labels.get(label2);
-          if (prev !== void 0) {
-            out.push({
-              rule: "branch-duplicate-label",
-              ...at(bp),
-              message: `${formatPath(bp)}: '/choose ${label2}' would be ambiguous: branch ${prev} has the same label`,
-              hint: "give each prose branch its own label:"
-            });
-          } else labels.set(label2, i);
-        }
-      });
-      if (hasWhen && hasCondition) {
-        out.push({
-          rule: "branch-mixed",
-          ...at([...s.path, "next"]),
-          message: `${formatPath([...s.path, "next"])}: step '${s.id}' mixes when: expressions and condition: prose`,
-          hint: "use when: branches (decided by the engine) or condition: branches (chosen with /choose), not both"
-        });
-      }
-      if (graph.mode === "nodes" && hasWhen && !hasDefault) {
-        out.push({
-          rule: "goto-unresolved",
-          ...at([...s.path, "next"]),
-          message: `${formatPath([...s.path, "next"])}: in a nodes graph, when: branches need a default: for when none is true`,
-          hint: "add { default: <step id> }"
-        });
-      }
-    }
-    if (step.type === "end" && step.next !== void 0) {
-      out.push({
-        rule: "handoff-not-terminal",
-        ...at([...s.path, "next"], true),
-        message: `${formatPath([...s.path, "next"])}: an end step ends the run and cannot have next`,
-        hint: "remove next, or use another step kind"
-      });
-    }
-    if (step.type === "playbook") {
-      if (step.mode === "handoff" && step.next !== void 0) {
-        out.push({
-          rule: "handoff-not-terminal",
-          ...at([...s.path, "next"], true),
-          message: `${formatPath([...s.path, "next"])}: a handoff ends this run, so it cannot have next`,
-          hint: "remove next, or use mode: delegate to come back here"
-        });
-      }
-      if (step.mode === "delegate" && graph.mode === "nodes" && step.next === void 0) {
-        out.push({
-          rule: "delegate-shape",
-          ...at(s.path),
-          message: `${formatPath(s.path)}: a delegating node needs next: to resume the parent after the child ends`,
-          hint: "add next: <node id> (or branches over the child's findings)"
-        });
-      }
-    }
-    if (step.type === "decide") out.push(...decideRules(ctx, step, s.path));
-  }
-  const reach = graph.reachable();
-  if (graph.entry && graph.byId.has(graph.entry)) {
-    for (const s of graph.steps) {
-      if (!reach.has(s.id) && first.get(s.id)?.[1] === s.path[1]) {
-        out.push({
-          rule: "unreachable",
-          ...at(graph.mode === "nodes" ? s.path : [...s.path, "id"], graph.mode === "nodes"),
-          message: `${formatPath(s.path)}: step '${s.id}' can never be reached from '${graph.entry}'`,
-          hint: "add a branch that targets it or remove it"
-        });
-      }
-    }
-    const unresolved = out.some(
-      (d) => d.rule === "goto-unresolved" || d.rule === "checkpoint-target"
-    );
-    if (!unresolved && ![...reach].some((id) => graph.isTerminal(id))) {
-      out.push({
-        rule: "terminal-missing",
-        ...at(graph.mode === "nodes" ? ["nodes"] : ["steps"], true),
-        message: "no reachable step ends the playbook: every path loops forever",
-        hint: "add an end step (or a node without next) that a branch leads to"
-      });
-    }
-    const cycle = graph.findCycle();
-    if (cycle && playbook.limits?.max_steps === void 0) {
-      out.push({
-        rule: "cycle-without-limit",
-        ...at(graph.byId.get(cycle[0])?.path ?? []),
-        message: `steps loop (${cycle.join(" \u2192 ")}) but limits.max_steps is not set`,
-        hint: "add limits: { max_steps: N } so a run that keeps looping stops"
-      });
-    }
-  }
-  const expected = expectedFindings(ctx);
-  const delegates = graph.steps.some(
-    (s) => s.step.type === "playbook" && s.step.mode === "delegate"
-  );
-  for (const s of delegates ? [] : graph.steps) {
-    if (s.step.type !== "decide") continue;
-    s.step.rules.forEach((r, i) => {
-      for (const key of ["all", "any", "none"]) {
-        (r[key] ?? []).forEach((f, j) => {
-          if (expected.has(f)) return;
-          const p = [...s.path, "rules", i, key, j];
-          const guess = didYouMean(f, [...expected]);
-          out.push({
-            rule: "finding-unknown",
-            ...at(p),
-            message: `${formatPath(p)}: finding '${f}' is used here but no step expects it${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
-            hint: "list it in an investigate or ai step's expected_findings"
-          });
-        });
-      }
-    });
-  }
-  return out;
+// src/core/rules/context.ts
+function memoised(compute) {
+  return (ctx) => {
+    const analyses = ctx.analyses;
+    if (!analyses) return compute(ctx);
+    if (analyses.has(compute)) return analyses.get(compute);
+    const value = compute(ctx);
+    analyses.set(compute, value);
+    return value;
+  };
 }
-function expectedFindings(ctx) {
-  const out = /* @__PURE__ */ new Set();
+function diagnosticAt(doc, rule, at, message, hint, extra = {}) {
+  const d = {
+    rule,
+    path: formatPath(at),
+    span: doc.span(at, extra.key ?? false),
+    message: `${formatPath(at)}: ${message}`,
+    hint
+  };
+  if (extra.found !== void 0) d.found = extra.found;
+  return d;
+}
+function locate(doc, at, key = false) {
+  return { path: formatPath(at), span: doc.span(at, key) };
+}
+
+// src/core/rules/analysis/graph.ts
+function hasOneStepForm(ctx) {
+  return Boolean(ctx.playbook.steps) !== Boolean(ctx.playbook.nodes);
+}
+var reachableSteps = memoised((ctx) => ctx.graph.reachable());
+var dominatorsOf = memoised((ctx) => ctx.graph.dominators());
+var reachableTerminals = memoised(
+  (ctx) => [...reachableSteps(ctx)].filter((id) => ctx.graph.isTerminal(id))
+);
+function entryResolves(ctx) {
+  return ctx.graph.entry !== void 0 && ctx.graph.byId.has(ctx.graph.entry);
+}
+var delegates = memoised(
+  (ctx) => ctx.graph.steps.some((s) => s.step.type === "playbook" && s.step.mode === "delegate")
+);
+var branchingSteps = memoised((ctx) => {
+  const out = [];
   for (const s of ctx.graph.steps) {
-    const step = s.step;
-    if (step.type === "investigate" || step.type === "ai")
-      for (const f of step.expected_findings ?? []) out.add(f);
+    const next = s.step.next;
+    if (!Array.isArray(next)) continue;
+    const entry = {
+      step: s,
+      branches: [],
+      hasWhen: false,
+      hasCondition: false,
+      hasDefault: false
+    };
+    next.forEach((branch, index) => {
+      const kinds = ["when", "condition", "default"].filter(
+        (k) => branch[k] !== void 0
+      );
+      entry.branches.push({ branch, index, path: [...s.path, "next", index], kinds });
+      if (kinds.length !== 1) return;
+      if (branch.default !== void 0) entry.hasDefault = true;
+      else if (branch.when !== void 0) entry.hasWhen = true;
+      else entry.hasCondition = true;
+    });
+    out.push(entry);
   }
   return out;
-}
-function decideRules(ctx, step, path) {
+});
+var missingTargets = memoised((ctx) => {
+  const { graph } = ctx;
+  const branching = new Map(branchingSteps(ctx).map((b) => [b.step, b]));
   const out = [];
-  const seen = /* @__PURE__ */ new Map();
-  step.rules.forEach((rule, i) => {
-    const rp = [...path, "rules", i];
-    const dup = seen.get(rule.id);
-    if (dup !== void 0) {
-      out.push({
-        rule: "step-duplicate-id",
-        path: formatPath([...rp, "id"]),
-        span: ctx.doc.span([...rp, "id"]),
-        message: `${formatPath([...rp, "id"])}: rule id '${rule.id}' is already used by rules[${dup}]`,
-        hint: "give every rule its own id"
-      });
-    } else seen.set(rule.id, i);
-    const all = new Set(rule.all ?? []);
-    const none = new Set(rule.none ?? []);
-    if ([...all].some((f) => none.has(f))) return;
-    for (let k = 0; k < i; k++) {
-      const earlier = step.rules[k];
-      if (entails(rule, earlier)) {
-        out.push({
-          rule: "rule-shadowed",
-          path: formatPath(rp),
-          span: ctx.doc.span([...rp, "id"]),
-          message: `${formatPath(rp)}: rule '${rule.id}' can never match: rule '${earlier.id}' above it matches whenever it does (first match wins)`,
-          hint: `move '${rule.id}' above '${earlier.id}' (more specific rules first) or remove it`
-        });
-        break;
-      }
+  for (const s of graph.steps) {
+    for (const edge of graph.successors(s.id)) {
+      if (edge.kind !== "fall-through" && !graph.byId.has(edge.to))
+        out.push({ kind: "edge", step: s, edge });
     }
-  });
+    const b = branching.get(s);
+    if (!b) continue;
+    for (const branch of b.branches) {
+      const { when, condition, goto } = branch.branch;
+      if (branch.kinds.length === 1 && (when ?? condition) !== void 0 && goto === void 0)
+        out.push({ kind: "branch-without-goto", step: s, branch });
+    }
+    if (graph.mode === "nodes" && b.hasWhen && !b.hasDefault)
+      out.push({ kind: "no-default", step: s });
+  }
   return out;
+});
+function missingEdgeFinding(ctx, edge, code) {
+  const guess = didYouMean(
+    edge.to,
+    ctx.graph.steps.map((s) => s.id)
+  );
+  return {
+    rule: code,
+    ...locate(ctx.doc, edge.path),
+    message: `${formatPath(edge.path)}: '${edge.to}' names no step${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
+    found: `'${edge.to}'`,
+    expected: "the id of a step in this playbook",
+    hint: guess ? `write '${guess}'` : "name an existing step, or add the step"
+  };
 }
-function entails(rule, earlier) {
-  const all = new Set(rule.all ?? []);
-  const none = new Set(rule.none ?? []);
-  if (!(earlier.all ?? []).every((f) => all.has(f))) return false;
-  if (!(earlier.none ?? []).every((f) => none.has(f))) return false;
-  const any = earlier.any ?? [];
-  return any.length === 0 || any.some((f) => all.has(f));
+function isCheckpointEdge(edge) {
+  return edge.kind === "reject" || edge.kind === "timeout";
 }
+
+// src/core/steps/ai/checks.ts
+var GUIDANCE = "add a checkpoint on every path before this step, or set authority: ask-first";
+var aiWriteUnapproved = {
+  code: "ai-write-unapproved",
+  layer: "templates",
+  severity: "error",
+  summary: "an ai step with write scope has no checkpoint or ask-first approval before it",
+  guidance: GUIDANCE,
+  check(ctx) {
+    const { doc, graph } = ctx;
+    const out = [];
+    for (const s of graph.steps) {
+      const step = s.step;
+      if (step.type !== "ai" || step.scope !== "write" || step.authority === "ask-first") continue;
+      const doms = dominatorsOf(ctx).get(s.id) ?? /* @__PURE__ */ new Set();
+      const approved = [...doms].some(
+        (id) => id !== s.id && graph.byId.get(id)?.step.type === "checkpoint"
+      );
+      if (!approved)
+        out.push(
+          diagnosticAt(
+            doc,
+            "ai-write-unapproved",
+            [...s.path, "scope"],
+            "write scope lets the model change things, but no checkpoint approves it first",
+            GUIDANCE
+          )
+        );
+    }
+    return out;
+  }
+};
 
 // src/core/format/template.ts
 var REF = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$/;
@@ -33361,6 +32909,67 @@ function isTemplated(src) {
 function templateSkeleton(src, stand = "x") {
   return parseTemplate(src).parts.map((p) => p.kind === "text" ? p.text : stand).join("");
 }
+
+// src/core/util/git-ref.ts
+function branchNameProblem(name) {
+  if (name.length === 0) return "it is empty";
+  if (name.length > 200) return "it is longer than 200 characters";
+  if (name.startsWith("-")) return "it starts with '-'";
+  if (name.startsWith("/") || name.endsWith("/")) return "it starts or ends with '/'";
+  if (name.endsWith(".")) return "it ends with '.'";
+  if (name.endsWith(".lock")) return "it ends with '.lock'";
+  if (name === "@") return "it is '@'";
+  if (name.includes("..")) return "it contains '..'";
+  if (name.includes("//")) return "it contains '//'";
+  if (name.includes("@{")) return "it contains '@{'";
+  const bad = /[\x00-\x20\x7f~^:?*[\\]/.exec(name);
+  if (bad) return `it contains ${JSON.stringify(bad[0])}`;
+  if (name.split("/").some((part) => part.startsWith("."))) return "a part starts with '.'";
+  return void 0;
+}
+function repoPathProblem(path) {
+  if (path.length === 0) return "it is empty";
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path) || path.startsWith("\\"))
+    return "it is absolute";
+  if (path.includes("\\")) return "it uses '\\' (write paths with '/')";
+  if (/[\x00-\x1f]/.test(path)) return "it contains a control character";
+  const parts = path.split("/");
+  if (parts.some((p) => p === "..")) return "it leaves the repository with '..'";
+  if (parts.some((p) => p === "." || p === ""))
+    return "it is not normalised (remove './' and '//')";
+  if (parts.some((p) => p.toLowerCase() === ".git")) return "it touches .git";
+  return void 0;
+}
+
+// src/core/steps/branch/checks.ts
+var refInvalid = {
+  code: "ref-invalid",
+  layer: "templates",
+  severity: "error",
+  summary: "a branch name is not a valid, safe git ref",
+  check({ doc, graph }) {
+    const out = [];
+    for (const { step, path } of graph.steps) {
+      if (step.type !== "branch") continue;
+      const templated = isTemplated(step.name);
+      const problem = branchNameProblem(templated ? templateSkeleton(step.name) : step.name);
+      if (!problem) continue;
+      out.push(
+        diagnosticAt(
+          doc,
+          "ref-invalid",
+          [...path, "name"],
+          templated ? `branch name '${step.name}' can never be a valid git ref: ${problem}` : `branch name '${step.name}' is not a valid git ref: ${problem}`,
+          templated ? "fix the literal parts of the name" : "use letters, digits, '-', '_', '.' and '/' (e.g. playbook/fix-123)"
+        )
+      );
+    }
+    return out;
+  }
+};
+
+// src/core/format/response-schema.ts
+var import__ = __toESM(require__(), 1);
 
 // node_modules/re2js/build/index.js
 var RE2Flags = class RE2Flags2 {
@@ -40045,7 +39654,6 @@ function linearRegExpForAjv(pattern, flags) {
 linearRegExpForAjv.code = 'require("re2js").RE2JS';
 
 // src/core/format/response-schema.ts
-var import__ = __toESM(require__(), 1);
 var cache = /* @__PURE__ */ new Map();
 function compileResponseSchema(schema) {
   const key = JSON.stringify(schema);
@@ -40067,214 +39675,305 @@ function compileResponseSchema(schema) {
   return entry;
 }
 
-// src/core/rules/gates/context.ts
-function diagnosticAt(doc, rule, at, message, hint, extra = {}) {
-  const d = {
-    rule,
-    path: formatPath(at),
-    span: doc.span(at, extra.key ?? false),
-    message: `${formatPath(at)}: ${message}`,
-    hint
-  };
-  if (extra.found !== void 0) d.found = extra.found;
-  return d;
+// src/core/steps/checkpoint/checks.ts
+var responseSchema = {
+  code: "response-schema",
+  layer: "templates",
+  severity: "error",
+  summary: "a checkpoint's response_schema is not a valid JSON Schema",
+  check({ doc, graph }) {
+    const out = [];
+    for (const s of graph.steps) {
+      if (s.step.type !== "checkpoint" || s.step.response_schema === void 0) continue;
+      const at = [...s.path, "response_schema"];
+      const schema = s.step.response_schema;
+      if (schema.type !== void 0 && schema.type !== "object") {
+        out.push(
+          diagnosticAt(
+            doc,
+            "response-schema",
+            at,
+            "a response_schema describes the k=v values of /approve, so its type must be object",
+            "write type: object with properties:"
+          )
+        );
+        continue;
+      }
+      const compiled = compileResponseSchema(schema);
+      if (!compiled.ok)
+        out.push(
+          diagnosticAt(
+            doc,
+            "response-schema",
+            at,
+            `not a valid JSON Schema: ${compiled.error}`,
+            "fix the schema (draft 2020-12)"
+          )
+        );
+    }
+    return out;
+  }
+};
+
+// src/core/steps/decide/checks.ts
+var ruleShadowed = {
+  code: "rule-shadowed",
+  layer: "graph",
+  severity: "error",
+  summary: "a decision rule can never match because an earlier rule always matches first",
+  requires: "one-step-form",
+  check({ doc, graph }) {
+    const out = [];
+    for (const s of graph.steps) {
+      if (s.step.type !== "decide") continue;
+      const rules = s.step.rules;
+      rules.forEach((rule, i) => {
+        const all = new Set(rule.all ?? []);
+        const none = new Set(rule.none ?? []);
+        if ([...all].some((f) => none.has(f))) return;
+        const earlier = rules.slice(0, i).find((e) => entails(rule, e));
+        if (!earlier) return;
+        const at = [...s.path, "rules", i];
+        out.push({
+          rule: "rule-shadowed",
+          path: formatPath(at),
+          span: locate(doc, [...at, "id"]).span,
+          message: `${formatPath(at)}: rule '${rule.id}' can never match: rule '${earlier.id}' above it matches whenever it does (first match wins)`,
+          hint: `move '${rule.id}' above '${earlier.id}' (more specific rules first) or remove it`
+        });
+      });
+    }
+    return out;
+  }
+};
+function entails(rule, earlier) {
+  const all = new Set(rule.all ?? []);
+  const none = new Set(rule.none ?? []);
+  if (!(earlier.all ?? []).every((f) => all.has(f))) return false;
+  if (!(earlier.none ?? []).every((f) => none.has(f))) return false;
+  const any = earlier.any ?? [];
+  return any.length === 0 || any.some((f) => all.has(f));
 }
 
-// src/core/rules/gates/inputs-gate.ts
-var INPUT_SOURCES = /^(labels|annotations|issue\.form|alert)\.[^\s]+$|^issue\.(title|body|number|author)$/;
-function inputsGate(ctx) {
-  const { doc, playbook, graph } = ctx;
-  const out = [];
-  const push = (rule, at, message, hint, found) => {
-    out.push(diagnosticAt(doc, rule, at, message, hint, found === void 0 ? {} : { found }));
-  };
-  const regex = (pattern, at) => {
-    const r = compileLinear(pattern);
-    if (!r.ok) {
-      push(
-        "regex-invalid",
-        at,
-        `pattern ${describeValue(pattern)} does not compile: ${r.error}`,
-        "write an RE2 expression: no backreferences or lookarounds",
-        describeValue(pattern)
-      );
+// src/core/steps/playbook/checks.ts
+var GUIDANCE2 = "add next: <node id> (or branches over the child's findings)";
+var delegateShape = {
+  code: "delegate-shape",
+  layer: "graph",
+  severity: "error",
+  summary: "a delegating step breaks the delegate rules",
+  guidance: GUIDANCE2,
+  requires: "one-step-form",
+  check({ doc, graph }) {
+    const out = [];
+    if (graph.mode !== "nodes") return out;
+    for (const s of graph.steps) {
+      const step = s.step;
+      if (step.type === "playbook" && step.mode === "delegate" && step.next === void 0)
+        out.push({
+          rule: "delegate-shape",
+          ...locate(doc, s.path),
+          message: `${formatPath(s.path)}: a delegating node needs next: to resume the parent after the child ends`,
+          hint: GUIDANCE2
+        });
     }
-    return r;
-  };
-  for (const [name, spec] of Object.entries(playbook.inputs ?? {})) {
-    const at = ["inputs", name];
-    checkInputShape(spec, at, push);
-    const compiled = spec.pattern !== void 0 ? regex(spec.pattern, [...at, "pattern"]) : void 0;
-    const d = spec.default;
-    if (d === void 0) continue;
-    const dp = [...at, "default"];
-    const templated = typeof d === "string" && isTemplated(d);
-    if (spec.type === "enum") {
-      if (typeof d !== "string" || !(spec.values ?? []).includes(d)) {
-        push(
-          "input-default",
-          dp,
-          `default ${describeValue(d)} is not one of the values (${(spec.values ?? []).join(", ")})`,
-          "make the default one of values:",
-          describeValue(d)
-        );
-      }
-    } else if (spec.type === "number") {
-      if (typeof d !== "number")
-        push(
-          "input-default",
-          dp,
-          `default ${describeValue(d)} is not a number`,
-          "write a number without quotes",
-          describeValue(d)
-        );
-      else if (spec.min !== void 0 && d < spec.min || spec.max !== void 0 && d > spec.max) {
-        push(
-          "input-default",
-          dp,
-          `default ${d} is outside min/max`,
-          "make the default fit min and max",
-          String(d)
-        );
-      }
-    } else if (spec.type === "boolean") {
-      if (typeof d !== "boolean")
-        push(
-          "input-default",
-          dp,
-          `default ${describeValue(d)} is not true or false`,
-          "write true or false without quotes",
-          describeValue(d)
-        );
-    } else if (typeof d !== "string") {
-      push(
-        "input-default",
-        dp,
-        `default ${describeValue(d)} is not a string`,
-        "quote the default",
-        describeValue(d)
-      );
-    } else if (!templated) {
-      if (compiled?.ok && !compiled.regex.test(d)) {
-        push(
-          "input-default",
-          dp,
-          `default ${describeValue(d)} does not match the input's pattern`,
-          "make the default match pattern:",
-          describeValue(d)
-        );
-      }
-      if (spec.min !== void 0 && d.length < spec.min || spec.max !== void 0 && d.length > spec.max) {
-        push(
-          "input-default",
-          dp,
-          `default ${describeValue(d)} has a length outside min/max`,
-          "make the default's length fit min and max",
-          describeValue(d)
-        );
-      }
-    }
+    return out;
   }
-  const selector = playbook.on?.alerts;
-  selector?.signals?.positive?.forEach((sig, i) => {
-    if (sig.regex) regex(sig.pattern, ["on", "alerts", "signals", "positive", i, "pattern"]);
-    if (sig.weight <= 0)
-      push(
-        "input-shape",
-        ["on", "alerts", "signals", "positive", i, "weight"],
-        `a positive signal needs a weight above 0, not ${sig.weight}`,
-        "use a positive weight, or move it to negative:"
-      );
-  });
-  selector?.signals?.negative?.forEach((sig, i) => {
-    if (sig.regex) regex(sig.pattern, ["on", "alerts", "signals", "negative", i, "pattern"]);
-    if (sig.weight >= 0)
-      push(
-        "input-shape",
-        ["on", "alerts", "signals", "negative", i, "weight"],
-        `a negative signal needs a weight below 0, not ${sig.weight}`,
-        "use a negative weight, or move it to positive:"
-      );
-  });
-  for (const [label2, matcher] of Object.entries(selector?.match ?? {})) {
-    if (matcher.startsWith("=~") || matcher.startsWith("!~"))
-      regex(matcher.slice(2), ["on", "alerts", "match", label2]);
+};
+
+// src/core/rules/graph/branch-duplicate-label.ts
+var branchDuplicateLabel = {
+  code: "branch-duplicate-label",
+  layer: "graph",
+  severity: "error",
+  summary: "two prose branches of one step share a label",
+  requires: "one-step-form",
+  check(ctx) {
+    const out = [];
+    for (const { branches } of branchingSteps(ctx)) {
+      const labels = /* @__PURE__ */ new Map();
+      for (const { branch: b, path: bp, kinds, index } of branches) {
+        if (kinds.length !== 1 || b.condition === void 0) continue;
+        const label2 = b.label ?? b.goto ?? "";
+        const prev = labels.get(label2);
+        if (prev === void 0) labels.set(label2, index);
+        else
+          out.push({
+            rule: "branch-duplicate-label",
+            ...locate(ctx.doc, bp),
+            message: `${formatPath(bp)}: '/choose ${label2}' would be ambiguous: branch ${prev} has the same label`,
+            hint: "give each prose branch its own label:"
+          });
+      }
+    }
+    return out;
   }
-  for (const s of graph.steps) {
-    if (s.step.type !== "checkpoint" || s.step.response_schema === void 0) continue;
-    const at = [...s.path, "response_schema"];
-    const schema = s.step.response_schema;
-    if (schema.type !== void 0 && schema.type !== "object") {
-      push(
-        "response-schema",
-        at,
-        "a response_schema describes the k=v values of /approve, so its type must be object",
-        "write type: object with properties:"
-      );
-      continue;
+};
+
+// src/core/rules/graph/branch-empty.ts
+var branchEmpty = {
+  code: "branch-empty",
+  layer: "graph",
+  severity: "error",
+  summary: "a branch condition is empty",
+  requires: "one-step-form",
+  check(ctx) {
+    const out = [];
+    const finding = (at, message, hint) => {
+      out.push({ rule: "branch-empty", ...locate(ctx.doc, at), message, hint });
+    };
+    for (const { branches } of branchingSteps(ctx)) {
+      let defaults = 0;
+      for (const { branch: b, path: bp, kinds } of branches) {
+        if (kinds.length !== 1) {
+          finding(
+            bp,
+            kinds.length === 0 ? `${formatPath(bp)}: a branch needs when:, condition: or default:` : `${formatPath(bp)}: a branch has one of when:, condition: or default:, not ${kinds.join(" and ")}`,
+            "write { when: <expression>, goto: <step> }, { condition: <prose>, goto: <step> } or { default: <step> }"
+          );
+        } else if (b.default !== void 0) {
+          if (defaults++ > 0)
+            finding(
+              bp,
+              `${formatPath(bp)}: a step has one default branch only`,
+              "remove the extra default"
+            );
+          if (b.goto !== void 0 || b.label !== void 0)
+            finding(
+              bp,
+              `${formatPath(bp)}: a default branch names its target itself: { default: <step> }`,
+              "remove goto/label from the default branch"
+            );
+        } else if ((b.when ?? b.condition ?? "").trim() === "") {
+          const field = b.when !== void 0 ? "when" : "condition";
+          finding(
+            [...bp, field],
+            `${formatPath(bp)}: the branch's ${field} is empty`,
+            "say when this branch applies"
+          );
+        }
+      }
     }
-    const compiled = compileResponseSchema(schema);
-    if (!compiled.ok) {
-      push(
-        "response-schema",
-        at,
-        `not a valid JSON Schema: ${compiled.error}`,
-        "fix the schema (draft 2020-12)"
-      );
+    return out;
+  }
+};
+
+// src/core/rules/graph/branch-mixed.ts
+var branchMixed = {
+  code: "branch-mixed",
+  layer: "graph",
+  severity: "error",
+  summary: "when and condition branches are mixed in one step",
+  requires: "one-step-form",
+  check(ctx) {
+    const out = [];
+    for (const { step: s, branches, hasWhen, hasCondition } of branchingSteps(ctx)) {
+      for (const { branch: b, path: bp, kinds } of branches) {
+        if (kinds.length !== 1 || b.when === void 0 || b.label === void 0) continue;
+        const at = [...bp, "label"];
+        out.push({
+          rule: "branch-mixed",
+          ...locate(ctx.doc, at, true),
+          message: `${formatPath(at)}: only prose condition branches have a /choose label`,
+          hint: "remove the label"
+        });
+      }
+      if (hasWhen && hasCondition) {
+        const at = [...s.path, "next"];
+        out.push({
+          rule: "branch-mixed",
+          ...locate(ctx.doc, at),
+          message: `${formatPath(at)}: step '${s.id}' mixes when: expressions and condition: prose`,
+          hint: "use when: branches (decided by the engine) or condition: branches (chosen with /choose), not both"
+        });
+      }
     }
+    return out;
+  }
+};
+
+// src/core/rules/graph/checkpoint-target.ts
+var checkpointTarget = {
+  code: "checkpoint-target",
+  layer: "graph",
+  severity: "error",
+  summary: "a checkpoint's on_reject or on_timeout names no step",
+  requires: "one-step-form",
+  check: (ctx) => missingTargets(ctx).flatMap(
+    (missing) => missing.kind === "edge" && isCheckpointEdge(missing.edge) ? [missingEdgeFinding(ctx, missing.edge, "checkpoint-target")] : []
+  )
+};
+
+// src/core/rules/graph/cycle-without-limit.ts
+var GUIDANCE3 = "add limits: { max_steps: N } so a run that keeps looping stops";
+var cycleWithoutLimit = {
+  code: "cycle-without-limit",
+  layer: "graph",
+  severity: "error",
+  summary: "the graph has a cycle but no limits.max_steps",
+  guidance: GUIDANCE3,
+  requires: "one-step-form",
+  check(ctx) {
+    const { doc, playbook, graph } = ctx;
+    if (!entryResolves(ctx) || playbook.limits?.max_steps !== void 0) return [];
+    const cycle = graph.findCycle();
+    if (!cycle) return [];
+    return [
+      {
+        rule: "cycle-without-limit",
+        ...locate(doc, graph.byId.get(cycle[0])?.path ?? []),
+        message: `steps loop (${cycle.join(" \u2192 ")}) but limits.max_steps is not set`,
+        hint: GUIDANCE3
+      }
+    ];
+  }
+};
+
+// src/core/rules/graph/entrypoint-unresolved.ts
+var entrypointUnresolved = {
+  code: "entrypoint-unresolved",
+  layer: "graph",
+  severity: "error",
+  summary: "the entrypoint names no node",
+  requires: "one-step-form",
+  check({ doc, playbook, graph }) {
+    if (graph.mode !== "nodes") return [];
+    const ids2 = graph.steps.map((s) => s.id);
+    if (playbook.entrypoint === void 0) {
+      return [
+        {
+          rule: "entrypoint-unresolved",
+          ...locate(doc, []),
+          message: "a nodes graph needs an entrypoint naming its first node",
+          hint: `add 'entrypoint: ${ids2[0] ?? "<node id>"}'`
+        }
+      ];
+    }
+    if (graph.byId.has(playbook.entrypoint)) return [];
+    const guess = didYouMean(playbook.entrypoint, ids2);
+    return [
+      {
+        rule: "entrypoint-unresolved",
+        ...locate(doc, ["entrypoint"]),
+        message: `entrypoint: '${playbook.entrypoint}' names no node${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
+        found: `'${playbook.entrypoint}'`,
+        expected: `one of: ${ids2.join(", ")}`,
+        hint: guess ? `write '${guess}'` : "name one of the nodes"
+      }
+    ];
+  }
+};
+
+// src/core/rules/analysis/findings.ts
+var expectedFindings = memoised((ctx) => {
+  const out = /* @__PURE__ */ new Set();
+  for (const s of ctx.graph.steps) {
+    const step = s.step;
+    if (step.type === "investigate" || step.type === "ai")
+      for (const f of step.expected_findings ?? []) out.add(f);
   }
   return out;
-}
-function checkInputShape(spec, at, push) {
-  if (spec.type === "enum" && !spec.values)
-    push("input-shape", at, "an enum input needs values:", "add values: [a, b, c]");
-  if (spec.type !== "enum" && spec.values)
-    push(
-      "input-shape",
-      [...at, "values"],
-      `values: only applies to enum inputs, not ${spec.type}`,
-      "set type: enum, or remove values:"
-    );
-  if (spec.type !== "string" && spec.pattern !== void 0)
-    push(
-      "input-shape",
-      [...at, "pattern"],
-      `pattern: only applies to string inputs, not ${spec.type}`,
-      "remove pattern:"
-    );
-  if (spec.type !== "string" && spec.transform !== void 0)
-    push(
-      "input-shape",
-      [...at, "transform"],
-      `transform: only applies to string inputs, not ${spec.type}`,
-      "remove transform:"
-    );
-  if ((spec.type === "boolean" || spec.type === "enum") && (spec.min !== void 0 || spec.max !== void 0)) {
-    push("input-shape", at, `min/max do not apply to ${spec.type} inputs`, "remove min and max");
-  }
-  if (spec.min !== void 0 && spec.max !== void 0 && spec.min > spec.max)
-    push(
-      "input-shape",
-      [...at, "min"],
-      `min ${spec.min} is greater than max ${spec.max}`,
-      "swap them"
-    );
-  if (spec.required === true && spec.default !== void 0)
-    push(
-      "input-shape",
-      [...at, "required"],
-      "a required input with a default is never missing",
-      "remove required: true or the default"
-    );
-  if (spec.from !== void 0 && !INPUT_SOURCES.test(spec.from)) {
-    push(
-      "input-shape",
-      [...at, "from"],
-      `from: '${spec.from}' is not a known source`,
-      "use labels.<name>, annotations.<name>, issue.form.<heading>, alert.<field>, issue.title or issue.body"
-    );
-  }
-}
+});
 
 // src/core/format/expression.ts
 var ExpressionError = class extends Error {
@@ -40453,7 +40152,7 @@ var STEP_OUTPUTS = {
 };
 var CHECKPOINT_OUTPUTS = ["approved_by", "note"];
 
-// src/core/rules/gates/reference-gate.ts
+// src/core/rules/analysis/references.ts
 var NOT_TEMPLATES = /* @__PURE__ */ new Set([
   "id",
   "type",
@@ -40486,187 +40185,125 @@ var NOT_TEMPLATES = /* @__PURE__ */ new Set([
   "template",
   "prompt_file"
 ]);
-function referenceGate(ctx) {
-  const { doc, playbook, graph } = ctx;
-  const out = [];
-  const inputs = Object.keys(playbook.inputs ?? {});
-  const findings = expectedFindings(ctx);
-  const delegates = graph.steps.some(
-    (s) => s.step.type === "playbook" && s.step.mode === "delegate"
-  );
-  const dominators = graph.dominators();
-  const terminals = [...graph.reachable()].filter((id) => graph.isTerminal(id));
-  const checkRef = (ref, raw, at, scope) => {
-    const where = formatPath(at);
-    const span = doc.span(at);
-    const unresolved = (message, hint, guess) => {
-      out.push({
-        rule: "template-unresolved",
-        path: where,
-        span,
-        message: `${where}: ${message}${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
-        found: raw,
-        hint: guess ? `write '${guess}'` : hint
-      });
-    };
-    const [head, second, third, fourth] = ref;
-    if (head === "inputs") {
-      if (ref.length !== 2 || !inputs.includes(second)) {
-        unresolved(
-          `'${raw}' names no declared input`,
-          `declare it under inputs:, or use one of: ${inputs.join(", ") || "(none declared)"}`,
-          ref.length === 2 ? didYouMean(second, inputs) : void 0
-        );
-      }
-      return;
-    }
-    if (head === "findings") {
-      if (ref.length !== 2)
-        unresolved(`'${raw}' is not a finding; write findings.<key>`, "write findings.<key>");
-      else if (!findings.has(second) && !delegates) {
-        out.push({
-          rule: "finding-unknown",
-          path: where,
-          span,
-          message: `${where}: finding '${second}' is used but no step expects it`,
-          hint: "list it in an investigate or ai step's expected_findings"
-        });
-      }
-      return;
-    }
-    if (head === "steps") {
-      const target = graph.byId.get(second ?? "");
-      if (!target) {
-        unresolved(
-          `'${raw}' names no step`,
-          "name an existing step id",
-          didYouMean(second ?? "", [...graph.byId.keys()])
-        );
-        return;
-      }
-      if (third !== "outputs" || fourth === void 0 || ref.length !== 4) {
-        unresolved(
-          `'${raw}' must name one output: steps.${second}.outputs.<name>`,
-          `write steps.${second}.outputs.<name>`
-        );
-        return;
-      }
-      const known = outputsOf(target.step);
-      if (known && !known.includes(fourth)) {
-        unresolved(
-          `a ${target.step.type} step has no output '${fourth}' (it has: ${known.join(", ") || "none"})`,
-          `use one of: ${known.join(", ") || "(none)"}`,
-          didYouMean(fourth, known)
-        );
-        return;
-      }
-      if (scope.stepId === void 0) {
-        if (!terminals.every((t) => dominators.get(t)?.has(target.id))) {
-          out.push({
-            rule: "template-conditional",
-            path: where,
-            span,
-            message: `${where}: '${raw}' has no value when the run ends without passing step '${target.id}'`,
-            hint: "the output is empty on those paths; make sure that is what you want"
-          });
-        }
-        return;
-      }
-      const self = target.id === scope.stepId;
-      const dominates = dominators.get(scope.stepId)?.has(target.id) ?? false;
-      if (self && !scope.selfVisible || !dominates) {
-        out.push({
-          rule: "template-order",
-          path: where,
-          span,
-          message: self ? `${where}: step '${target.id}' uses its own output before it has run` : `${where}: '${raw}' is used in step '${scope.stepId}', but step '${target.id}' does not always run before it`,
-          hint: "use outputs of steps that lie on every path to this one"
-        });
-      } else if (target.step.if !== void 0 && !self) {
-        out.push({
-          rule: "template-conditional",
-          path: where,
-          span,
-          message: `${where}: step '${target.id}' may be skipped by its if, leaving '${raw}' empty`,
-          hint: "guard this step with the same if, or remove the if from the producer"
-        });
-      }
-      return;
-    }
-    const vars = head !== void 0 ? CONTEXT_VARIABLES[head] : void 0;
-    if (vars) {
-      const ok = ref.length === 2 && vars.includes(second) || ref.length === 3 && CONTEXT_MAPS.has(`${head}.${second}`);
-      if (!ok) {
-        unresolved(
-          `'${raw}' is not a known ${head} field (known: ${vars.join(", ")})`,
-          `use one of: ${vars.map((v) => `${head}.${v}`).join(", ")}`,
-          didYouMean(second ?? "", [...vars])
-        );
-      }
-      return;
-    }
-    unresolved(
-      `'${raw}' names nothing a template can use`,
-      "templates name inputs.<name>, steps.<id>.outputs.<name>, findings.<key>, issue.*, repo.*, run.* or alert.*",
-      didYouMean(head ?? "", ["inputs", "steps", "findings", ...Object.keys(CONTEXT_VARIABLES)])
-    );
-  };
-  const checkTemplate = (text, at, scope) => {
-    const { parts, problems } = parseTemplate(text);
-    for (const p of problems) {
-      out.push({
-        rule: "template-syntax",
-        path: formatPath(at),
-        span: doc.span(at),
-        message: `${formatPath(at)}: ${p.message}`,
-        hint: p.hint
-      });
-    }
-    for (const part of parts) if (part.kind === "ref") checkRef(part.path, part.raw, at, scope);
-  };
-  const checkExpression = (text, at, scope) => {
-    try {
-      const expr = parseExpression(text);
-      for (const r of expressionRefs(expr)) checkRef(r.path, r.path.join("."), at, scope);
-    } catch (err) {
-      if (!(err instanceof ExpressionError)) throw err;
-      out.push({
-        rule: "expression-syntax",
-        path: formatPath(at),
-        span: doc.span(at),
-        message: `${formatPath(at)}: ${err.message} at character ${err.offset + 1} of '${text}'`,
-        hint: "write comparisons joined by and/or/not, e.g. inputs.level == 'major' and findings.failing_pods > 0"
-      });
-    }
-  };
+function forEachTemplate(ctx, visit) {
   const walk = (value, at, scope) => {
-    if (typeof value === "string") checkTemplate(value, at, scope);
+    if (typeof value === "string") visit(value, at, scope);
     else if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...at, i], scope));
     else if (value && typeof value === "object") {
       for (const [k, v] of Object.entries(value))
         if (!NOT_TEMPLATES.has(k)) walk(v, [...at, k], scope);
     }
   };
-  for (const s of graph.steps) {
-    const scope = { stepId: s.id, selfVisible: false };
-    walk(s.step, s.path, scope);
-    if (s.step.if !== void 0) checkExpression(s.step.if, [...s.path, "if"], scope);
-    if (Array.isArray(s.step.next)) {
-      s.step.next.forEach((b, i) => {
-        if (b.when !== void 0 && b.when.trim() !== "") {
-          checkExpression(b.when, [...s.path, "next", i, "when"], {
-            stepId: s.id,
-            selfVisible: true
-          });
-        }
-      });
+  for (const s of ctx.graph.steps) walk(s.step, s.path, { stepId: s.id, selfVisible: false });
+  for (const [name, text] of Object.entries(ctx.playbook.outputs ?? {}))
+    visit(text, ["outputs", name], { selfVisible: true });
+}
+var templateScan = memoised(
+  (ctx) => {
+    const templates = [];
+    forEachTemplate(
+      ctx,
+      (text, at, scope) => templates.push({ text, at, scope, ...parseTemplate(text) })
+    );
+    const expressions = [];
+    const expression = (text, at, scope) => {
+      try {
+        const refs = expressionRefs(parseExpression(text)).map((r) => r.path);
+        expressions.push({ text, at, scope, refs });
+      } catch (err) {
+        if (!(err instanceof ExpressionError)) throw err;
+        expressions.push({ text, at, scope, refs: [], error: err });
+      }
+    };
+    for (const s of ctx.graph.steps) {
+      if (s.step.if !== void 0)
+        expression(s.step.if, [...s.path, "if"], { stepId: s.id, selfVisible: false });
+      if (Array.isArray(s.step.next)) {
+        s.step.next.forEach((b, i) => {
+          if (b.when !== void 0 && b.when.trim() !== "")
+            expression(b.when, [...s.path, "next", i, "when"], { stepId: s.id, selfVisible: true });
+        });
+      }
     }
+    return { templates, expressions };
   }
-  for (const [name, text] of Object.entries(playbook.outputs ?? {})) {
-    checkTemplate(text, ["outputs", name], { selfVisible: true });
-  }
-  out.push(...inputDefaultRefs(ctx));
+);
+var references = memoised((ctx) => {
+  const { templates, expressions } = templateScan(ctx);
+  const out = [];
+  const add = (ref, raw, at, scope) => {
+    out.push({ ref, raw, at, scope, resolution: resolve3(ctx, ref, raw) });
+  };
+  for (const t of templates)
+    for (const part of t.parts) if (part.kind === "ref") add(part.path, part.raw, t.at, t.scope);
+  for (const e of expressions) for (const ref of e.refs) add(ref, ref.join("."), e.at, e.scope);
   return out;
+});
+function resolve3(ctx, ref, raw) {
+  const { playbook, graph } = ctx;
+  const unresolved = (message, hint, guess) => ({
+    kind: "unresolved",
+    message,
+    hint,
+    guess
+  });
+  const [head, second, third, fourth] = ref;
+  if (head === "inputs") {
+    const inputs = Object.keys(playbook.inputs ?? {});
+    if (ref.length !== 2 || !inputs.includes(second)) {
+      return unresolved(
+        `'${raw}' names no declared input`,
+        `declare it under inputs:, or use one of: ${inputs.join(", ") || "(none declared)"}`,
+        ref.length === 2 ? didYouMean(second, inputs) : void 0
+      );
+    }
+    return { kind: "resolved" };
+  }
+  if (head === "findings") {
+    if (ref.length !== 2)
+      return unresolved(`'${raw}' is not a finding; write findings.<key>`, "write findings.<key>");
+    return { kind: "finding", key: second };
+  }
+  if (head === "steps") {
+    const target = graph.byId.get(second ?? "");
+    if (!target) {
+      return unresolved(
+        `'${raw}' names no step`,
+        "name an existing step id",
+        didYouMean(second ?? "", [...graph.byId.keys()])
+      );
+    }
+    if (third !== "outputs" || fourth === void 0 || ref.length !== 4) {
+      return unresolved(
+        `'${raw}' must name one output: steps.${second}.outputs.<name>`,
+        `write steps.${second}.outputs.<name>`
+      );
+    }
+    const known = outputsOf(target.step);
+    if (known && !known.includes(fourth)) {
+      return unresolved(
+        `a ${target.step.type} step has no output '${fourth}' (it has: ${known.join(", ") || "none"})`,
+        `use one of: ${known.join(", ") || "(none)"}`,
+        didYouMean(fourth, known)
+      );
+    }
+    return { kind: "step-output", target };
+  }
+  const vars = head !== void 0 ? CONTEXT_VARIABLES[head] : void 0;
+  if (vars) {
+    const ok = ref.length === 2 && vars.includes(second) || ref.length === 3 && CONTEXT_MAPS.has(`${head}.${second}`);
+    if (ok) return { kind: "resolved" };
+    return unresolved(
+      `'${raw}' is not a known ${head} field (known: ${vars.join(", ")})`,
+      `use one of: ${vars.map((v) => `${head}.${v}`).join(", ")}`,
+      didYouMean(second ?? "", [...vars])
+    );
+  }
+  return unresolved(
+    `'${raw}' names nothing a template can use`,
+    "templates name inputs.<name>, steps.<id>.outputs.<name>, findings.<key>, issue.*, repo.*, run.* or alert.*",
+    didYouMean(head ?? "", ["inputs", "steps", "findings", ...Object.keys(CONTEXT_VARIABLES)])
+  );
 }
 function outputsOf(step) {
   if (step.type === "checkpoint") {
@@ -40675,476 +40312,285 @@ function outputsOf(step) {
   }
   return STEP_OUTPUTS[step.type];
 }
-function inputDefaultRefs(ctx) {
-  const out = [];
-  const inputs = ctx.playbook.inputs ?? {};
-  const names = Object.keys(inputs);
-  const deps = /* @__PURE__ */ new Map();
-  for (const [name, spec] of Object.entries(inputs)) {
-    if (typeof spec.default !== "string") continue;
-    const at = ["inputs", name, "default"];
-    const { parts, problems } = parseTemplate(spec.default);
-    for (const p of problems) {
-      out.push({
-        rule: "template-syntax",
-        path: formatPath(at),
-        span: ctx.doc.span(at),
-        message: `${formatPath(at)}: ${p.message}`,
-        hint: p.hint
+var inputDefaultTemplates = memoised(
+  (ctx) => Object.entries(ctx.playbook.inputs ?? {}).flatMap(
+    ([name, spec]) => typeof spec.default === "string" ? [{ name, at: ["inputs", name, "default"], ...parseTemplate(spec.default) }] : []
+  )
+);
+
+// src/core/rules/graph/finding-unknown.ts
+var GUIDANCE4 = "list it in an investigate or ai step's expected_findings";
+var findingUnknown = {
+  code: "finding-unknown",
+  layer: "graph",
+  severity: "warning",
+  summary: "a finding is used but no step expects it",
+  guidance: GUIDANCE4,
+  requires: "one-step-form",
+  check(ctx) {
+    const out = [];
+    if (delegates(ctx)) return out;
+    const expected = expectedFindings(ctx);
+    for (const s of ctx.graph.steps) {
+      if (s.step.type !== "decide") continue;
+      s.step.rules.forEach((r, i) => {
+        for (const key of ["all", "any", "none"]) {
+          (r[key] ?? []).forEach((f, j) => {
+            if (expected.has(f)) return;
+            const at = [...s.path, "rules", i, key, j];
+            const guess = didYouMean(f, [...expected]);
+            out.push({
+              rule: "finding-unknown",
+              ...locate(ctx.doc, at),
+              message: `${formatPath(at)}: finding '${f}' is used here but no step expects it${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
+              hint: GUIDANCE4
+            });
+          });
+        }
       });
     }
-    const list2 = [];
-    for (const part of parts) {
-      if (part.kind !== "ref") continue;
-      if (part.path[0] !== "inputs" || part.path.length !== 2 || !names.includes(part.path[1])) {
-        out.push({
-          rule: "template-unresolved",
-          path: formatPath(at),
-          span: ctx.doc.span(at),
-          message: `${formatPath(at)}: an input default can only name other inputs, not '${part.raw}'`,
-          found: part.raw,
-          hint: "name a declared input, e.g. {{ inputs.package }}"
-        });
-      } else list2.push(part.path[1]);
+    if (!ctx.graphSound()) return out;
+    for (const r of references(ctx)) {
+      if (r.resolution.kind !== "finding" || expected.has(r.resolution.key)) continue;
+      out.push({
+        rule: "finding-unknown",
+        ...locate(ctx.doc, r.at),
+        message: `${formatPath(r.at)}: finding '${r.resolution.key}' is used but no step expects it`,
+        hint: GUIDANCE4
+      });
     }
-    deps.set(name, list2);
-  }
-  for (const start of deps.keys()) {
-    const seen = /* @__PURE__ */ new Set();
-    const stack = [...deps.get(start) ?? []];
-    while (stack.length > 0) {
-      const n = stack.pop();
-      if (n === start) {
-        const at = ["inputs", start, "default"];
-        out.push({
-          rule: "template-unresolved",
-          path: formatPath(at),
-          span: ctx.doc.span(at),
-          message: `${formatPath(at)}: the default of '${start}' depends on itself`,
-          hint: "break the cycle between input defaults"
-        });
-        break;
-      }
-      if (seen.has(n)) continue;
-      seen.add(n);
-      stack.push(...deps.get(n) ?? []);
-    }
-  }
-  return out;
-}
-
-// src/core/util/git-ref.ts
-function branchNameProblem(name) {
-  if (name.length === 0) return "it is empty";
-  if (name.length > 200) return "it is longer than 200 characters";
-  if (name.startsWith("-")) return "it starts with '-'";
-  if (name.startsWith("/") || name.endsWith("/")) return "it starts or ends with '/'";
-  if (name.endsWith(".")) return "it ends with '.'";
-  if (name.endsWith(".lock")) return "it ends with '.lock'";
-  if (name === "@") return "it is '@'";
-  if (name.includes("..")) return "it contains '..'";
-  if (name.includes("//")) return "it contains '//'";
-  if (name.includes("@{")) return "it contains '@{'";
-  const bad = /[\x00-\x20\x7f~^:?*[\\]/.exec(name);
-  if (bad) return `it contains ${JSON.stringify(bad[0])}`;
-  if (name.split("/").some((part) => part.startsWith("."))) return "a part starts with '.'";
-  return void 0;
-}
-function repoPathProblem(path) {
-  if (path.length === 0) return "it is empty";
-  if (path.startsWith("/") || /^[A-Za-z]:/.test(path) || path.startsWith("\\"))
-    return "it is absolute";
-  if (path.includes("\\")) return "it uses '\\' (write paths with '/')";
-  if (/[\x00-\x1f]/.test(path)) return "it contains a control character";
-  const parts = path.split("/");
-  if (parts.some((p) => p === "..")) return "it leaves the repository with '..'";
-  if (parts.some((p) => p === "." || p === ""))
-    return "it is not normalised (remove './' and '//')";
-  if (parts.some((p) => p.toLowerCase() === ".git")) return "it touches .git";
-  return void 0;
-}
-
-// src/core/rules/gates/steps-gate.ts
-function stepsGate(ctx) {
-  const { doc, graph } = ctx;
-  const out = [];
-  const push = (rule, at, message, hint, key = false) => {
-    out.push(diagnosticAt(doc, rule, at, message, hint, { key }));
-  };
-  const fileRef = (rel, at) => {
-    if (rel.startsWith("/") || /^[A-Za-z]:/.test(rel)) {
-      push(
-        "path-unsafe",
-        at,
-        `'${rel}' is absolute; file references are relative to the playbook file`,
-        "write the path relative to the playbook's folder"
-      );
-      return;
-    }
-    if (ctx.fileExists && !ctx.fileExists(rel)) {
-      push(
-        "file-missing",
-        at,
-        `file '${rel}' does not exist (looked relative to the playbook file)`,
-        "create the file, or fix the path"
-      );
-    }
-  };
-  const dominators = graph.dominators();
-  for (const s of graph.steps) {
-    const step = s.step;
-    const p = s.path;
-    switch (step.type) {
-      case "commit": {
-        if (!step.files?.length && !step.paths?.length) {
-          push(
-            "step-shape",
-            p,
-            "a commit step needs files: (content to write) or paths: (files to commit)",
-            "add files: [{ path: \u2026, content: \u2026 }]"
-          );
-        }
-        step.files?.forEach((f, i) => {
-          const fp = [...p, "files", i];
-          if (f.content === void 0 === (f.template === void 0)) {
-            push(
-              "step-shape",
-              fp,
-              "a file needs exactly one of content: or template:",
-              "keep content: (inline) or template: (a file next to the playbook)"
-            );
-          }
-          const problem = repoPathProblem(templateSkeleton(f.path));
-          if (problem)
-            push(
-              "path-unsafe",
-              [...fp, "path"],
-              `path '${f.path}' is unsafe: ${problem}`,
-              "write a normalised path inside the repository, e.g. docs/notes.md"
-            );
-          if (f.template !== void 0) fileRef(f.template, [...fp, "template"]);
-        });
-        step.paths?.forEach((g, i) => {
-          const problem = repoPathProblem(templateSkeleton(g).replace(/\*\*?/g, "x"));
-          if (problem)
-            push(
-              "path-unsafe",
-              [...p, "paths", i],
-              `path '${g}' is unsafe: ${problem}`,
-              "write globs relative to the repository root"
-            );
-        });
-        break;
-      }
-      case "branch": {
-        if (!isTemplated(step.name)) {
-          const problem = branchNameProblem(step.name);
-          if (problem)
-            push(
-              "ref-invalid",
-              [...p, "name"],
-              `branch name '${step.name}' is not a valid git ref: ${problem}`,
-              "use letters, digits, '-', '_', '.' and '/' (e.g. playbook/fix-123)"
-            );
-        } else {
-          const problem = branchNameProblem(templateSkeleton(step.name));
-          if (problem)
-            push(
-              "ref-invalid",
-              [...p, "name"],
-              `branch name '${step.name}' can never be a valid git ref: ${problem}`,
-              "fix the literal parts of the name"
-            );
-        }
-        break;
-      }
-      case "label":
-        if (!step.add?.length && !step.remove?.length)
-          push("step-shape", p, "a label step needs add: or remove:", "add add: [label]");
-        break;
-      case "ai": {
-        if (step.prompt === void 0 === (step.prompt_file === void 0)) {
-          push(
-            "step-shape",
-            p,
-            "an ai step needs exactly one of prompt: or prompt_file:",
-            "keep prompt: (inline) or prompt_file: (a markdown file)"
-          );
-        }
-        if (step.prompt_file !== void 0) fileRef(step.prompt_file, [...p, "prompt_file"]);
-        if (step.scope === "write" && step.authority !== "ask-first") {
-          const doms = dominators.get(s.id) ?? /* @__PURE__ */ new Set();
-          const approved = [...doms].some(
-            (id) => id !== s.id && graph.byId.get(id)?.step.type === "checkpoint"
-          );
-          if (!approved) {
-            push(
-              "ai-write-unapproved",
-              [...p, "scope"],
-              "write scope lets the model change things, but no checkpoint approves it first",
-              "add a checkpoint on every path before this step, or set authority: ask-first"
-            );
-          }
-        }
-        step.expect_files?.forEach((f, i) => {
-          const problem = repoPathProblem(templateSkeleton(f).replace(/\*\*?/g, "x"));
-          if (problem)
-            push(
-              "path-unsafe",
-              [...p, "expect_files", i],
-              `path '${f}' is unsafe: ${problem}`,
-              "write paths relative to the repository root"
-            );
-        });
-        break;
-      }
-      case "checkpoint": {
-        const a = step.approvers;
-        if (a?.count !== void 0 && a.users && !a.teams && !a.permission && a.users.length < a.count) {
-          push(
-            "step-shape",
-            [...p, "approvers", "count"],
-            `${a.count} approvals are needed but only ${a.users.length} users may approve`,
-            "lower count, or allow more approvers"
-          );
-        }
-        if (step.reminder !== void 0 && step.timeout === void 0) {
-          push(
-            "step-shape",
-            [...p, "reminder"],
-            "a reminder needs a timeout to remind before",
-            "add timeout:, or remove reminder:",
-            true
-          );
-        }
-        if (step.on_timeout !== void 0 && step.timeout === void 0) {
-          push(
-            "step-shape",
-            [...p, "on_timeout"],
-            "on_timeout needs a timeout:",
-            "add timeout: 24h",
-            true
-          );
-        }
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  return out;
-}
-
-// src/core/format/graph.ts
-function stepTitle(step) {
-  return step.type === "branch" ? step.id : step.name ?? step.id;
-}
-var PlaybookGraph = class {
-  constructor(playbook) {
-    this.playbook = playbook;
-    this.mode = playbook.nodes ? "nodes" : "steps";
-    this.steps = listSteps(playbook);
-    for (const s of this.steps) if (!this.byId.has(s.id)) this.byId.set(s.id, s);
-    this.entry = this.mode === "nodes" ? playbook.entrypoint : this.steps[0]?.id;
-    for (const s of this.steps) this.edges.set(s.id, computeEdges(this, s));
-  }
-  playbook;
-  steps;
-  byId = /* @__PURE__ */ new Map();
-  entry;
-  mode;
-  edges = /* @__PURE__ */ new Map();
-  successors(id) {
-    return this.edges.get(id) ?? [];
-  }
-  /** Edges whose target exists. */
-  resolvedSuccessors(id) {
-    return this.successors(id).filter((e) => this.byId.has(e.to));
-  }
-  isTerminal(id) {
-    return this.successors(id).length === 0;
-  }
-  /** The step after `id` in the listing, for fall-through. */
-  following(id) {
-    const s = this.byId.get(id);
-    return s ? this.steps[s.index + 1] : void 0;
-  }
-  reachable() {
-    const seen = /* @__PURE__ */ new Set();
-    if (!this.entry || !this.byId.has(this.entry)) return seen;
-    const stack = [this.entry];
-    while (stack.length > 0) {
-      const id = stack.pop();
-      if (seen.has(id)) continue;
-      seen.add(id);
-      for (const e of this.resolvedSuccessors(id)) stack.push(e.to);
-    }
-    return seen;
-  }
-  /** A cycle among reachable steps, as a list of ids, or undefined. */
-  findCycle() {
-    const state = /* @__PURE__ */ new Map();
-    const trail = [];
-    const visit = (id) => {
-      state.set(id, 1);
-      trail.push(id);
-      for (const e of this.resolvedSuccessors(id)) {
-        const s = state.get(e.to);
-        if (s === 1) return [...trail.slice(trail.indexOf(e.to)), e.to];
-        if (s === void 0) {
-          const found = visit(e.to);
-          if (found) return found;
-        }
-      }
-      trail.pop();
-      state.set(id, 2);
-      return void 0;
-    };
-    return this.entry && this.byId.has(this.entry) ? visit(this.entry) : void 0;
-  }
-  /**
-   * Dominators of every reachable step: the steps that lie on every path from the entry to it.
-   * An output can be used only where its step dominates the user (it has surely run).
-   */
-  dominators() {
-    const reach = this.reachable();
-    const order = this.steps.map((s) => s.id).filter((id) => reach.has(id));
-    const preds = new Map(order.map((id) => [id, []]));
-    for (const id of order) for (const e of this.resolvedSuccessors(id)) preds.get(e.to)?.push(id);
-    const all = new Set(order);
-    const dom = /* @__PURE__ */ new Map();
-    for (const id of order) dom.set(id, id === this.entry ? /* @__PURE__ */ new Set([id]) : new Set(all));
-    let changed = true;
-    while (changed) {
-      changed = false;
-      for (const id of order) {
-        if (id === this.entry) continue;
-        let next;
-        for (const p of preds.get(id) ?? []) {
-          const pd = dom.get(p);
-          next = next ? new Set([...next].filter((x) => pd.has(x))) : new Set(pd);
-        }
-        next ??= /* @__PURE__ */ new Set();
-        next.add(id);
-        const cur = dom.get(id);
-        if (next.size !== cur.size) {
-          dom.set(id, next);
-          changed = true;
-        }
-      }
-    }
-    return dom;
+    return out;
   }
 };
-function listSteps(playbook) {
-  if (playbook.nodes) {
-    return Object.entries(playbook.nodes).map(([id, node], index) => ({
-      id,
-      step: { ...node, id },
-      path: ["nodes", id],
-      index
-    }));
-  }
-  return (playbook.steps ?? []).map((step, index) => ({
-    id: step.id,
-    step,
-    path: ["steps", index],
-    index
-  }));
-}
-function computeEdges(graph, gs) {
-  const { step, id, path } = gs;
-  const edges = [];
-  const add = (to, kind, at, label2) => {
-    if (to === void 0) return;
-    const e = { from: id, to, kind, path: at };
-    if (label2 !== void 0) e.label = label2;
-    edges.push(e);
-  };
-  const fallThrough = () => {
-    if (graph.mode === "steps") add(graph.following(id)?.id, "fall-through", path);
-  };
-  if (step.type === "end" || step.type === "playbook" && step.mode === "handoff") {
-    return edges;
-  }
-  if (step.type === "checkpoint") {
-    add(step.on_reject, "reject", [...path, "on_reject"]);
-    if (step.on_timeout && step.on_timeout !== "fail" && step.on_timeout !== "cancel") {
-      add(step.on_timeout, "timeout", [...path, "on_timeout"]);
-    }
-  }
-  let decideFallsThrough = false;
-  if (step.type === "decide") {
-    step.rules.forEach((r, i) => {
-      if (r.goto !== void 0) add(r.goto, "rule", [...path, "rules", i, "goto"], r.id);
-      else decideFallsThrough = true;
-    });
-    if (step.fallback?.goto !== void 0)
-      add(step.fallback.goto, "fallback", [...path, "fallback", "goto"]);
-    else decideFallsThrough = true;
-    if (!decideFallsThrough) return edges;
-  }
-  const next = step.next;
-  if (next === void 0) {
-    fallThrough();
-    return edges;
-  }
-  if (typeof next === "string") {
-    add(next, "goto", [...path, "next"]);
-    return edges;
-  }
-  let hasDefault = false;
-  let hasWhen = false;
-  next.forEach((b, i) => {
-    const at = [...path, "next", i];
-    if (b.default !== void 0) {
-      hasDefault = true;
-      add(b.default, "default", [...at, "default"]);
-    } else if (b.when !== void 0) {
-      hasWhen = true;
-      add(b.goto, "when", [...at, "goto"]);
-    } else if (b.condition !== void 0) {
-      add(b.goto, "condition", [...at, "goto"], b.label ?? b.goto);
-    }
-  });
-  if (hasWhen && !hasDefault) fallThrough();
-  return edges;
-}
 
-// src/core/rules/gates/style-gate.ts
-function styleGate(ctx) {
-  const { doc, playbook, graph } = ctx;
-  const out = [];
-  const text = JSON.stringify({ ...playbook, inputs: void 0 });
-  const defaults = JSON.stringify(Object.values(playbook.inputs ?? {}).map((i) => i.default));
-  for (const name of Object.keys(playbook.inputs ?? {})) {
-    const escaped = name.replace(/[-]/g, "\\-");
-    const used = new RegExp(`inputs\\.${escaped}(?![A-Za-z0-9_-])|\\$\\{\\s*${escaped}\\s*\\}`);
-    if (!used.test(text) && !used.test(defaults)) {
-      const at = ["inputs", name];
-      out.push({
-        rule: "input-unused",
-        path: formatPath(at),
-        span: doc.span(at, true),
-        message: `${formatPath(at)}: input '${name}' is declared but never used`,
-        hint: `use it as {{ inputs.${name} }}, or remove it`
+// src/core/rules/graph/goto-unresolved.ts
+var gotoUnresolved = {
+  code: "goto-unresolved",
+  layer: "graph",
+  severity: "error",
+  summary: "a goto names no step",
+  requires: "one-step-form",
+  check(ctx) {
+    const out = [];
+    for (const missing of missingTargets(ctx)) {
+      if (missing.kind === "edge") {
+        if (!isCheckpointEdge(missing.edge))
+          out.push(missingEdgeFinding(ctx, missing.edge, "goto-unresolved"));
+      } else if (missing.kind === "branch-without-goto") {
+        out.push({
+          rule: "goto-unresolved",
+          ...locate(ctx.doc, missing.branch.path),
+          message: `${formatPath(missing.branch.path)}: the branch has no goto`,
+          hint: "add goto: <step id>"
+        });
+      } else {
+        const at = [...missing.step.path, "next"];
+        out.push({
+          rule: "goto-unresolved",
+          ...locate(ctx.doc, at),
+          message: `${formatPath(at)}: in a nodes graph, when: branches need a default: for when none is true`,
+          hint: "add { default: <step id> }"
+        });
+      }
+    }
+    return out;
+  }
+};
+
+// src/core/rules/graph/handoff-not-terminal.ts
+var handoffNotTerminal = {
+  code: "handoff-not-terminal",
+  layer: "graph",
+  severity: "error",
+  summary: "handoff is only allowed on a terminal step",
+  requires: "one-step-form",
+  check({ doc, graph }) {
+    const out = [];
+    for (const s of graph.steps) {
+      const step = s.step;
+      if (step.next === void 0) continue;
+      const at = [...s.path, "next"];
+      if (step.type === "end")
+        out.push({
+          rule: "handoff-not-terminal",
+          ...locate(doc, at, true),
+          message: `${formatPath(at)}: an end step ends the run and cannot have next`,
+          hint: "remove next, or use another step kind"
+        });
+      else if (step.type === "playbook" && step.mode === "handoff")
+        out.push({
+          rule: "handoff-not-terminal",
+          ...locate(doc, at, true),
+          message: `${formatPath(at)}: a handoff ends this run, so it cannot have next`,
+          hint: "remove next, or use mode: delegate to come back here"
+        });
+    }
+    return out;
+  }
+};
+
+// src/core/rules/graph/self-loop.ts
+var GUIDANCE5 = "route through a distinct step (for a retry, use on_error: retry:N)";
+var selfLoop = {
+  code: "self-loop",
+  layer: "graph",
+  severity: "error",
+  summary: "a step branches to itself",
+  guidance: GUIDANCE5,
+  requires: "one-step-form",
+  check({ doc, graph }) {
+    const out = [];
+    for (const s of graph.steps)
+      for (const e of graph.successors(s.id)) {
+        if (e.kind !== "fall-through" && e.to === s.id)
+          out.push({
+            rule: "self-loop",
+            ...locate(doc, e.path),
+            message: `${formatPath(e.path)}: step '${s.id}' branches to itself`,
+            hint: GUIDANCE5
+          });
+      }
+    return out;
+  }
+};
+
+// src/core/rules/graph/step-duplicate-id.ts
+var stepDuplicateId = {
+  code: "step-duplicate-id",
+  layer: "graph",
+  severity: "error",
+  summary: "two steps share an id",
+  requires: "one-step-form",
+  check({ doc, playbook, graph }) {
+    const out = [];
+    for (const s of graph.steps) {
+      const at = [...s.path, "id"];
+      const writtenId = graph.mode === "nodes" ? playbook.nodes?.[s.id]?.id : void 0;
+      if (writtenId !== void 0 && writtenId !== s.id) {
+        out.push({
+          rule: "step-duplicate-id",
+          ...locate(doc, at),
+          message: `${formatPath(at)}: id '${writtenId}' differs from the node's key '${s.id}'`,
+          hint: "remove the id field; in a nodes map the key is the id"
+        });
+      }
+      const first = graph.byId.get(s.id);
+      if (first && first !== s) {
+        const p = doc.span([...first.path, "id"]);
+        out.push({
+          rule: "step-duplicate-id",
+          ...locate(doc, at),
+          message: `${formatPath(at)}: step id '${s.id}' is already used at line ${p.line}`,
+          found: `'${s.id}'`,
+          hint: "give every step its own id"
+        });
+      }
+    }
+    for (const s of graph.steps) {
+      if (s.step.type !== "decide") continue;
+      const seen = /* @__PURE__ */ new Map();
+      s.step.rules.forEach((rule, i) => {
+        const at = [...s.path, "rules", i, "id"];
+        const dup = seen.get(rule.id);
+        if (dup === void 0) seen.set(rule.id, i);
+        else
+          out.push({
+            rule: "step-duplicate-id",
+            ...locate(doc, at),
+            message: `${formatPath(at)}: rule id '${rule.id}' is already used by rules[${dup}]`,
+            hint: "give every rule its own id"
+          });
       });
     }
+    return out;
   }
-  for (const s of graph.steps) {
-    if (stepTitle(s.step) === s.id && s.step.description === void 0) {
-      const at = graph.mode === "nodes" ? s.path : [...s.path, "id"];
+};
+
+// src/core/rules/graph/steps-and-nodes.ts
+var stepsAndNodes = {
+  code: "steps-and-nodes",
+  layer: "graph",
+  severity: "error",
+  summary: "a playbook must have exactly one of steps or nodes",
+  check({ doc, playbook, graph }) {
+    const finding = (at, key, message, hint) => [
+      { rule: "steps-and-nodes", ...locate(doc, at, key), message, hint }
+    ];
+    if (playbook.steps && playbook.nodes)
+      return finding(
+        ["nodes"],
+        true,
+        "nodes: a playbook has either a steps list or a nodes map, not both",
+        "keep steps (linear, falls through) or nodes with an entrypoint (graph)"
+      );
+    if (!playbook.steps && !playbook.nodes)
+      return finding(
+        [],
+        false,
+        "playbook has no steps: add a steps list or a nodes map with an entrypoint",
+        "add `steps:` with at least one step"
+      );
+    if (graph.mode === "steps" && playbook.entrypoint !== void 0)
+      return finding(
+        ["entrypoint"],
+        true,
+        "entrypoint: only a nodes graph has an entrypoint; a steps list starts with its first step",
+        "remove entrypoint, or write the steps as a nodes map"
+      );
+    return [];
+  }
+};
+
+// src/core/rules/graph/terminal-missing.ts
+var GUIDANCE6 = "add an end step (or a node without next) that a branch leads to";
+var terminalMissing = {
+  code: "terminal-missing",
+  layer: "graph",
+  severity: "error",
+  summary: "no step ends the playbook",
+  guidance: GUIDANCE6,
+  requires: "one-step-form",
+  check(ctx) {
+    if (!entryResolves(ctx) || missingTargets(ctx).length > 0) return [];
+    if (reachableTerminals(ctx).length > 0) return [];
+    return [
+      {
+        rule: "terminal-missing",
+        ...locate(ctx.doc, ctx.graph.mode === "nodes" ? ["nodes"] : ["steps"], true),
+        message: "no reachable step ends the playbook: every path loops forever",
+        hint: GUIDANCE6
+      }
+    ];
+  }
+};
+
+// src/core/rules/graph/unreachable.ts
+var GUIDANCE7 = "add a branch that targets it or remove it";
+var unreachable = {
+  code: "unreachable",
+  layer: "graph",
+  severity: "error",
+  summary: "a step cannot be reached",
+  guidance: GUIDANCE7,
+  requires: "one-step-form",
+  check(ctx) {
+    const { doc, graph } = ctx;
+    if (!entryResolves(ctx)) return [];
+    const reach = reachableSteps(ctx);
+    const out = [];
+    for (const s of graph.steps) {
+      if (reach.has(s.id) || graph.byId.get(s.id) !== s) continue;
+      const nodes = graph.mode === "nodes";
       out.push({
-        rule: "step-no-description",
-        path: formatPath(s.path),
-        span: doc.span(at, graph.mode === "nodes"),
-        message: s.step.type === "branch" ? `${formatPath(s.path)}: step '${s.id}' has no description (a branch step's name is the branch it makes)` : `${formatPath(s.path)}: step '${s.id}' has neither name nor description`,
-        hint: "add a description: people read it in the status comment while the step is current"
+        rule: "unreachable",
+        ...locate(doc, nodes ? s.path : [...s.path, "id"], nodes),
+        message: `${formatPath(s.path)}: step '${s.id}' can never be reached from '${graph.entry}'`,
+        hint: GUIDANCE7
       });
     }
+    return out;
   }
-  return out;
-}
+};
 
 // src/core/format/generated/playbook-validator.ts
 var generatedUcs2length = (s) => {
@@ -49270,6 +48716,18 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
 }
 validate20.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 
+// src/core/format/describe.ts
+function describeValue(value) {
+  if (typeof value === "string") {
+    const cut = value.length > 60 ? `${value.slice(0, 57)}...` : value;
+    return `'${cut}'`;
+  }
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return String(value);
+}
+
 // src/core/format/schema.ts
 var API_VERSION = "playbook-bot/v1";
 var SCHEMA_ID = "https://playbook-bot.dev/schema/playbook.v1.schema.json";
@@ -49921,9 +49379,76 @@ var PLAYBOOK_SCHEMA = {
   }
 };
 
-// src/core/rules/schema-gate.ts
+// src/core/rules/schema/json-schema.ts
 var validator = playbook_validator_default;
-function schemaGate(doc) {
+var jsonSchema = {
+  rules: [
+    {
+      code: "schema-unknown-field",
+      layer: "schema",
+      severity: "error",
+      summary: "a field the format does not define"
+    },
+    {
+      code: "schema-missing-field",
+      layer: "schema",
+      severity: "error",
+      summary: "a required field is missing"
+    },
+    { code: "schema-type", layer: "schema", severity: "error", summary: "a value has the wrong type" },
+    {
+      code: "schema-value",
+      layer: "schema",
+      severity: "error",
+      summary: "a value is not one of the allowed values"
+    },
+    {
+      code: "schema-format",
+      layer: "schema",
+      severity: "error",
+      summary: "a value does not have the required form (pattern, length, range)"
+    },
+    { code: "schema-step-type", layer: "schema", severity: "error", summary: "an unknown step kind" },
+    {
+      code: "schema-api-version",
+      layer: "schema",
+      severity: "error",
+      summary: "apiVersion is missing or unsupported"
+    },
+    {
+      code: "schema-shape",
+      layer: "schema",
+      severity: "error",
+      summary: "a value matches none of the shapes allowed here"
+    },
+    {
+      code: "id-format",
+      layer: "schema",
+      severity: "error",
+      summary: "an id does not match ^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"
+    },
+    {
+      code: "tool-format",
+      layer: "schema",
+      severity: "error",
+      summary: "a tool is not written as server/tool"
+    }
+  ],
+  check: (doc) => isMapping(doc.value) ? schemaFindings(doc) : [notAMapping(doc)]
+};
+function isMapping(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+function notAMapping(doc) {
+  return {
+    rule: "schema-type",
+    path: "(document)",
+    span: doc.span([]),
+    message: doc.value === null ? "file is empty: a playbook is a YAML mapping" : "a playbook is a YAML mapping of fields, not a list or a single value",
+    hint: "start with `apiVersion: playbook-bot/v1` and `id: \u2026`"
+  };
+}
+function schemaFindings(doc) {
   const validate = validator;
   if (validate(doc.value)) return [];
   const out = [];
@@ -50123,39 +49648,201 @@ function patternError(doc, path, where, found, pattern) {
   };
 }
 
-// src/core/rules/set-gate.ts
-var DEFAULT_MAX_DEPTH = 10;
-function setGate(members, known = []) {
-  const out = [];
-  const byId = /* @__PURE__ */ new Map();
-  const push = (m, rule, at, message, hint) => {
-    out.push({
-      doc: m.doc,
-      d: {
-        rule,
-        path: formatPath(at),
-        span: m.doc.span(at),
-        message: `${formatPath(at)}: ${message}`,
-        hint
-      }
-    });
-  };
-  for (const m of members) {
-    const prev = byId.get(m.playbook.id);
-    if (prev) {
-      push(
-        m,
-        "set-duplicate-id",
-        ["id"],
-        `playbook id '${m.playbook.id}' is also used by ${prev.doc.file}`,
-        "give every playbook its own id (labels and /run find playbooks by id)"
-      );
-    } else byId.set(m.playbook.id, m);
+// src/core/format/graph.ts
+function stepTitle(step) {
+  return step.type === "branch" ? step.id : step.name ?? step.id;
+}
+var PlaybookGraph = class {
+  constructor(playbook) {
+    this.playbook = playbook;
+    this.mode = playbook.nodes ? "nodes" : "steps";
+    this.steps = listSteps(playbook);
+    for (const s of this.steps) if (!this.byId.has(s.id)) this.byId.set(s.id, s);
+    this.entry = this.mode === "nodes" ? playbook.entrypoint : this.steps[0]?.id;
+    for (const s of this.steps) this.edges.set(s.id, computeEdges(this, s));
   }
-  const lookup = (id) => byId.get(id)?.playbook ?? known.find((k) => k.id === id)?.playbook;
-  const allIds = [.../* @__PURE__ */ new Set([...byId.keys(), ...known.map((k) => k.id)])];
-  const callsOf = /* @__PURE__ */ new Map();
-  for (const m of byId.values()) {
+  playbook;
+  steps;
+  byId = /* @__PURE__ */ new Map();
+  entry;
+  mode;
+  edges = /* @__PURE__ */ new Map();
+  successors(id) {
+    return this.edges.get(id) ?? [];
+  }
+  /** Edges whose target exists. */
+  resolvedSuccessors(id) {
+    return this.successors(id).filter((e) => this.byId.has(e.to));
+  }
+  isTerminal(id) {
+    return this.successors(id).length === 0;
+  }
+  /** The step after `id` in the listing, for fall-through. */
+  following(id) {
+    const s = this.byId.get(id);
+    return s ? this.steps[s.index + 1] : void 0;
+  }
+  reachable() {
+    const seen = /* @__PURE__ */ new Set();
+    if (!this.entry || !this.byId.has(this.entry)) return seen;
+    const stack = [this.entry];
+    while (stack.length > 0) {
+      const id = stack.pop();
+      if (seen.has(id)) continue;
+      seen.add(id);
+      for (const e of this.resolvedSuccessors(id)) stack.push(e.to);
+    }
+    return seen;
+  }
+  /** A cycle among reachable steps, as a list of ids, or undefined. */
+  findCycle() {
+    const state = /* @__PURE__ */ new Map();
+    const trail = [];
+    const visit = (id) => {
+      state.set(id, 1);
+      trail.push(id);
+      for (const e of this.resolvedSuccessors(id)) {
+        const s = state.get(e.to);
+        if (s === 1) return [...trail.slice(trail.indexOf(e.to)), e.to];
+        if (s === void 0) {
+          const found = visit(e.to);
+          if (found) return found;
+        }
+      }
+      trail.pop();
+      state.set(id, 2);
+      return void 0;
+    };
+    return this.entry && this.byId.has(this.entry) ? visit(this.entry) : void 0;
+  }
+  /**
+   * Dominators of every reachable step: the steps that lie on every path from the entry to it.
+   * An output can be used only where its step dominates the user (it has surely run).
+   */
+  dominators() {
+    const reach = this.reachable();
+    const order = this.steps.map((s) => s.id).filter((id) => reach.has(id));
+    const preds = new Map(order.map((id) => [id, []]));
+    for (const id of order) for (const e of this.resolvedSuccessors(id)) preds.get(e.to)?.push(id);
+    const all = new Set(order);
+    const dom = /* @__PURE__ */ new Map();
+    for (const id of order) dom.set(id, id === this.entry ? /* @__PURE__ */ new Set([id]) : new Set(all));
+    let changed = true;
+    while (changed) {
+      changed = false;
+      for (const id of order) {
+        if (id === this.entry) continue;
+        let next;
+        for (const p of preds.get(id) ?? []) {
+          const pd = dom.get(p);
+          next = next ? new Set([...next].filter((x) => pd.has(x))) : new Set(pd);
+        }
+        next ??= /* @__PURE__ */ new Set();
+        next.add(id);
+        const cur = dom.get(id);
+        if (next.size !== cur.size) {
+          dom.set(id, next);
+          changed = true;
+        }
+      }
+    }
+    return dom;
+  }
+};
+function listSteps(playbook) {
+  if (playbook.nodes) {
+    return Object.entries(playbook.nodes).map(([id, node], index) => ({
+      id,
+      step: { ...node, id },
+      path: ["nodes", id],
+      index
+    }));
+  }
+  return (playbook.steps ?? []).map((step, index) => ({
+    id: step.id,
+    step,
+    path: ["steps", index],
+    index
+  }));
+}
+function computeEdges(graph, gs) {
+  const { step, id, path } = gs;
+  const edges = [];
+  const add = (to, kind, at, label2) => {
+    if (to === void 0) return;
+    const e = { from: id, to, kind, path: at };
+    if (label2 !== void 0) e.label = label2;
+    edges.push(e);
+  };
+  const fallThrough = () => {
+    if (graph.mode === "steps") add(graph.following(id)?.id, "fall-through", path);
+  };
+  if (step.type === "end" || step.type === "playbook" && step.mode === "handoff") {
+    return edges;
+  }
+  if (step.type === "checkpoint") {
+    add(step.on_reject, "reject", [...path, "on_reject"]);
+    if (step.on_timeout && step.on_timeout !== "fail" && step.on_timeout !== "cancel") {
+      add(step.on_timeout, "timeout", [...path, "on_timeout"]);
+    }
+  }
+  let decideFallsThrough = false;
+  if (step.type === "decide") {
+    step.rules.forEach((r, i) => {
+      if (r.goto !== void 0) add(r.goto, "rule", [...path, "rules", i, "goto"], r.id);
+      else decideFallsThrough = true;
+    });
+    if (step.fallback?.goto !== void 0)
+      add(step.fallback.goto, "fallback", [...path, "fallback", "goto"]);
+    else decideFallsThrough = true;
+    if (!decideFallsThrough) return edges;
+  }
+  const next = step.next;
+  if (next === void 0) {
+    fallThrough();
+    return edges;
+  }
+  if (typeof next === "string") {
+    add(next, "goto", [...path, "next"]);
+    return edges;
+  }
+  let hasDefault = false;
+  let hasWhen = false;
+  next.forEach((b, i) => {
+    const at = [...path, "next", i];
+    if (b.default !== void 0) {
+      hasDefault = true;
+      add(b.default, "default", [...at, "default"]);
+    } else if (b.when !== void 0) {
+      hasWhen = true;
+      add(b.goto, "when", [...at, "goto"]);
+    } else if (b.condition !== void 0) {
+      add(b.goto, "condition", [...at, "goto"], b.label ?? b.goto);
+    }
+  });
+  if (hasWhen && !hasDefault) fallThrough();
+  return edges;
+}
+
+// src/core/rules/analysis/set.ts
+var DEFAULT_MAX_DEPTH = 10;
+function setFinding(member, rule, at, message, hint) {
+  return { doc: member.doc, d: diagnosticAt(member.doc, rule, at, message, hint) };
+}
+var membersById = memoised((set) => {
+  const byId = /* @__PURE__ */ new Map();
+  for (const m of set.members) if (!byId.has(m.playbook.id)) byId.set(m.playbook.id, m);
+  return byId;
+});
+function lookupPlaybook(set, id) {
+  return membersById(set).get(id)?.playbook ?? set.known.find((k) => k.id === id)?.playbook;
+}
+var targetIds = memoised((set) => [
+  .../* @__PURE__ */ new Set([...membersById(set).keys(), ...set.known.map((k) => k.id)])
+]);
+var callsById = memoised((set) => {
+  const out = /* @__PURE__ */ new Map();
+  for (const m of membersById(set).values()) {
     const calls = [];
     for (const s of new PlaybookGraph(m.playbook).steps) {
       const step = s.step;
@@ -50174,172 +49861,1013 @@ function setGate(members, known = []) {
         calls.push(call);
       }
     }
-    callsOf.set(m.playbook.id, calls);
-  }
-  for (const calls of callsOf.values()) {
-    for (const c of calls) {
-      const target = lookup(c.target);
-      if (!target) {
-        const guess = didYouMean(c.target, allIds);
-        push(
-          c.from,
-          "set-unresolved-playbook",
-          c.path,
-          `no playbook has id '${c.target}'${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
-          guess ? `write '${guess}'` : "add that playbook, or fix the id"
-        );
-        continue;
-      }
-      if (c.kind === "delegate") {
-        const childGraph = new PlaybookGraph(target);
-        const returns = [...childGraph.reachable()].some((id) => {
-          const st = childGraph.byId.get(id)?.step;
-          return childGraph.isTerminal(id) && !(st?.type === "end" && st.handoff?.length) && !(st?.type === "playbook" && st.mode === "handoff");
-        });
-        if (!returns) {
-          push(
-            c.from,
-            "set-delegate-terminal",
-            c.path,
-            `'${c.target}' has no terminal that returns: every way it ends hands off`,
-            `add a plain end step to '${c.target}', or use mode: handoff`
-          );
-        }
-        const declared = target.inputs ?? {};
-        for (const key of Object.keys(c.with ?? {})) {
-          if (!Object.hasOwn(declared, key)) {
-            push(
-              c.from,
-              "set-inputs",
-              [...c.path.slice(0, -1), "with", key],
-              `'${c.target}' has no input '${key}'`,
-              `map only its inputs: ${Object.keys(declared).join(", ") || "(none)"}`
-            );
-          }
-        }
-        for (const [name, spec] of Object.entries(declared)) {
-          if (spec.required && spec.default === void 0 && !Object.hasOwn(c.with ?? {}, name)) {
-            push(
-              c.from,
-              "set-inputs",
-              c.path,
-              `'${c.target}' needs the input '${name}', which is not mapped in with:`,
-              `add with: { ${name}: \u2026 }`
-            );
-          }
-        }
-      }
-    }
-  }
-  const reported = /* @__PURE__ */ new Set();
-  for (const m of byId.values()) {
-    const maxDepth = m.playbook.limits?.max_depth ?? DEFAULT_MAX_DEPTH;
-    const walk = (id, chain) => {
-      let deepest = chain.length;
-      for (const c of callsOf.get(id) ?? []) {
-        if (c.kind !== "delegate" || !byId.has(c.target)) continue;
-        if (chain.includes(c.target)) {
-          const cycle = [...chain.slice(chain.indexOf(c.target)), c.target];
-          const key = [...cycle].slice(0, -1).sort().join(",");
-          if (!reported.has(key)) {
-            reported.add(key);
-            push(
-              c.from,
-              "set-delegation-cycle",
-              c.path,
-              `delegation cycle: ${cycle.join(" \u2192 ")}`,
-              "break the cycle, or use mode: handoff where the work does not need to come back"
-            );
-          }
-          continue;
-        }
-        deepest = Math.max(deepest, walk(c.target, [...chain, c.target]));
-      }
-      return deepest;
-    };
-    const depth = walk(m.playbook.id, [m.playbook.id]) - 1;
-    if (depth > maxDepth) {
-      push(
-        m,
-        "set-depth",
-        ["id"],
-        `delegation from '${m.playbook.id}' nests ${depth} levels deep, more than limits.max_depth ${maxDepth}`,
-        "raise limits.max_depth or flatten the delegation"
-      );
-    }
+    out.set(m.playbook.id, calls);
   }
   return out;
+});
+var resolvedDelegations = memoised(
+  (set) => {
+    const out = [];
+    for (const calls of callsById(set).values())
+      for (const call of calls) {
+        const target = lookupPlaybook(set, call.target);
+        if (target && call.kind === "delegate") out.push({ call, target });
+      }
+    return out;
+  }
+);
+var delegationWalk = memoised(
+  (set) => {
+    const byId = membersById(set);
+    const calls = callsById(set);
+    const cycles = [];
+    const depths = /* @__PURE__ */ new Map();
+    const reported = /* @__PURE__ */ new Set();
+    for (const m of byId.values()) {
+      const walk = (id, chain) => {
+        let deepest = chain.length;
+        for (const c of calls.get(id) ?? []) {
+          if (c.kind !== "delegate" || !byId.has(c.target)) continue;
+          if (chain.includes(c.target)) {
+            const cycle = [...chain.slice(chain.indexOf(c.target)), c.target];
+            const key = [...cycle].slice(0, -1).sort().join(",");
+            if (!reported.has(key)) {
+              reported.add(key);
+              cycles.push({ call: c, cycle });
+            }
+            continue;
+          }
+          deepest = Math.max(deepest, walk(c.target, [...chain, c.target]));
+        }
+        return deepest;
+      };
+      depths.set(m, walk(m.playbook.id, [m.playbook.id]) - 1);
+    }
+    return { cycles, depths };
+  }
+);
+
+// src/core/rules/set/set-delegate-terminal.ts
+var setDelegateTerminal = {
+  code: "set-delegate-terminal",
+  layer: "set",
+  severity: "error",
+  summary: "a delegate target has no terminal that returns (every terminal hands off)",
+  check(set) {
+    const out = [];
+    for (const { call, target } of resolvedDelegations(set)) {
+      if (returns(target)) continue;
+      out.push(
+        setFinding(
+          call.from,
+          "set-delegate-terminal",
+          call.path,
+          `'${call.target}' has no terminal that returns: every way it ends hands off`,
+          `add a plain end step to '${call.target}', or use mode: handoff`
+        )
+      );
+    }
+    return out;
+  }
+};
+function returns(child) {
+  const graph = new PlaybookGraph(child);
+  return [...graph.reachable()].some((id) => {
+    const st = graph.byId.get(id)?.step;
+    return graph.isTerminal(id) && !(st?.type === "end" && st.handoff?.length) && !(st?.type === "playbook" && st.mode === "handoff");
+  });
 }
 
-// src/core/rules/validate.ts
-var SOURCE_RULES = {
+// src/core/rules/set/set-delegation-cycle.ts
+var GUIDANCE8 = "break the cycle, or use mode: handoff where the work does not need to come back";
+var setDelegationCycle = {
+  code: "set-delegation-cycle",
+  layer: "set",
+  severity: "error",
+  summary: "playbooks delegate to each other in a cycle",
+  guidance: GUIDANCE8,
+  check: (set) => delegationWalk(set).cycles.map(
+    ({ call, cycle }) => setFinding(
+      call.from,
+      "set-delegation-cycle",
+      call.path,
+      `delegation cycle: ${cycle.join(" \u2192 ")}`,
+      GUIDANCE8
+    )
+  )
+};
+
+// src/core/rules/set/set-depth.ts
+var GUIDANCE9 = "raise limits.max_depth or flatten the delegation";
+var setDepth = {
+  code: "set-depth",
+  layer: "set",
+  severity: "error",
+  summary: "delegation nests deeper than limits.max_depth",
+  guidance: GUIDANCE9,
+  check(set) {
+    const out = [];
+    for (const [m, depth] of delegationWalk(set).depths) {
+      const maxDepth = m.playbook.limits?.max_depth ?? DEFAULT_MAX_DEPTH;
+      if (depth > maxDepth)
+        out.push(
+          setFinding(
+            m,
+            "set-depth",
+            ["id"],
+            `delegation from '${m.playbook.id}' nests ${depth} levels deep, more than limits.max_depth ${maxDepth}`,
+            GUIDANCE9
+          )
+        );
+    }
+    return out;
+  }
+};
+
+// src/core/rules/set/set-duplicate-id.ts
+var setDuplicateId = {
+  code: "set-duplicate-id",
+  layer: "set",
+  severity: "error",
+  summary: "two playbooks in one set share an id",
+  check(set) {
+    const out = [];
+    const first = membersById(set);
+    for (const m of set.members) {
+      const prev = first.get(m.playbook.id);
+      if (prev && prev !== m)
+        out.push(
+          setFinding(
+            m,
+            "set-duplicate-id",
+            ["id"],
+            `playbook id '${m.playbook.id}' is also used by ${prev.doc.file}`,
+            "give every playbook its own id (labels and /run find playbooks by id)"
+          )
+        );
+    }
+    return out;
+  }
+};
+
+// src/core/rules/set/set-inputs.ts
+var setInputs = {
+  code: "set-inputs",
+  layer: "set",
+  severity: "error",
+  summary: "a sub-playbook call maps inputs the child does not declare or misses required ones",
+  check(set) {
+    const out = [];
+    for (const { call, target } of resolvedDelegations(set)) {
+      const declared = target.inputs ?? {};
+      const mapped = call.with ?? {};
+      for (const key of Object.keys(mapped)) {
+        if (!Object.hasOwn(declared, key))
+          out.push(
+            setFinding(
+              call.from,
+              "set-inputs",
+              [...call.path.slice(0, -1), "with", key],
+              `'${call.target}' has no input '${key}'`,
+              `map only its inputs: ${Object.keys(declared).join(", ") || "(none)"}`
+            )
+          );
+      }
+      for (const [name, spec] of Object.entries(declared)) {
+        if (spec.required && spec.default === void 0 && !Object.hasOwn(mapped, name))
+          out.push(
+            setFinding(
+              call.from,
+              "set-inputs",
+              call.path,
+              `'${call.target}' needs the input '${name}', which is not mapped in with:`,
+              `add with: { ${name}: \u2026 }`
+            )
+          );
+      }
+    }
+    return out;
+  }
+};
+
+// src/core/rules/set/set-unresolved-playbook.ts
+var setUnresolvedPlaybook = {
+  code: "set-unresolved-playbook",
+  layer: "set",
+  severity: "error",
+  summary: "a handoff, delegate or playbook step names an unknown playbook",
+  check(set) {
+    const out = [];
+    for (const calls of callsById(set).values())
+      for (const c of calls) {
+        if (lookupPlaybook(set, c.target)) continue;
+        const guess = didYouMean(c.target, targetIds(set));
+        out.push(
+          setFinding(
+            c.from,
+            "set-unresolved-playbook",
+            c.path,
+            `no playbook has id '${c.target}'${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
+            guess ? `write '${guess}'` : "add that playbook, or fix the id"
+          )
+        );
+      }
+    return out;
+  }
+};
+
+// src/core/rules/style/input-unused.ts
+var inputUnused = {
+  code: "input-unused",
+  layer: "style",
+  severity: "warning",
+  summary: "an input is never used",
+  check({ doc, playbook }) {
+    const out = [];
+    const text = JSON.stringify({ ...playbook, inputs: void 0 });
+    const defaults = JSON.stringify(Object.values(playbook.inputs ?? {}).map((i) => i.default));
+    for (const name of Object.keys(playbook.inputs ?? {})) {
+      const escaped = name.replace(/[-]/g, "\\-");
+      const used = new RegExp(`inputs\\.${escaped}(?![A-Za-z0-9_-])|\\$\\{\\s*${escaped}\\s*\\}`);
+      if (used.test(text) || used.test(defaults)) continue;
+      const at = locate(doc, ["inputs", name], true);
+      out.push({
+        rule: "input-unused",
+        ...at,
+        message: `${at.path}: input '${name}' is declared but never used`,
+        hint: `use it as {{ inputs.${name} }}, or remove it`
+      });
+    }
+    return out;
+  }
+};
+
+// src/core/rules/style/step-no-description.ts
+var GUIDANCE10 = "add a description: people read it in the status comment while the step is current";
+var stepNoDescription = {
+  code: "step-no-description",
+  layer: "style",
+  severity: "warning",
+  summary: "a step has neither name nor description",
+  guidance: GUIDANCE10,
+  check({ doc, graph }) {
+    const out = [];
+    const nodes = graph.mode === "nodes";
+    for (const s of graph.steps) {
+      if (stepTitle(s.step) !== s.id || s.step.description !== void 0) continue;
+      out.push({
+        rule: "step-no-description",
+        path: formatPath(s.path),
+        span: doc.span(nodes ? s.path : [...s.path, "id"], nodes),
+        message: s.step.type === "branch" ? `${formatPath(s.path)}: step '${s.id}' has no description (a branch step's name is the branch it makes)` : `${formatPath(s.path)}: step '${s.id}' has neither name nor description`,
+        hint: GUIDANCE10
+      });
+    }
+    return out;
+  }
+};
+
+// src/core/rules/syntax/yaml-source.ts
+var CODES = {
   syntax: "yaml-syntax",
   "duplicate-key": "yaml-duplicate-key",
   limit: "yaml-limit",
   encoding: "yaml-encoding"
 };
+var yamlSource = {
+  rules: [
+    {
+      code: "yaml-syntax",
+      layer: "syntax",
+      severity: "error",
+      summary: "the file is not valid YAML"
+    },
+    {
+      code: "yaml-duplicate-key",
+      layer: "syntax",
+      severity: "error",
+      summary: "a mapping repeats a key"
+    },
+    {
+      code: "yaml-limit",
+      layer: "syntax",
+      severity: "error",
+      summary: "the document exceeds a size, depth, node or alias limit"
+    },
+    {
+      code: "yaml-encoding",
+      layer: "syntax",
+      severity: "error",
+      summary: "the file is not UTF-8 text"
+    }
+  ],
+  check: (problems) => problems.map((p) => ({
+    rule: CODES[p.kind],
+    path: "(document)",
+    span: p.span,
+    message: p.message,
+    hint: p.hint
+  }))
+};
+
+// src/core/rules/templates/expression-syntax.ts
+var GUIDANCE11 = "write comparisons joined by and/or/not, e.g. inputs.level == 'major' and findings.failing_pods > 0";
+var expressionSyntax = {
+  code: "expression-syntax",
+  layer: "templates",
+  severity: "error",
+  summary: "an if or when expression is malformed",
+  guidance: GUIDANCE11,
+  requires: "sound-graph",
+  check: (ctx) => templateScan(ctx).expressions.flatMap(
+    ({ text, at, error: error2 }) => error2 ? [
+      diagnosticAt(
+        ctx.doc,
+        "expression-syntax",
+        at,
+        `${error2.message} at character ${error2.offset + 1} of '${text}'`,
+        GUIDANCE11
+      )
+    ] : []
+  )
+};
+
+// src/core/rules/analysis/files.ts
+function isAbsoluteReference(rel) {
+  return rel.startsWith("/") || /^[A-Za-z]:/.test(rel);
+}
+var fileReferences = memoised((ctx) => {
+  const out = [];
+  for (const { step, path } of ctx.graph.steps) {
+    if (step.type === "commit")
+      step.files?.forEach((f, i) => {
+        if (f.template !== void 0)
+          out.push({ rel: f.template, at: [...path, "files", i, "template"] });
+      });
+    else if (step.type === "ai" && step.prompt_file !== void 0)
+      out.push({ rel: step.prompt_file, at: [...path, "prompt_file"] });
+  }
+  return out;
+});
+
+// src/core/rules/templates/file-missing.ts
+var fileMissing = {
+  code: "file-missing",
+  layer: "templates",
+  severity: "error",
+  summary: "a file a step refers to does not exist",
+  check(ctx) {
+    const exists2 = ctx.fileExists;
+    if (!exists2) return [];
+    return fileReferences(ctx).flatMap(
+      ({ rel, at }) => isAbsoluteReference(rel) || exists2(rel) ? [] : [
+        diagnosticAt(
+          ctx.doc,
+          "file-missing",
+          at,
+          `file '${rel}' does not exist (looked relative to the playbook file)`,
+          "create the file, or fix the path"
+        )
+      ]
+    );
+  }
+};
+
+// src/core/rules/analysis/inputs.ts
+var inputPatterns = memoised((ctx) => {
+  const out = /* @__PURE__ */ new Map();
+  for (const [name, spec] of Object.entries(ctx.playbook.inputs ?? {}))
+    if (spec.pattern !== void 0) out.set(name, compileLinear(spec.pattern));
+  return out;
+});
+
+// src/core/rules/templates/input-default.ts
+var inputDefault = {
+  code: "input-default",
+  layer: "templates",
+  severity: "error",
+  summary: "an input default does not fit the input's type or constraints",
+  check(ctx) {
+    const out = [];
+    const patterns = inputPatterns(ctx);
+    for (const [name, spec] of Object.entries(ctx.playbook.inputs ?? {})) {
+      if (spec.default === void 0) continue;
+      const at = ["inputs", name, "default"];
+      const compiled = patterns.get(name);
+      const matches = (d) => !compiled?.ok || compiled.regex.test(d);
+      for (const [message, hint] of defaultProblems(spec, spec.default, matches))
+        out.push(
+          diagnosticAt(ctx.doc, "input-default", at, message, hint, {
+            found: describeValue(spec.default)
+          })
+        );
+    }
+    return out;
+  }
+};
+function defaultProblems(spec, d, matches) {
+  const out = [];
+  if (spec.type === "enum") {
+    if (typeof d !== "string" || !(spec.values ?? []).includes(d))
+      out.push([
+        `default ${describeValue(d)} is not one of the values (${(spec.values ?? []).join(", ")})`,
+        "make the default one of values:"
+      ]);
+  } else if (spec.type === "number") {
+    if (typeof d !== "number")
+      out.push([`default ${describeValue(d)} is not a number`, "write a number without quotes"]);
+    else if (spec.min !== void 0 && d < spec.min || spec.max !== void 0 && d > spec.max)
+      out.push([`default ${d} is outside min/max`, "make the default fit min and max"]);
+  } else if (spec.type === "boolean") {
+    if (typeof d !== "boolean")
+      out.push([
+        `default ${describeValue(d)} is not true or false`,
+        "write true or false without quotes"
+      ]);
+  } else if (typeof d !== "string") {
+    out.push([`default ${describeValue(d)} is not a string`, "quote the default"]);
+  } else if (!isTemplated(d)) {
+    if (!matches(d))
+      out.push([
+        `default ${describeValue(d)} does not match the input's pattern`,
+        "make the default match pattern:"
+      ]);
+    if (spec.min !== void 0 && d.length < spec.min || spec.max !== void 0 && d.length > spec.max)
+      out.push([
+        `default ${describeValue(d)} has a length outside min/max`,
+        "make the default's length fit min and max"
+      ]);
+  }
+  return out;
+}
+
+// src/core/rules/templates/input-shape.ts
+var INPUT_SOURCES = /^(labels|annotations|issue\.form|alert)\.[^\s]+$|^issue\.(title|body|number|author)$/;
+var inputShape = {
+  code: "input-shape",
+  layer: "templates",
+  severity: "error",
+  summary: "an input's constraints contradict each other or its type",
+  check({ doc, playbook }) {
+    const out = [];
+    const report2 = (at, message, hint) => out.push(diagnosticAt(doc, "input-shape", at, message, hint));
+    for (const [name, spec] of Object.entries(playbook.inputs ?? {}))
+      checkInput(spec, ["inputs", name], report2);
+    const signals = playbook.on?.alerts?.signals;
+    signals?.positive?.forEach((sig, i) => {
+      if (sig.weight <= 0)
+        report2(
+          ["on", "alerts", "signals", "positive", i, "weight"],
+          `a positive signal needs a weight above 0, not ${sig.weight}`,
+          "use a positive weight, or move it to negative:"
+        );
+    });
+    signals?.negative?.forEach((sig, i) => {
+      if (sig.weight >= 0)
+        report2(
+          ["on", "alerts", "signals", "negative", i, "weight"],
+          `a negative signal needs a weight below 0, not ${sig.weight}`,
+          "use a negative weight, or move it to positive:"
+        );
+    });
+    return out;
+  }
+};
+function checkInput(spec, at, report2) {
+  if (spec.type === "enum" && !spec.values)
+    report2(at, "an enum input needs values:", "add values: [a, b, c]");
+  if (spec.type !== "enum" && spec.values)
+    report2(
+      [...at, "values"],
+      `values: only applies to enum inputs, not ${spec.type}`,
+      "set type: enum, or remove values:"
+    );
+  if (spec.type !== "string" && spec.pattern !== void 0)
+    report2(
+      [...at, "pattern"],
+      `pattern: only applies to string inputs, not ${spec.type}`,
+      "remove pattern:"
+    );
+  if (spec.type !== "string" && spec.transform !== void 0)
+    report2(
+      [...at, "transform"],
+      `transform: only applies to string inputs, not ${spec.type}`,
+      "remove transform:"
+    );
+  if ((spec.type === "boolean" || spec.type === "enum") && (spec.min !== void 0 || spec.max !== void 0)) {
+    report2(at, `min/max do not apply to ${spec.type} inputs`, "remove min and max");
+  }
+  if (spec.min !== void 0 && spec.max !== void 0 && spec.min > spec.max)
+    report2([...at, "min"], `min ${spec.min} is greater than max ${spec.max}`, "swap them");
+  if (spec.required === true && spec.default !== void 0)
+    report2(
+      [...at, "required"],
+      "a required input with a default is never missing",
+      "remove required: true or the default"
+    );
+  if (spec.from !== void 0 && !INPUT_SOURCES.test(spec.from)) {
+    report2(
+      [...at, "from"],
+      `from: '${spec.from}' is not a known source`,
+      "use labels.<name>, annotations.<name>, issue.form.<heading>, alert.<field>, issue.title or issue.body"
+    );
+  }
+}
+
+// src/core/rules/templates/path-unsafe.ts
+var pathUnsafe = {
+  code: "path-unsafe",
+  layer: "templates",
+  severity: "error",
+  summary: "a path is absolute, not normalised, leaves the repository or touches .git",
+  check({ doc, graph }) {
+    const out = [];
+    const report2 = (at, message, hint) => {
+      out.push(diagnosticAt(doc, "path-unsafe", at, message, hint));
+    };
+    const repoPath = (path, at, hint, glob2) => {
+      const skeleton = templateSkeleton(path);
+      const problem = repoPathProblem(glob2 ? skeleton.replace(/\*\*?/g, "x") : skeleton);
+      if (problem) report2(at, `path '${path}' is unsafe: ${problem}`, hint);
+    };
+    const fileRef = (rel, at) => {
+      if (isAbsoluteReference(rel))
+        report2(
+          at,
+          `'${rel}' is absolute; file references are relative to the playbook file`,
+          "write the path relative to the playbook's folder"
+        );
+    };
+    for (const { step, path: p } of graph.steps) {
+      if (step.type === "commit") {
+        step.files?.forEach((f, i) => {
+          const fp = [...p, "files", i];
+          repoPath(
+            f.path,
+            [...fp, "path"],
+            "write a normalised path inside the repository, e.g. docs/notes.md",
+            false
+          );
+          if (f.template !== void 0) fileRef(f.template, [...fp, "template"]);
+        });
+        step.paths?.forEach(
+          (g, i) => repoPath(g, [...p, "paths", i], "write globs relative to the repository root", true)
+        );
+      } else if (step.type === "ai") {
+        if (step.prompt_file !== void 0) fileRef(step.prompt_file, [...p, "prompt_file"]);
+        step.expect_files?.forEach(
+          (f, i) => repoPath(
+            f,
+            [...p, "expect_files", i],
+            "write paths relative to the repository root",
+            true
+          )
+        );
+      }
+    }
+    return out;
+  }
+};
+
+// src/core/rules/templates/regex-invalid.ts
+var GUIDANCE12 = "write an RE2 expression: no backreferences or lookarounds";
+var regexInvalid = {
+  code: "regex-invalid",
+  layer: "templates",
+  severity: "error",
+  summary: "a regular expression does not compile on the linear-time engine",
+  guidance: GUIDANCE12,
+  check(ctx) {
+    const { doc, playbook } = ctx;
+    const out = [];
+    const check = (pattern, at, compiled) => {
+      if (compiled.ok) return;
+      out.push(
+        diagnosticAt(
+          doc,
+          "regex-invalid",
+          at,
+          `pattern ${describeValue(pattern)} does not compile: ${compiled.error}`,
+          GUIDANCE12,
+          { found: describeValue(pattern) }
+        )
+      );
+    };
+    const compile = (pattern, at) => check(pattern, at, compileLinear(pattern));
+    const patterns = inputPatterns(ctx);
+    for (const [name, spec] of Object.entries(playbook.inputs ?? {})) {
+      const compiled = patterns.get(name);
+      if (spec.pattern !== void 0 && compiled)
+        check(spec.pattern, ["inputs", name, "pattern"], compiled);
+    }
+    const selector = playbook.on?.alerts;
+    selector?.signals?.positive?.forEach((sig, i) => {
+      if (sig.regex) compile(sig.pattern, ["on", "alerts", "signals", "positive", i, "pattern"]);
+    });
+    selector?.signals?.negative?.forEach((sig, i) => {
+      if (sig.regex) compile(sig.pattern, ["on", "alerts", "signals", "negative", i, "pattern"]);
+    });
+    for (const [label2, matcher] of Object.entries(selector?.match ?? {})) {
+      if (matcher.startsWith("=~") || matcher.startsWith("!~"))
+        compile(matcher.slice(2), ["on", "alerts", "match", label2]);
+    }
+    return out;
+  }
+};
+
+// src/core/rules/templates/step-shape.ts
+var stepShape = {
+  code: "step-shape",
+  layer: "templates",
+  severity: "error",
+  summary: "a step's fields do not fit together (e.g. a commit with neither files nor paths)",
+  check({ doc, graph }) {
+    const out = [];
+    const report2 = (at, message, hint, key = false) => {
+      out.push(diagnosticAt(doc, "step-shape", at, message, hint, { key }));
+    };
+    for (const { step, path: p } of graph.steps) {
+      switch (step.type) {
+        case "commit":
+          if (!step.files?.length && !step.paths?.length)
+            report2(
+              p,
+              "a commit step needs files: (content to write) or paths: (files to commit)",
+              "add files: [{ path: \u2026, content: \u2026 }]"
+            );
+          step.files?.forEach((f, i) => {
+            if (f.content === void 0 === (f.template === void 0))
+              report2(
+                [...p, "files", i],
+                "a file needs exactly one of content: or template:",
+                "keep content: (inline) or template: (a file next to the playbook)"
+              );
+          });
+          break;
+        case "label":
+          if (!step.add?.length && !step.remove?.length)
+            report2(p, "a label step needs add: or remove:", "add add: [label]");
+          break;
+        case "ai":
+          if (step.prompt === void 0 === (step.prompt_file === void 0))
+            report2(
+              p,
+              "an ai step needs exactly one of prompt: or prompt_file:",
+              "keep prompt: (inline) or prompt_file: (a markdown file)"
+            );
+          break;
+        case "checkpoint": {
+          const a = step.approvers;
+          if (a?.count !== void 0 && a.users && !a.teams && !a.permission && a.users.length < a.count)
+            report2(
+              [...p, "approvers", "count"],
+              `${a.count} approvals are needed but only ${a.users.length} users may approve`,
+              "lower count, or allow more approvers"
+            );
+          if (step.reminder !== void 0 && step.timeout === void 0)
+            report2(
+              [...p, "reminder"],
+              "a reminder needs a timeout to remind before",
+              "add timeout:, or remove reminder:",
+              true
+            );
+          if (step.on_timeout !== void 0 && step.timeout === void 0)
+            report2([...p, "on_timeout"], "on_timeout needs a timeout:", "add timeout: 24h", true);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    return out;
+  }
+};
+
+// src/core/rules/templates/template-conditional.ts
+var templateConditional = {
+  code: "template-conditional",
+  layer: "templates",
+  severity: "warning",
+  summary: "a template uses an output of a step that may be skipped by its if",
+  requires: "sound-graph",
+  check(ctx) {
+    const out = [];
+    const dominators = dominatorsOf(ctx);
+    const terminals = reachableTerminals(ctx);
+    for (const { resolution, scope, at, raw } of references(ctx)) {
+      if (resolution.kind !== "step-output") continue;
+      const target = resolution.target;
+      const where = formatPath(at);
+      if (scope.stepId === void 0) {
+        if (!terminals.every((t) => dominators.get(t)?.has(target.id)))
+          out.push({
+            rule: "template-conditional",
+            ...locate(ctx.doc, at),
+            message: `${where}: '${raw}' has no value when the run ends without passing step '${target.id}'`,
+            hint: "the output is empty on those paths; make sure that is what you want"
+          });
+        continue;
+      }
+      const self = target.id === scope.stepId;
+      const dominates = dominators.get(scope.stepId)?.has(target.id) ?? false;
+      if (self || !dominates || target.step.if === void 0) continue;
+      out.push({
+        rule: "template-conditional",
+        ...locate(ctx.doc, at),
+        message: `${where}: step '${target.id}' may be skipped by its if, leaving '${raw}' empty`,
+        hint: "guard this step with the same if, or remove the if from the producer"
+      });
+    }
+    return out;
+  }
+};
+
+// src/core/rules/templates/template-order.ts
+var GUIDANCE13 = "use outputs of steps that lie on every path to this one";
+var templateOrder = {
+  code: "template-order",
+  layer: "templates",
+  severity: "error",
+  summary: "a template uses an output of a step that does not always run before it",
+  guidance: GUIDANCE13,
+  requires: "sound-graph",
+  check(ctx) {
+    const out = [];
+    const dominators = dominatorsOf(ctx);
+    for (const { resolution, scope, at, raw } of references(ctx)) {
+      if (resolution.kind !== "step-output" || scope.stepId === void 0) continue;
+      const target = resolution.target;
+      const self = target.id === scope.stepId;
+      const dominates = dominators.get(scope.stepId)?.has(target.id) ?? false;
+      if ((!self || scope.selfVisible) && dominates) continue;
+      const where = formatPath(at);
+      out.push({
+        rule: "template-order",
+        ...locate(ctx.doc, at),
+        message: self ? `${where}: step '${target.id}' uses its own output before it has run` : `${where}: '${raw}' is used in step '${scope.stepId}', but step '${target.id}' does not always run before it`,
+        hint: GUIDANCE13
+      });
+    }
+    return out;
+  }
+};
+
+// src/core/rules/templates/template-syntax.ts
+var templateSyntax = {
+  code: "template-syntax",
+  layer: "templates",
+  severity: "error",
+  summary: "a template is malformed",
+  requires: "sound-graph",
+  check: (ctx) => [...templateScan(ctx).templates, ...inputDefaultTemplates(ctx)].flatMap(
+    ({ at, problems }) => problems.map((p) => diagnosticAt(ctx.doc, "template-syntax", at, p.message, p.hint))
+  )
+};
+
+// src/core/rules/templates/template-unresolved.ts
+var templateUnresolved = {
+  code: "template-unresolved",
+  layer: "templates",
+  severity: "error",
+  summary: "a template names something that does not exist",
+  requires: "sound-graph",
+  check(ctx) {
+    const out = [];
+    for (const { resolution: r, at, raw } of references(ctx)) {
+      if (r.kind !== "unresolved") continue;
+      out.push({
+        rule: "template-unresolved",
+        ...locate(ctx.doc, at),
+        message: `${formatPath(at)}: ${r.message}${r.guess ? ` \u2014 did you mean '${r.guess}'?` : ""}`,
+        found: raw,
+        hint: r.guess ? `write '${r.guess}'` : r.hint
+      });
+    }
+    out.push(...inputDefaultRefs(ctx));
+    return out;
+  }
+};
+function inputDefaultRefs(ctx) {
+  const out = [];
+  const names = Object.keys(ctx.playbook.inputs ?? {});
+  const deps = /* @__PURE__ */ new Map();
+  for (const { name, at, parts } of inputDefaultTemplates(ctx)) {
+    const list2 = [];
+    for (const part of parts) {
+      if (part.kind !== "ref") continue;
+      const [head, input] = part.path;
+      if (head === "inputs" && part.path.length === 2 && names.includes(input)) {
+        list2.push(input);
+        continue;
+      }
+      out.push({
+        ...diagnosticAt(
+          ctx.doc,
+          "template-unresolved",
+          at,
+          `an input default can only name other inputs, not '${part.raw}'`,
+          "name a declared input, e.g. {{ inputs.package }}"
+        ),
+        found: part.raw
+      });
+    }
+    deps.set(name, list2);
+  }
+  for (const start of deps.keys()) {
+    const seen = /* @__PURE__ */ new Set();
+    const stack = [...deps.get(start) ?? []];
+    while (stack.length > 0) {
+      const n = stack.pop();
+      if (n === start) {
+        out.push(
+          diagnosticAt(
+            ctx.doc,
+            "template-unresolved",
+            ["inputs", start, "default"],
+            `the default of '${start}' depends on itself`,
+            "break the cycle between input defaults"
+          )
+        );
+        break;
+      }
+      if (seen.has(n)) continue;
+      seen.add(n);
+      stack.push(...deps.get(n) ?? []);
+    }
+  }
+  return out;
+}
+
+// src/core/rules/index.ts
+var RULE_MODULES = [
+  // syntax: the loader
+  yamlSource,
+  // schema: one JSON Schema pass
+  jsonSchema,
+  // graph
+  stepDuplicateId,
+  stepsAndNodes,
+  entrypointUnresolved,
+  gotoUnresolved,
+  selfLoop,
+  branchEmpty,
+  branchMixed,
+  branchDuplicateLabel,
+  terminalMissing,
+  unreachable,
+  cycleWithoutLimit,
+  handoffNotTerminal,
+  delegateShape,
+  ruleShadowed,
+  findingUnknown,
+  checkpointTarget,
+  // templates
+  inputDefault,
+  inputShape,
+  regexInvalid,
+  templateSyntax,
+  templateUnresolved,
+  templateOrder,
+  templateConditional,
+  expressionSyntax,
+  fileMissing,
+  pathUnsafe,
+  refInvalid,
+  stepShape,
+  aiWriteUnapproved,
+  responseSchema,
+  // set: across the playbooks of one set
+  setDuplicateId,
+  setUnresolvedPlaybook,
+  setDelegationCycle,
+  setDepth,
+  setDelegateTerminal,
+  setInputs,
+  // style
+  inputUnused,
+  stepNoDescription
+];
+
+// src/core/rules/catalogue.ts
+function declaredRules(module) {
+  return "rules" in module ? module.rules : [module];
+}
+function info(rule) {
+  const { layer, severity, summary: summary2, guidance } = rule;
+  return guidance === void 0 ? { layer, severity, summary: summary2 } : { layer, severity, summary: summary2, guidance };
+}
+var RULES = Object.fromEntries(
+  RULE_MODULES.flatMap(declaredRules).map((r) => [r.code, info(r)])
+);
+var RULE_CODES = Object.keys(RULES);
+
+// src/core/format/diagnostics.ts
+function makeDiagnostic(file, input) {
+  const d = {
+    rule: input.rule,
+    severity: input.severity ?? RULES[input.rule].severity,
+    file,
+    path: input.path,
+    message: input.message,
+    ...input.span
+  };
+  if (input.found !== void 0) d.found = input.found;
+  if (input.expected !== void 0) d.expected = input.expected;
+  if (input.hint !== void 0) d.hint = input.hint;
+  return d;
+}
+function compareDiagnostics(a, b) {
+  if (a.severity !== b.severity) return a.severity === "error" ? -1 : 1;
+  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
+  return a.line - b.line || a.column - b.column || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0);
+}
+
+// src/adapters/local/library.ts
+import { existsSync as existsSync2, readFileSync } from "node:fs";
+import { dirname as dirname2, join } from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+
+// src/core/rules/validate.ts
+var FILE_RULES = RULE_MODULES.filter(
+  (m) => "code" in m && m.layer !== "set"
+);
+var SET_RULES = RULE_MODULES.filter(
+  (m) => "code" in m && m.layer === "set"
+);
+var GRAPH_ERROR_RULES = FILE_RULES.filter((r) => r.layer === "graph" && r.severity === "error");
 function validateSource(file, source, options = {}) {
   const limits = options.limits ?? DEFAULT_LIMITS;
   const loaded = typeof source === "string" ? loadSourceText(file, source, limits) : loadSourceBytes(file, source, limits);
   if (!loaded.ok) {
-    const diagnostics = loaded.problems.map(
-      (p) => makeDiagnostic(file, {
-        rule: SOURCE_RULES[p.kind],
-        path: "(document)",
-        span: p.span,
-        message: p.message,
-        hint: p.hint
-      })
-    );
+    const diagnostics = yamlSource.check(loaded.problems).map((d) => makeDiagnostic(file, d));
     return finish({ file, text: loaded.text, diagnostics }, options);
   }
   const doc = loaded.document;
   const report2 = { file, text: doc.text, doc, diagnostics: [] };
-  const value = doc.value;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    report2.diagnostics.push(
-      makeDiagnostic(file, {
-        rule: "schema-type",
-        path: "(document)",
-        span: doc.span([]),
-        message: value === null ? "file is empty: a playbook is a YAML mapping" : "a playbook is a YAML mapping of fields, not a list or a single value",
-        hint: "start with `apiVersion: playbook-bot/v1` and `id: \u2026`"
-      })
-    );
+  const schemaFindings2 = jsonSchema.check(doc);
+  if (schemaFindings2.length > 0) {
+    report2.diagnostics.push(...schemaFindings2.map((d) => makeDiagnostic(file, d)));
     return finish(report2, options);
   }
-  const schemaErrors = schemaGate(doc);
-  if (schemaErrors.length > 0) {
-    report2.diagnostics.push(...schemaErrors.map((d) => makeDiagnostic(file, d)));
-    return finish(report2, options);
-  }
-  const playbook = value;
+  const playbook = doc.value;
   report2.playbook = playbook;
-  const ctx = { doc, playbook, graph: new PlaybookGraph(playbook) };
-  if (options.fileExists) {
-    const exists2 = options.fileExists;
-    ctx.fileExists = (rel) => exists2(file, rel);
-  }
-  const run2 = (gate) => gate(ctx);
-  const graphFindings = run2(graphGate);
-  report2.diagnostics.push(...graphFindings.map((d) => makeDiagnostic(file, d)));
-  const later = [inputsGate, stepsGate, styleGate];
-  if (!graphFindings.some((d) => (d.severity ?? RULES[d.rule].severity) === "error"))
-    later.push(referenceGate);
-  for (const gate of later)
-    report2.diagnostics.push(...run2(gate).map((d) => makeDiagnostic(file, d)));
+  const exists2 = options.fileExists;
+  const findings = runFileRules({
+    doc,
+    playbook,
+    graph: new PlaybookGraph(playbook),
+    ...exists2 ? { fileExists: (rel) => exists2(file, rel) } : {}
+  });
+  for (const { found } of findings)
+    report2.diagnostics.push(...found.map((d) => makeDiagnostic(file, d)));
   return finish(report2, options);
+}
+function runFileRules(document) {
+  const done = /* @__PURE__ */ new Map();
+  let sound;
+  let judging = false;
+  const ctx = {
+    ...document,
+    analyses: /* @__PURE__ */ new Map(),
+    graphSound: () => {
+      if (sound === void 0) {
+        if (judging) throw new Error("a graph-layer error rule may not depend on graphSound()");
+        judging = true;
+        sound = GRAPH_ERROR_RULES.every(
+          (r) => findingsOf(r).every((d) => (d.severity ?? r.severity) !== "error")
+        );
+        judging = false;
+      }
+      return sound;
+    }
+  };
+  const oneStepForm = hasOneStepForm(ctx);
+  const applies = (rule) => rule.requires === void 0 || (rule.requires === "one-step-form" ? oneStepForm : ctx.graphSound());
+  function findingsOf(rule) {
+    let found = done.get(rule);
+    if (!found) {
+      found = applies(rule) ? rule.check(ctx) : [];
+      done.set(rule, found);
+    }
+    return found;
+  }
+  return FILE_RULES.map((rule) => ({ rule, found: findingsOf(rule) }));
 }
 function validateSet(files, options = {}) {
   const reports = files.map((f) => validateSource(f.file, f.source, options));
-  const members = reports.flatMap(
-    (r) => r.doc && r.playbook ? [{ doc: r.doc, playbook: r.playbook }] : []
-  );
+  const set = {
+    members: reports.flatMap(
+      (r) => r.doc && r.playbook ? [{ doc: r.doc, playbook: r.playbook }] : []
+    ),
+    known: options.known ?? [],
+    analyses: /* @__PURE__ */ new Map()
+  };
   const byFile = new Map(reports.map((r) => [r.file, r]));
-  for (const { doc, d } of setGate(members, options.known ?? [])) {
-    const r = byFile.get(doc.file);
-    if (r) r.diagnostics.push(makeDiagnostic(doc.file, d));
-  }
+  for (const rule of SET_RULES)
+    for (const { doc, d } of rule.check(set)) {
+      const r = byFile.get(doc.file);
+      if (r) r.diagnostics.push(makeDiagnostic(doc.file, d));
+    }
   for (const r of reports) finish(r, options);
   return reports;
 }
@@ -50661,10 +51189,10 @@ async function run(a) {
     onlyFiles: true
   })).filter((f) => /\.ya?ml$/.test(f)).sort();
   const reports = validateSet(
-    files.map((f) => ({ file: f, source: readFileSync2(resolve3(a.workspace, f)) })),
+    files.map((f) => ({ file: f, source: readFileSync2(resolve4(a.workspace, f)) })),
     // Targets may also be bundled playbooks, as the app offers them.
     {
-      fileExists: (file, rel) => fileExistsNextTo(resolve3(a.workspace, file), rel),
+      fileExists: (file, rel) => fileExistsNextTo(resolve4(a.workspace, file), rel),
       known: await bundledPlaybooks()
     }
   );
@@ -50675,7 +51203,7 @@ async function run(a) {
     );
   const all = reports.flatMap((r) => r.diagnostics);
   const annotatable = changed ? all.filter(
-    (d) => changed.has(d.file) || changed.has(relative2(a.workspace, resolve3(a.workspace, d.file)))
+    (d) => changed.has(d.file) || changed.has(relative2(a.workspace, resolve4(a.workspace, d.file)))
   ) : all;
   const ordered = annotationOrder(annotatable, changed);
   const shown = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KeyedQueue, OnceLedger, LruMap } from "../../../src/runtime/lru.js";
+import { LruMap, withDeadline } from "../../../src/runtime/lru.js";
 
 function deferred<T = void>() {
   let resolve!: (v: T) => void;
@@ -9,11 +9,6 @@ function deferred<T = void>() {
     reject = rej;
   });
   return { promise, resolve, reject };
-}
-
-/** Let every queued microtask (and the ones they queue) run. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
 }
 
 describe("LruMap", () => {
@@ -69,136 +64,16 @@ describe("LruMap", () => {
   });
 });
 
-describe("KeyedQueue", () => {
-  it("runs the tasks of one key one at a time, in order", async () => {
-    const q = new KeyedQueue();
-    const log: string[] = [];
-    const first = deferred();
-    const a = q.run("issue-1", async () => {
-      log.push("a start");
-      await first.promise;
-      log.push("a end");
-      return "a";
+describe("withDeadline", () => {
+  it("answers GH-TIMEOUT when the work outlives its deadline, and the work's own answer otherwise", async () => {
+    const slow = deferred<string>();
+    await expect(withDeadline(slow.promise, 20, "the slow work")).rejects.toMatchObject({
+      code: "GH-TIMEOUT",
     });
-    const b = q.run("issue-1", async () => {
-      log.push("b start");
-      return "b";
-    });
-    await settle();
-    expect(log).toEqual(["a start"]);
-    expect(q.pending).toBe(1);
-    first.resolve();
-    expect(await a).toBe("a");
-    expect(await b).toBe("b");
-    expect(log).toEqual(["a start", "a end", "b start"]);
-  });
-
-  it("runs tasks of different keys in parallel", async () => {
-    const q = new KeyedQueue();
-    const log: string[] = [];
-    const gate = deferred();
-    const a = q.run("issue-1", async () => {
-      log.push("1 start");
-      await gate.promise;
-      log.push("1 end");
-    });
-    const b = q.run("issue-2", async () => {
-      log.push("2 start");
-      log.push("2 end");
-    });
-    await b;
-    // Issue 2 finished while issue 1 is still blocked.
-    expect(log).toEqual(["1 start", "2 start", "2 end"]);
-    expect(q.pending).toBe(1);
-    gate.resolve();
-    await a;
-    expect(log).toEqual(["1 start", "2 start", "2 end", "1 end"]);
-  });
-
-  it("a failing task rejects its own promise and does not block the next one", async () => {
-    const q = new KeyedQueue();
-    const failed = q.run("k", async () => {
-      throw new Error("boom");
-    });
-    const next = q.run("k", async () => "next ran");
-    await expect(failed).rejects.toThrow("boom");
-    expect(await next).toBe("next ran");
-  });
-
-  it("pending counts keys with work queued, and returns to 0 when all is done", async () => {
-    const q = new KeyedQueue();
-    expect(q.pending).toBe(0);
-    const g1 = deferred();
-    const g2 = deferred();
-    const t1 = q.run("a", () => g1.promise);
-    const t2 = q.run("a", () => g1.promise);
-    const t3 = q.run("b", () => g2.promise);
-    expect(q.pending).toBe(2);
-    g1.resolve();
-    await t1;
-    await t2;
-    await settle();
-    expect(q.pending).toBe(1);
-    g2.reject(new Error("no"));
-    await expect(t3).rejects.toThrow("no");
-    await settle();
-    expect(q.pending).toBe(0);
-  });
-
-  it("keeps the key's tail when a newer task was queued before the older one ended", async () => {
-    const q = new KeyedQueue();
-    const g = deferred();
-    const t1 = q.run("k", () => g.promise);
-    const t2 = q.run("k", async () => 2);
-    g.resolve();
-    await t1;
-    // t1 is done but t2 is the tail: the key still has work until t2 ends.
-    await t2;
-    await settle();
-    expect(q.pending).toBe(0);
-    const t3 = q.run("k", async () => 3);
-    expect(q.pending).toBe(1);
-    expect(await t3).toBe(3);
-  });
-});
-
-describe("KeyedQueue with a deadline", () => {
-  it("answers the caller GH-TIMEOUT, but the next task of the key waits for the first to end", async () => {
-    const q = new KeyedQueue(30);
-    const order: string[] = [];
-    let finish!: () => void;
-    const slow = q.run("k", async () => {
-      order.push("a start");
-      await new Promise<void>((r) => (finish = r));
-      order.push("a end");
-    });
-    const next = q.run("k", async () => {
-      order.push("b");
-    });
-    await expect(slow).rejects.toMatchObject({ code: "GH-TIMEOUT" });
-    expect(order).toEqual(["a start"]); // b has not run alongside a
-    finish();
-    await next.catch(() => undefined);
-    expect(order).toEqual(["a start", "a end", "b"]);
-  });
-});
-
-describe("OnceLedger", () => {
-  it("counts an id as done only when its work succeeded; copies share the one attempt", async () => {
-    const ledger = new OnceLedger();
-    let calls = 0;
-    const fail = () => {
-      calls++;
-      return Promise.reject(new Error("502"));
-    };
-    await expect(ledger.run("d1", fail)).rejects.toThrow("502");
-    const ok = () => {
-      calls++;
-      return Promise.resolve("done");
-    };
-    const [a, b] = await Promise.all([ledger.run("d1", ok), ledger.run("d1", ok)]);
-    expect([a, b]).toEqual([{ duplicate: false, value: "done" }, { duplicate: true }]);
-    expect(await ledger.run("d1", ok)).toEqual({ duplicate: true });
-    expect(calls).toBe(2);
+    slow.resolve("late");
+    await expect(withDeadline(Promise.resolve("quick"), 1000, "quick work")).resolves.toBe("quick");
+    await expect(
+      withDeadline(Promise.reject(new Error("502")), 1000, "failing work"),
+    ).rejects.toThrow("502");
   });
 });
