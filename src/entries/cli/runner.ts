@@ -1,3 +1,4 @@
+import { proseBranches } from "../../core/steps/investigate/executor.js";
 import { advance } from "../../core/engine/engine.js";
 import type { AdvanceResult, Effect, Message, RunEvent } from "../../core/engine/events.js";
 import { parseArgs } from "../../core/engine/inputs.js";
@@ -330,10 +331,16 @@ export class Runner {
         : command("approve", "");
     }
 
+    // A delegate whose child has returned waits, like an investigation, for a person to choose.
+    if (step?.type === "playbook" && proseBranches(step).length > 0) {
+      const labels = proseBranches(step).map((b) => b.label ?? b.goto);
+      const line = await this.deps.io.ask(`Choose for ${f.current} (${labels.join(" | ")}): `);
+      if (line === null) return null;
+      return command("choose", line.trim());
+    }
+
     if (step?.type === "investigate") {
-      const branches = Array.isArray(step.next)
-        ? step.next.filter((b) => b.condition !== undefined)
-        : [];
+      const branches = proseBranches(step);
       const missing = (step.expected_findings ?? []).filter((k) => !Object.hasOwn(f.findings, k));
       if (missing.length > 0) {
         const line = await this.deps.io.ask(
