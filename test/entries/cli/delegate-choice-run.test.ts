@@ -1,42 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, makeRepo, runIn, write } from "../../helpers/git-repo.js";
+import { CHANGES, TRIAGE } from "./delegate-fixtures.js";
 
 afterEach(cleanup);
-
-const TRIAGE = `apiVersion: playbook-bot/v1
-id: triage
-name: Triage
-description: Gathers recent changes in a delegate, then a person picks the branch.
-entrypoint: sub
-nodes:
-  sub:
-    type: playbook
-    playbook: changes
-    mode: delegate
-    with: { ns: shop }
-    next:
-      - { condition: a deploy broke it, label: rollback, goto: roll }
-      - { condition: nothing changed, label: dig, goto: deeper }
-  roll:
-    type: end
-    advice: Roll back the deploy.
-  deeper:
-    type: end
-    advice: Dig deeper.
-`;
-
-const CHANGES = `apiVersion: playbook-bot/v1
-id: changes
-inputs:
-  ns: { type: string, required: true }
-steps:
-  - id: deploys
-    type: investigate
-    expected_findings: [recent_deploy]
-  - id: done
-    type: end
-    conclusion: gathered
-`;
 
 describe("run: a delegate with prose branches", () => {
   it("asks at the terminal which branch to take once the child has returned", async () => {

@@ -1,44 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../../src/entries/cli/main.js";
 import { cleanup, makeDir, write } from "../../helpers/git-repo.js";
+import { CHANGES, TRIAGE } from "./delegate-fixtures.js";
 
 afterEach(cleanup);
-
-const TRIAGE = `apiVersion: playbook-bot/v1
-id: triage
-name: Triage
-description: Gathers recent changes in a delegate, then a person picks the branch.
-on: { command: triage }
-entrypoint: sub
-nodes:
-  sub:
-    type: playbook
-    playbook: changes
-    mode: delegate
-    with: { ns: shop }
-    next:
-      - { condition: a deploy broke it, label: rollback, goto: roll }
-      - { condition: nothing changed, label: dig, goto: deeper }
-  roll:
-    type: end
-    advice: Roll back the deploy.
-  deeper:
-    type: end
-    advice: Dig deeper.
-`;
-
-const CHANGES = `apiVersion: playbook-bot/v1
-id: changes
-inputs:
-  ns: { type: string, required: true }
-steps:
-  - id: deploys
-    type: investigate
-    expected_findings: [recent_deploy]
-  - id: done
-    type: end
-    conclusion: gathered
-`;
 
 const EVENTS = `issue: { title: checkout is down, author: dana }
 users: { dana: triage }
