@@ -45,6 +45,26 @@ export interface GitHubPort extends EffectPerformer {
    */
   createStatusComment(issue: number, body: string): Promise<ThreadComment>;
   updateComment(issue: number, id: string, body: string): Promise<void>;
+  /**
+   * The newest comment `wanted` accepts, looked for from the thread's last page back (`count`: the
+   * issue's comment count, when known); `every` is the whole thread when all of it was read.
+   * Without it, the controller lists the thread.
+   */
+  newestComment?(
+    issue: number,
+    wanted: (c: ThreadComment) => boolean,
+    count?: number,
+  ): Promise<{ found?: ThreadComment; every?: ThreadComment[] }>;
+  /**
+   * A comment as this process last read or wrote it, without asking GitHub (it may have changed
+   * since: the caller checks it is still the newest it knows of). Undefined when not remembered.
+   */
+  remembered?(id: string): ThreadComment | undefined;
+  /**
+   * An effect with this key may have happened before (its result was never saved): the port looks
+   * for it before acting. Other effects were requested in this very event and are simply done.
+   */
+  mayHaveDone?(key: string): void;
   react(issue: number, commentId: string, reaction: Reaction): Promise<void>;
   /** Where a pull request stands: `/status` asks when the webhook of a merge may have been lost. */
   pullRequestState?(

@@ -450,6 +450,8 @@ export class FakeGitHub {
       labels: i.labels.map((name) => ({ name })),
       html_url: `https://github.com/${this.owner}/${this.name}/issues/${i.number}`,
       performed_via_github_app: this.appOf(i.user),
+      // As the webhook's issue says: how many comments the thread has.
+      comments: [...this.comments.values()].filter((c) => c.issue === i.number).length,
       ...(i.pull_request ? { pull_request: {} } : {}),
     };
   }
@@ -510,11 +512,32 @@ export class FakeGitHub {
       (uri: string, body: unknown): Reply =>
         this.handle(method, uri, body);
     const scope = nock(API).persist();
+    const answer = (
+      method: string,
+      uri: string,
+      body: unknown,
+      ifNoneMatch: unknown,
+    ): Reply | Promise<never> => {
+      if (this.hang?.({ method, path: decodeURIComponent(uri) }))
+        return new Promise<never>(() => undefined); // GitHub never answers
+      return typeof ifNoneMatch === "string"
+        ? this.conditional(method, uri, body, ifNoneMatch)
+        : handle(method)(uri, body);
+    };
     for (const method of ["get", "post", "patch", "put", "delete"] as const)
-      scope[method](/.*/).reply(((uri: string, body: unknown) =>
-        this.hang?.({ method: method.toUpperCase(), path: decodeURIComponent(uri) })
-          ? new Promise<never>(() => undefined) // GitHub never answers
-          : handle(method.toUpperCase())(uri, body)) as never);
+      // A plain function: nock passes the request (and its headers) as `this`.
+      scope[method](/.*/).reply(function (
+        this: { req?: { headers?: Record<string, string | string[] | undefined> } },
+        uri: string,
+        body: unknown,
+      ) {
+        return answer(
+          method.toUpperCase(),
+          uri,
+          body,
+          this.req?.headers?.["if-none-match"],
+        ) as never;
+      } as never);
     this.scopes.push(scope);
     return this;
   }
@@ -524,6 +547,22 @@ export class FakeGitHub {
     nock.cleanAll();
     this.scopes = [];
   }
+
+  /**
+   * Like GitHub, every JSON answer carries an ETag (a hash of the body); a GET whose
+   * `If-None-Match` names the current one is answered 304 without a body (recorded with status
+   * 304: GitHub does not count it against the rate limit).
+   */
+  conditional(method: string, uri: string, rawBody: unknown, ifNoneMatch: string): Reply {
+    const reply = this.handle(method, uri, rawBody);
+    if (method !== "GET" || reply[0] !== 200 || reply[2]?.etag !== ifNoneMatch) return reply;
+    const recorded = this.requests[this.requests.length - 1];
+    if (recorded) recorded.status = 304;
+    return [304, "", { etag: ifNoneMatch }];
+  }
+
+  /** Installation tokens issued (POST /app/installations/:id/access_tokens). */
+  tokensIssued = 0;
 
   handle(method: string, uri: string, rawBody: unknown): Reply {
     const path = decodeURIComponent(uri);
@@ -538,6 +577,8 @@ export class FakeGitHub {
         reply = [500, { message: String(err) }];
       }
     }
+    if (reply[0] === 200 && (method === "GET" || method === "PATCH"))
+      reply = [reply[0], reply[1], { ...reply[2], etag: etagOf(reply[1]) }];
     this.requests.push({ method, path, body, status: reply[0] });
     return reply;
   }
@@ -550,6 +591,19 @@ export class FakeGitHub {
     const repoPrefix = `/repos/${this.owner}/`;
     // A person's token (a local run) asks who it is.
     if (p === "/user" && method === "GET") return [200, this.user(this.tokenUser)];
+    // The app's installation token, as a Probot app asks for one (then cached for an hour).
+    if (/^\/app\/installations\/[0-9]+\/access_tokens$/.test(p) && method === "POST") {
+      this.tokensIssued++;
+      return [
+        201,
+        {
+          token: `ghs_fake${this.tokensIssued}`,
+          expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+          permissions: { issues: "write", contents: "write", pull_requests: "write" },
+          repository_selection: "all",
+        },
+      ];
+    }
     if (!p.startsWith(repoPrefix) && !p.startsWith("/orgs/")) return notFound();
     let m: RegExpExecArray | null;
 
@@ -719,7 +773,11 @@ export class FakeGitHub {
     if ((m = /^\/issues\/([0-9]+)\/comments$/.exec(sub))) {
       const issue = Number(m[1]);
       if (method === "GET") {
-        const all = [...this.comments.values()].filter((c) => c.issue === issue);
+        const since = q.get("since");
+        const all = [...this.comments.values()].filter(
+          (c) =>
+            c.issue === issue && (since === null || Date.parse(c.updated_at) >= Date.parse(since)),
+        );
         const perPage = Number(q.get("per_page") ?? 30);
         const page = Number(q.get("page") ?? 1);
         const pages = Math.max(1, Math.ceil(all.length / perPage));
@@ -729,7 +787,7 @@ export class FakeGitHub {
         const headers: Record<string, string> = {};
         if (page < pages) {
           const link = (n: number) =>
-            `<${API}/repos/${this.owner}/${this.name}/issues/${issue}/comments?per_page=${perPage}&page=${n}>`;
+            `<${API}/repos/${this.owner}/${this.name}/issues/${issue}/comments?per_page=${perPage}${since === null ? "" : `&since=${encodeURIComponent(since)}`}&page=${n}>`;
           headers.link = `${link(page + 1)}; rel="next", ${link(pages)}; rel="last"`;
         }
         return [200, slice, headers];
@@ -917,6 +975,11 @@ export class FakeGitHub {
   }
 }
 
+/** A weak ETag for a JSON answer, as GitHub sends. */
+function etagOf(body: unknown): string {
+  return `W/"${createHash("sha256").update(JSON.stringify(body)).digest("hex").slice(0, 40)}"`;
+}
+
 function notFound(): Reply {
   return [404, { message: "Not Found" }];
 }
@@ -931,7 +994,10 @@ function safeJson(s: string): unknown {
 
 /** "GET /repos/o/r/issues/1/comments" lines, with query strings dropped: easy to assert on. */
 export function describeRequests(requests: readonly RecordedRequest[]): string[] {
-  return requests.map((r) => `${r.method} ${r.path.split("?")[0]}`);
+  // A conditional request answered 304 is marked: GitHub does not count it against the rate limit.
+  return requests.map(
+    (r) => `${r.method} ${r.path.split("?")[0]}${r.status === 304 ? " (304)" : ""}`,
+  );
 }
 
 /**

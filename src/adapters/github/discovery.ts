@@ -164,13 +164,46 @@ export class PlaybookDiscovery {
     repo: string,
     defaultBranch: string,
   ): Promise<Discovered> {
-    const { data: ref } = await octokit.rest.git.getRef({
-      owner,
-      repo,
-      ref: `heads/${defaultBranch}`,
-    });
-    const commit = ref.object.sha;
+    const commit = await this.head(octokit, owner, repo, defaultBranch);
+    // Runs started now are pinned to this commit: their later events need not ask again.
+    this.reachable.set(`${owner}/${repo}@${commit}`, true);
     return { tiered: await this.at(octokit, owner, repo, commit), commit };
+  }
+
+  /** Whether a commit is already known to be on the default branch (no request). */
+  knownOnDefaultBranch(owner: string, repo: string, commit: string): boolean {
+    return this.reachable.has(`${owner}/${repo}@${commit}`);
+  }
+
+  /** The default branch's head SHA and its ETag, per repository (a 304 leaves the head as it was). */
+  private readonly heads = new LruMap<string, { etag: string; sha: string }>(1000);
+
+  /**
+   * The default branch's head, asked with `If-None-Match`: an unchanged branch is answered 304,
+   * which GitHub does not count against the rate limit.
+   */
+  private async head(
+    octokit: Octokit,
+    owner: string,
+    repo: string,
+    defaultBranch: string,
+  ): Promise<string> {
+    const key = `${owner}/${repo}#${defaultBranch}`;
+    const known = this.heads.get(key);
+    try {
+      const { data, headers } = await octokit.rest.git.getRef({
+        owner,
+        repo,
+        ref: `heads/${defaultBranch}`,
+        ...(known ? { headers: { "if-none-match": known.etag } } : {}),
+      });
+      if (typeof headers.etag === "string" && headers.etag)
+        this.heads.set(key, { etag: headers.etag, sha: data.object.sha });
+      return data.object.sha;
+    } catch (err) {
+      if (known && (err as { status?: number }).status === 304) return known.sha;
+      throw err;
+    }
   }
 
   /** The playbooks at a commit of the default branch (runs are pinned to the commit they started on). */

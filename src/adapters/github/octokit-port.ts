@@ -2,7 +2,7 @@ import type { ProbotOctokit } from "probot";
 import { checkExpectedFiles, runAiEffect, type AiAdapter } from "../ai/adapter.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import type { Effect, EffectKind, EffectParams } from "../../core/engine/events.js";
-import type { Frame, RunState } from "../../core/engine/state.js";
+import { activeFrame, type Frame, type RunState } from "../../core/engine/state.js";
 import type { DispatchOutputs } from "../../core/steps/dispatch/effect.js";
 import { DISPATCH_CLOCK_SLACK_MS, workflowRunMatches } from "../../core/steps/dispatch/executor.js";
 import {
@@ -155,7 +155,44 @@ export interface OctokitPortOptions {
   ai: AiAdapter;
   /** Where status comments are remembered across events (see StatusCommentCache). */
   statusCache?: StatusCommentCache;
+  /** ETags and bodies of comments read or written, for conditional re-reads (one per app). */
+  conditional?: ConditionalCache;
+  /**
+   * This port serves one webhook delivery: a person's role and teams are looked up once and
+   * reused for the rest of it (each delivery looks them up again).
+   */
+  perDelivery?: boolean;
 }
+
+/**
+ * What GitHub last answered for a resource, with its ETag: a re-read sends `If-None-Match`, and a
+ * 304 (which does not count against the rate limit) means the remembered answer still holds.
+ * Bounded: the least recently used entries go first.
+ */
+export class ConditionalCache {
+  private readonly entries: LruMap<string, { etag: string; data: unknown }>;
+  constructor(max = 200) {
+    this.entries = new LruMap(max);
+  }
+
+  get(key: string): { etag: string; data: unknown } | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Remembers an answer when GitHub gave it an ETag. */
+  remember(key: string, headers: Record<string, unknown> | undefined, data: unknown): void {
+    const etag = headers?.etag;
+    if (typeof etag === "string" && etag) this.entries.set(key, { etag, data });
+  }
+}
+
+/** Whether a request failed with 304 Not Modified (Octokit reports it as an error). */
+export function notModified(err: unknown): boolean {
+  return (err as RequestErrorLike).status === 304;
+}
+
+/** How much earlier than a step's start (by the app's clock) GitHub's timestamps are looked at. */
+const CLOCK_SLACK_MS = 10 * 60_000;
 
 /** Remembers, per issue, which comments are status comments: an event costs one request per run, not a listing. */
 export class StatusCommentCache {
@@ -264,7 +301,22 @@ export class OctokitPort implements GitHubPort {
     return this.authored(data as Authored);
   }
 
-  async permission(login: string): Promise<Permission | undefined> {
+  /** Lookups made in this delivery, by login (and team), when the port serves one delivery. */
+  private readonly looked = new Map<string, Promise<unknown>>();
+  private once<T>(key: string, lookup: () => Promise<T>): Promise<T> {
+    if (!this.o.perDelivery) return lookup();
+    const known = this.looked.get(key) as Promise<T> | undefined;
+    if (known) return known;
+    const p = lookup();
+    this.looked.set(key, p);
+    return p;
+  }
+
+  permission(login: string): Promise<Permission | undefined> {
+    return this.once(`permission\n${login.toLowerCase()}`, () => this.lookUpPermission(login));
+  }
+
+  private async lookUpPermission(login: string): Promise<Permission | undefined> {
     try {
       const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
         owner: this.owner,
@@ -283,22 +335,26 @@ export class OctokitPort implements GitHubPort {
 
   async teams(login: string, candidates: readonly string[]): Promise<string[]> {
     const out: string[] = [];
-    for (const team of candidates) {
-      const [org, slug] = team.includes("/")
-        ? (team.split("/", 2) as [string, string])
-        : [this.owner, team];
-      try {
-        const { data } = await this.octokit.rest.teams.getMembershipForUserInOrg({
-          org,
-          team_slug: slug,
-          username: login,
-        });
-        if (data.state === "active") out.push(team);
-      } catch {
-        // not a member, or the app may not read teams: either way, no
-      }
-    }
+    for (const team of candidates)
+      if (await this.once(`team\n${login.toLowerCase()}\n${team}`, () => this.inTeam(login, team)))
+        out.push(team);
     return out;
+  }
+
+  private async inTeam(login: string, team: string): Promise<boolean> {
+    const [org, slug] = team.includes("/")
+      ? (team.split("/", 2) as [string, string])
+      : [this.owner, team];
+    try {
+      const { data } = await this.octokit.rest.teams.getMembershipForUserInOrg({
+        org,
+        team_slug: slug,
+        username: login,
+      });
+      return data.state === "active";
+    } catch {
+      return false; // not a member, or the app may not read teams: either way, no
+    }
   }
 
   async comments(issue: number): Promise<ThreadComment[]> {
@@ -307,6 +363,19 @@ export class OctokitPort implements GitHubPort {
       repo: this.repo,
       issue_number: issue,
       per_page: 100,
+    })) as RestComment[];
+    return all.map((c) => this.view(c));
+  }
+
+  /** Comments changed since a time of the app's clock (less a slack for clocks that differ). */
+  private async commentsSince(issue: number, since: string): Promise<ThreadComment[]> {
+    const from = Date.parse(since);
+    const all = (await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+      owner: this.owner,
+      repo: this.repo,
+      issue_number: issue,
+      per_page: 100,
+      ...(Number.isNaN(from) ? {} : { since: new Date(from - CLOCK_SLACK_MS).toISOString() }),
     })) as RestComment[];
     return all.map((c) => this.view(c));
   }
@@ -331,19 +400,76 @@ export class OctokitPort implements GitHubPort {
     return mine;
   }
 
+  /**
+   * The newest comment `wanted` accepts, looked for from the thread's last page back (`count`, the
+   * issue's comment count from the webhook, names the last page; a page that says more follow is
+   * followed to the last). `every` is the whole thread when every page was read on the way.
+   */
+  async newestComment(
+    issue: number,
+    wanted: (c: ThreadComment) => boolean,
+    count?: number,
+  ): Promise<{ found?: ThreadComment; every?: ThreadComment[] }> {
+    const perPage = 100;
+    const read = async (page: number) => {
+      const { data, headers } = await this.octokit.rest.issues.listComments({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: issue,
+        per_page: perPage,
+        ...(page > 1 ? { page } : {}),
+      });
+      const link = String(headers.link ?? "");
+      const last = /[?&]page=([0-9]+)>; rel="last"/.exec(link)?.[1];
+      return {
+        comments: (data as RestComment[]).map((c) => this.view(c)),
+        last: /rel="next"/.test(link) && last ? Number(last) : undefined,
+      };
+    };
+    let page = Math.max(1, Math.ceil((count ?? 0) / perPage));
+    let got = await read(page);
+    if (got.last !== undefined && got.last > page) {
+      page = got.last;
+      got = await read(page);
+    }
+    const pages = new Map<number, ThreadComment[]>([[page, got.comments]]);
+    for (let p = page; p >= 1; p--) {
+      const comments = pages.get(p) ?? (await read(p)).comments;
+      pages.set(p, comments);
+      const found = [...comments].reverse().find(wanted);
+      if (found) return { found };
+    }
+    return { every: [...pages.entries()].sort(([a], [b]) => a - b).flatMap(([, c]) => c) };
+  }
+
+  /** One comment; a re-read is conditional (a 304 answers from the remembered body). */
   async comment(_issue: number, id: string): Promise<ThreadComment | undefined> {
+    const key = this.commentKey(id);
+    const known = this.o.conditional?.get(key);
     try {
-      const { data } = await this.octokit.rest.issues.getComment({
+      const { data, headers } = await this.octokit.rest.issues.getComment({
         owner: this.owner,
         repo: this.repo,
         comment_id: Number(id),
+        ...(known ? { headers: { "if-none-match": known.etag } } : {}),
       });
+      this.o.conditional?.remember(key, headers, data);
       return this.view(data as RestComment);
     } catch (err) {
+      if (known && notModified(err)) return this.view(known.data as RestComment);
       // Gone is an answer; a failure (or no answer) is not "gone": the event fails and is retried.
       if ((err as RequestErrorLike).status === 404) return undefined;
       throw err;
     }
+  }
+
+  remembered(id: string): ThreadComment | undefined {
+    const known = this.o.conditional?.get(this.commentKey(id));
+    return known ? this.view(known.data as RestComment) : undefined;
+  }
+
+  private commentKey(id: string): string {
+    return `${this.owner}/${this.repo}/comments/${id}`;
   }
 
   async createComment(issue: number, body: string): Promise<ThreadComment> {
@@ -365,12 +491,20 @@ export class OctokitPort implements GitHubPort {
   }
 
   async updateComment(_issue: number, id: string, body: string): Promise<void> {
-    await this.octokit.rest.issues.updateComment({
+    const { data, headers } = await this.octokit.rest.issues.updateComment({
       owner: this.owner,
       repo: this.repo,
       comment_id: Number(id),
       body,
     });
+    // The comment as it now is: the next read of it can be answered 304.
+    this.o.conditional?.remember(this.commentKey(id), headers, data);
+  }
+
+  /** Effect keys whose effect may have happened before (a result never saved): looked for first. */
+  private readonly repeated = new Set<string>();
+  mayHaveDone(key: string): void {
+    this.repeated.add(key);
   }
 
   async react(_issue: number, commentId: string, reaction: Reaction): Promise<void> {
@@ -395,7 +529,7 @@ export class OctokitPort implements GitHubPort {
     label: (effect, run) => this.label(effect, runIssue(run)),
     close: (effect, run) => this.close(effect, runIssue(run)),
     dispatch: (effect) => this.dispatch(effect),
-    comment: (effect, run) => this.commentEffect(effect, runIssue(run)),
+    comment: (effect, run) => this.commentEffect(effect, runIssue(run), run),
     ai: (effect) => this.ai(effect),
     // The controller starts the other playbook; nothing happens on GitHub.
     start_playbook: async () => ({ ok: true, outputs: {} }),
@@ -881,15 +1015,22 @@ export class OctokitPort implements GitHubPort {
     }
   }
 
-  /** A comment step's comment carries its key, so a retry finds it in the thread. */
+  /**
+   * A comment step's comment carries its key. Its id is in the step's outputs once saved; only an
+   * effect that may have happened before (its result not saved) is looked for, among the comments
+   * changed since the step asked for it (the `since` filter), never in the whole thread.
+   */
   private async commentEffect(
     effect: Effect<"comment">,
     issue: number,
+    run: RunState,
   ): Promise<EffectOutcome<"comment">> {
     const marker = issueMarker(effect.key);
-    const existing = (await this.comments(issue)).find(
-      (c) => c.byThisApp && c.body.includes(marker),
-    );
+    const existing = this.repeated.has(effect.key)
+      ? (await this.commentsSince(issue, activeFrame(run).since)).find(
+          (c) => c.byThisApp && c.body.includes(marker),
+        )
+      : undefined;
     if (existing)
       return {
         ok: true,

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { activeFrame, isFinished, type RunState } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import { describeApprovers, ASK_FIRST_APPROVERS } from "../../core/engine/policy.js";
@@ -34,6 +35,64 @@ import { STATE_MARKER } from "../../runtime/github-port.js";
 
 export { STATE_MARKER, hasStateBlock } from "../../runtime/github-port.js";
 const BLOCK = new RegExp(`<!-- ${STATE_MARKER} (\\S+ [A-Za-z0-9_.-]+) -->`);
+/** The hidden, sealed open-run index some status comments carry (see `OpenRunIndex`). */
+export const INDEX_MARKER = "playbook-bot:open-runs";
+const INDEX_BLOCK = new RegExp(`<!-- ${INDEX_MARKER} ([A-Za-z0-9_-]+)\\.([A-Za-z0-9_-]{43}) -->`);
+
+/**
+ * The status comments of an issue's runs that may still move (open, or failed and retryable),
+ * newest first, and the last events finished runs had handled (so a redelivery is still known
+ * once its run has ended). Kept in the coordination store; every status comment the app saves
+ * carries a sealed copy, so after a restart the newest status comment on the thread's last page
+ * gives it back without listing every page.
+ */
+export interface OpenRunIndex {
+  open: string[];
+  events: string[];
+}
+
+/** At most this many ids of each kind: a bounded block in every status comment. */
+export const MAX_INDEX_OPEN = 100;
+export const MAX_INDEX_EVENTS = 30;
+
+function indexMac(payload: string, seal: StateSeal): string {
+  return createHmac("sha256", seal.key)
+    .update(`playbook-bot open-runs\0${seal.issue}\0${seal.comment}\0${payload}`)
+    .digest("base64url");
+}
+
+/** The index as a hidden line, sealed (like the state) to the comment and issue it is written in. */
+export function renderIndexBlock(index: OpenRunIndex, seal: StateSeal): string {
+  const bounded: OpenRunIndex = {
+    open: index.open.filter((id) => /^[0-9]+$/.test(id)).slice(0, MAX_INDEX_OPEN),
+    events: index.events.slice(-MAX_INDEX_EVENTS),
+  };
+  const payload = Buffer.from(JSON.stringify(bounded)).toString("base64url");
+  return `<!-- ${INDEX_MARKER} ${payload}.${indexMac(payload, seal)} -->`;
+}
+
+/** The index in a status comment, only when its seal verifies for this comment; else undefined. */
+export function readIndexBlock(body: string, seal: StateSeal): OpenRunIndex | undefined {
+  const m = INDEX_BLOCK.exec(body);
+  if (!m) return undefined;
+  const [, payload, mac] = m as unknown as [string, string, string];
+  const expected = Buffer.from(indexMac(payload, seal));
+  const given = Buffer.from(mac);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as unknown;
+    const o = v as Partial<OpenRunIndex>;
+    const strings = (a: unknown): a is string[] =>
+      Array.isArray(a) && a.every((x) => typeof x === "string");
+    if (!strings(o.open) || !strings(o.events)) return undefined;
+    return {
+      open: o.open.filter((id) => /^[0-9]+$/.test(id)).slice(0, MAX_INDEX_OPEN),
+      events: o.events.slice(-MAX_INDEX_EVENTS),
+    };
+  } catch {
+    return undefined;
+  }
+}
 
 /** GitHub refuses comment bodies over 65,536 characters; we stay well below. */
 export const MAX_COMMENT_BODY = 60_000;
@@ -85,6 +144,7 @@ export function renderStatusComment(
   run: RunState,
   bundles: (id: string) => PlaybookBundle | undefined,
   seal: StateSeal,
+  index?: OpenRunIndex,
 ): string {
   const root = run.stack[0];
   const rootBundle = root ? bundles(root.playbook) : undefined;
@@ -167,11 +227,13 @@ export function renderStatusComment(
     ]);
   if (trace.length)
     blocks.push(details("Recent events", table(["time (UTC)", "step", "event", "outcome"], trace)));
-  // The state block is appended as written by the codec: the last line, after a blank one.
-  let body = `${renderMarkdown(...blocks)}\n\n<!-- ${STATE_MARKER} ${encodeSigned(run, seal)} -->`;
+  // The state block is appended as written by the codec, after a blank line; the open-run index
+  // (when given) is the last line.
+  const hidden = `<!-- ${STATE_MARKER} ${encodeSigned(run, seal)} -->${index ? `\n${renderIndexBlock(index, seal)}` : ""}`;
+  let body = `${renderMarkdown(...blocks)}\n\n${hidden}`;
   if (body.length > MAX_COMMENT_BODY) {
     // Drop the readable extras before the state: the state must always fit.
-    body = `${renderMarkdown(...head, paragraph(emphasis("Details omitted: the comment would be too long.")))}\n\n<!-- ${STATE_MARKER} ${encodeSigned(run, seal)} -->`;
+    body = `${renderMarkdown(...head, paragraph(emphasis("Details omitted: the comment would be too long.")))}\n\n${hidden}`;
   }
   return body;
 }

@@ -8,6 +8,7 @@ import { AlertTriage } from "../../adapters/alerts/triage.js";
 import { OctokitAlertIssues } from "../../adapters/github/alert-issues.js";
 import { PlaybookDiscovery } from "../../adapters/github/discovery.js";
 import {
+  ConditionalCache,
   issueOfPullRequest,
   OctokitPort,
   StatusCommentCache,
@@ -83,6 +84,7 @@ type RestIssue = {
   body?: string | null;
   user: RestUser;
   labels?: ({ name?: string } | string)[];
+  comments?: number;
 };
 
 /** A webhook comment as the controller sees it; only this app's own comments may carry state. */
@@ -244,8 +246,10 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       issue: IssueRef,
       w: IssueWork,
     ): Promise<IssueController> {
-      const { tiered, commit } = await discovery.current(octokit, owner, repo, defaultBranch);
-      const catalog = catalogOf(tiered);
+      // The default branch's head is asked for only when the event needs it (a start, or a run
+      // pinned to a commit not yet known to be on that branch).
+      let current: Promise<{ tiered: Tiered; commit: string }> | undefined;
+      const head = () => (current ??= discovery.current(octokit, owner, repo, defaultBranch));
       const port = new OctokitPort({
         octokit,
         owner,
@@ -254,11 +258,13 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         appId: config.appId,
         ai,
         statusCache: w.statusCache,
+        conditional,
+        perDelivery: true,
         ...(config.botLogin ? { botLogin: config.botLogin } : {}),
       });
       return new IssueController({
         port,
-        catalog,
+        catalog: async () => catalogOf((await head()).tiered),
         stateKey: repositoryStateKey(config.stateSecret, ids.installation, ids.repository),
         memory: coordination,
         clock,
@@ -268,8 +274,10 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         // A pinned commit is used only when it is on the default branch (a fork's pull request
         // head is served by the base repository too).
         catalogAt: async (at) => {
-          if (at === commit) return catalog;
-          if (!(await discovery.onDefaultBranch(octokit, owner, repo, at, commit)))
+          if (
+            !discovery.knownOnDefaultBranch(owner, repo, at) &&
+            !(await discovery.onDefaultBranch(octokit, owner, repo, at, (await head()).commit))
+          )
             return "untrusted";
           return catalogOf(await discovery.at(octokit, owner, repo, at));
         },
@@ -286,6 +294,9 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         },
       });
     }
+
+    // ETags of status comments this process read or wrote: their re-reads are conditional.
+    const conditional = new ConditionalCache();
 
     // Alerts: one triage service for every repository; each repository's Octokit is remembered.
     const repoOctokits = new LruMap<
@@ -408,6 +419,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         author: i.user?.login ?? "ghost",
       };
       if (i.body) ref.body = i.body;
+      if (typeof i.comments === "number") ref.comments = i.comments;
       return ref;
     }
 
@@ -498,7 +510,8 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
               await (await controller()).onStatusCommentDeleted(comment, p.sender.login);
           } else if (byTheApp) {
             if (hasStateBlock(comment.body))
-              await (await controller()).onContinuation(comment.id, context.id);
+              // The edited body rides in the signed payload: no need to read the comment again.
+              await (await controller()).onContinuation(comment.id, context.id, comment);
           } else if (hasStateBlock(comment.body) || hasStateBlock(p.changes?.body?.from ?? "")) {
             await (
               await controller()

@@ -49,9 +49,13 @@ import type { StateSeal } from "../../runtime/state-codec.js";
 import type { Coordination } from "../../runtime/coordination.js";
 import { MemoryCoordination } from "../../adapters/coordination/memory.js";
 import {
+  MAX_INDEX_EVENTS,
+  MAX_INDEX_OPEN,
   hasStateBlock,
+  readIndexBlock,
   readStatusComment,
   renderStatusComment,
+  type OpenRunIndex,
 } from "../../adapters/github/status-comment.js";
 
 /** The playbooks an issue can run: from the repository, its organisation and the bundled library. */
@@ -68,6 +72,8 @@ export interface IssueRef {
   url: string;
   author: string;
   body?: string;
+  /** How many comments the issue has (the webhook says): names the thread's last page. */
+  comments?: number;
 }
 
 /**
@@ -90,7 +96,12 @@ export const REPLY_BUDGET = { count: 5, windowMs: 10 * 60_000 };
 
 export interface ControllerOptions {
   port: GitHubPort;
-  catalog: PlaybookCatalog;
+  /**
+   * The playbooks at the default branch's head, or how to get them: only starting a run needs
+   * them (a run carries on with the playbooks of the commit it is pinned to), so an event that
+   * only moves a run does not ask GitHub where the default branch is.
+   */
+  catalog: PlaybookCatalog | (() => Promise<PlaybookCatalog>);
   /** The repository's state key (`repositoryStateKey`): seals every state block to its comment. */
   stateKey: Buffer;
   clock: () => Date;
@@ -150,6 +161,14 @@ export class IssueController {
     this.memory = o.memory ?? newRunMemory();
   }
 
+  private head: Promise<PlaybookCatalog> | undefined;
+  /** The playbooks at the default branch's head, asked for once per controller (one event). */
+  private headCatalog(): Promise<PlaybookCatalog> {
+    const c = this.o.catalog;
+    this.head ??= typeof c === "function" ? c() : Promise.resolve(c);
+    return this.head;
+  }
+
   /** A state block is valid only in the comment the app created for its run, on this issue. */
   private seal(commentId: string): StateSeal {
     return { key: this.o.stateKey, issue: this.o.issue.number, comment: commentId };
@@ -159,14 +178,109 @@ export class IssueController {
     return `${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}:${commentId}:${runId}`;
   }
 
-  /** Save a run into its status comment (sealed to it) and remember how far it got. */
+  /**
+   * Save a run into its status comment (sealed to it) and remember how far it got. The comment
+   * also carries the issue's open-run index as it is after this save (see `OpenRunIndex`).
+   */
   private async save(run: RunState, commentId: string, catalog: PlaybookCatalog): Promise<void> {
-    await this.o.port.updateComment(
-      this.o.issue.number,
-      commentId,
-      renderStatusComment(run, (id) => catalog.get(id), this.seal(commentId)),
-    );
+    // Without the index at hand (a restart), the comment's own sealed copy is carried on: only
+    // the newest status comment's copy is ever believed, and every copy it had since it was
+    // created (from the complete index) still names each run open now.
+    const stored = await this.memory.get<OpenRunIndex>(this.indexKey());
+    const before = this.fetched.get(commentId);
+    const carried = stored
+      ? undefined
+      : before && readIndexBlock(before.body, this.seal(commentId));
+    const index = withRun(stored ?? carried ?? (await this.openIndex()), commentId, run);
+    const body = renderStatusComment(run, (id) => catalog.get(id), this.seal(commentId), index);
+    await this.o.port.updateComment(this.o.issue.number, commentId, body);
     await this.memory.raiseTo(this.seqKey(commentId, run.id), run.seq, RUN_MEMORY_TTL_MS);
+    if (!carried) await this.memory.put(this.indexKey(), index, RUN_MEMORY_TTL_MS);
+    this.fetched.set(commentId, ownComment(commentId, body));
+  }
+
+  /** Comments read (or written) in this event, by id: read once; forgotten when the next begins. */
+  private readonly fetched = new Map<string, ThreadComment>();
+
+  private indexKey(): string {
+    return `open-runs:${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}`;
+  }
+
+  /**
+   * The issue's open-run index: from the coordination store; after a restart (or an expiry) from
+   * the newest status comment, found from the thread's last page back, its seal checked; else
+   * built by listing the thread once.
+   */
+  private async openIndex(): Promise<OpenRunIndex> {
+    const known = await this.memory.get<OpenRunIndex>(this.indexKey());
+    if (known) return known;
+    const found = await this.o.port.newestComment?.(
+      this.o.issue.number,
+      (c) => c.byThisApp && hasStateBlock(c.body),
+      this.o.issue.comments,
+    );
+    if (found?.found) {
+      const c = found.found;
+      this.fetched.set(c.id, c);
+      const index = readIndexBlock(c.body, this.seal(c.id));
+      if (index) {
+        await this.memory.put(this.indexKey(), index, RUN_MEMORY_TTL_MS);
+        return index;
+      }
+    }
+    // No index to believe: every status comment of the thread is read (once).
+    await this.runs(found?.every);
+    return (await this.memory.get<OpenRunIndex>(this.indexKey())) ?? { open: [], events: [] };
+  }
+
+  /**
+   * The runs that may still move (open, or failed and retryable), newest first, read from the
+   * status comments the open-run index names; finished runs cost nothing. `events`: events the
+   * issue's finished runs handled (a redelivery of one is known).
+   */
+  private async liveRuns(): Promise<{ runs: LoadedRun[]; events: string[] }> {
+    const index = await this.openIndex();
+    const runs: LoadedRun[] = [];
+    for (const id of index.open) {
+      const c =
+        this.fetched.get(id) ??
+        (await this.newestRemembered(id)) ??
+        (await this.o.port.comment(this.o.issue.number, id));
+      // What the index points to is verified like any status comment (this app's, sealed to it).
+      if (!c || !c.byThisApp || !hasStateBlock(c.body)) continue;
+      this.fetched.set(id, c);
+      const loaded = await this.load(c);
+      if (loaded && mayMove(loaded.run)) runs.push(loaded);
+    }
+    const open = runs.map((r) => r.commentId);
+    if (open.join() !== index.open.join())
+      await this.memory.put(this.indexKey(), { ...index, open }, RUN_MEMORY_TTL_MS);
+    return { runs, events: index.events };
+  }
+
+  /**
+   * A status comment as this process last wrote or read it, when its state is the newest any
+   * replica saved for that run (the coordination store says): no need to ask GitHub. A person's
+   * later edit of it is its own event (put back or frozen there), so it is not missed.
+   */
+  private async newestRemembered(id: string): Promise<ThreadComment | undefined> {
+    const c = this.o.port.remembered?.(id);
+    if (!c?.byThisApp) return undefined;
+    const read = readStatusComment(c.body, this.seal(id));
+    if (!read.ok) return undefined;
+    const { highest } = await this.memory.raiseTo(
+      this.seqKey(id, read.run.id),
+      0,
+      RUN_MEMORY_TTL_MS,
+    );
+    return highest === read.run.seq ? c : undefined;
+  }
+
+  /** Whether a run on this issue already handled this event (a redelivery). */
+  private static handled(live: { runs: LoadedRun[]; events: string[] }, eventId: string) {
+    return (
+      live.events.includes(eventId) || live.runs.some((r) => r.run.recentEvents.includes(eventId))
+    );
   }
 
   /** Whether the app may answer this person with a comment now (reactions are always possible). */
@@ -175,7 +289,7 @@ export class IssueController {
     return this.memory.spend(key, REPLY_BUDGET, this.o.clock().getTime());
   }
 
-  private env(catalog: PlaybookCatalog = this.o.catalog): EngineEnv {
+  private env(catalog: PlaybookCatalog): EngineEnv {
     return { now: this.o.clock(), playbooks: (id) => catalog.get(id) };
   }
 
@@ -185,8 +299,8 @@ export class IssueController {
    */
   private async catalogOf(run: RunState): Promise<PlaybookCatalog | "untrusted"> {
     const commit = run.stack[0]?.commit;
-    if (!commit || !this.o.catalogAt) return this.o.catalog;
-    return (await this.o.catalogAt(commit)) ?? this.o.catalog;
+    if (!commit || !this.o.catalogAt) return this.headCatalog();
+    return (await this.o.catalogAt(commit)) ?? this.headCatalog();
   }
 
   /**
@@ -236,15 +350,25 @@ export class IssueController {
     };
   }
 
-  /** Runs on this issue, newest first, read from this app's status comments only. */
-  async runs(): Promise<LoadedRun[]> {
+  /**
+   * Runs on this issue, newest first, read from this app's status comments only (`thread`: the
+   * whole thread, when it was just listed). The open-run index is rebuilt from them.
+   */
+  async runs(thread?: readonly ThreadComment[]): Promise<LoadedRun[]> {
     const out: LoadedRun[] = [];
-    for (const c of await this.o.port.statusComments(this.o.issue.number)) {
+    const comments = thread
+      ? thread.filter((c) => c.byThisApp && hasStateBlock(c.body))
+      : await this.o.port.statusComments(this.o.issue.number);
+    for (const c of comments) {
       if (!c.byThisApp || !hasStateBlock(c.body)) continue;
+      this.fetched.set(c.id, c);
       const loaded = await this.load(c);
       if (loaded) out.push(loaded);
     }
-    return out.reverse();
+    out.reverse();
+    const events = (await this.memory.get<OpenRunIndex>(this.indexKey()))?.events ?? [];
+    await this.memory.put(this.indexKey(), indexOf(out, events), RUN_MEMORY_TTL_MS);
+    return out;
   }
 
   /** A state block that does not verify stops that run; nothing proceeds on a guess. */
@@ -268,11 +392,15 @@ export class IssueController {
     previousBody: string | undefined,
     editor: string,
   ): Promise<void> {
+    this.fetched.clear(); // what an earlier event read may have changed since
     const seal = this.seal(c.id);
     const reads = [previousBody, c.body]
       .filter((b): b is string => b !== undefined)
       .map((b) => readStatusComment(b, seal));
     const verified = reads.flatMap((r) => (r.ok ? [r.run] : []));
+    // Any copy of the open-run index sealed to this comment is carried on when it is saved.
+    const carrier = [previousBody, c.body].find((b) => b && readIndexBlock(b, seal));
+    if (carrier) this.fetched.set(c.id, { ...c, body: carrier });
     if (verified.length === 0) {
       if (reads.some((r) => !r.ok && r.reason !== "absent"))
         await this.frozen(c, `@${editor} edited it and its state block no longer verifies`);
@@ -305,7 +433,7 @@ export class IssueController {
       MAX_TRACE,
     );
     const catalog = await this.catalogOf(run);
-    await this.save(run, c.id, catalog === "untrusted" ? this.o.catalog : catalog);
+    await this.save(run, c.id, catalog === "untrusted" ? await this.headCatalog() : catalog);
     const playbook = run.stack[0]?.playbook ?? "playbook";
     await this.o.port.createComment(
       this.o.issue.number,
@@ -322,6 +450,7 @@ export class IssueController {
 
   /** A status comment was deleted: its run cannot go on, and the issue is told how to start again. */
   async onStatusCommentDeleted(c: ThreadComment, by: string): Promise<void> {
+    this.fetched.clear(); // what an earlier event read may have changed since
     const read = readStatusComment(c.body, this.seal(c.id));
     if (!read.ok || isFinished(read.run)) return;
     const run = read.run;
@@ -352,14 +481,16 @@ export class IssueController {
     by: { login: string; bot: boolean },
     eventId: string,
   ): Promise<void> {
-    const matches = this.o.catalog
+    this.fetched.clear(); // what an earlier event read may have changed since
+    const head = await this.headCatalog();
+    const matches = head
       .all()
       .filter(
         (b) => label === `playbook:${b.playbook.id}` || b.playbook.on?.labels?.includes(label),
       );
     if (matches.length === 0 && label.startsWith("playbook:")) {
       const id = label.slice("playbook:".length);
-      const report = this.o.catalog.problems?.(id);
+      const report = head.problems?.(id);
       if (report) await this.o.port.createComment(this.o.issue.number, invalidPlaybook(id, report));
     }
     for (const bundle of matches) {
@@ -396,9 +527,8 @@ export class IssueController {
     eventId: string,
     alert?: NonNullable<RunContext["alert"]>,
   ): Promise<Reply> {
-    const runs = await this.runs();
     // A redelivered start (the process restarted since): the run it started remembers the event.
-    if (runs.some((r) => r.run.recentEvents.includes(eventId))) return { outcome: "accepted" };
+    if (IssueController.handled(await this.liveRuns(), eventId)) return { outcome: "accepted" };
     const inputs = collectInputs(bundle.playbook.inputs, sources);
     const started = start(
       {
@@ -410,7 +540,7 @@ export class IssueController {
         // The issue number keeps ids apart across issues; the key makes them unguessable.
         runToken: issueRunToken(this.o.issue.number, eventId, this.o.stateKey),
       },
-      this.env(),
+      this.env(await this.headCatalog()),
     );
     if (!started.ok) {
       const told = await this.replyTo(
@@ -426,9 +556,10 @@ export class IssueController {
       this.o.issue.number,
       startingNotice(bundle.playbook.id, started.result.run.id),
     );
-    await this.save(started.result.run, comment.id, this.o.catalog);
+    const head = await this.headCatalog();
+    await this.save(started.result.run, comment.id, head);
     await this.drive(
-      { run: started.result.run, commentId: comment.id, catalog: this.o.catalog },
+      { run: started.result.run, commentId: comment.id, catalog: head },
       { ...started.result, changed: false },
     );
     return { outcome: "accepted" };
@@ -440,6 +571,7 @@ export class IssueController {
     alert: NormalizedAlert,
     eventId: string,
   ): Promise<Reply> {
+    this.fetched.clear(); // what an earlier event read may have changed since
     // An alert may carry any amount of labels: only a bounded part reaches the state's context,
     // and the inputs the playbook declares take their (shortened) values from all of them.
     const capped = capAlertData(alert.labels, alert.annotations);
@@ -467,6 +599,7 @@ export class IssueController {
 
   /** A new comment: its commands, in order. Bots and this app are never obeyed. */
   async onComment(comment: ThreadComment, eventId: string): Promise<void> {
+    this.fetched.clear(); // what an earlier event read may have changed since
     if (comment.bot || comment.byThisApp) return;
     const commands = parseCommands(comment.body);
     if (commands.length === 0) return;
@@ -515,10 +648,13 @@ export class IssueController {
         : { outcome: "refused", reason: "" };
     }
     if (name === "run") return this.runCommand(args, comment, eventId);
-    const runs = await this.runs();
+    // `/status` lists every run; the other commands act on runs that may still move.
+    const live = name === "status" ? undefined : await this.liveRuns();
+    const runs = live?.runs ?? (await this.runs());
     // A redelivery of a command already obeyed (the process restarted since): the run remembers
     // it, and a refusal now ("nothing waits") would contradict the first answer.
-    if (runs.some((r) => r.run.recentEvents.includes(eventId))) return { outcome: "accepted" };
+    const events = live?.events ?? (await this.openIndex()).events;
+    if (IssueController.handled({ runs, events }, eventId)) return { outcome: "accepted" };
     if (name === "status") return this.status(runs, eventId);
     const open = runs.filter((r) => !isFinished(r.run));
     let target: LoadedRun | undefined;
@@ -591,16 +727,13 @@ export class IssueController {
     return result.reply ?? { outcome: result.changed ? "accepted" : "ignored" };
   }
 
-  private stepOf(run: RunState, catalog: PlaybookCatalog = this.o.catalog) {
+  private stepOf(run: RunState, catalog: PlaybookCatalog) {
     const f = activeFrame(run);
     const b = catalog.get(f.playbook);
     return b ? new PlaybookGraph(b.playbook).byId.get(f.current ?? "")?.step : undefined;
   }
 
-  private bundleOf(
-    run: RunState,
-    catalog: PlaybookCatalog = this.o.catalog,
-  ): PlaybookBundle | undefined {
+  private bundleOf(run: RunState, catalog: PlaybookCatalog): PlaybookBundle | undefined {
     return catalog.get(run.stack[0]?.playbook ?? "");
   }
 
@@ -653,10 +786,11 @@ export class IssueController {
     const id = args.positional[0];
     if (!id)
       return { outcome: "refused", reason: "name the playbook: `/run <playbook> [key=value …]`" };
-    const all = this.o.catalog.all();
-    const bundle = this.o.catalog.get(id) ?? all.find((b) => b.playbook.on?.command === id);
+    const head = await this.headCatalog();
+    const all = head.all();
+    const bundle = head.get(id) ?? all.find((b) => b.playbook.on?.command === id);
     if (!bundle) {
-      const report = this.o.catalog.problems?.(id);
+      const report = head.problems?.(id);
       if (report) {
         // Within the commenter's reply budget (nothing at all for people without access).
         const told = await this.replyTo(invalidPlaybook(id, report));
@@ -741,10 +875,28 @@ export class IssueController {
     return { outcome: "accepted" };
   }
 
-  /** This app edited a status comment: carry that run one step further. */
-  async onContinuation(commentId: string, eventId: string): Promise<void> {
-    const c = await this.o.port.comment(this.o.issue.number, commentId);
+  /**
+   * This app edited a status comment: carry that run one step further. `edited` is the comment as
+   * the webhook carries it (GitHub signed the delivery, and its sender is this app): its state is
+   * used without reading the comment again when it is the newest this app wrote for the run. An
+   * earlier save's edit does nothing (the newer save's edit brings the next step); when the app
+   * does not know (a restart), the comment is read.
+   */
+  async onContinuation(commentId: string, eventId: string, edited?: ThreadComment): Promise<void> {
+    this.fetched.clear(); // what an earlier event read may have changed since
+    let c: ThreadComment | undefined;
+    const sent = edited?.byThisApp
+      ? readStatusComment(edited.body, this.seal(commentId))
+      : undefined;
+    if (edited && sent?.ok) {
+      const seqKey = this.seqKey(commentId, sent.run.id);
+      const { highest } = await this.memory.raiseTo(seqKey, 0, RUN_MEMORY_TTL_MS);
+      if (highest > sent.run.seq) return;
+      if (highest === sent.run.seq) c = edited;
+    }
+    c ??= await this.o.port.comment(this.o.issue.number, commentId);
     if (!c || !c.byThisApp || !hasStateBlock(c.body)) return;
+    this.fetched.set(c.id, c);
     const loaded = await this.load(c);
     if (!loaded) return;
     const read = loaded;
@@ -752,6 +904,8 @@ export class IssueController {
     // a redelivery or a later continuation): ask for it again with the same key, so it is found,
     // not redone. Without this the run would wait forever in the "effect" phase.
     const lost = !isFinished(read.run) && activeFrame(read.run).phase === "effect";
+    const lostKey = lost ? activeFrame(read.run).effectKey : undefined;
+    if (lostKey) this.o.port.mayHaveDone?.(lostKey);
     const event: RunEvent = lost
       ? {
           type: "command",
@@ -767,7 +921,8 @@ export class IssueController {
 
   /** A person edited or deleted a comment: any vote it carried is withdrawn. */
   async onCommentChanged(commentId: string, eventId: string): Promise<void> {
-    for (const r of await this.runs()) {
+    this.fetched.clear(); // what an earlier event read may have changed since
+    for (const r of (await this.liveRuns()).runs) {
       if (isFinished(r.run)) continue;
       const result = advance(
         r.run,
@@ -784,7 +939,8 @@ export class IssueController {
     eventId: string,
     url?: string,
   ): Promise<void> {
-    for (const r of await this.runs()) {
+    this.fetched.clear(); // what an earlier event read may have changed since
+    for (const r of (await this.liveRuns()).runs) {
       if (isFinished(r.run) || activeFrame(r.run).awaiting?.pullRequest !== number) continue;
       const e: RunEvent = { type: "pull_request", id: eventId, number, merged };
       if (url) e.url = url;
@@ -800,10 +956,11 @@ export class IssueController {
     eventId: string,
     details?: { run?: WorkflowRunFacts; url?: string },
   ): Promise<void> {
+    this.fetched.clear(); // what an earlier event read may have changed since
     const e: RunEvent = { type: "workflow_run", id: eventId, workflow, runId, conclusion };
     if (details?.run) e.run = details.run;
     if (details?.url) e.url = details.url;
-    for (const r of await this.runs()) {
+    for (const r of (await this.liveRuns()).runs) {
       const awaiting = activeFrame(r.run).awaiting;
       if (isFinished(r.run) || awaiting?.workflow === undefined) continue;
       await this.drive(r, advance(r.run, e, this.env(r.catalog)));
@@ -812,7 +969,8 @@ export class IssueController {
 
   /** Time passed: reminders and timeouts of waiting steps. */
   async onTick(eventId: string): Promise<void> {
-    for (const r of await this.runs()) {
+    this.fetched.clear(); // what an earlier event read may have changed since
+    for (const r of (await this.liveRuns()).runs) {
       if (!isFinished(r.run))
         await this.drive(
           r,
@@ -938,7 +1096,7 @@ export class IssueController {
 
   /** A handoff starts the other playbook on this issue, for the same initiator. */
   private async handOff(handoff: Handoff, run: RunState): Promise<void> {
-    const bundle = this.o.catalog.get(handoff.playbook);
+    const bundle = (await this.headCatalog()).get(handoff.playbook);
     if (!bundle) return;
     await this.startRun(
       bundle,
@@ -961,6 +1119,42 @@ export function issueRunToken(issue: number, eventId: string, key: Uint8Array): 
     .update(`playbook-bot run id\0${issue}\0${eventId}`)
     .digest();
   return `${issue}-${tokenChars(mac, 5)}`;
+}
+
+/** A run that may still move: open, or failed and retryable (a run frozen by an edit is not). */
+function mayMove(run: RunState): boolean {
+  return !isFinished(run) || (run.status === "failed" && run.error?.code !== "PB-STATE-EDITED");
+}
+
+/** The last events, each once, at most MAX_INDEX_EVENTS. */
+function lastEvents(events: readonly string[]): string[] {
+  return [...new Set(events.slice().reverse())].slice(0, MAX_INDEX_EVENTS).reverse();
+}
+
+/** The index once this run is saved: in it while it may move; its events kept once it ended. */
+function withRun(index: OpenRunIndex, commentId: string, run: RunState): OpenRunIndex {
+  const others = index.open.filter((id) => id !== commentId);
+  if (!mayMove(run))
+    return { open: others, events: lastEvents([...index.events, ...run.recentEvents]) };
+  const open = [commentId, ...others].sort((a, b) => Number(b) - Number(a));
+  return { open: open.slice(0, MAX_INDEX_OPEN), events: index.events };
+}
+
+/** The index of runs read from the whole thread (newest first). */
+function indexOf(runs: readonly LoadedRun[], events: readonly string[]): OpenRunIndex {
+  const ended = runs.filter((r) => !mayMove(r.run)).reverse();
+  return {
+    open: runs
+      .filter((r) => mayMove(r.run))
+      .map((r) => r.commentId)
+      .slice(0, MAX_INDEX_OPEN),
+    events: lastEvents([...events, ...ended.flatMap((r) => r.run.recentEvents)]),
+  };
+}
+
+/** A status comment this app wrote in this event, as the thread now shows it. */
+function ownComment(id: string, body: string): ThreadComment {
+  return { id, author: "", bot: true, byThisApp: true, body, createdAt: "" };
 }
 
 /** The command that starts a run again with the inputs it had. */

@@ -1,7 +1,7 @@
 import { repositoryStateKey } from "../../runtime/state-codec.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { IssueController } from "../app/controller.js";
-import { STATE_MARKER } from "../../adapters/github/status-comment.js";
+import { INDEX_MARKER, STATE_MARKER } from "../../adapters/github/status-comment.js";
 import { durationMs } from "../../core/engine/policy.js";
 import { activeFrame } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
@@ -218,10 +218,13 @@ function transcript(gh: MemoryGitHub, issue: number): string {
       out.push(
         `💬 @${c.author}${c.byThisApp && edits ? ` (edited ${edits} times)` : ""}${reactions ? `  [${reactions}]` : ""}`,
       );
-      const body = c.body.replace(
-        new RegExp(`<!-- ${STATE_MARKER} [^ ]+ [^ ]+ -->`),
-        `<!-- ${STATE_MARKER} … (signed state) -->`,
-      );
+      // The hidden blocks are machine data: the state is named, the open-run index left out.
+      const body = c.body
+        .replace(
+          new RegExp(`<!-- ${STATE_MARKER} [^ ]+ [^ ]+ -->`),
+          `<!-- ${STATE_MARKER} … (signed state) -->`,
+        )
+        .replace(new RegExp(`\n<!-- ${INDEX_MARKER} [^ ]+ -->`), "");
       out.push(...body.split("\n").map((l) => (l ? `   ${l}` : "")), "");
     }
   }

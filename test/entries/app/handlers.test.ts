@@ -245,11 +245,12 @@ describe("issue_comment.created", () => {
       commentEvent("created", personComment("carol", "/approve", vote)),
     );
     // The permission is looked up once, on arrival, and used for the vote too.
+    // The run's playbooks are read at the commit it is pinned to (a fresh process asks once).
     expect(r.requests).toEqual([
-      ...discovered(),
       `POST ${R}/issues/comments/${vote}/reactions`,
       `GET ${R}/collaborators/carol/permission`,
       `GET ${R}/issues/1/comments`,
+      ...discovered(),
       `PATCH ${R}/issues/comments/${snap.statusId}`,
       `POST ${R}/issues/comments/${vote}/reactions`,
     ]);
@@ -281,7 +282,7 @@ describe("issue_comment.created", () => {
   });
 
   it("answers /help with the command list, no run needed", async () => {
-    discovery()
+    scope
       .post(`${R}/issues/comments/555/reactions`, { content: "eyes" })
       .reply(201, {})
       .get(`${R}/collaborators/bob/permission`)
@@ -294,7 +295,7 @@ describe("issue_comment.created", () => {
   });
 
   it("answers a commenter without a role above read with reactions only: 👀, then 👎", async () => {
-    discovery()
+    scope
       .post(`${R}/issues/comments/555/reactions`, { content: "eyes" })
       .reply(201, {})
       .get(`${R}/collaborators/mallory/permission`)
@@ -305,8 +306,8 @@ describe("issue_comment.created", () => {
       "issue_comment",
       commentEvent("created", personComment("mallory", "/help\n/help\n/help")),
     );
+    // Nothing starts a run: where the default branch is, is not asked.
     expect(r.requests).toEqual([
-      ...discovered(),
       `POST ${R}/issues/comments/555/reactions`,
       `GET ${R}/collaborators/mallory/permission`,
       `POST ${R}/issues/comments/555/reactions`,
@@ -368,8 +369,8 @@ describe("issue_comment.edited and .deleted", () => {
       commentEvent("edited", appComment(snap.statusId, snap.created), BOT),
     );
     expect(r.requests).toEqual([
-      ...discovered(),
       `GET ${R}/issues/comments/${snap.statusId}`,
+      ...discovered(),
       `POST ${R}/issues/1/comments`,
       `PATCH ${R}/issues/comments/${snap.statusId}`,
     ]);
@@ -401,8 +402,8 @@ describe("issue_comment.edited and .deleted", () => {
       commentEvent("edited", appComment(snap.statusId, snap.approved), BOT, snap.waiting),
     );
     expect(r.requests).toEqual([
-      ...discovered(),
       `GET ${R}/issues/comments/${snap.statusId}`,
+      ...discovered(),
       `PATCH ${R}/issues/comments/${snap.statusId}`,
       `GET ${R}/collaborators/carol/permission`,
       `GET ${R}/git/ref/heads/playbook/ship-1`,
@@ -480,7 +481,7 @@ describe("issue_comment.edited and .deleted", () => {
   });
 
   it("says how to start again when a person deletes the status comment of an open run", async () => {
-    discovery()
+    scope
       .post(`${R}/issues/1/comments`, (b: { body: string }) => {
         expect(b.body).toContain("@\u200bcarol deleted the status comment of run");
         expect(b.body).toContain("stopped where it was (at `approve`)");
@@ -492,7 +493,7 @@ describe("issue_comment.edited and .deleted", () => {
       "issue_comment",
       commentEvent("deleted", appComment(snap.statusId, snap.waiting), person("carol")),
     );
-    expect(r.requests).toEqual([...discovered(), `POST ${R}/issues/1/comments`]);
+    expect(r.requests).toEqual([`POST ${R}/issues/1/comments`]);
   });
 
   it("withdraws votes when a person edits a comment: looks for runs, saves nothing when no vote changes", async () => {

@@ -12,7 +12,12 @@ import {
 import { FakeGitHub } from "../../helpers/fake-github.js";
 import { BRANCH, makeClock, OWNER, REPO, testPort, EXAMPLE_REPO } from "./harness.js";
 
-const run = { context: { issue: { number: 1 } } } as unknown as RunState;
+// The fields the port reads: the issue, and when the active step began (a repeated comment is
+// looked for among the comments changed since).
+const run = {
+  context: { issue: { number: 1 } },
+  stack: [{ since: "2026-03-01T09:00:00.000Z" }],
+} as unknown as RunState;
 const effect = (kind: Effect["kind"], params: Record<string, unknown>, key = "r/k/1"): Effect =>
   ({ key, kind, step: "s", params }) as Effect;
 
@@ -256,10 +261,20 @@ describe("effects", () => {
     expect(fake.dispatches).toEqual([{ workflow: "ci.yml", ref: BRANCH, inputs: { n: "1" } }]);
     await port.perform(effect("dispatch", { workflow: "ci.yml", ref: "dev" }), run);
     expect(fake.dispatches[1]?.ref).toBe("dev");
+    // A comment asked for in this event is simply posted: the thread is not listed first.
+    let mark = fake.requests.length;
     const c1 = await port.perform(effect("comment", { body: "Note" }, "k/c/1"), run);
+    expect(fake.since(mark).map((r) => r.method)).toEqual(["POST"]);
+    // One that may have been posted before (its result never saved) is looked for among the
+    // comments changed since its step began, and found by its key: not posted twice.
+    port.mayHaveDone("k/c/1");
+    mark = fake.requests.length;
     const c2 = await port.perform(effect("comment", { body: "Note" }, "k/c/1"), run);
     expect(c1).toEqual(c2);
     expect(fake.comments.size).toBe(1);
+    const listed = fake.since(mark);
+    expect(listed.map((r) => r.method)).toEqual(["GET"]);
+    expect(listed[0]?.path).toMatch(/[?&]since=/);
     const ai = await port.perform(
       effect("ai", { prompt: "why?", tools: [], scope: "write", expected_findings: [] }),
       run,

@@ -135,7 +135,13 @@ describe("replayed and edited state", () => {
     await h.comment(1, "carol", "/cancel");
     fake.editAs(status, waiting, "carol");
     fake.events.length = 0; // the edited webhook never arrives
+    // A finished run's status comment is not read again by commands that act on open runs: the
+    // pasted block moves nothing...
     await h.comment(1, "carol", "/approve");
+    expect(lastBody(1)).toContain("nothing on this issue waits for /approve");
+    expect(fake.branches()).toEqual([BRANCH]);
+    // ...and `/status`, which reads every run, refuses the older block and says so.
+    await h.comment(1, "carol", "/status");
     expect(bodies(1).some((c) => c.body.includes("an earlier block was put back"))).toBe(true);
     expect(fake.branches()).toEqual([BRANCH]);
   });
@@ -224,6 +230,8 @@ describe("playbooks only from the default branch", () => {
     run.stack[0]!.commit = side;
     run.seq += 1;
     fake.comments.get(status)!.body = renderStatusComment(run, () => undefined, sealOf(1, status));
+    // A fresh process: it remembers neither the comment it wrote nor the commits it has checked.
+    await h.start();
     await h.comment(1, "carol", "/approve");
     expect(bodies(1).some((c) => c.body.includes("which is not on the default branch"))).toBe(true);
     expect(fake.branches().sort()).toEqual([BRANCH, "side"]);
@@ -265,7 +273,7 @@ describe("amplification and wedging", () => {
     await h.start();
     fake.openIssue("Ship it", "", "alice");
     const status = await startShip(1);
-    fake.hang = (r) => r.method === "GET" && r.path.endsWith(`/issues/comments/${status}`);
+    fake.hang = (r) => r.method === "PATCH" && r.path.endsWith(`/issues/comments/${status}`);
     await expect(h.comment(1, "carol", "/approve")).rejects.toThrow(/did not answer/);
     fake.hang = undefined;
     // The next event on the issue is handled: /cancel is obeyed.
