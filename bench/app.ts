@@ -1,163 +1,63 @@
-// The GitHub App: GitHub requests per event (counted on the nock-backed fake GitHub of the tests)
-// for a start, an approval and each step kind, on an issue with 10 and with 1,000 comments, and the
-// handler's time per event with no network (every request answered in-process).
+// The GitHub App: GitHub requests and time per delivery, through the app as it is deployed
+// (Probot authenticated with a private key, so installation tokens are asked for; a real HTTP
+// server on loopback; deliveries signed with the webhook secret), against the nock-backed fake
+// GitHub of the tests. The scenario (test/entries/app/request-scenario.ts, shared with the tests):
+// an eleven-step release playbook with two `comment` steps, on an issue with a 1,000-comment
+// thread and 50 finished runs, the process restarted while the run waits for its merge.
 // Run with `node --import tsx bench/app.ts` (bench/run.mjs does).
 import nock from "nock";
-import { performance } from "node:perf_hooks";
-import { shipRepo } from "../test/entries/app/fixtures.js";
-import { Harness, makeClock } from "../test/entries/app/harness.js";
-import { FakeGitHub, requestsDuring } from "../test/helpers/fake-github.js";
-import { fmt, median, table } from "./lib/common.mjs";
+import { requestScenario, type DeliveryCost } from "../test/entries/app/request-scenario.js";
+import { fmt, fmtRatio, median, table } from "./lib/common.mjs";
 
-interface Entry {
-  event: string;
-  requests: number;
-  ms: number;
-}
-
-async function delivered(
-  h: Harness,
-  fake: FakeGitHub,
-  label: string,
-  work: () => Promise<unknown>,
-  log: Entry[],
-): Promise<void> {
-  const t0 = performance.now();
-  const r = await requestsDuring(fake, work);
-  log.push({ event: label, requests: r.requests.length, ms: performance.now() - t0 });
-}
-
-/** Deliver the app's own comment events one by one, naming each by the step it carried out. */
-async function drain(h: Harness, fake: FakeGitHub, log: Entry[], names: string[]): Promise<void> {
-  for (let ev = h.takeEvent(); ev; ev = h.takeEvent()) {
-    const e = ev;
-    const byApp = Boolean(e.comment.performed_via_github_app);
-    const before = fake.requests.length;
-    // The app's first save of a run (its state written into the new status comment) is the
-    // event that carries the run into its first step.
-    const first = byApp && e.action === "edited" && !names.includes("start's continuation");
-    const label = first
-      ? "start's continuation"
-      : byApp
-        ? "continuation"
-        : `comment by ${e.comment.user.login}`;
-    await delivered(h, fake, label, () => h.deliver("issue_comment", h.commentPayload(e)), log);
-    const made = fake.requests.slice(before).map((r) => `${r.method} ${r.path}`);
-    const entry = log[log.length - 1] as Entry;
-    if (byApp && e.action === "created" && !made.length) entry.event = "the app's other comments";
-    if (byApp && e.action === "edited" && !first) {
-      const step = made.some((m) => m.includes("POST") && m.includes("/git/refs"))
-        ? "branch step"
-        : made.some((m) => m.includes("POST") && m.includes("/git/commits"))
-          ? "commit step"
-          : made.some((m) => m.includes("POST") && m.includes("/pulls"))
-            ? "pull_request step"
-            : made.some((m) => m.startsWith("PATCH") && /\/issues\/[0-9]+$/.test(m))
-              ? "close step"
-              : entry.requests > 2
-                ? "end step"
-                : "continuation with nothing to do";
-      entry.event = step;
-    }
-    names.push(entry.event);
-  }
-}
-
-async function scenario(priorComments: number): Promise<Entry[]> {
-  nock.disableNetConnect();
-  const clock = makeClock();
-  const fake = shipRepo(clock).install();
-  const h = await new Harness(fake, clock).start();
-  const log: Entry[] = [];
-  const names: string[] = [];
-  try {
-    const issue = fake.openIssue("Ship it", "Please ship.", "alice");
-    for (let i = 0; i < priorComments; i++) fake.postAs(issue.number, "dave", `note ${i}`);
-    fake.events.length = 0; // earlier comments: history, not deliveries
-    await delivered(
-      h,
-      fake,
-      "start (label)",
-      () => h.label(issue.number, "playbook:ship", "alice"),
-      log,
-    );
-    await drain(h, fake, log, names);
-    for (const [who, name] of [
-      ["bob", "/approve refused"],
-      ["carol", "/approve accepted"],
-    ] as const) {
-      fake.postAs(issue.number, who, "/approve");
-      const before = log.length;
-      await drain(h, fake, log, names);
-      (log[before] as Entry).event = name;
-    }
-    const pr = [...fake.pulls.values()][0];
-    if (pr)
-      await delivered(
-        h,
-        fake,
-        "merge (pull_request.closed)",
-        () => h.closePull(pr.number, true),
-        log,
-      );
-    await drain(h, fake, log, names);
-  } finally {
-    fake.uninstall();
-  }
-  return log;
-}
-
-function summarise(log: Entry[]): Map<string, { requests: number; ms: number[] }> {
-  const out = new Map<string, { requests: number; ms: number[] }>();
-  for (const e of log) {
-    const s = out.get(e.event) ?? { requests: e.requests, ms: [] };
-    s.ms.push(e.ms);
-    out.set(e.event, s);
-  }
-  return out;
-}
-
-const ORDER = [
-  "start (label)",
-  "start's continuation",
-  "/approve refused",
-  "/approve accepted",
-  "branch step",
-  "commit step",
-  "pull_request step",
-  "merge (pull_request.closed)",
-  "close step",
-  "end step",
-  "continuation with nothing to do",
-  "the app's other comments",
-];
-
+nock.disableNetConnect();
 process.stderr.write("  app: warm-up\n");
-await scenario(10);
-const small: Entry[][] = [];
-for (let i = 0; i < 5; i++) small.push(await scenario(10));
-process.stderr.write("  app: issue with 1,000 comments\n");
-const large = await scenario(1000);
-const s10 = summarise(small.flat());
-const s1000 = summarise(large);
+await requestScenario({ finishedRuns: 5, comments: 100, floorSamples: 5 });
+process.stderr.write("  app: 1,000 comments, 50 finished runs\n");
+const r = await requestScenario({ finishedRuns: 50, comments: 1000, floorSamples: 50 });
 
-console.log("## The GitHub App: requests and handler time per event\n");
+const floor = median(r.floor.map((d) => d.ms));
+const ORDER = ["start", "continuation", "command", "step", "earlier save", "app comment"];
+const byKind = (list: DeliveryCost[], kind: string) => list.filter((d) => d.kind === kind);
+const worst = (list: DeliveryCost[], key: "overhead" | "total" | "notModified") =>
+  Math.max(...list.map((d) => d[key]));
+
+console.log("## The GitHub App: requests and time per delivery\n");
 console.log(
-  "A playbook of checkpoint → branch → commit → pull request (waits for the merge) → close → end, driven through `probot.receive` with every webhook GitHub would send, against the stateful fake GitHub of the tests (nock; no network). Requests are counted per delivery; the handler time is the median of 5 runs (issue with 10 comments). With 1,000 comments the first event lists the thread (10 pages); later events fetch the remembered status comment.\n",
+  `An eleven-step release playbook (checkpoint, branch, two commits, two \`comment\` steps, labels, a pull request that waits for its merge, close) on an issue with ${r.comments.toLocaleString("en")} comments and ${r.finishedRuns} finished runs, through Probot's HTTP middleware with signed deliveries and installation tokens asked of the fake GitHub (nock; no network). Overhead: every request besides the step's effect, the run's one save and the answer people see (the reply, the final reaction). Floor: a delivery the app ignores (a bot's comment) through the same server, median ${fmt(floor)} ms.\n`,
 );
 console.log(
   table(
-    ["event", "requests (10 comments)", "requests (1,000 comments)", "handler ms (median)"],
-    ORDER.filter((e) => s10.has(e)).map((e) => [
-      e,
-      String(s10.get(e)?.requests ?? "–"),
-      String(s1000.get(e)?.requests ?? "–"),
-      fmt(median(s10.get(e)?.ms ?? [])),
-    ]),
+    [
+      "delivery",
+      "count",
+      "requests (max)",
+      "overhead (max)",
+      "of which 304",
+      "ms (median)",
+      "× floor",
+    ],
+    ORDER.filter((k) => byKind(r.release, k).length).map((k) => {
+      const list = byKind(r.release, k);
+      const ms = median(list.map((d) => d.ms));
+      return [
+        k,
+        String(list.length),
+        String(worst(list, "total")),
+        String(worst(list, "overhead")),
+        String(worst(list, "notModified")),
+        fmt(ms),
+        fmtRatio(ms / floor),
+      ];
+    }),
   ),
 );
-const total10 = (small[0] ?? []).reduce((n, e) => n + e.requests, 0);
-const total1000 = large.reduce((n, e) => n + e.requests, 0);
+const [merge] = r.afterRestart;
+const total = r.release.reduce((n, d) => n + d.total, 0);
+const overhead = r.release.reduce((n, d) => n + d.overhead, 0);
 console.log(
-  `\nWhole scenario: ${total10} requests over ${(small[0] ?? []).length} deliveries (10 comments); ${total1000} with 1,000 comments.`,
+  `\nThe run before the restart: ${total} requests over ${r.release.length} deliveries, ${overhead} of them overhead (at most ${worst(r.release, "overhead")} per delivery). The same /approve on an issue with no history: ${r.freshApprove.total} requests, ${r.freshApprove.overhead} overhead.`,
 );
+if (merge)
+  console.log(
+    `\nFirst delivery after the restart (the merge): ${merge.total} requests — ${merge.tokens} installation token, the thread's first and last pages (the newest status comment's sealed index names the open runs), the playbooks and the check that the run's commit is on the default branch; the deliveries after it: at most ${worst(r.afterRestart.slice(1), "overhead")} overhead. Installation tokens in the whole scenario: ${r.tokensIssued} (one per process).`,
+  );
