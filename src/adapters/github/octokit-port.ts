@@ -428,11 +428,12 @@ export class OctokitPort implements GitHubPort {
     };
     let page = Math.max(1, Math.ceil((count ?? 0) / perPage));
     let got = await read(page);
+    const pages = new Map<number, ThreadComment[]>([[page, got.comments]]);
     if (got.last !== undefined && got.last > page) {
       page = got.last;
       got = await read(page);
+      pages.set(page, got.comments);
     }
-    const pages = new Map<number, ThreadComment[]>([[page, got.comments]]);
     for (let p = page; p >= 1; p--) {
       const comments = pages.get(p) ?? (await read(p)).comments;
       pages.set(p, comments);
