@@ -39755,14 +39755,60 @@ function entails(rule, earlier) {
   return any.length === 0 || any.some((f) => all.has(f));
 }
 
+// src/core/steps/parallel/checks.ts
+var GUIDANCE2 = "end, delegate and hand off after the parallel part, on the playbook's own steps; needs: belongs in steps lists";
+var parallelUnsupported = {
+  code: "parallel-unsupported",
+  layer: "graph",
+  severity: "error",
+  summary: "a step cannot run beside others in this form",
+  guidance: GUIDANCE2,
+  requires: "one-step-form",
+  check({ doc, graph }) {
+    const out = [];
+    const add = (at, message, key = false) => {
+      out.push({
+        rule: "parallel-unsupported",
+        ...locate(doc, at, key),
+        message: `${formatPath(at)}: ${message}`,
+        hint: GUIDANCE2
+      });
+    };
+    for (const s of graph.steps) {
+      const step = s.step;
+      const list2 = graph.lists.get(s.list);
+      const beside = list2?.branch ? `branch '${list2.branch.branch}' of '${list2.branch.parallel}'` : list2?.dag ? "a needs: list" : step.for_each !== void 0 ? "a for_each" : void 0;
+      const ends = step.type === "end" || step.type === "playbook";
+      if (beside && ends)
+        add(
+          [...s.path, "type"],
+          `${step.type === "end" ? "an" : "a"} ${step.type} step cannot run inside ${beside}`
+        );
+      if (step.for_each !== void 0 && step.type === "parallel")
+        add(
+          [...s.path, "for_each"],
+          "a parallel step cannot have for_each: put for_each on a step inside a branch",
+          true
+        );
+      if (graph.mode === "nodes" && s.list === "" && step.needs !== void 0)
+        add(
+          [...s.path, "needs"],
+          "needs: applies to steps lists; a nodes graph orders its steps with next:",
+          true
+        );
+    }
+    return out;
+  }
+};
+
 // src/core/steps/playbook/checks.ts
-var GUIDANCE2 = "add next: <node id> (or branches over the child's findings)";
+var GUIDANCE3 = "add next: <node id> (or branches over the child's findings)";
 var delegateShape = {
   code: "delegate-shape",
   layer: "graph",
   severity: "error",
   summary: "a delegating step breaks the delegate rules",
-  guidance: GUIDANCE2,
+  guidance: GUIDANCE3,
   requires: "one-step-form",
   check({ doc, graph }) {
     const out = [];
@@ -39774,117 +39820,48 @@ var delegateShape = {
           rule: "delegate-shape",
           ...locate(doc, s.path),
           message: `${formatPath(s.path)}: a delegating node needs next: to resume the parent after the child ends`,
-          hint: GUIDANCE2
+          hint: GUIDANCE3
         });
     }
     return out;
   }
 };
 
-// src/core/rules/graph/branch-duplicate-label.ts
-var branchDuplicateLabel = {
-  code: "branch-duplicate-label",
+// src/core/rules/dag/goto-out-of-branch.ts
+var GUIDANCE4 = "a branch ends at its last step and joins its parallel step: go to steps of the same list only, and let the join lead on";
+var gotoOutOfBranch = {
+  code: "goto-out-of-branch",
   layer: "graph",
   severity: "error",
-  summary: "two prose branches of one step share a label",
+  summary: "a goto leaves its branch, enters another, or is written in a needs: list",
+  guidance: GUIDANCE4,
   requires: "one-step-form",
-  check(ctx) {
+  check({ doc, graph }) {
     const out = [];
-    for (const { branches } of branchingSteps(ctx)) {
-      const labels = /* @__PURE__ */ new Map();
-      for (const { branch: b, path: bp, kinds, index } of branches) {
-        if (kinds.length !== 1 || b.condition === void 0) continue;
-        const label2 = b.label ?? b.goto ?? "";
-        const prev = labels.get(label2);
-        if (prev === void 0) labels.set(label2, index);
-        else
-          out.push({
-            rule: "branch-duplicate-label",
-            ...locate(ctx.doc, bp),
-            message: `${formatPath(bp)}: '/choose ${label2}' would be ambiguous: branch ${prev} has the same label`,
-            hint: "give each prose branch its own label:"
-          });
-      }
-    }
-    return out;
-  }
-};
-
-// src/core/rules/graph/branch-empty.ts
-var branchEmpty = {
-  code: "branch-empty",
-  layer: "graph",
-  severity: "error",
-  summary: "a branch condition is empty",
-  requires: "one-step-form",
-  check(ctx) {
-    const out = [];
-    const finding = (at, message, hint) => {
-      out.push({ rule: "branch-empty", ...locate(ctx.doc, at), message, hint });
-    };
-    for (const { branches } of branchingSteps(ctx)) {
-      let defaults = 0;
-      for (const { branch: b, path: bp, kinds } of branches) {
-        if (kinds.length !== 1) {
-          finding(
-            bp,
-            kinds.length === 0 ? `${formatPath(bp)}: a branch needs when:, condition: or default:` : `${formatPath(bp)}: a branch has one of when:, condition: or default:, not ${kinds.join(" and ")}`,
-            "write { when: <expression>, goto: <step> }, { condition: <prose>, goto: <step> } or { default: <step> }"
-          );
-        } else if (b.default !== void 0) {
-          if (defaults++ > 0)
-            finding(
-              bp,
-              `${formatPath(bp)}: a step has one default branch only`,
-              "remove the extra default"
-            );
-          if (b.goto !== void 0 || b.label !== void 0)
-            finding(
-              bp,
-              `${formatPath(bp)}: a default branch names its target itself: { default: <step> }`,
-              "remove goto/label from the default branch"
-            );
-        } else if ((b.when ?? b.condition ?? "").trim() === "") {
-          const field = b.when !== void 0 ? "when" : "condition";
-          finding(
-            [...bp, field],
-            `${formatPath(bp)}: the branch's ${field} is empty`,
-            "say when this branch applies"
-          );
-        }
-      }
-    }
-    return out;
-  }
-};
-
-// src/core/rules/graph/branch-mixed.ts
-var branchMixed = {
-  code: "branch-mixed",
-  layer: "graph",
-  severity: "error",
-  summary: "when and condition branches are mixed in one step",
-  requires: "one-step-form",
-  check(ctx) {
-    const out = [];
-    for (const { step: s, branches, hasWhen, hasCondition } of branchingSteps(ctx)) {
-      for (const { branch: b, path: bp, kinds } of branches) {
-        if (kinds.length !== 1 || b.when === void 0 || b.label === void 0) continue;
-        const at = [...bp, "label"];
-        out.push({
-          rule: "branch-mixed",
-          ...locate(ctx.doc, at, true),
-          message: `${formatPath(at)}: only prose condition branches have a /choose label`,
-          hint: "remove the label"
-        });
-      }
-      if (hasWhen && hasCondition) {
+    for (const s of graph.steps) {
+      const list2 = graph.lists.get(s.list);
+      if (list2?.dag && s.step.next !== void 0) {
         const at = [...s.path, "next"];
         out.push({
-          rule: "branch-mixed",
-          ...locate(ctx.doc, at),
-          message: `${formatPath(at)}: step '${s.id}' mixes when: expressions and condition: prose`,
-          hint: "use when: branches (decided by the engine) or condition: branches (chosen with /choose), not both"
+          rule: "goto-out-of-branch",
+          ...locate(doc, at, true),
+          message: `${formatPath(at)}: '${s.id}' is in a list that runs by needs:, where steps go on by what needs them, not by next:`,
+          hint: "remove next: and say the order with needs: on the steps that follow"
+        });
+      }
+      for (const edge of graph.resolvedSuccessors(s.id)) {
+        if (["fall-through", "fork", "join", "needs"].includes(edge.kind)) continue;
+        const target = graph.byId.get(edge.to);
+        if (!target || target.list === s.list) continue;
+        const from = graph.branchOf(s.id);
+        const into = graph.branchOf(edge.to);
+        const message = from ? `'${s.id}' in branch '${from.branch}' of '${from.parallel}' goes to '${edge.to}', outside its branch` : `'${s.id}' goes to '${edge.to}', inside branch '${into?.branch ?? ""}' of '${into?.parallel ?? ""}'`;
+        out.push({
+          rule: "goto-out-of-branch",
+          ...locate(doc, edge.path),
+          message: `${formatPath(edge.path)}: ${message}`,
+          found: `'${edge.to}'`,
+          hint: GUIDANCE4
         });
       }
     }
@@ -39892,88 +39869,43 @@ var branchMixed = {
   }
 };
 
-// src/core/rules/graph/checkpoint-target.ts
-var checkpointTarget = {
-  code: "checkpoint-target",
-  layer: "graph",
-  severity: "error",
-  summary: "a checkpoint's on_reject or on_timeout names no step",
-  requires: "one-step-form",
-  check: (ctx) => missingTargets(ctx).flatMap(
-    (missing) => missing.kind === "edge" && isCheckpointEdge(missing.edge) ? [missingEdgeFinding(ctx, missing.edge, "checkpoint-target")] : []
-  )
+// src/core/format/vocabulary.ts
+var CONTEXT_VARIABLES = {
+  issue: ["number", "title", "url", "author"],
+  repo: ["owner", "name", "full_name", "default_branch"],
+  run: ["id", "url", "initiator", "playbook", "started_at"],
+  alert: [
+    "title",
+    "summary",
+    "severity",
+    "status",
+    "source",
+    "fingerprint",
+    "url",
+    "labels",
+    "annotations"
+  ]
 };
-
-// src/core/rules/graph/cycle-without-limit.ts
-var GUIDANCE3 = "add limits: { max_steps: N } so a run that keeps looping stops";
-var cycleWithoutLimit = {
-  code: "cycle-without-limit",
-  layer: "graph",
-  severity: "error",
-  summary: "the graph has a cycle but no limits.max_steps",
-  guidance: GUIDANCE3,
-  requires: "one-step-form",
-  check(ctx) {
-    const { doc, playbook, graph } = ctx;
-    if (!entryResolves(ctx) || playbook.limits?.max_steps !== void 0) return [];
-    const cycle = graph.findCycle();
-    if (!cycle) return [];
-    return [
-      {
-        rule: "cycle-without-limit",
-        ...locate(doc, graph.byId.get(cycle[0])?.path ?? []),
-        message: `steps loop (${cycle.join(" \u2192 ")}) but limits.max_steps is not set`,
-        hint: GUIDANCE3
-      }
-    ];
-  }
+var CONTEXT_MAPS = /* @__PURE__ */ new Set(["alert.labels", "alert.annotations"]);
+var STEP_OUTPUTS = {
+  comment: ["id", "url"],
+  end: [],
+  checkpoint: null,
+  investigate: [],
+  decide: ["conclusion", "confidence", "root_cause", "rule", "alternatives", "next_actions"],
+  branch: ["name", "sha", "url", "created"],
+  commit: ["sha", "url", "branch"],
+  pull_request: ["number", "url", "head", "merged", "merge_sha"],
+  issue: ["number", "url"],
+  label: ["labels"],
+  close: ["state"],
+  dispatch: ["run_id", "url", "conclusion"],
+  ai: ["text"],
+  parallel: ["completed", "failed", "cancelled", "first"],
+  playbook: null
 };
-
-// src/core/rules/graph/entrypoint-unresolved.ts
-var entrypointUnresolved = {
-  code: "entrypoint-unresolved",
-  layer: "graph",
-  severity: "error",
-  summary: "the entrypoint names no node",
-  requires: "one-step-form",
-  check({ doc, playbook, graph }) {
-    if (graph.mode !== "nodes") return [];
-    const ids2 = graph.steps.map((s) => s.id);
-    if (playbook.entrypoint === void 0) {
-      return [
-        {
-          rule: "entrypoint-unresolved",
-          ...locate(doc, []),
-          message: "a nodes graph needs an entrypoint naming its first node",
-          hint: `add 'entrypoint: ${ids2[0] ?? "<node id>"}'`
-        }
-      ];
-    }
-    if (graph.byId.has(playbook.entrypoint)) return [];
-    const guess = didYouMean(playbook.entrypoint, ids2);
-    return [
-      {
-        rule: "entrypoint-unresolved",
-        ...locate(doc, ["entrypoint"]),
-        message: `entrypoint: '${playbook.entrypoint}' names no node${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
-        found: `'${playbook.entrypoint}'`,
-        expected: `one of: ${ids2.join(", ")}`,
-        hint: guess ? `write '${guess}'` : "name one of the nodes"
-      }
-    ];
-  }
-};
-
-// src/core/rules/analysis/findings.ts
-var expectedFindings = memoised((ctx) => {
-  const out = /* @__PURE__ */ new Set();
-  for (const s of ctx.graph.steps) {
-    const step = s.step;
-    if (step.type === "investigate" || step.type === "ai")
-      for (const f of step.expected_findings ?? []) out.add(f);
-  }
-  return out;
-});
+var ITEM_VARIABLES = ["item", "item_index"];
+var CHECKPOINT_OUTPUTS = ["approved_by", "note"];
 
 // src/core/format/expression.ts
 var ExpressionError = class extends Error {
@@ -40116,42 +40048,6 @@ function expressionRefs(e) {
   }
 }
 
-// src/core/format/vocabulary.ts
-var CONTEXT_VARIABLES = {
-  issue: ["number", "title", "url", "author"],
-  repo: ["owner", "name", "full_name", "default_branch"],
-  run: ["id", "url", "initiator", "playbook", "started_at"],
-  alert: [
-    "title",
-    "summary",
-    "severity",
-    "status",
-    "source",
-    "fingerprint",
-    "url",
-    "labels",
-    "annotations"
-  ]
-};
-var CONTEXT_MAPS = /* @__PURE__ */ new Set(["alert.labels", "alert.annotations"]);
-var STEP_OUTPUTS = {
-  comment: ["id", "url"],
-  end: [],
-  checkpoint: null,
-  investigate: [],
-  decide: ["conclusion", "confidence", "root_cause", "rule", "alternatives", "next_actions"],
-  branch: ["name", "sha", "url", "created"],
-  commit: ["sha", "url", "branch"],
-  pull_request: ["number", "url", "head", "merged", "merge_sha"],
-  issue: ["number", "url"],
-  label: ["labels"],
-  close: ["state"],
-  dispatch: ["run_id", "url", "conclusion"],
-  ai: ["text"],
-  playbook: null
-};
-var CHECKPOINT_OUTPUTS = ["approved_by", "note"];
-
 // src/core/rules/analysis/references.ts
 var NOT_TEMPLATES = /* @__PURE__ */ new Set([
   "id",
@@ -40183,7 +40079,12 @@ var NOT_TEMPLATES = /* @__PURE__ */ new Set([
   "none",
   "finding",
   "template",
-  "prompt_file"
+  "prompt_file",
+  // A parallel step's branches are steps of their own (walked as such), the rest ids and enums.
+  "branches",
+  "needs",
+  "join",
+  "on_branch_failure"
 ]);
 function forEachTemplate(ctx, visit) {
   const walk = (value, at, scope) => {
@@ -40289,6 +40190,8 @@ function resolve3(ctx, ref, raw) {
     }
     return { kind: "step-output", target };
   }
+  if (ITEM_VARIABLES.includes(head ?? "") && ref.length === 1)
+    return { kind: "resolved" };
   const vars = head !== void 0 ? CONTEXT_VARIABLES[head] : void 0;
   if (vars) {
     const ok = ref.length === 2 && vars.includes(second) || ref.length === 3 && CONTEXT_MAPS.has(`${head}.${second}`);
@@ -40318,14 +40221,484 @@ var inputDefaultTemplates = memoised(
   )
 );
 
+// src/core/rules/dag/item-outside-for-each.ts
+var GUIDANCE5 = "use {{ item }} and {{ item_index }} only in a step that has for_each:";
+var itemOutsideForEach = {
+  code: "item-outside-for-each",
+  layer: "templates",
+  severity: "error",
+  summary: "item or item_index is used outside a for_each step",
+  guidance: GUIDANCE5,
+  check(ctx) {
+    const out = [];
+    for (const { ref, scope, at, raw } of references(ctx)) {
+      if (ref.length !== 1 || !ITEM_VARIABLES.includes(ref[0] ?? ""))
+        continue;
+      const step = scope.stepId === void 0 ? void 0 : ctx.graph.byId.get(scope.stepId);
+      if (step?.step.for_each !== void 0 && at[at.length - 1] !== "for_each") continue;
+      out.push({
+        rule: "item-outside-for-each",
+        ...locate(ctx.doc, at),
+        message: `${formatPath(at)}: '${raw}' has a value only in the items of a for_each step${step?.step.for_each !== void 0 ? ", and the list is read before any item exists" : step ? `, and '${step.id}' has no for_each` : ""}`,
+        hint: GUIDANCE5
+      });
+    }
+    return out;
+  }
+};
+
+// src/core/rules/dag/join-unmet.ts
+var joinUnmet = {
+  code: "join-unmet",
+  layer: "graph",
+  severity: "error",
+  summary: "a parallel step's join can never be met",
+  requires: "one-step-form",
+  check({ doc, graph }) {
+    const out = [];
+    for (const s of graph.steps) {
+      const step = s.step;
+      if (step.type !== "parallel" || typeof step.join !== "object") continue;
+      const branches = Object.keys(step.branches ?? {}).length;
+      if (step.join.count <= branches) continue;
+      const at = [...s.path, "join", "count"];
+      out.push({
+        rule: "join-unmet",
+        ...locate(doc, at),
+        message: `${formatPath(at)}: '${s.id}' waits for ${step.join.count} completed branches but has ${branches}, so it could never go on`,
+        found: String(step.join.count),
+        expected: `at most ${branches}`,
+        hint: `lower the count to ${branches} or less (join: all waits for every branch), or add branches`
+      });
+    }
+    return out;
+  }
+};
+
+// src/core/rules/analysis/dag.ts
+var needsLists = memoised(
+  (ctx) => [...ctx.graph.lists.values()].filter((l) => l.dag)
+);
+function validNeeds(graph, s) {
+  const out = [];
+  for (const need of s.step.needs ?? []) {
+    if (need === s.id || out.includes(need)) continue;
+    if (graph.byId.get(need)?.list === s.list) out.push(need);
+  }
+  return out;
+}
+var needsCycles = memoised((ctx) => {
+  const { graph } = ctx;
+  const cycles = [];
+  for (const list2 of needsLists(ctx)) {
+    const state = /* @__PURE__ */ new Map();
+    const trail = [];
+    const visit = (id) => {
+      state.set(id, 1);
+      trail.push(id);
+      const s = graph.byId.get(id);
+      for (const need of s ? validNeeds(graph, s) : []) {
+        const seen = state.get(need);
+        if (seen === 1) cycles.push([...trail.slice(trail.indexOf(need)), need]);
+        else if (seen === void 0) visit(need);
+      }
+      trail.pop();
+      state.set(id, 2);
+    };
+    for (const id of list2.ids) if (!state.has(id)) visit(id);
+  }
+  return cycles;
+});
+function memberOf(graph, list2, id) {
+  if (list2.ids.includes(id)) return id;
+  return graph.enclosing(id).find((p) => list2.ids.includes(p.parallel))?.parallel;
+}
+
+// src/core/rules/dag/needs-cycle.ts
+var GUIDANCE6 = "remove one of the needs, so that some step of the cycle can start first";
+var needsCycle = {
+  code: "needs-cycle",
+  layer: "graph",
+  severity: "error",
+  summary: "steps need each other in a cycle",
+  guidance: GUIDANCE6,
+  requires: "one-step-form",
+  check(ctx) {
+    const out = [];
+    for (const cycle of needsCycles(ctx)) {
+      const first = ctx.graph.byId.get(cycle[0]);
+      if (!first) continue;
+      const at = [...first.path, "needs"];
+      out.push({
+        rule: "needs-cycle",
+        ...locate(ctx.doc, at),
+        message: `${formatPath(at)}: ${cycle.join(" \u2192 ")} need each other, so none of them can ever start`,
+        hint: GUIDANCE6
+      });
+    }
+    return out;
+  }
+};
+
+// src/core/rules/dag/needs-unknown.ts
+var GUIDANCE7 = "name steps of the same list in needs: (a branch's steps, or the playbook's own)";
+var needsUnknown = {
+  code: "needs-unknown",
+  layer: "graph",
+  severity: "error",
+  summary: "needs: names no step of the same list",
+  guidance: GUIDANCE7,
+  requires: "one-step-form",
+  check({ doc, graph }) {
+    const out = [];
+    for (const s of graph.steps) {
+      const list2 = graph.lists.get(s.list);
+      const seen = /* @__PURE__ */ new Set();
+      (s.step.needs ?? []).forEach((need, i) => {
+        const at = [...s.path, "needs", i];
+        const where = formatPath(at);
+        const add = (message, hint) => {
+          out.push({
+            rule: "needs-unknown",
+            ...locate(doc, at),
+            message: `${where}: ${message}`,
+            found: `'${need}'`,
+            hint
+          });
+        };
+        const target = graph.byId.get(need);
+        if (need === s.id) add(`step '${s.id}' needs itself, so it could never start`, "remove it");
+        else if (seen.has(need)) add(`'${need}' is named twice`, "name each step once");
+        else if (!target) {
+          const guess = didYouMean(need, list2?.ids ?? []);
+          add(
+            `'${need}' names no step${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
+            guess ? `write '${guess}'` : GUIDANCE7
+          );
+        } else if (target.list !== s.list) {
+          const place = graph.branchOf(need);
+          add(
+            `'${need}' is not in the same list as '${s.id}' (it is ${place ? `in branch '${place.branch}' of '${place.parallel}'` : "in the playbook's own steps"}); a step needs only steps of its own list`,
+            GUIDANCE7
+          );
+        }
+        seen.add(need);
+      });
+    }
+    return out;
+  }
+};
+
+// src/core/rules/dag/needs-unreachable.ts
+var GUIDANCE8 = "break the cycle it depends on, or remove the need";
+var needsUnreachable = {
+  code: "needs-unreachable",
+  layer: "graph",
+  severity: "error",
+  summary: "a step of a needs: list can never start",
+  guidance: GUIDANCE8,
+  requires: "one-step-form",
+  check(ctx) {
+    const { graph } = ctx;
+    const inCycle = new Set(needsCycles(ctx).flat());
+    const out = [];
+    for (const list2 of needsLists(ctx)) {
+      const starts = /* @__PURE__ */ new Set();
+      let grew = true;
+      while (grew) {
+        grew = false;
+        for (const id of list2.ids) {
+          const s = graph.byId.get(id);
+          if (!s || starts.has(id) || inCycle.has(id)) continue;
+          if (validNeeds(graph, s).every((n) => starts.has(n))) {
+            starts.add(id);
+            grew = true;
+          }
+        }
+      }
+      for (const id of list2.ids) {
+        const s = graph.byId.get(id);
+        if (!s || starts.has(id) || inCycle.has(id) || graph.byId.get(id) !== s) continue;
+        const blocked = validNeeds(graph, s).filter((n) => !starts.has(n));
+        const at = [...s.path, "needs"];
+        out.push({
+          rule: "needs-unreachable",
+          ...locate(ctx.doc, at),
+          message: `${formatPath(at)}: step '${id}' can never start: it waits for ${blocked.map((b) => `'${b}'`).join(", ")}, which can never complete`,
+          hint: GUIDANCE8
+        });
+      }
+    }
+    return out;
+  }
+};
+
+// src/core/rules/dag/output-unsure.ts
+function whyUnsure(ctx, graph, user, target) {
+  const outer = graph.enclosing(user);
+  for (const place of graph.enclosing(target)) {
+    const mine = outer.find((p) => p.parallel === place.parallel);
+    if (mine && mine.branch !== place.branch)
+      return {
+        why: `'${target}' runs in branch '${place.branch}' of '${place.parallel}', beside branch '${mine.branch}' where this step runs, so it may not have run yet`,
+        hint: `use its output after '${place.parallel}' (with join: all), or move both steps into one branch`
+      };
+  }
+  const dominators = dominatorsOf(ctx).get(user);
+  for (const place of graph.enclosing(target)) {
+    if (outer.some((p) => p.parallel === place.parallel) || !dominators?.has(place.parallel))
+      continue;
+    const step = graph.byId.get(place.parallel)?.step;
+    if (step?.type !== "parallel") continue;
+    const join2 = step.join ?? "all";
+    const branches = Object.keys(step.branches).length;
+    const partial = join2 === "any" || typeof join2 === "object" && join2.count < branches;
+    if (partial || step.on_branch_failure === "continue") {
+      const said = partial ? `goes on after ${join2 === "any" ? "any one branch" : `${join2.count} branches`}` : "goes on when branches fail (on_branch_failure: continue)";
+      return {
+        why: `'${place.parallel}' ${said}, so branch '${place.branch}' (with '${target}') may have been cancelled or failed`,
+        hint: `use join: all with on_branch_failure: fail, or read '${place.parallel}' outputs (completed, first) instead`
+      };
+    }
+  }
+  for (const list2 of needsLists(ctx)) {
+    const a = memberOf(graph, list2, user);
+    const b = memberOf(graph, list2, target);
+    if (a === void 0 || b === void 0 || a === b) continue;
+    if (!graph.transitiveNeeds(a).has(b))
+      return {
+        why: `'${b}' is not among the needs of '${a}' (nor their needs), so it may not have run yet`,
+        hint: `add '${b}' to the needs: of '${a}'`
+      };
+  }
+  return void 0;
+}
+var outputUnsure = {
+  code: "output-unsure",
+  layer: "templates",
+  severity: "error",
+  summary: "a template uses an output of a step that may not have run (a branch, a join, needs:)",
+  requires: "sound-graph",
+  check(ctx) {
+    const out = [];
+    for (const { resolution, scope, at, raw } of references(ctx)) {
+      if (resolution.kind !== "step-output" || scope.stepId === void 0) continue;
+      if (resolution.target.id === scope.stepId) continue;
+      const unsure = whyUnsure(ctx, ctx.graph, scope.stepId, resolution.target.id);
+      if (!unsure) continue;
+      out.push({
+        rule: "output-unsure",
+        ...locate(ctx.doc, at),
+        message: `${formatPath(at)}: '${raw}' is used in step '${scope.stepId}', but ${unsure.why}`,
+        hint: unsure.hint
+      });
+    }
+    return out;
+  }
+};
+
+// src/core/rules/graph/branch-duplicate-label.ts
+var branchDuplicateLabel = {
+  code: "branch-duplicate-label",
+  layer: "graph",
+  severity: "error",
+  summary: "two prose branches of one step share a label",
+  requires: "one-step-form",
+  check(ctx) {
+    const out = [];
+    for (const { branches } of branchingSteps(ctx)) {
+      const labels = /* @__PURE__ */ new Map();
+      for (const { branch: b, path: bp, kinds, index } of branches) {
+        if (kinds.length !== 1 || b.condition === void 0) continue;
+        const label2 = b.label ?? b.goto ?? "";
+        const prev = labels.get(label2);
+        if (prev === void 0) labels.set(label2, index);
+        else
+          out.push({
+            rule: "branch-duplicate-label",
+            ...locate(ctx.doc, bp),
+            message: `${formatPath(bp)}: '/choose ${label2}' would be ambiguous: branch ${prev} has the same label`,
+            hint: "give each prose branch its own label:"
+          });
+      }
+    }
+    return out;
+  }
+};
+
+// src/core/rules/graph/branch-empty.ts
+var branchEmpty = {
+  code: "branch-empty",
+  layer: "graph",
+  severity: "error",
+  summary: "a branch condition is empty",
+  requires: "one-step-form",
+  check(ctx) {
+    const out = [];
+    const finding = (at, message, hint) => {
+      out.push({ rule: "branch-empty", ...locate(ctx.doc, at), message, hint });
+    };
+    for (const { branches } of branchingSteps(ctx)) {
+      let defaults = 0;
+      for (const { branch: b, path: bp, kinds } of branches) {
+        if (kinds.length !== 1) {
+          finding(
+            bp,
+            kinds.length === 0 ? `${formatPath(bp)}: a branch needs when:, condition: or default:` : `${formatPath(bp)}: a branch has one of when:, condition: or default:, not ${kinds.join(" and ")}`,
+            "write { when: <expression>, goto: <step> }, { condition: <prose>, goto: <step> } or { default: <step> }"
+          );
+        } else if (b.default !== void 0) {
+          if (defaults++ > 0)
+            finding(
+              bp,
+              `${formatPath(bp)}: a step has one default branch only`,
+              "remove the extra default"
+            );
+          if (b.goto !== void 0 || b.label !== void 0)
+            finding(
+              bp,
+              `${formatPath(bp)}: a default branch names its target itself: { default: <step> }`,
+              "remove goto/label from the default branch"
+            );
+        } else if ((b.when ?? b.condition ?? "").trim() === "") {
+          const field = b.when !== void 0 ? "when" : "condition";
+          finding(
+            [...bp, field],
+            `${formatPath(bp)}: the branch's ${field} is empty`,
+            "say when this branch applies"
+          );
+        }
+      }
+    }
+    return out;
+  }
+};
+
+// src/core/rules/graph/branch-mixed.ts
+var branchMixed = {
+  code: "branch-mixed",
+  layer: "graph",
+  severity: "error",
+  summary: "when and condition branches are mixed in one step",
+  requires: "one-step-form",
+  check(ctx) {
+    const out = [];
+    for (const { step: s, branches, hasWhen, hasCondition } of branchingSteps(ctx)) {
+      for (const { branch: b, path: bp, kinds } of branches) {
+        if (kinds.length !== 1 || b.when === void 0 || b.label === void 0) continue;
+        const at = [...bp, "label"];
+        out.push({
+          rule: "branch-mixed",
+          ...locate(ctx.doc, at, true),
+          message: `${formatPath(at)}: only prose condition branches have a /choose label`,
+          hint: "remove the label"
+        });
+      }
+      if (hasWhen && hasCondition) {
+        const at = [...s.path, "next"];
+        out.push({
+          rule: "branch-mixed",
+          ...locate(ctx.doc, at),
+          message: `${formatPath(at)}: step '${s.id}' mixes when: expressions and condition: prose`,
+          hint: "use when: branches (decided by the engine) or condition: branches (chosen with /choose), not both"
+        });
+      }
+    }
+    return out;
+  }
+};
+
+// src/core/rules/graph/checkpoint-target.ts
+var checkpointTarget = {
+  code: "checkpoint-target",
+  layer: "graph",
+  severity: "error",
+  summary: "a checkpoint's on_reject or on_timeout names no step",
+  requires: "one-step-form",
+  check: (ctx) => missingTargets(ctx).flatMap(
+    (missing) => missing.kind === "edge" && isCheckpointEdge(missing.edge) ? [missingEdgeFinding(ctx, missing.edge, "checkpoint-target")] : []
+  )
+};
+
+// src/core/rules/graph/cycle-without-limit.ts
+var GUIDANCE9 = "add limits: { max_steps: N } so a run that keeps looping stops";
+var cycleWithoutLimit = {
+  code: "cycle-without-limit",
+  layer: "graph",
+  severity: "error",
+  summary: "the graph has a cycle but no limits.max_steps",
+  guidance: GUIDANCE9,
+  requires: "one-step-form",
+  check(ctx) {
+    const { doc, playbook, graph } = ctx;
+    if (!entryResolves(ctx) || playbook.limits?.max_steps !== void 0) return [];
+    const cycle = graph.findCycle();
+    if (!cycle) return [];
+    return [
+      {
+        rule: "cycle-without-limit",
+        ...locate(doc, graph.byId.get(cycle[0])?.path ?? []),
+        message: `steps loop (${cycle.join(" \u2192 ")}) but limits.max_steps is not set`,
+        hint: GUIDANCE9
+      }
+    ];
+  }
+};
+
+// src/core/rules/graph/entrypoint-unresolved.ts
+var entrypointUnresolved = {
+  code: "entrypoint-unresolved",
+  layer: "graph",
+  severity: "error",
+  summary: "the entrypoint names no node",
+  requires: "one-step-form",
+  check({ doc, playbook, graph }) {
+    if (graph.mode !== "nodes") return [];
+    const ids2 = graph.steps.map((s) => s.id);
+    if (playbook.entrypoint === void 0) {
+      return [
+        {
+          rule: "entrypoint-unresolved",
+          ...locate(doc, []),
+          message: "a nodes graph needs an entrypoint naming its first node",
+          hint: `add 'entrypoint: ${ids2[0] ?? "<node id>"}'`
+        }
+      ];
+    }
+    if (graph.byId.has(playbook.entrypoint)) return [];
+    const guess = didYouMean(playbook.entrypoint, ids2);
+    return [
+      {
+        rule: "entrypoint-unresolved",
+        ...locate(doc, ["entrypoint"]),
+        message: `entrypoint: '${playbook.entrypoint}' names no node${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
+        found: `'${playbook.entrypoint}'`,
+        expected: `one of: ${ids2.join(", ")}`,
+        hint: guess ? `write '${guess}'` : "name one of the nodes"
+      }
+    ];
+  }
+};
+
+// src/core/rules/analysis/findings.ts
+var expectedFindings = memoised((ctx) => {
+  const out = /* @__PURE__ */ new Set();
+  for (const s of ctx.graph.steps) {
+    const step = s.step;
+    if (step.type === "investigate" || step.type === "ai")
+      for (const f of step.expected_findings ?? []) out.add(f);
+  }
+  return out;
+});
+
 // src/core/rules/graph/finding-unknown.ts
-var GUIDANCE4 = "list it in an investigate or ai step's expected_findings";
+var GUIDANCE10 = "list it in an investigate or ai step's expected_findings";
 var findingUnknown = {
   code: "finding-unknown",
   layer: "graph",
   severity: "warning",
   summary: "a finding is used but no step expects it",
-  guidance: GUIDANCE4,
+  guidance: GUIDANCE10,
   requires: "one-step-form",
   check(ctx) {
     const out = [];
@@ -40343,7 +40716,7 @@ var findingUnknown = {
               rule: "finding-unknown",
               ...locate(ctx.doc, at),
               message: `${formatPath(at)}: finding '${f}' is used here but no step expects it${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
-              hint: GUIDANCE4
+              hint: GUIDANCE10
             });
           });
         }
@@ -40356,7 +40729,7 @@ var findingUnknown = {
         rule: "finding-unknown",
         ...locate(ctx.doc, r.at),
         message: `${formatPath(r.at)}: finding '${r.resolution.key}' is used but no step expects it`,
-        hint: GUIDANCE4
+        hint: GUIDANCE10
       });
     }
     return out;
@@ -40430,13 +40803,13 @@ var handoffNotTerminal = {
 };
 
 // src/core/rules/graph/self-loop.ts
-var GUIDANCE5 = "route through a distinct step (for a retry, use on_error: retry:N)";
+var GUIDANCE11 = "route through a distinct step (for a retry, use on_error: retry:N)";
 var selfLoop = {
   code: "self-loop",
   layer: "graph",
   severity: "error",
   summary: "a step branches to itself",
-  guidance: GUIDANCE5,
+  guidance: GUIDANCE11,
   requires: "one-step-form",
   check({ doc, graph }) {
     const out = [];
@@ -40447,7 +40820,7 @@ var selfLoop = {
             rule: "self-loop",
             ...locate(doc, e.path),
             message: `${formatPath(e.path)}: step '${s.id}' branches to itself`,
-            hint: GUIDANCE5
+            hint: GUIDANCE11
           });
       }
     return out;
@@ -40542,13 +40915,13 @@ var stepsAndNodes = {
 };
 
 // src/core/rules/graph/terminal-missing.ts
-var GUIDANCE6 = "add an end step (or a node without next) that a branch leads to";
+var GUIDANCE12 = "add an end step (or a node without next) that a branch leads to";
 var terminalMissing = {
   code: "terminal-missing",
   layer: "graph",
   severity: "error",
   summary: "no step ends the playbook",
-  guidance: GUIDANCE6,
+  guidance: GUIDANCE12,
   requires: "one-step-form",
   check(ctx) {
     if (!entryResolves(ctx) || missingTargets(ctx).length > 0) return [];
@@ -40558,20 +40931,20 @@ var terminalMissing = {
         rule: "terminal-missing",
         ...locate(ctx.doc, ctx.graph.mode === "nodes" ? ["nodes"] : ["steps"], true),
         message: "no reachable step ends the playbook: every path loops forever",
-        hint: GUIDANCE6
+        hint: GUIDANCE12
       }
     ];
   }
 };
 
 // src/core/rules/graph/unreachable.ts
-var GUIDANCE7 = "add a branch that targets it or remove it";
+var GUIDANCE13 = "add a branch that targets it or remove it";
 var unreachable = {
   code: "unreachable",
   layer: "graph",
   severity: "error",
   summary: "a step cannot be reached",
-  guidance: GUIDANCE7,
+  guidance: GUIDANCE13,
   requires: "one-step-form",
   check(ctx) {
     const { doc, graph } = ctx;
@@ -40585,7 +40958,7 @@ var unreachable = {
         rule: "unreachable",
         ...locate(doc, nodes ? s.path : [...s.path, "id"], nodes),
         message: `${formatPath(s.path)}: step '${s.id}' can never be reached from '${graph.entry}'`,
-        hint: GUIDANCE7
+        hint: GUIDANCE13
       });
     }
     return out;
@@ -40599,19 +40972,19 @@ var generatedUcs2length = (s) => {
   return n;
 };
 var playbook_validator_default = validate20;
-var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next.", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "playbook", "pull_request"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." } }, "required": ["head", "title"] } } };
+var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" }, "max_parallel": { "type": "integer", "minimum": 1, "maximum": 20, "description": "Items of a for_each step run at once (default 4)." }, "max_items": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Items a for_each step takes from its list (default 20); a longer list fails the step." } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "step_list": { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_parallel": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] } } };
 var schema32 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" };
 var schema33 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" };
 var schema35 = { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } };
-var schema37 = { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } };
+var schema37 = { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } };
 var schema38 = { "type": "string", "pattern": "^([0-9]+[smhd])+$" };
 var func1 = Object.prototype.hasOwnProperty;
 var pattern4 = new RegExp("^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", "u");
 var pattern5 = new RegExp("^[A-Z_][A-Z0-9_]*$", "u");
 var pattern6 = new RegExp("^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", "u");
 var pattern9 = new RegExp("^([0-9]+[smhd])+$", "u");
-var schema39 = { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "playbook", "pull_request"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }] };
-var schema40 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." } } };
+var schema39 = { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }] };
+var schema40 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." } } };
 var schema42 = { "type": "string", "minLength": 1 };
 var func4 = generatedUcs2length;
 var schema43 = { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } };
@@ -41136,58 +41509,55 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.prompt !== void 0) {
-      let data10 = data.prompt;
-      if (typeof data10 !== "string") {
-        const err12 = { instancePath: instancePath + "/prompt", schemaPath: "#/properties/prompt/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.prompt.type, parentSchema: schema40.properties.prompt, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema40.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.prompt_file !== void 0) {
-      let data11 = data.prompt_file;
-      if (typeof data11 !== "string") {
-        const err13 = { instancePath: instancePath + "/prompt_file", schemaPath: "#/properties/prompt_file/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.prompt_file.type, parentSchema: schema40.properties.prompt_file, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.tools !== void 0) {
-      let data12 = data.tools;
-      if (Array.isArray(data12)) {
-        const len0 = data12.length;
+        const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data13 = data12[i0];
-          if (typeof data13 === "string") {
-            if (!pattern6.test(data13)) {
-              const err14 = { instancePath: instancePath + "/tools/" + i0, schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data13 };
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err13 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
               if (vErrors === null) {
-                vErrors = [err14];
+                vErrors = [err13];
               } else {
-                vErrors.push(err14);
+                vErrors.push(err13);
               }
               errors++;
             }
           } else {
-            const err15 = { instancePath: instancePath + "/tools/" + i0, schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data13 };
+            const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
             if (vErrors === null) {
-              vErrors = [err15];
+              vErrors = [err14];
             } else {
-              vErrors.push(err15);
+              vErrors.push(err14);
             }
             errors++;
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/tools", schemaPath: "#/properties/tools/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.tools.type, parentSchema: schema40.properties.tools, data: data12 };
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.needs.type, parentSchema: schema40.properties.needs, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.for_each.type, parentSchema: schema40.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -41196,10 +41566,10 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.scope !== void 0) {
-      let data14 = data.scope;
-      if (!(data14 === "read-only" || data14 === "write")) {
-        const err17 = { instancePath: instancePath + "/scope", schemaPath: "#/properties/scope/enum", keyword: "enum", params: { allowedValues: schema40.properties.scope.enum }, message: "must be equal to one of the allowed values", schema: schema40.properties.scope.enum, parentSchema: schema40.properties.scope, data: data14 };
+    if (data.prompt !== void 0) {
+      let data13 = data.prompt;
+      if (typeof data13 !== "string") {
+        const err17 = { instancePath: instancePath + "/prompt", schemaPath: "#/properties/prompt/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.prompt.type, parentSchema: schema40.properties.prompt, data: data13 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -41208,60 +41578,58 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.expected_findings !== void 0) {
-      let data15 = data.expected_findings;
+    if (data.prompt_file !== void 0) {
+      let data14 = data.prompt_file;
+      if (typeof data14 !== "string") {
+        const err18 = { instancePath: instancePath + "/prompt_file", schemaPath: "#/properties/prompt_file/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.prompt_file.type, parentSchema: schema40.properties.prompt_file, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.tools !== void 0) {
+      let data15 = data.tools;
       if (Array.isArray(data15)) {
         const len1 = data15.length;
         for (let i1 = 0; i1 < len1; i1++) {
           let data16 = data15[i1];
           if (typeof data16 === "string") {
-            if (!pattern4.test(data16)) {
-              const err18 = { instancePath: instancePath + "/expected_findings/" + i1, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data16 };
+            if (!pattern6.test(data16)) {
+              const err19 = { instancePath: instancePath + "/tools/" + i1, schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data16 };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err19];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err19);
               }
               errors++;
             }
           } else {
-            const err19 = { instancePath: instancePath + "/expected_findings/" + i1, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data16 };
+            const err20 = { instancePath: instancePath + "/tools/" + i1, schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data16 };
             if (vErrors === null) {
-              vErrors = [err19];
+              vErrors = [err20];
             } else {
-              vErrors.push(err19);
+              vErrors.push(err20);
             }
             errors++;
           }
         }
       } else {
-        const err20 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.expected_findings.type, parentSchema: schema40.properties.expected_findings, data: data15 };
+        const err21 = { instancePath: instancePath + "/tools", schemaPath: "#/properties/tools/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.tools.type, parentSchema: schema40.properties.tools, data: data15 };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
     }
-    if (data.expect_files !== void 0) {
-      let data17 = data.expect_files;
-      if (Array.isArray(data17)) {
-        const len2 = data17.length;
-        for (let i2 = 0; i2 < len2; i2++) {
-          let data18 = data17[i2];
-          if (typeof data18 !== "string") {
-            const err21 = { instancePath: instancePath + "/expect_files/" + i2, schemaPath: "#/properties/expect_files/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.expect_files.items.type, parentSchema: schema40.properties.expect_files.items, data: data18 };
-            if (vErrors === null) {
-              vErrors = [err21];
-            } else {
-              vErrors.push(err21);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err22 = { instancePath: instancePath + "/expect_files", schemaPath: "#/properties/expect_files/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.expect_files.type, parentSchema: schema40.properties.expect_files, data: data17 };
+    if (data.scope !== void 0) {
+      let data17 = data.scope;
+      if (!(data17 === "read-only" || data17 === "write")) {
+        const err22 = { instancePath: instancePath + "/scope", schemaPath: "#/properties/scope/enum", keyword: "enum", params: { allowedValues: schema40.properties.scope.enum }, message: "must be equal to one of the allowed values", schema: schema40.properties.scope.enum, parentSchema: schema40.properties.scope, data: data17 };
         if (vErrors === null) {
           vErrors = [err22];
         } else {
@@ -41270,12 +41638,74 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.expected_findings !== void 0) {
+      let data18 = data.expected_findings;
+      if (Array.isArray(data18)) {
+        const len2 = data18.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data19 = data18[i2];
+          if (typeof data19 === "string") {
+            if (!pattern4.test(data19)) {
+              const err23 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data19 };
+              if (vErrors === null) {
+                vErrors = [err23];
+              } else {
+                vErrors.push(err23);
+              }
+              errors++;
+            }
+          } else {
+            const err24 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data19 };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err25 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.expected_findings.type, parentSchema: schema40.properties.expected_findings, data: data18 };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
+    if (data.expect_files !== void 0) {
+      let data20 = data.expect_files;
+      if (Array.isArray(data20)) {
+        const len3 = data20.length;
+        for (let i3 = 0; i3 < len3; i3++) {
+          let data21 = data20[i3];
+          if (typeof data21 !== "string") {
+            const err26 = { instancePath: instancePath + "/expect_files/" + i3, schemaPath: "#/properties/expect_files/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.expect_files.items.type, parentSchema: schema40.properties.expect_files.items, data: data21 };
+            if (vErrors === null) {
+              vErrors = [err26];
+            } else {
+              vErrors.push(err26);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err27 = { instancePath: instancePath + "/expect_files", schemaPath: "#/properties/expect_files/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.expect_files.type, parentSchema: schema40.properties.expect_files, data: data20 };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err23 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema40.type, parentSchema: schema40, data };
+    const err28 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema40.type, parentSchema: schema40, data };
     if (vErrors === null) {
-      vErrors = [err23];
+      vErrors = [err28];
     } else {
-      vErrors.push(err23);
+      vErrors.push(err28);
     }
     errors++;
   }
@@ -41283,7 +41713,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate22.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema54 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] };
+var schema55 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] };
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -41296,7 +41726,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema54.required, parentSchema: schema54, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema55.required, parentSchema: schema55, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -41305,8 +41735,8 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema54.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema54, data };
+      if (!func1.call(schema55.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema55, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -41340,7 +41770,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("branch" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "branch" }, message: "must be equal to constant", schema: "branch", parentSchema: schema54.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "branch" }, message: "must be equal to constant", schema: "branch", parentSchema: schema55.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -41352,7 +41782,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.name.type, parentSchema: schema54.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema55.properties.name.type, parentSchema: schema55.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -41364,7 +41794,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.description.type, parentSchema: schema54.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema55.properties.description.type, parentSchema: schema55.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -41410,7 +41840,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema54.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.authority.enum, parentSchema: schema54.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema55.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema55.properties.authority.enum, parentSchema: schema55.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -41444,7 +41874,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.idempotency_key.type, parentSchema: schema54.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema55.properties.idempotency_key.type, parentSchema: schema55.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -41453,48 +41883,105 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.from !== void 0) {
-      let data10 = data.from;
-      if (typeof data10 !== "string") {
-        const err13 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema54.properties.from.type, parentSchema: schema54.properties.from, data: data10 };
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema55.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err14];
+              } else {
+                vErrors.push(err14);
+              }
+              errors++;
+            }
+          } else {
+            const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema55.properties.needs.type, parentSchema: schema55.properties.needs, data: data10 };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err16];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema55.properties.for_each.type, parentSchema: schema55.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.from !== void 0) {
+      let data13 = data.from;
+      if (typeof data13 !== "string") {
+        const err18 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema55.properties.from.type, parentSchema: schema55.properties.from, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
         }
         errors++;
       }
     }
     if (data.require_new !== void 0) {
-      let data11 = data.require_new;
-      if (typeof data11 !== "boolean") {
-        const err14 = { instancePath: instancePath + "/require_new", schemaPath: "#/properties/require_new/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema54.properties.require_new.type, parentSchema: schema54.properties.require_new, data: data11 };
+      let data14 = data.require_new;
+      if (typeof data14 !== "boolean") {
+        const err19 = { instancePath: instancePath + "/require_new", schemaPath: "#/properties/require_new/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema55.properties.require_new.type, parentSchema: schema55.properties.require_new, data: data14 };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err19];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err19);
         }
         errors++;
       }
     }
     if (data.if_exists !== void 0) {
-      let data12 = data.if_exists;
-      if (!(data12 === "reuse" || data12 === "fail" || data12 === "new-name")) {
-        const err15 = { instancePath: instancePath + "/if_exists", schemaPath: "#/properties/if_exists/enum", keyword: "enum", params: { allowedValues: schema54.properties.if_exists.enum }, message: "must be equal to one of the allowed values", schema: schema54.properties.if_exists.enum, parentSchema: schema54.properties.if_exists, data: data12 };
+      let data15 = data.if_exists;
+      if (!(data15 === "reuse" || data15 === "fail" || data15 === "new-name")) {
+        const err20 = { instancePath: instancePath + "/if_exists", schemaPath: "#/properties/if_exists/enum", keyword: "enum", params: { allowedValues: schema55.properties.if_exists.enum }, message: "must be equal to one of the allowed values", schema: schema55.properties.if_exists.enum, parentSchema: schema55.properties.if_exists, data: data15 };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err20];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err20);
         }
         errors++;
       }
     }
   } else {
-    const err16 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema54.type, parentSchema: schema54, data };
+    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema55.type, parentSchema: schema55, data };
     if (vErrors === null) {
-      vErrors = [err16];
+      vErrors = [err21];
     } else {
-      vErrors.push(err16);
+      vErrors.push(err21);
     }
     errors++;
   }
@@ -41502,7 +41989,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate28.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema58 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] };
+var schema60 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] };
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -41515,7 +42002,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.message === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property 'message'", schema: schema58.required, parentSchema: schema58, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property 'message'", schema: schema60.required, parentSchema: schema60, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -41524,8 +42011,8 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema58.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema58, data };
+      if (!func1.call(schema60.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema60, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -41559,7 +42046,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("checkpoint" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "checkpoint" }, message: "must be equal to constant", schema: "checkpoint", parentSchema: schema58.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "checkpoint" }, message: "must be equal to constant", schema: "checkpoint", parentSchema: schema60.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -41571,7 +42058,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.name.type, parentSchema: schema58.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.name.type, parentSchema: schema60.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -41583,7 +42070,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.description.type, parentSchema: schema58.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.description.type, parentSchema: schema60.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -41629,7 +42116,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema58.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema58.properties.authority.enum, parentSchema: schema58.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema60.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema60.properties.authority.enum, parentSchema: schema60.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -41663,7 +42150,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.idempotency_key.type, parentSchema: schema58.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.idempotency_key.type, parentSchema: schema60.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -41672,36 +42159,33 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.message !== void 0) {
-      let data10 = data.message;
-      if (typeof data10 !== "string") {
-        const err13 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.message.type, parentSchema: schema58.properties.message, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.approvers !== void 0) {
-      let data11 = data.approvers;
-      if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
-        for (const key1 in data11) {
-          if (!(key1 === "permission" || key1 === "users" || key1 === "teams" || key1 === "count" || key1 === "allow_initiator")) {
-            const err14 = { instancePath: instancePath + "/approvers", schemaPath: "#/properties/approvers/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema58.properties.approvers, data: data11 };
-            if (vErrors === null) {
-              vErrors = [err14];
-            } else {
-              vErrors.push(err14);
-            }
-            errors++;
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema60.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
           }
+          errors++;
         }
-        if (data11.permission !== void 0) {
-          let data12 = data11.permission;
-          if (!(data12 === "read" || data12 === "triage" || data12 === "write" || data12 === "maintain" || data12 === "admin")) {
-            const err15 = { instancePath: instancePath + "/approvers/permission", schemaPath: "#/properties/approvers/properties/permission/enum", keyword: "enum", params: { allowedValues: schema58.properties.approvers.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema58.properties.approvers.properties.permission.enum, parentSchema: schema58.properties.approvers.properties.permission, data: data12 };
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err14];
+              } else {
+                vErrors.push(err14);
+              }
+              errors++;
+            }
+          } else {
+            const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -41710,50 +42194,46 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data11.users !== void 0) {
-          let data13 = data11.users;
-          if (Array.isArray(data13)) {
-            const len0 = data13.length;
-            for (let i0 = 0; i0 < len0; i0++) {
-              let data14 = data13[i0];
-              if (typeof data14 !== "string") {
-                const err16 = { instancePath: instancePath + "/approvers/users/" + i0, schemaPath: "#/properties/approvers/properties/users/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.approvers.properties.users.items.type, parentSchema: schema58.properties.approvers.properties.users.items, data: data14 };
-                if (vErrors === null) {
-                  vErrors = [err16];
-                } else {
-                  vErrors.push(err16);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err17 = { instancePath: instancePath + "/approvers/users", schemaPath: "#/properties/approvers/properties/users/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema58.properties.approvers.properties.users.type, parentSchema: schema58.properties.approvers.properties.users, data: data13 };
-            if (vErrors === null) {
-              vErrors = [err17];
-            } else {
-              vErrors.push(err17);
-            }
-            errors++;
-          }
+      } else {
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema60.properties.needs.type, parentSchema: schema60.properties.needs, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
         }
-        if (data11.teams !== void 0) {
-          let data15 = data11.teams;
-          if (Array.isArray(data15)) {
-            const len1 = data15.length;
-            for (let i1 = 0; i1 < len1; i1++) {
-              let data16 = data15[i1];
-              if (typeof data16 !== "string") {
-                const err18 = { instancePath: instancePath + "/approvers/teams/" + i1, schemaPath: "#/properties/approvers/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.approvers.properties.teams.items.type, parentSchema: schema58.properties.approvers.properties.teams.items, data: data16 };
-                if (vErrors === null) {
-                  vErrors = [err18];
-                } else {
-                  vErrors.push(err18);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err19 = { instancePath: instancePath + "/approvers/teams", schemaPath: "#/properties/approvers/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema58.properties.approvers.properties.teams.type, parentSchema: schema58.properties.approvers.properties.teams, data: data15 };
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.for_each.type, parentSchema: schema60.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.message !== void 0) {
+      let data13 = data.message;
+      if (typeof data13 !== "string") {
+        const err18 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.message.type, parentSchema: schema60.properties.message, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.approvers !== void 0) {
+      let data14 = data.approvers;
+      if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
+        for (const key1 in data14) {
+          if (!(key1 === "permission" || key1 === "users" || key1 === "teams" || key1 === "count" || key1 === "allow_initiator")) {
+            const err19 = { instancePath: instancePath + "/approvers", schemaPath: "#/properties/approvers/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema60.properties.approvers, data: data14 };
             if (vErrors === null) {
               vErrors = [err19];
             } else {
@@ -41762,10 +42242,10 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data11.count !== void 0) {
-          let data17 = data11.count;
-          if (!(typeof data17 == "number" && (!(data17 % 1) && !isNaN(data17)) && isFinite(data17))) {
-            const err20 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema58.properties.approvers.properties.count.type, parentSchema: schema58.properties.approvers.properties.count, data: data17 };
+        if (data14.permission !== void 0) {
+          let data15 = data14.permission;
+          if (!(data15 === "read" || data15 === "triage" || data15 === "write" || data15 === "maintain" || data15 === "admin")) {
+            const err20 = { instancePath: instancePath + "/approvers/permission", schemaPath: "#/properties/approvers/properties/permission/enum", keyword: "enum", params: { allowedValues: schema60.properties.approvers.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema60.properties.approvers.properties.permission.enum, parentSchema: schema60.properties.approvers.properties.permission, data: data15 };
             if (vErrors === null) {
               vErrors = [err20];
             } else {
@@ -41773,97 +42253,105 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data17 == "number" && isFinite(data17)) {
-            if (data17 > 10 || isNaN(data17)) {
-              const err21 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10", schema: 10, parentSchema: schema58.properties.approvers.properties.count, data: data17 };
+        }
+        if (data14.users !== void 0) {
+          let data16 = data14.users;
+          if (Array.isArray(data16)) {
+            const len1 = data16.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+              let data17 = data16[i1];
+              if (typeof data17 !== "string") {
+                const err21 = { instancePath: instancePath + "/approvers/users/" + i1, schemaPath: "#/properties/approvers/properties/users/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.approvers.properties.users.items.type, parentSchema: schema60.properties.approvers.properties.users.items, data: data17 };
+                if (vErrors === null) {
+                  vErrors = [err21];
+                } else {
+                  vErrors.push(err21);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err22 = { instancePath: instancePath + "/approvers/users", schemaPath: "#/properties/approvers/properties/users/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema60.properties.approvers.properties.users.type, parentSchema: schema60.properties.approvers.properties.users, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+        if (data14.teams !== void 0) {
+          let data18 = data14.teams;
+          if (Array.isArray(data18)) {
+            const len2 = data18.length;
+            for (let i2 = 0; i2 < len2; i2++) {
+              let data19 = data18[i2];
+              if (typeof data19 !== "string") {
+                const err23 = { instancePath: instancePath + "/approvers/teams/" + i2, schemaPath: "#/properties/approvers/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.approvers.properties.teams.items.type, parentSchema: schema60.properties.approvers.properties.teams.items, data: data19 };
+                if (vErrors === null) {
+                  vErrors = [err23];
+                } else {
+                  vErrors.push(err23);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err24 = { instancePath: instancePath + "/approvers/teams", schemaPath: "#/properties/approvers/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema60.properties.approvers.properties.teams.type, parentSchema: schema60.properties.approvers.properties.teams, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+        if (data14.count !== void 0) {
+          let data20 = data14.count;
+          if (!(typeof data20 == "number" && (!(data20 % 1) && !isNaN(data20)) && isFinite(data20))) {
+            const err25 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema60.properties.approvers.properties.count.type, parentSchema: schema60.properties.approvers.properties.count, data: data20 };
+            if (vErrors === null) {
+              vErrors = [err25];
+            } else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+          if (typeof data20 == "number" && isFinite(data20)) {
+            if (data20 > 10 || isNaN(data20)) {
+              const err26 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10", schema: 10, parentSchema: schema60.properties.approvers.properties.count, data: data20 };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err26];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err26);
               }
               errors++;
             }
-            if (data17 < 1 || isNaN(data17)) {
-              const err22 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema58.properties.approvers.properties.count, data: data17 };
+            if (data20 < 1 || isNaN(data20)) {
+              const err27 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema60.properties.approvers.properties.count, data: data20 };
               if (vErrors === null) {
-                vErrors = [err22];
+                vErrors = [err27];
               } else {
-                vErrors.push(err22);
+                vErrors.push(err27);
               }
               errors++;
             }
           }
         }
-        if (data11.allow_initiator !== void 0) {
-          let data18 = data11.allow_initiator;
-          if (typeof data18 !== "boolean") {
-            const err23 = { instancePath: instancePath + "/approvers/allow_initiator", schemaPath: "#/properties/approvers/properties/allow_initiator/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema58.properties.approvers.properties.allow_initiator.type, parentSchema: schema58.properties.approvers.properties.allow_initiator, data: data18 };
+        if (data14.allow_initiator !== void 0) {
+          let data21 = data14.allow_initiator;
+          if (typeof data21 !== "boolean") {
+            const err28 = { instancePath: instancePath + "/approvers/allow_initiator", schemaPath: "#/properties/approvers/properties/allow_initiator/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema60.properties.approvers.properties.allow_initiator.type, parentSchema: schema60.properties.approvers.properties.allow_initiator, data: data21 };
             if (vErrors === null) {
-              vErrors = [err23];
+              vErrors = [err28];
             } else {
-              vErrors.push(err23);
+              vErrors.push(err28);
             }
             errors++;
           }
         }
       } else {
-        const err24 = { instancePath: instancePath + "/approvers", schemaPath: "#/properties/approvers/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema58.properties.approvers.type, parentSchema: schema58.properties.approvers, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err24];
-        } else {
-          vErrors.push(err24);
-        }
-        errors++;
-      }
-    }
-    if (data.response_schema !== void 0) {
-      let data19 = data.response_schema;
-      if (!(data19 && typeof data19 == "object" && !Array.isArray(data19))) {
-        const err25 = { instancePath: instancePath + "/response_schema", schemaPath: "#/properties/response_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema58.properties.response_schema.type, parentSchema: schema58.properties.response_schema, data: data19 };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-    }
-    if (data.on_reject !== void 0) {
-      let data20 = data.on_reject;
-      if (typeof data20 === "string") {
-        if (!pattern4.test(data20)) {
-          const err26 = { instancePath: instancePath + "/on_reject", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data20 };
-          if (vErrors === null) {
-            vErrors = [err26];
-          } else {
-            vErrors.push(err26);
-          }
-          errors++;
-        }
-      } else {
-        const err27 = { instancePath: instancePath + "/on_reject", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data20 };
-        if (vErrors === null) {
-          vErrors = [err27];
-        } else {
-          vErrors.push(err27);
-        }
-        errors++;
-      }
-    }
-    if (data.reminder !== void 0) {
-      let data21 = data.reminder;
-      if (typeof data21 === "string") {
-        if (!pattern9.test(data21)) {
-          const err28 = { instancePath: instancePath + "/reminder", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data21 };
-          if (vErrors === null) {
-            vErrors = [err28];
-          } else {
-            vErrors.push(err28);
-          }
-          errors++;
-        }
-      } else {
-        const err29 = { instancePath: instancePath + "/reminder", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data21 };
+        const err29 = { instancePath: instancePath + "/approvers", schemaPath: "#/properties/approvers/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema60.properties.approvers.type, parentSchema: schema60.properties.approvers, data: data14 };
         if (vErrors === null) {
           vErrors = [err29];
         } else {
@@ -41872,10 +42360,10 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.on_timeout !== void 0) {
-      let data22 = data.on_timeout;
-      if (typeof data22 !== "string") {
-        const err30 = { instancePath: instancePath + "/on_timeout", schemaPath: "#/properties/on_timeout/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema58.properties.on_timeout.type, parentSchema: schema58.properties.on_timeout, data: data22 };
+    if (data.response_schema !== void 0) {
+      let data22 = data.response_schema;
+      if (!(data22 && typeof data22 == "object" && !Array.isArray(data22))) {
+        const err30 = { instancePath: instancePath + "/response_schema", schemaPath: "#/properties/response_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema60.properties.response_schema.type, parentSchema: schema60.properties.response_schema, data: data22 };
         if (vErrors === null) {
           vErrors = [err30];
         } else {
@@ -41884,12 +42372,68 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.on_reject !== void 0) {
+      let data23 = data.on_reject;
+      if (typeof data23 === "string") {
+        if (!pattern4.test(data23)) {
+          const err31 = { instancePath: instancePath + "/on_reject", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data23 };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+      } else {
+        const err32 = { instancePath: instancePath + "/on_reject", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data23 };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
+    if (data.reminder !== void 0) {
+      let data24 = data.reminder;
+      if (typeof data24 === "string") {
+        if (!pattern9.test(data24)) {
+          const err33 = { instancePath: instancePath + "/reminder", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data24 };
+          if (vErrors === null) {
+            vErrors = [err33];
+          } else {
+            vErrors.push(err33);
+          }
+          errors++;
+        }
+      } else {
+        const err34 = { instancePath: instancePath + "/reminder", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data24 };
+        if (vErrors === null) {
+          vErrors = [err34];
+        } else {
+          vErrors.push(err34);
+        }
+        errors++;
+      }
+    }
+    if (data.on_timeout !== void 0) {
+      let data25 = data.on_timeout;
+      if (typeof data25 !== "string") {
+        const err35 = { instancePath: instancePath + "/on_timeout", schemaPath: "#/properties/on_timeout/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.on_timeout.type, parentSchema: schema60.properties.on_timeout, data: data25 };
+        if (vErrors === null) {
+          vErrors = [err35];
+        } else {
+          vErrors.push(err35);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err31 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema58.type, parentSchema: schema58, data };
+    const err36 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema60.type, parentSchema: schema60, data };
     if (vErrors === null) {
-      vErrors = [err31];
+      vErrors = [err36];
     } else {
-      vErrors.push(err31);
+      vErrors.push(err36);
     }
     errors++;
   }
@@ -41897,7 +42441,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate32.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema64 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
+var schema67 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
 function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -41910,8 +42454,8 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema64.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema64, data };
+      if (!func1.call(schema67.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema67, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -41945,7 +42489,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("close" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "close" }, message: "must be equal to constant", schema: "close", parentSchema: schema64.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "close" }, message: "must be equal to constant", schema: "close", parentSchema: schema67.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -41957,7 +42501,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema64.properties.name.type, parentSchema: schema64.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.name.type, parentSchema: schema67.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -41969,7 +42513,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema64.properties.description.type, parentSchema: schema64.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.description.type, parentSchema: schema67.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -42015,7 +42559,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema64.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema64.properties.authority.enum, parentSchema: schema64.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema67.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema67.properties.authority.enum, parentSchema: schema67.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -42049,7 +42593,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema64.properties.idempotency_key.type, parentSchema: schema64.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.idempotency_key.type, parentSchema: schema67.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -42058,48 +42602,105 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.reason !== void 0) {
-      let data10 = data.reason;
-      if (!(data10 === "completed" || data10 === "not_planned")) {
-        const err12 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/enum", keyword: "enum", params: { allowedValues: schema64.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema64.properties.reason.enum, parentSchema: schema64.properties.reason, data: data10 };
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema67.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err13 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err13];
+              } else {
+                vErrors.push(err13);
+              }
+              errors++;
+            }
+          } else {
+            const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err14];
+            } else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema67.properties.needs.type, parentSchema: schema67.properties.needs, data: data10 };
         if (vErrors === null) {
-          vErrors = [err12];
+          vErrors = [err15];
         } else {
-          vErrors.push(err12);
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.for_each.type, parentSchema: schema67.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.reason !== void 0) {
+      let data13 = data.reason;
+      if (!(data13 === "completed" || data13 === "not_planned")) {
+        const err17 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/enum", keyword: "enum", params: { allowedValues: schema67.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema67.properties.reason.enum, parentSchema: schema67.properties.reason, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
         }
         errors++;
       }
     }
     if (data.comment !== void 0) {
-      let data11 = data.comment;
-      if (typeof data11 !== "string") {
-        const err13 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema64.properties.comment.type, parentSchema: schema64.properties.comment, data: data11 };
+      let data14 = data.comment;
+      if (typeof data14 !== "string") {
+        const err18 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.comment.type, parentSchema: schema67.properties.comment, data: data14 };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err18];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err18);
         }
         errors++;
       }
     }
     if (data.issue !== void 0) {
-      let data12 = data.issue;
-      if (typeof data12 !== "string") {
-        const err14 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema64.properties.issue.type, parentSchema: schema64.properties.issue, data: data12 };
+      let data15 = data.issue;
+      if (typeof data15 !== "string") {
+        const err19 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.issue.type, parentSchema: schema67.properties.issue, data: data15 };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err19];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err19);
         }
         errors++;
       }
     }
   } else {
-    const err15 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema64.type, parentSchema: schema64, data };
+    const err20 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema67.type, parentSchema: schema67, data };
     if (vErrors === null) {
-      vErrors = [err15];
+      vErrors = [err20];
     } else {
-      vErrors.push(err15);
+      vErrors.push(err20);
     }
     errors++;
   }
@@ -42107,7 +42708,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate36.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema68 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] };
+var schema72 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] };
 function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -42120,7 +42721,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.body === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property 'body'", schema: schema68.required, parentSchema: schema68, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property 'body'", schema: schema72.required, parentSchema: schema72, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -42129,8 +42730,8 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema68.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema68, data };
+      if (!func1.call(schema72.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema72, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -42164,7 +42765,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("comment" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "comment" }, message: "must be equal to constant", schema: "comment", parentSchema: schema68.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "comment" }, message: "must be equal to constant", schema: "comment", parentSchema: schema72.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -42176,7 +42777,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.name.type, parentSchema: schema68.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.name.type, parentSchema: schema72.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -42188,7 +42789,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.description.type, parentSchema: schema68.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.description.type, parentSchema: schema72.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -42234,7 +42835,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema68.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema68.properties.authority.enum, parentSchema: schema68.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema72.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema72.properties.authority.enum, parentSchema: schema72.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -42268,7 +42869,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.idempotency_key.type, parentSchema: schema68.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.idempotency_key.type, parentSchema: schema72.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -42277,24 +42878,81 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.body !== void 0) {
-      let data10 = data.body;
-      if (typeof data10 !== "string") {
-        const err13 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema68.properties.body.type, parentSchema: schema68.properties.body, data: data10 };
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema72.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err14];
+              } else {
+                vErrors.push(err14);
+              }
+              errors++;
+            }
+          } else {
+            const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema72.properties.needs.type, parentSchema: schema72.properties.needs, data: data10 };
         if (vErrors === null) {
-          vErrors = [err13];
+          vErrors = [err16];
         } else {
-          vErrors.push(err13);
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.for_each.type, parentSchema: schema72.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.body !== void 0) {
+      let data13 = data.body;
+      if (typeof data13 !== "string") {
+        const err18 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.body.type, parentSchema: schema72.properties.body, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
         }
         errors++;
       }
     }
   } else {
-    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema68.type, parentSchema: schema68, data };
+    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema72.type, parentSchema: schema72, data };
     if (vErrors === null) {
-      vErrors = [err14];
+      vErrors = [err19];
     } else {
-      vErrors.push(err14);
+      vErrors.push(err19);
     }
     errors++;
   }
@@ -42302,7 +42960,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate40.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema72 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] };
+var schema77 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] };
 function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -42315,7 +42973,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.branch === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "branch" }, message: "must have required property 'branch'", schema: schema72.required, parentSchema: schema72, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "branch" }, message: "must have required property 'branch'", schema: schema77.required, parentSchema: schema77, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -42324,7 +42982,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.message === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property 'message'", schema: schema72.required, parentSchema: schema72, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property 'message'", schema: schema77.required, parentSchema: schema77, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -42333,8 +42991,8 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema72.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema72, data };
+      if (!func1.call(schema77.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema77, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -42368,7 +43026,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("commit" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "commit" }, message: "must be equal to constant", schema: "commit", parentSchema: schema72.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "commit" }, message: "must be equal to constant", schema: "commit", parentSchema: schema77.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -42380,7 +43038,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.name.type, parentSchema: schema72.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.name.type, parentSchema: schema77.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -42392,7 +43050,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.description.type, parentSchema: schema72.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.description.type, parentSchema: schema77.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -42438,7 +43096,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema72.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema72.properties.authority.enum, parentSchema: schema72.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema77.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema77.properties.authority.enum, parentSchema: schema77.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -42472,7 +43130,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.idempotency_key.type, parentSchema: schema72.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.idempotency_key.type, parentSchema: schema77.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -42481,169 +43139,226 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.branch !== void 0) {
-      let data10 = data.branch;
-      if (typeof data10 !== "string") {
-        const err14 = { instancePath: instancePath + "/branch", schemaPath: "#/properties/branch/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.branch.type, parentSchema: schema72.properties.branch, data: data10 };
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema77.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err15];
+              } else {
+                vErrors.push(err15);
+              }
+              errors++;
+            }
+          } else {
+            const err16 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err16];
+            } else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema77.properties.needs.type, parentSchema: schema77.properties.needs, data: data10 };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err17];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.for_each.type, parentSchema: schema77.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.branch !== void 0) {
+      let data13 = data.branch;
+      if (typeof data13 !== "string") {
+        const err19 = { instancePath: instancePath + "/branch", schemaPath: "#/properties/branch/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.branch.type, parentSchema: schema77.properties.branch, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
         }
         errors++;
       }
     }
     if (data.message !== void 0) {
-      let data11 = data.message;
-      if (typeof data11 !== "string") {
-        const err15 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.message.type, parentSchema: schema72.properties.message, data: data11 };
+      let data14 = data.message;
+      if (typeof data14 !== "string") {
+        const err20 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.message.type, parentSchema: schema77.properties.message, data: data14 };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err20];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err20);
         }
         errors++;
       }
     }
     if (data.files !== void 0) {
-      let data12 = data.files;
-      if (Array.isArray(data12)) {
-        const len0 = data12.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data13 = data12[i0];
-          if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
-            if (data13.path === void 0) {
-              const err16 = { instancePath: instancePath + "/files/" + i0, schemaPath: "#/properties/files/items/required", keyword: "required", params: { missingProperty: "path" }, message: "must have required property 'path'", schema: schema72.properties.files.items.required, parentSchema: schema72.properties.files.items, data: data13 };
+      let data15 = data.files;
+      if (Array.isArray(data15)) {
+        const len1 = data15.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data16 = data15[i1];
+          if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
+            if (data16.path === void 0) {
+              const err21 = { instancePath: instancePath + "/files/" + i1, schemaPath: "#/properties/files/items/required", keyword: "required", params: { missingProperty: "path" }, message: "must have required property 'path'", schema: schema77.properties.files.items.required, parentSchema: schema77.properties.files.items, data: data16 };
               if (vErrors === null) {
-                vErrors = [err16];
+                vErrors = [err21];
               } else {
-                vErrors.push(err16);
+                vErrors.push(err21);
               }
               errors++;
             }
-            for (const key1 in data13) {
+            for (const key1 in data16) {
               if (!(key1 === "path" || key1 === "content" || key1 === "template")) {
-                const err17 = { instancePath: instancePath + "/files/" + i0, schemaPath: "#/properties/files/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema72.properties.files.items, data: data13 };
+                const err22 = { instancePath: instancePath + "/files/" + i1, schemaPath: "#/properties/files/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema77.properties.files.items, data: data16 };
                 if (vErrors === null) {
-                  vErrors = [err17];
+                  vErrors = [err22];
                 } else {
-                  vErrors.push(err17);
+                  vErrors.push(err22);
                 }
                 errors++;
               }
             }
-            if (data13.path !== void 0) {
-              let data14 = data13.path;
-              if (typeof data14 !== "string") {
-                const err18 = { instancePath: instancePath + "/files/" + i0 + "/path", schemaPath: "#/properties/files/items/properties/path/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.files.items.properties.path.type, parentSchema: schema72.properties.files.items.properties.path, data: data14 };
+            if (data16.path !== void 0) {
+              let data17 = data16.path;
+              if (typeof data17 !== "string") {
+                const err23 = { instancePath: instancePath + "/files/" + i1 + "/path", schemaPath: "#/properties/files/items/properties/path/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.files.items.properties.path.type, parentSchema: schema77.properties.files.items.properties.path, data: data17 };
                 if (vErrors === null) {
-                  vErrors = [err18];
+                  vErrors = [err23];
                 } else {
-                  vErrors.push(err18);
+                  vErrors.push(err23);
                 }
                 errors++;
               }
             }
-            if (data13.content !== void 0) {
-              let data15 = data13.content;
-              if (typeof data15 !== "string") {
-                const err19 = { instancePath: instancePath + "/files/" + i0 + "/content", schemaPath: "#/properties/files/items/properties/content/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.files.items.properties.content.type, parentSchema: schema72.properties.files.items.properties.content, data: data15 };
+            if (data16.content !== void 0) {
+              let data18 = data16.content;
+              if (typeof data18 !== "string") {
+                const err24 = { instancePath: instancePath + "/files/" + i1 + "/content", schemaPath: "#/properties/files/items/properties/content/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.files.items.properties.content.type, parentSchema: schema77.properties.files.items.properties.content, data: data18 };
                 if (vErrors === null) {
-                  vErrors = [err19];
+                  vErrors = [err24];
                 } else {
-                  vErrors.push(err19);
+                  vErrors.push(err24);
                 }
                 errors++;
               }
             }
-            if (data13.template !== void 0) {
-              let data16 = data13.template;
-              if (typeof data16 !== "string") {
-                const err20 = { instancePath: instancePath + "/files/" + i0 + "/template", schemaPath: "#/properties/files/items/properties/template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.files.items.properties.template.type, parentSchema: schema72.properties.files.items.properties.template, data: data16 };
+            if (data16.template !== void 0) {
+              let data19 = data16.template;
+              if (typeof data19 !== "string") {
+                const err25 = { instancePath: instancePath + "/files/" + i1 + "/template", schemaPath: "#/properties/files/items/properties/template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.files.items.properties.template.type, parentSchema: schema77.properties.files.items.properties.template, data: data19 };
                 if (vErrors === null) {
-                  vErrors = [err20];
+                  vErrors = [err25];
                 } else {
-                  vErrors.push(err20);
+                  vErrors.push(err25);
                 }
                 errors++;
               }
             }
           } else {
-            const err21 = { instancePath: instancePath + "/files/" + i0, schemaPath: "#/properties/files/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema72.properties.files.items.type, parentSchema: schema72.properties.files.items, data: data13 };
+            const err26 = { instancePath: instancePath + "/files/" + i1, schemaPath: "#/properties/files/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema77.properties.files.items.type, parentSchema: schema77.properties.files.items, data: data16 };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err26];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err26);
             }
             errors++;
           }
         }
       } else {
-        const err22 = { instancePath: instancePath + "/files", schemaPath: "#/properties/files/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema72.properties.files.type, parentSchema: schema72.properties.files, data: data12 };
+        const err27 = { instancePath: instancePath + "/files", schemaPath: "#/properties/files/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema77.properties.files.type, parentSchema: schema77.properties.files, data: data15 };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err27];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err27);
         }
         errors++;
       }
     }
     if (data.paths !== void 0) {
-      let data17 = data.paths;
-      if (Array.isArray(data17)) {
-        const len1 = data17.length;
-        for (let i1 = 0; i1 < len1; i1++) {
-          let data18 = data17[i1];
-          if (typeof data18 !== "string") {
-            const err23 = { instancePath: instancePath + "/paths/" + i1, schemaPath: "#/properties/paths/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.paths.items.type, parentSchema: schema72.properties.paths.items, data: data18 };
+      let data20 = data.paths;
+      if (Array.isArray(data20)) {
+        const len2 = data20.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data21 = data20[i2];
+          if (typeof data21 !== "string") {
+            const err28 = { instancePath: instancePath + "/paths/" + i2, schemaPath: "#/properties/paths/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.paths.items.type, parentSchema: schema77.properties.paths.items, data: data21 };
             if (vErrors === null) {
-              vErrors = [err23];
+              vErrors = [err28];
             } else {
-              vErrors.push(err23);
+              vErrors.push(err28);
             }
             errors++;
           }
         }
       } else {
-        const err24 = { instancePath: instancePath + "/paths", schemaPath: "#/properties/paths/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema72.properties.paths.type, parentSchema: schema72.properties.paths, data: data17 };
+        const err29 = { instancePath: instancePath + "/paths", schemaPath: "#/properties/paths/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema77.properties.paths.type, parentSchema: schema77.properties.paths, data: data20 };
         if (vErrors === null) {
-          vErrors = [err24];
+          vErrors = [err29];
         } else {
-          vErrors.push(err24);
+          vErrors.push(err29);
         }
         errors++;
       }
     }
     if (data.push !== void 0) {
-      let data19 = data.push;
-      if (typeof data19 !== "boolean") {
-        const err25 = { instancePath: instancePath + "/push", schemaPath: "#/properties/push/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema72.properties.push.type, parentSchema: schema72.properties.push, data: data19 };
+      let data22 = data.push;
+      if (typeof data22 !== "boolean") {
+        const err30 = { instancePath: instancePath + "/push", schemaPath: "#/properties/push/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema77.properties.push.type, parentSchema: schema77.properties.push, data: data22 };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err30];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err30);
         }
         errors++;
       }
     }
     if (data.pull !== void 0) {
-      let data20 = data.pull;
-      if (typeof data20 !== "boolean") {
-        const err26 = { instancePath: instancePath + "/pull", schemaPath: "#/properties/pull/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema72.properties.pull.type, parentSchema: schema72.properties.pull, data: data20 };
+      let data23 = data.pull;
+      if (typeof data23 !== "boolean") {
+        const err31 = { instancePath: instancePath + "/pull", schemaPath: "#/properties/pull/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema77.properties.pull.type, parentSchema: schema77.properties.pull, data: data23 };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err31];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err31);
         }
         errors++;
       }
     }
   } else {
-    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema72.type, parentSchema: schema72, data };
+    const err32 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema77.type, parentSchema: schema77, data };
     if (vErrors === null) {
-      vErrors = [err27];
+      vErrors = [err32];
     } else {
-      vErrors.push(err27);
+      vErrors.push(err32);
     }
     errors++;
   }
@@ -42651,7 +43366,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate44.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema76 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." } }, "required": ["rules"] };
+var schema82 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." } }, "required": ["rules"] };
 function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -42664,7 +43379,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.rules === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "rules" }, message: "must have required property 'rules'", schema: schema76.required, parentSchema: schema76, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "rules" }, message: "must have required property 'rules'", schema: schema82.required, parentSchema: schema82, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -42673,8 +43388,8 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema76.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema76, data };
+      if (!func1.call(schema82.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema82, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -42708,7 +43423,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("decide" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "decide" }, message: "must be equal to constant", schema: "decide", parentSchema: schema76.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "decide" }, message: "must be equal to constant", schema: "decide", parentSchema: schema82.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -42720,7 +43435,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.name.type, parentSchema: schema76.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.name.type, parentSchema: schema82.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -42732,7 +43447,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.description.type, parentSchema: schema76.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.description.type, parentSchema: schema82.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -42778,7 +43493,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema76.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema76.properties.authority.enum, parentSchema: schema76.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema82.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema82.properties.authority.enum, parentSchema: schema82.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -42812,7 +43527,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.idempotency_key.type, parentSchema: schema76.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.idempotency_key.type, parentSchema: schema82.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -42821,24 +43536,24 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.rules !== void 0) {
-      let data10 = data.rules;
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
       if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema82.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
         const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
           let data11 = data10[i0];
-          if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
-            if (data11.id === void 0) {
-              const err13 = { instancePath: instancePath + "/rules/" + i0, schemaPath: "#/properties/rules/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema76.properties.rules.items.required, parentSchema: schema76.properties.rules.items, data: data11 };
-              if (vErrors === null) {
-                vErrors = [err13];
-              } else {
-                vErrors.push(err13);
-              }
-              errors++;
-            }
-            if (data11.conclusion === void 0) {
-              const err14 = { instancePath: instancePath + "/rules/" + i0, schemaPath: "#/properties/rules/items/required", keyword: "required", params: { missingProperty: "conclusion" }, message: "must have required property 'conclusion'", schema: schema76.properties.rules.items.required, parentSchema: schema76.properties.rules.items, data: data11 };
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
               if (vErrors === null) {
                 vErrors = [err14];
               } else {
@@ -42846,67 +43561,66 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-            for (const key1 in data11) {
-              if (!func1.call(schema76.properties.rules.items.properties, key1)) {
-                const err15 = { instancePath: instancePath + "/rules/" + i0, schemaPath: "#/properties/rules/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema76.properties.rules.items, data: data11 };
-                if (vErrors === null) {
-                  vErrors = [err15];
-                } else {
-                  vErrors.push(err15);
-                }
-                errors++;
-              }
+          } else {
+            const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
             }
-            if (data11.id !== void 0) {
-              let data12 = data11.id;
-              if (typeof data12 === "string") {
-                if (!pattern4.test(data12)) {
-                  const err16 = { instancePath: instancePath + "/rules/" + i0 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data12 };
-                  if (vErrors === null) {
-                    vErrors = [err16];
-                  } else {
-                    vErrors.push(err16);
-                  }
-                  errors++;
-                }
+            errors++;
+          }
+        }
+      } else {
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.needs.type, parentSchema: schema82.properties.needs, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.for_each.type, parentSchema: schema82.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.rules !== void 0) {
+      let data13 = data.rules;
+      if (Array.isArray(data13)) {
+        const len1 = data13.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data14 = data13[i1];
+          if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
+            if (data14.id === void 0) {
+              const err18 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema82.properties.rules.items.required, parentSchema: schema82.properties.rules.items, data: data14 };
+              if (vErrors === null) {
+                vErrors = [err18];
               } else {
-                const err17 = { instancePath: instancePath + "/rules/" + i0 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data12 };
-                if (vErrors === null) {
-                  vErrors = [err17];
-                } else {
-                  vErrors.push(err17);
-                }
-                errors++;
+                vErrors.push(err18);
               }
+              errors++;
             }
-            if (data11.all !== void 0) {
-              let data13 = data11.all;
-              if (Array.isArray(data13)) {
-                const len1 = data13.length;
-                for (let i1 = 0; i1 < len1; i1++) {
-                  let data14 = data13[i1];
-                  if (typeof data14 === "string") {
-                    if (!pattern4.test(data14)) {
-                      const err18 = { instancePath: instancePath + "/rules/" + i0 + "/all/" + i1, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data14 };
-                      if (vErrors === null) {
-                        vErrors = [err18];
-                      } else {
-                        vErrors.push(err18);
-                      }
-                      errors++;
-                    }
-                  } else {
-                    const err19 = { instancePath: instancePath + "/rules/" + i0 + "/all/" + i1, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data14 };
-                    if (vErrors === null) {
-                      vErrors = [err19];
-                    } else {
-                      vErrors.push(err19);
-                    }
-                    errors++;
-                  }
-                }
+            if (data14.conclusion === void 0) {
+              const err19 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/required", keyword: "required", params: { missingProperty: "conclusion" }, message: "must have required property 'conclusion'", schema: schema82.properties.rules.items.required, parentSchema: schema82.properties.rules.items, data: data14 };
+              if (vErrors === null) {
+                vErrors = [err19];
               } else {
-                const err20 = { instancePath: instancePath + "/rules/" + i0 + "/all", schemaPath: "#/properties/rules/items/properties/all/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.items.properties.all.type, parentSchema: schema76.properties.rules.items.properties.all, data: data13 };
+                vErrors.push(err19);
+              }
+              errors++;
+            }
+            for (const key1 in data14) {
+              if (!func1.call(schema82.properties.rules.items.properties, key1)) {
+                const err20 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema82.properties.rules.items, data: data14 };
                 if (vErrors === null) {
                   vErrors = [err20];
                 } else {
@@ -42915,125 +43629,128 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data11.any !== void 0) {
-              let data15 = data11.any;
-              if (Array.isArray(data15)) {
-                const len2 = data15.length;
+            if (data14.id !== void 0) {
+              let data15 = data14.id;
+              if (typeof data15 === "string") {
+                if (!pattern4.test(data15)) {
+                  const err21 = { instancePath: instancePath + "/rules/" + i1 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data15 };
+                  if (vErrors === null) {
+                    vErrors = [err21];
+                  } else {
+                    vErrors.push(err21);
+                  }
+                  errors++;
+                }
+              } else {
+                const err22 = { instancePath: instancePath + "/rules/" + i1 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data15 };
+                if (vErrors === null) {
+                  vErrors = [err22];
+                } else {
+                  vErrors.push(err22);
+                }
+                errors++;
+              }
+            }
+            if (data14.all !== void 0) {
+              let data16 = data14.all;
+              if (Array.isArray(data16)) {
+                const len2 = data16.length;
                 for (let i2 = 0; i2 < len2; i2++) {
-                  let data16 = data15[i2];
-                  if (typeof data16 === "string") {
-                    if (!pattern4.test(data16)) {
-                      const err21 = { instancePath: instancePath + "/rules/" + i0 + "/any/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data16 };
+                  let data17 = data16[i2];
+                  if (typeof data17 === "string") {
+                    if (!pattern4.test(data17)) {
+                      const err23 = { instancePath: instancePath + "/rules/" + i1 + "/all/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data17 };
                       if (vErrors === null) {
-                        vErrors = [err21];
+                        vErrors = [err23];
                       } else {
-                        vErrors.push(err21);
+                        vErrors.push(err23);
                       }
                       errors++;
                     }
                   } else {
-                    const err22 = { instancePath: instancePath + "/rules/" + i0 + "/any/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data16 };
+                    const err24 = { instancePath: instancePath + "/rules/" + i1 + "/all/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data17 };
                     if (vErrors === null) {
-                      vErrors = [err22];
+                      vErrors = [err24];
                     } else {
-                      vErrors.push(err22);
+                      vErrors.push(err24);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err23 = { instancePath: instancePath + "/rules/" + i0 + "/any", schemaPath: "#/properties/rules/items/properties/any/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.items.properties.any.type, parentSchema: schema76.properties.rules.items.properties.any, data: data15 };
+                const err25 = { instancePath: instancePath + "/rules/" + i1 + "/all", schemaPath: "#/properties/rules/items/properties/all/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.items.properties.all.type, parentSchema: schema82.properties.rules.items.properties.all, data: data16 };
                 if (vErrors === null) {
-                  vErrors = [err23];
+                  vErrors = [err25];
                 } else {
-                  vErrors.push(err23);
+                  vErrors.push(err25);
                 }
                 errors++;
               }
             }
-            if (data11.none !== void 0) {
-              let data17 = data11.none;
-              if (Array.isArray(data17)) {
-                const len3 = data17.length;
+            if (data14.any !== void 0) {
+              let data18 = data14.any;
+              if (Array.isArray(data18)) {
+                const len3 = data18.length;
                 for (let i3 = 0; i3 < len3; i3++) {
-                  let data18 = data17[i3];
-                  if (typeof data18 === "string") {
-                    if (!pattern4.test(data18)) {
-                      const err24 = { instancePath: instancePath + "/rules/" + i0 + "/none/" + i3, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data18 };
+                  let data19 = data18[i3];
+                  if (typeof data19 === "string") {
+                    if (!pattern4.test(data19)) {
+                      const err26 = { instancePath: instancePath + "/rules/" + i1 + "/any/" + i3, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data19 };
                       if (vErrors === null) {
-                        vErrors = [err24];
+                        vErrors = [err26];
                       } else {
-                        vErrors.push(err24);
+                        vErrors.push(err26);
                       }
                       errors++;
                     }
                   } else {
-                    const err25 = { instancePath: instancePath + "/rules/" + i0 + "/none/" + i3, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data18 };
+                    const err27 = { instancePath: instancePath + "/rules/" + i1 + "/any/" + i3, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data19 };
                     if (vErrors === null) {
-                      vErrors = [err25];
+                      vErrors = [err27];
                     } else {
-                      vErrors.push(err25);
+                      vErrors.push(err27);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err26 = { instancePath: instancePath + "/rules/" + i0 + "/none", schemaPath: "#/properties/rules/items/properties/none/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.items.properties.none.type, parentSchema: schema76.properties.rules.items.properties.none, data: data17 };
+                const err28 = { instancePath: instancePath + "/rules/" + i1 + "/any", schemaPath: "#/properties/rules/items/properties/any/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.items.properties.any.type, parentSchema: schema82.properties.rules.items.properties.any, data: data18 };
                 if (vErrors === null) {
-                  vErrors = [err26];
+                  vErrors = [err28];
                 } else {
-                  vErrors.push(err26);
+                  vErrors.push(err28);
                 }
                 errors++;
               }
             }
-            if (data11.conclusion !== void 0) {
-              let data19 = data11.conclusion;
-              if (typeof data19 !== "string") {
-                const err27 = { instancePath: instancePath + "/rules/" + i0 + "/conclusion", schemaPath: "#/properties/rules/items/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.rules.items.properties.conclusion.type, parentSchema: schema76.properties.rules.items.properties.conclusion, data: data19 };
-                if (vErrors === null) {
-                  vErrors = [err27];
-                } else {
-                  vErrors.push(err27);
-                }
-                errors++;
-              }
-            }
-            if (data11.confidence !== void 0) {
-              let data20 = data11.confidence;
-              if (typeof data20 == "number" && isFinite(data20)) {
-                if (data20 > 1 || isNaN(data20)) {
-                  const err28 = { instancePath: instancePath + "/rules/" + i0 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema76.properties.rules.items.properties.confidence, data: data20 };
-                  if (vErrors === null) {
-                    vErrors = [err28];
+            if (data14.none !== void 0) {
+              let data20 = data14.none;
+              if (Array.isArray(data20)) {
+                const len4 = data20.length;
+                for (let i4 = 0; i4 < len4; i4++) {
+                  let data21 = data20[i4];
+                  if (typeof data21 === "string") {
+                    if (!pattern4.test(data21)) {
+                      const err29 = { instancePath: instancePath + "/rules/" + i1 + "/none/" + i4, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data21 };
+                      if (vErrors === null) {
+                        vErrors = [err29];
+                      } else {
+                        vErrors.push(err29);
+                      }
+                      errors++;
+                    }
                   } else {
-                    vErrors.push(err28);
+                    const err30 = { instancePath: instancePath + "/rules/" + i1 + "/none/" + i4, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data21 };
+                    if (vErrors === null) {
+                      vErrors = [err30];
+                    } else {
+                      vErrors.push(err30);
+                    }
+                    errors++;
                   }
-                  errors++;
-                }
-                if (data20 < 0 || isNaN(data20)) {
-                  const err29 = { instancePath: instancePath + "/rules/" + i0 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema76.properties.rules.items.properties.confidence, data: data20 };
-                  if (vErrors === null) {
-                    vErrors = [err29];
-                  } else {
-                    vErrors.push(err29);
-                  }
-                  errors++;
                 }
               } else {
-                const err30 = { instancePath: instancePath + "/rules/" + i0 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema76.properties.rules.items.properties.confidence.type, parentSchema: schema76.properties.rules.items.properties.confidence, data: data20 };
-                if (vErrors === null) {
-                  vErrors = [err30];
-                } else {
-                  vErrors.push(err30);
-                }
-                errors++;
-              }
-            }
-            if (data11.root_cause !== void 0) {
-              let data21 = data11.root_cause;
-              if (typeof data21 !== "string") {
-                const err31 = { instancePath: instancePath + "/rules/" + i0 + "/root_cause", schemaPath: "#/properties/rules/items/properties/root_cause/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.rules.items.properties.root_cause.type, parentSchema: schema76.properties.rules.items.properties.root_cause, data: data21 };
+                const err31 = { instancePath: instancePath + "/rules/" + i1 + "/none", schemaPath: "#/properties/rules/items/properties/none/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.items.properties.none.type, parentSchema: schema82.properties.rules.items.properties.none, data: data20 };
                 if (vErrors === null) {
                   vErrors = [err31];
                 } else {
@@ -43042,50 +43759,41 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data11.alternatives !== void 0) {
-              let data22 = data11.alternatives;
-              if (Array.isArray(data22)) {
-                const len4 = data22.length;
-                for (let i4 = 0; i4 < len4; i4++) {
-                  let data23 = data22[i4];
-                  if (typeof data23 !== "string") {
-                    const err32 = { instancePath: instancePath + "/rules/" + i0 + "/alternatives/" + i4, schemaPath: "#/properties/rules/items/properties/alternatives/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.rules.items.properties.alternatives.items.type, parentSchema: schema76.properties.rules.items.properties.alternatives.items, data: data23 };
-                    if (vErrors === null) {
-                      vErrors = [err32];
-                    } else {
-                      vErrors.push(err32);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err33 = { instancePath: instancePath + "/rules/" + i0 + "/alternatives", schemaPath: "#/properties/rules/items/properties/alternatives/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.items.properties.alternatives.type, parentSchema: schema76.properties.rules.items.properties.alternatives, data: data22 };
+            if (data14.conclusion !== void 0) {
+              let data22 = data14.conclusion;
+              if (typeof data22 !== "string") {
+                const err32 = { instancePath: instancePath + "/rules/" + i1 + "/conclusion", schemaPath: "#/properties/rules/items/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.rules.items.properties.conclusion.type, parentSchema: schema82.properties.rules.items.properties.conclusion, data: data22 };
                 if (vErrors === null) {
-                  vErrors = [err33];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err33);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
             }
-            if (data11.next_actions !== void 0) {
-              let data24 = data11.next_actions;
-              if (Array.isArray(data24)) {
-                const len5 = data24.length;
-                for (let i5 = 0; i5 < len5; i5++) {
-                  let data25 = data24[i5];
-                  if (typeof data25 !== "string") {
-                    const err34 = { instancePath: instancePath + "/rules/" + i0 + "/next_actions/" + i5, schemaPath: "#/properties/rules/items/properties/next_actions/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.rules.items.properties.next_actions.items.type, parentSchema: schema76.properties.rules.items.properties.next_actions.items, data: data25 };
-                    if (vErrors === null) {
-                      vErrors = [err34];
-                    } else {
-                      vErrors.push(err34);
-                    }
-                    errors++;
+            if (data14.confidence !== void 0) {
+              let data23 = data14.confidence;
+              if (typeof data23 == "number" && isFinite(data23)) {
+                if (data23 > 1 || isNaN(data23)) {
+                  const err33 = { instancePath: instancePath + "/rules/" + i1 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema82.properties.rules.items.properties.confidence, data: data23 };
+                  if (vErrors === null) {
+                    vErrors = [err33];
+                  } else {
+                    vErrors.push(err33);
                   }
+                  errors++;
+                }
+                if (data23 < 0 || isNaN(data23)) {
+                  const err34 = { instancePath: instancePath + "/rules/" + i1 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema82.properties.rules.items.properties.confidence, data: data23 };
+                  if (vErrors === null) {
+                    vErrors = [err34];
+                  } else {
+                    vErrors.push(err34);
+                  }
+                  errors++;
                 }
               } else {
-                const err35 = { instancePath: instancePath + "/rules/" + i0 + "/next_actions", schemaPath: "#/properties/rules/items/properties/next_actions/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.items.properties.next_actions.type, parentSchema: schema76.properties.rules.items.properties.next_actions, data: data24 };
+                const err35 = { instancePath: instancePath + "/rules/" + i1 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema82.properties.rules.items.properties.confidence.type, parentSchema: schema82.properties.rules.items.properties.confidence, data: data23 };
                 if (vErrors === null) {
                   vErrors = [err35];
                 } else {
@@ -43094,118 +43802,127 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data11.goto !== void 0) {
-              let data26 = data11.goto;
-              if (typeof data26 === "string") {
-                if (!pattern4.test(data26)) {
-                  const err36 = { instancePath: instancePath + "/rules/" + i0 + "/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data26 };
+            if (data14.root_cause !== void 0) {
+              let data24 = data14.root_cause;
+              if (typeof data24 !== "string") {
+                const err36 = { instancePath: instancePath + "/rules/" + i1 + "/root_cause", schemaPath: "#/properties/rules/items/properties/root_cause/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.rules.items.properties.root_cause.type, parentSchema: schema82.properties.rules.items.properties.root_cause, data: data24 };
+                if (vErrors === null) {
+                  vErrors = [err36];
+                } else {
+                  vErrors.push(err36);
+                }
+                errors++;
+              }
+            }
+            if (data14.alternatives !== void 0) {
+              let data25 = data14.alternatives;
+              if (Array.isArray(data25)) {
+                const len5 = data25.length;
+                for (let i5 = 0; i5 < len5; i5++) {
+                  let data26 = data25[i5];
+                  if (typeof data26 !== "string") {
+                    const err37 = { instancePath: instancePath + "/rules/" + i1 + "/alternatives/" + i5, schemaPath: "#/properties/rules/items/properties/alternatives/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.rules.items.properties.alternatives.items.type, parentSchema: schema82.properties.rules.items.properties.alternatives.items, data: data26 };
+                    if (vErrors === null) {
+                      vErrors = [err37];
+                    } else {
+                      vErrors.push(err37);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err38 = { instancePath: instancePath + "/rules/" + i1 + "/alternatives", schemaPath: "#/properties/rules/items/properties/alternatives/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.items.properties.alternatives.type, parentSchema: schema82.properties.rules.items.properties.alternatives, data: data25 };
+                if (vErrors === null) {
+                  vErrors = [err38];
+                } else {
+                  vErrors.push(err38);
+                }
+                errors++;
+              }
+            }
+            if (data14.next_actions !== void 0) {
+              let data27 = data14.next_actions;
+              if (Array.isArray(data27)) {
+                const len6 = data27.length;
+                for (let i6 = 0; i6 < len6; i6++) {
+                  let data28 = data27[i6];
+                  if (typeof data28 !== "string") {
+                    const err39 = { instancePath: instancePath + "/rules/" + i1 + "/next_actions/" + i6, schemaPath: "#/properties/rules/items/properties/next_actions/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.rules.items.properties.next_actions.items.type, parentSchema: schema82.properties.rules.items.properties.next_actions.items, data: data28 };
+                    if (vErrors === null) {
+                      vErrors = [err39];
+                    } else {
+                      vErrors.push(err39);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err40 = { instancePath: instancePath + "/rules/" + i1 + "/next_actions", schemaPath: "#/properties/rules/items/properties/next_actions/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.items.properties.next_actions.type, parentSchema: schema82.properties.rules.items.properties.next_actions, data: data27 };
+                if (vErrors === null) {
+                  vErrors = [err40];
+                } else {
+                  vErrors.push(err40);
+                }
+                errors++;
+              }
+            }
+            if (data14.goto !== void 0) {
+              let data29 = data14.goto;
+              if (typeof data29 === "string") {
+                if (!pattern4.test(data29)) {
+                  const err41 = { instancePath: instancePath + "/rules/" + i1 + "/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data29 };
                   if (vErrors === null) {
-                    vErrors = [err36];
+                    vErrors = [err41];
                   } else {
-                    vErrors.push(err36);
+                    vErrors.push(err41);
                   }
                   errors++;
                 }
               } else {
-                const err37 = { instancePath: instancePath + "/rules/" + i0 + "/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data26 };
+                const err42 = { instancePath: instancePath + "/rules/" + i1 + "/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data29 };
                 if (vErrors === null) {
-                  vErrors = [err37];
+                  vErrors = [err42];
                 } else {
-                  vErrors.push(err37);
+                  vErrors.push(err42);
                 }
                 errors++;
               }
             }
           } else {
-            const err38 = { instancePath: instancePath + "/rules/" + i0, schemaPath: "#/properties/rules/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema76.properties.rules.items.type, parentSchema: schema76.properties.rules.items, data: data11 };
+            const err43 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema82.properties.rules.items.type, parentSchema: schema82.properties.rules.items, data: data14 };
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err43];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err43);
             }
             errors++;
           }
         }
       } else {
-        const err39 = { instancePath: instancePath + "/rules", schemaPath: "#/properties/rules/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.rules.type, parentSchema: schema76.properties.rules, data: data10 };
+        const err44 = { instancePath: instancePath + "/rules", schemaPath: "#/properties/rules/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.type, parentSchema: schema82.properties.rules, data: data13 };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err44];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err44);
         }
         errors++;
       }
     }
     if (data.fallback !== void 0) {
-      let data27 = data.fallback;
-      if (data27 && typeof data27 == "object" && !Array.isArray(data27)) {
-        if (data27.conclusion === void 0) {
-          const err40 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/required", keyword: "required", params: { missingProperty: "conclusion" }, message: "must have required property 'conclusion'", schema: schema76.properties.fallback.required, parentSchema: schema76.properties.fallback, data: data27 };
+      let data30 = data.fallback;
+      if (data30 && typeof data30 == "object" && !Array.isArray(data30)) {
+        if (data30.conclusion === void 0) {
+          const err45 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/required", keyword: "required", params: { missingProperty: "conclusion" }, message: "must have required property 'conclusion'", schema: schema82.properties.fallback.required, parentSchema: schema82.properties.fallback, data: data30 };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err45];
           } else {
-            vErrors.push(err40);
+            vErrors.push(err45);
           }
           errors++;
         }
-        for (const key2 in data27) {
+        for (const key2 in data30) {
           if (!(key2 === "conclusion" || key2 === "confidence" || key2 === "root_cause" || key2 === "alternatives" || key2 === "next_actions" || key2 === "goto")) {
-            const err41 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema76.properties.fallback, data: data27 };
-            if (vErrors === null) {
-              vErrors = [err41];
-            } else {
-              vErrors.push(err41);
-            }
-            errors++;
-          }
-        }
-        if (data27.conclusion !== void 0) {
-          let data28 = data27.conclusion;
-          if (typeof data28 !== "string") {
-            const err42 = { instancePath: instancePath + "/fallback/conclusion", schemaPath: "#/properties/fallback/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.fallback.properties.conclusion.type, parentSchema: schema76.properties.fallback.properties.conclusion, data: data28 };
-            if (vErrors === null) {
-              vErrors = [err42];
-            } else {
-              vErrors.push(err42);
-            }
-            errors++;
-          }
-        }
-        if (data27.confidence !== void 0) {
-          let data29 = data27.confidence;
-          if (typeof data29 == "number" && isFinite(data29)) {
-            if (data29 > 1 || isNaN(data29)) {
-              const err43 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema76.properties.fallback.properties.confidence, data: data29 };
-              if (vErrors === null) {
-                vErrors = [err43];
-              } else {
-                vErrors.push(err43);
-              }
-              errors++;
-            }
-            if (data29 < 0 || isNaN(data29)) {
-              const err44 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema76.properties.fallback.properties.confidence, data: data29 };
-              if (vErrors === null) {
-                vErrors = [err44];
-              } else {
-                vErrors.push(err44);
-              }
-              errors++;
-            }
-          } else {
-            const err45 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema76.properties.fallback.properties.confidence.type, parentSchema: schema76.properties.fallback.properties.confidence, data: data29 };
-            if (vErrors === null) {
-              vErrors = [err45];
-            } else {
-              vErrors.push(err45);
-            }
-            errors++;
-          }
-        }
-        if (data27.root_cause !== void 0) {
-          let data30 = data27.root_cause;
-          if (typeof data30 !== "string") {
-            const err46 = { instancePath: instancePath + "/fallback/root_cause", schemaPath: "#/properties/fallback/properties/root_cause/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.fallback.properties.root_cause.type, parentSchema: schema76.properties.fallback.properties.root_cause, data: data30 };
+            const err46 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema82.properties.fallback, data: data30 };
             if (vErrors === null) {
               vErrors = [err46];
             } else {
@@ -43214,50 +43931,41 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data27.alternatives !== void 0) {
-          let data31 = data27.alternatives;
-          if (Array.isArray(data31)) {
-            const len6 = data31.length;
-            for (let i6 = 0; i6 < len6; i6++) {
-              let data32 = data31[i6];
-              if (typeof data32 !== "string") {
-                const err47 = { instancePath: instancePath + "/fallback/alternatives/" + i6, schemaPath: "#/properties/fallback/properties/alternatives/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.fallback.properties.alternatives.items.type, parentSchema: schema76.properties.fallback.properties.alternatives.items, data: data32 };
-                if (vErrors === null) {
-                  vErrors = [err47];
-                } else {
-                  vErrors.push(err47);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err48 = { instancePath: instancePath + "/fallback/alternatives", schemaPath: "#/properties/fallback/properties/alternatives/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.fallback.properties.alternatives.type, parentSchema: schema76.properties.fallback.properties.alternatives, data: data31 };
+        if (data30.conclusion !== void 0) {
+          let data31 = data30.conclusion;
+          if (typeof data31 !== "string") {
+            const err47 = { instancePath: instancePath + "/fallback/conclusion", schemaPath: "#/properties/fallback/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.fallback.properties.conclusion.type, parentSchema: schema82.properties.fallback.properties.conclusion, data: data31 };
             if (vErrors === null) {
-              vErrors = [err48];
+              vErrors = [err47];
             } else {
-              vErrors.push(err48);
+              vErrors.push(err47);
             }
             errors++;
           }
         }
-        if (data27.next_actions !== void 0) {
-          let data33 = data27.next_actions;
-          if (Array.isArray(data33)) {
-            const len7 = data33.length;
-            for (let i7 = 0; i7 < len7; i7++) {
-              let data34 = data33[i7];
-              if (typeof data34 !== "string") {
-                const err49 = { instancePath: instancePath + "/fallback/next_actions/" + i7, schemaPath: "#/properties/fallback/properties/next_actions/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.fallback.properties.next_actions.items.type, parentSchema: schema76.properties.fallback.properties.next_actions.items, data: data34 };
-                if (vErrors === null) {
-                  vErrors = [err49];
-                } else {
-                  vErrors.push(err49);
-                }
-                errors++;
+        if (data30.confidence !== void 0) {
+          let data32 = data30.confidence;
+          if (typeof data32 == "number" && isFinite(data32)) {
+            if (data32 > 1 || isNaN(data32)) {
+              const err48 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema82.properties.fallback.properties.confidence, data: data32 };
+              if (vErrors === null) {
+                vErrors = [err48];
+              } else {
+                vErrors.push(err48);
               }
+              errors++;
+            }
+            if (data32 < 0 || isNaN(data32)) {
+              const err49 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema82.properties.fallback.properties.confidence, data: data32 };
+              if (vErrors === null) {
+                vErrors = [err49];
+              } else {
+                vErrors.push(err49);
+              }
+              errors++;
             }
           } else {
-            const err50 = { instancePath: instancePath + "/fallback/next_actions", schemaPath: "#/properties/fallback/properties/next_actions/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.fallback.properties.next_actions.type, parentSchema: schema76.properties.fallback.properties.next_actions, data: data33 };
+            const err50 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema82.properties.fallback.properties.confidence.type, parentSchema: schema82.properties.fallback.properties.confidence, data: data32 };
             if (vErrors === null) {
               vErrors = [err50];
             } else {
@@ -43266,134 +43974,198 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data27.goto !== void 0) {
-          let data35 = data27.goto;
-          if (typeof data35 === "string") {
-            if (!pattern4.test(data35)) {
-              const err51 = { instancePath: instancePath + "/fallback/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data35 };
+        if (data30.root_cause !== void 0) {
+          let data33 = data30.root_cause;
+          if (typeof data33 !== "string") {
+            const err51 = { instancePath: instancePath + "/fallback/root_cause", schemaPath: "#/properties/fallback/properties/root_cause/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.fallback.properties.root_cause.type, parentSchema: schema82.properties.fallback.properties.root_cause, data: data33 };
+            if (vErrors === null) {
+              vErrors = [err51];
+            } else {
+              vErrors.push(err51);
+            }
+            errors++;
+          }
+        }
+        if (data30.alternatives !== void 0) {
+          let data34 = data30.alternatives;
+          if (Array.isArray(data34)) {
+            const len7 = data34.length;
+            for (let i7 = 0; i7 < len7; i7++) {
+              let data35 = data34[i7];
+              if (typeof data35 !== "string") {
+                const err52 = { instancePath: instancePath + "/fallback/alternatives/" + i7, schemaPath: "#/properties/fallback/properties/alternatives/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.fallback.properties.alternatives.items.type, parentSchema: schema82.properties.fallback.properties.alternatives.items, data: data35 };
+                if (vErrors === null) {
+                  vErrors = [err52];
+                } else {
+                  vErrors.push(err52);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err53 = { instancePath: instancePath + "/fallback/alternatives", schemaPath: "#/properties/fallback/properties/alternatives/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.fallback.properties.alternatives.type, parentSchema: schema82.properties.fallback.properties.alternatives, data: data34 };
+            if (vErrors === null) {
+              vErrors = [err53];
+            } else {
+              vErrors.push(err53);
+            }
+            errors++;
+          }
+        }
+        if (data30.next_actions !== void 0) {
+          let data36 = data30.next_actions;
+          if (Array.isArray(data36)) {
+            const len8 = data36.length;
+            for (let i8 = 0; i8 < len8; i8++) {
+              let data37 = data36[i8];
+              if (typeof data37 !== "string") {
+                const err54 = { instancePath: instancePath + "/fallback/next_actions/" + i8, schemaPath: "#/properties/fallback/properties/next_actions/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.fallback.properties.next_actions.items.type, parentSchema: schema82.properties.fallback.properties.next_actions.items, data: data37 };
+                if (vErrors === null) {
+                  vErrors = [err54];
+                } else {
+                  vErrors.push(err54);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err55 = { instancePath: instancePath + "/fallback/next_actions", schemaPath: "#/properties/fallback/properties/next_actions/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.fallback.properties.next_actions.type, parentSchema: schema82.properties.fallback.properties.next_actions, data: data36 };
+            if (vErrors === null) {
+              vErrors = [err55];
+            } else {
+              vErrors.push(err55);
+            }
+            errors++;
+          }
+        }
+        if (data30.goto !== void 0) {
+          let data38 = data30.goto;
+          if (typeof data38 === "string") {
+            if (!pattern4.test(data38)) {
+              const err56 = { instancePath: instancePath + "/fallback/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data38 };
               if (vErrors === null) {
-                vErrors = [err51];
+                vErrors = [err56];
               } else {
-                vErrors.push(err51);
+                vErrors.push(err56);
               }
               errors++;
             }
           } else {
-            const err52 = { instancePath: instancePath + "/fallback/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data35 };
+            const err57 = { instancePath: instancePath + "/fallback/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data38 };
             if (vErrors === null) {
-              vErrors = [err52];
+              vErrors = [err57];
             } else {
-              vErrors.push(err52);
+              vErrors.push(err57);
             }
             errors++;
           }
         }
       } else {
-        const err53 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema76.properties.fallback.type, parentSchema: schema76.properties.fallback, data: data27 };
+        const err58 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema82.properties.fallback.type, parentSchema: schema82.properties.fallback, data: data30 };
         if (vErrors === null) {
-          vErrors = [err53];
+          vErrors = [err58];
         } else {
-          vErrors.push(err53);
+          vErrors.push(err58);
         }
         errors++;
       }
     }
     if (data.confirmed_facts !== void 0) {
-      let data36 = data.confirmed_facts;
-      if (Array.isArray(data36)) {
-        const len8 = data36.length;
-        for (let i8 = 0; i8 < len8; i8++) {
-          let data37 = data36[i8];
-          if (data37 && typeof data37 == "object" && !Array.isArray(data37)) {
-            if (data37.finding === void 0) {
-              const err54 = { instancePath: instancePath + "/confirmed_facts/" + i8, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "finding" }, message: "must have required property 'finding'", schema: schema76.properties.confirmed_facts.items.required, parentSchema: schema76.properties.confirmed_facts.items, data: data37 };
+      let data39 = data.confirmed_facts;
+      if (Array.isArray(data39)) {
+        const len9 = data39.length;
+        for (let i9 = 0; i9 < len9; i9++) {
+          let data40 = data39[i9];
+          if (data40 && typeof data40 == "object" && !Array.isArray(data40)) {
+            if (data40.finding === void 0) {
+              const err59 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "finding" }, message: "must have required property 'finding'", schema: schema82.properties.confirmed_facts.items.required, parentSchema: schema82.properties.confirmed_facts.items, data: data40 };
               if (vErrors === null) {
-                vErrors = [err54];
+                vErrors = [err59];
               } else {
-                vErrors.push(err54);
+                vErrors.push(err59);
               }
               errors++;
             }
-            if (data37.text === void 0) {
-              const err55 = { instancePath: instancePath + "/confirmed_facts/" + i8, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "text" }, message: "must have required property 'text'", schema: schema76.properties.confirmed_facts.items.required, parentSchema: schema76.properties.confirmed_facts.items, data: data37 };
+            if (data40.text === void 0) {
+              const err60 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "text" }, message: "must have required property 'text'", schema: schema82.properties.confirmed_facts.items.required, parentSchema: schema82.properties.confirmed_facts.items, data: data40 };
               if (vErrors === null) {
-                vErrors = [err55];
+                vErrors = [err60];
               } else {
-                vErrors.push(err55);
+                vErrors.push(err60);
               }
               errors++;
             }
-            for (const key3 in data37) {
+            for (const key3 in data40) {
               if (!(key3 === "finding" || key3 === "text")) {
-                const err56 = { instancePath: instancePath + "/confirmed_facts/" + i8, schemaPath: "#/properties/confirmed_facts/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema76.properties.confirmed_facts.items, data: data37 };
+                const err61 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema82.properties.confirmed_facts.items, data: data40 };
                 if (vErrors === null) {
-                  vErrors = [err56];
+                  vErrors = [err61];
                 } else {
-                  vErrors.push(err56);
+                  vErrors.push(err61);
                 }
                 errors++;
               }
             }
-            if (data37.finding !== void 0) {
-              let data38 = data37.finding;
-              if (typeof data38 === "string") {
-                if (!pattern4.test(data38)) {
-                  const err57 = { instancePath: instancePath + "/confirmed_facts/" + i8 + "/finding", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data38 };
+            if (data40.finding !== void 0) {
+              let data41 = data40.finding;
+              if (typeof data41 === "string") {
+                if (!pattern4.test(data41)) {
+                  const err62 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/finding", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data41 };
                   if (vErrors === null) {
-                    vErrors = [err57];
+                    vErrors = [err62];
                   } else {
-                    vErrors.push(err57);
+                    vErrors.push(err62);
                   }
                   errors++;
                 }
               } else {
-                const err58 = { instancePath: instancePath + "/confirmed_facts/" + i8 + "/finding", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data38 };
+                const err63 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/finding", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data41 };
                 if (vErrors === null) {
-                  vErrors = [err58];
+                  vErrors = [err63];
                 } else {
-                  vErrors.push(err58);
+                  vErrors.push(err63);
                 }
                 errors++;
               }
             }
-            if (data37.text !== void 0) {
-              let data39 = data37.text;
-              if (typeof data39 !== "string") {
-                const err59 = { instancePath: instancePath + "/confirmed_facts/" + i8 + "/text", schemaPath: "#/properties/confirmed_facts/items/properties/text/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema76.properties.confirmed_facts.items.properties.text.type, parentSchema: schema76.properties.confirmed_facts.items.properties.text, data: data39 };
+            if (data40.text !== void 0) {
+              let data42 = data40.text;
+              if (typeof data42 !== "string") {
+                const err64 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/text", schemaPath: "#/properties/confirmed_facts/items/properties/text/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.confirmed_facts.items.properties.text.type, parentSchema: schema82.properties.confirmed_facts.items.properties.text, data: data42 };
                 if (vErrors === null) {
-                  vErrors = [err59];
+                  vErrors = [err64];
                 } else {
-                  vErrors.push(err59);
+                  vErrors.push(err64);
                 }
                 errors++;
               }
             }
           } else {
-            const err60 = { instancePath: instancePath + "/confirmed_facts/" + i8, schemaPath: "#/properties/confirmed_facts/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema76.properties.confirmed_facts.items.type, parentSchema: schema76.properties.confirmed_facts.items, data: data37 };
+            const err65 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema82.properties.confirmed_facts.items.type, parentSchema: schema82.properties.confirmed_facts.items, data: data40 };
             if (vErrors === null) {
-              vErrors = [err60];
+              vErrors = [err65];
             } else {
-              vErrors.push(err60);
+              vErrors.push(err65);
             }
             errors++;
           }
         }
       } else {
-        const err61 = { instancePath: instancePath + "/confirmed_facts", schemaPath: "#/properties/confirmed_facts/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema76.properties.confirmed_facts.type, parentSchema: schema76.properties.confirmed_facts, data: data36 };
+        const err66 = { instancePath: instancePath + "/confirmed_facts", schemaPath: "#/properties/confirmed_facts/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.confirmed_facts.type, parentSchema: schema82.properties.confirmed_facts, data: data39 };
         if (vErrors === null) {
-          vErrors = [err61];
+          vErrors = [err66];
         } else {
-          vErrors.push(err61);
+          vErrors.push(err66);
         }
         errors++;
       }
     }
   } else {
-    const err62 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema76.type, parentSchema: schema76, data };
+    const err67 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema82.type, parentSchema: schema82, data };
     if (vErrors === null) {
-      vErrors = [err62];
+      vErrors = [err67];
     } else {
-      vErrors.push(err62);
+      vErrors.push(err67);
     }
     errors++;
   }
@@ -43401,7 +44173,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate48.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema87 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] };
+var schema94 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] };
 function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -43414,7 +44186,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.workflow === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "workflow" }, message: "must have required property 'workflow'", schema: schema87.required, parentSchema: schema87, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "workflow" }, message: "must have required property 'workflow'", schema: schema94.required, parentSchema: schema94, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -43423,8 +44195,8 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema87.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema87, data };
+      if (!func1.call(schema94.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema94, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -43458,7 +44230,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("dispatch" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "dispatch" }, message: "must be equal to constant", schema: "dispatch", parentSchema: schema87.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "dispatch" }, message: "must be equal to constant", schema: "dispatch", parentSchema: schema94.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -43470,7 +44242,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.name.type, parentSchema: schema87.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.name.type, parentSchema: schema94.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -43482,7 +44254,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.description.type, parentSchema: schema87.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.description.type, parentSchema: schema94.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -43528,7 +44300,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema87.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema87.properties.authority.enum, parentSchema: schema87.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema94.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema94.properties.authority.enum, parentSchema: schema94.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -43562,7 +44334,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.idempotency_key.type, parentSchema: schema87.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.idempotency_key.type, parentSchema: schema94.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -43571,37 +44343,33 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.workflow !== void 0) {
-      let data10 = data.workflow;
-      if (typeof data10 !== "string") {
-        const err13 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.workflow.type, parentSchema: schema87.properties.workflow, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema94.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.ref !== void 0) {
-      let data11 = data.ref;
-      if (typeof data11 !== "string") {
-        const err14 = { instancePath: instancePath + "/ref", schemaPath: "#/properties/ref/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema87.properties.ref.type, parentSchema: schema87.properties.ref, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.inputs !== void 0) {
-      let data12 = data.inputs;
-      if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
-        for (const key1 in data12) {
-          let data13 = data12[key1];
-          if (typeof data13 !== "string" && !(typeof data13 == "number" && isFinite(data13)) && typeof data13 !== "boolean") {
-            const err15 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema87.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema87.properties.inputs.additionalProperties.type, parentSchema: schema87.properties.inputs.additionalProperties, data: data13 };
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err14];
+              } else {
+                vErrors.push(err14);
+              }
+              errors++;
+            }
+          } else {
+            const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -43611,7 +44379,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema87.properties.inputs.type, parentSchema: schema87.properties.inputs, data: data12 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema94.properties.needs.type, parentSchema: schema94.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -43620,10 +44388,10 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.wait !== void 0) {
-      let data14 = data.wait;
-      if (typeof data14 !== "boolean") {
-        const err17 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema87.properties.wait.type, parentSchema: schema87.properties.wait, data: data14 };
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.for_each.type, parentSchema: schema94.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -43632,20 +44400,22 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.correlation_input !== void 0) {
-      let data15 = data.correlation_input;
-      if (typeof data15 === "string") {
-        if (!pattern4.test(data15)) {
-          const err18 = { instancePath: instancePath + "/correlation_input", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data15 };
-          if (vErrors === null) {
-            vErrors = [err18];
-          } else {
-            vErrors.push(err18);
-          }
-          errors++;
+    if (data.workflow !== void 0) {
+      let data13 = data.workflow;
+      if (typeof data13 !== "string") {
+        const err18 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.workflow.type, parentSchema: schema94.properties.workflow, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
         }
-      } else {
-        const err19 = { instancePath: instancePath + "/correlation_input", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data15 };
+        errors++;
+      }
+    }
+    if (data.ref !== void 0) {
+      let data14 = data.ref;
+      if (typeof data14 !== "string") {
+        const err19 = { instancePath: instancePath + "/ref", schemaPath: "#/properties/ref/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.ref.type, parentSchema: schema94.properties.ref, data: data14 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -43654,12 +44424,71 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.inputs !== void 0) {
+      let data15 = data.inputs;
+      if (data15 && typeof data15 == "object" && !Array.isArray(data15)) {
+        for (const key1 in data15) {
+          let data16 = data15[key1];
+          if (typeof data16 !== "string" && !(typeof data16 == "number" && isFinite(data16)) && typeof data16 !== "boolean") {
+            const err20 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema94.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema94.properties.inputs.additionalProperties.type, parentSchema: schema94.properties.inputs.additionalProperties, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err21 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema94.properties.inputs.type, parentSchema: schema94.properties.inputs, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.wait !== void 0) {
+      let data17 = data.wait;
+      if (typeof data17 !== "boolean") {
+        const err22 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema94.properties.wait.type, parentSchema: schema94.properties.wait, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
+    if (data.correlation_input !== void 0) {
+      let data18 = data.correlation_input;
+      if (typeof data18 === "string") {
+        if (!pattern4.test(data18)) {
+          const err23 = { instancePath: instancePath + "/correlation_input", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data18 };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+      } else {
+        const err24 = { instancePath: instancePath + "/correlation_input", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data18 };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err20 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema87.type, parentSchema: schema87, data };
+    const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema94.type, parentSchema: schema94, data };
     if (vErrors === null) {
-      vErrors = [err20];
+      vErrors = [err25];
     } else {
-      vErrors.push(err20);
+      vErrors.push(err25);
     }
     errors++;
   }
@@ -43667,7 +44496,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate52.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema92 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } };
+var schema100 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } };
 function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -43680,8 +44509,8 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema92.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema92, data };
+      if (!func1.call(schema100.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema100, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -43715,7 +44544,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("end" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "end" }, message: "must be equal to constant", schema: "end", parentSchema: schema92.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "end" }, message: "must be equal to constant", schema: "end", parentSchema: schema100.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -43727,7 +44556,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema92.properties.name.type, parentSchema: schema92.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.name.type, parentSchema: schema100.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -43739,7 +44568,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema92.properties.description.type, parentSchema: schema92.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.description.type, parentSchema: schema100.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -43785,7 +44614,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema92.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema92.properties.authority.enum, parentSchema: schema92.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema100.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema100.properties.authority.enum, parentSchema: schema100.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -43819,7 +44648,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema92.properties.idempotency_key.type, parentSchema: schema92.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.idempotency_key.type, parentSchema: schema100.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -43828,70 +44657,67 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.advice !== void 0) {
-      let data10 = data.advice;
-      if (typeof data10 !== "string") {
-        const err12 = { instancePath: instancePath + "/advice", schemaPath: "#/properties/advice/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema92.properties.advice.type, parentSchema: schema92.properties.advice, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema100.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.conclusion !== void 0) {
-      let data11 = data.conclusion;
-      if (typeof data11 !== "string") {
-        const err13 = { instancePath: instancePath + "/conclusion", schemaPath: "#/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema92.properties.conclusion.type, parentSchema: schema92.properties.conclusion, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.status !== void 0) {
-      let data12 = data.status;
-      if (!(data12 === "success" || data12 === "failure" || data12 === "neutral")) {
-        const err14 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema92.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema92.properties.status.enum, parentSchema: schema92.properties.status, data: data12 };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.handoff !== void 0) {
-      let data13 = data.handoff;
-      if (Array.isArray(data13)) {
-        const len0 = data13.length;
+        const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data14 = data13[i0];
-          if (typeof data14 === "string") {
-            if (!pattern4.test(data14)) {
-              const err15 = { instancePath: instancePath + "/handoff/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data14 };
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err13 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
               if (vErrors === null) {
-                vErrors = [err15];
+                vErrors = [err13];
               } else {
-                vErrors.push(err15);
+                vErrors.push(err13);
               }
               errors++;
             }
           } else {
-            const err16 = { instancePath: instancePath + "/handoff/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data14 };
+            const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
             if (vErrors === null) {
-              vErrors = [err16];
+              vErrors = [err14];
             } else {
-              vErrors.push(err16);
+              vErrors.push(err14);
             }
             errors++;
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/handoff", schemaPath: "#/properties/handoff/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema92.properties.handoff.type, parentSchema: schema92.properties.handoff, data: data13 };
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema100.properties.needs.type, parentSchema: schema100.properties.needs, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.for_each.type, parentSchema: schema100.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.advice !== void 0) {
+      let data13 = data.advice;
+      if (typeof data13 !== "string") {
+        const err17 = { instancePath: instancePath + "/advice", schemaPath: "#/properties/advice/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.advice.type, parentSchema: schema100.properties.advice, data: data13 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -43900,12 +44726,72 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.conclusion !== void 0) {
+      let data14 = data.conclusion;
+      if (typeof data14 !== "string") {
+        const err18 = { instancePath: instancePath + "/conclusion", schemaPath: "#/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.conclusion.type, parentSchema: schema100.properties.conclusion, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== void 0) {
+      let data15 = data.status;
+      if (!(data15 === "success" || data15 === "failure" || data15 === "neutral")) {
+        const err19 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema100.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema100.properties.status.enum, parentSchema: schema100.properties.status, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+    if (data.handoff !== void 0) {
+      let data16 = data.handoff;
+      if (Array.isArray(data16)) {
+        const len1 = data16.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data17 = data16[i1];
+          if (typeof data17 === "string") {
+            if (!pattern4.test(data17)) {
+              const err20 = { instancePath: instancePath + "/handoff/" + i1, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data17 };
+              if (vErrors === null) {
+                vErrors = [err20];
+              } else {
+                vErrors.push(err20);
+              }
+              errors++;
+            }
+          } else {
+            const err21 = { instancePath: instancePath + "/handoff/" + i1, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data17 };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err22 = { instancePath: instancePath + "/handoff", schemaPath: "#/properties/handoff/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema100.properties.handoff.type, parentSchema: schema100.properties.handoff, data: data16 };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err18 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema92.type, parentSchema: schema92, data };
+    const err23 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema100.type, parentSchema: schema100, data };
     if (vErrors === null) {
-      vErrors = [err18];
+      vErrors = [err23];
     } else {
-      vErrors.push(err18);
+      vErrors.push(err23);
     }
     errors++;
   }
@@ -43913,7 +44799,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate56.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema97 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } };
+var schema106 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } };
 function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -43926,8 +44812,8 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema97.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema97, data };
+      if (!func1.call(schema106.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema106, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -43961,7 +44847,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("investigate" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "investigate" }, message: "must be equal to constant", schema: "investigate", parentSchema: schema97.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "investigate" }, message: "must be equal to constant", schema: "investigate", parentSchema: schema106.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -43973,7 +44859,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema97.properties.name.type, parentSchema: schema97.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.name.type, parentSchema: schema106.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -43985,7 +44871,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema97.properties.description.type, parentSchema: schema97.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.description.type, parentSchema: schema106.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -44031,7 +44917,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema97.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema97.properties.authority.enum, parentSchema: schema97.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema106.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema106.properties.authority.enum, parentSchema: schema106.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -44065,7 +44951,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema97.properties.idempotency_key.type, parentSchema: schema97.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.idempotency_key.type, parentSchema: schema106.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -44074,129 +44960,186 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.suggested_calls !== void 0) {
-      let data10 = data.suggested_calls;
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
       if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema106.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
         const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
           let data11 = data10[i0];
-          if (data11 && typeof data11 == "object" && !Array.isArray(data11)) {
-            if (data11.tool === void 0) {
-              const err12 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/required", keyword: "required", params: { missingProperty: "tool" }, message: "must have required property 'tool'", schema: schema97.properties.suggested_calls.items.required, parentSchema: schema97.properties.suggested_calls.items, data: data11 };
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err13 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
               if (vErrors === null) {
-                vErrors = [err12];
+                vErrors = [err13];
               } else {
-                vErrors.push(err12);
+                vErrors.push(err13);
               }
               errors++;
             }
-            for (const key1 in data11) {
-              if (!(key1 === "tool" || key1 === "args")) {
-                const err13 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema97.properties.suggested_calls.items, data: data11 };
-                if (vErrors === null) {
-                  vErrors = [err13];
-                } else {
-                  vErrors.push(err13);
-                }
-                errors++;
-              }
-            }
-            if (data11.tool !== void 0) {
-              let data12 = data11.tool;
-              if (typeof data12 === "string") {
-                if (!pattern6.test(data12)) {
-                  const err14 = { instancePath: instancePath + "/suggested_calls/" + i0 + "/tool", schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data12 };
-                  if (vErrors === null) {
-                    vErrors = [err14];
-                  } else {
-                    vErrors.push(err14);
-                  }
-                  errors++;
-                }
-              } else {
-                const err15 = { instancePath: instancePath + "/suggested_calls/" + i0 + "/tool", schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data12 };
-                if (vErrors === null) {
-                  vErrors = [err15];
-                } else {
-                  vErrors.push(err15);
-                }
-                errors++;
-              }
-            }
-            if (data11.args !== void 0) {
-              let data13 = data11.args;
-              if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-                const err16 = { instancePath: instancePath + "/suggested_calls/" + i0 + "/args", schemaPath: "#/properties/suggested_calls/items/properties/args/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema97.properties.suggested_calls.items.properties.args.type, parentSchema: schema97.properties.suggested_calls.items.properties.args, data: data13 };
-                if (vErrors === null) {
-                  vErrors = [err16];
-                } else {
-                  vErrors.push(err16);
-                }
-                errors++;
-              }
-            }
           } else {
-            const err17 = { instancePath: instancePath + "/suggested_calls/" + i0, schemaPath: "#/properties/suggested_calls/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema97.properties.suggested_calls.items.type, parentSchema: schema97.properties.suggested_calls.items, data: data11 };
+            const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err14];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err14);
             }
             errors++;
           }
         }
       } else {
-        const err18 = { instancePath: instancePath + "/suggested_calls", schemaPath: "#/properties/suggested_calls/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema97.properties.suggested_calls.type, parentSchema: schema97.properties.suggested_calls, data: data10 };
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema106.properties.needs.type, parentSchema: schema106.properties.needs, data: data10 };
         if (vErrors === null) {
-          vErrors = [err18];
+          vErrors = [err15];
         } else {
-          vErrors.push(err18);
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.for_each.type, parentSchema: schema106.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.suggested_calls !== void 0) {
+      let data13 = data.suggested_calls;
+      if (Array.isArray(data13)) {
+        const len1 = data13.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data14 = data13[i1];
+          if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
+            if (data14.tool === void 0) {
+              const err17 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/required", keyword: "required", params: { missingProperty: "tool" }, message: "must have required property 'tool'", schema: schema106.properties.suggested_calls.items.required, parentSchema: schema106.properties.suggested_calls.items, data: data14 };
+              if (vErrors === null) {
+                vErrors = [err17];
+              } else {
+                vErrors.push(err17);
+              }
+              errors++;
+            }
+            for (const key1 in data14) {
+              if (!(key1 === "tool" || key1 === "args")) {
+                const err18 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema106.properties.suggested_calls.items, data: data14 };
+                if (vErrors === null) {
+                  vErrors = [err18];
+                } else {
+                  vErrors.push(err18);
+                }
+                errors++;
+              }
+            }
+            if (data14.tool !== void 0) {
+              let data15 = data14.tool;
+              if (typeof data15 === "string") {
+                if (!pattern6.test(data15)) {
+                  const err19 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/tool", schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data15 };
+                  if (vErrors === null) {
+                    vErrors = [err19];
+                  } else {
+                    vErrors.push(err19);
+                  }
+                  errors++;
+                }
+              } else {
+                const err20 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/tool", schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data15 };
+                if (vErrors === null) {
+                  vErrors = [err20];
+                } else {
+                  vErrors.push(err20);
+                }
+                errors++;
+              }
+            }
+            if (data14.args !== void 0) {
+              let data16 = data14.args;
+              if (!(data16 && typeof data16 == "object" && !Array.isArray(data16))) {
+                const err21 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/args", schemaPath: "#/properties/suggested_calls/items/properties/args/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema106.properties.suggested_calls.items.properties.args.type, parentSchema: schema106.properties.suggested_calls.items.properties.args, data: data16 };
+                if (vErrors === null) {
+                  vErrors = [err21];
+                } else {
+                  vErrors.push(err21);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err22 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema106.properties.suggested_calls.items.type, parentSchema: schema106.properties.suggested_calls.items, data: data14 };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err23 = { instancePath: instancePath + "/suggested_calls", schemaPath: "#/properties/suggested_calls/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema106.properties.suggested_calls.type, parentSchema: schema106.properties.suggested_calls, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err23];
+        } else {
+          vErrors.push(err23);
         }
         errors++;
       }
     }
     if (data.expected_findings !== void 0) {
-      let data14 = data.expected_findings;
-      if (Array.isArray(data14)) {
-        const len1 = data14.length;
-        for (let i1 = 0; i1 < len1; i1++) {
-          let data15 = data14[i1];
-          if (typeof data15 === "string") {
-            if (!pattern4.test(data15)) {
-              const err19 = { instancePath: instancePath + "/expected_findings/" + i1, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data15 };
+      let data17 = data.expected_findings;
+      if (Array.isArray(data17)) {
+        const len2 = data17.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data18 = data17[i2];
+          if (typeof data18 === "string") {
+            if (!pattern4.test(data18)) {
+              const err24 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data18 };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err24];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err24);
               }
               errors++;
             }
           } else {
-            const err20 = { instancePath: instancePath + "/expected_findings/" + i1, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data15 };
+            const err25 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data18 };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err25];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err25);
             }
             errors++;
           }
         }
       } else {
-        const err21 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema97.properties.expected_findings.type, parentSchema: schema97.properties.expected_findings, data: data14 };
+        const err26 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema106.properties.expected_findings.type, parentSchema: schema106.properties.expected_findings, data: data17 };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err26];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err26);
         }
         errors++;
       }
     }
   } else {
-    const err22 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema97.type, parentSchema: schema97, data };
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema106.type, parentSchema: schema106, data };
     if (vErrors === null) {
-      vErrors = [err22];
+      vErrors = [err27];
     } else {
-      vErrors.push(err22);
+      vErrors.push(err27);
     }
     errors++;
   }
@@ -44204,7 +45147,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate60.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema103 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] };
+var schema113 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] };
 function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44217,7 +45160,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.title === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema103.required, parentSchema: schema103, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema113.required, parentSchema: schema113, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -44226,8 +45169,8 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema103.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema103, data };
+      if (!func1.call(schema113.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema113, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -44261,7 +45204,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("issue" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "issue" }, message: "must be equal to constant", schema: "issue", parentSchema: schema103.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "issue" }, message: "must be equal to constant", schema: "issue", parentSchema: schema113.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -44273,7 +45216,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.name.type, parentSchema: schema103.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.name.type, parentSchema: schema113.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -44285,7 +45228,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.description.type, parentSchema: schema103.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.description.type, parentSchema: schema113.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -44331,7 +45274,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema103.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema103.properties.authority.enum, parentSchema: schema103.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema113.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema113.properties.authority.enum, parentSchema: schema113.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -44365,7 +45308,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.idempotency_key.type, parentSchema: schema103.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.idempotency_key.type, parentSchema: schema113.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -44374,38 +45317,33 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.title !== void 0) {
-      let data10 = data.title;
-      if (typeof data10 !== "string") {
-        const err13 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.title.type, parentSchema: schema103.properties.title, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema113.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.body !== void 0) {
-      let data11 = data.body;
-      if (typeof data11 !== "string") {
-        const err14 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.body.type, parentSchema: schema103.properties.body, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.labels !== void 0) {
-      let data12 = data.labels;
-      if (Array.isArray(data12)) {
-        const len0 = data12.length;
+        const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data13 = data12[i0];
-          if (typeof data13 !== "string") {
-            const err15 = { instancePath: instancePath + "/labels/" + i0, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.labels.items.type, parentSchema: schema103.properties.labels.items, data: data13 };
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err14];
+              } else {
+                vErrors.push(err14);
+              }
+              errors++;
+            }
+          } else {
+            const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -44415,7 +45353,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema103.properties.labels.type, parentSchema: schema103.properties.labels, data: data12 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema113.properties.needs.type, parentSchema: schema113.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -44424,24 +45362,22 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.assignees !== void 0) {
-      let data14 = data.assignees;
-      if (Array.isArray(data14)) {
-        const len1 = data14.length;
-        for (let i1 = 0; i1 < len1; i1++) {
-          let data15 = data14[i1];
-          if (typeof data15 !== "string") {
-            const err17 = { instancePath: instancePath + "/assignees/" + i1, schemaPath: "#/properties/assignees/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema103.properties.assignees.items.type, parentSchema: schema103.properties.assignees.items, data: data15 };
-            if (vErrors === null) {
-              vErrors = [err17];
-            } else {
-              vErrors.push(err17);
-            }
-            errors++;
-          }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.for_each.type, parentSchema: schema113.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
         }
-      } else {
-        const err18 = { instancePath: instancePath + "/assignees", schemaPath: "#/properties/assignees/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema103.properties.assignees.type, parentSchema: schema103.properties.assignees, data: data14 };
+        errors++;
+      }
+    }
+    if (data.title !== void 0) {
+      let data13 = data.title;
+      if (typeof data13 !== "string") {
+        const err18 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.title.type, parentSchema: schema113.properties.title, data: data13 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -44450,12 +45386,76 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.body !== void 0) {
+      let data14 = data.body;
+      if (typeof data14 !== "string") {
+        const err19 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.body.type, parentSchema: schema113.properties.body, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+    if (data.labels !== void 0) {
+      let data15 = data.labels;
+      if (Array.isArray(data15)) {
+        const len1 = data15.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data16 = data15[i1];
+          if (typeof data16 !== "string") {
+            const err20 = { instancePath: instancePath + "/labels/" + i1, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.labels.items.type, parentSchema: schema113.properties.labels.items, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err21 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema113.properties.labels.type, parentSchema: schema113.properties.labels, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.assignees !== void 0) {
+      let data17 = data.assignees;
+      if (Array.isArray(data17)) {
+        const len2 = data17.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data18 = data17[i2];
+          if (typeof data18 !== "string") {
+            const err22 = { instancePath: instancePath + "/assignees/" + i2, schemaPath: "#/properties/assignees/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.assignees.items.type, parentSchema: schema113.properties.assignees.items, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err23 = { instancePath: instancePath + "/assignees", schemaPath: "#/properties/assignees/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema113.properties.assignees.type, parentSchema: schema113.properties.assignees, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err23];
+        } else {
+          vErrors.push(err23);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema103.type, parentSchema: schema103, data };
+    const err24 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema113.type, parentSchema: schema113, data };
     if (vErrors === null) {
-      vErrors = [err19];
+      vErrors = [err24];
     } else {
-      vErrors.push(err19);
+      vErrors.push(err24);
     }
     errors++;
   }
@@ -44463,7 +45463,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate64.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema107 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
+var schema118 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
 function validate68(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44476,8 +45476,8 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema107.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema107, data };
+      if (!func1.call(schema118.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema118, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -44511,7 +45511,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("label" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "label" }, message: "must be equal to constant", schema: "label", parentSchema: schema107.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "label" }, message: "must be equal to constant", schema: "label", parentSchema: schema118.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -44523,7 +45523,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.name.type, parentSchema: schema107.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.name.type, parentSchema: schema118.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -44535,7 +45535,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.description.type, parentSchema: schema107.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.description.type, parentSchema: schema118.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -44581,7 +45581,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema107.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema107.properties.authority.enum, parentSchema: schema107.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema118.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema118.properties.authority.enum, parentSchema: schema118.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -44615,7 +45615,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.idempotency_key.type, parentSchema: schema107.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.idempotency_key.type, parentSchema: schema118.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -44624,40 +45624,33 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.add !== void 0) {
-      let data10 = data.add;
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
       if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema118.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
         const len0 = data10.length;
         for (let i0 = 0; i0 < len0; i0++) {
           let data11 = data10[i0];
-          if (typeof data11 !== "string") {
-            const err12 = { instancePath: instancePath + "/add/" + i0, schemaPath: "#/properties/add/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.add.items.type, parentSchema: schema107.properties.add.items, data: data11 };
-            if (vErrors === null) {
-              vErrors = [err12];
-            } else {
-              vErrors.push(err12);
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err13 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err13];
+              } else {
+                vErrors.push(err13);
+              }
+              errors++;
             }
-            errors++;
-          }
-        }
-      } else {
-        const err13 = { instancePath: instancePath + "/add", schemaPath: "#/properties/add/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema107.properties.add.type, parentSchema: schema107.properties.add, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.remove !== void 0) {
-      let data12 = data.remove;
-      if (Array.isArray(data12)) {
-        const len1 = data12.length;
-        for (let i1 = 0; i1 < len1; i1++) {
-          let data13 = data12[i1];
-          if (typeof data13 !== "string") {
-            const err14 = { instancePath: instancePath + "/remove/" + i1, schemaPath: "#/properties/remove/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.remove.items.type, parentSchema: schema107.properties.remove.items, data: data13 };
+          } else {
+            const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
             if (vErrors === null) {
               vErrors = [err14];
             } else {
@@ -44667,7 +45660,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err15 = { instancePath: instancePath + "/remove", schemaPath: "#/properties/remove/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema107.properties.remove.type, parentSchema: schema107.properties.remove, data: data12 };
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema118.properties.needs.type, parentSchema: schema118.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -44676,10 +45669,10 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.issue !== void 0) {
-      let data14 = data.issue;
-      if (typeof data14 !== "string") {
-        const err16 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema107.properties.issue.type, parentSchema: schema107.properties.issue, data: data14 };
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.for_each.type, parentSchema: schema118.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -44688,12 +45681,76 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.add !== void 0) {
+      let data13 = data.add;
+      if (Array.isArray(data13)) {
+        const len1 = data13.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data14 = data13[i1];
+          if (typeof data14 !== "string") {
+            const err17 = { instancePath: instancePath + "/add/" + i1, schemaPath: "#/properties/add/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.add.items.type, parentSchema: schema118.properties.add.items, data: data14 };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err18 = { instancePath: instancePath + "/add", schemaPath: "#/properties/add/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema118.properties.add.type, parentSchema: schema118.properties.add, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.remove !== void 0) {
+      let data15 = data.remove;
+      if (Array.isArray(data15)) {
+        const len2 = data15.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data16 = data15[i2];
+          if (typeof data16 !== "string") {
+            const err19 = { instancePath: instancePath + "/remove/" + i2, schemaPath: "#/properties/remove/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.remove.items.type, parentSchema: schema118.properties.remove.items, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err20 = { instancePath: instancePath + "/remove", schemaPath: "#/properties/remove/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema118.properties.remove.type, parentSchema: schema118.properties.remove, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.issue !== void 0) {
+      let data17 = data.issue;
+      if (typeof data17 !== "string") {
+        const err21 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.issue.type, parentSchema: schema118.properties.issue, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema107.type, parentSchema: schema107, data };
+    const err22 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema118.type, parentSchema: schema118, data };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err22];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err22);
     }
     errors++;
   }
@@ -44701,7 +45758,106 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate68.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema111 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] };
+var schema123 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] };
+var schema129 = { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } };
+var wrapper0 = { validate: validate21 };
+function validate75(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate75.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (Array.isArray(data)) {
+    if (data.length > 50) {
+      const err0 = { instancePath, schemaPath: "#/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema129, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.length < 1) {
+      const err1 = { instancePath, schemaPath: "#/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema129, data };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    const len0 = data.length;
+    for (let i0 = 0; i0 < len0; i0++) {
+      let data0 = data[i0];
+      if (!wrapper0.validate(data0, { instancePath: instancePath + "/" + i0, parentData: data, parentDataProperty: i0, rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
+        errors = vErrors.length;
+      } else {
+        var props0 = wrapper0.validate.evaluated.props;
+      }
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0.id === void 0) {
+          const err2 = { instancePath: instancePath + "/" + i0, schemaPath: "#/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema129.items.required, parentSchema: schema129.items, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (props0 !== true) {
+          props0 = props0 || {};
+          props0.id = true;
+        }
+        if (data0.id !== void 0) {
+          let data1 = data0.id;
+          if (typeof data1 === "string") {
+            if (!pattern4.test(data1)) {
+              const err3 = { instancePath: instancePath + "/" + i0 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data1 };
+              if (vErrors === null) {
+                vErrors = [err3];
+              } else {
+                vErrors.push(err3);
+              }
+              errors++;
+            }
+          } else {
+            const err4 = { instancePath: instancePath + "/" + i0 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data1 };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err5 = { instancePath: instancePath + "/" + i0, schemaPath: "#/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema129.items.type, parentSchema: schema129.items, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema129.type, parentSchema: schema129, data };
+    if (vErrors === null) {
+      vErrors = [err6];
+    } else {
+      vErrors.push(err6);
+    }
+    errors++;
+  }
+  validate75.errors = vErrors;
+  return errors === 0;
+}
+validate75.evaluated = { "items": true, "dynamicProps": false, "dynamicItems": false };
 function validate72(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44713,8 +45869,445 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     evaluated0.items = void 0;
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.branches === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "branches" }, message: "must have required property 'branches'", schema: schema123.required, parentSchema: schema123, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema123.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123, data };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err2 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      } else {
+        const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("parallel" !== data1) {
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "parallel" }, message: "must be equal to constant", schema: "parallel", parentSchema: schema123.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.name.type, parentSchema: schema123.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.description.type, parentSchema: schema123.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema123.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.authority.enum, parentSchema: schema123.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      } else {
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.idempotency_key.type, parentSchema: schema123.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema123.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err14 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err14];
+              } else {
+                vErrors.push(err14);
+              }
+              errors++;
+            }
+          } else {
+            const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema123.properties.needs.type, parentSchema: schema123.properties.needs, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.for_each.type, parentSchema: schema123.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.branches !== void 0) {
+      let data13 = data.branches;
+      if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
+        if (Object.keys(data13).length > 10) {
+          const err18 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/maxProperties", keyword: "maxProperties", params: { limit: 10 }, message: "must NOT have more than 10 properties", schema: 10, parentSchema: schema123.properties.branches, data: data13 };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (Object.keys(data13).length < 1) {
+          const err19 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema123.properties.branches, data: data13 };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+        for (const key1 in data13) {
+          const _errs30 = errors;
+          if (typeof key1 === "string") {
+            if (!pattern4.test(key1)) {
+              const err20 = { instancePath: instancePath + "/branches", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key1, propertyName: key1 };
+              if (vErrors === null) {
+                vErrors = [err20];
+              } else {
+                vErrors.push(err20);
+              }
+              errors++;
+            }
+          } else {
+            const err21 = { instancePath: instancePath + "/branches", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key1, propertyName: key1 };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+          var valid7 = _errs30 === errors;
+          if (!valid7) {
+            const err22 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/propertyNames", keyword: "propertyNames", params: { propertyName: key1 }, message: "property name must be valid", schema: schema123.properties.branches.propertyNames, parentSchema: schema123.properties.branches, data: data13 };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+        for (const key2 in data13) {
+          if (!validate75(data13[key2], { instancePath: instancePath + "/branches/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), parentData: data13, parentDataProperty: key2, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err23 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.branches.type, parentSchema: schema123.properties.branches, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err23];
+        } else {
+          vErrors.push(err23);
+        }
+        errors++;
+      }
+    }
+    if (data.join !== void 0) {
+      let data15 = data.join;
+      const _errs36 = errors;
+      let valid10 = true;
+      const _errs37 = errors;
+      if (typeof data15 !== "string") {
+        const err24 = {};
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+      var _valid0 = _errs37 === errors;
+      errors = _errs36;
+      if (vErrors !== null) {
+        if (_errs36) {
+          vErrors.length = _errs36;
+        } else {
+          vErrors = null;
+        }
+      }
+      let ifClause0;
+      if (_valid0) {
+        const _errs39 = errors;
+        if (!(data15 === "all" || data15 === "any")) {
+          const err25 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/then/enum", keyword: "enum", params: { allowedValues: schema123.properties.join.then.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.join.then.enum, parentSchema: schema123.properties.join.then, data: data15 };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
+        var _valid0 = _errs39 === errors;
+        valid10 = _valid0;
+        ifClause0 = "then";
+      } else {
+        const _errs40 = errors;
+        if (data15 && typeof data15 == "object" && !Array.isArray(data15)) {
+          if (data15.count === void 0) {
+            const err26 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/required", keyword: "required", params: { missingProperty: "count" }, message: "must have required property 'count'", schema: schema123.properties.join.else.required, parentSchema: schema123.properties.join.else, data: data15 };
+            if (vErrors === null) {
+              vErrors = [err26];
+            } else {
+              vErrors.push(err26);
+            }
+            errors++;
+          }
+          for (const key3 in data15) {
+            if (!(key3 === "count")) {
+              const err27 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123.properties.join.else, data: data15 };
+              if (vErrors === null) {
+                vErrors = [err27];
+              } else {
+                vErrors.push(err27);
+              }
+              errors++;
+            }
+          }
+          if (data15.count !== void 0) {
+            let data16 = data15.count;
+            if (!(typeof data16 == "number" && (!(data16 % 1) && !isNaN(data16)) && isFinite(data16))) {
+              const err28 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema123.properties.join.else.properties.count.type, parentSchema: schema123.properties.join.else.properties.count, data: data16 };
+              if (vErrors === null) {
+                vErrors = [err28];
+              } else {
+                vErrors.push(err28);
+              }
+              errors++;
+            }
+            if (typeof data16 == "number" && isFinite(data16)) {
+              if (data16 > 10 || isNaN(data16)) {
+                const err29 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10", schema: 10, parentSchema: schema123.properties.join.else.properties.count, data: data16 };
+                if (vErrors === null) {
+                  vErrors = [err29];
+                } else {
+                  vErrors.push(err29);
+                }
+                errors++;
+              }
+              if (data16 < 1 || isNaN(data16)) {
+                const err30 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema123.properties.join.else.properties.count, data: data16 };
+                if (vErrors === null) {
+                  vErrors = [err30];
+                } else {
+                  vErrors.push(err30);
+                }
+                errors++;
+              }
+            }
+          }
+        } else {
+          const err31 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.join.else.type, parentSchema: schema123.properties.join.else, data: data15 };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+        var _valid0 = _errs40 === errors;
+        valid10 = _valid0;
+        ifClause0 = "else";
+      }
+      if (!valid10) {
+        const err32 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema123.properties.join.if, parentSchema: schema123.properties.join, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
+    if (data.on_branch_failure !== void 0) {
+      let data17 = data.on_branch_failure;
+      if (!(data17 === "fail" || data17 === "continue" || data17 === "cancel")) {
+        const err33 = { instancePath: instancePath + "/on_branch_failure", schemaPath: "#/properties/on_branch_failure/enum", keyword: "enum", params: { allowedValues: schema123.properties.on_branch_failure.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.on_branch_failure.enum, parentSchema: schema123.properties.on_branch_failure, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err33];
+        } else {
+          vErrors.push(err33);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.type, parentSchema: schema123, data };
+    if (vErrors === null) {
+      vErrors = [err34];
+    } else {
+      vErrors.push(err34);
+    }
+    errors++;
+  }
+  validate72.errors = vErrors;
+  return errors === 0;
+}
+validate72.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema131 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] };
+function validate78(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate78.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.playbook === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "playbook" }, message: "must have required property 'playbook'", schema: schema111.required, parentSchema: schema111, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "playbook" }, message: "must have required property 'playbook'", schema: schema131.required, parentSchema: schema131, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -44723,7 +46316,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.mode === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "mode" }, message: "must have required property 'mode'", schema: schema111.required, parentSchema: schema111, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "mode" }, message: "must have required property 'mode'", schema: schema131.required, parentSchema: schema131, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -44732,8 +46325,8 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema111.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema111, data };
+      if (!func1.call(schema131.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema131, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -44767,7 +46360,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("playbook" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "playbook" }, message: "must be equal to constant", schema: "playbook", parentSchema: schema111.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "playbook" }, message: "must be equal to constant", schema: "playbook", parentSchema: schema131.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -44779,7 +46372,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema111.properties.name.type, parentSchema: schema111.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema131.properties.name.type, parentSchema: schema131.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -44791,7 +46384,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema111.properties.description.type, parentSchema: schema111.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema131.properties.description.type, parentSchema: schema131.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -44837,7 +46430,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema111.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema111.properties.authority.enum, parentSchema: schema111.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema131.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema131.properties.authority.enum, parentSchema: schema131.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -44871,7 +46464,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema111.properties.idempotency_key.type, parentSchema: schema111.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema131.properties.idempotency_key.type, parentSchema: schema131.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -44880,11 +46473,11 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.playbook !== void 0) {
-      let data10 = data.playbook;
-      if (typeof data10 === "string") {
-        if (!pattern4.test(data10)) {
-          const err14 = { instancePath: instancePath + "/playbook", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data10 };
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema131.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err14];
           } else {
@@ -44892,45 +46485,43 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err15 = { instancePath: instancePath + "/playbook", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-    if (data.mode !== void 0) {
-      let data11 = data.mode;
-      if (!(data11 === "delegate" || data11 === "handoff")) {
-        const err16 = { instancePath: instancePath + "/mode", schemaPath: "#/properties/mode/enum", keyword: "enum", params: { allowedValues: schema111.properties.mode.enum }, message: "must be equal to one of the allowed values", schema: schema111.properties.mode.enum, parentSchema: schema111.properties.mode, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-    if (data.with !== void 0) {
-      let data12 = data.with;
-      if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
-        for (const key1 in data12) {
-          let data13 = data12[key1];
-          if (typeof data13 !== "string" && !(typeof data13 == "number" && isFinite(data13)) && typeof data13 !== "boolean") {
-            const err17 = { instancePath: instancePath + "/with/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/with/additionalProperties/type", keyword: "type", params: { type: schema111.properties.with.additionalProperties.type }, message: "must be string,number,boolean", schema: schema111.properties.with.additionalProperties.type, parentSchema: schema111.properties.with.additionalProperties, data: data13 };
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err15];
+              } else {
+                vErrors.push(err15);
+              }
+              errors++;
+            }
+          } else {
+            const err16 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err16];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err16);
             }
             errors++;
           }
         }
       } else {
-        const err18 = { instancePath: instancePath + "/with", schemaPath: "#/properties/with/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema111.properties.with.type, parentSchema: schema111.properties.with, data: data12 };
+        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema131.properties.needs.type, parentSchema: schema131.properties.needs, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema131.properties.for_each.type, parentSchema: schema131.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -44939,24 +46530,83 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.playbook !== void 0) {
+      let data13 = data.playbook;
+      if (typeof data13 === "string") {
+        if (!pattern4.test(data13)) {
+          const err19 = { instancePath: instancePath + "/playbook", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data13 };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+      } else {
+        const err20 = { instancePath: instancePath + "/playbook", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.mode !== void 0) {
+      let data14 = data.mode;
+      if (!(data14 === "delegate" || data14 === "handoff")) {
+        const err21 = { instancePath: instancePath + "/mode", schemaPath: "#/properties/mode/enum", keyword: "enum", params: { allowedValues: schema131.properties.mode.enum }, message: "must be equal to one of the allowed values", schema: schema131.properties.mode.enum, parentSchema: schema131.properties.mode, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.with !== void 0) {
+      let data15 = data.with;
+      if (data15 && typeof data15 == "object" && !Array.isArray(data15)) {
+        for (const key1 in data15) {
+          let data16 = data15[key1];
+          if (typeof data16 !== "string" && !(typeof data16 == "number" && isFinite(data16)) && typeof data16 !== "boolean") {
+            const err22 = { instancePath: instancePath + "/with/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/with/additionalProperties/type", keyword: "type", params: { type: schema131.properties.with.additionalProperties.type }, message: "must be string,number,boolean", schema: schema131.properties.with.additionalProperties.type, parentSchema: schema131.properties.with.additionalProperties, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err23 = { instancePath: instancePath + "/with", schemaPath: "#/properties/with/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema131.properties.with.type, parentSchema: schema131.properties.with, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err23];
+        } else {
+          vErrors.push(err23);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema111.type, parentSchema: schema111, data };
+    const err24 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema131.type, parentSchema: schema131, data };
     if (vErrors === null) {
-      vErrors = [err19];
+      vErrors = [err24];
     } else {
-      vErrors.push(err19);
+      vErrors.push(err24);
     }
     errors++;
   }
-  validate72.errors = vErrors;
+  validate78.errors = vErrors;
   return errors === 0;
 }
-validate72.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema116 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." } }, "required": ["head", "title"] };
-function validate76(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate78.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema137 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] };
+function validate82(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate76.evaluated;
+  const evaluated0 = validate82.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -44965,7 +46615,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.head === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "head" }, message: "must have required property 'head'", schema: schema116.required, parentSchema: schema116, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "head" }, message: "must have required property 'head'", schema: schema137.required, parentSchema: schema137, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -44974,7 +46624,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.title === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema116.required, parentSchema: schema116, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema137.required, parentSchema: schema137, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -44983,8 +46633,8 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema116.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema116, data };
+      if (!func1.call(schema137.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema137, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -45018,7 +46668,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("pull_request" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "pull_request" }, message: "must be equal to constant", schema: "pull_request", parentSchema: schema116.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "pull_request" }, message: "must be equal to constant", schema: "pull_request", parentSchema: schema137.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -45030,7 +46680,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.name.type, parentSchema: schema116.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.name.type, parentSchema: schema137.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -45042,7 +46692,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.description.type, parentSchema: schema116.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.description.type, parentSchema: schema137.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -45088,7 +46738,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema116.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema116.properties.authority.enum, parentSchema: schema116.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema137.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema137.properties.authority.enum, parentSchema: schema137.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -45122,7 +46772,7 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.idempotency_key.type, parentSchema: schema116.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.idempotency_key.type, parentSchema: schema137.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -45131,46 +46781,43 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.head !== void 0) {
-      let data10 = data.head;
-      if (typeof data10 !== "string") {
-        const err14 = { instancePath: instancePath + "/head", schemaPath: "#/properties/head/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.head.type, parentSchema: schema116.properties.head, data: data10 };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema137.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
         }
-        errors++;
-      }
-    }
-    if (data.base !== void 0) {
-      let data11 = data.base;
-      if (typeof data11 !== "string") {
-        const err15 = { instancePath: instancePath + "/base", schemaPath: "#/properties/base/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.base.type, parentSchema: schema116.properties.base, data: data11 };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err15];
+              } else {
+                vErrors.push(err15);
+              }
+              errors++;
+            }
+          } else {
+            const err16 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err16];
+            } else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
         }
-        errors++;
-      }
-    }
-    if (data.title !== void 0) {
-      let data12 = data.title;
-      if (typeof data12 !== "string") {
-        const err16 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.title.type, parentSchema: schema116.properties.title, data: data12 };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-    if (data.body !== void 0) {
-      let data13 = data.body;
-      if (typeof data13 !== "string") {
-        const err17 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.body.type, parentSchema: schema116.properties.body, data: data13 };
+      } else {
+        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema137.properties.needs.type, parentSchema: schema137.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -45179,10 +46826,10 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.draft !== void 0) {
-      let data14 = data.draft;
-      if (typeof data14 !== "boolean") {
-        const err18 = { instancePath: instancePath + "/draft", schemaPath: "#/properties/draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema116.properties.draft.type, parentSchema: schema116.properties.draft, data: data14 };
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.for_each.type, parentSchema: schema137.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -45191,24 +46838,22 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.labels !== void 0) {
-      let data15 = data.labels;
-      if (Array.isArray(data15)) {
-        const len0 = data15.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data16 = data15[i0];
-          if (typeof data16 !== "string") {
-            const err19 = { instancePath: instancePath + "/labels/" + i0, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.labels.items.type, parentSchema: schema116.properties.labels.items, data: data16 };
-            if (vErrors === null) {
-              vErrors = [err19];
-            } else {
-              vErrors.push(err19);
-            }
-            errors++;
-          }
+    if (data.head !== void 0) {
+      let data13 = data.head;
+      if (typeof data13 !== "string") {
+        const err19 = { instancePath: instancePath + "/head", schemaPath: "#/properties/head/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.head.type, parentSchema: schema137.properties.head, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
         }
-      } else {
-        const err20 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema116.properties.labels.type, parentSchema: schema116.properties.labels, data: data15 };
+        errors++;
+      }
+    }
+    if (data.base !== void 0) {
+      let data14 = data.base;
+      if (typeof data14 !== "string") {
+        const err20 = { instancePath: instancePath + "/base", schemaPath: "#/properties/base/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.base.type, parentSchema: schema137.properties.base, data: data14 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -45217,24 +46862,22 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.reviewers !== void 0) {
-      let data17 = data.reviewers;
-      if (Array.isArray(data17)) {
-        const len1 = data17.length;
-        for (let i1 = 0; i1 < len1; i1++) {
-          let data18 = data17[i1];
-          if (typeof data18 !== "string") {
-            const err21 = { instancePath: instancePath + "/reviewers/" + i1, schemaPath: "#/properties/reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.reviewers.items.type, parentSchema: schema116.properties.reviewers.items, data: data18 };
-            if (vErrors === null) {
-              vErrors = [err21];
-            } else {
-              vErrors.push(err21);
-            }
-            errors++;
-          }
+    if (data.title !== void 0) {
+      let data15 = data.title;
+      if (typeof data15 !== "string") {
+        const err21 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.title.type, parentSchema: schema137.properties.title, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
         }
-      } else {
-        const err22 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema116.properties.reviewers.type, parentSchema: schema116.properties.reviewers, data: data17 };
+        errors++;
+      }
+    }
+    if (data.body !== void 0) {
+      let data16 = data.body;
+      if (typeof data16 !== "string") {
+        const err22 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.body.type, parentSchema: schema137.properties.body, data: data16 };
         if (vErrors === null) {
           vErrors = [err22];
         } else {
@@ -45243,36 +46886,36 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.team_reviewers !== void 0) {
-      let data19 = data.team_reviewers;
-      if (Array.isArray(data19)) {
-        const len2 = data19.length;
-        for (let i2 = 0; i2 < len2; i2++) {
-          let data20 = data19[i2];
-          if (typeof data20 !== "string") {
-            const err23 = { instancePath: instancePath + "/team_reviewers/" + i2, schemaPath: "#/properties/team_reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.team_reviewers.items.type, parentSchema: schema116.properties.team_reviewers.items, data: data20 };
+    if (data.draft !== void 0) {
+      let data17 = data.draft;
+      if (typeof data17 !== "boolean") {
+        const err23 = { instancePath: instancePath + "/draft", schemaPath: "#/properties/draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema137.properties.draft.type, parentSchema: schema137.properties.draft, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err23];
+        } else {
+          vErrors.push(err23);
+        }
+        errors++;
+      }
+    }
+    if (data.labels !== void 0) {
+      let data18 = data.labels;
+      if (Array.isArray(data18)) {
+        const len1 = data18.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data19 = data18[i1];
+          if (typeof data19 !== "string") {
+            const err24 = { instancePath: instancePath + "/labels/" + i1, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.labels.items.type, parentSchema: schema137.properties.labels.items, data: data19 };
             if (vErrors === null) {
-              vErrors = [err23];
+              vErrors = [err24];
             } else {
-              vErrors.push(err23);
+              vErrors.push(err24);
             }
             errors++;
           }
         }
       } else {
-        const err24 = { instancePath: instancePath + "/team_reviewers", schemaPath: "#/properties/team_reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema116.properties.team_reviewers.type, parentSchema: schema116.properties.team_reviewers, data: data19 };
-        if (vErrors === null) {
-          vErrors = [err24];
-        } else {
-          vErrors.push(err24);
-        }
-        errors++;
-      }
-    }
-    if (data.wait !== void 0) {
-      let data21 = data.wait;
-      if (!(data21 === "merged")) {
-        const err25 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/enum", keyword: "enum", params: { allowedValues: schema116.properties.wait.enum }, message: "must be equal to one of the allowed values", schema: schema116.properties.wait.enum, parentSchema: schema116.properties.wait, data: data21 };
+        const err25 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema137.properties.labels.type, parentSchema: schema137.properties.labels, data: data18 };
         if (vErrors === null) {
           vErrors = [err25];
         } else {
@@ -45281,19 +46924,95 @@ function validate76(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.reviewers !== void 0) {
+      let data20 = data.reviewers;
+      if (Array.isArray(data20)) {
+        const len2 = data20.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data21 = data20[i2];
+          if (typeof data21 !== "string") {
+            const err26 = { instancePath: instancePath + "/reviewers/" + i2, schemaPath: "#/properties/reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.reviewers.items.type, parentSchema: schema137.properties.reviewers.items, data: data21 };
+            if (vErrors === null) {
+              vErrors = [err26];
+            } else {
+              vErrors.push(err26);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err27 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema137.properties.reviewers.type, parentSchema: schema137.properties.reviewers, data: data20 };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+    if (data.team_reviewers !== void 0) {
+      let data22 = data.team_reviewers;
+      if (Array.isArray(data22)) {
+        const len3 = data22.length;
+        for (let i3 = 0; i3 < len3; i3++) {
+          let data23 = data22[i3];
+          if (typeof data23 !== "string") {
+            const err28 = { instancePath: instancePath + "/team_reviewers/" + i3, schemaPath: "#/properties/team_reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.team_reviewers.items.type, parentSchema: schema137.properties.team_reviewers.items, data: data23 };
+            if (vErrors === null) {
+              vErrors = [err28];
+            } else {
+              vErrors.push(err28);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err29 = { instancePath: instancePath + "/team_reviewers", schemaPath: "#/properties/team_reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema137.properties.team_reviewers.type, parentSchema: schema137.properties.team_reviewers, data: data22 };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
+        }
+        errors++;
+      }
+    }
+    if (data.wait !== void 0) {
+      let data24 = data.wait;
+      if (!(data24 === "merged")) {
+        const err30 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/enum", keyword: "enum", params: { allowedValues: schema137.properties.wait.enum }, message: "must be equal to one of the allowed values", schema: schema137.properties.wait.enum, parentSchema: schema137.properties.wait, data: data24 };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
+    }
+    if (data.closes_issue !== void 0) {
+      let data25 = data.closes_issue;
+      if (typeof data25 !== "boolean") {
+        const err31 = { instancePath: instancePath + "/closes_issue", schemaPath: "#/properties/closes_issue/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema137.properties.closes_issue.type, parentSchema: schema137.properties.closes_issue, data: data25 };
+        if (vErrors === null) {
+          vErrors = [err31];
+        } else {
+          vErrors.push(err31);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema116.type, parentSchema: schema116, data };
+    const err32 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema137.type, parentSchema: schema137, data };
     if (vErrors === null) {
-      vErrors = [err26];
+      vErrors = [err32];
     } else {
-      vErrors.push(err26);
+      vErrors.push(err32);
     }
     errors++;
   }
-  validate76.errors = vErrors;
+  validate82.errors = vErrors;
   return errors === 0;
 }
-validate76.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+validate82.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -46212,7 +47931,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       } else {
         if (data.type !== void 0) {
-          if ("playbook" !== data.type) {
+          if ("parallel" !== data.type) {
             const err49 = {};
             if (vErrors === null) {
               vErrors = [err49];
@@ -46287,7 +48006,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       } else {
         if (data.type !== void 0) {
-          if ("pull_request" !== data.type) {
+          if ("playbook" !== data.type) {
             const err53 = {};
             if (vErrors === null) {
               vErrors = [err53];
@@ -46319,8 +48038,8 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (_valid13) {
     const _errs84 = errors;
-    if (!validate76(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
-      vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+    if (!validate78(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
       errors = vErrors.length;
     }
     var _valid13 = _errs84 === errors;
@@ -46346,13 +48065,88 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
       Object.assign(props0, props13);
     }
   }
+  const _errs86 = errors;
+  let valid29 = true;
+  const _errs87 = errors;
+  if (errors === _errs87) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing14;
+      if (data.type === void 0 && (missing14 = "type")) {
+        const err56 = {};
+        if (vErrors === null) {
+          vErrors = [err56];
+        } else {
+          vErrors.push(err56);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("pull_request" !== data.type) {
+            const err57 = {};
+            if (vErrors === null) {
+              vErrors = [err57];
+            } else {
+              vErrors.push(err57);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err58 = {};
+      if (vErrors === null) {
+        vErrors = [err58];
+      } else {
+        vErrors.push(err58);
+      }
+      errors++;
+    }
+  }
+  var _valid14 = _errs87 === errors;
+  errors = _errs86;
+  if (vErrors !== null) {
+    if (_errs86) {
+      vErrors.length = _errs86;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid14) {
+    const _errs90 = errors;
+    if (!validate82(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+      errors = vErrors.length;
+    }
+    var _valid14 = _errs90 === errors;
+    valid29 = _valid14;
+    if (valid29) {
+      var props14 = true;
+    }
+  }
+  if (!valid29) {
+    const err59 = { instancePath, schemaPath: "#/allOf/14/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[14].if, parentSchema: schema39.allOf[14], data };
+    if (vErrors === null) {
+      vErrors = [err59];
+    } else {
+      vErrors.push(err59);
+    }
+    errors++;
+  }
+  if (props0 !== true && props14 !== void 0) {
+    if (props14 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props14);
+    }
+  }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.type === void 0) {
-      const err56 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'", schema: schema39.required, parentSchema: schema39, data };
+      const err60 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'", schema: schema39.required, parentSchema: schema39, data };
       if (vErrors === null) {
-        vErrors = [err56];
+        vErrors = [err60];
       } else {
-        vErrors.push(err56);
+        vErrors.push(err60);
       }
       errors++;
     }
@@ -46361,23 +48155,23 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
       props0.type = true;
     }
     if (data.type !== void 0) {
-      let data14 = data.type;
-      if (!(data14 === "ai" || data14 === "branch" || data14 === "checkpoint" || data14 === "close" || data14 === "comment" || data14 === "commit" || data14 === "decide" || data14 === "dispatch" || data14 === "end" || data14 === "investigate" || data14 === "issue" || data14 === "label" || data14 === "playbook" || data14 === "pull_request")) {
-        const err57 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema39.properties.type.enum }, message: "must be equal to one of the allowed values", schema: schema39.properties.type.enum, parentSchema: schema39.properties.type, data: data14 };
+      let data15 = data.type;
+      if (!(data15 === "ai" || data15 === "branch" || data15 === "checkpoint" || data15 === "close" || data15 === "comment" || data15 === "commit" || data15 === "decide" || data15 === "dispatch" || data15 === "end" || data15 === "investigate" || data15 === "issue" || data15 === "label" || data15 === "parallel" || data15 === "playbook" || data15 === "pull_request")) {
+        const err61 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema39.properties.type.enum }, message: "must be equal to one of the allowed values", schema: schema39.properties.type.enum, parentSchema: schema39.properties.type, data: data15 };
         if (vErrors === null) {
-          vErrors = [err57];
+          vErrors = [err61];
         } else {
-          vErrors.push(err57);
+          vErrors.push(err61);
         }
         errors++;
       }
     }
   } else {
-    const err58 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema39.type, parentSchema: schema39, data };
+    const err62 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema39.type, parentSchema: schema39, data };
     if (vErrors === null) {
-      vErrors = [err58];
+      vErrors = [err62];
     } else {
-      vErrors.push(err58);
+      vErrors.push(err62);
     }
     errors++;
   }
@@ -46386,12 +48180,12 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate21.evaluated = { "dynamicProps": true, "dynamicItems": false };
-var schema123 = { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } };
-var schema124 = { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } };
-function validate83(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+var schema145 = { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } };
+var schema146 = { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } };
+function validate89(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate83.evaluated;
+  const evaluated0 = validate89.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -46401,7 +48195,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
       if (!(key0 === "by" || key0 === "permission" || key0 === "teams" || key0 === "step" || key0 === "values" || key0 === "reason" || key0 === "findings" || key0 === "branch")) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema124, data };
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema146, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -46413,7 +48207,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.by !== void 0) {
       let data0 = data.by;
       if (typeof data0 !== "string") {
-        const err1 = { instancePath: instancePath + "/by", schemaPath: "#/properties/by/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema124.properties.by.type, parentSchema: schema124.properties.by, data: data0 };
+        const err1 = { instancePath: instancePath + "/by", schemaPath: "#/properties/by/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema146.properties.by.type, parentSchema: schema146.properties.by, data: data0 };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -46425,7 +48219,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.permission !== void 0) {
       let data1 = data.permission;
       if (!(data1 === "read" || data1 === "triage" || data1 === "write" || data1 === "maintain" || data1 === "admin")) {
-        const err2 = { instancePath: instancePath + "/permission", schemaPath: "#/properties/permission/enum", keyword: "enum", params: { allowedValues: schema124.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema124.properties.permission.enum, parentSchema: schema124.properties.permission, data: data1 };
+        const err2 = { instancePath: instancePath + "/permission", schemaPath: "#/properties/permission/enum", keyword: "enum", params: { allowedValues: schema146.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema146.properties.permission.enum, parentSchema: schema146.properties.permission, data: data1 };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -46441,7 +48235,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data3 = data2[i0];
           if (typeof data3 !== "string") {
-            const err3 = { instancePath: instancePath + "/teams/" + i0, schemaPath: "#/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema124.properties.teams.items.type, parentSchema: schema124.properties.teams.items, data: data3 };
+            const err3 = { instancePath: instancePath + "/teams/" + i0, schemaPath: "#/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema146.properties.teams.items.type, parentSchema: schema146.properties.teams.items, data: data3 };
             if (vErrors === null) {
               vErrors = [err3];
             } else {
@@ -46451,7 +48245,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err4 = { instancePath: instancePath + "/teams", schemaPath: "#/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema124.properties.teams.type, parentSchema: schema124.properties.teams, data: data2 };
+        const err4 = { instancePath: instancePath + "/teams", schemaPath: "#/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema146.properties.teams.type, parentSchema: schema146.properties.teams, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -46488,7 +48282,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data5) {
           let data6 = data5[key1];
           if (typeof data6 !== "string" && !(typeof data6 == "number" && isFinite(data6)) && typeof data6 !== "boolean") {
-            const err7 = { instancePath: instancePath + "/values/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/values/additionalProperties/type", keyword: "type", params: { type: schema124.properties.values.additionalProperties.type }, message: "must be string,number,boolean", schema: schema124.properties.values.additionalProperties.type, parentSchema: schema124.properties.values.additionalProperties, data: data6 };
+            const err7 = { instancePath: instancePath + "/values/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/values/additionalProperties/type", keyword: "type", params: { type: schema146.properties.values.additionalProperties.type }, message: "must be string,number,boolean", schema: schema146.properties.values.additionalProperties.type, parentSchema: schema146.properties.values.additionalProperties, data: data6 };
             if (vErrors === null) {
               vErrors = [err7];
             } else {
@@ -46498,7 +48292,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err8 = { instancePath: instancePath + "/values", schemaPath: "#/properties/values/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema124.properties.values.type, parentSchema: schema124.properties.values, data: data5 };
+        const err8 = { instancePath: instancePath + "/values", schemaPath: "#/properties/values/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema146.properties.values.type, parentSchema: schema146.properties.values, data: data5 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -46510,7 +48304,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.reason !== void 0) {
       let data7 = data.reason;
       if (typeof data7 !== "string") {
-        const err9 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema124.properties.reason.type, parentSchema: schema124.properties.reason, data: data7 };
+        const err9 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema146.properties.reason.type, parentSchema: schema146.properties.reason, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -46525,7 +48319,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key2 in data8) {
           let data9 = data8[key2];
           if (typeof data9 !== "string" && !(typeof data9 == "number" && isFinite(data9)) && typeof data9 !== "boolean") {
-            const err10 = { instancePath: instancePath + "/findings/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/findings/additionalProperties/type", keyword: "type", params: { type: schema124.properties.findings.additionalProperties.type }, message: "must be string,number,boolean", schema: schema124.properties.findings.additionalProperties.type, parentSchema: schema124.properties.findings.additionalProperties, data: data9 };
+            const err10 = { instancePath: instancePath + "/findings/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/findings/additionalProperties/type", keyword: "type", params: { type: schema146.properties.findings.additionalProperties.type }, message: "must be string,number,boolean", schema: schema146.properties.findings.additionalProperties.type, parentSchema: schema146.properties.findings.additionalProperties, data: data9 };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -46535,7 +48329,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err11 = { instancePath: instancePath + "/findings", schemaPath: "#/properties/findings/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema124.properties.findings.type, parentSchema: schema124.properties.findings, data: data8 };
+        const err11 = { instancePath: instancePath + "/findings", schemaPath: "#/properties/findings/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema146.properties.findings.type, parentSchema: schema146.properties.findings, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -46567,7 +48361,7 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema124.type, parentSchema: schema124, data };
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema146.type, parentSchema: schema146, data };
     if (vErrors === null) {
       vErrors = [err14];
     } else {
@@ -46575,15 +48369,15 @@ function validate83(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate83.errors = vErrors;
+  validate89.errors = vErrors;
   return errors === 0;
 }
-validate83.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema127 = { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } };
-function validate85(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate89.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema149 = { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } };
+function validate91(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate85.evaluated;
+  const evaluated0 = validate91.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -46592,7 +48386,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (Object.keys(data).length > 1) {
-      const err0 = { instancePath, schemaPath: "#/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties", schema: 1, parentSchema: schema127, data };
+      const err0 = { instancePath, schemaPath: "#/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties", schema: 1, parentSchema: schema149, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -46601,7 +48395,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (Object.keys(data).length < 1) {
-      const err1 = { instancePath, schemaPath: "#/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema127, data };
+      const err1 = { instancePath, schemaPath: "#/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema149, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -46610,8 +48404,8 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema127.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema127, data };
+      if (!func1.call(schema149.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema149, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -46621,45 +48415,45 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.approve !== void 0) {
-      if (!validate83(data.approve, { instancePath: instancePath + "/approve", parentData: data, parentDataProperty: "approve", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+      if (!validate89(data.approve, { instancePath: instancePath + "/approve", parentData: data, parentDataProperty: "approve", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
         errors = vErrors.length;
       }
     }
     if (data.reject !== void 0) {
-      if (!validate83(data.reject, { instancePath: instancePath + "/reject", parentData: data, parentDataProperty: "reject", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+      if (!validate89(data.reject, { instancePath: instancePath + "/reject", parentData: data, parentDataProperty: "reject", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
         errors = vErrors.length;
       }
     }
     if (data.record !== void 0) {
-      if (!validate83(data.record, { instancePath: instancePath + "/record", parentData: data, parentDataProperty: "record", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+      if (!validate89(data.record, { instancePath: instancePath + "/record", parentData: data, parentDataProperty: "record", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
         errors = vErrors.length;
       }
     }
     if (data.choose !== void 0) {
-      if (!validate83(data.choose, { instancePath: instancePath + "/choose", parentData: data, parentDataProperty: "choose", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+      if (!validate89(data.choose, { instancePath: instancePath + "/choose", parentData: data, parentDataProperty: "choose", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
         errors = vErrors.length;
       }
     }
     if (data.retry !== void 0) {
-      if (!validate83(data.retry, { instancePath: instancePath + "/retry", parentData: data, parentDataProperty: "retry", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+      if (!validate89(data.retry, { instancePath: instancePath + "/retry", parentData: data, parentDataProperty: "retry", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
         errors = vErrors.length;
       }
     }
     if (data.cancel !== void 0) {
-      if (!validate83(data.cancel, { instancePath: instancePath + "/cancel", parentData: data, parentDataProperty: "cancel", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+      if (!validate89(data.cancel, { instancePath: instancePath + "/cancel", parentData: data, parentDataProperty: "cancel", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
         errors = vErrors.length;
       }
     }
     if (data.merge !== void 0) {
       let data6 = data.merge;
       if (typeof data6 !== "boolean") {
-        const err3 = { instancePath: instancePath + "/merge", schemaPath: "#/properties/merge/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema127.properties.merge.type, parentSchema: schema127.properties.merge, data: data6 };
+        const err3 = { instancePath: instancePath + "/merge", schemaPath: "#/properties/merge/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema149.properties.merge.type, parentSchema: schema149.properties.merge, data: data6 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -46671,7 +48465,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.close_pr !== void 0) {
       let data7 = data.close_pr;
       if (typeof data7 !== "boolean") {
-        const err4 = { instancePath: instancePath + "/close_pr", schemaPath: "#/properties/close_pr/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema127.properties.close_pr.type, parentSchema: schema127.properties.close_pr, data: data7 };
+        const err4 = { instancePath: instancePath + "/close_pr", schemaPath: "#/properties/close_pr/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema149.properties.close_pr.type, parentSchema: schema149.properties.close_pr, data: data7 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -46683,7 +48477,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.workflow !== void 0) {
       let data8 = data.workflow;
       if (!(data8 === "success" || data8 === "failure" || data8 === "cancelled")) {
-        const err5 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/enum", keyword: "enum", params: { allowedValues: schema127.properties.workflow.enum }, message: "must be equal to one of the allowed values", schema: schema127.properties.workflow.enum, parentSchema: schema127.properties.workflow, data: data8 };
+        const err5 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/enum", keyword: "enum", params: { allowedValues: schema149.properties.workflow.enum }, message: "must be equal to one of the allowed values", schema: schema149.properties.workflow.enum, parentSchema: schema149.properties.workflow, data: data8 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -46696,7 +48490,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
       let data9 = data.fail_effect;
       if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
         if (data9.step === void 0) {
-          const err6 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "step" }, message: "must have required property 'step'", schema: schema127.properties.fail_effect.required, parentSchema: schema127.properties.fail_effect, data: data9 };
+          const err6 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "step" }, message: "must have required property 'step'", schema: schema149.properties.fail_effect.required, parentSchema: schema149.properties.fail_effect, data: data9 };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -46705,7 +48499,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (data9.code === void 0) {
-          const err7 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "code" }, message: "must have required property 'code'", schema: schema127.properties.fail_effect.required, parentSchema: schema127.properties.fail_effect, data: data9 };
+          const err7 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "code" }, message: "must have required property 'code'", schema: schema149.properties.fail_effect.required, parentSchema: schema149.properties.fail_effect, data: data9 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -46715,7 +48509,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
         }
         for (const key1 in data9) {
           if (!(key1 === "step" || key1 === "code" || key1 === "times")) {
-            const err8 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema127.properties.fail_effect, data: data9 };
+            const err8 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema149.properties.fail_effect, data: data9 };
             if (vErrors === null) {
               vErrors = [err8];
             } else {
@@ -46749,7 +48543,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
         if (data9.code !== void 0) {
           let data11 = data9.code;
           if (typeof data11 !== "string") {
-            const err11 = { instancePath: instancePath + "/fail_effect/code", schemaPath: "#/properties/fail_effect/properties/code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema127.properties.fail_effect.properties.code.type, parentSchema: schema127.properties.fail_effect.properties.code, data: data11 };
+            const err11 = { instancePath: instancePath + "/fail_effect/code", schemaPath: "#/properties/fail_effect/properties/code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema149.properties.fail_effect.properties.code.type, parentSchema: schema149.properties.fail_effect.properties.code, data: data11 };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -46761,7 +48555,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
         if (data9.times !== void 0) {
           let data12 = data9.times;
           if (!(typeof data12 == "number" && (!(data12 % 1) && !isNaN(data12)) && isFinite(data12))) {
-            const err12 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema127.properties.fail_effect.properties.times.type, parentSchema: schema127.properties.fail_effect.properties.times, data: data12 };
+            const err12 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema149.properties.fail_effect.properties.times.type, parentSchema: schema149.properties.fail_effect.properties.times, data: data12 };
             if (vErrors === null) {
               vErrors = [err12];
             } else {
@@ -46771,7 +48565,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
           }
           if (typeof data12 == "number" && isFinite(data12)) {
             if (data12 < 1 || isNaN(data12)) {
-              const err13 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema127.properties.fail_effect.properties.times, data: data12 };
+              const err13 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema149.properties.fail_effect.properties.times, data: data12 };
               if (vErrors === null) {
                 vErrors = [err13];
               } else {
@@ -46782,7 +48576,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err14 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema127.properties.fail_effect.type, parentSchema: schema127.properties.fail_effect, data: data9 };
+        const err14 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema149.properties.fail_effect.type, parentSchema: schema149.properties.fail_effect, data: data9 };
         if (vErrors === null) {
           vErrors = [err14];
         } else {
@@ -46814,7 +48608,7 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema127.type, parentSchema: schema127, data };
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema149.type, parentSchema: schema149, data };
     if (vErrors === null) {
       vErrors = [err17];
     } else {
@@ -46822,14 +48616,14 @@ function validate85(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate85.errors = vErrors;
+  validate91.errors = vErrors;
   return errors === 0;
 }
-validate85.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate82(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate91.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate88(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate82.evaluated;
+  const evaluated0 = validate88.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -46838,7 +48632,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema123.required, parentSchema: schema123, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema145.required, parentSchema: schema145, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -46847,7 +48641,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.expect === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "expect" }, message: "must have required property 'expect'", schema: schema123.required, parentSchema: schema123, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "expect" }, message: "must have required property 'expect'", schema: schema145.required, parentSchema: schema145, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -46857,7 +48651,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
       if (!(key0 === "name" || key0 === "inputs" || key0 === "initiator" || key0 === "alert" || key0 === "events" || key0 === "expect")) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123, data };
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema145, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -46869,7 +48663,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data0 = data.name;
       if (typeof data0 !== "string") {
-        const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.name.type, parentSchema: schema123.properties.name, data: data0 };
+        const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.name.type, parentSchema: schema145.properties.name, data: data0 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -46884,7 +48678,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data1) {
           let data2 = data1[key1];
           if (typeof data2 !== "string" && !(typeof data2 == "number" && isFinite(data2)) && typeof data2 !== "boolean") {
-            const err4 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema123.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema123.properties.inputs.additionalProperties.type, parentSchema: schema123.properties.inputs.additionalProperties, data: data2 };
+            const err4 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema145.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema145.properties.inputs.additionalProperties.type, parentSchema: schema145.properties.inputs.additionalProperties, data: data2 };
             if (vErrors === null) {
               vErrors = [err4];
             } else {
@@ -46894,7 +48688,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err5 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.inputs.type, parentSchema: schema123.properties.inputs, data: data1 };
+        const err5 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.inputs.type, parentSchema: schema145.properties.inputs, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -46904,8 +48698,8 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.initiator !== void 0) {
-      if (!validate83(data.initiator, { instancePath: instancePath + "/initiator", parentData: data, parentDataProperty: "initiator", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+      if (!validate89(data.initiator, { instancePath: instancePath + "/initiator", parentData: data, parentDataProperty: "initiator", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
         errors = vErrors.length;
       }
     }
@@ -46914,7 +48708,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
         for (const key2 in data4) {
           if (!(key2 === "title" || key2 === "summary" || key2 === "severity" || key2 === "status" || key2 === "source" || key2 === "labels" || key2 === "annotations")) {
-            const err6 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123.properties.alert, data: data4 };
+            const err6 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema145.properties.alert, data: data4 };
             if (vErrors === null) {
               vErrors = [err6];
             } else {
@@ -46926,7 +48720,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.title !== void 0) {
           let data5 = data4.title;
           if (typeof data5 !== "string") {
-            const err7 = { instancePath: instancePath + "/alert/title", schemaPath: "#/properties/alert/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.alert.properties.title.type, parentSchema: schema123.properties.alert.properties.title, data: data5 };
+            const err7 = { instancePath: instancePath + "/alert/title", schemaPath: "#/properties/alert/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.alert.properties.title.type, parentSchema: schema145.properties.alert.properties.title, data: data5 };
             if (vErrors === null) {
               vErrors = [err7];
             } else {
@@ -46938,7 +48732,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.summary !== void 0) {
           let data6 = data4.summary;
           if (typeof data6 !== "string") {
-            const err8 = { instancePath: instancePath + "/alert/summary", schemaPath: "#/properties/alert/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.alert.properties.summary.type, parentSchema: schema123.properties.alert.properties.summary, data: data6 };
+            const err8 = { instancePath: instancePath + "/alert/summary", schemaPath: "#/properties/alert/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.alert.properties.summary.type, parentSchema: schema145.properties.alert.properties.summary, data: data6 };
             if (vErrors === null) {
               vErrors = [err8];
             } else {
@@ -46950,7 +48744,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.severity !== void 0) {
           let data7 = data4.severity;
           if (typeof data7 !== "string") {
-            const err9 = { instancePath: instancePath + "/alert/severity", schemaPath: "#/properties/alert/properties/severity/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.alert.properties.severity.type, parentSchema: schema123.properties.alert.properties.severity, data: data7 };
+            const err9 = { instancePath: instancePath + "/alert/severity", schemaPath: "#/properties/alert/properties/severity/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.alert.properties.severity.type, parentSchema: schema145.properties.alert.properties.severity, data: data7 };
             if (vErrors === null) {
               vErrors = [err9];
             } else {
@@ -46962,7 +48756,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.status !== void 0) {
           let data8 = data4.status;
           if (!(data8 === "firing" || data8 === "resolved")) {
-            const err10 = { instancePath: instancePath + "/alert/status", schemaPath: "#/properties/alert/properties/status/enum", keyword: "enum", params: { allowedValues: schema123.properties.alert.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.alert.properties.status.enum, parentSchema: schema123.properties.alert.properties.status, data: data8 };
+            const err10 = { instancePath: instancePath + "/alert/status", schemaPath: "#/properties/alert/properties/status/enum", keyword: "enum", params: { allowedValues: schema145.properties.alert.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema145.properties.alert.properties.status.enum, parentSchema: schema145.properties.alert.properties.status, data: data8 };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -46974,7 +48768,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.source !== void 0) {
           let data9 = data4.source;
           if (!(data9 === "github" || data9 === "alertmanager" || data9 === "grafana" || data9 === "generic")) {
-            const err11 = { instancePath: instancePath + "/alert/source", schemaPath: "#/properties/alert/properties/source/enum", keyword: "enum", params: { allowedValues: schema123.properties.alert.properties.source.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.alert.properties.source.enum, parentSchema: schema123.properties.alert.properties.source, data: data9 };
+            const err11 = { instancePath: instancePath + "/alert/source", schemaPath: "#/properties/alert/properties/source/enum", keyword: "enum", params: { allowedValues: schema145.properties.alert.properties.source.enum }, message: "must be equal to one of the allowed values", schema: schema145.properties.alert.properties.source.enum, parentSchema: schema145.properties.alert.properties.source, data: data9 };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -46989,7 +48783,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key3 in data10) {
               let data11 = data10[key3];
               if (typeof data11 !== "string") {
-                const err12 = { instancePath: instancePath + "/alert/labels/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/labels/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.alert.properties.labels.additionalProperties.type, parentSchema: schema123.properties.alert.properties.labels.additionalProperties, data: data11 };
+                const err12 = { instancePath: instancePath + "/alert/labels/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/labels/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.alert.properties.labels.additionalProperties.type, parentSchema: schema145.properties.alert.properties.labels.additionalProperties, data: data11 };
                 if (vErrors === null) {
                   vErrors = [err12];
                 } else {
@@ -46999,7 +48793,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err13 = { instancePath: instancePath + "/alert/labels", schemaPath: "#/properties/alert/properties/labels/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.alert.properties.labels.type, parentSchema: schema123.properties.alert.properties.labels, data: data10 };
+            const err13 = { instancePath: instancePath + "/alert/labels", schemaPath: "#/properties/alert/properties/labels/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.alert.properties.labels.type, parentSchema: schema145.properties.alert.properties.labels, data: data10 };
             if (vErrors === null) {
               vErrors = [err13];
             } else {
@@ -47014,7 +48808,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key4 in data12) {
               let data13 = data12[key4];
               if (typeof data13 !== "string") {
-                const err14 = { instancePath: instancePath + "/alert/annotations/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/annotations/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.alert.properties.annotations.additionalProperties.type, parentSchema: schema123.properties.alert.properties.annotations.additionalProperties, data: data13 };
+                const err14 = { instancePath: instancePath + "/alert/annotations/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/annotations/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.alert.properties.annotations.additionalProperties.type, parentSchema: schema145.properties.alert.properties.annotations.additionalProperties, data: data13 };
                 if (vErrors === null) {
                   vErrors = [err14];
                 } else {
@@ -47024,7 +48818,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err15 = { instancePath: instancePath + "/alert/annotations", schemaPath: "#/properties/alert/properties/annotations/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.alert.properties.annotations.type, parentSchema: schema123.properties.alert.properties.annotations, data: data12 };
+            const err15 = { instancePath: instancePath + "/alert/annotations", schemaPath: "#/properties/alert/properties/annotations/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.alert.properties.annotations.type, parentSchema: schema145.properties.alert.properties.annotations, data: data12 };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -47034,7 +48828,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.alert.type, parentSchema: schema123.properties.alert, data: data4 };
+        const err16 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.alert.type, parentSchema: schema145.properties.alert, data: data4 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -47048,13 +48842,13 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       if (Array.isArray(data14)) {
         const len0 = data14.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          if (!validate85(data14[i0], { instancePath: instancePath + "/events/" + i0, parentData: data14, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+          if (!validate91(data14[i0], { instancePath: instancePath + "/events/" + i0, parentData: data14, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
             errors = vErrors.length;
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/events", schemaPath: "#/properties/events/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema123.properties.events.type, parentSchema: schema123.properties.events, data: data14 };
+        const err17 = { instancePath: instancePath + "/events", schemaPath: "#/properties/events/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema145.properties.events.type, parentSchema: schema145.properties.events, data: data14 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -47068,7 +48862,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
         for (const key5 in data16) {
           if (!(key5 === "path" || key5 === "status" || key5 === "conclusion" || key5 === "error" || key5 === "outputs")) {
-            const err18 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123.properties.expect, data: data16 };
+            const err18 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties", schema: false, parentSchema: schema145.properties.expect, data: data16 };
             if (vErrors === null) {
               vErrors = [err18];
             } else {
@@ -47084,7 +48878,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i1 = 0; i1 < len1; i1++) {
               let data18 = data17[i1];
               if (typeof data18 !== "string") {
-                const err19 = { instancePath: instancePath + "/expect/path/" + i1, schemaPath: "#/properties/expect/properties/path/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.expect.properties.path.items.type, parentSchema: schema123.properties.expect.properties.path.items, data: data18 };
+                const err19 = { instancePath: instancePath + "/expect/path/" + i1, schemaPath: "#/properties/expect/properties/path/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.expect.properties.path.items.type, parentSchema: schema145.properties.expect.properties.path.items, data: data18 };
                 if (vErrors === null) {
                   vErrors = [err19];
                 } else {
@@ -47094,7 +48888,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err20 = { instancePath: instancePath + "/expect/path", schemaPath: "#/properties/expect/properties/path/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema123.properties.expect.properties.path.type, parentSchema: schema123.properties.expect.properties.path, data: data17 };
+            const err20 = { instancePath: instancePath + "/expect/path", schemaPath: "#/properties/expect/properties/path/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema145.properties.expect.properties.path.type, parentSchema: schema145.properties.expect.properties.path, data: data17 };
             if (vErrors === null) {
               vErrors = [err20];
             } else {
@@ -47106,7 +48900,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.status !== void 0) {
           let data19 = data16.status;
           if (!(data19 === "completed" || data19 === "failed" || data19 === "cancelled" || data19 === "waiting" || data19 === "running")) {
-            const err21 = { instancePath: instancePath + "/expect/status", schemaPath: "#/properties/expect/properties/status/enum", keyword: "enum", params: { allowedValues: schema123.properties.expect.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.expect.properties.status.enum, parentSchema: schema123.properties.expect.properties.status, data: data19 };
+            const err21 = { instancePath: instancePath + "/expect/status", schemaPath: "#/properties/expect/properties/status/enum", keyword: "enum", params: { allowedValues: schema145.properties.expect.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema145.properties.expect.properties.status.enum, parentSchema: schema145.properties.expect.properties.status, data: data19 };
             if (vErrors === null) {
               vErrors = [err21];
             } else {
@@ -47118,7 +48912,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.conclusion !== void 0) {
           let data20 = data16.conclusion;
           if (typeof data20 !== "string") {
-            const err22 = { instancePath: instancePath + "/expect/conclusion", schemaPath: "#/properties/expect/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.expect.properties.conclusion.type, parentSchema: schema123.properties.expect.properties.conclusion, data: data20 };
+            const err22 = { instancePath: instancePath + "/expect/conclusion", schemaPath: "#/properties/expect/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.expect.properties.conclusion.type, parentSchema: schema145.properties.expect.properties.conclusion, data: data20 };
             if (vErrors === null) {
               vErrors = [err22];
             } else {
@@ -47130,7 +48924,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.error !== void 0) {
           let data21 = data16.error;
           if (typeof data21 !== "string") {
-            const err23 = { instancePath: instancePath + "/expect/error", schemaPath: "#/properties/expect/properties/error/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.expect.properties.error.type, parentSchema: schema123.properties.expect.properties.error, data: data21 };
+            const err23 = { instancePath: instancePath + "/expect/error", schemaPath: "#/properties/expect/properties/error/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.expect.properties.error.type, parentSchema: schema145.properties.expect.properties.error, data: data21 };
             if (vErrors === null) {
               vErrors = [err23];
             } else {
@@ -47145,7 +48939,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key6 in data22) {
               let data23 = data22[key6];
               if (typeof data23 !== "string" && !(typeof data23 == "number" && isFinite(data23)) && typeof data23 !== "boolean") {
-                const err24 = { instancePath: instancePath + "/expect/outputs/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/expect/properties/outputs/additionalProperties/type", keyword: "type", params: { type: schema123.properties.expect.properties.outputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema123.properties.expect.properties.outputs.additionalProperties.type, parentSchema: schema123.properties.expect.properties.outputs.additionalProperties, data: data23 };
+                const err24 = { instancePath: instancePath + "/expect/outputs/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/expect/properties/outputs/additionalProperties/type", keyword: "type", params: { type: schema145.properties.expect.properties.outputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema145.properties.expect.properties.outputs.additionalProperties.type, parentSchema: schema145.properties.expect.properties.outputs.additionalProperties, data: data23 };
                 if (vErrors === null) {
                   vErrors = [err24];
                 } else {
@@ -47155,7 +48949,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err25 = { instancePath: instancePath + "/expect/outputs", schemaPath: "#/properties/expect/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.expect.properties.outputs.type, parentSchema: schema123.properties.expect.properties.outputs, data: data22 };
+            const err25 = { instancePath: instancePath + "/expect/outputs", schemaPath: "#/properties/expect/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.expect.properties.outputs.type, parentSchema: schema145.properties.expect.properties.outputs, data: data22 };
             if (vErrors === null) {
               vErrors = [err25];
             } else {
@@ -47165,7 +48959,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err26 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.expect.type, parentSchema: schema123.properties.expect, data: data16 };
+        const err26 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.expect.type, parentSchema: schema145.properties.expect, data: data16 };
         if (vErrors === null) {
           vErrors = [err26];
         } else {
@@ -47175,7 +48969,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.type, parentSchema: schema123, data };
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.type, parentSchema: schema145, data };
     if (vErrors === null) {
       vErrors = [err27];
     } else {
@@ -47183,10 +48977,10 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate82.errors = vErrors;
+  validate88.errors = vErrors;
   return errors === 0;
 }
-validate82.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+validate88.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -48195,7 +49989,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data58.type !== void 0) {
               let data59 = data58.type;
-              if (!(data59 === "string" || data59 === "number" || data59 === "boolean" || data59 === "enum")) {
+              if (!(data59 === "string" || data59 === "number" || data59 === "boolean" || data59 === "enum" || data59 === "list")) {
                 const err83 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/type", schemaPath: "#/$defs/input/properties/type/enum", keyword: "enum", params: { allowedValues: schema37.properties.type.enum }, message: "must be equal to one of the allowed values", schema: schema37.properties.type.enum, parentSchema: schema37.properties.type, data: data59 };
                 if (vErrors === null) {
                   vErrors = [err83];
@@ -48360,7 +50154,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
       let data70 = data.limits;
       if (data70 && typeof data70 == "object" && !Array.isArray(data70)) {
         for (const key15 in data70) {
-          if (!(key15 === "max_steps" || key15 === "max_depth" || key15 === "timeout")) {
+          if (!(key15 === "max_steps" || key15 === "max_depth" || key15 === "timeout" || key15 === "max_parallel" || key15 === "max_items")) {
             const err97 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key15 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.limits, data: data70 };
             if (vErrors === null) {
               vErrors = [err97];
@@ -48456,40 +50250,29 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-      } else {
-        const err106 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.limits.type, parentSchema: schema31.properties.limits, data: data70 };
-        if (vErrors === null) {
-          vErrors = [err106];
-        } else {
-          vErrors.push(err106);
-        }
-        errors++;
-      }
-    }
-    if (data.steps !== void 0) {
-      let data74 = data.steps;
-      if (Array.isArray(data74)) {
-        if (data74.length < 1) {
-          const err107 = { instancePath: instancePath + "/steps", schemaPath: "#/properties/steps/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema31.properties.steps, data: data74 };
-          if (vErrors === null) {
-            vErrors = [err107];
-          } else {
-            vErrors.push(err107);
+        if (data70.max_parallel !== void 0) {
+          let data74 = data70.max_parallel;
+          if (!(typeof data74 == "number" && (!(data74 % 1) && !isNaN(data74)) && isFinite(data74))) {
+            const err106 = { instancePath: instancePath + "/limits/max_parallel", schemaPath: "#/properties/limits/properties/max_parallel/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_parallel.type, parentSchema: schema31.properties.limits.properties.max_parallel, data: data74 };
+            if (vErrors === null) {
+              vErrors = [err106];
+            } else {
+              vErrors.push(err106);
+            }
+            errors++;
           }
-          errors++;
-        }
-        const len14 = data74.length;
-        for (let i14 = 0; i14 < len14; i14++) {
-          let data75 = data74[i14];
-          if (!validate21(data75, { instancePath: instancePath + "/steps/" + i14, parentData: data74, parentDataProperty: i14, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-            errors = vErrors.length;
-          } else {
-            var props0 = validate21.evaluated.props;
-          }
-          if (data75 && typeof data75 == "object" && !Array.isArray(data75)) {
-            if (data75.id === void 0) {
-              const err108 = { instancePath: instancePath + "/steps/" + i14, schemaPath: "#/properties/steps/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema31.properties.steps.items.required, parentSchema: schema31.properties.steps.items, data: data75 };
+          if (typeof data74 == "number" && isFinite(data74)) {
+            if (data74 > 20 || isNaN(data74)) {
+              const err107 = { instancePath: instancePath + "/limits/max_parallel", schemaPath: "#/properties/limits/properties/max_parallel/maximum", keyword: "maximum", params: { comparison: "<=", limit: 20 }, message: "must be <= 20", schema: 20, parentSchema: schema31.properties.limits.properties.max_parallel, data: data74 };
+              if (vErrors === null) {
+                vErrors = [err107];
+              } else {
+                vErrors.push(err107);
+              }
+              errors++;
+            }
+            if (data74 < 1 || isNaN(data74)) {
+              const err108 = { instancePath: instancePath + "/limits/max_parallel", schemaPath: "#/properties/limits/properties/max_parallel/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_parallel, data: data74 };
               if (vErrors === null) {
                 vErrors = [err108];
               } else {
@@ -48497,44 +50280,42 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (props0 !== true) {
-              props0 = props0 || {};
-              props0.id = true;
-            }
-            if (data75.id !== void 0) {
-              let data76 = data75.id;
-              if (typeof data76 === "string") {
-                if (!pattern4.test(data76)) {
-                  const err109 = { instancePath: instancePath + "/steps/" + i14 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data76 };
-                  if (vErrors === null) {
-                    vErrors = [err109];
-                  } else {
-                    vErrors.push(err109);
-                  }
-                  errors++;
-                }
-              } else {
-                const err110 = { instancePath: instancePath + "/steps/" + i14 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data76 };
-                if (vErrors === null) {
-                  vErrors = [err110];
-                } else {
-                  vErrors.push(err110);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err111 = { instancePath: instancePath + "/steps/" + i14, schemaPath: "#/properties/steps/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.steps.items.type, parentSchema: schema31.properties.steps.items, data: data75 };
+          }
+        }
+        if (data70.max_items !== void 0) {
+          let data75 = data70.max_items;
+          if (!(typeof data75 == "number" && (!(data75 % 1) && !isNaN(data75)) && isFinite(data75))) {
+            const err109 = { instancePath: instancePath + "/limits/max_items", schemaPath: "#/properties/limits/properties/max_items/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_items.type, parentSchema: schema31.properties.limits.properties.max_items, data: data75 };
             if (vErrors === null) {
-              vErrors = [err111];
+              vErrors = [err109];
             } else {
-              vErrors.push(err111);
+              vErrors.push(err109);
             }
             errors++;
           }
+          if (typeof data75 == "number" && isFinite(data75)) {
+            if (data75 > 100 || isNaN(data75)) {
+              const err110 = { instancePath: instancePath + "/limits/max_items", schemaPath: "#/properties/limits/properties/max_items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100", schema: 100, parentSchema: schema31.properties.limits.properties.max_items, data: data75 };
+              if (vErrors === null) {
+                vErrors = [err110];
+              } else {
+                vErrors.push(err110);
+              }
+              errors++;
+            }
+            if (data75 < 1 || isNaN(data75)) {
+              const err111 = { instancePath: instancePath + "/limits/max_items", schemaPath: "#/properties/limits/properties/max_items/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_items, data: data75 };
+              if (vErrors === null) {
+                vErrors = [err111];
+              } else {
+                vErrors.push(err111);
+              }
+              errors++;
+            }
+          }
         }
       } else {
-        const err112 = { instancePath: instancePath + "/steps", schemaPath: "#/properties/steps/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.steps.type, parentSchema: schema31.properties.steps, data: data74 };
+        const err112 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.limits.type, parentSchema: schema31.properties.limits, data: data70 };
         if (vErrors === null) {
           vErrors = [err112];
         } else {
@@ -48543,11 +50324,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.entrypoint !== void 0) {
-      let data77 = data.entrypoint;
-      if (typeof data77 === "string") {
-        if (!pattern4.test(data77)) {
-          const err113 = { instancePath: instancePath + "/entrypoint", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data77 };
+    if (data.steps !== void 0) {
+      let data76 = data.steps;
+      if (Array.isArray(data76)) {
+        if (data76.length < 1) {
+          const err113 = { instancePath: instancePath + "/steps", schemaPath: "#/properties/steps/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema31.properties.steps, data: data76 };
           if (vErrors === null) {
             vErrors = [err113];
           } else {
@@ -48555,42 +50336,53 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
-      } else {
-        const err114 = { instancePath: instancePath + "/entrypoint", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data77 };
-        if (vErrors === null) {
-          vErrors = [err114];
-        } else {
-          vErrors.push(err114);
-        }
-        errors++;
-      }
-    }
-    if (data.nodes !== void 0) {
-      let data78 = data.nodes;
-      if (data78 && typeof data78 == "object" && !Array.isArray(data78)) {
-        if (Object.keys(data78).length < 1) {
-          const err115 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema31.properties.nodes, data: data78 };
-          if (vErrors === null) {
-            vErrors = [err115];
+        const len14 = data76.length;
+        for (let i14 = 0; i14 < len14; i14++) {
+          let data77 = data76[i14];
+          if (!validate21(data77, { instancePath: instancePath + "/steps/" + i14, parentData: data76, parentDataProperty: i14, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+            errors = vErrors.length;
           } else {
-            vErrors.push(err115);
+            var props0 = validate21.evaluated.props;
           }
-          errors++;
-        }
-        for (const key16 in data78) {
-          const _errs174 = errors;
-          if (typeof key16 === "string") {
-            if (!pattern4.test(key16)) {
-              const err116 = { instancePath: instancePath + "/nodes", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key16, propertyName: key16 };
+          if (data77 && typeof data77 == "object" && !Array.isArray(data77)) {
+            if (data77.id === void 0) {
+              const err114 = { instancePath: instancePath + "/steps/" + i14, schemaPath: "#/properties/steps/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema31.properties.steps.items.required, parentSchema: schema31.properties.steps.items, data: data77 };
               if (vErrors === null) {
-                vErrors = [err116];
+                vErrors = [err114];
               } else {
-                vErrors.push(err116);
+                vErrors.push(err114);
               }
               errors++;
             }
+            if (props0 !== true) {
+              props0 = props0 || {};
+              props0.id = true;
+            }
+            if (data77.id !== void 0) {
+              let data78 = data77.id;
+              if (typeof data78 === "string") {
+                if (!pattern4.test(data78)) {
+                  const err115 = { instancePath: instancePath + "/steps/" + i14 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data78 };
+                  if (vErrors === null) {
+                    vErrors = [err115];
+                  } else {
+                    vErrors.push(err115);
+                  }
+                  errors++;
+                }
+              } else {
+                const err116 = { instancePath: instancePath + "/steps/" + i14 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data78 };
+                if (vErrors === null) {
+                  vErrors = [err116];
+                } else {
+                  vErrors.push(err116);
+                }
+                errors++;
+              }
+            }
           } else {
-            const err117 = { instancePath: instancePath + "/nodes", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key16, propertyName: key16 };
+            const err117 = { instancePath: instancePath + "/steps/" + i14, schemaPath: "#/properties/steps/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.steps.items.type, parentSchema: schema31.properties.steps.items, data: data77 };
             if (vErrors === null) {
               vErrors = [err117];
             } else {
@@ -48598,45 +50390,31 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          var valid56 = _errs174 === errors;
-          if (!valid56) {
-            const err118 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/propertyNames", keyword: "propertyNames", params: { propertyName: key16 }, message: "property name must be valid", schema: schema31.properties.nodes.propertyNames, parentSchema: schema31.properties.nodes, data: data78 };
-            if (vErrors === null) {
-              vErrors = [err118];
-            } else {
-              vErrors.push(err118);
-            }
-            errors++;
-          }
-        }
-        for (const key17 in data78) {
-          if (!validate21(data78[key17], { instancePath: instancePath + "/nodes/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), parentData: data78, parentDataProperty: key17, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-            errors = vErrors.length;
-          }
         }
       } else {
-        const err119 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.nodes.type, parentSchema: schema31.properties.nodes, data: data78 };
+        const err118 = { instancePath: instancePath + "/steps", schemaPath: "#/properties/steps/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.steps.type, parentSchema: schema31.properties.steps, data: data76 };
         if (vErrors === null) {
-          vErrors = [err119];
+          vErrors = [err118];
         } else {
-          vErrors.push(err119);
+          vErrors.push(err118);
         }
         errors++;
       }
     }
-    if (data.tests !== void 0) {
-      let data80 = data.tests;
-      if (Array.isArray(data80)) {
-        const len15 = data80.length;
-        for (let i15 = 0; i15 < len15; i15++) {
-          if (!validate82(data80[i15], { instancePath: instancePath + "/tests/" + i15, parentData: data80, parentDataProperty: i15, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
-            errors = vErrors.length;
+    if (data.entrypoint !== void 0) {
+      let data79 = data.entrypoint;
+      if (typeof data79 === "string") {
+        if (!pattern4.test(data79)) {
+          const err119 = { instancePath: instancePath + "/entrypoint", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data79 };
+          if (vErrors === null) {
+            vErrors = [err119];
+          } else {
+            vErrors.push(err119);
           }
+          errors++;
         }
       } else {
-        const err120 = { instancePath: instancePath + "/tests", schemaPath: "#/properties/tests/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.tests.type, parentSchema: schema31.properties.tests, data: data80 };
+        const err120 = { instancePath: instancePath + "/entrypoint", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data79 };
         if (vErrors === null) {
           vErrors = [err120];
         } else {
@@ -48645,33 +50423,32 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.outputs !== void 0) {
-      let data82 = data.outputs;
-      if (data82 && typeof data82 == "object" && !Array.isArray(data82)) {
-        for (const key18 in data82) {
-          const _errs184 = errors;
-          if (typeof key18 === "string") {
-            if (!pattern4.test(key18)) {
-              const err121 = { instancePath: instancePath + "/outputs", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key18, propertyName: key18 };
+    if (data.nodes !== void 0) {
+      let data80 = data.nodes;
+      if (data80 && typeof data80 == "object" && !Array.isArray(data80)) {
+        if (Object.keys(data80).length < 1) {
+          const err121 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema31.properties.nodes, data: data80 };
+          if (vErrors === null) {
+            vErrors = [err121];
+          } else {
+            vErrors.push(err121);
+          }
+          errors++;
+        }
+        for (const key16 in data80) {
+          const _errs178 = errors;
+          if (typeof key16 === "string") {
+            if (!pattern4.test(key16)) {
+              const err122 = { instancePath: instancePath + "/nodes", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key16, propertyName: key16 };
               if (vErrors === null) {
-                vErrors = [err121];
+                vErrors = [err122];
               } else {
-                vErrors.push(err121);
+                vErrors.push(err122);
               }
               errors++;
             }
           } else {
-            const err122 = { instancePath: instancePath + "/outputs", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key18, propertyName: key18 };
-            if (vErrors === null) {
-              vErrors = [err122];
-            } else {
-              vErrors.push(err122);
-            }
-            errors++;
-          }
-          var valid61 = _errs184 === errors;
-          if (!valid61) {
-            const err123 = { instancePath: instancePath + "/outputs", schemaPath: "#/properties/outputs/propertyNames", keyword: "propertyNames", params: { propertyName: key18 }, message: "property name must be valid", schema: schema31.properties.outputs.propertyNames, parentSchema: schema31.properties.outputs, data: data82 };
+            const err123 = { instancePath: instancePath + "/nodes", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key16, propertyName: key16 };
             if (vErrors === null) {
               vErrors = [err123];
             } else {
@@ -48679,11 +50456,9 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-        }
-        for (const key19 in data82) {
-          let data83 = data82[key19];
-          if (typeof data83 !== "string") {
-            const err124 = { instancePath: instancePath + "/outputs/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/outputs/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.outputs.additionalProperties.type, parentSchema: schema31.properties.outputs.additionalProperties, data: data83 };
+          var valid56 = _errs178 === errors;
+          if (!valid56) {
+            const err124 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/propertyNames", keyword: "propertyNames", params: { propertyName: key16 }, message: "property name must be valid", schema: schema31.properties.nodes.propertyNames, parentSchema: schema31.properties.nodes, data: data80 };
             if (vErrors === null) {
               vErrors = [err124];
             } else {
@@ -48692,8 +50467,14 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
+        for (const key17 in data80) {
+          if (!validate21(data80[key17], { instancePath: instancePath + "/nodes/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), parentData: data80, parentDataProperty: key17, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+            errors = vErrors.length;
+          }
+        }
       } else {
-        const err125 = { instancePath: instancePath + "/outputs", schemaPath: "#/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.outputs.type, parentSchema: schema31.properties.outputs, data: data82 };
+        const err125 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.nodes.type, parentSchema: schema31.properties.nodes, data: data80 };
         if (vErrors === null) {
           vErrors = [err125];
         } else {
@@ -48702,12 +50483,89 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.tests !== void 0) {
+      let data82 = data.tests;
+      if (Array.isArray(data82)) {
+        const len15 = data82.length;
+        for (let i15 = 0; i15 < len15; i15++) {
+          if (!validate88(data82[i15], { instancePath: instancePath + "/tests/" + i15, parentData: data82, parentDataProperty: i15, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err126 = { instancePath: instancePath + "/tests", schemaPath: "#/properties/tests/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.tests.type, parentSchema: schema31.properties.tests, data: data82 };
+        if (vErrors === null) {
+          vErrors = [err126];
+        } else {
+          vErrors.push(err126);
+        }
+        errors++;
+      }
+    }
+    if (data.outputs !== void 0) {
+      let data84 = data.outputs;
+      if (data84 && typeof data84 == "object" && !Array.isArray(data84)) {
+        for (const key18 in data84) {
+          const _errs188 = errors;
+          if (typeof key18 === "string") {
+            if (!pattern4.test(key18)) {
+              const err127 = { instancePath: instancePath + "/outputs", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key18, propertyName: key18 };
+              if (vErrors === null) {
+                vErrors = [err127];
+              } else {
+                vErrors.push(err127);
+              }
+              errors++;
+            }
+          } else {
+            const err128 = { instancePath: instancePath + "/outputs", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key18, propertyName: key18 };
+            if (vErrors === null) {
+              vErrors = [err128];
+            } else {
+              vErrors.push(err128);
+            }
+            errors++;
+          }
+          var valid61 = _errs188 === errors;
+          if (!valid61) {
+            const err129 = { instancePath: instancePath + "/outputs", schemaPath: "#/properties/outputs/propertyNames", keyword: "propertyNames", params: { propertyName: key18 }, message: "property name must be valid", schema: schema31.properties.outputs.propertyNames, parentSchema: schema31.properties.outputs, data: data84 };
+            if (vErrors === null) {
+              vErrors = [err129];
+            } else {
+              vErrors.push(err129);
+            }
+            errors++;
+          }
+        }
+        for (const key19 in data84) {
+          let data85 = data84[key19];
+          if (typeof data85 !== "string") {
+            const err130 = { instancePath: instancePath + "/outputs/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/outputs/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.outputs.additionalProperties.type, parentSchema: schema31.properties.outputs.additionalProperties, data: data85 };
+            if (vErrors === null) {
+              vErrors = [err130];
+            } else {
+              vErrors.push(err130);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err131 = { instancePath: instancePath + "/outputs", schemaPath: "#/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.outputs.type, parentSchema: schema31.properties.outputs, data: data84 };
+        if (vErrors === null) {
+          vErrors = [err131];
+        } else {
+          vErrors.push(err131);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err126 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.type, parentSchema: schema31, data };
+    const err132 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.type, parentSchema: schema31, data };
     if (vErrors === null) {
-      vErrors = [err126];
+      vErrors = [err132];
     } else {
-      vErrors.push(err126);
+      vErrors.push(err132);
     }
     errors++;
   }
@@ -48748,13 +50606,22 @@ var STEP_KINDS = [
   "investigate",
   "issue",
   "label",
+  "parallel",
   "playbook",
   "pull_request"
 ];
 var PERMISSIONS = ["read", "triage", "write", "maintain", "admin"];
 var AUTHORITIES = ["just-do-it", "show-me", "ask-first"];
-var INPUT_TYPES = ["string", "number", "boolean", "enum"];
+var INPUT_TYPES = ["string", "number", "boolean", "enum", "list"];
 var TRANSFORMS = ["kebab-case", "snake-case", "camel-case"];
+var JOINS = ["all", "any"];
+var BRANCH_FAILURE_POLICIES = ["fail", "continue", "cancel"];
+var FOR_EACH_LIMITS = {
+  max_parallel: { default: 4, cap: 20 },
+  max_items: { default: 20, cap: 100 }
+};
+var MAX_BRANCHES = 10;
+var MAX_BRANCH_STEPS = 50;
 var ALERT_SOURCES = ["github", "alertmanager", "grafana", "generic"];
 var str = (description) => ({ type: "string", description });
 var list = (items, description) => ({ type: "array", items, description });
@@ -48778,6 +50645,15 @@ var COMMON_STEP_FIELDS = {
   timeout: { $ref: "#/$defs/duration", description: "How long the step may take or wait." },
   idempotency_key: str(
     "Template for the key that finds this step's effect instead of repeating it."
+  ),
+  needs: {
+    type: "array",
+    items: { $ref: "#/$defs/id" },
+    maxItems: 50,
+    description: "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met."
+  },
+  for_each: str(
+    "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists."
   )
 };
 var STEP_FIELDS = {
@@ -48932,7 +50808,11 @@ var STEP_FIELDS = {
       labels: strings("Labels to add."),
       reviewers: strings("Users asked to review."),
       team_reviewers: strings("Teams asked to review."),
-      wait: { enum: ["merged"], description: "Wait until the pull request is merged." }
+      wait: { enum: ["merged"], description: "Wait until the pull request is merged." },
+      closes_issue: {
+        type: "boolean",
+        description: "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)."
+      }
     },
     required: ["head", "title"]
   },
@@ -48991,6 +50871,34 @@ var STEP_FIELDS = {
       expected_findings: ids("Finding keys the model is asked to report."),
       expect_files: strings("Files that must exist after the step.")
     }
+  },
+  parallel: {
+    fields: {
+      branches: {
+        type: "object",
+        minProperties: 1,
+        maxProperties: MAX_BRANCHES,
+        propertyNames: { $ref: "#/$defs/id" },
+        additionalProperties: { $ref: "#/$defs/step_list" },
+        description: "Branches by name, each a list of steps run in order; all branches start together."
+      },
+      join: {
+        description: "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.",
+        if: { type: "string" },
+        then: { enum: [...JOINS] },
+        else: {
+          type: "object",
+          additionalProperties: false,
+          required: ["count"],
+          properties: { count: { type: "integer", minimum: 1, maximum: MAX_BRANCHES } }
+        }
+      },
+      on_branch_failure: {
+        enum: [...BRANCH_FAILURE_POLICIES],
+        description: "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED."
+      }
+    },
+    required: ["branches"]
   },
   playbook: {
     fields: {
@@ -49144,13 +51052,25 @@ var PLAYBOOK_SCHEMA = {
       properties: {
         max_steps: { type: "integer", minimum: 1, maximum: 1e4 },
         max_depth: { type: "integer", minimum: 1, maximum: 50 },
-        timeout: { $ref: "#/$defs/duration" }
+        timeout: { $ref: "#/$defs/duration" },
+        max_parallel: {
+          type: "integer",
+          minimum: 1,
+          maximum: FOR_EACH_LIMITS.max_parallel.cap,
+          description: `Items of a for_each step run at once (default ${FOR_EACH_LIMITS.max_parallel.default}).`
+        },
+        max_items: {
+          type: "integer",
+          minimum: 1,
+          maximum: FOR_EACH_LIMITS.max_items.cap,
+          description: `Items a for_each step takes from its list (default ${FOR_EACH_LIMITS.max_items.default}); a longer list fails the step.`
+        }
       }
     },
     steps: {
       type: "array",
       minItems: 1,
-      description: "Steps in order; each falls through to the next unless it has next.",
+      description: "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).",
       items: {
         type: "object",
         $ref: "#/$defs/step",
@@ -49180,6 +51100,17 @@ var PLAYBOOK_SCHEMA = {
   },
   $defs: {
     id: { type: "string", pattern: ID_PATTERN },
+    step_list: {
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_BRANCH_STEPS,
+      items: {
+        type: "object",
+        $ref: "#/$defs/step",
+        properties: { id: { $ref: "#/$defs/id" } },
+        required: ["id"]
+      }
+    },
     tool: { type: "string", pattern: TOOL_PATTERN },
     duration: { type: "string", pattern: DURATION_PATTERN },
     expression: { type: "string", minLength: 1 },
@@ -49649,6 +51580,9 @@ function patternError(doc, path, where, found, pattern) {
 }
 
 // src/core/format/graph.ts
+function branchListKey(parallel, branch) {
+  return `${parallel}/${branch}`;
+}
 function stepTitle(step) {
   return step.type === "branch" ? step.id : step.name ?? step.id;
 }
@@ -49656,16 +51590,22 @@ var PlaybookGraph = class {
   constructor(playbook) {
     this.playbook = playbook;
     this.mode = playbook.nodes ? "nodes" : "steps";
-    this.steps = listSteps(playbook);
+    this.steps = listSteps(playbook, this.lists);
     for (const s of this.steps) if (!this.byId.has(s.id)) this.byId.set(s.id, s);
     this.entry = this.mode === "nodes" ? playbook.entrypoint : this.steps[0]?.id;
-    for (const s of this.steps) this.edges.set(s.id, computeEdges(this, s));
+    for (const s of this.steps) this.edges.set(s.id, computeEdges(this, s, this.leaves));
+    addNeedsEdges(this, this.edges);
+    addJoinEdges(this, this.edges, this.leaves);
   }
   playbook;
   steps;
   byId = /* @__PURE__ */ new Map();
   entry;
   mode;
+  /** Every list of steps, by key: the playbook's own first, then each branch. */
+  lists = /* @__PURE__ */ new Map();
+  /** Steps after which their list ends (the last of a branch, the steps nothing needs). */
+  leaves = /* @__PURE__ */ new Set();
   edges = /* @__PURE__ */ new Map();
   successors(id) {
     return this.edges.get(id) ?? [];
@@ -49677,10 +51617,79 @@ var PlaybookGraph = class {
   isTerminal(id) {
     return this.successors(id).length === 0;
   }
-  /** The step after `id` in the listing, for fall-through. */
+  /**
+   * The step after `id` in its list, for fall-through: none at the end of a list, in the nodes of
+   * a graph, or in a list that runs by `needs:`.
+   */
   following(id) {
     const s = this.byId.get(id);
-    return s ? this.steps[s.index + 1] : void 0;
+    if (!s) return void 0;
+    const list2 = this.lists.get(s.list);
+    if (!list2 || list2.dag || s.list === "" && this.mode === "nodes") return void 0;
+    const next = list2.ids[s.position + 1];
+    return next === void 0 ? void 0 : this.byId.get(next);
+  }
+  /** The list a step is written in. */
+  listOf(id) {
+    const s = this.byId.get(id);
+    return s ? this.lists.get(s.list) : void 0;
+  }
+  /** The `parallel` step and branch a step is written in, directly. */
+  branchOf(id) {
+    return this.listOf(id)?.branch;
+  }
+  /** The `parallel` steps around a step, innermost first. */
+  enclosing(id) {
+    const out = [];
+    for (let place = this.branchOf(id); place; place = this.branchOf(place.parallel)) {
+      if (out.some((p) => p.parallel === place?.parallel)) break;
+      out.push(place);
+    }
+    return out;
+  }
+  /** Every step written inside a `parallel` step's branches (nested ones too), or one branch. */
+  inside(parallel, branch) {
+    const out = /* @__PURE__ */ new Set();
+    for (const s of this.steps) {
+      if (s.id === parallel) continue;
+      const place = this.enclosing(s.id).find((p) => p.parallel === parallel);
+      if (place && (branch === void 0 || place.branch === branch)) out.add(s.id);
+    }
+    return out;
+  }
+  /** Steps of a graph list with no `needs:` of their own in that list: they start with it. */
+  roots(list2) {
+    return list2.ids.filter((id) => !(this.byId.get(id)?.step.needs ?? []).length);
+  }
+  /** Steps of a graph list that need `id`, directly or through others. */
+  dependents(id) {
+    const list2 = this.listOf(id);
+    const out = /* @__PURE__ */ new Set();
+    if (!list2?.dag) return out;
+    const stack = [id];
+    while (stack.length > 0) {
+      const cur = stack.pop();
+      for (const other of list2.ids) {
+        if (out.has(other)) continue;
+        if ((this.byId.get(other)?.step.needs ?? []).includes(cur)) {
+          out.add(other);
+          stack.push(other);
+        }
+      }
+    }
+    return out;
+  }
+  /** The steps `id` needs, directly or through others (in its graph list). */
+  transitiveNeeds(id) {
+    const out = /* @__PURE__ */ new Set();
+    const stack = [...this.byId.get(id)?.step.needs ?? []];
+    while (stack.length > 0) {
+      const cur = stack.pop();
+      if (out.has(cur) || !this.byId.has(cur)) continue;
+      out.add(cur);
+      stack.push(...this.byId.get(cur)?.step.needs ?? []);
+    }
+    return out;
   }
   reachable() {
     const seen = /* @__PURE__ */ new Set();
@@ -49691,10 +51700,12 @@ var PlaybookGraph = class {
       if (seen.has(id)) continue;
       seen.add(id);
       for (const e of this.resolvedSuccessors(id)) stack.push(e.to);
+      const list2 = this.listOf(id);
+      if (list2?.dag) stack.push(...this.roots(list2));
     }
     return seen;
   }
-  /** A cycle among reachable steps, as a list of ids, or undefined. */
+  /** A cycle among reachable steps, as a list of ids, or undefined (`needs:` cycles are apart). */
   findCycle() {
     const state = /* @__PURE__ */ new Map();
     const trail = [];
@@ -49702,6 +51713,7 @@ var PlaybookGraph = class {
       state.set(id, 1);
       trail.push(id);
       for (const e of this.resolvedSuccessors(id)) {
+        if (e.kind === "needs") continue;
         const s = state.get(e.to);
         if (s === 1) return [...trail.slice(trail.indexOf(e.to)), e.to];
         if (s === void 0) {
@@ -49718,29 +51730,64 @@ var PlaybookGraph = class {
   /**
    * Dominators of every reachable step: the steps that lie on every path from the entry to it.
    * An output can be used only where its step dominates the user (it has surely run).
+   *
+   * Steps that run side by side are counted as run before one another here (a sibling branch's
+   * steps, the steps of a graph list that do not need this one), and every step inside a
+   * `parallel` step as run after it: whether they really have is the `dag-output-unsure` rule's
+   * question, which says why in their own terms.
    */
   dominators() {
     const reach = this.reachable();
     const order = this.steps.map((s) => s.id).filter((id) => reach.has(id));
     const preds = new Map(order.map((id) => [id, []]));
-    for (const id of order) for (const e of this.resolvedSuccessors(id)) preds.get(e.to)?.push(id);
+    for (const id of order)
+      for (const e of this.resolvedSuccessors(id))
+        if (e.kind !== "fork" && e.kind !== "join" && e.kind !== "needs") preds.get(e.to)?.push(id);
     const all = new Set(order);
     const dom = /* @__PURE__ */ new Map();
     for (const id of order) dom.set(id, id === this.entry ? /* @__PURE__ */ new Set([id]) : new Set(all));
+    const insideOf = /* @__PURE__ */ new Map();
+    const inside = (p) => {
+      let set = insideOf.get(p);
+      if (!set) insideOf.set(p, set = this.inside(p));
+      return set;
+    };
+    const out = (p) => {
+      const d = dom.get(p);
+      return this.byId.get(p)?.step.type === "parallel" ? /* @__PURE__ */ new Set([...d, ...inside(p)]) : d;
+    };
+    const base = (list2) => {
+      if (!list2?.branch) return /* @__PURE__ */ new Set();
+      const host = dom.get(list2.branch.parallel) ?? /* @__PURE__ */ new Set();
+      const own = this.inside(list2.branch.parallel, list2.branch.branch);
+      return /* @__PURE__ */ new Set([...host, ...[...inside(list2.branch.parallel)].filter((x) => !own.has(x))]);
+    };
     let changed = true;
     while (changed) {
       changed = false;
       for (const id of order) {
-        if (id === this.entry) continue;
+        if (id === this.entry && !this.listOf(id)?.dag) continue;
+        const list2 = this.listOf(id);
         let next;
-        for (const p of preds.get(id) ?? []) {
-          const pd = dom.get(p);
-          next = next ? new Set([...next].filter((x) => pd.has(x))) : new Set(pd);
+        if (list2?.dag) {
+          const later = this.dependents(id);
+          const members = list2.ids.flatMap(
+            (m) => later.has(m) || m === id ? [] : [m, ...this.byId.get(m)?.step.type === "parallel" ? inside(m) : []]
+          );
+          next = /* @__PURE__ */ new Set([...base(list2), ...members.filter((m) => all.has(m))]);
+        } else {
+          const ps = preds.get(id) ?? [];
+          const head = list2 && list2.ids[0] === id && list2.branch !== void 0;
+          let acc = head ? base(list2) : void 0;
+          for (const p of ps) {
+            const pd = out(p);
+            acc = acc && !head ? new Set([...acc].filter((x) => pd.has(x))) : acc ?? new Set(pd);
+          }
+          next = acc ?? /* @__PURE__ */ new Set();
         }
-        next ??= /* @__PURE__ */ new Set();
         next.add(id);
         const cur = dom.get(id);
-        if (next.size !== cur.size) {
+        if (next.size !== cur.size || [...next].some((x) => !cur.has(x))) {
           dom.set(id, next);
           changed = true;
         }
@@ -49749,23 +51796,89 @@ var PlaybookGraph = class {
     return dom;
   }
 };
-function listSteps(playbook) {
+function listSteps(playbook, lists) {
+  const out = [];
+  const walk = (entries, key, at, keyed, branch) => {
+    const list2 = {
+      key,
+      ids: [],
+      // A nodes graph orders its steps with next: alone (needs: there is refused by validation).
+      dag: !keyed && entries.some(([, s]) => (s.needs ?? []).length > 0),
+      path: at
+    };
+    if (branch) list2.branch = branch;
+    if (!lists.has(key)) lists.set(key, list2);
+    entries.forEach(([id, step], position) => {
+      const path = [...at, keyed ? id : position];
+      list2.ids.push(id);
+      out.push({ id, step, path, index: out.length, list: key, position });
+      if (step.type === "parallel" && step.branches && typeof step.branches === "object") {
+        for (const [name, steps] of Object.entries(step.branches)) {
+          if (!Array.isArray(steps)) continue;
+          walk(
+            steps.map((st) => [st.id, st]),
+            branchListKey(id, name),
+            [...path, "branches", name],
+            false,
+            { parallel: id, branch: name }
+          );
+        }
+      }
+    });
+  };
   if (playbook.nodes) {
-    return Object.entries(playbook.nodes).map(([id, node], index) => ({
-      id,
-      step: { ...node, id },
-      path: ["nodes", id],
-      index
-    }));
+    walk(
+      Object.entries(playbook.nodes).map(([id, node]) => [id, { ...node, id }]),
+      "",
+      ["nodes"],
+      true
+    );
+  } else {
+    walk(
+      (playbook.steps ?? []).map((st) => [st.id, st]),
+      "",
+      ["steps"],
+      false
+    );
   }
-  return (playbook.steps ?? []).map((step, index) => ({
-    id: step.id,
-    step,
-    path: ["steps", index],
-    index
-  }));
+  return out;
 }
-function computeEdges(graph, gs) {
+function addNeedsEdges(graph, edges) {
+  for (const s of graph.steps) {
+    (s.step.needs ?? []).forEach((need, i) => {
+      const from = edges.get(need);
+      if (!from || need === s.id || graph.listOf(need)?.key !== s.list) return;
+      if (from.some((e) => e.kind === "needs" && e.to === s.id)) return;
+      from.push({ from: need, to: s.id, kind: "needs", path: [...s.path, "needs", i] });
+    });
+  }
+}
+function addJoinEdges(graph, edges, leaves) {
+  const after = (parallel, seen) => {
+    if (seen.has(parallel)) return [];
+    seen.add(parallel);
+    const own = (edges.get(parallel) ?? []).filter((e) => e.kind !== "fork").map((e) => e.to);
+    const place = graph.branchOf(parallel);
+    return leaves.has(parallel) && place ? [...own, ...after(place.parallel, seen)] : own;
+  };
+  for (const s of graph.steps) {
+    const list2 = graph.lists.get(s.list);
+    if (!list2?.dag) continue;
+    const needed = list2.ids.some((id) => (graph.byId.get(id)?.step.needs ?? []).includes(s.id));
+    if (!needed && !isTerminalKind(s.step)) leaves.add(s.id);
+  }
+  for (const id of leaves) {
+    const s = graph.byId.get(id);
+    const place = s ? graph.lists.get(s.list)?.branch : void 0;
+    if (!s || !place) continue;
+    for (const to of [...new Set(after(place.parallel, /* @__PURE__ */ new Set()))])
+      edges.get(id)?.push({ from: id, to, kind: "join", label: place.branch, path: s.path });
+  }
+}
+function isTerminalKind(step) {
+  return step.type === "end" || step.type === "playbook" && step.mode === "handoff";
+}
+function computeEdges(graph, gs, leaves) {
   const { step, id, path } = gs;
   const edges = [];
   const add = (to, kind, at, label2) => {
@@ -49775,11 +51888,19 @@ function computeEdges(graph, gs) {
     edges.push(e);
   };
   const fallThrough = () => {
-    if (graph.mode === "steps") add(graph.following(id)?.id, "fall-through", path);
+    const after = graph.following(id);
+    if (after) add(after.id, "fall-through", path);
+    else if (graph.mode === "steps" || gs.list !== "") leaves.add(id);
   };
-  if (step.type === "end" || step.type === "playbook" && step.mode === "handoff") {
+  if (isTerminalKind(step)) {
     return edges;
   }
+  if (step.type === "parallel" && step.branches && typeof step.branches === "object") {
+    for (const [name, steps] of Object.entries(step.branches))
+      if (Array.isArray(steps) && steps[0])
+        add(steps[0].id, "fork", [...path, "branches", name, 0], name);
+  }
+  if (graph.lists.get(gs.list)?.dag) return edges;
   if (step.type === "checkpoint") {
     add(step.on_reject, "reject", [...path, "on_reject"]);
     if (step.on_timeout && step.on_timeout !== "fail" && step.on_timeout !== "cancel") {
@@ -49939,32 +52060,32 @@ function returns(child) {
 }
 
 // src/core/rules/set/set-delegation-cycle.ts
-var GUIDANCE8 = "break the cycle, or use mode: handoff where the work does not need to come back";
+var GUIDANCE14 = "break the cycle, or use mode: handoff where the work does not need to come back";
 var setDelegationCycle = {
   code: "set-delegation-cycle",
   layer: "set",
   severity: "error",
   summary: "playbooks delegate to each other in a cycle",
-  guidance: GUIDANCE8,
+  guidance: GUIDANCE14,
   check: (set) => delegationWalk(set).cycles.map(
     ({ call, cycle }) => setFinding(
       call.from,
       "set-delegation-cycle",
       call.path,
       `delegation cycle: ${cycle.join(" \u2192 ")}`,
-      GUIDANCE8
+      GUIDANCE14
     )
   )
 };
 
 // src/core/rules/set/set-depth.ts
-var GUIDANCE9 = "raise limits.max_depth or flatten the delegation";
+var GUIDANCE15 = "raise limits.max_depth or flatten the delegation";
 var setDepth = {
   code: "set-depth",
   layer: "set",
   severity: "error",
   summary: "delegation nests deeper than limits.max_depth",
-  guidance: GUIDANCE9,
+  guidance: GUIDANCE15,
   check(set) {
     const out = [];
     for (const [m, depth] of delegationWalk(set).depths) {
@@ -49976,7 +52097,7 @@ var setDepth = {
             "set-depth",
             ["id"],
             `delegation from '${m.playbook.id}' nests ${depth} levels deep, more than limits.max_depth ${maxDepth}`,
-            GUIDANCE9
+            GUIDANCE15
           )
         );
     }
@@ -50103,13 +52224,13 @@ var inputUnused = {
 };
 
 // src/core/rules/style/step-no-description.ts
-var GUIDANCE10 = "add a description: people read it in the status comment while the step is current";
+var GUIDANCE16 = "add a description: people read it in the status comment while the step is current";
 var stepNoDescription = {
   code: "step-no-description",
   layer: "style",
   severity: "warning",
   summary: "a step has neither name nor description",
-  guidance: GUIDANCE10,
+  guidance: GUIDANCE16,
   check({ doc, graph }) {
     const out = [];
     const nodes = graph.mode === "nodes";
@@ -50120,7 +52241,7 @@ var stepNoDescription = {
         path: formatPath(s.path),
         span: doc.span(nodes ? s.path : [...s.path, "id"], nodes),
         message: s.step.type === "branch" ? `${formatPath(s.path)}: step '${s.id}' has no description (a branch step's name is the branch it makes)` : `${formatPath(s.path)}: step '${s.id}' has neither name nor description`,
-        hint: GUIDANCE10
+        hint: GUIDANCE16
       });
     }
     return out;
@@ -50171,13 +52292,13 @@ var yamlSource = {
 };
 
 // src/core/rules/templates/expression-syntax.ts
-var GUIDANCE11 = "write comparisons joined by and/or/not, e.g. inputs.level == 'major' and findings.failing_pods > 0";
+var GUIDANCE17 = "write comparisons joined by and/or/not, e.g. inputs.level == 'major' and findings.failing_pods > 0";
 var expressionSyntax = {
   code: "expression-syntax",
   layer: "templates",
   severity: "error",
   summary: "an if or when expression is malformed",
-  guidance: GUIDANCE11,
+  guidance: GUIDANCE17,
   requires: "sound-graph",
   check: (ctx) => templateScan(ctx).expressions.flatMap(
     ({ text, at, error: error2 }) => error2 ? [
@@ -50186,7 +52307,7 @@ var expressionSyntax = {
         "expression-syntax",
         at,
         `${error2.message} at character ${error2.offset + 1} of '${text}'`,
-        GUIDANCE11
+        GUIDANCE17
       )
     ] : []
   )
@@ -50430,13 +52551,13 @@ var pathUnsafe = {
 };
 
 // src/core/rules/templates/regex-invalid.ts
-var GUIDANCE12 = "write an RE2 expression: no backreferences or lookarounds";
+var GUIDANCE18 = "write an RE2 expression: no backreferences or lookarounds";
 var regexInvalid = {
   code: "regex-invalid",
   layer: "templates",
   severity: "error",
   summary: "a regular expression does not compile on the linear-time engine",
-  guidance: GUIDANCE12,
+  guidance: GUIDANCE18,
   check(ctx) {
     const { doc, playbook } = ctx;
     const out = [];
@@ -50448,7 +52569,7 @@ var regexInvalid = {
           "regex-invalid",
           at,
           `pattern ${describeValue(pattern)} does not compile: ${compiled.error}`,
-          GUIDANCE12,
+          GUIDANCE18,
           { found: describeValue(pattern) }
         )
       );
@@ -50583,13 +52704,13 @@ var templateConditional = {
 };
 
 // src/core/rules/templates/template-order.ts
-var GUIDANCE13 = "use outputs of steps that lie on every path to this one";
+var GUIDANCE19 = "use outputs of steps that lie on every path to this one";
 var templateOrder = {
   code: "template-order",
   layer: "templates",
   severity: "error",
   summary: "a template uses an output of a step that does not always run before it",
-  guidance: GUIDANCE13,
+  guidance: GUIDANCE19,
   requires: "sound-graph",
   check(ctx) {
     const out = [];
@@ -50605,7 +52726,7 @@ var templateOrder = {
         rule: "template-order",
         ...locate(ctx.doc, at),
         message: self ? `${where}: step '${target.id}' uses its own output before it has run` : `${where}: '${raw}' is used in step '${scope.stepId}', but step '${target.id}' does not always run before it`,
-        hint: GUIDANCE13
+        hint: GUIDANCE19
       });
     }
     return out;
@@ -50721,6 +52842,12 @@ var RULE_MODULES = [
   ruleShadowed,
   findingUnknown,
   checkpointTarget,
+  needsUnknown,
+  needsCycle,
+  needsUnreachable,
+  joinUnmet,
+  gotoOutOfBranch,
+  parallelUnsupported,
   // templates
   inputDefault,
   inputShape,
@@ -50728,6 +52855,8 @@ var RULE_MODULES = [
   templateSyntax,
   templateUnresolved,
   templateOrder,
+  outputUnsure,
+  itemOutsideForEach,
   templateConditional,
   expressionSyntax,
   fileMissing,
@@ -50943,10 +53072,13 @@ function label(text) {
   const cut = flat.length > 60 ? `${flat.slice(0, 57)}...` : flat;
   return cut.replace(/[<>"`{}[\]|#]/g, (c) => `#${c.charCodeAt(0)};`);
 }
+function joinId(parallel) {
+  return `j_${parallel.replace(/[^A-Za-z0-9_]/g, "_")}`;
+}
 function shape(s) {
   const text = label(stepTitle(s.step));
   const id = nodeId(s.id);
-  const kind = label(s.step.type);
+  const kind = label(s.step.for_each !== void 0 ? `${s.step.type} \xB7 for each` : s.step.type);
   switch (s.step.type) {
     case "end":
       return `${id}(["${text}"])`;
@@ -50956,27 +53088,55 @@ function shape(s) {
       return `${id}{{"${text}<br/>${kind}"}}`;
     case "playbook":
       return `${id}[["${text}<br/>${s.step.mode} ${label(s.step.playbook)}"]]`;
+    case "parallel":
+      return `${id}[/"${text}<br/>${kind}"\\]`;
     default:
       return `${id}["${text}<br/>${kind}"]`;
   }
 }
+function joinText(s) {
+  const step = s.step;
+  if (step.type !== "parallel") return "join";
+  const join2 = step.join ?? "all";
+  return `join ${typeof join2 === "object" ? `${join2.count} of ${Object.keys(step.branches).length}` : join2}`;
+}
 function renderMermaid(playbook, options = {}) {
   const graph = new PlaybookGraph(playbook);
   const lines = ["flowchart TD"];
-  for (const s of graph.steps) lines.push(`  ${shape(s)}`);
-  for (const s of graph.steps) {
-    for (const e of graph.resolvedSuccessors(s.id)) {
-      const from = nodeId(e.from);
-      const to = nodeId(e.to);
-      let text;
-      if (e.kind === "when")
-        text = s.step.next[e.path[e.path.length - 2]]?.when;
-      else if (e.kind === "condition")
-        text = s.step.next[e.path[e.path.length - 2]]?.condition;
-      else if (e.kind === "rule") text = e.label;
-      else if (e.kind !== "fall-through" && e.kind !== "goto") text = e.kind;
-      lines.push(text ? `  ${from} -->|"${label(text)}"| ${to}` : `  ${from} --> ${to}`);
+  const drawList = (key, indent) => {
+    for (const id of graph.lists.get(key)?.ids ?? []) {
+      const s = graph.byId.get(id);
+      if (!s || s.list !== key) continue;
+      lines.push(`${indent}${shape(s)}`);
+      if (s.step.type !== "parallel") continue;
+      for (const branch of Object.keys(s.step.branches ?? {})) {
+        lines.push(`${indent}subgraph ${nodeId(id)}__${nodeId(branch)} ["${label(branch)}"]`);
+        drawList(branchListKey(id, branch), `${indent}  `);
+        lines.push(`${indent}end`);
+      }
+      lines.push(`${indent}${joinId(id)}(("${label(joinText(s))}"))`);
     }
+  };
+  drawList("", "  ");
+  const drawn = /* @__PURE__ */ new Set();
+  const edge = (from, to, text) => {
+    const line = text ? `  ${from} -->|"${label(text)}"| ${to}` : `  ${from} --> ${to}`;
+    if (drawn.has(line)) return;
+    drawn.add(line);
+    lines.push(line);
+  };
+  for (const s of graph.steps) {
+    const parallel = s.step.type === "parallel";
+    const joinOf = graph.branchOf(s.id)?.parallel;
+    for (const e of graph.resolvedSuccessors(s.id)) {
+      if (e.kind === "join") continue;
+      const from = parallel && e.kind !== "fork" ? joinId(s.id) : nodeId(e.from);
+      edge(from, nodeId(e.to), edgeText(s, e));
+    }
+    if (joinOf !== void 0 && graph.leaves.has(s.id))
+      edge(parallel ? joinId(s.id) : nodeId(s.id), joinId(joinOf));
+    if (parallel && graph.resolvedSuccessors(s.id).every((e) => e.kind === "fork"))
+      lines.push(`  ${joinId(s.id)} --> ${joinId(s.id)}_end(["end"])`);
     if (s.step.type === "end") {
       for (const target of s.step.handoff ?? []) {
         const ext = `pb_${nodeId(target)}`;
@@ -50994,11 +53154,28 @@ function renderMermaid(playbook, options = {}) {
       `  class ${options.done.filter((id) => graph.byId.has(id)).map(nodeId).join(",")} done`
     );
   }
+  const running = (options.running ?? []).filter(
+    (id) => graph.byId.has(id) && id !== options.current
+  );
+  if (running.length) {
+    lines.push("  classDef running fill:#ddf4ff,stroke:#0969da,stroke-width:2px");
+    lines.push(`  class ${running.map(nodeId).join(",")} running`);
+  }
   if (options.current && graph.byId.has(options.current)) {
     lines.push("  classDef current fill:#fff8c5,stroke:#9a6700,stroke-width:3px");
     lines.push(`  class ${nodeId(options.current)} current`);
   }
   return lines.join("\n") + "\n";
+}
+function edgeText(s, e) {
+  if (e.kind === "when")
+    return s.step.next[e.path[e.path.length - 2]]?.when;
+  if (e.kind === "condition")
+    return s.step.next[e.path[e.path.length - 2]]?.condition;
+  if (e.kind === "rule") return e.label;
+  if (e.kind === "fork") return e.label;
+  if (e.kind === "needs") return void 0;
+  return e.kind !== "fall-through" && e.kind !== "goto" ? e.kind : void 0;
 }
 
 // src/core/format/report/machine.ts

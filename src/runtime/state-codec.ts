@@ -19,6 +19,39 @@ const error = {
     cause: { type: "string" },
   },
 };
+/** Lines that run side by side (see `Lane` and `Fork` in the run state), each bounded. */
+const MAX_LANES = 200;
+const lane = {
+  type: "object",
+  required: ["fork", "name", "current", "phase", "since", "attempt"],
+  properties: {
+    fork: { type: "string" },
+    name: { type: "string" },
+    current: { type: ["string", "null"] },
+    phase: { enum: ["pending", "approval", "effect", "waiting"] },
+    since: { type: "string" },
+    attempt: { type: "integer", minimum: 1 },
+    index: { type: "integer", minimum: 0 },
+    item: scalar,
+    votes: { type: "array" },
+    effectKey: { type: "string" },
+  },
+};
+const fork = {
+  type: "object",
+  required: ["kind", "host", "step", "ended"],
+  properties: {
+    kind: { enum: ["parallel", "for_each", "needs"] },
+    host: { type: "string" },
+    step: { type: "string" },
+    ended: {
+      type: "object",
+      additionalProperties: { enum: ["completed", "failed", "cancelled"] },
+    },
+    items: { type: "array", maxItems: 100, items: scalar },
+    next: { type: "integer", minimum: 0 },
+  },
+};
 const frame = {
   type: "object",
   required: [
@@ -92,6 +125,8 @@ const frame = {
         since: { type: "string" },
       },
     },
+    lanes: { type: "object", maxProperties: MAX_LANES, additionalProperties: lane },
+    forks: { type: "object", maxProperties: MAX_LANES, additionalProperties: fork },
   },
 };
 

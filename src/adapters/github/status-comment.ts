@@ -1,5 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { activeFrame, isFinished, type RunState } from "../../core/engine/state.js";
+import {
+  activeFrame,
+  isFinished,
+  type Frame,
+  type LaneEnd,
+  type RunState,
+} from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import { describeApprovers, ASK_FIRST_APPROVERS } from "../../core/engine/policy.js";
 import {
@@ -11,6 +17,7 @@ import {
   heading,
   issueRef,
   lines,
+  list,
   paragraph,
   quote,
   renderMarkdown,
@@ -115,7 +122,14 @@ export function awaitedBy(run: RunState, bundle: PlaybookBundle | undefined): st
 /** Who the current step waits for, as text (a pull request as a live reference). */
 function awaited(run: RunState, bundle: PlaybookBundle | undefined): (string | Text)[] | undefined {
   if (isFinished(run)) return undefined;
-  const f = activeFrame(run);
+  return awaitedAt(activeFrame(run), bundle);
+}
+
+/** Who a line (a frame's own, or a lane's) waits for, as text. */
+function awaitedAt(
+  f: Pick<Frame, "phase" | "current" | "awaiting">,
+  bundle: PlaybookBundle | undefined,
+): (string | Text)[] | undefined {
   const step = bundle
     ? new PlaybookGraph(bundle.playbook).byId.get(f.current ?? "")?.step
     : undefined;
@@ -133,6 +147,66 @@ function awaited(run: RunState, bundle: PlaybookBundle | undefined): (string | T
     return ["the merge of pull request ", issueRef(f.awaiting.pullRequest)];
   if (f.awaiting?.workflow !== undefined) return [`workflow ${f.awaiting.workflow} to finish`];
   return undefined;
+}
+
+const LANE_ENDS: Record<LaneEnd, string> = {
+  completed: "done",
+  failed: "failed",
+  cancelled: "cancelled",
+};
+
+/**
+ * The lines running side by side in the active frame, by fork: each branch, item or step of a
+ * needs: list with its state (running, waiting for whom, done, failed, cancelled).
+ */
+function laneBlocks(f: Frame, bundle: PlaybookBundle | undefined): BlockLike[] {
+  const blocks: BlockLike[] = [];
+  const graph = bundle ? new PlaybookGraph(bundle.playbook) : undefined;
+  for (const [key, fork] of Object.entries(f.forks ?? {})) {
+    const what =
+      fork.kind === "parallel" ? "Branches" : fork.kind === "for_each" ? "Items" : "Steps";
+    const step = graph?.byId.get(fork.step)?.step;
+    const branches = step?.type === "parallel" ? Object.keys(step.branches) : [];
+    // In the order they are written: branches, items, steps of the list.
+    const order = (name: string): number =>
+      fork.kind === "parallel"
+        ? branches.indexOf(name)
+        : fork.kind === "for_each"
+          ? Number(name)
+          : (graph?.byId.get(name)?.index ?? 0);
+    const rows: { name: string; content: InlineLike }[] = [];
+    for (const [name, end] of Object.entries(fork.ended))
+      rows.push({
+        name,
+        content: [code(laneName(fork.kind, name, fork.items)), ` — ${LANE_ENDS[end]}`],
+      });
+    for (const lane of Object.values(f.lanes ?? {})) {
+      if (lane.fork !== key) continue;
+      const who =
+        lane.phase === "waiting" || lane.phase === "approval" ? awaitedAt(lane, bundle) : undefined;
+      rows.push({
+        name: lane.name,
+        content: [
+          code(laneName(fork.kind, lane.name, fork.items)),
+          " — ",
+          who ? ["waiting for ", ...who] : lane.phase === "pending" ? "starting" : "running",
+          lane.current && lane.current !== lane.name ? [" at ", code(lane.current)] : [],
+        ],
+      });
+    }
+    const items: InlineLike[] = rows
+      .sort((x, y) => order(x.name) - order(y.name))
+      .map((r) => r.content);
+    const waiting = fork.kind === "for_each" ? (fork.items?.length ?? 0) - (fork.next ?? 0) : 0;
+    if (waiting > 0) items.push(`${waiting} more item(s) to start`);
+    blocks.push(paragraph(strong(`${what} of`), " ", code(fork.step), ":"), list(items));
+  }
+  return blocks;
+}
+
+/** A lane as people read it: a branch or step by name, an item by its value. */
+function laneName(kind: string, name: string, items: readonly unknown[] | undefined): string {
+  return kind === "for_each" ? `${name}: ${String(items?.[Number(name)] ?? "")}` : name;
 }
 
 /**
@@ -169,11 +243,13 @@ export function renderStatusComment(
   const blocks: BlockLike[] = [...head];
   if (rootBundle && root) {
     const graph = new PlaybookGraph(rootBundle.playbook);
+    const lanesAt = new Set(Object.values(root.lanes ?? {}).map((l) => l.current ?? ""));
     blocks.push(
       checklist(
         graph.steps.map((s) => {
           const r = root.results[s.id];
           const current = !isFinished(run) && root.current === s.id;
+          const running = !isFinished(run) && lanesAt.has(s.id);
           const note =
             r?.status === "skipped"
               ? "(skipped)"
@@ -195,7 +271,9 @@ export function renderStatusComment(
                       ? [" (in ", code(f.playbook), ": ", code(f.current ?? ""), ")"]
                       : [],
                   ]
-                : label,
+                : running
+                  ? [label, " ← running"]
+                  : label,
               note ? [" ", emphasis(note)] : [],
             ],
           };
@@ -205,6 +283,7 @@ export function renderStatusComment(
     const step = bundle
       ? new PlaybookGraph(bundle.playbook).byId.get(f.current ?? "")?.step
       : undefined;
+    if (!isFinished(run)) blocks.push(...laneBlocks(f, bundle));
     if (!isFinished(run) && step?.description)
       blocks.push(quote(paragraph(strong(stepTitle(step), ":"), " ", step.description)));
     if (run.end?.advice) blocks.push(paragraph(...spans(run.end.advice)));
@@ -213,7 +292,7 @@ export function renderStatusComment(
       .map(([id]) => id);
     const chart = renderMermaid(
       rootBundle.playbook,
-      isFinished(run) ? { done } : { done, current: root.current ?? "" },
+      isFinished(run) ? { done } : { done, current: root.current ?? "", running: [...lanesAt] },
     );
     blocks.push(details("Flowchart", codeBlock(chart, "mermaid")));
   }

@@ -2,6 +2,20 @@ import { playbookError, type PlaybookError } from "./errors.js";
 import type { AdvanceResult, Effect, Message, Reply, RunEvent, StepFinished } from "./events.js";
 import { resolveInputs, type InputProblem } from "./inputs.js";
 import { ASK_FIRST_APPROVERS, atLeast, backoffMs, durationMs, errorAction } from "./policy.js";
+import {
+  NEEDS_FORK,
+  ROOT_LINE,
+  activeLines,
+  forEachItems,
+  forEachLimits,
+  forEachOutputs,
+  hostedFork,
+  laneView,
+  lanesOf,
+  lineOf,
+  needsForkKey,
+  storeView,
+} from "./lanes.js";
 import { renderTemplate, runResolver } from "./render.js";
 import {
   DEFAULT_MAX_STEPS,
@@ -11,10 +25,14 @@ import {
   activeFrame,
   capValue,
   isFinished,
+  laneKey,
   makeRunId,
   pushBounded,
   type Actor,
+  type Fork,
   type Frame,
+  type Lane,
+  type LaneEnd,
   type RunContext,
   type RunState,
   type Scalar,
@@ -35,8 +53,12 @@ import { defaultRegistry, type StepRegistry } from "../steps/registry.js";
 import type { Outcome, PlaybookBundle, StepContext } from "../steps/types.js";
 import { evaluateExpression, parseExpression } from "../format/expression.js";
 import { PlaybookGraph, stepTitle } from "../format/graph.js";
-import type { Step } from "../format/types.js";
-import { SIDE_EFFECT_KINDS } from "../format/vocabulary.js";
+import type { ParallelStep, Step } from "../format/types.js";
+import { SIDE_EFFECT_KINDS, STEP_OUTPUTS } from "../format/vocabulary.js";
+import { branchNames, joinDecision, parallelOutputs } from "../steps/parallel/executor.js";
+import type { JoinDecision } from "../steps/parallel/types.js";
+import type { StepList } from "../format/graph.js";
+import { FOR_EACH_LIMITS } from "../format/schema.js";
 
 export const DEFAULT_MAX_DEPTH = 10;
 
@@ -196,6 +218,12 @@ function unchanged(run: RunState, reply?: Reply): AdvanceResult {
 function wakeAt(run: RunState): string | undefined {
   if (isFinished(run)) return undefined;
   const f = activeFrame(run);
+  if (f.lanes) {
+    const times = Object.values(f.lanes).flatMap((l) =>
+      l.phase === "pending" && l.notBefore ? [l.notBefore] : [],
+    );
+    return times.sort()[0];
+  }
   return f.phase === "pending" ? f.notBefore : undefined;
 }
 
@@ -239,6 +267,7 @@ class Transition {
     }
     if (isFinished(this.draft)) return this.onFinished();
     this.dispatch();
+    this.settle();
     return this.result();
   }
 
@@ -256,50 +285,114 @@ class Transition {
     return unchanged(this.draft);
   }
 
+  /** The line the transition works on: the active frame's own, or one of its lanes. */
+  private line = ROOT_LINE;
+  private view: Frame | undefined;
+  /** Lanes that ended in this transition, settled into their forks by `settle`. */
+  private readonly endedLanes: { key: string; end: LaneEnd; error?: PlaybookError }[] = [];
+
+  /** The current line as a frame: where its step stands, and the frame's values. */
+  private frame(): Frame {
+    return this.view ?? activeFrame(this.draft);
+  }
+
+  /** Work on one line: the frame's own, or a lane through its view (written back after). */
+  private inLine(key: string, work: () => void): void {
+    if (key === ROOT_LINE) {
+      const saved = [this.line, this.view] as const;
+      this.line = ROOT_LINE;
+      this.view = undefined;
+      try {
+        work();
+      } finally {
+        [this.line, this.view] = saved;
+      }
+      return;
+    }
+    const host = activeFrame(this.draft);
+    const lane = host.lanes?.[key];
+    if (!lane) return;
+    const saved = [this.line, this.view] as const;
+    const view = laneView(host, lane);
+    this.line = key;
+    this.view = view;
+    try {
+      work();
+    } finally {
+      // A lane that ended in `work` may be gone already.
+      if (host.lanes?.[key] === lane) storeView(view, lane);
+      [this.line, this.view] = saved;
+    }
+  }
+
+  /** Each line in turn (in the playbook's order); the event changed the run if it changed one. */
+  private eachLine(lines: readonly string[], work: () => void, stopAtFirst = false): void {
+    let any = false;
+    for (const key of lines) {
+      if (isFinished(this.draft)) break;
+      if (key !== ROOT_LINE && !activeFrame(this.draft).lanes?.[key]) continue;
+      this.changed = true;
+      this.inLine(key, work);
+      this.settle();
+      if (this.changed) {
+        any = true;
+        if (stopAtFirst) break;
+      }
+    }
+    this.changed = any;
+  }
+
+  private lines(): string[] {
+    const frame = activeFrame(this.draft);
+    return activeLines(frame, graphOf(this.bundleOf(frame)));
+  }
+
+  /** Lines whose step is pending and due (a continuation enters them). */
+  private dueLines(): string[] {
+    const frame = activeFrame(this.draft);
+    return this.lines().filter((key) => {
+      const l = lineOf(frame, key);
+      return l?.phase === "pending" && !(l.notBefore && l.notBefore > this.now);
+    });
+  }
+
   private dispatch(): void {
     const e = this.event;
     const frame = activeFrame(this.draft);
     switch (e.type) {
-      case "continue":
-        if (frame.phase !== "pending") return this.noChange();
-        if (frame.notBefore && frame.notBefore > this.now) return this.noChange();
-        return this.enter();
+      case "continue": {
+        if (!frame.lanes) {
+          if (frame.phase !== "pending") return this.noChange();
+          if (frame.notBefore && frame.notBefore > this.now) return this.noChange();
+          return this.enter();
+        }
+        const due = this.dueLines();
+        if (due.length === 0) return this.noChange();
+        return this.eachLine(due, () => {
+          if (this.frame().phase === "pending") this.enter();
+          else this.noChange();
+        });
+      }
       case "command":
         return this.command(e);
       case "effect_result": {
-        if (frame.phase !== "effect" || frame.effectKey !== e.key) return this.noChange();
-        if (!e.ok) return this.stepFailed(e.error);
-        const { ctx, executor } = this.stepContext();
-        // Kept while the step goes on waiting (a pull request until merged), merged when it is done.
-        this.setResult(frame, ctx.step.id, {
-          status: "running",
-          attempt: frame.attempt,
-          at: this.now,
-          outputs: capOutputs(e.outputs),
+        const line = this.lines().find((key) => {
+          const l = key === ROOT_LINE ? frame : frame.lanes?.[key];
+          return l?.phase === "effect" && l.effectKey === e.key;
         });
-        return this.apply(
-          executor.onEffect
-            ? executor.onEffect(ctx, e.outputs)
-            : { type: "done", outputs: e.outputs },
-        );
+        if (line === undefined) return this.noChange();
+        return this.eachLine([line], () => this.effectResult(e));
       }
       case "vote_withdrawn": {
-        if (frame.phase !== "waiting" && frame.phase !== "approval") return this.noChange();
-        const before = frame.votes.length;
-        frame.votes = frame.votes.filter((v) => v.commentId !== e.commentId);
-        if (frame.votes.length === before) return this.noChange();
-        this.stepOutcome = "vote withdrawn";
-        this.messages.push({
-          kind: "info",
-          text: renderMarkdown(
-            paragraph(
-              "A vote on ",
-              strong(frame.current ?? ""),
-              " was withdrawn (its comment was edited or deleted).",
-            ),
-          ),
+        const line = this.lines().find((key) => {
+          const l = key === ROOT_LINE ? frame : frame.lanes?.[key];
+          return (
+            (l?.phase === "waiting" || l?.phase === "approval") &&
+            (l.votes ?? []).some((v) => v.commentId === e.commentId)
+          );
         });
-        return;
+        if (line === undefined) return this.noChange();
+        return this.eachLine([line], () => this.voteWithdrawn(e.commentId));
       }
       case "timeout":
         return this.timeout();
@@ -310,10 +403,46 @@ class Transition {
           text: renderMarkdown(paragraph("The alert that started this run has resolved.")),
         });
         return;
-      default:
-        if (frame.phase !== "waiting") return this.noChange();
-        return this.onWaitingEvent();
+      default: {
+        const waiting = this.lines().filter((key) => lineOf(frame, key)?.phase === "waiting");
+        if (waiting.length === 0) return this.noChange();
+        return this.eachLine(waiting, () => this.onWaitingEvent(), true);
+      }
     }
+  }
+
+  private effectResult(e: Extract<RunEvent, { type: "effect_result" }>): void {
+    const frame = this.frame();
+    if (!e.ok) return this.stepFailed(e.error);
+    const { ctx, executor } = this.stepContext();
+    // Kept while the step goes on waiting (a pull request until merged), merged when it is done.
+    this.setResult(frame, ctx.step.id, {
+      status: "running",
+      attempt: frame.attempt,
+      at: this.now,
+      outputs: capOutputs(e.outputs),
+    });
+    this.apply(
+      executor.onEffect ? executor.onEffect(ctx, e.outputs) : { type: "done", outputs: e.outputs },
+    );
+  }
+
+  private voteWithdrawn(commentId: string): void {
+    const frame = this.frame();
+    const before = frame.votes.length;
+    frame.votes = frame.votes.filter((v) => v.commentId !== commentId);
+    if (frame.votes.length === before) return this.noChange();
+    this.stepOutcome = "vote withdrawn";
+    this.messages.push({
+      kind: "info",
+      text: renderMarkdown(
+        paragraph(
+          "A vote on ",
+          strong(frame.current ?? ""),
+          " was withdrawn (its comment was edited or deleted).",
+        ),
+      ),
+    });
   }
 
   private noChange(): void {
@@ -340,6 +469,56 @@ class Transition {
       this.reply = { outcome: "accepted" };
       return;
     }
+    if (frame.lanes) return this.laneCommand(e);
+    this.lineCommand(e);
+  }
+
+  /** A command in a frame with lanes: /retry goes to every line it helps, the rest to one line. */
+  private laneCommand(e: Extract<RunEvent, { type: "command" }>): void {
+    const frame = activeFrame(this.draft);
+    const lines = this.lines();
+    if (e.command === "retry") {
+      const stalled = lines.filter((key) => {
+        const phase = lineOf(frame, key)?.phase;
+        return phase === "effect" || phase === "pending";
+      });
+      if (stalled.length === 0) {
+        this.reply = {
+          outcome: "refused",
+          reason: "nothing to retry: every branch waits for people",
+        };
+        return this.noChange();
+      }
+      return this.eachLine(stalled, () => this.lineCommand(e));
+    }
+    const waiting = lines.filter((key) => {
+      const phase = lineOf(frame, key)?.phase;
+      return phase === "waiting" || phase === "approval";
+    });
+    const stepOf = (key: string): string | null | undefined =>
+      key === ROOT_LINE ? frame.current : frame.lanes?.[key]?.current;
+    // A first word that names a waiting step picks it; otherwise the first step, in the
+    // playbook's order, that waits for this kind of command.
+    const named = waiting.find((key) => stepOf(key) === e.args.positional[0]);
+    const graph = graphOf(this.bundleOf(frame));
+    const fits = (key: string): boolean => {
+      const approval = lineOf(frame, key)?.phase === "approval";
+      const kind = graph.byId.get(stepOf(key) ?? "")?.step.type;
+      return e.command === "approve" || e.command === "reject"
+        ? approval || kind === "checkpoint"
+        : !approval && kind !== "checkpoint";
+    };
+    const target = named ?? waiting.find(fits) ?? waiting[0];
+    if (target === undefined) {
+      this.reply = { outcome: "refused", reason: `nothing waits for /${e.command} now` };
+      return this.noChange();
+    }
+    this.eachLine([target], () => this.lineCommand(e));
+  }
+
+  /** A command for the current line. */
+  private lineCommand(e: Extract<RunEvent, { type: "command" }>): void {
+    const frame = this.frame();
     if (e.command === "retry") {
       if (frame.phase === "effect") {
         // A lost effect result: ask again with the same key, so the effect is found, not redone.
@@ -376,6 +555,7 @@ class Transition {
   }
 
   private onWaitingEvent(): void {
+    if (hostedFork(activeFrame(this.draft), this.line) !== undefined) return this.noChange();
     const { ctx, executor } = this.stepContext();
     if (!executor.onEvent) return this.noChange();
     this.apply(executor.onEvent(ctx, this.event));
@@ -389,7 +569,24 @@ class Transition {
         playbookError("PB-TIMEOUT", `the run took longer than limits.timeout ${limit}`),
       );
     }
+    if (!frame.lanes) return this.lineTimeout();
+    // A tick also enters the lanes whose backoff has passed.
+    this.eachLine(this.lines(), () => {
+      const phase = this.frame().phase;
+      if (
+        phase === "pending" &&
+        !(this.frame().notBefore && (this.frame().notBefore as string) > this.now)
+      )
+        this.enter();
+      else this.lineTimeout();
+    });
+  }
+
+  /** A tick for the current line: a reminder, or a step that waited too long. */
+  private lineTimeout(): void {
+    const frame = this.frame();
     if (frame.phase !== "waiting" && frame.phase !== "approval") return this.noChange();
+    if (hostedFork(activeFrame(this.draft), this.line) !== undefined) return this.noChange();
     const { ctx, executor } = this.stepContext();
     if (frame.phase === "waiting" && executor.onEvent && executor.kind === "checkpoint")
       return this.apply(executor.onEvent(ctx, this.event));
@@ -405,6 +602,223 @@ class Transition {
     this.noChange();
   }
 
+  /** A step that cannot run in a lane (an end, a delegation, a handoff) fails it. */
+  private notInLane(step: Step): void {
+    this.stepFailed(
+      playbookError(
+        "PB-NOT-IN-BRANCH",
+        `'${step.id}' (${step.type}) cannot run inside a branch, a for_each or a needs: list`,
+      ),
+      false,
+    );
+  }
+
+  /** The current line has nothing more to do: a lane ends, the frame's own line ends the frame. */
+  private endLine(end: LaneEnd = "completed", error?: PlaybookError): void {
+    if (this.line === ROOT_LINE) {
+      if (end === "completed") return this.endFrame({ type: "end", status: "success" });
+      return this.failRun(error ?? playbookError("PB-BRANCH-FAILED", "a branch failed"));
+    }
+    const ended: (typeof this.endedLanes)[number] = { key: this.line, end };
+    if (error) ended.error = error;
+    this.endedLanes.push(ended);
+  }
+
+  /** The current line waits for a new fork of lanes, which start pending. */
+  private openFork(key: string, fork: Fork, lanes: Omit<Lane, "fork" | "phase" | "since">[]): void {
+    const frame = this.frame();
+    const host = activeFrame(this.draft);
+    frame.phase = "waiting";
+    frame.since = this.now;
+    frame.votes = [];
+    host.forks = { ...host.forks, [key]: fork };
+    for (const lane of lanes) this.addLane(key, lane);
+    this.stepOutcome = `started ${lanes.length} ${fork.kind === "parallel" ? "branch(es)" : fork.kind === "for_each" ? "item(s)" : "step(s)"}`;
+  }
+
+  private addLane(fork: string, lane: Omit<Lane, "fork" | "phase" | "since">): void {
+    const host = activeFrame(this.draft);
+    host.lanes = {
+      ...host.lanes,
+      [laneKey(fork, lane.name)]: { fork, phase: "pending", since: this.now, ...lane },
+    };
+  }
+
+  /** A lane's first attempt at a step (an item's attempts are its own). */
+  private laneAttempt(step: string): number {
+    const host = activeFrame(this.draft);
+    const attempt = (host.attempts[step] ?? 0) + 1;
+    host.attempts[step] = attempt;
+    return attempt;
+  }
+
+  private startParallel(step: ParallelStep): void {
+    this.openFork(
+      parallelForkKey(step.id),
+      { kind: "parallel", host: this.line, step: step.id, ended: {} },
+      branchNames(step).map((name) => {
+        const first = step.branches[name]?.[0]?.id ?? "";
+        return { name, current: first, attempt: this.laneAttempt(first) };
+      }),
+    );
+  }
+
+  private startForEach(step: Step, resolve: ReturnType<typeof runResolver>): void {
+    const limits = forEachLimits(this.bundleOf(this.frame()).playbook);
+    const items = forEachItems(step.for_each ?? "", resolve);
+    if (!items.ok || items.items.length > limits.items) {
+      return this.stepFailed(
+        playbookError(
+          "PB-FOR-EACH-INVALID",
+          items.ok
+            ? `'${step.id}' has ${items.items.length} items, more than limits.max_items (${limits.items})`
+            : `for_each of '${step.id}': ${items.message}`,
+        ),
+        false,
+      );
+    }
+    const fork: Fork = {
+      kind: "for_each",
+      host: this.line,
+      step: step.id,
+      ended: {},
+      items: items.items,
+      next: 0,
+      outputs: {},
+    };
+    const first = Math.min(limits.parallel, items.items.length);
+    this.openFork(eachForkKey(step.id), fork, []);
+    for (let i = 0; i < first; i++) this.startItem(eachForkKey(step.id), fork);
+    this.stepOutcome = `started ${first} of ${items.items.length} item(s)`;
+    if (items.items.length === 0) this.settleFork(eachForkKey(step.id));
+  }
+
+  private startItem(key: string, fork: Fork): void {
+    const index = fork.next ?? 0;
+    fork.next = index + 1;
+    const attempt = this.frame().attempt;
+    const item = fork.items?.[index] ?? null;
+    this.addLane(key, { name: String(index), current: fork.step, attempt, item, index });
+  }
+
+  private startNeeds(list: StepList): void {
+    const key = needsForkKey(list.key);
+    const graph = graphOf(this.bundleOf(this.frame()));
+    const roots = graph.roots(list);
+    this.openFork(
+      key,
+      { kind: "needs", host: this.line, step: this.frame().current ?? "", ended: {} },
+      roots.map((id) => ({ name: id, current: id, attempt: this.laneAttempt(id) })),
+    );
+    this.settleFork(key);
+  }
+
+  /** Take each lane that ended into its fork, and end the forks whose join is met or lost. */
+  private settle(): void {
+    for (let next = this.endedLanes.shift(); next; next = this.endedLanes.shift()) {
+      if (isFinished(this.draft)) return;
+      const frame = activeFrame(this.draft);
+      const lane = frame.lanes?.[next.key];
+      const fork = lane ? frame.forks?.[lane.fork] : undefined;
+      if (!lane || !fork) continue;
+      this.dropLane(next.key);
+      fork.ended[lane.name] = next.end;
+      if (next.end === "completed" && fork.first === undefined) fork.first = lane.name;
+      if (next.end === "failed" && next.error && !fork.error) fork.error = next.error;
+      if (fork.kind === "for_each" && lane.result?.outputs)
+        fork.outputs = { ...fork.outputs, [lane.name]: lane.result.outputs };
+      this.settleFork(lane.fork);
+    }
+  }
+
+  /** Where a fork stands: start what may start, and end it when its join is met or lost. */
+  private settleFork(key: string): void {
+    const frame = activeFrame(this.draft);
+    const fork = frame.forks?.[key];
+    if (!fork) return;
+    const graph = graphOf(this.bundleOf(frame));
+    const step = graph.byId.get(fork.step)?.step;
+    if (!step) return;
+    const running = lanesOf(frame, key).length;
+    let decision: JoinDecision = { type: "wait" };
+    if (fork.kind === "parallel") {
+      decision = joinDecision(step as ParallelStep, fork);
+    } else if (Object.values(fork.ended).includes("failed")) {
+      decision = {
+        type: "fail",
+        error: fork.error ?? playbookError("PB-BRANCH-FAILED", `a lane of '${fork.step}' failed`),
+      };
+    } else if (fork.kind === "for_each") {
+      const limits = forEachLimits(this.bundleOf(frame).playbook);
+      const total = fork.items?.length ?? 0;
+      for (let n = running; n < limits.parallel && (fork.next ?? 0) < total; n++)
+        this.startItem(key, fork);
+      if (Object.keys(fork.ended).length >= total)
+        decision = { type: "done", outputs: forEachOutputs(fork, STEP_OUTPUTS[step.type]) };
+    } else {
+      const list = graph.listOf(fork.step);
+      const ids = list?.ids ?? [];
+      const met = (id: string): boolean => fork.ended[id] === "completed";
+      for (const id of ids) {
+        if (fork.ended[id] !== undefined || frame.lanes?.[laneKey(key, id)]) continue;
+        if ((graph.byId.get(id)?.step.needs ?? []).every(met))
+          this.addLane(key, { name: id, current: id, attempt: this.laneAttempt(id) });
+      }
+      if (ids.every((id) => fork.ended[id] !== undefined)) decision = { type: "done", outputs: {} };
+      else if (lanesOf(frame, key).length === 0)
+        decision = {
+          type: "fail",
+          error: playbookError(
+            "PB-NEEDS-UNMET",
+            `steps ${ids.filter((id) => fork.ended[id] === undefined).join(", ")} can never start: their needs are not met`,
+          ),
+        };
+    }
+    if (decision.type === "wait") return;
+    for (const [lane] of lanesOf(frame, key)) this.cancelLane(lane);
+    delete frame.forks?.[key];
+    if (frame.forks && Object.keys(frame.forks).length === 0) delete frame.forks;
+    if (frame.lanes && Object.keys(frame.lanes).length === 0) delete frame.lanes;
+    const outcome = decision;
+    this.inLine(fork.host, () => {
+      const host = this.frame();
+      if (outcome.type === "fail") {
+        host.phase = "pending";
+        // A needs: list is no step of its own: its line fails.
+        if (fork.kind === "needs") return this.endLine("failed", outcome.error);
+        return this.stepFailed(outcome.error, fork.kind === "parallel");
+      }
+      const outputs =
+        fork.kind === "parallel"
+          ? parallelOutputs(fork, branchNames(step as ParallelStep))
+          : outcome.outputs;
+      this.stepOutcome = `${fork.kind === "needs" ? "needs: list" : fork.step} done`;
+      if (fork.kind === "needs") return this.moveNext(step);
+      this.apply({ type: "done", outputs });
+    });
+  }
+
+  /** A lane stops where it is (its fork's join was met or lost), and so do the lanes it waits for. */
+  private cancelLane(key: string): void {
+    const frame = activeFrame(this.draft);
+    const lane = frame.lanes?.[key];
+    if (!lane) return;
+    const nested = hostedFork(frame, key);
+    if (nested !== undefined) {
+      for (const [inner] of lanesOf(frame, nested)) this.cancelLane(inner);
+      delete frame.forks?.[nested];
+    }
+    const fork = frame.forks?.[lane.fork];
+    if (fork) fork.ended[lane.name] = "cancelled";
+    this.dropLane(key);
+  }
+
+  private dropLane(key: string): void {
+    const frame = activeFrame(this.draft);
+    if (!frame.lanes) return;
+    Reflect.deleteProperty(frame.lanes, key);
+  }
+
   private bundleOf(frame: Frame): PlaybookBundle {
     const b = this.env.playbooks(frame.playbook);
     if (!b) throw new Error(`playbook ${frame.playbook} not provided`);
@@ -415,7 +829,7 @@ class Transition {
     ctx: StepContext;
     executor: NonNullable<ReturnType<StepRegistry["get"]>>;
   } {
-    const frame = activeFrame(this.draft);
+    const frame = this.frame();
     const bundle = this.bundleOf(frame);
     const graph = graphOf(bundle);
     const step = graph.byId.get(frame.current ?? "")?.step;
@@ -439,14 +853,17 @@ class Transition {
   /** Store a step's result; final ones are also reported, so adapters can log what finished. */
   private setResult(frame: Frame, stepId: string, result: StepResult): void {
     frame.results[stepId] = result;
-    if (result.status === "running") return;
+    // An item of a for_each is part of its step, which is reported once, when every item is done.
+    if (result.status === "running" || frame.itemIndex !== undefined) return;
     const kind = graphOf(this.bundleOf(frame)).byId.get(stepId)?.step.type ?? "end";
     const f: StepFinished = {
       playbook: frame.playbook,
       step: stepId,
       kind,
       status: result.status,
-      depth: this.draft.stack.indexOf(frame),
+      depth: this.draft.stack.includes(frame)
+        ? this.draft.stack.indexOf(frame)
+        : this.draft.stack.length - 1,
     };
     if (result.outputs) f.outputs = result.outputs;
     this.finished.push(f);
@@ -454,9 +871,18 @@ class Transition {
 
   /** Enter the current step: the one transition a continuation performs. */
   private enter(): void {
-    const frame = activeFrame(this.draft);
+    const frame = this.frame();
     const { ctx, executor } = this.stepContext();
     const step = ctx.step;
+    // A line that enters a needs: list waits while the list's steps run, each as a lane.
+    const item = frame.itemIndex !== undefined;
+    const list = ctx.graph.listOf(step.id);
+    if (
+      list?.dag &&
+      !item &&
+      activeFrame(this.draft).lanes?.[this.line]?.fork !== needsForkKey(list.key)
+    )
+      return this.startNeeds(list);
     const root = this.bundleOf(this.draft.stack[0] as Frame).playbook;
     this.draft.steps++;
     const maxSteps = root.limits?.max_steps ?? DEFAULT_MAX_STEPS;
@@ -468,12 +894,17 @@ class Transition {
         ),
       );
     }
-    if (step.if !== undefined && !evaluateExpression(parseExpression(step.if), ctx.resolve)) {
+    // An item of a for_each was checked (if, approval) when the step began.
+    if (
+      !item &&
+      step.if !== undefined &&
+      !evaluateExpression(parseExpression(step.if), ctx.resolve)
+    ) {
       this.setResult(frame, step.id, { status: "skipped", attempt: frame.attempt, at: this.now });
       this.stepOutcome = "skipped (if is false)";
       return this.moveNext(step);
     }
-    if (this.needsApproval(step) && !(frame.approved ?? []).includes(step.id)) {
+    if (!item && this.needsApproval(step) && !(frame.approved ?? []).includes(step.id)) {
       frame.phase = "approval";
       frame.since = this.now;
       frame.votes = [];
@@ -487,12 +918,14 @@ class Transition {
       );
       return;
     }
+    if (step.for_each !== undefined && !item) return this.startForEach(step, ctx.resolve);
+    if (step.type === "parallel") return this.startParallel(step);
     this.apply(executor.enter(ctx));
   }
 
   /** Whether a step needs an approval before it runs (authority ask-first, or an initiator below the bar). */
   private needsApproval(step: Step): boolean {
-    const frame = activeFrame(this.draft);
+    const frame = this.frame();
     const playbook = this.bundleOf(frame).playbook;
     if (step.type === "checkpoint") return false;
     // A model with write tools acts only after a person approved: a checkpoint passed, or this gate.
@@ -516,7 +949,7 @@ class Transition {
   }
 
   private gateVote(e: Extract<RunEvent, { type: "command" }>): void {
-    const frame = activeFrame(this.draft);
+    const frame = this.frame();
     if (e.command !== "approve" && e.command !== "reject") {
       this.reply = {
         outcome: "refused",
@@ -550,7 +983,7 @@ class Transition {
   }
 
   private apply(outcome: Outcome): void {
-    const frame = activeFrame(this.draft);
+    const frame = this.frame();
     const step = this.stepContext().ctx.step;
     if ("reply" in outcome && outcome.reply) this.reply = outcome.reply;
     if ((outcome.type === "done" || outcome.type === "wait") && outcome.findings) {
@@ -560,7 +993,11 @@ class Transition {
       case "ignored":
         return this.noChange();
       case "effect": {
-        const key = `${this.draft.id}/${this.draft.stack.map((f) => f.current).join(".")}/${frame.attempt}`;
+        // (run, step, attempt[, item]): a lane's step in place of its frame's.
+        const steps = this.draft.stack.map((f) => f.current);
+        steps[steps.length - 1] = frame.current;
+        const item = frame.itemIndex === undefined ? "" : `/${frame.itemIndex}`;
+        const key = `${this.draft.id}/${steps.join(".")}/${frame.attempt}${item}`;
         frame.phase = "effect";
         frame.effectKey = key;
         frame.since = this.now;
@@ -624,6 +1061,7 @@ class Transition {
         this.stepOutcome = "cancelled";
         return;
       case "end":
+        if (this.line !== ROOT_LINE) return this.notInLane(step);
         this.stepOutcome = `ended (${outcome.status})`;
         this.setResult(frame, step.id, {
           status: "completed",
@@ -632,8 +1070,10 @@ class Transition {
         });
         return this.endFrame(outcome);
       case "delegate":
+        if (this.line !== ROOT_LINE) return this.notInLane(step);
         return this.delegate(outcome.playbook, outcome.inputs);
       case "handoff":
+        if (this.line !== ROOT_LINE) return this.notInLane(step);
         this.setResult(frame, step.id, {
           status: "completed",
           attempt: frame.attempt,
@@ -649,10 +1089,18 @@ class Transition {
 
   /** Leave `step` for its successor: a goto, the first true `when`, the default, or fall-through. */
   private moveNext(step: Step, goto?: string): void {
-    const frame = activeFrame(this.draft);
+    const frame = this.frame();
     const bundle = this.bundleOf(frame);
     const graph = graphOf(bundle);
     let target = goto;
+    // An item of a for_each, and a step of a needs: list, end their lane: nothing follows them
+    // there (the list, or the for_each step, goes on once all are done).
+    const lane = activeFrame(this.draft).lanes?.[this.line];
+    const ownsOneStep = frame.itemIndex !== undefined || lane?.fork.startsWith(NEEDS_FORK);
+    if (ownsOneStep || graph.listOf(step.id)?.dag) {
+      this.trace(step.id);
+      return this.endLine();
+    }
     if (target === undefined) {
       const next = step.next;
       if (typeof next === "string") target = next;
@@ -667,13 +1115,13 @@ class Transition {
             playbookError("PB-NO-BRANCH", `'${step.id}' needs /choose to pick a branch`),
           );
         }
-        if (target === undefined && graph.mode === "steps") target = graph.following(step.id)?.id;
-      } else if (step.type !== "end" && graph.mode === "steps") {
+        if (target === undefined) target = graph.following(step.id)?.id;
+      } else if (step.type !== "end") {
         target = graph.following(step.id)?.id;
       }
     }
     this.trace(step.id);
-    if (target === undefined) return this.endFrame({ type: "end", status: "success" });
+    if (target === undefined) return this.endLine();
     const attempts = (frame.attempts[target] ?? 0) + 1;
     frame.attempts[target] = attempts;
     frame.current = target;
@@ -694,8 +1142,8 @@ class Transition {
     delete frame.notBefore;
   }
 
-  private stepFailed(error: PlaybookError): void {
-    const frame = activeFrame(this.draft);
+  private stepFailed(error: PlaybookError, retryable = true): void {
+    const frame = this.frame();
     const { ctx, executor } = this.stepContext();
     const step = ctx.step;
     this.setResult(frame, step.id, {
@@ -705,7 +1153,7 @@ class Transition {
       error,
     });
     const action = errorAction(step, error);
-    const retryable = executor.retryable || step.idempotency_key !== undefined;
+    retryable &&= executor.retryable || step.idempotency_key !== undefined;
     if (action.action === "retry" && retryable && frame.attempt <= action.max) {
       frame.attempt = (frame.attempts[step.id] ?? frame.attempt) + 1;
       frame.attempts[step.id] = frame.attempt;
@@ -737,6 +1185,7 @@ class Transition {
     }
     this.stepOutcome = `failed (${error.code})`;
     this.trace(step.id);
+    if (this.line !== ROOT_LINE) return this.endLine("failed", error);
     this.failRun(error, stepTitle(step));
   }
 
@@ -763,6 +1212,9 @@ class Transition {
     const frame = activeFrame(this.draft);
     this.draft.status = "running";
     delete this.draft.error;
+    // The line that failed waited for lanes: they start again from the step.
+    delete frame.lanes;
+    delete frame.forks;
     const current = frame.current ?? "";
     frame.attempt = (frame.attempts[current] ?? frame.attempt) + 1;
     frame.attempts[current] = frame.attempt;
@@ -783,7 +1235,7 @@ class Transition {
   }
 
   private requestEffectAgain(): void {
-    const frame = activeFrame(this.draft);
+    const frame = this.frame();
     const { ctx, executor } = this.stepContext();
     const outcome = executor.enter(ctx);
     if (outcome.type !== "effect") return this.apply(outcome);
@@ -949,7 +1401,7 @@ class Transition {
     const entry: RunState["trace"][number] = {
       event: e.type === "command" ? `/${e.command}` : e.type,
       outcome: this.stepOutcome || "moved on",
-      start: activeFrame(this.draft).since,
+      start: this.frame().since,
       end: this.now,
     };
     if (e.type === "command") entry.actor = e.actor.login;
@@ -970,6 +1422,7 @@ class Transition {
     pushBounded(run.recentEvents, this.event.id, MAX_RECENT_EVENTS);
     run.seq++;
     run.updatedAt = this.now;
+    if (activeFrame(run).lanes) return this.laneResult();
     if (!isFinished(run)) {
       const f = activeFrame(run);
       run.status = f.phase === "waiting" || f.phase === "approval" ? "waiting" : "running";
@@ -990,11 +1443,46 @@ class Transition {
     return result;
   }
 
+  /**
+   * The result of a frame with lanes: it runs while some line can act by itself, waits when every
+   * line waits for people or events, goes on at once when a line is due, and wakes at the first
+   * backoff, reminder or timeout of any line.
+   */
+  private laneResult(): AdvanceResult {
+    const run = this.draft;
+    const frame = activeFrame(run);
+    const lines = this.lines().map((key) => ({ key, line: lineOf(frame, key) }));
+    const pending = lines.filter(({ line }) => line?.phase === "pending");
+    const acting = lines.some(({ line }) => line?.phase === "pending" || line?.phase === "effect");
+    if (!isFinished(run)) run.status = acting ? "running" : "waiting";
+    const due = pending.some(({ line }) => !line?.notBefore || line.notBefore <= this.now);
+    const result: AdvanceResult = {
+      run,
+      effects: this.effects,
+      messages: this.messages,
+      finished: this.finished,
+      continue: !isFinished(run) && due,
+      changed: true,
+    };
+    if (this.reply) result.reply = this.reply;
+    if (!isFinished(run)) {
+      const times = [
+        ...pending.flatMap(({ line }) => (line?.notBefore ? [Date.parse(line.notBefore)] : [])),
+        ...lines.flatMap(({ key }) => {
+          let at: string | undefined;
+          this.inLine(key, () => (at = this.deadline(this.frame())));
+          return at ? [Date.parse(at)] : [];
+        }),
+      ];
+      if (times.length) result.wakeAt = new Date(Math.min(...times)).toISOString();
+    }
+    return result;
+  }
+
   /** The next reminder or timeout of a waiting step. */
-  private deadline(): string | undefined {
+  private deadline(f: Frame = activeFrame(this.draft)): string | undefined {
     const run = this.draft;
     if (isFinished(run)) return undefined;
-    const f = activeFrame(run);
     if (f.phase !== "waiting" && f.phase !== "approval") return undefined;
     const step = graphOf(this.bundleOf(f)).byId.get(f.current ?? "")?.step;
     const times: number[] = [];
@@ -1010,10 +1498,13 @@ function runCommands(playbooks: readonly string[]): InlineLike[] {
   return playbooks.map((h, i) => [i ? ", " : "", code(`/run ${h}`)]);
 }
 
+/** The longest output list kept: a for_each's, one entry per item. */
+const MAX_OUTPUT_LIST = FOR_EACH_LIMITS.max_items.cap;
+
 function capOutputs(outputs: Record<string, Value>): Record<string, Value> {
   const out: Record<string, Value> = {};
   for (const [k, v] of Object.entries(outputs))
-    out[k] = Array.isArray(v) ? v.slice(0, 50).map(capValue) : capValue(v);
+    out[k] = Array.isArray(v) ? v.slice(0, MAX_OUTPUT_LIST).map(capValue) : capValue(v);
   return out;
 }
 
@@ -1028,4 +1519,12 @@ function writtenBeforeWaiting(e: Extract<RunEvent, { type: "command" }>, frame: 
     return BigInt(e.commentId) < BigInt(prompt);
   const written = Date.parse(e.createdAt);
   return Number.isNaN(written) || written < Date.parse(frame.since);
+}
+
+function parallelForkKey(step: string): string {
+  return `parallel:${step}`;
+}
+
+function eachForkKey(step: string): string {
+  return `each:${step}`;
 }

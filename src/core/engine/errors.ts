@@ -37,6 +37,16 @@ export const ERROR_CATALOGUE = {
   "PB-STATE-EDITED":
     "Someone other than the app edited the run's status comment, so its state is not trusted; start the run again with /run.",
   "PB-EFFECT-FAILED": "An effect failed; the cause says why. /retry once the cause is fixed.",
+  "PB-BRANCH-FAILED":
+    "A branch of a parallel step failed and the others were cancelled; fix the branch's cause, then /retry.",
+  "PB-JOIN-UNMET":
+    "Too few branches of a parallel step completed for its join; fix the failed branches, then /retry.",
+  "PB-FOR-EACH-INVALID":
+    "for_each must name a list (a list input, an output list or a finding) of at most limits.max_items items; fix the template or raise the limit.",
+  "PB-NEEDS-UNMET":
+    "Some steps of a needs: list can never start (a need names no step of the list, or needs form a cycle); fix the needs.",
+  "PB-NOT-IN-BRANCH":
+    "This step cannot run beside others (inside a branch, a for_each or a needs: list); move it after the parallel part.",
   "GH-RATE-LIMITED": "GitHub asked us to slow down; the run resumes with /retry or the next event.",
   "GH-PERMISSION":
     "The app lacks a permission for this action; check the installation's permissions.",

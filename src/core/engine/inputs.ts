@@ -128,6 +128,17 @@ export function applyTransform(value: string, transform: Transform): string {
 }
 
 /**
+ * The items of a list written as text (a list input, a finding): separated by commas or line
+ * breaks, trimmed, empty ones left out. A list input is kept as its items joined by ", ".
+ */
+export function listItems(text: string): string[] {
+  return text
+    .split(/[,\n]/)
+    .map((i) => i.trim())
+    .filter((i) => i !== "");
+}
+
+/**
  * Check and convert every input at once: types, enums, patterns (RE2), ranges, transforms and
  * defaults (which may name other inputs). No run starts unless all of them are fine.
  */
@@ -237,6 +248,22 @@ function checkValue(
         };
       }
       return { value: text };
+    }
+    case "list": {
+      const items = listItems(text).map((i) =>
+        spec.transform ? applyTransform(i, spec.transform) : i,
+      );
+      if (spec.pattern !== undefined) {
+        const re = compileLinear(spec.pattern);
+        const bad = items.find((i) => !re.ok || !re.regex.test(i));
+        if (bad !== undefined)
+          return { problem: `every item of '${name}' must match ${spec.pattern}, not '${bad}'` };
+      }
+      if (spec.min !== undefined && items.length < spec.min)
+        return { problem: `'${name}' must have at least ${spec.min} items` };
+      if (spec.max !== undefined && items.length > spec.max)
+        return { problem: `'${name}' must have at most ${spec.max} items` };
+      return { value: items.join(", ") };
     }
     default: {
       const value = spec.transform ? applyTransform(text, spec.transform) : text;

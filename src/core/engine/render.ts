@@ -101,6 +101,10 @@ export function runResolver(run: RunState, frame: Frame = activeFrame(run)): Res
         const outputs = frame.results[a]?.outputs;
         return outputs && Object.hasOwn(outputs, c) ? outputs[c] : undefined;
       }
+      case "item":
+        return path.length === 1 ? frame.item : undefined;
+      case "item_index":
+        return path.length === 1 ? frame.itemIndex : undefined;
       case "run": {
         const fields: Record<string, Value | undefined> = {
           id: run.id,

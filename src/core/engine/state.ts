@@ -90,7 +90,78 @@ export interface Frame {
   prompt?: { comment: string; since: string };
   /** Set in a child frame: the parent's step to resume. */
   returnTo?: string;
+  /**
+   * Lines that run beside one another (the branches of a `parallel` step, the items of a
+   * `for_each`, the steps of a `needs:` list), by key: each has its own current step and phase.
+   * Absent in a frame that runs one step at a time.
+   */
+  lanes?: Record<string, Lane>;
+  /** What each waiting line waits for: its lanes, by fork key (see `Fork`). */
+  forks?: Record<string, Fork>;
+  /** Set on a lane's view only (never stored): a for_each item and its index. */
+  item?: Scalar;
+  itemIndex?: number;
 }
+
+/** The fields that say where a line stands: a frame's own line, or a lane's. */
+export const LINE_FIELDS = [
+  "current",
+  "phase",
+  "since",
+  "attempt",
+  "notBefore",
+  "votes",
+  "approved",
+  "approvedBy",
+  "reminded",
+  "effectKey",
+  "awaiting",
+  "prompt",
+] as const;
+
+/** One line of a fork: where it stands, like a frame's own line. */
+export interface Lane
+  extends
+    Pick<Frame, "current" | "phase" | "since" | "attempt">,
+    Partial<Pick<Frame, "notBefore" | "votes" | "approved" | "approvedBy" | "reminded">>,
+    Partial<Pick<Frame, "effectKey" | "awaiting" | "prompt">> {
+  /** The fork it belongs to. */
+  fork: string;
+  /** The branch, the item's index, or the step of a `needs:` list. */
+  name: string;
+  /** for_each: the item, capped (`MAX_ITEM_LENGTH`), and its index. */
+  item?: Scalar;
+  index?: number;
+  /** for_each: the item's result so far. */
+  result?: StepResult;
+}
+
+export type LaneEnd = "completed" | "failed" | "cancelled";
+
+/**
+ * A step that waits for lanes: a `parallel` step (its key is the step id), a `for_each` step
+ * (`each:<step>`), or a line that entered a `needs:` list (`needs:<list key>`).
+ */
+export interface Fork {
+  kind: "parallel" | "for_each" | "needs";
+  /** The line that waits: "" for the frame's own, or a lane's key. */
+  host: string;
+  /** The step the host waits at. */
+  step: string;
+  /** How each lane that ended, ended, by name (a branch, an item's index, a step). */
+  ended: Record<string, LaneEnd>;
+  /** The first lane that completed. */
+  first?: string;
+  /** The first failure, kept for the fork's own. */
+  error?: PlaybookError;
+  /** for_each: the items, the next index to start, and each item's outputs by index. */
+  items?: Scalar[];
+  next?: number;
+  outputs?: Record<string, Record<string, Value>>;
+}
+
+/** The longest item a for_each keeps in the state. */
+export const MAX_ITEM_LENGTH = 256;
 
 /** What a dispatch request left to know its run by, each value bounded (`MAX_FACT_LENGTH`). */
 export interface DispatchedRun {
@@ -187,6 +258,11 @@ export function tokenChars(bytes: Uint8Array, length: number): string {
   let out = "";
   for (let i = 0; i < length; i++) out += TOKEN_ALPHABET[(bytes[i % bytes.length] ?? 0) % 32];
   return out;
+}
+
+/** A lane's key in its frame: the fork, then the lane's name. */
+export function laneKey(fork: string, name: string): string {
+  return `${fork}#${name}`;
 }
 
 export function activeFrame(run: RunState): Frame {

@@ -14,25 +14,59 @@ export type EdgeKind =
   | "rule"
   | "fallback"
   | "reject"
-  | "timeout";
+  | "timeout"
+  /** A `parallel` step to the first step of each branch (label: the branch). */
+  | "fork"
+  /** The end of a branch to what follows its `parallel` step (label: the branch). */
+  | "join"
+  /** A step named in `needs:` to the step that needs it. */
+  | "needs";
 
 export interface Edge {
   from: string;
   to: string;
   kind: EdgeKind;
-  /** Branch label (`/choose <label>`) or rule id. */
+  /** Branch label (`/choose <label>`), rule id, or the branch of a fork or join. */
   label?: string;
   /** Where the edge is written, for diagnostics. */
   path: PathSegment[];
 }
 
+/** Where a step is written in a `parallel` step: the step and the branch. */
+export interface BranchPlace {
+  parallel: string;
+  branch: string;
+}
+
 export interface GraphStep {
   id: string;
   step: Step;
-  /** Path of the step in the document: ["steps", 3] or ["nodes", "pod_state"]. */
+  /** Path of the step in the document: ["steps", 3], ["nodes", "pod_state"], or inside a branch. */
   path: PathSegment[];
-  /** Position in the listing (steps order, or nodes key order). */
+  /** Position in the listing (steps order, or nodes key order; a branch's steps follow their step). */
   index: number;
+  /** The key of the list the step is written in (see `StepList`). */
+  list: string;
+  /** Position in that list. */
+  position: number;
+}
+
+/**
+ * A list of steps: the playbook's own (`""`), or a branch of a `parallel` step
+ * (`<parallel id>/<branch>`). A list in which some step has `needs:` runs as a graph (`dag`):
+ * each step starts once its needs are met, and nothing falls through.
+ */
+export interface StepList {
+  key: string;
+  ids: string[];
+  dag: boolean;
+  branch?: BranchPlace;
+  path: PathSegment[];
+}
+
+/** The key of a branch's list. */
+export function branchListKey(parallel: string, branch: string): string {
+  return `${parallel}/${branch}`;
 }
 
 /**
@@ -48,14 +82,20 @@ export class PlaybookGraph {
   readonly byId = new Map<string, GraphStep>();
   readonly entry: string | undefined;
   readonly mode: "steps" | "nodes";
+  /** Every list of steps, by key: the playbook's own first, then each branch. */
+  readonly lists = new Map<string, StepList>();
+  /** Steps after which their list ends (the last of a branch, the steps nothing needs). */
+  readonly leaves = new Set<string>();
   private readonly edges = new Map<string, Edge[]>();
 
   constructor(readonly playbook: PlaybookDocument) {
     this.mode = playbook.nodes ? "nodes" : "steps";
-    this.steps = listSteps(playbook);
+    this.steps = listSteps(playbook, this.lists);
     for (const s of this.steps) if (!this.byId.has(s.id)) this.byId.set(s.id, s);
     this.entry = this.mode === "nodes" ? playbook.entrypoint : this.steps[0]?.id;
-    for (const s of this.steps) this.edges.set(s.id, computeEdges(this, s));
+    for (const s of this.steps) this.edges.set(s.id, computeEdges(this, s, this.leaves));
+    addNeedsEdges(this, this.edges);
+    addJoinEdges(this, this.edges, this.leaves);
   }
 
   successors(id: string): Edge[] {
@@ -71,10 +111,86 @@ export class PlaybookGraph {
     return this.successors(id).length === 0;
   }
 
-  /** The step after `id` in the listing, for fall-through. */
+  /**
+   * The step after `id` in its list, for fall-through: none at the end of a list, in the nodes of
+   * a graph, or in a list that runs by `needs:`.
+   */
   following(id: string): GraphStep | undefined {
     const s = this.byId.get(id);
-    return s ? this.steps[s.index + 1] : undefined;
+    if (!s) return undefined;
+    const list = this.lists.get(s.list);
+    if (!list || list.dag || (s.list === "" && this.mode === "nodes")) return undefined;
+    const next = list.ids[s.position + 1];
+    return next === undefined ? undefined : this.byId.get(next);
+  }
+
+  /** The list a step is written in. */
+  listOf(id: string): StepList | undefined {
+    const s = this.byId.get(id);
+    return s ? this.lists.get(s.list) : undefined;
+  }
+
+  /** The `parallel` step and branch a step is written in, directly. */
+  branchOf(id: string): BranchPlace | undefined {
+    return this.listOf(id)?.branch;
+  }
+
+  /** The `parallel` steps around a step, innermost first. */
+  enclosing(id: string): BranchPlace[] {
+    const out: BranchPlace[] = [];
+    for (let place = this.branchOf(id); place; place = this.branchOf(place.parallel)) {
+      if (out.some((p) => p.parallel === place?.parallel)) break;
+      out.push(place);
+    }
+    return out;
+  }
+
+  /** Every step written inside a `parallel` step's branches (nested ones too), or one branch. */
+  inside(parallel: string, branch?: string): Set<string> {
+    const out = new Set<string>();
+    for (const s of this.steps) {
+      if (s.id === parallel) continue;
+      const place = this.enclosing(s.id).find((p) => p.parallel === parallel);
+      if (place && (branch === undefined || place.branch === branch)) out.add(s.id);
+    }
+    return out;
+  }
+
+  /** Steps of a graph list with no `needs:` of their own in that list: they start with it. */
+  roots(list: StepList): string[] {
+    return list.ids.filter((id) => !(this.byId.get(id)?.step.needs ?? []).length);
+  }
+
+  /** Steps of a graph list that need `id`, directly or through others. */
+  dependents(id: string): Set<string> {
+    const list = this.listOf(id);
+    const out = new Set<string>();
+    if (!list?.dag) return out;
+    const stack = [id];
+    while (stack.length > 0) {
+      const cur = stack.pop() as string;
+      for (const other of list.ids) {
+        if (out.has(other)) continue;
+        if ((this.byId.get(other)?.step.needs ?? []).includes(cur)) {
+          out.add(other);
+          stack.push(other);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The steps `id` needs, directly or through others (in its graph list). */
+  transitiveNeeds(id: string): Set<string> {
+    const out = new Set<string>();
+    const stack = [...(this.byId.get(id)?.step.needs ?? [])];
+    while (stack.length > 0) {
+      const cur = stack.pop() as string;
+      if (out.has(cur) || !this.byId.has(cur)) continue;
+      out.add(cur);
+      stack.push(...(this.byId.get(cur)?.step.needs ?? []));
+    }
+    return out;
   }
 
   reachable(): Set<string> {
@@ -86,11 +202,14 @@ export class PlaybookGraph {
       if (seen.has(id)) continue;
       seen.add(id);
       for (const e of this.resolvedSuccessors(id)) stack.push(e.to);
+      // Entering a graph list starts every step of it that needs nothing.
+      const list = this.listOf(id);
+      if (list?.dag) stack.push(...this.roots(list));
     }
     return seen;
   }
 
-  /** A cycle among reachable steps, as a list of ids, or undefined. */
+  /** A cycle among reachable steps, as a list of ids, or undefined (`needs:` cycles are apart). */
   findCycle(): string[] | undefined {
     const state = new Map<string, 1 | 2>();
     const trail: string[] = [];
@@ -98,6 +217,7 @@ export class PlaybookGraph {
       state.set(id, 1);
       trail.push(id);
       for (const e of this.resolvedSuccessors(id)) {
+        if (e.kind === "needs") continue;
         const s = state.get(e.to);
         if (s === 1) return [...trail.slice(trail.indexOf(e.to)), e.to];
         if (s === undefined) {
@@ -115,29 +235,67 @@ export class PlaybookGraph {
   /**
    * Dominators of every reachable step: the steps that lie on every path from the entry to it.
    * An output can be used only where its step dominates the user (it has surely run).
+   *
+   * Steps that run side by side are counted as run before one another here (a sibling branch's
+   * steps, the steps of a graph list that do not need this one), and every step inside a
+   * `parallel` step as run after it: whether they really have is the `dag-output-unsure` rule's
+   * question, which says why in their own terms.
    */
   dominators(): Map<string, Set<string>> {
     const reach = this.reachable();
     const order = this.steps.map((s) => s.id).filter((id) => reach.has(id));
     const preds = new Map<string, string[]>(order.map((id) => [id, []]));
-    for (const id of order) for (const e of this.resolvedSuccessors(id)) preds.get(e.to)?.push(id);
+    for (const id of order)
+      for (const e of this.resolvedSuccessors(id))
+        if (e.kind !== "fork" && e.kind !== "join" && e.kind !== "needs") preds.get(e.to)?.push(id);
     const all = new Set(order);
     const dom = new Map<string, Set<string>>();
     for (const id of order) dom.set(id, id === this.entry ? new Set([id]) : new Set(all));
+    const insideOf = new Map<string, Set<string>>();
+    const inside = (p: string): Set<string> => {
+      let set = insideOf.get(p);
+      if (!set) insideOf.set(p, (set = this.inside(p)));
+      return set;
+    };
+    const out = (p: string): Set<string> => {
+      const d = dom.get(p) as Set<string>;
+      return this.byId.get(p)?.step.type === "parallel" ? new Set([...d, ...inside(p)]) : d;
+    };
+    /** What every step of a list has run after: the list's host and, for a branch, the others. */
+    const base = (list: StepList | undefined): Set<string> => {
+      if (!list?.branch) return new Set();
+      const host = dom.get(list.branch.parallel) ?? new Set<string>();
+      const own = this.inside(list.branch.parallel, list.branch.branch);
+      return new Set([...host, ...[...inside(list.branch.parallel)].filter((x) => !own.has(x))]);
+    };
     let changed = true;
     while (changed) {
       changed = false;
       for (const id of order) {
-        if (id === this.entry) continue;
-        let next: Set<string> | undefined;
-        for (const p of preds.get(id) ?? []) {
-          const pd = dom.get(p) as Set<string>;
-          next = next ? new Set([...next].filter((x) => pd.has(x))) : new Set(pd);
+        if (id === this.entry && !this.listOf(id)?.dag) continue;
+        const list = this.listOf(id);
+        let next: Set<string>;
+        if (list?.dag) {
+          const later = this.dependents(id);
+          const members = list.ids.flatMap((m) =>
+            later.has(m) || m === id
+              ? []
+              : [m, ...(this.byId.get(m)?.step.type === "parallel" ? inside(m) : [])],
+          );
+          next = new Set([...base(list), ...members.filter((m) => all.has(m))]);
+        } else {
+          const ps = preds.get(id) ?? [];
+          const head = list && list.ids[0] === id && list.branch !== undefined;
+          let acc: Set<string> | undefined = head ? base(list) : undefined;
+          for (const p of ps) {
+            const pd = out(p);
+            acc = acc && !head ? new Set([...acc].filter((x) => pd.has(x))) : (acc ?? new Set(pd));
+          }
+          next = acc ?? new Set();
         }
-        next ??= new Set();
         next.add(id);
         const cur = dom.get(id) as Set<string>;
-        if (next.size !== cur.size) {
+        if (next.size !== cur.size || [...next].some((x) => !cur.has(x))) {
           dom.set(id, next);
           changed = true;
         }
@@ -147,24 +305,105 @@ export class PlaybookGraph {
   }
 }
 
-function listSteps(playbook: PlaybookDocument): GraphStep[] {
+function listSteps(playbook: PlaybookDocument, lists: Map<string, StepList>): GraphStep[] {
+  const out: GraphStep[] = [];
+  const walk = (
+    entries: [string, Step][],
+    key: string,
+    at: PathSegment[],
+    keyed: boolean,
+    branch?: BranchPlace,
+  ): void => {
+    const list: StepList = {
+      key,
+      ids: [],
+      // A nodes graph orders its steps with next: alone (needs: there is refused by validation).
+      dag: !keyed && entries.some(([, s]) => (s.needs ?? []).length > 0),
+      path: at,
+    };
+    if (branch) list.branch = branch;
+    if (!lists.has(key)) lists.set(key, list);
+    entries.forEach(([id, step], position) => {
+      const path: PathSegment[] = [...at, keyed ? id : position];
+      list.ids.push(id);
+      out.push({ id, step, path, index: out.length, list: key, position });
+      if (step.type === "parallel" && step.branches && typeof step.branches === "object") {
+        for (const [name, steps] of Object.entries(step.branches)) {
+          if (!Array.isArray(steps)) continue;
+          walk(
+            steps.map((st) => [st.id, st]),
+            branchListKey(id, name),
+            [...path, "branches", name],
+            false,
+            { parallel: id, branch: name },
+          );
+        }
+      }
+    });
+  };
   if (playbook.nodes) {
-    return Object.entries(playbook.nodes).map(([id, node], index) => ({
-      id,
-      step: { ...node, id } as Step,
-      path: ["nodes", id],
-      index,
-    }));
+    walk(
+      Object.entries(playbook.nodes).map(([id, node]) => [id, { ...node, id } as Step]),
+      "",
+      ["nodes"],
+      true,
+    );
+  } else {
+    walk(
+      (playbook.steps ?? []).map((st) => [st.id, st]),
+      "",
+      ["steps"],
+      false,
+    );
   }
-  return (playbook.steps ?? []).map((step, index) => ({
-    id: step.id,
-    step,
-    path: ["steps", index],
-    index,
-  }));
+  return out;
 }
 
-function computeEdges(graph: PlaybookGraph, gs: GraphStep): Edge[] {
+/** A step in a graph list is followed by the steps that need it. */
+function addNeedsEdges(graph: PlaybookGraph, edges: Map<string, Edge[]>): void {
+  for (const s of graph.steps) {
+    (s.step.needs ?? []).forEach((need, i) => {
+      const from = edges.get(need);
+      // A need on itself, named twice or in another list is the needs-unknown rule's finding.
+      if (!from || need === s.id || graph.listOf(need)?.key !== s.list) return;
+      if (from.some((e) => e.kind === "needs" && e.to === s.id)) return;
+      from.push({ from: need, to: s.id, kind: "needs", path: [...s.path, "needs", i] });
+    });
+  }
+}
+
+/**
+ * The step that ends a branch (its last, or one that leaves it by falling through) joins what
+ * follows the `parallel` step; a branch that ends a graph list ends with the steps nothing needs.
+ */
+function addJoinEdges(graph: PlaybookGraph, edges: Map<string, Edge[]>, leaves: Set<string>): void {
+  const after = (parallel: string, seen: Set<string>): string[] => {
+    if (seen.has(parallel)) return [];
+    seen.add(parallel);
+    const own = (edges.get(parallel) ?? []).filter((e) => e.kind !== "fork").map((e) => e.to);
+    const place = graph.branchOf(parallel);
+    return leaves.has(parallel) && place ? [...own, ...after(place.parallel, seen)] : own;
+  };
+  for (const s of graph.steps) {
+    const list = graph.lists.get(s.list);
+    if (!list?.dag) continue;
+    const needed = list.ids.some((id) => (graph.byId.get(id)?.step.needs ?? []).includes(s.id));
+    if (!needed && !isTerminalKind(s.step)) leaves.add(s.id);
+  }
+  for (const id of leaves) {
+    const s = graph.byId.get(id);
+    const place = s ? graph.lists.get(s.list)?.branch : undefined;
+    if (!s || !place) continue;
+    for (const to of [...new Set(after(place.parallel, new Set()))])
+      edges.get(id)?.push({ from: id, to, kind: "join", label: place.branch, path: s.path });
+  }
+}
+
+function isTerminalKind(step: Step): boolean {
+  return step.type === "end" || (step.type === "playbook" && step.mode === "handoff");
+}
+
+function computeEdges(graph: PlaybookGraph, gs: GraphStep, leaves: Set<string>): Edge[] {
   const { step, id, path } = gs;
   const edges: Edge[] = [];
   const add = (to: string | undefined, kind: EdgeKind, at: PathSegment[], label?: string): void => {
@@ -174,13 +413,23 @@ function computeEdges(graph: PlaybookGraph, gs: GraphStep): Edge[] {
     edges.push(e);
   };
   const fallThrough = (): void => {
-    if (graph.mode === "steps") add(graph.following(id)?.id, "fall-through", path);
+    const after = graph.following(id);
+    if (after) add(after.id, "fall-through", path);
+    else if (graph.mode === "steps" || gs.list !== "") leaves.add(id);
   };
 
-  if (step.type === "end" || (step.type === "playbook" && step.mode === "handoff")) {
+  if (isTerminalKind(step)) {
     // A terminal; a `next` written here is reported by the validator, not followed.
     return edges;
   }
+  if (step.type === "parallel" && step.branches && typeof step.branches === "object") {
+    for (const [name, steps] of Object.entries(step.branches))
+      if (Array.isArray(steps) && steps[0])
+        add(steps[0].id, "fork", [...path, "branches", name, 0], name);
+  }
+  // A step of a graph list goes on to the steps that need it (added with the others), never by
+  // `next` or falling through.
+  if (graph.lists.get(gs.list)?.dag) return edges;
   if (step.type === "checkpoint") {
     add(step.on_reject, "reject", [...path, "on_reject"]);
     if (step.on_timeout && step.on_timeout !== "fail" && step.on_timeout !== "cancel") {

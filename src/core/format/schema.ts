@@ -26,14 +26,28 @@ export const STEP_KINDS = [
   "investigate",
   "issue",
   "label",
+  "parallel",
   "playbook",
   "pull_request",
 ] as const;
 
 export const PERMISSIONS = ["read", "triage", "write", "maintain", "admin"] as const;
 export const AUTHORITIES = ["just-do-it", "show-me", "ask-first"] as const;
-export const INPUT_TYPES = ["string", "number", "boolean", "enum"] as const;
+export const INPUT_TYPES = ["string", "number", "boolean", "enum", "list"] as const;
 export const TRANSFORMS = ["kebab-case", "snake-case", "camel-case"] as const;
+/** What a `parallel` step waits for, and what a failed branch does (defaults first). */
+export const JOINS = ["all", "any"] as const;
+export const BRANCH_FAILURE_POLICIES = ["fail", "continue", "cancel"] as const;
+
+/** `for_each`: items run at once (default, hard cap) and items taken from the list (default, hard cap). */
+export const FOR_EACH_LIMITS = {
+  max_parallel: { default: 4, cap: 20 },
+  max_items: { default: 20, cap: 100 },
+} as const;
+/** Branches of one `parallel` step, and steps of one branch. */
+export const MAX_BRANCHES = 10;
+export const MAX_BRANCH_STEPS = 50;
+
 export const ALERT_SOURCES = ["github", "alertmanager", "grafana", "generic"] as const;
 
 type Json = Record<string, unknown>;
@@ -62,6 +76,16 @@ const COMMON_STEP_FIELDS: Record<string, Json> = {
   timeout: { $ref: "#/$defs/duration", description: "How long the step may take or wait." },
   idempotency_key: str(
     "Template for the key that finds this step's effect instead of repeating it.",
+  ),
+  needs: {
+    type: "array",
+    items: { $ref: "#/$defs/id" },
+    maxItems: 50,
+    description:
+      "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met.",
+  },
+  for_each: str(
+    "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists.",
   ),
 };
 
@@ -223,6 +247,11 @@ const STEP_FIELDS: Record<
       reviewers: strings("Users asked to review."),
       team_reviewers: strings("Teams asked to review."),
       wait: { enum: ["merged"], description: "Wait until the pull request is merged." },
+      closes_issue: {
+        type: "boolean",
+        description:
+          "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge).",
+      },
     },
     required: ["head", "title"],
   },
@@ -282,6 +311,37 @@ const STEP_FIELDS: Record<
       expected_findings: ids("Finding keys the model is asked to report."),
       expect_files: strings("Files that must exist after the step."),
     },
+  },
+  parallel: {
+    fields: {
+      branches: {
+        type: "object",
+        minProperties: 1,
+        maxProperties: MAX_BRANCHES,
+        propertyNames: { $ref: "#/$defs/id" },
+        additionalProperties: { $ref: "#/$defs/step_list" },
+        description:
+          "Branches by name, each a list of steps run in order; all branches start together.",
+      },
+      join: {
+        description:
+          "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.",
+        if: { type: "string" },
+        then: { enum: [...JOINS] },
+        else: {
+          type: "object",
+          additionalProperties: false,
+          required: ["count"],
+          properties: { count: { type: "integer", minimum: 1, maximum: MAX_BRANCHES } },
+        },
+      },
+      on_branch_failure: {
+        enum: [...BRANCH_FAILURE_POLICIES],
+        description:
+          "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED.",
+      },
+    },
+    required: ["branches"],
   },
   playbook: {
     fields: {
@@ -446,12 +506,25 @@ export const PLAYBOOK_SCHEMA = {
         max_steps: { type: "integer", minimum: 1, maximum: 10000 },
         max_depth: { type: "integer", minimum: 1, maximum: 50 },
         timeout: { $ref: "#/$defs/duration" },
+        max_parallel: {
+          type: "integer",
+          minimum: 1,
+          maximum: FOR_EACH_LIMITS.max_parallel.cap,
+          description: `Items of a for_each step run at once (default ${FOR_EACH_LIMITS.max_parallel.default}).`,
+        },
+        max_items: {
+          type: "integer",
+          minimum: 1,
+          maximum: FOR_EACH_LIMITS.max_items.cap,
+          description: `Items a for_each step takes from its list (default ${FOR_EACH_LIMITS.max_items.default}); a longer list fails the step.`,
+        },
       },
     },
     steps: {
       type: "array",
       minItems: 1,
-      description: "Steps in order; each falls through to the next unless it has next.",
+      description:
+        "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).",
       items: {
         type: "object",
         $ref: "#/$defs/step",
@@ -482,6 +555,17 @@ export const PLAYBOOK_SCHEMA = {
   },
   $defs: {
     id: { type: "string", pattern: ID_PATTERN },
+    step_list: {
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_BRANCH_STEPS,
+      items: {
+        type: "object",
+        $ref: "#/$defs/step",
+        properties: { id: { $ref: "#/$defs/id" } },
+        required: ["id"],
+      },
+    },
     tool: { type: "string", pattern: TOOL_PATTERN },
     duration: { type: "string", pattern: DURATION_PATTERN },
     expression: { type: "string", minLength: 1 },

@@ -2,6 +2,7 @@
 import type {
   ALERT_SOURCES,
   AUTHORITIES,
+  BRANCH_FAILURE_POLICIES,
   INPUT_TYPES,
   PERMISSIONS,
   STEP_KINDS,
@@ -38,6 +39,10 @@ export interface StepBase {
   authority?: Authority;
   timeout?: string;
   idempotency_key?: string;
+  /** Steps of the same list that must be completed or skipped first: the list runs as a graph. */
+  needs?: string[];
+  /** A template naming a list: the step runs once per item (`{{ item }}`, `{{ item_index }}`). */
+  for_each?: string;
 }
 
 export interface Conclusion {
@@ -135,6 +140,8 @@ export interface PullRequestStep extends StepBase {
   reviewers?: string[];
   team_reviewers?: string[];
   wait?: "merged";
+  /** End the body with `Closes #<n>` when the run has an issue (a local run may have none). */
+  closes_issue?: boolean;
 }
 export interface IssueStep extends StepBase {
   type: "issue";
@@ -176,6 +183,18 @@ export interface AiStep extends StepBase {
   expected_findings?: string[];
   expect_files?: string[];
 }
+/** What a `parallel` step waits for: every branch, any one, or a number of them. */
+export type Join = "all" | "any" | { count: number };
+export type BranchFailurePolicy = (typeof BRANCH_FAILURE_POLICIES)[number];
+
+export interface ParallelStep extends StepBase {
+  type: "parallel";
+  /** Branch name → steps run in order; step ids are unique across the whole playbook. */
+  branches: Record<string, Step[]>;
+  join?: Join;
+  on_branch_failure?: BranchFailurePolicy;
+}
+
 export interface PlaybookStep extends StepBase {
   type: "playbook";
   playbook: string;
@@ -197,6 +216,7 @@ export type Step =
   | CloseStep
   | DispatchStep
   | AiStep
+  | ParallelStep
   | PlaybookStep;
 
 export interface InputSpec {
@@ -245,7 +265,13 @@ export interface PlaybookDocument {
   permissions?: { run?: Permission; cancel?: Permission };
   authority?: { default?: Authority; ask_first_below?: Permission };
   inputs?: Record<string, InputSpec>;
-  limits?: { max_steps?: number; max_depth?: number; timeout?: string };
+  limits?: {
+    max_steps?: number;
+    max_depth?: number;
+    timeout?: string;
+    max_parallel?: number;
+    max_items?: number;
+  };
   steps?: Step[];
   entrypoint?: string;
   nodes?: Record<string, Omit<Step, "id"> & { id?: string }>;

@@ -53,8 +53,15 @@ export const STEP_OUTPUTS: Record<StepKind, readonly string[] | null> = {
   close: ["state"],
   dispatch: ["run_id", "url", "conclusion"],
   ai: ["text"],
+  parallel: ["completed", "failed", "cancelled", "first"],
   playbook: null,
 };
+
+/**
+ * Names a `for_each` step's templates have besides the run's: the item and its position (from 0).
+ * They resolve only inside the step that has `for_each`.
+ */
+export const ITEM_VARIABLES = ["item", "item_index"] as const;
 
 /** Outputs every checkpoint has, besides the fields of its response schema. */
 export const CHECKPOINT_OUTPUTS = ["approved_by", "note"];

@@ -2,7 +2,15 @@ import { aiWriteUnapproved } from "../steps/ai/checks.js";
 import { refInvalid } from "../steps/branch/checks.js";
 import { responseSchema } from "../steps/checkpoint/checks.js";
 import { ruleShadowed } from "../steps/decide/checks.js";
+import { parallelUnsupported } from "../steps/parallel/checks.js";
 import { delegateShape } from "../steps/playbook/checks.js";
+import { gotoOutOfBranch } from "./dag/goto-out-of-branch.js";
+import { itemOutsideForEach } from "./dag/item-outside-for-each.js";
+import { joinUnmet } from "./dag/join-unmet.js";
+import { needsCycle } from "./dag/needs-cycle.js";
+import { needsUnknown } from "./dag/needs-unknown.js";
+import { needsUnreachable } from "./dag/needs-unreachable.js";
+import { outputUnsure } from "./dag/output-unsure.js";
 import { branchDuplicateLabel } from "./graph/branch-duplicate-label.js";
 import { branchEmpty } from "./graph/branch-empty.js";
 import { branchMixed } from "./graph/branch-mixed.js";
@@ -75,6 +83,12 @@ export const RULE_MODULES = [
   ruleShadowed,
   findingUnknown,
   checkpointTarget,
+  needsUnknown,
+  needsCycle,
+  needsUnreachable,
+  joinUnmet,
+  gotoOutOfBranch,
+  parallelUnsupported,
   // templates
   inputDefault,
   inputShape,
@@ -82,6 +96,8 @@ export const RULE_MODULES = [
   templateSyntax,
   templateUnresolved,
   templateOrder,
+  outputUnsure,
+  itemOutsideForEach,
   templateConditional,
   expressionSyntax,
   fileMissing,

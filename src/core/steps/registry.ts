@@ -11,6 +11,7 @@ import { endStep } from "./end/executor.js";
 import { investigateStep } from "./investigate/executor.js";
 import { issueStep } from "./issue/executor.js";
 import { labelStep } from "./label/executor.js";
+import { parallelStep } from "./parallel/executor.js";
 import { playbookStep } from "./playbook/executor.js";
 import { pullRequestStep } from "./pull_request/executor.js";
 import type { StepExecutor } from "./types.js";
@@ -43,6 +44,7 @@ export function defaultRegistry(): StepRegistry {
     .register(investigateStep)
     .register(issueStep)
     .register(labelStep)
+    .register(parallelStep)
     .register(playbookStep)
     .register(pullRequestStep);
 }

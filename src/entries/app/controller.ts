@@ -21,9 +21,11 @@ import {
   pushBounded,
   tokenChars,
   type Actor,
+  type Frame,
   type RunContext,
   type RunState,
 } from "../../core/engine/state.js";
+import { commandLines } from "../../core/engine/lanes.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { NormalizedAlert } from "../../core/alerts/types.js";
 import { HELP_TEXT, parseCommands } from "../../core/engine/commands.js";
@@ -667,19 +669,22 @@ export class IssueController {
       );
     else if (name === "cancel") target = open[0];
     else {
-      const waiting = open.filter((r) => {
-        const f = activeFrame(r.run);
-        const step = this.stepOf(r.run, r.catalog);
+      // Each line of a run may wait: its own, or a branch's, an item's (see commandLines).
+      const waits = (r: LoadedRun, f: Pick<Frame, "current" | "phase">): boolean => {
+        const step = this.stepOf(r.run, r.catalog, f.current);
         if (name === "approve" || name === "reject")
           return f.phase === "approval" || (f.phase === "waiting" && step?.type === "checkpoint");
         return f.phase === "waiting" && (step?.type === "investigate" || step?.type === "playbook");
-      });
+      };
+      const waiting = open.filter((r) => commandLines(activeFrame(r.run)).some((f) => waits(r, f)));
       // A first word is a step only when it names one that waits; otherwise it is the note or
       // the reason (`/reject too risky`), and the engine reads it so too.
       const named = args.positional[0];
       const chosen =
         (name === "approve" || name === "reject") && named !== undefined
-          ? waiting.find((r) => activeFrame(r.run).current === named)
+          ? waiting.find((r) =>
+              commandLines(activeFrame(r.run)).some((f) => f.current === named && waits(r, f)),
+            )
           : undefined;
       if (!chosen && waiting.length > 1) {
         return {
@@ -727,10 +732,10 @@ export class IssueController {
     return result.reply ?? { outcome: result.changed ? "accepted" : "ignored" };
   }
 
-  private stepOf(run: RunState, catalog: PlaybookCatalog) {
+  private stepOf(run: RunState, catalog: PlaybookCatalog, at = activeFrame(run).current) {
     const f = activeFrame(run);
     const b = catalog.get(f.playbook);
-    return b ? new PlaybookGraph(b.playbook).byId.get(f.current ?? "")?.step : undefined;
+    return b ? new PlaybookGraph(b.playbook).byId.get(at ?? "")?.step : undefined;
   }
 
   private bundleOf(run: RunState, catalog: PlaybookCatalog): PlaybookBundle | undefined {
@@ -754,7 +759,7 @@ export class IssueController {
     teams: readonly string[],
   ): Promise<Actor[]> {
     const logins = new Set<string>();
-    for (const v of activeFrame(loaded.run).votes)
+    for (const v of commandLines(activeFrame(loaded.run)).flatMap((l) => l.votes))
       if (v.decision === "approve" && v.user.toLowerCase() !== author.toLowerCase())
         logins.add(v.user);
     const out: Actor[] = [];
@@ -941,7 +946,10 @@ export class IssueController {
   ): Promise<void> {
     this.fetched.clear(); // what an earlier event read may have changed since
     for (const r of (await this.liveRuns()).runs) {
-      if (isFinished(r.run) || activeFrame(r.run).awaiting?.pullRequest !== number) continue;
+      const awaits = commandLines(activeFrame(r.run)).some(
+        (l) => l.awaiting?.pullRequest === number,
+      );
+      if (isFinished(r.run) || !awaits) continue;
       const e: RunEvent = { type: "pull_request", id: eventId, number, merged };
       if (url) e.url = url;
       await this.drive(r, advance(r.run, e, this.env(r.catalog)));
@@ -961,8 +969,10 @@ export class IssueController {
     if (details?.run) e.run = details.run;
     if (details?.url) e.url = details.url;
     for (const r of (await this.liveRuns()).runs) {
-      const awaiting = activeFrame(r.run).awaiting;
-      if (isFinished(r.run) || awaiting?.workflow === undefined) continue;
+      const awaits = commandLines(activeFrame(r.run)).some(
+        (l) => l.awaiting?.workflow !== undefined,
+      );
+      if (isFinished(r.run) || !awaits) continue;
       await this.drive(r, advance(r.run, e, this.env(r.catalog)));
     }
   }

@@ -2,6 +2,7 @@ import { proseBranches } from "../../core/steps/investigate/executor.js";
 import { advance } from "../../core/engine/engine.js";
 import type { AdvanceResult, Effect, Message, RunEvent } from "../../core/engine/events.js";
 import { parseArgs } from "../../core/engine/inputs.js";
+import { answerableLine } from "../../core/engine/lanes.js";
 import { activeFrame, isFinished, type Actor, type RunState } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { EffectOutcome } from "../../runtime/effects.js";
@@ -243,7 +244,10 @@ export class Runner {
 
   /** Answer what the run waits for, from the terminal or by mode; null to pause. */
   private async answer(): Promise<AdvanceResult | null> {
-    const f = activeFrame(this.run);
+    // In a frame with lanes (branches, items), the first line that waits for people.
+    const active = activeFrame(this.run);
+    const bundle = this.deps.bundles.get(active.playbook);
+    const f = bundle ? answerableLine(active, new PlaybookGraph(bundle.playbook)) : active;
     const step = this.step(f);
     const now = () => this.deps.clock().toISOString();
     const command = (

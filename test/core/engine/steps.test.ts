@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { StartRequest } from "../../../src/core/engine/engine.js";
 import { Driver, INITIATOR, bundle, yaml } from "./helpers.js";
 
 const RUN = "20260301-1000-001";
@@ -242,6 +243,37 @@ describe("template safety", () => {
     viaLabel.drive();
     expect(viaLabel.run.error?.code).toBe("PB-TEMPLATE-UNSAFE");
     expect(viaLabel.run.error?.message).toContain("not a safe label");
+  });
+});
+
+describe("pull_request with closes_issue", () => {
+  const pb = yaml`
+    apiVersion: playbook-bot/v1
+    id: pr-closes
+    steps:
+      - id: pr
+        type: pull_request
+        head: feature
+        title: t
+        body: "Bumps {{ inputs.what }}"
+        closes_issue: true
+    inputs:
+      what: { type: string, default: "a thing" }
+  `;
+  const bodyOf = (extra: Partial<StartRequest>) => {
+    const d = new Driver(bundle(pb));
+    d.start({}, extra);
+    d.drive();
+    const effect = d.last.effects.find((e) => e.kind === "pull_request");
+    return (effect?.params as { body?: string } | undefined)?.body;
+  };
+
+  it("ends the body with `Closes #<n>` when the run has an issue", () => {
+    expect(bodyOf({ context: { issue: { number: 42 } } })).toBe("Bumps a thing\n\nCloses #42");
+  });
+
+  it("leaves the body as written when the run has no issue (a local run)", () => {
+    expect(bodyOf({ context: {} })).toBe("Bumps a thing");
   });
 });
 

@@ -18,7 +18,9 @@ describe("bundled playbooks", () => {
       "alert-triage.yaml",
       "dependency-bump.yaml",
       "hello-world.yaml",
+      "parallel-checks.yaml",
       "recent-changes.yaml",
+      "release-dag.yaml",
       "service-triage.yaml",
       "storage-investigation.yaml",
     ]);
@@ -43,7 +45,9 @@ describe("bundled playbooks", () => {
       "alert-triage",
       "dependency-bump",
       "hello-world",
+      "parallel-checks",
       "recent-changes",
+      "release-dag",
       "service-triage",
       "storage-investigation",
     ]);

@@ -93,3 +93,64 @@ describe("renderMermaid", () => {
     expect(renderMermaid(pb, { done: [] })).not.toContain("classDef done");
   });
 });
+
+describe("renderMermaid with parallel steps, for_each and needs", () => {
+  const chart = renderMermaid(
+    playbookOf(yaml`
+      apiVersion: playbook-bot/v1
+      id: par
+      steps:
+        - id: checks
+          type: parallel
+          join: { count: 1 }
+          branches:
+            lint:
+              - { id: lint-a, type: comment, body: a }
+              - { id: lint-b, type: comment, body: b }
+            docs:
+              - { id: docs-a, type: comment, body: d, for_each: "x, y" }
+              - { id: docs-b, type: comment, body: d, needs: [docs-a] }
+        - { id: build, type: comment, body: b }
+    `),
+    { current: "checks", running: ["lint-b", "docs-a"] },
+  );
+  const lines = chart.split("\n");
+
+  it("draws each branch as a subgraph between the fork and its join", () => {
+    expect(lines).toContain('  s_checks[/"checks<br/>parallel"\\]');
+    expect(lines).toContain('  subgraph s_checks__s_lint ["lint"]');
+    expect(lines).toContain('    s_lint_a["lint-a<br/>comment"]');
+    expect(lines).toContain('  j_checks(("join 1 of 2"))');
+    expect(lines).toContain('  s_checks -->|"lint"| s_lint_a');
+    expect(lines).toContain("  s_lint_b --> j_checks");
+    expect(lines).toContain("  s_docs_b --> j_checks");
+    expect(lines).not.toContain("  s_docs_a --> j_checks");
+    // What follows the parallel step follows its join, not the fork.
+    expect(lines).toContain("  j_checks --> s_build");
+    expect(lines).not.toContain("  s_checks --> s_build");
+    expect(lines).not.toContain("  s_lint_a --> j_checks");
+  });
+
+  it("marks a for_each step, draws needs as edges, and marks running steps", () => {
+    expect(lines).toContain('    s_docs_a["docs-a<br/>comment · for each"]');
+    expect(lines).toContain("  s_docs_a --> s_docs_b");
+    expect(lines).toContain("  class s_lint_b,s_docs_a running");
+    expect(lines).toContain("  class s_checks current");
+  });
+
+  it("closes a parallel step that ends the playbook with an end of its own", () => {
+    const last = renderMermaid(
+      playbookOf(yaml`
+        apiVersion: playbook-bot/v1
+        id: last
+        steps:
+          - id: p
+            type: parallel
+            branches:
+              a: [{ id: a1, type: comment, body: a }]
+      `),
+    ).split("\n");
+    expect(last).toContain("  s_a1 --> j_p");
+    expect(last).toContain('  j_p --> j_p_end(["end"])');
+  });
+});

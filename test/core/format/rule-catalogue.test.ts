@@ -731,6 +731,116 @@ const CASES: Record<RuleCode, Case> = {
     at: [4, 3, 4, 13],
     message: ["inputs.unused_one: input 'unused_one' is declared but never used"],
   },
+  "needs-unknown": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - { id: build, type: comment, body: b }
+        - { id: tag, type: comment, body: t, needs: [buld] }
+    `,
+    at: [5, 48, 5, 52],
+    message: ["steps[1].needs[0]: 'buld' names no step — did you mean 'build'?"],
+  },
+  "needs-cycle": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - { id: root, type: comment, body: r }
+        - { id: a, type: comment, body: a, needs: [b] }
+        - { id: b, type: comment, body: b, needs: [a] }
+    `,
+    at: [5, 45],
+    message: ["a → b → a need each other"],
+  },
+  "needs-unreachable": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - { id: root, type: comment, body: r }
+        - { id: a, type: comment, body: a, needs: [b] }
+        - { id: b, type: comment, body: b, needs: [a] }
+        - { id: c, type: comment, body: c, needs: [a, root] }
+    `,
+    at: [7, 45],
+    message: ["step 'c' can never start: it waits for 'a'"],
+  },
+  "join-unmet": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - id: p
+          type: parallel
+          join: { count: 3 }
+          branches:
+            a: [{ id: a1, type: comment, body: a }]
+            b: [{ id: b1, type: comment, body: b }]
+    `,
+    at: [6, 20, 6, 21],
+    message: ["'p' waits for 3 completed branches but has 2"],
+  },
+  "goto-out-of-branch": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - id: p
+          type: parallel
+          branches:
+            a: [{ id: a1, type: comment, body: a, next: after }]
+            b: [{ id: b1, type: comment, body: b }]
+        - { id: after, type: comment, body: x }
+    `,
+    at: [7, 51, 7, 56],
+    message: ["'a1' in branch 'a' of 'p' goes to 'after', outside its branch"],
+  },
+  "parallel-unsupported": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - id: p
+          type: parallel
+          branches:
+            a: [{ id: a1, type: comment, body: a }]
+            b: [{ id: b1, type: end }]
+    `,
+    at: [8, 27, 8, 30],
+    message: ["an end step cannot run inside branch 'b' of 'p'"],
+  },
+  "output-unsure": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - id: p
+          type: parallel
+          join: any
+          branches:
+            a: [{ id: a1, type: comment, body: a }]
+            b: [{ id: b1, type: comment, body: b }]
+        - { id: after, type: comment, body: "{{ steps.a1.outputs.url }}" }
+    `,
+    at: [10, 40],
+    message: [
+      "'p' goes on after any one branch, so branch 'a' (with 'a1') may have been cancelled",
+    ],
+  },
+  "item-outside-for-each": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - { id: say, type: comment, body: "{{ item }}" }
+    `,
+    at: [4, 38],
+    message: [
+      "'{{ item }}' has a value only in the items of a for_each step, and 'say' has no for_each",
+    ],
+  },
   "step-no-description": {
     source: yaml`
       apiVersion: playbook-bot/v1

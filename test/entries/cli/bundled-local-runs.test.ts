@@ -90,7 +90,9 @@ describe("every bundled playbook runs locally", () => {
       "alert-triage",
       "dependency-bump",
       "hello-world",
+      "parallel-checks",
       "recent-changes",
+      "release-dag",
       "service-triage",
       "storage-investigation",
     ]);
@@ -110,8 +112,8 @@ describe("every bundled playbook runs locally", () => {
     }
   }
 
-  it("without --issue, a playbook that names the issue is refused before any step, with where and how", async () => {
-    const r = await cli([
+  it("the README's dependency bump runs without --issue: its pull request says `Closes #n` only when there is an issue", async () => {
+    const bare = await cli([
       "run",
       "dependency-bump",
       "package=lodash",
@@ -120,26 +122,57 @@ describe("every bundled playbook runs locally", () => {
       "--scratch",
     ]);
     try {
+      expect(bare.code, bare.out + bare.err).toBe(0);
+      expect(branches(bare.scratch as string)).toContain("playbook/bump-lodash");
+      expect(bare.out).toMatch(/Run \S+ completed\. State: /);
+    } finally {
+      if (bare.scratch) rmSync(bare.scratch, { recursive: true, force: true });
+    }
+  });
+
+  it("without --issue, a playbook that names the issue is refused before any step, with where and how", async () => {
+    const dir = makeDir();
+    const file = write(
+      dir,
+      "notify.yaml",
+      [
+        "apiVersion: playbook-bot/v1",
+        "id: notify",
+        "name: Notify",
+        "description: Names the issue it runs on.",
+        "steps:",
+        "  - id: branch",
+        "    type: branch",
+        "    name: notify/work",
+        "  - id: say",
+        "    type: comment",
+        '    body: "Working on #{{ issue.number }}"',
+        "",
+      ].join("\n"),
+    );
+    const r = await cli(["run", file, "--mode", "autonomous", "--scratch"]);
+    try {
       expect(r.code).toBe(1);
-      const yaml = readFileSync(join(ROOT, "playbooks/dependency-bump.yaml"), "utf8").split("\n");
-      const line = yaml.findIndex((l) => l.includes("Closes #{{ issue.number }}"));
-      const column = (yaml[line] as string).indexOf("{{ issue.number }}") + 1;
       expect(r.err).toContain(
-        `playbooks/dependency-bump.yaml:${line + 1}:${column}: steps[3].body: '{{ issue.number }}' has no value in a local run [template-unresolved]`,
-      );
-      expect(r.err).toMatch(
-        /playbooks\/templates\/bump\.md:3:15: '\{\{ issue\.number \}\}' has no value in a local run/,
+        "notify.yaml:11:24: steps[1].body: '{{ issue.number }}' has no value in a local run [template-unresolved]",
       );
       expect(r.err).toContain(
         "= hint: a local run has no GitHub issue unless it is given one: pass --issue <n>",
       );
       expect(r.err).toContain(
-        "playbook-bot: dependency-bump uses values a local run does not have; nothing was run",
+        "playbook-bot: notify uses values a local run does not have; nothing was run",
       );
       // nothing ran: no branch, no state, no step line
       expect(branches(r.scratch as string)).toEqual(["main"]);
       expect(existsSync(join(r.scratch as string, ".playbook-runs"))).toBe(false);
       expect(r.out).not.toContain("▶");
+      // Given an issue, the same playbook runs.
+      const given = await cli(["run", file, "--issue", "7", "--mode", "autonomous", "--scratch"]);
+      try {
+        expect(given.code, given.out + given.err).toBe(0);
+      } finally {
+        if (given.scratch) rmSync(given.scratch, { recursive: true, force: true });
+      }
     } finally {
       if (r.scratch) rmSync(r.scratch, { recursive: true, force: true });
     }

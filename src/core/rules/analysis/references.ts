@@ -8,6 +8,7 @@ import {
   CHECKPOINT_OUTPUTS,
   CONTEXT_MAPS,
   CONTEXT_VARIABLES,
+  ITEM_VARIABLES,
   STEP_OUTPUTS,
 } from "../../format/vocabulary.js";
 import { didYouMean } from "../../util/suggest.js";
@@ -45,6 +46,11 @@ const NOT_TEMPLATES = new Set([
   "finding",
   "template",
   "prompt_file",
+  // A parallel step's branches are steps of their own (walked as such), the rest ids and enums.
+  "branches",
+  "needs",
+  "join",
+  "on_branch_failure",
 ]);
 
 /** Where a reference is written, which decides what it may see. */
@@ -202,6 +208,9 @@ function resolve(ctx: DocumentContext, ref: string[], raw: string): Resolution {
     }
     return { kind: "step-output", target };
   }
+  // Where `item` may be used is the dag-item-outside rule's question.
+  if ((ITEM_VARIABLES as readonly string[]).includes(head ?? "") && ref.length === 1)
+    return { kind: "resolved" };
   const vars = head !== undefined ? CONTEXT_VARIABLES[head] : undefined;
   if (vars) {
     const ok =

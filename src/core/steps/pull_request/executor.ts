@@ -2,7 +2,21 @@ import { playbookError } from "../../engine/errors.js";
 import type { Value } from "../../engine/state.js";
 import type { PullRequestStep } from "../../format/types.js";
 import { issueRef, paragraph, renderMarkdown } from "../../markdown/comment.js";
-import { effectOrFail, type Outcome, type StepExecutor } from "../types.js";
+import { effectOrFail, type Outcome, type StepContext, type StepExecutor } from "../types.js";
+
+/**
+ * The body with `Closes #<n>` for the run's issue as its last line, when the step asks and the run
+ * has an issue (the number is the run's own, never text from people).
+ */
+function withClosingLine(
+  body: string | undefined,
+  ctx: StepContext<PullRequestStep>,
+): string | undefined {
+  const issue = ctx.run.context.issue?.number;
+  if (!ctx.step.closes_issue || typeof issue !== "number") return body;
+  const line = `Closes #${issue}`;
+  return body ? `${body}\n\n${line}` : line;
+}
 
 /** Opens a pull request (or reuses the open one for the head) and optionally waits for its merge. */
 export const pullRequestStep: StepExecutor<PullRequestStep> = {
@@ -18,7 +32,7 @@ export const pullRequestStep: StepExecutor<PullRequestStep> = {
         head: render(ctx.step.head, "branch"),
         base: render.optional(ctx.step.base, "branch"),
         title: render(ctx.step.title),
-        body: render.optional(ctx.step.body),
+        body: withClosingLine(render.optional(ctx.step.body), ctx),
         draft: ctx.step.draft ?? false,
         labels,
         reviewers,
