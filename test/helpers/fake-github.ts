@@ -199,6 +199,11 @@ export class FakeGitHub {
   readonly comments = new Map<number, FakeComment>();
   readonly pulls = new Map<number, FakePull>();
   readonly permissions = new Map<string, string>();
+  /** The repository's labels the app created (name → colour and description). */
+  readonly repoLabels = new Map<string, { color: string; description: string }>();
+  /** The installation and repository ids the app lists (those of the example payloads). */
+  installationId = 2;
+  repositoryId = 186853002;
   /** team "org/slug" → member logins */
   readonly teams = new Map<string, Set<string>>();
   readonly reactions: { commentId: number; content: string }[] = [];
@@ -591,6 +596,25 @@ export class FakeGitHub {
     const repoPrefix = `/repos/${this.owner}/`;
     // A person's token (a local run) asks who it is.
     if (p === "/user" && method === "GET") return [200, this.user(this.tokenUser)];
+    // The app's installations, and the repositories one may reach: this repository only.
+    if (p === "/app/installations" && method === "GET")
+      return [200, [{ id: this.installationId, account: this.user(this.owner) }]];
+    if (p === "/installation/repositories" && method === "GET")
+      return [
+        200,
+        {
+          total_count: 1,
+          repositories: [
+            {
+              id: this.repositoryId,
+              name: this.name,
+              full_name: `${this.owner}/${this.name}`,
+              owner: this.user(this.owner),
+              default_branch: this.repo.defaultBranch,
+            },
+          ],
+        },
+      ];
     // The app's installation token, as a Probot app asks for one (then cached for an hour).
     if (/^\/app\/installations\/[0-9]+\/access_tokens$/.test(p) && method === "POST") {
       this.tokensIssued++;
@@ -831,8 +855,25 @@ export class FakeGitHub {
 
     // issues
     if (sub === "/issues" && method === "GET") {
-      const list = [...this.issues.values()].reverse().slice(0, Number(q.get("per_page") ?? 30));
+      // Like GitHub: open ones unless `state` says otherwise; `labels` names labels all present.
+      const state = q.get("state") ?? "open";
+      const wanted = (q.get("labels") ?? "").split(",").filter(Boolean);
+      const list = [...this.issues.values()]
+        .reverse()
+        .filter((i) => state === "all" || i.state === state)
+        .filter((i) => wanted.every((l) => i.labels.includes(l)))
+        .slice(0, Number(q.get("per_page") ?? 30));
       return [200, list.map((i) => this.restIssue(i))];
+    }
+    if (sub === "/labels" && method === "POST") {
+      const name = String(b.name ?? "");
+      if (this.repoLabels.has(name))
+        return [422, { message: "Validation Failed", errors: [{ code: "already_exists" }] }];
+      this.repoLabels.set(name, {
+        color: String(b.color ?? ""),
+        description: String(b.description ?? ""),
+      });
+      return [201, { name, color: b.color, description: b.description }];
     }
     if (sub === "/issues" && method === "POST") {
       const i = this.openIssue(

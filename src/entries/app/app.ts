@@ -8,6 +8,14 @@ import { AlertTriage } from "../../adapters/alerts/triage.js";
 import { OctokitAlertIssues } from "../../adapters/github/alert-issues.js";
 import { PlaybookDiscovery } from "../../adapters/github/discovery.js";
 import {
+  IssueWakeUps,
+  WAITING_LABEL,
+  WakeUpTimer,
+  wakeUpKey,
+  type IssueAddress,
+  type IssueWakeUp,
+} from "./wake-ups.js";
+import {
   ConditionalCache,
   issueOfPullRequest,
   OctokitPort,
@@ -52,6 +60,21 @@ export interface PlaybookBotOptions {
   coordination?: Coordination;
   /** A lock not renewed for this long is free again (default 30 s): a replica that died lets go. */
   lockLeaseMs?: number;
+  /**
+   * Time passing: a timer delivers the runs' wake-ups (reminders, timeouts, retries), and at start
+   * the issues labelled as waiting are ticked. `false`: no timer and no scan (wake-ups are still
+   * recorded; the next event on an issue carries its runs on). `onTimer` is given the timer (tests
+   * drive it with their own clock).
+   */
+  wakeUps?:
+    | false
+    | {
+        pollMs?: number;
+        scanOnStart?: boolean;
+        /** Wake up at the times scheduled, not only when polling (default true). */
+        precise?: boolean;
+        onTimer?: (timer: WakeUpTimer) => void;
+      };
 }
 
 /** How long a handled delivery is remembered (GitHub's redeliveries come within days). */
@@ -67,7 +90,12 @@ interface IssueWork {
   statusCache: StatusCommentCache;
   /** Shared-store writes the work started (awaited workflows); awaited before the lock is let go. */
   writes: Promise<unknown>[];
+  /** What is done once the work succeeded, still inside the lock (the waiting label). */
+  after: (() => Promise<void>)[];
 }
+
+/** At most this many repositories per installation are looked through for waiting issues at start. */
+const MAX_SCANNED_REPOSITORIES = 1000;
 
 type RestUser = { login: string; type: string } | null;
 type RestComment = {
@@ -86,6 +114,10 @@ type RestIssue = {
   labels?: ({ name?: string } | string)[];
   comments?: number;
 };
+
+function labelNames(i: RestIssue): string[] {
+  return (i.labels ?? []).map((l) => (typeof l === "string" ? l : (l.name ?? ""))).filter(Boolean);
+}
 
 /** A webhook comment as the controller sees it; only this app's own comments may carry state. */
 export function threadCommentOf(c: RestComment, config: AppConfig): ThreadComment {
@@ -178,8 +210,10 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         await coordination.delete(storeKey);
       }
       const writes: Promise<unknown>[] = [];
-      const value = await work({ statusCache, writes });
+      const after: (() => Promise<void>)[] = [];
+      const value = await work({ statusCache, writes, after });
       for (const r of await Promise.allSettled(writes)) if (r.status === "rejected") throw r.reason;
+      for (const hook of after) await hook();
       const ids = statusCache.get(issueKey) ?? known;
       if (ids && ids.length <= MAX_STATUS_IDS)
         await coordination.put(storeKey, ids, STATUS_IDS_TTL_MS);
@@ -262,8 +296,19 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         perDelivery: true,
         ...(config.botLogin ? { botLogin: config.botLogin } : {}),
       });
+      const wakeUps = new IssueWakeUps(
+        coordination,
+        { ...ids, owner, repo, defaultBranch, issue: issue.number },
+        (at) => timer.arm(at),
+      );
+      w.after.push(async () => {
+        const labelled = issue.labels ? issue.labels.includes(WAITING_LABEL.name) : undefined;
+        const change = await wakeUps.labelChange(labelled);
+        if (change) await setWaitingLabel(octokit, owner, repo, issue.number, change);
+      });
       return new IssueController({
         port,
+        wakeUps,
         catalog: async () => catalogOf((await head()).tiered),
         stateKey: repositoryStateKey(config.stateSecret, ids.installation, ids.repository),
         memory: coordination,
@@ -297,6 +342,138 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
 
     // ETags of status comments this process read or wrote: their re-reads are conditional.
     const conditional = new ConditionalCache();
+
+    // Time passing: one timer per process delivers the wake-ups due (see wake-ups.ts).
+    const timer = new WakeUpTimer({
+      store: coordination,
+      clock,
+      deliver: deliverWakeUp,
+      log: (level, line) => app.log[level](line),
+      ...(options.wakeUps && options.wakeUps.pollMs ? { pollMs: options.wakeUps.pollMs } : {}),
+      ...(options.wakeUps && options.wakeUps.precise === false ? { precise: false } : {}),
+    });
+    if (options.wakeUps !== false) {
+      timer.start();
+      options.wakeUps?.onTimer?.(timer);
+      if (options.wakeUps?.scanOnStart !== false)
+        void recoverWaiting().catch((err: unknown) =>
+          app.log.error(`the issues waiting for a time could not be listed: ${String(err)}`),
+        );
+    }
+
+    /** A wake-up is due: its issue gets a tick, inside the issue's lock. */
+    async function deliverWakeUp(wake: IssueWakeUp, at: number): Promise<void> {
+      const octokit = withRequestTimeout(
+        (await app.auth(wake.installation)) as unknown as Octokit,
+        requestTimeoutMs,
+      );
+      await onIssue(`${wake.owner}/${wake.repo}`, wake.issue, async (w) => {
+        const issue = await octokit.rest.issues
+          .get({ owner: wake.owner, repo: wake.repo, issue_number: wake.issue })
+          .then(
+            ({ data }) => data as unknown as RestIssue,
+            (err: { status?: number }) => {
+              if (err.status === 404 || err.status === 410) return undefined; // gone
+              throw err;
+            },
+          );
+        if (!issue) return;
+        const controller = await controllerIn(
+          octokit,
+          { installation: wake.installation, repository: wake.repository },
+          wake.owner,
+          wake.repo,
+          wake.defaultBranch,
+          issueRef(issue),
+          w,
+        );
+        await controller.onTick(`wake:${at}`, wake.run || undefined);
+      });
+    }
+
+    /**
+     * At start: the issues that carry the waiting label get a tick at once (it sets their runs'
+     * wake-ups again), so a process that lost them (the in-memory store) loses no time.
+     */
+    async function recoverWaiting(): Promise<void> {
+      const appOctokit = (await app.auth()) as unknown as Octokit;
+      const installations = await appOctokit.paginate(appOctokit.rest.apps.listInstallations, {
+        per_page: 100,
+      });
+      let found = 0;
+      for (const installation of installations) {
+        const octokit = withRequestTimeout(
+          (await app.auth(installation.id)) as unknown as Octokit,
+          requestTimeoutMs,
+        );
+        const repositories = await octokit.paginate(
+          octokit.rest.apps.listReposAccessibleToInstallation,
+          { per_page: 100 },
+        );
+        if (repositories.length > MAX_SCANNED_REPOSITORIES)
+          app.log.warn(
+            `installation ${installation.id}: only the first ${MAX_SCANNED_REPOSITORIES} of ${repositories.length} repositories are looked through for issues waiting for a time`,
+          );
+        for (const r of repositories.slice(0, MAX_SCANNED_REPOSITORIES)) {
+          const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
+            owner: r.owner.login,
+            repo: r.name,
+            labels: WAITING_LABEL.name,
+            state: "all",
+            per_page: 100,
+          });
+          for (const i of issues) {
+            const address: IssueAddress = {
+              installation: installation.id,
+              repository: r.id,
+              owner: r.owner.login,
+              repo: r.name,
+              defaultBranch: r.default_branch,
+              issue: i.number,
+            };
+            const wake: IssueWakeUp = { ...address, run: "" };
+            await coordination.schedule(wakeUpKey(address, ""), clock().getTime(), wake);
+            found++;
+          }
+        }
+      }
+      if (found) {
+        app.log.info(`${found} issue(s) wait for a time: each gets a tick now`);
+        timer.arm(clock().getTime());
+      }
+    }
+
+    /** The waiting label, created once per repository (its colour and description) when missing. */
+    const labelledRepos = new LruMap<string, true>(1000);
+    async function setWaitingLabel(
+      octokit: Octokit,
+      owner: string,
+      repo: string,
+      issue: number,
+      change: "add" | "remove",
+    ): Promise<void> {
+      const ignore =
+        (...statuses: number[]) =>
+        (err: { status?: number }) => {
+          if (!statuses.includes(err.status ?? 0)) throw err;
+        };
+      if (change === "remove") {
+        await octokit.rest.issues
+          .removeLabel({ owner, repo, issue_number: issue, name: WAITING_LABEL.name })
+          .catch(ignore(404));
+        return;
+      }
+      if (!labelledRepos.get(`${owner}/${repo}`)) {
+        await octokit.rest.issues.createLabel({ owner, repo, ...WAITING_LABEL }).catch(ignore(422)); // it exists
+        labelledRepos.set(`${owner}/${repo}`, true);
+      }
+      await octokit.rest.issues.addLabels({
+        owner,
+        repo,
+        issue_number: issue,
+        labels: [WAITING_LABEL.name],
+      });
+    }
 
     // Alerts: one triage service for every repository; each repository's Octokit is remembered.
     const repoOctokits = new LruMap<
@@ -420,6 +597,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       };
       if (i.body) ref.body = i.body;
       if (typeof i.comments === "number") ref.comments = i.comments;
+      if (i.labels) ref.labels = labelNames(i);
       return ref;
     }
 
@@ -449,7 +627,8 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
           label?: { name: string };
           sender: NonNullable<RestUser>;
         };
-        if (!p.label) return;
+        // The app's own waiting label starts nothing.
+        if (!p.label || p.label.name === WAITING_LABEL.name) return;
         const controller = await controllerFor(context, issueRef(p.issue), w);
         await controller.onLabeled(
           p.label.name,
@@ -463,9 +642,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       "issues.opened",
       handle(issueNumber, async (context, w) => {
         const p = context.payload as unknown as { issue: RestIssue; sender: NonNullable<RestUser> };
-        const labels = (p.issue.labels ?? [])
-          .map((l) => (typeof l === "string" ? l : (l.name ?? "")))
-          .filter(Boolean);
+        const labels = labelNames(p.issue).filter((l) => l !== WAITING_LABEL.name);
         if (labels.length === 0) return;
         const controller = await controllerFor(context, issueRef(p.issue), w);
         for (const label of labels)

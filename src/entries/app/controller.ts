@@ -13,6 +13,8 @@ import { ASK_FIRST_APPROVERS, approvalRefusal, atLeast } from "../../core/engine
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { Interpreter } from "../../runtime/interpreter.js";
 import { RecordingScheduler } from "../../runtime/time.js";
+import type { Scheduler } from "../../runtime/ports.js";
+import type { IssueWakeUps } from "./wake-ups.js";
 import type { Handoff } from "../../runtime/ports.js";
 import {
   MAX_TRACE,
@@ -76,6 +78,8 @@ export interface IssueRef {
   body?: string;
   /** How many comments the issue has (the webhook says): names the thread's last page. */
   comments?: number;
+  /** The issue's labels, when the event says. */
+  labels?: string[];
 }
 
 /**
@@ -123,6 +127,11 @@ export interface ControllerOptions {
   memory?: RunMemory;
   /** Told when a run starts waiting for a dispatched workflow (the app routes workflow_run by it). */
   onAwaitWorkflow?: (workflow: string) => void;
+  /**
+   * Where the runs' waits for a time are recorded (the app's timer delivers them as ticks).
+   * Absent: they are only written down, and the next event on the issue carries them on.
+   */
+  wakeUps?: IssueWakeUps;
 }
 
 interface LoadedRun {
@@ -149,8 +158,8 @@ const DEFAULT_RUN_PERMISSION: Permission = "triage";
  */
 export class IssueController {
   private readonly memory: RunMemory;
-  /** The waits for time the app is asked for; nothing delivers them yet (the next event does). */
-  readonly scheduler = new RecordingScheduler();
+  /** Where waits for a time go: the app's wake-ups, or (without them) only written down. */
+  private readonly scheduler: Scheduler;
   /** The commenter's role, looked up once when a comment arrives (re-checked before effects). */
   private arrival: { login: string; permission: Permission | undefined } | undefined;
   /** How a command is answered in words: within the commenter's reply budget. */
@@ -161,6 +170,7 @@ export class IssueController {
 
   constructor(private readonly o: ControllerOptions) {
     this.memory = o.memory ?? newRunMemory();
+    this.scheduler = o.wakeUps?.scheduler ?? new RecordingScheduler();
   }
 
   private head: Promise<PlaybookCatalog> | undefined;
@@ -197,6 +207,8 @@ export class IssueController {
     const body = renderStatusComment(run, (id) => catalog.get(id), this.seal(commentId), index);
     await this.o.port.updateComment(this.o.issue.number, commentId, body);
     await this.memory.raiseTo(this.seqKey(commentId, run.id), run.seq, RUN_MEMORY_TTL_MS);
+    // Its wait for a time (if any) is set again when the run stops to wait.
+    await this.o.wakeUps?.saved(run.id);
     if (!carried) await this.memory.put(this.indexKey(), index, RUN_MEMORY_TTL_MS);
     this.fetched.set(commentId, ownComment(commentId, body));
   }
@@ -978,14 +990,22 @@ export class IssueController {
   }
 
   /** Time passed: reminders and timeouts of waiting steps. */
-  async onTick(eventId: string): Promise<void> {
+  /**
+   * Time passed (the app's timer, or `simulate`): each open run of the issue (or only `runId`) is
+   * told. A step whose retry backoff is over is tried again; a waiting step gets its reminder or
+   * its timeout when due. A tick that finds nothing due changes nothing and posts nothing.
+   */
+  async onTick(eventId: string, runId?: string): Promise<void> {
     this.fetched.clear(); // what an earlier event read may have changed since
     for (const r of (await this.liveRuns()).runs) {
-      if (!isFinished(r.run))
-        await this.drive(
-          r,
-          advance(r.run, { type: "timeout", id: `${eventId}:${r.run.id}` }, this.env(r.catalog)),
-        );
+      if (isFinished(r.run) || (runId && r.run.id !== runId)) continue;
+      const f = activeFrame(r.run);
+      const now = this.o.clock().toISOString();
+      const retry = f.phase === "pending" && !f.lanes && (!f.notBefore || f.notBefore <= now);
+      const event: RunEvent = retry
+        ? { type: "continue", id: `${eventId}:${r.run.id}`, seq: r.run.seq }
+        : { type: "timeout", id: `${eventId}:${r.run.id}` };
+      await this.drive(r, advance(r.run, event, this.env(r.catalog)));
     }
   }
 

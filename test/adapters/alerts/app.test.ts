@@ -45,7 +45,10 @@ describe("the app: GitHub's own alerts", () => {
       logLevel: "fatal",
     });
     await probot.load(
-      createPlaybookBot({ config: { appId: 1, webhookSecret: "s", stateSecret: "x" } }),
+      createPlaybookBot({
+        config: { appId: 1, webhookSecret: "s", stateSecret: "x" },
+        wakeUps: false,
+      }),
     );
     await probot.receive({ id: "d-1", name: "dependabot_alert", payload } as never);
     const alertIssues = [...fake.issues.values()].filter((i) => i.labels.includes("alert"));

@@ -667,14 +667,16 @@ describe("payload edge cases", () => {
     const { createPlaybookBot } = await import("../../../src/entries/app/app.js");
     const p = new Probot({ githubToken: "test", Octokit: ProbotOctokit, logLevel: "fatal" });
     await expect(
-      p.load(createPlaybookBot({ config: CONFIG }), {
+      p.load(createPlaybookBot({ config: CONFIG, wakeUps: false }), {
         cwd: process.cwd(),
         addHandler: () => {
           throw new Error("no server");
         },
       }),
     ).resolves.toBeUndefined();
-    await expect(p.load(createPlaybookBot({ config: CONFIG }))).resolves.toBeUndefined();
+    await expect(
+      p.load(createPlaybookBot({ config: CONFIG, wakeUps: false })),
+    ).resolves.toBeUndefined();
   });
 });
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
-import { createPlaybookBot } from "../../../src/entries/app/app.js";
+import { createPlaybookBot, type PlaybookBotOptions } from "../../../src/entries/app/app.js";
 import { readStatusComment } from "../../../src/adapters/github/status-comment.js";
 import { repositoryStateKey, type StateSeal } from "../../../src/runtime/state-codec.js";
 import type { AppConfig } from "../../../src/entries/app/config.js";
@@ -106,6 +106,8 @@ export async function makeProbot(
     /** Shared with other replicas (default: the app's own, from the config). */
     coordination?: Coordination;
     lockLeaseMs?: number;
+    /** The app's timer and start-up scan (default: off; tests that need time pass it). */
+    wakeUps?: PlaybookBotOptions["wakeUps"];
   } = {},
 ): Promise<{ probot: Probot; handlers: Handler[] }> {
   const probot = new Probot({
@@ -127,6 +129,7 @@ export async function makeProbot(
       ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
       ...(options.coordination ? { coordination: options.coordination } : {}),
       ...(options.lockLeaseMs ? { lockLeaseMs: options.lockLeaseMs } : {}),
+      wakeUps: options.wakeUps ?? false,
     }),
     { cwd: process.cwd(), addHandler: (h: Handler) => void handlers.push(h) },
   );
@@ -156,6 +159,8 @@ export class Harness {
   requestTimeoutMs: number | undefined;
   /** The coordination store of the next `start()` (default: a new in-memory one per start). */
   coordination: Coordination | undefined;
+  /** The app's timer in the next `start()` (default: none; see PlaybookBotOptions.wakeUps). */
+  wakeUps: PlaybookBotOptions["wakeUps"] = false;
 
   /** A new process: a new Probot and app (caches and dedupe are gone). */
   async start(): Promise<this> {
@@ -164,6 +169,7 @@ export class Harness {
         clock: this.clock,
         ...(this.requestTimeoutMs ? { requestTimeoutMs: this.requestTimeoutMs } : {}),
         ...(this.coordination ? { coordination: this.coordination } : {}),
+        wakeUps: this.wakeUps,
       })
     ).probot;
     return this;

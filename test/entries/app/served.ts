@@ -53,6 +53,7 @@ export class ServedHarness extends Harness {
         config: CONFIG,
         clock: this.clock,
         ...(this.coordination ? { coordination: this.coordination } : {}),
+        wakeUps: this.wakeUps,
       }),
       { probot, webhooksPath: "/api/github/webhooks" },
     );

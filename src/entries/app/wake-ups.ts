@@ -1,0 +1,205 @@
+import type { Coordination, WakeUp } from "../../runtime/coordination.js";
+import type { Scheduler, Wake } from "../../runtime/ports.js";
+
+/**
+ * Time passing in the app. A run that waits for a time (a checkpoint's reminder or timeout, a
+ * retry's backoff, the playbook's `limits.timeout`) gets a wake-up in the coordination store,
+ * keyed by installation, repository, issue and run; a timer claims the due ones (each exactly
+ * once, across replicas) and delivers a tick to the issue. While a run of an issue waits for a
+ * time the issue carries the `playbook-bot:waiting` label, so a process that starts without the
+ * wake-ups (the in-memory store after a restart) finds those issues and ticks them.
+ */
+
+/** The label kept on issues while one of their runs waits for a time. */
+export const WAITING_LABEL = {
+  name: "playbook-bot:waiting",
+  color: "c5def5",
+  description: "A Playbook Bot run on this issue waits for a time (a reminder, a timeout, a retry)",
+};
+
+/** Where a wake-up goes: ids and numbers only (the issue itself is read when it fires). */
+export interface IssueAddress {
+  installation: number;
+  repository: number;
+  owner: string;
+  repo: string;
+  defaultBranch: string;
+  issue: number;
+}
+
+/** A wake-up's payload: the issue, and the run to tick ("" when every run of the issue is). */
+export interface IssueWakeUp extends IssueAddress {
+  run: string;
+}
+
+/** How long the ids of an issue's runs that wait for a time are remembered (at most). */
+const WAITING_TTL_MS = 366 * 24 * 3_600_000;
+/** A wake-up whose delivery failed is tried again this much later (GitHub down, a lock held). */
+export const WAKE_UP_RETRY_MS = 60_000;
+
+export function wakeUpKey(a: IssueAddress, run: string): string {
+  return `wake:${a.installation}:${a.repository}:${a.issue}:${run || "*"}`;
+}
+
+function waitingKey(a: IssueAddress): string {
+  return `waiting-runs:${a.installation}:${a.repository}:${a.issue}`;
+}
+
+/**
+ * The wake-ups of one issue during one event, and whether its label must change at the end. The
+ * interpreter's scheduler: it records each run's next wake-up and never waits in process (the
+ * app moves one step per event).
+ */
+export class IssueWakeUps {
+  private scheduled = false;
+  private released = false;
+
+  constructor(
+    private readonly store: Coordination,
+    private readonly address: IssueAddress,
+    private readonly armed?: (at: number) => void,
+  ) {}
+
+  /** A save of the run: its wake-up (if any) is dropped; the wait that follows schedules anew. */
+  async saved(run: string): Promise<void> {
+    await this.store.cancel(wakeUpKey(this.address, run));
+    const waiting = await this.waiting();
+    if (waiting.includes(run)) {
+      await this.store.put(
+        waitingKey(this.address),
+        waiting.filter((id) => id !== run),
+        WAITING_TTL_MS,
+      );
+      this.released = true;
+    }
+  }
+
+  /** The scheduler port: the run waits until `wake.at`; a later event or the timer carries it on. */
+  readonly scheduler: Scheduler = {
+    wake: async (wake: Wake) => {
+      const at = Date.parse(wake.at);
+      if (!Number.isFinite(at)) return false;
+      const payload: IssueWakeUp = { ...this.address, run: wake.run };
+      await this.store.schedule(wakeUpKey(this.address, wake.run), at, payload);
+      const waiting = await this.waiting();
+      if (!waiting.includes(wake.run))
+        await this.store.put(waitingKey(this.address), [...waiting, wake.run], WAITING_TTL_MS);
+      this.scheduled = true;
+      this.armed?.(at);
+      return false;
+    },
+  };
+
+  /**
+   * What the issue's label should become after this event: `add` when a run now waits for a
+   * time and the label is not known to be there, `remove` when none does any more and the label
+   * is (or may be) there; undefined when nothing changes.
+   */
+  async labelChange(labelled: boolean | undefined): Promise<"add" | "remove" | undefined> {
+    const any = (await this.waiting()).length > 0;
+    if (any && this.scheduled && labelled !== true) return "add";
+    if (!any && (labelled === true || (labelled === undefined && this.released))) return "remove";
+    return undefined;
+  }
+
+  private async waiting(): Promise<string[]> {
+    const ids = await this.store.get<string[]>(waitingKey(this.address));
+    return Array.isArray(ids) ? ids.filter((id) => typeof id === "string") : [];
+  }
+}
+
+export interface WakeUpTimerOptions {
+  store: Coordination;
+  clock: () => Date;
+  /** Delivers one wake-up (a tick to its issue); a failure is tried again later. */
+  deliver: (wake: IssueWakeUp, at: number) => Promise<void>;
+  log: (level: "info" | "warn" | "error", line: string) => void;
+  /** How often the store is asked for due wake-ups (default a minute). */
+  pollMs?: number;
+  /**
+   * Also wake up at the times this process schedules (default true). Off when the caller moves
+   * the clock itself and calls `runDue` (tests).
+   */
+  precise?: boolean;
+}
+
+/**
+ * One timer per process: it asks the store for due wake-ups every `pollMs`, and also at the
+ * nearest time this process scheduled. Its timers never keep the process alive; `stop` ends them
+ * and waits for the deliveries under way.
+ */
+export class WakeUpTimer {
+  private poller: ReturnType<typeof setInterval> | undefined;
+  private precise: { at: number; timer: ReturnType<typeof setTimeout> } | undefined;
+  private running: Promise<number> | undefined;
+  private stopped = false;
+
+  constructor(private readonly o: WakeUpTimerOptions) {}
+
+  start(): void {
+    if (this.poller || this.stopped) return;
+    this.poller = setInterval(() => void this.runDue(), this.o.pollMs ?? 60_000);
+    this.poller.unref();
+  }
+
+  /** Wake up at `at` (epoch ms) too, when that is sooner than any time already set. */
+  arm(at: number): void {
+    if (this.stopped || this.o.precise === false || (this.precise && this.precise.at <= at)) return;
+    if (this.precise) clearTimeout(this.precise.timer);
+    // Timers take at most 2^31-1 ms; a later time is reached by the polling.
+    const delay = Math.min(Math.max(0, at - this.o.clock().getTime()), 2 ** 31 - 1);
+    const timer = setTimeout(() => {
+      this.precise = undefined;
+      void this.runDue();
+    }, delay);
+    timer.unref();
+    this.precise = { at, timer };
+  }
+
+  /**
+   * Claims the wake-ups due now and delivers each; one that fails is scheduled again a little
+   * later, so none is lost. Returns how many were delivered. Runs one at a time.
+   */
+  runDue(): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
+    this.running ??= this.claimAndDeliver().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async claimAndDeliver(): Promise<number> {
+    let delivered = 0;
+    let due: WakeUp[];
+    try {
+      due = await this.o.store.due(this.o.clock().getTime(), 100);
+    } catch (err) {
+      this.o.log("error", `wake-ups could not be read: ${String(err)}`);
+      return 0;
+    }
+    for (const w of due) {
+      const wake = w.payload as unknown as IssueWakeUp;
+      try {
+        await this.o.deliver(wake, w.at);
+        delivered++;
+      } catch (err) {
+        this.o.log(
+          "warn",
+          `a wake-up of ${wake.owner}/${wake.repo}#${wake.issue} failed (${String(err)}); it is tried again in ${WAKE_UP_RETRY_MS / 1000} s`,
+        );
+        const again = this.o.clock().getTime() + WAKE_UP_RETRY_MS;
+        await this.o.store.schedule(w.key, again, w.payload).catch(() => undefined);
+        this.arm(again);
+      }
+    }
+    return delivered;
+  }
+
+  /** Stops the timers and waits for the deliveries under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.poller) clearInterval(this.poller);
+    if (this.precise) clearTimeout(this.precise.timer);
+    this.poller = undefined;
+    this.precise = undefined;
+    await this.running?.catch(() => undefined);
+  }
+}
