@@ -18317,7 +18317,7 @@ var require_eventsource_stream = __commonJS({
     var defaultMaxEventSize = buffer.kStringMaxLength;
     var DATA = Buffer.from("data");
     var EVENT = Buffer.from("event");
-    var ID = Buffer.from("id");
+    var ID2 = Buffer.from("id");
     var RETRY = Buffer.from("retry");
     var minParserItems = 1024;
     var maxParserItems = 131072;
@@ -18533,7 +18533,7 @@ ${value}`;
           }
           return;
         }
-        if (isFieldName(line, fieldLength, ID)) {
+        if (isFieldName(line, fieldLength, ID2)) {
           if (isValidLastEventIdBytes(line, valueStart)) {
             this.setEventFieldSize("id", line.length - valueStart);
             event.id = line.toString("utf8", valueStart);
@@ -20776,7 +20776,7 @@ var require_picomatch = __commonJS({
     var parse = require_parse2();
     var utils = require_utils2();
     var constants3 = require_constants6();
-    var isObject = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
         const fns = glob2.map((input) => picomatch2(input, options, returnState));
@@ -20789,7 +20789,7 @@ var require_picomatch = __commonJS({
         };
         return arrayMatcher;
       }
-      const isState2 = isObject(glob2) && glob2.tokens && glob2.input;
+      const isState2 = isObject2(glob2) && glob2.tokens && glob2.input;
       if (glob2 === "" || typeof glob2 !== "string" && !isState2) {
         throw new TypeError("Expected pattern to be a non-empty string");
       }
@@ -32374,6 +32374,24 @@ var SourceDocument = class {
     const b = this.position(Math.max(range.end, range.start + 1));
     return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
   }
+  /** A location's span, in the document it belongs to (which names its file when not this one). */
+  spanIn(loc, range) {
+    const doc = loc.in ?? this;
+    const span = doc.spanOfRange(range);
+    return doc === this ? span : { ...span, file: doc.file };
+  }
+  /**
+   * The locations at `path` and below it, as paths relative to `path` (with the document they
+   * are in): what a dialect loader carries over to the value it converts this one into.
+   */
+  locationsUnder(path) {
+    const base = pointerOf(path);
+    const out = [];
+    for (const [pointer, loc] of this.locations)
+      if (pointer === base || pointer.startsWith(`${base}/`))
+        out.push([pointer.slice(base.length), { ...loc, in: loc.in ?? this }]);
+    return out;
+  }
   /** Whether the document has a value at this path. */
   has(path) {
     return this.locations.has(pointerOf(path));
@@ -32387,9 +32405,10 @@ var SourceDocument = class {
     for (let n = path.length; n >= 0; n--) {
       const loc = this.locations.get(pointerOf(path.slice(0, n)));
       if (loc) {
-        if ((key || n < path.length) && loc.key) return this.spanOfRange(loc.key);
-        if (n < path.length) return this.firstLineOf(loc.value);
-        return this.spanOfRange(loc.value);
+        if ((key || n < path.length) && loc.key) return this.spanIn(loc, loc.key);
+        if (n < path.length)
+          return loc.in && loc.in !== this ? { ...loc.in.firstLineOf(loc.value), file: loc.in.file } : this.firstLineOf(loc.value);
+        return this.spanIn(loc, loc.value);
       }
     }
     return { line: 1, column: 1, endLine: 1, endColumn: 1 };
@@ -52248,6 +52267,32 @@ var stepNoDescription = {
   }
 };
 
+// src/core/rules/syntax/dialect-conversion.ts
+var dialectConversion = {
+  rules: [
+    {
+      code: "dialect-unmapped",
+      layer: "syntax",
+      severity: "error",
+      summary: "a field of another system's playbook has no equivalent here",
+      guidance: "remove the field, or rewrite the playbook in the v1 format (`playbook-bot import <file>` writes what converts)"
+    },
+    {
+      code: "dialect-invalid",
+      layer: "syntax",
+      severity: "error",
+      summary: "another system's playbook breaks a rule of that system's own validator"
+    },
+    {
+      code: "dialect-drift",
+      layer: "syntax",
+      severity: "warning",
+      summary: "another system's playbook departs from that system's own documentation, and is read as its engine reads it"
+    }
+  ],
+  check: (found) => [...found]
+};
+
 // src/core/rules/syntax/yaml-source.ts
 var CODES = {
   syntax: "yaml-syntax",
@@ -52823,6 +52868,7 @@ function inputDefaultRefs(ctx) {
 var RULE_MODULES = [
   // syntax: the loader
   yamlSource,
+  dialectConversion,
   // schema: one JSON Schema pass
   jsonSchema,
   // graph
@@ -52895,10 +52941,10 @@ function makeDiagnostic(file, input) {
   const d = {
     rule: input.rule,
     severity: input.severity ?? RULES[input.rule].severity,
-    file,
     path: input.path,
     message: input.message,
-    ...input.span
+    ...input.span,
+    file: input.span.file ?? file
   };
   if (input.found !== void 0) d.found = input.found;
   if (input.expected !== void 0) d.expected = input.expected;
@@ -52916,6 +52962,496 @@ import { existsSync as existsSync2, readFileSync } from "node:fs";
 import { dirname as dirname2, join } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
+// src/core/dialects/dialect.ts
+var NO_SIBLINGS = { read: () => void 0 };
+var ConvertedDocument = class {
+  constructor(original) {
+    this.original = original;
+    this.locate([], [], original);
+  }
+  original;
+  locations = /* @__PURE__ */ new Map();
+  /**
+   * The v1 value at `to` stands where `from` is in `source` (default: the original document);
+   * with `deep`, so do the values below it, path for path (a mapping copied as it is).
+   */
+  locate(to, from, source = this.original, deep = false) {
+    const base = pointerOf(to);
+    for (const [rest, loc] of source.locationsUnder(from)) {
+      if (rest !== "" && !deep) continue;
+      this.locations.set(base + rest, loc);
+    }
+  }
+  /** The document of the converted value: the original text, the new value, the kept places. */
+  build(value) {
+    const locations = /* @__PURE__ */ new Map();
+    for (const [pointer, loc] of this.locations) {
+      const { in: where, ...ranges } = loc;
+      locations.set(pointer, where === void 0 || where === this.original ? ranges : loc);
+    }
+    return new SourceDocument(this.original.file, this.original.text, value, locations);
+  }
+};
+
+// src/core/dialects/triagent/dialect.ts
+var SCHEMA_VERSION = 1;
+var PLACEHOLDERS = ["cluster_id", "namespace"];
+var ID = new RegExp(ID_PATTERN);
+var DEFAULT_HINTS = {
+  "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
+  "dialect-invalid": "Triagent's own validator refuses this too: fix it in the file",
+  "dialect-drift": "nothing needs to change: it is read the way Triagent reads it (`playbook-bot import <file>` writes the v1 equivalent)"
+};
+var DEFAULT_MAX_STEPS = 100;
+var TAG = /^[a-z0-9][a-z0-9-]*$/;
+var TOP_FIELDS = /* @__PURE__ */ new Set([
+  "id",
+  "symptom",
+  "description",
+  "entrypoint",
+  "nodes",
+  "dispatch",
+  "version",
+  "active",
+  "schema_version",
+  "services",
+  "errors",
+  "symptoms",
+  "type"
+]);
+var NODE_FIELDS = /* @__PURE__ */ new Set([
+  "description",
+  "suggested_calls",
+  "expected_findings",
+  "next",
+  "terminal_advice",
+  "handoff",
+  "delegate_to"
+]);
+var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var triagent = {
+  id: "triagent",
+  title: "Triagent",
+  // Triagent resolves delegate and handoff targets when the walk gets there.
+  softRules: ["set-unresolved-playbook"],
+  recognise: (file, text) => /\.ya?ml$/i.test(file) && /^entrypoint\s*:/m.test(text) && /^nodes\s*:/m.test(text) && /^(symptom|schema_version)\s*:/m.test(text),
+  load: (file, text, _siblings, limits) => loadTriagent(file, text, limits)
+};
+function loadTriagent(file, text, limits) {
+  const loaded = loadSourceText(file, text, limits);
+  if (!loaded.ok) return { ok: false, failure: loaded };
+  const doc = loaded.document;
+  const c = new Conversion(doc);
+  return { ok: true, document: c.convert(), problems: c.problems };
+}
+var Conversion = class {
+  constructor(doc) {
+    this.doc = doc;
+    this.b = new ConvertedDocument(doc);
+  }
+  doc;
+  problems = [];
+  b;
+  placeholders = /* @__PURE__ */ new Set();
+  report(rule, path, message, hint, key = false) {
+    this.problems.push({
+      rule,
+      path: formatPath(path),
+      span: this.doc.span(path, key),
+      message,
+      hint: hint ?? DEFAULT_HINTS[rule]
+    });
+  }
+  /** `to` in the v1 value is `from` in the author's file (and so is everything below it). */
+  put(out, key, value, to, from) {
+    out[key] = value;
+    this.b.locate(to, from, this.doc, true);
+  }
+  convert() {
+    const src = this.doc.value;
+    if (!isObject(src)) {
+      this.report("dialect-invalid", [], "a Triagent playbook is a mapping of fields");
+      return this.b.build({ apiVersion: "playbook-bot/v1" });
+    }
+    const out = { apiVersion: "playbook-bot/v1" };
+    this.top(src, out);
+    const nodes = src.nodes;
+    if (!isObject(nodes) || Object.keys(nodes).length === 0) {
+      this.report("dialect-invalid", ["nodes"], "no nodes are defined", "add at least one node");
+    } else {
+      const converted = {};
+      this.b.locate(["nodes"], ["nodes"]);
+      for (const [id, node] of Object.entries(nodes)) this.node(id, node, converted);
+      out.nodes = converted;
+      this.graphGates(src, nodes);
+    }
+    const loop = isObject(nodes) ? cycleIn(nodes) : void 0;
+    if (loop) {
+      out.limits = { max_steps: DEFAULT_MAX_STEPS };
+      this.b.locate(["limits"], ["nodes", loop[0]]);
+      this.report(
+        "dialect-drift",
+        ["nodes", loop[0]],
+        `the walk can loop (${loop.join(" \u2192 ")}) and Triagent sets no bound; runs here stop after ${DEFAULT_MAX_STEPS} steps`,
+        "set limits.max_steps in a v1 playbook to choose the bound",
+        true
+      );
+    }
+    if (this.placeholders.size) {
+      const inputs = {};
+      for (const name of this.placeholders)
+        inputs[name] = {
+          type: "string",
+          required: false,
+          description: `Triagent's \${${name}}, filled into suggested calls.`
+        };
+      out.inputs = inputs;
+    }
+    return this.b.build(out);
+  }
+  top(src, out) {
+    for (const key of Object.keys(src))
+      if (!TOP_FIELDS.has(key))
+        this.report(
+          "dialect-drift",
+          [key],
+          `'${key}' is not a Triagent field; Triagent ignores it, and so does this reading`,
+          "remove it, or move what it says into the description",
+          true
+        );
+    if (typeof src.id !== "string" || !src.id)
+      this.report("dialect-invalid", ["id"], "the playbook has no id", "add `id: <name>`");
+    else this.put(out, "id", src.id, ["id"], ["id"]);
+    if (typeof src.symptom !== "string" || !src.symptom.trim())
+      this.report(
+        "dialect-invalid",
+        ["symptom"],
+        "the playbook has no symptom",
+        "add `symptom:` \u2014 the one line that says when to use it"
+      );
+    else this.put(out, "name", src.symptom, ["name"], ["symptom"]);
+    if (typeof src.description === "string")
+      this.put(out, "description", src.description, ["description"], ["description"]);
+    if (src.entrypoint !== void 0)
+      this.put(out, "entrypoint", src.entrypoint, ["entrypoint"], ["entrypoint"]);
+    else
+      this.report(
+        "dialect-invalid",
+        ["entrypoint"],
+        "the playbook has no entrypoint",
+        "name the first node"
+      );
+    if (src.active !== void 0) this.put(out, "active", src.active, ["active"], ["active"]);
+    if (src.version !== void 0 && !/^v[1-9][0-9]*$/.test(String(src.version)))
+      this.report(
+        "dialect-invalid",
+        ["version"],
+        `version '${String(src.version)}' is not of the form v<number>`,
+        "write v1, v2, \u2026 or remove it (Triagent drops it when it saves)"
+      );
+    const sv = src.schema_version;
+    if (sv !== void 0 && (!Number.isInteger(sv) || sv < 0))
+      this.report(
+        "dialect-invalid",
+        ["schema_version"],
+        "schema_version must be a whole number \u2265 1"
+      );
+    else if (typeof sv === "number" && sv > SCHEMA_VERSION)
+      this.report(
+        "dialect-invalid",
+        ["schema_version"],
+        `schema_version ${sv} is newer than the Triagent format this reads (${SCHEMA_VERSION})`
+      );
+    if (src.type !== void 0)
+      this.report(
+        "dialect-drift",
+        ["type"],
+        "Triagent does not read `type:` from the file (the folder a playbook is in gives its type); it is ignored",
+        void 0,
+        true
+      );
+    if (src.dispatch !== void 0 && src.dispatch !== "" && src.dispatch !== "subagent")
+      this.report(
+        "dialect-invalid",
+        ["dispatch"],
+        `unknown dispatch mode '${String(src.dispatch)}'`,
+        "use `subagent`, or leave it out for a step-by-step walk"
+      );
+    else if (src.dispatch === "subagent")
+      this.report(
+        "dialect-drift",
+        ["dispatch"],
+        "`dispatch: subagent` hands the whole walk to one agent in Triagent; here the walk goes step by step on the issue",
+        void 0,
+        true
+      );
+    const tags = {};
+    for (const kind of ["services", "errors", "symptoms"]) {
+      const list2 = src[kind];
+      if (list2 === void 0) continue;
+      if (!Array.isArray(list2) || list2.some((t) => typeof t !== "string" || !TAG.test(t))) {
+        this.report(
+          "dialect-invalid",
+          [kind],
+          `${kind} must be a list of lower-case tags (letters, digits, '-')`
+        );
+        continue;
+      }
+      tags[kind] = list2;
+      this.b.locate(["tags", kind], [kind], this.doc, true);
+    }
+    if (Object.keys(tags).length) {
+      out.tags = tags;
+      this.b.locate(["tags"], [Object.keys(tags)[0]]);
+    }
+  }
+  node(id, node, out) {
+    const at = ["nodes", id];
+    if (!ID.test(id))
+      this.report(
+        "dialect-invalid",
+        at,
+        `node id '${id}' is not a valid id (letters, digits, '_' and '-', starting with a letter or digit, at most 64)`,
+        void 0,
+        true
+      );
+    if (!isObject(node)) {
+      this.report("dialect-invalid", at, `node '${id}' is not a mapping`);
+      return;
+    }
+    for (const key of Object.keys(node))
+      if (!NODE_FIELDS.has(key))
+        this.report(
+          "dialect-drift",
+          [...at, key],
+          `'${key}' is not a Triagent node field; Triagent ignores it, and so does this reading`,
+          void 0,
+          true
+        );
+    if (typeof node.description !== "string" || !node.description.trim())
+      this.report(
+        "dialect-invalid",
+        [...at, "description"],
+        `node '${id}' has an empty description`
+      );
+    const step = {};
+    this.b.locate(at, at);
+    const copy = (key, as = key) => {
+      if (node[key] !== void 0) this.put(step, as, node[key], [...at, as], [...at, key]);
+    };
+    copy("description");
+    const next = Array.isArray(node.next) ? node.next : [];
+    const terminal = next.length === 0 || typeof node.terminal_advice === "string";
+    if (typeof node.delegate_to === "string") {
+      step.type = "playbook";
+      step.mode = "delegate";
+      this.put(step, "playbook", node.delegate_to, [...at, "playbook"], [...at, "delegate_to"]);
+      for (const [key, why] of [
+        ["terminal_advice", "a delegate node returns to this playbook; it cannot also end it"],
+        ["handoff", "a delegate node returns to this playbook; it cannot also hand off"],
+        [
+          "suggested_calls",
+          "a delegate node only delegates; its calls belong in the delegated playbook"
+        ]
+      ])
+        if (node[key] !== void 0)
+          this.report(
+            "dialect-invalid",
+            [...at, key],
+            `node '${id}' has delegate_to and ${key}: ${why}`
+          );
+      if (next.length === 0)
+        this.report(
+          "dialect-invalid",
+          [...at, "delegate_to"],
+          `node '${id}' delegates but has no next branches to resume on`,
+          "add the branches to take once the delegated playbook returns"
+        );
+      this.branches(id, node, step);
+      out[id] = step;
+      return;
+    }
+    const works = node.suggested_calls !== void 0 || node.expected_findings !== void 0;
+    if (terminal && next.length === 0 && !works) {
+      step.type = "end";
+      copy("terminal_advice", "advice");
+      copy("handoff");
+      out[id] = step;
+      return;
+    }
+    step.type = "investigate";
+    this.calls(id, node, step);
+    copy("expected_findings");
+    if (node.handoff !== void 0 && typeof node.terminal_advice !== "string")
+      this.report(
+        "dialect-invalid",
+        [...at, "handoff"],
+        `node '${id}' has handoff but no terminal_advice: handoffs live on terminal nodes`
+      );
+    if (terminal) {
+      const end = this.endOf(id, node, out);
+      const stop = { condition: "stop here", label: "stop", goto: end };
+      if (next.length === 0) {
+        step.next = end;
+        this.b.locate([...at, "next"], [...at, "terminal_advice"]);
+      } else {
+        this.branches(id, node, step);
+        step.next.push(stop);
+        this.b.locate([...at, "next", next.length], [...at, "terminal_advice"], this.doc, true);
+      }
+    } else this.branches(id, node, step);
+    out[id] = step;
+  }
+  /** The end a terminal node's advice becomes: `<id>-end`, placed at the advice. */
+  endOf(id, node, out) {
+    const at = ["nodes", id];
+    const endId = `${id}-end`.slice(0, 64);
+    const end = { type: "end", description: `The walk may end after '${id}'.` };
+    this.b.locate(["nodes", endId], [...at, "terminal_advice"]);
+    if (typeof node.terminal_advice === "string")
+      this.put(
+        end,
+        "advice",
+        node.terminal_advice,
+        ["nodes", endId, "advice"],
+        [...at, "terminal_advice"]
+      );
+    if (node.handoff !== void 0)
+      this.put(end, "handoff", node.handoff, ["nodes", endId, "handoff"], [...at, "handoff"]);
+    out[endId] = end;
+    return endId;
+  }
+  branches(id, node, step) {
+    const at = ["nodes", id, "next"];
+    if (!Array.isArray(node.next)) {
+      if (node.next !== void 0)
+        this.report(
+          "dialect-invalid",
+          at,
+          `node '${id}': next must be a list of { condition, goto }`
+        );
+      return;
+    }
+    const out = [];
+    this.b.locate(at, at);
+    node.next.forEach((branch, i) => {
+      if (!isObject(branch)) {
+        this.report("dialect-invalid", [...at, i], `node '${id}' next[${i}] is not a mapping`);
+        return;
+      }
+      if (typeof branch.goto !== "string" || !branch.goto)
+        this.report("dialect-invalid", [...at, i], `node '${id}' next[${i}] has an empty goto`);
+      else if (branch.goto === id)
+        this.report(
+          "dialect-invalid",
+          [...at, i, "goto"],
+          `node '${id}' next[${i}] points at itself`,
+          "route through another node"
+        );
+      if (typeof branch.condition !== "string" || !branch.condition.trim())
+        this.report(
+          "dialect-invalid",
+          [...at, i],
+          `node '${id}' next[${i}] has an empty condition: every branch says when it applies`
+        );
+      out.push({ ...branch });
+      this.b.locate([...at, out.length - 1], [...at, i], this.doc, true);
+    });
+    step.next = out;
+  }
+  calls(id, node, step) {
+    const at = ["nodes", id, "suggested_calls"];
+    const calls = node.suggested_calls;
+    if (calls === void 0) return;
+    if (!Array.isArray(calls)) {
+      this.report("dialect-invalid", at, `node '${id}': suggested_calls must be a list`);
+      return;
+    }
+    calls.forEach((call, i) => {
+      const tool = isObject(call) ? call.tool : void 0;
+      if (typeof tool !== "string" || !/^[^/\s]+\/[^/\s]+$/.test(tool))
+        this.report(
+          "dialect-invalid",
+          [...at, i, "tool"],
+          `node '${id}' suggested_calls[${i}]: the tool must be written <server>/<tool>`
+        );
+      const args = isObject(call) ? call.args : void 0;
+      if (isObject(args))
+        for (const [arg, value] of Object.entries(args)) {
+          if (typeof value !== "string") continue;
+          for (const m of value.matchAll(/\$\{([^}]*)\}/g)) {
+            const name = m[1];
+            if (PLACEHOLDERS.includes(name)) this.placeholders.add(name);
+            else
+              this.report(
+                "dialect-unmapped",
+                [...at, i, "args", arg],
+                `'\${${name}}' stays as written in Triagent (it fills only \${cluster_id} and \${namespace}); here it would name an input`,
+                "write the value without ${\u2026}, or declare the input in a v1 playbook"
+              );
+          }
+        }
+    });
+    this.put(step, "suggested_calls", calls, at, at);
+  }
+  /** The walker's whole-graph gates: a landing spot exists, every node is reachable. */
+  graphGates(src, nodes) {
+    const entry = typeof src.entrypoint === "string" ? src.entrypoint : void 0;
+    if (entry !== void 0 && !(entry in nodes))
+      this.report("dialect-invalid", ["entrypoint"], `entrypoint '${entry}' is not a node`);
+    const terminal = (n) => isObject(n) && (!Array.isArray(n.next) || n.next.length === 0 || typeof n.terminal_advice === "string");
+    if (!Object.values(nodes).some(terminal))
+      this.report(
+        "dialect-invalid",
+        ["nodes"],
+        "no node ends the walk: every node has next branches and none has terminal_advice",
+        "give one node terminal_advice"
+      );
+  }
+};
+function cycleIn(nodes) {
+  const edges = (id) => {
+    const n = nodes[id];
+    if (!isObject(n) || !Array.isArray(n.next)) return [];
+    return n.next.flatMap(
+      (b) => isObject(b) && typeof b.goto === "string" && b.goto in nodes ? [b.goto] : []
+    );
+  };
+  const state = /* @__PURE__ */ new Map();
+  const stack = [];
+  const visit = (id) => {
+    state.set(id, "open");
+    stack.push(id);
+    for (const to of edges(id)) {
+      if (state.get(to) === "open") return [...stack.slice(stack.indexOf(to)), to];
+      if (!state.has(to)) {
+        const found = visit(to);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(id, "done");
+    return void 0;
+  };
+  for (const id of Object.keys(nodes)) {
+    if (state.has(id)) continue;
+    const found = visit(id);
+    if (found) return found;
+  }
+  return void 0;
+}
+
+// src/core/dialects/index.ts
+var DIALECTS = [triagent];
+var V1 = /^\s*apiVersion\s*:\s*["']?playbook-bot\//m;
+function dialectOf(file, text) {
+  if (V1.test(text)) return void 0;
+  return DIALECTS.find((d) => d.recognise(file, text));
+}
+function isDialectPart(file) {
+  return DIALECTS.some((d) => d.isPart?.(file) ?? false);
+}
+
 // src/core/rules/validate.ts
 var FILE_RULES = RULE_MODULES.filter(
   (m) => "code" in m && m.layer !== "set"
@@ -52924,15 +53460,33 @@ var SET_RULES = RULE_MODULES.filter(
   (m) => "code" in m && m.layer === "set"
 );
 var GRAPH_ERROR_RULES = FILE_RULES.filter((r) => r.layer === "graph" && r.severity === "error");
+function loadPlaybookSource(file, source, limits = DEFAULT_LIMITS, siblings = NO_SIBLINGS) {
+  const text = typeof source === "string" ? source : decodeSource(source);
+  const dialect = text === null || text.length > limits.maxBytes ? void 0 : dialectOf(file, text);
+  if (dialect && text !== null) {
+    const r = dialect.load(file, text, siblings, limits);
+    if (!r.ok) return r.failure;
+    return { ok: true, document: r.document, dialect: dialect.id, problems: r.problems };
+  }
+  const loaded = typeof source === "string" ? loadSourceText(file, source, limits) : loadSourceBytes(file, source, limits);
+  return loaded.ok ? { ok: true, document: loaded.document, problems: [] } : loaded;
+}
 function validateSource(file, source, options = {}) {
   const limits = options.limits ?? DEFAULT_LIMITS;
-  const loaded = typeof source === "string" ? loadSourceText(file, source, limits) : loadSourceBytes(file, source, limits);
+  const siblings = typeof options.siblings === "function" ? options.siblings(file) : options.siblings;
+  const loaded = loadPlaybookSource(file, source, limits, siblings ?? NO_SIBLINGS);
   if (!loaded.ok) {
     const diagnostics = yamlSource.check(loaded.problems).map((d) => makeDiagnostic(file, d));
     return finish({ file, text: loaded.text, diagnostics }, options);
   }
   const doc = loaded.document;
   const report2 = { file, text: doc.text, doc, diagnostics: [] };
+  if (loaded.dialect) {
+    report2.dialect = loaded.dialect;
+    report2.diagnostics.push(
+      ...dialectConversion.check(loaded.problems).map((d) => makeDiagnostic(file, d))
+    );
+  }
   const schemaFindings2 = jsonSchema.check(doc);
   if (schemaFindings2.length > 0) {
     report2.diagnostics.push(...schemaFindings2.map((d) => makeDiagnostic(file, d)));
@@ -53002,7 +53556,14 @@ function validateSet(files, options = {}) {
 }
 function finish(report2, options) {
   const settings = options.rules ?? {};
-  report2.diagnostics = report2.diagnostics.flatMap((d) => {
+  const soft = new Set(DIALECTS.find((x) => x.id === report2.dialect)?.softRules ?? []);
+  report2.diagnostics = report2.diagnostics.map(
+    (d) => soft.has(d.rule) && d.severity === "error" ? {
+      ...d,
+      severity: "warning",
+      hint: `${d.hint ? `${d.hint}; ` : ""}its system resolves this when the run gets there, so it is only a warning here`
+    } : d
+  ).flatMap((d) => {
     const s = settings[d.rule];
     if (s === "off") return [];
     return s ? [{ ...d, severity: s }] : [d];
@@ -53031,14 +53592,18 @@ function bundledLibraryDir() {
 }
 var PLAYBOOK_GLOBS = ["**/*.yaml", "**/*.yml"];
 var IGNORED_GLOBS = ["**/node_modules/**", "**/templates/**"];
+var DIALECT_GLOBS = ["**/*.json", "**/*.md"];
 async function playbookFilesIn(dir) {
-  const files = await glob(PLAYBOOK_GLOBS, {
-    cwd: dir,
-    ignore: IGNORED_GLOBS,
-    absolute: false,
-    dot: false
+  const options = { cwd: dir, ignore: IGNORED_GLOBS, absolute: false, dot: false };
+  const yaml = await glob(PLAYBOOK_GLOBS, options);
+  const others = (await glob(DIALECT_GLOBS, options)).filter((f) => {
+    try {
+      return dialectOf(f, readFileSync(join(dir, f), "utf8")) !== void 0;
+    } catch {
+      return false;
+    }
   });
-  return files.sort().map((f) => join(dir, f));
+  return [...yaml, ...others].filter((f) => !isDialectPart(f)).sort().map((f) => join(dir, f));
 }
 function fileExistsNextTo(file, rel) {
   return existsSync2(join(dirname2(file), rel));

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { glob } from "tinyglobby";
+import { dialectOf, isDialectPart } from "../../core/dialects/index.js";
 import { validateSet, type FileReport, type KnownPlaybook } from "../../core/rules/validate.js";
 
 /** The bundled library: `playbooks/` in this package, the lowest discovery tier. */
@@ -19,15 +20,27 @@ export function bundledLibraryDir(): string {
 export const PLAYBOOK_GLOBS = ["**/*.yaml", "**/*.yml"];
 export const IGNORED_GLOBS = ["**/node_modules/**", "**/templates/**"];
 
-/** Playbook files under a folder. */
+/** Files other systems keep playbooks in, taken only when a dialect recognises them. */
+export const DIALECT_GLOBS = ["**/*.json", "**/*.md"];
+
+/**
+ * Playbook files under a folder: YAML files (v1, or a dialect's), and the JSON and Markdown files
+ * a dialect recognises — never a dialect's sidecar, which loads with its playbook.
+ */
 export async function playbookFilesIn(dir: string): Promise<string[]> {
-  const files = await glob(PLAYBOOK_GLOBS, {
-    cwd: dir,
-    ignore: IGNORED_GLOBS,
-    absolute: false,
-    dot: false,
+  const options = { cwd: dir, ignore: IGNORED_GLOBS, absolute: false, dot: false };
+  const yaml = await glob(PLAYBOOK_GLOBS, options);
+  const others = (await glob(DIALECT_GLOBS, options)).filter((f) => {
+    try {
+      return dialectOf(f, readFileSync(join(dir, f), "utf8")) !== undefined;
+    } catch {
+      return false;
+    }
   });
-  return files.sort().map((f) => join(dir, f));
+  return [...yaml, ...others]
+    .filter((f) => !isDialectPart(f))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 /** Whether `rel` exists next to playbook `file`. */

@@ -6,6 +6,11 @@ export interface Span {
   column: number;
   endLine: number;
   endColumn: number;
+  /**
+   * The file the span is in, when it is not the playbook's own file (a dialect's sidecar: the
+   * value was converted from there).
+   */
+  file?: string;
 }
 
 export interface Diagnostic extends Span {
@@ -35,10 +40,10 @@ export function makeDiagnostic(file: string, input: DiagnosticInput): Diagnostic
   const d: Diagnostic = {
     rule: input.rule,
     severity: input.severity ?? RULES[input.rule].severity,
-    file,
     path: input.path,
     message: input.message,
     ...input.span,
+    file: input.span.file ?? file,
   };
   if (input.found !== undefined) d.found = input.found;
   if (input.expected !== undefined) d.expected = input.expected;

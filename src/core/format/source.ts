@@ -27,14 +27,16 @@ export const DEFAULT_LIMITS: SourceLimits = {
 
 export type PathSegment = string | number;
 
-interface Range {
+export interface Range {
   start: number;
   end: number;
 }
 
-interface NodeLocation {
+export interface NodeLocation {
   key?: Range;
   value: Range;
+  /** The document the ranges are in, when not the one holding the location (a sidecar file). */
+  in?: SourceDocument;
 }
 
 export type SourceProblemKind = "syntax" | "duplicate-key" | "limit" | "encoding";
@@ -110,6 +112,26 @@ export class SourceDocument {
     return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
   }
 
+  /** A location's span, in the document it belongs to (which names its file when not this one). */
+  private spanIn(loc: NodeLocation, range: Range): Span {
+    const doc = loc.in ?? this;
+    const span = doc.spanOfRange(range);
+    return doc === this ? span : { ...span, file: doc.file };
+  }
+
+  /**
+   * The locations at `path` and below it, as paths relative to `path` (with the document they
+   * are in): what a dialect loader carries over to the value it converts this one into.
+   */
+  locationsUnder(path: readonly PathSegment[]): [string, NodeLocation][] {
+    const base = pointerOf(path);
+    const out: [string, NodeLocation][] = [];
+    for (const [pointer, loc] of this.locations)
+      if (pointer === base || pointer.startsWith(`${base}/`))
+        out.push([pointer.slice(base.length), { ...loc, in: loc.in ?? this }]);
+    return out;
+  }
+
   /** Whether the document has a value at this path. */
   has(path: readonly PathSegment[]): boolean {
     return this.locations.has(pointerOf(path));
@@ -124,16 +146,19 @@ export class SourceDocument {
     for (let n = path.length; n >= 0; n--) {
       const loc = this.locations.get(pointerOf(path.slice(0, n)));
       if (loc) {
-        if ((key || n < path.length) && loc.key) return this.spanOfRange(loc.key);
-        if (n < path.length) return this.firstLineOf(loc.value);
-        return this.spanOfRange(loc.value);
+        if ((key || n < path.length) && loc.key) return this.spanIn(loc, loc.key);
+        if (n < path.length)
+          return loc.in && loc.in !== this
+            ? { ...loc.in.firstLineOf(loc.value), file: loc.in.file }
+            : this.firstLineOf(loc.value);
+        return this.spanIn(loc, loc.value);
       }
     }
     return { line: 1, column: 1, endLine: 1, endColumn: 1 };
   }
 
   /** A value's first line only: where a missing field is reported, without underlining a block. */
-  private firstLineOf(range: Range): Span {
+  firstLineOf(range: Range): Span {
     const a = this.position(range.start);
     const lineEnd = this.lineText(a.line).length + 1;
     const endColumn = Math.max(

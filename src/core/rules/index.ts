@@ -34,6 +34,7 @@ import { setInputs } from "./set/set-inputs.js";
 import { setUnresolvedPlaybook } from "./set/set-unresolved-playbook.js";
 import { inputUnused } from "./style/input-unused.js";
 import { stepNoDescription } from "./style/step-no-description.js";
+import { dialectConversion } from "./syntax/dialect-conversion.js";
 import { yamlSource } from "./syntax/yaml-source.js";
 import { expressionSyntax } from "./templates/expression-syntax.js";
 import { fileMissing } from "./templates/file-missing.js";
@@ -64,6 +65,7 @@ import { templateUnresolved } from "./templates/template-unresolved.js";
 export const RULE_MODULES = [
   // syntax: the loader
   yamlSource,
+  dialectConversion,
   // schema: one JSON Schema pass
   jsonSchema,
   // graph

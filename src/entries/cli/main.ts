@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { glob } from "tinyglobby";
+import { dump as dumpYaml } from "js-yaml";
 import { ConfigError, loadConfig } from "../../adapters/local/rule-config.js";
 import {
   bundledPlaybooks,
@@ -16,7 +17,14 @@ import { formatText } from "../../core/format/report/text.js";
 import { RULES, RULE_CODES } from "../../core/rules/catalogue.js";
 import { PLAYBOOK_SCHEMA } from "../../core/format/schema.js";
 import { GENERIC_ALERT_SCHEMA } from "../../core/alerts/generic-schema.js";
-import { countBySeverity, validateSet, validateSource } from "../../core/rules/validate.js";
+import {
+  countBySeverity,
+  loadPlaybookSource,
+  validateSet,
+  validateSource,
+} from "../../core/rules/validate.js";
+import { DIALECTS } from "../../core/dialects/index.js";
+import { siblingsOnDisk } from "../../adapters/local/siblings.js";
 import { resumeCommand, runCommand, type CommandIo, type RunOptions } from "./run-command.js";
 import { bundleOf, findTarget, loadLocalPlaybooks } from "./local-playbooks.js";
 import { parseScript, ScriptError, simulate } from "./simulate.js";
@@ -71,7 +79,7 @@ export async function resolvePlaybookFiles(
   if (files.size === 0) {
     throw new UsageError(
       explicit
-        ? `no playbook files (*.yaml, *.yml) found in ${args.join(", ")}`
+        ? `no playbook files (*.yaml, *.yml, or another system's playbooks) found in ${args.join(", ")}`
         : `no playbook files found: looked in ${DEFAULT_PATHS.join(" and ")} (pass paths to look elsewhere)`,
     );
   }
@@ -116,7 +124,11 @@ async function testCommand(paths: readonly string[], io: CliIo): Promise<number>
   const known = await bundledPlaybooks();
   const reports = validateSet(
     files.map((file) => ({ file: relative(io.cwd, file) || file, source: readFileSync(file) })),
-    { fileExists: (file, rel) => fileExistsNextTo(resolve(io.cwd, file), rel), known },
+    {
+      fileExists: (file, rel) => fileExistsNextTo(resolve(io.cwd, file), rel),
+      siblings: (file) => siblingsOnDisk(resolve(io.cwd, file), io.cwd),
+      known,
+    },
   );
   if (countBySeverity(reports).errors > 0) {
     io.out(formatText(reports.filter((r) => r.diagnostics.some((d) => d.severity === "error"))));
@@ -193,6 +205,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
           })),
           {
             fileExists: (file, rel) => fileExistsNextTo(resolve(io.cwd, file), rel),
+            siblings: (file) => siblingsOnDisk(resolve(io.cwd, file), io.cwd),
             rules: config.rules,
             known,
           },
@@ -290,6 +303,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
       const report = validateSource(file, readFileSync(abs), {
         fileExists: (f, rel) => fileExistsNextTo(resolve(io.cwd, f), rel),
+        siblings: siblingsOnDisk(abs, io.cwd),
       });
       if (!report.playbook) {
         io.err(formatText([report]));
@@ -297,6 +311,41 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         return;
       }
       io.out(renderMermaid(report.playbook, opts.current ? { current: opts.current } : {}));
+    });
+
+  program
+    .command("import")
+    .description(
+      "print the v1 YAML of another system's playbook (Triagent, runbook, Mindscape, Catalyst)",
+    )
+    .argument("<file>", "the other system's playbook file (its sidecars are read from beside it)")
+    .action((file: string) => {
+      const abs = resolve(io.cwd, file);
+      if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
+      const siblings = siblingsOnDisk(abs, io.cwd);
+      const report = validateSource(file, readFileSync(abs), {
+        fileExists: (f, rel) => fileExistsNextTo(resolve(io.cwd, f), rel),
+        siblings,
+      });
+      if (!report.dialect) {
+        io.err(
+          `playbook-bot: ${file} is not a playbook of another system this reads (${DIALECTS.map((d) => d.title).join(", ")}); a v1 playbook needs no import\n`,
+        );
+        code = EXIT.invalid;
+        return;
+      }
+      const errors = report.diagnostics.filter((d) => d.severity === "error");
+      const loaded = loadPlaybookSource(file, readFileSync(abs), undefined, siblings);
+      if (errors.length > 0 || !loaded.ok) {
+        io.err(formatText([report]));
+        io.err(`playbook-bot: ${file} does not convert as it is; nothing was written\n`);
+        code = EXIT.invalid;
+        return;
+      }
+      const title = DIALECTS.find((d) => d.id === report.dialect)?.title ?? report.dialect;
+      io.out(`# Converted from ${file} (${title}) by playbook-bot import.\n`);
+      io.out(dumpYaml(loaded.document.value, { lineWidth: 100, noRefs: true }));
+      if (report.diagnostics.length) io.err(formatText([report]));
     });
 
   program

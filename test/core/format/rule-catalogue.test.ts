@@ -54,6 +54,47 @@ const CASES: Record<RuleCode, Case> = {
     at: [1, 1, 1, 1],
     message: ["file is not UTF-8 text (it contains a NUL byte or an invalid byte sequence)"],
   },
+  "dialect-unmapped": {
+    source: yaml`
+      id: t
+      symptom: s
+      entrypoint: a
+      nodes:
+        a:
+          description: look
+          suggested_calls:
+            - tool: k8s/get
+              args: { name: "${"${service}"}" }
+          terminal_advice: done
+    `,
+    at: [9, 24],
+    message: [/^'\$\{service\}' stays as written in Triagent/],
+  },
+  "dialect-invalid": {
+    source: yaml`
+      id: t
+      symptom: s
+      entrypoint: a
+      nodes:
+        a:
+          description: ""
+    `,
+    at: [6, 19],
+    message: ["node 'a' has an empty description"],
+  },
+  "dialect-drift": {
+    source: yaml`
+      id: t
+      symptom: s
+      type: general
+      entrypoint: a
+      nodes:
+        a:
+          description: done
+    `,
+    at: [3, 1],
+    message: [/^Triagent does not read `type:` from the file/],
+  },
   "schema-unknown-field": {
     source: yaml`
       apiVersion: playbook-bot/v1

@@ -1,0 +1,504 @@
+import type { DialectCode, DialectFinding } from "../../rules/syntax/dialect-conversion.js";
+import { ID_PATTERN } from "../../format/schema.js";
+import {
+  formatPath,
+  loadSourceText,
+  type PathSegment,
+  type SourceDocument,
+  type SourceLimits,
+} from "../../format/source.js";
+import { ConvertedDocument, type Dialect, type DialectResult } from "../dialect.js";
+
+/**
+ * Triagent's playbooks: a graph of `nodes` (no step kinds) from an `entrypoint`, prose `next`
+ * branches, `suggested_calls` as `server/tool`, `expected_findings`, `terminal_advice`,
+ * `handoff` and `delegate_to`, and `${cluster_id}`/`${namespace}` placeholders in call
+ * arguments. Each node becomes the v1 step that does what Triagent's walker does with it.
+ */
+
+/** The schema versions Triagent's own loader speaks. */
+const SCHEMA_VERSION = 1;
+/** The placeholders Triagent fills in call arguments: they become optional inputs. */
+const PLACEHOLDERS = ["cluster_id", "namespace"] as const;
+const ID = new RegExp(ID_PATTERN);
+/** What to do about a finding that names no more specific way out. */
+const DEFAULT_HINTS: Record<DialectCode, string> = {
+  "dialect-unmapped":
+    "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
+  "dialect-invalid": "Triagent's own validator refuses this too: fix it in the file",
+  "dialect-drift":
+    "nothing needs to change: it is read the way Triagent reads it (`playbook-bot import <file>` writes the v1 equivalent)",
+};
+/** The bound a looping walk gets (Triagent itself has none). */
+const DEFAULT_MAX_STEPS = 100;
+const TAG = /^[a-z0-9][a-z0-9-]*$/;
+
+const TOP_FIELDS = new Set([
+  "id",
+  "symptom",
+  "description",
+  "entrypoint",
+  "nodes",
+  "dispatch",
+  "version",
+  "active",
+  "schema_version",
+  "services",
+  "errors",
+  "symptoms",
+  "type",
+]);
+const NODE_FIELDS = new Set([
+  "description",
+  "suggested_calls",
+  "expected_findings",
+  "next",
+  "terminal_advice",
+  "handoff",
+  "delegate_to",
+]);
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+export const triagent: Dialect = {
+  id: "triagent",
+  title: "Triagent",
+  // Triagent resolves delegate and handoff targets when the walk gets there.
+  softRules: ["set-unresolved-playbook"],
+  recognise: (file, text) =>
+    /\.ya?ml$/i.test(file) &&
+    /^entrypoint\s*:/m.test(text) &&
+    /^nodes\s*:/m.test(text) &&
+    /^(symptom|schema_version)\s*:/m.test(text),
+  load: (file, text, _siblings, limits) => loadTriagent(file, text, limits),
+};
+
+function loadTriagent(file: string, text: string, limits: SourceLimits): DialectResult {
+  const loaded = loadSourceText(file, text, limits);
+  if (!loaded.ok) return { ok: false, failure: loaded };
+  const doc = loaded.document;
+  const c = new Conversion(doc);
+  return { ok: true, document: c.convert(), problems: c.problems };
+}
+
+class Conversion {
+  readonly problems: DialectFinding[] = [];
+  private readonly b: ConvertedDocument;
+  private readonly placeholders = new Set<string>();
+
+  constructor(private readonly doc: SourceDocument) {
+    this.b = new ConvertedDocument(doc);
+  }
+
+  private report(
+    rule: DialectCode,
+    path: PathSegment[],
+    message: string,
+    hint?: string,
+    key = false,
+  ): void {
+    this.problems.push({
+      rule,
+      path: formatPath(path),
+      span: this.doc.span(path, key),
+      message,
+      hint: hint ?? DEFAULT_HINTS[rule],
+    });
+  }
+
+  /** `to` in the v1 value is `from` in the author's file (and so is everything below it). */
+  private put(out: Json, key: string, value: unknown, to: PathSegment[], from: PathSegment[]) {
+    out[key] = value;
+    this.b.locate(to, from, this.doc, true);
+  }
+
+  convert(): SourceDocument {
+    const src = this.doc.value;
+    if (!isObject(src)) {
+      this.report("dialect-invalid", [], "a Triagent playbook is a mapping of fields");
+      return this.b.build({ apiVersion: "playbook-bot/v1" });
+    }
+    const out: Json = { apiVersion: "playbook-bot/v1" };
+    this.top(src, out);
+    const nodes = src.nodes;
+    if (!isObject(nodes) || Object.keys(nodes).length === 0) {
+      this.report("dialect-invalid", ["nodes"], "no nodes are defined", "add at least one node");
+    } else {
+      const converted: Json = {};
+      this.b.locate(["nodes"], ["nodes"]);
+      for (const [id, node] of Object.entries(nodes)) this.node(id, node, converted);
+      out.nodes = converted;
+      this.graphGates(src, nodes);
+    }
+    const loop = isObject(nodes) ? cycleIn(nodes) : undefined;
+    if (loop) {
+      // Triagent bounds nothing but pure-transition hops; a run here needs a bound.
+      out.limits = { max_steps: DEFAULT_MAX_STEPS };
+      this.b.locate(["limits"], ["nodes", loop[0] as string]);
+      this.report(
+        "dialect-drift",
+        ["nodes", loop[0] as string],
+        `the walk can loop (${loop.join(" → ")}) and Triagent sets no bound; runs here stop after ${DEFAULT_MAX_STEPS} steps`,
+        "set limits.max_steps in a v1 playbook to choose the bound",
+        true,
+      );
+    }
+    if (this.placeholders.size) {
+      const inputs: Json = {};
+      for (const name of this.placeholders)
+        inputs[name] = {
+          type: "string",
+          required: false,
+          description: `Triagent's \${${name}}, filled into suggested calls.`,
+        };
+      out.inputs = inputs;
+    }
+    return this.b.build(out);
+  }
+
+  private top(src: Json, out: Json): void {
+    for (const key of Object.keys(src))
+      if (!TOP_FIELDS.has(key))
+        this.report(
+          "dialect-drift",
+          [key],
+          `'${key}' is not a Triagent field; Triagent ignores it, and so does this reading`,
+          "remove it, or move what it says into the description",
+          true,
+        );
+    if (typeof src.id !== "string" || !src.id)
+      this.report("dialect-invalid", ["id"], "the playbook has no id", "add `id: <name>`");
+    else this.put(out, "id", src.id, ["id"], ["id"]);
+    if (typeof src.symptom !== "string" || !src.symptom.trim())
+      this.report(
+        "dialect-invalid",
+        ["symptom"],
+        "the playbook has no symptom",
+        "add `symptom:` — the one line that says when to use it",
+      );
+    else this.put(out, "name", src.symptom, ["name"], ["symptom"]);
+    if (typeof src.description === "string")
+      this.put(out, "description", src.description, ["description"], ["description"]);
+    if (src.entrypoint !== undefined)
+      this.put(out, "entrypoint", src.entrypoint, ["entrypoint"], ["entrypoint"]);
+    else
+      this.report(
+        "dialect-invalid",
+        ["entrypoint"],
+        "the playbook has no entrypoint",
+        "name the first node",
+      );
+    if (src.active !== undefined) this.put(out, "active", src.active, ["active"], ["active"]);
+    if (src.version !== undefined && !/^v[1-9][0-9]*$/.test(String(src.version)))
+      this.report(
+        "dialect-invalid",
+        ["version"],
+        `version '${String(src.version)}' is not of the form v<number>`,
+        "write v1, v2, … or remove it (Triagent drops it when it saves)",
+      );
+    const sv = src.schema_version;
+    if (sv !== undefined && (!Number.isInteger(sv) || (sv as number) < 0))
+      this.report(
+        "dialect-invalid",
+        ["schema_version"],
+        "schema_version must be a whole number ≥ 1",
+      );
+    else if (typeof sv === "number" && sv > SCHEMA_VERSION)
+      this.report(
+        "dialect-invalid",
+        ["schema_version"],
+        `schema_version ${sv} is newer than the Triagent format this reads (${SCHEMA_VERSION})`,
+      );
+    if (src.type !== undefined)
+      this.report(
+        "dialect-drift",
+        ["type"],
+        "Triagent does not read `type:` from the file (the folder a playbook is in gives its type); it is ignored",
+        undefined,
+        true,
+      );
+    if (src.dispatch !== undefined && src.dispatch !== "" && src.dispatch !== "subagent")
+      this.report(
+        "dialect-invalid",
+        ["dispatch"],
+        `unknown dispatch mode '${String(src.dispatch)}'`,
+        "use `subagent`, or leave it out for a step-by-step walk",
+      );
+    else if (src.dispatch === "subagent")
+      this.report(
+        "dialect-drift",
+        ["dispatch"],
+        "`dispatch: subagent` hands the whole walk to one agent in Triagent; here the walk goes step by step on the issue",
+        undefined,
+        true,
+      );
+    const tags: Json = {};
+    for (const kind of ["services", "errors", "symptoms"] as const) {
+      const list = src[kind];
+      if (list === undefined) continue;
+      if (!Array.isArray(list) || list.some((t) => typeof t !== "string" || !TAG.test(t))) {
+        this.report(
+          "dialect-invalid",
+          [kind],
+          `${kind} must be a list of lower-case tags (letters, digits, '-')`,
+        );
+        continue;
+      }
+      tags[kind] = list;
+      this.b.locate(["tags", kind], [kind], this.doc, true);
+    }
+    if (Object.keys(tags).length) {
+      out.tags = tags;
+      this.b.locate(["tags"], [Object.keys(tags)[0] as string]);
+    }
+  }
+
+  private node(id: string, node: unknown, out: Json): void {
+    const at: PathSegment[] = ["nodes", id];
+    if (!ID.test(id))
+      this.report(
+        "dialect-invalid",
+        at,
+        `node id '${id}' is not a valid id (letters, digits, '_' and '-', starting with a letter or digit, at most 64)`,
+        undefined,
+        true,
+      );
+    if (!isObject(node)) {
+      this.report("dialect-invalid", at, `node '${id}' is not a mapping`);
+      return;
+    }
+    for (const key of Object.keys(node))
+      if (!NODE_FIELDS.has(key))
+        this.report(
+          "dialect-drift",
+          [...at, key],
+          `'${key}' is not a Triagent node field; Triagent ignores it, and so does this reading`,
+          undefined,
+          true,
+        );
+    if (typeof node.description !== "string" || !node.description.trim())
+      this.report(
+        "dialect-invalid",
+        [...at, "description"],
+        `node '${id}' has an empty description`,
+      );
+    const step: Json = {};
+    this.b.locate(at, at);
+    const copy = (key: string, as = key) => {
+      if (node[key] !== undefined) this.put(step, as, node[key], [...at, as], [...at, key]);
+    };
+    copy("description");
+    const next = Array.isArray(node.next) ? node.next : [];
+    const terminal = next.length === 0 || typeof node.terminal_advice === "string";
+    if (typeof node.delegate_to === "string") {
+      // A delegate node runs the other playbook and, once it returns, picks a branch.
+      step.type = "playbook";
+      step.mode = "delegate";
+      this.put(step, "playbook", node.delegate_to, [...at, "playbook"], [...at, "delegate_to"]);
+      for (const [key, why] of [
+        ["terminal_advice", "a delegate node returns to this playbook; it cannot also end it"],
+        ["handoff", "a delegate node returns to this playbook; it cannot also hand off"],
+        [
+          "suggested_calls",
+          "a delegate node only delegates; its calls belong in the delegated playbook",
+        ],
+      ] as const)
+        if (node[key] !== undefined)
+          this.report(
+            "dialect-invalid",
+            [...at, key],
+            `node '${id}' has delegate_to and ${key}: ${why}`,
+          );
+      if (next.length === 0)
+        this.report(
+          "dialect-invalid",
+          [...at, "delegate_to"],
+          `node '${id}' delegates but has no next branches to resume on`,
+          "add the branches to take once the delegated playbook returns",
+        );
+      this.branches(id, node, step);
+      out[id] = step;
+      return;
+    }
+    const works = node.suggested_calls !== undefined || node.expected_findings !== undefined;
+    if (terminal && next.length === 0 && !works) {
+      // A plain landing spot: the run ends here with the advice (and the handoffs it offers).
+      step.type = "end";
+      copy("terminal_advice", "advice");
+      copy("handoff");
+      out[id] = step;
+      return;
+    }
+    step.type = "investigate";
+    this.calls(id, node, step);
+    copy("expected_findings");
+    if (node.handoff !== undefined && typeof node.terminal_advice !== "string")
+      this.report(
+        "dialect-invalid",
+        [...at, "handoff"],
+        `node '${id}' has handoff but no terminal_advice: handoffs live on terminal nodes`,
+      );
+    if (terminal) {
+      // Work first, then the landing spot (and, when the node also has branches, "stop here").
+      const end = this.endOf(id, node, out);
+      const stop = { condition: "stop here", label: "stop", goto: end };
+      if (next.length === 0) {
+        step.next = end;
+        this.b.locate([...at, "next"], [...at, "terminal_advice"]);
+      } else {
+        this.branches(id, node, step);
+        (step.next as Json[]).push(stop);
+        this.b.locate([...at, "next", next.length], [...at, "terminal_advice"], this.doc, true);
+      }
+    } else this.branches(id, node, step);
+    out[id] = step;
+  }
+
+  /** The end a terminal node's advice becomes: `<id>-end`, placed at the advice. */
+  private endOf(id: string, node: Json, out: Json): string {
+    const at: PathSegment[] = ["nodes", id];
+    const endId = `${id}-end`.slice(0, 64);
+    const end: Json = { type: "end", description: `The walk may end after '${id}'.` };
+    this.b.locate(["nodes", endId], [...at, "terminal_advice"]);
+    if (typeof node.terminal_advice === "string")
+      this.put(
+        end,
+        "advice",
+        node.terminal_advice,
+        ["nodes", endId, "advice"],
+        [...at, "terminal_advice"],
+      );
+    if (node.handoff !== undefined)
+      this.put(end, "handoff", node.handoff, ["nodes", endId, "handoff"], [...at, "handoff"]);
+    out[endId] = end;
+    return endId;
+  }
+
+  private branches(id: string, node: Json, step: Json): void {
+    const at: PathSegment[] = ["nodes", id, "next"];
+    if (!Array.isArray(node.next)) {
+      if (node.next !== undefined)
+        this.report(
+          "dialect-invalid",
+          at,
+          `node '${id}': next must be a list of { condition, goto }`,
+        );
+      return;
+    }
+    const out: Json[] = [];
+    this.b.locate(at, at);
+    node.next.forEach((branch: unknown, i: number) => {
+      if (!isObject(branch)) {
+        this.report("dialect-invalid", [...at, i], `node '${id}' next[${i}] is not a mapping`);
+        return;
+      }
+      if (typeof branch.goto !== "string" || !branch.goto)
+        this.report("dialect-invalid", [...at, i], `node '${id}' next[${i}] has an empty goto`);
+      else if (branch.goto === id)
+        this.report(
+          "dialect-invalid",
+          [...at, i, "goto"],
+          `node '${id}' next[${i}] points at itself`,
+          "route through another node",
+        );
+      if (typeof branch.condition !== "string" || !branch.condition.trim())
+        this.report(
+          "dialect-invalid",
+          [...at, i],
+          `node '${id}' next[${i}] has an empty condition: every branch says when it applies`,
+        );
+      out.push({ ...branch });
+      this.b.locate([...at, out.length - 1], [...at, i], this.doc, true);
+    });
+    step.next = out;
+  }
+
+  private calls(id: string, node: Json, step: Json): void {
+    const at: PathSegment[] = ["nodes", id, "suggested_calls"];
+    const calls = node.suggested_calls;
+    if (calls === undefined) return;
+    if (!Array.isArray(calls)) {
+      this.report("dialect-invalid", at, `node '${id}': suggested_calls must be a list`);
+      return;
+    }
+    calls.forEach((call: unknown, i: number) => {
+      const tool = isObject(call) ? call.tool : undefined;
+      if (typeof tool !== "string" || !/^[^/\s]+\/[^/\s]+$/.test(tool))
+        this.report(
+          "dialect-invalid",
+          [...at, i, "tool"],
+          `node '${id}' suggested_calls[${i}]: the tool must be written <server>/<tool>`,
+        );
+      const args = isObject(call) ? call.args : undefined;
+      if (isObject(args))
+        for (const [arg, value] of Object.entries(args)) {
+          if (typeof value !== "string") continue;
+          for (const m of value.matchAll(/\$\{([^}]*)\}/g)) {
+            const name = m[1] as string;
+            if ((PLACEHOLDERS as readonly string[]).includes(name)) this.placeholders.add(name);
+            else
+              this.report(
+                "dialect-unmapped",
+                [...at, i, "args", arg],
+                `'\${${name}}' stays as written in Triagent (it fills only \${cluster_id} and \${namespace}); here it would name an input`,
+                "write the value without ${…}, or declare the input in a v1 playbook",
+              );
+          }
+        }
+    });
+    this.put(step, "suggested_calls", calls, at, at);
+  }
+
+  /** The walker's whole-graph gates: a landing spot exists, every node is reachable. */
+  private graphGates(src: Json, nodes: Json): void {
+    const entry = typeof src.entrypoint === "string" ? src.entrypoint : undefined;
+    if (entry !== undefined && !(entry in nodes))
+      this.report("dialect-invalid", ["entrypoint"], `entrypoint '${entry}' is not a node`);
+    const terminal = (n: unknown) =>
+      isObject(n) &&
+      (!Array.isArray(n.next) || n.next.length === 0 || typeof n.terminal_advice === "string");
+    if (!Object.values(nodes).some(terminal))
+      this.report(
+        "dialect-invalid",
+        ["nodes"],
+        "no node ends the walk: every node has next branches and none has terminal_advice",
+        "give one node terminal_advice",
+      );
+  }
+}
+
+/** A loop through the nodes' branches (and delegate resumes), as the ids along it; else undefined. */
+function cycleIn(nodes: Json): string[] | undefined {
+  const edges = (id: string): string[] => {
+    const n = nodes[id];
+    if (!isObject(n) || !Array.isArray(n.next)) return [];
+    return n.next.flatMap((b: unknown) =>
+      isObject(b) && typeof b.goto === "string" && b.goto in nodes ? [b.goto] : [],
+    );
+  };
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    state.set(id, "open");
+    stack.push(id);
+    for (const to of edges(id)) {
+      if (state.get(to) === "open") return [...stack.slice(stack.indexOf(to)), to];
+      if (!state.has(to)) {
+        const found = visit(to);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(id, "done");
+    return undefined;
+  };
+  for (const id of Object.keys(nodes)) {
+    if (state.has(id)) continue;
+    const found = visit(id);
+    if (found) return found;
+  }
+  return undefined;
+}

@@ -1,0 +1,145 @@
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { dialectOf } from "../../../src/core/dialects/index.js";
+import { validateSet, validateSource } from "../../../src/core/rules/validate.js";
+
+const ROOT = join(import.meta.dirname, "../../..");
+const FIXTURES = join(ROOT, "test/fixtures/dialects/triagent");
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return yamlFiles(path);
+    return name.endsWith(".yaml") ? [path] : [];
+  });
+}
+
+const FILES = yamlFiles(FIXTURES).map((path) => ({
+  file: relative(ROOT, path),
+  source: readFileSync(path, "utf8"),
+}));
+
+const nodeOf = (source: string, id: string) => {
+  const r = validateSource("pb.yaml", source);
+  return (r.playbook as unknown as { nodes: Record<string, Record<string, unknown>> }).nodes[id];
+};
+
+describe("Triagent playbooks load as written", () => {
+  it("every real playbook validates with no error, read as Triagent", () => {
+    expect(FILES.length).toBeGreaterThanOrEqual(7);
+    for (const r of validateSet(FILES)) {
+      expect(r.dialect, r.file).toBe("triagent");
+      expect(
+        r.diagnostics.filter((d) => d.severity === "error"),
+        `${r.file}: ${JSON.stringify(r.diagnostics, null, 1)}`,
+      ).toEqual([]);
+      expect(r.playbook?.apiVersion).toBe("playbook-bot/v1");
+    }
+  });
+
+  it("a diagnostic on a converted value points at the author's own line and column", () => {
+    const [investigation] = validateSet(
+      FILES.filter((f) => f.file.endsWith("system/investigation.yaml")),
+    );
+    const d = investigation?.diagnostics.find(
+      (x) => x.rule === "set-unresolved-playbook" && x.message.includes("'wiki_recall'"),
+    );
+    const text = FILES.find((f) => f.file.endsWith("system/investigation.yaml"))?.source ?? "";
+    const line = text.split("\n").findIndex((l) => l.includes("delegate_to: wiki_recall")) + 1;
+    expect(d).toMatchObject({ line, column: 18, severity: "warning" });
+    // Triagent offers a playbook that is not installed: a warning here, not an error.
+    expect(d?.hint).toContain("only a warning here");
+  });
+
+  it("converts each node to the step that does what Triagent's walker does with it", () => {
+    const source = FILES.find((f) => f.file.endsWith("system/investigation.yaml"))?.source ?? "";
+    // A delegate node runs the other playbook and resumes on its own branches.
+    expect(nodeOf(source, "walk_wiki_recall")).toMatchObject({
+      type: "playbook",
+      mode: "delegate",
+      playbook: "wiki_recall",
+    });
+    // A terminal that also has branches: stop here, or go on.
+    const novel = nodeOf(source, "terminal_novel_case");
+    expect(novel?.type).toBe("investigate");
+    expect(novel?.next).toContainEqual({
+      condition: "stop here",
+      label: "stop",
+      goto: "terminal_novel_case-end",
+    });
+    expect(nodeOf(source, "terminal_novel_case-end")).toMatchObject({
+      type: "end",
+      handoff: ["capture_offer"],
+    });
+  });
+
+  it("turns ${cluster_id} and ${namespace} into optional inputs", () => {
+    const source = FILES.find((f) => f.file.endsWith("cluster_health.yaml"))?.source ?? "";
+    const r = validateSource("cluster_health.yaml", source);
+    expect(r.playbook?.inputs?.cluster_id).toMatchObject({ type: "string", required: false });
+  });
+
+  it("bounds a walk that can loop, and says so where the loop starts", () => {
+    const source = FILES.find((f) => f.file.endsWith("pr_proposal.yaml"))?.source ?? "";
+    const r = validateSource("pr_proposal.yaml", source);
+    expect(r.playbook?.limits?.max_steps).toBe(100);
+    const d = r.diagnostics.find((x) => x.rule === "dialect-drift" && x.message.includes("loop"));
+    expect(d?.severity).toBe("warning");
+    expect(source.split("\n")[(d?.line ?? 0) - 1]).toMatch(/^ {2}search_for_duplicates:/);
+  });
+
+  it("runs Triagent's own gates, each at its place", () => {
+    const r = validateSource(
+      "bad.yaml",
+      [
+        "id: bad",
+        "symptom: s",
+        "version: one",
+        "entrypoint: a",
+        "nodes:",
+        "  a:",
+        "    description: look",
+        "    next:",
+        "      - { condition: again, goto: a }",
+        "      - { condition: '', goto: b }",
+        "  b:",
+        "    description: hand over",
+        "    delegate_to: other",
+        "    terminal_advice: done",
+        "    next:",
+        "      - { condition: back, goto: a }",
+        "",
+      ].join("\n"),
+    );
+    const found = r.diagnostics
+      .filter((d) => d.rule === "dialect-invalid")
+      .map((d) => `${d.line}:${d.column} ${d.message}`);
+    expect(found).toEqual([
+      "3:10 version 'one' is not of the form v<number>",
+      "9:35 node 'a' next[0] points at itself",
+      "10:9 node 'a' next[1] has an empty condition: every branch says when it applies",
+      "14:22 node 'b' has delegate_to and terminal_advice: a delegate node returns to this playbook; it cannot also end it",
+    ]);
+  });
+
+  it("is never a v1 playbook's reading, nor any YAML's", () => {
+    expect(
+      dialectOf(
+        "x.yaml",
+        "apiVersion: playbook-bot/v1\nid: x\nentrypoint: a\nnodes: {}\nsymptom: s\n",
+      ),
+    ).toBeUndefined();
+    expect(dialectOf("x.yaml", "name: ci\non: push\n")).toBeUndefined();
+    expect(dialectOf("x.json", "entrypoint: a\nnodes: {}\nsymptom: s\n")).toBeUndefined();
+  });
+
+  it("refuses a hostile file cleanly, with the YAML loader's limits", () => {
+    const deep = `id: x\nsymptom: s\nentrypoint: a\nnodes:\n  a: ${"[".repeat(200)}${"]".repeat(200)}\n`;
+    const r = validateSource("deep.yaml", deep);
+    expect(r.diagnostics.map((d) => d.rule)).toEqual(["yaml-limit"]);
+    const wrong = validateSource("wrong.yaml", "id: 3\nsymptom: [1]\nentrypoint: a\nnodes: 7\n");
+    expect(wrong.diagnostics.some((d) => d.rule === "dialect-invalid")).toBe(true);
+    expect(wrong.playbook).toBeUndefined();
+  });
+});

@@ -1,0 +1,82 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../../../src/entries/cli/main.js";
+import { validateSource } from "../../../src/core/rules/validate.js";
+import { FIXED_NOW, ROOT, cleanup, makeDir, write } from "../../helpers/git-repo.js";
+
+afterEach(cleanup);
+
+const TRIAGENT = join(ROOT, "test/fixtures/dialects/triagent");
+const fixture = (rel: string) => readFileSync(join(TRIAGENT, rel), "utf8");
+
+async function cli(argv: string[], cwd = ROOT) {
+  let out = "";
+  let err = "";
+  const code = await main(argv, {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    cwd,
+    clock: () => new Date(FIXED_NOW),
+  });
+  return { code, out, err };
+}
+
+describe("other systems' playbooks in the CLI", () => {
+  it("validate reads a folder of Triagent playbooks as written", async () => {
+    const r = await cli(["validate", "test/fixtures/dialects/triagent"]);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out).toMatch(/0 errors and \d+ warnings in 7 files/);
+  });
+
+  it("simulate walks Triagent's delegate fixture to its end, the child's findings in the parent", async () => {
+    const repo = makeDir();
+    for (const id of ["delegate_parent", "delegate_target"])
+      write(
+        repo,
+        `.github/playbooks/${id}.yaml`,
+        fixture(`testdata/playbooks/investigation/${id}.yaml`),
+      );
+    const events = join(ROOT, "test/fixtures/dialect-simulations/triagent-delegate.events.yaml");
+    const r = await cli(["simulate", "delegate_parent", "--events", events], repo);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out).toContain(
+      "playbook **delegate_target** returned; its findings are recorded here",
+    );
+    expect(r.out).toMatch(/Run \S+ completed\.\n\s+All done\./);
+  });
+
+  it("import writes the v1 playbook, which validates as v1 with the same steps", async () => {
+    const r = await cli([
+      "import",
+      "test/fixtures/dialects/triagent/testdata/playbooks/investigation/delegate_parent.yaml",
+    ]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^# Converted from .*delegate_parent\.yaml \(Triagent\)/);
+    const v1 = validateSource("delegate_parent.yaml", r.out);
+    expect(v1.dialect).toBeUndefined();
+    expect(v1.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(v1.playbook?.nodes?.walk_target).toMatchObject({
+      type: "playbook",
+      mode: "delegate",
+      playbook: "delegate_target",
+    });
+  });
+
+  it("import refuses a v1 playbook and a file that does not convert, writing nothing", async () => {
+    const v1 = await cli(["import", "playbooks/hello-world.yaml"]);
+    expect(v1.code).toBe(1);
+    expect(v1.out).toBe("");
+    expect(v1.err).toContain("a v1 playbook needs no import");
+    const dir = makeDir();
+    const bad = write(
+      dir,
+      "bad.yaml",
+      "id: bad\nsymptom: s\nentrypoint: a\nnodes:\n  a:\n    description: ''\n",
+    );
+    const r = await cli(["import", bad]);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe("");
+    expect(r.err).toContain("bad.yaml:6:19: node 'a' has an empty description [dialect-invalid]");
+  });
+});
