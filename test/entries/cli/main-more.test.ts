@@ -337,7 +337,9 @@ describe("playbook-bot test", () => {
   it("exits 2 for a glob that matches nothing", async () => {
     const r = await cli(["test", "pbs/*.yaml"], dir);
     expect(r.code).toBe(2);
-    expect(r.err).toBe("playbook-bot: no playbook files (*.yaml, *.yml, or another system's playbooks) found in pbs/*.yaml\n");
+    expect(r.err).toBe(
+      "playbook-bot: no playbook files (*.yaml, *.yml, or another system's playbooks) found in pbs/*.yaml\n",
+    );
   });
 });
 
