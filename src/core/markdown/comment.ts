@@ -68,7 +68,9 @@ function neutralizeText(value: string, urls: boolean): string {
   const out = value
     .replace(/\r\n?/g, "\n")
     .replace(/\0/g, "\ufffd")
-    .replace(/@(?=[A-Za-z0-9_-])/g, `@${ZWSP}`)
+    // Every @ is broken off what follows: even text that only becomes a name once the comment is
+    // rendered (emphasis the serializer forms around it) never mentions anyone.
+    .replace(/@(?!\u200b)/g, `@${ZWSP}`)
     .replace(/#(?=[0-9])/g, `#${ZWSP}`)
     .replace(/(gh)-(?=[0-9])/gi, `$1-${ZWSP}`)
     .replace(/<!--/g, `<!${ZWSP}--`)

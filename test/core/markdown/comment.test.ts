@@ -34,8 +34,10 @@ const Z = "\u200b";
 describe("neutralize", () => {
   it("breaks mentions, e-mail autolinks, references and HTML comment markers", () => {
     expect(neutralize("@user @org/team a@b.c @ x @-y")).toBe(
-      `@${Z}user @${Z}org/team a@${Z}b.c @ x @${Z}-y`,
+      `@${Z}user @${Z}org/team a@${Z}b.c @${Z} x @${Z}-y`,
     );
+    // Even an @ before markup: the serializer may form emphasis around what follows it.
+    expect(neutralize("@**- **")).toBe(`@${Z}**- **`);
     expect(neutralize("#12 acme/repo#3 GH-4 gh-5 # x #a")).toBe(
       `#${Z}12 acme/repo#${Z}3 GH-${Z}4 gh-${Z}5 # x #a`,
     );
