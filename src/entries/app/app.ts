@@ -96,6 +96,8 @@ interface IssueWork {
 
 /** At most this many repositories per installation are looked through for waiting issues at start. */
 const MAX_SCANNED_REPOSITORIES = 1000;
+/** And at most this many pages (of 100) of each repository's waiting issues. */
+const MAX_WAITING_ISSUE_PAGES = 10;
 
 type RestUser = { login: string; type: string } | null;
 type RestComment = {
@@ -171,14 +173,28 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     ...(options.lockLeaseMs ? { leaseMs: options.lockLeaseMs } : {}),
   };
 
-  return (app: Probot, { addHandler }: Partial<ApplicationFunctionOptions> = {}): void => {
+  // What `close` ends: the timers this app started and the stores it opened itself.
+  const opened: { timers: WakeUpTimer[]; stores: Coordination[] } = { timers: [], stores: [] };
+  /** Stops the wake-up timers (waiting for deliveries under way), then the stores it opened. */
+  async function close(): Promise<void> {
+    for (const t of opened.timers.splice(0)) await t.stop();
+    for (const c of opened.stores.splice(0)) await c.close();
+  }
+  function ownStore(store: Coordination): Coordination {
+    opened.stores.push(store);
+    return store;
+  }
+
+  const appFn = (app: Probot, { addHandler }: Partial<ApplicationFunctionOptions> = {}): void => {
     const coordination =
       options.coordination ??
-      openCoordination({
-        ...(config.redis ? { redis: config.redis } : {}),
-        lock,
-        log: (level, line) => app.log[level](line),
-      });
+      ownStore(
+        openCoordination({
+          ...(config.redis ? { redis: config.redis } : {}),
+          lock,
+          log: (level, line) => app.log[level](line),
+        }),
+      );
     app.log.info(
       coordination.kind === "memory"
         ? "coordination: in this process's memory; run one replica only (set REDIS_URL to run several)"
@@ -354,6 +370,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     });
     if (options.wakeUps !== false) {
       timer.start();
+      opened.timers.push(timer);
       options.wakeUps?.onTimer?.(timer);
       if (options.wakeUps?.scanOnStart !== false)
         void recoverWaiting().catch((err: unknown) =>
@@ -415,13 +432,21 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
             `installation ${installation.id}: only the first ${MAX_SCANNED_REPOSITORIES} of ${repositories.length} repositories are looked through for issues waiting for a time`,
           );
         for (const r of repositories.slice(0, MAX_SCANNED_REPOSITORIES)) {
-          const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
-            owner: r.owner.login,
-            repo: r.name,
-            labels: WAITING_LABEL.name,
-            state: "all",
-            per_page: 100,
-          });
+          let pages = 0;
+          const issues = await octokit.paginate(
+            octokit.rest.issues.listForRepo,
+            {
+              owner: r.owner.login,
+              repo: r.name,
+              labels: WAITING_LABEL.name,
+              state: "all",
+              per_page: 100,
+            },
+            (response, done) => {
+              if (++pages >= MAX_WAITING_ISSUE_PAGES) done();
+              return response.data;
+            },
+          );
           for (const i of issues) {
             const address: IssueAddress = {
               installation: installation.id,
@@ -797,4 +822,5 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       if (failures.length) throw failures[0];
     }
   };
+  return Object.assign(appFn, { close });
 }

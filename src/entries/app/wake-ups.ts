@@ -36,6 +36,8 @@ export interface IssueWakeUp extends IssueAddress {
 const WAITING_TTL_MS = 366 * 24 * 3_600_000;
 /** A wake-up whose delivery failed is tried again this much later (GitHub down, a lock held). */
 export const WAKE_UP_RETRY_MS = 60_000;
+/** How many wake-up times one process remembers for its precise timeout (the rest: polling). */
+const MAX_KNOWN_TIMES = 1000;
 
 export function wakeUpKey(a: IssueAddress, run: string): string {
   return `wake:${a.installation}:${a.repository}:${a.issue}:${run || "*"}`;
@@ -131,6 +133,8 @@ export interface WakeUpTimerOptions {
 export class WakeUpTimer {
   private poller: ReturnType<typeof setInterval> | undefined;
   private precise: { at: number; timer: ReturnType<typeof setTimeout> } | undefined;
+  /** The times this process set, nearest first (at most MAX_KNOWN_TIMES). */
+  private known: number[] = [];
   private running: Promise<number> | undefined;
   private stopped = false;
 
@@ -142,18 +146,43 @@ export class WakeUpTimer {
     this.poller.unref();
   }
 
-  /** Wake up at `at` (epoch ms) too, when that is sooner than any time already set. */
+  /**
+   * Wake up at `at` (epoch ms) too. The times set are kept (the nearest ones), so one that a
+   * later save moved, or one that fell due while deliveries ran, is still woken up for.
+   */
   arm(at: number): void {
-    if (this.stopped || this.o.precise === false || (this.precise && this.precise.at <= at)) return;
+    // Only a started timer wakes up (an app without wake-ups leaves them to the next event).
+    if (!this.poller || this.o.precise === false) return;
+    if (!this.known.includes(at)) {
+      this.known.push(at);
+      this.known.sort((a, b) => a - b);
+      this.known.length = Math.min(this.known.length, MAX_KNOWN_TIMES);
+    }
+    this.setPrecise();
+  }
+
+  /** The one precise timeout, set for the nearest known time. */
+  private setPrecise(): void {
+    const next = this.known[0];
+    if (next === undefined || this.stopped || this.precise?.at === next) return;
     if (this.precise) clearTimeout(this.precise.timer);
-    // Timers take at most 2^31-1 ms; a later time is reached by the polling.
-    const delay = Math.min(Math.max(0, at - this.o.clock().getTime()), 2 ** 31 - 1);
+    // Timers take at most 2^31-1 ms; one that fires early just sets itself again.
+    const delay = Math.min(Math.max(0, next - this.o.clock().getTime()), 2 ** 31 - 1);
     const timer = setTimeout(() => {
       this.precise = undefined;
-      void this.runDue();
+      void this.fire();
     }, delay);
     timer.unref();
-    this.precise = { at, timer };
+    this.precise = { at: next, timer };
+  }
+
+  /** The precise timeout fired: after the deliveries under way, claim what is due now. */
+  private async fire(): Promise<void> {
+    await this.running?.catch(() => undefined);
+    const now = this.o.clock().getTime();
+    this.known = this.known.filter((t) => t > now);
+    await this.runDue();
+    this.setPrecise();
   }
 
   /**
@@ -200,6 +229,7 @@ export class WakeUpTimer {
     if (this.precise) clearTimeout(this.precise.timer);
     this.poller = undefined;
     this.precise = undefined;
+    this.known = [];
     await this.running?.catch(() => undefined);
   }
 }

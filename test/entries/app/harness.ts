@@ -109,7 +109,7 @@ export async function makeProbot(
     /** The app's timer and start-up scan (default: off; tests that need time pass it). */
     wakeUps?: PlaybookBotOptions["wakeUps"];
   } = {},
-): Promise<{ probot: Probot; handlers: Handler[] }> {
+): Promise<{ probot: Probot; handlers: Handler[]; close: () => Promise<void> }> {
   const probot = new Probot({
     appId: APP_ID,
     githubToken: "test",
@@ -121,19 +121,20 @@ export async function makeProbot(
     logLevel: "fatal",
   });
   const handlers: Handler[] = [];
-  await probot.load(
-    createPlaybookBot({
-      config: options.config ?? CONFIG,
-      ...(options.clock ? { clock: options.clock } : {}),
-      ...(options.discovery ? { discovery: options.discovery } : {}),
-      ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-      ...(options.coordination ? { coordination: options.coordination } : {}),
-      ...(options.lockLeaseMs ? { lockLeaseMs: options.lockLeaseMs } : {}),
-      wakeUps: options.wakeUps ?? false,
-    }),
-    { cwd: process.cwd(), addHandler: (h: Handler) => void handlers.push(h) },
-  );
-  return { probot, handlers };
+  const bot = createPlaybookBot({
+    config: options.config ?? CONFIG,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.discovery ? { discovery: options.discovery } : {}),
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.coordination ? { coordination: options.coordination } : {}),
+    ...(options.lockLeaseMs ? { lockLeaseMs: options.lockLeaseMs } : {}),
+    wakeUps: options.wakeUps ?? false,
+  });
+  await probot.load(bot, {
+    cwd: process.cwd(),
+    addHandler: (h: Handler) => void handlers.push(h),
+  });
+  return { probot, handlers, close: bot.close };
 }
 
 export function strictNock(): void {
@@ -161,17 +162,19 @@ export class Harness {
   coordination: Coordination | undefined;
   /** The app's timer in the next `start()` (default: none; see PlaybookBotOptions.wakeUps). */
   wakeUps: PlaybookBotOptions["wakeUps"] = false;
+  /** The app's close hook from the last `start()`: its timer stops, its own store closes. */
+  close: () => Promise<void> = async () => undefined;
 
   /** A new process: a new Probot and app (caches and dedupe are gone). */
   async start(): Promise<this> {
-    this.probot = (
-      await makeProbot({
-        clock: this.clock,
-        ...(this.requestTimeoutMs ? { requestTimeoutMs: this.requestTimeoutMs } : {}),
-        ...(this.coordination ? { coordination: this.coordination } : {}),
-        wakeUps: this.wakeUps,
-      })
-    ).probot;
+    const started = await makeProbot({
+      clock: this.clock,
+      ...(this.requestTimeoutMs ? { requestTimeoutMs: this.requestTimeoutMs } : {}),
+      ...(this.coordination ? { coordination: this.coordination } : {}),
+      wakeUps: this.wakeUps,
+    });
+    this.probot = started.probot;
+    this.close = started.close;
     return this;
   }
 

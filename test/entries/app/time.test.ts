@@ -224,6 +224,61 @@ describe("time passes in the app", () => {
     const s = status();
     expect(s.ok && s.run.status).toBe("cancelled");
     expect(fake.requests.some((r) => r.path.startsWith("/app/installations"))).toBe(true);
+    // One list request per repository page, by the label, closed issues too.
+    const listed = fake.requests.filter(
+      (r) => r.method === "GET" && /\/issues\?/.test(r.path) && r.path.includes("labels="),
+    );
+    expect(listed).toHaveLength(1);
+    expect(listed[0]?.path).toContain(`labels=${WAITING_LABEL.name}`);
+    expect(listed[0]?.path).toContain("state=all");
+  });
+
+  it("the timer wakes up by itself at the nearest time it set (a retry's backoff)", async () => {
+    // The machine's own time, and the app's own timer: nobody calls runDue.
+    const clock = Object.assign(() => new Date(), { later: () => undefined });
+    nock.disableNetConnect();
+    fake = new FakeGitHub({
+      ...EXAMPLE_REPO,
+      clock,
+      files: { ".github/playbooks/retry.yaml": RETRY },
+    }).install();
+    installed = fake;
+    fake.permissions.set("alice", "write");
+    const h = new Harness(fake, clock);
+    h.wakeUps = { scanOnStart: false, pollMs: 3_600_000 };
+    await h.start();
+    cleanups.push(() => h.close());
+    fake.openIssue("Retry", "", "alice");
+    let limited = 1;
+    fake.fault = (r) =>
+      r.method === "POST" && r.path.endsWith("/git/refs") && limited-- > 0
+        ? {
+            status: 403,
+            body: { message: "API rate limit exceeded" },
+            headers: { "x-ratelimit-remaining": "0", "retry-after": "1" },
+          }
+        : undefined;
+    await h.label(1, "playbook:retry", "alice");
+    await h.drain();
+    expect(fake.branches()).not.toContain("work/retry");
+    await expect
+      .poll(() => fake.branches(), { timeout: 10_000, interval: 100 })
+      .toContain("work/retry");
+    await h.drain();
+    const s = status();
+    expect(s.ok && s.run.status).toBe("completed");
+  });
+
+  it("close stops the timer: a wake-up due afterwards is not delivered by this process", async () => {
+    const { h, timer, clock } = await appWith({ wait: WAIT });
+    fake.openIssue("Go?", "", "alice");
+    await h.label(1, "playbook:wait", "alice");
+    await h.drain();
+    await h.close();
+    clock.later(2 * DAY);
+    const comments = fake.comments.size;
+    expect(await timer.runDue()).toBe(0);
+    expect(fake.comments.size).toBe(comments);
   });
 });
 
