@@ -122,6 +122,19 @@ async function replica(
   return { h, timer: t, clock, pass };
 }
 
+/** GitHub rate-limits the first branch creation, once. */
+function rateLimitFirstBranch(): void {
+  let limited = 1;
+  fake.fault = (r) =>
+    r.method === "POST" && r.path.endsWith("/git/refs") && limited-- > 0
+      ? {
+          status: 403,
+          body: { message: "API rate limit exceeded" },
+          headers: { "x-ratelimit-remaining": "0", "retry-after": "1" },
+        }
+      : undefined;
+}
+
 const status = (issue = 1) => readStatus(fake.statusComments(issue).at(-1));
 const bodies = (issue = 1) =>
   [...fake.comments.values()].filter((c) => c.issue === issue).map((c) => c.body);
@@ -170,15 +183,7 @@ describe("time passes in the app", () => {
   it("a step rate-limited by GitHub is retried after its backoff by itself", async () => {
     const { h, pass } = await appWith({ retry: RETRY });
     fake.openIssue("Retry", "", "alice");
-    let limited = 1;
-    fake.fault = (r) =>
-      r.method === "POST" && r.path.endsWith("/git/refs") && limited-- > 0
-        ? {
-            status: 403,
-            body: { message: "API rate limit exceeded" },
-            headers: { "x-ratelimit-remaining": "0", "retry-after": "1" },
-          }
-        : undefined;
+    rateLimitFirstBranch();
     await h.label(1, "playbook:retry", "alice");
     await h.drain();
     let s = status();
@@ -249,15 +254,7 @@ describe("time passes in the app", () => {
     await h.start();
     cleanups.push(() => h.close());
     fake.openIssue("Retry", "", "alice");
-    let limited = 1;
-    fake.fault = (r) =>
-      r.method === "POST" && r.path.endsWith("/git/refs") && limited-- > 0
-        ? {
-            status: 403,
-            body: { message: "API rate limit exceeded" },
-            headers: { "x-ratelimit-remaining": "0", "retry-after": "1" },
-          }
-        : undefined;
+    rateLimitFirstBranch();
     await h.label(1, "playbook:retry", "alice");
     await h.drain();
     expect(fake.branches()).not.toContain("work/retry");
