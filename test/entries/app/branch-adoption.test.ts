@@ -4,7 +4,7 @@ import type { Effect } from "../../../src/core/engine/events.js";
 import type { RunState } from "../../../src/core/engine/state.js";
 import type { OctokitPort } from "../../../src/adapters/github/octokit-port.js";
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { shipRepo } from "./fixtures.js";
+import { shipApp } from "./fixtures.js";
 import {
   BRANCH,
   Harness,
@@ -130,9 +130,7 @@ describe("a playbook whose branch someone else made first", () => {
   let h: Harness;
   beforeEach(async () => {
     nock.disableNetConnect();
-    const clock = makeClock();
-    fake = shipRepo(clock).install();
-    h = await new Harness(fake, clock).start();
+    ({ fake, h } = await shipApp());
   });
   afterEach(() => fake.uninstall());
 

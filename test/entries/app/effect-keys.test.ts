@@ -5,8 +5,8 @@ import type { Effect } from "../../../src/core/engine/events.js";
 import type { RunState } from "../../../src/core/engine/state.js";
 import { pullRequestMarker } from "../../../src/adapters/github/octokit-port.js";
 import { FakeGitHub, requestsDuring } from "../../helpers/fake-github.js";
-import { shipRepo } from "./fixtures.js";
-import { Harness, makeClock, OWNER, readStatus, REPO, testPort, EXAMPLE_REPO } from "./harness.js";
+import { shipApp } from "./fixtures.js";
+import { Harness, OWNER, readStatus, REPO, testPort, EXAMPLE_REPO } from "./harness.js";
 
 const FOLLOW_UP = `apiVersion: playbook-bot/v1
 id: follow-up
@@ -152,9 +152,7 @@ describe("markers are accepted only on what the app authored", () => {
 
   it("routes the merge of the app's own pull request to the run that waits for it", async () => {
     fake.uninstall();
-    const clock = makeClock();
-    fake = shipRepo(clock).install();
-    h = await new Harness(fake, clock).start();
+    ({ fake, h } = await shipApp());
     const issue = fake.openIssue("Ship it", "", "alice");
     await h.label(issue.number, "playbook:ship", "alice");
     await h.drain();

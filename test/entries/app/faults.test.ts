@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, requestsDuring } from "../../helpers/fake-github.js";
-import { shipRepo } from "./fixtures.js";
+import { shipApp, shipRepo } from "./fixtures.js";
 import { Harness, makeClock, readStatus } from "./harness.js";
 
 /** The ship scenario, from the label to the merge; every continuation is delivered. */
@@ -89,9 +89,7 @@ describe("the process dies between an effect and the state save", () => {
 
     const repeated: string[] = [];
     for (let k = 1; k <= saves; k++) {
-      const clock = makeClock();
-      const fake = shipRepo(clock).install();
-      const h = await new Harness(fake, clock).start();
+      const { fake, h } = await shipApp();
       h.restartOnFailure = true;
       let n = 0;
       // The comment posted just before the failing save, if any: the status comment created for
@@ -132,9 +130,7 @@ describe("the process dies between an effect and the state save", () => {
   });
 
   it("recovers the same way when the save answers 503", async () => {
-    const clock = makeClock();
-    const fake = shipRepo(clock).install();
-    const h = await new Harness(fake, clock).start();
+    const { fake, h } = await shipApp();
     h.restartOnFailure = true;
     let n = 0;
     fake.fault = ({ method, path }) =>
@@ -150,10 +146,8 @@ describe("duplicate and concurrent commands", () => {
   let h: Harness;
   beforeEach(async () => {
     nock.disableNetConnect();
-    const clock = makeClock();
-    fake = shipRepo(clock).install();
+    ({ fake, h } = await shipApp());
     fake.permissions.set("erin", "admin");
-    h = await new Harness(fake, clock).start();
     const issue = fake.openIssue("Ship it", "", "alice");
     await h.label(issue.number, "playbook:ship", "alice");
     await h.drain();
@@ -258,9 +252,7 @@ describe("rate limits", () => {
     ["a 429", { status: 429, body: { message: "Too many requests" } }],
   ] as const) {
     it(`records ${what} on an effect as GH-RATE-LIMITED, and /retry resumes the run`, async () => {
-      const clock = makeClock();
-      const fake = shipRepo(clock).install();
-      const h = await new Harness(fake, clock).start();
+      const { fake, h } = await shipApp();
       fake.fault = ({ method, path }) =>
         method === "POST" && path.endsWith("/git/trees")
           ? { ...fault, headers: { ...("headers" in fault ? fault.headers : {}) } }

@@ -1,5 +1,5 @@
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { BRANCH, EXAMPLE_REPO } from "./harness.js";
+import { BRANCH, EXAMPLE_REPO, Harness, makeClock } from "./harness.js";
 
 export const SHIP = `apiVersion: playbook-bot/v1
 id: ship
@@ -45,6 +45,12 @@ export function shipRepo(clock: () => Date): FakeGitHub {
   return fake;
 }
 
+/** The ship repository installed on a fake GitHub, and the app started against it. */
+export async function shipApp(clock = makeClock()): Promise<{ fake: FakeGitHub; h: Harness }> {
+  const fake = shipRepo(clock).install();
+  return { fake, h: await new Harness(fake, clock).start() };
+}
+
 export interface Snapshots {
   /** The status comment once the app first wrote its state into it (a run about to enter its first step). */
   created: string;
@@ -66,11 +72,9 @@ export interface Snapshots {
  * against the fake (so tests with plain nock scopes start from real, signed state).
  */
 export async function snapshots(): Promise<Snapshots> {
-  const { Harness, makeClock, readStatus } = await import("./harness.js");
-  const clock = makeClock("2026-02-01T09:00:00Z");
-  const fake = shipRepo(clock).install();
+  const { readStatus } = await import("./harness.js");
+  const { fake, h } = await shipApp(makeClock("2026-02-01T09:00:00Z"));
   try {
-    const h = await new Harness(fake, clock).start();
     const issue = fake.openIssue("Ship it", "Please ship.", "alice");
     await h.label(issue.number, "playbook:ship", "alice");
     const [status] = fake.statusComments(issue.number);

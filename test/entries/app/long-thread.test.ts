@@ -1,8 +1,8 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, requestsDuring } from "../../helpers/fake-github.js";
-import { shipRepo } from "./fixtures.js";
-import { Harness, makeClock } from "./harness.js";
+import { shipApp } from "./fixtures.js";
+import type { Harness } from "./harness.js";
 
 const R = "/repos/Codertocat/Hello-World";
 const LIST = `GET ${R}/issues/1/comments`;
@@ -61,9 +61,7 @@ describe("long threads", () => {
   let h: Harness;
   beforeEach(async () => {
     nock.disableNetConnect();
-    const clock = makeClock();
-    fake = shipRepo(clock).install();
-    h = await new Harness(fake, clock).start();
+    ({ fake, h } = await shipApp());
   });
   afterEach(() => fake.uninstall());
 

@@ -8,8 +8,8 @@ import {
   renderIndexBlock,
 } from "../../../src/adapters/github/status-comment.js";
 import { FakeGitHub, requestsDuring } from "../../helpers/fake-github.js";
-import { shipRepo } from "./fixtures.js";
-import { Harness, makeClock, readStatus, sealOf } from "./harness.js";
+import { shipApp } from "./fixtures.js";
+import { Harness, readStatus, sealOf } from "./harness.js";
 
 const R = "/repos/Codertocat/Hello-World";
 const BLOCK = new RegExp(`<!-- ${INDEX_MARKER} [^ ]+ -->`);
@@ -55,9 +55,7 @@ describe("the open-run index in the app", () => {
   let h: Harness;
   beforeEach(async () => {
     nock.disableNetConnect();
-    const clock = makeClock();
-    fake = shipRepo(clock).install();
-    h = await new Harness(fake, clock).start();
+    ({ fake, h } = await shipApp());
   });
   afterEach(() => fake.uninstall());
 

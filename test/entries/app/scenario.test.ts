@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeRequests, FakeGitHub, requestsDuring } from "../../helpers/fake-github.js";
-import { multiRepo, shipRepo } from "./fixtures.js";
+import { multiRepo, shipApp } from "./fixtures.js";
 import { example, Harness, makeClock, readStatus } from "./harness.js";
 
 /** Deliver pending comment events one by one, recording the requests each one caused. */
@@ -19,9 +19,7 @@ describe("a full playbook on a fake repository", () => {
   let h: Harness;
   beforeEach(async () => {
     nock.disableNetConnect();
-    const clock = makeClock();
-    fake = shipRepo(clock).install();
-    h = await new Harness(fake, clock).start();
+    ({ fake, h } = await shipApp());
   });
   afterEach(() => {
     fake.uninstall();
