@@ -44,6 +44,7 @@ const PARAMS: { [K in EffectKind]: EffectParams<K> } = {
   },
   close: { reason: "completed" },
   start_playbook: { playbook: "next", inputs: {} },
+  script: { shell: "sh", run: 'printf "%s" "$WHO"', env: { WHO: "contract" } },
 };
 
 function effectOf<K extends EffectKind>(kind: K, params: EffectParams<K>): Effect<K> {
@@ -54,11 +55,23 @@ function effectOf<K extends EffectKind>(kind: K, params: EffectParams<K>): Effec
  * Performs every kind in order, twice with one key (the second finds what the first did), and
  * checks each answer has every output its kind promises.
  */
-async function expectEveryOutput(performer: EffectPerformer, run: RunState): Promise<void> {
+async function expectEveryOutput(
+  performer: EffectPerformer,
+  run: RunState,
+  refuses: Partial<Record<EffectKind, string>> = {},
+): Promise<void> {
   for (const kind of EFFECT_KINDS) {
     const effect = effectOf(kind, PARAMS[kind]);
     for (const attempt of ["first", "again"]) {
       const outcome = await performer.perform(effect, run);
+      const refusal = refuses[kind];
+      if (refusal !== undefined) {
+        expect(outcome, `${kind} (${attempt})`).toMatchObject({
+          ok: false,
+          error: { code: refusal },
+        });
+        continue;
+      }
       expect(outcome, `${kind} (${attempt})`).toMatchObject({ ok: true });
       const keys = outcome.ok ? Object.keys(outcome.outputs) : [];
       for (const output of EFFECT_OUTPUTS[kind])
@@ -90,7 +103,8 @@ describe("every effect kind returns the outputs it promises", () => {
     it("against the fake GitHub", async () => {
       const issue = fake.openIssue("Contract", "", "alice");
       const run = { ...sampleRun(), context: { issue: { number: issue.number } } };
-      await expectEveryOutput(testPort(), run);
+      // The app runs no scripts, whatever the playbook says.
+      await expectEveryOutput(testPort(), run, { script: "PB-SCRIPT-REFUSED" });
     });
   });
 
@@ -100,8 +114,22 @@ describe("every effect kind returns the outputs it promises", () => {
       dryRun: false,
       ai: new MockAiAdapter(),
       log: () => undefined,
+      allowScripts: true,
     });
     await expectEveryOutput(local, sampleRun());
+  });
+
+  it("locally, a script runs only when the operator allowed scripts", async () => {
+    const options = { repo: makeRepo(), dryRun: false, ai: new MockAiAdapter(), log: () => {} };
+    const effect = effectOf("script", PARAMS.script);
+    const refused = await new LocalEffects(options).perform(effect, sampleRun());
+    expect(refused).toMatchObject({ ok: false, error: { code: "PB-SCRIPT-REFUSED" } });
+    const ran = await new LocalEffects({ ...options, allowScripts: true }).perform(
+      effect,
+      sampleRun(),
+    );
+    // The value reached the script through its environment, not through its text.
+    expect(ran).toMatchObject({ ok: true, outputs: { exit_code: 0, stdout: "contract" } });
   });
 
   it("locally in a dry run", async () => {

@@ -4,6 +4,7 @@ import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import type { Effect, EffectKind, EffectParams } from "../../core/engine/events.js";
 import { activeFrame, type Frame, type RunState } from "../../core/engine/state.js";
 import type { DispatchOutputs } from "../../core/steps/dispatch/effect.js";
+import { SCRIPT_REFUSED_HINT } from "../../core/steps/script/effect.js";
 import { DISPATCH_CLOCK_SLACK_MS, workflowRunMatches } from "../../core/steps/dispatch/executor.js";
 import {
   branchExists,
@@ -534,6 +535,15 @@ export class OctokitPort implements GitHubPort {
     ai: (effect) => this.ai(effect),
     // The controller starts the other playbook; nothing happens on GitHub.
     start_playbook: async () => ({ ok: true, outputs: {} }),
+    // The app runs no code from a playbook: a script step is refused here, always.
+    script: async (effect) => ({
+      ok: false,
+      error: playbookError(
+        "PB-SCRIPT-REFUSED",
+        `step ${effect.step} is a ${effect.params.shell} script, and the app does not run scripts`,
+        SCRIPT_REFUSED_HINT,
+      ),
+    }),
   };
 
   async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {
@@ -1063,6 +1073,7 @@ const DOING: { [K in EffectKind]: (params: EffectParams<K>) => string } = {
   comment: () => "comment",
   ai: () => "run the ai step",
   start_playbook: () => "start_playbook",
+  script: (p) => `run a ${p.shell} script`,
 };
 
 function describe<K extends EffectKind>(effect: Effect<K>): string {

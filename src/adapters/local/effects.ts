@@ -7,6 +7,8 @@ import type { Effect, EffectKind, EffectOutputs, EffectParams } from "../../core
 import type { RunState } from "../../core/engine/state.js";
 import type { CommitFileContent } from "../../core/steps/commit/effect.js";
 import { gitBranch, gitCommit, LocalGit } from "./git.js";
+import { runScript } from "./script.js";
+import { SCRIPT_REFUSED_HINT } from "../../core/steps/script/effect.js";
 import {
   performWith,
   type EffectHandlers,
@@ -33,6 +35,7 @@ const DOES: { [K in EffectKind]: (params: EffectParams<K>) => string } = {
   ai: (p) =>
     `ask the AI adapter (${p.scope ?? "read-only"}): ${p.prompt.split("\n")[0]?.slice(0, 80)}`,
   start_playbook: (p) => `start playbook ${p.playbook}`,
+  script: (p) => `run a ${p.shell} script: ${p.run.split("\n")[0]?.slice(0, 80)}`,
 };
 
 /** Plausible outputs of each kind of effect that was only printed, so later templates still render. */
@@ -47,6 +50,7 @@ const PRINTED: { [K in EffectKind]: (params: EffectParams<K>) => EffectOutputs<K
   comment: () => ({ id: "0", url: "(not posted)" }),
   ai: () => ({ text: "(not asked)" }),
   start_playbook: () => ({}),
+  script: () => ({ exit_code: 0, stdout: "(not run)", stderr: "" }),
 };
 
 /** One line saying what an effect does (or would do). */
@@ -60,7 +64,13 @@ export function printedOutputs<K extends EffectKind>(effect: Effect<K>): EffectO
 }
 
 /** Kinds done here even when GitHub is configured: git, the AI adapter, the terminal as the thread. */
-const LOCAL_KINDS: ReadonlySet<EffectKind> = new Set(["branch", "commit", "ai", "comment"]);
+const LOCAL_KINDS: ReadonlySet<EffectKind> = new Set([
+  "branch",
+  "commit",
+  "ai",
+  "comment",
+  "script",
+]);
 
 export interface LocalEffectsOptions {
   repo: string;
@@ -69,6 +79,8 @@ export interface LocalEffectsOptions {
   /** GitHub effects, when a token and a GitHub remote are present. */
   github?: EffectPerformer;
   log: (line: string) => void;
+  /** Run `script` steps (`--allow-scripts`); otherwise they are refused. */
+  allowScripts?: boolean;
 }
 
 /** Effects for the CLI: real git locally, GitHub when configured, printed otherwise. */
@@ -91,6 +103,7 @@ export class LocalEffects implements EffectPerformer {
     close: (effect) => this.print(effect, printedOutputs(effect)),
     dispatch: (effect) => this.print(effect, printedOutputs(effect)),
     start_playbook: (effect) => this.print(effect, printedOutputs(effect)),
+    script: (effect) => this.script(effect),
   };
 
   constructor(private readonly options: LocalEffectsOptions) {
@@ -130,6 +143,22 @@ export class LocalEffects implements EffectPerformer {
         "run inside a git work tree, or pass --repo",
       ),
     };
+  }
+
+  /** Scripts run only when the operator said so on the command line. */
+  private async script(effect: Effect<"script">): Promise<EffectOutcome<"script">> {
+    if (!this.options.allowScripts)
+      return {
+        ok: false,
+        error: playbookError(
+          "PB-SCRIPT-REFUSED",
+          `step ${effect.step} is a ${effect.params.shell} script, and this run does not allow scripts`,
+          SCRIPT_REFUSED_HINT,
+        ),
+      };
+    this.options.log(`running ${describeEffect(effect)}`);
+    const { outputs } = await runScript(effect.params, this.options.repo);
+    return { ok: true, outputs };
   }
 
   /** The AI adapter works in the working tree, where the files the step expects must then be. */

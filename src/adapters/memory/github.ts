@@ -328,6 +328,11 @@ export class MemoryGitHub implements GitHubPort {
     comment: (effect, run) => this.commentEffect(effect, runIssue(run)),
     ai: (effect) => this.ai(effect),
     start_playbook: async () => ({ ok: true, outputs: {} }),
+    // Simulated, like the AI: a golden case or a simulation scripts a failure with fail_effect.
+    script: async (effect) => ({
+      ok: true,
+      outputs: { exit_code: 0, stdout: `(simulated ${effect.params.shell} script)`, stderr: "" },
+    }),
   };
 
   async perform(effect: Effect, run: RunState): Promise<EffectOutcome> {

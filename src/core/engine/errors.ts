@@ -47,6 +47,21 @@ export const ERROR_CATALOGUE = {
     "Some steps of a needs: list can never start (a need names no step of the list, or needs form a cycle); fix the needs.",
   "PB-NOT-IN-BRANCH":
     "This step cannot run beside others (inside a branch, a for_each or a needs: list); move it after the parallel part.",
+  "PB-SCRIPT-REFUSED":
+    "This host does not run scripts; run the playbook with the CLI (--allow-scripts) or the Actions runtime.",
+  "PB-SCRIPT-FAILED": "The script exited with an error; the message ends with its last lines.",
+  "PB-TOOL-BUDGET":
+    "The run made as many tool calls as limits.max_tool_calls allows; raise the limit or call fewer tools.",
+  "PB-TOOL-FAILED": "A tool call failed; the cause says why. /retry once the cause is fixed.",
+  "PB-CONTRACT-INPUT":
+    "The data entering the step does not match its input_schema; the message names the field.",
+  "PB-CONTRACT-OUTPUT":
+    "The step's outputs do not match its output_schema; the message names the field.",
+  "PB-EVIDENCE-MISSING":
+    "A conclusion was reached without the findings it must rest on (require_evidence); record them, then /retry.",
+  "PB-VERIFY-FAILED": "The step's registered check refused its result; the message says why.",
+  "PB-REQUIREMENT-MISSING":
+    "The playbook requires a secret or tool this host does not have; configure it, then start the run again.",
   "GH-RATE-LIMITED": "GitHub asked us to slow down; the run resumes with /retry or the next event.",
   "GH-PERMISSION":
     "The app lacks a permission for this action; check the installation's permissions.",

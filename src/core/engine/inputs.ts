@@ -1,6 +1,7 @@
 import type { CommandArgs } from "./events.js";
 import { MAX_VALUE_LENGTH, type Scalar } from "./state.js";
-import { parseTemplate } from "../format/template.js";
+import { parseTemplate, templateRefs } from "../format/template.js";
+import { renderTemplate } from "./render.js";
 import type { InputSpec, Transform } from "../format/types.js";
 import { compileLinear } from "../util/regex.js";
 import { didYouMean } from "../util/suggest.js";
@@ -188,12 +189,11 @@ export function resolveInputs(
       const d = spec.default as Scalar;
       let rendered: Scalar = d;
       if (typeof d === "string") {
-        const { parts } = parseTemplate(d);
-        const refs = parts.flatMap((p) => (p.kind === "ref" ? [p.path[1] as string] : []));
+        const refs = templateRefs(parseTemplate(d).parts).map((r) => r.path[1] as string);
         if (refs.some((r) => !(r in values) && pendingDefaults.includes(r))) continue;
-        rendered = parts
-          .map((p) => (p.kind === "text" ? p.text : String(values[p.path[1] as string] ?? "")))
-          .join("");
+        // Another input's value, or empty where it has none (an optional input left out).
+        const filled = renderTemplate(d, (path) => values[path[1] as string] ?? "", "value");
+        rendered = filled.ok ? filled.value : d;
       }
       pendingDefaults.splice(i--, 1);
       progress = true;

@@ -1,4 +1,5 @@
 import { listItems } from "./inputs.js";
+import { renderTemplate } from "./render.js";
 import {
   LINE_FIELDS,
   MAX_ITEM_LENGTH,
@@ -8,7 +9,7 @@ import {
   type Scalar,
   type Value,
 } from "./state.js";
-import type { Resolver } from "../format/expression.js";
+import { indexed, type Resolver } from "../format/expression.js";
 import type { PlaybookGraph } from "../format/graph.js";
 import { FOR_EACH_LIMITS } from "../format/schema.js";
 import { parseTemplate } from "../format/template.js";
@@ -167,26 +168,18 @@ export function forEachItems(
 ): { ok: true; items: Scalar[] } | { ok: false; message: string } {
   const { parts, problems } = parseTemplate(template);
   if (problems[0]) return { ok: false, message: problems[0].message };
-  const refs = parts.filter((p) => p.kind === "ref");
-  const onlyRef = refs.length === 1 && parts.every((p) => p.kind === "ref" || p.text.trim() === "");
-  if (onlyRef) {
-    const ref = refs[0] as Extract<(typeof parts)[number], { kind: "ref" }>;
-    const value = resolve(ref.path) as Value | undefined;
+  const only = parts.filter((p) => p.kind !== "text" || p.text.trim() !== "");
+  const ref = only.length === 1 && only[0]?.kind === "ref" ? only[0] : undefined;
+  if (ref) {
+    const value = indexed(resolve(ref.path), ref.index) as Value | undefined;
     if (value === undefined) return { ok: false, message: `'${ref.raw}' has no value in this run` };
     if (Array.isArray(value)) return { ok: true, items: value.map(capItem) };
     if (typeof value === "string") return { ok: true, items: listItems(value).map(capItem) };
     return { ok: false, message: `'${ref.raw}' is ${JSON.stringify(value)}, not a list` };
   }
-  let text = "";
-  for (const p of parts) {
-    if (p.kind === "text") {
-      text += p.text;
-      continue;
-    }
-    const value = resolve(p.path) as Value | undefined;
-    if (value === undefined) return { ok: false, message: `'${p.raw}' has no value in this run` };
-    text += Array.isArray(value) ? value.join(",") : String(value ?? "");
-  }
+  const rendered = renderTemplate(template, resolve, "value");
+  if (!rendered.ok) return { ok: false, message: rendered.error.message };
+  const text = rendered.value;
   return { ok: true, items: listItems(text).map(capItem) };
 }
 

@@ -1,7 +1,7 @@
 import { playbookError, type PlaybookError } from "./errors.js";
 import { activeFrame, type Frame, type RunState, type Value } from "./state.js";
-import type { Resolver } from "../format/expression.js";
-import { parseTemplate } from "../format/template.js";
+import { evaluateExpression, indexed, truthy, type Resolver } from "../format/expression.js";
+import { parseTemplate, type TemplatePart, type TemplateValue } from "../format/template.js";
 import { branchNameProblem, repoPathProblem } from "../util/git-ref.js";
 
 /**
@@ -31,6 +31,28 @@ function asText(v: Value): string {
   return v === null ? "" : String(v);
 }
 
+/** The value of a `{{ }}` that is more than a name; `undefined` when it has none. */
+function valueOf(v: TemplateValue, resolve: Resolver): unknown {
+  switch (v.kind) {
+    case "name":
+      return indexed(resolve(v.path), v.index);
+    case "literal":
+      return v.value;
+    case "first": {
+      // The first option that is there and not empty; otherwise the last one that is there.
+      let last: unknown;
+      for (const o of v.options) {
+        const value = valueOf(o, resolve);
+        if (truthy(value)) return value;
+        if (value !== undefined) last = value;
+      }
+      return last;
+    }
+    case "choice":
+      return valueOf(evaluateExpression(v.test, resolve) ? v.then : v.otherwise, resolve);
+  }
+}
+
 /** Fill a template from a resolver; a missing value is an error, never an empty guess. */
 export function renderTemplate(src: string, resolve: Resolver, use: RenderUse = "text"): Rendered {
   const { parts, problems } = parseTemplate(src);
@@ -40,21 +62,37 @@ export function renderTemplate(src: string, resolve: Resolver, use: RenderUse = 
       ok: false,
       error: playbookError("PB-TEMPLATE-UNDEFINED", `template '${src}': ${first.message}`),
     };
-  let out = "";
-  for (const p of parts) {
-    if (p.kind === "text") {
-      out += p.text;
-      continue;
+  let missing: string | undefined;
+  const fill = (list: readonly TemplatePart[]): string => {
+    let out = "";
+    for (const p of list) {
+      if (missing !== undefined) return out;
+      if (p.kind === "text") {
+        out += p.text;
+        continue;
+      }
+      if (p.kind === "if") {
+        const branch = p.branches.find((b) => evaluateExpression(b.test, resolve));
+        out += fill(branch ? branch.parts : p.otherwise);
+        continue;
+      }
+      const v = (
+        p.kind === "ref" ? indexed(resolve(p.path), p.index) : valueOf(p.value, resolve)
+      ) as Value | undefined;
+      if (v === undefined) {
+        missing = p.raw;
+        return out;
+      }
+      out += use === "text" ? inert(asText(v)) : asText(v);
     }
-    const v = resolve(p.path) as Value | undefined;
-    if (v === undefined) {
-      return {
-        ok: false,
-        error: playbookError("PB-TEMPLATE-UNDEFINED", `'${p.raw}' has no value in this run`),
-      };
-    }
-    out += use === "text" ? inert(asText(v)) : asText(v);
-  }
+    return out;
+  };
+  const out = fill(parts);
+  if (missing !== undefined)
+    return {
+      ok: false,
+      error: playbookError("PB-TEMPLATE-UNDEFINED", `'${missing}' has no value in this run`),
+    };
   const problem =
     use === "branch"
       ? branchNameProblem(out)

@@ -7,7 +7,7 @@ export type Literal = string | number | boolean | null;
 
 export type Expr =
   | { kind: "literal"; value: Literal }
-  | { kind: "ref"; path: string[]; offset: number }
+  | { kind: "ref"; path: string[]; offset: number; index?: number[] }
   | { kind: "not"; operand: Expr }
   | { kind: "logic"; op: "and" | "or"; left: Expr; right: Expr }
   | { kind: "compare"; op: CompareOp; left: Expr; right: Expr };
@@ -26,7 +26,7 @@ export class ExpressionError extends Error {
 type Token =
   | { t: "num"; v: number; at: number }
   | { t: "str"; v: string; at: number }
-  | { t: "id"; v: string; at: number }
+  | { t: "id"; v: string; at: number; index?: number[] }
   | { t: "op"; v: string; at: number }
   | { t: "end"; at: number };
 
@@ -63,8 +63,15 @@ function tokenize(src: string): Token[] {
     }
     const word = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*/.exec(rest);
     if (word) {
-      out.push({ t: "id", v: word[0], at: i });
-      i += word[0].length;
+      // `name[0]`: an item of a list, by position (a fixed number, never a computed one).
+      const index = /^(\[[0-9]{1,4}\])+/.exec(rest.slice(word[0].length));
+      out.push({
+        t: "id",
+        v: word[0],
+        at: i,
+        ...(index ? { index: (index[0].match(/[0-9]+/g) ?? []).map(Number) } : {}),
+      });
+      i += word[0].length + (index?.[0].length ?? 0);
       continue;
     }
     const op = /^(==|!=|<=|>=|&&|\|\||[<>!()])/.exec(rest);
@@ -106,7 +113,12 @@ export function parseExpression(src: string): Expr {
         throw new ExpressionError(`unexpected '${t.v}'`, t.at);
       pos++;
       if (Object.hasOwn(KEYWORDS, t.v)) return { kind: "literal", value: KEYWORDS[t.v] as Literal };
-      return { kind: "ref", path: t.v.split("."), offset: t.at };
+      return {
+        kind: "ref",
+        path: t.v.split("."),
+        offset: t.at,
+        ...(t.index ? { index: t.index } : {}),
+      };
     }
     if (t.t === "end") throw new ExpressionError("expression ends too early", t.at);
     throw new ExpressionError(`unexpected '${t.v}'`, t.at);
@@ -172,7 +184,16 @@ export function expressionRefs(e: Expr): { path: string[]; offset: number }[] {
 /** Looks a reference up; `undefined` when it has no value. */
 export type Resolver = (path: readonly string[]) => unknown;
 
-function truthy(v: unknown): boolean {
+/** An item of a list value by position (`topics[0]`); `undefined` where there is none. */
+export function indexed(value: unknown, index: readonly number[] | undefined): unknown {
+  let v = value;
+  for (const i of index ?? []) v = Array.isArray(v) ? v[i] : undefined;
+  return v;
+}
+
+/** Whether a value counts as true: not missing, empty, zero, false or an empty list. */
+export function truthy(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length > 0;
   return !(v === undefined || v === null || v === false || v === 0 || v === "" || v === "false");
 }
 
@@ -200,7 +221,7 @@ function evaluate(e: Expr, resolve: Resolver): unknown {
     case "literal":
       return e.value;
     case "ref":
-      return resolve(e.path);
+      return indexed(resolve(e.path), e.index);
     case "not":
       return !truthy(evaluate(e.operand, resolve));
     case "logic": {

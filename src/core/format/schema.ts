@@ -29,11 +29,14 @@ export const STEP_KINDS = [
   "parallel",
   "playbook",
   "pull_request",
+  "script",
 ] as const;
 
 export const PERMISSIONS = ["read", "triage", "write", "maintain", "admin"] as const;
 export const AUTHORITIES = ["just-do-it", "show-me", "ask-first"] as const;
-export const INPUT_TYPES = ["string", "number", "boolean", "enum", "list"] as const;
+export const INPUT_TYPES = ["string", "number", "boolean", "enum", "list", "object"] as const;
+/** Shells a `script` step may name. */
+export const SCRIPT_SHELLS = ["bash", "sh", "powershell", "node"] as const;
 export const TRANSFORMS = ["kebab-case", "snake-case", "camel-case"] as const;
 /** What a `parallel` step waits for, and what a failed branch does (defaults first). */
 export const JOINS = ["all", "any"] as const;
@@ -87,6 +90,16 @@ const COMMON_STEP_FIELDS: Record<string, Json> = {
   for_each: str(
     "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists.",
   ),
+  input_schema: {
+    type: "object",
+    description:
+      "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT.",
+  },
+  output_schema: {
+    type: "object",
+    description:
+      "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT.",
+  },
 };
 
 /** Fields of each step kind, beyond the common ones, and which of them are required. */
@@ -154,6 +167,17 @@ const STEP_FIELDS: Record<
           properties: {
             tool: { $ref: "#/$defs/tool" },
             args: { type: "object", description: "Arguments for the call." },
+            purpose: str("Why the call is made, shown with it."),
+            required: {
+              type: "boolean",
+              description:
+                "A failed call is recorded as a step_error finding (the run goes on either way).",
+            },
+            run: {
+              enum: ["suggest", "auto"],
+              description:
+                "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts.",
+            },
           },
         },
         "Concrete tool calls to make, as server/tool.",
@@ -194,6 +218,11 @@ const STEP_FIELDS: Record<
         },
         "Sentences reported for each finding that was present.",
       ),
+      require_evidence: {
+        type: "boolean",
+        description:
+          "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used.",
+      },
     },
     required: ["rules"],
   },
@@ -310,6 +339,16 @@ const STEP_FIELDS: Record<
       },
       expected_findings: ids("Finding keys the model is asked to report."),
       expect_files: strings("Files that must exist after the step."),
+      cache: {
+        type: "boolean",
+        description:
+          "Reuse the result of an earlier run of this step with the same prompt and inputs (for idempotent steps only).",
+      },
+      verify: {
+        $ref: "#/$defs/id",
+        description:
+          "Name of a check registered in the bot's code that must pass on the step's result (never code from the playbook).",
+      },
     },
   },
   parallel: {
@@ -357,6 +396,19 @@ const STEP_FIELDS: Record<
       },
     },
     required: ["playbook", "mode"],
+  },
+  script: {
+    fields: {
+      shell: { enum: [...SCRIPT_SHELLS], description: "Interpreter that runs the script." },
+      run: str("The script text. Never templated: values reach it as environment variables."),
+      env: {
+        type: "object",
+        propertyNames: { pattern: "^[A-Z_][A-Z0-9_]*$" },
+        additionalProperties: { type: ["string", "number", "boolean"] },
+        description: "Environment variables (templates allowed): how values reach the script.",
+      },
+    },
+    required: ["shell", "run"],
   },
 };
 
@@ -467,6 +519,7 @@ export const PLAYBOOK_SCHEMA = {
         labels: strings("Issue labels that start the playbook (playbook:<id> always does)."),
         command: { $ref: "#/$defs/id", description: "Name for /run <command>." },
         alerts: { $ref: "#/$defs/alert_selector" },
+        issues: { $ref: "#/$defs/issue_selector" },
       },
     },
     permissions: {
@@ -517,6 +570,13 @@ export const PLAYBOOK_SCHEMA = {
           minimum: 1,
           maximum: FOR_EACH_LIMITS.max_items.cap,
           description: `Items a for_each step takes from its list (default ${FOR_EACH_LIMITS.max_items.default}); a longer list fails the step.`,
+        },
+        max_tool_calls: {
+          type: "integer",
+          minimum: 1,
+          maximum: 1000,
+          description:
+            "Tool calls the bot may make in one run; a call beyond it fails with PB-TOOL-BUDGET.",
         },
       },
     },
@@ -577,7 +637,7 @@ export const PLAYBOOK_SCHEMA = {
         type: { enum: [...INPUT_TYPES] },
         description: { type: "string" },
         required: { type: "boolean" },
-        default: { type: ["string", "number", "boolean"] },
+        default: { type: ["string", "number", "boolean", "object", "array"] },
         pattern: str("Regular expression (RE2 syntax) a string must match."),
         min: { type: "number", description: "Least value (numbers) or length (strings)." },
         max: { type: "number", description: "Greatest value (numbers) or length (strings)." },
@@ -752,6 +812,25 @@ export const PLAYBOOK_SCHEMA = {
           description:
             "When the alert resolves: comment on the triage issue (default), or comment and close it.",
         },
+      },
+    },
+    issue_selector: {
+      type: "object",
+      additionalProperties: false,
+      description:
+        "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.",
+      properties: {
+        context_types: strings("Context types (e.g. request_id) this playbook understands."),
+        signals: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            positive: list(signal, "Signals that raise the score."),
+            negative: list(signal, "Signals that lower the score."),
+          },
+        },
+        priority: { type: "number", description: "Tie-breaker; higher wins." },
+        min_score: { type: "number", description: "Least score for this playbook to be chosen." },
       },
     },
     step: {

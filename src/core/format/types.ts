@@ -5,6 +5,7 @@ import type {
   BRANCH_FAILURE_POLICIES,
   INPUT_TYPES,
   PERMISSIONS,
+  SCRIPT_SHELLS,
   STEP_KINDS,
   TRANSFORMS,
 } from "./schema.js";
@@ -15,6 +16,7 @@ export type Authority = (typeof AUTHORITIES)[number];
 export type InputType = (typeof INPUT_TYPES)[number];
 export type Transform = (typeof TRANSFORMS)[number];
 export type AlertSource = (typeof ALERT_SOURCES)[number];
+export type ScriptShell = (typeof SCRIPT_SHELLS)[number];
 
 export type ErrorPolicy = string;
 
@@ -43,6 +45,9 @@ export interface StepBase {
   needs?: string[];
   /** A template naming a list: the step runs once per item (`{{ item }}`, `{{ item_index }}`). */
   for_each?: string;
+  /** JSON Schemas of the data entering and leaving the step (contracts between steps). */
+  input_schema?: Record<string, unknown>;
+  output_schema?: Record<string, unknown>;
 }
 
 export interface Conclusion {
@@ -91,6 +96,11 @@ export interface CheckpointStep extends StepBase {
 export interface SuggestedCall {
   tool: string;
   args?: Record<string, unknown>;
+  purpose?: string;
+  /** A failed call is recorded as a `step_error` finding. */
+  required?: boolean;
+  /** `suggest` (default): offered to people (`/call <n>`); `auto`: run by the bot. */
+  run?: "suggest" | "auto";
 }
 export interface InvestigateStep extends StepBase {
   type: "investigate";
@@ -102,6 +112,8 @@ export interface DecideStep extends StepBase {
   rules: DecisionRule[];
   fallback?: Conclusion;
   confirmed_facts?: { finding: string; text: string }[];
+  /** Every conclusion must rest on findings (rules name some; the result lists those used). */
+  require_evidence?: boolean;
 }
 export interface BranchStep extends StepBase {
   type: "branch";
@@ -182,6 +194,10 @@ export interface AiStep extends StepBase {
   scope?: "read-only" | "write";
   expected_findings?: string[];
   expect_files?: string[];
+  /** Reuse an earlier result for the same prompt and inputs. */
+  cache?: boolean;
+  /** A check registered in code by this name must pass on the result. */
+  verify?: string;
 }
 /** What a `parallel` step waits for: every branch, any one, or a number of them. */
 export type Join = "all" | "any" | { count: number };
@@ -202,6 +218,14 @@ export interface PlaybookStep extends StepBase {
   with?: Record<string, string | number | boolean>;
 }
 
+export interface ScriptStep extends StepBase {
+  type: "script";
+  shell: ScriptShell;
+  /** Script text, never templated; values reach it through `env`. */
+  run: string;
+  env?: Record<string, string | number | boolean>;
+}
+
 export type Step =
   | CommentStep
   | EndStep
@@ -217,13 +241,14 @@ export type Step =
   | DispatchStep
   | AiStep
   | ParallelStep
-  | PlaybookStep;
+  | PlaybookStep
+  | ScriptStep;
 
 export interface InputSpec {
   type: InputType;
   description?: string;
   required?: boolean;
-  default?: string | number | boolean;
+  default?: string | number | boolean | Record<string, unknown> | unknown[];
   pattern?: string;
   min?: number;
   max?: number;
@@ -248,6 +273,14 @@ export interface AlertSelector {
   resolve?: "comment" | "close";
 }
 
+/** Which newly opened issues start a playbook: scored on their title and body. */
+export interface IssueSelector {
+  context_types?: string[];
+  signals?: { positive?: Signal[]; negative?: Signal[] };
+  priority?: number;
+  min_score?: number;
+}
+
 /** A playbook exactly as written (after schema validation). */
 export interface PlaybookDocument {
   apiVersion: "playbook-bot/v1";
@@ -261,7 +294,7 @@ export interface PlaybookDocument {
   kind?: "user_workflow" | "system_tool";
   interaction_mode?: ("silent" | "needs_review" | "conversational")[];
   requires?: { secrets?: string[]; tools?: string[] };
-  on?: { labels?: string[]; command?: string; alerts?: AlertSelector };
+  on?: { labels?: string[]; command?: string; alerts?: AlertSelector; issues?: IssueSelector };
   permissions?: { run?: Permission; cancel?: Permission };
   authority?: { default?: Authority; ask_first_below?: Permission };
   inputs?: Record<string, InputSpec>;
@@ -271,6 +304,7 @@ export interface PlaybookDocument {
     timeout?: string;
     max_parallel?: number;
     max_items?: number;
+    max_tool_calls?: number;
   };
   steps?: Step[];
   entrypoint?: string;

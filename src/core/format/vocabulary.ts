@@ -55,6 +55,7 @@ export const STEP_OUTPUTS: Record<StepKind, readonly string[] | null> = {
   ai: ["text"],
   parallel: ["completed", "failed", "cancelled", "first"],
   playbook: null,
+  script: ["exit_code", "stdout", "stderr"],
 };
 
 /**

@@ -8,6 +8,7 @@ import type { IssueOutputs, IssueParams } from "./issue/effect.js";
 import type { LabelOutputs, LabelParams } from "./label/effect.js";
 import type { StartPlaybookOutputs, StartPlaybookParams } from "./playbook/effect.js";
 import type { PullRequestOutputs, PullRequestParams } from "./pull_request/effect.js";
+import type { ScriptOutputs, ScriptParams } from "./script/effect.js";
 
 /**
  * The effects steps ask adapters for, by kind: the params each takes and the outputs it returns.
@@ -25,6 +26,7 @@ export type EffectSpecs = {
   dispatch: { params: DispatchParams; outputs: DispatchOutputs };
   ai: { params: AiParams; outputs: AiOutputs };
   start_playbook: { params: StartPlaybookParams; outputs: StartPlaybookOutputs };
+  script: { params: ScriptParams; outputs: ScriptOutputs };
 };
 
 type Empty = Record<never, never>;
@@ -63,6 +65,7 @@ export const EFFECT_KINDS = listOfEvery<keyof EffectSpecs>()([
   "dispatch",
   "ai",
   "start_playbook",
+  "script",
 ]);
 
 /** The outputs every adapter returns for each kind: the required properties of its outputs type. */
@@ -82,4 +85,5 @@ export const EFFECT_OUTPUTS: { [K in keyof EffectSpecs]: readonly string[] } = {
   dispatch: listOfEvery<RequiredKeys<DispatchOutputs>>()(["url"]),
   ai: listOfEvery<RequiredKeys<AiOutputs>>()(["text"]),
   start_playbook: listOfEvery<RequiredKeys<StartPlaybookOutputs>>()([]),
+  script: listOfEvery<RequiredKeys<ScriptOutputs>>()(["exit_code", "stdout", "stderr"]),
 };

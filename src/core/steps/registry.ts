@@ -14,6 +14,7 @@ import { labelStep } from "./label/executor.js";
 import { parallelStep } from "./parallel/executor.js";
 import { playbookStep } from "./playbook/executor.js";
 import { pullRequestStep } from "./pull_request/executor.js";
+import { scriptStep } from "./script/executor.js";
 import type { StepExecutor } from "./types.js";
 
 /** The executors by kind. A new kind is a new module registered here; the engine does not change. */
@@ -46,5 +47,6 @@ export function defaultRegistry(): StepRegistry {
     .register(labelStep)
     .register(parallelStep)
     .register(playbookStep)
-    .register(pullRequestStep);
+    .register(pullRequestStep)
+    .register(scriptStep);
 }

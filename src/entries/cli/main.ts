@@ -238,6 +238,11 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option("--scratch", "run in a new scratch git repository", false)
     .option("--issue <n>", "the GitHub issue the run is for (issue.number)", issueNumber)
     .option("--alert <file>", "the alert the run triages (YAML or JSON, as a test's alert:)")
+    .option(
+      "--allow-scripts",
+      "run the playbook's script steps (bash, sh, powershell, node)",
+      false,
+    )
     .action(
       async (
         target: string,
@@ -249,12 +254,14 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
           scratch: boolean;
           issue?: number;
           alert?: string;
+          allowScripts: boolean;
         },
       ) => {
         const runOpts: RunOptions = { mode: opts.mode, dryRun: opts.dryRun, scratch: opts.scratch };
         if (opts.repo) runOpts.repo = opts.repo;
         if (opts.issue !== undefined) runOpts.issue = opts.issue;
         if (opts.alert !== undefined) runOpts.alert = opts.alert;
+        if (opts.allowScripts) runOpts.allowScripts = true;
         code = await runCommand(target, inputs, runOpts, io);
       },
     );
@@ -267,12 +274,19 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       new Option("--mode <mode>", "override the run's mode").choices(["manual", "autonomous"]),
     )
     .option("--repo <dir>", "git work tree of the run (default: the current folder)")
-    .action(async (runId: string, opts: { mode?: "manual" | "autonomous"; repo?: string }) => {
-      const o: { mode?: "manual" | "autonomous"; repo?: string } = {};
-      if (opts.mode) o.mode = opts.mode;
-      if (opts.repo) o.repo = opts.repo;
-      code = await resumeCommand(runId, o, io);
-    });
+    .option("--allow-scripts", "run the playbook's script steps", false)
+    .action(
+      async (
+        runId: string,
+        opts: { mode?: "manual" | "autonomous"; repo?: string; allowScripts: boolean },
+      ) => {
+        const o: { mode?: "manual" | "autonomous"; repo?: string; allowScripts?: boolean } = {};
+        if (opts.mode) o.mode = opts.mode;
+        if (opts.repo) o.repo = opts.repo;
+        if (opts.allowScripts) o.allowScripts = true;
+        code = await resumeCommand(runId, o, io);
+      },
+    );
 
   program
     .command("test")

@@ -40,6 +40,8 @@ export interface RunOptions {
   issue?: number;
   /** `--alert <file>`: the alert the run triages (`alert.*`, and inputs `from: labels.*`). */
   alert?: string;
+  /** `--allow-scripts`: `script` steps run (otherwise they are refused). */
+  allowScripts?: boolean;
 }
 
 export interface CommandIo {
@@ -229,6 +231,7 @@ export async function runCommand(
     ),
     io,
     opts.dryRun ? undefined : await localGitHub(repo, process.env),
+    opts.allowScripts === true,
   );
   io.out(
     `Run ${record.run.id}: ${bundle.playbook.name ?? bundle.playbook.id} (${opts.mode}${opts.dryRun ? ", dry run" : ""})\n`,
@@ -242,6 +245,7 @@ function makeRunner(
   bundles: Map<string, import("../../core/steps/types.js").PlaybookBundle>,
   io: CommandIo,
   github?: OctokitPort,
+  allowScripts = false,
 ): Runner {
   const rio = runnerIo(io);
   const options: ConstructorParameters<typeof LocalEffects>[0] = {
@@ -249,6 +253,7 @@ function makeRunner(
     dryRun: record.dryRun,
     ai: new MockAiAdapter(),
     log: rio.log,
+    allowScripts,
   };
   if (github) options.github = github;
   const effects = new LocalEffects(options);
@@ -270,7 +275,7 @@ function makeRunner(
 /** `playbook-bot resume <runId>`: continue from the last completed step, never redoing one. */
 export async function resumeCommand(
   runId: string,
-  opts: { mode?: "manual" | "autonomous"; repo?: string },
+  opts: { mode?: "manual" | "autonomous"; repo?: string; allowScripts?: boolean },
   io: CommandIo,
 ): Promise<number> {
   const repo = resolve(io.cwd, opts.repo ?? ".");
@@ -282,7 +287,8 @@ export async function resumeCommand(
       `Resuming run ${runId} at ${record.run.stack[record.run.stack.length - 1]?.current ?? "?"}\n`,
     );
     const github = record.dryRun ? undefined : await localGitHub(record.repo, process.env);
-    return await makeRunner(record, store, bundles, io, github).resume(opts.mode ?? record.mode);
+    const runner = makeRunner(record, store, bundles, io, github, opts.allowScripts === true);
+    return await runner.resume(opts.mode ?? record.mode);
   } catch (err) {
     if (err instanceof StateError) {
       io.err(`playbook-bot: ${err.message}\n  how to recover: ${err.hint}\n`);

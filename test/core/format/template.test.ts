@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { isTemplated, parseTemplate, templateSkeleton } from "../../../src/core/format/template.js";
+import { renderTemplate } from "../../../src/core/engine/render.js";
+import {
+  isTemplated,
+  MAX_TEMPLATE_NESTING,
+  parseTemplate,
+  templateRefs,
+  templateSkeleton,
+} from "../../../src/core/format/template.js";
 
 describe("parseTemplate", () => {
   it("splits text and references", () => {
@@ -59,14 +66,26 @@ describe("parseTemplate", () => {
     ["{{ }}", "empty template '{{ }}'", 0],
     [
       "{{ x | upper }}",
-      "'{{ x | upper }}' is not a reference (templates hold a name only: no filters, helpers or code)",
-      0,
+      "'{{ x | upper }}': '| upper' is not supported: the only filter is default('…')",
+      7,
+    ],
+    ["a {{ inputs.a + 1 }}", "'{{ inputs.a + 1 }}': unexpected character '+'", 14],
+    ["{{ a if b }}", "'{{ a if b }}': 'x if test' needs an else: x if test else y", 5],
+    ["{{ f(x) }}", "'{{ f(x) }}': unexpected '('", 4],
+    [
+      "{{ a | default(b) }}",
+      "'{{ a | default(b) }}': default(…) takes one literal: default('utf-8')",
+      15,
     ],
     [
-      "a {{ inputs.a + 1 }}",
-      "'{{ inputs.a + 1 }}' is not a reference (templates hold a name only: no filters, helpers or code)",
-      2,
+      "{% for x in y %}z",
+      "'{% for %}' is not supported: blocks are {% if %}, {% elif %}, {% else %} and {% endif %}",
+      0,
     ],
+    ["{% if a %}open", "{% if %} is never closed", 0],
+    ["x{% endif %}", "{% endif %} without an {% if %}", 1],
+    ["{% if a %}{% else %}{% elif b %}{% endif %}", "{% elif %} after {% else %}", 20],
+    ["{% if a == %}x{% endif %}", "expression ends too early", 11],
     ["${ 1bad }", "'${ 1bad }' is not a valid placeholder", 0],
     ["${unclosed and more", "'${unclosed a' is not a valid placeholder", 0],
   ])("reports %j", (src, message, offset) => {
@@ -82,6 +101,90 @@ describe("parseTemplate", () => {
     expect(r.parts.filter((p) => p.kind === "ref").map((p) => p.kind === "ref" && p.raw)).toEqual([
       "{{ inputs.x }}",
     ]);
+  });
+});
+
+describe("the logic-limited subset", () => {
+  it("reads a list item, a fallback, a default and a choice as values, and names every reference", () => {
+    const src =
+      "{{ inputs.files[0] }} {{ inputs.q or steps.t.outputs.topics[1] }} {{ inputs.enc | default('utf-8') }} {{ steps.s.outputs.f if steps.s.outputs.f != '' else 'square' }}";
+    const { parts, problems } = parseTemplate(src);
+    expect(problems).toEqual([]);
+    expect(parts[0]).toMatchObject({ kind: "ref", path: ["inputs", "files"], index: [0] });
+    expect(parts.filter((p) => p.kind === "value")).toHaveLength(3);
+    expect(templateRefs(parts).map((r) => [r.path.join("."), r.optional])).toEqual([
+      ["inputs.files", false],
+      ["inputs.q", true],
+      ["steps.t.outputs.topics", true],
+      ["inputs.enc", true],
+      ["steps.s.outputs.f", true],
+      ["steps.s.outputs.f", false],
+    ]);
+  });
+
+  it("nests {% if %} blocks and finds the references of their tests", () => {
+    const src =
+      "{% if inputs.a %}A{% elif inputs.b == 'x' %}{% if findings.c %}C{% endif %}{% else %}E{% endif %}";
+    const { parts, problems } = parseTemplate(src);
+    expect(problems).toEqual([]);
+    expect(parts).toHaveLength(1);
+    expect(templateRefs(parts).map((r) => r.path.join("."))).toEqual([
+      "inputs.a",
+      "inputs.b",
+      "findings.c",
+    ]);
+    expect(templateSkeleton(src)).toBe("x");
+  });
+
+  it("refuses blocks nested deeper than the bound", () => {
+    const deep =
+      "{% if a %}".repeat(MAX_TEMPLATE_NESTING + 1) +
+      "{% endif %}".repeat(MAX_TEMPLATE_NESTING + 1);
+    expect(parseTemplate(deep).problems.map((p) => p.message)).toContain(
+      `{% if %} blocks nest deeper than ${MAX_TEMPLATE_NESTING}`,
+    );
+  });
+
+  const values: Record<string, unknown> = {
+    "inputs.files": ["a.pdf", "b.pdf"],
+    "inputs.q": "",
+    "inputs.mode": "fast",
+    "steps.t.outputs.topics": ["cats", "dogs"],
+    "findings.c": true,
+  };
+  const resolve = (path: readonly string[]): unknown => values[path.join(".")];
+
+  it.each([
+    ["{{ inputs.files[1] }}", "b.pdf"],
+    ["{{ inputs.q or steps.t.outputs.topics[0] }}", "cats"],
+    ["{{ inputs.missing or inputs.q }}", ""],
+    ["{{ inputs.enc | default('utf-8') }}", "utf-8"],
+    ["{{ 'wide' if inputs.mode == 'fast' else 'square' }}", "wide"],
+    ["{{ 'wide' if inputs.mode != 'fast' else inputs.files[0] }}", "a.pdf"],
+    ["{% if inputs.q %}Q{% elif findings.c %}C{% else %}E{% endif %}!", "C!"],
+    ["{% if inputs.nothing %}{{ inputs.nothing }}{% endif %}ok", "ok"],
+    ["{% if not inputs.files %}none{% else %}{{ inputs.files }}{% endif %}", "a.pdf, b.pdf"],
+  ])("renders %j", (src, expected) => {
+    expect(renderTemplate(src, resolve, "value")).toEqual({ ok: true, value: expected });
+  });
+
+  it.each([
+    ["{{ inputs.files[5] }}", "'{{ inputs.files[5] }}' has no value in this run"],
+    ["{{ inputs.a or inputs.b }}", "'{{ inputs.a or inputs.b }}' has no value in this run"],
+    [
+      "{% if findings.c %}{{ inputs.gone }}{% endif %}",
+      "'{{ inputs.gone }}' has no value in this run",
+    ],
+  ])("a value that is not there is still an error: %j", (src, message) => {
+    expect(renderTemplate(src, resolve, "value")).toMatchObject({
+      ok: false,
+      error: { code: "PB-TEMPLATE-UNDEFINED", message },
+    });
+  });
+
+  it("makes a chosen value inert in text for people", () => {
+    const r = renderTemplate("{{ inputs.x or 'y' }}", () => "@admin <!-- x -->", "text");
+    expect(r).toEqual({ ok: true, value: "@\u200badmin &lt;!-- x --&gt;" });
   });
 });
 

@@ -90,7 +90,7 @@ describe("the bundled action", () => {
       .split("\n")
       .filter((l) => l.startsWith("::error title=") || l.startsWith("::warning title="));
     expect(commands).toEqual([
-      "::error title=schema-step-type,file=.github/playbooks/broken.yaml,line=6,endLine=6,col=11,endColumn=16::steps[0].type: unknown step kind 'comit' (expected one of: ai, branch, checkpoint, close, comment, commit, decide, dispatch, end, investigate, issue, label, parallel, playbook, pull_request) — did you mean 'commit'?%0Awrite 'commit'",
+      "::error title=schema-step-type,file=.github/playbooks/broken.yaml,line=6,endLine=6,col=11,endColumn=16::steps[0].type: unknown step kind 'comit' (expected one of: ai, branch, checkpoint, close, comment, commit, decide, dispatch, end, investigate, issue, label, parallel, playbook, pull_request, script) — did you mean 'commit'?%0Awrite 'commit'",
     ]);
     expect(r.stdout).toContain("::error::1 error and 0 warnings in 2 playbook files");
     expect(r.outputs).toEqual({ files: "2", errors: "1", warnings: "0" });

@@ -69,7 +69,7 @@ describe("playbook-bot validate", () => {
     const r = await cli(["validate", "playbooks"], dir);
     expect(r.code).toBe(1);
     expect(r.out).toContain(
-      "playbooks/bad.yaml:5:11: steps[0].type: unknown step kind 'comit' (expected one of: ai, branch, checkpoint, close, comment, commit, decide, dispatch, end, investigate, issue, label, parallel, playbook, pull_request) — did you mean 'commit'? [schema-step-type]",
+      "playbooks/bad.yaml:5:11: steps[0].type: unknown step kind 'comit' (expected one of: ai, branch, checkpoint, close, comment, commit, decide, dispatch, end, investigate, issue, label, parallel, playbook, pull_request, script) — did you mean 'commit'? [schema-step-type]",
     );
     expect(r.out).toContain("5 |     type: comit\n  |           ^~~~~\n");
     expect(r.out).toContain("  = hint: write 'commit'\n");

@@ -2,7 +2,12 @@ import type { Span } from "../../format/diagnostics.js";
 import { ExpressionError, expressionRefs, parseExpression } from "../../format/expression.js";
 import type { GraphStep } from "../../format/graph.js";
 import { formatPath, type PathSegment, type SourceDocument } from "../../format/source.js";
-import { parseTemplate, type TemplatePart, type TemplateProblem } from "../../format/template.js";
+import {
+  parseTemplate,
+  templateRefs,
+  type TemplatePart,
+  type TemplateProblem,
+} from "../../format/template.js";
 import type { Step } from "../../format/types.js";
 import {
   CHECKPOINT_OUTPUTS,
@@ -153,7 +158,7 @@ export const references = memoised((ctx: DocumentContext): Reference[] => {
     out.push({ ref, raw, at, scope, resolution: resolve(ctx, ref, raw) });
   };
   for (const t of templates)
-    for (const part of t.parts) if (part.kind === "ref") add(part.path, part.raw, t.at, t.scope);
+    for (const ref of templateRefs(t.parts)) add(ref.path, ref.raw, t.at, t.scope);
   for (const e of expressions) for (const ref of e.refs) add(ref, ref.join("."), e.at, e.scope);
   return out;
 });
@@ -274,8 +279,9 @@ function isContextRef(ref: readonly string[]): boolean {
 export function contextReferences(ctx: DocumentContext): ContextReference[] {
   const out: ContextReference[] = [];
   for (const { text, at, parts } of templateScan(ctx).templates) {
-    for (const part of parts) {
-      if (part.kind === "ref" && isContextRef(part.path)) {
+    // A name in a fallback, a choice or a block test may be missing: only required ones count.
+    for (const part of templateRefs(parts)) {
+      if (!part.optional && isContextRef(part.path)) {
         const span = refSpan(ctx.doc, at, text, part.offset, part.raw.length);
         out.push({ ref: part.path, raw: part.raw, path: formatPath(at), span });
       }
@@ -310,8 +316,8 @@ function refSpan(
 /** The context references of a text file a step reads (a commit's template, a prompt), each at its own line and column. */
 export function textContextReferences(text: string): ContextReference[] {
   const out: ContextReference[] = [];
-  for (const part of parseTemplate(text).parts) {
-    if (part.kind !== "ref" || !isContextRef(part.path)) continue;
+  for (const part of templateRefs(parseTemplate(text).parts)) {
+    if (part.optional || !isContextRef(part.path)) continue;
     const before = text.slice(0, part.offset);
     const line = before.split("\n").length;
     const column = part.offset - before.lastIndexOf("\n");
