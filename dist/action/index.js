@@ -2160,9 +2160,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback2) {
         if (callback2 === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve5(data);
+              return err ? reject(err) : resolve6(data);
             });
           });
         }
@@ -2200,12 +2200,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback2 === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve5(data);
+              ) : resolve6(data);
             });
           });
         }
@@ -4472,8 +4472,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise2 = new Promise((resolve5, reject) => {
-        res = resolve5;
+      const promise2 = new Promise((resolve6, reject) => {
+        res = resolve6;
         rej = reject;
       });
       return { promise: promise2, resolve: res, reject: rej };
@@ -6724,12 +6724,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve5;
+          callback2 = resolve6;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7399,12 +7399,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback2 = resolve5;
+          callback2 = resolve6;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7883,16 +7883,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve5) => {
+        return new Promise((resolve6) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve5;
+            this[kClosedResolve] = resolve6;
           } else {
-            resolve5(null);
+            resolve6(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve5) => {
+        return new Promise((resolve6) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -7903,7 +7903,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve5(null);
+            resolve6(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback2);
@@ -7954,7 +7954,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve5, reject) => {
+        const socket = await new Promise((resolve6, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7966,7 +7966,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve5(socket2);
+              resolve6(socket2);
             }
           });
         });
@@ -8302,8 +8302,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve5) => {
-            this[kClosedResolve] = resolve5;
+          await new Promise((resolve6) => {
+            this[kClosedResolve] = resolve6;
           });
         }
       }
@@ -9572,7 +9572,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve5, reject) => {
+        return await new Promise((resolve6, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9585,7 +9585,7 @@ var require_readable = __commonJS({
             if (signal2?.aborted) {
               reject(signal2.reason ?? new AbortError());
             } else {
-              resolve5(null);
+              resolve6(null);
             }
           }).on("error", noop).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9604,7 +9604,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve5, reject) => {
+      return new Promise((resolve6, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9621,7 +9621,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve5,
+              resolve: resolve6,
               reject,
               length: 0,
               body: []
@@ -9691,18 +9691,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve: resolve5, stream, length } = consume2;
+      const { type, body, resolve: resolve6, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve5(chunksDecode(body, length));
+          resolve6(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve5(JSON.parse(chunksDecode(body, length)));
+          resolve6(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve5(chunksConcat(body, length).buffer);
+          resolve6(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve5(new Blob(body, { type: stream[kContentType] }));
+          resolve6(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve5(chunksConcat(body, length));
+          resolve6(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9959,9 +9959,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10184,9 +10184,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10471,9 +10471,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10565,9 +10565,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback2) {
       if (callback2 === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -14430,7 +14430,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve5, reject) => agent.dispatch(
+        return new Promise((resolve6, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14506,7 +14506,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve5({
+              resolve6({
                 status,
                 statusText,
                 headersList,
@@ -14549,7 +14549,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve5({
+              resolve6({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18290,8 +18290,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve5) => {
-        setTimeout(resolve5, ms).unref();
+      return new Promise((resolve6) => {
+        setTimeout(resolve6, ms).unref();
       });
     }
     module.exports = {
@@ -24024,7 +24024,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve5.call(this, root, ref);
+      let _sch = resolve6.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref];
         const { schemaId } = this.opts;
@@ -24051,7 +24051,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve5(root, ref) {
+    function resolve6(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -24915,7 +24915,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve5(baseURI, relativeURI, options) {
+    function resolve6(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -24951,50 +24951,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative3, options, skipNormalization) {
+    function resolveComponent(base, relative4, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base = parse(serialize(base, options), options);
-        relative3 = parse(serialize(relative3, options), options);
+        relative4 = parse(serialize(relative4, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative3.scheme) {
-        target.scheme = relative3.scheme;
-        target.userinfo = relative3.userinfo;
-        target.host = relative3.host;
-        target.port = relative3.port;
-        target.path = removeDotSegments(relative3.path || "");
-        target.query = relative3.query;
+      if (!options.tolerant && relative4.scheme) {
+        target.scheme = relative4.scheme;
+        target.userinfo = relative4.userinfo;
+        target.host = relative4.host;
+        target.port = relative4.port;
+        target.path = removeDotSegments(relative4.path || "");
+        target.query = relative4.query;
       } else {
-        if (relative3.userinfo !== void 0 || relative3.host !== void 0 || relative3.port !== void 0) {
-          target.userinfo = relative3.userinfo;
-          target.host = relative3.host;
-          target.port = relative3.port;
-          target.path = removeDotSegments(relative3.path || "");
-          target.query = relative3.query;
+        if (relative4.userinfo !== void 0 || relative4.host !== void 0 || relative4.port !== void 0) {
+          target.userinfo = relative4.userinfo;
+          target.host = relative4.host;
+          target.port = relative4.port;
+          target.path = removeDotSegments(relative4.path || "");
+          target.query = relative4.query;
         } else {
-          if (!relative3.path) {
+          if (!relative4.path) {
             target.path = base.path;
-            if (relative3.query !== void 0) {
-              target.query = relative3.query;
+            if (relative4.query !== void 0) {
+              target.query = relative4.query;
             } else {
               target.query = base.query;
             }
           } else {
-            if (relative3.path[0] === "/") {
-              target.path = removeDotSegments(relative3.path);
+            if (relative4.path[0] === "/") {
+              target.path = removeDotSegments(relative4.path);
             } else {
               const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
               if (baseHasAuthority && !base.path) {
-                target.path = "/" + relative3.path;
+                target.path = "/" + relative4.path;
               } else if (!base.path) {
-                target.path = relative3.path;
+                target.path = relative4.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative3.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative4.path;
               }
               target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative3.query;
+            target.query = relative4.query;
           }
           target.userinfo = base.userinfo;
           target.host = base.host;
@@ -25002,7 +25002,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base.scheme;
       }
-      target.fragment = relative3.fragment;
+      target.fragment = relative4.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -25306,7 +25306,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize: normalize2,
-      resolve: resolve5,
+      resolve: resolve6,
       resolveComponent,
       equal,
       serialize,
@@ -28555,8 +28555,8 @@ var require__ = __commonJS({
 
 // src/entries/action/main.ts
 import { execFileSync } from "node:child_process";
-import { existsSync as existsSync3, readFileSync as readFileSync2 } from "node:fs";
-import { relative as relative2, resolve as resolve4 } from "node:path";
+import { existsSync as existsSync3, readFileSync as readFileSync3 } from "node:fs";
+import { relative as relative3, resolve as resolve5 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -28720,11 +28720,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve5) {
-      resolve5(value);
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve5, reject) {
+  return new (P || (P = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -28740,7 +28740,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -29840,8 +29840,8 @@ function getCrawler(globInput, inputOptions = {}) {
   return patterns.length > 0 ? buildCrawler(options, patterns) : [];
 }
 async function glob(globInput, options) {
-  const [crawler, relative3] = getCrawler(globInput, options);
-  return crawler ? formatPaths(await crawler.withPromise(), relative3) : [];
+  const [crawler, relative4] = getCrawler(globInput, options);
+  return crawler ? formatPaths(await crawler.withPromise(), relative4) : [];
 }
 
 // node_modules/js-yaml/dist/js-yaml.mjs
@@ -32812,6 +32812,47 @@ function isCheckpointEdge(edge) {
   return edge.kind === "reject" || edge.kind === "timeout";
 }
 
+// src/core/steps/ai/verifiers.ts
+var VERIFIERS = /* @__PURE__ */ new Map([
+  [
+    "non-empty",
+    {
+      summary: "the answer has text",
+      check: (o) => typeof o.text === "string" && o.text.trim() !== "" ? void 0 : "the answer is empty"
+    }
+  ],
+  [
+    "json",
+    {
+      summary: "the answer is one JSON value",
+      check: (o) => {
+        try {
+          JSON.parse(typeof o.text === "string" ? o.text : "");
+          return void 0;
+        } catch {
+          return "the answer is not JSON";
+        }
+      }
+    }
+  ],
+  [
+    "findings-complete",
+    {
+      summary: "every expected finding was reported",
+      check: (o, expected) => {
+        const missing = expected.filter((k) => o[`finding.${k}`] === void 0);
+        return missing.length === 0 ? void 0 : `findings not reported: ${missing.join(", ")}`;
+      }
+    }
+  ]
+]);
+function verifierNamed(name) {
+  return VERIFIERS.get(name);
+}
+function verifierNames() {
+  return [...VERIFIERS.keys()].sort();
+}
+
 // src/core/steps/ai/checks.ts
 var GUIDANCE = "add a checkpoint on every path before this step, or set authority: ask-first";
 var aiWriteUnapproved = {
@@ -32844,51 +32885,490 @@ var aiWriteUnapproved = {
     return out;
   }
 };
+var verifyUnknown = {
+  code: "verify-unknown",
+  layer: "templates",
+  severity: "error",
+  summary: "an ai step's verify names no registered check",
+  check({ doc, graph }) {
+    const out = [];
+    for (const s of graph.steps) {
+      if (s.step.type !== "ai" || s.step.verify === void 0) continue;
+      if (verifierNamed(s.step.verify)) continue;
+      const guess = didYouMean(s.step.verify, verifierNames());
+      out.push(
+        diagnosticAt(
+          doc,
+          "verify-unknown",
+          [...s.path, "verify"],
+          `no check named '${s.step.verify}' is registered${guess ? ` \u2014 did you mean '${guess}'?` : ""}`,
+          `use one of: ${verifierNames().join(", ")} (checks are functions in the bot's code, never in a playbook)`
+        )
+      );
+    }
+    return out;
+  }
+};
+
+// src/core/format/expression.ts
+var ExpressionError = class extends Error {
+  constructor(message, offset) {
+    super(message);
+    this.offset = offset;
+  }
+  offset;
+};
+var KEYWORDS = { true: true, false: false, null: null };
+function tokenize(src) {
+  const out = [];
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i];
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    const rest = src.slice(i);
+    const num = /^-?[0-9]+(\.[0-9]+)?/.exec(rest);
+    if (num && (c !== "-" || out.length === 0 || out[out.length - 1]?.t === "op")) {
+      out.push({ t: "num", v: Number(num[0]), at: i });
+      i += num[0].length;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      let j = i + 1;
+      let v = "";
+      while (j < src.length && src[j] !== c) {
+        if (src[j] === "\\" && j + 1 < src.length) j++;
+        v += src[j];
+        j++;
+      }
+      if (j >= src.length) throw new ExpressionError("unterminated string", i);
+      out.push({ t: "str", v, at: i });
+      i = j + 1;
+      continue;
+    }
+    const word = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*/.exec(rest);
+    if (word) {
+      const index = /^(\[[0-9]{1,4}\])+/.exec(rest.slice(word[0].length));
+      out.push({
+        t: "id",
+        v: word[0],
+        at: i,
+        ...index ? { index: (index[0].match(/[0-9]+/g) ?? []).map(Number) } : {}
+      });
+      i += word[0].length + (index?.[0].length ?? 0);
+      continue;
+    }
+    const op = /^(==|!=|<=|>=|&&|\|\||[<>!()])/.exec(rest);
+    if (op) {
+      out.push({ t: "op", v: op[0], at: i });
+      i += op[0].length;
+      continue;
+    }
+    throw new ExpressionError(`unexpected character '${c}'`, i);
+  }
+  out.push({ t: "end", at: src.length });
+  return out;
+}
+function parseExpression(src) {
+  const tokens = tokenize(src);
+  let pos = 0;
+  const peek = () => tokens[pos];
+  const isOp = (v) => {
+    const t2 = peek();
+    return t2.t === "op" && t2.v === v || t2.t === "id" && t2.v === v;
+  };
+  const primary = () => {
+    const t2 = peek();
+    if (t2.t === "op" && t2.v === "(") {
+      pos++;
+      const e2 = or();
+      if (!isOp(")")) throw new ExpressionError("expected ')'", peek().at);
+      pos++;
+      return e2;
+    }
+    if (t2.t === "num" || t2.t === "str") {
+      pos++;
+      return { kind: "literal", value: t2.v };
+    }
+    if (t2.t === "id") {
+      if (["and", "or", "not"].includes(t2.v))
+        throw new ExpressionError(`unexpected '${t2.v}'`, t2.at);
+      pos++;
+      if (Object.hasOwn(KEYWORDS, t2.v)) return { kind: "literal", value: KEYWORDS[t2.v] };
+      return {
+        kind: "ref",
+        path: t2.v.split("."),
+        offset: t2.at,
+        ...t2.index ? { index: t2.index } : {}
+      };
+    }
+    if (t2.t === "end") throw new ExpressionError("expression ends too early", t2.at);
+    throw new ExpressionError(`unexpected '${t2.v}'`, t2.at);
+  };
+  const compare = () => {
+    const left = primary();
+    const t2 = peek();
+    if (t2.t === "op" && ["==", "!=", "<", "<=", ">", ">="].includes(t2.v)) {
+      pos++;
+      return { kind: "compare", op: t2.v, left, right: primary() };
+    }
+    return left;
+  };
+  const not = () => {
+    if (isOp("not") || isOp("!")) {
+      pos++;
+      return { kind: "not", operand: not() };
+    }
+    return compare();
+  };
+  const and = () => {
+    let left = not();
+    while (isOp("and") || isOp("&&")) {
+      pos++;
+      left = { kind: "logic", op: "and", left, right: not() };
+    }
+    return left;
+  };
+  const or = () => {
+    let left = and();
+    while (isOp("or") || isOp("||")) {
+      pos++;
+      left = { kind: "logic", op: "or", left, right: and() };
+    }
+    return left;
+  };
+  const e = or();
+  const t = peek();
+  if (t.t !== "end") {
+    throw new ExpressionError(
+      `unexpected ${t.t === "str" ? "string" : `'${t.v}'`} after a complete expression`,
+      t.at
+    );
+  }
+  return e;
+}
+function expressionRefs(e) {
+  switch (e.kind) {
+    case "literal":
+      return [];
+    case "ref":
+      return [{ path: e.path, offset: e.offset }];
+    case "not":
+      return expressionRefs(e.operand);
+    default:
+      return [...expressionRefs(e.left), ...expressionRefs(e.right)];
+  }
+}
 
 // src/core/format/template.ts
+var MAX_TEMPLATE_NESTING = 8;
+var MAX_TEMPLATE_LENGTH = 256 * 1024;
 var REF = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$/;
+var INDEXED_REF = /^([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*)((?:\[[0-9]{1,4}\])+)?$/;
+var TemplateSyntaxError = class extends Error {
+  constructor(message, offset) {
+    super(message);
+    this.offset = offset;
+  }
+  offset;
+};
+var NAME = /^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*(?:\[[0-9]{1,4}\])*/;
+function tokenize2(src, base) {
+  const out = [];
+  let i = 0;
+  while (i < src.length) {
+    const c = src[i];
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    const rest = src.slice(i);
+    if (c === "'" || c === '"') {
+      const close = src.indexOf(c, i + 1);
+      if (close === -1) throw new TemplateSyntaxError("unterminated string", base + i);
+      out.push({ t: "str", v: src.slice(i + 1, close), at: base + i });
+      i = close + 1;
+      continue;
+    }
+    const num = /^-?[0-9]+(\.[0-9]+)?/.exec(rest);
+    if (num) {
+      out.push({ t: "num", v: Number(num[0]), at: base + i });
+      i += num[0].length;
+      continue;
+    }
+    const name = NAME.exec(rest);
+    if (name) {
+      out.push({ t: "name", v: name[0], at: base + i });
+      i += name[0].length;
+      continue;
+    }
+    const op = /^(==|!=|<=|>=|[<>|()!])/.exec(rest);
+    if (op) {
+      out.push({ t: "op", v: op[0], at: base + i });
+      i += op[0].length;
+      continue;
+    }
+    throw new TemplateSyntaxError(`unexpected character '${c}'`, base + i);
+  }
+  out.push({ t: "end", at: base + src.length });
+  return out;
+}
+function nameValue(v, at) {
+  const m = INDEXED_REF.exec(v);
+  const index = m[2] ? (m[2].match(/[0-9]+/g) ?? []).map(Number) : void 0;
+  return {
+    kind: "name",
+    path: m[1].split("."),
+    offset: at,
+    raw: v,
+    ...index ? { index } : {}
+  };
+}
+function parseValue(src, base) {
+  const tokens = tokenize2(src, base);
+  let pos = 0;
+  const peek = () => tokens[pos];
+  const isWord = (w) => {
+    const t2 = peek();
+    return t2.t === "name" && t2.v === w;
+  };
+  const operand = () => {
+    const t2 = peek();
+    if (t2.t === "str" || t2.t === "num") {
+      pos++;
+      return { kind: "literal", value: t2.v };
+    }
+    if (t2.t === "name" && !["if", "else", "or", "and", "not"].includes(t2.v)) {
+      pos++;
+      return nameValue(t2.v, t2.at);
+    }
+    throw new TemplateSyntaxError(
+      t2.t === "end" ? "the template ends where a value was expected" : `unexpected '${"v" in t2 ? t2.v : ""}'`,
+      t2.at
+    );
+  };
+  const alt = () => {
+    const options = [operand()];
+    for (; ; ) {
+      if (isWord("or")) {
+        pos++;
+        options.push(operand());
+        continue;
+      }
+      const t2 = peek();
+      if (t2.t === "op" && t2.v === "|") {
+        pos++;
+        const filter = peek();
+        if (filter.t !== "name" || filter.v !== "default")
+          throw new TemplateSyntaxError(
+            `'| ${"v" in filter ? filter.v : ""}' is not supported: the only filter is default('\u2026')`,
+            filter.at
+          );
+        pos++;
+        const open2 = peek();
+        if (open2.t !== "op" || open2.v !== "(")
+          throw new TemplateSyntaxError("expected '(' after default", open2.at);
+        pos++;
+        const lit = peek();
+        if (lit.t !== "str" && lit.t !== "num")
+          throw new TemplateSyntaxError("default(\u2026) takes one literal: default('utf-8')", lit.at);
+        pos++;
+        const close = peek();
+        if (close.t !== "op" || close.v !== ")")
+          throw new TemplateSyntaxError("expected ')'", close.at);
+        pos++;
+        options.push({ kind: "literal", value: lit.v });
+        continue;
+      }
+      break;
+    }
+    return options.length === 1 ? options[0] : { kind: "first", options };
+  };
+  const value = () => {
+    const then = alt();
+    if (!isWord("if")) return then;
+    const ifAt = peek().at;
+    pos++;
+    let depth = 0;
+    const start = pos;
+    while (peek().t !== "end" && !(depth === 0 && isWord("else"))) {
+      const t2 = peek();
+      if (t2.t === "op" && t2.v === "(") depth++;
+      if (t2.t === "op" && t2.v === ")") depth--;
+      pos++;
+    }
+    if (!isWord("else"))
+      throw new TemplateSyntaxError("'x if test' needs an else: x if test else y", ifAt);
+    const from = tokens[start].at - base;
+    const to = peek().at - base;
+    const test = parseTest(src.slice(from, to), base + from);
+    pos++;
+    return { kind: "choice", test, testOffset: base + from, then, otherwise: value() };
+  };
+  const v = value();
+  const t = peek();
+  if (t.t !== "end") throw new TemplateSyntaxError(`unexpected '${"v" in t ? t.v : ""}'`, t.at);
+  return v;
+}
+function parseTest(src, base) {
+  if (src.trim() === "") throw new TemplateSyntaxError("the test is empty", base);
+  try {
+    return parseExpression(src);
+  } catch (err) {
+    if (err instanceof ExpressionError)
+      throw new TemplateSyntaxError(err.message, base + err.offset);
+    throw err;
+  }
+}
 function parseTemplate(src) {
-  const parts = [];
   const problems = [];
+  if (src.length > MAX_TEMPLATE_LENGTH) {
+    problems.push({
+      message: `the template is ${src.length} characters long; at most ${MAX_TEMPLATE_LENGTH} are read`,
+      offset: 0,
+      hint: "split the text, or move it to a file the step reads"
+    });
+    return { parts: [{ kind: "text", text: src }], problems };
+  }
+  const top = [];
+  const stack = [];
+  const target = () => stack[stack.length - 1]?.into ?? top;
   let text = "";
   let i = 0;
   const flush = () => {
-    if (text !== "") parts.push({ kind: "text", text });
+    if (text !== "") target().push({ kind: "text", text });
     text = "";
+  };
+  const problem = (message, offset, hint) => {
+    problems.push({ message, offset, hint });
   };
   while (i < src.length) {
     if (src.startsWith("${{", i)) {
       const close = src.indexOf("}}", i);
-      problems.push({
-        message: `'${src.slice(i, close === -1 ? void 0 : close + 2)}' is GitHub Actions syntax, not a playbook template`,
-        offset: i,
-        hint: "write {{ inputs.name }} (no leading $)"
-      });
+      problem(
+        `'${src.slice(i, close === -1 ? void 0 : close + 2)}' is GitHub Actions syntax, not a playbook template`,
+        i,
+        "write {{ inputs.name }} (no leading $)"
+      );
       i = close === -1 ? src.length : close + 2;
       continue;
     }
     if (src.startsWith("{{", i)) {
       const close = src.indexOf("}}", i + 2);
       if (close === -1) {
-        problems.push({ message: "'{{' is never closed", offset: i, hint: "close it with '}}'" });
+        problem("'{{' is never closed", i, "close it with '}}'");
         break;
       }
-      const inner = src.slice(i + 2, close).trim();
-      if (!REF.test(inner)) {
-        problems.push({
-          message: inner === "" ? "empty template '{{ }}'" : `'{{ ${inner} }}' is not a reference (templates hold a name only: no filters, helpers or code)`,
+      const inner = src.slice(i + 2, close);
+      const trimmed = inner.trim();
+      const raw = src.slice(i, close + 2);
+      const m = INDEXED_REF.exec(trimmed);
+      if (trimmed === "") {
+        problem("empty template '{{ }}'", i, "write a name such as {{ inputs.package }}");
+      } else if (m && REF.test(m[1])) {
+        flush();
+        const index = m[2] ? (m[2].match(/[0-9]+/g) ?? []).map(Number) : void 0;
+        target().push({
+          kind: "ref",
+          path: m[1].split("."),
+          raw,
           offset: i,
-          hint: "write a name such as {{ inputs.package }} or {{ steps.branch.outputs.name }}"
+          placeholder: false,
+          ...index ? { index } : {}
         });
       } else {
-        flush();
-        parts.push({
-          kind: "ref",
-          path: inner.split("."),
-          raw: src.slice(i, close + 2),
-          offset: i,
-          placeholder: false
-        });
+        try {
+          const value = parseValue(inner, i + 2);
+          flush();
+          target().push({ kind: "value", value, raw, offset: i });
+        } catch (err) {
+          if (!(err instanceof TemplateSyntaxError)) throw err;
+          problem(
+            `'{{ ${trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed} }}': ${err.message}`,
+            err.offset,
+            "a template holds a name ({{ inputs.package }}), a list item ({{ inputs.files[0] }}), a fallback ({{ a or b }}, {{ a | default('x') }}) or a choice ({{ x if test else y }}); nothing else"
+          );
+        }
+      }
+      i = close + 2;
+      continue;
+    }
+    if (src.startsWith("{%", i)) {
+      const close = src.indexOf("%}", i + 2);
+      if (close === -1) {
+        problem("'{%' is never closed", i, "close it with '%}'");
+        break;
+      }
+      const inner = src.slice(i + 2, close);
+      const tag = /^\s*([a-z]+)\b/.exec(inner);
+      const word = tag?.[1] ?? "";
+      const testAt = i + 2 + (tag?.[0].length ?? 0);
+      const testSrc = inner.slice(tag?.[0].length ?? 0);
+      const raw = src.slice(i, close + 2);
+      const block = stack[stack.length - 1];
+      try {
+        if (word === "if") {
+          if (stack.length >= MAX_TEMPLATE_NESTING)
+            throw new TemplateSyntaxError(
+              `{% if %} blocks nest deeper than ${MAX_TEMPLATE_NESTING}`,
+              i
+            );
+          let test = { kind: "literal", value: false };
+          let bad;
+          try {
+            test = parseTest(testSrc, testAt);
+          } catch (err) {
+            bad = err;
+          }
+          flush();
+          const part = {
+            kind: "if",
+            branches: [{ test, testOffset: testAt, parts: [] }],
+            otherwise: [],
+            raw,
+            offset: i
+          };
+          target().push(part);
+          stack.push({
+            part,
+            into: part.branches[0].parts,
+            sawElse: false
+          });
+          if (bad !== void 0) throw bad;
+        } else if (word === "elif" || word === "else" || word === "endif") {
+          if (!block) throw new TemplateSyntaxError(`{% ${word} %} without an {% if %}`, i);
+          flush();
+          if (word === "endif") {
+            if (testSrc.trim() !== "")
+              throw new TemplateSyntaxError("{% endif %} takes nothing", testAt);
+            stack.pop();
+          } else if (block.sawElse) {
+            throw new TemplateSyntaxError(`{% ${word} %} after {% else %}`, i);
+          } else if (word === "else") {
+            if (testSrc.trim() !== "")
+              throw new TemplateSyntaxError("{% else %} takes nothing", testAt);
+            block.sawElse = true;
+            block.into = block.part.otherwise;
+          } else {
+            const branch = { test: parseTest(testSrc, testAt), testOffset: testAt, parts: [] };
+            block.part.branches.push(branch);
+            block.into = branch.parts;
+          }
+        } else {
+          throw new TemplateSyntaxError(
+            `'{% ${word || inner.trim().slice(0, 20)} %}' is not supported: blocks are {% if %}, {% elif %}, {% else %} and {% endif %}`,
+            i
+          );
+        }
+      } catch (err) {
+        if (!(err instanceof TemplateSyntaxError)) throw err;
+        problem(
+          err.message,
+          err.offset,
+          "write {% if test %}\u2026{% else %}\u2026{% endif %}, with a test such as inputs.mode == 'fast'"
+        );
       }
       i = close + 2;
       continue;
@@ -32897,16 +33377,16 @@ function parseTemplate(src) {
       const close = src.indexOf("}", i + 2);
       const inner = close === -1 ? "" : src.slice(i + 2, close).trim();
       if (close === -1 || !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(inner)) {
-        problems.push({
-          message: `'${src.slice(i, close === -1 ? i + 12 : close + 1)}' is not a valid placeholder`,
-          offset: i,
-          hint: "a placeholder names one input: ${namespace}"
-        });
+        problem(
+          `'${src.slice(i, close === -1 ? i + 12 : close + 1)}' is not a valid placeholder`,
+          i,
+          "a placeholder names one input: ${namespace}"
+        );
         i = close === -1 ? src.length : close + 1;
         continue;
       }
       flush();
-      parts.push({
+      target().push({
         kind: "ref",
         path: ["inputs", inner],
         raw: src.slice(i, close + 1),
@@ -32920,10 +33400,51 @@ function parseTemplate(src) {
     i++;
   }
   flush();
-  return { parts, problems };
+  for (const open2 of stack)
+    problem("{% if %} is never closed", open2.part.offset, "end the block with {% endif %}");
+  return { parts: top, problems };
+}
+function valueRefs(v, optional, out) {
+  switch (v.kind) {
+    case "name":
+      out.push({ path: v.path, raw: v.raw, offset: v.offset, optional });
+      return;
+    case "literal":
+      return;
+    case "first":
+      for (const o of v.options) valueRefs(o, true, out);
+      return;
+    case "choice":
+      testRefs(v.test, v.testOffset, out);
+      valueRefs(v.then, optional, out);
+      valueRefs(v.otherwise, optional, out);
+  }
+}
+function testRefs(test, base, out) {
+  for (const r of expressionRefs(test))
+    out.push({ path: r.path, raw: r.path.join("."), offset: base + r.offset, optional: true });
+}
+function templateRefs(parts) {
+  const out = [];
+  const walk = (list2) => {
+    for (const p of list2) {
+      if (p.kind === "ref")
+        out.push({ path: p.path, raw: p.raw, offset: p.offset, optional: false });
+      else if (p.kind === "value") valueRefs(p.value, false, out);
+      else if (p.kind === "if") {
+        for (const b of p.branches) {
+          testRefs(b.test, b.testOffset, out);
+          walk(b.parts);
+        }
+        walk(p.otherwise);
+      }
+    }
+  };
+  walk(parts);
+  return out;
 }
 function isTemplated(src) {
-  return src.includes("{{") || src.includes("${");
+  return src.includes("{{") || src.includes("${") || src.includes("{%");
 }
 function templateSkeleton(src, stand = "x") {
   return parseTemplate(src).parts.map((p) => p.kind === "text" ? p.text : stand).join("");
@@ -39674,6 +40195,7 @@ linearRegExpForAjv.code = 'require("re2js").RE2JS';
 
 // src/core/format/response-schema.ts
 var cache = /* @__PURE__ */ new Map();
+var contractCache = /* @__PURE__ */ new Map();
 function compileResponseSchema(schema) {
   const key = JSON.stringify(schema);
   let entry = cache.get(key);
@@ -39690,6 +40212,29 @@ function compileResponseSchema(schema) {
       entry = { ok: false, error: err.message };
     }
     cache.set(key, entry);
+  }
+  return entry;
+}
+function compileContractSchema(schema) {
+  const key = JSON.stringify(schema);
+  let entry = contractCache.get(key);
+  if (!entry) {
+    try {
+      const ajv = new import__.Ajv2020({
+        strictSchema: true,
+        strictTypes: false,
+        strictTuples: false,
+        strictRequired: false,
+        allErrors: true,
+        code: { regExp: linearRegExpForAjv }
+      });
+      entry = { ok: true, validate: ajv.compile(schema) };
+    } catch (err) {
+      entry = { ok: false, error: err.message };
+    }
+    if (contractCache.size >= 500)
+      contractCache.delete(contractCache.keys().next().value);
+    contractCache.set(key, entry);
   }
   return entry;
 }
@@ -39773,6 +40318,31 @@ function entails(rule, earlier) {
   const any = earlier.any ?? [];
   return any.length === 0 || any.some((f) => all.has(f));
 }
+var evidenceMissing = {
+  code: "evidence-missing",
+  layer: "graph",
+  severity: "error",
+  summary: "a decision rule of a decide step that requires evidence names no findings",
+  check({ doc, graph }) {
+    const out = [];
+    for (const s of graph.steps) {
+      if (s.step.type !== "decide" || s.step.require_evidence !== true) continue;
+      s.step.rules.forEach((rule, i) => {
+        if ((rule.all ?? []).length + (rule.any ?? []).length > 0) return;
+        out.push(
+          diagnosticAt(
+            doc,
+            "evidence-missing",
+            [...s.path, "rules", i],
+            `rule '${rule.id}' concludes '${rule.conclusion}' without naming any finding, and the step requires evidence`,
+            "list the findings the conclusion rests on under all: or any:, or move it to fallback:"
+          )
+        );
+      });
+    }
+    return out;
+  }
+};
 
 // src/core/steps/parallel/checks.ts
 var GUIDANCE2 = "end, delegate and hand off after the parallel part, on the playbook's own steps; needs: belongs in steps lists";
@@ -39846,6 +40416,59 @@ var delegateShape = {
   }
 };
 
+// src/core/steps/script/checks.ts
+var scriptTemplated = {
+  code: "script-templated",
+  layer: "templates",
+  severity: "warning",
+  summary: "a script's text holds a template, which is never filled in",
+  check({ doc, graph }) {
+    const out = [];
+    for (const s of graph.steps) {
+      if (s.step.type !== "script" || !/\$\{\{|\{\{/.test(s.step.run)) continue;
+      out.push(
+        diagnosticAt(
+          doc,
+          "script-templated",
+          [...s.path, "run"],
+          "the script's text is passed to the shell as written: '{{ \u2026 }}' is not filled in there",
+          'pass values as environment variables: env: { PACKAGE: "{{ inputs.package }}" }, then use "$PACKAGE"'
+        )
+      );
+    }
+    return out;
+  }
+};
+
+// src/core/rules/templates/contract-schema.ts
+var contractSchema = {
+  code: "contract-schema",
+  layer: "templates",
+  severity: "error",
+  summary: "a step's input_schema or output_schema is not a valid JSON Schema",
+  check({ doc, graph }) {
+    const out = [];
+    for (const s of graph.steps) {
+      for (const field of ["input_schema", "output_schema"]) {
+        const schema = s.step[field];
+        if (schema === void 0) continue;
+        const compiled = compileContractSchema(schema);
+        if (compiled.ok) continue;
+        out.push(
+          diagnosticAt(
+            doc,
+            "contract-schema",
+            [...s.path, field],
+            `not a valid JSON Schema: ${compiled.error}`,
+            "fix the schema (JSON Schema draft 2020-12); unknown keywords are refused"
+          )
+        );
+      }
+    }
+    return out;
+  }
+};
+
 // src/core/rules/dag/goto-out-of-branch.ts
 var GUIDANCE4 = "a branch ends at its last step and joins its parallel step: go to steps of the same list only, and let the join lead on";
 var gotoOutOfBranch = {
@@ -39911,7 +40534,16 @@ var STEP_OUTPUTS = {
   end: [],
   checkpoint: null,
   investigate: [],
-  decide: ["conclusion", "confidence", "root_cause", "rule", "alternatives", "next_actions"],
+  decide: [
+    "conclusion",
+    "confidence",
+    "root_cause",
+    "rule",
+    "alternatives",
+    "next_actions",
+    "facts",
+    "evidence"
+  ],
   branch: ["name", "sha", "url", "created"],
   commit: ["sha", "url", "branch"],
   pull_request: ["number", "url", "head", "merged", "merge_sha"],
@@ -39921,151 +40553,11 @@ var STEP_OUTPUTS = {
   dispatch: ["run_id", "url", "conclusion"],
   ai: ["text"],
   parallel: ["completed", "failed", "cancelled", "first"],
-  playbook: null
+  playbook: null,
+  script: ["exit_code", "stdout", "stderr"]
 };
 var ITEM_VARIABLES = ["item", "item_index"];
 var CHECKPOINT_OUTPUTS = ["approved_by", "note"];
-
-// src/core/format/expression.ts
-var ExpressionError = class extends Error {
-  constructor(message, offset) {
-    super(message);
-    this.offset = offset;
-  }
-  offset;
-};
-var KEYWORDS = { true: true, false: false, null: null };
-function tokenize(src) {
-  const out = [];
-  let i = 0;
-  while (i < src.length) {
-    const c = src[i];
-    if (/\s/.test(c)) {
-      i++;
-      continue;
-    }
-    const rest = src.slice(i);
-    const num = /^-?[0-9]+(\.[0-9]+)?/.exec(rest);
-    if (num && (c !== "-" || out.length === 0 || out[out.length - 1]?.t === "op")) {
-      out.push({ t: "num", v: Number(num[0]), at: i });
-      i += num[0].length;
-      continue;
-    }
-    if (c === "'" || c === '"') {
-      let j = i + 1;
-      let v = "";
-      while (j < src.length && src[j] !== c) {
-        if (src[j] === "\\" && j + 1 < src.length) j++;
-        v += src[j];
-        j++;
-      }
-      if (j >= src.length) throw new ExpressionError("unterminated string", i);
-      out.push({ t: "str", v, at: i });
-      i = j + 1;
-      continue;
-    }
-    const word = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*/.exec(rest);
-    if (word) {
-      out.push({ t: "id", v: word[0], at: i });
-      i += word[0].length;
-      continue;
-    }
-    const op = /^(==|!=|<=|>=|&&|\|\||[<>!()])/.exec(rest);
-    if (op) {
-      out.push({ t: "op", v: op[0], at: i });
-      i += op[0].length;
-      continue;
-    }
-    throw new ExpressionError(`unexpected character '${c}'`, i);
-  }
-  out.push({ t: "end", at: src.length });
-  return out;
-}
-function parseExpression(src) {
-  const tokens = tokenize(src);
-  let pos = 0;
-  const peek = () => tokens[pos];
-  const isOp = (v) => {
-    const t2 = peek();
-    return t2.t === "op" && t2.v === v || t2.t === "id" && t2.v === v;
-  };
-  const primary = () => {
-    const t2 = peek();
-    if (t2.t === "op" && t2.v === "(") {
-      pos++;
-      const e2 = or();
-      if (!isOp(")")) throw new ExpressionError("expected ')'", peek().at);
-      pos++;
-      return e2;
-    }
-    if (t2.t === "num" || t2.t === "str") {
-      pos++;
-      return { kind: "literal", value: t2.v };
-    }
-    if (t2.t === "id") {
-      if (["and", "or", "not"].includes(t2.v))
-        throw new ExpressionError(`unexpected '${t2.v}'`, t2.at);
-      pos++;
-      if (Object.hasOwn(KEYWORDS, t2.v)) return { kind: "literal", value: KEYWORDS[t2.v] };
-      return { kind: "ref", path: t2.v.split("."), offset: t2.at };
-    }
-    if (t2.t === "end") throw new ExpressionError("expression ends too early", t2.at);
-    throw new ExpressionError(`unexpected '${t2.v}'`, t2.at);
-  };
-  const compare = () => {
-    const left = primary();
-    const t2 = peek();
-    if (t2.t === "op" && ["==", "!=", "<", "<=", ">", ">="].includes(t2.v)) {
-      pos++;
-      return { kind: "compare", op: t2.v, left, right: primary() };
-    }
-    return left;
-  };
-  const not = () => {
-    if (isOp("not") || isOp("!")) {
-      pos++;
-      return { kind: "not", operand: not() };
-    }
-    return compare();
-  };
-  const and = () => {
-    let left = not();
-    while (isOp("and") || isOp("&&")) {
-      pos++;
-      left = { kind: "logic", op: "and", left, right: not() };
-    }
-    return left;
-  };
-  const or = () => {
-    let left = and();
-    while (isOp("or") || isOp("||")) {
-      pos++;
-      left = { kind: "logic", op: "or", left, right: and() };
-    }
-    return left;
-  };
-  const e = or();
-  const t = peek();
-  if (t.t !== "end") {
-    throw new ExpressionError(
-      `unexpected ${t.t === "str" ? "string" : `'${t.v}'`} after a complete expression`,
-      t.at
-    );
-  }
-  return e;
-}
-function expressionRefs(e) {
-  switch (e.kind) {
-    case "literal":
-      return [];
-    case "ref":
-      return [{ path: e.path, offset: e.offset }];
-    case "not":
-      return expressionRefs(e.operand);
-    default:
-      return [...expressionRefs(e.left), ...expressionRefs(e.right)];
-  }
-}
 
 // src/core/rules/analysis/references.ts
 var NOT_TEMPLATES = /* @__PURE__ */ new Set([
@@ -40155,7 +40647,7 @@ var references = memoised((ctx) => {
     out.push({ ref, raw, at, scope, resolution: resolve3(ctx, ref, raw) });
   };
   for (const t of templates)
-    for (const part of t.parts) if (part.kind === "ref") add(part.path, part.raw, t.at, t.scope);
+    for (const ref of templateRefs(t.parts)) add(ref.path, ref.raw, t.at, t.scope);
   for (const e of expressions) for (const ref of e.refs) add(ref, ref.join("."), e.at, e.scope);
   return out;
 });
@@ -40170,7 +40662,9 @@ function resolve3(ctx, ref, raw) {
   const [head, second, third, fourth] = ref;
   if (head === "inputs") {
     const inputs = Object.keys(playbook.inputs ?? {});
-    if (ref.length !== 2 || !inputs.includes(second)) {
+    const spec = second === void 0 ? void 0 : playbook.inputs?.[second];
+    const field = ref.length > 2 && spec?.type === "object";
+    if (ref.length !== 2 && !field || !inputs.includes(second)) {
       return unresolved(
         `'${raw}' names no declared input`,
         `declare it under inputs:, or use one of: ${inputs.join(", ") || "(none declared)"}`,
@@ -40193,7 +40687,7 @@ function resolve3(ctx, ref, raw) {
         didYouMean(second ?? "", [...graph.byId.keys()])
       );
     }
-    if (third !== "outputs" || fourth === void 0 || ref.length !== 4) {
+    if (third !== "outputs" || fourth === void 0) {
       return unresolved(
         `'${raw}' must name one output: steps.${second}.outputs.<name>`,
         `write steps.${second}.outputs.<name>`
@@ -40991,22 +41485,23 @@ var generatedUcs2length = (s) => {
   return n;
 };
 var playbook_validator_default = validate20;
-var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" }, "max_parallel": { "type": "integer", "minimum": 1, "maximum": 20, "description": "Items of a for_each step run at once (default 4)." }, "max_items": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Items a for_each step takes from its list (default 20); a longer list fails the step." } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "step_list": { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_parallel": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] } } };
+var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" }, "issues": { "$ref": "#/$defs/issue_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" }, "max_parallel": { "type": "integer", "minimum": 1, "maximum": 20, "description": "Items of a for_each step run at once (default 4)." }, "max_items": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Items a for_each step takes from its list (default 20); a longer list fails the step." }, "max_tool_calls": { "type": "integer", "minimum": 1, "maximum": 1e3, "description": "Tool calls the bot may make in one run; a call beyond it fails with PB-TOOL-BUDGET." } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "step_list": { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list", "object"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean", "object", "array"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "issue_selector": { "type": "object", "additionalProperties": false, "description": "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.", "properties": { "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. request_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request", "script"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }, { "if": { "type": "object", "properties": { "type": { "const": "script" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_script" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." }, "cache": { "type": "boolean", "description": "Reuse the result of an earlier run of this step with the same prompt and inputs (for idempotent steps only)." }, "verify": { "$ref": "#/$defs/id", "description": "Name of a check registered in the bot's code that must pass on the step's result (never code from the playbook)." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." }, "require_evidence": { "type": "boolean", "description": "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." }, "purpose": { "type": "string", "description": "Why the call is made, shown with it." }, "required": { "type": "boolean", "description": "A failed call is recorded as a step_error finding (the run goes on either way)." }, "run": { "enum": ["suggest", "auto"], "description": "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_parallel": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] }, "step_script": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "script" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "shell": { "enum": ["bash", "sh", "powershell", "node"], "description": "Interpreter that runs the script." }, "run": { "type": "string", "description": "The script text. Never templated: values reach it as environment variables." }, "env": { "type": "object", "propertyNames": { "pattern": "^[A-Z_][A-Z0-9_]*$" }, "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Environment variables (templates allowed): how values reach the script." } }, "required": ["shell", "run"] } } };
 var schema32 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" };
 var schema33 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" };
 var schema35 = { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } };
-var schema37 = { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } };
-var schema38 = { "type": "string", "pattern": "^([0-9]+[smhd])+$" };
+var schema36 = { "type": "object", "additionalProperties": false, "description": "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.", "properties": { "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. request_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." } } };
+var schema38 = { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list", "object"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean", "object", "array"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } };
+var schema39 = { "type": "string", "pattern": "^([0-9]+[smhd])+$" };
 var func1 = Object.prototype.hasOwnProperty;
 var pattern4 = new RegExp("^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", "u");
 var pattern5 = new RegExp("^[A-Z_][A-Z0-9_]*$", "u");
 var pattern6 = new RegExp("^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", "u");
 var pattern9 = new RegExp("^([0-9]+[smhd])+$", "u");
-var schema39 = { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }] };
-var schema40 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." } } };
-var schema42 = { "type": "string", "minLength": 1 };
+var schema40 = { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request", "script"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }, { "if": { "type": "object", "properties": { "type": { "const": "script" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_script" } }] };
+var schema41 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." }, "cache": { "type": "boolean", "description": "Reuse the result of an earlier run of this step with the same prompt and inputs (for idempotent steps only)." }, "verify": { "$ref": "#/$defs/id", "description": "Name of a check registered in the bot's code that must pass on the step's result (never code from the playbook)." } } };
+var schema43 = { "type": "string", "minLength": 1 };
 var func4 = generatedUcs2length;
-var schema43 = { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } };
+var schema44 = { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } };
 function validate23(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -41067,7 +41562,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     const _errs6 = errors;
     if (Array.isArray(data)) {
       if (data.length < 1) {
-        const err3 = { instancePath, schemaPath: "#/else/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema43.else, data };
+        const err3 = { instancePath, schemaPath: "#/else/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema44.else, data };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -41081,7 +41576,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
           for (const key0 in data0) {
             if (!(key0 === "when" || key0 === "condition" || key0 === "label" || key0 === "goto" || key0 === "default")) {
-              const err4 = { instancePath: instancePath + "/" + i0, schemaPath: "#/else/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema43.else.items, data: data0 };
+              const err4 = { instancePath: instancePath + "/" + i0, schemaPath: "#/else/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema44.else.items, data: data0 };
               if (vErrors === null) {
                 vErrors = [err4];
               } else {
@@ -41093,7 +41588,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           if (data0.when !== void 0) {
             let data1 = data0.when;
             if (typeof data1 !== "string") {
-              const err5 = { instancePath: instancePath + "/" + i0 + "/when", schemaPath: "#/else/items/properties/when/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.else.items.properties.when.type, parentSchema: schema43.else.items.properties.when, data: data1 };
+              const err5 = { instancePath: instancePath + "/" + i0 + "/when", schemaPath: "#/else/items/properties/when/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema44.else.items.properties.when.type, parentSchema: schema44.else.items.properties.when, data: data1 };
               if (vErrors === null) {
                 vErrors = [err5];
               } else {
@@ -41105,7 +41600,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
           if (data0.condition !== void 0) {
             let data2 = data0.condition;
             if (typeof data2 !== "string") {
-              const err6 = { instancePath: instancePath + "/" + i0 + "/condition", schemaPath: "#/else/items/properties/condition/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.else.items.properties.condition.type, parentSchema: schema43.else.items.properties.condition, data: data2 };
+              const err6 = { instancePath: instancePath + "/" + i0 + "/condition", schemaPath: "#/else/items/properties/condition/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema44.else.items.properties.condition.type, parentSchema: schema44.else.items.properties.condition, data: data2 };
               if (vErrors === null) {
                 vErrors = [err6];
               } else {
@@ -41181,7 +41676,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         } else {
-          const err13 = { instancePath: instancePath + "/" + i0, schemaPath: "#/else/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema43.else.items.type, parentSchema: schema43.else.items, data: data0 };
+          const err13 = { instancePath: instancePath + "/" + i0, schemaPath: "#/else/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema44.else.items.type, parentSchema: schema44.else.items, data: data0 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -41191,7 +41686,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
         }
       }
     } else {
-      const err14 = { instancePath, schemaPath: "#/else/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema43.else.type, parentSchema: schema43.else, data };
+      const err14 = { instancePath, schemaPath: "#/else/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema44.else.type, parentSchema: schema44.else, data };
       if (vErrors === null) {
         vErrors = [err14];
       } else {
@@ -41207,7 +41702,7 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
     ifClause0 = "else";
   }
   if (!valid0) {
-    const err15 = { instancePath, schemaPath: "#/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema43.if, parentSchema: schema43, data };
+    const err15 = { instancePath, schemaPath: "#/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema44.if, parentSchema: schema44, data };
     if (vErrors === null) {
       vErrors = [err15];
     } else {
@@ -41220,8 +41715,8 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate23.evaluated = { "dynamicProps": false, "dynamicItems": true };
-var schema48 = { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } };
-var schema49 = { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." };
+var schema49 = { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } };
+var schema50 = { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." };
 var pattern15 = new RegExp("^(fail|continue|ignore|retry:[1-9][0-9]?)$", "u");
 var pattern16 = new RegExp("^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$", "u");
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
@@ -41260,7 +41755,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     const _errs3 = errors;
     if (typeof data === "string") {
       if (!pattern15.test(data)) {
-        const err1 = { instancePath, schemaPath: "#/$defs/on_error_policy/pattern", keyword: "pattern", params: { pattern: "^(fail|continue|ignore|retry:[1-9][0-9]?)$" }, message: 'must match pattern "^(fail|continue|ignore|retry:[1-9][0-9]?)$"', schema: "^(fail|continue|ignore|retry:[1-9][0-9]?)$", parentSchema: schema49, data };
+        const err1 = { instancePath, schemaPath: "#/$defs/on_error_policy/pattern", keyword: "pattern", params: { pattern: "^(fail|continue|ignore|retry:[1-9][0-9]?)$" }, message: 'must match pattern "^(fail|continue|ignore|retry:[1-9][0-9]?)$"', schema: "^(fail|continue|ignore|retry:[1-9][0-9]?)$", parentSchema: schema50, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -41269,7 +41764,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     } else {
-      const err2 = { instancePath, schemaPath: "#/$defs/on_error_policy/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema49.type, parentSchema: schema49, data };
+      const err2 = { instancePath, schemaPath: "#/$defs/on_error_policy/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema50.type, parentSchema: schema50, data };
       if (vErrors === null) {
         vErrors = [err2];
       } else {
@@ -41284,7 +41779,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     const _errs6 = errors;
     if (data && typeof data == "object" && !Array.isArray(data)) {
       if (Object.keys(data).length < 1) {
-        const err3 = { instancePath, schemaPath: "#/else/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema48.else, data };
+        const err3 = { instancePath, schemaPath: "#/else/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema49.else, data };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -41296,7 +41791,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs8 = errors;
         if (typeof key0 === "string") {
           if (!pattern16.test(key0)) {
-            const err4 = { instancePath, schemaPath: "#/else/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, message: 'must match pattern "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$"', schema: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$", parentSchema: schema48.else.propertyNames, data: key0, propertyName: key0 };
+            const err4 = { instancePath, schemaPath: "#/else/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, message: 'must match pattern "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$"', schema: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$", parentSchema: schema49.else.propertyNames, data: key0, propertyName: key0 };
             if (vErrors === null) {
               vErrors = [err4];
             } else {
@@ -41307,7 +41802,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
         var valid2 = _errs8 === errors;
         if (!valid2) {
-          const err5 = { instancePath, schemaPath: "#/else/propertyNames", keyword: "propertyNames", params: { propertyName: key0 }, message: "property name must be valid", schema: schema48.else.propertyNames, parentSchema: schema48.else, data };
+          const err5 = { instancePath, schemaPath: "#/else/propertyNames", keyword: "propertyNames", params: { propertyName: key0 }, message: "property name must be valid", schema: schema49.else.propertyNames, parentSchema: schema49.else, data };
           if (vErrors === null) {
             vErrors = [err5];
           } else {
@@ -41320,7 +41815,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data[key1];
         if (typeof data0 === "string") {
           if (!pattern15.test(data0)) {
-            const err6 = { instancePath: instancePath + "/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/on_error_policy/pattern", keyword: "pattern", params: { pattern: "^(fail|continue|ignore|retry:[1-9][0-9]?)$" }, message: 'must match pattern "^(fail|continue|ignore|retry:[1-9][0-9]?)$"', schema: "^(fail|continue|ignore|retry:[1-9][0-9]?)$", parentSchema: schema49, data: data0 };
+            const err6 = { instancePath: instancePath + "/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/on_error_policy/pattern", keyword: "pattern", params: { pattern: "^(fail|continue|ignore|retry:[1-9][0-9]?)$" }, message: 'must match pattern "^(fail|continue|ignore|retry:[1-9][0-9]?)$"', schema: "^(fail|continue|ignore|retry:[1-9][0-9]?)$", parentSchema: schema50, data: data0 };
             if (vErrors === null) {
               vErrors = [err6];
             } else {
@@ -41329,7 +41824,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         } else {
-          const err7 = { instancePath: instancePath + "/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/on_error_policy/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema49.type, parentSchema: schema49, data: data0 };
+          const err7 = { instancePath: instancePath + "/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/on_error_policy/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema50.type, parentSchema: schema50, data: data0 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -41339,7 +41834,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         }
       }
     } else {
-      const err8 = { instancePath, schemaPath: "#/else/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema48.else.type, parentSchema: schema48.else, data };
+      const err8 = { instancePath, schemaPath: "#/else/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema49.else.type, parentSchema: schema49.else, data };
       if (vErrors === null) {
         vErrors = [err8];
       } else {
@@ -41355,7 +41850,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     ifClause0 = "else";
   }
   if (!valid0) {
-    const err9 = { instancePath, schemaPath: "#/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema48.if, parentSchema: schema48, data };
+    const err9 = { instancePath, schemaPath: "#/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema49.if, parentSchema: schema49, data };
     if (vErrors === null) {
       vErrors = [err9];
     } else {
@@ -41380,8 +41875,8 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema40.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema40, data };
+      if (!func1.call(schema41.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema41, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -41415,7 +41910,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("ai" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "ai" }, message: "must be equal to constant", schema: "ai", parentSchema: schema40.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "ai" }, message: "must be equal to constant", schema: "ai", parentSchema: schema41.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -41427,7 +41922,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.name.type, parentSchema: schema40.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema41.properties.name.type, parentSchema: schema41.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -41439,7 +41934,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.description.type, parentSchema: schema40.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema41.properties.description.type, parentSchema: schema41.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -41452,7 +41947,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -41461,7 +41956,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -41485,7 +41980,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema40.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema40.properties.authority.enum, parentSchema: schema40.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema41.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema41.properties.authority.enum, parentSchema: schema41.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -41498,7 +41993,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -41507,7 +42002,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -41519,7 +42014,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.idempotency_key.type, parentSchema: schema40.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema41.properties.idempotency_key.type, parentSchema: schema41.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -41532,7 +42027,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema40.properties.needs, data: data10 };
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema41.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err12];
           } else {
@@ -41564,7 +42059,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.needs.type, parentSchema: schema40.properties.needs, data: data10 };
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema41.properties.needs.type, parentSchema: schema41.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -41576,7 +42071,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.for_each.type, parentSchema: schema40.properties.for_each, data: data12 };
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema41.properties.for_each.type, parentSchema: schema41.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -41585,10 +42080,10 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.prompt !== void 0) {
-      let data13 = data.prompt;
-      if (typeof data13 !== "string") {
-        const err17 = { instancePath: instancePath + "/prompt", schemaPath: "#/properties/prompt/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.prompt.type, parentSchema: schema40.properties.prompt, data: data13 };
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err17 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema41.properties.input_schema.type, parentSchema: schema41.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -41597,10 +42092,10 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.prompt_file !== void 0) {
-      let data14 = data.prompt_file;
-      if (typeof data14 !== "string") {
-        const err18 = { instancePath: instancePath + "/prompt_file", schemaPath: "#/properties/prompt_file/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.prompt_file.type, parentSchema: schema40.properties.prompt_file, data: data14 };
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err18 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema41.properties.output_schema.type, parentSchema: schema41.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -41609,98 +42104,96 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.prompt !== void 0) {
+      let data15 = data.prompt;
+      if (typeof data15 !== "string") {
+        const err19 = { instancePath: instancePath + "/prompt", schemaPath: "#/properties/prompt/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema41.properties.prompt.type, parentSchema: schema41.properties.prompt, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+    if (data.prompt_file !== void 0) {
+      let data16 = data.prompt_file;
+      if (typeof data16 !== "string") {
+        const err20 = { instancePath: instancePath + "/prompt_file", schemaPath: "#/properties/prompt_file/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema41.properties.prompt_file.type, parentSchema: schema41.properties.prompt_file, data: data16 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
     if (data.tools !== void 0) {
-      let data15 = data.tools;
-      if (Array.isArray(data15)) {
-        const len1 = data15.length;
+      let data17 = data.tools;
+      if (Array.isArray(data17)) {
+        const len1 = data17.length;
         for (let i1 = 0; i1 < len1; i1++) {
-          let data16 = data15[i1];
-          if (typeof data16 === "string") {
-            if (!pattern6.test(data16)) {
-              const err19 = { instancePath: instancePath + "/tools/" + i1, schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data16 };
+          let data18 = data17[i1];
+          if (typeof data18 === "string") {
+            if (!pattern6.test(data18)) {
+              const err21 = { instancePath: instancePath + "/tools/" + i1, schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data18 };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err21];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err21);
               }
               errors++;
             }
           } else {
-            const err20 = { instancePath: instancePath + "/tools/" + i1, schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data16 };
+            const err22 = { instancePath: instancePath + "/tools/" + i1, schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data18 };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err22];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err22);
             }
             errors++;
           }
         }
       } else {
-        const err21 = { instancePath: instancePath + "/tools", schemaPath: "#/properties/tools/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.tools.type, parentSchema: schema40.properties.tools, data: data15 };
+        const err23 = { instancePath: instancePath + "/tools", schemaPath: "#/properties/tools/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema41.properties.tools.type, parentSchema: schema41.properties.tools, data: data17 };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err23];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err23);
         }
         errors++;
       }
     }
     if (data.scope !== void 0) {
-      let data17 = data.scope;
-      if (!(data17 === "read-only" || data17 === "write")) {
-        const err22 = { instancePath: instancePath + "/scope", schemaPath: "#/properties/scope/enum", keyword: "enum", params: { allowedValues: schema40.properties.scope.enum }, message: "must be equal to one of the allowed values", schema: schema40.properties.scope.enum, parentSchema: schema40.properties.scope, data: data17 };
+      let data19 = data.scope;
+      if (!(data19 === "read-only" || data19 === "write")) {
+        const err24 = { instancePath: instancePath + "/scope", schemaPath: "#/properties/scope/enum", keyword: "enum", params: { allowedValues: schema41.properties.scope.enum }, message: "must be equal to one of the allowed values", schema: schema41.properties.scope.enum, parentSchema: schema41.properties.scope, data: data19 };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err24];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err24);
         }
         errors++;
       }
     }
     if (data.expected_findings !== void 0) {
-      let data18 = data.expected_findings;
-      if (Array.isArray(data18)) {
-        const len2 = data18.length;
+      let data20 = data.expected_findings;
+      if (Array.isArray(data20)) {
+        const len2 = data20.length;
         for (let i2 = 0; i2 < len2; i2++) {
-          let data19 = data18[i2];
-          if (typeof data19 === "string") {
-            if (!pattern4.test(data19)) {
-              const err23 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data19 };
+          let data21 = data20[i2];
+          if (typeof data21 === "string") {
+            if (!pattern4.test(data21)) {
+              const err25 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data21 };
               if (vErrors === null) {
-                vErrors = [err23];
+                vErrors = [err25];
               } else {
-                vErrors.push(err23);
+                vErrors.push(err25);
               }
               errors++;
             }
           } else {
-            const err24 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data19 };
-            if (vErrors === null) {
-              vErrors = [err24];
-            } else {
-              vErrors.push(err24);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err25 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.expected_findings.type, parentSchema: schema40.properties.expected_findings, data: data18 };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-    }
-    if (data.expect_files !== void 0) {
-      let data20 = data.expect_files;
-      if (Array.isArray(data20)) {
-        const len3 = data20.length;
-        for (let i3 = 0; i3 < len3; i3++) {
-          let data21 = data20[i3];
-          if (typeof data21 !== "string") {
-            const err26 = { instancePath: instancePath + "/expect_files/" + i3, schemaPath: "#/properties/expect_files/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema40.properties.expect_files.items.type, parentSchema: schema40.properties.expect_files.items, data: data21 };
+            const err26 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data21 };
             if (vErrors === null) {
               vErrors = [err26];
             } else {
@@ -41710,7 +42203,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err27 = { instancePath: instancePath + "/expect_files", schemaPath: "#/properties/expect_files/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema40.properties.expect_files.type, parentSchema: schema40.properties.expect_files, data: data20 };
+        const err27 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema41.properties.expected_findings.type, parentSchema: schema41.properties.expected_findings, data: data20 };
         if (vErrors === null) {
           vErrors = [err27];
         } else {
@@ -41719,12 +42212,72 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.expect_files !== void 0) {
+      let data22 = data.expect_files;
+      if (Array.isArray(data22)) {
+        const len3 = data22.length;
+        for (let i3 = 0; i3 < len3; i3++) {
+          let data23 = data22[i3];
+          if (typeof data23 !== "string") {
+            const err28 = { instancePath: instancePath + "/expect_files/" + i3, schemaPath: "#/properties/expect_files/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema41.properties.expect_files.items.type, parentSchema: schema41.properties.expect_files.items, data: data23 };
+            if (vErrors === null) {
+              vErrors = [err28];
+            } else {
+              vErrors.push(err28);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err29 = { instancePath: instancePath + "/expect_files", schemaPath: "#/properties/expect_files/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema41.properties.expect_files.type, parentSchema: schema41.properties.expect_files, data: data22 };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
+        }
+        errors++;
+      }
+    }
+    if (data.cache !== void 0) {
+      let data24 = data.cache;
+      if (typeof data24 !== "boolean") {
+        const err30 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema41.properties.cache.type, parentSchema: schema41.properties.cache, data: data24 };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
+    }
+    if (data.verify !== void 0) {
+      let data25 = data.verify;
+      if (typeof data25 === "string") {
+        if (!pattern4.test(data25)) {
+          const err31 = { instancePath: instancePath + "/verify", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data25 };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+      } else {
+        const err32 = { instancePath: instancePath + "/verify", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data25 };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err28 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema40.type, parentSchema: schema40, data };
+    const err33 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema41.type, parentSchema: schema41, data };
     if (vErrors === null) {
-      vErrors = [err28];
+      vErrors = [err33];
     } else {
-      vErrors.push(err28);
+      vErrors.push(err33);
     }
     errors++;
   }
@@ -41732,7 +42285,7 @@ function validate22(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate22.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema55 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] };
+var schema57 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] };
 function validate28(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -41745,7 +42298,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema55.required, parentSchema: schema55, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema57.required, parentSchema: schema57, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -41754,8 +42307,8 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema55.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema55, data };
+      if (!func1.call(schema57.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema57, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -41789,7 +42342,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("branch" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "branch" }, message: "must be equal to constant", schema: "branch", parentSchema: schema55.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "branch" }, message: "must be equal to constant", schema: "branch", parentSchema: schema57.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -41801,7 +42354,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema55.properties.name.type, parentSchema: schema55.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.name.type, parentSchema: schema57.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -41813,7 +42366,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema55.properties.description.type, parentSchema: schema55.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.description.type, parentSchema: schema57.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -41826,7 +42379,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -41835,7 +42388,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -41859,7 +42412,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema55.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema55.properties.authority.enum, parentSchema: schema55.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema57.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema57.properties.authority.enum, parentSchema: schema57.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -41872,7 +42425,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err10];
           } else {
@@ -41881,7 +42434,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -41893,7 +42446,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema55.properties.idempotency_key.type, parentSchema: schema55.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.idempotency_key.type, parentSchema: schema57.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -41906,7 +42459,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema55.properties.needs, data: data10 };
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema57.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -41938,7 +42491,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema55.properties.needs.type, parentSchema: schema55.properties.needs, data: data10 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema57.properties.needs.type, parentSchema: schema57.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -41950,7 +42503,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema55.properties.for_each.type, parentSchema: schema55.properties.for_each, data: data12 };
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.for_each.type, parentSchema: schema57.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -41959,10 +42512,10 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.from !== void 0) {
-      let data13 = data.from;
-      if (typeof data13 !== "string") {
-        const err18 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema55.properties.from.type, parentSchema: schema55.properties.from, data: data13 };
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema57.properties.input_schema.type, parentSchema: schema57.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -41971,10 +42524,10 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.require_new !== void 0) {
-      let data14 = data.require_new;
-      if (typeof data14 !== "boolean") {
-        const err19 = { instancePath: instancePath + "/require_new", schemaPath: "#/properties/require_new/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema55.properties.require_new.type, parentSchema: schema55.properties.require_new, data: data14 };
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema57.properties.output_schema.type, parentSchema: schema57.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -41983,10 +42536,10 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.if_exists !== void 0) {
-      let data15 = data.if_exists;
-      if (!(data15 === "reuse" || data15 === "fail" || data15 === "new-name")) {
-        const err20 = { instancePath: instancePath + "/if_exists", schemaPath: "#/properties/if_exists/enum", keyword: "enum", params: { allowedValues: schema55.properties.if_exists.enum }, message: "must be equal to one of the allowed values", schema: schema55.properties.if_exists.enum, parentSchema: schema55.properties.if_exists, data: data15 };
+    if (data.from !== void 0) {
+      let data15 = data.from;
+      if (typeof data15 !== "string") {
+        const err20 = { instancePath: instancePath + "/from", schemaPath: "#/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema57.properties.from.type, parentSchema: schema57.properties.from, data: data15 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -41995,12 +42548,36 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.require_new !== void 0) {
+      let data16 = data.require_new;
+      if (typeof data16 !== "boolean") {
+        const err21 = { instancePath: instancePath + "/require_new", schemaPath: "#/properties/require_new/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema57.properties.require_new.type, parentSchema: schema57.properties.require_new, data: data16 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.if_exists !== void 0) {
+      let data17 = data.if_exists;
+      if (!(data17 === "reuse" || data17 === "fail" || data17 === "new-name")) {
+        const err22 = { instancePath: instancePath + "/if_exists", schemaPath: "#/properties/if_exists/enum", keyword: "enum", params: { allowedValues: schema57.properties.if_exists.enum }, message: "must be equal to one of the allowed values", schema: schema57.properties.if_exists.enum, parentSchema: schema57.properties.if_exists, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema55.type, parentSchema: schema55, data };
+    const err23 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema57.type, parentSchema: schema57, data };
     if (vErrors === null) {
-      vErrors = [err21];
+      vErrors = [err23];
     } else {
-      vErrors.push(err21);
+      vErrors.push(err23);
     }
     errors++;
   }
@@ -42008,7 +42585,7 @@ function validate28(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate28.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema60 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] };
+var schema62 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] };
 function validate32(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -42021,7 +42598,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.message === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property 'message'", schema: schema60.required, parentSchema: schema60, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property 'message'", schema: schema62.required, parentSchema: schema62, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -42030,8 +42607,8 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema60.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema60, data };
+      if (!func1.call(schema62.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema62, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -42065,7 +42642,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("checkpoint" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "checkpoint" }, message: "must be equal to constant", schema: "checkpoint", parentSchema: schema60.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "checkpoint" }, message: "must be equal to constant", schema: "checkpoint", parentSchema: schema62.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -42077,7 +42654,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.name.type, parentSchema: schema60.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema62.properties.name.type, parentSchema: schema62.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -42089,7 +42666,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.description.type, parentSchema: schema60.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema62.properties.description.type, parentSchema: schema62.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -42102,7 +42679,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -42111,7 +42688,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -42135,7 +42712,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema60.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema60.properties.authority.enum, parentSchema: schema60.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema62.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema62.properties.authority.enum, parentSchema: schema62.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -42148,7 +42725,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err10];
           } else {
@@ -42157,7 +42734,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -42169,7 +42746,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.idempotency_key.type, parentSchema: schema60.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema62.properties.idempotency_key.type, parentSchema: schema62.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -42182,7 +42759,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema60.properties.needs, data: data10 };
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema62.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -42214,7 +42791,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema60.properties.needs.type, parentSchema: schema60.properties.needs, data: data10 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema62.properties.needs.type, parentSchema: schema62.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -42226,7 +42803,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.for_each.type, parentSchema: schema60.properties.for_each, data: data12 };
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema62.properties.for_each.type, parentSchema: schema62.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -42235,10 +42812,10 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.message !== void 0) {
-      let data13 = data.message;
-      if (typeof data13 !== "string") {
-        const err18 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.message.type, parentSchema: schema60.properties.message, data: data13 };
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema62.properties.input_schema.type, parentSchema: schema62.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -42247,50 +42824,48 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema62.properties.output_schema.type, parentSchema: schema62.properties.output_schema, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+    if (data.message !== void 0) {
+      let data15 = data.message;
+      if (typeof data15 !== "string") {
+        const err20 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema62.properties.message.type, parentSchema: schema62.properties.message, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
     if (data.approvers !== void 0) {
-      let data14 = data.approvers;
-      if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
-        for (const key1 in data14) {
+      let data16 = data.approvers;
+      if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
+        for (const key1 in data16) {
           if (!(key1 === "permission" || key1 === "users" || key1 === "teams" || key1 === "count" || key1 === "allow_initiator")) {
-            const err19 = { instancePath: instancePath + "/approvers", schemaPath: "#/properties/approvers/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema60.properties.approvers, data: data14 };
+            const err21 = { instancePath: instancePath + "/approvers", schemaPath: "#/properties/approvers/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema62.properties.approvers, data: data16 };
             if (vErrors === null) {
-              vErrors = [err19];
+              vErrors = [err21];
             } else {
-              vErrors.push(err19);
+              vErrors.push(err21);
             }
             errors++;
           }
         }
-        if (data14.permission !== void 0) {
-          let data15 = data14.permission;
-          if (!(data15 === "read" || data15 === "triage" || data15 === "write" || data15 === "maintain" || data15 === "admin")) {
-            const err20 = { instancePath: instancePath + "/approvers/permission", schemaPath: "#/properties/approvers/properties/permission/enum", keyword: "enum", params: { allowedValues: schema60.properties.approvers.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema60.properties.approvers.properties.permission.enum, parentSchema: schema60.properties.approvers.properties.permission, data: data15 };
-            if (vErrors === null) {
-              vErrors = [err20];
-            } else {
-              vErrors.push(err20);
-            }
-            errors++;
-          }
-        }
-        if (data14.users !== void 0) {
-          let data16 = data14.users;
-          if (Array.isArray(data16)) {
-            const len1 = data16.length;
-            for (let i1 = 0; i1 < len1; i1++) {
-              let data17 = data16[i1];
-              if (typeof data17 !== "string") {
-                const err21 = { instancePath: instancePath + "/approvers/users/" + i1, schemaPath: "#/properties/approvers/properties/users/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.approvers.properties.users.items.type, parentSchema: schema60.properties.approvers.properties.users.items, data: data17 };
-                if (vErrors === null) {
-                  vErrors = [err21];
-                } else {
-                  vErrors.push(err21);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err22 = { instancePath: instancePath + "/approvers/users", schemaPath: "#/properties/approvers/properties/users/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema60.properties.approvers.properties.users.type, parentSchema: schema60.properties.approvers.properties.users, data: data16 };
+        if (data16.permission !== void 0) {
+          let data17 = data16.permission;
+          if (!(data17 === "read" || data17 === "triage" || data17 === "write" || data17 === "maintain" || data17 === "admin")) {
+            const err22 = { instancePath: instancePath + "/approvers/permission", schemaPath: "#/properties/approvers/properties/permission/enum", keyword: "enum", params: { allowedValues: schema62.properties.approvers.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema62.properties.approvers.properties.permission.enum, parentSchema: schema62.properties.approvers.properties.permission, data: data17 };
             if (vErrors === null) {
               vErrors = [err22];
             } else {
@@ -42299,14 +42874,14 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data14.teams !== void 0) {
-          let data18 = data14.teams;
+        if (data16.users !== void 0) {
+          let data18 = data16.users;
           if (Array.isArray(data18)) {
-            const len2 = data18.length;
-            for (let i2 = 0; i2 < len2; i2++) {
-              let data19 = data18[i2];
+            const len1 = data18.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+              let data19 = data18[i1];
               if (typeof data19 !== "string") {
-                const err23 = { instancePath: instancePath + "/approvers/teams/" + i2, schemaPath: "#/properties/approvers/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.approvers.properties.teams.items.type, parentSchema: schema60.properties.approvers.properties.teams.items, data: data19 };
+                const err23 = { instancePath: instancePath + "/approvers/users/" + i1, schemaPath: "#/properties/approvers/properties/users/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema62.properties.approvers.properties.users.items.type, parentSchema: schema62.properties.approvers.properties.users.items, data: data19 };
                 if (vErrors === null) {
                   vErrors = [err23];
                 } else {
@@ -42316,7 +42891,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err24 = { instancePath: instancePath + "/approvers/teams", schemaPath: "#/properties/approvers/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema60.properties.approvers.properties.teams.type, parentSchema: schema60.properties.approvers.properties.teams, data: data18 };
+            const err24 = { instancePath: instancePath + "/approvers/users", schemaPath: "#/properties/approvers/properties/users/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema62.properties.approvers.properties.users.type, parentSchema: schema62.properties.approvers.properties.users, data: data18 };
             if (vErrors === null) {
               vErrors = [err24];
             } else {
@@ -42325,86 +42900,90 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data14.count !== void 0) {
-          let data20 = data14.count;
-          if (!(typeof data20 == "number" && (!(data20 % 1) && !isNaN(data20)) && isFinite(data20))) {
-            const err25 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema60.properties.approvers.properties.count.type, parentSchema: schema60.properties.approvers.properties.count, data: data20 };
+        if (data16.teams !== void 0) {
+          let data20 = data16.teams;
+          if (Array.isArray(data20)) {
+            const len2 = data20.length;
+            for (let i2 = 0; i2 < len2; i2++) {
+              let data21 = data20[i2];
+              if (typeof data21 !== "string") {
+                const err25 = { instancePath: instancePath + "/approvers/teams/" + i2, schemaPath: "#/properties/approvers/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema62.properties.approvers.properties.teams.items.type, parentSchema: schema62.properties.approvers.properties.teams.items, data: data21 };
+                if (vErrors === null) {
+                  vErrors = [err25];
+                } else {
+                  vErrors.push(err25);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err26 = { instancePath: instancePath + "/approvers/teams", schemaPath: "#/properties/approvers/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema62.properties.approvers.properties.teams.type, parentSchema: schema62.properties.approvers.properties.teams, data: data20 };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err26];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err26);
             }
             errors++;
           }
-          if (typeof data20 == "number" && isFinite(data20)) {
-            if (data20 > 10 || isNaN(data20)) {
-              const err26 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10", schema: 10, parentSchema: schema60.properties.approvers.properties.count, data: data20 };
+        }
+        if (data16.count !== void 0) {
+          let data22 = data16.count;
+          if (!(typeof data22 == "number" && (!(data22 % 1) && !isNaN(data22)) && isFinite(data22))) {
+            const err27 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema62.properties.approvers.properties.count.type, parentSchema: schema62.properties.approvers.properties.count, data: data22 };
+            if (vErrors === null) {
+              vErrors = [err27];
+            } else {
+              vErrors.push(err27);
+            }
+            errors++;
+          }
+          if (typeof data22 == "number" && isFinite(data22)) {
+            if (data22 > 10 || isNaN(data22)) {
+              const err28 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10", schema: 10, parentSchema: schema62.properties.approvers.properties.count, data: data22 };
               if (vErrors === null) {
-                vErrors = [err26];
+                vErrors = [err28];
               } else {
-                vErrors.push(err26);
+                vErrors.push(err28);
               }
               errors++;
             }
-            if (data20 < 1 || isNaN(data20)) {
-              const err27 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema60.properties.approvers.properties.count, data: data20 };
+            if (data22 < 1 || isNaN(data22)) {
+              const err29 = { instancePath: instancePath + "/approvers/count", schemaPath: "#/properties/approvers/properties/count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema62.properties.approvers.properties.count, data: data22 };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err29];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err29);
               }
               errors++;
             }
           }
         }
-        if (data14.allow_initiator !== void 0) {
-          let data21 = data14.allow_initiator;
-          if (typeof data21 !== "boolean") {
-            const err28 = { instancePath: instancePath + "/approvers/allow_initiator", schemaPath: "#/properties/approvers/properties/allow_initiator/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema60.properties.approvers.properties.allow_initiator.type, parentSchema: schema60.properties.approvers.properties.allow_initiator, data: data21 };
+        if (data16.allow_initiator !== void 0) {
+          let data23 = data16.allow_initiator;
+          if (typeof data23 !== "boolean") {
+            const err30 = { instancePath: instancePath + "/approvers/allow_initiator", schemaPath: "#/properties/approvers/properties/allow_initiator/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema62.properties.approvers.properties.allow_initiator.type, parentSchema: schema62.properties.approvers.properties.allow_initiator, data: data23 };
             if (vErrors === null) {
-              vErrors = [err28];
+              vErrors = [err30];
             } else {
-              vErrors.push(err28);
+              vErrors.push(err30);
             }
             errors++;
           }
         }
       } else {
-        const err29 = { instancePath: instancePath + "/approvers", schemaPath: "#/properties/approvers/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema60.properties.approvers.type, parentSchema: schema60.properties.approvers, data: data14 };
+        const err31 = { instancePath: instancePath + "/approvers", schemaPath: "#/properties/approvers/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema62.properties.approvers.type, parentSchema: schema62.properties.approvers, data: data16 };
         if (vErrors === null) {
-          vErrors = [err29];
+          vErrors = [err31];
         } else {
-          vErrors.push(err29);
+          vErrors.push(err31);
         }
         errors++;
       }
     }
     if (data.response_schema !== void 0) {
-      let data22 = data.response_schema;
-      if (!(data22 && typeof data22 == "object" && !Array.isArray(data22))) {
-        const err30 = { instancePath: instancePath + "/response_schema", schemaPath: "#/properties/response_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema60.properties.response_schema.type, parentSchema: schema60.properties.response_schema, data: data22 };
-        if (vErrors === null) {
-          vErrors = [err30];
-        } else {
-          vErrors.push(err30);
-        }
-        errors++;
-      }
-    }
-    if (data.on_reject !== void 0) {
-      let data23 = data.on_reject;
-      if (typeof data23 === "string") {
-        if (!pattern4.test(data23)) {
-          const err31 = { instancePath: instancePath + "/on_reject", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data23 };
-          if (vErrors === null) {
-            vErrors = [err31];
-          } else {
-            vErrors.push(err31);
-          }
-          errors++;
-        }
-      } else {
-        const err32 = { instancePath: instancePath + "/on_reject", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data23 };
+      let data24 = data.response_schema;
+      if (!(data24 && typeof data24 == "object" && !Array.isArray(data24))) {
+        const err32 = { instancePath: instancePath + "/response_schema", schemaPath: "#/properties/response_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema62.properties.response_schema.type, parentSchema: schema62.properties.response_schema, data: data24 };
         if (vErrors === null) {
           vErrors = [err32];
         } else {
@@ -42413,11 +42992,11 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.reminder !== void 0) {
-      let data24 = data.reminder;
-      if (typeof data24 === "string") {
-        if (!pattern9.test(data24)) {
-          const err33 = { instancePath: instancePath + "/reminder", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data24 };
+    if (data.on_reject !== void 0) {
+      let data25 = data.on_reject;
+      if (typeof data25 === "string") {
+        if (!pattern4.test(data25)) {
+          const err33 = { instancePath: instancePath + "/on_reject", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data25 };
           if (vErrors === null) {
             vErrors = [err33];
           } else {
@@ -42426,7 +43005,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err34 = { instancePath: instancePath + "/reminder", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data24 };
+        const err34 = { instancePath: instancePath + "/on_reject", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data25 };
         if (vErrors === null) {
           vErrors = [err34];
         } else {
@@ -42435,24 +43014,46 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.on_timeout !== void 0) {
-      let data25 = data.on_timeout;
-      if (typeof data25 !== "string") {
-        const err35 = { instancePath: instancePath + "/on_timeout", schemaPath: "#/properties/on_timeout/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema60.properties.on_timeout.type, parentSchema: schema60.properties.on_timeout, data: data25 };
+    if (data.reminder !== void 0) {
+      let data26 = data.reminder;
+      if (typeof data26 === "string") {
+        if (!pattern9.test(data26)) {
+          const err35 = { instancePath: instancePath + "/reminder", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data26 };
+          if (vErrors === null) {
+            vErrors = [err35];
+          } else {
+            vErrors.push(err35);
+          }
+          errors++;
+        }
+      } else {
+        const err36 = { instancePath: instancePath + "/reminder", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data26 };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err36];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err36);
+        }
+        errors++;
+      }
+    }
+    if (data.on_timeout !== void 0) {
+      let data27 = data.on_timeout;
+      if (typeof data27 !== "string") {
+        const err37 = { instancePath: instancePath + "/on_timeout", schemaPath: "#/properties/on_timeout/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema62.properties.on_timeout.type, parentSchema: schema62.properties.on_timeout, data: data27 };
+        if (vErrors === null) {
+          vErrors = [err37];
+        } else {
+          vErrors.push(err37);
         }
         errors++;
       }
     }
   } else {
-    const err36 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema60.type, parentSchema: schema60, data };
+    const err38 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema62.type, parentSchema: schema62, data };
     if (vErrors === null) {
-      vErrors = [err36];
+      vErrors = [err38];
     } else {
-      vErrors.push(err36);
+      vErrors.push(err38);
     }
     errors++;
   }
@@ -42460,7 +43061,7 @@ function validate32(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate32.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema67 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
+var schema69 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
 function validate36(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -42473,8 +43074,8 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema67.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema67, data };
+      if (!func1.call(schema69.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema69, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -42508,7 +43109,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("close" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "close" }, message: "must be equal to constant", schema: "close", parentSchema: schema67.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "close" }, message: "must be equal to constant", schema: "close", parentSchema: schema69.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -42520,7 +43121,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.name.type, parentSchema: schema67.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema69.properties.name.type, parentSchema: schema69.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -42532,7 +43133,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.description.type, parentSchema: schema67.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema69.properties.description.type, parentSchema: schema69.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -42545,7 +43146,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -42554,7 +43155,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -42578,7 +43179,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema67.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema67.properties.authority.enum, parentSchema: schema67.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema69.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema69.properties.authority.enum, parentSchema: schema69.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -42591,7 +43192,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -42600,7 +43201,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -42612,7 +43213,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.idempotency_key.type, parentSchema: schema67.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema69.properties.idempotency_key.type, parentSchema: schema69.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -42625,7 +43226,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema67.properties.needs, data: data10 };
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema69.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err12];
           } else {
@@ -42657,7 +43258,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema67.properties.needs.type, parentSchema: schema67.properties.needs, data: data10 };
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema69.properties.needs.type, parentSchema: schema69.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -42669,7 +43270,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.for_each.type, parentSchema: schema67.properties.for_each, data: data12 };
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema69.properties.for_each.type, parentSchema: schema69.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -42678,10 +43279,10 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.reason !== void 0) {
-      let data13 = data.reason;
-      if (!(data13 === "completed" || data13 === "not_planned")) {
-        const err17 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/enum", keyword: "enum", params: { allowedValues: schema67.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema67.properties.reason.enum, parentSchema: schema67.properties.reason, data: data13 };
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err17 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema69.properties.input_schema.type, parentSchema: schema69.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -42690,10 +43291,10 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.comment !== void 0) {
-      let data14 = data.comment;
-      if (typeof data14 !== "string") {
-        const err18 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.comment.type, parentSchema: schema67.properties.comment, data: data14 };
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err18 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema69.properties.output_schema.type, parentSchema: schema69.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -42702,10 +43303,10 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.issue !== void 0) {
-      let data15 = data.issue;
-      if (typeof data15 !== "string") {
-        const err19 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema67.properties.issue.type, parentSchema: schema67.properties.issue, data: data15 };
+    if (data.reason !== void 0) {
+      let data15 = data.reason;
+      if (!(data15 === "completed" || data15 === "not_planned")) {
+        const err19 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/enum", keyword: "enum", params: { allowedValues: schema69.properties.reason.enum }, message: "must be equal to one of the allowed values", schema: schema69.properties.reason.enum, parentSchema: schema69.properties.reason, data: data15 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -42714,12 +43315,36 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.comment !== void 0) {
+      let data16 = data.comment;
+      if (typeof data16 !== "string") {
+        const err20 = { instancePath: instancePath + "/comment", schemaPath: "#/properties/comment/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema69.properties.comment.type, parentSchema: schema69.properties.comment, data: data16 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.issue !== void 0) {
+      let data17 = data.issue;
+      if (typeof data17 !== "string") {
+        const err21 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema69.properties.issue.type, parentSchema: schema69.properties.issue, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err20 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema67.type, parentSchema: schema67, data };
+    const err22 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema69.type, parentSchema: schema69, data };
     if (vErrors === null) {
-      vErrors = [err20];
+      vErrors = [err22];
     } else {
-      vErrors.push(err20);
+      vErrors.push(err22);
     }
     errors++;
   }
@@ -42727,7 +43352,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate36.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema72 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] };
+var schema74 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] };
 function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -42740,7 +43365,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.body === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property 'body'", schema: schema72.required, parentSchema: schema72, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "body" }, message: "must have required property 'body'", schema: schema74.required, parentSchema: schema74, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -42749,8 +43374,8 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema72.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema72, data };
+      if (!func1.call(schema74.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema74, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -42784,7 +43409,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("comment" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "comment" }, message: "must be equal to constant", schema: "comment", parentSchema: schema72.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "comment" }, message: "must be equal to constant", schema: "comment", parentSchema: schema74.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -42796,7 +43421,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.name.type, parentSchema: schema72.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema74.properties.name.type, parentSchema: schema74.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -42808,7 +43433,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.description.type, parentSchema: schema72.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema74.properties.description.type, parentSchema: schema74.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -42821,7 +43446,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -42830,7 +43455,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -42854,7 +43479,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema72.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema72.properties.authority.enum, parentSchema: schema72.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema74.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema74.properties.authority.enum, parentSchema: schema74.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -42867,7 +43492,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err10];
           } else {
@@ -42876,7 +43501,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -42888,7 +43513,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.idempotency_key.type, parentSchema: schema72.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema74.properties.idempotency_key.type, parentSchema: schema74.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -42901,7 +43526,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema72.properties.needs, data: data10 };
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema74.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -42933,7 +43558,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema72.properties.needs.type, parentSchema: schema72.properties.needs, data: data10 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema74.properties.needs.type, parentSchema: schema74.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -42945,7 +43570,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.for_each.type, parentSchema: schema72.properties.for_each, data: data12 };
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema74.properties.for_each.type, parentSchema: schema74.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -42954,10 +43579,10 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.body !== void 0) {
-      let data13 = data.body;
-      if (typeof data13 !== "string") {
-        const err18 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema72.properties.body.type, parentSchema: schema72.properties.body, data: data13 };
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema74.properties.input_schema.type, parentSchema: schema74.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -42966,12 +43591,36 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema74.properties.output_schema.type, parentSchema: schema74.properties.output_schema, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+    if (data.body !== void 0) {
+      let data15 = data.body;
+      if (typeof data15 !== "string") {
+        const err20 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema74.properties.body.type, parentSchema: schema74.properties.body, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err19 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema72.type, parentSchema: schema72, data };
+    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema74.type, parentSchema: schema74, data };
     if (vErrors === null) {
-      vErrors = [err19];
+      vErrors = [err21];
     } else {
-      vErrors.push(err19);
+      vErrors.push(err21);
     }
     errors++;
   }
@@ -42979,7 +43628,7 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate40.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema77 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] };
+var schema79 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] };
 function validate44(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -42992,7 +43641,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.branch === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "branch" }, message: "must have required property 'branch'", schema: schema77.required, parentSchema: schema77, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "branch" }, message: "must have required property 'branch'", schema: schema79.required, parentSchema: schema79, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -43001,7 +43650,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.message === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property 'message'", schema: schema77.required, parentSchema: schema77, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "message" }, message: "must have required property 'message'", schema: schema79.required, parentSchema: schema79, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -43010,8 +43659,8 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema77.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema77, data };
+      if (!func1.call(schema79.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema79, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -43045,7 +43694,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("commit" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "commit" }, message: "must be equal to constant", schema: "commit", parentSchema: schema77.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "commit" }, message: "must be equal to constant", schema: "commit", parentSchema: schema79.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -43057,7 +43706,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.name.type, parentSchema: schema77.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.name.type, parentSchema: schema79.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -43069,7 +43718,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.description.type, parentSchema: schema77.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.description.type, parentSchema: schema79.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -43082,7 +43731,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err8];
           } else {
@@ -43091,7 +43740,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err9 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err9 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -43115,7 +43764,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema77.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema77.properties.authority.enum, parentSchema: schema77.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema79.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema79.properties.authority.enum, parentSchema: schema79.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -43128,7 +43777,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err11];
           } else {
@@ -43137,7 +43786,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err12 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err12 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -43149,7 +43798,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.idempotency_key.type, parentSchema: schema77.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.idempotency_key.type, parentSchema: schema79.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -43162,7 +43811,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema77.properties.needs, data: data10 };
+          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema79.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err14];
           } else {
@@ -43194,7 +43843,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema77.properties.needs.type, parentSchema: schema77.properties.needs, data: data10 };
+        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema79.properties.needs.type, parentSchema: schema79.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -43206,7 +43855,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.for_each.type, parentSchema: schema77.properties.for_each, data: data12 };
+        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.for_each.type, parentSchema: schema79.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -43215,10 +43864,10 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.branch !== void 0) {
-      let data13 = data.branch;
-      if (typeof data13 !== "string") {
-        const err19 = { instancePath: instancePath + "/branch", schemaPath: "#/properties/branch/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.branch.type, parentSchema: schema77.properties.branch, data: data13 };
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err19 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema79.properties.input_schema.type, parentSchema: schema79.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -43227,10 +43876,10 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.message !== void 0) {
-      let data14 = data.message;
-      if (typeof data14 !== "string") {
-        const err20 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.message.type, parentSchema: schema77.properties.message, data: data14 };
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err20 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema79.properties.output_schema.type, parentSchema: schema79.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -43239,49 +43888,49 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.branch !== void 0) {
+      let data15 = data.branch;
+      if (typeof data15 !== "string") {
+        const err21 = { instancePath: instancePath + "/branch", schemaPath: "#/properties/branch/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.branch.type, parentSchema: schema79.properties.branch, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.message !== void 0) {
+      let data16 = data.message;
+      if (typeof data16 !== "string") {
+        const err22 = { instancePath: instancePath + "/message", schemaPath: "#/properties/message/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.message.type, parentSchema: schema79.properties.message, data: data16 };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
     if (data.files !== void 0) {
-      let data15 = data.files;
-      if (Array.isArray(data15)) {
-        const len1 = data15.length;
+      let data17 = data.files;
+      if (Array.isArray(data17)) {
+        const len1 = data17.length;
         for (let i1 = 0; i1 < len1; i1++) {
-          let data16 = data15[i1];
-          if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
-            if (data16.path === void 0) {
-              const err21 = { instancePath: instancePath + "/files/" + i1, schemaPath: "#/properties/files/items/required", keyword: "required", params: { missingProperty: "path" }, message: "must have required property 'path'", schema: schema77.properties.files.items.required, parentSchema: schema77.properties.files.items, data: data16 };
+          let data18 = data17[i1];
+          if (data18 && typeof data18 == "object" && !Array.isArray(data18)) {
+            if (data18.path === void 0) {
+              const err23 = { instancePath: instancePath + "/files/" + i1, schemaPath: "#/properties/files/items/required", keyword: "required", params: { missingProperty: "path" }, message: "must have required property 'path'", schema: schema79.properties.files.items.required, parentSchema: schema79.properties.files.items, data: data18 };
               if (vErrors === null) {
-                vErrors = [err21];
+                vErrors = [err23];
               } else {
-                vErrors.push(err21);
+                vErrors.push(err23);
               }
               errors++;
             }
-            for (const key1 in data16) {
+            for (const key1 in data18) {
               if (!(key1 === "path" || key1 === "content" || key1 === "template")) {
-                const err22 = { instancePath: instancePath + "/files/" + i1, schemaPath: "#/properties/files/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema77.properties.files.items, data: data16 };
-                if (vErrors === null) {
-                  vErrors = [err22];
-                } else {
-                  vErrors.push(err22);
-                }
-                errors++;
-              }
-            }
-            if (data16.path !== void 0) {
-              let data17 = data16.path;
-              if (typeof data17 !== "string") {
-                const err23 = { instancePath: instancePath + "/files/" + i1 + "/path", schemaPath: "#/properties/files/items/properties/path/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.files.items.properties.path.type, parentSchema: schema77.properties.files.items.properties.path, data: data17 };
-                if (vErrors === null) {
-                  vErrors = [err23];
-                } else {
-                  vErrors.push(err23);
-                }
-                errors++;
-              }
-            }
-            if (data16.content !== void 0) {
-              let data18 = data16.content;
-              if (typeof data18 !== "string") {
-                const err24 = { instancePath: instancePath + "/files/" + i1 + "/content", schemaPath: "#/properties/files/items/properties/content/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.files.items.properties.content.type, parentSchema: schema77.properties.files.items.properties.content, data: data18 };
+                const err24 = { instancePath: instancePath + "/files/" + i1, schemaPath: "#/properties/files/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema79.properties.files.items, data: data18 };
                 if (vErrors === null) {
                   vErrors = [err24];
                 } else {
@@ -43290,10 +43939,10 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data16.template !== void 0) {
-              let data19 = data16.template;
+            if (data18.path !== void 0) {
+              let data19 = data18.path;
               if (typeof data19 !== "string") {
-                const err25 = { instancePath: instancePath + "/files/" + i1 + "/template", schemaPath: "#/properties/files/items/properties/template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.files.items.properties.template.type, parentSchema: schema77.properties.files.items.properties.template, data: data19 };
+                const err25 = { instancePath: instancePath + "/files/" + i1 + "/path", schemaPath: "#/properties/files/items/properties/path/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.files.items.properties.path.type, parentSchema: schema79.properties.files.items.properties.path, data: data19 };
                 if (vErrors === null) {
                   vErrors = [err25];
                 } else {
@@ -43302,34 +43951,32 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-          } else {
-            const err26 = { instancePath: instancePath + "/files/" + i1, schemaPath: "#/properties/files/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema77.properties.files.items.type, parentSchema: schema77.properties.files.items, data: data16 };
-            if (vErrors === null) {
-              vErrors = [err26];
-            } else {
-              vErrors.push(err26);
+            if (data18.content !== void 0) {
+              let data20 = data18.content;
+              if (typeof data20 !== "string") {
+                const err26 = { instancePath: instancePath + "/files/" + i1 + "/content", schemaPath: "#/properties/files/items/properties/content/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.files.items.properties.content.type, parentSchema: schema79.properties.files.items.properties.content, data: data20 };
+                if (vErrors === null) {
+                  vErrors = [err26];
+                } else {
+                  vErrors.push(err26);
+                }
+                errors++;
+              }
             }
-            errors++;
-          }
-        }
-      } else {
-        const err27 = { instancePath: instancePath + "/files", schemaPath: "#/properties/files/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema77.properties.files.type, parentSchema: schema77.properties.files, data: data15 };
-        if (vErrors === null) {
-          vErrors = [err27];
-        } else {
-          vErrors.push(err27);
-        }
-        errors++;
-      }
-    }
-    if (data.paths !== void 0) {
-      let data20 = data.paths;
-      if (Array.isArray(data20)) {
-        const len2 = data20.length;
-        for (let i2 = 0; i2 < len2; i2++) {
-          let data21 = data20[i2];
-          if (typeof data21 !== "string") {
-            const err28 = { instancePath: instancePath + "/paths/" + i2, schemaPath: "#/properties/paths/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema77.properties.paths.items.type, parentSchema: schema77.properties.paths.items, data: data21 };
+            if (data18.template !== void 0) {
+              let data21 = data18.template;
+              if (typeof data21 !== "string") {
+                const err27 = { instancePath: instancePath + "/files/" + i1 + "/template", schemaPath: "#/properties/files/items/properties/template/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.files.items.properties.template.type, parentSchema: schema79.properties.files.items.properties.template, data: data21 };
+                if (vErrors === null) {
+                  vErrors = [err27];
+                } else {
+                  vErrors.push(err27);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err28 = { instancePath: instancePath + "/files/" + i1, schemaPath: "#/properties/files/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema79.properties.files.items.type, parentSchema: schema79.properties.files.items, data: data18 };
             if (vErrors === null) {
               vErrors = [err28];
             } else {
@@ -43339,7 +43986,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err29 = { instancePath: instancePath + "/paths", schemaPath: "#/properties/paths/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema77.properties.paths.type, parentSchema: schema77.properties.paths, data: data20 };
+        const err29 = { instancePath: instancePath + "/files", schemaPath: "#/properties/files/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema79.properties.files.type, parentSchema: schema79.properties.files, data: data17 };
         if (vErrors === null) {
           vErrors = [err29];
         } else {
@@ -43348,22 +43995,24 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.push !== void 0) {
-      let data22 = data.push;
-      if (typeof data22 !== "boolean") {
-        const err30 = { instancePath: instancePath + "/push", schemaPath: "#/properties/push/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema77.properties.push.type, parentSchema: schema77.properties.push, data: data22 };
-        if (vErrors === null) {
-          vErrors = [err30];
-        } else {
-          vErrors.push(err30);
+    if (data.paths !== void 0) {
+      let data22 = data.paths;
+      if (Array.isArray(data22)) {
+        const len2 = data22.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data23 = data22[i2];
+          if (typeof data23 !== "string") {
+            const err30 = { instancePath: instancePath + "/paths/" + i2, schemaPath: "#/properties/paths/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema79.properties.paths.items.type, parentSchema: schema79.properties.paths.items, data: data23 };
+            if (vErrors === null) {
+              vErrors = [err30];
+            } else {
+              vErrors.push(err30);
+            }
+            errors++;
+          }
         }
-        errors++;
-      }
-    }
-    if (data.pull !== void 0) {
-      let data23 = data.pull;
-      if (typeof data23 !== "boolean") {
-        const err31 = { instancePath: instancePath + "/pull", schemaPath: "#/properties/pull/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema77.properties.pull.type, parentSchema: schema77.properties.pull, data: data23 };
+      } else {
+        const err31 = { instancePath: instancePath + "/paths", schemaPath: "#/properties/paths/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema79.properties.paths.type, parentSchema: schema79.properties.paths, data: data22 };
         if (vErrors === null) {
           vErrors = [err31];
         } else {
@@ -43372,12 +44021,36 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.push !== void 0) {
+      let data24 = data.push;
+      if (typeof data24 !== "boolean") {
+        const err32 = { instancePath: instancePath + "/push", schemaPath: "#/properties/push/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema79.properties.push.type, parentSchema: schema79.properties.push, data: data24 };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
+    if (data.pull !== void 0) {
+      let data25 = data.pull;
+      if (typeof data25 !== "boolean") {
+        const err33 = { instancePath: instancePath + "/pull", schemaPath: "#/properties/pull/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema79.properties.pull.type, parentSchema: schema79.properties.pull, data: data25 };
+        if (vErrors === null) {
+          vErrors = [err33];
+        } else {
+          vErrors.push(err33);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err32 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema77.type, parentSchema: schema77, data };
+    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema79.type, parentSchema: schema79, data };
     if (vErrors === null) {
-      vErrors = [err32];
+      vErrors = [err34];
     } else {
-      vErrors.push(err32);
+      vErrors.push(err34);
     }
     errors++;
   }
@@ -43385,7 +44058,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate44.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema82 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." } }, "required": ["rules"] };
+var schema84 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." }, "require_evidence": { "type": "boolean", "description": "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used." } }, "required": ["rules"] };
 function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -43398,7 +44071,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.rules === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "rules" }, message: "must have required property 'rules'", schema: schema82.required, parentSchema: schema82, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "rules" }, message: "must have required property 'rules'", schema: schema84.required, parentSchema: schema84, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -43407,8 +44080,8 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema82.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema82, data };
+      if (!func1.call(schema84.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema84, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -43442,7 +44115,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("decide" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "decide" }, message: "must be equal to constant", schema: "decide", parentSchema: schema82.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "decide" }, message: "must be equal to constant", schema: "decide", parentSchema: schema84.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -43454,7 +44127,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.name.type, parentSchema: schema82.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.name.type, parentSchema: schema84.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -43466,7 +44139,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.description.type, parentSchema: schema82.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.description.type, parentSchema: schema84.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -43479,7 +44152,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -43488,7 +44161,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -43512,7 +44185,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema82.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema82.properties.authority.enum, parentSchema: schema82.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema84.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema84.properties.authority.enum, parentSchema: schema84.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -43525,7 +44198,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err10];
           } else {
@@ -43534,7 +44207,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -43546,7 +44219,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.idempotency_key.type, parentSchema: schema82.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.idempotency_key.type, parentSchema: schema84.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -43559,7 +44232,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema82.properties.needs, data: data10 };
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema84.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -43591,7 +44264,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.needs.type, parentSchema: schema82.properties.needs, data: data10 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.needs.type, parentSchema: schema84.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -43603,7 +44276,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.for_each.type, parentSchema: schema82.properties.for_each, data: data12 };
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.for_each.type, parentSchema: schema84.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -43612,56 +44285,58 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.properties.input_schema.type, parentSchema: schema84.properties.input_schema, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.properties.output_schema.type, parentSchema: schema84.properties.output_schema, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
     if (data.rules !== void 0) {
-      let data13 = data.rules;
-      if (Array.isArray(data13)) {
-        const len1 = data13.length;
+      let data15 = data.rules;
+      if (Array.isArray(data15)) {
+        const len1 = data15.length;
         for (let i1 = 0; i1 < len1; i1++) {
-          let data14 = data13[i1];
-          if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
-            if (data14.id === void 0) {
-              const err18 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema82.properties.rules.items.required, parentSchema: schema82.properties.rules.items, data: data14 };
+          let data16 = data15[i1];
+          if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
+            if (data16.id === void 0) {
+              const err20 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema84.properties.rules.items.required, parentSchema: schema84.properties.rules.items, data: data16 };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err20];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err20);
               }
               errors++;
             }
-            if (data14.conclusion === void 0) {
-              const err19 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/required", keyword: "required", params: { missingProperty: "conclusion" }, message: "must have required property 'conclusion'", schema: schema82.properties.rules.items.required, parentSchema: schema82.properties.rules.items, data: data14 };
+            if (data16.conclusion === void 0) {
+              const err21 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/required", keyword: "required", params: { missingProperty: "conclusion" }, message: "must have required property 'conclusion'", schema: schema84.properties.rules.items.required, parentSchema: schema84.properties.rules.items, data: data16 };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err21];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err21);
               }
               errors++;
             }
-            for (const key1 in data14) {
-              if (!func1.call(schema82.properties.rules.items.properties, key1)) {
-                const err20 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema82.properties.rules.items, data: data14 };
-                if (vErrors === null) {
-                  vErrors = [err20];
-                } else {
-                  vErrors.push(err20);
-                }
-                errors++;
-              }
-            }
-            if (data14.id !== void 0) {
-              let data15 = data14.id;
-              if (typeof data15 === "string") {
-                if (!pattern4.test(data15)) {
-                  const err21 = { instancePath: instancePath + "/rules/" + i1 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data15 };
-                  if (vErrors === null) {
-                    vErrors = [err21];
-                  } else {
-                    vErrors.push(err21);
-                  }
-                  errors++;
-                }
-              } else {
-                const err22 = { instancePath: instancePath + "/rules/" + i1 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data15 };
+            for (const key1 in data16) {
+              if (!func1.call(schema84.properties.rules.items.properties, key1)) {
+                const err22 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema84.properties.rules.items, data: data16 };
                 if (vErrors === null) {
                   vErrors = [err22];
                 } else {
@@ -43670,187 +44345,183 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data14.all !== void 0) {
-              let data16 = data14.all;
-              if (Array.isArray(data16)) {
-                const len2 = data16.length;
-                for (let i2 = 0; i2 < len2; i2++) {
-                  let data17 = data16[i2];
-                  if (typeof data17 === "string") {
-                    if (!pattern4.test(data17)) {
-                      const err23 = { instancePath: instancePath + "/rules/" + i1 + "/all/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data17 };
-                      if (vErrors === null) {
-                        vErrors = [err23];
-                      } else {
-                        vErrors.push(err23);
-                      }
-                      errors++;
-                    }
+            if (data16.id !== void 0) {
+              let data17 = data16.id;
+              if (typeof data17 === "string") {
+                if (!pattern4.test(data17)) {
+                  const err23 = { instancePath: instancePath + "/rules/" + i1 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data17 };
+                  if (vErrors === null) {
+                    vErrors = [err23];
                   } else {
-                    const err24 = { instancePath: instancePath + "/rules/" + i1 + "/all/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data17 };
-                    if (vErrors === null) {
-                      vErrors = [err24];
-                    } else {
-                      vErrors.push(err24);
-                    }
-                    errors++;
+                    vErrors.push(err23);
                   }
+                  errors++;
                 }
               } else {
-                const err25 = { instancePath: instancePath + "/rules/" + i1 + "/all", schemaPath: "#/properties/rules/items/properties/all/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.items.properties.all.type, parentSchema: schema82.properties.rules.items.properties.all, data: data16 };
+                const err24 = { instancePath: instancePath + "/rules/" + i1 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data17 };
                 if (vErrors === null) {
-                  vErrors = [err25];
+                  vErrors = [err24];
                 } else {
-                  vErrors.push(err25);
+                  vErrors.push(err24);
                 }
                 errors++;
               }
             }
-            if (data14.any !== void 0) {
-              let data18 = data14.any;
+            if (data16.all !== void 0) {
+              let data18 = data16.all;
               if (Array.isArray(data18)) {
-                const len3 = data18.length;
-                for (let i3 = 0; i3 < len3; i3++) {
-                  let data19 = data18[i3];
+                const len2 = data18.length;
+                for (let i2 = 0; i2 < len2; i2++) {
+                  let data19 = data18[i2];
                   if (typeof data19 === "string") {
                     if (!pattern4.test(data19)) {
-                      const err26 = { instancePath: instancePath + "/rules/" + i1 + "/any/" + i3, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data19 };
+                      const err25 = { instancePath: instancePath + "/rules/" + i1 + "/all/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data19 };
                       if (vErrors === null) {
-                        vErrors = [err26];
+                        vErrors = [err25];
                       } else {
-                        vErrors.push(err26);
+                        vErrors.push(err25);
                       }
                       errors++;
                     }
                   } else {
-                    const err27 = { instancePath: instancePath + "/rules/" + i1 + "/any/" + i3, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data19 };
+                    const err26 = { instancePath: instancePath + "/rules/" + i1 + "/all/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data19 };
                     if (vErrors === null) {
-                      vErrors = [err27];
+                      vErrors = [err26];
                     } else {
-                      vErrors.push(err27);
+                      vErrors.push(err26);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err28 = { instancePath: instancePath + "/rules/" + i1 + "/any", schemaPath: "#/properties/rules/items/properties/any/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.items.properties.any.type, parentSchema: schema82.properties.rules.items.properties.any, data: data18 };
+                const err27 = { instancePath: instancePath + "/rules/" + i1 + "/all", schemaPath: "#/properties/rules/items/properties/all/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.rules.items.properties.all.type, parentSchema: schema84.properties.rules.items.properties.all, data: data18 };
                 if (vErrors === null) {
-                  vErrors = [err28];
+                  vErrors = [err27];
                 } else {
-                  vErrors.push(err28);
+                  vErrors.push(err27);
                 }
                 errors++;
               }
             }
-            if (data14.none !== void 0) {
-              let data20 = data14.none;
+            if (data16.any !== void 0) {
+              let data20 = data16.any;
               if (Array.isArray(data20)) {
-                const len4 = data20.length;
-                for (let i4 = 0; i4 < len4; i4++) {
-                  let data21 = data20[i4];
+                const len3 = data20.length;
+                for (let i3 = 0; i3 < len3; i3++) {
+                  let data21 = data20[i3];
                   if (typeof data21 === "string") {
                     if (!pattern4.test(data21)) {
-                      const err29 = { instancePath: instancePath + "/rules/" + i1 + "/none/" + i4, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data21 };
+                      const err28 = { instancePath: instancePath + "/rules/" + i1 + "/any/" + i3, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data21 };
                       if (vErrors === null) {
-                        vErrors = [err29];
+                        vErrors = [err28];
                       } else {
-                        vErrors.push(err29);
+                        vErrors.push(err28);
                       }
                       errors++;
                     }
                   } else {
-                    const err30 = { instancePath: instancePath + "/rules/" + i1 + "/none/" + i4, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data21 };
+                    const err29 = { instancePath: instancePath + "/rules/" + i1 + "/any/" + i3, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data21 };
                     if (vErrors === null) {
-                      vErrors = [err30];
+                      vErrors = [err29];
                     } else {
-                      vErrors.push(err30);
+                      vErrors.push(err29);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err31 = { instancePath: instancePath + "/rules/" + i1 + "/none", schemaPath: "#/properties/rules/items/properties/none/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.items.properties.none.type, parentSchema: schema82.properties.rules.items.properties.none, data: data20 };
+                const err30 = { instancePath: instancePath + "/rules/" + i1 + "/any", schemaPath: "#/properties/rules/items/properties/any/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.rules.items.properties.any.type, parentSchema: schema84.properties.rules.items.properties.any, data: data20 };
                 if (vErrors === null) {
-                  vErrors = [err31];
+                  vErrors = [err30];
                 } else {
-                  vErrors.push(err31);
+                  vErrors.push(err30);
                 }
                 errors++;
               }
             }
-            if (data14.conclusion !== void 0) {
-              let data22 = data14.conclusion;
-              if (typeof data22 !== "string") {
-                const err32 = { instancePath: instancePath + "/rules/" + i1 + "/conclusion", schemaPath: "#/properties/rules/items/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.rules.items.properties.conclusion.type, parentSchema: schema82.properties.rules.items.properties.conclusion, data: data22 };
-                if (vErrors === null) {
-                  vErrors = [err32];
-                } else {
-                  vErrors.push(err32);
-                }
-                errors++;
-              }
-            }
-            if (data14.confidence !== void 0) {
-              let data23 = data14.confidence;
-              if (typeof data23 == "number" && isFinite(data23)) {
-                if (data23 > 1 || isNaN(data23)) {
-                  const err33 = { instancePath: instancePath + "/rules/" + i1 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema82.properties.rules.items.properties.confidence, data: data23 };
-                  if (vErrors === null) {
-                    vErrors = [err33];
+            if (data16.none !== void 0) {
+              let data22 = data16.none;
+              if (Array.isArray(data22)) {
+                const len4 = data22.length;
+                for (let i4 = 0; i4 < len4; i4++) {
+                  let data23 = data22[i4];
+                  if (typeof data23 === "string") {
+                    if (!pattern4.test(data23)) {
+                      const err31 = { instancePath: instancePath + "/rules/" + i1 + "/none/" + i4, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data23 };
+                      if (vErrors === null) {
+                        vErrors = [err31];
+                      } else {
+                        vErrors.push(err31);
+                      }
+                      errors++;
+                    }
                   } else {
-                    vErrors.push(err33);
+                    const err32 = { instancePath: instancePath + "/rules/" + i1 + "/none/" + i4, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data23 };
+                    if (vErrors === null) {
+                      vErrors = [err32];
+                    } else {
+                      vErrors.push(err32);
+                    }
+                    errors++;
                   }
-                  errors++;
-                }
-                if (data23 < 0 || isNaN(data23)) {
-                  const err34 = { instancePath: instancePath + "/rules/" + i1 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema82.properties.rules.items.properties.confidence, data: data23 };
-                  if (vErrors === null) {
-                    vErrors = [err34];
-                  } else {
-                    vErrors.push(err34);
-                  }
-                  errors++;
                 }
               } else {
-                const err35 = { instancePath: instancePath + "/rules/" + i1 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema82.properties.rules.items.properties.confidence.type, parentSchema: schema82.properties.rules.items.properties.confidence, data: data23 };
+                const err33 = { instancePath: instancePath + "/rules/" + i1 + "/none", schemaPath: "#/properties/rules/items/properties/none/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.rules.items.properties.none.type, parentSchema: schema84.properties.rules.items.properties.none, data: data22 };
                 if (vErrors === null) {
-                  vErrors = [err35];
+                  vErrors = [err33];
                 } else {
-                  vErrors.push(err35);
+                  vErrors.push(err33);
                 }
                 errors++;
               }
             }
-            if (data14.root_cause !== void 0) {
-              let data24 = data14.root_cause;
+            if (data16.conclusion !== void 0) {
+              let data24 = data16.conclusion;
               if (typeof data24 !== "string") {
-                const err36 = { instancePath: instancePath + "/rules/" + i1 + "/root_cause", schemaPath: "#/properties/rules/items/properties/root_cause/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.rules.items.properties.root_cause.type, parentSchema: schema82.properties.rules.items.properties.root_cause, data: data24 };
+                const err34 = { instancePath: instancePath + "/rules/" + i1 + "/conclusion", schemaPath: "#/properties/rules/items/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.rules.items.properties.conclusion.type, parentSchema: schema84.properties.rules.items.properties.conclusion, data: data24 };
                 if (vErrors === null) {
-                  vErrors = [err36];
+                  vErrors = [err34];
                 } else {
-                  vErrors.push(err36);
+                  vErrors.push(err34);
                 }
                 errors++;
               }
             }
-            if (data14.alternatives !== void 0) {
-              let data25 = data14.alternatives;
-              if (Array.isArray(data25)) {
-                const len5 = data25.length;
-                for (let i5 = 0; i5 < len5; i5++) {
-                  let data26 = data25[i5];
-                  if (typeof data26 !== "string") {
-                    const err37 = { instancePath: instancePath + "/rules/" + i1 + "/alternatives/" + i5, schemaPath: "#/properties/rules/items/properties/alternatives/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.rules.items.properties.alternatives.items.type, parentSchema: schema82.properties.rules.items.properties.alternatives.items, data: data26 };
-                    if (vErrors === null) {
-                      vErrors = [err37];
-                    } else {
-                      vErrors.push(err37);
-                    }
-                    errors++;
+            if (data16.confidence !== void 0) {
+              let data25 = data16.confidence;
+              if (typeof data25 == "number" && isFinite(data25)) {
+                if (data25 > 1 || isNaN(data25)) {
+                  const err35 = { instancePath: instancePath + "/rules/" + i1 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema84.properties.rules.items.properties.confidence, data: data25 };
+                  if (vErrors === null) {
+                    vErrors = [err35];
+                  } else {
+                    vErrors.push(err35);
                   }
+                  errors++;
+                }
+                if (data25 < 0 || isNaN(data25)) {
+                  const err36 = { instancePath: instancePath + "/rules/" + i1 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema84.properties.rules.items.properties.confidence, data: data25 };
+                  if (vErrors === null) {
+                    vErrors = [err36];
+                  } else {
+                    vErrors.push(err36);
+                  }
+                  errors++;
                 }
               } else {
-                const err38 = { instancePath: instancePath + "/rules/" + i1 + "/alternatives", schemaPath: "#/properties/rules/items/properties/alternatives/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.items.properties.alternatives.type, parentSchema: schema82.properties.rules.items.properties.alternatives, data: data25 };
+                const err37 = { instancePath: instancePath + "/rules/" + i1 + "/confidence", schemaPath: "#/properties/rules/items/properties/confidence/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema84.properties.rules.items.properties.confidence.type, parentSchema: schema84.properties.rules.items.properties.confidence, data: data25 };
+                if (vErrors === null) {
+                  vErrors = [err37];
+                } else {
+                  vErrors.push(err37);
+                }
+                errors++;
+              }
+            }
+            if (data16.root_cause !== void 0) {
+              let data26 = data16.root_cause;
+              if (typeof data26 !== "string") {
+                const err38 = { instancePath: instancePath + "/rules/" + i1 + "/root_cause", schemaPath: "#/properties/rules/items/properties/root_cause/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.rules.items.properties.root_cause.type, parentSchema: schema84.properties.rules.items.properties.root_cause, data: data26 };
                 if (vErrors === null) {
                   vErrors = [err38];
                 } else {
@@ -43859,14 +44530,14 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data14.next_actions !== void 0) {
-              let data27 = data14.next_actions;
+            if (data16.alternatives !== void 0) {
+              let data27 = data16.alternatives;
               if (Array.isArray(data27)) {
-                const len6 = data27.length;
-                for (let i6 = 0; i6 < len6; i6++) {
-                  let data28 = data27[i6];
+                const len5 = data27.length;
+                for (let i5 = 0; i5 < len5; i5++) {
+                  let data28 = data27[i5];
                   if (typeof data28 !== "string") {
-                    const err39 = { instancePath: instancePath + "/rules/" + i1 + "/next_actions/" + i6, schemaPath: "#/properties/rules/items/properties/next_actions/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.rules.items.properties.next_actions.items.type, parentSchema: schema82.properties.rules.items.properties.next_actions.items, data: data28 };
+                    const err39 = { instancePath: instancePath + "/rules/" + i1 + "/alternatives/" + i5, schemaPath: "#/properties/rules/items/properties/alternatives/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.rules.items.properties.alternatives.items.type, parentSchema: schema84.properties.rules.items.properties.alternatives.items, data: data28 };
                     if (vErrors === null) {
                       vErrors = [err39];
                     } else {
@@ -43876,7 +44547,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                 }
               } else {
-                const err40 = { instancePath: instancePath + "/rules/" + i1 + "/next_actions", schemaPath: "#/properties/rules/items/properties/next_actions/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.items.properties.next_actions.type, parentSchema: schema82.properties.rules.items.properties.next_actions, data: data27 };
+                const err40 = { instancePath: instancePath + "/rules/" + i1 + "/alternatives", schemaPath: "#/properties/rules/items/properties/alternatives/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.rules.items.properties.alternatives.type, parentSchema: schema84.properties.rules.items.properties.alternatives, data: data27 };
                 if (vErrors === null) {
                   vErrors = [err40];
                 } else {
@@ -43885,20 +44556,24 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data14.goto !== void 0) {
-              let data29 = data14.goto;
-              if (typeof data29 === "string") {
-                if (!pattern4.test(data29)) {
-                  const err41 = { instancePath: instancePath + "/rules/" + i1 + "/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data29 };
-                  if (vErrors === null) {
-                    vErrors = [err41];
-                  } else {
-                    vErrors.push(err41);
+            if (data16.next_actions !== void 0) {
+              let data29 = data16.next_actions;
+              if (Array.isArray(data29)) {
+                const len6 = data29.length;
+                for (let i6 = 0; i6 < len6; i6++) {
+                  let data30 = data29[i6];
+                  if (typeof data30 !== "string") {
+                    const err41 = { instancePath: instancePath + "/rules/" + i1 + "/next_actions/" + i6, schemaPath: "#/properties/rules/items/properties/next_actions/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.rules.items.properties.next_actions.items.type, parentSchema: schema84.properties.rules.items.properties.next_actions.items, data: data30 };
+                    if (vErrors === null) {
+                      vErrors = [err41];
+                    } else {
+                      vErrors.push(err41);
+                    }
+                    errors++;
                   }
-                  errors++;
                 }
               } else {
-                const err42 = { instancePath: instancePath + "/rules/" + i1 + "/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data29 };
+                const err42 = { instancePath: instancePath + "/rules/" + i1 + "/next_actions", schemaPath: "#/properties/rules/items/properties/next_actions/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.rules.items.properties.next_actions.type, parentSchema: schema84.properties.rules.items.properties.next_actions, data: data29 };
                 if (vErrors === null) {
                   vErrors = [err42];
                 } else {
@@ -43907,122 +44582,118 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-          } else {
-            const err43 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema82.properties.rules.items.type, parentSchema: schema82.properties.rules.items, data: data14 };
-            if (vErrors === null) {
-              vErrors = [err43];
-            } else {
-              vErrors.push(err43);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err44 = { instancePath: instancePath + "/rules", schemaPath: "#/properties/rules/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.rules.type, parentSchema: schema82.properties.rules, data: data13 };
-        if (vErrors === null) {
-          vErrors = [err44];
-        } else {
-          vErrors.push(err44);
-        }
-        errors++;
-      }
-    }
-    if (data.fallback !== void 0) {
-      let data30 = data.fallback;
-      if (data30 && typeof data30 == "object" && !Array.isArray(data30)) {
-        if (data30.conclusion === void 0) {
-          const err45 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/required", keyword: "required", params: { missingProperty: "conclusion" }, message: "must have required property 'conclusion'", schema: schema82.properties.fallback.required, parentSchema: schema82.properties.fallback, data: data30 };
-          if (vErrors === null) {
-            vErrors = [err45];
-          } else {
-            vErrors.push(err45);
-          }
-          errors++;
-        }
-        for (const key2 in data30) {
-          if (!(key2 === "conclusion" || key2 === "confidence" || key2 === "root_cause" || key2 === "alternatives" || key2 === "next_actions" || key2 === "goto")) {
-            const err46 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema82.properties.fallback, data: data30 };
-            if (vErrors === null) {
-              vErrors = [err46];
-            } else {
-              vErrors.push(err46);
-            }
-            errors++;
-          }
-        }
-        if (data30.conclusion !== void 0) {
-          let data31 = data30.conclusion;
-          if (typeof data31 !== "string") {
-            const err47 = { instancePath: instancePath + "/fallback/conclusion", schemaPath: "#/properties/fallback/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.fallback.properties.conclusion.type, parentSchema: schema82.properties.fallback.properties.conclusion, data: data31 };
-            if (vErrors === null) {
-              vErrors = [err47];
-            } else {
-              vErrors.push(err47);
-            }
-            errors++;
-          }
-        }
-        if (data30.confidence !== void 0) {
-          let data32 = data30.confidence;
-          if (typeof data32 == "number" && isFinite(data32)) {
-            if (data32 > 1 || isNaN(data32)) {
-              const err48 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema82.properties.fallback.properties.confidence, data: data32 };
-              if (vErrors === null) {
-                vErrors = [err48];
+            if (data16.goto !== void 0) {
+              let data31 = data16.goto;
+              if (typeof data31 === "string") {
+                if (!pattern4.test(data31)) {
+                  const err43 = { instancePath: instancePath + "/rules/" + i1 + "/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data31 };
+                  if (vErrors === null) {
+                    vErrors = [err43];
+                  } else {
+                    vErrors.push(err43);
+                  }
+                  errors++;
+                }
               } else {
-                vErrors.push(err48);
-              }
-              errors++;
-            }
-            if (data32 < 0 || isNaN(data32)) {
-              const err49 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema82.properties.fallback.properties.confidence, data: data32 };
-              if (vErrors === null) {
-                vErrors = [err49];
-              } else {
-                vErrors.push(err49);
-              }
-              errors++;
-            }
-          } else {
-            const err50 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema82.properties.fallback.properties.confidence.type, parentSchema: schema82.properties.fallback.properties.confidence, data: data32 };
-            if (vErrors === null) {
-              vErrors = [err50];
-            } else {
-              vErrors.push(err50);
-            }
-            errors++;
-          }
-        }
-        if (data30.root_cause !== void 0) {
-          let data33 = data30.root_cause;
-          if (typeof data33 !== "string") {
-            const err51 = { instancePath: instancePath + "/fallback/root_cause", schemaPath: "#/properties/fallback/properties/root_cause/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.fallback.properties.root_cause.type, parentSchema: schema82.properties.fallback.properties.root_cause, data: data33 };
-            if (vErrors === null) {
-              vErrors = [err51];
-            } else {
-              vErrors.push(err51);
-            }
-            errors++;
-          }
-        }
-        if (data30.alternatives !== void 0) {
-          let data34 = data30.alternatives;
-          if (Array.isArray(data34)) {
-            const len7 = data34.length;
-            for (let i7 = 0; i7 < len7; i7++) {
-              let data35 = data34[i7];
-              if (typeof data35 !== "string") {
-                const err52 = { instancePath: instancePath + "/fallback/alternatives/" + i7, schemaPath: "#/properties/fallback/properties/alternatives/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.fallback.properties.alternatives.items.type, parentSchema: schema82.properties.fallback.properties.alternatives.items, data: data35 };
+                const err44 = { instancePath: instancePath + "/rules/" + i1 + "/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data31 };
                 if (vErrors === null) {
-                  vErrors = [err52];
+                  vErrors = [err44];
                 } else {
-                  vErrors.push(err52);
+                  vErrors.push(err44);
                 }
                 errors++;
               }
             }
           } else {
-            const err53 = { instancePath: instancePath + "/fallback/alternatives", schemaPath: "#/properties/fallback/properties/alternatives/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.fallback.properties.alternatives.type, parentSchema: schema82.properties.fallback.properties.alternatives, data: data34 };
+            const err45 = { instancePath: instancePath + "/rules/" + i1, schemaPath: "#/properties/rules/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.properties.rules.items.type, parentSchema: schema84.properties.rules.items, data: data16 };
+            if (vErrors === null) {
+              vErrors = [err45];
+            } else {
+              vErrors.push(err45);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err46 = { instancePath: instancePath + "/rules", schemaPath: "#/properties/rules/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.rules.type, parentSchema: schema84.properties.rules, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err46];
+        } else {
+          vErrors.push(err46);
+        }
+        errors++;
+      }
+    }
+    if (data.fallback !== void 0) {
+      let data32 = data.fallback;
+      if (data32 && typeof data32 == "object" && !Array.isArray(data32)) {
+        if (data32.conclusion === void 0) {
+          const err47 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/required", keyword: "required", params: { missingProperty: "conclusion" }, message: "must have required property 'conclusion'", schema: schema84.properties.fallback.required, parentSchema: schema84.properties.fallback, data: data32 };
+          if (vErrors === null) {
+            vErrors = [err47];
+          } else {
+            vErrors.push(err47);
+          }
+          errors++;
+        }
+        for (const key2 in data32) {
+          if (!(key2 === "conclusion" || key2 === "confidence" || key2 === "root_cause" || key2 === "alternatives" || key2 === "next_actions" || key2 === "goto")) {
+            const err48 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema84.properties.fallback, data: data32 };
+            if (vErrors === null) {
+              vErrors = [err48];
+            } else {
+              vErrors.push(err48);
+            }
+            errors++;
+          }
+        }
+        if (data32.conclusion !== void 0) {
+          let data33 = data32.conclusion;
+          if (typeof data33 !== "string") {
+            const err49 = { instancePath: instancePath + "/fallback/conclusion", schemaPath: "#/properties/fallback/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.fallback.properties.conclusion.type, parentSchema: schema84.properties.fallback.properties.conclusion, data: data33 };
+            if (vErrors === null) {
+              vErrors = [err49];
+            } else {
+              vErrors.push(err49);
+            }
+            errors++;
+          }
+        }
+        if (data32.confidence !== void 0) {
+          let data34 = data32.confidence;
+          if (typeof data34 == "number" && isFinite(data34)) {
+            if (data34 > 1 || isNaN(data34)) {
+              const err50 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1 }, message: "must be <= 1", schema: 1, parentSchema: schema84.properties.fallback.properties.confidence, data: data34 };
+              if (vErrors === null) {
+                vErrors = [err50];
+              } else {
+                vErrors.push(err50);
+              }
+              errors++;
+            }
+            if (data34 < 0 || isNaN(data34)) {
+              const err51 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0", schema: 0, parentSchema: schema84.properties.fallback.properties.confidence, data: data34 };
+              if (vErrors === null) {
+                vErrors = [err51];
+              } else {
+                vErrors.push(err51);
+              }
+              errors++;
+            }
+          } else {
+            const err52 = { instancePath: instancePath + "/fallback/confidence", schemaPath: "#/properties/fallback/properties/confidence/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema84.properties.fallback.properties.confidence.type, parentSchema: schema84.properties.fallback.properties.confidence, data: data34 };
+            if (vErrors === null) {
+              vErrors = [err52];
+            } else {
+              vErrors.push(err52);
+            }
+            errors++;
+          }
+        }
+        if (data32.root_cause !== void 0) {
+          let data35 = data32.root_cause;
+          if (typeof data35 !== "string") {
+            const err53 = { instancePath: instancePath + "/fallback/root_cause", schemaPath: "#/properties/fallback/properties/root_cause/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.fallback.properties.root_cause.type, parentSchema: schema84.properties.fallback.properties.root_cause, data: data35 };
             if (vErrors === null) {
               vErrors = [err53];
             } else {
@@ -44031,14 +44702,14 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data30.next_actions !== void 0) {
-          let data36 = data30.next_actions;
+        if (data32.alternatives !== void 0) {
+          let data36 = data32.alternatives;
           if (Array.isArray(data36)) {
-            const len8 = data36.length;
-            for (let i8 = 0; i8 < len8; i8++) {
-              let data37 = data36[i8];
+            const len7 = data36.length;
+            for (let i7 = 0; i7 < len7; i7++) {
+              let data37 = data36[i7];
               if (typeof data37 !== "string") {
-                const err54 = { instancePath: instancePath + "/fallback/next_actions/" + i8, schemaPath: "#/properties/fallback/properties/next_actions/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.fallback.properties.next_actions.items.type, parentSchema: schema82.properties.fallback.properties.next_actions.items, data: data37 };
+                const err54 = { instancePath: instancePath + "/fallback/alternatives/" + i7, schemaPath: "#/properties/fallback/properties/alternatives/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.fallback.properties.alternatives.items.type, parentSchema: schema84.properties.fallback.properties.alternatives.items, data: data37 };
                 if (vErrors === null) {
                   vErrors = [err54];
                 } else {
@@ -44048,7 +44719,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err55 = { instancePath: instancePath + "/fallback/next_actions", schemaPath: "#/properties/fallback/properties/next_actions/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.fallback.properties.next_actions.type, parentSchema: schema82.properties.fallback.properties.next_actions, data: data36 };
+            const err55 = { instancePath: instancePath + "/fallback/alternatives", schemaPath: "#/properties/fallback/properties/alternatives/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.fallback.properties.alternatives.type, parentSchema: schema84.properties.fallback.properties.alternatives, data: data36 };
             if (vErrors === null) {
               vErrors = [err55];
             } else {
@@ -44057,20 +44728,24 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        if (data30.goto !== void 0) {
-          let data38 = data30.goto;
-          if (typeof data38 === "string") {
-            if (!pattern4.test(data38)) {
-              const err56 = { instancePath: instancePath + "/fallback/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data38 };
-              if (vErrors === null) {
-                vErrors = [err56];
-              } else {
-                vErrors.push(err56);
+        if (data32.next_actions !== void 0) {
+          let data38 = data32.next_actions;
+          if (Array.isArray(data38)) {
+            const len8 = data38.length;
+            for (let i8 = 0; i8 < len8; i8++) {
+              let data39 = data38[i8];
+              if (typeof data39 !== "string") {
+                const err56 = { instancePath: instancePath + "/fallback/next_actions/" + i8, schemaPath: "#/properties/fallback/properties/next_actions/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.fallback.properties.next_actions.items.type, parentSchema: schema84.properties.fallback.properties.next_actions.items, data: data39 };
+                if (vErrors === null) {
+                  vErrors = [err56];
+                } else {
+                  vErrors.push(err56);
+                }
+                errors++;
               }
-              errors++;
             }
           } else {
-            const err57 = { instancePath: instancePath + "/fallback/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data38 };
+            const err57 = { instancePath: instancePath + "/fallback/next_actions", schemaPath: "#/properties/fallback/properties/next_actions/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.fallback.properties.next_actions.type, parentSchema: schema84.properties.fallback.properties.next_actions, data: data38 };
             if (vErrors === null) {
               vErrors = [err57];
             } else {
@@ -44079,66 +44754,66 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
+        if (data32.goto !== void 0) {
+          let data40 = data32.goto;
+          if (typeof data40 === "string") {
+            if (!pattern4.test(data40)) {
+              const err58 = { instancePath: instancePath + "/fallback/goto", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data40 };
+              if (vErrors === null) {
+                vErrors = [err58];
+              } else {
+                vErrors.push(err58);
+              }
+              errors++;
+            }
+          } else {
+            const err59 = { instancePath: instancePath + "/fallback/goto", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data40 };
+            if (vErrors === null) {
+              vErrors = [err59];
+            } else {
+              vErrors.push(err59);
+            }
+            errors++;
+          }
+        }
       } else {
-        const err58 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema82.properties.fallback.type, parentSchema: schema82.properties.fallback, data: data30 };
+        const err60 = { instancePath: instancePath + "/fallback", schemaPath: "#/properties/fallback/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.properties.fallback.type, parentSchema: schema84.properties.fallback, data: data32 };
         if (vErrors === null) {
-          vErrors = [err58];
+          vErrors = [err60];
         } else {
-          vErrors.push(err58);
+          vErrors.push(err60);
         }
         errors++;
       }
     }
     if (data.confirmed_facts !== void 0) {
-      let data39 = data.confirmed_facts;
-      if (Array.isArray(data39)) {
-        const len9 = data39.length;
+      let data41 = data.confirmed_facts;
+      if (Array.isArray(data41)) {
+        const len9 = data41.length;
         for (let i9 = 0; i9 < len9; i9++) {
-          let data40 = data39[i9];
-          if (data40 && typeof data40 == "object" && !Array.isArray(data40)) {
-            if (data40.finding === void 0) {
-              const err59 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "finding" }, message: "must have required property 'finding'", schema: schema82.properties.confirmed_facts.items.required, parentSchema: schema82.properties.confirmed_facts.items, data: data40 };
+          let data42 = data41[i9];
+          if (data42 && typeof data42 == "object" && !Array.isArray(data42)) {
+            if (data42.finding === void 0) {
+              const err61 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "finding" }, message: "must have required property 'finding'", schema: schema84.properties.confirmed_facts.items.required, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
               if (vErrors === null) {
-                vErrors = [err59];
+                vErrors = [err61];
               } else {
-                vErrors.push(err59);
+                vErrors.push(err61);
               }
               errors++;
             }
-            if (data40.text === void 0) {
-              const err60 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "text" }, message: "must have required property 'text'", schema: schema82.properties.confirmed_facts.items.required, parentSchema: schema82.properties.confirmed_facts.items, data: data40 };
+            if (data42.text === void 0) {
+              const err62 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "text" }, message: "must have required property 'text'", schema: schema84.properties.confirmed_facts.items.required, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
               if (vErrors === null) {
-                vErrors = [err60];
+                vErrors = [err62];
               } else {
-                vErrors.push(err60);
+                vErrors.push(err62);
               }
               errors++;
             }
-            for (const key3 in data40) {
+            for (const key3 in data42) {
               if (!(key3 === "finding" || key3 === "text")) {
-                const err61 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema82.properties.confirmed_facts.items, data: data40 };
-                if (vErrors === null) {
-                  vErrors = [err61];
-                } else {
-                  vErrors.push(err61);
-                }
-                errors++;
-              }
-            }
-            if (data40.finding !== void 0) {
-              let data41 = data40.finding;
-              if (typeof data41 === "string") {
-                if (!pattern4.test(data41)) {
-                  const err62 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/finding", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data41 };
-                  if (vErrors === null) {
-                    vErrors = [err62];
-                  } else {
-                    vErrors.push(err62);
-                  }
-                  errors++;
-                }
-              } else {
-                const err63 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/finding", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data41 };
+                const err63 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
                 if (vErrors === null) {
                   vErrors = [err63];
                 } else {
@@ -44147,44 +44822,78 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data40.text !== void 0) {
-              let data42 = data40.text;
-              if (typeof data42 !== "string") {
-                const err64 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/text", schemaPath: "#/properties/confirmed_facts/items/properties/text/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema82.properties.confirmed_facts.items.properties.text.type, parentSchema: schema82.properties.confirmed_facts.items.properties.text, data: data42 };
+            if (data42.finding !== void 0) {
+              let data43 = data42.finding;
+              if (typeof data43 === "string") {
+                if (!pattern4.test(data43)) {
+                  const err64 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/finding", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data43 };
+                  if (vErrors === null) {
+                    vErrors = [err64];
+                  } else {
+                    vErrors.push(err64);
+                  }
+                  errors++;
+                }
+              } else {
+                const err65 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/finding", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data43 };
                 if (vErrors === null) {
-                  vErrors = [err64];
+                  vErrors = [err65];
                 } else {
-                  vErrors.push(err64);
+                  vErrors.push(err65);
+                }
+                errors++;
+              }
+            }
+            if (data42.text !== void 0) {
+              let data44 = data42.text;
+              if (typeof data44 !== "string") {
+                const err66 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/text", schemaPath: "#/properties/confirmed_facts/items/properties/text/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.confirmed_facts.items.properties.text.type, parentSchema: schema84.properties.confirmed_facts.items.properties.text, data: data44 };
+                if (vErrors === null) {
+                  vErrors = [err66];
+                } else {
+                  vErrors.push(err66);
                 }
                 errors++;
               }
             }
           } else {
-            const err65 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema82.properties.confirmed_facts.items.type, parentSchema: schema82.properties.confirmed_facts.items, data: data40 };
+            const err67 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.properties.confirmed_facts.items.type, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
             if (vErrors === null) {
-              vErrors = [err65];
+              vErrors = [err67];
             } else {
-              vErrors.push(err65);
+              vErrors.push(err67);
             }
             errors++;
           }
         }
       } else {
-        const err66 = { instancePath: instancePath + "/confirmed_facts", schemaPath: "#/properties/confirmed_facts/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema82.properties.confirmed_facts.type, parentSchema: schema82.properties.confirmed_facts, data: data39 };
+        const err68 = { instancePath: instancePath + "/confirmed_facts", schemaPath: "#/properties/confirmed_facts/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.confirmed_facts.type, parentSchema: schema84.properties.confirmed_facts, data: data41 };
         if (vErrors === null) {
-          vErrors = [err66];
+          vErrors = [err68];
         } else {
-          vErrors.push(err66);
+          vErrors.push(err68);
+        }
+        errors++;
+      }
+    }
+    if (data.require_evidence !== void 0) {
+      let data45 = data.require_evidence;
+      if (typeof data45 !== "boolean") {
+        const err69 = { instancePath: instancePath + "/require_evidence", schemaPath: "#/properties/require_evidence/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema84.properties.require_evidence.type, parentSchema: schema84.properties.require_evidence, data: data45 };
+        if (vErrors === null) {
+          vErrors = [err69];
+        } else {
+          vErrors.push(err69);
         }
         errors++;
       }
     }
   } else {
-    const err67 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema82.type, parentSchema: schema82, data };
+    const err70 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.type, parentSchema: schema84, data };
     if (vErrors === null) {
-      vErrors = [err67];
+      vErrors = [err70];
     } else {
-      vErrors.push(err67);
+      vErrors.push(err70);
     }
     errors++;
   }
@@ -44192,7 +44901,7 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate48.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema94 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] };
+var schema96 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] };
 function validate52(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44205,7 +44914,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.workflow === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "workflow" }, message: "must have required property 'workflow'", schema: schema94.required, parentSchema: schema94, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "workflow" }, message: "must have required property 'workflow'", schema: schema96.required, parentSchema: schema96, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -44214,8 +44923,8 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema94.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema94, data };
+      if (!func1.call(schema96.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema96, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -44249,7 +44958,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("dispatch" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "dispatch" }, message: "must be equal to constant", schema: "dispatch", parentSchema: schema94.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "dispatch" }, message: "must be equal to constant", schema: "dispatch", parentSchema: schema96.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -44261,7 +44970,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.name.type, parentSchema: schema94.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.name.type, parentSchema: schema96.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -44273,7 +44982,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.description.type, parentSchema: schema94.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.description.type, parentSchema: schema96.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -44286,7 +44995,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -44295,7 +45004,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -44319,7 +45028,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema94.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema94.properties.authority.enum, parentSchema: schema94.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema96.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema96.properties.authority.enum, parentSchema: schema96.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -44332,7 +45041,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err10];
           } else {
@@ -44341,7 +45050,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -44353,7 +45062,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.idempotency_key.type, parentSchema: schema94.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.idempotency_key.type, parentSchema: schema96.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -44366,7 +45075,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema94.properties.needs, data: data10 };
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema96.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -44398,7 +45107,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema94.properties.needs.type, parentSchema: schema94.properties.needs, data: data10 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema96.properties.needs.type, parentSchema: schema96.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -44410,7 +45119,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.for_each.type, parentSchema: schema94.properties.for_each, data: data12 };
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.for_each.type, parentSchema: schema96.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -44419,10 +45128,10 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.workflow !== void 0) {
-      let data13 = data.workflow;
-      if (typeof data13 !== "string") {
-        const err18 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.workflow.type, parentSchema: schema94.properties.workflow, data: data13 };
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema96.properties.input_schema.type, parentSchema: schema96.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -44431,10 +45140,10 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.ref !== void 0) {
-      let data14 = data.ref;
-      if (typeof data14 !== "string") {
-        const err19 = { instancePath: instancePath + "/ref", schemaPath: "#/properties/ref/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema94.properties.ref.type, parentSchema: schema94.properties.ref, data: data14 };
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema96.properties.output_schema.type, parentSchema: schema96.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -44443,23 +45152,22 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.inputs !== void 0) {
-      let data15 = data.inputs;
-      if (data15 && typeof data15 == "object" && !Array.isArray(data15)) {
-        for (const key1 in data15) {
-          let data16 = data15[key1];
-          if (typeof data16 !== "string" && !(typeof data16 == "number" && isFinite(data16)) && typeof data16 !== "boolean") {
-            const err20 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema94.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema94.properties.inputs.additionalProperties.type, parentSchema: schema94.properties.inputs.additionalProperties, data: data16 };
-            if (vErrors === null) {
-              vErrors = [err20];
-            } else {
-              vErrors.push(err20);
-            }
-            errors++;
-          }
+    if (data.workflow !== void 0) {
+      let data15 = data.workflow;
+      if (typeof data15 !== "string") {
+        const err20 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.workflow.type, parentSchema: schema96.properties.workflow, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
         }
-      } else {
-        const err21 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema94.properties.inputs.type, parentSchema: schema94.properties.inputs, data: data15 };
+        errors++;
+      }
+    }
+    if (data.ref !== void 0) {
+      let data16 = data.ref;
+      if (typeof data16 !== "string") {
+        const err21 = { instancePath: instancePath + "/ref", schemaPath: "#/properties/ref/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema96.properties.ref.type, parentSchema: schema96.properties.ref, data: data16 };
         if (vErrors === null) {
           vErrors = [err21];
         } else {
@@ -44468,32 +45176,35 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.wait !== void 0) {
-      let data17 = data.wait;
-      if (typeof data17 !== "boolean") {
-        const err22 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema94.properties.wait.type, parentSchema: schema94.properties.wait, data: data17 };
+    if (data.inputs !== void 0) {
+      let data17 = data.inputs;
+      if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
+        for (const key1 in data17) {
+          let data18 = data17[key1];
+          if (typeof data18 !== "string" && !(typeof data18 == "number" && isFinite(data18)) && typeof data18 !== "boolean") {
+            const err22 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema96.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema96.properties.inputs.additionalProperties.type, parentSchema: schema96.properties.inputs.additionalProperties, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err23 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema96.properties.inputs.type, parentSchema: schema96.properties.inputs, data: data17 };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err23];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err23);
         }
         errors++;
       }
     }
-    if (data.correlation_input !== void 0) {
-      let data18 = data.correlation_input;
-      if (typeof data18 === "string") {
-        if (!pattern4.test(data18)) {
-          const err23 = { instancePath: instancePath + "/correlation_input", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data18 };
-          if (vErrors === null) {
-            vErrors = [err23];
-          } else {
-            vErrors.push(err23);
-          }
-          errors++;
-        }
-      } else {
-        const err24 = { instancePath: instancePath + "/correlation_input", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data18 };
+    if (data.wait !== void 0) {
+      let data19 = data.wait;
+      if (typeof data19 !== "boolean") {
+        const err24 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema96.properties.wait.type, parentSchema: schema96.properties.wait, data: data19 };
         if (vErrors === null) {
           vErrors = [err24];
         } else {
@@ -44502,12 +45213,34 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.correlation_input !== void 0) {
+      let data20 = data.correlation_input;
+      if (typeof data20 === "string") {
+        if (!pattern4.test(data20)) {
+          const err25 = { instancePath: instancePath + "/correlation_input", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data20 };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
+      } else {
+        const err26 = { instancePath: instancePath + "/correlation_input", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data20 };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema94.type, parentSchema: schema94, data };
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema96.type, parentSchema: schema96, data };
     if (vErrors === null) {
-      vErrors = [err25];
+      vErrors = [err27];
     } else {
-      vErrors.push(err25);
+      vErrors.push(err27);
     }
     errors++;
   }
@@ -44515,7 +45248,7 @@ function validate52(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate52.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema100 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } };
+var schema102 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } };
 function validate56(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44528,8 +45261,8 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema100.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema100, data };
+      if (!func1.call(schema102.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema102, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -44563,7 +45296,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("end" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "end" }, message: "must be equal to constant", schema: "end", parentSchema: schema100.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "end" }, message: "must be equal to constant", schema: "end", parentSchema: schema102.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -44575,7 +45308,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.name.type, parentSchema: schema100.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.name.type, parentSchema: schema102.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -44587,7 +45320,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.description.type, parentSchema: schema100.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.description.type, parentSchema: schema102.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -44600,7 +45333,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -44609,7 +45342,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -44633,7 +45366,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema100.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema100.properties.authority.enum, parentSchema: schema100.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema102.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema102.properties.authority.enum, parentSchema: schema102.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -44646,7 +45379,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -44655,7 +45388,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -44667,7 +45400,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.idempotency_key.type, parentSchema: schema100.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.idempotency_key.type, parentSchema: schema102.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -44680,7 +45413,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema100.properties.needs, data: data10 };
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema102.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err12];
           } else {
@@ -44712,7 +45445,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema100.properties.needs.type, parentSchema: schema100.properties.needs, data: data10 };
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema102.properties.needs.type, parentSchema: schema102.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -44724,7 +45457,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.for_each.type, parentSchema: schema100.properties.for_each, data: data12 };
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.for_each.type, parentSchema: schema102.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -44733,10 +45466,10 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.advice !== void 0) {
-      let data13 = data.advice;
-      if (typeof data13 !== "string") {
-        const err17 = { instancePath: instancePath + "/advice", schemaPath: "#/properties/advice/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.advice.type, parentSchema: schema100.properties.advice, data: data13 };
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err17 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema102.properties.input_schema.type, parentSchema: schema102.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -44745,10 +45478,10 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.conclusion !== void 0) {
-      let data14 = data.conclusion;
-      if (typeof data14 !== "string") {
-        const err18 = { instancePath: instancePath + "/conclusion", schemaPath: "#/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema100.properties.conclusion.type, parentSchema: schema100.properties.conclusion, data: data14 };
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err18 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema102.properties.output_schema.type, parentSchema: schema102.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -44757,10 +45490,10 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.status !== void 0) {
-      let data15 = data.status;
-      if (!(data15 === "success" || data15 === "failure" || data15 === "neutral")) {
-        const err19 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema100.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema100.properties.status.enum, parentSchema: schema100.properties.status, data: data15 };
+    if (data.advice !== void 0) {
+      let data15 = data.advice;
+      if (typeof data15 !== "string") {
+        const err19 = { instancePath: instancePath + "/advice", schemaPath: "#/properties/advice/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.advice.type, parentSchema: schema102.properties.advice, data: data15 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -44769,48 +45502,72 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.conclusion !== void 0) {
+      let data16 = data.conclusion;
+      if (typeof data16 !== "string") {
+        const err20 = { instancePath: instancePath + "/conclusion", schemaPath: "#/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema102.properties.conclusion.type, parentSchema: schema102.properties.conclusion, data: data16 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== void 0) {
+      let data17 = data.status;
+      if (!(data17 === "success" || data17 === "failure" || data17 === "neutral")) {
+        const err21 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema102.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema102.properties.status.enum, parentSchema: schema102.properties.status, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
     if (data.handoff !== void 0) {
-      let data16 = data.handoff;
-      if (Array.isArray(data16)) {
-        const len1 = data16.length;
+      let data18 = data.handoff;
+      if (Array.isArray(data18)) {
+        const len1 = data18.length;
         for (let i1 = 0; i1 < len1; i1++) {
-          let data17 = data16[i1];
-          if (typeof data17 === "string") {
-            if (!pattern4.test(data17)) {
-              const err20 = { instancePath: instancePath + "/handoff/" + i1, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data17 };
+          let data19 = data18[i1];
+          if (typeof data19 === "string") {
+            if (!pattern4.test(data19)) {
+              const err22 = { instancePath: instancePath + "/handoff/" + i1, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data19 };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err22];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err22);
               }
               errors++;
             }
           } else {
-            const err21 = { instancePath: instancePath + "/handoff/" + i1, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data17 };
+            const err23 = { instancePath: instancePath + "/handoff/" + i1, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data19 };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err23];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err23);
             }
             errors++;
           }
         }
       } else {
-        const err22 = { instancePath: instancePath + "/handoff", schemaPath: "#/properties/handoff/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema100.properties.handoff.type, parentSchema: schema100.properties.handoff, data: data16 };
+        const err24 = { instancePath: instancePath + "/handoff", schemaPath: "#/properties/handoff/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema102.properties.handoff.type, parentSchema: schema102.properties.handoff, data: data18 };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err24];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err24);
         }
         errors++;
       }
     }
   } else {
-    const err23 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema100.type, parentSchema: schema100, data };
+    const err25 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema102.type, parentSchema: schema102, data };
     if (vErrors === null) {
-      vErrors = [err23];
+      vErrors = [err25];
     } else {
-      vErrors.push(err23);
+      vErrors.push(err25);
     }
     errors++;
   }
@@ -44818,7 +45575,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate56.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema106 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } };
+var schema108 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." }, "purpose": { "type": "string", "description": "Why the call is made, shown with it." }, "required": { "type": "boolean", "description": "A failed call is recorded as a step_error finding (the run goes on either way)." }, "run": { "enum": ["suggest", "auto"], "description": "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } };
 function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44831,8 +45588,8 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema106.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema106, data };
+      if (!func1.call(schema108.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema108, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -44866,7 +45623,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("investigate" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "investigate" }, message: "must be equal to constant", schema: "investigate", parentSchema: schema106.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "investigate" }, message: "must be equal to constant", schema: "investigate", parentSchema: schema108.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -44878,7 +45635,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.name.type, parentSchema: schema106.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema108.properties.name.type, parentSchema: schema108.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -44890,7 +45647,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.description.type, parentSchema: schema106.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema108.properties.description.type, parentSchema: schema108.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -44903,7 +45660,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -44912,7 +45669,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -44936,7 +45693,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema106.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema106.properties.authority.enum, parentSchema: schema106.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema108.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema108.properties.authority.enum, parentSchema: schema108.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -44949,7 +45706,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -44958,7 +45715,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -44970,7 +45727,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.idempotency_key.type, parentSchema: schema106.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema108.properties.idempotency_key.type, parentSchema: schema108.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -44983,7 +45740,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema106.properties.needs, data: data10 };
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema108.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err12];
           } else {
@@ -45015,7 +45772,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema106.properties.needs.type, parentSchema: schema106.properties.needs, data: data10 };
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema108.properties.needs.type, parentSchema: schema108.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -45027,7 +45784,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema106.properties.for_each.type, parentSchema: schema106.properties.for_each, data: data12 };
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema108.properties.for_each.type, parentSchema: schema108.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -45036,47 +45793,49 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err17 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema108.properties.input_schema.type, parentSchema: schema108.properties.input_schema, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err18 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema108.properties.output_schema.type, parentSchema: schema108.properties.output_schema, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
     if (data.suggested_calls !== void 0) {
-      let data13 = data.suggested_calls;
-      if (Array.isArray(data13)) {
-        const len1 = data13.length;
+      let data15 = data.suggested_calls;
+      if (Array.isArray(data15)) {
+        const len1 = data15.length;
         for (let i1 = 0; i1 < len1; i1++) {
-          let data14 = data13[i1];
-          if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
-            if (data14.tool === void 0) {
-              const err17 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/required", keyword: "required", params: { missingProperty: "tool" }, message: "must have required property 'tool'", schema: schema106.properties.suggested_calls.items.required, parentSchema: schema106.properties.suggested_calls.items, data: data14 };
+          let data16 = data15[i1];
+          if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
+            if (data16.tool === void 0) {
+              const err19 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/required", keyword: "required", params: { missingProperty: "tool" }, message: "must have required property 'tool'", schema: schema108.properties.suggested_calls.items.required, parentSchema: schema108.properties.suggested_calls.items, data: data16 };
               if (vErrors === null) {
-                vErrors = [err17];
+                vErrors = [err19];
               } else {
-                vErrors.push(err17);
+                vErrors.push(err19);
               }
               errors++;
             }
-            for (const key1 in data14) {
-              if (!(key1 === "tool" || key1 === "args")) {
-                const err18 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema106.properties.suggested_calls.items, data: data14 };
-                if (vErrors === null) {
-                  vErrors = [err18];
-                } else {
-                  vErrors.push(err18);
-                }
-                errors++;
-              }
-            }
-            if (data14.tool !== void 0) {
-              let data15 = data14.tool;
-              if (typeof data15 === "string") {
-                if (!pattern6.test(data15)) {
-                  const err19 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/tool", schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data15 };
-                  if (vErrors === null) {
-                    vErrors = [err19];
-                  } else {
-                    vErrors.push(err19);
-                  }
-                  errors++;
-                }
-              } else {
-                const err20 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/tool", schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data15 };
+            for (const key1 in data16) {
+              if (!(key1 === "tool" || key1 === "args" || key1 === "purpose" || key1 === "required" || key1 === "run")) {
+                const err20 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema108.properties.suggested_calls.items, data: data16 };
                 if (vErrors === null) {
                   vErrors = [err20];
                 } else {
@@ -45085,80 +45844,138 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data14.args !== void 0) {
-              let data16 = data14.args;
-              if (!(data16 && typeof data16 == "object" && !Array.isArray(data16))) {
-                const err21 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/args", schemaPath: "#/properties/suggested_calls/items/properties/args/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema106.properties.suggested_calls.items.properties.args.type, parentSchema: schema106.properties.suggested_calls.items.properties.args, data: data16 };
+            if (data16.tool !== void 0) {
+              let data17 = data16.tool;
+              if (typeof data17 === "string") {
+                if (!pattern6.test(data17)) {
+                  const err21 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/tool", schemaPath: "#/$defs/tool/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$", parentSchema: schema33, data: data17 };
+                  if (vErrors === null) {
+                    vErrors = [err21];
+                  } else {
+                    vErrors.push(err21);
+                  }
+                  errors++;
+                }
+              } else {
+                const err22 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/tool", schemaPath: "#/$defs/tool/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema33.type, parentSchema: schema33, data: data17 };
                 if (vErrors === null) {
-                  vErrors = [err21];
+                  vErrors = [err22];
                 } else {
-                  vErrors.push(err21);
+                  vErrors.push(err22);
+                }
+                errors++;
+              }
+            }
+            if (data16.args !== void 0) {
+              let data18 = data16.args;
+              if (!(data18 && typeof data18 == "object" && !Array.isArray(data18))) {
+                const err23 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/args", schemaPath: "#/properties/suggested_calls/items/properties/args/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema108.properties.suggested_calls.items.properties.args.type, parentSchema: schema108.properties.suggested_calls.items.properties.args, data: data18 };
+                if (vErrors === null) {
+                  vErrors = [err23];
+                } else {
+                  vErrors.push(err23);
+                }
+                errors++;
+              }
+            }
+            if (data16.purpose !== void 0) {
+              let data19 = data16.purpose;
+              if (typeof data19 !== "string") {
+                const err24 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/purpose", schemaPath: "#/properties/suggested_calls/items/properties/purpose/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema108.properties.suggested_calls.items.properties.purpose.type, parentSchema: schema108.properties.suggested_calls.items.properties.purpose, data: data19 };
+                if (vErrors === null) {
+                  vErrors = [err24];
+                } else {
+                  vErrors.push(err24);
+                }
+                errors++;
+              }
+            }
+            if (data16.required !== void 0) {
+              let data20 = data16.required;
+              if (typeof data20 !== "boolean") {
+                const err25 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/required", schemaPath: "#/properties/suggested_calls/items/properties/required/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema108.properties.suggested_calls.items.properties.required.type, parentSchema: schema108.properties.suggested_calls.items.properties.required, data: data20 };
+                if (vErrors === null) {
+                  vErrors = [err25];
+                } else {
+                  vErrors.push(err25);
+                }
+                errors++;
+              }
+            }
+            if (data16.run !== void 0) {
+              let data21 = data16.run;
+              if (!(data21 === "suggest" || data21 === "auto")) {
+                const err26 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/run", schemaPath: "#/properties/suggested_calls/items/properties/run/enum", keyword: "enum", params: { allowedValues: schema108.properties.suggested_calls.items.properties.run.enum }, message: "must be equal to one of the allowed values", schema: schema108.properties.suggested_calls.items.properties.run.enum, parentSchema: schema108.properties.suggested_calls.items.properties.run, data: data21 };
+                if (vErrors === null) {
+                  vErrors = [err26];
+                } else {
+                  vErrors.push(err26);
                 }
                 errors++;
               }
             }
           } else {
-            const err22 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema106.properties.suggested_calls.items.type, parentSchema: schema106.properties.suggested_calls.items, data: data14 };
+            const err27 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema108.properties.suggested_calls.items.type, parentSchema: schema108.properties.suggested_calls.items, data: data16 };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err27];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err27);
             }
             errors++;
           }
         }
       } else {
-        const err23 = { instancePath: instancePath + "/suggested_calls", schemaPath: "#/properties/suggested_calls/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema106.properties.suggested_calls.type, parentSchema: schema106.properties.suggested_calls, data: data13 };
+        const err28 = { instancePath: instancePath + "/suggested_calls", schemaPath: "#/properties/suggested_calls/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema108.properties.suggested_calls.type, parentSchema: schema108.properties.suggested_calls, data: data15 };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err28];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err28);
         }
         errors++;
       }
     }
     if (data.expected_findings !== void 0) {
-      let data17 = data.expected_findings;
-      if (Array.isArray(data17)) {
-        const len2 = data17.length;
+      let data22 = data.expected_findings;
+      if (Array.isArray(data22)) {
+        const len2 = data22.length;
         for (let i2 = 0; i2 < len2; i2++) {
-          let data18 = data17[i2];
-          if (typeof data18 === "string") {
-            if (!pattern4.test(data18)) {
-              const err24 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data18 };
+          let data23 = data22[i2];
+          if (typeof data23 === "string") {
+            if (!pattern4.test(data23)) {
+              const err29 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data23 };
               if (vErrors === null) {
-                vErrors = [err24];
+                vErrors = [err29];
               } else {
-                vErrors.push(err24);
+                vErrors.push(err29);
               }
               errors++;
             }
           } else {
-            const err25 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data18 };
+            const err30 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data23 };
             if (vErrors === null) {
-              vErrors = [err25];
+              vErrors = [err30];
             } else {
-              vErrors.push(err25);
+              vErrors.push(err30);
             }
             errors++;
           }
         }
       } else {
-        const err26 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema106.properties.expected_findings.type, parentSchema: schema106.properties.expected_findings, data: data17 };
+        const err31 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema108.properties.expected_findings.type, parentSchema: schema108.properties.expected_findings, data: data22 };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err31];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err31);
         }
         errors++;
       }
     }
   } else {
-    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema106.type, parentSchema: schema106, data };
+    const err32 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema108.type, parentSchema: schema108, data };
     if (vErrors === null) {
-      vErrors = [err27];
+      vErrors = [err32];
     } else {
-      vErrors.push(err27);
+      vErrors.push(err32);
     }
     errors++;
   }
@@ -45166,7 +45983,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate60.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema113 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] };
+var schema115 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] };
 function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -45179,7 +45996,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.title === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema113.required, parentSchema: schema113, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema115.required, parentSchema: schema115, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -45188,8 +46005,8 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema113.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema113, data };
+      if (!func1.call(schema115.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema115, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -45223,7 +46040,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("issue" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "issue" }, message: "must be equal to constant", schema: "issue", parentSchema: schema113.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "issue" }, message: "must be equal to constant", schema: "issue", parentSchema: schema115.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -45235,7 +46052,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.name.type, parentSchema: schema113.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.name.type, parentSchema: schema115.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -45247,7 +46064,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.description.type, parentSchema: schema113.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.description.type, parentSchema: schema115.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -45260,7 +46077,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -45269,7 +46086,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -45293,7 +46110,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema113.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema113.properties.authority.enum, parentSchema: schema113.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema115.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema115.properties.authority.enum, parentSchema: schema115.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -45306,7 +46123,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err10];
           } else {
@@ -45315,7 +46132,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -45327,7 +46144,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.idempotency_key.type, parentSchema: schema113.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.idempotency_key.type, parentSchema: schema115.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -45340,7 +46157,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema113.properties.needs, data: data10 };
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema115.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -45372,7 +46189,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema113.properties.needs.type, parentSchema: schema113.properties.needs, data: data10 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.needs.type, parentSchema: schema115.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -45384,7 +46201,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.for_each.type, parentSchema: schema113.properties.for_each, data: data12 };
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.for_each.type, parentSchema: schema115.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -45393,10 +46210,10 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.title !== void 0) {
-      let data13 = data.title;
-      if (typeof data13 !== "string") {
-        const err18 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.title.type, parentSchema: schema113.properties.title, data: data13 };
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema115.properties.input_schema.type, parentSchema: schema115.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -45405,10 +46222,10 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.body !== void 0) {
-      let data14 = data.body;
-      if (typeof data14 !== "string") {
-        const err19 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.body.type, parentSchema: schema113.properties.body, data: data14 };
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema115.properties.output_schema.type, parentSchema: schema115.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -45417,24 +46234,22 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.labels !== void 0) {
-      let data15 = data.labels;
-      if (Array.isArray(data15)) {
-        const len1 = data15.length;
-        for (let i1 = 0; i1 < len1; i1++) {
-          let data16 = data15[i1];
-          if (typeof data16 !== "string") {
-            const err20 = { instancePath: instancePath + "/labels/" + i1, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.labels.items.type, parentSchema: schema113.properties.labels.items, data: data16 };
-            if (vErrors === null) {
-              vErrors = [err20];
-            } else {
-              vErrors.push(err20);
-            }
-            errors++;
-          }
+    if (data.title !== void 0) {
+      let data15 = data.title;
+      if (typeof data15 !== "string") {
+        const err20 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.title.type, parentSchema: schema115.properties.title, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
         }
-      } else {
-        const err21 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema113.properties.labels.type, parentSchema: schema113.properties.labels, data: data15 };
+        errors++;
+      }
+    }
+    if (data.body !== void 0) {
+      let data16 = data.body;
+      if (typeof data16 !== "string") {
+        const err21 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.body.type, parentSchema: schema115.properties.body, data: data16 };
         if (vErrors === null) {
           vErrors = [err21];
         } else {
@@ -45443,14 +46258,14 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.assignees !== void 0) {
-      let data17 = data.assignees;
+    if (data.labels !== void 0) {
+      let data17 = data.labels;
       if (Array.isArray(data17)) {
-        const len2 = data17.length;
-        for (let i2 = 0; i2 < len2; i2++) {
-          let data18 = data17[i2];
+        const len1 = data17.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data18 = data17[i1];
           if (typeof data18 !== "string") {
-            const err22 = { instancePath: instancePath + "/assignees/" + i2, schemaPath: "#/properties/assignees/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema113.properties.assignees.items.type, parentSchema: schema113.properties.assignees.items, data: data18 };
+            const err22 = { instancePath: instancePath + "/labels/" + i1, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.labels.items.type, parentSchema: schema115.properties.labels.items, data: data18 };
             if (vErrors === null) {
               vErrors = [err22];
             } else {
@@ -45460,7 +46275,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err23 = { instancePath: instancePath + "/assignees", schemaPath: "#/properties/assignees/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema113.properties.assignees.type, parentSchema: schema113.properties.assignees, data: data17 };
+        const err23 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.labels.type, parentSchema: schema115.properties.labels, data: data17 };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -45469,12 +46284,38 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.assignees !== void 0) {
+      let data19 = data.assignees;
+      if (Array.isArray(data19)) {
+        const len2 = data19.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data20 = data19[i2];
+          if (typeof data20 !== "string") {
+            const err24 = { instancePath: instancePath + "/assignees/" + i2, schemaPath: "#/properties/assignees/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.assignees.items.type, parentSchema: schema115.properties.assignees.items, data: data20 };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err25 = { instancePath: instancePath + "/assignees", schemaPath: "#/properties/assignees/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.assignees.type, parentSchema: schema115.properties.assignees, data: data19 };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err24 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema113.type, parentSchema: schema113, data };
+    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema115.type, parentSchema: schema115, data };
     if (vErrors === null) {
-      vErrors = [err24];
+      vErrors = [err26];
     } else {
-      vErrors.push(err24);
+      vErrors.push(err26);
     }
     errors++;
   }
@@ -45482,7 +46323,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate64.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema118 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
+var schema120 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
 function validate68(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -45495,8 +46336,8 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema118.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema118, data };
+      if (!func1.call(schema120.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema120, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -45530,7 +46371,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("label" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "label" }, message: "must be equal to constant", schema: "label", parentSchema: schema118.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "label" }, message: "must be equal to constant", schema: "label", parentSchema: schema120.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -45542,7 +46383,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.name.type, parentSchema: schema118.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.name.type, parentSchema: schema120.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -45554,7 +46395,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.description.type, parentSchema: schema118.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.description.type, parentSchema: schema120.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -45567,7 +46408,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err6 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -45576,7 +46417,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -45600,7 +46441,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema118.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema118.properties.authority.enum, parentSchema: schema118.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema120.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema120.properties.authority.enum, parentSchema: schema120.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -45613,7 +46454,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err9 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -45622,7 +46463,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -45634,7 +46475,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.idempotency_key.type, parentSchema: schema118.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.idempotency_key.type, parentSchema: schema120.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -45647,7 +46488,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema118.properties.needs, data: data10 };
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema120.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err12];
           } else {
@@ -45679,7 +46520,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema118.properties.needs.type, parentSchema: schema118.properties.needs, data: data10 };
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema120.properties.needs.type, parentSchema: schema120.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -45691,7 +46532,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.for_each.type, parentSchema: schema118.properties.for_each, data: data12 };
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.for_each.type, parentSchema: schema120.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -45700,24 +46541,22 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.add !== void 0) {
-      let data13 = data.add;
-      if (Array.isArray(data13)) {
-        const len1 = data13.length;
-        for (let i1 = 0; i1 < len1; i1++) {
-          let data14 = data13[i1];
-          if (typeof data14 !== "string") {
-            const err17 = { instancePath: instancePath + "/add/" + i1, schemaPath: "#/properties/add/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.add.items.type, parentSchema: schema118.properties.add.items, data: data14 };
-            if (vErrors === null) {
-              vErrors = [err17];
-            } else {
-              vErrors.push(err17);
-            }
-            errors++;
-          }
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err17 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema120.properties.input_schema.type, parentSchema: schema120.properties.input_schema, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
         }
-      } else {
-        const err18 = { instancePath: instancePath + "/add", schemaPath: "#/properties/add/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema118.properties.add.type, parentSchema: schema118.properties.add, data: data13 };
+        errors++;
+      }
+    }
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err18 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema120.properties.output_schema.type, parentSchema: schema120.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -45726,14 +46565,14 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.remove !== void 0) {
-      let data15 = data.remove;
+    if (data.add !== void 0) {
+      let data15 = data.add;
       if (Array.isArray(data15)) {
-        const len2 = data15.length;
-        for (let i2 = 0; i2 < len2; i2++) {
-          let data16 = data15[i2];
+        const len1 = data15.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data16 = data15[i1];
           if (typeof data16 !== "string") {
-            const err19 = { instancePath: instancePath + "/remove/" + i2, schemaPath: "#/properties/remove/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.remove.items.type, parentSchema: schema118.properties.remove.items, data: data16 };
+            const err19 = { instancePath: instancePath + "/add/" + i1, schemaPath: "#/properties/add/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.add.items.type, parentSchema: schema120.properties.add.items, data: data16 };
             if (vErrors === null) {
               vErrors = [err19];
             } else {
@@ -45743,7 +46582,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err20 = { instancePath: instancePath + "/remove", schemaPath: "#/properties/remove/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema118.properties.remove.type, parentSchema: schema118.properties.remove, data: data15 };
+        const err20 = { instancePath: instancePath + "/add", schemaPath: "#/properties/add/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema120.properties.add.type, parentSchema: schema120.properties.add, data: data15 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -45752,24 +46591,50 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.issue !== void 0) {
-      let data17 = data.issue;
-      if (typeof data17 !== "string") {
-        const err21 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema118.properties.issue.type, parentSchema: schema118.properties.issue, data: data17 };
+    if (data.remove !== void 0) {
+      let data17 = data.remove;
+      if (Array.isArray(data17)) {
+        const len2 = data17.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data18 = data17[i2];
+          if (typeof data18 !== "string") {
+            const err21 = { instancePath: instancePath + "/remove/" + i2, schemaPath: "#/properties/remove/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.remove.items.type, parentSchema: schema120.properties.remove.items, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err22 = { instancePath: instancePath + "/remove", schemaPath: "#/properties/remove/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema120.properties.remove.type, parentSchema: schema120.properties.remove, data: data17 };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
+    if (data.issue !== void 0) {
+      let data19 = data.issue;
+      if (typeof data19 !== "string") {
+        const err23 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.issue.type, parentSchema: schema120.properties.issue, data: data19 };
+        if (vErrors === null) {
+          vErrors = [err23];
+        } else {
+          vErrors.push(err23);
         }
         errors++;
       }
     }
   } else {
-    const err22 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema118.type, parentSchema: schema118, data };
+    const err24 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema120.type, parentSchema: schema120, data };
     if (vErrors === null) {
-      vErrors = [err22];
+      vErrors = [err24];
     } else {
-      vErrors.push(err22);
+      vErrors.push(err24);
     }
     errors++;
   }
@@ -45777,8 +46642,8 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate68.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema123 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] };
-var schema129 = { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } };
+var schema125 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] };
+var schema131 = { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } };
 var wrapper0 = { validate: validate21 };
 function validate75(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
@@ -45792,7 +46657,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (Array.isArray(data)) {
     if (data.length > 50) {
-      const err0 = { instancePath, schemaPath: "#/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema129, data };
+      const err0 = { instancePath, schemaPath: "#/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema131, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -45801,7 +46666,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.length < 1) {
-      const err1 = { instancePath, schemaPath: "#/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema129, data };
+      const err1 = { instancePath, schemaPath: "#/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema131, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -45820,7 +46685,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
       }
       if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
         if (data0.id === void 0) {
-          const err2 = { instancePath: instancePath + "/" + i0, schemaPath: "#/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema129.items.required, parentSchema: schema129.items, data: data0 };
+          const err2 = { instancePath: instancePath + "/" + i0, schemaPath: "#/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema131.items.required, parentSchema: schema131.items, data: data0 };
           if (vErrors === null) {
             vErrors = [err2];
           } else {
@@ -45855,7 +46720,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err5 = { instancePath: instancePath + "/" + i0, schemaPath: "#/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema129.items.type, parentSchema: schema129.items, data: data0 };
+        const err5 = { instancePath: instancePath + "/" + i0, schemaPath: "#/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema131.items.type, parentSchema: schema131.items, data: data0 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -45865,7 +46730,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema129.type, parentSchema: schema129, data };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema131.type, parentSchema: schema131, data };
     if (vErrors === null) {
       vErrors = [err6];
     } else {
@@ -45889,7 +46754,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.branches === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "branches" }, message: "must have required property 'branches'", schema: schema123.required, parentSchema: schema123, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "branches" }, message: "must have required property 'branches'", schema: schema125.required, parentSchema: schema125, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -45898,8 +46763,8 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema123.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123, data };
+      if (!func1.call(schema125.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema125, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -45933,7 +46798,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("parallel" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "parallel" }, message: "must be equal to constant", schema: "parallel", parentSchema: schema123.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "parallel" }, message: "must be equal to constant", schema: "parallel", parentSchema: schema125.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -45945,7 +46810,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.name.type, parentSchema: schema123.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema125.properties.name.type, parentSchema: schema125.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -45957,7 +46822,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.description.type, parentSchema: schema123.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema125.properties.description.type, parentSchema: schema125.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -45970,7 +46835,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err7 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -45979,7 +46844,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -46003,7 +46868,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema123.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.authority.enum, parentSchema: schema123.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema125.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema125.properties.authority.enum, parentSchema: schema125.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -46016,7 +46881,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err10 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err10];
           } else {
@@ -46025,7 +46890,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -46037,7 +46902,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.idempotency_key.type, parentSchema: schema123.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema125.properties.idempotency_key.type, parentSchema: schema125.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -46050,7 +46915,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema123.properties.needs, data: data10 };
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema125.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -46082,7 +46947,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema123.properties.needs.type, parentSchema: schema123.properties.needs, data: data10 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema125.properties.needs.type, parentSchema: schema125.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -46094,7 +46959,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema123.properties.for_each.type, parentSchema: schema123.properties.for_each, data: data12 };
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema125.properties.for_each.type, parentSchema: schema125.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -46103,209 +46968,233 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema125.properties.input_schema.type, parentSchema: schema125.properties.input_schema, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema125.properties.output_schema.type, parentSchema: schema125.properties.output_schema, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
     if (data.branches !== void 0) {
-      let data13 = data.branches;
-      if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
-        if (Object.keys(data13).length > 10) {
-          const err18 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/maxProperties", keyword: "maxProperties", params: { limit: 10 }, message: "must NOT have more than 10 properties", schema: 10, parentSchema: schema123.properties.branches, data: data13 };
+      let data15 = data.branches;
+      if (data15 && typeof data15 == "object" && !Array.isArray(data15)) {
+        if (Object.keys(data15).length > 10) {
+          const err20 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/maxProperties", keyword: "maxProperties", params: { limit: 10 }, message: "must NOT have more than 10 properties", schema: 10, parentSchema: schema125.properties.branches, data: data15 };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err20];
           } else {
-            vErrors.push(err18);
+            vErrors.push(err20);
           }
           errors++;
         }
-        if (Object.keys(data13).length < 1) {
-          const err19 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema123.properties.branches, data: data13 };
+        if (Object.keys(data15).length < 1) {
+          const err21 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema125.properties.branches, data: data15 };
           if (vErrors === null) {
-            vErrors = [err19];
+            vErrors = [err21];
           } else {
-            vErrors.push(err19);
+            vErrors.push(err21);
           }
           errors++;
         }
-        for (const key1 in data13) {
-          const _errs30 = errors;
+        for (const key1 in data15) {
+          const _errs34 = errors;
           if (typeof key1 === "string") {
             if (!pattern4.test(key1)) {
-              const err20 = { instancePath: instancePath + "/branches", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key1, propertyName: key1 };
+              const err22 = { instancePath: instancePath + "/branches", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key1, propertyName: key1 };
               if (vErrors === null) {
-                vErrors = [err20];
+                vErrors = [err22];
               } else {
-                vErrors.push(err20);
+                vErrors.push(err22);
               }
               errors++;
             }
           } else {
-            const err21 = { instancePath: instancePath + "/branches", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key1, propertyName: key1 };
+            const err23 = { instancePath: instancePath + "/branches", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key1, propertyName: key1 };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err23];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err23);
             }
             errors++;
           }
-          var valid7 = _errs30 === errors;
+          var valid7 = _errs34 === errors;
           if (!valid7) {
-            const err22 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/propertyNames", keyword: "propertyNames", params: { propertyName: key1 }, message: "property name must be valid", schema: schema123.properties.branches.propertyNames, parentSchema: schema123.properties.branches, data: data13 };
+            const err24 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/propertyNames", keyword: "propertyNames", params: { propertyName: key1 }, message: "property name must be valid", schema: schema125.properties.branches.propertyNames, parentSchema: schema125.properties.branches, data: data15 };
             if (vErrors === null) {
-              vErrors = [err22];
+              vErrors = [err24];
             } else {
-              vErrors.push(err22);
+              vErrors.push(err24);
             }
             errors++;
           }
         }
-        for (const key2 in data13) {
-          if (!validate75(data13[key2], { instancePath: instancePath + "/branches/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), parentData: data13, parentDataProperty: key2, rootData, dynamicAnchors })) {
+        for (const key2 in data15) {
+          if (!validate75(data15[key2], { instancePath: instancePath + "/branches/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), parentData: data15, parentDataProperty: key2, rootData, dynamicAnchors })) {
             vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
             errors = vErrors.length;
           }
         }
       } else {
-        const err23 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.branches.type, parentSchema: schema123.properties.branches, data: data13 };
+        const err25 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema125.properties.branches.type, parentSchema: schema125.properties.branches, data: data15 };
         if (vErrors === null) {
-          vErrors = [err23];
+          vErrors = [err25];
         } else {
-          vErrors.push(err23);
+          vErrors.push(err25);
         }
         errors++;
       }
     }
     if (data.join !== void 0) {
-      let data15 = data.join;
-      const _errs36 = errors;
+      let data17 = data.join;
+      const _errs40 = errors;
       let valid10 = true;
-      const _errs37 = errors;
-      if (typeof data15 !== "string") {
-        const err24 = {};
+      const _errs41 = errors;
+      if (typeof data17 !== "string") {
+        const err26 = {};
         if (vErrors === null) {
-          vErrors = [err24];
+          vErrors = [err26];
         } else {
-          vErrors.push(err24);
+          vErrors.push(err26);
         }
         errors++;
       }
-      var _valid0 = _errs37 === errors;
-      errors = _errs36;
+      var _valid0 = _errs41 === errors;
+      errors = _errs40;
       if (vErrors !== null) {
-        if (_errs36) {
-          vErrors.length = _errs36;
+        if (_errs40) {
+          vErrors.length = _errs40;
         } else {
           vErrors = null;
         }
       }
       let ifClause0;
       if (_valid0) {
-        const _errs39 = errors;
-        if (!(data15 === "all" || data15 === "any")) {
-          const err25 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/then/enum", keyword: "enum", params: { allowedValues: schema123.properties.join.then.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.join.then.enum, parentSchema: schema123.properties.join.then, data: data15 };
+        const _errs43 = errors;
+        if (!(data17 === "all" || data17 === "any")) {
+          const err27 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/then/enum", keyword: "enum", params: { allowedValues: schema125.properties.join.then.enum }, message: "must be equal to one of the allowed values", schema: schema125.properties.join.then.enum, parentSchema: schema125.properties.join.then, data: data17 };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err27];
           } else {
-            vErrors.push(err25);
+            vErrors.push(err27);
           }
           errors++;
         }
-        var _valid0 = _errs39 === errors;
+        var _valid0 = _errs43 === errors;
         valid10 = _valid0;
         ifClause0 = "then";
       } else {
-        const _errs40 = errors;
-        if (data15 && typeof data15 == "object" && !Array.isArray(data15)) {
-          if (data15.count === void 0) {
-            const err26 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/required", keyword: "required", params: { missingProperty: "count" }, message: "must have required property 'count'", schema: schema123.properties.join.else.required, parentSchema: schema123.properties.join.else, data: data15 };
+        const _errs44 = errors;
+        if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
+          if (data17.count === void 0) {
+            const err28 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/required", keyword: "required", params: { missingProperty: "count" }, message: "must have required property 'count'", schema: schema125.properties.join.else.required, parentSchema: schema125.properties.join.else, data: data17 };
             if (vErrors === null) {
-              vErrors = [err26];
+              vErrors = [err28];
             } else {
-              vErrors.push(err26);
+              vErrors.push(err28);
             }
             errors++;
           }
-          for (const key3 in data15) {
+          for (const key3 in data17) {
             if (!(key3 === "count")) {
-              const err27 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema123.properties.join.else, data: data15 };
+              const err29 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema125.properties.join.else, data: data17 };
               if (vErrors === null) {
-                vErrors = [err27];
+                vErrors = [err29];
               } else {
-                vErrors.push(err27);
+                vErrors.push(err29);
               }
               errors++;
             }
           }
-          if (data15.count !== void 0) {
-            let data16 = data15.count;
-            if (!(typeof data16 == "number" && (!(data16 % 1) && !isNaN(data16)) && isFinite(data16))) {
-              const err28 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema123.properties.join.else.properties.count.type, parentSchema: schema123.properties.join.else.properties.count, data: data16 };
+          if (data17.count !== void 0) {
+            let data18 = data17.count;
+            if (!(typeof data18 == "number" && (!(data18 % 1) && !isNaN(data18)) && isFinite(data18))) {
+              const err30 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema125.properties.join.else.properties.count.type, parentSchema: schema125.properties.join.else.properties.count, data: data18 };
               if (vErrors === null) {
-                vErrors = [err28];
+                vErrors = [err30];
               } else {
-                vErrors.push(err28);
+                vErrors.push(err30);
               }
               errors++;
             }
-            if (typeof data16 == "number" && isFinite(data16)) {
-              if (data16 > 10 || isNaN(data16)) {
-                const err29 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10", schema: 10, parentSchema: schema123.properties.join.else.properties.count, data: data16 };
+            if (typeof data18 == "number" && isFinite(data18)) {
+              if (data18 > 10 || isNaN(data18)) {
+                const err31 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10", schema: 10, parentSchema: schema125.properties.join.else.properties.count, data: data18 };
                 if (vErrors === null) {
-                  vErrors = [err29];
+                  vErrors = [err31];
                 } else {
-                  vErrors.push(err29);
+                  vErrors.push(err31);
                 }
                 errors++;
               }
-              if (data16 < 1 || isNaN(data16)) {
-                const err30 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema123.properties.join.else.properties.count, data: data16 };
+              if (data18 < 1 || isNaN(data18)) {
+                const err32 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema125.properties.join.else.properties.count, data: data18 };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
             }
           }
         } else {
-          const err31 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.properties.join.else.type, parentSchema: schema123.properties.join.else, data: data15 };
+          const err33 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema125.properties.join.else.type, parentSchema: schema125.properties.join.else, data: data17 };
           if (vErrors === null) {
-            vErrors = [err31];
+            vErrors = [err33];
           } else {
-            vErrors.push(err31);
+            vErrors.push(err33);
           }
           errors++;
         }
-        var _valid0 = _errs40 === errors;
+        var _valid0 = _errs44 === errors;
         valid10 = _valid0;
         ifClause0 = "else";
       }
       if (!valid10) {
-        const err32 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema123.properties.join.if, parentSchema: schema123.properties.join, data: data15 };
+        const err34 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema125.properties.join.if, parentSchema: schema125.properties.join, data: data17 };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err34];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err34);
         }
         errors++;
       }
     }
     if (data.on_branch_failure !== void 0) {
-      let data17 = data.on_branch_failure;
-      if (!(data17 === "fail" || data17 === "continue" || data17 === "cancel")) {
-        const err33 = { instancePath: instancePath + "/on_branch_failure", schemaPath: "#/properties/on_branch_failure/enum", keyword: "enum", params: { allowedValues: schema123.properties.on_branch_failure.enum }, message: "must be equal to one of the allowed values", schema: schema123.properties.on_branch_failure.enum, parentSchema: schema123.properties.on_branch_failure, data: data17 };
+      let data19 = data.on_branch_failure;
+      if (!(data19 === "fail" || data19 === "continue" || data19 === "cancel")) {
+        const err35 = { instancePath: instancePath + "/on_branch_failure", schemaPath: "#/properties/on_branch_failure/enum", keyword: "enum", params: { allowedValues: schema125.properties.on_branch_failure.enum }, message: "must be equal to one of the allowed values", schema: schema125.properties.on_branch_failure.enum, parentSchema: schema125.properties.on_branch_failure, data: data19 };
         if (vErrors === null) {
-          vErrors = [err33];
+          vErrors = [err35];
         } else {
-          vErrors.push(err33);
+          vErrors.push(err35);
         }
         errors++;
       }
     }
   } else {
-    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema123.type, parentSchema: schema123, data };
+    const err36 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema125.type, parentSchema: schema125, data };
     if (vErrors === null) {
-      vErrors = [err34];
+      vErrors = [err36];
     } else {
-      vErrors.push(err34);
+      vErrors.push(err36);
     }
     errors++;
   }
@@ -46313,7 +47202,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate72.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema131 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] };
+var schema133 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] };
 function validate78(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -46326,7 +47215,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.playbook === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "playbook" }, message: "must have required property 'playbook'", schema: schema131.required, parentSchema: schema131, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "playbook" }, message: "must have required property 'playbook'", schema: schema133.required, parentSchema: schema133, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -46335,7 +47224,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.mode === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "mode" }, message: "must have required property 'mode'", schema: schema131.required, parentSchema: schema131, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "mode" }, message: "must have required property 'mode'", schema: schema133.required, parentSchema: schema133, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -46344,8 +47233,8 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema131.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema131, data };
+      if (!func1.call(schema133.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema133, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -46379,7 +47268,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("playbook" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "playbook" }, message: "must be equal to constant", schema: "playbook", parentSchema: schema131.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "playbook" }, message: "must be equal to constant", schema: "playbook", parentSchema: schema133.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -46391,7 +47280,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema131.properties.name.type, parentSchema: schema131.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema133.properties.name.type, parentSchema: schema133.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -46403,7 +47292,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema131.properties.description.type, parentSchema: schema131.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema133.properties.description.type, parentSchema: schema133.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -46416,7 +47305,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err8];
           } else {
@@ -46425,7 +47314,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err9 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err9 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -46449,7 +47338,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema131.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema131.properties.authority.enum, parentSchema: schema131.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema133.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema133.properties.authority.enum, parentSchema: schema133.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -46462,7 +47351,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err11];
           } else {
@@ -46471,7 +47360,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err12 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err12 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -46483,7 +47372,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema131.properties.idempotency_key.type, parentSchema: schema131.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema133.properties.idempotency_key.type, parentSchema: schema133.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -46496,7 +47385,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema131.properties.needs, data: data10 };
+          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema133.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err14];
           } else {
@@ -46528,7 +47417,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema131.properties.needs.type, parentSchema: schema131.properties.needs, data: data10 };
+        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema133.properties.needs.type, parentSchema: schema133.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -46540,7 +47429,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema131.properties.for_each.type, parentSchema: schema131.properties.for_each, data: data12 };
+        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema133.properties.for_each.type, parentSchema: schema133.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -46549,20 +47438,22 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.playbook !== void 0) {
-      let data13 = data.playbook;
-      if (typeof data13 === "string") {
-        if (!pattern4.test(data13)) {
-          const err19 = { instancePath: instancePath + "/playbook", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data13 };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
-          errors++;
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err19 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema133.properties.input_schema.type, parentSchema: schema133.properties.input_schema, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
         }
-      } else {
-        const err20 = { instancePath: instancePath + "/playbook", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data13 };
+        errors++;
+      }
+    }
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err20 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema133.properties.output_schema.type, parentSchema: schema133.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -46571,35 +47462,32 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.mode !== void 0) {
-      let data14 = data.mode;
-      if (!(data14 === "delegate" || data14 === "handoff")) {
-        const err21 = { instancePath: instancePath + "/mode", schemaPath: "#/properties/mode/enum", keyword: "enum", params: { allowedValues: schema131.properties.mode.enum }, message: "must be equal to one of the allowed values", schema: schema131.properties.mode.enum, parentSchema: schema131.properties.mode, data: data14 };
+    if (data.playbook !== void 0) {
+      let data15 = data.playbook;
+      if (typeof data15 === "string") {
+        if (!pattern4.test(data15)) {
+          const err21 = { instancePath: instancePath + "/playbook", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data15 };
+          if (vErrors === null) {
+            vErrors = [err21];
+          } else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+      } else {
+        const err22 = { instancePath: instancePath + "/playbook", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data15 };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       }
     }
-    if (data.with !== void 0) {
-      let data15 = data.with;
-      if (data15 && typeof data15 == "object" && !Array.isArray(data15)) {
-        for (const key1 in data15) {
-          let data16 = data15[key1];
-          if (typeof data16 !== "string" && !(typeof data16 == "number" && isFinite(data16)) && typeof data16 !== "boolean") {
-            const err22 = { instancePath: instancePath + "/with/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/with/additionalProperties/type", keyword: "type", params: { type: schema131.properties.with.additionalProperties.type }, message: "must be string,number,boolean", schema: schema131.properties.with.additionalProperties.type, parentSchema: schema131.properties.with.additionalProperties, data: data16 };
-            if (vErrors === null) {
-              vErrors = [err22];
-            } else {
-              vErrors.push(err22);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err23 = { instancePath: instancePath + "/with", schemaPath: "#/properties/with/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema131.properties.with.type, parentSchema: schema131.properties.with, data: data15 };
+    if (data.mode !== void 0) {
+      let data16 = data.mode;
+      if (!(data16 === "delegate" || data16 === "handoff")) {
+        const err23 = { instancePath: instancePath + "/mode", schemaPath: "#/properties/mode/enum", keyword: "enum", params: { allowedValues: schema133.properties.mode.enum }, message: "must be equal to one of the allowed values", schema: schema133.properties.mode.enum, parentSchema: schema133.properties.mode, data: data16 };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -46608,12 +47496,37 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.with !== void 0) {
+      let data17 = data.with;
+      if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
+        for (const key1 in data17) {
+          let data18 = data17[key1];
+          if (typeof data18 !== "string" && !(typeof data18 == "number" && isFinite(data18)) && typeof data18 !== "boolean") {
+            const err24 = { instancePath: instancePath + "/with/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/with/additionalProperties/type", keyword: "type", params: { type: schema133.properties.with.additionalProperties.type }, message: "must be string,number,boolean", schema: schema133.properties.with.additionalProperties.type, parentSchema: schema133.properties.with.additionalProperties, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err25 = { instancePath: instancePath + "/with", schemaPath: "#/properties/with/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema133.properties.with.type, parentSchema: schema133.properties.with, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err24 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema131.type, parentSchema: schema131, data };
+    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema133.type, parentSchema: schema133, data };
     if (vErrors === null) {
-      vErrors = [err24];
+      vErrors = [err26];
     } else {
-      vErrors.push(err24);
+      vErrors.push(err26);
     }
     errors++;
   }
@@ -46621,7 +47534,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate78.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema137 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] };
+var schema139 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] };
 function validate82(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -46634,7 +47547,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.head === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "head" }, message: "must have required property 'head'", schema: schema137.required, parentSchema: schema137, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "head" }, message: "must have required property 'head'", schema: schema139.required, parentSchema: schema139, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -46643,7 +47556,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.title === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema137.required, parentSchema: schema137, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema139.required, parentSchema: schema139, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -46652,8 +47565,8 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema137.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema137, data };
+      if (!func1.call(schema139.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema139, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -46687,7 +47600,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("pull_request" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "pull_request" }, message: "must be equal to constant", schema: "pull_request", parentSchema: schema137.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "pull_request" }, message: "must be equal to constant", schema: "pull_request", parentSchema: schema139.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -46699,7 +47612,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.name.type, parentSchema: schema137.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.name.type, parentSchema: schema139.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -46711,7 +47624,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.description.type, parentSchema: schema137.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.description.type, parentSchema: schema139.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -46724,7 +47637,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       let data4 = data.if;
       if (typeof data4 === "string") {
         if (func4(data4) < 1) {
-          const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema42, data: data4 };
+          const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
           if (vErrors === null) {
             vErrors = [err8];
           } else {
@@ -46733,7 +47646,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err9 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema42.type, parentSchema: schema42, data: data4 };
+        const err9 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -46757,7 +47670,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema137.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema137.properties.authority.enum, parentSchema: schema137.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema139.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema139.properties.authority.enum, parentSchema: schema139.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -46770,7 +47683,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       let data8 = data.timeout;
       if (typeof data8 === "string") {
         if (!pattern9.test(data8)) {
-          const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data8 };
+          const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
           if (vErrors === null) {
             vErrors = [err11];
           } else {
@@ -46779,7 +47692,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err12 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data8 };
+        const err12 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -46791,7 +47704,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.idempotency_key.type, parentSchema: schema137.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.idempotency_key.type, parentSchema: schema139.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -46804,7 +47717,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema137.properties.needs, data: data10 };
+          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema139.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err14];
           } else {
@@ -46836,7 +47749,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema137.properties.needs.type, parentSchema: schema137.properties.needs, data: data10 };
+        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema139.properties.needs.type, parentSchema: schema139.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -46848,7 +47761,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.for_each.type, parentSchema: schema137.properties.for_each, data: data12 };
+        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.for_each.type, parentSchema: schema139.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -46857,10 +47770,10 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.head !== void 0) {
-      let data13 = data.head;
-      if (typeof data13 !== "string") {
-        const err19 = { instancePath: instancePath + "/head", schemaPath: "#/properties/head/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.head.type, parentSchema: schema137.properties.head, data: data13 };
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err19 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema139.properties.input_schema.type, parentSchema: schema139.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -46869,10 +47782,10 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.base !== void 0) {
-      let data14 = data.base;
-      if (typeof data14 !== "string") {
-        const err20 = { instancePath: instancePath + "/base", schemaPath: "#/properties/base/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.base.type, parentSchema: schema137.properties.base, data: data14 };
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err20 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema139.properties.output_schema.type, parentSchema: schema139.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -46881,10 +47794,10 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.title !== void 0) {
-      let data15 = data.title;
+    if (data.head !== void 0) {
+      let data15 = data.head;
       if (typeof data15 !== "string") {
-        const err21 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.title.type, parentSchema: schema137.properties.title, data: data15 };
+        const err21 = { instancePath: instancePath + "/head", schemaPath: "#/properties/head/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.head.type, parentSchema: schema139.properties.head, data: data15 };
         if (vErrors === null) {
           vErrors = [err21];
         } else {
@@ -46893,10 +47806,10 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.body !== void 0) {
-      let data16 = data.body;
+    if (data.base !== void 0) {
+      let data16 = data.base;
       if (typeof data16 !== "string") {
-        const err22 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.body.type, parentSchema: schema137.properties.body, data: data16 };
+        const err22 = { instancePath: instancePath + "/base", schemaPath: "#/properties/base/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.base.type, parentSchema: schema139.properties.base, data: data16 };
         if (vErrors === null) {
           vErrors = [err22];
         } else {
@@ -46905,10 +47818,10 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.draft !== void 0) {
-      let data17 = data.draft;
-      if (typeof data17 !== "boolean") {
-        const err23 = { instancePath: instancePath + "/draft", schemaPath: "#/properties/draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema137.properties.draft.type, parentSchema: schema137.properties.draft, data: data17 };
+    if (data.title !== void 0) {
+      let data17 = data.title;
+      if (typeof data17 !== "string") {
+        const err23 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.title.type, parentSchema: schema139.properties.title, data: data17 };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -46917,24 +47830,22 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.labels !== void 0) {
-      let data18 = data.labels;
-      if (Array.isArray(data18)) {
-        const len1 = data18.length;
-        for (let i1 = 0; i1 < len1; i1++) {
-          let data19 = data18[i1];
-          if (typeof data19 !== "string") {
-            const err24 = { instancePath: instancePath + "/labels/" + i1, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.labels.items.type, parentSchema: schema137.properties.labels.items, data: data19 };
-            if (vErrors === null) {
-              vErrors = [err24];
-            } else {
-              vErrors.push(err24);
-            }
-            errors++;
-          }
+    if (data.body !== void 0) {
+      let data18 = data.body;
+      if (typeof data18 !== "string") {
+        const err24 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.body.type, parentSchema: schema139.properties.body, data: data18 };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
         }
-      } else {
-        const err25 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema137.properties.labels.type, parentSchema: schema137.properties.labels, data: data18 };
+        errors++;
+      }
+    }
+    if (data.draft !== void 0) {
+      let data19 = data.draft;
+      if (typeof data19 !== "boolean") {
+        const err25 = { instancePath: instancePath + "/draft", schemaPath: "#/properties/draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema139.properties.draft.type, parentSchema: schema139.properties.draft, data: data19 };
         if (vErrors === null) {
           vErrors = [err25];
         } else {
@@ -46943,14 +47854,14 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.reviewers !== void 0) {
-      let data20 = data.reviewers;
+    if (data.labels !== void 0) {
+      let data20 = data.labels;
       if (Array.isArray(data20)) {
-        const len2 = data20.length;
-        for (let i2 = 0; i2 < len2; i2++) {
-          let data21 = data20[i2];
+        const len1 = data20.length;
+        for (let i1 = 0; i1 < len1; i1++) {
+          let data21 = data20[i1];
           if (typeof data21 !== "string") {
-            const err26 = { instancePath: instancePath + "/reviewers/" + i2, schemaPath: "#/properties/reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.reviewers.items.type, parentSchema: schema137.properties.reviewers.items, data: data21 };
+            const err26 = { instancePath: instancePath + "/labels/" + i1, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.labels.items.type, parentSchema: schema139.properties.labels.items, data: data21 };
             if (vErrors === null) {
               vErrors = [err26];
             } else {
@@ -46960,7 +47871,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err27 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema137.properties.reviewers.type, parentSchema: schema137.properties.reviewers, data: data20 };
+        const err27 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema139.properties.labels.type, parentSchema: schema139.properties.labels, data: data20 };
         if (vErrors === null) {
           vErrors = [err27];
         } else {
@@ -46969,14 +47880,14 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.team_reviewers !== void 0) {
-      let data22 = data.team_reviewers;
+    if (data.reviewers !== void 0) {
+      let data22 = data.reviewers;
       if (Array.isArray(data22)) {
-        const len3 = data22.length;
-        for (let i3 = 0; i3 < len3; i3++) {
-          let data23 = data22[i3];
+        const len2 = data22.length;
+        for (let i2 = 0; i2 < len2; i2++) {
+          let data23 = data22[i2];
           if (typeof data23 !== "string") {
-            const err28 = { instancePath: instancePath + "/team_reviewers/" + i3, schemaPath: "#/properties/team_reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema137.properties.team_reviewers.items.type, parentSchema: schema137.properties.team_reviewers.items, data: data23 };
+            const err28 = { instancePath: instancePath + "/reviewers/" + i2, schemaPath: "#/properties/reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.reviewers.items.type, parentSchema: schema139.properties.reviewers.items, data: data23 };
             if (vErrors === null) {
               vErrors = [err28];
             } else {
@@ -46986,7 +47897,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err29 = { instancePath: instancePath + "/team_reviewers", schemaPath: "#/properties/team_reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema137.properties.team_reviewers.type, parentSchema: schema137.properties.team_reviewers, data: data22 };
+        const err29 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema139.properties.reviewers.type, parentSchema: schema139.properties.reviewers, data: data22 };
         if (vErrors === null) {
           vErrors = [err29];
         } else {
@@ -46995,22 +47906,24 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.wait !== void 0) {
-      let data24 = data.wait;
-      if (!(data24 === "merged")) {
-        const err30 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/enum", keyword: "enum", params: { allowedValues: schema137.properties.wait.enum }, message: "must be equal to one of the allowed values", schema: schema137.properties.wait.enum, parentSchema: schema137.properties.wait, data: data24 };
-        if (vErrors === null) {
-          vErrors = [err30];
-        } else {
-          vErrors.push(err30);
+    if (data.team_reviewers !== void 0) {
+      let data24 = data.team_reviewers;
+      if (Array.isArray(data24)) {
+        const len3 = data24.length;
+        for (let i3 = 0; i3 < len3; i3++) {
+          let data25 = data24[i3];
+          if (typeof data25 !== "string") {
+            const err30 = { instancePath: instancePath + "/team_reviewers/" + i3, schemaPath: "#/properties/team_reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.team_reviewers.items.type, parentSchema: schema139.properties.team_reviewers.items, data: data25 };
+            if (vErrors === null) {
+              vErrors = [err30];
+            } else {
+              vErrors.push(err30);
+            }
+            errors++;
+          }
         }
-        errors++;
-      }
-    }
-    if (data.closes_issue !== void 0) {
-      let data25 = data.closes_issue;
-      if (typeof data25 !== "boolean") {
-        const err31 = { instancePath: instancePath + "/closes_issue", schemaPath: "#/properties/closes_issue/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema137.properties.closes_issue.type, parentSchema: schema137.properties.closes_issue, data: data25 };
+      } else {
+        const err31 = { instancePath: instancePath + "/team_reviewers", schemaPath: "#/properties/team_reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema139.properties.team_reviewers.type, parentSchema: schema139.properties.team_reviewers, data: data24 };
         if (vErrors === null) {
           vErrors = [err31];
         } else {
@@ -47019,12 +47932,36 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.wait !== void 0) {
+      let data26 = data.wait;
+      if (!(data26 === "merged")) {
+        const err32 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/enum", keyword: "enum", params: { allowedValues: schema139.properties.wait.enum }, message: "must be equal to one of the allowed values", schema: schema139.properties.wait.enum, parentSchema: schema139.properties.wait, data: data26 };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
+    if (data.closes_issue !== void 0) {
+      let data27 = data.closes_issue;
+      if (typeof data27 !== "boolean") {
+        const err33 = { instancePath: instancePath + "/closes_issue", schemaPath: "#/properties/closes_issue/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema139.properties.closes_issue.type, parentSchema: schema139.properties.closes_issue, data: data27 };
+        if (vErrors === null) {
+          vErrors = [err33];
+        } else {
+          vErrors.push(err33);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err32 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema137.type, parentSchema: schema137, data };
+    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema139.type, parentSchema: schema139, data };
     if (vErrors === null) {
-      vErrors = [err32];
+      vErrors = [err34];
     } else {
-      vErrors.push(err32);
+      vErrors.push(err34);
     }
     errors++;
   }
@@ -47032,6 +47969,352 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate82.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema144 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "script" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "shell": { "enum": ["bash", "sh", "powershell", "node"], "description": "Interpreter that runs the script." }, "run": { "type": "string", "description": "The script text. Never templated: values reach it as environment variables." }, "env": { "type": "object", "propertyNames": { "pattern": "^[A-Z_][A-Z0-9_]*$" }, "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Environment variables (templates allowed): how values reach the script." } }, "required": ["shell", "run"] };
+function validate86(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate86.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = void 0;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = void 0;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.shell === void 0) {
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "shell" }, message: "must have required property 'shell'", schema: schema144.required, parentSchema: schema144, data };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.run === void 0) {
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "run" }, message: "must have required property 'run'", schema: schema144.required, parentSchema: schema144, data };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func1.call(schema144.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema144, data };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== void 0) {
+      let data0 = data.id;
+      if (typeof data0 === "string") {
+        if (!pattern4.test(data0)) {
+          const err3 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data0 };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = { instancePath: instancePath + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data0 };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.type !== void 0) {
+      let data1 = data.type;
+      if ("script" !== data1) {
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "script" }, message: "must be equal to constant", schema: "script", parentSchema: schema144.properties.type, data: data1 };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== void 0) {
+      let data2 = data.name;
+      if (typeof data2 !== "string") {
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema144.properties.name.type, parentSchema: schema144.properties.name, data: data2 };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.description !== void 0) {
+      let data3 = data.description;
+      if (typeof data3 !== "string") {
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema144.properties.description.type, parentSchema: schema144.properties.description, data: data3 };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+    if (data.if !== void 0) {
+      let data4 = data.if;
+      if (typeof data4 === "string") {
+        if (func4(data4) < 1) {
+          const err8 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", schema: 1, parentSchema: schema43, data: data4 };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = { instancePath: instancePath + "/if", schemaPath: "#/$defs/expression/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema43.type, parentSchema: schema43, data: data4 };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.next !== void 0) {
+      if (!validate23(data.next, { instancePath: instancePath + "/next", parentData: data, parentDataProperty: "next", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.on_error !== void 0) {
+      if (!validate25(data.on_error, { instancePath: instancePath + "/on_error", parentData: data, parentDataProperty: "on_error", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data7 = data.authority;
+      if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema144.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema144.properties.authority.enum, parentSchema: schema144.properties.authority, data: data7 };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.timeout !== void 0) {
+      let data8 = data.timeout;
+      if (typeof data8 === "string") {
+        if (!pattern9.test(data8)) {
+          const err11 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data8 };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+      } else {
+        const err12 = { instancePath: instancePath + "/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data8 };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.idempotency_key !== void 0) {
+      let data9 = data.idempotency_key;
+      if (typeof data9 !== "string") {
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema144.properties.idempotency_key.type, parentSchema: schema144.properties.idempotency_key, data: data9 };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.needs !== void 0) {
+      let data10 = data.needs;
+      if (Array.isArray(data10)) {
+        if (data10.length > 50) {
+          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema144.properties.needs, data: data10 };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        const len0 = data10.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data11 = data10[i0];
+          if (typeof data11 === "string") {
+            if (!pattern4.test(data11)) {
+              const err15 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data11 };
+              if (vErrors === null) {
+                vErrors = [err15];
+              } else {
+                vErrors.push(err15);
+              }
+              errors++;
+            }
+          } else {
+            const err16 = { instancePath: instancePath + "/needs/" + i0, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data11 };
+            if (vErrors === null) {
+              vErrors = [err16];
+            } else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema144.properties.needs.type, parentSchema: schema144.properties.needs, data: data10 };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.for_each !== void 0) {
+      let data12 = data.for_each;
+      if (typeof data12 !== "string") {
+        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema144.properties.for_each.type, parentSchema: schema144.properties.for_each, data: data12 };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
+    }
+    if (data.input_schema !== void 0) {
+      let data13 = data.input_schema;
+      if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
+        const err19 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema144.properties.input_schema.type, parentSchema: schema144.properties.input_schema, data: data13 };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+    if (data.output_schema !== void 0) {
+      let data14 = data.output_schema;
+      if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
+        const err20 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema144.properties.output_schema.type, parentSchema: schema144.properties.output_schema, data: data14 };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+    if (data.shell !== void 0) {
+      let data15 = data.shell;
+      if (!(data15 === "bash" || data15 === "sh" || data15 === "powershell" || data15 === "node")) {
+        const err21 = { instancePath: instancePath + "/shell", schemaPath: "#/properties/shell/enum", keyword: "enum", params: { allowedValues: schema144.properties.shell.enum }, message: "must be equal to one of the allowed values", schema: schema144.properties.shell.enum, parentSchema: schema144.properties.shell, data: data15 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.run !== void 0) {
+      let data16 = data.run;
+      if (typeof data16 !== "string") {
+        const err22 = { instancePath: instancePath + "/run", schemaPath: "#/properties/run/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema144.properties.run.type, parentSchema: schema144.properties.run, data: data16 };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
+    if (data.env !== void 0) {
+      let data17 = data.env;
+      if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
+        for (const key1 in data17) {
+          const _errs37 = errors;
+          if (typeof key1 === "string") {
+            if (!pattern5.test(key1)) {
+              const err23 = { instancePath: instancePath + "/env", schemaPath: "#/properties/env/propertyNames/pattern", keyword: "pattern", params: { pattern: "^[A-Z_][A-Z0-9_]*$" }, message: 'must match pattern "^[A-Z_][A-Z0-9_]*$"', schema: "^[A-Z_][A-Z0-9_]*$", parentSchema: schema144.properties.env.propertyNames, data: key1, propertyName: key1 };
+              if (vErrors === null) {
+                vErrors = [err23];
+              } else {
+                vErrors.push(err23);
+              }
+              errors++;
+            }
+          }
+          var valid7 = _errs37 === errors;
+          if (!valid7) {
+            const err24 = { instancePath: instancePath + "/env", schemaPath: "#/properties/env/propertyNames", keyword: "propertyNames", params: { propertyName: key1 }, message: "property name must be valid", schema: schema144.properties.env.propertyNames, parentSchema: schema144.properties.env, data: data17 };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+        for (const key2 in data17) {
+          let data18 = data17[key2];
+          if (typeof data18 !== "string" && !(typeof data18 == "number" && isFinite(data18)) && typeof data18 !== "boolean") {
+            const err25 = { instancePath: instancePath + "/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/env/additionalProperties/type", keyword: "type", params: { type: schema144.properties.env.additionalProperties.type }, message: "must be string,number,boolean", schema: schema144.properties.env.additionalProperties.type, parentSchema: schema144.properties.env.additionalProperties, data: data18 };
+            if (vErrors === null) {
+              vErrors = [err25];
+            } else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err26 = { instancePath: instancePath + "/env", schemaPath: "#/properties/env/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema144.properties.env.type, parentSchema: schema144.properties.env, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema144.type, parentSchema: schema144, data };
+    if (vErrors === null) {
+      vErrors = [err27];
+    } else {
+      vErrors.push(err27);
+    }
+    errors++;
+  }
+  validate86.errors = vErrors;
+  return errors === 0;
+}
+validate86.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 function validate21(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -47101,7 +48384,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid1) {
-    const err3 = { instancePath, schemaPath: "#/allOf/0/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[0].if, parentSchema: schema39.allOf[0], data };
+    const err3 = { instancePath, schemaPath: "#/allOf/0/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[0].if, parentSchema: schema40.allOf[0], data };
     if (vErrors === null) {
       vErrors = [err3];
     } else {
@@ -47168,7 +48451,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid3) {
-    const err7 = { instancePath, schemaPath: "#/allOf/1/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[1].if, parentSchema: schema39.allOf[1], data };
+    const err7 = { instancePath, schemaPath: "#/allOf/1/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[1].if, parentSchema: schema40.allOf[1], data };
     if (vErrors === null) {
       vErrors = [err7];
     } else {
@@ -47243,7 +48526,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid5) {
-    const err11 = { instancePath, schemaPath: "#/allOf/2/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[2].if, parentSchema: schema39.allOf[2], data };
+    const err11 = { instancePath, schemaPath: "#/allOf/2/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[2].if, parentSchema: schema40.allOf[2], data };
     if (vErrors === null) {
       vErrors = [err11];
     } else {
@@ -47318,7 +48601,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid7) {
-    const err15 = { instancePath, schemaPath: "#/allOf/3/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[3].if, parentSchema: schema39.allOf[3], data };
+    const err15 = { instancePath, schemaPath: "#/allOf/3/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[3].if, parentSchema: schema40.allOf[3], data };
     if (vErrors === null) {
       vErrors = [err15];
     } else {
@@ -47393,7 +48676,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid9) {
-    const err19 = { instancePath, schemaPath: "#/allOf/4/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[4].if, parentSchema: schema39.allOf[4], data };
+    const err19 = { instancePath, schemaPath: "#/allOf/4/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[4].if, parentSchema: schema40.allOf[4], data };
     if (vErrors === null) {
       vErrors = [err19];
     } else {
@@ -47468,7 +48751,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid11) {
-    const err23 = { instancePath, schemaPath: "#/allOf/5/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[5].if, parentSchema: schema39.allOf[5], data };
+    const err23 = { instancePath, schemaPath: "#/allOf/5/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[5].if, parentSchema: schema40.allOf[5], data };
     if (vErrors === null) {
       vErrors = [err23];
     } else {
@@ -47543,7 +48826,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid13) {
-    const err27 = { instancePath, schemaPath: "#/allOf/6/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[6].if, parentSchema: schema39.allOf[6], data };
+    const err27 = { instancePath, schemaPath: "#/allOf/6/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[6].if, parentSchema: schema40.allOf[6], data };
     if (vErrors === null) {
       vErrors = [err27];
     } else {
@@ -47618,7 +48901,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid15) {
-    const err31 = { instancePath, schemaPath: "#/allOf/7/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[7].if, parentSchema: schema39.allOf[7], data };
+    const err31 = { instancePath, schemaPath: "#/allOf/7/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[7].if, parentSchema: schema40.allOf[7], data };
     if (vErrors === null) {
       vErrors = [err31];
     } else {
@@ -47693,7 +48976,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid17) {
-    const err35 = { instancePath, schemaPath: "#/allOf/8/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[8].if, parentSchema: schema39.allOf[8], data };
+    const err35 = { instancePath, schemaPath: "#/allOf/8/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[8].if, parentSchema: schema40.allOf[8], data };
     if (vErrors === null) {
       vErrors = [err35];
     } else {
@@ -47768,7 +49051,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid19) {
-    const err39 = { instancePath, schemaPath: "#/allOf/9/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[9].if, parentSchema: schema39.allOf[9], data };
+    const err39 = { instancePath, schemaPath: "#/allOf/9/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[9].if, parentSchema: schema40.allOf[9], data };
     if (vErrors === null) {
       vErrors = [err39];
     } else {
@@ -47843,7 +49126,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid21) {
-    const err43 = { instancePath, schemaPath: "#/allOf/10/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[10].if, parentSchema: schema39.allOf[10], data };
+    const err43 = { instancePath, schemaPath: "#/allOf/10/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[10].if, parentSchema: schema40.allOf[10], data };
     if (vErrors === null) {
       vErrors = [err43];
     } else {
@@ -47918,7 +49201,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid23) {
-    const err47 = { instancePath, schemaPath: "#/allOf/11/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[11].if, parentSchema: schema39.allOf[11], data };
+    const err47 = { instancePath, schemaPath: "#/allOf/11/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[11].if, parentSchema: schema40.allOf[11], data };
     if (vErrors === null) {
       vErrors = [err47];
     } else {
@@ -47993,7 +49276,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid25) {
-    const err51 = { instancePath, schemaPath: "#/allOf/12/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[12].if, parentSchema: schema39.allOf[12], data };
+    const err51 = { instancePath, schemaPath: "#/allOf/12/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[12].if, parentSchema: schema40.allOf[12], data };
     if (vErrors === null) {
       vErrors = [err51];
     } else {
@@ -48068,7 +49351,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid27) {
-    const err55 = { instancePath, schemaPath: "#/allOf/13/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[13].if, parentSchema: schema39.allOf[13], data };
+    const err55 = { instancePath, schemaPath: "#/allOf/13/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[13].if, parentSchema: schema40.allOf[13], data };
     if (vErrors === null) {
       vErrors = [err55];
     } else {
@@ -48143,7 +49426,7 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
     }
   }
   if (!valid29) {
-    const err59 = { instancePath, schemaPath: "#/allOf/14/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema39.allOf[14].if, parentSchema: schema39.allOf[14], data };
+    const err59 = { instancePath, schemaPath: "#/allOf/14/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[14].if, parentSchema: schema40.allOf[14], data };
     if (vErrors === null) {
       vErrors = [err59];
     } else {
@@ -48159,13 +49442,88 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
       Object.assign(props0, props14);
     }
   }
+  const _errs92 = errors;
+  let valid31 = true;
+  const _errs93 = errors;
+  if (errors === _errs93) {
+    if (data && typeof data == "object" && !Array.isArray(data)) {
+      let missing15;
+      if (data.type === void 0 && (missing15 = "type")) {
+        const err60 = {};
+        if (vErrors === null) {
+          vErrors = [err60];
+        } else {
+          vErrors.push(err60);
+        }
+        errors++;
+      } else {
+        if (data.type !== void 0) {
+          if ("script" !== data.type) {
+            const err61 = {};
+            if (vErrors === null) {
+              vErrors = [err61];
+            } else {
+              vErrors.push(err61);
+            }
+            errors++;
+          }
+        }
+      }
+    } else {
+      const err62 = {};
+      if (vErrors === null) {
+        vErrors = [err62];
+      } else {
+        vErrors.push(err62);
+      }
+      errors++;
+    }
+  }
+  var _valid15 = _errs93 === errors;
+  errors = _errs92;
+  if (vErrors !== null) {
+    if (_errs92) {
+      vErrors.length = _errs92;
+    } else {
+      vErrors = null;
+    }
+  }
+  if (_valid15) {
+    const _errs96 = errors;
+    if (!validate86(data, { instancePath, parentData, parentDataProperty, rootData, dynamicAnchors })) {
+      vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+      errors = vErrors.length;
+    }
+    var _valid15 = _errs96 === errors;
+    valid31 = _valid15;
+    if (valid31) {
+      var props15 = true;
+    }
+  }
+  if (!valid31) {
+    const err63 = { instancePath, schemaPath: "#/allOf/15/if", keyword: "if", params: { failingKeyword: "then" }, message: 'must match "then" schema', schema: schema40.allOf[15].if, parentSchema: schema40.allOf[15], data };
+    if (vErrors === null) {
+      vErrors = [err63];
+    } else {
+      vErrors.push(err63);
+    }
+    errors++;
+  }
+  if (props0 !== true && props15 !== void 0) {
+    if (props15 === true) {
+      props0 = true;
+    } else {
+      props0 = props0 || {};
+      Object.assign(props0, props15);
+    }
+  }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.type === void 0) {
-      const err60 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'", schema: schema39.required, parentSchema: schema39, data };
+      const err64 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'", schema: schema40.required, parentSchema: schema40, data };
       if (vErrors === null) {
-        vErrors = [err60];
+        vErrors = [err64];
       } else {
-        vErrors.push(err60);
+        vErrors.push(err64);
       }
       errors++;
     }
@@ -48174,23 +49532,23 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
       props0.type = true;
     }
     if (data.type !== void 0) {
-      let data15 = data.type;
-      if (!(data15 === "ai" || data15 === "branch" || data15 === "checkpoint" || data15 === "close" || data15 === "comment" || data15 === "commit" || data15 === "decide" || data15 === "dispatch" || data15 === "end" || data15 === "investigate" || data15 === "issue" || data15 === "label" || data15 === "parallel" || data15 === "playbook" || data15 === "pull_request")) {
-        const err61 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema39.properties.type.enum }, message: "must be equal to one of the allowed values", schema: schema39.properties.type.enum, parentSchema: schema39.properties.type, data: data15 };
+      let data16 = data.type;
+      if (!(data16 === "ai" || data16 === "branch" || data16 === "checkpoint" || data16 === "close" || data16 === "comment" || data16 === "commit" || data16 === "decide" || data16 === "dispatch" || data16 === "end" || data16 === "investigate" || data16 === "issue" || data16 === "label" || data16 === "parallel" || data16 === "playbook" || data16 === "pull_request" || data16 === "script")) {
+        const err65 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/enum", keyword: "enum", params: { allowedValues: schema40.properties.type.enum }, message: "must be equal to one of the allowed values", schema: schema40.properties.type.enum, parentSchema: schema40.properties.type, data: data16 };
         if (vErrors === null) {
-          vErrors = [err61];
+          vErrors = [err65];
         } else {
-          vErrors.push(err61);
+          vErrors.push(err65);
         }
         errors++;
       }
     }
   } else {
-    const err62 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema39.type, parentSchema: schema39, data };
+    const err66 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema40.type, parentSchema: schema40, data };
     if (vErrors === null) {
-      vErrors = [err62];
+      vErrors = [err66];
     } else {
-      vErrors.push(err62);
+      vErrors.push(err66);
     }
     errors++;
   }
@@ -48199,12 +49557,12 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate21.evaluated = { "dynamicProps": true, "dynamicItems": false };
-var schema145 = { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } };
-var schema146 = { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } };
-function validate89(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+var schema152 = { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } };
+var schema153 = { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } };
+function validate93(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate89.evaluated;
+  const evaluated0 = validate93.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -48214,7 +49572,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
       if (!(key0 === "by" || key0 === "permission" || key0 === "teams" || key0 === "step" || key0 === "values" || key0 === "reason" || key0 === "findings" || key0 === "branch")) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema146, data };
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema153, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -48226,7 +49584,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.by !== void 0) {
       let data0 = data.by;
       if (typeof data0 !== "string") {
-        const err1 = { instancePath: instancePath + "/by", schemaPath: "#/properties/by/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema146.properties.by.type, parentSchema: schema146.properties.by, data: data0 };
+        const err1 = { instancePath: instancePath + "/by", schemaPath: "#/properties/by/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.by.type, parentSchema: schema153.properties.by, data: data0 };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -48238,7 +49596,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.permission !== void 0) {
       let data1 = data.permission;
       if (!(data1 === "read" || data1 === "triage" || data1 === "write" || data1 === "maintain" || data1 === "admin")) {
-        const err2 = { instancePath: instancePath + "/permission", schemaPath: "#/properties/permission/enum", keyword: "enum", params: { allowedValues: schema146.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema146.properties.permission.enum, parentSchema: schema146.properties.permission, data: data1 };
+        const err2 = { instancePath: instancePath + "/permission", schemaPath: "#/properties/permission/enum", keyword: "enum", params: { allowedValues: schema153.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema153.properties.permission.enum, parentSchema: schema153.properties.permission, data: data1 };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -48254,7 +49612,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data3 = data2[i0];
           if (typeof data3 !== "string") {
-            const err3 = { instancePath: instancePath + "/teams/" + i0, schemaPath: "#/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema146.properties.teams.items.type, parentSchema: schema146.properties.teams.items, data: data3 };
+            const err3 = { instancePath: instancePath + "/teams/" + i0, schemaPath: "#/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.teams.items.type, parentSchema: schema153.properties.teams.items, data: data3 };
             if (vErrors === null) {
               vErrors = [err3];
             } else {
@@ -48264,7 +49622,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err4 = { instancePath: instancePath + "/teams", schemaPath: "#/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema146.properties.teams.type, parentSchema: schema146.properties.teams, data: data2 };
+        const err4 = { instancePath: instancePath + "/teams", schemaPath: "#/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema153.properties.teams.type, parentSchema: schema153.properties.teams, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -48301,7 +49659,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data5) {
           let data6 = data5[key1];
           if (typeof data6 !== "string" && !(typeof data6 == "number" && isFinite(data6)) && typeof data6 !== "boolean") {
-            const err7 = { instancePath: instancePath + "/values/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/values/additionalProperties/type", keyword: "type", params: { type: schema146.properties.values.additionalProperties.type }, message: "must be string,number,boolean", schema: schema146.properties.values.additionalProperties.type, parentSchema: schema146.properties.values.additionalProperties, data: data6 };
+            const err7 = { instancePath: instancePath + "/values/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/values/additionalProperties/type", keyword: "type", params: { type: schema153.properties.values.additionalProperties.type }, message: "must be string,number,boolean", schema: schema153.properties.values.additionalProperties.type, parentSchema: schema153.properties.values.additionalProperties, data: data6 };
             if (vErrors === null) {
               vErrors = [err7];
             } else {
@@ -48311,7 +49669,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err8 = { instancePath: instancePath + "/values", schemaPath: "#/properties/values/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema146.properties.values.type, parentSchema: schema146.properties.values, data: data5 };
+        const err8 = { instancePath: instancePath + "/values", schemaPath: "#/properties/values/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.properties.values.type, parentSchema: schema153.properties.values, data: data5 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -48323,7 +49681,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.reason !== void 0) {
       let data7 = data.reason;
       if (typeof data7 !== "string") {
-        const err9 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema146.properties.reason.type, parentSchema: schema146.properties.reason, data: data7 };
+        const err9 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.reason.type, parentSchema: schema153.properties.reason, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -48338,7 +49696,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key2 in data8) {
           let data9 = data8[key2];
           if (typeof data9 !== "string" && !(typeof data9 == "number" && isFinite(data9)) && typeof data9 !== "boolean") {
-            const err10 = { instancePath: instancePath + "/findings/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/findings/additionalProperties/type", keyword: "type", params: { type: schema146.properties.findings.additionalProperties.type }, message: "must be string,number,boolean", schema: schema146.properties.findings.additionalProperties.type, parentSchema: schema146.properties.findings.additionalProperties, data: data9 };
+            const err10 = { instancePath: instancePath + "/findings/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/findings/additionalProperties/type", keyword: "type", params: { type: schema153.properties.findings.additionalProperties.type }, message: "must be string,number,boolean", schema: schema153.properties.findings.additionalProperties.type, parentSchema: schema153.properties.findings.additionalProperties, data: data9 };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -48348,7 +49706,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err11 = { instancePath: instancePath + "/findings", schemaPath: "#/properties/findings/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema146.properties.findings.type, parentSchema: schema146.properties.findings, data: data8 };
+        const err11 = { instancePath: instancePath + "/findings", schemaPath: "#/properties/findings/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.properties.findings.type, parentSchema: schema153.properties.findings, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -48380,7 +49738,7 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema146.type, parentSchema: schema146, data };
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.type, parentSchema: schema153, data };
     if (vErrors === null) {
       vErrors = [err14];
     } else {
@@ -48388,15 +49746,15 @@ function validate89(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate89.errors = vErrors;
+  validate93.errors = vErrors;
   return errors === 0;
 }
-validate89.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema149 = { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } };
-function validate91(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate93.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+var schema156 = { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } };
+function validate95(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate91.evaluated;
+  const evaluated0 = validate95.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -48405,7 +49763,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (Object.keys(data).length > 1) {
-      const err0 = { instancePath, schemaPath: "#/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties", schema: 1, parentSchema: schema149, data };
+      const err0 = { instancePath, schemaPath: "#/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties", schema: 1, parentSchema: schema156, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -48414,7 +49772,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (Object.keys(data).length < 1) {
-      const err1 = { instancePath, schemaPath: "#/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema149, data };
+      const err1 = { instancePath, schemaPath: "#/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema156, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -48423,8 +49781,8 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema149.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema149, data };
+      if (!func1.call(schema156.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema156, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -48434,45 +49792,45 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.approve !== void 0) {
-      if (!validate89(data.approve, { instancePath: instancePath + "/approve", parentData: data, parentDataProperty: "approve", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+      if (!validate93(data.approve, { instancePath: instancePath + "/approve", parentData: data, parentDataProperty: "approve", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
         errors = vErrors.length;
       }
     }
     if (data.reject !== void 0) {
-      if (!validate89(data.reject, { instancePath: instancePath + "/reject", parentData: data, parentDataProperty: "reject", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+      if (!validate93(data.reject, { instancePath: instancePath + "/reject", parentData: data, parentDataProperty: "reject", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
         errors = vErrors.length;
       }
     }
     if (data.record !== void 0) {
-      if (!validate89(data.record, { instancePath: instancePath + "/record", parentData: data, parentDataProperty: "record", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+      if (!validate93(data.record, { instancePath: instancePath + "/record", parentData: data, parentDataProperty: "record", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
         errors = vErrors.length;
       }
     }
     if (data.choose !== void 0) {
-      if (!validate89(data.choose, { instancePath: instancePath + "/choose", parentData: data, parentDataProperty: "choose", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+      if (!validate93(data.choose, { instancePath: instancePath + "/choose", parentData: data, parentDataProperty: "choose", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
         errors = vErrors.length;
       }
     }
     if (data.retry !== void 0) {
-      if (!validate89(data.retry, { instancePath: instancePath + "/retry", parentData: data, parentDataProperty: "retry", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+      if (!validate93(data.retry, { instancePath: instancePath + "/retry", parentData: data, parentDataProperty: "retry", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
         errors = vErrors.length;
       }
     }
     if (data.cancel !== void 0) {
-      if (!validate89(data.cancel, { instancePath: instancePath + "/cancel", parentData: data, parentDataProperty: "cancel", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+      if (!validate93(data.cancel, { instancePath: instancePath + "/cancel", parentData: data, parentDataProperty: "cancel", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
         errors = vErrors.length;
       }
     }
     if (data.merge !== void 0) {
       let data6 = data.merge;
       if (typeof data6 !== "boolean") {
-        const err3 = { instancePath: instancePath + "/merge", schemaPath: "#/properties/merge/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema149.properties.merge.type, parentSchema: schema149.properties.merge, data: data6 };
+        const err3 = { instancePath: instancePath + "/merge", schemaPath: "#/properties/merge/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema156.properties.merge.type, parentSchema: schema156.properties.merge, data: data6 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -48484,7 +49842,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.close_pr !== void 0) {
       let data7 = data.close_pr;
       if (typeof data7 !== "boolean") {
-        const err4 = { instancePath: instancePath + "/close_pr", schemaPath: "#/properties/close_pr/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema149.properties.close_pr.type, parentSchema: schema149.properties.close_pr, data: data7 };
+        const err4 = { instancePath: instancePath + "/close_pr", schemaPath: "#/properties/close_pr/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema156.properties.close_pr.type, parentSchema: schema156.properties.close_pr, data: data7 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -48496,7 +49854,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.workflow !== void 0) {
       let data8 = data.workflow;
       if (!(data8 === "success" || data8 === "failure" || data8 === "cancelled")) {
-        const err5 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/enum", keyword: "enum", params: { allowedValues: schema149.properties.workflow.enum }, message: "must be equal to one of the allowed values", schema: schema149.properties.workflow.enum, parentSchema: schema149.properties.workflow, data: data8 };
+        const err5 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/enum", keyword: "enum", params: { allowedValues: schema156.properties.workflow.enum }, message: "must be equal to one of the allowed values", schema: schema156.properties.workflow.enum, parentSchema: schema156.properties.workflow, data: data8 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -48509,7 +49867,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
       let data9 = data.fail_effect;
       if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
         if (data9.step === void 0) {
-          const err6 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "step" }, message: "must have required property 'step'", schema: schema149.properties.fail_effect.required, parentSchema: schema149.properties.fail_effect, data: data9 };
+          const err6 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "step" }, message: "must have required property 'step'", schema: schema156.properties.fail_effect.required, parentSchema: schema156.properties.fail_effect, data: data9 };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -48518,7 +49876,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (data9.code === void 0) {
-          const err7 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "code" }, message: "must have required property 'code'", schema: schema149.properties.fail_effect.required, parentSchema: schema149.properties.fail_effect, data: data9 };
+          const err7 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "code" }, message: "must have required property 'code'", schema: schema156.properties.fail_effect.required, parentSchema: schema156.properties.fail_effect, data: data9 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -48528,7 +49886,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
         }
         for (const key1 in data9) {
           if (!(key1 === "step" || key1 === "code" || key1 === "times")) {
-            const err8 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema149.properties.fail_effect, data: data9 };
+            const err8 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema156.properties.fail_effect, data: data9 };
             if (vErrors === null) {
               vErrors = [err8];
             } else {
@@ -48562,7 +49920,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
         if (data9.code !== void 0) {
           let data11 = data9.code;
           if (typeof data11 !== "string") {
-            const err11 = { instancePath: instancePath + "/fail_effect/code", schemaPath: "#/properties/fail_effect/properties/code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema149.properties.fail_effect.properties.code.type, parentSchema: schema149.properties.fail_effect.properties.code, data: data11 };
+            const err11 = { instancePath: instancePath + "/fail_effect/code", schemaPath: "#/properties/fail_effect/properties/code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema156.properties.fail_effect.properties.code.type, parentSchema: schema156.properties.fail_effect.properties.code, data: data11 };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -48574,7 +49932,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
         if (data9.times !== void 0) {
           let data12 = data9.times;
           if (!(typeof data12 == "number" && (!(data12 % 1) && !isNaN(data12)) && isFinite(data12))) {
-            const err12 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema149.properties.fail_effect.properties.times.type, parentSchema: schema149.properties.fail_effect.properties.times, data: data12 };
+            const err12 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema156.properties.fail_effect.properties.times.type, parentSchema: schema156.properties.fail_effect.properties.times, data: data12 };
             if (vErrors === null) {
               vErrors = [err12];
             } else {
@@ -48584,7 +49942,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
           }
           if (typeof data12 == "number" && isFinite(data12)) {
             if (data12 < 1 || isNaN(data12)) {
-              const err13 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema149.properties.fail_effect.properties.times, data: data12 };
+              const err13 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema156.properties.fail_effect.properties.times, data: data12 };
               if (vErrors === null) {
                 vErrors = [err13];
               } else {
@@ -48595,7 +49953,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err14 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema149.properties.fail_effect.type, parentSchema: schema149.properties.fail_effect, data: data9 };
+        const err14 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema156.properties.fail_effect.type, parentSchema: schema156.properties.fail_effect, data: data9 };
         if (vErrors === null) {
           vErrors = [err14];
         } else {
@@ -48608,7 +49966,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
       let data13 = data.wait;
       if (typeof data13 === "string") {
         if (!pattern9.test(data13)) {
-          const err15 = { instancePath: instancePath + "/wait", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data13 };
+          const err15 = { instancePath: instancePath + "/wait", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data13 };
           if (vErrors === null) {
             vErrors = [err15];
           } else {
@@ -48617,7 +49975,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err16 = { instancePath: instancePath + "/wait", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data13 };
+        const err16 = { instancePath: instancePath + "/wait", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data13 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -48627,7 +49985,7 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema149.type, parentSchema: schema149, data };
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema156.type, parentSchema: schema156, data };
     if (vErrors === null) {
       vErrors = [err17];
     } else {
@@ -48635,14 +49993,14 @@ function validate91(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate91.errors = vErrors;
+  validate95.errors = vErrors;
   return errors === 0;
 }
-validate91.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-function validate88(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
+validate95.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+function validate92(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate88.evaluated;
+  const evaluated0 = validate92.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = void 0;
   }
@@ -48651,7 +50009,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema145.required, parentSchema: schema145, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema152.required, parentSchema: schema152, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -48660,7 +50018,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.expect === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "expect" }, message: "must have required property 'expect'", schema: schema145.required, parentSchema: schema145, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "expect" }, message: "must have required property 'expect'", schema: schema152.required, parentSchema: schema152, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -48670,7 +50028,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
       if (!(key0 === "name" || key0 === "inputs" || key0 === "initiator" || key0 === "alert" || key0 === "events" || key0 === "expect")) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema145, data };
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema152, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -48682,7 +50040,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data0 = data.name;
       if (typeof data0 !== "string") {
-        const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.name.type, parentSchema: schema145.properties.name, data: data0 };
+        const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.name.type, parentSchema: schema152.properties.name, data: data0 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -48697,7 +50055,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data1) {
           let data2 = data1[key1];
           if (typeof data2 !== "string" && !(typeof data2 == "number" && isFinite(data2)) && typeof data2 !== "boolean") {
-            const err4 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema145.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema145.properties.inputs.additionalProperties.type, parentSchema: schema145.properties.inputs.additionalProperties, data: data2 };
+            const err4 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema152.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema152.properties.inputs.additionalProperties.type, parentSchema: schema152.properties.inputs.additionalProperties, data: data2 };
             if (vErrors === null) {
               vErrors = [err4];
             } else {
@@ -48707,7 +50065,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err5 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.inputs.type, parentSchema: schema145.properties.inputs, data: data1 };
+        const err5 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.inputs.type, parentSchema: schema152.properties.inputs, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -48717,8 +50075,8 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
     if (data.initiator !== void 0) {
-      if (!validate89(data.initiator, { instancePath: instancePath + "/initiator", parentData: data, parentDataProperty: "initiator", rootData, dynamicAnchors })) {
-        vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+      if (!validate93(data.initiator, { instancePath: instancePath + "/initiator", parentData: data, parentDataProperty: "initiator", rootData, dynamicAnchors })) {
+        vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
         errors = vErrors.length;
       }
     }
@@ -48727,7 +50085,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
       if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
         for (const key2 in data4) {
           if (!(key2 === "title" || key2 === "summary" || key2 === "severity" || key2 === "status" || key2 === "source" || key2 === "labels" || key2 === "annotations")) {
-            const err6 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema145.properties.alert, data: data4 };
+            const err6 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema152.properties.alert, data: data4 };
             if (vErrors === null) {
               vErrors = [err6];
             } else {
@@ -48739,7 +50097,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.title !== void 0) {
           let data5 = data4.title;
           if (typeof data5 !== "string") {
-            const err7 = { instancePath: instancePath + "/alert/title", schemaPath: "#/properties/alert/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.alert.properties.title.type, parentSchema: schema145.properties.alert.properties.title, data: data5 };
+            const err7 = { instancePath: instancePath + "/alert/title", schemaPath: "#/properties/alert/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.alert.properties.title.type, parentSchema: schema152.properties.alert.properties.title, data: data5 };
             if (vErrors === null) {
               vErrors = [err7];
             } else {
@@ -48751,7 +50109,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.summary !== void 0) {
           let data6 = data4.summary;
           if (typeof data6 !== "string") {
-            const err8 = { instancePath: instancePath + "/alert/summary", schemaPath: "#/properties/alert/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.alert.properties.summary.type, parentSchema: schema145.properties.alert.properties.summary, data: data6 };
+            const err8 = { instancePath: instancePath + "/alert/summary", schemaPath: "#/properties/alert/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.alert.properties.summary.type, parentSchema: schema152.properties.alert.properties.summary, data: data6 };
             if (vErrors === null) {
               vErrors = [err8];
             } else {
@@ -48763,7 +50121,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.severity !== void 0) {
           let data7 = data4.severity;
           if (typeof data7 !== "string") {
-            const err9 = { instancePath: instancePath + "/alert/severity", schemaPath: "#/properties/alert/properties/severity/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.alert.properties.severity.type, parentSchema: schema145.properties.alert.properties.severity, data: data7 };
+            const err9 = { instancePath: instancePath + "/alert/severity", schemaPath: "#/properties/alert/properties/severity/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.alert.properties.severity.type, parentSchema: schema152.properties.alert.properties.severity, data: data7 };
             if (vErrors === null) {
               vErrors = [err9];
             } else {
@@ -48775,7 +50133,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.status !== void 0) {
           let data8 = data4.status;
           if (!(data8 === "firing" || data8 === "resolved")) {
-            const err10 = { instancePath: instancePath + "/alert/status", schemaPath: "#/properties/alert/properties/status/enum", keyword: "enum", params: { allowedValues: schema145.properties.alert.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema145.properties.alert.properties.status.enum, parentSchema: schema145.properties.alert.properties.status, data: data8 };
+            const err10 = { instancePath: instancePath + "/alert/status", schemaPath: "#/properties/alert/properties/status/enum", keyword: "enum", params: { allowedValues: schema152.properties.alert.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema152.properties.alert.properties.status.enum, parentSchema: schema152.properties.alert.properties.status, data: data8 };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -48787,7 +50145,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.source !== void 0) {
           let data9 = data4.source;
           if (!(data9 === "github" || data9 === "alertmanager" || data9 === "grafana" || data9 === "generic")) {
-            const err11 = { instancePath: instancePath + "/alert/source", schemaPath: "#/properties/alert/properties/source/enum", keyword: "enum", params: { allowedValues: schema145.properties.alert.properties.source.enum }, message: "must be equal to one of the allowed values", schema: schema145.properties.alert.properties.source.enum, parentSchema: schema145.properties.alert.properties.source, data: data9 };
+            const err11 = { instancePath: instancePath + "/alert/source", schemaPath: "#/properties/alert/properties/source/enum", keyword: "enum", params: { allowedValues: schema152.properties.alert.properties.source.enum }, message: "must be equal to one of the allowed values", schema: schema152.properties.alert.properties.source.enum, parentSchema: schema152.properties.alert.properties.source, data: data9 };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -48802,7 +50160,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key3 in data10) {
               let data11 = data10[key3];
               if (typeof data11 !== "string") {
-                const err12 = { instancePath: instancePath + "/alert/labels/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/labels/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.alert.properties.labels.additionalProperties.type, parentSchema: schema145.properties.alert.properties.labels.additionalProperties, data: data11 };
+                const err12 = { instancePath: instancePath + "/alert/labels/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/labels/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.alert.properties.labels.additionalProperties.type, parentSchema: schema152.properties.alert.properties.labels.additionalProperties, data: data11 };
                 if (vErrors === null) {
                   vErrors = [err12];
                 } else {
@@ -48812,7 +50170,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err13 = { instancePath: instancePath + "/alert/labels", schemaPath: "#/properties/alert/properties/labels/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.alert.properties.labels.type, parentSchema: schema145.properties.alert.properties.labels, data: data10 };
+            const err13 = { instancePath: instancePath + "/alert/labels", schemaPath: "#/properties/alert/properties/labels/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.alert.properties.labels.type, parentSchema: schema152.properties.alert.properties.labels, data: data10 };
             if (vErrors === null) {
               vErrors = [err13];
             } else {
@@ -48827,7 +50185,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key4 in data12) {
               let data13 = data12[key4];
               if (typeof data13 !== "string") {
-                const err14 = { instancePath: instancePath + "/alert/annotations/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/annotations/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.alert.properties.annotations.additionalProperties.type, parentSchema: schema145.properties.alert.properties.annotations.additionalProperties, data: data13 };
+                const err14 = { instancePath: instancePath + "/alert/annotations/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/annotations/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.alert.properties.annotations.additionalProperties.type, parentSchema: schema152.properties.alert.properties.annotations.additionalProperties, data: data13 };
                 if (vErrors === null) {
                   vErrors = [err14];
                 } else {
@@ -48837,7 +50195,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err15 = { instancePath: instancePath + "/alert/annotations", schemaPath: "#/properties/alert/properties/annotations/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.alert.properties.annotations.type, parentSchema: schema145.properties.alert.properties.annotations, data: data12 };
+            const err15 = { instancePath: instancePath + "/alert/annotations", schemaPath: "#/properties/alert/properties/annotations/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.alert.properties.annotations.type, parentSchema: schema152.properties.alert.properties.annotations, data: data12 };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -48847,7 +50205,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.alert.type, parentSchema: schema145.properties.alert, data: data4 };
+        const err16 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.alert.type, parentSchema: schema152.properties.alert, data: data4 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -48861,13 +50219,13 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
       if (Array.isArray(data14)) {
         const len0 = data14.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          if (!validate91(data14[i0], { instancePath: instancePath + "/events/" + i0, parentData: data14, parentDataProperty: i0, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+          if (!validate95(data14[i0], { instancePath: instancePath + "/events/" + i0, parentData: data14, parentDataProperty: i0, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
             errors = vErrors.length;
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/events", schemaPath: "#/properties/events/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema145.properties.events.type, parentSchema: schema145.properties.events, data: data14 };
+        const err17 = { instancePath: instancePath + "/events", schemaPath: "#/properties/events/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema152.properties.events.type, parentSchema: schema152.properties.events, data: data14 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -48881,7 +50239,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
       if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
         for (const key5 in data16) {
           if (!(key5 === "path" || key5 === "status" || key5 === "conclusion" || key5 === "error" || key5 === "outputs")) {
-            const err18 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties", schema: false, parentSchema: schema145.properties.expect, data: data16 };
+            const err18 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties", schema: false, parentSchema: schema152.properties.expect, data: data16 };
             if (vErrors === null) {
               vErrors = [err18];
             } else {
@@ -48897,7 +50255,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i1 = 0; i1 < len1; i1++) {
               let data18 = data17[i1];
               if (typeof data18 !== "string") {
-                const err19 = { instancePath: instancePath + "/expect/path/" + i1, schemaPath: "#/properties/expect/properties/path/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.expect.properties.path.items.type, parentSchema: schema145.properties.expect.properties.path.items, data: data18 };
+                const err19 = { instancePath: instancePath + "/expect/path/" + i1, schemaPath: "#/properties/expect/properties/path/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.expect.properties.path.items.type, parentSchema: schema152.properties.expect.properties.path.items, data: data18 };
                 if (vErrors === null) {
                   vErrors = [err19];
                 } else {
@@ -48907,7 +50265,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err20 = { instancePath: instancePath + "/expect/path", schemaPath: "#/properties/expect/properties/path/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema145.properties.expect.properties.path.type, parentSchema: schema145.properties.expect.properties.path, data: data17 };
+            const err20 = { instancePath: instancePath + "/expect/path", schemaPath: "#/properties/expect/properties/path/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema152.properties.expect.properties.path.type, parentSchema: schema152.properties.expect.properties.path, data: data17 };
             if (vErrors === null) {
               vErrors = [err20];
             } else {
@@ -48919,7 +50277,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.status !== void 0) {
           let data19 = data16.status;
           if (!(data19 === "completed" || data19 === "failed" || data19 === "cancelled" || data19 === "waiting" || data19 === "running")) {
-            const err21 = { instancePath: instancePath + "/expect/status", schemaPath: "#/properties/expect/properties/status/enum", keyword: "enum", params: { allowedValues: schema145.properties.expect.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema145.properties.expect.properties.status.enum, parentSchema: schema145.properties.expect.properties.status, data: data19 };
+            const err21 = { instancePath: instancePath + "/expect/status", schemaPath: "#/properties/expect/properties/status/enum", keyword: "enum", params: { allowedValues: schema152.properties.expect.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema152.properties.expect.properties.status.enum, parentSchema: schema152.properties.expect.properties.status, data: data19 };
             if (vErrors === null) {
               vErrors = [err21];
             } else {
@@ -48931,7 +50289,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.conclusion !== void 0) {
           let data20 = data16.conclusion;
           if (typeof data20 !== "string") {
-            const err22 = { instancePath: instancePath + "/expect/conclusion", schemaPath: "#/properties/expect/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.expect.properties.conclusion.type, parentSchema: schema145.properties.expect.properties.conclusion, data: data20 };
+            const err22 = { instancePath: instancePath + "/expect/conclusion", schemaPath: "#/properties/expect/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.expect.properties.conclusion.type, parentSchema: schema152.properties.expect.properties.conclusion, data: data20 };
             if (vErrors === null) {
               vErrors = [err22];
             } else {
@@ -48943,7 +50301,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.error !== void 0) {
           let data21 = data16.error;
           if (typeof data21 !== "string") {
-            const err23 = { instancePath: instancePath + "/expect/error", schemaPath: "#/properties/expect/properties/error/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.expect.properties.error.type, parentSchema: schema145.properties.expect.properties.error, data: data21 };
+            const err23 = { instancePath: instancePath + "/expect/error", schemaPath: "#/properties/expect/properties/error/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.expect.properties.error.type, parentSchema: schema152.properties.expect.properties.error, data: data21 };
             if (vErrors === null) {
               vErrors = [err23];
             } else {
@@ -48958,7 +50316,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key6 in data22) {
               let data23 = data22[key6];
               if (typeof data23 !== "string" && !(typeof data23 == "number" && isFinite(data23)) && typeof data23 !== "boolean") {
-                const err24 = { instancePath: instancePath + "/expect/outputs/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/expect/properties/outputs/additionalProperties/type", keyword: "type", params: { type: schema145.properties.expect.properties.outputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema145.properties.expect.properties.outputs.additionalProperties.type, parentSchema: schema145.properties.expect.properties.outputs.additionalProperties, data: data23 };
+                const err24 = { instancePath: instancePath + "/expect/outputs/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/expect/properties/outputs/additionalProperties/type", keyword: "type", params: { type: schema152.properties.expect.properties.outputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema152.properties.expect.properties.outputs.additionalProperties.type, parentSchema: schema152.properties.expect.properties.outputs.additionalProperties, data: data23 };
                 if (vErrors === null) {
                   vErrors = [err24];
                 } else {
@@ -48968,7 +50326,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err25 = { instancePath: instancePath + "/expect/outputs", schemaPath: "#/properties/expect/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.expect.properties.outputs.type, parentSchema: schema145.properties.expect.properties.outputs, data: data22 };
+            const err25 = { instancePath: instancePath + "/expect/outputs", schemaPath: "#/properties/expect/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.expect.properties.outputs.type, parentSchema: schema152.properties.expect.properties.outputs, data: data22 };
             if (vErrors === null) {
               vErrors = [err25];
             } else {
@@ -48978,7 +50336,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err26 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.expect.type, parentSchema: schema145.properties.expect, data: data16 };
+        const err26 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.expect.type, parentSchema: schema152.properties.expect, data: data16 };
         if (vErrors === null) {
           vErrors = [err26];
         } else {
@@ -48988,7 +50346,7 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.type, parentSchema: schema145, data };
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.type, parentSchema: schema152, data };
     if (vErrors === null) {
       vErrors = [err27];
     } else {
@@ -48996,10 +50354,10 @@ function validate88(data, { instancePath = "", parentData, parentDataProperty, r
     }
     errors++;
   }
-  validate88.errors = vErrors;
+  validate92.errors = vErrors;
   return errors === 0;
 }
-validate88.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
+validate92.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
 function validate20(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   ;
   let vErrors = null;
@@ -49439,7 +50797,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
       let data26 = data.on;
       if (data26 && typeof data26 == "object" && !Array.isArray(data26)) {
         for (const key4 in data26) {
-          if (!(key4 === "labels" || key4 === "command" || key4 === "alerts")) {
+          if (!(key4 === "labels" || key4 === "command" || key4 === "alerts" || key4 === "issues")) {
             const err35 = { instancePath: instancePath + "/on", schemaPath: "#/properties/on/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.on, data: data26 };
             if (vErrors === null) {
               vErrors = [err35];
@@ -49842,246 +51200,246 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-      } else {
-        const err69 = { instancePath: instancePath + "/on", schemaPath: "#/properties/on/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.on.type, parentSchema: schema31.properties.on, data: data26 };
-        if (vErrors === null) {
-          vErrors = [err69];
-        } else {
-          vErrors.push(err69);
-        }
-        errors++;
-      }
-    }
-    if (data.permissions !== void 0) {
-      let data51 = data.permissions;
-      if (data51 && typeof data51 == "object" && !Array.isArray(data51)) {
-        for (const key10 in data51) {
-          if (!(key10 === "run" || key10 === "cancel")) {
-            const err70 = { instancePath: instancePath + "/permissions", schemaPath: "#/properties/permissions/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.permissions, data: data51 };
-            if (vErrors === null) {
-              vErrors = [err70];
-            } else {
-              vErrors.push(err70);
+        if (data26.issues !== void 0) {
+          let data51 = data26.issues;
+          if (data51 && typeof data51 == "object" && !Array.isArray(data51)) {
+            for (const key10 in data51) {
+              if (!(key10 === "context_types" || key10 === "signals" || key10 === "priority" || key10 === "min_score")) {
+                const err69 = { instancePath: instancePath + "/on/issues", schemaPath: "#/$defs/issue_selector/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 }, message: "must NOT have additional properties", schema: false, parentSchema: schema36, data: data51 };
+                if (vErrors === null) {
+                  vErrors = [err69];
+                } else {
+                  vErrors.push(err69);
+                }
+                errors++;
+              }
             }
-            errors++;
-          }
-        }
-        if (data51.run !== void 0) {
-          let data52 = data51.run;
-          if (!(data52 === "read" || data52 === "triage" || data52 === "write" || data52 === "maintain" || data52 === "admin")) {
-            const err71 = { instancePath: instancePath + "/permissions/run", schemaPath: "#/properties/permissions/properties/run/enum", keyword: "enum", params: { allowedValues: schema31.properties.permissions.properties.run.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.permissions.properties.run.enum, parentSchema: schema31.properties.permissions.properties.run, data: data52 };
-            if (vErrors === null) {
-              vErrors = [err71];
-            } else {
-              vErrors.push(err71);
-            }
-            errors++;
-          }
-        }
-        if (data51.cancel !== void 0) {
-          let data53 = data51.cancel;
-          if (!(data53 === "read" || data53 === "triage" || data53 === "write" || data53 === "maintain" || data53 === "admin")) {
-            const err72 = { instancePath: instancePath + "/permissions/cancel", schemaPath: "#/properties/permissions/properties/cancel/enum", keyword: "enum", params: { allowedValues: schema31.properties.permissions.properties.cancel.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.permissions.properties.cancel.enum, parentSchema: schema31.properties.permissions.properties.cancel, data: data53 };
-            if (vErrors === null) {
-              vErrors = [err72];
-            } else {
-              vErrors.push(err72);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err73 = { instancePath: instancePath + "/permissions", schemaPath: "#/properties/permissions/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.permissions.type, parentSchema: schema31.properties.permissions, data: data51 };
-        if (vErrors === null) {
-          vErrors = [err73];
-        } else {
-          vErrors.push(err73);
-        }
-        errors++;
-      }
-    }
-    if (data.authority !== void 0) {
-      let data54 = data.authority;
-      if (data54 && typeof data54 == "object" && !Array.isArray(data54)) {
-        for (const key11 in data54) {
-          if (!(key11 === "default" || key11 === "ask_first_below")) {
-            const err74 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.authority, data: data54 };
-            if (vErrors === null) {
-              vErrors = [err74];
-            } else {
-              vErrors.push(err74);
-            }
-            errors++;
-          }
-        }
-        if (data54.default !== void 0) {
-          let data55 = data54.default;
-          if (!(data55 === "just-do-it" || data55 === "show-me" || data55 === "ask-first")) {
-            const err75 = { instancePath: instancePath + "/authority/default", schemaPath: "#/properties/authority/properties/default/enum", keyword: "enum", params: { allowedValues: schema31.properties.authority.properties.default.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.authority.properties.default.enum, parentSchema: schema31.properties.authority.properties.default, data: data55 };
-            if (vErrors === null) {
-              vErrors = [err75];
-            } else {
-              vErrors.push(err75);
-            }
-            errors++;
-          }
-        }
-        if (data54.ask_first_below !== void 0) {
-          let data56 = data54.ask_first_below;
-          if (!(data56 === "read" || data56 === "triage" || data56 === "write" || data56 === "maintain" || data56 === "admin")) {
-            const err76 = { instancePath: instancePath + "/authority/ask_first_below", schemaPath: "#/properties/authority/properties/ask_first_below/enum", keyword: "enum", params: { allowedValues: schema31.properties.authority.properties.ask_first_below.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.authority.properties.ask_first_below.enum, parentSchema: schema31.properties.authority.properties.ask_first_below, data: data56 };
-            if (vErrors === null) {
-              vErrors = [err76];
-            } else {
-              vErrors.push(err76);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err77 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.authority.type, parentSchema: schema31.properties.authority, data: data54 };
-        if (vErrors === null) {
-          vErrors = [err77];
-        } else {
-          vErrors.push(err77);
-        }
-        errors++;
-      }
-    }
-    if (data.inputs !== void 0) {
-      let data57 = data.inputs;
-      if (data57 && typeof data57 == "object" && !Array.isArray(data57)) {
-        for (const key12 in data57) {
-          const _errs124 = errors;
-          if (typeof key12 === "string") {
-            if (!pattern4.test(key12)) {
-              const err78 = { instancePath: instancePath + "/inputs", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key12, propertyName: key12 };
-              if (vErrors === null) {
-                vErrors = [err78];
+            if (data51.context_types !== void 0) {
+              let data52 = data51.context_types;
+              if (Array.isArray(data52)) {
+                const len13 = data52.length;
+                for (let i13 = 0; i13 < len13; i13++) {
+                  let data53 = data52[i13];
+                  if (typeof data53 !== "string") {
+                    const err70 = { instancePath: instancePath + "/on/issues/context_types/" + i13, schemaPath: "#/$defs/issue_selector/properties/context_types/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema36.properties.context_types.items.type, parentSchema: schema36.properties.context_types.items, data: data53 };
+                    if (vErrors === null) {
+                      vErrors = [err70];
+                    } else {
+                      vErrors.push(err70);
+                    }
+                    errors++;
+                  }
+                }
               } else {
-                vErrors.push(err78);
+                const err71 = { instancePath: instancePath + "/on/issues/context_types", schemaPath: "#/$defs/issue_selector/properties/context_types/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema36.properties.context_types.type, parentSchema: schema36.properties.context_types, data: data52 };
+                if (vErrors === null) {
+                  vErrors = [err71];
+                } else {
+                  vErrors.push(err71);
+                }
+                errors++;
               }
-              errors++;
             }
-          } else {
-            const err79 = { instancePath: instancePath + "/inputs", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key12, propertyName: key12 };
-            if (vErrors === null) {
-              vErrors = [err79];
-            } else {
-              vErrors.push(err79);
-            }
-            errors++;
-          }
-          var valid42 = _errs124 === errors;
-          if (!valid42) {
-            const err80 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/propertyNames", keyword: "propertyNames", params: { propertyName: key12 }, message: "property name must be valid", schema: schema31.properties.inputs.propertyNames, parentSchema: schema31.properties.inputs, data: data57 };
-            if (vErrors === null) {
-              vErrors = [err80];
-            } else {
-              vErrors.push(err80);
-            }
-            errors++;
-          }
-        }
-        for (const key13 in data57) {
-          let data58 = data57[key13];
-          if (data58 && typeof data58 == "object" && !Array.isArray(data58)) {
-            if (data58.type === void 0) {
-              const err81 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/input/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'", schema: schema37.required, parentSchema: schema37, data: data58 };
-              if (vErrors === null) {
-                vErrors = [err81];
+            if (data51.signals !== void 0) {
+              let data54 = data51.signals;
+              if (data54 && typeof data54 == "object" && !Array.isArray(data54)) {
+                for (const key11 in data54) {
+                  if (!(key11 === "positive" || key11 === "negative")) {
+                    const err72 = { instancePath: instancePath + "/on/issues/signals", schemaPath: "#/$defs/issue_selector/properties/signals/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 }, message: "must NOT have additional properties", schema: false, parentSchema: schema36.properties.signals, data: data54 };
+                    if (vErrors === null) {
+                      vErrors = [err72];
+                    } else {
+                      vErrors.push(err72);
+                    }
+                    errors++;
+                  }
+                }
+                if (data54.positive !== void 0) {
+                  let data55 = data54.positive;
+                  if (Array.isArray(data55)) {
+                    const len14 = data55.length;
+                    for (let i14 = 0; i14 < len14; i14++) {
+                      let data56 = data55[i14];
+                      if (data56 && typeof data56 == "object" && !Array.isArray(data56)) {
+                        if (data56.pattern === void 0) {
+                          const err73 = { instancePath: instancePath + "/on/issues/signals/positive/" + i14, schemaPath: "#/$defs/issue_selector/properties/signals/properties/positive/items/required", keyword: "required", params: { missingProperty: "pattern" }, message: "must have required property 'pattern'", schema: schema36.properties.signals.properties.positive.items.required, parentSchema: schema36.properties.signals.properties.positive.items, data: data56 };
+                          if (vErrors === null) {
+                            vErrors = [err73];
+                          } else {
+                            vErrors.push(err73);
+                          }
+                          errors++;
+                        }
+                        if (data56.weight === void 0) {
+                          const err74 = { instancePath: instancePath + "/on/issues/signals/positive/" + i14, schemaPath: "#/$defs/issue_selector/properties/signals/properties/positive/items/required", keyword: "required", params: { missingProperty: "weight" }, message: "must have required property 'weight'", schema: schema36.properties.signals.properties.positive.items.required, parentSchema: schema36.properties.signals.properties.positive.items, data: data56 };
+                          if (vErrors === null) {
+                            vErrors = [err74];
+                          } else {
+                            vErrors.push(err74);
+                          }
+                          errors++;
+                        }
+                        for (const key12 in data56) {
+                          if (!(key12 === "pattern" || key12 === "weight" || key12 === "regex")) {
+                            const err75 = { instancePath: instancePath + "/on/issues/signals/positive/" + i14, schemaPath: "#/$defs/issue_selector/properties/signals/properties/positive/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key12 }, message: "must NOT have additional properties", schema: false, parentSchema: schema36.properties.signals.properties.positive.items, data: data56 };
+                            if (vErrors === null) {
+                              vErrors = [err75];
+                            } else {
+                              vErrors.push(err75);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data56.pattern !== void 0) {
+                          let data57 = data56.pattern;
+                          if (typeof data57 !== "string") {
+                            const err76 = { instancePath: instancePath + "/on/issues/signals/positive/" + i14 + "/pattern", schemaPath: "#/$defs/issue_selector/properties/signals/properties/positive/items/properties/pattern/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema36.properties.signals.properties.positive.items.properties.pattern.type, parentSchema: schema36.properties.signals.properties.positive.items.properties.pattern, data: data57 };
+                            if (vErrors === null) {
+                              vErrors = [err76];
+                            } else {
+                              vErrors.push(err76);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data56.weight !== void 0) {
+                          let data58 = data56.weight;
+                          if (!(typeof data58 == "number" && isFinite(data58))) {
+                            const err77 = { instancePath: instancePath + "/on/issues/signals/positive/" + i14 + "/weight", schemaPath: "#/$defs/issue_selector/properties/signals/properties/positive/items/properties/weight/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema36.properties.signals.properties.positive.items.properties.weight.type, parentSchema: schema36.properties.signals.properties.positive.items.properties.weight, data: data58 };
+                            if (vErrors === null) {
+                              vErrors = [err77];
+                            } else {
+                              vErrors.push(err77);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data56.regex !== void 0) {
+                          let data59 = data56.regex;
+                          if (typeof data59 !== "boolean") {
+                            const err78 = { instancePath: instancePath + "/on/issues/signals/positive/" + i14 + "/regex", schemaPath: "#/$defs/issue_selector/properties/signals/properties/positive/items/properties/regex/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema36.properties.signals.properties.positive.items.properties.regex.type, parentSchema: schema36.properties.signals.properties.positive.items.properties.regex, data: data59 };
+                            if (vErrors === null) {
+                              vErrors = [err78];
+                            } else {
+                              vErrors.push(err78);
+                            }
+                            errors++;
+                          }
+                        }
+                      } else {
+                        const err79 = { instancePath: instancePath + "/on/issues/signals/positive/" + i14, schemaPath: "#/$defs/issue_selector/properties/signals/properties/positive/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema36.properties.signals.properties.positive.items.type, parentSchema: schema36.properties.signals.properties.positive.items, data: data56 };
+                        if (vErrors === null) {
+                          vErrors = [err79];
+                        } else {
+                          vErrors.push(err79);
+                        }
+                        errors++;
+                      }
+                    }
+                  } else {
+                    const err80 = { instancePath: instancePath + "/on/issues/signals/positive", schemaPath: "#/$defs/issue_selector/properties/signals/properties/positive/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema36.properties.signals.properties.positive.type, parentSchema: schema36.properties.signals.properties.positive, data: data55 };
+                    if (vErrors === null) {
+                      vErrors = [err80];
+                    } else {
+                      vErrors.push(err80);
+                    }
+                    errors++;
+                  }
+                }
+                if (data54.negative !== void 0) {
+                  let data60 = data54.negative;
+                  if (Array.isArray(data60)) {
+                    const len15 = data60.length;
+                    for (let i15 = 0; i15 < len15; i15++) {
+                      let data61 = data60[i15];
+                      if (data61 && typeof data61 == "object" && !Array.isArray(data61)) {
+                        if (data61.pattern === void 0) {
+                          const err81 = { instancePath: instancePath + "/on/issues/signals/negative/" + i15, schemaPath: "#/$defs/issue_selector/properties/signals/properties/negative/items/required", keyword: "required", params: { missingProperty: "pattern" }, message: "must have required property 'pattern'", schema: schema36.properties.signals.properties.negative.items.required, parentSchema: schema36.properties.signals.properties.negative.items, data: data61 };
+                          if (vErrors === null) {
+                            vErrors = [err81];
+                          } else {
+                            vErrors.push(err81);
+                          }
+                          errors++;
+                        }
+                        if (data61.weight === void 0) {
+                          const err82 = { instancePath: instancePath + "/on/issues/signals/negative/" + i15, schemaPath: "#/$defs/issue_selector/properties/signals/properties/negative/items/required", keyword: "required", params: { missingProperty: "weight" }, message: "must have required property 'weight'", schema: schema36.properties.signals.properties.negative.items.required, parentSchema: schema36.properties.signals.properties.negative.items, data: data61 };
+                          if (vErrors === null) {
+                            vErrors = [err82];
+                          } else {
+                            vErrors.push(err82);
+                          }
+                          errors++;
+                        }
+                        for (const key13 in data61) {
+                          if (!(key13 === "pattern" || key13 === "weight" || key13 === "regex")) {
+                            const err83 = { instancePath: instancePath + "/on/issues/signals/negative/" + i15, schemaPath: "#/$defs/issue_selector/properties/signals/properties/negative/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key13 }, message: "must NOT have additional properties", schema: false, parentSchema: schema36.properties.signals.properties.negative.items, data: data61 };
+                            if (vErrors === null) {
+                              vErrors = [err83];
+                            } else {
+                              vErrors.push(err83);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data61.pattern !== void 0) {
+                          let data62 = data61.pattern;
+                          if (typeof data62 !== "string") {
+                            const err84 = { instancePath: instancePath + "/on/issues/signals/negative/" + i15 + "/pattern", schemaPath: "#/$defs/issue_selector/properties/signals/properties/negative/items/properties/pattern/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema36.properties.signals.properties.negative.items.properties.pattern.type, parentSchema: schema36.properties.signals.properties.negative.items.properties.pattern, data: data62 };
+                            if (vErrors === null) {
+                              vErrors = [err84];
+                            } else {
+                              vErrors.push(err84);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data61.weight !== void 0) {
+                          let data63 = data61.weight;
+                          if (!(typeof data63 == "number" && isFinite(data63))) {
+                            const err85 = { instancePath: instancePath + "/on/issues/signals/negative/" + i15 + "/weight", schemaPath: "#/$defs/issue_selector/properties/signals/properties/negative/items/properties/weight/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema36.properties.signals.properties.negative.items.properties.weight.type, parentSchema: schema36.properties.signals.properties.negative.items.properties.weight, data: data63 };
+                            if (vErrors === null) {
+                              vErrors = [err85];
+                            } else {
+                              vErrors.push(err85);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data61.regex !== void 0) {
+                          let data64 = data61.regex;
+                          if (typeof data64 !== "boolean") {
+                            const err86 = { instancePath: instancePath + "/on/issues/signals/negative/" + i15 + "/regex", schemaPath: "#/$defs/issue_selector/properties/signals/properties/negative/items/properties/regex/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema36.properties.signals.properties.negative.items.properties.regex.type, parentSchema: schema36.properties.signals.properties.negative.items.properties.regex, data: data64 };
+                            if (vErrors === null) {
+                              vErrors = [err86];
+                            } else {
+                              vErrors.push(err86);
+                            }
+                            errors++;
+                          }
+                        }
+                      } else {
+                        const err87 = { instancePath: instancePath + "/on/issues/signals/negative/" + i15, schemaPath: "#/$defs/issue_selector/properties/signals/properties/negative/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema36.properties.signals.properties.negative.items.type, parentSchema: schema36.properties.signals.properties.negative.items, data: data61 };
+                        if (vErrors === null) {
+                          vErrors = [err87];
+                        } else {
+                          vErrors.push(err87);
+                        }
+                        errors++;
+                      }
+                    }
+                  } else {
+                    const err88 = { instancePath: instancePath + "/on/issues/signals/negative", schemaPath: "#/$defs/issue_selector/properties/signals/properties/negative/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema36.properties.signals.properties.negative.type, parentSchema: schema36.properties.signals.properties.negative, data: data60 };
+                    if (vErrors === null) {
+                      vErrors = [err88];
+                    } else {
+                      vErrors.push(err88);
+                    }
+                    errors++;
+                  }
+                }
               } else {
-                vErrors.push(err81);
-              }
-              errors++;
-            }
-            for (const key14 in data58) {
-              if (!func1.call(schema37.properties, key14)) {
-                const err82 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/input/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key14 }, message: "must NOT have additional properties", schema: false, parentSchema: schema37, data: data58 };
-                if (vErrors === null) {
-                  vErrors = [err82];
-                } else {
-                  vErrors.push(err82);
-                }
-                errors++;
-              }
-            }
-            if (data58.type !== void 0) {
-              let data59 = data58.type;
-              if (!(data59 === "string" || data59 === "number" || data59 === "boolean" || data59 === "enum" || data59 === "list")) {
-                const err83 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/type", schemaPath: "#/$defs/input/properties/type/enum", keyword: "enum", params: { allowedValues: schema37.properties.type.enum }, message: "must be equal to one of the allowed values", schema: schema37.properties.type.enum, parentSchema: schema37.properties.type, data: data59 };
-                if (vErrors === null) {
-                  vErrors = [err83];
-                } else {
-                  vErrors.push(err83);
-                }
-                errors++;
-              }
-            }
-            if (data58.description !== void 0) {
-              let data60 = data58.description;
-              if (typeof data60 !== "string") {
-                const err84 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/description", schemaPath: "#/$defs/input/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.description.type, parentSchema: schema37.properties.description, data: data60 };
-                if (vErrors === null) {
-                  vErrors = [err84];
-                } else {
-                  vErrors.push(err84);
-                }
-                errors++;
-              }
-            }
-            if (data58.required !== void 0) {
-              let data61 = data58.required;
-              if (typeof data61 !== "boolean") {
-                const err85 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/required", schemaPath: "#/$defs/input/properties/required/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema37.properties.required.type, parentSchema: schema37.properties.required, data: data61 };
-                if (vErrors === null) {
-                  vErrors = [err85];
-                } else {
-                  vErrors.push(err85);
-                }
-                errors++;
-              }
-            }
-            if (data58.default !== void 0) {
-              let data62 = data58.default;
-              if (typeof data62 !== "string" && !(typeof data62 == "number" && isFinite(data62)) && typeof data62 !== "boolean") {
-                const err86 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/default", schemaPath: "#/$defs/input/properties/default/type", keyword: "type", params: { type: schema37.properties.default.type }, message: "must be string,number,boolean", schema: schema37.properties.default.type, parentSchema: schema37.properties.default, data: data62 };
-                if (vErrors === null) {
-                  vErrors = [err86];
-                } else {
-                  vErrors.push(err86);
-                }
-                errors++;
-              }
-            }
-            if (data58.pattern !== void 0) {
-              let data63 = data58.pattern;
-              if (typeof data63 !== "string") {
-                const err87 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/pattern", schemaPath: "#/$defs/input/properties/pattern/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.pattern.type, parentSchema: schema37.properties.pattern, data: data63 };
-                if (vErrors === null) {
-                  vErrors = [err87];
-                } else {
-                  vErrors.push(err87);
-                }
-                errors++;
-              }
-            }
-            if (data58.min !== void 0) {
-              let data64 = data58.min;
-              if (!(typeof data64 == "number" && isFinite(data64))) {
-                const err88 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/min", schemaPath: "#/$defs/input/properties/min/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema37.properties.min.type, parentSchema: schema37.properties.min, data: data64 };
-                if (vErrors === null) {
-                  vErrors = [err88];
-                } else {
-                  vErrors.push(err88);
-                }
-                errors++;
-              }
-            }
-            if (data58.max !== void 0) {
-              let data65 = data58.max;
-              if (!(typeof data65 == "number" && isFinite(data65))) {
-                const err89 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/max", schemaPath: "#/$defs/input/properties/max/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema37.properties.max.type, parentSchema: schema37.properties.max, data: data65 };
+                const err89 = { instancePath: instancePath + "/on/issues/signals", schemaPath: "#/$defs/issue_selector/properties/signals/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema36.properties.signals.type, parentSchema: schema36.properties.signals, data: data54 };
                 if (vErrors === null) {
                   vErrors = [err89];
                 } else {
@@ -50090,67 +51448,68 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data58.values !== void 0) {
-              let data66 = data58.values;
-              if (Array.isArray(data66)) {
-                if (data66.length < 1) {
-                  const err90 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/values", schemaPath: "#/$defs/input/properties/values/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema37.properties.values, data: data66 };
-                  if (vErrors === null) {
-                    vErrors = [err90];
-                  } else {
-                    vErrors.push(err90);
-                  }
-                  errors++;
-                }
-                const len13 = data66.length;
-                for (let i13 = 0; i13 < len13; i13++) {
-                  let data67 = data66[i13];
-                  if (typeof data67 !== "string") {
-                    const err91 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/values/" + i13, schemaPath: "#/$defs/input/properties/values/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.values.items.type, parentSchema: schema37.properties.values.items, data: data67 };
-                    if (vErrors === null) {
-                      vErrors = [err91];
-                    } else {
-                      vErrors.push(err91);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err92 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/values", schemaPath: "#/$defs/input/properties/values/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema37.properties.values.type, parentSchema: schema37.properties.values, data: data66 };
+            if (data51.priority !== void 0) {
+              let data65 = data51.priority;
+              if (!(typeof data65 == "number" && isFinite(data65))) {
+                const err90 = { instancePath: instancePath + "/on/issues/priority", schemaPath: "#/$defs/issue_selector/properties/priority/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema36.properties.priority.type, parentSchema: schema36.properties.priority, data: data65 };
                 if (vErrors === null) {
-                  vErrors = [err92];
+                  vErrors = [err90];
                 } else {
-                  vErrors.push(err92);
+                  vErrors.push(err90);
                 }
                 errors++;
               }
             }
-            if (data58.transform !== void 0) {
-              let data68 = data58.transform;
-              if (!(data68 === "kebab-case" || data68 === "snake-case" || data68 === "camel-case")) {
-                const err93 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/transform", schemaPath: "#/$defs/input/properties/transform/enum", keyword: "enum", params: { allowedValues: schema37.properties.transform.enum }, message: "must be equal to one of the allowed values", schema: schema37.properties.transform.enum, parentSchema: schema37.properties.transform, data: data68 };
+            if (data51.min_score !== void 0) {
+              let data66 = data51.min_score;
+              if (!(typeof data66 == "number" && isFinite(data66))) {
+                const err91 = { instancePath: instancePath + "/on/issues/min_score", schemaPath: "#/$defs/issue_selector/properties/min_score/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema36.properties.min_score.type, parentSchema: schema36.properties.min_score, data: data66 };
                 if (vErrors === null) {
-                  vErrors = [err93];
+                  vErrors = [err91];
                 } else {
-                  vErrors.push(err93);
-                }
-                errors++;
-              }
-            }
-            if (data58.from !== void 0) {
-              let data69 = data58.from;
-              if (typeof data69 !== "string") {
-                const err94 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1") + "/from", schemaPath: "#/$defs/input/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema37.properties.from.type, parentSchema: schema37.properties.from, data: data69 };
-                if (vErrors === null) {
-                  vErrors = [err94];
-                } else {
-                  vErrors.push(err94);
+                  vErrors.push(err91);
                 }
                 errors++;
               }
             }
           } else {
-            const err95 = { instancePath: instancePath + "/inputs/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/input/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema37.type, parentSchema: schema37, data: data58 };
+            const err92 = { instancePath: instancePath + "/on/issues", schemaPath: "#/$defs/issue_selector/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema36.type, parentSchema: schema36, data: data51 };
+            if (vErrors === null) {
+              vErrors = [err92];
+            } else {
+              vErrors.push(err92);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err93 = { instancePath: instancePath + "/on", schemaPath: "#/properties/on/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.on.type, parentSchema: schema31.properties.on, data: data26 };
+        if (vErrors === null) {
+          vErrors = [err93];
+        } else {
+          vErrors.push(err93);
+        }
+        errors++;
+      }
+    }
+    if (data.permissions !== void 0) {
+      let data67 = data.permissions;
+      if (data67 && typeof data67 == "object" && !Array.isArray(data67)) {
+        for (const key14 in data67) {
+          if (!(key14 === "run" || key14 === "cancel")) {
+            const err94 = { instancePath: instancePath + "/permissions", schemaPath: "#/properties/permissions/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key14 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.permissions, data: data67 };
+            if (vErrors === null) {
+              vErrors = [err94];
+            } else {
+              vErrors.push(err94);
+            }
+            errors++;
+          }
+        }
+        if (data67.run !== void 0) {
+          let data68 = data67.run;
+          if (!(data68 === "read" || data68 === "triage" || data68 === "write" || data68 === "maintain" || data68 === "admin")) {
+            const err95 = { instancePath: instancePath + "/permissions/run", schemaPath: "#/properties/permissions/properties/run/enum", keyword: "enum", params: { allowedValues: schema31.properties.permissions.properties.run.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.permissions.properties.run.enum, parentSchema: schema31.properties.permissions.properties.run, data: data68 };
             if (vErrors === null) {
               vErrors = [err95];
             } else {
@@ -50159,34 +51518,34 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-      } else {
-        const err96 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.inputs.type, parentSchema: schema31.properties.inputs, data: data57 };
-        if (vErrors === null) {
-          vErrors = [err96];
-        } else {
-          vErrors.push(err96);
-        }
-        errors++;
-      }
-    }
-    if (data.limits !== void 0) {
-      let data70 = data.limits;
-      if (data70 && typeof data70 == "object" && !Array.isArray(data70)) {
-        for (const key15 in data70) {
-          if (!(key15 === "max_steps" || key15 === "max_depth" || key15 === "timeout" || key15 === "max_parallel" || key15 === "max_items")) {
-            const err97 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key15 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.limits, data: data70 };
+        if (data67.cancel !== void 0) {
+          let data69 = data67.cancel;
+          if (!(data69 === "read" || data69 === "triage" || data69 === "write" || data69 === "maintain" || data69 === "admin")) {
+            const err96 = { instancePath: instancePath + "/permissions/cancel", schemaPath: "#/properties/permissions/properties/cancel/enum", keyword: "enum", params: { allowedValues: schema31.properties.permissions.properties.cancel.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.permissions.properties.cancel.enum, parentSchema: schema31.properties.permissions.properties.cancel, data: data69 };
             if (vErrors === null) {
-              vErrors = [err97];
+              vErrors = [err96];
             } else {
-              vErrors.push(err97);
+              vErrors.push(err96);
             }
             errors++;
           }
         }
-        if (data70.max_steps !== void 0) {
-          let data71 = data70.max_steps;
-          if (!(typeof data71 == "number" && (!(data71 % 1) && !isNaN(data71)) && isFinite(data71))) {
-            const err98 = { instancePath: instancePath + "/limits/max_steps", schemaPath: "#/properties/limits/properties/max_steps/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_steps.type, parentSchema: schema31.properties.limits.properties.max_steps, data: data71 };
+      } else {
+        const err97 = { instancePath: instancePath + "/permissions", schemaPath: "#/properties/permissions/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.permissions.type, parentSchema: schema31.properties.permissions, data: data67 };
+        if (vErrors === null) {
+          vErrors = [err97];
+        } else {
+          vErrors.push(err97);
+        }
+        errors++;
+      }
+    }
+    if (data.authority !== void 0) {
+      let data70 = data.authority;
+      if (data70 && typeof data70 == "object" && !Array.isArray(data70)) {
+        for (const key15 in data70) {
+          if (!(key15 === "default" || key15 === "ask_first_below")) {
+            const err98 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key15 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.authority, data: data70 };
             if (vErrors === null) {
               vErrors = [err98];
             } else {
@@ -50194,41 +51553,49 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
-          if (typeof data71 == "number" && isFinite(data71)) {
-            if (data71 > 1e4 || isNaN(data71)) {
-              const err99 = { instancePath: instancePath + "/limits/max_steps", schemaPath: "#/properties/limits/properties/max_steps/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e4 }, message: "must be <= 10000", schema: 1e4, parentSchema: schema31.properties.limits.properties.max_steps, data: data71 };
-              if (vErrors === null) {
-                vErrors = [err99];
-              } else {
-                vErrors.push(err99);
-              }
-              errors++;
-            }
-            if (data71 < 1 || isNaN(data71)) {
-              const err100 = { instancePath: instancePath + "/limits/max_steps", schemaPath: "#/properties/limits/properties/max_steps/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_steps, data: data71 };
-              if (vErrors === null) {
-                vErrors = [err100];
-              } else {
-                vErrors.push(err100);
-              }
-              errors++;
-            }
-          }
         }
-        if (data70.max_depth !== void 0) {
-          let data72 = data70.max_depth;
-          if (!(typeof data72 == "number" && (!(data72 % 1) && !isNaN(data72)) && isFinite(data72))) {
-            const err101 = { instancePath: instancePath + "/limits/max_depth", schemaPath: "#/properties/limits/properties/max_depth/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_depth.type, parentSchema: schema31.properties.limits.properties.max_depth, data: data72 };
+        if (data70.default !== void 0) {
+          let data71 = data70.default;
+          if (!(data71 === "just-do-it" || data71 === "show-me" || data71 === "ask-first")) {
+            const err99 = { instancePath: instancePath + "/authority/default", schemaPath: "#/properties/authority/properties/default/enum", keyword: "enum", params: { allowedValues: schema31.properties.authority.properties.default.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.authority.properties.default.enum, parentSchema: schema31.properties.authority.properties.default, data: data71 };
             if (vErrors === null) {
-              vErrors = [err101];
+              vErrors = [err99];
             } else {
-              vErrors.push(err101);
+              vErrors.push(err99);
             }
             errors++;
           }
-          if (typeof data72 == "number" && isFinite(data72)) {
-            if (data72 > 50 || isNaN(data72)) {
-              const err102 = { instancePath: instancePath + "/limits/max_depth", schemaPath: "#/properties/limits/properties/max_depth/maximum", keyword: "maximum", params: { comparison: "<=", limit: 50 }, message: "must be <= 50", schema: 50, parentSchema: schema31.properties.limits.properties.max_depth, data: data72 };
+        }
+        if (data70.ask_first_below !== void 0) {
+          let data72 = data70.ask_first_below;
+          if (!(data72 === "read" || data72 === "triage" || data72 === "write" || data72 === "maintain" || data72 === "admin")) {
+            const err100 = { instancePath: instancePath + "/authority/ask_first_below", schemaPath: "#/properties/authority/properties/ask_first_below/enum", keyword: "enum", params: { allowedValues: schema31.properties.authority.properties.ask_first_below.enum }, message: "must be equal to one of the allowed values", schema: schema31.properties.authority.properties.ask_first_below.enum, parentSchema: schema31.properties.authority.properties.ask_first_below, data: data72 };
+            if (vErrors === null) {
+              vErrors = [err100];
+            } else {
+              vErrors.push(err100);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err101 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.authority.type, parentSchema: schema31.properties.authority, data: data70 };
+        if (vErrors === null) {
+          vErrors = [err101];
+        } else {
+          vErrors.push(err101);
+        }
+        errors++;
+      }
+    }
+    if (data.inputs !== void 0) {
+      let data73 = data.inputs;
+      if (data73 && typeof data73 == "object" && !Array.isArray(data73)) {
+        for (const key16 in data73) {
+          const _errs161 = errors;
+          if (typeof key16 === "string") {
+            if (!pattern4.test(key16)) {
+              const err102 = { instancePath: instancePath + "/inputs", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key16, propertyName: key16 };
               if (vErrors === null) {
                 vErrors = [err102];
               } else {
@@ -50236,162 +51603,160 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (data72 < 1 || isNaN(data72)) {
-              const err103 = { instancePath: instancePath + "/limits/max_depth", schemaPath: "#/properties/limits/properties/max_depth/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_depth, data: data72 };
-              if (vErrors === null) {
-                vErrors = [err103];
-              } else {
-                vErrors.push(err103);
-              }
-              errors++;
-            }
-          }
-        }
-        if (data70.timeout !== void 0) {
-          let data73 = data70.timeout;
-          if (typeof data73 === "string") {
-            if (!pattern9.test(data73)) {
-              const err104 = { instancePath: instancePath + "/limits/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema38, data: data73 };
-              if (vErrors === null) {
-                vErrors = [err104];
-              } else {
-                vErrors.push(err104);
-              }
-              errors++;
-            }
           } else {
-            const err105 = { instancePath: instancePath + "/limits/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.type, parentSchema: schema38, data: data73 };
+            const err103 = { instancePath: instancePath + "/inputs", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key16, propertyName: key16 };
             if (vErrors === null) {
-              vErrors = [err105];
+              vErrors = [err103];
             } else {
-              vErrors.push(err105);
+              vErrors.push(err103);
+            }
+            errors++;
+          }
+          var valid53 = _errs161 === errors;
+          if (!valid53) {
+            const err104 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/propertyNames", keyword: "propertyNames", params: { propertyName: key16 }, message: "property name must be valid", schema: schema31.properties.inputs.propertyNames, parentSchema: schema31.properties.inputs, data: data73 };
+            if (vErrors === null) {
+              vErrors = [err104];
+            } else {
+              vErrors.push(err104);
             }
             errors++;
           }
         }
-        if (data70.max_parallel !== void 0) {
-          let data74 = data70.max_parallel;
-          if (!(typeof data74 == "number" && (!(data74 % 1) && !isNaN(data74)) && isFinite(data74))) {
-            const err106 = { instancePath: instancePath + "/limits/max_parallel", schemaPath: "#/properties/limits/properties/max_parallel/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_parallel.type, parentSchema: schema31.properties.limits.properties.max_parallel, data: data74 };
-            if (vErrors === null) {
-              vErrors = [err106];
-            } else {
-              vErrors.push(err106);
-            }
-            errors++;
-          }
-          if (typeof data74 == "number" && isFinite(data74)) {
-            if (data74 > 20 || isNaN(data74)) {
-              const err107 = { instancePath: instancePath + "/limits/max_parallel", schemaPath: "#/properties/limits/properties/max_parallel/maximum", keyword: "maximum", params: { comparison: "<=", limit: 20 }, message: "must be <= 20", schema: 20, parentSchema: schema31.properties.limits.properties.max_parallel, data: data74 };
+        for (const key17 in data73) {
+          let data74 = data73[key17];
+          if (data74 && typeof data74 == "object" && !Array.isArray(data74)) {
+            if (data74.type === void 0) {
+              const err105 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/input/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'", schema: schema38.required, parentSchema: schema38, data: data74 };
               if (vErrors === null) {
-                vErrors = [err107];
+                vErrors = [err105];
               } else {
-                vErrors.push(err107);
+                vErrors.push(err105);
               }
               errors++;
             }
-            if (data74 < 1 || isNaN(data74)) {
-              const err108 = { instancePath: instancePath + "/limits/max_parallel", schemaPath: "#/properties/limits/properties/max_parallel/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_parallel, data: data74 };
-              if (vErrors === null) {
-                vErrors = [err108];
-              } else {
-                vErrors.push(err108);
+            for (const key18 in data74) {
+              if (!func1.call(schema38.properties, key18)) {
+                const err106 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/input/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key18 }, message: "must NOT have additional properties", schema: false, parentSchema: schema38, data: data74 };
+                if (vErrors === null) {
+                  vErrors = [err106];
+                } else {
+                  vErrors.push(err106);
+                }
+                errors++;
               }
-              errors++;
             }
-          }
-        }
-        if (data70.max_items !== void 0) {
-          let data75 = data70.max_items;
-          if (!(typeof data75 == "number" && (!(data75 % 1) && !isNaN(data75)) && isFinite(data75))) {
-            const err109 = { instancePath: instancePath + "/limits/max_items", schemaPath: "#/properties/limits/properties/max_items/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_items.type, parentSchema: schema31.properties.limits.properties.max_items, data: data75 };
-            if (vErrors === null) {
-              vErrors = [err109];
-            } else {
-              vErrors.push(err109);
-            }
-            errors++;
-          }
-          if (typeof data75 == "number" && isFinite(data75)) {
-            if (data75 > 100 || isNaN(data75)) {
-              const err110 = { instancePath: instancePath + "/limits/max_items", schemaPath: "#/properties/limits/properties/max_items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100", schema: 100, parentSchema: schema31.properties.limits.properties.max_items, data: data75 };
-              if (vErrors === null) {
-                vErrors = [err110];
-              } else {
-                vErrors.push(err110);
+            if (data74.type !== void 0) {
+              let data75 = data74.type;
+              if (!(data75 === "string" || data75 === "number" || data75 === "boolean" || data75 === "enum" || data75 === "list" || data75 === "object")) {
+                const err107 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/type", schemaPath: "#/$defs/input/properties/type/enum", keyword: "enum", params: { allowedValues: schema38.properties.type.enum }, message: "must be equal to one of the allowed values", schema: schema38.properties.type.enum, parentSchema: schema38.properties.type, data: data75 };
+                if (vErrors === null) {
+                  vErrors = [err107];
+                } else {
+                  vErrors.push(err107);
+                }
+                errors++;
               }
-              errors++;
             }
-            if (data75 < 1 || isNaN(data75)) {
-              const err111 = { instancePath: instancePath + "/limits/max_items", schemaPath: "#/properties/limits/properties/max_items/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_items, data: data75 };
-              if (vErrors === null) {
-                vErrors = [err111];
-              } else {
-                vErrors.push(err111);
+            if (data74.description !== void 0) {
+              let data76 = data74.description;
+              if (typeof data76 !== "string") {
+                const err108 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/description", schemaPath: "#/$defs/input/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.properties.description.type, parentSchema: schema38.properties.description, data: data76 };
+                if (vErrors === null) {
+                  vErrors = [err108];
+                } else {
+                  vErrors.push(err108);
+                }
+                errors++;
               }
-              errors++;
             }
-          }
-        }
-      } else {
-        const err112 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.limits.type, parentSchema: schema31.properties.limits, data: data70 };
-        if (vErrors === null) {
-          vErrors = [err112];
-        } else {
-          vErrors.push(err112);
-        }
-        errors++;
-      }
-    }
-    if (data.steps !== void 0) {
-      let data76 = data.steps;
-      if (Array.isArray(data76)) {
-        if (data76.length < 1) {
-          const err113 = { instancePath: instancePath + "/steps", schemaPath: "#/properties/steps/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema31.properties.steps, data: data76 };
-          if (vErrors === null) {
-            vErrors = [err113];
-          } else {
-            vErrors.push(err113);
-          }
-          errors++;
-        }
-        const len14 = data76.length;
-        for (let i14 = 0; i14 < len14; i14++) {
-          let data77 = data76[i14];
-          if (!validate21(data77, { instancePath: instancePath + "/steps/" + i14, parentData: data76, parentDataProperty: i14, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-            errors = vErrors.length;
-          } else {
-            var props0 = validate21.evaluated.props;
-          }
-          if (data77 && typeof data77 == "object" && !Array.isArray(data77)) {
-            if (data77.id === void 0) {
-              const err114 = { instancePath: instancePath + "/steps/" + i14, schemaPath: "#/properties/steps/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema31.properties.steps.items.required, parentSchema: schema31.properties.steps.items, data: data77 };
-              if (vErrors === null) {
-                vErrors = [err114];
-              } else {
-                vErrors.push(err114);
+            if (data74.required !== void 0) {
+              let data77 = data74.required;
+              if (typeof data77 !== "boolean") {
+                const err109 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/required", schemaPath: "#/$defs/input/properties/required/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema38.properties.required.type, parentSchema: schema38.properties.required, data: data77 };
+                if (vErrors === null) {
+                  vErrors = [err109];
+                } else {
+                  vErrors.push(err109);
+                }
+                errors++;
               }
-              errors++;
             }
-            if (props0 !== true) {
-              props0 = props0 || {};
-              props0.id = true;
+            if (data74.default !== void 0) {
+              let data78 = data74.default;
+              if ((!data78 || typeof data78 != "object") && typeof data78 !== "string" && !(typeof data78 == "number" && isFinite(data78)) && typeof data78 !== "boolean") {
+                const err110 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/default", schemaPath: "#/$defs/input/properties/default/type", keyword: "type", params: { type: schema38.properties.default.type }, message: "must be string,number,boolean,object,array", schema: schema38.properties.default.type, parentSchema: schema38.properties.default, data: data78 };
+                if (vErrors === null) {
+                  vErrors = [err110];
+                } else {
+                  vErrors.push(err110);
+                }
+                errors++;
+              }
             }
-            if (data77.id !== void 0) {
-              let data78 = data77.id;
-              if (typeof data78 === "string") {
-                if (!pattern4.test(data78)) {
-                  const err115 = { instancePath: instancePath + "/steps/" + i14 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data78 };
+            if (data74.pattern !== void 0) {
+              let data79 = data74.pattern;
+              if (typeof data79 !== "string") {
+                const err111 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/pattern", schemaPath: "#/$defs/input/properties/pattern/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.properties.pattern.type, parentSchema: schema38.properties.pattern, data: data79 };
+                if (vErrors === null) {
+                  vErrors = [err111];
+                } else {
+                  vErrors.push(err111);
+                }
+                errors++;
+              }
+            }
+            if (data74.min !== void 0) {
+              let data80 = data74.min;
+              if (!(typeof data80 == "number" && isFinite(data80))) {
+                const err112 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/min", schemaPath: "#/$defs/input/properties/min/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema38.properties.min.type, parentSchema: schema38.properties.min, data: data80 };
+                if (vErrors === null) {
+                  vErrors = [err112];
+                } else {
+                  vErrors.push(err112);
+                }
+                errors++;
+              }
+            }
+            if (data74.max !== void 0) {
+              let data81 = data74.max;
+              if (!(typeof data81 == "number" && isFinite(data81))) {
+                const err113 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/max", schemaPath: "#/$defs/input/properties/max/type", keyword: "type", params: { type: "number" }, message: "must be number", schema: schema38.properties.max.type, parentSchema: schema38.properties.max, data: data81 };
+                if (vErrors === null) {
+                  vErrors = [err113];
+                } else {
+                  vErrors.push(err113);
+                }
+                errors++;
+              }
+            }
+            if (data74.values !== void 0) {
+              let data82 = data74.values;
+              if (Array.isArray(data82)) {
+                if (data82.length < 1) {
+                  const err114 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/values", schemaPath: "#/$defs/input/properties/values/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema38.properties.values, data: data82 };
                   if (vErrors === null) {
-                    vErrors = [err115];
+                    vErrors = [err114];
                   } else {
-                    vErrors.push(err115);
+                    vErrors.push(err114);
                   }
                   errors++;
                 }
+                const len16 = data82.length;
+                for (let i16 = 0; i16 < len16; i16++) {
+                  let data83 = data82[i16];
+                  if (typeof data83 !== "string") {
+                    const err115 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/values/" + i16, schemaPath: "#/$defs/input/properties/values/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.properties.values.items.type, parentSchema: schema38.properties.values.items, data: data83 };
+                    if (vErrors === null) {
+                      vErrors = [err115];
+                    } else {
+                      vErrors.push(err115);
+                    }
+                    errors++;
+                  }
+                }
               } else {
-                const err116 = { instancePath: instancePath + "/steps/" + i14 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data78 };
+                const err116 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/values", schemaPath: "#/$defs/input/properties/values/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema38.properties.values.type, parentSchema: schema38.properties.values, data: data82 };
                 if (vErrors === null) {
                   vErrors = [err116];
                 } else {
@@ -50400,40 +51765,42 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
+            if (data74.transform !== void 0) {
+              let data84 = data74.transform;
+              if (!(data84 === "kebab-case" || data84 === "snake-case" || data84 === "camel-case")) {
+                const err117 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/transform", schemaPath: "#/$defs/input/properties/transform/enum", keyword: "enum", params: { allowedValues: schema38.properties.transform.enum }, message: "must be equal to one of the allowed values", schema: schema38.properties.transform.enum, parentSchema: schema38.properties.transform, data: data84 };
+                if (vErrors === null) {
+                  vErrors = [err117];
+                } else {
+                  vErrors.push(err117);
+                }
+                errors++;
+              }
+            }
+            if (data74.from !== void 0) {
+              let data85 = data74.from;
+              if (typeof data85 !== "string") {
+                const err118 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1") + "/from", schemaPath: "#/$defs/input/properties/from/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema38.properties.from.type, parentSchema: schema38.properties.from, data: data85 };
+                if (vErrors === null) {
+                  vErrors = [err118];
+                } else {
+                  vErrors.push(err118);
+                }
+                errors++;
+              }
+            }
           } else {
-            const err117 = { instancePath: instancePath + "/steps/" + i14, schemaPath: "#/properties/steps/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.steps.items.type, parentSchema: schema31.properties.steps.items, data: data77 };
+            const err119 = { instancePath: instancePath + "/inputs/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/input/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema38.type, parentSchema: schema38, data: data74 };
             if (vErrors === null) {
-              vErrors = [err117];
+              vErrors = [err119];
             } else {
-              vErrors.push(err117);
+              vErrors.push(err119);
             }
             errors++;
           }
         }
       } else {
-        const err118 = { instancePath: instancePath + "/steps", schemaPath: "#/properties/steps/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.steps.type, parentSchema: schema31.properties.steps, data: data76 };
-        if (vErrors === null) {
-          vErrors = [err118];
-        } else {
-          vErrors.push(err118);
-        }
-        errors++;
-      }
-    }
-    if (data.entrypoint !== void 0) {
-      let data79 = data.entrypoint;
-      if (typeof data79 === "string") {
-        if (!pattern4.test(data79)) {
-          const err119 = { instancePath: instancePath + "/entrypoint", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data79 };
-          if (vErrors === null) {
-            vErrors = [err119];
-          } else {
-            vErrors.push(err119);
-          }
-          errors++;
-        }
-      } else {
-        const err120 = { instancePath: instancePath + "/entrypoint", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data79 };
+        const err120 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.inputs.type, parentSchema: schema31.properties.inputs, data: data73 };
         if (vErrors === null) {
           vErrors = [err120];
         } else {
@@ -50442,94 +51809,75 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.nodes !== void 0) {
-      let data80 = data.nodes;
-      if (data80 && typeof data80 == "object" && !Array.isArray(data80)) {
-        if (Object.keys(data80).length < 1) {
-          const err121 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema31.properties.nodes, data: data80 };
-          if (vErrors === null) {
-            vErrors = [err121];
-          } else {
-            vErrors.push(err121);
+    if (data.limits !== void 0) {
+      let data86 = data.limits;
+      if (data86 && typeof data86 == "object" && !Array.isArray(data86)) {
+        for (const key19 in data86) {
+          if (!(key19 === "max_steps" || key19 === "max_depth" || key19 === "timeout" || key19 === "max_parallel" || key19 === "max_items" || key19 === "max_tool_calls")) {
+            const err121 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key19 }, message: "must NOT have additional properties", schema: false, parentSchema: schema31.properties.limits, data: data86 };
+            if (vErrors === null) {
+              vErrors = [err121];
+            } else {
+              vErrors.push(err121);
+            }
+            errors++;
           }
-          errors++;
         }
-        for (const key16 in data80) {
-          const _errs178 = errors;
-          if (typeof key16 === "string") {
-            if (!pattern4.test(key16)) {
-              const err122 = { instancePath: instancePath + "/nodes", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key16, propertyName: key16 };
+        if (data86.max_steps !== void 0) {
+          let data87 = data86.max_steps;
+          if (!(typeof data87 == "number" && (!(data87 % 1) && !isNaN(data87)) && isFinite(data87))) {
+            const err122 = { instancePath: instancePath + "/limits/max_steps", schemaPath: "#/properties/limits/properties/max_steps/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_steps.type, parentSchema: schema31.properties.limits.properties.max_steps, data: data87 };
+            if (vErrors === null) {
+              vErrors = [err122];
+            } else {
+              vErrors.push(err122);
+            }
+            errors++;
+          }
+          if (typeof data87 == "number" && isFinite(data87)) {
+            if (data87 > 1e4 || isNaN(data87)) {
+              const err123 = { instancePath: instancePath + "/limits/max_steps", schemaPath: "#/properties/limits/properties/max_steps/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e4 }, message: "must be <= 10000", schema: 1e4, parentSchema: schema31.properties.limits.properties.max_steps, data: data87 };
               if (vErrors === null) {
-                vErrors = [err122];
+                vErrors = [err123];
               } else {
-                vErrors.push(err122);
+                vErrors.push(err123);
               }
               errors++;
             }
-          } else {
-            const err123 = { instancePath: instancePath + "/nodes", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key16, propertyName: key16 };
+            if (data87 < 1 || isNaN(data87)) {
+              const err124 = { instancePath: instancePath + "/limits/max_steps", schemaPath: "#/properties/limits/properties/max_steps/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_steps, data: data87 };
+              if (vErrors === null) {
+                vErrors = [err124];
+              } else {
+                vErrors.push(err124);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data86.max_depth !== void 0) {
+          let data88 = data86.max_depth;
+          if (!(typeof data88 == "number" && (!(data88 % 1) && !isNaN(data88)) && isFinite(data88))) {
+            const err125 = { instancePath: instancePath + "/limits/max_depth", schemaPath: "#/properties/limits/properties/max_depth/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_depth.type, parentSchema: schema31.properties.limits.properties.max_depth, data: data88 };
             if (vErrors === null) {
-              vErrors = [err123];
+              vErrors = [err125];
             } else {
-              vErrors.push(err123);
+              vErrors.push(err125);
             }
             errors++;
           }
-          var valid56 = _errs178 === errors;
-          if (!valid56) {
-            const err124 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/propertyNames", keyword: "propertyNames", params: { propertyName: key16 }, message: "property name must be valid", schema: schema31.properties.nodes.propertyNames, parentSchema: schema31.properties.nodes, data: data80 };
-            if (vErrors === null) {
-              vErrors = [err124];
-            } else {
-              vErrors.push(err124);
+          if (typeof data88 == "number" && isFinite(data88)) {
+            if (data88 > 50 || isNaN(data88)) {
+              const err126 = { instancePath: instancePath + "/limits/max_depth", schemaPath: "#/properties/limits/properties/max_depth/maximum", keyword: "maximum", params: { comparison: "<=", limit: 50 }, message: "must be <= 50", schema: 50, parentSchema: schema31.properties.limits.properties.max_depth, data: data88 };
+              if (vErrors === null) {
+                vErrors = [err126];
+              } else {
+                vErrors.push(err126);
+              }
+              errors++;
             }
-            errors++;
-          }
-        }
-        for (const key17 in data80) {
-          if (!validate21(data80[key17], { instancePath: instancePath + "/nodes/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), parentData: data80, parentDataProperty: key17, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-            errors = vErrors.length;
-          }
-        }
-      } else {
-        const err125 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.nodes.type, parentSchema: schema31.properties.nodes, data: data80 };
-        if (vErrors === null) {
-          vErrors = [err125];
-        } else {
-          vErrors.push(err125);
-        }
-        errors++;
-      }
-    }
-    if (data.tests !== void 0) {
-      let data82 = data.tests;
-      if (Array.isArray(data82)) {
-        const len15 = data82.length;
-        for (let i15 = 0; i15 < len15; i15++) {
-          if (!validate88(data82[i15], { instancePath: instancePath + "/tests/" + i15, parentData: data82, parentDataProperty: i15, rootData, dynamicAnchors })) {
-            vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
-            errors = vErrors.length;
-          }
-        }
-      } else {
-        const err126 = { instancePath: instancePath + "/tests", schemaPath: "#/properties/tests/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.tests.type, parentSchema: schema31.properties.tests, data: data82 };
-        if (vErrors === null) {
-          vErrors = [err126];
-        } else {
-          vErrors.push(err126);
-        }
-        errors++;
-      }
-    }
-    if (data.outputs !== void 0) {
-      let data84 = data.outputs;
-      if (data84 && typeof data84 == "object" && !Array.isArray(data84)) {
-        for (const key18 in data84) {
-          const _errs188 = errors;
-          if (typeof key18 === "string") {
-            if (!pattern4.test(key18)) {
-              const err127 = { instancePath: instancePath + "/outputs", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key18, propertyName: key18 };
+            if (data88 < 1 || isNaN(data88)) {
+              const err127 = { instancePath: instancePath + "/limits/max_depth", schemaPath: "#/properties/limits/properties/max_depth/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_depth, data: data88 };
               if (vErrors === null) {
                 vErrors = [err127];
               } else {
@@ -50537,18 +51885,22 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-          } else {
-            const err128 = { instancePath: instancePath + "/outputs", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key18, propertyName: key18 };
-            if (vErrors === null) {
-              vErrors = [err128];
-            } else {
-              vErrors.push(err128);
-            }
-            errors++;
           }
-          var valid61 = _errs188 === errors;
-          if (!valid61) {
-            const err129 = { instancePath: instancePath + "/outputs", schemaPath: "#/properties/outputs/propertyNames", keyword: "propertyNames", params: { propertyName: key18 }, message: "property name must be valid", schema: schema31.properties.outputs.propertyNames, parentSchema: schema31.properties.outputs, data: data84 };
+        }
+        if (data86.timeout !== void 0) {
+          let data89 = data86.timeout;
+          if (typeof data89 === "string") {
+            if (!pattern9.test(data89)) {
+              const err128 = { instancePath: instancePath + "/limits/timeout", schemaPath: "#/$defs/duration/pattern", keyword: "pattern", params: { pattern: "^([0-9]+[smhd])+$" }, message: 'must match pattern "^([0-9]+[smhd])+$"', schema: "^([0-9]+[smhd])+$", parentSchema: schema39, data: data89 };
+              if (vErrors === null) {
+                vErrors = [err128];
+              } else {
+                vErrors.push(err128);
+              }
+              errors++;
+            }
+          } else {
+            const err129 = { instancePath: instancePath + "/limits/timeout", schemaPath: "#/$defs/duration/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema39.type, parentSchema: schema39, data: data89 };
             if (vErrors === null) {
               vErrors = [err129];
             } else {
@@ -50557,10 +51909,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         }
-        for (const key19 in data84) {
-          let data85 = data84[key19];
-          if (typeof data85 !== "string") {
-            const err130 = { instancePath: instancePath + "/outputs/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/outputs/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.outputs.additionalProperties.type, parentSchema: schema31.properties.outputs.additionalProperties, data: data85 };
+        if (data86.max_parallel !== void 0) {
+          let data90 = data86.max_parallel;
+          if (!(typeof data90 == "number" && (!(data90 % 1) && !isNaN(data90)) && isFinite(data90))) {
+            const err130 = { instancePath: instancePath + "/limits/max_parallel", schemaPath: "#/properties/limits/properties/max_parallel/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_parallel.type, parentSchema: schema31.properties.limits.properties.max_parallel, data: data90 };
             if (vErrors === null) {
               vErrors = [err130];
             } else {
@@ -50568,23 +51920,343 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          if (typeof data90 == "number" && isFinite(data90)) {
+            if (data90 > 20 || isNaN(data90)) {
+              const err131 = { instancePath: instancePath + "/limits/max_parallel", schemaPath: "#/properties/limits/properties/max_parallel/maximum", keyword: "maximum", params: { comparison: "<=", limit: 20 }, message: "must be <= 20", schema: 20, parentSchema: schema31.properties.limits.properties.max_parallel, data: data90 };
+              if (vErrors === null) {
+                vErrors = [err131];
+              } else {
+                vErrors.push(err131);
+              }
+              errors++;
+            }
+            if (data90 < 1 || isNaN(data90)) {
+              const err132 = { instancePath: instancePath + "/limits/max_parallel", schemaPath: "#/properties/limits/properties/max_parallel/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_parallel, data: data90 };
+              if (vErrors === null) {
+                vErrors = [err132];
+              } else {
+                vErrors.push(err132);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data86.max_items !== void 0) {
+          let data91 = data86.max_items;
+          if (!(typeof data91 == "number" && (!(data91 % 1) && !isNaN(data91)) && isFinite(data91))) {
+            const err133 = { instancePath: instancePath + "/limits/max_items", schemaPath: "#/properties/limits/properties/max_items/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_items.type, parentSchema: schema31.properties.limits.properties.max_items, data: data91 };
+            if (vErrors === null) {
+              vErrors = [err133];
+            } else {
+              vErrors.push(err133);
+            }
+            errors++;
+          }
+          if (typeof data91 == "number" && isFinite(data91)) {
+            if (data91 > 100 || isNaN(data91)) {
+              const err134 = { instancePath: instancePath + "/limits/max_items", schemaPath: "#/properties/limits/properties/max_items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 100 }, message: "must be <= 100", schema: 100, parentSchema: schema31.properties.limits.properties.max_items, data: data91 };
+              if (vErrors === null) {
+                vErrors = [err134];
+              } else {
+                vErrors.push(err134);
+              }
+              errors++;
+            }
+            if (data91 < 1 || isNaN(data91)) {
+              const err135 = { instancePath: instancePath + "/limits/max_items", schemaPath: "#/properties/limits/properties/max_items/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_items, data: data91 };
+              if (vErrors === null) {
+                vErrors = [err135];
+              } else {
+                vErrors.push(err135);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data86.max_tool_calls !== void 0) {
+          let data92 = data86.max_tool_calls;
+          if (!(typeof data92 == "number" && (!(data92 % 1) && !isNaN(data92)) && isFinite(data92))) {
+            const err136 = { instancePath: instancePath + "/limits/max_tool_calls", schemaPath: "#/properties/limits/properties/max_tool_calls/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema31.properties.limits.properties.max_tool_calls.type, parentSchema: schema31.properties.limits.properties.max_tool_calls, data: data92 };
+            if (vErrors === null) {
+              vErrors = [err136];
+            } else {
+              vErrors.push(err136);
+            }
+            errors++;
+          }
+          if (typeof data92 == "number" && isFinite(data92)) {
+            if (data92 > 1e3 || isNaN(data92)) {
+              const err137 = { instancePath: instancePath + "/limits/max_tool_calls", schemaPath: "#/properties/limits/properties/max_tool_calls/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e3 }, message: "must be <= 1000", schema: 1e3, parentSchema: schema31.properties.limits.properties.max_tool_calls, data: data92 };
+              if (vErrors === null) {
+                vErrors = [err137];
+              } else {
+                vErrors.push(err137);
+              }
+              errors++;
+            }
+            if (data92 < 1 || isNaN(data92)) {
+              const err138 = { instancePath: instancePath + "/limits/max_tool_calls", schemaPath: "#/properties/limits/properties/max_tool_calls/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema31.properties.limits.properties.max_tool_calls, data: data92 };
+              if (vErrors === null) {
+                vErrors = [err138];
+              } else {
+                vErrors.push(err138);
+              }
+              errors++;
+            }
+          }
         }
       } else {
-        const err131 = { instancePath: instancePath + "/outputs", schemaPath: "#/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.outputs.type, parentSchema: schema31.properties.outputs, data: data84 };
+        const err139 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.limits.type, parentSchema: schema31.properties.limits, data: data86 };
         if (vErrors === null) {
-          vErrors = [err131];
+          vErrors = [err139];
         } else {
-          vErrors.push(err131);
+          vErrors.push(err139);
+        }
+        errors++;
+      }
+    }
+    if (data.steps !== void 0) {
+      let data93 = data.steps;
+      if (Array.isArray(data93)) {
+        if (data93.length < 1) {
+          const err140 = { instancePath: instancePath + "/steps", schemaPath: "#/properties/steps/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema31.properties.steps, data: data93 };
+          if (vErrors === null) {
+            vErrors = [err140];
+          } else {
+            vErrors.push(err140);
+          }
+          errors++;
+        }
+        const len17 = data93.length;
+        for (let i17 = 0; i17 < len17; i17++) {
+          let data94 = data93[i17];
+          if (!validate21(data94, { instancePath: instancePath + "/steps/" + i17, parentData: data93, parentDataProperty: i17, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+            errors = vErrors.length;
+          } else {
+            var props0 = validate21.evaluated.props;
+          }
+          if (data94 && typeof data94 == "object" && !Array.isArray(data94)) {
+            if (data94.id === void 0) {
+              const err141 = { instancePath: instancePath + "/steps/" + i17, schemaPath: "#/properties/steps/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema31.properties.steps.items.required, parentSchema: schema31.properties.steps.items, data: data94 };
+              if (vErrors === null) {
+                vErrors = [err141];
+              } else {
+                vErrors.push(err141);
+              }
+              errors++;
+            }
+            if (props0 !== true) {
+              props0 = props0 || {};
+              props0.id = true;
+            }
+            if (data94.id !== void 0) {
+              let data95 = data94.id;
+              if (typeof data95 === "string") {
+                if (!pattern4.test(data95)) {
+                  const err142 = { instancePath: instancePath + "/steps/" + i17 + "/id", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data95 };
+                  if (vErrors === null) {
+                    vErrors = [err142];
+                  } else {
+                    vErrors.push(err142);
+                  }
+                  errors++;
+                }
+              } else {
+                const err143 = { instancePath: instancePath + "/steps/" + i17 + "/id", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data95 };
+                if (vErrors === null) {
+                  vErrors = [err143];
+                } else {
+                  vErrors.push(err143);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err144 = { instancePath: instancePath + "/steps/" + i17, schemaPath: "#/properties/steps/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.steps.items.type, parentSchema: schema31.properties.steps.items, data: data94 };
+            if (vErrors === null) {
+              vErrors = [err144];
+            } else {
+              vErrors.push(err144);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err145 = { instancePath: instancePath + "/steps", schemaPath: "#/properties/steps/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.steps.type, parentSchema: schema31.properties.steps, data: data93 };
+        if (vErrors === null) {
+          vErrors = [err145];
+        } else {
+          vErrors.push(err145);
+        }
+        errors++;
+      }
+    }
+    if (data.entrypoint !== void 0) {
+      let data96 = data.entrypoint;
+      if (typeof data96 === "string") {
+        if (!pattern4.test(data96)) {
+          const err146 = { instancePath: instancePath + "/entrypoint", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data96 };
+          if (vErrors === null) {
+            vErrors = [err146];
+          } else {
+            vErrors.push(err146);
+          }
+          errors++;
+        }
+      } else {
+        const err147 = { instancePath: instancePath + "/entrypoint", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data96 };
+        if (vErrors === null) {
+          vErrors = [err147];
+        } else {
+          vErrors.push(err147);
+        }
+        errors++;
+      }
+    }
+    if (data.nodes !== void 0) {
+      let data97 = data.nodes;
+      if (data97 && typeof data97 == "object" && !Array.isArray(data97)) {
+        if (Object.keys(data97).length < 1) {
+          const err148 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema31.properties.nodes, data: data97 };
+          if (vErrors === null) {
+            vErrors = [err148];
+          } else {
+            vErrors.push(err148);
+          }
+          errors++;
+        }
+        for (const key20 in data97) {
+          const _errs217 = errors;
+          if (typeof key20 === "string") {
+            if (!pattern4.test(key20)) {
+              const err149 = { instancePath: instancePath + "/nodes", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key20, propertyName: key20 };
+              if (vErrors === null) {
+                vErrors = [err149];
+              } else {
+                vErrors.push(err149);
+              }
+              errors++;
+            }
+          } else {
+            const err150 = { instancePath: instancePath + "/nodes", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key20, propertyName: key20 };
+            if (vErrors === null) {
+              vErrors = [err150];
+            } else {
+              vErrors.push(err150);
+            }
+            errors++;
+          }
+          var valid67 = _errs217 === errors;
+          if (!valid67) {
+            const err151 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/propertyNames", keyword: "propertyNames", params: { propertyName: key20 }, message: "property name must be valid", schema: schema31.properties.nodes.propertyNames, parentSchema: schema31.properties.nodes, data: data97 };
+            if (vErrors === null) {
+              vErrors = [err151];
+            } else {
+              vErrors.push(err151);
+            }
+            errors++;
+          }
+        }
+        for (const key21 in data97) {
+          if (!validate21(data97[key21], { instancePath: instancePath + "/nodes/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"), parentData: data97, parentDataProperty: key21, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err152 = { instancePath: instancePath + "/nodes", schemaPath: "#/properties/nodes/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.nodes.type, parentSchema: schema31.properties.nodes, data: data97 };
+        if (vErrors === null) {
+          vErrors = [err152];
+        } else {
+          vErrors.push(err152);
+        }
+        errors++;
+      }
+    }
+    if (data.tests !== void 0) {
+      let data99 = data.tests;
+      if (Array.isArray(data99)) {
+        const len18 = data99.length;
+        for (let i18 = 0; i18 < len18; i18++) {
+          if (!validate92(data99[i18], { instancePath: instancePath + "/tests/" + i18, parentData: data99, parentDataProperty: i18, rootData, dynamicAnchors })) {
+            vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err153 = { instancePath: instancePath + "/tests", schemaPath: "#/properties/tests/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema31.properties.tests.type, parentSchema: schema31.properties.tests, data: data99 };
+        if (vErrors === null) {
+          vErrors = [err153];
+        } else {
+          vErrors.push(err153);
+        }
+        errors++;
+      }
+    }
+    if (data.outputs !== void 0) {
+      let data101 = data.outputs;
+      if (data101 && typeof data101 == "object" && !Array.isArray(data101)) {
+        for (const key22 in data101) {
+          const _errs227 = errors;
+          if (typeof key22 === "string") {
+            if (!pattern4.test(key22)) {
+              const err154 = { instancePath: instancePath + "/outputs", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key22, propertyName: key22 };
+              if (vErrors === null) {
+                vErrors = [err154];
+              } else {
+                vErrors.push(err154);
+              }
+              errors++;
+            }
+          } else {
+            const err155 = { instancePath: instancePath + "/outputs", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key22, propertyName: key22 };
+            if (vErrors === null) {
+              vErrors = [err155];
+            } else {
+              vErrors.push(err155);
+            }
+            errors++;
+          }
+          var valid72 = _errs227 === errors;
+          if (!valid72) {
+            const err156 = { instancePath: instancePath + "/outputs", schemaPath: "#/properties/outputs/propertyNames", keyword: "propertyNames", params: { propertyName: key22 }, message: "property name must be valid", schema: schema31.properties.outputs.propertyNames, parentSchema: schema31.properties.outputs, data: data101 };
+            if (vErrors === null) {
+              vErrors = [err156];
+            } else {
+              vErrors.push(err156);
+            }
+            errors++;
+          }
+        }
+        for (const key23 in data101) {
+          let data102 = data101[key23];
+          if (typeof data102 !== "string") {
+            const err157 = { instancePath: instancePath + "/outputs/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/outputs/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema31.properties.outputs.additionalProperties.type, parentSchema: schema31.properties.outputs.additionalProperties, data: data102 };
+            if (vErrors === null) {
+              vErrors = [err157];
+            } else {
+              vErrors.push(err157);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err158 = { instancePath: instancePath + "/outputs", schemaPath: "#/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.properties.outputs.type, parentSchema: schema31.properties.outputs, data: data101 };
+        if (vErrors === null) {
+          vErrors = [err158];
+        } else {
+          vErrors.push(err158);
         }
         errors++;
       }
     }
   } else {
-    const err132 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.type, parentSchema: schema31, data };
+    const err159 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema31.type, parentSchema: schema31, data };
     if (vErrors === null) {
-      vErrors = [err132];
+      vErrors = [err159];
     } else {
-      vErrors.push(err132);
+      vErrors.push(err159);
     }
     errors++;
   }
@@ -50627,11 +52299,13 @@ var STEP_KINDS = [
   "label",
   "parallel",
   "playbook",
-  "pull_request"
+  "pull_request",
+  "script"
 ];
 var PERMISSIONS = ["read", "triage", "write", "maintain", "admin"];
 var AUTHORITIES = ["just-do-it", "show-me", "ask-first"];
-var INPUT_TYPES = ["string", "number", "boolean", "enum", "list"];
+var INPUT_TYPES = ["string", "number", "boolean", "enum", "list", "object"];
+var SCRIPT_SHELLS = ["bash", "sh", "powershell", "node"];
 var TRANSFORMS = ["kebab-case", "snake-case", "camel-case"];
 var JOINS = ["all", "any"];
 var BRANCH_FAILURE_POLICIES = ["fail", "continue", "cancel"];
@@ -50673,7 +52347,15 @@ var COMMON_STEP_FIELDS = {
   },
   for_each: str(
     "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists."
-  )
+  ),
+  input_schema: {
+    type: "object",
+    description: "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT."
+  },
+  output_schema: {
+    type: "object",
+    description: "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT."
+  }
 };
 var STEP_FIELDS = {
   comment: {
@@ -50735,7 +52417,16 @@ var STEP_FIELDS = {
           required: ["tool"],
           properties: {
             tool: { $ref: "#/$defs/tool" },
-            args: { type: "object", description: "Arguments for the call." }
+            args: { type: "object", description: "Arguments for the call." },
+            purpose: str("Why the call is made, shown with it."),
+            required: {
+              type: "boolean",
+              description: "A failed call is recorded as a step_error finding (the run goes on either way)."
+            },
+            run: {
+              enum: ["suggest", "auto"],
+              description: "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts."
+            }
           }
         },
         "Concrete tool calls to make, as server/tool."
@@ -50775,7 +52466,11 @@ var STEP_FIELDS = {
           properties: { finding: { $ref: "#/$defs/id" }, text: { type: "string" } }
         },
         "Sentences reported for each finding that was present."
-      )
+      ),
+      require_evidence: {
+        type: "boolean",
+        description: "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used."
+      }
     },
     required: ["rules"]
   },
@@ -50888,7 +52583,15 @@ var STEP_FIELDS = {
         description: "Tool scope; write needs an approving checkpoint before the step."
       },
       expected_findings: ids("Finding keys the model is asked to report."),
-      expect_files: strings("Files that must exist after the step.")
+      expect_files: strings("Files that must exist after the step."),
+      cache: {
+        type: "boolean",
+        description: "Reuse the result of an earlier run of this step with the same prompt and inputs (for idempotent steps only)."
+      },
+      verify: {
+        $ref: "#/$defs/id",
+        description: "Name of a check registered in the bot's code that must pass on the step's result (never code from the playbook)."
+      }
     }
   },
   parallel: {
@@ -50933,6 +52636,19 @@ var STEP_FIELDS = {
       }
     },
     required: ["playbook", "mode"]
+  },
+  script: {
+    fields: {
+      shell: { enum: [...SCRIPT_SHELLS], description: "Interpreter that runs the script." },
+      run: str("The script text. Never templated: values reach it as environment variables."),
+      env: {
+        type: "object",
+        propertyNames: { pattern: "^[A-Z_][A-Z0-9_]*$" },
+        additionalProperties: { type: ["string", "number", "boolean"] },
+        description: "Environment variables (templates allowed): how values reach the script."
+      }
+    },
+    required: ["shell", "run"]
   }
 };
 function conclusionFields() {
@@ -51032,7 +52748,8 @@ var PLAYBOOK_SCHEMA = {
       properties: {
         labels: strings("Issue labels that start the playbook (playbook:<id> always does)."),
         command: { $ref: "#/$defs/id", description: "Name for /run <command>." },
-        alerts: { $ref: "#/$defs/alert_selector" }
+        alerts: { $ref: "#/$defs/alert_selector" },
+        issues: { $ref: "#/$defs/issue_selector" }
       }
     },
     permissions: {
@@ -51083,6 +52800,12 @@ var PLAYBOOK_SCHEMA = {
           minimum: 1,
           maximum: FOR_EACH_LIMITS.max_items.cap,
           description: `Items a for_each step takes from its list (default ${FOR_EACH_LIMITS.max_items.default}); a longer list fails the step.`
+        },
+        max_tool_calls: {
+          type: "integer",
+          minimum: 1,
+          maximum: 1e3,
+          description: "Tool calls the bot may make in one run; a call beyond it fails with PB-TOOL-BUDGET."
         }
       }
     },
@@ -51141,7 +52864,7 @@ var PLAYBOOK_SCHEMA = {
         type: { enum: [...INPUT_TYPES] },
         description: { type: "string" },
         required: { type: "boolean" },
-        default: { type: ["string", "number", "boolean"] },
+        default: { type: ["string", "number", "boolean", "object", "array"] },
         pattern: str("Regular expression (RE2 syntax) a string must match."),
         min: { type: "number", description: "Least value (numbers) or length (strings)." },
         max: { type: "number", description: "Greatest value (numbers) or length (strings)." },
@@ -51314,6 +53037,24 @@ var PLAYBOOK_SCHEMA = {
           enum: ["comment", "close"],
           description: "When the alert resolves: comment on the triage issue (default), or comment and close it."
         }
+      }
+    },
+    issue_selector: {
+      type: "object",
+      additionalProperties: false,
+      description: "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.",
+      properties: {
+        context_types: strings("Context types (e.g. request_id) this playbook understands."),
+        signals: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            positive: list(signal, "Signals that raise the score."),
+            negative: list(signal, "Signals that lower the score.")
+          }
+        },
+        priority: { type: "number", description: "Tie-breaker; higher wins." },
+        min_score: { type: "number", description: "Least score for this playbook to be chosen." }
       }
     },
     step: {
@@ -52190,6 +53931,32 @@ var setInputs = {
   }
 };
 
+// src/core/rules/set/set-locked-id.ts
+var setLockedId = {
+  code: "set-locked-id",
+  layer: "set",
+  severity: "error",
+  summary: "a playbook reuses the id of a system playbook, which cannot be overridden",
+  check(set) {
+    const out = [];
+    const locked = new Map(set.known.filter((k) => k.locked === true).map((k) => [k.id, k]));
+    for (const m of set.members) {
+      const system = locked.get(m.playbook.id);
+      if (!system || JSON.stringify(system.playbook) === JSON.stringify(m.playbook)) continue;
+      out.push(
+        setFinding(
+          m,
+          "set-locked-id",
+          ["id"],
+          `'${m.playbook.id}' is a system playbook of the bot: a repository cannot replace${m.playbook.active === false ? " or disable" : ""} it, so this file is not used`,
+          "give this playbook an id of its own (and an on.alerts selector with a priority, to be chosen for alerts)"
+        )
+      );
+    }
+    return out;
+  }
+};
+
 // src/core/rules/set/set-unresolved-playbook.ts
 var setUnresolvedPlaybook = {
   code: "set-unresolved-playbook",
@@ -52449,6 +54216,19 @@ function defaultProblems(spec, d, matches) {
       out.push([
         `default ${describeValue(d)} is not true or false`,
         "write true or false without quotes"
+      ]);
+  } else if (spec.type === "object") {
+    if (d === null || typeof d !== "object" || Array.isArray(d))
+      out.push([
+        `default ${describeValue(d)} is not an object`,
+        "write a mapping: default: { key: value }"
+      ]);
+  } else if (spec.type === "list" && Array.isArray(d)) {
+    const bad = d.find((item) => typeof item === "string" && !matches(item));
+    if (bad !== void 0)
+      out.push([
+        `item ${describeValue(bad)} of the default does not match the input's pattern`,
+        "make every item match pattern:"
       ]);
   } else if (typeof d !== "string") {
     out.push([`default ${describeValue(d)} is not a string`, "quote the default"]);
@@ -52886,6 +54666,7 @@ var RULE_MODULES = [
   handoffNotTerminal,
   delegateShape,
   ruleShadowed,
+  evidenceMissing,
   findingUnknown,
   checkpointTarget,
   needsUnknown,
@@ -52910,9 +54691,13 @@ var RULE_MODULES = [
   refInvalid,
   stepShape,
   aiWriteUnapproved,
+  verifyUnknown,
   responseSchema,
+  contractSchema,
+  scriptTemplated,
   // set: across the playbooks of one set
   setDuplicateId,
+  setLockedId,
   setUnresolvedPlaybook,
   setDelegationCycle,
   setDepth,
@@ -53452,6 +55237,15 @@ function isDialectPart(file) {
   return DIALECTS.some((d) => d.isPart?.(file) ?? false);
 }
 
+// src/core/dialects/files.ts
+var YAML_FILE = /\.ya?ml$/i;
+var DIALECT_FILE = /\.(json|md)$/i;
+function isPlaybookFile(path, text) {
+  if (isDialectPart(path) || /(^|\/)templates\//.test(path)) return false;
+  if (YAML_FILE.test(path)) return true;
+  return DIALECT_FILE.test(path) && dialectOf(path, text()) !== void 0;
+}
+
 // src/core/rules/validate.ts
 var FILE_RULES = RULE_MODULES.filter(
   (m) => "code" in m && m.layer !== "set"
@@ -53595,16 +55389,18 @@ var IGNORED_GLOBS = ["**/node_modules/**", "**/templates/**"];
 var DIALECT_GLOBS = ["**/*.json", "**/*.md"];
 async function playbookFilesIn(dir) {
   const options = { cwd: dir, ignore: IGNORED_GLOBS, absolute: false, dot: false };
-  const yaml = await glob(PLAYBOOK_GLOBS, options);
-  const others = (await glob(DIALECT_GLOBS, options)).filter((f) => {
-    try {
-      return dialectOf(f, readFileSync(join(dir, f), "utf8")) !== void 0;
-    } catch {
-      return false;
-    }
-  });
-  return [...yaml, ...others].filter((f) => !isDialectPart(f)).sort().map((f) => join(dir, f));
+  const found = await glob([...PLAYBOOK_GLOBS, ...DIALECT_GLOBS], options);
+  return found.filter(
+    (f) => isPlaybookFile(f, () => {
+      try {
+        return readFileSync(join(dir, f), "utf8");
+      } catch {
+        return "";
+      }
+    })
+  ).sort().map((f) => join(dir, f));
 }
+var SYSTEM_PLAYBOOKS = /* @__PURE__ */ new Set(["alert-triage"]);
 function fileExistsNextTo(file, rel) {
   return existsSync2(join(dirname2(file), rel));
 }
@@ -53624,8 +55420,29 @@ function loadBundledReports() {
 async function bundledPlaybooks() {
   const reports = await loadBundledReports();
   return reports.flatMap(
-    (r) => r.playbook && !r.diagnostics.some((d) => d.severity === "error") ? [{ id: r.playbook.id, playbook: r.playbook }] : []
+    (r) => r.playbook && !r.diagnostics.some((d) => d.severity === "error") ? [{ id: r.playbook.id, playbook: r.playbook, locked: SYSTEM_PLAYBOOKS.has(r.playbook.id) }] : []
   );
+}
+
+// src/adapters/local/siblings.ts
+import { readFileSync as readFileSync2, statSync as statSync2 } from "node:fs";
+import { dirname as dirname3, isAbsolute as isAbsolute2, relative as relative2, resolve as resolve4 } from "node:path";
+var MAX_SIBLING_BYTES = 1024 * 1024;
+function siblingsOnDisk(file, root) {
+  const dir = dirname3(file);
+  return {
+    read(relativePath) {
+      const target = resolve4(dir, relativePath);
+      const inside = relative2(root, target);
+      if (inside.startsWith("..") || isAbsolute2(inside)) return void 0;
+      try {
+        if (statSync2(target).size > MAX_SIBLING_BYTES) return void 0;
+        return readFileSync2(target, "utf8");
+      } catch {
+        return void 0;
+      }
+    }
+  };
 }
 
 // src/core/format/mermaid.ts
@@ -53766,7 +55583,7 @@ var DEFAULT_PATHS = [".github/playbooks/**", "playbooks/**"];
 function changedFiles(env, workspace) {
   const eventPath = env.GITHUB_EVENT_PATH;
   if (!eventPath || !existsSync3(eventPath)) return void 0;
-  const event = JSON.parse(readFileSync2(eventPath, "utf8"));
+  const event = JSON.parse(readFileSync3(eventPath, "utf8"));
   const base = event.pull_request?.base?.sha;
   const head = event.pull_request?.head?.sha;
   if (!base || !head) return void 0;
@@ -53929,12 +55746,22 @@ async function run(a) {
     cwd: a.workspace,
     ignore: IGNORED_GLOBS,
     onlyFiles: true
-  })).filter((f) => /\.ya?ml$/.test(f)).sort();
+  })).filter(
+    (f) => isPlaybookFile(f, () => {
+      try {
+        return readFileSync3(resolve5(a.workspace, f), "utf8");
+      } catch {
+        return "";
+      }
+    })
+  ).sort();
   const reports = validateSet(
-    files.map((f) => ({ file: f, source: readFileSync2(resolve4(a.workspace, f)) })),
+    files.map((f) => ({ file: f, source: readFileSync3(resolve5(a.workspace, f)) })),
     // Targets may also be bundled playbooks, as the app offers them.
     {
-      fileExists: (file, rel) => fileExistsNextTo(resolve4(a.workspace, file), rel),
+      fileExists: (file, rel) => fileExistsNextTo(resolve5(a.workspace, file), rel),
+      // A dialect's sidecars, read inside the workspace only.
+      siblings: (file) => siblingsOnDisk(resolve5(a.workspace, file), a.workspace),
       known: await bundledPlaybooks()
     }
   );
@@ -53945,7 +55772,7 @@ async function run(a) {
     );
   const all = reports.flatMap((r) => r.diagnostics);
   const annotatable = changed ? all.filter(
-    (d) => changed.has(d.file) || changed.has(relative2(a.workspace, resolve4(a.workspace, d.file)))
+    (d) => changed.has(d.file) || changed.has(relative3(a.workspace, resolve5(a.workspace, d.file)))
   ) : all;
   const ordered = annotationOrder(annotatable, changed);
   const shown = [

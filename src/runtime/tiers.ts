@@ -14,6 +14,8 @@ export interface Tier {
   read(file: string, relative: string): string | undefined;
   /** The commit the tier was read at (GitHub), pinned into runs. */
   commit?: string;
+  /** Ids of system playbooks in this tier: a nearer tier may not define (or disable) them. */
+  locked?: ReadonlySet<string>;
 }
 
 export interface Tiered {
@@ -71,28 +73,53 @@ export function resolveTiers(tiers: Tier[]): Tiered {
   for (const tier of [...tiers].reverse()) {
     const reports = validateSet(tier.files, {
       fileExists: (file, rel) => tier.read(file, rel) !== undefined,
+      // A dialect's sidecars sit next to its file, in the same tier.
+      siblings: (file) => ({ read: (rel) => tier.read(file, rel) }),
       known: [...known],
     });
     validated.unshift({ tier, reports });
     known.unshift(
-      ...reports.flatMap((r) => (r.playbook ? [{ id: r.playbook.id, playbook: r.playbook }] : [])),
+      ...reports.flatMap((r) =>
+        r.playbook
+          ? [
+              {
+                id: r.playbook.id,
+                playbook: r.playbook,
+                locked: tier.locked?.has(r.playbook.id) === true,
+              },
+            ]
+          : [],
+      ),
     );
   }
   const bundles = new Map<string, SourcedBundle>();
+  // Ids a nearer tier disabled, or wrote in a file with errors: a farther playbook of that id
+  // does not run in their place (the file's report says why the id is unavailable).
   const disabled = new Set<string>();
+  const locked = new Set(validated.flatMap(({ tier }) => [...(tier.locked ?? [])]));
   const reports: FileReport[] = [];
   for (const { tier, reports: tierReports } of validated) {
     for (const r of tierReports) {
       reports.push(r);
       const b = bundleOf(r, tier.read, tier.commit);
-      if (!b) continue;
-      const id = b.playbook.id;
-      if (bundles.has(id) || disabled.has(id)) continue;
-      if (b.playbook.active === false) disabled.add(id);
+      const id = b?.playbook.id ?? writtenId(r);
+      if (id === undefined || bundles.has(id) || disabled.has(id)) continue;
+      // A system playbook's id is taken from its own tier only (set-locked-id reports the rest).
+      if (locked.has(id) && !tier.locked?.has(id)) continue;
+      if (!b || b.playbook.active === false) disabled.add(id);
       else bundles.set(id, b);
     }
   }
   return { bundles, reports };
+}
+
+/** The id a file names, even when it has errors (so its id does not fall to a farther tier). */
+function writtenId(report: FileReport): string | undefined {
+  const value = report.doc?.value;
+  const id =
+    report.playbook?.id ??
+    (value !== null && typeof value === "object" ? (value as { id?: unknown }).id : undefined);
+  return typeof id === "string" && id !== "" ? id : undefined;
 }
 
 /** A path relative to a playbook file, inside a tree listed with '/' separators. */

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { LruMap } from "../../runtime/lru.js";
 import { expectedFilesMissing, type AiOutputs, type AiParams } from "../../core/steps/ai/effect.js";
 import type { EffectOutcome } from "../../runtime/effects.js";
 
@@ -76,18 +78,43 @@ export async function collectAiOutputs(
   return out;
 }
 
-/** The engine's `ai` effect, run on an adapter: its params in, the step's outputs back. */
-export function runAiEffect(
+/** Answers of `ai` steps that opted into `cache: true`, per adapter, by what they asked (bounded). */
+const answers = new WeakMap<AiAdapter, LruMap<string, AiOutputs>>();
+
+/** What makes two asks the same: the prompt, the tools, the scope, the findings wanted, the folder. */
+function askKey(params: AiParams, cwd: string | undefined): string {
+  const asked = [
+    params.prompt,
+    params.tools ?? [],
+    params.scope ?? "read-only",
+    params.expected_findings ?? [],
+    cwd ?? "",
+  ];
+  return createHash("sha256").update(JSON.stringify(asked)).digest("hex");
+}
+
+/**
+ * The engine's `ai` effect, run on an adapter: its params in, the step's outputs back. A step
+ * with `cache: true` says it is idempotent: the same ask is answered from the cache.
+ */
+export async function runAiEffect(
   adapter: AiAdapter,
   params: AiParams,
   cwd?: string,
 ): Promise<AiOutputs> {
+  let cache = answers.get(adapter);
+  if (params.cache === true && !cache) answers.set(adapter, (cache = new LruMap(200)));
+  const key = params.cache === true ? askKey(params, cwd) : undefined;
+  const cached = key === undefined ? undefined : cache?.get(key);
+  if (cached) return { ...cached };
   const options: AiOptions = {
     scope: params.scope === "write" ? "write" : "read-only",
     expectedFindings: params.expected_findings ?? [],
   };
   if (cwd !== undefined) options.cwd = cwd;
-  return collectAiOutputs(adapter, params.prompt, params.tools ?? [], options);
+  const outputs = await collectAiOutputs(adapter, params.prompt, params.tools ?? [], options);
+  if (key !== undefined) cache?.set(key, { ...outputs });
+  return outputs;
 }
 
 /** Where an adapter looks for the files an `ai` step expects. */

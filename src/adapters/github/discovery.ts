@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { bundledLibraryDir, playbookFilesIn } from "../local/library.js";
+import { bundledLibraryDir, playbookFilesIn, SYSTEM_PLAYBOOKS } from "../local/library.js";
+import { isPlaybookFile } from "../../core/dialects/files.js";
 import { joinRelative, resolveTiers, type Tier, type Tiered } from "../../runtime/tiers.js";
 import { LruMap } from "../../runtime/lru.js";
 import type { Octokit } from "./octokit-port.js";
@@ -29,6 +30,7 @@ export function bundledTier(): Promise<Tier> {
           return undefined;
         }
       },
+      locked: SYSTEM_PLAYBOOKS,
     };
   })();
   return bundled;
@@ -70,7 +72,7 @@ async function tierAt(
   }
   return {
     files: [...contents.entries()]
-      .filter(([p]) => /\.ya?ml$/.test(p) && !p.includes("/templates/"))
+      .filter(([p, text]) => isPlaybookFile(p, () => text))
       .map(([file, source]) => ({ file, source })),
     read: (file, rel) => contents.get(joinRelative(file, rel)),
     commit,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { glob } from "tinyglobby";
-import { dialectOf, isDialectPart } from "../../core/dialects/index.js";
+import { isPlaybookFile } from "../../core/dialects/files.js";
 import { validateSet, type FileReport, type KnownPlaybook } from "../../core/rules/validate.js";
 
 /** The bundled library: `playbooks/` in this package, the lowest discovery tier. */
@@ -29,19 +29,26 @@ export const DIALECT_GLOBS = ["**/*.json", "**/*.md"];
  */
 export async function playbookFilesIn(dir: string): Promise<string[]> {
   const options = { cwd: dir, ignore: IGNORED_GLOBS, absolute: false, dot: false };
-  const yaml = await glob(PLAYBOOK_GLOBS, options);
-  const others = (await glob(DIALECT_GLOBS, options)).filter((f) => {
-    try {
-      return dialectOf(f, readFileSync(join(dir, f), "utf8")) !== undefined;
-    } catch {
-      return false;
-    }
-  });
-  return [...yaml, ...others]
-    .filter((f) => !isDialectPart(f))
+  const found = await glob([...PLAYBOOK_GLOBS, ...DIALECT_GLOBS], options);
+  return found
+    .filter((f) =>
+      isPlaybookFile(f, () => {
+        try {
+          return readFileSync(join(dir, f), "utf8");
+        } catch {
+          return "";
+        }
+      }),
+    )
     .sort()
     .map((f) => join(dir, f));
 }
+
+/**
+ * The bot's system playbooks: a contract other playbooks and the app rely on (the default alert
+ * triage). A repository cannot replace or disable them (set-locked-id).
+ */
+export const SYSTEM_PLAYBOOKS: ReadonlySet<string> = new Set(["alert-triage"]);
 
 /** Whether `rel` exists next to playbook `file`. */
 export function fileExistsNextTo(file: string, rel: string): boolean {
@@ -69,7 +76,7 @@ export async function bundledPlaybooks(): Promise<KnownPlaybook[]> {
   const reports = await loadBundledReports();
   return reports.flatMap((r) =>
     r.playbook && !r.diagnostics.some((d) => d.severity === "error")
-      ? [{ id: r.playbook.id, playbook: r.playbook }]
+      ? [{ id: r.playbook.id, playbook: r.playbook, locked: SYSTEM_PLAYBOOKS.has(r.playbook.id) }]
       : [],
   );
 }

@@ -1,4 +1,5 @@
 import { playbookError, type PlaybookError } from "./errors.js";
+import { contractBreach } from "./contracts.js";
 import type { AdvanceResult, Effect, Message, Reply, RunEvent, StepFinished } from "./events.js";
 import { resolveInputs, type InputProblem } from "./inputs.js";
 import { ASK_FIRST_APPROVERS, atLeast, backoffMs, durationMs, errorAction } from "./policy.js";
@@ -982,9 +983,21 @@ class Transition {
     this.stepOutcome = "approved (ask-first)";
   }
 
-  private apply(outcome: Outcome): void {
+  /** The outcome, or the failure of the step's input or output contract it breaks. */
+  private withinContracts(step: Step, outcome: Outcome): Outcome {
+    const breach =
+      outcome.type === "effect"
+        ? contractBreach(step, "input", outcome.params as Record<string, unknown>)
+        : outcome.type === "done"
+          ? contractBreach(step, "output", { ...outcome.outputs, ...outcome.findings })
+          : undefined;
+    return breach ? { type: "fail", error: breach } : outcome;
+  }
+
+  private apply(given: Outcome): void {
     const frame = this.frame();
     const step = this.stepContext().ctx.step;
+    const outcome = this.withinContracts(step, given);
     if ("reply" in outcome && outcome.reply) this.reply = outcome.reply;
     if ((outcome.type === "done" || outcome.type === "wait") && outcome.findings) {
       for (const [k, v] of Object.entries(outcome.findings)) frame.findings[k] = capValue(v);

@@ -186,7 +186,7 @@ export function resolveInputs(
     for (let i = 0; i < pendingDefaults.length; i++) {
       const name = pendingDefaults[i] as string;
       const spec = declared[name] as InputSpec;
-      const d = spec.default as Scalar;
+      const d = defaultValue(spec.default);
       let rendered: Scalar = d;
       if (typeof d === "string") {
         const refs = templateRefs(parseTemplate(d).parts).map((r) => r.path[1] as string);
@@ -207,6 +207,14 @@ export function resolveInputs(
     problems.push({ input: name, message: `the default of '${name}' depends on itself` });
 
   return problems.length > 0 ? { ok: false, problems } : { ok: true, values };
+}
+
+/** A default as an input value: a list's items joined as a list input keeps them, an object as JSON. */
+function defaultValue(d: InputSpec["default"]): Scalar {
+  if (Array.isArray(d))
+    return d.map((i) => (typeof i === "string" ? i : JSON.stringify(i))).join(", ");
+  if (d !== null && typeof d === "object") return JSON.stringify(d);
+  return d ?? null;
 }
 
 function checkValue(
@@ -248,6 +256,20 @@ function checkValue(
         };
       }
       return { value: text };
+    }
+    case "object": {
+      // Kept as its JSON text: state holds scalars; `inputs.name.field` reads into it.
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return {
+          problem: `'${name}' must be a JSON object such as {"key": "value"}, not '${text.slice(0, 60)}'`,
+        };
+      }
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+        return { problem: `'${name}' must be a JSON object such as {"key": "value"}` };
+      return { value: JSON.stringify(parsed) };
     }
     case "list": {
       const items = listItems(text).map((i) =>

@@ -120,24 +120,49 @@ function labelProblem(label: string): string | undefined {
   return undefined;
 }
 
+/** Largest JSON text read into by a dotted name (an object input, a tool's result). */
+const MAX_JSON_READ = 64 * 1024;
+
+/**
+ * A field inside a value kept as JSON text (`inputs.config.region`): read, never evaluated;
+ * a field that is an object or a list of objects comes back as JSON text again.
+ */
+function withinJson(value: Value | undefined, rest: readonly string[]): Value | undefined {
+  if (typeof value !== "string" || value.length > MAX_JSON_READ || !/^\s*[{[]/.test(value))
+    return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+  for (const key of rest) {
+    if (v === null || typeof v !== "object" || !Object.hasOwn(v, key)) return undefined;
+    v = (v as Record<string, unknown>)[key];
+  }
+  if (v === null || typeof v !== "object") return v as Value;
+  if (Array.isArray(v) && v.every((i) => i === null || typeof i !== "object")) return v as Value;
+  return JSON.stringify(v);
+}
+
 /** The names a template or expression can use, for the active frame of a run. */
 export function runResolver(run: RunState, frame: Frame = activeFrame(run)): Resolver {
   return (path) => {
     const [head, a, b, c] = path;
     switch (head) {
       case "inputs":
-        return path.length === 2 && a !== undefined && Object.hasOwn(frame.inputs, a)
-          ? frame.inputs[a]
-          : undefined;
+        if (a === undefined || !Object.hasOwn(frame.inputs, a)) return undefined;
+        return path.length === 2 ? frame.inputs[a] : withinJson(frame.inputs[a], path.slice(2));
       case "findings":
         return path.length === 2 && a !== undefined && Object.hasOwn(frame.findings, a)
           ? frame.findings[a]
           : undefined;
       case "steps": {
-        if (path.length !== 4 || b !== "outputs" || a === undefined || c === undefined)
+        if (path.length < 4 || b !== "outputs" || a === undefined || c === undefined)
           return undefined;
         const outputs = frame.results[a]?.outputs;
-        return outputs && Object.hasOwn(outputs, c) ? outputs[c] : undefined;
+        if (!outputs || !Object.hasOwn(outputs, c)) return undefined;
+        return path.length === 4 ? outputs[c] : withinJson(outputs[c], path.slice(4));
       }
       case "item":
         return path.length === 1 ? frame.item : undefined;

@@ -1,9 +1,11 @@
-import { aiWriteUnapproved } from "../steps/ai/checks.js";
+import { aiWriteUnapproved, verifyUnknown } from "../steps/ai/checks.js";
 import { refInvalid } from "../steps/branch/checks.js";
 import { responseSchema } from "../steps/checkpoint/checks.js";
-import { ruleShadowed } from "../steps/decide/checks.js";
+import { evidenceMissing, ruleShadowed } from "../steps/decide/checks.js";
 import { parallelUnsupported } from "../steps/parallel/checks.js";
 import { delegateShape } from "../steps/playbook/checks.js";
+import { scriptTemplated } from "../steps/script/checks.js";
+import { contractSchema } from "./templates/contract-schema.js";
 import { gotoOutOfBranch } from "./dag/goto-out-of-branch.js";
 import { itemOutsideForEach } from "./dag/item-outside-for-each.js";
 import { joinUnmet } from "./dag/join-unmet.js";
@@ -31,6 +33,7 @@ import { setDelegationCycle } from "./set/set-delegation-cycle.js";
 import { setDepth } from "./set/set-depth.js";
 import { setDuplicateId } from "./set/set-duplicate-id.js";
 import { setInputs } from "./set/set-inputs.js";
+import { setLockedId } from "./set/set-locked-id.js";
 import { setUnresolvedPlaybook } from "./set/set-unresolved-playbook.js";
 import { inputUnused } from "./style/input-unused.js";
 import { stepNoDescription } from "./style/step-no-description.js";
@@ -83,6 +86,7 @@ export const RULE_MODULES = [
   handoffNotTerminal,
   delegateShape,
   ruleShadowed,
+  evidenceMissing,
   findingUnknown,
   checkpointTarget,
   needsUnknown,
@@ -107,9 +111,13 @@ export const RULE_MODULES = [
   refInvalid,
   stepShape,
   aiWriteUnapproved,
+  verifyUnknown,
   responseSchema,
+  contractSchema,
+  scriptTemplated,
   // set: across the playbooks of one set
   setDuplicateId,
+  setLockedId,
   setUnresolvedPlaybook,
   setDelegationCycle,
   setDepth,

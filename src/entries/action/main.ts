@@ -6,6 +6,8 @@ import { plainLine } from "../../core/util/log-line.js";
 import { glob } from "tinyglobby";
 import { compareDiagnostics, type Diagnostic } from "../../core/format/diagnostics.js";
 import { bundledPlaybooks, fileExistsNextTo, IGNORED_GLOBS } from "../../adapters/local/library.js";
+import { siblingsOnDisk } from "../../adapters/local/siblings.js";
+import { isPlaybookFile } from "../../core/dialects/files.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
 import { annotation } from "../../core/format/report/machine.js";
@@ -252,13 +254,23 @@ export async function run(a: ActionEnv): Promise<number> {
       onlyFiles: true,
     })
   )
-    .filter((f) => /\.ya?ml$/.test(f))
+    .filter((f) =>
+      isPlaybookFile(f, () => {
+        try {
+          return readFileSync(resolve(a.workspace, f), "utf8");
+        } catch {
+          return "";
+        }
+      }),
+    )
     .sort();
   const reports = validateSet(
     files.map((f) => ({ file: f, source: readFileSync(resolve(a.workspace, f)) })),
     // Targets may also be bundled playbooks, as the app offers them.
     {
       fileExists: (file, rel) => fileExistsNextTo(resolve(a.workspace, file), rel),
+      // A dialect's sidecars, read inside the workspace only.
+      siblings: (file) => siblingsOnDisk(resolve(a.workspace, file), a.workspace),
       known: await bundledPlaybooks(),
     },
   );

@@ -1,7 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import type { PlaybookBundle } from "../../core/steps/types.js";
-import { bundledLibraryDir, playbookFilesIn } from "../../adapters/local/library.js";
+import {
+  bundledLibraryDir,
+  playbookFilesIn,
+  SYSTEM_PLAYBOOKS,
+} from "../../adapters/local/library.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import {
   bundleHash,
@@ -49,9 +53,11 @@ export async function loadLocalPlaybooks(repo: string, explicitFile?: string): P
   if (existsSync(local)) tiers.push(await playbookFilesIn(local));
   tiers.push(await playbookFilesIn(bundledLibraryDir()));
   const { bundles, reports } = resolveTiers(
-    tiers.map((files) => ({
+    tiers.map((files, i) => ({
       files: files.map((file) => ({ file, source: readFileSync(file) })),
       read: readNextTo,
+      // The last tier is the bundled library, whose system playbooks nothing replaces.
+      ...(i === tiers.length - 1 ? { locked: SYSTEM_PLAYBOOKS } : {}),
     })),
   );
   return { bundles, reports };
@@ -64,7 +70,7 @@ export function findTarget(
   repo: string,
 ): { bundle?: PlaybookBundle & { file: string; source: string }; report?: FileReport } {
   const asFile = resolve(repo, target);
-  if (existsSync(asFile) && [".yaml", ".yml"].includes(extname(asFile))) {
+  if (existsSync(asFile) && [".yaml", ".yml", ".json", ".md"].includes(extname(asFile))) {
     const bundle = [...set.bundles.values()].find((b) => resolve(b.file) === asFile);
     const report = set.reports.find((r) => resolve(r.file) === asFile && hasErrors(r));
     return bundle ? { bundle } : report ? { report } : {};

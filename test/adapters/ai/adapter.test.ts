@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   collectAiOutputs,
   MockAiAdapter,
+  runAiEffect,
   type AiAdapter,
   type AiMessage,
 } from "../../../src/adapters/ai/adapter.js";
@@ -63,5 +64,34 @@ describe("collectAiOutputs", () => {
     expect(await collectAiOutputs(adapter, "p", [], { scope: "read-only" })).toEqual({
       text: "ab",
     });
+  });
+});
+
+describe("cache: true on an ai step", () => {
+  const params = {
+    prompt: "Summarise the incident.",
+    tools: [],
+    scope: "read-only" as const,
+    expected_findings: [],
+  };
+
+  it("answers the same ask from the cache, and only when the step opted in", async () => {
+    const adapter = new MockAiAdapter();
+    const first = await runAiEffect(adapter, { ...params, cache: true });
+    const again = await runAiEffect(adapter, { ...params, cache: true });
+    expect(again).toEqual(first);
+    expect(adapter.calls).toHaveLength(1);
+    await runAiEffect(adapter, { ...params, cache: true, prompt: "Something else." });
+    expect(adapter.calls).toHaveLength(2);
+    await runAiEffect(adapter, params);
+    await runAiEffect(adapter, params);
+    expect(adapter.calls).toHaveLength(4);
+  });
+
+  it("keeps each adapter's answers apart", async () => {
+    const a = new MockAiAdapter({ replies: [{ when: "Summarise", text: "from a" }] });
+    const b = new MockAiAdapter({ replies: [{ when: "Summarise", text: "from b" }] });
+    expect((await runAiEffect(a, { ...params, cache: true })).text).toBe("from a");
+    expect((await runAiEffect(b, { ...params, cache: true })).text).toBe("from b");
   });
 });

@@ -652,6 +652,66 @@ const CASES: Record<RuleCode, Case> = {
       "steps[0].scope: write scope lets the model change things, but no checkpoint approves it first",
     ],
   },
+  "verify-unknown": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - id: a
+          type: ai
+          prompt: Summarise.
+          verify: jsonn
+    `,
+    at: [7, 13],
+    message: ["steps[0].verify: no check named 'jsonn' is registered — did you mean 'json'?"],
+  },
+  "evidence-missing": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - id: d
+          type: decide
+          require_evidence: true
+          rules:
+            - { id: known, all: [db_row_missing], conclusion: not_persisted }
+            - { id: guess, conclusion: probably_cache }
+    `,
+    at: [9, 9],
+    message: [
+      "steps[0].rules[1]: rule 'guess' concludes 'probably_cache' without naming any finding, and the step requires evidence",
+    ],
+  },
+  "script-templated": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - id: s
+          type: script
+          shell: bash
+          run: npm install {{ inputs.package }}
+    `,
+    at: [7, 10],
+    message: [
+      "steps[0].run: the script's text is passed to the shell as written: '{{ … }}' is not filled in there",
+    ],
+  },
+  "contract-schema": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - id: a
+          type: comment
+          body: hi
+          output_schema: { type: object, propertys: {} }
+    `,
+    at: [7, 20],
+    message: [
+      /^steps\[0\]\.output_schema: not a valid JSON Schema: strict mode: unknown keyword: "propertys"/,
+    ],
+  },
   "response-schema": {
     source: yaml`
       apiVersion: playbook-bot/v1
@@ -678,6 +738,28 @@ const CASES: Record<RuleCode, Case> = {
     },
     at: [2, 5, 2, 11],
     message: ["id: playbook id 'shared' is also used by a.yaml"],
+  },
+  "set-locked-id": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: alert-triage
+      active: false
+      steps: [{ id: e, type: end, name: E }]
+    `,
+    others: {},
+    options: {
+      known: [
+        {
+          id: "alert-triage",
+          locked: true,
+          playbook: { apiVersion: "playbook-bot/v1", id: "alert-triage", steps: [] },
+        },
+      ],
+    },
+    at: [2, 5, 2, 17],
+    message: [
+      "id: 'alert-triage' is a system playbook of the bot: a repository cannot replace or disable it, so this file is not used",
+    ],
   },
   "set-unresolved-playbook": {
     source: yaml`

@@ -173,6 +173,45 @@ describe("resolveTiers", () => {
     expect(bundles.has("z")).toBe(true);
   });
 
+  it("keeps a system playbook: a nearer tier that redefines or disables it is reported, not used", () => {
+    const system = tier({ "b/alert-triage.yaml": pb("alert-triage", "name: System\n") });
+    system.locked = new Set(["alert-triage"]);
+    for (const extra of ["name: Mine\n", "active: false\n"]) {
+      const repo = tier({ "r/mine.yaml": pb("alert-triage", extra) });
+      const { bundles, reports } = resolveTiers([repo, system]);
+      expect(bundles.get("alert-triage")?.playbook.name).toBe("System");
+      const mine = reports.find((r) => r.file === "r/mine.yaml");
+      expect(mine?.diagnostics.map((d) => [d.rule, d.line])).toEqual([["set-locked-id", 2]]);
+    }
+  });
+
+  it("does not let a farther tier's playbook run in place of a nearer file with errors", () => {
+    // Meant to disable x, but a typo makes the file invalid: x must not run silently instead.
+    const repo = tier({ "r/x.yaml": pb("x", "active: false\nnmae: typo\n") });
+    const bundled = tier({ "b/x.yaml": pb("x"), "b/z.yaml": pb("z") });
+    const { bundles, reports } = resolveTiers([repo, bundled]);
+    expect(bundles.has("x")).toBe(false);
+    expect(bundles.has("z")).toBe(true);
+    expect(reports[0]?.diagnostics.map((d) => d.rule)).toContain("schema-unknown-field");
+  });
+
+  it("loads a dialect file with its sidecars from the same tier", () => {
+    const triagent = `id: db-slow
+symptom: queries are slow
+description: Look at the database.
+entrypoint: check
+nodes:
+  check:
+    description: Check the pool.
+    terminal_advice: Raise the pool size.
+`;
+    const t = tier({});
+    t.files.push({ file: "r/db-slow.yaml", source: triagent });
+    const { bundles, reports } = resolveTiers([t]);
+    expect(reports[0]?.dialect).toBe("triagent");
+    expect(bundles.get("db-slow")?.playbook.apiVersion).toBe("playbook-bot/v1");
+  });
+
   it("lets a nearer playbook delegate to a farther one; not the other way round", () => {
     const delegating = (id: string, target: string) =>
       pb(

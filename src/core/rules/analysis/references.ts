@@ -174,7 +174,10 @@ function resolve(ctx: DocumentContext, ref: string[], raw: string): Resolution {
   const [head, second, third, fourth] = ref;
   if (head === "inputs") {
     const inputs = Object.keys(playbook.inputs ?? {});
-    if (ref.length !== 2 || !inputs.includes(second as string)) {
+    const spec = second === undefined ? undefined : playbook.inputs?.[second];
+    // A field of an object input (`inputs.config.region`) reads into its JSON.
+    const field = ref.length > 2 && spec?.type === "object";
+    if ((ref.length !== 2 && !field) || !inputs.includes(second as string)) {
       return unresolved(
         `'${raw}' names no declared input`,
         `declare it under inputs:, or use one of: ${inputs.join(", ") || "(none declared)"}`,
@@ -197,7 +200,8 @@ function resolve(ctx: DocumentContext, ref: string[], raw: string): Resolution {
         didYouMean(second ?? "", [...graph.byId.keys()]),
       );
     }
-    if (third !== "outputs" || fourth === undefined || ref.length !== 4) {
+    // A field inside an output (`steps.s.outputs.result.items`) reads into its JSON.
+    if (third !== "outputs" || fourth === undefined) {
       return unresolved(
         `'${raw}' must name one output: steps.${second}.outputs.<name>`,
         `write steps.${second}.outputs.<name>`,

@@ -16,6 +16,8 @@ export interface SetMember {
 export interface KnownPlaybook {
   id: string;
   playbook: PlaybookDocument;
+  /** A system playbook: nearer tiers may not define its id. */
+  locked?: boolean;
 }
 
 /** What every set rule sees: the set's playbooks that passed the schema, and the known ones. */

@@ -55,6 +55,19 @@ function defaultProblems(
         `default ${describeValue(d)} is not true or false`,
         "write true or false without quotes",
       ]);
+  } else if (spec.type === "object") {
+    if (d === null || typeof d !== "object" || Array.isArray(d))
+      out.push([
+        `default ${describeValue(d)} is not an object`,
+        "write a mapping: default: { key: value }",
+      ]);
+  } else if (spec.type === "list" && Array.isArray(d)) {
+    const bad = d.find((item) => typeof item === "string" && !matches(item));
+    if (bad !== undefined)
+      out.push([
+        `item ${describeValue(bad)} of the default does not match the input's pattern`,
+        "make every item match pattern:",
+      ]);
   } else if (typeof d !== "string") {
     out.push([`default ${describeValue(d)} is not a string`, "quote the default"]);
   } else if (!isTemplated(d)) {

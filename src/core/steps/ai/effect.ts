@@ -10,6 +10,8 @@ export type AiParams = {
   expected_findings?: string[];
   /** Repository paths that must be files once the adapter has answered. */
   expect_files?: string[];
+  /** The step is idempotent: the same ask may be answered from a cache. */
+  cache?: boolean;
 };
 
 export type AiOutputs = {

@@ -1,6 +1,6 @@
 import { formatPath, type PathSegment } from "../../format/source.js";
 import type { DecisionRule } from "../../format/types.js";
-import { locate } from "../../rules/context.js";
+import { diagnosticAt, locate } from "../../rules/context.js";
 import type { FileRule, Finding } from "../../rules/rule.js";
 
 /**
@@ -48,3 +48,33 @@ function entails(rule: DecisionRule, earlier: DecisionRule): boolean {
   const any = earlier.any ?? [];
   return any.length === 0 || any.some((f) => all.has(f));
 }
+
+/**
+ * With `require_evidence`, a conclusion rests on findings: a rule that names none under all or
+ * any would conclude with no evidence at all.
+ */
+export const evidenceMissing: FileRule<"evidence-missing"> = {
+  code: "evidence-missing",
+  layer: "graph",
+  severity: "error",
+  summary: "a decision rule of a decide step that requires evidence names no findings",
+  check({ doc, graph }) {
+    const out: Finding<"evidence-missing">[] = [];
+    for (const s of graph.steps) {
+      if (s.step.type !== "decide" || s.step.require_evidence !== true) continue;
+      s.step.rules.forEach((rule, i) => {
+        if ((rule.all ?? []).length + (rule.any ?? []).length > 0) return;
+        out.push(
+          diagnosticAt(
+            doc,
+            "evidence-missing",
+            [...s.path, "rules", i],
+            `rule '${rule.id}' concludes '${rule.conclusion}' without naming any finding, and the step requires evidence`,
+            "list the findings the conclusion rests on under all: or any:, or move it to fallback:",
+          ),
+        );
+      });
+    }
+    return out;
+  },
+};

@@ -64,6 +64,10 @@ export const decideStep: StepExecutor<DecideStep> = {
           rule: null,
         };
     outputs.facts = factLines;
+    // What the conclusion rests on: the findings of the matched rule that were present.
+    outputs.evidence = rule
+      ? [...(rule.all ?? []), ...(rule.any ?? [])].filter((f) => present(findings, f))
+      : [];
     const head: InlineLike[][] = [
       [
         strong(stepTitle(step)),

@@ -1,0 +1,17 @@
+import { dialectOf, isDialectPart } from "./index.js";
+
+/** Extensions a v1 playbook (or a YAML dialect file) has. */
+const YAML_FILE = /\.ya?ml$/i;
+/** Extensions other systems keep playbooks in: taken only when a dialect recognises the file. */
+const DIALECT_FILE = /\.(json|md)$/i;
+
+/**
+ * Whether a file found in a playbook folder is a playbook to load: a YAML file, or a JSON or
+ * Markdown file a dialect recognises — never a dialect's sidecar, which loads with its playbook,
+ * and never a step's template file.
+ */
+export function isPlaybookFile(path: string, text: () => string): boolean {
+  if (isDialectPart(path) || /(^|\/)templates\//.test(path)) return false;
+  if (YAML_FILE.test(path)) return true;
+  return DIALECT_FILE.test(path) && dialectOf(path, text()) !== undefined;
+}
