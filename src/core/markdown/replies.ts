@@ -68,6 +68,14 @@ export function invalidInputsNotice(playbook: string, problems: readonly string[
   );
 }
 
+/** A playbook that did not start: what it requires that this host does not have. */
+export function requirementsNotice(playbook: string, unmet: readonly string[]): string {
+  return renderMarkdown(
+    paragraph(strong(playbook), " did not start (PB-REQUIREMENT-MISSING):"),
+    list(unmet.map((u) => u)),
+  );
+}
+
 /** A playbook that cannot run: its file and the validator's report in a text block. */
 export function invalidPlaybookNotice(playbook: string, file: string, report: string): string {
   return renderMarkdown(

@@ -36,6 +36,8 @@ import {
 } from "../../runtime/coordination.js";
 import { openCoordination } from "../../adapters/coordination/index.js";
 import type { AppConfig } from "./config.js";
+import type { HostCapabilities } from "../../core/engine/requirements.js";
+import { appHost, hasBuiltinTool } from "../../runtime/host.js";
 import { IssueController, type IssueRef, type PlaybookCatalog } from "./controller.js";
 
 export interface PlaybookBotOptions {
@@ -43,6 +45,8 @@ export interface PlaybookBotOptions {
   /** External alert sources and routes (ALERTS_CONFIG); without it, only GitHub's own alerts. */
   alerts?: AlertsConfig;
   ai?: AiAdapter;
+  /** The secrets and tools runs may require (default: PLAYBOOK_SECRETS and the built-in tools). */
+  host?: HostCapabilities;
   discovery?: PlaybookDiscovery;
   clock?: () => Date;
   /** Every GitHub request is abandoned after this long (default 30 s). */
@@ -164,6 +168,7 @@ function healthz(req: IncomingMessage, res: ServerResponse): boolean {
 export function createPlaybookBot(options: PlaybookBotOptions) {
   const { config } = options;
   const ai = options.ai ?? new MockAiAdapter();
+  const host = options.host ?? appHost(process.env, hasBuiltinTool);
   const discovery = options.discovery ?? new PlaybookDiscovery();
   const clock = options.clock ?? (() => new Date());
   const eventTimeoutMs = options.eventTimeoutMs ?? 5 * 60_000;
@@ -325,6 +330,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       return new IssueController({
         port,
         wakeUps,
+        host,
         catalog: async () => catalogOf((await head()).tiered),
         stateKey: repositoryStateKey(config.stateSecret, ids.installation, ids.repository),
         memory: coordination,

@@ -9,6 +9,11 @@ import type {
   WorkflowRunFacts,
 } from "../../core/engine/events.js";
 import { collectInputs, parseIssueForm, type InputSources } from "../../core/engine/inputs.js";
+import {
+  describeUnmet,
+  unmetRequirements,
+  type HostCapabilities,
+} from "../../core/engine/requirements.js";
 import { ASK_FIRST_APPROVERS, approvalRefusal, atLeast } from "../../core/engine/policy.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { Interpreter } from "../../runtime/interpreter.js";
@@ -40,6 +45,7 @@ import { capAlertData, shortened } from "../../core/alerts/caps.js";
 import {
   frozenNotice,
   invalidInputsNotice,
+  requirementsNotice,
   invalidPlaybookNotice,
   labelRefusedNotice,
   messageComment,
@@ -132,6 +138,8 @@ export interface ControllerOptions {
    * Absent: they are only written down, and the next event on the issue carries them on.
    */
   wakeUps?: IssueWakeUps;
+  /** The secrets and tools this app has: a run whose playbooks require others does not start. */
+  host?: HostCapabilities;
 }
 
 interface LoadedRun {
@@ -543,6 +551,16 @@ export class IssueController {
   ): Promise<Reply> {
     // A redelivered start (the process restarted since): the run it started remembers the event.
     if (IssueController.handled(await this.liveRuns(), eventId)) return { outcome: "accepted" };
+    const catalog = this.o.host ? await this.headCatalog() : undefined;
+    const unmet = this.o.host
+      ? unmetRequirements(bundle, (id) => catalog?.get(id), this.o.host)
+      : [];
+    if (this.o.host && unmet.length > 0) {
+      const told = await this.replyTo(
+        requirementsNotice(bundle.playbook.id, describeUnmet(unmet, this.o.host)),
+      );
+      return { outcome: "refused", reason: told ? "requirements missing" : "" };
+    }
     const inputs = collectInputs(bundle.playbook.inputs, sources);
     const started = start(
       {

@@ -6,6 +6,8 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { MockAiAdapter } from "../../adapters/ai/adapter.js";
 import { start } from "../../core/engine/engine.js";
+import { describeUnmet, unmetRequirements } from "../../core/engine/requirements.js";
+import { hasBuiltinTool, localHost } from "../../runtime/host.js";
 import { tokenChars } from "../../core/engine/state.js";
 import { argsOfWords, collectInputs } from "../../core/engine/inputs.js";
 import type { Effect } from "../../core/engine/events.js";
@@ -158,7 +160,7 @@ export async function runCommand(
   }
   const repo = opts.scratch ? makeScratchRepo() : resolve(io.cwd, opts.repo ?? ".");
   if (opts.scratch) io.out(`Scratch repository: ${repo}\n`);
-  const explicit = /\.ya?ml$/.test(target) ? resolve(io.cwd, target) : undefined;
+  const explicit = /\.(ya?ml|json|md)$/i.test(target) ? resolve(io.cwd, target) : undefined;
   const set = await loadLocalPlaybooks(repo, explicit);
   const found = findTarget(set, explicit ?? target, repo);
   if (!found.bundle) {
@@ -177,6 +179,19 @@ export async function runCommand(
     return RUN_EXIT.invalid;
   }
   const bundle = found.bundle;
+  const host = localHost(process.env, hasBuiltinTool);
+  const unmet = unmetRequirements(bundle, (id) => set.bundles.get(id), host);
+  if (unmet.length > 0) {
+    io.err(
+      `playbook-bot: ${bundle.playbook.id} cannot start here (PB-REQUIREMENT-MISSING); nothing was run:\n${describeUnmet(
+        unmet,
+        host,
+      )
+        .map((line) => `  - ${line}`)
+        .join("\n")}\n`,
+    );
+    return RUN_EXIT.invalid;
+  }
   const local = localRunContext({
     repo,
     ...(opts.issue !== undefined ? { issue: opts.issue } : {}),

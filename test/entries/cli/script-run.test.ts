@@ -59,3 +59,30 @@ describe("script steps in a local run", () => {
     expect(out).toContain("--allow-scripts");
   });
 });
+
+describe("requires: in a local run", () => {
+  it("stops before any step when a required secret is not in the environment", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pb-req-"));
+    dirs.push(dir);
+    const file = join(dir, "needs.yaml");
+    writeFileSync(
+      file,
+      "apiVersion: playbook-bot/v1\nid: needs\nrequires: { secrets: [PB_TEST_SECRET], tools: [metrics/query] }\nsteps:\n  - { id: say, type: comment, body: hi }\n  - { id: done, type: end }\n",
+    );
+    vi.stubEnv("PB_TEST_SECRET", "");
+    let out = "";
+    const code = await main(["run", file, "--mode", "autonomous", "--scratch"], {
+      out: (t) => void (out += t),
+      err: (t) => void (out += t),
+      cwd: dir,
+    });
+    const scratch = /Scratch repository: (.+)\n/.exec(out)?.[1];
+    if (scratch) dirs.push(scratch);
+    expect(code).toBe(1);
+    expect(out).toContain(
+      "needs requires the secret PB_TEST_SECRET, which this machine does not have: export it as an environment variable before the run",
+    );
+    expect(out).toContain("needs requires the tool metrics/query");
+    expect(out).not.toContain("comment on the thread");
+  });
+});
