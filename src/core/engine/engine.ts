@@ -96,6 +96,9 @@ export type StartResult =
   | { ok: true; result: AdvanceResult }
   | { ok: false; error: PlaybookError; problems: InputProblem[] };
 
+/** What a `silent` playbook still tells people: what needs them. */
+const SILENT_TOLD: ReadonlySet<Message["kind"]> = new Set(["waiting", "reminder", "failure"]);
+
 const graphs = new WeakMap<object, PlaybookGraph>();
 function graphOf(bundle: PlaybookBundle): PlaybookGraph {
   let g = graphs.get(bundle.playbook);
@@ -148,18 +151,21 @@ export function start(req: StartRequest, env: EngineEnv): StartResult {
       run,
       effects: [],
       finished: [],
-      messages: [
-        {
-          kind: "info",
-          text: renderMarkdown(
-            paragraph(
-              `Run ${run.id} of `,
-              strong(req.bundle.playbook.name ?? req.bundle.playbook.id),
-              ` started by @${req.initiator.login}.`,
-            ),
-          ),
-        },
-      ],
+      // A silent playbook does not announce itself either.
+      messages: req.bundle.playbook.interaction_mode?.includes("silent")
+        ? []
+        : [
+            {
+              kind: "info",
+              text: renderMarkdown(
+                paragraph(
+                  `Run ${run.id} of `,
+                  strong(req.bundle.playbook.name ?? req.bundle.playbook.id),
+                  ` started by @${req.initiator.login}.`,
+                ),
+              ),
+            },
+          ],
       continue: true,
       changed: true,
     },
@@ -929,6 +935,12 @@ class Transition {
     const frame = this.frame();
     const playbook = this.bundleOf(frame).playbook;
     if (step.type === "checkpoint") return false;
+    // needs_review: every step that changes something waits for a person's approval first.
+    if (
+      playbook.interaction_mode?.includes("needs_review") === true &&
+      SIDE_EFFECT_KINDS.has(step.type)
+    )
+      return true;
     // A model with write tools acts only after a person approved: a checkpoint passed, or this gate.
     if (step.type === "ai" && step.scope === "write") {
       const graph = graphOf(this.bundleOf(frame));
@@ -1425,6 +1437,19 @@ class Transition {
 
   private traced = false;
 
+  /**
+   * The messages for people. A `silent` playbook posts no progress of its own: only what needs
+   * people (a wait, a reminder, a failure) is told; the status comment still shows every step.
+   */
+  private told(): Message[] {
+    const root = this.draft.stack[0];
+    // A removed playbook fails its run; the failure is told.
+    const playbook = root ? this.env.playbooks(root.playbook)?.playbook : undefined;
+    const silent = playbook?.interaction_mode?.includes("silent") === true;
+    if (!silent) return this.messages;
+    return this.messages.filter((m) => SILENT_TOLD.has(m.kind));
+  }
+
   private result(): AdvanceResult {
     if (!this.changed) {
       const r = unchanged(this.draft, this.reply);
@@ -1445,7 +1470,7 @@ class Transition {
     const result: AdvanceResult = {
       run,
       effects: this.effects,
-      messages: this.messages,
+      messages: this.told(),
       finished: this.finished,
       continue: due && (!f.notBefore || f.notBefore <= this.now),
       changed: true,
@@ -1472,7 +1497,7 @@ class Transition {
     const result: AdvanceResult = {
       run,
       effects: this.effects,
-      messages: this.messages,
+      messages: this.told(),
       finished: this.finished,
       continue: !isFinished(run) && due,
       changed: true,

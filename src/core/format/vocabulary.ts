@@ -86,4 +86,5 @@ export const SIDE_EFFECT_KINDS: ReadonlySet<StepKind> = new Set([
   "close",
   "dispatch",
   "comment",
+  "script",
 ]);

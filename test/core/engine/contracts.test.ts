@@ -160,3 +160,50 @@ describe("object inputs", () => {
     );
   });
 });
+
+describe("interaction_mode", () => {
+  it("needs_review: every step that changes something waits for an approval first", () => {
+    const d = new Driver(
+      bundle(yaml`
+        apiVersion: playbook-bot/v1
+        id: reviewed
+        interaction_mode: [needs_review]
+        steps:
+          - { id: say, type: comment, body: hello }
+          - { id: done, type: end }
+      `),
+    );
+    d.start();
+    d.drive();
+    expect(d.last.effects).toEqual([]);
+    expect(d.run.status).toBe("waiting");
+    d.command("approve", { login: "bob", permission: "maintain" });
+    d.drive();
+    expect(d.effect().kind).toBe("comment");
+  });
+
+  it("silent: tells people only what needs them; the steps still run", () => {
+    const text = (mode: string) => yaml`
+      apiVersion: playbook-bot/v1
+      id: quiet
+      interaction_mode: [${mode}]
+      steps:
+        - id: look
+          type: decide
+          rules: [{ id: always, conclusion: fine }]
+        - { id: ok, type: checkpoint, message: Go on? }
+        - { id: done, type: end, advice: All good. }
+    `;
+    const kinds = (mode: string): string[] => {
+      const d = new Driver(bundle(text(mode)));
+      d.start();
+      d.drive();
+      d.command("approve", { login: "bob", permission: "maintain" });
+      d.drive();
+      expect(d.run.status).toBe("completed");
+      return d.all.flatMap((r) => r.messages.map((m) => m.kind));
+    };
+    expect(kinds("conversational")).toContain("done");
+    expect(kinds("silent")).toEqual(["waiting"]);
+  });
+});
