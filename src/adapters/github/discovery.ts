@@ -169,7 +169,23 @@ export class PlaybookDiscovery {
     const commit = await this.head(octokit, owner, repo, defaultBranch);
     // Runs started now are pinned to this commit: their later events need not ask again.
     this.reachable.set(`${owner}/${repo}@${commit}`, true);
-    return { tiered: await this.at(octokit, owner, repo, commit), commit };
+    const tiered = await this.at(octokit, owner, repo, commit);
+    this.issueSelecting.set(
+      `${owner}/${repo}`,
+      [...tiered.bundles.values()].some((b) => b.playbook.on?.issues !== undefined),
+    );
+    return { tiered, commit };
+  }
+
+  private readonly issueSelecting = new LruMap<string, boolean>(10_000);
+
+  /**
+   * Whether the repository's playbooks, as last read, select newly opened issues (on.issues);
+   * undefined when they have not been read yet. Lets an unlabelled new issue cost no request
+   * where nothing would start from it.
+   */
+  selectsIssues(owner: string, repo: string): boolean | undefined {
+    return this.issueSelecting.get(`${owner}/${repo}`);
   }
 
   /** Whether a commit is already known to be on the default branch (no request). */

@@ -2,6 +2,7 @@ import type { PlaybookBundle } from "../steps/types.js";
 import { compileLinear } from "../util/regex.js";
 import { matches, parseMatchers } from "./matchers.js";
 import type { NormalizedAlert } from "./types.js";
+import type { IssueSelector } from "../format/types.js";
 
 /** The bundled playbook that takes alerts no selector fits. */
 export const DEFAULT_TRIAGE_PLAYBOOK = "alert-triage";
@@ -23,6 +24,76 @@ export interface Selection {
 
 const CONTEXT_WEIGHT = 3;
 const PRIORITY_WEIGHT = 0.01;
+
+/** Best first: score, then priority, then the smaller id. */
+function byFit(a: Candidate, b: Candidate): number {
+  return (
+    b.score - a.score ||
+    b.priority - a.priority ||
+    (a.playbook < b.playbook ? -1 : a.playbook > b.playbook ? 1 : 0)
+  );
+}
+
+/**
+ * How well a text fits a selector: its context type (+3), the weights of the signals that match
+ * (plain text case-insensitively, or an RE2 regular expression), and a small priority term.
+ */
+function scoreSelector(
+  sel: IssueSelector,
+  text: string,
+  lower: string,
+  hasContext: (type: string) => boolean,
+): Omit<Candidate, "playbook"> {
+  const reasons: string[] = [];
+  let score = 0;
+  const ctx = (sel.context_types ?? []).find(hasContext);
+  if (ctx) {
+    score += CONTEXT_WEIGHT;
+    reasons.push(`context type \`${ctx}\` (+${CONTEXT_WEIGHT})`);
+  }
+  for (const sig of [...(sel.signals?.positive ?? []), ...(sel.signals?.negative ?? [])]) {
+    let hit: boolean;
+    if (sig.regex) {
+      const re = compileLinear(sig.pattern, { ignoreCase: true });
+      hit = re.ok && re.regex.test(text);
+    } else hit = lower.includes(sig.pattern.toLowerCase());
+    if (hit) {
+      score += sig.weight;
+      reasons.push(`signal \`${sig.pattern}\` (${sig.weight > 0 ? "+" : ""}${sig.weight})`);
+    }
+  }
+  const priority = sel.priority ?? 0;
+  score += PRIORITY_WEIGHT * priority;
+  return { score: Math.round(score * 1000) / 1000, priority, reasons };
+}
+
+/** The longest part of an issue's text that selection reads. */
+const MAX_ISSUE_TEXT = 64 * 1024;
+
+/**
+ * The playbook a newly opened issue starts: the best `on.issues` selector its title and body fit.
+ * Something must match (a signal or a context type such as `request_id: …` in the text) and the
+ * score reach min_score; there is no fallback (an issue that fits nothing starts nothing).
+ */
+export function selectForIssue(
+  issue: { title: string; body: string },
+  playbooks: readonly PlaybookBundle[],
+): Candidate | undefined {
+  const text = `${issue.title}\n${issue.body}`.slice(0, MAX_ISSUE_TEXT);
+  const lower = text.toLowerCase();
+  const candidates: Candidate[] = [];
+  for (const b of playbooks) {
+    const sel = b.playbook.on?.issues;
+    if (!sel) continue;
+    const found = scoreSelector(sel, text, lower, (t) => {
+      const type = t.toLowerCase();
+      return [`${type}:`, `${type} :`, `${type}=`, `${type} =`].some((w) => lower.includes(w));
+    });
+    if (found.reasons.length === 0 || found.score < (sel.min_score ?? 0)) continue;
+    candidates.push({ playbook: b.playbook.id, ...found });
+  }
+  return candidates.sort(byFit)[0];
+}
 
 /** The text signals look at: title, summary, label and annotation values. */
 function alertText(alert: NormalizedAlert): string {
@@ -54,41 +125,11 @@ export function selectPlaybook(
     if (sel.sources && !sel.sources.includes(alert.source)) continue;
     const { matchers, errors } = parseMatchers(sel.match);
     if (errors.length || !matchers.every((m) => matches(m, alert.labels))) continue;
-    const reasons: string[] = [];
-    let score = 0;
-    const types = sel.context_types ?? [];
-    const ctx = types.find((t) => alert.labels[t] !== undefined);
-    if (ctx) {
-      score += CONTEXT_WEIGHT;
-      reasons.push(`context type \`${ctx}\` (+${CONTEXT_WEIGHT})`);
-    }
-    for (const sig of [...(sel.signals?.positive ?? []), ...(sel.signals?.negative ?? [])]) {
-      let hit: boolean;
-      if (sig.regex) {
-        const re = compileLinear(sig.pattern, { ignoreCase: true });
-        hit = re.ok && re.regex.test(text);
-      } else hit = lower.includes(sig.pattern.toLowerCase());
-      if (hit) {
-        score += sig.weight;
-        reasons.push(`signal \`${sig.pattern}\` (${sig.weight > 0 ? "+" : ""}${sig.weight})`);
-      }
-    }
-    const priority = sel.priority ?? 0;
-    score += PRIORITY_WEIGHT * priority;
-    if (score < (sel.min_score ?? 0)) continue;
-    candidates.push({
-      playbook: b.playbook.id,
-      score: Math.round(score * 1000) / 1000,
-      priority,
-      reasons,
-    });
+    const found = scoreSelector(sel, text, lower, (t) => alert.labels[t] !== undefined);
+    if (found.score < (sel.min_score ?? 0)) continue;
+    candidates.push({ playbook: b.playbook.id, ...found });
   }
-  candidates.sort(
-    (a, b) =>
-      b.score - a.score ||
-      b.priority - a.priority ||
-      (a.playbook < b.playbook ? -1 : a.playbook > b.playbook ? 1 : 0),
-  );
+  candidates.sort(byFit);
   const chosen = candidates[0];
   if (chosen) return { chosen, candidates, fallback: false };
   const fallback = playbooks.find((b) => b.playbook.id === DEFAULT_TRIAGE_PLAYBOOK);

@@ -111,7 +111,11 @@ type RestComment = {
   user: RestUser;
   performed_via_github_app?: { id: number } | null;
 };
+/** Who may hold a role in the repository: others' new issues start nothing by their text. */
+const COLLABORATOR_ASSOCIATIONS: ReadonlySet<string> = new Set(["OWNER", "MEMBER", "COLLABORATOR"]);
+
 type RestIssue = {
+  author_association?: string;
   number: number;
   title: string;
   html_url: string;
@@ -674,14 +678,18 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       handle(issueNumber, async (context, w) => {
         const p = context.payload as unknown as { issue: RestIssue; sender: NonNullable<RestUser> };
         const labels = labelNames(p.issue).filter((l) => l !== WAITING_LABEL.name);
-        if (labels.length === 0) return;
+        // The issue's text may fit a playbook (on.issues): only a collaborator's issue can start
+        // one, and only where the playbooks (as last read) select issues at all.
+        const byText =
+          COLLABORATOR_ASSOCIATIONS.has(p.issue.author_association ?? "") &&
+          discovery.selectsIssues(context.repo().owner, context.repo().repo) !== false;
+        if (labels.length === 0 && !byText) return;
         const controller = await controllerFor(context, issueRef(p.issue), w);
+        const by = { login: p.sender.login, bot: p.sender.type === "Bot" };
+        let named = false;
         for (const label of labels)
-          await controller.onLabeled(
-            label,
-            { login: p.sender.login, bot: p.sender.type === "Bot" },
-            `${context.id}:${label}`,
-          );
+          named = (await controller.onLabeled(label, by, `${context.id}:${label}`)) || named;
+        if (!named && byText) await controller.onOpened(by, context.id);
       }),
     );
 

@@ -9,6 +9,7 @@ import type {
   WorkflowRunFacts,
 } from "../../core/engine/events.js";
 import { collectInputs, parseIssueForm, type InputSources } from "../../core/engine/inputs.js";
+import { selectForIssue } from "../../core/alerts/select.js";
 import {
   describeUnmet,
   unmetRequirements,
@@ -498,11 +499,12 @@ export class IssueController {
   }
 
   /** A label was added: `playbook:<id>` or a playbook's on.labels starts it. */
+  /** A label on the issue: start the playbooks it names. Says whether one was meant to start. */
   async onLabeled(
     label: string,
     by: { login: string; bot: boolean },
     eventId: string,
-  ): Promise<void> {
+  ): Promise<boolean> {
     this.fetched.clear(); // what an earlier event read may have changed since
     const head = await this.headCatalog();
     const matches = head
@@ -540,6 +542,40 @@ export class IssueController {
         `${eventId}:${bundle.playbook.id}`,
       );
     }
+    return matches.length > 0;
+  }
+
+  /**
+   * A new issue whose title and body fit a playbook's `on.issues` selector starts it, when its
+   * author may run that playbook (anyone can open an issue: an outsider's starts nothing).
+   */
+  async onOpened(by: { login: string; bot: boolean }, eventId: string): Promise<void> {
+    this.fetched.clear();
+    const head = await this.headCatalog();
+    const chosen = selectForIssue(
+      { title: this.o.issue.title ?? "", body: this.o.issue.body ?? "" },
+      head.all(),
+    );
+    const bundle = chosen ? head.get(chosen.playbook) : undefined;
+    if (!bundle) return;
+    const actor = await this.actor(by.login, by.bot);
+    const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
+    if (actor.bot || !atLeast(actor, least)) return;
+    const form = this.o.issue.body ? parseIssueForm(this.o.issue.body) : {};
+    await this.startRun(
+      bundle,
+      {
+        form,
+        issue: {
+          title: this.o.issue.title,
+          body: this.o.issue.body,
+          number: this.o.issue.number,
+          author: this.o.issue.author,
+        },
+      },
+      actor,
+      `${eventId}:${bundle.playbook.id}`,
+    );
   }
 
   private async startRun(

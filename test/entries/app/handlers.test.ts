@@ -209,10 +209,14 @@ describe("issues.opened", () => {
     await receive("issues", p);
   });
 
-  it("makes no request for an issue opened without labels", async () => {
+  it("makes no request for an issue opened without labels by someone outside the repository", async () => {
     const p = example("issues", "opened");
     p.issue.labels = [];
-    expect((await receive("issues", p)).count).toBe(0);
+    // Only a collaborator's issue may start a playbook by its text (on.issues).
+    for (const association of ["NONE", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR"]) {
+      p.issue.author_association = association;
+      expect((await receive("issues", p)).count).toBe(0);
+    }
   });
 });
 
@@ -613,6 +617,7 @@ describe("payload edge cases", () => {
     expect((await receive("issues", p)).count).toBe(0);
     const o = example("issues", "opened");
     o.issue.labels = [{}, ""];
+    o.issue.author_association = "NONE";
     expect((await receive("issues", o)).count).toBe(0);
   });
 

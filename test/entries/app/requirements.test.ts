@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { EXAMPLE_REPO, Harness, makeClock } from "./harness.js";
+import { EXAMPLE_REPO, example, Harness, makeClock } from "./harness.js";
 
 const DEPLOY = `apiVersion: playbook-bot/v1
 id: deploy
@@ -78,5 +78,72 @@ describe("requires: checked before a run starts in the app", () => {
     await h.drain();
     expect(fake.statusComments(issue.number)).toHaveLength(0);
     expect(bodies(issue.number).some((b) => b.includes("PB-REQUIREMENT-MISSING"))).toBe(true);
+  });
+});
+
+const SLOW_REQUESTS = `apiVersion: playbook-bot/v1
+id: slow-requests
+on:
+  issues:
+    context_types: [request_id]
+    signals:
+      positive: [{ pattern: slow, weight: 2 }, { pattern: "time(d)? ?out", weight: 1, regex: true }]
+    min_score: 2
+inputs:
+  title: { type: string, from: issue.title }
+steps:
+  - { id: say, type: comment, body: "Looking at {{ inputs.title }}." }
+  - { id: done, type: end }
+`;
+
+describe("on.issues: a new issue whose text fits a playbook starts it", () => {
+  let fake: FakeGitHub;
+  let h: Harness;
+  beforeEach(async () => {
+    nock.disableNetConnect();
+    const clock = makeClock();
+    fake = new FakeGitHub({
+      ...EXAMPLE_REPO,
+      clock,
+      files: { ".github/playbooks/slow-requests.yaml": SLOW_REQUESTS },
+    });
+    fake.install();
+    fake.permissions.set("alice", "write");
+    h = await new Harness(fake, clock).start();
+  });
+  afterEach(() => fake.uninstall());
+
+  async function open(title: string, body: string, author: string, association: string) {
+    const issue = fake.openIssue(title, body, author);
+    const p = example("issues", "opened");
+    p.issue = { ...h.issuePayload(issue.number), author_association: association };
+    p.sender = fake.user(author);
+    await h.deliver("issues", p);
+    await h.drain();
+    return issue.number;
+  }
+
+  it("starts the best fit for a collaborator's issue", async () => {
+    const n = await open(
+      "Checkout is slow",
+      "request_id: abc-123 timed out",
+      "alice",
+      "COLLABORATOR",
+    );
+    const [status] = fake.statusComments(n);
+    expect(status?.body).toContain("slow-requests");
+    expect(
+      [...fake.comments.values()].some((c) => c.body.includes("Looking at Checkout is slow.")),
+    ).toBe(true);
+  });
+
+  it("starts nothing for an issue that does not fit, or one opened by an outsider", async () => {
+    const plain = await open("Typo in the docs", "There is a typo.", "alice", "COLLABORATOR");
+    expect(fake.statusComments(plain)).toHaveLength(0);
+    const before = fake.requests.length;
+    const outsider = await open("Checkout is slow", "request_id: x timed out", "mallory", "NONE");
+    expect(fake.statusComments(outsider)).toHaveLength(0);
+    // Nothing was asked of GitHub for it.
+    expect(fake.requests.length).toBe(before);
   });
 });

@@ -39,12 +39,13 @@ export const regexInvalid: FileRule<"regex-invalid"> = {
         check(spec.pattern, ["inputs", name, "pattern"], compiled);
     }
     const selector = playbook.on?.alerts;
-    selector?.signals?.positive?.forEach((sig, i) => {
-      if (sig.regex) compile(sig.pattern, ["on", "alerts", "signals", "positive", i, "pattern"]);
-    });
-    selector?.signals?.negative?.forEach((sig, i) => {
-      if (sig.regex) compile(sig.pattern, ["on", "alerts", "signals", "negative", i, "pattern"]);
-    });
+    for (const on of ["alerts", "issues"] as const) {
+      const signals = playbook.on?.[on]?.signals;
+      for (const side of ["positive", "negative"] as const)
+        signals?.[side]?.forEach((sig, i) => {
+          if (sig.regex) compile(sig.pattern, ["on", on, "signals", side, i, "pattern"]);
+        });
+    }
     for (const [label, matcher] of Object.entries(selector?.match ?? {})) {
       if (matcher.startsWith("=~") || matcher.startsWith("!~"))
         compile(matcher.slice(2), ["on", "alerts", "match", label]);
