@@ -158,6 +158,7 @@ export const RUN_STATE_SCHEMA = {
     updatedAt: { type: "string" },
     seq: { type: "integer", minimum: 1 },
     steps: { type: "integer", minimum: 0 },
+    toolCalls: { type: "integer", minimum: 0 },
     stack: { type: "array", minItems: 1, items: frame },
     context: { type: "object" },
     error,

@@ -45,6 +45,7 @@ const PARAMS: { [K in EffectKind]: EffectParams<K> } = {
   close: { reason: "completed" },
   start_playbook: { playbook: "next", inputs: {} },
   script: { shell: "sh", run: 'printf "%s" "$WHO"', env: { WHO: "contract" } },
+  tool_call: { calls: [{ number: 1, tool: "db/query", args: { id: 1 }, required: true }] },
 };
 
 function effectOf<K extends EffectKind>(kind: K, params: EffectParams<K>): Effect<K> {

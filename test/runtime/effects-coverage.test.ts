@@ -66,9 +66,9 @@ describe("effect kinds", () => {
     }
   });
 
-  it("name a registered step kind, except the handoff", () => {
+  it("name a registered step kind, except the handoff and the investigate step's tool calls", () => {
     const registry = defaultRegistry();
     const withoutStep = EFFECT_KINDS.filter((kind) => registry.get(kind) === undefined);
-    expect(withoutStep).toEqual(["start_playbook"]);
+    expect(withoutStep).toEqual(["start_playbook", "tool_call"]);
   });
 });

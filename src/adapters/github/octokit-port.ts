@@ -5,6 +5,7 @@ import type { Effect, EffectKind, EffectParams } from "../../core/engine/events.
 import { activeFrame, type Frame, type RunState } from "../../core/engine/state.js";
 import type { DispatchOutputs } from "../../core/steps/dispatch/effect.js";
 import { SCRIPT_REFUSED_HINT } from "../../core/steps/script/effect.js";
+import { NO_TOOLS, performToolCalls, type ToolRunner } from "../../runtime/tool-calls.js";
 import { DISPATCH_CLOCK_SLACK_MS, workflowRunMatches } from "../../core/steps/dispatch/executor.js";
 import {
   branchExists,
@@ -154,6 +155,8 @@ export interface OctokitPortOptions {
   /** This app's bot login (`<slug>[bot]`), when known. */
   botLogin?: string;
   ai: AiAdapter;
+  /** Where the tool calls of investigate steps go (default: none configured). */
+  tools?: ToolRunner;
   /** Where status comments are remembered across events (see StatusCommentCache). */
   statusCache?: StatusCommentCache;
   /** ETags and bodies of comments read or written, for conditional re-reads (one per app). */
@@ -535,6 +538,10 @@ export class OctokitPort implements GitHubPort {
     ai: (effect) => this.ai(effect),
     // The controller starts the other playbook; nothing happens on GitHub.
     start_playbook: async () => ({ ok: true, outputs: {} }),
+    tool_call: async (effect) => ({
+      ok: true,
+      outputs: await performToolCalls(this.o.tools ?? NO_TOOLS, effect.params),
+    }),
     // The app runs no code from a playbook: a script step is refused here, always.
     script: async (effect) => ({
       ok: false,
@@ -1074,6 +1081,7 @@ const DOING: { [K in EffectKind]: (params: EffectParams<K>) => string } = {
   ai: () => "run the ai step",
   start_playbook: () => "start_playbook",
   script: (p) => `run a ${p.shell} script`,
+  tool_call: (p) => `call ${p.calls.map((c) => c.tool).join(", ")}`,
 };
 
 function describe<K extends EffectKind>(effect: Effect<K>): string {

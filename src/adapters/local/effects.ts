@@ -8,6 +8,7 @@ import type { RunState } from "../../core/engine/state.js";
 import type { CommitFileContent } from "../../core/steps/commit/effect.js";
 import { gitBranch, gitCommit, LocalGit } from "./git.js";
 import { runScript } from "./script.js";
+import { NO_TOOLS, performToolCalls, type ToolRunner } from "../../runtime/tool-calls.js";
 import { SCRIPT_REFUSED_HINT } from "../../core/steps/script/effect.js";
 import {
   performWith,
@@ -36,6 +37,7 @@ const DOES: { [K in EffectKind]: (params: EffectParams<K>) => string } = {
     `ask the AI adapter (${p.scope ?? "read-only"}): ${p.prompt.split("\n")[0]?.slice(0, 80)}`,
   start_playbook: (p) => `start playbook ${p.playbook}`,
   script: (p) => `run a ${p.shell} script: ${p.run.split("\n")[0]?.slice(0, 80)}`,
+  tool_call: (p) => `call ${p.calls.map((c) => c.tool).join(", ")}`,
 };
 
 /** Plausible outputs of each kind of effect that was only printed, so later templates still render. */
@@ -51,6 +53,7 @@ const PRINTED: { [K in EffectKind]: (params: EffectParams<K>) => EffectOutputs<K
   ai: () => ({ text: "(not asked)" }),
   start_playbook: () => ({}),
   script: () => ({ exit_code: 0, stdout: "(not run)", stderr: "" }),
+  tool_call: (p) => ({ called: 0, failed: [], results: `(not called: ${p.calls.length})` }),
 };
 
 /** One line saying what an effect does (or would do). */
@@ -65,6 +68,7 @@ export function printedOutputs<K extends EffectKind>(effect: Effect<K>): EffectO
 
 /** Kinds done here even when GitHub is configured: git, the AI adapter, the terminal as the thread. */
 const LOCAL_KINDS: ReadonlySet<EffectKind> = new Set([
+  "tool_call",
   "branch",
   "commit",
   "ai",
@@ -79,6 +83,8 @@ export interface LocalEffectsOptions {
   /** GitHub effects, when a token and a GitHub remote are present. */
   github?: EffectPerformer;
   log: (line: string) => void;
+  /** Where the tool calls of investigate steps go (default: none configured). */
+  tools?: ToolRunner;
   /** Run `script` steps (`--allow-scripts`); otherwise they are refused. */
   allowScripts?: boolean;
 }
@@ -104,6 +110,10 @@ export class LocalEffects implements EffectPerformer {
     dispatch: (effect) => this.print(effect, printedOutputs(effect)),
     start_playbook: (effect) => this.print(effect, printedOutputs(effect)),
     script: (effect) => this.script(effect),
+    tool_call: async (effect) => ({
+      ok: true,
+      outputs: await performToolCalls(this.options.tools ?? NO_TOOLS, effect.params),
+    }),
   };
 
   constructor(private readonly options: LocalEffectsOptions) {

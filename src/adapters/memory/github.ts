@@ -27,6 +27,7 @@ import {
   type ThreadComment,
 } from "../../runtime/github-port.js";
 import { dispatchCorrelation } from "../github/workflow-runs.js";
+import { NO_TOOLS, performToolCalls, type ToolRunner } from "../../runtime/tool-calls.js";
 
 export interface MemoryIssue {
   number: number;
@@ -108,6 +109,9 @@ export class MemoryGitHub implements GitHubPort {
   private nextNumber = 1;
   private nextComment = 1;
   private nextSha = 1;
+
+  /** The tools investigate steps call (a simulation may give canned results). */
+  tools: ToolRunner = NO_TOOLS;
 
   constructor(
     readonly appLogin = "playbook-bot[bot]",
@@ -328,6 +332,11 @@ export class MemoryGitHub implements GitHubPort {
     comment: (effect, run) => this.commentEffect(effect, runIssue(run)),
     ai: (effect) => this.ai(effect),
     start_playbook: async () => ({ ok: true, outputs: {} }),
+    // Canned results where a simulation gives them; otherwise no tool is configured.
+    tool_call: async (effect) => ({
+      ok: true,
+      outputs: await performToolCalls(this.tools, effect.params),
+    }),
     // Simulated, like the AI: a golden case or a simulation scripts a failure with fail_effect.
     script: async (effect) => ({
       ok: true,

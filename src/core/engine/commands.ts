@@ -9,6 +9,7 @@ export const COMMANDS = [
   "reject",
   "choose",
   "record",
+  "call",
   "retry",
   "cancel",
   "status",
@@ -71,6 +72,10 @@ const HELP: [string, string][] = [
   ["/reject [step] [reason]", "reject the step that waits (name it when several wait)"],
   ["/choose <branch>", "pick a branch of an investigation step"],
   ["/record key=value …", "record findings"],
+  [
+    "/call <n>",
+    "have the bot make suggested call n of the step that waits (where its tool is configured)",
+  ],
   ["/retry", "retry a failed or stalled step"],
   ["/cancel", "cancel the run"],
   ["/status", "show where the run stands"],

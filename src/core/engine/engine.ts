@@ -96,6 +96,9 @@ export type StartResult =
   | { ok: true; result: AdvanceResult }
   | { ok: false; error: PlaybookError; problems: InputProblem[] };
 
+/** Tool calls one run may make when its playbook sets no limits.max_tool_calls. */
+export const DEFAULT_MAX_TOOL_CALLS = 50;
+
 /** What a `silent` playbook still tells people: what needs them. */
 const SILENT_TOLD: ReadonlySet<Message["kind"]> = new Set(["waiting", "reminder", "failure"]);
 
@@ -1018,6 +1021,21 @@ class Transition {
       case "ignored":
         return this.noChange();
       case "effect": {
+        if (outcome.kind === "tool_call") {
+          const calls = (outcome.params as { calls: unknown[] }).calls.length;
+          const limit =
+            this.bundleOf(this.draft.stack[0] as Frame).playbook.limits?.max_tool_calls ??
+            DEFAULT_MAX_TOOL_CALLS;
+          const made = this.draft.toolCalls ?? 0;
+          if (made + calls > limit)
+            return this.stepFailed(
+              playbookError(
+                "PB-TOOL-BUDGET",
+                `step ${step.id} would make tool call ${made + calls} of a run allowed ${limit} (limits.max_tool_calls)`,
+              ),
+            );
+          this.draft.toolCalls = made + calls;
+        }
         // (run, step, attempt[, item]): a lane's step in place of its frame's.
         const steps = this.draft.stack.map((f) => f.current);
         steps[steps.length - 1] = frame.current;

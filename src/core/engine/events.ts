@@ -2,7 +2,7 @@ import type { PlaybookError } from "./errors.js";
 import type { Actor, RunState, Scalar, Value } from "./state.js";
 import type { EffectSpecs } from "../steps/effects.js";
 
-export type CommandName = "approve" | "reject" | "choose" | "record" | "retry" | "cancel";
+export type CommandName = "approve" | "reject" | "choose" | "record" | "call" | "retry" | "cancel";
 
 export interface CommandArgs {
   /** Words that are not k=v, in order (`/approve deploy` → ["deploy"]). */

@@ -206,6 +206,8 @@ export interface RunState {
   seq: number;
   /** Steps entered so far, across frames: what limits.max_steps bounds. */
   steps: number;
+  /** Tool calls the bot made for the run: what limits.max_tool_calls bounds. */
+  toolCalls?: number;
   stack: Frame[];
   context: RunContext;
   error?: PlaybookError;

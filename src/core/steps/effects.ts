@@ -5,6 +5,7 @@ import type { CommentOutputs, CommentParams } from "./comment/effect.js";
 import type { CommitOutputs, CommitParams } from "./commit/effect.js";
 import type { DispatchOutputs, DispatchParams } from "./dispatch/effect.js";
 import type { IssueOutputs, IssueParams } from "./issue/effect.js";
+import type { ToolCallOutputs, ToolCallParams } from "./investigate/effect.js";
 import type { LabelOutputs, LabelParams } from "./label/effect.js";
 import type { StartPlaybookOutputs, StartPlaybookParams } from "./playbook/effect.js";
 import type { PullRequestOutputs, PullRequestParams } from "./pull_request/effect.js";
@@ -27,6 +28,7 @@ export type EffectSpecs = {
   ai: { params: AiParams; outputs: AiOutputs };
   start_playbook: { params: StartPlaybookParams; outputs: StartPlaybookOutputs };
   script: { params: ScriptParams; outputs: ScriptOutputs };
+  tool_call: { params: ToolCallParams; outputs: ToolCallOutputs };
 };
 
 type Empty = Record<never, never>;
@@ -66,6 +68,7 @@ export const EFFECT_KINDS = listOfEvery<keyof EffectSpecs>()([
   "ai",
   "start_playbook",
   "script",
+  "tool_call",
 ]);
 
 /** The outputs every adapter returns for each kind: the required properties of its outputs type. */
@@ -86,4 +89,5 @@ export const EFFECT_OUTPUTS: { [K in keyof EffectSpecs]: readonly string[] } = {
   ai: listOfEvery<RequiredKeys<AiOutputs>>()(["text"]),
   start_playbook: listOfEvery<RequiredKeys<StartPlaybookOutputs>>()([]),
   script: listOfEvery<RequiredKeys<ScriptOutputs>>()(["exit_code", "stdout", "stderr"]),
+  tool_call: listOfEvery<RequiredKeys<ToolCallOutputs>>()(["called", "failed", "results"]),
 };

@@ -44,8 +44,9 @@ describe("investigate", () => {
     expect(d.run.status).toBe("waiting");
     const text = d.last.messages[0]?.text ?? "";
     expect(text).toContain("**Look around**\nCheck pods in web");
-    expect(text).toContain('- suggested call: `k8s/list` {"namespace":"web"}');
-    expect(text).toContain("- suggested call: `k8s/events`");
+    expect(text).toContain('1. suggested call: `k8s/list` {"namespace":"web"}');
+    expect(text).toContain("2. suggested call: `k8s/events`");
+    expect(text).toContain("Have the bot make a suggested call: `/call <n>`");
     expect(text).toContain("`/record failing_pods=…`");
     expect(text).toContain("`/choose unhealthy` (some pods fail), `/choose healthy` (all fine)");
   });

@@ -1,7 +1,9 @@
 import { atLeast } from "../../engine/policy.js";
 import { capValue, type Scalar } from "../../engine/state.js";
 import type { RunEvent } from "../../engine/events.js";
-import type { Branch, InvestigateStep, Step } from "../../format/types.js";
+import type { Branch, InvestigateStep, Step, SuggestedCall } from "../../format/types.js";
+import type { PlaybookError } from "../../engine/errors.js";
+import type { ToolCallRequest } from "./effect.js";
 import { stepTitle } from "../../format/graph.js";
 import { didYouMean } from "../../util/suggest.js";
 import {
@@ -102,40 +104,139 @@ export function recordOrChoose(
   return { type: "wait", findings, reply: { outcome: "accepted" } };
 }
 
+/** Render the string values of a call's arguments, at any depth (bounded), for the tool. */
+function renderArgs(
+  ctx: StepContext,
+  value: unknown,
+  depth = 0,
+): { ok: true; value: unknown } | { ok: false; error: PlaybookError } {
+  if (typeof value === "string") {
+    const r = ctx.render(value, "value");
+    return r.ok ? { ok: true, value: r.value } : r;
+  }
+  if (depth > 8 || value === null || typeof value !== "object") return { ok: true, value };
+  const entries = Array.isArray(value)
+    ? value.map((v, i) => [i, v] as const)
+    : Object.entries(value);
+  const out: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  for (const [k, v] of entries) {
+    const r = renderArgs(ctx, v, depth + 1);
+    if (!r.ok) return r;
+    (out as Record<string, unknown>)[k] = r.value;
+  }
+  return { ok: true, value: out };
+}
+
+/** The tool_call effect for some of a step's suggested calls (by their numbers, from 1). */
+function callEffect(ctx: StepContext<InvestigateStep>, numbers: readonly number[]): Outcome {
+  const calls: ToolCallRequest[] = [];
+  for (const number of numbers) {
+    const call = (ctx.step.suggested_calls ?? [])[number - 1] as SuggestedCall;
+    const args = renderArgs(ctx, call.args ?? {});
+    if (!args.ok) return { type: "fail", error: args.error };
+    calls.push({
+      number,
+      tool: call.tool,
+      args: args.value as Record<string, unknown>,
+      required: call.required === true,
+    });
+  }
+  return { type: "effect", kind: "tool_call", params: { calls } };
+}
+
+/** The step's message while it waits for people: what to look at, record and choose. */
+function waitingFor(ctx: StepContext<InvestigateStep>, results?: string): Outcome {
+  const step = ctx.step;
+  const head: InlineLike[][] = [[strong(stepTitle(step))]];
+  if (step.description) {
+    const d = ctx.render(step.description, "plain");
+    if (!d.ok) return { type: "fail", error: d.error };
+    head.push([d.value]);
+  }
+  const body: Block[] = [lines(...head)];
+  const calls = (step.suggested_calls ?? []).map((call): InlineLike[] => {
+    const args = call.args ? ` ${JSON.stringify(call.args)}` : "";
+    const rendered = ctx.render(args, "plain");
+    return [
+      call.run === "auto" ? "called: " : "suggested call: ",
+      code(call.tool),
+      rendered.ok ? rendered.value : args,
+      call.purpose ? ` — ${call.purpose}` : "",
+    ];
+  });
+  // Numbered as /call <n> names them.
+  if (calls.length) body.push(list(calls, true));
+  if (results) body.push(lines(["Results:"], ...results.split("\n").map((l) => [l])));
+  const asks: InlineLike[][] = [];
+  if ((step.suggested_calls ?? []).some((c) => c.run !== "auto"))
+    asks.push(["Have the bot make a suggested call: ", code("/call <n>")]);
+  if (step.expected_findings?.length)
+    asks.push([
+      "Record findings: ",
+      step.expected_findings.map((f, i) => [i ? ", " : "", code(`/record ${f}=…`)]),
+    ]);
+  const choose = choicePrompt(step);
+  if (choose) asks.push(choose);
+  if (asks.length) body.push(lines(...asks));
+  return { type: "wait", messages: [{ kind: "waiting", text: renderMarkdown(...body) }] };
+}
+
+/** `/call <n>`: the bot makes suggested call n of the waiting step (triage access or more). */
+function callCommand(ctx: StepContext<InvestigateStep>, event: RunEvent): Outcome | undefined {
+  if (event.type !== "command" || event.command !== "call") return undefined;
+  if (event.actor.bot || !atLeast(event.actor, "triage"))
+    return {
+      type: "ignored",
+      reply: {
+        outcome: "refused",
+        reason: `@${event.actor.login} may not have the bot make calls here; that needs triage access or more`,
+      },
+    };
+  const count = ctx.step.suggested_calls?.length ?? 0;
+  const n = Number(event.args.positional[0]);
+  if (!Number.isInteger(n) || n < 1 || n > count)
+    return {
+      type: "ignored",
+      reply: {
+        outcome: "refused",
+        reason: count
+          ? `name a suggested call by its number, 1 to ${count}: /call 1`
+          : `'${ctx.step.id}' suggests no calls`,
+      },
+    };
+
+  return callEffect(ctx, [n]);
+}
+
 /**
- * Work for a person or an agent on the thread: the walker never guesses. Findings come with
- * /record key=value; where branches are prose conditions, /choose <label> picks one.
+ * Work for a person, an agent or the bot's tools: calls marked `run: auto` are made when the step
+ * starts, and any suggested call when a person asks (`/call <n>`); their results become
+ * findings. Findings also come with /record key=value; where branches are prose conditions,
+ * /choose <label> picks one. The walker never guesses.
  */
 export const investigateStep: StepExecutor<InvestigateStep> = {
   kind: "investigate",
   retryable: true,
   enter(ctx): Outcome {
-    const step = ctx.step;
-    const head: InlineLike[][] = [[strong(stepTitle(step))]];
-    if (step.description) {
-      const d = ctx.render(step.description, "plain");
-      if (!d.ok) return { type: "fail", error: d.error };
-      head.push([d.value]);
-    }
-    const body: Block[] = [lines(...head)];
-    const calls = (step.suggested_calls ?? []).map((call): InlineLike[] => {
-      const args = call.args ? ` ${JSON.stringify(call.args)}` : "";
-      const rendered = ctx.render(args, "plain");
-      return ["suggested call: ", code(call.tool), rendered.ok ? rendered.value : args];
-    });
-    if (calls.length) body.push(list(calls));
-    const asks: InlineLike[][] = [];
-    if (step.expected_findings?.length)
-      asks.push([
-        "Record findings: ",
-        step.expected_findings.map((f, i) => [i ? ", " : "", code(`/record ${f}=…`)]),
-      ]);
-    const choose = choicePrompt(step);
-    if (choose) asks.push(choose);
-    if (asks.length) body.push(lines(...asks));
-    return { type: "wait", messages: [{ kind: "waiting", text: renderMarkdown(...body) }] };
+    const auto = (ctx.step.suggested_calls ?? []).flatMap((c, i) =>
+      c.run === "auto" ? [i + 1] : [],
+    );
+    return auto.length > 0 ? callEffect(ctx, auto) : waitingFor(ctx);
+  },
+  onEffect(ctx, outputs): Outcome {
+    const findings: Record<string, Scalar> = {};
+    for (const [k, v] of Object.entries(outputs))
+      if (k.startsWith("finding.") && !Array.isArray(v)) findings[k.slice("finding.".length)] = v;
+    const recorded = { ...ctx.frame.findings, ...findings };
+    const expected = ctx.step.expected_findings ?? [];
+    const results = typeof outputs.results === "string" ? outputs.results : "";
+    // Done when the calls gave every expected finding and no person has to choose a branch.
+    if (proseBranches(ctx.step).length === 0 && expected.every((f) => Object.hasOwn(recorded, f)))
+      return { type: "done", findings, outputs: { results } };
+    const waiting = waitingFor(ctx, results);
+    return waiting.type === "wait" ? { ...waiting, findings } : waiting;
   },
   onEvent(ctx, event): Outcome {
-    return recordOrChoose(ctx, event, ctx.step.expected_findings);
+    return callCommand(ctx, event) ?? recordOrChoose(ctx, event, ctx.step.expected_findings);
   },
 };

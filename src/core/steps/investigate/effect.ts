@@ -1,0 +1,29 @@
+import type { Scalar } from "../../engine/state.js";
+
+/** One tool call as the bot makes it: the step's call number (from 1), the tool, its arguments. */
+export type ToolCallRequest = {
+  number: number;
+  tool: string;
+  args: Record<string, unknown>;
+  /** A failed required call is recorded as the finding `step_error`. */
+  required: boolean;
+};
+
+/** The calls an `investigate` step has the bot make (its `run: auto` calls, or one `/call <n>`). */
+export type ToolCallParams = {
+  calls: ToolCallRequest[];
+};
+
+export type ToolCallOutputs = {
+  /** How many calls were made. */
+  called: number;
+  /** `server/tool` of each call that failed, with its error code. */
+  failed: string[];
+  /** The results, one line each, as bounded text (for the status comment and templates). */
+  results: string;
+  /** Findings the results gave, normalised. */
+  [finding: `finding.${string}`]: Scalar;
+};
+
+/** Characters of one call's result kept in `results`. */
+export const TOOL_RESULT_TEXT_LIMIT = 1_000;

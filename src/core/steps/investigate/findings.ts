@@ -1,0 +1,79 @@
+import { capValue, type Scalar } from "../../engine/state.js";
+
+/** Longest summary of a result kept as a finding's value. */
+const SUMMARY_LIMIT = 500;
+/** Most findings one result gives (a tool may return thousands of items). */
+const MAX_FINDINGS_PER_RESULT = 50;
+
+const KEY = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
+
+/** A finding key from a name (`db.readonly_query` → `db_readonly_query`), or undefined. */
+export function findingKey(name: string): string | undefined {
+  const key = name
+    .replace(/[^a-zA-Z0-9_-]+/g, "_")
+    .replace(/^[_-]+/, "")
+    .slice(0, 64);
+  return KEY.test(key) ? key : undefined;
+}
+
+/** Confidence as the runbook spec writes it: a number from 0 to 1, or low / medium / high. */
+export function confidenceOf(v: unknown): number | undefined {
+  if (typeof v === "number" && v >= 0 && v <= 1) return v;
+  if (v === "low") return 0.4;
+  if (v === "medium") return 0.6;
+  if (v === "high") return 0.85;
+  return undefined;
+}
+
+/** A bounded one-line text of any JSON value. */
+export function summarise(value: unknown, limit = SUMMARY_LIMIT): string {
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/**
+ * The findings a tool's result gives. Evidence items (`{ finding_type, summary, confidence }`,
+ * as the runbook spec has its tools return them; a list, or under `evidence`) give one finding
+ * per type, its value the summary and `<type>_confidence` its confidence as a number; a
+ * `findings` map gives its scalar values; anything else gives one finding named after the tool,
+ * its value a bounded summary of the result.
+ */
+export function findingsOfResult(tool: string, result: unknown): Record<string, Scalar> {
+  const out: Record<string, Scalar> = {};
+  const items = Array.isArray(result)
+    ? result
+    : isRecord(result) && Array.isArray(result.evidence)
+      ? result.evidence
+      : undefined;
+  const evidence = (items ?? []).filter(
+    (i): i is Record<string, unknown> => isRecord(i) && typeof i.finding_type === "string",
+  );
+  if (evidence.length > 0) {
+    for (const item of evidence.slice(0, MAX_FINDINGS_PER_RESULT)) {
+      const key = findingKey(item.finding_type as string);
+      if (!key || Object.hasOwn(out, key)) continue; // the first item of a type wins
+      out[key] = typeof item.summary === "string" ? capValue(summarise(item.summary)) : true;
+      const confidence = confidenceOf(item.confidence);
+      if (confidence !== undefined) out[`${key}_confidence`.slice(0, 64)] = confidence;
+    }
+    return out;
+  }
+  if (isRecord(result) && isRecord(result.findings)) {
+    for (const [k, v] of Object.entries(result.findings).slice(0, MAX_FINDINGS_PER_RESULT)) {
+      const key = findingKey(k);
+      if (!key) continue;
+      if (typeof v === "number" || typeof v === "boolean") out[key] = v;
+      else if (typeof v === "string") out[key] = capValue(summarise(v));
+      else if (v === null) out[key] = null;
+    }
+    return out;
+  }
+  const key = findingKey(tool);
+  if (key) out[key] = capValue(summarise(result));
+  return out;
+}

@@ -1,0 +1,78 @@
+import type { EffectParams } from "../core/engine/events.js";
+import type { Scalar } from "../core/engine/state.js";
+import { TOOL_RESULT_TEXT_LIMIT, type ToolCallOutputs } from "../core/steps/investigate/effect.js";
+import { findingsOfResult, summarise } from "../core/steps/investigate/findings.js";
+
+/** What one tool call gives: its result, or a coded failure with a message. */
+export type ToolCallResult =
+  { ok: true; result: unknown } | { ok: false; code: string; message: string };
+
+/** Where a host's tools are called: built-in GitHub tools, allowed HTTP tools, MCP servers. */
+export interface ToolRunner {
+  call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolCallResult>;
+}
+
+/** A host with no tools: every call is unknown (its suggestion stays for people). */
+export const NO_TOOLS: ToolRunner = {
+  call: async (tool) => ({
+    ok: false,
+    code: "TOOL-UNKNOWN",
+    message: `no tool ${tool} is configured here`,
+  }),
+};
+
+/** How long one call may take before it is abandoned. */
+export const TOOL_CALL_TIMEOUT_MS = 30_000;
+
+/**
+ * The `tool_call` effect on any host: the calls one after another, each within its time, their
+ * results made into findings. A failed call never fails the step (its suggestion stays for
+ * people); a failed required call is recorded as the finding `step_error`.
+ */
+export async function performToolCalls(
+  runner: ToolRunner,
+  params: EffectParams<"tool_call">,
+  timeoutMs = TOOL_CALL_TIMEOUT_MS,
+): Promise<ToolCallOutputs> {
+  const findings: Record<string, Scalar> = {};
+  const failed: string[] = [];
+  const lines: string[] = [];
+  for (const call of params.calls) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    let outcome: ToolCallResult;
+    try {
+      outcome = await Promise.race([
+        runner.call(call.tool, call.args, controller.signal),
+        new Promise<ToolCallResult>((resolve) =>
+          controller.signal.addEventListener("abort", () =>
+            resolve({ ok: false, code: "TOOL-TIMEOUT", message: `no answer in ${timeoutMs} ms` }),
+          ),
+        ),
+      ]);
+    } catch (err) {
+      outcome = { ok: false, code: "TOOL-FAILED", message: summarise((err as Error).message, 200) };
+    } finally {
+      clearTimeout(timer);
+    }
+    if (outcome.ok) {
+      Object.assign(findings, findingsOfResult(call.tool, outcome.result));
+      lines.push(
+        `${call.number}. ${call.tool}: ${summarise(outcome.result, TOOL_RESULT_TEXT_LIMIT)}`,
+      );
+    } else {
+      failed.push(`${call.tool} (${outcome.code})`);
+      lines.push(
+        `${call.number}. ${call.tool} failed: ${outcome.code} ${summarise(outcome.message, 200)}`,
+      );
+      if (call.required) findings.step_error = `${call.tool}: ${outcome.code}`;
+    }
+  }
+  const outputs: ToolCallOutputs = {
+    called: params.calls.length,
+    failed,
+    results: lines.join("\n"),
+  };
+  for (const [k, v] of Object.entries(findings)) outputs[`finding.${k}`] = v;
+  return outputs;
+}

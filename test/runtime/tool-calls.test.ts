@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { NO_TOOLS, performToolCalls, type ToolRunner } from "../../src/runtime/tool-calls.js";
+
+const call = (number: number, tool: string, required = false) => ({
+  number,
+  tool,
+  args: { id: number },
+  required,
+});
+
+describe("performToolCalls", () => {
+  it("makes the calls in order and turns their results into findings and lines", async () => {
+    const seen: string[] = [];
+    const runner: ToolRunner = {
+      call: async (tool, args) => {
+        seen.push(`${tool} ${JSON.stringify(args)}`);
+        return {
+          ok: true,
+          result: [{ finding_type: `${tool.split("/")[0]}_seen`, summary: "yes" }],
+        };
+      },
+    };
+    const out = await performToolCalls(runner, { calls: [call(1, "db/q"), call(2, "redis/get")] });
+    expect(seen).toEqual(['db/q {"id":1}', 'redis/get {"id":2}']);
+    expect(out).toEqual({
+      called: 2,
+      failed: [],
+      results:
+        '1. db/q: [{"finding_type":"db_seen","summary":"yes"}]\n2. redis/get: [{"finding_type":"redis_seen","summary":"yes"}]',
+      "finding.db_seen": "yes",
+      "finding.redis_seen": "yes",
+    });
+  });
+
+  it("never fails the step: an unknown tool, a hang and a throw are each reported; a required one as step_error", async () => {
+    const runner: ToolRunner = {
+      call: async (tool, _args, signal) => {
+        if (tool === "slow/hang") return new Promise(() => void signal);
+        if (tool === "bad/throw") throw new Error("socket closed\nwith detail");
+        return NO_TOOLS.call(tool, {}, signal);
+      },
+    };
+    const out = await performToolCalls(
+      runner,
+      { calls: [call(1, "none/here"), call(2, "slow/hang", true), call(3, "bad/throw")] },
+      50,
+    );
+    expect(out.failed).toEqual([
+      "none/here (TOOL-UNKNOWN)",
+      "slow/hang (TOOL-TIMEOUT)",
+      "bad/throw (TOOL-FAILED)",
+    ]);
+    expect(out["finding.step_error"]).toBe("slow/hang: TOOL-TIMEOUT");
+    expect(out.results).toContain("3. bad/throw failed: TOOL-FAILED socket closed with detail");
+  });
+});
