@@ -213,10 +213,10 @@ const STEP_FIELDS: Record<
         {
           type: "object",
           additionalProperties: false,
-          required: ["finding", "text"],
+          required: ["text"],
           properties: { finding: { $ref: "#/$defs/id" }, text: { type: "string" } },
         },
-        "Sentences reported for each finding that was present.",
+        "Sentences reported for each finding that was present (always, for one without a finding).",
       ),
       require_evidence: {
         type: "boolean",

@@ -111,7 +111,8 @@ export interface DecideStep extends StepBase {
   type: "decide";
   rules: DecisionRule[];
   fallback?: Conclusion;
-  confirmed_facts?: { finding: string; text: string }[];
+  /** A sentence per finding present; one without a finding is always reported. */
+  confirmed_facts?: { finding?: string; text: string }[];
   /** Every conclusion must rest on findings (rules name some; the result lists those used). */
   require_evidence?: boolean;
 }

@@ -1,13 +1,13 @@
-import type { DialectCode, DialectFinding } from "../../rules/syntax/dialect-conversion.js";
+import type { DialectCode } from "../../rules/syntax/dialect-conversion.js";
 import { ID_PATTERN } from "../../format/schema.js";
 import {
-  formatPath,
   loadSourceText,
   type PathSegment,
   type SourceDocument,
   type SourceLimits,
 } from "../../format/source.js";
-import { ConvertedDocument, type Dialect, type DialectResult } from "../dialect.js";
+import { DialectConversion, isObject, type Json } from "../conversion.js";
+import type { Dialect, DialectResult } from "../dialect.js";
 
 /**
  * Triagent's playbooks: a graph of `nodes` (no step kinds) from an `entrypoint`, prose `next`
@@ -58,10 +58,6 @@ const NODE_FIELDS = new Set([
   "delegate_to",
 ]);
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const triagent: Dialect = {
   id: "triagent",
@@ -84,35 +80,11 @@ function loadTriagent(file: string, text: string, limits: SourceLimits): Dialect
   return { ok: true, document: c.convert(), problems: c.problems };
 }
 
-class Conversion {
-  readonly problems: DialectFinding[] = [];
-  private readonly b: ConvertedDocument;
+class Conversion extends DialectConversion {
   private readonly placeholders = new Set<string>();
 
-  constructor(private readonly doc: SourceDocument) {
-    this.b = new ConvertedDocument(doc);
-  }
-
-  private report(
-    rule: DialectCode,
-    path: PathSegment[],
-    message: string,
-    hint?: string,
-    key = false,
-  ): void {
-    this.problems.push({
-      rule,
-      path: formatPath(path),
-      span: this.doc.span(path, key),
-      message,
-      hint: hint ?? DEFAULT_HINTS[rule],
-    });
-  }
-
-  /** `to` in the v1 value is `from` in the author's file (and so is everything below it). */
-  private put(out: Json, key: string, value: unknown, to: PathSegment[], from: PathSegment[]) {
-    out[key] = value;
-    this.b.locate(to, from, this.doc, true);
+  constructor(doc: SourceDocument) {
+    super(doc, DEFAULT_HINTS);
   }
 
   convert(): SourceDocument {

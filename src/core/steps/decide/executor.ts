@@ -46,7 +46,9 @@ export const decideStep: StepExecutor<DecideStep> = {
     const findings = ctx.frame.findings;
     const rule = step.rules.find((r) => ruleMatches(r, findings));
     const chosen: Conclusion | undefined = rule ?? step.fallback;
-    const facts = (step.confirmed_facts ?? []).filter((f) => present(findings, f.finding));
+    const facts = (step.confirmed_facts ?? []).filter(
+      (f) => f.finding === undefined || present(findings, f.finding),
+    );
     const factLines: string[] = [];
     for (const f of facts) {
       const r = ctx.render(f.text, "plain");
