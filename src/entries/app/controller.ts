@@ -534,6 +534,7 @@ export class IssueController {
           form,
           issue: {
             title: this.o.issue.title,
+            ...(this.o.issue.body !== undefined ? { body: this.o.issue.body } : {}),
             number: this.o.issue.number,
             author: this.o.issue.author,
           },
@@ -888,6 +889,7 @@ export class IssueController {
         args: args.values,
         issue: {
           title: this.o.issue.title,
+          ...(this.o.issue.body !== undefined ? { body: this.o.issue.body } : {}),
           number: this.o.issue.number,
           author: this.o.issue.author,
         },

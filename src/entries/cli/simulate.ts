@@ -6,7 +6,8 @@ import { durationMs } from "../../core/engine/policy.js";
 import { activeFrame } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import { MemoryGitHub } from "../../adapters/memory/github.js";
-import { PERMISSIONS, DURATION_PATTERN } from "../../core/format/schema.js";
+import { PERMISSIONS, DURATION_PATTERN, TOOL_PATTERN } from "../../core/format/schema.js";
+import type { ToolRunner } from "../../runtime/tool-calls.js";
 import { formatPath, loadSourceText, parsePointer } from "../../core/format/source.js";
 import type { Permission } from "../../core/format/types.js";
 
@@ -15,6 +16,11 @@ export interface Script {
   issue?: { title?: string; body?: string; author?: string };
   users?: Record<string, Permission>;
   teams?: Record<string, string[]>;
+  /**
+   * What each tool answers in this simulation, by `server/tool`: the bot's calls get these
+   * results (an `{ error: "..." }` answer is a failed call); a tool not listed is not configured.
+   */
+  tools?: Record<string, unknown>;
   events: ScriptEvent[];
 }
 
@@ -44,6 +50,7 @@ const SCRIPT_SCHEMA = {
     },
     users: { type: "object", additionalProperties: { enum: [...PERMISSIONS] } },
     teams: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+    tools: { type: "object", propertyNames: { pattern: TOOL_PATTERN } },
     events: {
       type: "array",
       items: {
@@ -98,6 +105,28 @@ export function parseScript(file: string, text: string): Script {
 
 const REACTIONS: Record<string, string> = { eyes: "👀", rocket: "🚀", "-1": "👎" };
 
+/** Tools that answer as the script says: `{ error }` fails the call, anything else is its result. */
+function cannedTools(answers: Record<string, unknown>): ToolRunner {
+  return {
+    call: async (tool) => {
+      if (!Object.hasOwn(answers, tool))
+        return {
+          ok: false,
+          code: "TOOL-UNKNOWN",
+          message: `the simulation gives no answer for ${tool}`,
+        };
+      const answer = answers[tool];
+      const error =
+        answer !== null && typeof answer === "object" && !Array.isArray(answer)
+          ? (answer as { error?: unknown }).error
+          : undefined;
+      return typeof error === "string"
+        ? { ok: false, code: "TOOL-FAILED", message: error }
+        : { ok: true, result: answer };
+    },
+  };
+}
+
 /**
  * Replay a script against an in-memory GitHub with the real issue controller, and return the
  * thread as it would read at the end.
@@ -116,6 +145,7 @@ export async function simulate(
       team.toLowerCase(),
       members.map((m) => m.toLowerCase()),
     );
+  if (script.tools) gh.tools = cannedTools(script.tools);
   const author = script.issue?.author ?? "octocat";
   const issue = gh.openIssue(
     script.issue?.title ?? "Simulated issue",

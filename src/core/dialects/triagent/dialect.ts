@@ -58,7 +58,6 @@ const NODE_FIELDS = new Set([
   "delegate_to",
 ]);
 
-
 export const triagent: Dialect = {
   id: "triagent",
   title: "Triagent",

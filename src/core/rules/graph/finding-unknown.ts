@@ -10,8 +10,16 @@ const GUIDANCE = "list it in an investigate or ai step's expected_findings";
 
 /**
  * Findings used in decision rules and templates should be expected by some step. A delegated
- * child's findings are visible to the parent, so with a delegate step any key may be expected.
+ * child's findings are visible to the parent, so with a delegate step any key may be expected;
+ * so may any finding where the bot calls tools (`run: auto`).
  */
+function callsTools(ctx: Parameters<FileRule["check"]>[0]): boolean {
+  return ctx.graph.steps.some(
+    (s) =>
+      s.step.type === "investigate" && (s.step.suggested_calls ?? []).some((c) => c.run === "auto"),
+  );
+}
+
 export const findingUnknown: FileRule<"finding-unknown"> = {
   code: "finding-unknown",
   layer: "graph",
@@ -21,7 +29,8 @@ export const findingUnknown: FileRule<"finding-unknown"> = {
   requires: "one-step-form",
   check(ctx) {
     const out: Finding<"finding-unknown">[] = [];
-    if (delegates(ctx)) return out;
+    // A tool the bot calls may give any finding: which ones is known only from its result.
+    if (delegates(ctx) || callsTools(ctx)) return out;
     const expected = expectedFindings(ctx);
     for (const s of ctx.graph.steps) {
       if (s.step.type !== "decide") continue;
