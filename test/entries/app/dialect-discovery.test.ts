@@ -58,4 +58,3 @@ describe("the app finds other systems' playbooks in .github/playbooks/", () => {
     expect(fake.statusComments(issue.number)[0]?.body).toContain("Triage an alert");
   });
 });
-});
