@@ -46,6 +46,31 @@ describe("other systems' playbooks in the CLI", () => {
     expect(r.out).toMatch(/Run \S+ completed\.\n\s+All done\./);
   });
 
+  it("validate reads the runbook spec's folder: runbooks with their sidecars, nothing else", async () => {
+    const r = await cli(["validate", "test/fixtures/dialects/runbook"]);
+    expect(r.code, r.out + r.err).toBe(0);
+    // The three runbooks; sidecars, schemas, adapters' metadata and fixture cases are not playbooks.
+    expect(r.out).toMatch(/0 errors and \d+ warnings in 3 files/);
+  });
+
+  it("simulate runs a runbook on its own fixture case to the spec's expected conclusion", async () => {
+    const events = join(
+      ROOT,
+      "test/fixtures/dialect-simulations/runbook-request-not-persisted.events.yaml",
+    );
+    const r = await cli([
+      "simulate",
+      "test/fixtures/dialects/runbook/runbooks/request_not_effective.yaml",
+      "--events",
+      events,
+    ]);
+    expect(r.code, r.out + r.err).toBe(0);
+    // manifest.json of the case expects this primary conclusion.
+    expect(r.out).toContain("**decide**: request_not_observable_via_trace (confidence 0.66)");
+    expect(r.out).toContain("- No matching trace was found for the provided incident locator.");
+    expect(r.out).toMatch(/Run \S+ completed\./);
+  });
+
   it("import writes the v1 playbook, which validates as v1 with the same steps", async () => {
     const r = await cli([
       "import",

@@ -1,0 +1,354 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { dialectOf, isDialectPart, type Siblings } from "../../../src/core/dialects/index.js";
+import { collectInputs, parseIssueForm } from "../../../src/core/engine/inputs.js";
+import { validateSource } from "../../../src/core/rules/validate.js";
+
+const ROOT = join(import.meta.dirname, "../../..");
+const SPEC = join(ROOT, "test/fixtures/dialects/runbook");
+const RUNBOOKS = join(SPEC, "runbooks");
+const NAMES = ["request_not_effective", "cache_stale", "state_abnormal"];
+
+const read = (rel: string) => readFileSync(join(SPEC, rel), "utf8");
+
+/** The spec's folders on disk (runbooks/, adapters/, …) with some files replaced or added. */
+function specSiblings(replaced: Record<string, string | undefined> = {}): Siblings {
+  return {
+    read(relativePath) {
+      if (relativePath in replaced) return replaced[relativePath];
+      try {
+        return readFileSync(join(RUNBOOKS, relativePath), "utf8");
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+function load(name: string, text?: string, replaced: Record<string, string | undefined> = {}) {
+  const file = `runbooks/${name}.yaml`;
+  return validateSource(file, text ?? read(file), { siblings: specSiblings(replaced) });
+}
+
+const errors = (r: ReturnType<typeof load>) => r.diagnostics.filter((d) => d.severity === "error");
+const stepsOf = (r: ReturnType<typeof load>) =>
+  (r.playbook as unknown as { steps: Record<string, unknown>[] }).steps;
+const lineOf = (text: string, needle: string) =>
+  text.split("\n").findIndex((l) => l.includes(needle)) + 1;
+
+/** The smallest runbook the spec's check accepts, with its three sidecars. */
+const MINIMAL = `name: mini
+match:
+  context_types: [order_id]
+steps:
+  - id: row
+    tool: db.readonly_query
+    required: true
+    params:
+      table: orders
+output:
+  schema: incident_report
+  require_evidence: true
+`;
+const sidecars = (over: Partial<Record<"selector" | "execution" | "decision", unknown>> = {}) => ({
+  "mini.selector.json": JSON.stringify(
+    over.selector ?? {
+      name: "mini",
+      priority: 1,
+      context_types: ["order_id"],
+      positive_signals: [{ pattern: "missing", weight: 2 }],
+      negative_signals: [],
+    },
+    null,
+    2,
+  ),
+  "mini.execution.json": JSON.stringify(
+    over.execution ?? { name: "mini", operations: ["db.readonly_query"] },
+    null,
+    2,
+  ),
+  "mini.decision.json": JSON.stringify(
+    over.decision ?? {
+      name: "mini",
+      rules: [
+        {
+          id: "gone",
+          all: ["db_row_missing"],
+          conclusion: "row_missing",
+          confidence: 0.8,
+          root_cause: "The row was never written.",
+          recommended_next_actions: ["Check the writer."],
+        },
+      ],
+      fallback: { id: "fallback", conclusion: "investigation_inconclusive", confidence: 0.4 },
+    },
+    null,
+    2,
+  ),
+});
+
+describe("runbook-spec runbooks load as written", () => {
+  it("every real runbook validates with no error, merged with its sidecars", () => {
+    for (const name of NAMES) {
+      const r = load(name);
+      expect(r.dialect, name).toBe("runbook");
+      expect(errors(r), `${name}: ${JSON.stringify(r.diagnostics, null, 1)}`).toEqual([]);
+      expect(r.playbook?.id).toBe(name);
+    }
+  });
+
+  it("the YAML's rules in the wrong order are a drift at their place, the sidecar's order is used", () => {
+    const r = load("request_not_effective");
+    const text = read("runbooks/request_not_effective.yaml");
+    const drift = r.diagnostics.find(
+      (d) => d.rule === "dialect-drift" && d.message.includes("'cache_short_circuit'"),
+    );
+    expect(drift).toMatchObject({
+      severity: "warning",
+      line: lineOf(text, "- id: cache_short_circuit"),
+      column: 5,
+    });
+    expect(drift?.message).toContain("request_not_effective.decision.json");
+    const decide = stepsOf(r).find((s) => s.type === "decide") as { rules: { id: string }[] };
+    expect(decide.rules.map((x) => x.id)).toEqual([
+      "cache_short_circuit",
+      "trace_missing",
+      "not_persisted",
+    ]);
+  });
+
+  it("converts the selector, the incident inputs, the limits and each step's call", () => {
+    const r = load("request_not_effective");
+    const pb = r.playbook as unknown as Record<string, Record<string, unknown>>;
+    expect(pb.inputs?.context_type).toMatchObject({
+      type: "enum",
+      values: ["request_id", "order_id"],
+      required: true,
+    });
+    expect(pb.inputs?.context_id).toMatchObject({ type: "string", required: true });
+    expect(pb.limits).toEqual({ max_steps: 8, max_tool_calls: 12 });
+    expect(pb.tags).toEqual({
+      symptoms: [
+        "request succeeded but expected side effect is missing",
+        "order created but downstream task missing",
+      ],
+    });
+    const alerts = pb.on?.alerts as Record<string, unknown>;
+    expect(alerts.context_types).toEqual(["request_id", "order_id"]);
+    expect(pb.on?.issues).toEqual(alerts);
+    const verify = stepsOf(r).find((s) => s.id === "verify_main_persistence");
+    expect(verify).toMatchObject({
+      type: "investigate",
+      description:
+        "confirm whether the expected downstream persistence actually happened — it reports one of: db_row_found, db_row_missing.",
+      suggested_calls: [
+        {
+          tool: "db/readonly_query",
+          run: "auto",
+          required: true,
+          purpose: "confirm whether the expected downstream persistence actually happened",
+          args: {
+            // The map wins over the plain value, which wins over the spec's default.
+            table:
+              "{% if inputs.context_type == 'request_id' %}orders{% elif inputs.context_type == 'order_id' %}tasks{% else %}orders{% endif %}",
+          },
+        },
+      ],
+    });
+    const cache = stepsOf(r).find((s) => s.id === "inspect_idempotency_cache") as {
+      suggested_calls: { args: Record<string, string> }[];
+    };
+    expect(cache.suggested_calls[0]?.args.key).toContain("idempotency:{{ inputs.context_id }}");
+    const decide = stepsOf(r).find((s) => s.type === "decide");
+    expect(decide).toMatchObject({ require_evidence: true });
+    expect(decide?.confirmed_facts).toContainEqual({
+      finding: "trace_missing",
+      text: "No matching trace was found for the provided incident locator.",
+    });
+    expect(stepsOf(r).at(-1)).toMatchObject({ type: "end" });
+  });
+
+  it("an alert's labels or an issue's form name the incident the runbook investigates", () => {
+    const specs = load("cache_stale").playbook?.inputs;
+    expect(
+      collectInputs(specs, {
+        alert: { labels: { context_id: "o-1", context_type: "order_id" } },
+      } as never),
+    ).toMatchObject({ context_id: "o-1", context_type: "order_id" });
+    expect(
+      collectInputs(specs, {
+        form: parseIssueForm("### Context ID\n\nt-9\n\n### Context type\n\ntask_id\n"),
+        issue: { title: "cache appears stale", body: "should show paid" },
+      } as never),
+    ).toEqual({
+      context_id: "t-9",
+      context_type: "task_id",
+      symptom: "cache appears stale",
+      expected: "should show paid",
+    });
+  });
+
+  it("a rule on the derived status_mismatch needs what the spec's executor derives it from", () => {
+    const decide = stepsOf(load("cache_stale")).find((s) => s.type === "decide") as {
+      rules: { all?: string[] }[];
+    };
+    const all = decide.rules.flatMap((x) => x.all ?? []);
+    expect(all).not.toContain("status_mismatch");
+    expect(all).toEqual(expect.arrayContaining(["cache_key_exists", "db_row_missing"]));
+  });
+
+  it("a runbook without steps runs its execution sidecar's operations", () => {
+    const text = MINIMAL.replace(/steps:[\s\S]*?output:/, "output:");
+    const r = load("mini", text, sidecars());
+    expect(errors(r)).toEqual([]);
+    expect(stepsOf(r)[0]).toMatchObject({
+      id: "db_readonly_query",
+      type: "investigate",
+      suggested_calls: [{ tool: "db/readonly_query", run: "auto" }],
+    });
+  });
+});
+
+describe("what the spec's own check refuses, at its place", () => {
+  it("the negative sample unknown-finding-type: an error in the decision sidecar's line", () => {
+    const sample = JSON.parse(read("fixtures/negative/unknown-finding-type/example.json")) as {
+      decision: Record<string, unknown>;
+    };
+    const decision = JSON.stringify({ ...sample.decision, name: "mini" }, null, 2);
+    const r = load("mini", MINIMAL, { ...sidecars(), "mini.decision.json": decision });
+    const found = errors(r).filter((d) => d.rule === "dialect-invalid");
+    expect(found.map((d) => d.message).sort()).toEqual([
+      "Unknown finding_type phantom_finding in confirmed_fact_templates for runbook mini.",
+      "Unknown finding_type phantom_finding in decision rule bad_rule for runbook mini.",
+    ]);
+    const rule = found.find((d) => d.message.includes("decision rule"));
+    expect(rule?.file).toMatch(/mini\.decision\.json$/);
+    // The rule's `all` lists it after the confirmed fact template does.
+    const lines = decision.split("\n");
+    const ruleLine = lines.findIndex((l) => l.includes('"all"')) + 2;
+    expect(lines[ruleLine - 1]).toContain('"phantom_finding"');
+    expect(rule?.line).toBe(ruleLine);
+  });
+
+  it("the negative sample missing-normalization: the operation has no adapter", () => {
+    const sample = JSON.parse(read("fixtures/negative/missing-normalization/example.json")) as {
+      execution: Record<string, unknown>;
+    };
+    const execution = JSON.stringify({ ...sample.execution, name: "mini" }, null, 2);
+    const text = MINIMAL.replace(/steps:[\s\S]*?output:/, "output:");
+    const r = load("mini", text, { ...sidecars(), "mini.execution.json": execution });
+    const messages = errors(r).map((d) => d.message);
+    expect(messages).toContain(
+      "Missing normalization metadata for operation mq.inspect used by runbook mini.",
+    );
+    const missing = errors(r).find((d) => d.message.startsWith("Missing normalization"));
+    expect(missing?.file).toMatch(/mini\.execution\.json$/);
+    expect(missing?.line).toBe(lineOf(execution, '"mq.inspect"'));
+  });
+
+  it("the negative sample unknown-runbook is a test case, not a runbook: never loaded", () => {
+    const file = "fixtures/negative/unknown-runbook/example.json";
+    expect(dialectOf(file, read(file))).toBeUndefined();
+    expect(isDialectPart("runbooks/cache_stale.selector.json")).toBe(true);
+    expect(dialectOf("runbooks/cache_stale.yaml", read("runbooks/cache_stale.yaml"))?.id).toBe(
+      "runbook",
+    );
+  });
+
+  it("unsafe identifiers, bad key templates and unknown tool prefixes are errors at their place", () => {
+    const text = MINIMAL.replace("table: orders", "table: orders; drop table x").replace(
+      "output:",
+      `  - id: mq
+    tool: mq.inspect
+  - id: cache
+    tool: redis.inspect
+    params:
+      key_template: "a b {{context_id}}"
+output:`,
+    );
+    const r = load("mini", text, sidecars());
+    const at = (needle: string) => errors(r).find((d) => d.message.includes(needle));
+    expect(at("is not a valid identifier")).toMatchObject({
+      line: lineOf(text, "table: orders; drop"),
+      column: 14,
+    });
+    expect(at("unknown tool prefix")).toMatchObject({ line: lineOf(text, "tool: mq.inspect") });
+    expect(at("has invalid format")).toMatchObject({ line: lineOf(text, "key_template:") });
+  });
+
+  it("a missing sidecar and a selector whose name differs are errors", () => {
+    const r = load("mini", MINIMAL, {
+      ...sidecars({
+        selector: {
+          name: "other",
+          priority: 1,
+          context_types: ["order_id"],
+          positive_signals: [],
+          negative_signals: [],
+        },
+      }),
+      "mini.execution.json": undefined,
+    });
+    const messages = errors(r).map((d) => d.message);
+    expect(messages).toContain("Missing or invalid JSON file: mini.execution.json");
+    expect(messages).toContain("Selector name mismatch for mini.selector.json.");
+  });
+});
+
+describe("what has no equivalent, and hostile files", () => {
+  it("an unknown output schema and an unknown field are unmapped, at their place", () => {
+    const text = MINIMAL.replace("schema: incident_report", "schema: postmortem").concat(
+      "retries: 3\n",
+    );
+    const r = load("mini", text, sidecars());
+    const unmapped = errors(r).filter((d) => d.rule === "dialect-unmapped");
+    expect(unmapped.map((d) => d.line)).toEqual([
+      lineOf(text, "schema: postmortem"),
+      lineOf(text, "retries: 3"),
+    ]);
+  });
+
+  it("the YAML's word confidences are read when there is no decision sidecar to use", () => {
+    const text = MINIMAL.concat(`decision_rules:
+  - id: gone
+    when:
+      all:
+        - finding_type: db_row_missing
+    conclusion: row_missing
+    confidence: high
+`);
+    const r = load("mini", text, { ...sidecars(), "mini.decision.json": undefined });
+    const decide = stepsOf(r).find((s) => s.type === "decide") as { rules: unknown[] };
+    expect(decide.rules[0]).toMatchObject({ all: ["db_row_missing"], conclusion: "row_missing" });
+    expect(typeof (decide.rules[0] as { confidence: unknown }).confidence).toBe("number");
+    // The spec's check still wants the sidecar.
+    expect(errors(r).map((d) => d.message)).toContain(
+      "Missing or invalid JSON file: mini.decision.json",
+    );
+  });
+
+  it("refuses wrong types, deep nesting and huge files cleanly", () => {
+    const wrong = "match: 3\nsteps: 5\ndecision_rules: nope\noutput: []\n";
+    const r = load("mini", wrong, sidecars());
+    expect(r.dialect).toBe("runbook");
+    expect(errors(r).length).toBeGreaterThan(0);
+
+    const deep = `match:\n  context_types: [order_id]\nsteps:\n  - id: x\n    tool: db.q\n    params:\n      table: ${"[".repeat(5000)}${"]".repeat(5000)}\n`;
+    expect(() => load("mini", deep, sidecars())).not.toThrow();
+    expect(errors(load("mini", deep, sidecars())).length).toBeGreaterThan(0);
+
+    const huge = MINIMAL.concat(`description: "${"x".repeat(3_000_000)}"\n`);
+    expect(errors(load("mini", huge, sidecars())).length).toBeGreaterThan(0);
+
+    const badSidecar = load("mini", MINIMAL, { ...sidecars(), "mini.decision.json": "{ nope" });
+    expect(errors(badSidecar).map((d) => d.message)).toContain(
+      "Missing or invalid JSON file: mini.decision.json",
+    );
+  });
+
+  it("never takes a v1 playbook", () => {
+    const v1 = "apiVersion: playbook-bot/v1\nid: x\nmatch: {}\noutput: {}\nsteps: []\n";
+    expect(dialectOf("x.yaml", v1)).toBeUndefined();
+  });
+});
