@@ -63,6 +63,11 @@ export async function loadLocalPlaybooks(repo: string, explicitFile?: string): P
   return { bundles, reports };
 }
 
+/** A command's playbook argument as a file: one with a playbook's extension (v1 or a dialect's). */
+export function playbookFileArgument(target: string, cwd: string): string | undefined {
+  return /\.(ya?ml|json|md)$/i.test(target) ? resolve(cwd, target) : undefined;
+}
+
 /** Resolve `run <target>`: an existing file, or an id (or `on.command`) in the loaded set. */
 export function findTarget(
   set: LoadedSet,

@@ -26,7 +26,12 @@ import {
 import { DIALECTS } from "../../core/dialects/index.js";
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
 import { resumeCommand, runCommand, type CommandIo, type RunOptions } from "./run-command.js";
-import { bundleOf, findTarget, loadLocalPlaybooks } from "./local-playbooks.js";
+import {
+  bundleOf,
+  findTarget,
+  loadLocalPlaybooks,
+  playbookFileArgument,
+} from "./local-playbooks.js";
 import { parseScript, ScriptError, simulate } from "./simulate.js";
 import { runCase } from "./playbook-tests.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
@@ -99,7 +104,7 @@ function issueNumber(value: string): number {
 async function simulateCommand(target: string, eventsFile: string, io: CliIo): Promise<number> {
   const file = resolve(io.cwd, eventsFile);
   if (!existsSync(file)) throw new UsageError(`${eventsFile}: no such file`);
-  const explicit = /\.ya?ml$/.test(target) ? resolve(io.cwd, target) : undefined;
+  const explicit = playbookFileArgument(target, io.cwd);
   const set = await loadLocalPlaybooks(io.cwd, explicit);
   const found = findTarget(set, explicit ?? target, io.cwd);
   if (!found.bundle) {

@@ -20,6 +20,7 @@ import {
   delegateClosure,
   disabledBy,
   findTarget,
+  playbookFileArgument,
   loadLocalPlaybooks,
   loadPinned,
   pinBundles,
@@ -160,7 +161,7 @@ export async function runCommand(
   }
   const repo = opts.scratch ? makeScratchRepo() : resolve(io.cwd, opts.repo ?? ".");
   if (opts.scratch) io.out(`Scratch repository: ${repo}\n`);
-  const explicit = /\.(ya?ml|json|md)$/i.test(target) ? resolve(io.cwd, target) : undefined;
+  const explicit = playbookFileArgument(target, io.cwd);
   const set = await loadLocalPlaybooks(repo, explicit);
   const found = findTarget(set, explicit ?? target, repo);
   if (!found.bundle) {
