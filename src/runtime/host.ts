@@ -47,16 +47,3 @@ export function localHost(
     },
   };
 }
-
-/** Tools every host has without configuration: the read-only GitHub tools. */
-export const BUILTIN_TOOLS: ReadonlySet<string> = new Set([
-  "github/issue_get",
-  "github/issue_find",
-  "github/pull_request_get",
-  "github/repo_info",
-  "github/file_read",
-]);
-
-export function hasBuiltinTool(name: string): boolean {
-  return BUILTIN_TOOLS.has(name);
-}

@@ -1,5 +1,6 @@
 import type { EffectParams } from "../core/engine/events.js";
 import type { Scalar } from "../core/engine/state.js";
+import type { Authority } from "../core/format/types.js";
 import { TOOL_RESULT_TEXT_LIMIT, type ToolCallOutputs } from "../core/steps/investigate/effect.js";
 import { findingsOfResult, summarise } from "../core/steps/investigate/findings.js";
 
@@ -9,7 +10,13 @@ export type ToolCallResult =
 
 /** Where a host's tools are called: built-in GitHub tools, allowed HTTP tools, MCP servers. */
 export interface ToolRunner {
-  call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolCallResult>;
+  /** `stepAuthority`: the step's authority, which (with the deployment's) decides whether a tool may write. */
+  call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    stepAuthority?: Authority,
+  ): Promise<ToolCallResult>;
 }
 
 /** A host with no tools: every call is unknown (its suggestion stays for people). */
@@ -43,7 +50,7 @@ export async function performToolCalls(
     let outcome: ToolCallResult;
     try {
       outcome = await Promise.race([
-        runner.call(call.tool, call.args, controller.signal),
+        runner.call(call.tool, call.args, controller.signal, params.authority),
         new Promise<ToolCallResult>((resolve) =>
           controller.signal.addEventListener("abort", () =>
             resolve({ ok: false, code: "TOOL-TIMEOUT", message: `no answer in ${timeoutMs} ms` }),

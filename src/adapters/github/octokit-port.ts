@@ -239,6 +239,11 @@ export class OctokitPort implements GitHubPort {
   private readonly owner: string;
   private readonly repo: string;
 
+  /** The client and repository this port acts on (the built-in GitHub tools read through them). */
+  get repository(): { octokit: Octokit; repository: { owner: string; repo: string } } {
+    return { octokit: this.octokit, repository: { owner: this.owner, repo: this.repo } };
+  }
+
   constructor(private readonly o: OctokitPortOptions) {
     this.octokit = o.octokit;
     this.owner = o.owner;

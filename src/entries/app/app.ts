@@ -37,7 +37,9 @@ import {
 import { openCoordination } from "../../adapters/coordination/index.js";
 import type { AppConfig } from "./config.js";
 import type { HostCapabilities } from "../../core/engine/requirements.js";
-import { appHost, hasBuiltinTool } from "../../runtime/host.js";
+import { appHost } from "../../runtime/host.js";
+import { loadDeploymentTools, type DeploymentTools } from "../../adapters/tools/registry.js";
+import { toolRunnerOf } from "../../runtime/tools.js";
 import { IssueController, type IssueRef, type PlaybookCatalog } from "./controller.js";
 
 export interface PlaybookBotOptions {
@@ -45,8 +47,10 @@ export interface PlaybookBotOptions {
   /** External alert sources and routes (ALERTS_CONFIG); without it, only GitHub's own alerts. */
   alerts?: AlertsConfig;
   ai?: AiAdapter;
-  /** The secrets and tools runs may require (default: PLAYBOOK_SECRETS and the built-in tools). */
+  /** The secrets and tools runs may require (default: PLAYBOOK_SECRETS and the tools below). */
   host?: HostCapabilities;
+  /** The tools investigate steps call (default: PLAYBOOK_TOOLS_CONFIG, else the built-ins). */
+  tools?: DeploymentTools;
   discovery?: PlaybookDiscovery;
   clock?: () => Date;
   /** Every GitHub request is abandoned after this long (default 30 s). */
@@ -172,7 +176,9 @@ function healthz(req: IncomingMessage, res: ServerResponse): boolean {
 export function createPlaybookBot(options: PlaybookBotOptions) {
   const { config } = options;
   const ai = options.ai ?? new MockAiAdapter();
-  const host = options.host ?? appHost(process.env, hasBuiltinTool);
+  // The deployment's tools (PLAYBOOK_TOOLS_CONFIG): a broken config stops the app here.
+  const tools = options.tools ?? loadDeploymentTools(process.env);
+  const host = options.host ?? appHost(process.env, (name) => tools.has(name));
   const discovery = options.discovery ?? new PlaybookDiscovery();
   const clock = options.clock ?? (() => new Date());
   const eventTimeoutMs = options.eventTimeoutMs ?? 5 * 60_000;
@@ -188,6 +194,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
   async function close(): Promise<void> {
     for (const t of opened.timers.splice(0)) await t.stop();
     for (const c of opened.stores.splice(0)) await c.close();
+    if (!options.tools) await tools.close();
   }
   function ownStore(store: Coordination): Coordination {
     opened.stores.push(store);
@@ -319,6 +326,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         statusCache: w.statusCache,
         conditional,
         perDelivery: true,
+        tools: toolRunnerOf(tools.forRun({ octokit, repository: { owner, repo } })),
         ...(config.botLogin ? { botLogin: config.botLogin } : {}),
       });
       const wakeUps = new IssueWakeUps(

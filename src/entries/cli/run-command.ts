@@ -7,7 +7,13 @@ import { createInterface } from "node:readline/promises";
 import { MockAiAdapter } from "../../adapters/ai/adapter.js";
 import { start } from "../../core/engine/engine.js";
 import { describeUnmet, unmetRequirements } from "../../core/engine/requirements.js";
-import { hasBuiltinTool, localHost } from "../../runtime/host.js";
+import { localHost } from "../../runtime/host.js";
+import { toolRunnerOf } from "../../runtime/tools.js";
+import {
+  loadDeploymentTools,
+  ToolsConfigError,
+  type DeploymentTools,
+} from "../../adapters/tools/registry.js";
 import { tokenChars } from "../../core/engine/state.js";
 import { argsOfWords, collectInputs } from "../../core/engine/inputs.js";
 import type { Effect } from "../../core/engine/events.js";
@@ -180,7 +186,20 @@ export async function runCommand(
     return RUN_EXIT.invalid;
   }
   const bundle = found.bundle;
-  const host = localHost(process.env, hasBuiltinTool);
+  let tools: DeploymentTools;
+  try {
+    tools = loadDeploymentTools(process.env);
+  } catch (err) {
+    if (!(err instanceof ToolsConfigError)) throw err;
+    io.err(`playbook-bot: ${err.message}\n`);
+    return RUN_EXIT.invalid;
+  }
+  // The GitHub tools need GitHub: locally, a token and a GitHub origin.
+  const github = opts.dryRun ? undefined : await localGitHub(repo, process.env);
+  const host = localHost(
+    process.env,
+    (name) => tools.has(name) && (github !== undefined || !name.startsWith("github/")),
+  );
   const unmet = unmetRequirements(bundle, (id) => set.bundles.get(id), host);
   if (unmet.length > 0) {
     io.err(
@@ -246,8 +265,9 @@ export async function runCommand(
       ids.map((id) => [id, set.bundles.get(id) as NonNullable<ReturnType<typeof set.bundles.get>>]),
     ),
     io,
-    opts.dryRun ? undefined : await localGitHub(repo, process.env),
+    github,
     opts.allowScripts === true,
+    tools,
   );
   io.out(
     `Run ${record.run.id}: ${bundle.playbook.name ?? bundle.playbook.id} (${opts.mode}${opts.dryRun ? ", dry run" : ""})\n`,
@@ -262,6 +282,7 @@ function makeRunner(
   io: CommandIo,
   github?: OctokitPort,
   allowScripts = false,
+  tools?: DeploymentTools,
 ): Runner {
   const rio = runnerIo(io);
   const options: ConstructorParameters<typeof LocalEffects>[0] = {
@@ -270,6 +291,7 @@ function makeRunner(
     ai: new MockAiAdapter(),
     log: rio.log,
     allowScripts,
+    ...(tools ? { tools: toolRunnerOf(tools.forRun(github?.repository)) } : {}),
   };
   if (github) options.github = github;
   const effects = new LocalEffects(options);
@@ -303,12 +325,24 @@ export async function resumeCommand(
       `Resuming run ${runId} at ${record.run.stack[record.run.stack.length - 1]?.current ?? "?"}\n`,
     );
     const github = record.dryRun ? undefined : await localGitHub(record.repo, process.env);
-    const runner = makeRunner(record, store, bundles, io, github, opts.allowScripts === true);
+    const runner = makeRunner(
+      record,
+      store,
+      bundles,
+      io,
+      github,
+      opts.allowScripts === true,
+      loadDeploymentTools(process.env),
+    );
     return await runner.resume(opts.mode ?? record.mode);
   } catch (err) {
     if (err instanceof StateError) {
       io.err(`playbook-bot: ${err.message}\n  how to recover: ${err.hint}\n`);
       return RUN_EXIT.state;
+    }
+    if (err instanceof ToolsConfigError) {
+      io.err(`playbook-bot: ${err.message}\n`);
+      return RUN_EXIT.invalid;
     }
     throw err;
   }

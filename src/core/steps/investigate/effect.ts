@@ -1,4 +1,5 @@
 import type { Scalar } from "../../engine/state.js";
+import type { Authority } from "../../format/types.js";
 
 /** One tool call as the bot makes it: the step's call number (from 1), the tool, its arguments. */
 export type ToolCallRequest = {
@@ -12,6 +13,8 @@ export type ToolCallRequest = {
 /** The calls an `investigate` step has the bot make (its `run: auto` calls, or one `/call <n>`). */
 export type ToolCallParams = {
   calls: ToolCallRequest[];
+  /** The step's authority: a tool that writes needs ask-first (approved) or just-do-it. */
+  authority?: Authority;
 };
 
 export type ToolCallOutputs = {

@@ -141,7 +141,12 @@ function callEffect(ctx: StepContext<InvestigateStep>, numbers: readonly number[
       required: call.required === true,
     });
   }
-  return { type: "effect", kind: "tool_call", params: { calls } };
+  const authority = ctx.step.authority;
+  return {
+    type: "effect",
+    kind: "tool_call",
+    params: authority ? { calls, authority } : { calls },
+  };
 }
 
 /** The step's message while it waits for people: what to look at, record and choose. */
