@@ -1,0 +1,244 @@
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { dialectOf } from "../../../src/core/dialects/index.js";
+import { validateSource } from "../../../src/core/rules/validate.js";
+import { main } from "../../../src/entries/cli/main.js";
+import { FIXED_NOW } from "../../helpers/git-repo.js";
+
+const ROOT = join(import.meta.dirname, "../../..");
+const FIXTURES = join(ROOT, "test/fixtures/dialects/catalyst");
+
+function playbookFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return playbookFiles(path);
+    return /\.(ya?ml|md)$/.test(name) && name !== "SOURCES.md" ? [path] : [];
+  });
+}
+
+const FILES = playbookFiles(FIXTURES).map((path) => ({
+  file: relative(ROOT, path),
+  source: readFileSync(path, "utf8"),
+}));
+const fixture = (end: string) =>
+  FILES.find((f) => f.file.endsWith(end)) ?? { file: end, source: "" };
+const errors = (file: string, source: string) =>
+  validateSource(file, source).diagnostics.filter((d) => d.severity === "error");
+
+const PLAYBOOK = `name: ship-change
+description: Ships a change
+owner: Engineer
+inputs:
+  - string: mode
+    allowed: [pull-request, none]
+    default: pull-request
+  - string: slug
+    validation:
+      - regex: "^[a-z-]+$"
+        code: BadSlug
+steps:
+  - name: write
+    ai-prompt: Write the change for {{slug}}
+    outputs: ["docs/{{slug}}.md"]
+  - if: \${{ get('mode') == 'pull-request' }}
+    then:
+      - name: work
+        git-branch: xe/{{slug}}
+      - git-commit: Ship {{slug}}
+        push: true
+      - name: pr
+        github-pr-create: Ship {{slug}}
+  - name: repo
+    github-repo-info: ~
+  - return:
+      code: Shipped
+      message: Shipped {{write}}
+`;
+
+describe("Catalyst playbooks load as written", () => {
+  it("recognises Catalyst's files and no other system's", () => {
+    expect(FILES.length).toBeGreaterThanOrEqual(9);
+    for (const f of FILES) expect(dialectOf(f.file, f.source)?.id, f.file).toBe("catalyst");
+    expect(dialectOf("pb.yaml", "entrypoint: a\nnodes: {}\nsymptom: x\n")?.id).toBe("triagent");
+    expect(dialectOf("notes/readme.md", "# Playbook: x\n")).toBeUndefined();
+    expect(
+      dialectOf("pb.yaml", "apiVersion: playbook-bot/v1\nid: x\nowner: a\nsteps: []\n"),
+    ).toBeUndefined();
+  });
+
+  it("a Markdown playbook is one AI task whose text is the prompt, with its front matter", () => {
+    for (const end of [
+      "2025-11-c9109d8/src/playbooks/start-rollout.md",
+      "head/src/resources/playbooks/start-rollout.md",
+    ]) {
+      const { file, source } = fixture(end);
+      expect(errors(file, source), file).toEqual([]);
+      const r = validateSource(file, source);
+      expect(r.playbook).toMatchObject({ id: "start-rollout", owner: /Product Manager|Architect/ });
+      const step = r.playbook?.steps?.[0] as { type: string; prompt: string };
+      expect(step.type).toBe("ai");
+      expect(step.prompt).toContain("# Playbook: Start Rollout");
+    }
+  });
+
+  it("converts each action to the v1 step that does the same, with bare names as inputs and step outputs", () => {
+    const r = validateSource("ship.yaml", PLAYBOOK);
+    expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(r.playbook?.inputs?.mode).toMatchObject({
+      type: "enum",
+      values: ["pull-request", "none"],
+    });
+    expect(r.playbook?.inputs?.slug).toMatchObject({ pattern: "^[a-z-]+$" });
+    const steps = r.playbook?.steps as unknown as Record<string, unknown>[];
+    expect(steps.map((s) => s.type)).toEqual([
+      "ai",
+      "branch",
+      "commit",
+      "pull_request",
+      "investigate",
+      "end",
+    ]);
+    expect(steps[0]).toMatchObject({
+      prompt: "Write the change for {{ inputs.slug }}",
+      expect_files: ["docs/{{ inputs.slug }}.md"],
+    });
+    expect(steps[1]).toMatchObject({
+      if: "inputs.mode == 'pull-request'",
+      name: "xe/{{ inputs.slug }}",
+    });
+    expect(steps[3]).toMatchObject({ head: "{{ steps.work.outputs.name }}" });
+    expect(steps[4]).toMatchObject({
+      suggested_calls: [{ tool: "github/repo_info", run: "auto" }],
+    });
+    expect(steps[5]).toMatchObject({
+      conclusion: "Shipped",
+      advice: "Shipped {{ steps.write.outputs.text }}",
+    });
+    // The rule's own error code cannot be kept: said where it stands.
+    const drift = r.diagnostics.find(
+      (d) => d.rule === "dialect-drift" && d.message.includes("error code"),
+    );
+    expect(drift).toMatchObject({ line: 10, column: 9 });
+  });
+
+  it("reports an action with no v1 equivalent as an error at its own line and column", () => {
+    const { file, source } = fixture("head/tests/fixtures/playbooks/valid-minimal.yaml");
+    const d = errors(file, source).find((x) => x.rule === "dialect-unmapped");
+    expect(d).toMatchObject({ line: 5, column: 5 });
+    expect(d?.message).toContain("custom-action");
+  });
+
+  it("refuses conditions that read files or run code, never evaluating them", () => {
+    const { file, source } = fixture("2025-12-6ceab93/src/playbooks/start-blueprint.yaml");
+    const unmapped = errors(file, source).filter((d) => d.rule === "dialect-unmapped");
+    expect(unmapped.map((d) => d.line)).toEqual([26, 67, 78, 89]);
+    const code = errors(
+      "x.yaml",
+      PLAYBOOK.replace("get('mode') == 'pull-request'", "process.exit(1)"),
+    );
+    expect(code.find((d) => d.rule === "dialect-unmapped")?.message).toContain("never evaluated");
+  });
+
+  it("runs Catalyst's own structure checks at their place", () => {
+    const { file, source } = fixture("head/tests/fixtures/playbooks/invalid-schema.yaml");
+    expect(errors(file, source).find((d) => d.rule === "dialect-invalid")).toMatchObject({
+      line: 4,
+      column: 8,
+      message: expect.stringContaining("at least one step"),
+    });
+    const noOwner = errors(
+      "x.yaml",
+      PLAYBOOK.replace("owner: Engineer\n", "").replace("name: ship", "owner: \nname: ship"),
+    );
+    expect(noOwner.some((d) => d.rule === "dialect-invalid" && d.message.includes('"owner"'))).toBe(
+      true,
+    );
+  });
+
+  it("refuses hostile files cleanly", () => {
+    const deep = `name: deep\ndescription: d\nowner: o\nsteps:\n${"  ".repeat(0)}- if: x\n    then:\n`;
+    let nested = deep;
+    for (let i = 0; i < 40; i++)
+      nested += `${"  ".repeat(2 * i + 3)}- if: x\n${"  ".repeat(2 * i + 4)}then:\n`;
+    expect(() => validateSource("deep.yaml", nested)).not.toThrow();
+    const wrong = "name: 5\ndescription: [1]\nowner: {}\nsteps: nope\ninputs: 3\n";
+    const rules = errors("wrong.yaml", wrong).map((d) => d.rule);
+    expect(rules).toContain("dialect-invalid");
+    const huge = `name: huge\ndescription: d\nowner: o\nsteps:\n${"  - bash: echo\n".repeat(200_000)}`;
+    expect(() => validateSource("huge.yaml", huge)).not.toThrow();
+  });
+});
+
+describe("Catalyst's control flow and error policies", () => {
+  const FLOW = `name: flow
+description: Flow
+owner: Engineer
+inputs:
+  - boolean: fast
+steps:
+  - if: \${{ fast }}
+    then:
+      - bash: make quick
+        errorPolicy: continue
+    else:
+      - name: slow
+        ai-prompt:
+          prompt: Do it slowly
+          verify: no-such-check
+          cache: true
+        errorPolicy:
+          default: { action: Stop, retryCount: 2 }
+`;
+  it("flattens then/else into conditional steps and maps errorPolicy to on_error", () => {
+    const r = validateSource("flow.yaml", FLOW);
+    const steps = r.playbook?.steps as unknown as Record<string, unknown>[];
+    expect(steps[0]).toMatchObject({
+      type: "script",
+      shell: "bash",
+      run: "make quick",
+      if: "inputs.fast",
+      on_error: "continue",
+    });
+    // The check is not registered: the error stands at the author's `verify:` value.
+    expect(r.diagnostics.find((d) => d.rule === "verify-unknown")).toMatchObject({
+      line: 15,
+      column: 19,
+    });
+    expect(steps[1]).toMatchObject({
+      type: "ai",
+      if: "not (inputs.fast)",
+      cache: true,
+      verify: "no-such-check",
+      on_error: { default: "retry:2" },
+    });
+  });
+});
+
+describe("Catalyst playbooks run", () => {
+  it("simulate runs the Markdown playbook start-rollout to its end", async () => {
+    let out = "";
+    let err = "";
+    const events = join(
+      ROOT,
+      "test/fixtures/dialect-simulations/catalyst-start-rollout.events.yaml",
+    );
+    const code = await main(
+      [
+        "simulate",
+        fixture("head/src/resources/playbooks/start-rollout.md").file,
+        "--events",
+        events,
+      ],
+      {
+        out: (t) => void (out += t),
+        err: (t) => void (err += t),
+        cwd: ROOT,
+        clock: () => new Date(FIXED_NOW),
+      },
+    );
+    expect(code, out + err).toBe(0);
+    expect(out).toContain("- [x] `run-playbook`");
+    expect(out).toMatch(/Run \S+ completed\./);
+  });
+});
