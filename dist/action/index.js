@@ -41206,6 +41206,11 @@ var expectedFindings = memoised((ctx) => {
 
 // src/core/rules/graph/finding-unknown.ts
 var GUIDANCE10 = "list it in an investigate or ai step's expected_findings";
+function callsTools(ctx) {
+  return ctx.graph.steps.some(
+    (s) => s.step.type === "investigate" && (s.step.suggested_calls ?? []).some((c) => c.run === "auto")
+  );
+}
 var findingUnknown = {
   code: "finding-unknown",
   layer: "graph",
@@ -41215,7 +41220,7 @@ var findingUnknown = {
   requires: "one-step-form",
   check(ctx) {
     const out = [];
-    if (delegates(ctx)) return out;
+    if (delegates(ctx) || callsTools(ctx)) return out;
     const expected = expectedFindings(ctx);
     for (const s of ctx.graph.steps) {
       if (s.step.type !== "decide") continue;
@@ -41485,7 +41490,7 @@ var generatedUcs2length = (s) => {
   return n;
 };
 var playbook_validator_default = validate20;
-var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" }, "issues": { "$ref": "#/$defs/issue_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" }, "max_parallel": { "type": "integer", "minimum": 1, "maximum": 20, "description": "Items of a for_each step run at once (default 4)." }, "max_items": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Items a for_each step takes from its list (default 20); a longer list fails the step." }, "max_tool_calls": { "type": "integer", "minimum": 1, "maximum": 1e3, "description": "Tool calls the bot may make in one run; a call beyond it fails with PB-TOOL-BUDGET." } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "step_list": { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list", "object"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean", "object", "array"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "issue_selector": { "type": "object", "additionalProperties": false, "description": "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.", "properties": { "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. request_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request", "script"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }, { "if": { "type": "object", "properties": { "type": { "const": "script" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_script" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." }, "cache": { "type": "boolean", "description": "Reuse the result of an earlier run of this step with the same prompt and inputs (for idempotent steps only)." }, "verify": { "$ref": "#/$defs/id", "description": "Name of a check registered in the bot's code that must pass on the step's result (never code from the playbook)." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." }, "require_evidence": { "type": "boolean", "description": "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." }, "purpose": { "type": "string", "description": "Why the call is made, shown with it." }, "required": { "type": "boolean", "description": "A failed call is recorded as a step_error finding (the run goes on either way)." }, "run": { "enum": ["suggest", "auto"], "description": "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_parallel": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] }, "step_script": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "script" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "shell": { "enum": ["bash", "sh", "powershell", "node"], "description": "Interpreter that runs the script." }, "run": { "type": "string", "description": "The script text. Never templated: values reach it as environment variables." }, "env": { "type": "object", "propertyNames": { "pattern": "^[A-Z_][A-Z0-9_]*$" }, "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Environment variables (templates allowed): how values reach the script." } }, "required": ["shell", "run"] } } };
+var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" }, "issues": { "$ref": "#/$defs/issue_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" }, "max_parallel": { "type": "integer", "minimum": 1, "maximum": 20, "description": "Items of a for_each step run at once (default 4)." }, "max_items": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Items a for_each step takes from its list (default 20); a longer list fails the step." }, "max_tool_calls": { "type": "integer", "minimum": 1, "maximum": 1e3, "description": "Tool calls the bot may make in one run; a call beyond it fails with PB-TOOL-BUDGET." } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "step_list": { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list", "object"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean", "object", "array"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "issue_selector": { "type": "object", "additionalProperties": false, "description": "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.", "properties": { "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. request_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request", "script"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }, { "if": { "type": "object", "properties": { "type": { "const": "script" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_script" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." }, "cache": { "type": "boolean", "description": "Reuse the result of an earlier run of this step with the same prompt and inputs (for idempotent steps only)." }, "verify": { "$ref": "#/$defs/id", "description": "Name of a check registered in the bot's code that must pass on the step's result (never code from the playbook)." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present (always, for one without a finding)." }, "require_evidence": { "type": "boolean", "description": "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." }, "purpose": { "type": "string", "description": "Why the call is made, shown with it." }, "required": { "type": "boolean", "description": "A failed call is recorded as a step_error finding (the run goes on either way)." }, "run": { "enum": ["suggest", "auto"], "description": "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_parallel": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] }, "step_script": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "script" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "shell": { "enum": ["bash", "sh", "powershell", "node"], "description": "Interpreter that runs the script." }, "run": { "type": "string", "description": "The script text. Never templated: values reach it as environment variables." }, "env": { "type": "object", "propertyNames": { "pattern": "^[A-Z_][A-Z0-9_]*$" }, "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Environment variables (templates allowed): how values reach the script." } }, "required": ["shell", "run"] } } };
 var schema32 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" };
 var schema33 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" };
 var schema35 = { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } };
@@ -44058,7 +44063,7 @@ function validate44(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate44.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema84 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["finding", "text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present." }, "require_evidence": { "type": "boolean", "description": "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used." } }, "required": ["rules"] };
+var schema84 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present (always, for one without a finding)." }, "require_evidence": { "type": "boolean", "description": "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used." } }, "required": ["rules"] };
 function validate48(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -44793,8 +44798,8 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i9 = 0; i9 < len9; i9++) {
           let data42 = data41[i9];
           if (data42 && typeof data42 == "object" && !Array.isArray(data42)) {
-            if (data42.finding === void 0) {
-              const err61 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "finding" }, message: "must have required property 'finding'", schema: schema84.properties.confirmed_facts.items.required, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
+            if (data42.text === void 0) {
+              const err61 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "text" }, message: "must have required property 'text'", schema: schema84.properties.confirmed_facts.items.required, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
               if (vErrors === null) {
                 vErrors = [err61];
               } else {
@@ -44802,22 +44807,13 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
-            if (data42.text === void 0) {
-              const err62 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/required", keyword: "required", params: { missingProperty: "text" }, message: "must have required property 'text'", schema: schema84.properties.confirmed_facts.items.required, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
-              if (vErrors === null) {
-                vErrors = [err62];
-              } else {
-                vErrors.push(err62);
-              }
-              errors++;
-            }
             for (const key3 in data42) {
               if (!(key3 === "finding" || key3 === "text")) {
-                const err63 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
+                const err62 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
                 if (vErrors === null) {
-                  vErrors = [err63];
+                  vErrors = [err62];
                 } else {
-                  vErrors.push(err63);
+                  vErrors.push(err62);
                 }
                 errors++;
               }
@@ -44826,16 +44822,28 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
               let data43 = data42.finding;
               if (typeof data43 === "string") {
                 if (!pattern4.test(data43)) {
-                  const err64 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/finding", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data43 };
+                  const err63 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/finding", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data43 };
                   if (vErrors === null) {
-                    vErrors = [err64];
+                    vErrors = [err63];
                   } else {
-                    vErrors.push(err64);
+                    vErrors.push(err63);
                   }
                   errors++;
                 }
               } else {
-                const err65 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/finding", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data43 };
+                const err64 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/finding", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data43 };
+                if (vErrors === null) {
+                  vErrors = [err64];
+                } else {
+                  vErrors.push(err64);
+                }
+                errors++;
+              }
+            }
+            if (data42.text !== void 0) {
+              let data44 = data42.text;
+              if (typeof data44 !== "string") {
+                const err65 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/text", schemaPath: "#/properties/confirmed_facts/items/properties/text/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.confirmed_facts.items.properties.text.type, parentSchema: schema84.properties.confirmed_facts.items.properties.text, data: data44 };
                 if (vErrors === null) {
                   vErrors = [err65];
                 } else {
@@ -44844,30 +44852,30 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data42.text !== void 0) {
-              let data44 = data42.text;
-              if (typeof data44 !== "string") {
-                const err66 = { instancePath: instancePath + "/confirmed_facts/" + i9 + "/text", schemaPath: "#/properties/confirmed_facts/items/properties/text/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema84.properties.confirmed_facts.items.properties.text.type, parentSchema: schema84.properties.confirmed_facts.items.properties.text, data: data44 };
-                if (vErrors === null) {
-                  vErrors = [err66];
-                } else {
-                  vErrors.push(err66);
-                }
-                errors++;
-              }
-            }
           } else {
-            const err67 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.properties.confirmed_facts.items.type, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
+            const err66 = { instancePath: instancePath + "/confirmed_facts/" + i9, schemaPath: "#/properties/confirmed_facts/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.properties.confirmed_facts.items.type, parentSchema: schema84.properties.confirmed_facts.items, data: data42 };
             if (vErrors === null) {
-              vErrors = [err67];
+              vErrors = [err66];
             } else {
-              vErrors.push(err67);
+              vErrors.push(err66);
             }
             errors++;
           }
         }
       } else {
-        const err68 = { instancePath: instancePath + "/confirmed_facts", schemaPath: "#/properties/confirmed_facts/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.confirmed_facts.type, parentSchema: schema84.properties.confirmed_facts, data: data41 };
+        const err67 = { instancePath: instancePath + "/confirmed_facts", schemaPath: "#/properties/confirmed_facts/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema84.properties.confirmed_facts.type, parentSchema: schema84.properties.confirmed_facts, data: data41 };
+        if (vErrors === null) {
+          vErrors = [err67];
+        } else {
+          vErrors.push(err67);
+        }
+        errors++;
+      }
+    }
+    if (data.require_evidence !== void 0) {
+      let data45 = data.require_evidence;
+      if (typeof data45 !== "boolean") {
+        const err68 = { instancePath: instancePath + "/require_evidence", schemaPath: "#/properties/require_evidence/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema84.properties.require_evidence.type, parentSchema: schema84.properties.require_evidence, data: data45 };
         if (vErrors === null) {
           vErrors = [err68];
         } else {
@@ -44876,24 +44884,12 @@ function validate48(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
-    if (data.require_evidence !== void 0) {
-      let data45 = data.require_evidence;
-      if (typeof data45 !== "boolean") {
-        const err69 = { instancePath: instancePath + "/require_evidence", schemaPath: "#/properties/require_evidence/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema84.properties.require_evidence.type, parentSchema: schema84.properties.require_evidence, data: data45 };
-        if (vErrors === null) {
-          vErrors = [err69];
-        } else {
-          vErrors.push(err69);
-        }
-        errors++;
-      }
-    }
   } else {
-    const err70 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.type, parentSchema: schema84, data };
+    const err69 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema84.type, parentSchema: schema84, data };
     if (vErrors === null) {
-      vErrors = [err70];
+      vErrors = [err69];
     } else {
-      vErrors.push(err70);
+      vErrors.push(err69);
     }
     errors++;
   }
@@ -52462,10 +52458,10 @@ var STEP_FIELDS = {
         {
           type: "object",
           additionalProperties: false,
-          required: ["finding", "text"],
+          required: ["text"],
           properties: { finding: { $ref: "#/$defs/id" }, text: { type: "string" } }
         },
-        "Sentences reported for each finding that was present."
+        "Sentences reported for each finding that was present (always, for one without a finding)."
       ),
       require_evidence: {
         type: "boolean",
@@ -54407,12 +54403,13 @@ var regexInvalid = {
         check(spec.pattern, ["inputs", name, "pattern"], compiled);
     }
     const selector = playbook.on?.alerts;
-    selector?.signals?.positive?.forEach((sig, i) => {
-      if (sig.regex) compile(sig.pattern, ["on", "alerts", "signals", "positive", i, "pattern"]);
-    });
-    selector?.signals?.negative?.forEach((sig, i) => {
-      if (sig.regex) compile(sig.pattern, ["on", "alerts", "signals", "negative", i, "pattern"]);
-    });
+    for (const on of ["alerts", "issues"]) {
+      const signals = playbook.on?.[on]?.signals;
+      for (const side of ["positive", "negative"])
+        signals?.[side]?.forEach((sig, i) => {
+          if (sig.regex) compile(sig.pattern, ["on", on, "signals", side, i, "pattern"]);
+        });
+    }
     for (const [label2, matcher] of Object.entries(selector?.match ?? {})) {
       if (matcher.startsWith("=~") || matcher.startsWith("!~"))
         compile(matcher.slice(2), ["on", "alerts", "match", label2]);
@@ -54778,18 +54775,2342 @@ var ConvertedDocument = class {
   }
 };
 
+// src/core/dialects/conversion.ts
+var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+var DialectConversion = class {
+  constructor(doc, hints) {
+    this.doc = doc;
+    this.hints = hints;
+    this.b = new ConvertedDocument(doc);
+  }
+  doc;
+  hints;
+  problems = [];
+  b;
+  /** A finding at `path` of `source` (default: the main file); `key` points at the key itself. */
+  report(rule, path, message, hint, key = false, source = this.doc) {
+    this.problems.push({
+      rule,
+      path: formatPath(path),
+      span: { ...source.span(path, key), ...source === this.doc ? {} : { file: source.file } },
+      message,
+      hint: hint ?? this.hints[rule]
+    });
+  }
+  /** `to` in the v1 value is `from` in `source` (and so is everything below it). */
+  put(out, key, value, to, from, source = this.doc) {
+    out[key] = value;
+    this.b.locate(to, from, source, true);
+  }
+};
+
+// src/core/dialects/catalyst/dialect.ts
+var DEFAULT_HINTS = {
+  "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
+  "dialect-invalid": "Catalyst's own validator refuses this too: fix it in the file",
+  "dialect-drift": "nothing needs to change: it is read the way Catalyst reads it (`playbook-bot import <file>` writes the v1 equivalent)"
+};
+var RESERVED = /* @__PURE__ */ new Set(["name", "errorPolicy", "isolated"]);
+var INPUT_TYPES2 = ["string", "number", "boolean"];
+var ERROR_ACTIONS = {
+  stop: "fail",
+  continue: "continue",
+  silentlycontinue: "ignore",
+  ignore: "ignore"
+};
+var GITHUB_READS = {
+  "github-issue-find": "github/issue_find",
+  "github-issue-get": "github/issue_get",
+  "github-repo-info": "github/repo_info"
+};
+var SHELLS = { bash: "bash", powershell: "powershell", script: "node" };
+var PLAYBOOK_FOLDER = /(^|\/)(src\/playbooks|src\/resources\/playbooks|tests\/fixtures\/playbooks)\//;
+var MAX_STEPS = 2e3;
+var MAIN_OUTPUT = {
+  ai: "text",
+  branch: "name",
+  pull_request: "url",
+  issue: "url"
+};
+var MAX_NESTING = 16;
+var catalyst = {
+  id: "catalyst",
+  title: "Catalyst",
+  recognise: (file, text) => {
+    if (/\.md$/i.test(file)) return PLAYBOOK_FOLDER.test(file) && /^#\s+Playbook:/m.test(text);
+    if (!/\.ya?ml$/i.test(file)) return false;
+    if (/^(nodes|entrypoint|match)\s*:/m.test(text)) return false;
+    return /^(id|name)\s*:/m.test(text) && /^steps\s*:/m.test(text) && /^owner\s*:/m.test(text);
+  },
+  load: (file, text, _siblings, limits) => loadCatalyst(file, text, limits)
+};
+function loadCatalyst(file, text, limits) {
+  if (/\.md$/i.test(file)) return loadMarkdown(file, text, limits);
+  const loaded = loadSourceText(file, text, limits);
+  if (!loaded.ok) return { ok: false, failure: loaded };
+  const c = new Conversion(loaded.document);
+  return { ok: true, document: c.convert(), problems: c.problems };
+}
+function loadMarkdown(file, text, limits) {
+  const front = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
+  const yamlText = front ? `
+${front[1] ?? ""}` : "";
+  const loaded = loadSourceText(file, front ? yamlText : "{}", limits);
+  if (!loaded.ok) return { ok: false, failure: loaded };
+  const doc = loaded.document;
+  const c = new MarkdownConversion(doc, file, text.slice(front ? front[0].length : 0));
+  return { ok: true, document: c.convert(), problems: c.problems };
+}
+var MarkdownConversion = class extends DialectConversion {
+  constructor(doc, file, body) {
+    super(doc, DEFAULT_HINTS);
+    this.file = file;
+    this.body = body;
+  }
+  file;
+  body;
+  convert() {
+    const meta = isObject(this.doc.value) ? this.doc.value : {};
+    const stem = (this.file.split("/").pop() ?? "playbook").replace(/\.md$/i, "");
+    const title = /^#\s+Playbook:\s*(.+)$/m.exec(this.body)?.[1]?.trim() ?? stem;
+    const goal = /\*\*Goal\*\*:\s*(.+)$/m.exec(this.body)?.[1]?.trim();
+    const out = { apiVersion: "playbook-bot/v1", id: stem, name: title };
+    if (goal) out.description = goal;
+    copyMeta(this, meta, out);
+    out.steps = [
+      {
+        id: "run-playbook",
+        type: "ai",
+        description: "The playbook's whole text is the prompt (Catalyst's markdown task).",
+        prompt: this.body
+      }
+    ];
+    return this.b.build(out);
+  }
+  put2(out, key, value, path) {
+    this.put(out, key, value, path, path);
+  }
+};
+function copyMeta(c, src, out) {
+  if (typeof src.owner === "string") c.put2(out, "owner", src.owner, ["owner"]);
+  if (isObject(src.reviewers)) c.put2(out, "reviewers", src.reviewers, ["reviewers"]);
+}
+var Conversion = class extends DialectConversion {
+  inputs = /* @__PURE__ */ new Set();
+  /** Catalyst step names (variables) → v1 step ids. */
+  stepIds = /* @__PURE__ */ new Map();
+  steps = [];
+  outputs;
+  constructor(doc) {
+    super(doc, DEFAULT_HINTS);
+  }
+  put2(out, key, value, path) {
+    this.put(out, key, value, path, path);
+  }
+  convert() {
+    const src = this.doc.value;
+    const out = { apiVersion: "playbook-bot/v1" };
+    if (!isObject(src)) {
+      this.report("dialect-invalid", [], "a Catalyst playbook is a mapping of fields");
+      return this.b.build(out);
+    }
+    const idKey = typeof src.name === "string" ? "name" : "id";
+    const id = src[idKey];
+    if (typeof id !== "string" || !id.trim())
+      this.report(
+        "dialect-invalid",
+        [idKey],
+        'Playbook must have a non-empty "name" field',
+        "add `name: <kebab-case-name>`"
+      );
+    else {
+      this.put(out, "id", id, ["id"], [idKey]);
+      this.put(out, "name", id, ["name"], [idKey]);
+      if (idKey === "id")
+        this.report(
+          "dialect-drift",
+          ["id"],
+          "Catalyst's format names a playbook with `name:`; `id:` is read as the name, as the bundled playbooks use it",
+          void 0,
+          true
+        );
+    }
+    for (const field of ["description", "owner"]) {
+      if (typeof src[field] !== "string" || !src[field].trim())
+        this.report(
+          "dialect-invalid",
+          [field],
+          `Playbook must have a non-empty "${field}" field`,
+          `add \`${field}:\``
+        );
+    }
+    if (typeof src.description === "string")
+      this.put2(out, "description", src.description, ["description"]);
+    copyMeta(this, src, out);
+    if (src.triggers !== void 0)
+      this.report(
+        "dialect-unmapped",
+        ["triggers"],
+        "Catalyst's GitHub event triggers (event/action pairs) have no v1 selector; Catalyst's engine does not act on them either",
+        "start the playbook with `on.labels` or `on.command` in a v1 playbook",
+        true
+      );
+    if (src.inputs !== void 0) this.convertInputs(src.inputs, out);
+    if (!Array.isArray(src.steps) || src.steps.length === 0)
+      this.report(
+        "dialect-invalid",
+        ["steps"],
+        'Playbook must have at least one step in "steps" array',
+        "add a step"
+      );
+    else this.list(src.steps, ["steps"], { depth: 0 });
+    for (const key of ["catch", "finally", "resources"])
+      if (src[key] !== void 0)
+        this.report(
+          "dialect-unmapped",
+          [key],
+          `'${key}' has no v1 equivalent (v1 handles errors per step with on_error)`,
+          void 0,
+          true
+        );
+    if (this.steps.length) {
+      out.steps = this.steps;
+      this.b.locate(["steps"], ["steps"]);
+    }
+    if (this.outputs) out.outputs = this.outputs;
+    if (isObject(src.outputs)) {
+      for (const name of Object.keys(src.outputs))
+        if (!this.outputs || !(name in this.outputs))
+          this.report(
+            "dialect-drift",
+            ["outputs", name],
+            `output '${name}' is declared with a type only; no \`return\` sets it, so the converted playbook has no value for it`,
+            "set it in the final `return:`",
+            true
+          );
+    }
+    return this.b.build(out);
+  }
+  convertInputs(list2, out) {
+    if (!Array.isArray(list2)) {
+      this.report("dialect-invalid", ["inputs"], "inputs must be a list of parameters");
+      return;
+    }
+    const inputs = {};
+    list2.forEach((item, i) => {
+      const at = ["inputs", i];
+      if (!isObject(item)) return this.report("dialect-invalid", at, "an input is a mapping");
+      const type = INPUT_TYPES2.find((t) => t in item);
+      if (!type)
+        return this.report(
+          "dialect-invalid",
+          at,
+          "Input parameter missing type (string, number, or boolean)",
+          "start the item with `string: <name>`, `number: <name>` or `boolean: <name>`"
+        );
+      const name = item[type];
+      if (typeof name !== "string")
+        return this.report("dialect-invalid", [...at, type], "an input's name is a string");
+      const spec = { type, required: item.required === true };
+      const to = ["inputs", name];
+      this.b.locate(to, [...at, type]);
+      if (typeof item.description === "string")
+        this.put(
+          spec,
+          "description",
+          item.description,
+          [...to, "description"],
+          [...at, "description"]
+        );
+      if (item.default !== void 0)
+        this.put(spec, "default", item.default, [...to, "default"], [...at, "default"]);
+      if (Array.isArray(item.allowed)) {
+        spec.type = "enum";
+        this.put(spec, "values", item.allowed.map(String), [...to, "values"], [...at, "allowed"]);
+      }
+      if (item.validation !== void 0)
+        this.validation(item.validation, [...at, "validation"], spec, to);
+      inputs[name] = spec;
+      this.inputs.add(name);
+    });
+    out.inputs = inputs;
+    this.b.locate(["inputs"], ["inputs"]);
+  }
+  validation(rules, at, spec, to) {
+    if (!Array.isArray(rules))
+      return this.report("dialect-invalid", at, "validation is a list of rules");
+    rules.forEach((rule, i) => {
+      const here = [...at, i];
+      if (!isObject(rule))
+        return this.report("dialect-invalid", here, "a validation rule is a mapping");
+      if (typeof rule.regex === "string")
+        this.put(spec, "pattern", rule.regex, [...to, "pattern"], [...here, "regex"]);
+      else if ("min" in rule || "max" in rule) {
+        if (typeof rule.min === "number")
+          this.put(spec, "min", rule.min, [...to, "min"], [...here, "min"]);
+        if (typeof rule.max === "number")
+          this.put(spec, "max", rule.max, [...to, "max"], [...here, "max"]);
+      } else if ("minLength" in rule || "maxLength" in rule) {
+        const min = typeof rule.minLength === "number" ? rule.minLength : 0;
+        const max = typeof rule.maxLength === "number" ? String(rule.maxLength) : "";
+        this.put(spec, "pattern", `^[\\s\\S]{${min},${max}}$`, [...to, "pattern"], [...here]);
+      } else if ("script" in rule)
+        return this.report(
+          "dialect-unmapped",
+          [...here, "script"],
+          "a script validation rule runs code; v1 never evaluates code from a file",
+          "use a regex rule instead",
+          true
+        );
+      else
+        return this.report(
+          "dialect-invalid",
+          here,
+          `Unknown validation rule type in ${JSON.stringify(rule).slice(0, 80)}`
+        );
+      if (rule.code !== void 0 || rule.message !== void 0)
+        this.report(
+          "dialect-drift",
+          here,
+          "the rule's own error code and message are not kept: a failing value is reported with v1's input error",
+          void 0
+        );
+    });
+  }
+  list(steps, at, scope) {
+    if (!Array.isArray(steps)) return this.report("dialect-invalid", at, "a step list is a list");
+    if (scope.depth > MAX_NESTING)
+      return this.report("dialect-invalid", at, `steps are nested more than ${MAX_NESTING} deep`);
+    steps.forEach((step, i) => this.step(step, [...at, i], scope));
+  }
+  step(step, at, scope) {
+    if (this.steps.length >= MAX_STEPS) return;
+    if (!isObject(step))
+      return this.report("dialect-invalid", at, "a step is a mapping with an action key");
+    const action = Object.keys(step).find((k) => !RESERVED.has(k));
+    if (!action)
+      return this.report(
+        "dialect-invalid",
+        at,
+        'Step must have a non-empty "action" field',
+        "add the action as the step's first key"
+      );
+    const value = step[action];
+    const extra = {};
+    for (const [k, v] of Object.entries(step)) if (k !== action && !RESERVED.has(k)) extra[k] = v;
+    const config = isObject(value) ? { ...value, ...extra } : { ...extra };
+    const primary = (p) => isObject(value) || value === null ? config[p] : value;
+    const here = [...at, action];
+    if (action === "if" || action === "if-not") return this.conditional(step, action, at, scope);
+    if (action === "for-each")
+      return this.report(
+        "dialect-unmapped",
+        here,
+        "for-each runs a nested list per item; v1's for_each repeats one step, not a list",
+        "split the loop body into one step with for_each",
+        true
+      );
+    const id = this.idFor(step, action);
+    const out = { id, description: `Catalyst ${action} step` };
+    this.b.locate(["steps", this.steps.length], at);
+    this.b.locate(["steps", this.steps.length, "type"], here);
+    const prior = this.steps.length;
+    const from = (key) => isObject(value) && key in value ? [...here, key] : [...at, key];
+    const t = (v) => this.template(v, here);
+    switch (action) {
+      case "ai-prompt":
+      case "markdown":
+        out.type = "ai";
+        out.prompt = t(primary("prompt"));
+        if (Array.isArray(config.outputs ?? config.files))
+          out.expect_files = (config.outputs ?? config.files).map(t);
+        if (typeof config.verify === "string") {
+          out.verify = config.verify;
+          this.b.locate(["steps", prior, "verify"], from("verify"));
+        }
+        if (config.cache === true) out.cache = true;
+        break;
+      case "git-branch":
+        out.type = "branch";
+        out.name = t(primary("name"));
+        if (config.mustBeNew === true) out.require_new = true;
+        break;
+      case "git-commit":
+        out.type = "commit";
+        out.message = t(primary("message"));
+        out.branch = this.lastBranch() ?? "{{ run.branch }}";
+        out.paths = ["**"];
+        if (typeof config.push === "boolean") out.push = config.push;
+        break;
+      case "checkpoint":
+        out.type = "checkpoint";
+        out.message = t(primary("message"));
+        break;
+      case "github-pr-create":
+        out.type = "pull_request";
+        out.title = t(primary("title"));
+        out.head = this.lastBranch() ?? "{{ run.branch }}";
+        if (config.body !== void 0) out.body = t(config.body);
+        break;
+      case "github-pr-await":
+        out.type = "checkpoint";
+        out.message = `Waiting for pull request ${String(t(primary("pr")))} to be merged; approve when it is.`;
+        this.report(
+          "dialect-drift",
+          here,
+          "waiting for a pull request opened elsewhere becomes a checkpoint people approve once it is merged",
+          void 0,
+          true
+        );
+        break;
+      case "github-issue-create":
+        out.type = "issue";
+        out.title = t(primary("title"));
+        if (config.body !== void 0) out.body = t(config.body);
+        break;
+      case "playbook": {
+        out.type = "playbook";
+        out.mode = "delegate";
+        out.playbook = primary("name");
+        const inputs = config.inputs;
+        if (isObject(inputs))
+          out.with = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, t(v)]));
+        break;
+      }
+      case "return": {
+        out.type = "end";
+        out.status = "success";
+        const outputs = {};
+        for (const [k, v] of Object.entries(config))
+          if (k === "message") out.advice = t(v);
+          else if (k === "code") out.conclusion = v;
+          else outputs[k] = t(v);
+        if (Object.keys(outputs).length) this.outputs = outputs;
+        break;
+      }
+      case "bash":
+      case "powershell":
+      case "script":
+        out.type = "script";
+        out.shell = SHELLS[action];
+        out.run = primary("code");
+        break;
+      default:
+        if (action in GITHUB_READS) {
+          out.type = "investigate";
+          out.suggested_calls = [
+            { tool: GITHUB_READS[action], args: { value: t(value) }, run: "auto" }
+          ];
+          break;
+        }
+        return this.report(
+          "dialect-unmapped",
+          here,
+          `the action '${action}' has no v1 step kind`,
+          "do this in an `ai` or `script` step of a v1 playbook",
+          true
+        );
+    }
+    if (scope.condition) out.if = scope.condition;
+    if (step.errorPolicy !== void 0)
+      this.errorPolicy(step.errorPolicy, [...at, "errorPolicy"], out);
+    this.stepIds.set(id, String(out.type));
+    this.steps.splice(prior, 0, out);
+  }
+  conditional(step, action, at, scope) {
+    const raw = step[action];
+    const cond = this.expression(isObject(raw) ? raw.condition : raw, [...at, action]);
+    if (cond === void 0) return;
+    const yes = action === "if" ? cond : `not (${cond})`;
+    const no = action === "if" ? `not (${cond})` : cond;
+    const join2 = (c) => scope.condition ? `(${scope.condition}) and (${c})` : c;
+    this.list(step.then, [...at, "then"], { condition: join2(yes), depth: scope.depth + 1 });
+    if (step.else !== void 0)
+      this.list(step.else, [...at, "else"], { condition: join2(no), depth: scope.depth + 1 });
+  }
+  /** `${{ … }}` → a v1 expression: comparisons and look-ups only, never evaluated. */
+  expression(v, at) {
+    if (typeof v === "boolean") return String(v);
+    if (typeof v !== "string") {
+      this.report("dialect-invalid", at, "a condition is a string or a boolean");
+      return void 0;
+    }
+    const inner = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(v)?.[1] ?? v;
+    const m = /^\s*(get\(\s*'([^']*)'\s*\)|[A-Za-z][\w.-]*)\s*(?:(==|!=|<=|>=|<|>)\s*('[^']*'|-?\d+(?:\.\d+)?|true|false))?\s*$/.exec(
+      inner
+    );
+    const ref = m ? m[2] ?? m[1] ?? "" : "";
+    if (!m || ref.includes("://")) {
+      this.report(
+        "dialect-unmapped",
+        at,
+        `the condition '${inner.trim().slice(0, 80)}' is not a comparison or look-up v1 can express${ref.includes("://") ? " (it reads a file through a Catalyst path protocol)" : ""}; it is never evaluated, and the steps under it are not converted`,
+        "express it as a comparison of inputs or step outputs"
+      );
+      return void 0;
+    }
+    const path = this.reference(ref);
+    return m[3] ? `${path} ${m[3]} ${m[4]}` : path;
+  }
+  /** A Catalyst variable: an input by bare name, or a named step's result. */
+  reference(name) {
+    const [head = "", ...rest] = name.split(".");
+    if (this.inputs.has(head)) return ["inputs", head, ...rest].join(".");
+    const kind = this.stepIds.get(head);
+    if (kind)
+      return [
+        "steps",
+        head,
+        "outputs",
+        ...rest.length ? rest : [MAIN_OUTPUT[kind] ?? "value"]
+      ].join(".");
+    return name;
+  }
+  /** `{{path}}` → `{{ inputs.path }}` / `{{ steps.<id>.outputs.… }}`; `${{ … }}` values too. */
+  template(v, at) {
+    if (typeof v !== "string") return v;
+    return v.replace(/\$?\{\{\s*([^{}]*?)\s*\}\}/g, (whole, expr) => {
+      if (/^[A-Za-z][\w.-]*$/.test(expr)) return `{{ ${this.reference(expr)} }}`;
+      const got = /^get\(\s*'([^':]*)'\s*\)$/.exec(expr);
+      if (got?.[1]) return `{{ ${this.reference(got[1])} }}`;
+      this.report(
+        "dialect-unmapped",
+        at,
+        `'${whole.slice(0, 80)}' is not a look-up v1 templates express (calls, arithmetic and code are never evaluated)`,
+        "use a plain `{{name}}` reference"
+      );
+      return whole;
+    });
+  }
+  errorPolicy(policy, at, out) {
+    const one = (v, where) => {
+      const name = isObject(v) ? v.action : v;
+      const mapped = typeof name === "string" ? ERROR_ACTIONS[name.toLowerCase()] : void 0;
+      const retries = isObject(v) ? v.retryCount : void 0;
+      if (typeof retries === "number" && retries > 0 && retries < 100) return `retry:${retries}`;
+      if (!mapped)
+        this.report(
+          "dialect-unmapped",
+          where,
+          `the error action '${String(name)}' has no v1 on_error equivalent`,
+          "use Stop, Continue or Ignore"
+        );
+      return mapped;
+    };
+    if (!isObject(policy) || "action" in policy) {
+      const p = one(policy, at);
+      if (p) out.on_error = p;
+      return;
+    }
+    const map = {};
+    for (const [code, v] of Object.entries(policy)) {
+      const p = one(v, [...at, code]);
+      if (p) map[code] = p;
+    }
+    this.report(
+      "dialect-drift",
+      at,
+      "Catalyst's PascalCase error codes are kept as on_error keys; v1's own codes (GH-\u2026) match only where they are the same",
+      void 0,
+      true
+    );
+    out.on_error = map;
+  }
+  idFor(step, action) {
+    const base = typeof step.name === "string" ? step.name : `${action}-${this.steps.length + 1}`;
+    let id = base;
+    for (let n = 2; this.stepIds.has(id); n++) id = `${base}-${n}`;
+    return id;
+  }
+  lastBranch() {
+    const b = [...this.steps].reverse().find((s) => s.type === "branch");
+    return b ? `{{ steps.${String(b.id)}.outputs.name }}` : void 0;
+  }
+};
+
+// src/core/dialects/cortex/markdown.ts
+var MAX_LINES = 5e3;
+var FIELD = /^-\s+\*\*([^*]+)\*\*:\s*(.+)$/;
+var ITEM = /^-\s+(.+)$/;
+var STEP = /^(\d+)\.\s+(.+)$/;
+var BRANCH = /^(.*\S)\s*(?:->|→)\s*(\S+)$/;
+function parseCortexMarkdown(file, input, limits) {
+  const text = input.charCodeAt(0) === 65279 ? input.slice(1) : input;
+  const lines = text.split("\n");
+  if (text.length > limits.maxBytes || lines.length > MAX_LINES) {
+    const whole = { line: 1, column: 1, endLine: 1, endColumn: 1 };
+    return {
+      ok: false,
+      failure: {
+        ok: false,
+        text,
+        problems: [
+          {
+            kind: "limit",
+            span: whole,
+            message: `file is larger than a definition file may be (${limits.maxBytes} bytes, ${MAX_LINES} lines)`,
+            hint: "split the procedure into several playbooks"
+          }
+        ]
+      }
+    };
+  }
+  const locations = /* @__PURE__ */ new Map();
+  const issues = [];
+  const model = { sections: {} };
+  const at = (path, value, key) => locations.set(pointerOf(path), key ? { key, value } : { value });
+  at([], { start: 0, end: Math.max(0, text.length) });
+  at(["sections"], { start: 0, end: Math.max(0, text.length) });
+  let section;
+  let step;
+  let offset = 0;
+  let inFence = false;
+  for (const raw of lines) {
+    const start = offset;
+    offset += raw.length + 1;
+    const line = raw.replace(/\r$/, "");
+    const trimmed = line.trim();
+    const lead = line.length - line.trimStart().length;
+    const range = (from, length) => ({
+      start: start + from,
+      end: start + from + length
+    });
+    const whole = range(lead, trimmed.length);
+    if (/^(```|~~~)/.test(trimmed)) inFence = !inFence;
+    if (!inFence && /^#\s+\S/.test(line) && model.title === void 0 && !section) {
+      model.title = trimmed.slice(1).trim();
+      at(["title"], range(line.indexOf(model.title), model.title.length), whole);
+      continue;
+    }
+    if (!inFence && /^##\s+\S/.test(line)) {
+      const heading = trimmed.slice(2).trim();
+      const name = heading.toLowerCase();
+      step = void 0;
+      const path = ["sections", name];
+      if (model.sections[name]) {
+        issues.push({
+          path,
+          message: `the section '## ${heading}' appears twice`,
+          hint: "merge the two sections into one"
+        });
+        section = { name, data: { body: "", fields: {}, items: [], steps: [] }, bodyLines: [] };
+        continue;
+      }
+      section = { name, data: { body: "", fields: {}, items: [], steps: [] }, bodyLines: [] };
+      model.sections[name] = section.data;
+      at(path, whole, whole);
+      continue;
+    }
+    if (!section) continue;
+    if (trimmed) section.bodyLines.push(line);
+    section.data.body = section.bodyLines.join("\n").trim();
+    const base = ["sections", section.name];
+    if (locations.has(pointerOf(base)) && trimmed) {
+      const loc = locations.get(pointerOf(base));
+      locations.set(pointerOf(base), { ...loc, value: { start: loc.value.start, end: whole.end } });
+      at([...base, "body"], {
+        start: locations.get(pointerOf([...base, "body"]))?.value.start ?? whole.start,
+        end: whole.end
+      });
+    }
+    if (inFence || !trimmed) continue;
+    const numbered = lead === 0 ? STEP.exec(trimmed) : null;
+    if (numbered) {
+      const rest = numbered[2];
+      const split = /^\**([^\s*—]+)\**(?:\s+[—–-]\s+(.+))?$/.exec(rest);
+      const index = section.data.steps.length;
+      const path = [...base, "steps", index];
+      const id = split ? split[1] : rest;
+      const data = { id, fields: {}, branches: [] };
+      if (split?.[2]) data.title = split[2];
+      section.data.steps.push(data);
+      step = { data, path };
+      const idAt = range(lead + trimmed.indexOf(id), id.length);
+      at(path, whole, idAt);
+      at([...path, "id"], idAt);
+      if (data.title)
+        at([...path, "title"], range(lead + trimmed.lastIndexOf(data.title), data.title.length));
+      at([...path, "fields"], whole);
+      at([...path, "branches"], whole);
+      continue;
+    }
+    const field = FIELD.exec(trimmed);
+    const target = step && lead > 0 ? step : void 0;
+    if (lead === 0) step = void 0;
+    if (field) {
+      const key = field[1].trim().toLowerCase();
+      const value = field[2].trim();
+      const keyAt = range(lead + trimmed.indexOf("**"), key.length + 4);
+      const valueAt2 = range(lead + trimmed.lastIndexOf(value), value.length);
+      if (target && key === "branch") {
+        const b = BRANCH.exec(value);
+        const path2 = [...target.path, "branches", target.data.branches.length];
+        if (!b) {
+          issues.push({
+            path: [...target.path, "fields"],
+            message: `step '${target.data.id}': the branch '${value}' names no step to go to`,
+            hint: "write `- **branch**: <when this applies> -> <step id>`"
+          });
+          continue;
+        }
+        const condition = b[1];
+        const goto = b[2];
+        target.data.branches.push({ condition, goto });
+        at(path2, valueAt2, keyAt);
+        at([...path2, "condition"], range(lead + trimmed.lastIndexOf(value), condition.length));
+        at([...path2, "goto"], range(lead + trimmed.length - goto.length, goto.length));
+        continue;
+      }
+      const fields = target ? target.data.fields : section.data.fields;
+      const path = [...target ? [...target.path, "fields"] : [...base, "fields"], key];
+      if (key in fields) {
+        issues.push({
+          path,
+          message: `the field '${key}' is given twice`,
+          hint: "keep one of the two lines"
+        });
+        continue;
+      }
+      fields[key] = value;
+      if (!target) at([...base, "fields"], whole);
+      at(path, valueAt2, keyAt);
+      continue;
+    }
+    const item = ITEM.exec(trimmed);
+    if (item && !target) {
+      const path = [...base, "items", section.data.items.length];
+      section.data.items.push(item[1].trim());
+      at([...base, "items"], whole);
+      at(path, range(lead + 2, trimmed.length - 2), whole);
+    } else if (target) {
+      issues.push({
+        path: [...target.path, "fields"],
+        message: `step '${target.data.id}': the line '${trimmed}' is not a \`- **key**: value\` field`,
+        hint: "write each of a step's settings as `- **key**: value` under it"
+      });
+    }
+  }
+  const document = new SourceDocument(file, text, model, locations);
+  return { ok: true, parsed: { document, model, issues } };
+}
+
+// src/core/dialects/cortex/dialect.ts
+var DEFAULT_HINTS2 = {
+  "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
+  "dialect-invalid": "the package breaks a rule of Cortex's playbook layout: fix it in the file",
+  "dialect-drift": "nothing needs to change: it is read the way Cortex's design describes it"
+};
+var AUTHORITY = {
+  JustDoIt: "just-do-it",
+  DoItAndShowMe: "show-me",
+  AskMeFirst: "ask-first"
+};
+var SECTIONS = /* @__PURE__ */ new Set(["metadata", "description", "agents", "steps", "error handling"]);
+var METADATA = /* @__PURE__ */ new Set(["name", "description", "trigger", "authority", "owner"]);
+var STEP_FIELDS2 = /* @__PURE__ */ new Set([
+  "skill",
+  "depends-on",
+  "authority",
+  "input-contract",
+  "output-contract",
+  "on-error",
+  "retries",
+  "description"
+]);
+var MODEL_EXECUTORS = /* @__PURE__ */ new Set(["llm"]);
+var MAX_STEPS2 = 50;
+var NAME2 = /^[a-z0-9][a-z0-9_-]{0,63}$/i;
+var SECRET = /^[A-Z_][A-Z0-9_]*$/;
+var TOOL = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*\/[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+var cortex = {
+  id: "cortex",
+  title: "Cortex",
+  recognise: (file, text) => /(^|\/)playbook\.md$/i.test(file) && !/^\uFEFF?---\s*$/m.test(text.split("\n", 1)[0] ?? "") && /^##\s+Steps\s*$/im.test(text) && // Separate linear scans: a numbered step, and an indented skill line under some step.
+  /^\d+\.\s+\S/m.test(text) && /^[ \t]+-\s+\*\*skill\*\*:/im.test(text),
+  isPart: (file) => /(^|\/)playbooks\/[^/]+\/(skills\/[^/]+\.md|contracts\/[^/]+\.schema\.json|requirements\.md)$/i.test(
+    file
+  ),
+  load: (file, text, siblings, limits) => loadCortex(file, text, siblings, limits)
+};
+function loadCortex(file, text, siblings, limits) {
+  const parsed = parseCortexMarkdown(file, text, limits);
+  if (!parsed.ok) return parsed;
+  const c = new CortexConversion(parsed.parsed, file, siblings, limits);
+  return { ok: true, document: c.convert(), problems: c.problems };
+}
+var CortexConversion = class extends DialectConversion {
+  constructor(main, file, siblings, limits) {
+    super(main.document, DEFAULT_HINTS2);
+    this.main = main;
+    this.siblings = siblings;
+    this.limits = limits;
+    this.dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/") + 1) : "";
+  }
+  main;
+  siblings;
+  limits;
+  dir;
+  convert() {
+    const { model } = this.main;
+    const out = { apiVersion: "playbook-bot/v1" };
+    for (const issue2 of this.main.issues)
+      this.report("dialect-invalid", issue2.path, issue2.message, issue2.hint);
+    const folder = this.dir.split("/").filter(Boolean).pop() ?? "";
+    this.put(out, "id", folder, ["id"], model.title !== void 0 ? ["title"] : []);
+    if (!NAME2.test(folder))
+      this.report(
+        "dialect-invalid",
+        model.title !== void 0 ? ["title"] : [],
+        `the package folder '${folder}' is not a playbook name (letters, digits, '_' and '-', at most 64)`,
+        "keep the playbook in playbooks/<name>/playbook.md"
+      );
+    for (const name of Object.keys(model.sections))
+      if (!SECTIONS.has(name))
+        this.report(
+          "dialect-unmapped",
+          ["sections", name],
+          `the section '${name}' has no equivalent here`,
+          "say what it says in the steps (data between steps goes in input-contract/output-contract)",
+          true
+        );
+    this.metadata(out);
+    this.agents();
+    this.steps(out);
+    this.requirements(out);
+    return this.b.build(out);
+  }
+  metadata(out) {
+    const { model } = this.main;
+    const fields = model.sections.metadata?.fields ?? {};
+    const at = (key) => ["sections", "metadata", "fields", key];
+    for (const key of Object.keys(fields))
+      if (!METADATA.has(key))
+        this.report(
+          "dialect-unmapped",
+          at(key),
+          `the metadata field '${key}' has no equivalent here`,
+          void 0,
+          true
+        );
+    if (fields.name !== void 0) this.put(out, "name", fields.name, ["name"], at("name"));
+    else if (model.title !== void 0) this.put(out, "name", model.title, ["name"], ["title"]);
+    const description = fields.description ?? model.sections.description?.body;
+    if (fields.description !== void 0)
+      this.put(out, "description", description, ["description"], at("description"));
+    else if (description)
+      this.put(out, "description", description, ["description"], ["sections", "description"]);
+    if (fields.owner !== void 0) this.put(out, "owner", fields.owner, ["owner"], at("owner"));
+    if (fields.authority !== void 0) {
+      const tier = this.tier(fields.authority, at("authority"));
+      if (tier) {
+        out.authority = { default: tier };
+        this.b.locate(["authority"], at("authority"));
+        this.b.locate(["authority", "default"], at("authority"));
+      }
+    }
+    if (fields.trigger !== void 0) this.trigger(fields.trigger, out, at("trigger"));
+  }
+  /** `command <name>` and `label <name>` start runs here; a message type or a schedule cannot. */
+  trigger(trigger, out, at) {
+    const m = /^(command|label)\s+\/?(\S+)$/i.exec(trigger.trim());
+    if (!m) {
+      this.report(
+        "dialect-unmapped",
+        at,
+        `the trigger '${trigger}' has no equivalent here: runs start from an issue (a /run command, a label, an alert or a new issue)`,
+        "write `command <name>` (/run <name>) or `label <name>`"
+      );
+      return;
+    }
+    const name = m[2];
+    out.on = m[1].toLowerCase() === "command" ? { command: name } : { labels: [name] };
+    this.b.locate(["on"], at, this.doc, true);
+    this.b.locate(["on", "command"], at);
+    this.b.locate(["on", "labels", 0], at);
+  }
+  agents() {
+    const agents = this.main.model.sections.agents;
+    if (!agents) return;
+    this.report(
+      "dialect-drift",
+      ["sections", "agents"],
+      "agent roles are not provisioned: the bot runs every step itself, with the skill the step names",
+      void 0,
+      true
+    );
+  }
+  steps(out) {
+    const section = this.main.model.sections.steps;
+    const list2 = section?.steps ?? [];
+    if (list2.length === 0) {
+      this.report(
+        "dialect-invalid",
+        section ? ["sections", "steps"] : [],
+        "the playbook has no steps",
+        "add a `## Steps` section with numbered steps, each naming its `- **skill**`",
+        section !== void 0
+      );
+      return;
+    }
+    if (list2.length > MAX_STEPS2) {
+      this.report(
+        "dialect-invalid",
+        ["sections", "steps", "steps", MAX_STEPS2],
+        `the playbook has ${list2.length} steps, more than the ${MAX_STEPS2} one playbook may have`,
+        "split it into several playbooks"
+      );
+      return;
+    }
+    const ids2 = new Set(list2.map((s) => s.id));
+    const errorDefault = this.errorDefault();
+    const loop = cycleIn(list2);
+    const branching = list2.some((s) => s.branches.length > 0);
+    const order = branching && !loop ? topologicalOrder(list2) : list2.map((_, i) => i);
+    if (branching && list2.some((s) => s.fields["depends-on"] !== void 0))
+      this.report(
+        "dialect-drift",
+        ["sections", "steps"],
+        "the steps have branches, so they run one at a time (in an order that keeps every depends-on) rather than side by side",
+        void 0,
+        true
+      );
+    const steps = [];
+    this.b.locate(["steps"], ["sections", "steps"]);
+    for (const from of order) {
+      const step = this.step(
+        list2[from],
+        from,
+        steps.length,
+        ids2,
+        errorDefault,
+        !branching
+      );
+      steps.push(step);
+      if (Array.isArray(step.next) && step.type !== "investigate")
+        steps.push(this.choice(step, from, steps.length));
+    }
+    out.steps = steps;
+    if (loop && branching)
+      this.report(
+        "dialect-invalid",
+        [
+          "sections",
+          "steps",
+          "steps",
+          list2.findIndex((s) => s.id === loop[0]),
+          "fields",
+          "depends-on"
+        ],
+        `the steps depend on each other in a circle (${loop.join(" \u2192 ")}): a DAG has no cycles`,
+        "remove one of the depends-on entries"
+      );
+  }
+  /**
+   * Prose branches are chosen by people on an investigation step; the step that does the work
+   * hands its branches to one that follows it and asks which way to go.
+   */
+  choice(step, index, position) {
+    const at = ["sections", "steps", "steps", index, "branches"];
+    const to = ["steps", position];
+    const id = `${String(step.id)}-choice`.slice(0, 64);
+    const choice = {
+      id,
+      type: "investigate",
+      description: `Choose how to go on after '${String(step.name ?? step.id)}'.`,
+      next: step.next
+    };
+    this.b.locate(to, at);
+    this.b.locate([...to, "id"], at);
+    this.b.locate([...to, "description"], at);
+    this.b.locate([...to, "next"], at);
+    step.next.forEach(
+      (_, i) => this.b.locate([...to, "next", i], [...at, i], this.doc, true)
+    );
+    delete step.next;
+    return choice;
+  }
+  /** The playbook-wide failure policy of `## Error Handling`, applied to steps without their own. */
+  errorDefault() {
+    const fields = this.main.model.sections["error handling"]?.fields ?? {};
+    let found;
+    for (const [key, value] of Object.entries(fields)) {
+      const at = ["sections", "error handling", "fields", key];
+      if (key !== "default") {
+        this.report(
+          "dialect-unmapped",
+          at,
+          key === "escalation" ? "escalation has no equivalent here: a failed step stops the run and says so on the issue" : `the error-handling field '${key}' has no equivalent here`,
+          "give each step `- **on-error**: fail | continue | ignore | retry <n>`",
+          true
+        );
+        continue;
+      }
+      const policy = this.policy(value, at);
+      if (policy) found = { policy, at };
+    }
+    return found;
+  }
+  step(s, index, position, ids2, errorDefault, withNeeds) {
+    const at = ["sections", "steps", "steps", index];
+    const to = ["steps", position];
+    const f = (key) => [...at, "fields", key];
+    const step = {};
+    this.b.locate(to, at);
+    this.put(step, "id", s.id, [...to, "id"], [...at, "id"]);
+    for (const key of Object.keys(s.fields))
+      if (!STEP_FIELDS2.has(key))
+        this.report(
+          "dialect-unmapped",
+          f(key),
+          `the step field '${key}' has no equivalent here`,
+          void 0,
+          true
+        );
+    if (s.title) this.put(step, "name", s.title, [...to, "name"], [...at, "title"]);
+    if (s.fields.description !== void 0)
+      this.put(step, "description", s.fields.description, [...to, "description"], f("description"));
+    this.skill(s, at, to, step);
+    const depends = s.fields["depends-on"];
+    if (depends !== void 0) {
+      const needs = needsOf(s);
+      for (const need of needs)
+        if (!ids2.has(need))
+          this.report(
+            "dialect-invalid",
+            f("depends-on"),
+            `step '${s.id}' depends on '${need}', which is not a step of this playbook`,
+            `name one of: ${[...ids2].join(", ")}`
+          );
+      if (withNeeds) {
+        this.put(step, "needs", needs, [...to, "needs"], f("depends-on"));
+        needs.forEach((_, i) => this.b.locate([...to, "needs", i], f("depends-on")));
+      }
+    }
+    if (s.fields.authority !== void 0) {
+      const tier = this.tier(s.fields.authority, f("authority"));
+      if (tier) this.put(step, "authority", tier, [...to, "authority"], f("authority"));
+    }
+    for (const [field, key] of [
+      ["input-contract", "input_schema"],
+      ["output-contract", "output_schema"]
+    ]) {
+      const name = s.fields[field];
+      if (name !== void 0) this.contract(name, f(field), [...to, key], step, key);
+    }
+    this.onError(s, at, to, step, errorDefault);
+    if (s.branches.length) {
+      step.next = s.branches.map((b) => ({ condition: b.condition, goto: b.goto }));
+      this.b.locate([...to, "next"], [...at, "branches"]);
+      s.branches.forEach(
+        (_, i) => this.b.locate([...to, "next", i], [...at, "branches", i], this.doc, true)
+      );
+    }
+    return step;
+  }
+  /** The step's skill file decides its kind: a prompt for the model, or tools to call. */
+  skill(s, at, to, step) {
+    const name = s.fields.skill;
+    const where = [...at, "fields", "skill"];
+    const fallback = () => {
+      step.type = "ai";
+      step.prompt = s.title ?? s.id;
+      this.b.locate([...to, "prompt"], [...at, s.title ? "title" : "id"]);
+    };
+    if (name === void 0) {
+      this.report(
+        "dialect-invalid",
+        [...at, "id"],
+        `step '${s.id}' names no skill: every step is done by a skill`,
+        "add `- **skill**: <name>` with a skills/<name>.md in the package"
+      );
+      return fallback();
+    }
+    const file = `skills/${name}.md`;
+    const text = NAME2.test(name) ? this.siblings.read(file) : void 0;
+    if (text === void 0) {
+      this.report(
+        "dialect-invalid",
+        where,
+        `step '${s.id}' uses the skill '${name}', but the package has no ${file}`,
+        `add ${file}, or name a skill the package has`
+      );
+      return fallback();
+    }
+    const parsed = parseCortexMarkdown(`${this.dir}${file}`, text, this.limits);
+    if (!parsed.ok) {
+      this.report("dialect-invalid", where, `the skill file ${file} is too large to read`);
+      return fallback();
+    }
+    const { model, document } = parsed.parsed;
+    for (const issue2 of parsed.parsed.issues)
+      this.report("dialect-invalid", issue2.path, issue2.message, issue2.hint, false, document);
+    const meta = model.sections.metadata?.fields ?? {};
+    const m = (key) => ["sections", "metadata", "fields", key];
+    if (meta["skill-id"] !== void 0 && meta["skill-id"] !== name)
+      this.report(
+        "dialect-invalid",
+        m("skill-id"),
+        `the skill-id '${meta["skill-id"]}' is not the file's name '${name}'`,
+        "make them the same",
+        false,
+        document
+      );
+    const promptPath = model.sections.prompt?.body ? ["sections", "prompt", "body"] : model.sections.description?.body ? ["sections", "description", "body"] : void 0;
+    const prompt = promptPath ? model.sections[promptPath[1]]?.body : void 0;
+    if (meta.tools !== void 0) {
+      step.type = "investigate";
+      if (prompt && promptPath)
+        this.put(step, "description", prompt, [...to, "description"], promptPath, document);
+      const tools = meta.tools.split(",").map((t) => t.trim().replace(/^`|`$/g, "")).filter(Boolean);
+      const calls = [];
+      for (const tool of tools) {
+        if (!TOOL.test(tool)) {
+          this.report(
+            "dialect-invalid",
+            m("tools"),
+            `the skill's tool '${tool}' is not written <server>/<tool>`,
+            void 0,
+            false,
+            document
+          );
+          continue;
+        }
+        calls.push({ tool });
+        this.b.locate([...to, "suggested_calls", calls.length - 1], m("tools"), document, true);
+      }
+      step.suggested_calls = calls;
+      this.b.locate([...to, "suggested_calls"], m("tools"), document);
+      return;
+    }
+    const executor = meta.executor ?? "llm";
+    if (!MODEL_EXECUTORS.has(executor.toLowerCase())) {
+      this.report(
+        "dialect-unmapped",
+        m("executor"),
+        `the executor '${executor}' runs the skill's code file; playbooks here run no package code`,
+        "describe the work as a prompt (`executor: llm`), name the tools the skill calls (`tools:`), or write a v1 `script` step",
+        false,
+        document
+      );
+      return fallback();
+    }
+    if (!prompt || !promptPath) {
+      this.report(
+        "dialect-invalid",
+        [],
+        `the skill ${file} has neither a '## Prompt' nor a '## Description' to give the model`,
+        "add a `## Prompt` section",
+        false,
+        document
+      );
+      return fallback();
+    }
+    step.type = "ai";
+    this.put(step, "prompt", prompt, [...to, "prompt"], promptPath, document);
+  }
+  /** A contract file named by a step, as the JSON Schema of what enters or leaves it. */
+  contract(name, at, to, step, key) {
+    const file = `contracts/${name}.schema.json`;
+    const text = NAME2.test(name) ? this.siblings.read(file) : void 0;
+    if (text === void 0) {
+      this.report(
+        "dialect-invalid",
+        at,
+        `the contract '${name}' does not exist: the package has no ${file}`,
+        `add ${file}, or name a contract the package has`
+      );
+      return;
+    }
+    const loaded = loadSourceText(`${this.dir}${file}`, text, this.limits);
+    if (!loaded.ok) {
+      const first = loaded.problems[0];
+      this.problems.push({
+        rule: "dialect-invalid",
+        path: "",
+        span: {
+          ...first?.span ?? { line: 1, column: 1, endLine: 1, endColumn: 1 },
+          file: `${this.dir}${file}`
+        },
+        message: `the contract ${file} is not valid JSON: ${first?.message ?? "it does not parse"}`,
+        hint: first?.hint ?? "fix the file"
+      });
+      return;
+    }
+    const schema = loaded.document.value;
+    if (!isObject(schema)) {
+      this.report(
+        "dialect-invalid",
+        [],
+        `the contract ${file} is not a JSON Schema: a schema is an object`,
+        'write an object such as `{ "type": "object", "properties": { \u2026 } }`',
+        false,
+        loaded.document
+      );
+      return;
+    }
+    this.put(step, key, schema, to, [], loaded.document);
+  }
+  onError(s, at, to, step, errorDefault) {
+    const f = (key) => [...at, "fields", key];
+    const retries = s.fields.retries;
+    const written = s.fields["on-error"];
+    if (retries !== void 0 && written !== void 0) {
+      this.report(
+        "dialect-invalid",
+        f("retries"),
+        `step '${s.id}' has both retries and on-error`,
+        "write `- **on-error**: retry <n>` and remove retries"
+      );
+      return;
+    }
+    if (retries !== void 0) {
+      const policy = this.policy(`retry ${retries}`, f("retries"));
+      if (policy) this.put(step, "on_error", policy, [...to, "on_error"], f("retries"));
+    } else if (written !== void 0) {
+      const policy = this.policy(written, f("on-error"));
+      if (policy) this.put(step, "on_error", policy, [...to, "on_error"], f("on-error"));
+    } else if (errorDefault)
+      this.put(step, "on_error", errorDefault.policy, [...to, "on_error"], errorDefault.at);
+  }
+  /** A failure behaviour in v1's words: fail, continue, ignore, retry:N. */
+  policy(value, at) {
+    const v = value.trim().toLowerCase();
+    const retry = /^retry\s*:?\s*(\d+)(\s*times?)?$/.exec(v);
+    if (retry) {
+      const n = Number(retry[1]);
+      if (n >= 1 && n <= 99) return `retry:${n}`;
+      this.report("dialect-invalid", at, `a step may be retried 1 to 99 times, not ${n}`);
+      return void 0;
+    }
+    if (v === "fail" || v === "continue" || v === "ignore") return v;
+    this.report(
+      "dialect-unmapped",
+      at,
+      `the failure behaviour '${value}' has no equivalent here (escalation to someone is not a step's failure policy)`,
+      "write fail, continue, ignore or retry <n>; add a checkpoint step to hand a decision to a person"
+    );
+    return void 0;
+  }
+  tier(value, at) {
+    const tier = AUTHORITY[value.trim()];
+    if (!tier)
+      this.report(
+        "dialect-invalid",
+        at,
+        `'${value}' is not an authority tier`,
+        "write JustDoIt, DoItAndShowMe or AskMeFirst"
+      );
+    return tier;
+  }
+  requirements(out) {
+    const text = this.siblings.read("requirements.md");
+    if (text === void 0) return;
+    const parsed = parseCortexMarkdown(`${this.dir}requirements.md`, text, this.limits);
+    if (!parsed.ok) {
+      this.report("dialect-invalid", [], "requirements.md is too large to read");
+      return;
+    }
+    const { model, document } = parsed.parsed;
+    const requires = {};
+    for (const [name, section] of Object.entries(model.sections)) {
+      const kind = name === "secrets" || name === "api keys" ? "secrets" : name === "tools" ? "tools" : void 0;
+      const items = section.items.map((item, i) => ({
+        name: item.replace(/^\[[ xX]\]\s*/, "").split(/\s+/)[0]?.replace(/^`|`$/g, "") ?? "",
+        at: ["sections", name, "items", i]
+      }));
+      if (!kind) {
+        for (const item of items)
+          this.report(
+            "dialect-unmapped",
+            item.at,
+            `'${item.name}' (${name}) cannot be checked before a run: only secrets and tools can`,
+            "make sure the runner has it, and keep the note in the playbook's description",
+            false,
+            document
+          );
+        continue;
+      }
+      const names = [];
+      for (const item of items) {
+        const ok = kind === "secrets" ? SECRET.test(item.name) : TOOL.test(item.name);
+        if (!ok) {
+          this.report(
+            "dialect-invalid",
+            item.at,
+            kind === "secrets" ? `'${item.name}' is not a secret name (capital letters, digits and '_')` : `'${item.name}' is not a tool written <server>/<tool>`,
+            void 0,
+            false,
+            document
+          );
+          continue;
+        }
+        this.b.locate(["requires", kind, names.length], item.at, document);
+        names.push(item.name);
+      }
+      if (names.length) {
+        requires[kind] = names;
+        this.b.locate(["requires", kind], ["sections", name], document);
+      }
+    }
+    if (Object.keys(requires).length) {
+      out.requires = requires;
+      this.b.locate(["requires"], [], document);
+    }
+  }
+};
+function topologicalOrder(steps) {
+  const index = new Map(steps.map((s, i) => [s.id, i]));
+  const placed = /* @__PURE__ */ new Set();
+  const order = [];
+  const place = (i) => {
+    if (placed.has(i)) return;
+    placed.add(i);
+    for (const need of needsOf(steps[i])) {
+      const j = index.get(need);
+      if (j !== void 0) place(j);
+    }
+    order.push(i);
+  };
+  steps.forEach((_, i) => place(i));
+  return order;
+}
+var needsOf = (s) => (s.fields["depends-on"] ?? "").split(",").map((d) => d.trim()).filter(Boolean);
+function cycleIn(steps) {
+  const needs = new Map(steps.map((s) => [s.id, needsOf(s)]));
+  const state = /* @__PURE__ */ new Map();
+  const stack = [];
+  const visit = (id) => {
+    state.set(id, "open");
+    stack.push(id);
+    for (const to of needs.get(id) ?? []) {
+      if (!needs.has(to)) continue;
+      if (state.get(to) === "open") return [...stack.slice(stack.indexOf(to)), to];
+      if (!state.has(to)) {
+        const found = visit(to);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(id, "done");
+    return void 0;
+  };
+  for (const s of steps) {
+    if (state.has(s.id)) continue;
+    const found = visit(s.id);
+    if (found) return found;
+  }
+  return void 0;
+}
+
+// src/core/engine/state.ts
+var MAX_RUN_TOKEN = 24;
+var MAX_RUN_ID = 14 + MAX_RUN_TOKEN;
+
+// src/core/steps/investigate/findings.ts
+function confidenceOf(v) {
+  if (typeof v === "number" && v >= 0 && v <= 1) return v;
+  if (v === "low") return 0.4;
+  if (v === "medium") return 0.6;
+  if (v === "high") return 0.85;
+  return void 0;
+}
+
+// src/core/dialects/runbook/dialect.ts
+var CONTEXT_TYPES = ["trace_id", "request_id", "order_id", "task_id", "message_id", "user_id"];
+var TOOL_PREFIXES = ["trace.", "db.", "redis."];
+var IDENTIFIER_PARAMS = [
+  "table",
+  "match_column",
+  "trace_ref_table",
+  "trace_ref_column",
+  "trace_ref_match_column"
+];
+var IDENTIFIER = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+var KEY_TEMPLATE = /^[a-zA-Z0-9_:.-]*(\{\{context_id\}\})?[a-zA-Z0-9_:.-]*$/;
+var PARAM_DEFAULTS = {
+  trace_ref_table: "orders",
+  trace_ref_column: "trace_id",
+  trace_ref_match_column: "{{ inputs.context_type }}",
+  table: "orders",
+  match_column: "{{ inputs.context_type }}",
+  key_template: "{{ inputs.context_id }}"
+};
+var DERIVED_FINDINGS = ["step_error", "status_mismatch"];
+var DERIVED_STATUS_MISMATCH = ["cache_key_exists", "db_row_missing"];
+var DEFAULT_ROOT_CAUSE = "Current evidence is insufficient to isolate a single root cause.";
+var HINTS = {
+  "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
+  "dialect-invalid": "the runbook spec's own check refuses this too: fix it in the file",
+  "dialect-drift": "nothing needs to change: it is read the way the runbook spec's engine reads it"
+};
+var TOP_FIELDS = /* @__PURE__ */ new Set([
+  "name",
+  "description",
+  "match",
+  "limits",
+  "steps",
+  "decision_rules",
+  "output"
+]);
+var STEP_FIELDS3 = /* @__PURE__ */ new Set(["id", "tool", "required", "purpose", "params"]);
+var SIDECARS = ["selector", "execution", "decision"];
+function stemOf(file) {
+  return (file.split("/").pop() ?? file).replace(/\.ya?ml$/i, "");
+}
+var runbook = {
+  id: "runbook",
+  title: "the runbook spec",
+  recognise: (file, text) => /\.ya?ml$/i.test(file) && /^match\s*:/m.test(text) && (/^\s+(-\s+)?tool\s*:\s*(trace|db|redis)\./m.test(text) || /^decision_rules\s*:/m.test(text) || /^output\s*:/m.test(text)),
+  isPart: (file) => /\.(selector|execution|decision)\.json$/i.test(file),
+  load: (file, text, siblings, limits) => loadRunbook(file, text, siblings, limits)
+};
+function loadRunbook(file, text, siblings, limits) {
+  const loaded = loadSourceText(file, text, limits);
+  if (!loaded.ok) return { ok: false, failure: loaded };
+  const stem = stemOf(file);
+  const sidecars = {};
+  const unreadable = [];
+  for (const kind of SIDECARS) {
+    const name = `${stem}.${kind}.json`;
+    const sidecarText = siblings.read(name);
+    if (sidecarText === void 0) {
+      unreadable.push(kind);
+      continue;
+    }
+    const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/") + 1) : "";
+    const doc = loadSourceText(`${dir}${name}`, sidecarText, limits);
+    if (doc.ok) sidecars[kind] = doc.document;
+    else unreadable.push(kind);
+  }
+  const c = new RunbookConversion(loaded.document, stem, sidecars, siblings);
+  for (const kind of unreadable) c.unreadableSidecar(`${stem}.${kind}.json`);
+  return { ok: true, document: c.convert(), problems: c.problems };
+}
+var RunbookConversion = class extends DialectConversion {
+  constructor(doc, stem, sidecars, siblings) {
+    super(doc, HINTS);
+    this.stem = stem;
+    this.sidecars = sidecars;
+    this.siblings = siblings;
+  }
+  stem;
+  sidecars;
+  siblings;
+  out = { apiVersion: "playbook-bot/v1" };
+  /** Each operation the runbook calls, where it is named. */
+  operations = [];
+  /** The finding types each operation's adapter emits; undefined when its file is absent. */
+  emitted = /* @__PURE__ */ new Map();
+  unreadableSidecar(name) {
+    this.report(
+      "dialect-invalid",
+      [],
+      `Missing or invalid JSON file: ${name}`,
+      `add ${name} next to the runbook, or fix its JSON: the runbook spec reads every runbook with its selector, execution and decision files`
+    );
+  }
+  convert() {
+    const src = this.doc.value;
+    if (!isObject(src)) {
+      this.report("dialect-invalid", [], "a runbook is a mapping of fields");
+      return this.b.build(this.out);
+    }
+    for (const key of Object.keys(src))
+      if (!TOP_FIELDS.has(key))
+        this.report(
+          "dialect-unmapped",
+          [key],
+          `'${key}' is not a field of the runbook spec, and has no equivalent here`,
+          "remove it",
+          true
+        );
+    this.out.id = this.stem;
+    this.b.locate(["id"], typeof src.name === "string" ? ["name"] : []);
+    if (typeof src.name === "string") {
+      this.put(this.out, "name", src.name, ["name"], ["name"]);
+      if (src.name !== this.stem)
+        this.report(
+          "dialect-drift",
+          ["name"],
+          `the runbook is named '${src.name}' but its file is ${this.stem}.yaml; the spec knows runbooks by file name, and so does this reading`
+        );
+    }
+    if (typeof src.description === "string")
+      this.put(this.out, "description", src.description, ["description"], ["description"]);
+    const types = this.match(src);
+    this.inputs(types);
+    this.limits(src);
+    this.selector(types);
+    const steps = [];
+    this.b.locate(["steps"], Array.isArray(src.steps) ? ["steps"] : []);
+    this.steps(src, steps);
+    this.decision(src, steps);
+    steps.push({
+      id: "report",
+      type: "end",
+      description: "The investigation's report.",
+      // The spec's report opens with the incident as it was told.
+      advice: "Incident: {{ inputs.symptom or 'not told' }} \u2014 expected behavior: {{ inputs.expected or 'not told' }}"
+    });
+    this.b.locate(["steps", steps.length - 1], ["output"]);
+    this.out.steps = steps;
+    return this.b.build(this.out);
+  }
+  /** `match`: the context types a run may have (enforced), and its symptoms (tags). */
+  match(src) {
+    const match = src.match;
+    if (match === void 0) return CONTEXT_TYPES;
+    if (!isObject(match)) {
+      this.report("dialect-invalid", ["match"], "match must be a mapping");
+      return CONTEXT_TYPES;
+    }
+    for (const key of Object.keys(match))
+      if (key !== "context_types" && key !== "symptoms")
+        this.report(
+          "dialect-unmapped",
+          ["match", key],
+          `'match.${key}' is not a field of the runbook spec`,
+          "remove it",
+          true
+        );
+    if (Array.isArray(match.symptoms) && match.symptoms.every((s) => typeof s === "string")) {
+      this.out.tags = { symptoms: match.symptoms };
+      this.b.locate(["tags"], ["match", "symptoms"]);
+      this.b.locate(["tags", "symptoms"], ["match", "symptoms"], this.doc, true);
+    }
+    const types = match.context_types;
+    if (types === void 0) return CONTEXT_TYPES;
+    if (!Array.isArray(types) || types.some((t) => typeof t !== "string")) {
+      this.report(
+        "dialect-invalid",
+        ["match", "context_types"],
+        "context_types must be a list of names"
+      );
+      return CONTEXT_TYPES;
+    }
+    types.forEach((t, i) => {
+      if (!CONTEXT_TYPES.includes(t))
+        this.report(
+          "dialect-invalid",
+          ["match", "context_types", i],
+          `'${t}' is not a context type of the runbook spec (${CONTEXT_TYPES.join(", ")})`
+        );
+    });
+    return types.length ? types : CONTEXT_TYPES;
+  }
+  /** The incident a runbook investigates: its locator, the symptom and what was expected. */
+  inputs(types) {
+    this.out.inputs = {
+      // An alert names the incident in its labels; an issue in its form (`### Context ID`).
+      context_id: {
+        type: "string",
+        required: true,
+        from: "labels.context_id",
+        description: "The incident's locator: the id of the request, order, trace, \u2026 it is about."
+      },
+      context_type: {
+        type: "enum",
+        values: types,
+        required: true,
+        from: "labels.context_type",
+        description: "What the locator is; the runbook supports only these."
+      },
+      symptom: {
+        type: "string",
+        from: "issue.title",
+        description: "What went wrong."
+      },
+      expected: {
+        type: "string",
+        from: "issue.body",
+        description: "What should have happened."
+      }
+    };
+    this.b.locate(
+      ["inputs", "context_type"],
+      this.doc.value && isObject(this.doc.value.match) ? ["match", "context_types"] : []
+    );
+  }
+  limits(src) {
+    const limits = src.limits;
+    if (limits === void 0) return;
+    if (!isObject(limits)) {
+      this.report("dialect-invalid", ["limits"], "limits must be a mapping");
+      return;
+    }
+    const out = {};
+    this.b.locate(["limits"], ["limits"]);
+    for (const [key, value] of Object.entries(limits)) {
+      if (key === "max_steps" || key === "max_tool_calls")
+        this.put(out, key, value, ["limits", key], ["limits", key]);
+      else
+        this.report(
+          "dialect-unmapped",
+          ["limits", key],
+          `'limits.${key}' has no equivalent here (limits are max_steps and max_tool_calls)`,
+          "remove it",
+          true
+        );
+    }
+    this.out.limits = out;
+  }
+  /** `<name>.selector.json`: which incidents (alerts and issues) select this runbook. */
+  selector(types) {
+    const doc = this.sidecars.selector;
+    if (!doc) return;
+    const sel = doc.value;
+    if (!isObject(sel)) {
+      this.report(
+        "dialect-invalid",
+        [],
+        "the selector is not a JSON object",
+        void 0,
+        false,
+        doc
+      );
+      return;
+    }
+    this.sidecarName("selector", sel, doc);
+    if (!Array.isArray(sel.context_types) || sel.context_types.length === 0)
+      this.report(
+        "dialect-invalid",
+        ["context_types"],
+        `Selector for ${this.stem} must define context_types.`,
+        void 0,
+        false,
+        doc
+      );
+    if (!Array.isArray(sel.positive_signals) || !Array.isArray(sel.negative_signals))
+      this.report(
+        "dialect-invalid",
+        [],
+        `Selector for ${this.stem} must define positive_signals and negative_signals.`,
+        void 0,
+        false,
+        doc
+      );
+    const selector = {};
+    const issues = {};
+    this.b.locate(["on"], [], doc);
+    this.b.locate(["on", "alerts"], [], doc);
+    this.b.locate(["on", "issues"], [], doc);
+    if (Array.isArray(sel.context_types)) {
+      const listed = sel.context_types.filter((t) => typeof t === "string");
+      for (const [target, to] of [
+        [selector, "alerts"],
+        [issues, "issues"]
+      ])
+        this.put(
+          target,
+          "context_types",
+          listed,
+          ["on", to, "context_types"],
+          ["context_types"],
+          doc
+        );
+      const unsupported = listed.filter((t) => !types.includes(t));
+      if (unsupported.length)
+        this.report(
+          "dialect-drift",
+          ["context_types"],
+          `the selector picks incidents of ${unsupported.join(", ")}, which the runbook's match.context_types refuses; such a run stops before any step`,
+          void 0,
+          false,
+          doc
+        );
+    }
+    if (typeof sel.priority === "number") {
+      this.put(selector, "priority", sel.priority, ["on", "alerts", "priority"], ["priority"], doc);
+      this.put(issues, "priority", sel.priority, ["on", "issues", "priority"], ["priority"], doc);
+    }
+    const signals = {};
+    for (const [side, key] of [
+      ["positive", "positive_signals"],
+      ["negative", "negative_signals"]
+    ]) {
+      const list2 = sel[key];
+      if (!Array.isArray(list2)) continue;
+      const converted = [];
+      list2.forEach((signal2, i) => {
+        if (!isObject(signal2) || typeof signal2.pattern !== "string" || typeof signal2.weight !== "number") {
+          this.report(
+            "dialect-invalid",
+            [key, i],
+            "a signal has a pattern (text) and a weight (number)",
+            void 0,
+            false,
+            doc
+          );
+          return;
+        }
+        for (const field of Object.keys(signal2))
+          if (!["pattern", "weight", "mode"].includes(field))
+            this.report(
+              "dialect-invalid",
+              [key, i, field],
+              `'${field}' is not a field of a signal`,
+              void 0,
+              true,
+              doc
+            );
+        if (signal2.mode !== void 0 && signal2.mode !== "regex")
+          this.report(
+            "dialect-invalid",
+            [key, i, "mode"],
+            `mode '${String(signal2.mode)}' is not 'regex'`,
+            void 0,
+            false,
+            doc
+          );
+        const s = { pattern: signal2.pattern, weight: signal2.weight };
+        if (signal2.mode === "regex") s.regex = true;
+        converted.push(s);
+        this.b.locate(["on", "alerts", "signals", side, converted.length - 1], [key, i], doc, true);
+        this.b.locate(["on", "issues", "signals", side, converted.length - 1], [key, i], doc, true);
+      });
+      signals[side] = converted;
+    }
+    const symptoms = this.out.tags?.symptoms;
+    if (Array.isArray(sel.positive_signals) && sel.positive_signals.length === 0 && Array.isArray(symptoms) && symptoms.length) {
+      signals.positive = symptoms.map((pattern) => ({ pattern, weight: 1 }));
+      symptoms.forEach((_, i) => {
+        for (const to of ["alerts", "issues"])
+          this.b.locate(
+            ["on", to, "signals", "positive", i],
+            ["match", "symptoms", i],
+            this.doc,
+            true
+          );
+      });
+      this.report(
+        "dialect-drift",
+        ["positive_signals"],
+        `the selector has no positive signals; the runbook's match.symptoms select it here (weight 1 each), where the spec would select it by its context type alone`,
+        void 0,
+        false,
+        doc
+      );
+    }
+    if (Object.keys(signals).length) {
+      selector.signals = signals;
+      issues.signals = structuredClone(signals);
+    }
+    this.out.on = { alerts: selector, issues, command: this.stem.replace(/_/g, "-") };
+    this.b.locate(["on", "command"], []);
+  }
+  /** The name inside a sidecar must be the runbook's (the spec's checker requires it). */
+  sidecarName(kind, value, doc) {
+    if (value.name !== this.stem) {
+      const label2 = kind[0]?.toUpperCase() + kind.slice(1);
+      this.report(
+        "dialect-invalid",
+        ["name"],
+        `${label2 === "Execution" ? "Execution" : label2} name mismatch for ${this.stem}.${kind}.json.`,
+        `set "name": "${this.stem}"`,
+        false,
+        doc
+      );
+    }
+  }
+  /** Each step (or each operation of the execution sidecar) becomes a call the bot makes. */
+  steps(src, out) {
+    const declared = src.steps;
+    if (declared === void 0) {
+      const doc = this.sidecars.execution;
+      const exec2 = doc?.value;
+      if (!doc || !isObject(exec2)) {
+        this.report(
+          "dialect-invalid",
+          [],
+          `runbook ${this.stem} lists no steps, and its ${this.stem}.execution.json is missing`,
+          "add steps: to the runbook, or the execution sidecar with its operations"
+        );
+        return;
+      }
+      this.sidecarName("execution", exec2, doc);
+      if (!Array.isArray(exec2.operations) || exec2.operations.length === 0) {
+        this.report(
+          "dialect-invalid",
+          ["operations"],
+          `Execution metadata for ${this.stem} must define at least one operation.`,
+          void 0,
+          false,
+          doc
+        );
+        return;
+      }
+      exec2.operations.forEach((op, i) => {
+        if (typeof op !== "string") return;
+        this.step(
+          { id: op.replace(/[^a-zA-Z0-9_-]/g, "_"), tool: op, required: false, purpose: op },
+          out,
+          ["operations", i],
+          doc
+        );
+      });
+      return;
+    }
+    if (!Array.isArray(declared)) {
+      this.report("dialect-invalid", ["steps"], "steps must be a list");
+      return;
+    }
+    declared.forEach((step, i) => {
+      if (!isObject(step)) {
+        this.report("dialect-invalid", ["steps", i], "a step is a mapping with id and tool");
+        return;
+      }
+      this.step(step, out, ["steps", i], this.doc);
+    });
+    const exec = this.sidecars.execution?.value;
+    if (this.sidecars.execution && isObject(exec))
+      this.sidecarName("execution", exec, this.sidecars.execution);
+  }
+  step(step, out, at, doc) {
+    const id = typeof step.id === "string" ? step.id : void 0;
+    const tool = typeof step.tool === "string" ? step.tool : void 0;
+    if (!id)
+      this.report("dialect-invalid", [...at, "id"], "the step has no id", void 0, false, doc);
+    if (!tool) {
+      this.report(
+        "dialect-invalid",
+        [...at, "tool"],
+        `step ${id ?? "?"} has no tool`,
+        void 0,
+        false,
+        doc
+      );
+      return;
+    }
+    for (const key of Object.keys(step))
+      if (!STEP_FIELDS3.has(key))
+        this.report(
+          "dialect-unmapped",
+          [...at, key],
+          `'${key}' is not a field of a runbook step`,
+          "remove it",
+          true,
+          doc
+        );
+    const prefix = TOOL_PREFIXES.find((p) => tool.startsWith(p));
+    if (!prefix)
+      this.report(
+        "dialect-invalid",
+        [...at, "tool"],
+        `Runbook ${this.stem} step [${id ?? "?"}]: unknown tool prefix "${tool}". Must start with trace./db./redis.`,
+        void 0,
+        false,
+        doc
+      );
+    this.operations.push({ tool, at: step.tool === void 0 ? at : [...at, "tool"], doc });
+    const args = this.params(step, at, doc, id ?? "?");
+    const call = {
+      tool: `${tool.slice(0, tool.indexOf("."))}/${tool.slice(tool.indexOf(".") + 1)}`,
+      args,
+      run: "auto"
+    };
+    if (step.required === true) call.required = true;
+    if (typeof step.purpose === "string") call.purpose = step.purpose;
+    const index = out.length;
+    const converted = {
+      id: (id ?? `step-${index + 1}`).slice(0, 64),
+      type: "investigate",
+      suggested_calls: [call]
+    };
+    const findings = this.adapterFindings(tool);
+    const purpose = typeof step.purpose === "string" ? step.purpose : void 0;
+    const reports = findings?.length ? `it reports one of: ${findings.join(", ")}.` : void 0;
+    if (purpose || reports) converted.description = [purpose, reports].filter(Boolean).join(" \u2014 ");
+    out.push(converted);
+    this.b.locate(["steps", index], at, doc);
+    this.b.locate(["steps", index, "id"], [...at, "id"], doc);
+    this.b.locate(["steps", index, "description"], [...at, "purpose"], doc);
+    this.b.locate(["steps", index, "suggested_calls"], at, doc);
+    this.b.locate(["steps", index, "suggested_calls", 0], at, doc);
+    this.b.locate(["steps", index, "suggested_calls", 0, "tool"], [...at, "tool"], doc);
+    this.b.locate(
+      ["steps", index, "suggested_calls", 0, "args"],
+      step.params !== void 0 ? [...at, "params"] : at,
+      doc
+    );
+    for (const key of Object.keys(args))
+      this.b.locate(
+        ["steps", index, "suggested_calls", 0, "args", key],
+        [...at, "params", key],
+        doc
+      );
+  }
+  /**
+   * A step's parameters as its call's arguments: the incident's locator and type always, each
+   * `<param>_by_context_type` map as a choice on the run's context type (the map wins over the
+   * plain value, which wins over the spec's default), `{{context_id}}` as the run's locator.
+   */
+  params(step, at, doc, id) {
+    const args = {
+      context_id: "{{ inputs.context_id }}",
+      context_type: "{{ inputs.context_type }}"
+    };
+    const params = step.params;
+    if (params === void 0) return args;
+    if (!isObject(params)) {
+      this.report(
+        "dialect-invalid",
+        [...at, "params"],
+        "params must be a mapping",
+        void 0,
+        false,
+        doc
+      );
+      return args;
+    }
+    const names = new Set(Object.keys(params).map((k) => k.replace(/_by_context_type$/, "")));
+    for (const name of names) {
+      const direct = params[name];
+      const map = params[`${name}_by_context_type`];
+      const where = [...at, "params", map !== void 0 ? `${name}_by_context_type` : name];
+      const check = (value, path, label2) => {
+        if (typeof value !== "string") {
+          this.report(
+            "dialect-invalid",
+            path,
+            `params.${label2} must be text`,
+            void 0,
+            false,
+            doc
+          );
+          return false;
+        }
+        if (IDENTIFIER_PARAMS.includes(name) && !IDENTIFIER.test(value))
+          this.report(
+            "dialect-invalid",
+            path,
+            `Runbook ${this.stem} step [${id}]: ${label2} "${value}" is not a valid identifier.`,
+            void 0,
+            false,
+            doc
+          );
+        if (name === "key_template" && !KEY_TEMPLATE.test(value))
+          this.report(
+            "dialect-invalid",
+            path,
+            `Runbook ${this.stem} step [${id}]: params.${label2} "${value}" has invalid format. Use alphanumeric, colon, dash, dot, or {{context_id}}.`,
+            void 0,
+            false,
+            doc
+          );
+        return true;
+      };
+      const fill = (v) => v.replace(/\{\{context_id\}\}/g, "{{ inputs.context_id }}");
+      const fallback = direct !== void 0 && check(direct, [...at, "params", name], name) ? fill(direct) : PARAM_DEFAULTS[name];
+      const arg = name === "key_template" ? "key" : name;
+      if (map === void 0) {
+        if (fallback !== void 0) args[arg] = fallback;
+        continue;
+      }
+      if (!isObject(map)) {
+        this.report(
+          "dialect-invalid",
+          where,
+          `params.${name}_by_context_type must map context types to values`,
+          void 0,
+          false,
+          doc
+        );
+        continue;
+      }
+      let block = "";
+      for (const [type, value] of Object.entries(map)) {
+        if (!check(value, [...where, type], `${name}_by_context_type.${type}`)) continue;
+        if (!CONTEXT_TYPES.includes(type))
+          this.report(
+            "dialect-invalid",
+            [...where, type],
+            `'${type}' is not a context type of the runbook spec`,
+            void 0,
+            true,
+            doc
+          );
+        block += `{% ${block ? "elif" : "if"} inputs.context_type == '${type}' %}${fill(value)}`;
+      }
+      if (!block) continue;
+      args[arg] = `${block}${fallback !== void 0 ? `{% else %}${fallback}` : ""}{% endif %}`;
+    }
+    return args;
+  }
+  /** The decision: the sidecar's rules (the engine's), checked against the YAML's own. */
+  decision(src, steps) {
+    const doc = this.sidecars.decision;
+    const sidecar = doc?.value;
+    const decide = {
+      id: "decide",
+      type: "decide",
+      description: "Conclude from the findings."
+    };
+    const index = steps.length;
+    steps.push(decide);
+    const output = src.output;
+    if (output !== void 0) this.output(output, decide, index);
+    const known = this.knownFindings();
+    if (doc && isObject(sidecar)) {
+      this.b.locate(["steps", index], [], doc);
+      this.sidecarName("decision", sidecar, doc);
+      this.sidecarDecision(sidecar, doc, decide, index, known);
+      if (src.decision_rules !== void 0) this.compareYamlRules(src.decision_rules, sidecar, doc);
+    } else if (src.decision_rules !== void 0) {
+      this.b.locate(["steps", index], ["decision_rules"]);
+      this.yamlDecision(src.decision_rules, decide, index, known);
+    } else {
+      this.b.locate(["steps", index], []);
+      decide.rules = [];
+      this.report(
+        "dialect-invalid",
+        [],
+        `runbook ${this.stem} has no ${this.stem}.decision.json and no decision_rules`,
+        "add the decision sidecar with its rules and fallback"
+      );
+    }
+  }
+  output(output, decide, index) {
+    if (!isObject(output)) {
+      this.report("dialect-invalid", ["output"], "output must be a mapping");
+      return;
+    }
+    for (const key of Object.keys(output))
+      if (key !== "schema" && key !== "require_evidence")
+        this.report(
+          "dialect-unmapped",
+          ["output", key],
+          `'output.${key}' has no equivalent here`,
+          "remove it",
+          true
+        );
+    if (output.schema !== void 0 && output.schema !== "incident_report")
+      this.report(
+        "dialect-unmapped",
+        ["output", "schema"],
+        `output schema '${String(output.schema)}' is not known: the report here is the incident report (conclusion, confidence, root cause, evidence, next actions)`,
+        "use schema: incident_report"
+      );
+    if (typeof output.require_evidence === "boolean")
+      this.put(
+        decide,
+        "require_evidence",
+        output.require_evidence,
+        ["steps", index, "require_evidence"],
+        ["output", "require_evidence"]
+      );
+  }
+  sidecarDecision(sidecar, doc, decide, index, known) {
+    const at = ["steps", index];
+    const rules = sidecar.rules;
+    if (!Array.isArray(rules) || rules.length === 0)
+      this.report(
+        "dialect-invalid",
+        ["rules"],
+        `Decision metadata for ${this.stem} must define rules.`,
+        void 0,
+        false,
+        doc
+      );
+    const converted = [];
+    this.b.locate([...at, "rules"], ["rules"], doc);
+    (Array.isArray(rules) ? rules : []).forEach((rule, i) => {
+      if (!isObject(rule)) {
+        this.report("dialect-invalid", ["rules", i], "a rule is an object", void 0, false, doc);
+        return;
+      }
+      const c = this.conclusion(rule, ["rules", i], doc, [...at, "rules", converted.length]);
+      if (typeof rule.id === "string") c.id = rule.id;
+      else
+        this.report(
+          "dialect-invalid",
+          ["rules", i, "id"],
+          "the rule has no id",
+          void 0,
+          false,
+          doc
+        );
+      this.b.locate([...at, "rules", converted.length, "id"], ["rules", i, "id"], doc);
+      if (Array.isArray(rule.all)) {
+        c.all = withDerived(rule.all);
+        this.b.locate([...at, "rules", converted.length, "all"], ["rules", i, "all"], doc, true);
+        this.knownCheck(
+          rule.all,
+          ["rules", i, "all"],
+          doc,
+          known,
+          `decision rule ${String(rule.id)}`
+        );
+      }
+      converted.push(c);
+    });
+    decide.rules = converted;
+    const fallback = sidecar.fallback;
+    if (!isObject(fallback))
+      this.report(
+        "dialect-invalid",
+        [],
+        `Decision metadata for ${this.stem} must define fallback.`,
+        void 0,
+        false,
+        doc
+      );
+    else {
+      decide.fallback = this.conclusion(fallback, ["fallback"], doc, [...at, "fallback"]);
+      this.b.locate([...at, "fallback"], ["fallback"], doc);
+    }
+    const facts = [];
+    const templates = sidecar.confirmed_fact_templates;
+    if (Array.isArray(templates))
+      templates.forEach((t, i) => {
+        if (!isObject(t) || typeof t.finding_type !== "string" || typeof t.text !== "string")
+          return;
+        this.knownCheck(
+          [t.finding_type],
+          ["confirmed_fact_templates", i, "finding_type"],
+          doc,
+          known,
+          "confirmed_fact_templates"
+        );
+        facts.push({ finding: t.finding_type, text: t.text });
+        this.b.locate(
+          [...at, "confirmed_facts", facts.length - 1],
+          ["confirmed_fact_templates", i],
+          doc
+        );
+        this.b.locate(
+          [...at, "confirmed_facts", facts.length - 1, "finding"],
+          ["confirmed_fact_templates", i, "finding_type"],
+          doc
+        );
+        this.b.locate(
+          [...at, "confirmed_facts", facts.length - 1, "text"],
+          ["confirmed_fact_templates", i, "text"],
+          doc
+        );
+      });
+    const always = sidecar.default_confirmed_facts;
+    if (Array.isArray(always))
+      always.forEach((text, i) => {
+        if (typeof text !== "string") return;
+        facts.push({ text });
+        this.b.locate(
+          [...at, "confirmed_facts", facts.length - 1],
+          ["default_confirmed_facts", i],
+          doc,
+          true
+        );
+      });
+    if (facts.length) {
+      decide.confirmed_facts = facts;
+      this.b.locate([...at, "confirmed_facts"], ["confirmed_fact_templates"], doc);
+    }
+  }
+  /** A rule's or the fallback's conclusion, with the spec's defaults for what it leaves out. */
+  conclusion(rule, from, doc, to) {
+    const c = {
+      conclusion: typeof rule.conclusion === "string" ? rule.conclusion : "investigation_inconclusive"
+    };
+    this.b.locate([...to, "conclusion"], [...from, "conclusion"], doc);
+    const confidence = confidenceOf(rule.confidence) ?? (rule.confidence === void 0 ? 0.4 : void 0);
+    if (confidence === void 0)
+      this.report(
+        "dialect-invalid",
+        [...from, "confidence"],
+        "confidence is a number from 0 to 1, or low, medium or high",
+        void 0,
+        false,
+        doc
+      );
+    else c.confidence = confidence;
+    this.b.locate([...to, "confidence"], [...from, "confidence"], doc);
+    c.root_cause = typeof rule.root_cause === "string" ? rule.root_cause : DEFAULT_ROOT_CAUSE;
+    this.b.locate([...to, "root_cause"], [...from, "root_cause"], doc);
+    for (const [key, as] of [
+      ["alternative_hypotheses", "alternatives"],
+      ["recommended_next_actions", "next_actions"]
+    ])
+      if (Array.isArray(rule[key])) {
+        c[as] = rule[key].filter((x) => typeof x === "string");
+        this.b.locate([...to, as], [...from, key], doc, true);
+      }
+    return c;
+  }
+  /** The YAML's own rules, used when there is no decision sidecar: `when.all` over finding types. */
+  yamlDecision(rules, decide, index, known) {
+    if (!Array.isArray(rules)) {
+      this.report("dialect-invalid", ["decision_rules"], "decision_rules must be a list");
+      decide.rules = [];
+      return;
+    }
+    const converted = [];
+    rules.forEach((rule, i) => {
+      if (!isObject(rule)) return;
+      const to = ["steps", index, "rules", converted.length];
+      const c = this.conclusion(rule, ["decision_rules", i], this.doc, to);
+      c.id = typeof rule.id === "string" ? rule.id : `rule-${i + 1}`;
+      this.b.locate(to, ["decision_rules", i]);
+      const all = this.yamlAll(rule, i);
+      if (all.length) c.all = all;
+      this.knownCheck(
+        all,
+        ["decision_rules", i, "when"],
+        this.doc,
+        known,
+        `decision rule ${String(c.id)}`
+      );
+      converted.push(c);
+    });
+    decide.rules = converted;
+    decide.fallback = {
+      conclusion: "investigation_inconclusive",
+      confidence: 0.4,
+      root_cause: DEFAULT_ROOT_CAUSE
+    };
+  }
+  yamlAll(rule, i) {
+    const when = rule.when;
+    if (when === void 0) return [];
+    if (!isObject(when) || !Array.isArray(when.all)) {
+      this.report(
+        "dialect-unmapped",
+        ["decision_rules", i, "when"],
+        "a rule's when is { all: [{ finding_type }] } here",
+        "write when: { all: [...] }"
+      );
+      return [];
+    }
+    return when.all.flatMap(
+      (x) => isObject(x) && typeof x.finding_type === "string" ? [x.finding_type] : []
+    );
+  }
+  /** The YAML's rules that disagree with the sidecar's, which the engine uses. */
+  compareYamlRules(yamlRules, sidecar, doc) {
+    const sideRules = sidecar.rules;
+    if (!Array.isArray(yamlRules) || !Array.isArray(sideRules)) return;
+    const sideIds = sideRules.map((r) => isObject(r) ? r.id : void 0);
+    const yamlIds = yamlRules.map((r) => isObject(r) ? r.id : void 0);
+    yamlRules.forEach((rule, i) => {
+      if (!isObject(rule)) return;
+      const j = sideIds.indexOf(rule.id);
+      const side = sideRules[j];
+      const sidecarName = doc.file.split("/").pop();
+      if (!side) {
+        this.report(
+          "dialect-drift",
+          ["decision_rules", i],
+          `rule '${String(rule.id)}' is not in ${sidecarName}, whose rules the engine uses; it is not applied`
+        );
+        return;
+      }
+      const mine = this.yamlAll(rule, i).sort().join(",");
+      const theirs = (Array.isArray(side.all) ? side.all : []).map(String).sort().join(",");
+      const differs = [];
+      if (mine !== theirs)
+        differs.push(`its findings (${mine || "none"} here, ${theirs || "none"} there)`);
+      const order = sideIds.filter((id) => yamlIds.includes(id));
+      if (order.indexOf(rule.id) !== yamlIds.filter((id) => sideIds.includes(id)).indexOf(rule.id))
+        differs.push(`its place in the first-match order (${order.indexOf(rule.id) + 1} there)`);
+      if (differs.length)
+        this.report(
+          "dialect-drift",
+          ["decision_rules", i],
+          `rule '${String(rule.id)}' differs from ${sidecarName} in ${differs.join(" and ")}; the engine uses ${sidecarName}, and so does this reading`
+        );
+    });
+  }
+  /**
+   * The finding types the adapters of this runbook's operations emit (their normalization files
+   * next to the runbooks, as the spec's repository keeps them), plus the derived ones; undefined
+   * when none of those files can be read (a runbook copied on its own).
+   */
+  knownFindings() {
+    const known = new Set(DERIVED_FINDINGS);
+    let read = 0;
+    const missing = [];
+    for (const op of this.operations) {
+      const findings = this.adapterFindings(op.tool);
+      if (findings === void 0) missing.push(op);
+      else read++;
+      for (const f of findings ?? []) known.add(f);
+    }
+    const derived = this.siblings.read("../evidence-policies/derived-evidence.json");
+    if (derived !== void 0) collectFindingTypes(parseJson(derived), known);
+    if (read === 0 && derived === void 0) return void 0;
+    for (const op of missing)
+      this.report(
+        "dialect-invalid",
+        op.at,
+        `Missing normalization metadata for operation ${op.tool} used by runbook ${this.stem}.`,
+        `add adapters/${op.tool.slice(0, op.tool.indexOf("."))}/${op.tool}.normalization.json`,
+        false,
+        op.doc
+      );
+    return known;
+  }
+  /** The finding types the adapter of `tool` emits, from its normalization file next door. */
+  adapterFindings(tool) {
+    if (this.emitted.has(tool)) return this.emitted.get(tool);
+    const prefix = tool.slice(0, Math.max(0, tool.indexOf(".")));
+    const text = /^[a-z0-9_]+\.[a-z0-9_]+$/i.test(tool) ? this.siblings.read(`../adapters/${prefix}/${tool}.normalization.json`) : void 0;
+    const found = text === void 0 ? void 0 : /* @__PURE__ */ new Set();
+    if (text !== void 0 && found) collectFindingTypes(parseJson(text), found);
+    const list2 = found && [...found];
+    this.emitted.set(tool, list2);
+    return list2;
+  }
+  knownCheck(types, at, doc, known, where) {
+    if (!known) return;
+    types.forEach((t, i) => {
+      if (typeof t === "string" && !known.has(t))
+        this.report(
+          "dialect-invalid",
+          at.length && at[at.length - 1] === "finding_type" ? at : [...at, i],
+          `Unknown finding_type ${t} in ${where} for runbook ${this.stem}.`,
+          "use a finding type that an adapter's normalization file or the derived evidence policy emits",
+          false,
+          doc
+        );
+    });
+  }
+};
+function withDerived(all) {
+  if (!all.includes("status_mismatch")) return all;
+  return [
+    ...new Set(all.flatMap((f) => f === "status_mismatch" ? DERIVED_STATUS_MISMATCH : [f]))
+  ];
+}
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+}
+function collectFindingTypes(value, into, depth = 0) {
+  if (depth > 20) return;
+  if (Array.isArray(value)) {
+    for (const v of value) collectFindingTypes(v, into, depth + 1);
+    return;
+  }
+  if (!isObject(value)) return;
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v === "string" && /finding_type/.test(k)) into.add(v);
+    else collectFindingTypes(v, into, depth + 1);
+  }
+}
+
 // src/core/dialects/triagent/dialect.ts
 var SCHEMA_VERSION = 1;
 var PLACEHOLDERS = ["cluster_id", "namespace"];
 var ID = new RegExp(ID_PATTERN);
-var DEFAULT_HINTS = {
+var DEFAULT_HINTS3 = {
   "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
   "dialect-invalid": "Triagent's own validator refuses this too: fix it in the file",
   "dialect-drift": "nothing needs to change: it is read the way Triagent reads it (`playbook-bot import <file>` writes the v1 equivalent)"
 };
 var DEFAULT_MAX_STEPS = 100;
 var TAG = /^[a-z0-9][a-z0-9-]*$/;
-var TOP_FIELDS = /* @__PURE__ */ new Set([
+var TOP_FIELDS2 = /* @__PURE__ */ new Set([
   "id",
   "symptom",
   "description",
@@ -54813,7 +57134,6 @@ var NODE_FIELDS = /* @__PURE__ */ new Set([
   "handoff",
   "delegate_to"
 ]);
-var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 var triagent = {
   id: "triagent",
   title: "Triagent",
@@ -54826,31 +57146,13 @@ function loadTriagent(file, text, limits) {
   const loaded = loadSourceText(file, text, limits);
   if (!loaded.ok) return { ok: false, failure: loaded };
   const doc = loaded.document;
-  const c = new Conversion(doc);
+  const c = new Conversion2(doc);
   return { ok: true, document: c.convert(), problems: c.problems };
 }
-var Conversion = class {
-  constructor(doc) {
-    this.doc = doc;
-    this.b = new ConvertedDocument(doc);
-  }
-  doc;
-  problems = [];
-  b;
+var Conversion2 = class extends DialectConversion {
   placeholders = /* @__PURE__ */ new Set();
-  report(rule, path, message, hint, key = false) {
-    this.problems.push({
-      rule,
-      path: formatPath(path),
-      span: this.doc.span(path, key),
-      message,
-      hint: hint ?? DEFAULT_HINTS[rule]
-    });
-  }
-  /** `to` in the v1 value is `from` in the author's file (and so is everything below it). */
-  put(out, key, value, to, from) {
-    out[key] = value;
-    this.b.locate(to, from, this.doc, true);
+  constructor(doc) {
+    super(doc, DEFAULT_HINTS3);
   }
   convert() {
     const src = this.doc.value;
@@ -54870,7 +57172,7 @@ var Conversion = class {
       out.nodes = converted;
       this.graphGates(src, nodes);
     }
-    const loop = isObject(nodes) ? cycleIn(nodes) : void 0;
+    const loop = isObject(nodes) ? cycleIn2(nodes) : void 0;
     if (loop) {
       out.limits = { max_steps: DEFAULT_MAX_STEPS };
       this.b.locate(["limits"], ["nodes", loop[0]]);
@@ -54896,7 +57198,7 @@ var Conversion = class {
   }
   top(src, out) {
     for (const key of Object.keys(src))
-      if (!TOP_FIELDS.has(key))
+      if (!TOP_FIELDS2.has(key))
         this.report(
           "dialect-drift",
           [key],
@@ -55194,7 +57496,7 @@ var Conversion = class {
       );
   }
 };
-function cycleIn(nodes) {
+function cycleIn2(nodes) {
   const edges = (id) => {
     const n = nodes[id];
     if (!isObject(n) || !Array.isArray(n.next)) return [];
@@ -55227,7 +57529,7 @@ function cycleIn(nodes) {
 }
 
 // src/core/dialects/index.ts
-var DIALECTS = [triagent];
+var DIALECTS = [triagent, runbook, cortex, catalyst];
 var V1 = /^\s*apiVersion\s*:\s*["']?playbook-bot\//m;
 function dialectOf(file, text) {
   if (V1.test(text)) return void 0;

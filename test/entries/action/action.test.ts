@@ -102,6 +102,29 @@ describe("the bundled action", () => {
     expect(r.summary).toContain("```mermaid\nflowchart TD");
   });
 
+  it("reads a runbook with its sidecars, and annotates a sidecar's own line", () => {
+    const spec = join(root, "test/fixtures/dialects/runbook/runbooks");
+    for (const name of [
+      "cache_stale.yaml",
+      "cache_stale.selector.json",
+      "cache_stale.execution.json",
+    ])
+      write(`.github/playbooks/${name}`, readFileSync(join(spec, name), "utf8"));
+    const decision = readFileSync(join(spec, "cache_stale.decision.json"), "utf8").replace(
+      '"name": "cache_stale"',
+      '"name": "stale"',
+    );
+    write(".github/playbooks/cache_stale.decision.json", decision);
+    const r = runAction({});
+    expect(r.code).toBe(1);
+    // One playbook: the sidecars are read with it, never on their own.
+    expect(r.outputs).toMatchObject({ files: "1", errors: "1" });
+    const line = decision.split("\n").findIndex((l) => l.includes('"stale"')) + 1;
+    expect(r.stdout).toContain(
+      `::error title=dialect-invalid,file=.github/playbooks/cache_stale.decision.json,line=${line},`,
+    );
+  });
+
   it("passes on valid playbooks, and fails on warnings only when told to", () => {
     write("playbooks/ok.yaml", VALID.replace("    description: Say hello.\n", ""));
     const pass = runAction({ "fail-on": "error" });
