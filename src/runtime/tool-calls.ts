@@ -1,8 +1,8 @@
 import type { EffectParams } from "../core/engine/events.js";
-import type { Scalar } from "../core/engine/state.js";
+import type { Scalar, Value } from "../core/engine/state.js";
 import type { Authority } from "../core/format/types.js";
 import { TOOL_RESULT_TEXT_LIMIT, type ToolCallOutputs } from "../core/steps/investigate/effect.js";
-import { findingsOfResult, summarise } from "../core/steps/investigate/findings.js";
+import { findingsOfResult, summarise, valueAtPath } from "../core/steps/investigate/findings.js";
 
 /** What one tool call gives: its result, or a coded failure with a message. */
 export type ToolCallResult =
@@ -42,6 +42,7 @@ export async function performToolCalls(
   timeoutMs = TOOL_CALL_TIMEOUT_MS,
 ): Promise<ToolCallOutputs> {
   const findings: Record<string, Scalar> = {};
+  const taken: Record<`output.${string}`, Value> = {};
   const failed: string[] = [];
   const lines: string[] = [];
   for (const call of params.calls) {
@@ -64,6 +65,10 @@ export async function performToolCalls(
     }
     if (outcome.ok) {
       Object.assign(findings, findingsOfResult(call.tool, outcome.result));
+      for (const [name, path] of Object.entries(call.outputs ?? {})) {
+        const value = valueAtPath(outcome.result, path);
+        if (value !== undefined) taken[`output.${name}`] = value;
+      }
       lines.push(
         `${call.number}. ${call.tool}: ${summarise(outcome.result, TOOL_RESULT_TEXT_LIMIT)}`,
       );
@@ -81,5 +86,5 @@ export async function performToolCalls(
     results: lines.join("\n"),
   };
   for (const [k, v] of Object.entries(findings)) outputs[`finding.${k}`] = v;
-  return outputs;
+  return Object.assign(outputs, taken);
 }

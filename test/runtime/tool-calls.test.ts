@@ -54,3 +54,38 @@ describe("performToolCalls", () => {
     expect(out.results).toContain("3. bad/throw failed: TOOL-FAILED socket closed with detail");
   });
 });
+
+describe("a call's outputs", () => {
+  it("take values from the result by dotted path: scalars, lists of scalars, or bounded JSON", async () => {
+    const runner: ToolRunner = {
+      call: async () => ({
+        ok: true,
+        result: { extracted: { topics: ["cats", "dogs"], count: 2, meta: { a: 1 } } },
+      }),
+    };
+    const out = await performToolCalls(runner, {
+      calls: [
+        {
+          number: 1,
+          tool: "core_llm/structured_extract",
+          args: {},
+          required: false,
+          outputs: {
+            topics: "extracted.topics",
+            first: "extracted.topics.0",
+            count: "extracted.count",
+            meta: "extracted.meta",
+            gone: "extracted.nowhere",
+          },
+        },
+      ],
+    });
+    expect(out).toMatchObject({
+      "output.topics": ["cats", "dogs"],
+      "output.first": "cats",
+      "output.count": 2,
+      "output.meta": '{"a":1}',
+    });
+    expect(out).not.toHaveProperty("output.gone");
+  });
+});

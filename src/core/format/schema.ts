@@ -173,6 +173,13 @@ const STEP_FIELDS: Record<
               description:
                 "A failed call is recorded as a step_error finding (the run goes on either way).",
             },
+            outputs: {
+              type: "object",
+              propertyNames: { $ref: "#/$defs/id" },
+              additionalProperties: { type: "string" },
+              description:
+                "Outputs of the step taken from the call's result: name → dotted path in the result (`items.0.title`; empty for the whole result), read as steps.<id>.outputs.<name>.",
+            },
             run: {
               enum: ["suggest", "auto"],
               description:

@@ -101,6 +101,8 @@ export interface SuggestedCall {
   required?: boolean;
   /** `suggest` (default): offered to people (`/call <n>`); `auto`: run by the bot. */
   run?: "suggest" | "auto";
+  /** Step outputs from the result: name → dotted path in it. */
+  outputs?: Record<string, string>;
 }
 export interface InvestigateStep extends StepBase {
   type: "investigate";

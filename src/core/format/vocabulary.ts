@@ -43,7 +43,7 @@ export const STEP_OUTPUTS: Record<StepKind, readonly string[] | null> = {
   comment: ["id", "url"],
   end: [],
   checkpoint: null,
-  investigate: [],
+  investigate: ["results", "chosen"],
   decide: [
     "conclusion",
     "confidence",

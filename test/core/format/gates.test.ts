@@ -482,7 +482,7 @@ describe("reference gate", () => {
       "  - { id: i, type: investigate, name: I }\n",
     );
     expect(ofRule(none, "template-unresolved")[0]?.message).toBe(
-      "steps[1].body: a investigate step has no output 'x' (it has: none)",
+      "steps[1].body: a investigate step has no output 'x' (it has: results, chosen)",
     );
   });
 

@@ -244,6 +244,12 @@ function outputsOf(step: Step): readonly string[] | null {
     const props = step.response_schema?.properties;
     return [...CHECKPOINT_OUTPUTS, ...Object.keys(props && typeof props === "object" ? props : {})];
   }
+  // An investigate step's calls name the outputs they take from their results.
+  if (step.type === "investigate")
+    return [
+      ...(STEP_OUTPUTS.investigate ?? []),
+      ...(step.suggested_calls ?? []).flatMap((c) => Object.keys(c.outputs ?? {})),
+    ];
   return STEP_OUTPUTS[step.type];
 }
 

@@ -1,4 +1,4 @@
-import type { Scalar } from "../../engine/state.js";
+import type { Scalar, Value } from "../../engine/state.js";
 import type { Authority } from "../../format/types.js";
 
 /** One tool call as the bot makes it: the step's call number (from 1), the tool, its arguments. */
@@ -8,6 +8,8 @@ export type ToolCallRequest = {
   args: Record<string, unknown>;
   /** A failed required call is recorded as the finding `step_error`. */
   required: boolean;
+  /** Outputs of the step taken from the result: name → dotted path in it. */
+  outputs?: Record<string, string>;
 };
 
 /** The calls an `investigate` step has the bot make (its `run: auto` calls, or one `/call <n>`). */
@@ -26,6 +28,8 @@ export type ToolCallOutputs = {
   results: string;
   /** Findings the results gave, normalised. */
   [finding: `finding.${string}`]: Scalar;
+  /** Values the calls' `outputs` took from their results (bounded). */
+  [output: `output.${string}`]: Value;
 };
 
 /** Characters of one call's result kept in `results`. */

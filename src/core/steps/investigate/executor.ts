@@ -1,5 +1,5 @@
 import { atLeast } from "../../engine/policy.js";
-import { capValue, type Scalar } from "../../engine/state.js";
+import { capValue, type Scalar, type Value } from "../../engine/state.js";
 import type { RunEvent } from "../../engine/events.js";
 import type { Branch, InvestigateStep, Step, SuggestedCall } from "../../format/types.js";
 import type { PlaybookError } from "../../engine/errors.js";
@@ -139,6 +139,7 @@ function callEffect(ctx: StepContext<InvestigateStep>, numbers: readonly number[
       tool: call.tool,
       args: args.value as Record<string, unknown>,
       required: call.required === true,
+      ...(call.outputs ? { outputs: call.outputs } : {}),
     });
   }
   const authority = ctx.step.authority;
@@ -235,9 +236,12 @@ export const investigateStep: StepExecutor<InvestigateStep> = {
     const recorded = { ...ctx.frame.findings, ...findings };
     const expected = ctx.step.expected_findings ?? [];
     const results = typeof outputs.results === "string" ? outputs.results : "";
+    const taken: Record<string, Value> = { results };
+    for (const [k, v] of Object.entries(outputs))
+      if (k.startsWith("output.")) taken[k.slice("output.".length)] = v;
     // Done when the calls gave every expected finding and no person has to choose a branch.
     if (proseBranches(ctx.step).length === 0 && expected.every((f) => Object.hasOwn(recorded, f)))
-      return { type: "done", findings, outputs: { results } };
+      return { type: "done", findings, outputs: taken };
     const waiting = waitingFor(ctx, results);
     return waiting.type === "wait" ? { ...waiting, findings } : waiting;
   },

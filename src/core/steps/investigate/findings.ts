@@ -1,4 +1,4 @@
-import { capValue, type Scalar } from "../../engine/state.js";
+import { capValue, type Scalar, type Value } from "../../engine/state.js";
 
 /** Longest summary of a result kept as a finding's value. */
 const SUMMARY_LIMIT = 500;
@@ -23,6 +23,25 @@ export function confidenceOf(v: unknown): number | undefined {
   if (v === "medium") return 0.6;
   if (v === "high") return 0.85;
   return undefined;
+}
+
+/**
+ * A value inside a tool's result, by a dotted path (`items.0.title`; empty: the whole result),
+ * as a step output: scalars as they are, a list of scalars as a list, anything else as bounded
+ * JSON text; undefined where the path leads nowhere.
+ */
+export function valueAtPath(result: unknown, path: string): Value | undefined {
+  let v = result;
+  for (const key of path === "" ? [] : path.split(".")) {
+    if (Array.isArray(v) && /^[0-9]+$/.test(key)) v = v[Number(key)];
+    else if (isRecord(v) && Object.hasOwn(v, key)) v = v[key];
+    else return undefined;
+  }
+  if (v === undefined) return undefined;
+  if (v === null || typeof v !== "object") return capValue(v as Scalar);
+  if (Array.isArray(v) && v.every((i) => i === null || typeof i !== "object"))
+    return v.slice(0, 100).map((i) => capValue(i as Scalar));
+  return capValue(summarise(v, 1024));
 }
 
 /** A bounded one-line text of any JSON value. */
