@@ -19760,7 +19760,7 @@ var require_parse2 = __commonJS({
     var constants3 = require_constants6();
     var utils = require_utils2();
     var {
-      MAX_LENGTH,
+      MAX_LENGTH: MAX_LENGTH2,
       POSIX_REGEX_SOURCE,
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
@@ -20012,7 +20012,7 @@ var require_parse2 = __commonJS({
       }
       input = REPLACEMENTS[input] || input;
       const opts = { ...options };
-      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH2, opts.maxLength) : MAX_LENGTH2;
       let len = input.length;
       if (len > max) {
         throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
@@ -20701,7 +20701,7 @@ var require_parse2 = __commonJS({
     };
     parse.fastpaths = (input, options) => {
       const opts = { ...options };
-      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH2, opts.maxLength) : MAX_LENGTH2;
       const len = input.length;
       if (len > max) {
         throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
@@ -40533,7 +40533,7 @@ var STEP_OUTPUTS = {
   comment: ["id", "url"],
   end: [],
   checkpoint: null,
-  investigate: [],
+  investigate: ["results", "chosen"],
   decide: [
     "conclusion",
     "confidence",
@@ -40726,6 +40726,11 @@ function outputsOf(step) {
     const props = step.response_schema?.properties;
     return [...CHECKPOINT_OUTPUTS, ...Object.keys(props && typeof props === "object" ? props : {})];
   }
+  if (step.type === "investigate")
+    return [
+      ...STEP_OUTPUTS.investigate ?? [],
+      ...(step.suggested_calls ?? []).flatMap((c) => Object.keys(c.outputs ?? {}))
+    ];
   return STEP_OUTPUTS[step.type];
 }
 var inputDefaultTemplates = memoised(
@@ -41490,7 +41495,7 @@ var generatedUcs2length = (s) => {
   return n;
 };
 var playbook_validator_default = validate20;
-var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" }, "issues": { "$ref": "#/$defs/issue_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" }, "max_parallel": { "type": "integer", "minimum": 1, "maximum": 20, "description": "Items of a for_each step run at once (default 4)." }, "max_items": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Items a for_each step takes from its list (default 20); a longer list fails the step." }, "max_tool_calls": { "type": "integer", "minimum": 1, "maximum": 1e3, "description": "Tool calls the bot may make in one run; a call beyond it fails with PB-TOOL-BUDGET." } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "step_list": { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list", "object"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean", "object", "array"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "issue_selector": { "type": "object", "additionalProperties": false, "description": "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.", "properties": { "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. request_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request", "script"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }, { "if": { "type": "object", "properties": { "type": { "const": "script" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_script" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." }, "cache": { "type": "boolean", "description": "Reuse the result of an earlier run of this step with the same prompt and inputs (for idempotent steps only)." }, "verify": { "$ref": "#/$defs/id", "description": "Name of a check registered in the bot's code that must pass on the step's result (never code from the playbook)." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present (always, for one without a finding)." }, "require_evidence": { "type": "boolean", "description": "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." }, "purpose": { "type": "string", "description": "Why the call is made, shown with it." }, "required": { "type": "boolean", "description": "A failed call is recorded as a step_error finding (the run goes on either way)." }, "run": { "enum": ["suggest", "auto"], "description": "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_parallel": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] }, "step_script": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "script" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "shell": { "enum": ["bash", "sh", "powershell", "node"], "description": "Interpreter that runs the script." }, "run": { "type": "string", "description": "The script text. Never templated: values reach it as environment variables." }, "env": { "type": "object", "propertyNames": { "pattern": "^[A-Z_][A-Z0-9_]*$" }, "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Environment variables (templates allowed): how values reach the script." } }, "required": ["shell", "run"] } } };
+var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" }, "issues": { "$ref": "#/$defs/issue_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" }, "max_parallel": { "type": "integer", "minimum": 1, "maximum": 20, "description": "Items of a for_each step run at once (default 4)." }, "max_items": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Items a for_each step takes from its list (default 20); a longer list fails the step." }, "max_tool_calls": { "type": "integer", "minimum": 1, "maximum": 1e3, "description": "Tool calls the bot may make in one run; a call beyond it fails with PB-TOOL-BUDGET." } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "step_list": { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list", "object"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean", "object", "array"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "issue_selector": { "type": "object", "additionalProperties": false, "description": "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.", "properties": { "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. request_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request", "script"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }, { "if": { "type": "object", "properties": { "type": { "const": "script" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_script" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." }, "cache": { "type": "boolean", "description": "Reuse the result of an earlier run of this step with the same prompt and inputs (for idempotent steps only)." }, "verify": { "$ref": "#/$defs/id", "description": "Name of a check registered in the bot's code that must pass on the step's result (never code from the playbook)." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present (always, for one without a finding)." }, "require_evidence": { "type": "boolean", "description": "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." }, "purpose": { "type": "string", "description": "Why the call is made, shown with it." }, "required": { "type": "boolean", "description": "A failed call is recorded as a step_error finding (the run goes on either way)." }, "outputs": { "type": "object", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" }, "description": "Outputs of the step taken from the call's result: name \u2192 dotted path in the result (`items.0.title`; empty for the whole result), read as steps.<id>.outputs.<name>." }, "run": { "enum": ["suggest", "auto"], "description": "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_parallel": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] }, "step_script": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "script" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "shell": { "enum": ["bash", "sh", "powershell", "node"], "description": "Interpreter that runs the script." }, "run": { "type": "string", "description": "The script text. Never templated: values reach it as environment variables." }, "env": { "type": "object", "propertyNames": { "pattern": "^[A-Z_][A-Z0-9_]*$" }, "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Environment variables (templates allowed): how values reach the script." } }, "required": ["shell", "run"] } } };
 var schema32 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" };
 var schema33 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" };
 var schema35 = { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } };
@@ -45571,7 +45576,7 @@ function validate56(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate56.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema108 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." }, "purpose": { "type": "string", "description": "Why the call is made, shown with it." }, "required": { "type": "boolean", "description": "A failed call is recorded as a step_error finding (the run goes on either way)." }, "run": { "enum": ["suggest", "auto"], "description": "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } };
+var schema108 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." }, "purpose": { "type": "string", "description": "Why the call is made, shown with it." }, "required": { "type": "boolean", "description": "A failed call is recorded as a step_error finding (the run goes on either way)." }, "outputs": { "type": "object", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" }, "description": "Outputs of the step taken from the call's result: name \u2192 dotted path in the result (`items.0.title`; empty for the whole result), read as steps.<id>.outputs.<name>." }, "run": { "enum": ["suggest", "auto"], "description": "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } };
 function validate60(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -45830,7 +45835,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
               errors++;
             }
             for (const key1 in data16) {
-              if (!(key1 === "tool" || key1 === "args" || key1 === "purpose" || key1 === "required" || key1 === "run")) {
+              if (!(key1 === "tool" || key1 === "args" || key1 === "purpose" || key1 === "required" || key1 === "outputs" || key1 === "run")) {
                 const err20 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema108.properties.suggested_calls.items, data: data16 };
                 if (vErrors === null) {
                   vErrors = [err20];
@@ -45898,80 +45903,137 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
             }
-            if (data16.run !== void 0) {
-              let data21 = data16.run;
-              if (!(data21 === "suggest" || data21 === "auto")) {
-                const err26 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/run", schemaPath: "#/properties/suggested_calls/items/properties/run/enum", keyword: "enum", params: { allowedValues: schema108.properties.suggested_calls.items.properties.run.enum }, message: "must be equal to one of the allowed values", schema: schema108.properties.suggested_calls.items.properties.run.enum, parentSchema: schema108.properties.suggested_calls.items.properties.run, data: data21 };
+            if (data16.outputs !== void 0) {
+              let data21 = data16.outputs;
+              if (data21 && typeof data21 == "object" && !Array.isArray(data21)) {
+                for (const key2 in data21) {
+                  const _errs48 = errors;
+                  if (typeof key2 === "string") {
+                    if (!pattern4.test(key2)) {
+                      const err26 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/outputs", schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: key2, propertyName: key2 };
+                      if (vErrors === null) {
+                        vErrors = [err26];
+                      } else {
+                        vErrors.push(err26);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err27 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/outputs", schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: key2, propertyName: key2 };
+                    if (vErrors === null) {
+                      vErrors = [err27];
+                    } else {
+                      vErrors.push(err27);
+                    }
+                    errors++;
+                  }
+                  var valid11 = _errs48 === errors;
+                  if (!valid11) {
+                    const err28 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/outputs", schemaPath: "#/properties/suggested_calls/items/properties/outputs/propertyNames", keyword: "propertyNames", params: { propertyName: key2 }, message: "property name must be valid", schema: schema108.properties.suggested_calls.items.properties.outputs.propertyNames, parentSchema: schema108.properties.suggested_calls.items.properties.outputs, data: data21 };
+                    if (vErrors === null) {
+                      vErrors = [err28];
+                    } else {
+                      vErrors.push(err28);
+                    }
+                    errors++;
+                  }
+                }
+                for (const key3 in data21) {
+                  let data22 = data21[key3];
+                  if (typeof data22 !== "string") {
+                    const err29 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/outputs/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/suggested_calls/items/properties/outputs/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema108.properties.suggested_calls.items.properties.outputs.additionalProperties.type, parentSchema: schema108.properties.suggested_calls.items.properties.outputs.additionalProperties, data: data22 };
+                    if (vErrors === null) {
+                      vErrors = [err29];
+                    } else {
+                      vErrors.push(err29);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err30 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/outputs", schemaPath: "#/properties/suggested_calls/items/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema108.properties.suggested_calls.items.properties.outputs.type, parentSchema: schema108.properties.suggested_calls.items.properties.outputs, data: data21 };
                 if (vErrors === null) {
-                  vErrors = [err26];
+                  vErrors = [err30];
                 } else {
-                  vErrors.push(err26);
+                  vErrors.push(err30);
+                }
+                errors++;
+              }
+            }
+            if (data16.run !== void 0) {
+              let data23 = data16.run;
+              if (!(data23 === "suggest" || data23 === "auto")) {
+                const err31 = { instancePath: instancePath + "/suggested_calls/" + i1 + "/run", schemaPath: "#/properties/suggested_calls/items/properties/run/enum", keyword: "enum", params: { allowedValues: schema108.properties.suggested_calls.items.properties.run.enum }, message: "must be equal to one of the allowed values", schema: schema108.properties.suggested_calls.items.properties.run.enum, parentSchema: schema108.properties.suggested_calls.items.properties.run, data: data23 };
+                if (vErrors === null) {
+                  vErrors = [err31];
+                } else {
+                  vErrors.push(err31);
                 }
                 errors++;
               }
             }
           } else {
-            const err27 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema108.properties.suggested_calls.items.type, parentSchema: schema108.properties.suggested_calls.items, data: data16 };
+            const err32 = { instancePath: instancePath + "/suggested_calls/" + i1, schemaPath: "#/properties/suggested_calls/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema108.properties.suggested_calls.items.type, parentSchema: schema108.properties.suggested_calls.items, data: data16 };
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err32];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err32);
             }
             errors++;
           }
         }
       } else {
-        const err28 = { instancePath: instancePath + "/suggested_calls", schemaPath: "#/properties/suggested_calls/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema108.properties.suggested_calls.type, parentSchema: schema108.properties.suggested_calls, data: data15 };
+        const err33 = { instancePath: instancePath + "/suggested_calls", schemaPath: "#/properties/suggested_calls/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema108.properties.suggested_calls.type, parentSchema: schema108.properties.suggested_calls, data: data15 };
         if (vErrors === null) {
-          vErrors = [err28];
+          vErrors = [err33];
         } else {
-          vErrors.push(err28);
+          vErrors.push(err33);
         }
         errors++;
       }
     }
     if (data.expected_findings !== void 0) {
-      let data22 = data.expected_findings;
-      if (Array.isArray(data22)) {
-        const len2 = data22.length;
+      let data24 = data.expected_findings;
+      if (Array.isArray(data24)) {
+        const len2 = data24.length;
         for (let i2 = 0; i2 < len2; i2++) {
-          let data23 = data22[i2];
-          if (typeof data23 === "string") {
-            if (!pattern4.test(data23)) {
-              const err29 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data23 };
+          let data25 = data24[i2];
+          if (typeof data25 === "string") {
+            if (!pattern4.test(data25)) {
+              const err34 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/pattern", keyword: "pattern", params: { pattern: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, message: 'must match pattern "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$"', schema: "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$", parentSchema: schema32, data: data25 };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err34];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err34);
               }
               errors++;
             }
           } else {
-            const err30 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data23 };
+            const err35 = { instancePath: instancePath + "/expected_findings/" + i2, schemaPath: "#/$defs/id/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema32.type, parentSchema: schema32, data: data25 };
             if (vErrors === null) {
-              vErrors = [err30];
+              vErrors = [err35];
             } else {
-              vErrors.push(err30);
+              vErrors.push(err35);
             }
             errors++;
           }
         }
       } else {
-        const err31 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema108.properties.expected_findings.type, parentSchema: schema108.properties.expected_findings, data: data22 };
+        const err36 = { instancePath: instancePath + "/expected_findings", schemaPath: "#/properties/expected_findings/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema108.properties.expected_findings.type, parentSchema: schema108.properties.expected_findings, data: data24 };
         if (vErrors === null) {
-          vErrors = [err31];
+          vErrors = [err36];
         } else {
-          vErrors.push(err31);
+          vErrors.push(err36);
         }
         errors++;
       }
     }
   } else {
-    const err32 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema108.type, parentSchema: schema108, data };
+    const err37 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema108.type, parentSchema: schema108, data };
     if (vErrors === null) {
-      vErrors = [err32];
+      vErrors = [err37];
     } else {
-      vErrors.push(err32);
+      vErrors.push(err37);
     }
     errors++;
   }
@@ -45979,7 +46041,7 @@ function validate60(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate60.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema115 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] };
+var schema116 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] };
 function validate64(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -45992,7 +46054,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.title === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema115.required, parentSchema: schema115, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema116.required, parentSchema: schema116, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -46001,8 +46063,8 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema115.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema115, data };
+      if (!func1.call(schema116.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema116, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -46036,7 +46098,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("issue" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "issue" }, message: "must be equal to constant", schema: "issue", parentSchema: schema115.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "issue" }, message: "must be equal to constant", schema: "issue", parentSchema: schema116.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -46048,7 +46110,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.name.type, parentSchema: schema115.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.name.type, parentSchema: schema116.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -46060,7 +46122,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.description.type, parentSchema: schema115.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.description.type, parentSchema: schema116.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -46106,7 +46168,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema115.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema115.properties.authority.enum, parentSchema: schema115.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema116.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema116.properties.authority.enum, parentSchema: schema116.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -46140,7 +46202,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.idempotency_key.type, parentSchema: schema115.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.idempotency_key.type, parentSchema: schema116.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -46153,7 +46215,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema115.properties.needs, data: data10 };
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema116.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -46185,7 +46247,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.needs.type, parentSchema: schema115.properties.needs, data: data10 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema116.properties.needs.type, parentSchema: schema116.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -46197,7 +46259,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.for_each.type, parentSchema: schema115.properties.for_each, data: data12 };
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.for_each.type, parentSchema: schema116.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -46209,7 +46271,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.input_schema !== void 0) {
       let data13 = data.input_schema;
       if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema115.properties.input_schema.type, parentSchema: schema115.properties.input_schema, data: data13 };
+        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema116.properties.input_schema.type, parentSchema: schema116.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -46221,7 +46283,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.output_schema !== void 0) {
       let data14 = data.output_schema;
       if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
-        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema115.properties.output_schema.type, parentSchema: schema115.properties.output_schema, data: data14 };
+        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema116.properties.output_schema.type, parentSchema: schema116.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -46233,7 +46295,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.title !== void 0) {
       let data15 = data.title;
       if (typeof data15 !== "string") {
-        const err20 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.title.type, parentSchema: schema115.properties.title, data: data15 };
+        const err20 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.title.type, parentSchema: schema116.properties.title, data: data15 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -46245,7 +46307,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.body !== void 0) {
       let data16 = data.body;
       if (typeof data16 !== "string") {
-        const err21 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.body.type, parentSchema: schema115.properties.body, data: data16 };
+        const err21 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.body.type, parentSchema: schema116.properties.body, data: data16 };
         if (vErrors === null) {
           vErrors = [err21];
         } else {
@@ -46261,7 +46323,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i1 = 0; i1 < len1; i1++) {
           let data18 = data17[i1];
           if (typeof data18 !== "string") {
-            const err22 = { instancePath: instancePath + "/labels/" + i1, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.labels.items.type, parentSchema: schema115.properties.labels.items, data: data18 };
+            const err22 = { instancePath: instancePath + "/labels/" + i1, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.labels.items.type, parentSchema: schema116.properties.labels.items, data: data18 };
             if (vErrors === null) {
               vErrors = [err22];
             } else {
@@ -46271,7 +46333,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err23 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.labels.type, parentSchema: schema115.properties.labels, data: data17 };
+        const err23 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema116.properties.labels.type, parentSchema: schema116.properties.labels, data: data17 };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -46287,7 +46349,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i2 = 0; i2 < len2; i2++) {
           let data20 = data19[i2];
           if (typeof data20 !== "string") {
-            const err24 = { instancePath: instancePath + "/assignees/" + i2, schemaPath: "#/properties/assignees/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema115.properties.assignees.items.type, parentSchema: schema115.properties.assignees.items, data: data20 };
+            const err24 = { instancePath: instancePath + "/assignees/" + i2, schemaPath: "#/properties/assignees/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema116.properties.assignees.items.type, parentSchema: schema116.properties.assignees.items, data: data20 };
             if (vErrors === null) {
               vErrors = [err24];
             } else {
@@ -46297,7 +46359,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err25 = { instancePath: instancePath + "/assignees", schemaPath: "#/properties/assignees/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema115.properties.assignees.type, parentSchema: schema115.properties.assignees, data: data19 };
+        const err25 = { instancePath: instancePath + "/assignees", schemaPath: "#/properties/assignees/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema116.properties.assignees.type, parentSchema: schema116.properties.assignees, data: data19 };
         if (vErrors === null) {
           vErrors = [err25];
         } else {
@@ -46307,7 +46369,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema115.type, parentSchema: schema115, data };
+    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema116.type, parentSchema: schema116, data };
     if (vErrors === null) {
       vErrors = [err26];
     } else {
@@ -46319,7 +46381,7 @@ function validate64(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate64.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema120 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
+var schema121 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } };
 function validate68(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -46332,8 +46394,8 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
-      if (!func1.call(schema120.properties, key0)) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema120, data };
+      if (!func1.call(schema121.properties, key0)) {
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema121, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -46367,7 +46429,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("label" !== data1) {
-        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "label" }, message: "must be equal to constant", schema: "label", parentSchema: schema120.properties.type, data: data1 };
+        const err3 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "label" }, message: "must be equal to constant", schema: "label", parentSchema: schema121.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -46379,7 +46441,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.name.type, parentSchema: schema120.properties.name, data: data2 };
+        const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema121.properties.name.type, parentSchema: schema121.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -46391,7 +46453,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.description.type, parentSchema: schema120.properties.description, data: data3 };
+        const err5 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema121.properties.description.type, parentSchema: schema121.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -46437,7 +46499,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema120.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema120.properties.authority.enum, parentSchema: schema120.properties.authority, data: data7 };
+        const err8 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema121.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema121.properties.authority.enum, parentSchema: schema121.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -46471,7 +46533,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.idempotency_key.type, parentSchema: schema120.properties.idempotency_key, data: data9 };
+        const err11 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema121.properties.idempotency_key.type, parentSchema: schema121.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -46484,7 +46546,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema120.properties.needs, data: data10 };
+          const err12 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema121.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err12];
           } else {
@@ -46516,7 +46578,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema120.properties.needs.type, parentSchema: schema120.properties.needs, data: data10 };
+        const err15 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema121.properties.needs.type, parentSchema: schema121.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err15];
         } else {
@@ -46528,7 +46590,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.for_each.type, parentSchema: schema120.properties.for_each, data: data12 };
+        const err16 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema121.properties.for_each.type, parentSchema: schema121.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -46540,7 +46602,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.input_schema !== void 0) {
       let data13 = data.input_schema;
       if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-        const err17 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema120.properties.input_schema.type, parentSchema: schema120.properties.input_schema, data: data13 };
+        const err17 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema121.properties.input_schema.type, parentSchema: schema121.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -46552,7 +46614,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.output_schema !== void 0) {
       let data14 = data.output_schema;
       if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
-        const err18 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema120.properties.output_schema.type, parentSchema: schema120.properties.output_schema, data: data14 };
+        const err18 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema121.properties.output_schema.type, parentSchema: schema121.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -46568,7 +46630,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i1 = 0; i1 < len1; i1++) {
           let data16 = data15[i1];
           if (typeof data16 !== "string") {
-            const err19 = { instancePath: instancePath + "/add/" + i1, schemaPath: "#/properties/add/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.add.items.type, parentSchema: schema120.properties.add.items, data: data16 };
+            const err19 = { instancePath: instancePath + "/add/" + i1, schemaPath: "#/properties/add/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema121.properties.add.items.type, parentSchema: schema121.properties.add.items, data: data16 };
             if (vErrors === null) {
               vErrors = [err19];
             } else {
@@ -46578,7 +46640,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err20 = { instancePath: instancePath + "/add", schemaPath: "#/properties/add/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema120.properties.add.type, parentSchema: schema120.properties.add, data: data15 };
+        const err20 = { instancePath: instancePath + "/add", schemaPath: "#/properties/add/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema121.properties.add.type, parentSchema: schema121.properties.add, data: data15 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -46594,7 +46656,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i2 = 0; i2 < len2; i2++) {
           let data18 = data17[i2];
           if (typeof data18 !== "string") {
-            const err21 = { instancePath: instancePath + "/remove/" + i2, schemaPath: "#/properties/remove/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.remove.items.type, parentSchema: schema120.properties.remove.items, data: data18 };
+            const err21 = { instancePath: instancePath + "/remove/" + i2, schemaPath: "#/properties/remove/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema121.properties.remove.items.type, parentSchema: schema121.properties.remove.items, data: data18 };
             if (vErrors === null) {
               vErrors = [err21];
             } else {
@@ -46604,7 +46666,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err22 = { instancePath: instancePath + "/remove", schemaPath: "#/properties/remove/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema120.properties.remove.type, parentSchema: schema120.properties.remove, data: data17 };
+        const err22 = { instancePath: instancePath + "/remove", schemaPath: "#/properties/remove/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema121.properties.remove.type, parentSchema: schema121.properties.remove, data: data17 };
         if (vErrors === null) {
           vErrors = [err22];
         } else {
@@ -46616,7 +46678,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.issue !== void 0) {
       let data19 = data.issue;
       if (typeof data19 !== "string") {
-        const err23 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema120.properties.issue.type, parentSchema: schema120.properties.issue, data: data19 };
+        const err23 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema121.properties.issue.type, parentSchema: schema121.properties.issue, data: data19 };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -46626,7 +46688,7 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err24 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema120.type, parentSchema: schema120, data };
+    const err24 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema121.type, parentSchema: schema121, data };
     if (vErrors === null) {
       vErrors = [err24];
     } else {
@@ -46638,8 +46700,8 @@ function validate68(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate68.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema125 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] };
-var schema131 = { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } };
+var schema126 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] };
+var schema132 = { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } };
 var wrapper0 = { validate: validate21 };
 function validate75(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
@@ -46653,7 +46715,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (Array.isArray(data)) {
     if (data.length > 50) {
-      const err0 = { instancePath, schemaPath: "#/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema131, data };
+      const err0 = { instancePath, schemaPath: "#/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema132, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -46662,7 +46724,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.length < 1) {
-      const err1 = { instancePath, schemaPath: "#/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema131, data };
+      const err1 = { instancePath, schemaPath: "#/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items", schema: 1, parentSchema: schema132, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -46681,7 +46743,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
       }
       if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
         if (data0.id === void 0) {
-          const err2 = { instancePath: instancePath + "/" + i0, schemaPath: "#/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema131.items.required, parentSchema: schema131.items, data: data0 };
+          const err2 = { instancePath: instancePath + "/" + i0, schemaPath: "#/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'", schema: schema132.items.required, parentSchema: schema132.items, data: data0 };
           if (vErrors === null) {
             vErrors = [err2];
           } else {
@@ -46716,7 +46778,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err5 = { instancePath: instancePath + "/" + i0, schemaPath: "#/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema131.items.type, parentSchema: schema131.items, data: data0 };
+        const err5 = { instancePath: instancePath + "/" + i0, schemaPath: "#/items/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema132.items.type, parentSchema: schema132.items, data: data0 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -46726,7 +46788,7 @@ function validate75(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema131.type, parentSchema: schema131, data };
+    const err6 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema132.type, parentSchema: schema132, data };
     if (vErrors === null) {
       vErrors = [err6];
     } else {
@@ -46750,7 +46812,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.branches === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "branches" }, message: "must have required property 'branches'", schema: schema125.required, parentSchema: schema125, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "branches" }, message: "must have required property 'branches'", schema: schema126.required, parentSchema: schema126, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -46759,8 +46821,8 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema125.properties, key0)) {
-        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema125, data };
+      if (!func1.call(schema126.properties, key0)) {
+        const err1 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema126, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -46794,7 +46856,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("parallel" !== data1) {
-        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "parallel" }, message: "must be equal to constant", schema: "parallel", parentSchema: schema125.properties.type, data: data1 };
+        const err4 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "parallel" }, message: "must be equal to constant", schema: "parallel", parentSchema: schema126.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -46806,7 +46868,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema125.properties.name.type, parentSchema: schema125.properties.name, data: data2 };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema126.properties.name.type, parentSchema: schema126.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -46818,7 +46880,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema125.properties.description.type, parentSchema: schema125.properties.description, data: data3 };
+        const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema126.properties.description.type, parentSchema: schema126.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -46864,7 +46926,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema125.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema125.properties.authority.enum, parentSchema: schema125.properties.authority, data: data7 };
+        const err9 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema126.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema126.properties.authority.enum, parentSchema: schema126.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -46898,7 +46960,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema125.properties.idempotency_key.type, parentSchema: schema125.properties.idempotency_key, data: data9 };
+        const err12 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema126.properties.idempotency_key.type, parentSchema: schema126.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err12];
         } else {
@@ -46911,7 +46973,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema125.properties.needs, data: data10 };
+          const err13 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema126.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err13];
           } else {
@@ -46943,7 +47005,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema125.properties.needs.type, parentSchema: schema125.properties.needs, data: data10 };
+        const err16 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema126.properties.needs.type, parentSchema: schema126.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -46955,7 +47017,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema125.properties.for_each.type, parentSchema: schema125.properties.for_each, data: data12 };
+        const err17 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema126.properties.for_each.type, parentSchema: schema126.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -46967,7 +47029,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.input_schema !== void 0) {
       let data13 = data.input_schema;
       if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema125.properties.input_schema.type, parentSchema: schema125.properties.input_schema, data: data13 };
+        const err18 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema126.properties.input_schema.type, parentSchema: schema126.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -46979,7 +47041,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.output_schema !== void 0) {
       let data14 = data.output_schema;
       if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
-        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema125.properties.output_schema.type, parentSchema: schema125.properties.output_schema, data: data14 };
+        const err19 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema126.properties.output_schema.type, parentSchema: schema126.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -46992,7 +47054,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       let data15 = data.branches;
       if (data15 && typeof data15 == "object" && !Array.isArray(data15)) {
         if (Object.keys(data15).length > 10) {
-          const err20 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/maxProperties", keyword: "maxProperties", params: { limit: 10 }, message: "must NOT have more than 10 properties", schema: 10, parentSchema: schema125.properties.branches, data: data15 };
+          const err20 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/maxProperties", keyword: "maxProperties", params: { limit: 10 }, message: "must NOT have more than 10 properties", schema: 10, parentSchema: schema126.properties.branches, data: data15 };
           if (vErrors === null) {
             vErrors = [err20];
           } else {
@@ -47001,7 +47063,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (Object.keys(data15).length < 1) {
-          const err21 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema125.properties.branches, data: data15 };
+          const err21 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema126.properties.branches, data: data15 };
           if (vErrors === null) {
             vErrors = [err21];
           } else {
@@ -47032,7 +47094,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           }
           var valid7 = _errs34 === errors;
           if (!valid7) {
-            const err24 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/propertyNames", keyword: "propertyNames", params: { propertyName: key1 }, message: "property name must be valid", schema: schema125.properties.branches.propertyNames, parentSchema: schema125.properties.branches, data: data15 };
+            const err24 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/propertyNames", keyword: "propertyNames", params: { propertyName: key1 }, message: "property name must be valid", schema: schema126.properties.branches.propertyNames, parentSchema: schema126.properties.branches, data: data15 };
             if (vErrors === null) {
               vErrors = [err24];
             } else {
@@ -47048,7 +47110,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err25 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema125.properties.branches.type, parentSchema: schema125.properties.branches, data: data15 };
+        const err25 = { instancePath: instancePath + "/branches", schemaPath: "#/properties/branches/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema126.properties.branches.type, parentSchema: schema126.properties.branches, data: data15 };
         if (vErrors === null) {
           vErrors = [err25];
         } else {
@@ -47084,7 +47146,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       if (_valid0) {
         const _errs43 = errors;
         if (!(data17 === "all" || data17 === "any")) {
-          const err27 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/then/enum", keyword: "enum", params: { allowedValues: schema125.properties.join.then.enum }, message: "must be equal to one of the allowed values", schema: schema125.properties.join.then.enum, parentSchema: schema125.properties.join.then, data: data17 };
+          const err27 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/then/enum", keyword: "enum", params: { allowedValues: schema126.properties.join.then.enum }, message: "must be equal to one of the allowed values", schema: schema126.properties.join.then.enum, parentSchema: schema126.properties.join.then, data: data17 };
           if (vErrors === null) {
             vErrors = [err27];
           } else {
@@ -47099,7 +47161,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs44 = errors;
         if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
           if (data17.count === void 0) {
-            const err28 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/required", keyword: "required", params: { missingProperty: "count" }, message: "must have required property 'count'", schema: schema125.properties.join.else.required, parentSchema: schema125.properties.join.else, data: data17 };
+            const err28 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/required", keyword: "required", params: { missingProperty: "count" }, message: "must have required property 'count'", schema: schema126.properties.join.else.required, parentSchema: schema126.properties.join.else, data: data17 };
             if (vErrors === null) {
               vErrors = [err28];
             } else {
@@ -47109,7 +47171,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           }
           for (const key3 in data17) {
             if (!(key3 === "count")) {
-              const err29 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema125.properties.join.else, data: data17 };
+              const err29 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties", schema: false, parentSchema: schema126.properties.join.else, data: data17 };
               if (vErrors === null) {
                 vErrors = [err29];
               } else {
@@ -47121,7 +47183,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
           if (data17.count !== void 0) {
             let data18 = data17.count;
             if (!(typeof data18 == "number" && (!(data18 % 1) && !isNaN(data18)) && isFinite(data18))) {
-              const err30 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema125.properties.join.else.properties.count.type, parentSchema: schema125.properties.join.else.properties.count, data: data18 };
+              const err30 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema126.properties.join.else.properties.count.type, parentSchema: schema126.properties.join.else.properties.count, data: data18 };
               if (vErrors === null) {
                 vErrors = [err30];
               } else {
@@ -47131,7 +47193,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (typeof data18 == "number" && isFinite(data18)) {
               if (data18 > 10 || isNaN(data18)) {
-                const err31 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10", schema: 10, parentSchema: schema125.properties.join.else.properties.count, data: data18 };
+                const err31 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/maximum", keyword: "maximum", params: { comparison: "<=", limit: 10 }, message: "must be <= 10", schema: 10, parentSchema: schema126.properties.join.else.properties.count, data: data18 };
                 if (vErrors === null) {
                   vErrors = [err31];
                 } else {
@@ -47140,7 +47202,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
               if (data18 < 1 || isNaN(data18)) {
-                const err32 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema125.properties.join.else.properties.count, data: data18 };
+                const err32 = { instancePath: instancePath + "/join/count", schemaPath: "#/properties/join/else/properties/count/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema126.properties.join.else.properties.count, data: data18 };
                 if (vErrors === null) {
                   vErrors = [err32];
                 } else {
@@ -47151,7 +47213,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
             }
           }
         } else {
-          const err33 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema125.properties.join.else.type, parentSchema: schema125.properties.join.else, data: data17 };
+          const err33 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/else/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema126.properties.join.else.type, parentSchema: schema126.properties.join.else, data: data17 };
           if (vErrors === null) {
             vErrors = [err33];
           } else {
@@ -47164,7 +47226,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
         ifClause0 = "else";
       }
       if (!valid10) {
-        const err34 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema125.properties.join.if, parentSchema: schema125.properties.join, data: data17 };
+        const err34 = { instancePath: instancePath + "/join", schemaPath: "#/properties/join/if", keyword: "if", params: { failingKeyword: ifClause0 }, message: 'must match "' + ifClause0 + '" schema', schema: schema126.properties.join.if, parentSchema: schema126.properties.join, data: data17 };
         if (vErrors === null) {
           vErrors = [err34];
         } else {
@@ -47176,7 +47238,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.on_branch_failure !== void 0) {
       let data19 = data.on_branch_failure;
       if (!(data19 === "fail" || data19 === "continue" || data19 === "cancel")) {
-        const err35 = { instancePath: instancePath + "/on_branch_failure", schemaPath: "#/properties/on_branch_failure/enum", keyword: "enum", params: { allowedValues: schema125.properties.on_branch_failure.enum }, message: "must be equal to one of the allowed values", schema: schema125.properties.on_branch_failure.enum, parentSchema: schema125.properties.on_branch_failure, data: data19 };
+        const err35 = { instancePath: instancePath + "/on_branch_failure", schemaPath: "#/properties/on_branch_failure/enum", keyword: "enum", params: { allowedValues: schema126.properties.on_branch_failure.enum }, message: "must be equal to one of the allowed values", schema: schema126.properties.on_branch_failure.enum, parentSchema: schema126.properties.on_branch_failure, data: data19 };
         if (vErrors === null) {
           vErrors = [err35];
         } else {
@@ -47186,7 +47248,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err36 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema125.type, parentSchema: schema125, data };
+    const err36 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema126.type, parentSchema: schema126, data };
     if (vErrors === null) {
       vErrors = [err36];
     } else {
@@ -47198,7 +47260,7 @@ function validate72(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate72.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema133 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] };
+var schema134 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] };
 function validate78(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -47211,7 +47273,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.playbook === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "playbook" }, message: "must have required property 'playbook'", schema: schema133.required, parentSchema: schema133, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "playbook" }, message: "must have required property 'playbook'", schema: schema134.required, parentSchema: schema134, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -47220,7 +47282,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.mode === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "mode" }, message: "must have required property 'mode'", schema: schema133.required, parentSchema: schema133, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "mode" }, message: "must have required property 'mode'", schema: schema134.required, parentSchema: schema134, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -47229,8 +47291,8 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema133.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema133, data };
+      if (!func1.call(schema134.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema134, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -47264,7 +47326,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("playbook" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "playbook" }, message: "must be equal to constant", schema: "playbook", parentSchema: schema133.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "playbook" }, message: "must be equal to constant", schema: "playbook", parentSchema: schema134.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -47276,7 +47338,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema133.properties.name.type, parentSchema: schema133.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema134.properties.name.type, parentSchema: schema134.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -47288,7 +47350,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema133.properties.description.type, parentSchema: schema133.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema134.properties.description.type, parentSchema: schema134.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -47334,7 +47396,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema133.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema133.properties.authority.enum, parentSchema: schema133.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema134.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema134.properties.authority.enum, parentSchema: schema134.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -47368,7 +47430,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema133.properties.idempotency_key.type, parentSchema: schema133.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema134.properties.idempotency_key.type, parentSchema: schema134.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -47381,7 +47443,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema133.properties.needs, data: data10 };
+          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema134.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err14];
           } else {
@@ -47413,7 +47475,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema133.properties.needs.type, parentSchema: schema133.properties.needs, data: data10 };
+        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema134.properties.needs.type, parentSchema: schema134.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -47425,7 +47487,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema133.properties.for_each.type, parentSchema: schema133.properties.for_each, data: data12 };
+        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema134.properties.for_each.type, parentSchema: schema134.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -47437,7 +47499,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.input_schema !== void 0) {
       let data13 = data.input_schema;
       if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-        const err19 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema133.properties.input_schema.type, parentSchema: schema133.properties.input_schema, data: data13 };
+        const err19 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema134.properties.input_schema.type, parentSchema: schema134.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -47449,7 +47511,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.output_schema !== void 0) {
       let data14 = data.output_schema;
       if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
-        const err20 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema133.properties.output_schema.type, parentSchema: schema133.properties.output_schema, data: data14 };
+        const err20 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema134.properties.output_schema.type, parentSchema: schema134.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -47483,7 +47545,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.mode !== void 0) {
       let data16 = data.mode;
       if (!(data16 === "delegate" || data16 === "handoff")) {
-        const err23 = { instancePath: instancePath + "/mode", schemaPath: "#/properties/mode/enum", keyword: "enum", params: { allowedValues: schema133.properties.mode.enum }, message: "must be equal to one of the allowed values", schema: schema133.properties.mode.enum, parentSchema: schema133.properties.mode, data: data16 };
+        const err23 = { instancePath: instancePath + "/mode", schemaPath: "#/properties/mode/enum", keyword: "enum", params: { allowedValues: schema134.properties.mode.enum }, message: "must be equal to one of the allowed values", schema: schema134.properties.mode.enum, parentSchema: schema134.properties.mode, data: data16 };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -47498,7 +47560,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data17) {
           let data18 = data17[key1];
           if (typeof data18 !== "string" && !(typeof data18 == "number" && isFinite(data18)) && typeof data18 !== "boolean") {
-            const err24 = { instancePath: instancePath + "/with/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/with/additionalProperties/type", keyword: "type", params: { type: schema133.properties.with.additionalProperties.type }, message: "must be string,number,boolean", schema: schema133.properties.with.additionalProperties.type, parentSchema: schema133.properties.with.additionalProperties, data: data18 };
+            const err24 = { instancePath: instancePath + "/with/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/with/additionalProperties/type", keyword: "type", params: { type: schema134.properties.with.additionalProperties.type }, message: "must be string,number,boolean", schema: schema134.properties.with.additionalProperties.type, parentSchema: schema134.properties.with.additionalProperties, data: data18 };
             if (vErrors === null) {
               vErrors = [err24];
             } else {
@@ -47508,7 +47570,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err25 = { instancePath: instancePath + "/with", schemaPath: "#/properties/with/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema133.properties.with.type, parentSchema: schema133.properties.with, data: data17 };
+        const err25 = { instancePath: instancePath + "/with", schemaPath: "#/properties/with/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema134.properties.with.type, parentSchema: schema134.properties.with, data: data17 };
         if (vErrors === null) {
           vErrors = [err25];
         } else {
@@ -47518,7 +47580,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema133.type, parentSchema: schema133, data };
+    const err26 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema134.type, parentSchema: schema134, data };
     if (vErrors === null) {
       vErrors = [err26];
     } else {
@@ -47530,7 +47592,7 @@ function validate78(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate78.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema139 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] };
+var schema140 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] };
 function validate82(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -47543,7 +47605,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.head === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "head" }, message: "must have required property 'head'", schema: schema139.required, parentSchema: schema139, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "head" }, message: "must have required property 'head'", schema: schema140.required, parentSchema: schema140, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -47552,7 +47614,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.title === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema139.required, parentSchema: schema139, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "title" }, message: "must have required property 'title'", schema: schema140.required, parentSchema: schema140, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -47561,8 +47623,8 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema139.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema139, data };
+      if (!func1.call(schema140.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema140, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -47596,7 +47658,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("pull_request" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "pull_request" }, message: "must be equal to constant", schema: "pull_request", parentSchema: schema139.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "pull_request" }, message: "must be equal to constant", schema: "pull_request", parentSchema: schema140.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -47608,7 +47670,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.name.type, parentSchema: schema139.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.name.type, parentSchema: schema140.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -47620,7 +47682,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.description.type, parentSchema: schema139.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.description.type, parentSchema: schema140.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -47666,7 +47728,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema139.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema139.properties.authority.enum, parentSchema: schema139.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema140.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema140.properties.authority.enum, parentSchema: schema140.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -47700,7 +47762,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.idempotency_key.type, parentSchema: schema139.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.idempotency_key.type, parentSchema: schema140.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -47713,7 +47775,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema139.properties.needs, data: data10 };
+          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema140.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err14];
           } else {
@@ -47745,7 +47807,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema139.properties.needs.type, parentSchema: schema139.properties.needs, data: data10 };
+        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema140.properties.needs.type, parentSchema: schema140.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -47757,7 +47819,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.for_each.type, parentSchema: schema139.properties.for_each, data: data12 };
+        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.for_each.type, parentSchema: schema140.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -47769,7 +47831,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.input_schema !== void 0) {
       let data13 = data.input_schema;
       if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-        const err19 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema139.properties.input_schema.type, parentSchema: schema139.properties.input_schema, data: data13 };
+        const err19 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema140.properties.input_schema.type, parentSchema: schema140.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -47781,7 +47843,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.output_schema !== void 0) {
       let data14 = data.output_schema;
       if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
-        const err20 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema139.properties.output_schema.type, parentSchema: schema139.properties.output_schema, data: data14 };
+        const err20 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema140.properties.output_schema.type, parentSchema: schema140.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -47793,7 +47855,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.head !== void 0) {
       let data15 = data.head;
       if (typeof data15 !== "string") {
-        const err21 = { instancePath: instancePath + "/head", schemaPath: "#/properties/head/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.head.type, parentSchema: schema139.properties.head, data: data15 };
+        const err21 = { instancePath: instancePath + "/head", schemaPath: "#/properties/head/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.head.type, parentSchema: schema140.properties.head, data: data15 };
         if (vErrors === null) {
           vErrors = [err21];
         } else {
@@ -47805,7 +47867,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.base !== void 0) {
       let data16 = data.base;
       if (typeof data16 !== "string") {
-        const err22 = { instancePath: instancePath + "/base", schemaPath: "#/properties/base/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.base.type, parentSchema: schema139.properties.base, data: data16 };
+        const err22 = { instancePath: instancePath + "/base", schemaPath: "#/properties/base/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.base.type, parentSchema: schema140.properties.base, data: data16 };
         if (vErrors === null) {
           vErrors = [err22];
         } else {
@@ -47817,7 +47879,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.title !== void 0) {
       let data17 = data.title;
       if (typeof data17 !== "string") {
-        const err23 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.title.type, parentSchema: schema139.properties.title, data: data17 };
+        const err23 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.title.type, parentSchema: schema140.properties.title, data: data17 };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -47829,7 +47891,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.body !== void 0) {
       let data18 = data.body;
       if (typeof data18 !== "string") {
-        const err24 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.body.type, parentSchema: schema139.properties.body, data: data18 };
+        const err24 = { instancePath: instancePath + "/body", schemaPath: "#/properties/body/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.body.type, parentSchema: schema140.properties.body, data: data18 };
         if (vErrors === null) {
           vErrors = [err24];
         } else {
@@ -47841,7 +47903,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.draft !== void 0) {
       let data19 = data.draft;
       if (typeof data19 !== "boolean") {
-        const err25 = { instancePath: instancePath + "/draft", schemaPath: "#/properties/draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema139.properties.draft.type, parentSchema: schema139.properties.draft, data: data19 };
+        const err25 = { instancePath: instancePath + "/draft", schemaPath: "#/properties/draft/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema140.properties.draft.type, parentSchema: schema140.properties.draft, data: data19 };
         if (vErrors === null) {
           vErrors = [err25];
         } else {
@@ -47857,7 +47919,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i1 = 0; i1 < len1; i1++) {
           let data21 = data20[i1];
           if (typeof data21 !== "string") {
-            const err26 = { instancePath: instancePath + "/labels/" + i1, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.labels.items.type, parentSchema: schema139.properties.labels.items, data: data21 };
+            const err26 = { instancePath: instancePath + "/labels/" + i1, schemaPath: "#/properties/labels/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.labels.items.type, parentSchema: schema140.properties.labels.items, data: data21 };
             if (vErrors === null) {
               vErrors = [err26];
             } else {
@@ -47867,7 +47929,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err27 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema139.properties.labels.type, parentSchema: schema139.properties.labels, data: data20 };
+        const err27 = { instancePath: instancePath + "/labels", schemaPath: "#/properties/labels/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema140.properties.labels.type, parentSchema: schema140.properties.labels, data: data20 };
         if (vErrors === null) {
           vErrors = [err27];
         } else {
@@ -47883,7 +47945,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i2 = 0; i2 < len2; i2++) {
           let data23 = data22[i2];
           if (typeof data23 !== "string") {
-            const err28 = { instancePath: instancePath + "/reviewers/" + i2, schemaPath: "#/properties/reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.reviewers.items.type, parentSchema: schema139.properties.reviewers.items, data: data23 };
+            const err28 = { instancePath: instancePath + "/reviewers/" + i2, schemaPath: "#/properties/reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.reviewers.items.type, parentSchema: schema140.properties.reviewers.items, data: data23 };
             if (vErrors === null) {
               vErrors = [err28];
             } else {
@@ -47893,7 +47955,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err29 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema139.properties.reviewers.type, parentSchema: schema139.properties.reviewers, data: data22 };
+        const err29 = { instancePath: instancePath + "/reviewers", schemaPath: "#/properties/reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema140.properties.reviewers.type, parentSchema: schema140.properties.reviewers, data: data22 };
         if (vErrors === null) {
           vErrors = [err29];
         } else {
@@ -47909,7 +47971,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i3 = 0; i3 < len3; i3++) {
           let data25 = data24[i3];
           if (typeof data25 !== "string") {
-            const err30 = { instancePath: instancePath + "/team_reviewers/" + i3, schemaPath: "#/properties/team_reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema139.properties.team_reviewers.items.type, parentSchema: schema139.properties.team_reviewers.items, data: data25 };
+            const err30 = { instancePath: instancePath + "/team_reviewers/" + i3, schemaPath: "#/properties/team_reviewers/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema140.properties.team_reviewers.items.type, parentSchema: schema140.properties.team_reviewers.items, data: data25 };
             if (vErrors === null) {
               vErrors = [err30];
             } else {
@@ -47919,7 +47981,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err31 = { instancePath: instancePath + "/team_reviewers", schemaPath: "#/properties/team_reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema139.properties.team_reviewers.type, parentSchema: schema139.properties.team_reviewers, data: data24 };
+        const err31 = { instancePath: instancePath + "/team_reviewers", schemaPath: "#/properties/team_reviewers/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema140.properties.team_reviewers.type, parentSchema: schema140.properties.team_reviewers, data: data24 };
         if (vErrors === null) {
           vErrors = [err31];
         } else {
@@ -47931,7 +47993,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.wait !== void 0) {
       let data26 = data.wait;
       if (!(data26 === "merged")) {
-        const err32 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/enum", keyword: "enum", params: { allowedValues: schema139.properties.wait.enum }, message: "must be equal to one of the allowed values", schema: schema139.properties.wait.enum, parentSchema: schema139.properties.wait, data: data26 };
+        const err32 = { instancePath: instancePath + "/wait", schemaPath: "#/properties/wait/enum", keyword: "enum", params: { allowedValues: schema140.properties.wait.enum }, message: "must be equal to one of the allowed values", schema: schema140.properties.wait.enum, parentSchema: schema140.properties.wait, data: data26 };
         if (vErrors === null) {
           vErrors = [err32];
         } else {
@@ -47943,7 +48005,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.closes_issue !== void 0) {
       let data27 = data.closes_issue;
       if (typeof data27 !== "boolean") {
-        const err33 = { instancePath: instancePath + "/closes_issue", schemaPath: "#/properties/closes_issue/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema139.properties.closes_issue.type, parentSchema: schema139.properties.closes_issue, data: data27 };
+        const err33 = { instancePath: instancePath + "/closes_issue", schemaPath: "#/properties/closes_issue/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema140.properties.closes_issue.type, parentSchema: schema140.properties.closes_issue, data: data27 };
         if (vErrors === null) {
           vErrors = [err33];
         } else {
@@ -47953,7 +48015,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema139.type, parentSchema: schema139, data };
+    const err34 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema140.type, parentSchema: schema140, data };
     if (vErrors === null) {
       vErrors = [err34];
     } else {
@@ -47965,7 +48027,7 @@ function validate82(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate82.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema144 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "script" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "shell": { "enum": ["bash", "sh", "powershell", "node"], "description": "Interpreter that runs the script." }, "run": { "type": "string", "description": "The script text. Never templated: values reach it as environment variables." }, "env": { "type": "object", "propertyNames": { "pattern": "^[A-Z_][A-Z0-9_]*$" }, "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Environment variables (templates allowed): how values reach the script." } }, "required": ["shell", "run"] };
+var schema145 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "script" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "shell": { "enum": ["bash", "sh", "powershell", "node"], "description": "Interpreter that runs the script." }, "run": { "type": "string", "description": "The script text. Never templated: values reach it as environment variables." }, "env": { "type": "object", "propertyNames": { "pattern": "^[A-Z_][A-Z0-9_]*$" }, "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Environment variables (templates allowed): how values reach the script." } }, "required": ["shell", "run"] };
 function validate86(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -47978,7 +48040,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.shell === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "shell" }, message: "must have required property 'shell'", schema: schema144.required, parentSchema: schema144, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "shell" }, message: "must have required property 'shell'", schema: schema145.required, parentSchema: schema145, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -47987,7 +48049,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.run === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "run" }, message: "must have required property 'run'", schema: schema144.required, parentSchema: schema144, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "run" }, message: "must have required property 'run'", schema: schema145.required, parentSchema: schema145, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -47996,8 +48058,8 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema144.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema144, data };
+      if (!func1.call(schema145.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema145, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -48031,7 +48093,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.type !== void 0) {
       let data1 = data.type;
       if ("script" !== data1) {
-        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "script" }, message: "must be equal to constant", schema: "script", parentSchema: schema144.properties.type, data: data1 };
+        const err5 = { instancePath: instancePath + "/type", schemaPath: "#/properties/type/const", keyword: "const", params: { allowedValue: "script" }, message: "must be equal to constant", schema: "script", parentSchema: schema145.properties.type, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -48043,7 +48105,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data2 = data.name;
       if (typeof data2 !== "string") {
-        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema144.properties.name.type, parentSchema: schema144.properties.name, data: data2 };
+        const err6 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.name.type, parentSchema: schema145.properties.name, data: data2 };
         if (vErrors === null) {
           vErrors = [err6];
         } else {
@@ -48055,7 +48117,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.description !== void 0) {
       let data3 = data.description;
       if (typeof data3 !== "string") {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema144.properties.description.type, parentSchema: schema144.properties.description, data: data3 };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.description.type, parentSchema: schema145.properties.description, data: data3 };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -48101,7 +48163,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.authority !== void 0) {
       let data7 = data.authority;
       if (!(data7 === "just-do-it" || data7 === "show-me" || data7 === "ask-first")) {
-        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema144.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema144.properties.authority.enum, parentSchema: schema144.properties.authority, data: data7 };
+        const err10 = { instancePath: instancePath + "/authority", schemaPath: "#/properties/authority/enum", keyword: "enum", params: { allowedValues: schema145.properties.authority.enum }, message: "must be equal to one of the allowed values", schema: schema145.properties.authority.enum, parentSchema: schema145.properties.authority, data: data7 };
         if (vErrors === null) {
           vErrors = [err10];
         } else {
@@ -48135,7 +48197,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.idempotency_key !== void 0) {
       let data9 = data.idempotency_key;
       if (typeof data9 !== "string") {
-        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema144.properties.idempotency_key.type, parentSchema: schema144.properties.idempotency_key, data: data9 };
+        const err13 = { instancePath: instancePath + "/idempotency_key", schemaPath: "#/properties/idempotency_key/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.idempotency_key.type, parentSchema: schema145.properties.idempotency_key, data: data9 };
         if (vErrors === null) {
           vErrors = [err13];
         } else {
@@ -48148,7 +48210,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
       let data10 = data.needs;
       if (Array.isArray(data10)) {
         if (data10.length > 50) {
-          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema144.properties.needs, data: data10 };
+          const err14 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/maxItems", keyword: "maxItems", params: { limit: 50 }, message: "must NOT have more than 50 items", schema: 50, parentSchema: schema145.properties.needs, data: data10 };
           if (vErrors === null) {
             vErrors = [err14];
           } else {
@@ -48180,7 +48242,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema144.properties.needs.type, parentSchema: schema144.properties.needs, data: data10 };
+        const err17 = { instancePath: instancePath + "/needs", schemaPath: "#/properties/needs/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema145.properties.needs.type, parentSchema: schema145.properties.needs, data: data10 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -48192,7 +48254,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.for_each !== void 0) {
       let data12 = data.for_each;
       if (typeof data12 !== "string") {
-        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema144.properties.for_each.type, parentSchema: schema144.properties.for_each, data: data12 };
+        const err18 = { instancePath: instancePath + "/for_each", schemaPath: "#/properties/for_each/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.for_each.type, parentSchema: schema145.properties.for_each, data: data12 };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -48204,7 +48266,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.input_schema !== void 0) {
       let data13 = data.input_schema;
       if (!(data13 && typeof data13 == "object" && !Array.isArray(data13))) {
-        const err19 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema144.properties.input_schema.type, parentSchema: schema144.properties.input_schema, data: data13 };
+        const err19 = { instancePath: instancePath + "/input_schema", schemaPath: "#/properties/input_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.input_schema.type, parentSchema: schema145.properties.input_schema, data: data13 };
         if (vErrors === null) {
           vErrors = [err19];
         } else {
@@ -48216,7 +48278,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.output_schema !== void 0) {
       let data14 = data.output_schema;
       if (!(data14 && typeof data14 == "object" && !Array.isArray(data14))) {
-        const err20 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema144.properties.output_schema.type, parentSchema: schema144.properties.output_schema, data: data14 };
+        const err20 = { instancePath: instancePath + "/output_schema", schemaPath: "#/properties/output_schema/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.output_schema.type, parentSchema: schema145.properties.output_schema, data: data14 };
         if (vErrors === null) {
           vErrors = [err20];
         } else {
@@ -48228,7 +48290,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.shell !== void 0) {
       let data15 = data.shell;
       if (!(data15 === "bash" || data15 === "sh" || data15 === "powershell" || data15 === "node")) {
-        const err21 = { instancePath: instancePath + "/shell", schemaPath: "#/properties/shell/enum", keyword: "enum", params: { allowedValues: schema144.properties.shell.enum }, message: "must be equal to one of the allowed values", schema: schema144.properties.shell.enum, parentSchema: schema144.properties.shell, data: data15 };
+        const err21 = { instancePath: instancePath + "/shell", schemaPath: "#/properties/shell/enum", keyword: "enum", params: { allowedValues: schema145.properties.shell.enum }, message: "must be equal to one of the allowed values", schema: schema145.properties.shell.enum, parentSchema: schema145.properties.shell, data: data15 };
         if (vErrors === null) {
           vErrors = [err21];
         } else {
@@ -48240,7 +48302,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.run !== void 0) {
       let data16 = data.run;
       if (typeof data16 !== "string") {
-        const err22 = { instancePath: instancePath + "/run", schemaPath: "#/properties/run/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema144.properties.run.type, parentSchema: schema144.properties.run, data: data16 };
+        const err22 = { instancePath: instancePath + "/run", schemaPath: "#/properties/run/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema145.properties.run.type, parentSchema: schema145.properties.run, data: data16 };
         if (vErrors === null) {
           vErrors = [err22];
         } else {
@@ -48256,7 +48318,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
           const _errs37 = errors;
           if (typeof key1 === "string") {
             if (!pattern5.test(key1)) {
-              const err23 = { instancePath: instancePath + "/env", schemaPath: "#/properties/env/propertyNames/pattern", keyword: "pattern", params: { pattern: "^[A-Z_][A-Z0-9_]*$" }, message: 'must match pattern "^[A-Z_][A-Z0-9_]*$"', schema: "^[A-Z_][A-Z0-9_]*$", parentSchema: schema144.properties.env.propertyNames, data: key1, propertyName: key1 };
+              const err23 = { instancePath: instancePath + "/env", schemaPath: "#/properties/env/propertyNames/pattern", keyword: "pattern", params: { pattern: "^[A-Z_][A-Z0-9_]*$" }, message: 'must match pattern "^[A-Z_][A-Z0-9_]*$"', schema: "^[A-Z_][A-Z0-9_]*$", parentSchema: schema145.properties.env.propertyNames, data: key1, propertyName: key1 };
               if (vErrors === null) {
                 vErrors = [err23];
               } else {
@@ -48267,7 +48329,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
           }
           var valid7 = _errs37 === errors;
           if (!valid7) {
-            const err24 = { instancePath: instancePath + "/env", schemaPath: "#/properties/env/propertyNames", keyword: "propertyNames", params: { propertyName: key1 }, message: "property name must be valid", schema: schema144.properties.env.propertyNames, parentSchema: schema144.properties.env, data: data17 };
+            const err24 = { instancePath: instancePath + "/env", schemaPath: "#/properties/env/propertyNames", keyword: "propertyNames", params: { propertyName: key1 }, message: "property name must be valid", schema: schema145.properties.env.propertyNames, parentSchema: schema145.properties.env, data: data17 };
             if (vErrors === null) {
               vErrors = [err24];
             } else {
@@ -48279,7 +48341,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key2 in data17) {
           let data18 = data17[key2];
           if (typeof data18 !== "string" && !(typeof data18 == "number" && isFinite(data18)) && typeof data18 !== "boolean") {
-            const err25 = { instancePath: instancePath + "/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/env/additionalProperties/type", keyword: "type", params: { type: schema144.properties.env.additionalProperties.type }, message: "must be string,number,boolean", schema: schema144.properties.env.additionalProperties.type, parentSchema: schema144.properties.env.additionalProperties, data: data18 };
+            const err25 = { instancePath: instancePath + "/env/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/env/additionalProperties/type", keyword: "type", params: { type: schema145.properties.env.additionalProperties.type }, message: "must be string,number,boolean", schema: schema145.properties.env.additionalProperties.type, parentSchema: schema145.properties.env.additionalProperties, data: data18 };
             if (vErrors === null) {
               vErrors = [err25];
             } else {
@@ -48289,7 +48351,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err26 = { instancePath: instancePath + "/env", schemaPath: "#/properties/env/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema144.properties.env.type, parentSchema: schema144.properties.env, data: data17 };
+        const err26 = { instancePath: instancePath + "/env", schemaPath: "#/properties/env/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.properties.env.type, parentSchema: schema145.properties.env, data: data17 };
         if (vErrors === null) {
           vErrors = [err26];
         } else {
@@ -48299,7 +48361,7 @@ function validate86(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema144.type, parentSchema: schema144, data };
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema145.type, parentSchema: schema145, data };
     if (vErrors === null) {
       vErrors = [err27];
     } else {
@@ -49553,8 +49615,8 @@ function validate21(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate21.evaluated = { "dynamicProps": true, "dynamicItems": false };
-var schema152 = { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } };
-var schema153 = { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } };
+var schema153 = { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } };
+var schema154 = { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } };
 function validate93(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -49568,7 +49630,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
   if (data && typeof data == "object" && !Array.isArray(data)) {
     for (const key0 in data) {
       if (!(key0 === "by" || key0 === "permission" || key0 === "teams" || key0 === "step" || key0 === "values" || key0 === "reason" || key0 === "findings" || key0 === "branch")) {
-        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema153, data };
+        const err0 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema154, data };
         if (vErrors === null) {
           vErrors = [err0];
         } else {
@@ -49580,7 +49642,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.by !== void 0) {
       let data0 = data.by;
       if (typeof data0 !== "string") {
-        const err1 = { instancePath: instancePath + "/by", schemaPath: "#/properties/by/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.by.type, parentSchema: schema153.properties.by, data: data0 };
+        const err1 = { instancePath: instancePath + "/by", schemaPath: "#/properties/by/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema154.properties.by.type, parentSchema: schema154.properties.by, data: data0 };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -49592,7 +49654,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.permission !== void 0) {
       let data1 = data.permission;
       if (!(data1 === "read" || data1 === "triage" || data1 === "write" || data1 === "maintain" || data1 === "admin")) {
-        const err2 = { instancePath: instancePath + "/permission", schemaPath: "#/properties/permission/enum", keyword: "enum", params: { allowedValues: schema153.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema153.properties.permission.enum, parentSchema: schema153.properties.permission, data: data1 };
+        const err2 = { instancePath: instancePath + "/permission", schemaPath: "#/properties/permission/enum", keyword: "enum", params: { allowedValues: schema154.properties.permission.enum }, message: "must be equal to one of the allowed values", schema: schema154.properties.permission.enum, parentSchema: schema154.properties.permission, data: data1 };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -49608,7 +49670,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
         for (let i0 = 0; i0 < len0; i0++) {
           let data3 = data2[i0];
           if (typeof data3 !== "string") {
-            const err3 = { instancePath: instancePath + "/teams/" + i0, schemaPath: "#/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.teams.items.type, parentSchema: schema153.properties.teams.items, data: data3 };
+            const err3 = { instancePath: instancePath + "/teams/" + i0, schemaPath: "#/properties/teams/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema154.properties.teams.items.type, parentSchema: schema154.properties.teams.items, data: data3 };
             if (vErrors === null) {
               vErrors = [err3];
             } else {
@@ -49618,7 +49680,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err4 = { instancePath: instancePath + "/teams", schemaPath: "#/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema153.properties.teams.type, parentSchema: schema153.properties.teams, data: data2 };
+        const err4 = { instancePath: instancePath + "/teams", schemaPath: "#/properties/teams/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema154.properties.teams.type, parentSchema: schema154.properties.teams, data: data2 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -49655,7 +49717,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data5) {
           let data6 = data5[key1];
           if (typeof data6 !== "string" && !(typeof data6 == "number" && isFinite(data6)) && typeof data6 !== "boolean") {
-            const err7 = { instancePath: instancePath + "/values/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/values/additionalProperties/type", keyword: "type", params: { type: schema153.properties.values.additionalProperties.type }, message: "must be string,number,boolean", schema: schema153.properties.values.additionalProperties.type, parentSchema: schema153.properties.values.additionalProperties, data: data6 };
+            const err7 = { instancePath: instancePath + "/values/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/values/additionalProperties/type", keyword: "type", params: { type: schema154.properties.values.additionalProperties.type }, message: "must be string,number,boolean", schema: schema154.properties.values.additionalProperties.type, parentSchema: schema154.properties.values.additionalProperties, data: data6 };
             if (vErrors === null) {
               vErrors = [err7];
             } else {
@@ -49665,7 +49727,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err8 = { instancePath: instancePath + "/values", schemaPath: "#/properties/values/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.properties.values.type, parentSchema: schema153.properties.values, data: data5 };
+        const err8 = { instancePath: instancePath + "/values", schemaPath: "#/properties/values/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema154.properties.values.type, parentSchema: schema154.properties.values, data: data5 };
         if (vErrors === null) {
           vErrors = [err8];
         } else {
@@ -49677,7 +49739,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.reason !== void 0) {
       let data7 = data.reason;
       if (typeof data7 !== "string") {
-        const err9 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.reason.type, parentSchema: schema153.properties.reason, data: data7 };
+        const err9 = { instancePath: instancePath + "/reason", schemaPath: "#/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema154.properties.reason.type, parentSchema: schema154.properties.reason, data: data7 };
         if (vErrors === null) {
           vErrors = [err9];
         } else {
@@ -49692,7 +49754,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key2 in data8) {
           let data9 = data8[key2];
           if (typeof data9 !== "string" && !(typeof data9 == "number" && isFinite(data9)) && typeof data9 !== "boolean") {
-            const err10 = { instancePath: instancePath + "/findings/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/findings/additionalProperties/type", keyword: "type", params: { type: schema153.properties.findings.additionalProperties.type }, message: "must be string,number,boolean", schema: schema153.properties.findings.additionalProperties.type, parentSchema: schema153.properties.findings.additionalProperties, data: data9 };
+            const err10 = { instancePath: instancePath + "/findings/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/findings/additionalProperties/type", keyword: "type", params: { type: schema154.properties.findings.additionalProperties.type }, message: "must be string,number,boolean", schema: schema154.properties.findings.additionalProperties.type, parentSchema: schema154.properties.findings.additionalProperties, data: data9 };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -49702,7 +49764,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err11 = { instancePath: instancePath + "/findings", schemaPath: "#/properties/findings/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.properties.findings.type, parentSchema: schema153.properties.findings, data: data8 };
+        const err11 = { instancePath: instancePath + "/findings", schemaPath: "#/properties/findings/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema154.properties.findings.type, parentSchema: schema154.properties.findings, data: data8 };
         if (vErrors === null) {
           vErrors = [err11];
         } else {
@@ -49734,7 +49796,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.type, parentSchema: schema153, data };
+    const err14 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema154.type, parentSchema: schema154, data };
     if (vErrors === null) {
       vErrors = [err14];
     } else {
@@ -49746,7 +49808,7 @@ function validate93(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate93.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema156 = { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } };
+var schema157 = { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } };
 function validate95(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -49759,7 +49821,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (Object.keys(data).length > 1) {
-      const err0 = { instancePath, schemaPath: "#/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties", schema: 1, parentSchema: schema156, data };
+      const err0 = { instancePath, schemaPath: "#/maxProperties", keyword: "maxProperties", params: { limit: 1 }, message: "must NOT have more than 1 properties", schema: 1, parentSchema: schema157, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -49768,7 +49830,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (Object.keys(data).length < 1) {
-      const err1 = { instancePath, schemaPath: "#/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema156, data };
+      const err1 = { instancePath, schemaPath: "#/minProperties", keyword: "minProperties", params: { limit: 1 }, message: "must NOT have fewer than 1 properties", schema: 1, parentSchema: schema157, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -49777,8 +49839,8 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     for (const key0 in data) {
-      if (!func1.call(schema156.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema156, data };
+      if (!func1.call(schema157.properties, key0)) {
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema157, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -49826,7 +49888,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.merge !== void 0) {
       let data6 = data.merge;
       if (typeof data6 !== "boolean") {
-        const err3 = { instancePath: instancePath + "/merge", schemaPath: "#/properties/merge/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema156.properties.merge.type, parentSchema: schema156.properties.merge, data: data6 };
+        const err3 = { instancePath: instancePath + "/merge", schemaPath: "#/properties/merge/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema157.properties.merge.type, parentSchema: schema157.properties.merge, data: data6 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -49838,7 +49900,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.close_pr !== void 0) {
       let data7 = data.close_pr;
       if (typeof data7 !== "boolean") {
-        const err4 = { instancePath: instancePath + "/close_pr", schemaPath: "#/properties/close_pr/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema156.properties.close_pr.type, parentSchema: schema156.properties.close_pr, data: data7 };
+        const err4 = { instancePath: instancePath + "/close_pr", schemaPath: "#/properties/close_pr/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean", schema: schema157.properties.close_pr.type, parentSchema: schema157.properties.close_pr, data: data7 };
         if (vErrors === null) {
           vErrors = [err4];
         } else {
@@ -49850,7 +49912,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.workflow !== void 0) {
       let data8 = data.workflow;
       if (!(data8 === "success" || data8 === "failure" || data8 === "cancelled")) {
-        const err5 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/enum", keyword: "enum", params: { allowedValues: schema156.properties.workflow.enum }, message: "must be equal to one of the allowed values", schema: schema156.properties.workflow.enum, parentSchema: schema156.properties.workflow, data: data8 };
+        const err5 = { instancePath: instancePath + "/workflow", schemaPath: "#/properties/workflow/enum", keyword: "enum", params: { allowedValues: schema157.properties.workflow.enum }, message: "must be equal to one of the allowed values", schema: schema157.properties.workflow.enum, parentSchema: schema157.properties.workflow, data: data8 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -49863,7 +49925,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
       let data9 = data.fail_effect;
       if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
         if (data9.step === void 0) {
-          const err6 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "step" }, message: "must have required property 'step'", schema: schema156.properties.fail_effect.required, parentSchema: schema156.properties.fail_effect, data: data9 };
+          const err6 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "step" }, message: "must have required property 'step'", schema: schema157.properties.fail_effect.required, parentSchema: schema157.properties.fail_effect, data: data9 };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -49872,7 +49934,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (data9.code === void 0) {
-          const err7 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "code" }, message: "must have required property 'code'", schema: schema156.properties.fail_effect.required, parentSchema: schema156.properties.fail_effect, data: data9 };
+          const err7 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/required", keyword: "required", params: { missingProperty: "code" }, message: "must have required property 'code'", schema: schema157.properties.fail_effect.required, parentSchema: schema157.properties.fail_effect, data: data9 };
           if (vErrors === null) {
             vErrors = [err7];
           } else {
@@ -49882,7 +49944,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
         }
         for (const key1 in data9) {
           if (!(key1 === "step" || key1 === "code" || key1 === "times")) {
-            const err8 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema156.properties.fail_effect, data: data9 };
+            const err8 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties", schema: false, parentSchema: schema157.properties.fail_effect, data: data9 };
             if (vErrors === null) {
               vErrors = [err8];
             } else {
@@ -49916,7 +49978,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
         if (data9.code !== void 0) {
           let data11 = data9.code;
           if (typeof data11 !== "string") {
-            const err11 = { instancePath: instancePath + "/fail_effect/code", schemaPath: "#/properties/fail_effect/properties/code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema156.properties.fail_effect.properties.code.type, parentSchema: schema156.properties.fail_effect.properties.code, data: data11 };
+            const err11 = { instancePath: instancePath + "/fail_effect/code", schemaPath: "#/properties/fail_effect/properties/code/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema157.properties.fail_effect.properties.code.type, parentSchema: schema157.properties.fail_effect.properties.code, data: data11 };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -49928,7 +49990,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
         if (data9.times !== void 0) {
           let data12 = data9.times;
           if (!(typeof data12 == "number" && (!(data12 % 1) && !isNaN(data12)) && isFinite(data12))) {
-            const err12 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema156.properties.fail_effect.properties.times.type, parentSchema: schema156.properties.fail_effect.properties.times, data: data12 };
+            const err12 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/type", keyword: "type", params: { type: "integer" }, message: "must be integer", schema: schema157.properties.fail_effect.properties.times.type, parentSchema: schema157.properties.fail_effect.properties.times, data: data12 };
             if (vErrors === null) {
               vErrors = [err12];
             } else {
@@ -49938,7 +50000,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
           }
           if (typeof data12 == "number" && isFinite(data12)) {
             if (data12 < 1 || isNaN(data12)) {
-              const err13 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema156.properties.fail_effect.properties.times, data: data12 };
+              const err13 = { instancePath: instancePath + "/fail_effect/times", schemaPath: "#/properties/fail_effect/properties/times/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1", schema: 1, parentSchema: schema157.properties.fail_effect.properties.times, data: data12 };
               if (vErrors === null) {
                 vErrors = [err13];
               } else {
@@ -49949,7 +50011,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err14 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema156.properties.fail_effect.type, parentSchema: schema156.properties.fail_effect, data: data9 };
+        const err14 = { instancePath: instancePath + "/fail_effect", schemaPath: "#/properties/fail_effect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema157.properties.fail_effect.type, parentSchema: schema157.properties.fail_effect, data: data9 };
         if (vErrors === null) {
           vErrors = [err14];
         } else {
@@ -49981,7 +50043,7 @@ function validate95(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema156.type, parentSchema: schema156, data };
+    const err17 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema157.type, parentSchema: schema157, data };
     if (vErrors === null) {
       vErrors = [err17];
     } else {
@@ -50005,7 +50067,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema152.required, parentSchema: schema152, data };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'", schema: schema153.required, parentSchema: schema153, data };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -50014,7 +50076,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.expect === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "expect" }, message: "must have required property 'expect'", schema: schema152.required, parentSchema: schema152, data };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "expect" }, message: "must have required property 'expect'", schema: schema153.required, parentSchema: schema153, data };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -50024,7 +50086,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
     }
     for (const key0 in data) {
       if (!(key0 === "name" || key0 === "inputs" || key0 === "initiator" || key0 === "alert" || key0 === "events" || key0 === "expect")) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema152, data };
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties", schema: false, parentSchema: schema153, data };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -50036,7 +50098,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
     if (data.name !== void 0) {
       let data0 = data.name;
       if (typeof data0 !== "string") {
-        const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.name.type, parentSchema: schema152.properties.name, data: data0 };
+        const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.name.type, parentSchema: schema153.properties.name, data: data0 };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -50051,7 +50113,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
         for (const key1 in data1) {
           let data2 = data1[key1];
           if (typeof data2 !== "string" && !(typeof data2 == "number" && isFinite(data2)) && typeof data2 !== "boolean") {
-            const err4 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema152.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema152.properties.inputs.additionalProperties.type, parentSchema: schema152.properties.inputs.additionalProperties, data: data2 };
+            const err4 = { instancePath: instancePath + "/inputs/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/inputs/additionalProperties/type", keyword: "type", params: { type: schema153.properties.inputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema153.properties.inputs.additionalProperties.type, parentSchema: schema153.properties.inputs.additionalProperties, data: data2 };
             if (vErrors === null) {
               vErrors = [err4];
             } else {
@@ -50061,7 +50123,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err5 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.inputs.type, parentSchema: schema152.properties.inputs, data: data1 };
+        const err5 = { instancePath: instancePath + "/inputs", schemaPath: "#/properties/inputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.properties.inputs.type, parentSchema: schema153.properties.inputs, data: data1 };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -50081,7 +50143,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
       if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
         for (const key2 in data4) {
           if (!(key2 === "title" || key2 === "summary" || key2 === "severity" || key2 === "status" || key2 === "source" || key2 === "labels" || key2 === "annotations")) {
-            const err6 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema152.properties.alert, data: data4 };
+            const err6 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties", schema: false, parentSchema: schema153.properties.alert, data: data4 };
             if (vErrors === null) {
               vErrors = [err6];
             } else {
@@ -50093,7 +50155,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.title !== void 0) {
           let data5 = data4.title;
           if (typeof data5 !== "string") {
-            const err7 = { instancePath: instancePath + "/alert/title", schemaPath: "#/properties/alert/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.alert.properties.title.type, parentSchema: schema152.properties.alert.properties.title, data: data5 };
+            const err7 = { instancePath: instancePath + "/alert/title", schemaPath: "#/properties/alert/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.alert.properties.title.type, parentSchema: schema153.properties.alert.properties.title, data: data5 };
             if (vErrors === null) {
               vErrors = [err7];
             } else {
@@ -50105,7 +50167,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.summary !== void 0) {
           let data6 = data4.summary;
           if (typeof data6 !== "string") {
-            const err8 = { instancePath: instancePath + "/alert/summary", schemaPath: "#/properties/alert/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.alert.properties.summary.type, parentSchema: schema152.properties.alert.properties.summary, data: data6 };
+            const err8 = { instancePath: instancePath + "/alert/summary", schemaPath: "#/properties/alert/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.alert.properties.summary.type, parentSchema: schema153.properties.alert.properties.summary, data: data6 };
             if (vErrors === null) {
               vErrors = [err8];
             } else {
@@ -50117,7 +50179,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.severity !== void 0) {
           let data7 = data4.severity;
           if (typeof data7 !== "string") {
-            const err9 = { instancePath: instancePath + "/alert/severity", schemaPath: "#/properties/alert/properties/severity/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.alert.properties.severity.type, parentSchema: schema152.properties.alert.properties.severity, data: data7 };
+            const err9 = { instancePath: instancePath + "/alert/severity", schemaPath: "#/properties/alert/properties/severity/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.alert.properties.severity.type, parentSchema: schema153.properties.alert.properties.severity, data: data7 };
             if (vErrors === null) {
               vErrors = [err9];
             } else {
@@ -50129,7 +50191,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.status !== void 0) {
           let data8 = data4.status;
           if (!(data8 === "firing" || data8 === "resolved")) {
-            const err10 = { instancePath: instancePath + "/alert/status", schemaPath: "#/properties/alert/properties/status/enum", keyword: "enum", params: { allowedValues: schema152.properties.alert.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema152.properties.alert.properties.status.enum, parentSchema: schema152.properties.alert.properties.status, data: data8 };
+            const err10 = { instancePath: instancePath + "/alert/status", schemaPath: "#/properties/alert/properties/status/enum", keyword: "enum", params: { allowedValues: schema153.properties.alert.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema153.properties.alert.properties.status.enum, parentSchema: schema153.properties.alert.properties.status, data: data8 };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -50141,7 +50203,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
         if (data4.source !== void 0) {
           let data9 = data4.source;
           if (!(data9 === "github" || data9 === "alertmanager" || data9 === "grafana" || data9 === "generic")) {
-            const err11 = { instancePath: instancePath + "/alert/source", schemaPath: "#/properties/alert/properties/source/enum", keyword: "enum", params: { allowedValues: schema152.properties.alert.properties.source.enum }, message: "must be equal to one of the allowed values", schema: schema152.properties.alert.properties.source.enum, parentSchema: schema152.properties.alert.properties.source, data: data9 };
+            const err11 = { instancePath: instancePath + "/alert/source", schemaPath: "#/properties/alert/properties/source/enum", keyword: "enum", params: { allowedValues: schema153.properties.alert.properties.source.enum }, message: "must be equal to one of the allowed values", schema: schema153.properties.alert.properties.source.enum, parentSchema: schema153.properties.alert.properties.source, data: data9 };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -50156,7 +50218,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key3 in data10) {
               let data11 = data10[key3];
               if (typeof data11 !== "string") {
-                const err12 = { instancePath: instancePath + "/alert/labels/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/labels/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.alert.properties.labels.additionalProperties.type, parentSchema: schema152.properties.alert.properties.labels.additionalProperties, data: data11 };
+                const err12 = { instancePath: instancePath + "/alert/labels/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/labels/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.alert.properties.labels.additionalProperties.type, parentSchema: schema153.properties.alert.properties.labels.additionalProperties, data: data11 };
                 if (vErrors === null) {
                   vErrors = [err12];
                 } else {
@@ -50166,7 +50228,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err13 = { instancePath: instancePath + "/alert/labels", schemaPath: "#/properties/alert/properties/labels/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.alert.properties.labels.type, parentSchema: schema152.properties.alert.properties.labels, data: data10 };
+            const err13 = { instancePath: instancePath + "/alert/labels", schemaPath: "#/properties/alert/properties/labels/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.properties.alert.properties.labels.type, parentSchema: schema153.properties.alert.properties.labels, data: data10 };
             if (vErrors === null) {
               vErrors = [err13];
             } else {
@@ -50181,7 +50243,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key4 in data12) {
               let data13 = data12[key4];
               if (typeof data13 !== "string") {
-                const err14 = { instancePath: instancePath + "/alert/annotations/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/annotations/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.alert.properties.annotations.additionalProperties.type, parentSchema: schema152.properties.alert.properties.annotations.additionalProperties, data: data13 };
+                const err14 = { instancePath: instancePath + "/alert/annotations/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/alert/properties/annotations/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.alert.properties.annotations.additionalProperties.type, parentSchema: schema153.properties.alert.properties.annotations.additionalProperties, data: data13 };
                 if (vErrors === null) {
                   vErrors = [err14];
                 } else {
@@ -50191,7 +50253,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err15 = { instancePath: instancePath + "/alert/annotations", schemaPath: "#/properties/alert/properties/annotations/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.alert.properties.annotations.type, parentSchema: schema152.properties.alert.properties.annotations, data: data12 };
+            const err15 = { instancePath: instancePath + "/alert/annotations", schemaPath: "#/properties/alert/properties/annotations/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.properties.alert.properties.annotations.type, parentSchema: schema153.properties.alert.properties.annotations, data: data12 };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -50201,7 +50263,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err16 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.alert.type, parentSchema: schema152.properties.alert, data: data4 };
+        const err16 = { instancePath: instancePath + "/alert", schemaPath: "#/properties/alert/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.properties.alert.type, parentSchema: schema153.properties.alert, data: data4 };
         if (vErrors === null) {
           vErrors = [err16];
         } else {
@@ -50221,7 +50283,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err17 = { instancePath: instancePath + "/events", schemaPath: "#/properties/events/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema152.properties.events.type, parentSchema: schema152.properties.events, data: data14 };
+        const err17 = { instancePath: instancePath + "/events", schemaPath: "#/properties/events/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema153.properties.events.type, parentSchema: schema153.properties.events, data: data14 };
         if (vErrors === null) {
           vErrors = [err17];
         } else {
@@ -50235,7 +50297,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
       if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
         for (const key5 in data16) {
           if (!(key5 === "path" || key5 === "status" || key5 === "conclusion" || key5 === "error" || key5 === "outputs")) {
-            const err18 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties", schema: false, parentSchema: schema152.properties.expect, data: data16 };
+            const err18 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties", schema: false, parentSchema: schema153.properties.expect, data: data16 };
             if (vErrors === null) {
               vErrors = [err18];
             } else {
@@ -50251,7 +50313,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
             for (let i1 = 0; i1 < len1; i1++) {
               let data18 = data17[i1];
               if (typeof data18 !== "string") {
-                const err19 = { instancePath: instancePath + "/expect/path/" + i1, schemaPath: "#/properties/expect/properties/path/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.expect.properties.path.items.type, parentSchema: schema152.properties.expect.properties.path.items, data: data18 };
+                const err19 = { instancePath: instancePath + "/expect/path/" + i1, schemaPath: "#/properties/expect/properties/path/items/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.expect.properties.path.items.type, parentSchema: schema153.properties.expect.properties.path.items, data: data18 };
                 if (vErrors === null) {
                   vErrors = [err19];
                 } else {
@@ -50261,7 +50323,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err20 = { instancePath: instancePath + "/expect/path", schemaPath: "#/properties/expect/properties/path/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema152.properties.expect.properties.path.type, parentSchema: schema152.properties.expect.properties.path, data: data17 };
+            const err20 = { instancePath: instancePath + "/expect/path", schemaPath: "#/properties/expect/properties/path/type", keyword: "type", params: { type: "array" }, message: "must be array", schema: schema153.properties.expect.properties.path.type, parentSchema: schema153.properties.expect.properties.path, data: data17 };
             if (vErrors === null) {
               vErrors = [err20];
             } else {
@@ -50273,7 +50335,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.status !== void 0) {
           let data19 = data16.status;
           if (!(data19 === "completed" || data19 === "failed" || data19 === "cancelled" || data19 === "waiting" || data19 === "running")) {
-            const err21 = { instancePath: instancePath + "/expect/status", schemaPath: "#/properties/expect/properties/status/enum", keyword: "enum", params: { allowedValues: schema152.properties.expect.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema152.properties.expect.properties.status.enum, parentSchema: schema152.properties.expect.properties.status, data: data19 };
+            const err21 = { instancePath: instancePath + "/expect/status", schemaPath: "#/properties/expect/properties/status/enum", keyword: "enum", params: { allowedValues: schema153.properties.expect.properties.status.enum }, message: "must be equal to one of the allowed values", schema: schema153.properties.expect.properties.status.enum, parentSchema: schema153.properties.expect.properties.status, data: data19 };
             if (vErrors === null) {
               vErrors = [err21];
             } else {
@@ -50285,7 +50347,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.conclusion !== void 0) {
           let data20 = data16.conclusion;
           if (typeof data20 !== "string") {
-            const err22 = { instancePath: instancePath + "/expect/conclusion", schemaPath: "#/properties/expect/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.expect.properties.conclusion.type, parentSchema: schema152.properties.expect.properties.conclusion, data: data20 };
+            const err22 = { instancePath: instancePath + "/expect/conclusion", schemaPath: "#/properties/expect/properties/conclusion/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.expect.properties.conclusion.type, parentSchema: schema153.properties.expect.properties.conclusion, data: data20 };
             if (vErrors === null) {
               vErrors = [err22];
             } else {
@@ -50297,7 +50359,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
         if (data16.error !== void 0) {
           let data21 = data16.error;
           if (typeof data21 !== "string") {
-            const err23 = { instancePath: instancePath + "/expect/error", schemaPath: "#/properties/expect/properties/error/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema152.properties.expect.properties.error.type, parentSchema: schema152.properties.expect.properties.error, data: data21 };
+            const err23 = { instancePath: instancePath + "/expect/error", schemaPath: "#/properties/expect/properties/error/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema153.properties.expect.properties.error.type, parentSchema: schema153.properties.expect.properties.error, data: data21 };
             if (vErrors === null) {
               vErrors = [err23];
             } else {
@@ -50312,7 +50374,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
             for (const key6 in data22) {
               let data23 = data22[key6];
               if (typeof data23 !== "string" && !(typeof data23 == "number" && isFinite(data23)) && typeof data23 !== "boolean") {
-                const err24 = { instancePath: instancePath + "/expect/outputs/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/expect/properties/outputs/additionalProperties/type", keyword: "type", params: { type: schema152.properties.expect.properties.outputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema152.properties.expect.properties.outputs.additionalProperties.type, parentSchema: schema152.properties.expect.properties.outputs.additionalProperties, data: data23 };
+                const err24 = { instancePath: instancePath + "/expect/outputs/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/expect/properties/outputs/additionalProperties/type", keyword: "type", params: { type: schema153.properties.expect.properties.outputs.additionalProperties.type }, message: "must be string,number,boolean", schema: schema153.properties.expect.properties.outputs.additionalProperties.type, parentSchema: schema153.properties.expect.properties.outputs.additionalProperties, data: data23 };
                 if (vErrors === null) {
                   vErrors = [err24];
                 } else {
@@ -50322,7 +50384,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
               }
             }
           } else {
-            const err25 = { instancePath: instancePath + "/expect/outputs", schemaPath: "#/properties/expect/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.expect.properties.outputs.type, parentSchema: schema152.properties.expect.properties.outputs, data: data22 };
+            const err25 = { instancePath: instancePath + "/expect/outputs", schemaPath: "#/properties/expect/properties/outputs/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.properties.expect.properties.outputs.type, parentSchema: schema153.properties.expect.properties.outputs, data: data22 };
             if (vErrors === null) {
               vErrors = [err25];
             } else {
@@ -50332,7 +50394,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
           }
         }
       } else {
-        const err26 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.properties.expect.type, parentSchema: schema152.properties.expect, data: data16 };
+        const err26 = { instancePath: instancePath + "/expect", schemaPath: "#/properties/expect/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.properties.expect.type, parentSchema: schema153.properties.expect, data: data16 };
         if (vErrors === null) {
           vErrors = [err26];
         } else {
@@ -50342,7 +50404,7 @@ function validate92(data, { instancePath = "", parentData, parentDataProperty, r
       }
     }
   } else {
-    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema152.type, parentSchema: schema152, data };
+    const err27 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema153.type, parentSchema: schema153, data };
     if (vErrors === null) {
       vErrors = [err27];
     } else {
@@ -52418,6 +52480,12 @@ var STEP_FIELDS = {
             required: {
               type: "boolean",
               description: "A failed call is recorded as a step_error finding (the run goes on either way)."
+            },
+            outputs: {
+              type: "object",
+              propertyNames: { $ref: "#/$defs/id" },
+              additionalProperties: { type: "string" },
+              description: "Outputs of the step taken from the call's result: name \u2192 dotted path in the result (`items.0.title`; empty for the whole result), read as steps.<id>.outputs.<name>."
             },
             run: {
               enum: ["suggest", "auto"],
@@ -56102,6 +56170,835 @@ function cycleIn(steps) {
   return void 0;
 }
 
+// src/core/dialects/mindscape/templates.ts
+var WORDS = /* @__PURE__ */ new Set([
+  "and",
+  "or",
+  "not",
+  "if",
+  "else",
+  "elif",
+  "endif",
+  "default",
+  "true",
+  "false",
+  "none",
+  "True",
+  "False",
+  "None"
+]);
+var NAME3 = /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*(?:\[[0-9]{1,4}\])*/g;
+var MAX_LENGTH = 64 * 1024;
+function rewriteExpression(expr, found) {
+  let out = "";
+  let i = 0;
+  while (i < expr.length) {
+    const c = expr[i];
+    if (c === "'" || c === '"') {
+      const close = expr.indexOf(c, i + 1);
+      const end = close === -1 ? expr.length : close + 1;
+      out += expr.slice(i, end);
+      i = end;
+      continue;
+    }
+    NAME3.lastIndex = i;
+    const m = NAME3.exec(expr);
+    if (m && m.index === i && !/[A-Za-z0-9_.]/.test(expr[i - 1] ?? "")) {
+      out += rewriteName(m[0], found);
+      i += m[0].length;
+      continue;
+    }
+    out += c;
+    i++;
+  }
+  return out;
+}
+function rewriteName(name, found) {
+  const bracket = name.indexOf("[");
+  const path = bracket === -1 ? name : name.slice(0, bracket);
+  const index = bracket === -1 ? "" : name.slice(bracket);
+  const parts = path.split(".");
+  const [root, first] = parts;
+  if (root === void 0 || WORDS.has(root)) {
+    if (root === "None" || root === "none") return "null";
+    if (root === "True") return "true";
+    if (root === "False") return "false";
+    return name;
+  }
+  if (root === "input" && first !== void 0) {
+    found.inputs.add(first);
+    return `inputs.${parts.slice(1).join(".")}${index}`;
+  }
+  if (root === "step" && first !== void 0) {
+    if (parts.length === 2) {
+      found.wholeSteps.add(first);
+      return `steps.${first}.outputs.results`;
+    }
+    found.stepKeys.push([first, parts[2]]);
+    return `steps.${first}.outputs.${parts.slice(2).join(".")}${index}`;
+  }
+  if (root === "item" || root === "index")
+    return parts.length === 1 ? (root === "item" ? "item" : "item_index") + index : name;
+  if (root === "context" && first !== void 0) {
+    found.contextKeys.add(first);
+    return `inputs.context_${first}${index}`;
+  }
+  if (parts.length === 1) {
+    found.bareNames.add(root);
+    found.inputs.add(root);
+    return `inputs.${root}${index}`;
+  }
+  return name;
+}
+function rewriteTemplate(text) {
+  const found = {
+    text: "",
+    inputs: /* @__PURE__ */ new Set(),
+    wholeSteps: /* @__PURE__ */ new Set(),
+    bareNames: /* @__PURE__ */ new Set(),
+    contextKeys: /* @__PURE__ */ new Set(),
+    stepKeys: []
+  };
+  if (text.length > MAX_LENGTH) {
+    found.text = text;
+    return found;
+  }
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    const open2 = text.slice(i, i + 2);
+    if (open2 === "{{" || open2 === "{%") {
+      const closer = open2 === "{{" ? "}}" : "%}";
+      const close = text.indexOf(closer, i + 2);
+      if (close === -1) {
+        out += text.slice(i);
+        break;
+      }
+      const inner = text.slice(i + 2, close);
+      out += `${open2} ${rewriteExpression(inner.trim(), found)} ${closer}`;
+      i = close + 2;
+      continue;
+    }
+    out += text[i];
+    i++;
+  }
+  found.text = out;
+  return found;
+}
+function rewriteCondition(condition) {
+  const trimmed = condition.trim();
+  const inner = trimmed.startsWith("{{") && trimmed.endsWith("}}") ? trimmed.slice(2, -2).trim() : trimmed;
+  const found = {
+    text: "",
+    inputs: /* @__PURE__ */ new Set(),
+    wholeSteps: /* @__PURE__ */ new Set(),
+    bareNames: /* @__PURE__ */ new Set(),
+    contextKeys: /* @__PURE__ */ new Set(),
+    stepKeys: []
+  };
+  found.text = rewriteExpression(inner, found);
+  return found;
+}
+
+// src/core/dialects/mindscape/dialect.ts
+var HINTS = {
+  "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
+  "dialect-invalid": "Mindscape's own model refuses this too: fix it in the file",
+  "dialect-drift": "nothing needs to change: it is read as Mindscape's engine reads it"
+};
+var INPUT_TYPES3 = {
+  string: "string",
+  str: "string",
+  integer: "number",
+  int: "number",
+  number: "number",
+  float: "number",
+  boolean: "boolean",
+  bool: "boolean",
+  array: "list",
+  list: "list",
+  object: "object",
+  dict: "object"
+};
+var PRESENTATION = /* @__PURE__ */ new Set([
+  "version",
+  "locale",
+  "visible_in",
+  "language_strategy",
+  "supported_locales",
+  "default_locale",
+  "auto_localize",
+  "entry_agent_type",
+  "icon",
+  "capability_code",
+  "onboarding_task",
+  "scope",
+  "owner",
+  "supports_execution_chat",
+  "execution_chat_mode",
+  "discussion_agent",
+  "background",
+  "optional_tools",
+  "runtime_handler",
+  "x_platform",
+  "x_local_core"
+]);
+var STEP_FIELDS3 = /* @__PURE__ */ new Set([
+  "id",
+  "tool",
+  "tool_slot",
+  "playbook_slot",
+  "inputs",
+  "outputs",
+  "depends_on",
+  "condition",
+  "for_each",
+  "gate",
+  "tool_policy",
+  "hooks"
+]);
+var MAX_STEPS3 = 200;
+function toolName(tool) {
+  const dot = tool.indexOf(".");
+  return dot > 0 ? `${tool.slice(0, dot)}/${tool.slice(dot + 1)}` : `mindscape/${tool}`;
+}
+function frontMatter(file, text, limits) {
+  const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(\r?\n|$)/.exec(text);
+  if (!m) return { body: text.trim() };
+  const loaded = loadSourceText(file, text.slice(0, m[0].length - (m[2] ?? "").length - 3), limits);
+  const body = text.slice(m[0].length).trim();
+  return loaded.ok ? { doc: loaded.document, body } : { failure: loaded, body };
+}
+var hasFrontMatterCode = (text) => /^---[ \t]*\r?\n[\s\S]*?^playbook_code\s*:/m.test(text.slice(0, 8192));
+var mindscape = {
+  id: "mindscape",
+  title: "Mindscape",
+  recognise: (file, text) => /\.json$/i.test(file) && /"playbook_code"\s*:/.test(text) && /"steps"\s*:/.test(text) && !/"apiVersion"/.test(text) || /\.(md|ya?ml)$/i.test(file) && text.startsWith("---") && hasFrontMatterCode(text),
+  // The SOPs beside the specs (i18n/playbooks/<locale>/) load with their spec.
+  isPart: (file) => /(^|\/)i18n\/playbooks\/[^/]+\/[^/]+\.md$/i.test(file),
+  load: (file, text, siblings, limits) => /\.json$/i.test(file) ? loadSpec(file, text, siblings, limits) : loadSop(file, text, limits)
+};
+function loadSpec(file, text, siblings, limits) {
+  const loaded = loadSourceText(file, text, limits);
+  if (!loaded.ok) return { ok: false, failure: loaded };
+  const doc = loaded.document;
+  const code = isObject(doc.value) && typeof doc.value.playbook_code === "string" ? doc.value.playbook_code : "";
+  const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/") + 1) : "";
+  let sop;
+  for (const rel of [
+    `${code}.md`,
+    `../../i18n/playbooks/en/${code}.md`,
+    `../../i18n/playbooks/zh-TW/${code}.md`
+  ]) {
+    const sopText = code ? siblings.read(rel) : void 0;
+    if (sopText === void 0) continue;
+    sop = frontMatter(normalise(`${dir}${rel}`), sopText, limits);
+    break;
+  }
+  const c = new MindscapeConversion(doc, sop?.doc);
+  return { ok: true, document: c.spec(sop?.body), problems: c.problems };
+}
+function loadSop(file, text, limits) {
+  const fm = frontMatter(file, text, limits);
+  if (fm.failure) return { ok: false, failure: fm.failure };
+  if (!fm.doc) {
+    const loaded = loadSourceText(file, "", limits);
+    if (!loaded.ok) return { ok: false, failure: loaded };
+    const c2 = new MindscapeConversion(loaded.document, void 0);
+    return { ok: true, document: c2.sopOnly(fm.body), problems: c2.problems };
+  }
+  const c = new MindscapeConversion(fm.doc, fm.doc);
+  return { ok: true, document: c.sopOnly(fm.body), problems: c.problems };
+}
+function normalise(path) {
+  const out = [];
+  for (const part of path.split("/")) {
+    if (part === "..") out.pop();
+    else if (part !== "." && part !== "") out.push(part);
+  }
+  return out.join("/");
+}
+var MindscapeConversion = class extends DialectConversion {
+  constructor(doc, sop) {
+    super(doc, HINTS);
+    this.sop = sop;
+  }
+  sop;
+  out = { apiVersion: "playbook-bot/v1" };
+  inputs = {};
+  used = /* @__PURE__ */ new Set();
+  stepOutputs = /* @__PURE__ */ new Map();
+  stepCalls = /* @__PURE__ */ new Map();
+  stepReads = [];
+  /** The spec, with its SOP's front matter for who it is and how it talks. */
+  spec(sopBody) {
+    const src = this.doc.value;
+    if (!isObject(src)) {
+      this.report("dialect-invalid", [], "a Mindscape spec is a JSON object");
+      return this.b.build(this.out);
+    }
+    for (const key of Object.keys(src))
+      if (![
+        "version",
+        "playbook_code",
+        "kind",
+        "steps",
+        "inputs",
+        "outputs",
+        "description",
+        "output_artifacts"
+      ].includes(key))
+        this.report(
+          "dialect-unmapped",
+          [key],
+          `'${key}' has no equivalent here`,
+          "remove it",
+          true
+        );
+    this.identity(src);
+    if (src.output_artifacts !== void 0)
+      this.report(
+        "dialect-drift",
+        ["output_artifacts"],
+        "output_artifacts describe how Mindscape's UI shows the results; the run's outputs here are the playbook's outputs",
+        void 0,
+        true
+      );
+    if (!sopBody && !src.description)
+      this.report(
+        "dialect-drift",
+        ["playbook_code"],
+        "no SOP (<code>.md) was found next to the spec or under i18n/playbooks/; the playbook has no description"
+      );
+    if (typeof src.description === "string")
+      this.put(this.out, "description", src.description, ["description"], ["description"]);
+    this.specInputs(src.inputs);
+    this.specSteps(src.steps);
+    this.specOutputs(src.outputs);
+    this.addUsedInputs();
+    return this.b.build(this.out);
+  }
+  /** An SOP-only playbook: the procedure in its body is the prompt of one `ai` step. */
+  sopOnly(body) {
+    const fm = this.doc.value;
+    if (!isObject(fm)) {
+      this.report("dialect-invalid", [], "the front matter is not a mapping");
+      return this.b.build(this.out);
+    }
+    this.front(fm, this.doc);
+    if (Array.isArray(fm.inputs)) this.listInputs(fm.inputs);
+    const tools = Array.isArray(fm.tool_dependencies) ? fm.tool_dependencies.flatMap(
+      (t) => isObject(t) && typeof t.name === "string" ? [toolName(t.name)] : []
+    ) : [];
+    const step = {
+      id: "sop",
+      type: "ai",
+      description: "The procedure of the SOP.",
+      prompt: body || String(fm.description ?? "")
+    };
+    if (tools.length) {
+      step.tools = tools;
+      this.b.locate(["steps", 0, "tools"], ["tool_dependencies"], this.doc, true);
+    }
+    this.out.steps = [step];
+    this.b.locate(["steps"], []);
+    if (Array.isArray(fm.outputs)) {
+      const outputs = {};
+      fm.outputs.forEach((o, i) => {
+        if (!isObject(o) || typeof o.name !== "string") return;
+        outputs[o.name] = "{{ steps.sop.outputs.text }}";
+        this.b.locate(["outputs", o.name], ["outputs", i]);
+      });
+      if (Object.keys(outputs).length) this.out.outputs = outputs;
+    }
+    this.addUsedInputs();
+    return this.b.build(this.out);
+  }
+  identity(src) {
+    if (typeof src.playbook_code !== "string" || !src.playbook_code) {
+      this.report("dialect-invalid", ["playbook_code"], "the spec has no playbook_code");
+      return;
+    }
+    this.put(this.out, "id", src.playbook_code, ["id"], ["playbook_code"]);
+    if (src.kind === "user_workflow" || src.kind === "system_tool")
+      this.put(this.out, "kind", src.kind, ["kind"], ["kind"]);
+    else this.report("dialect-invalid", ["kind"], "kind is user_workflow or system_tool");
+    const fm = this.sop?.value;
+    if (this.sop && isObject(fm)) this.front(fm, this.sop);
+    if (this.out.name === void 0) this.out.name = src.playbook_code;
+  }
+  /** The SOP's front matter: name, description, tags, how it talks, what it needs. */
+  front(fm, doc) {
+    if (doc === this.doc && typeof fm.playbook_code === "string")
+      this.put(
+        this.out,
+        "id",
+        fm.playbook_code.replace(/\.en$/, ""),
+        ["id"],
+        ["playbook_code"],
+        doc
+      );
+    if (typeof fm.name === "string") this.put(this.out, "name", fm.name, ["name"], ["name"], doc);
+    if (typeof fm.description === "string" && this.out.description === void 0)
+      this.put(this.out, "description", fm.description, ["description"], ["description"], doc);
+    if (Array.isArray(fm.tags) && fm.tags.every((t) => typeof t === "string")) {
+      this.out.tags = { symptoms: fm.tags };
+      this.b.locate(["tags"], ["tags"], doc);
+      this.b.locate(["tags", "symptoms"], ["tags"], doc, true);
+    }
+    if (doc === this.doc && (fm.kind === "user_workflow" || fm.kind === "system_tool"))
+      this.put(this.out, "kind", fm.kind, ["kind"], ["kind"], doc);
+    if (Array.isArray(fm.interaction_mode)) {
+      const modes = fm.interaction_mode.filter(
+        (m) => ["silent", "needs_review", "conversational"].includes(String(m))
+      );
+      if (modes.length)
+        this.put(
+          this.out,
+          "interaction_mode",
+          modes,
+          ["interaction_mode"],
+          ["interaction_mode"],
+          doc
+        );
+    }
+    if (Array.isArray(fm.required_tools)) {
+      const tools = fm.required_tools.filter((t) => typeof t === "string").map(toolName);
+      if (tools.length) {
+        this.out.requires = { tools };
+        this.b.locate(["requires"], ["required_tools"], doc);
+        this.b.locate(["requires", "tools"], ["required_tools"], doc, true);
+      }
+    }
+    if (doc === this.doc && Array.isArray(fm.tool_dependencies)) {
+      const required = fm.tool_dependencies.flatMap(
+        (t) => isObject(t) && typeof t.name === "string" && t.required !== false ? [toolName(t.name)] : []
+      );
+      if (required.length) {
+        this.out.requires = { tools: required };
+        this.b.locate(["requires"], ["tool_dependencies"], doc);
+        this.b.locate(["requires", "tools"], ["tool_dependencies"], doc, true);
+      }
+    }
+    if (fm.locale !== void 0 && !["en", "zh-TW", "ja"].includes(String(fm.locale)))
+      this.report(
+        "dialect-drift",
+        ["locale"],
+        `Mindscape skips a file in locale '${String(fm.locale)}'; it is read here`,
+        void 0,
+        false,
+        doc
+      );
+    for (const key of Object.keys(fm))
+      if (PRESENTATION.has(key))
+        this.report(
+          "dialect-drift",
+          [key],
+          `'${key}' is about Mindscape's UI or languages; it has no part in a run here`,
+          void 0,
+          true,
+          doc
+        );
+      else if (![
+        "playbook_code",
+        "name",
+        "description",
+        "tags",
+        "kind",
+        "interaction_mode",
+        "required_tools",
+        "tool_dependencies",
+        "inputs",
+        "outputs"
+      ].includes(key))
+        this.report(
+          "dialect-unmapped",
+          [key],
+          `'${key}' has no equivalent here`,
+          "remove it",
+          true,
+          doc
+        );
+  }
+  specInputs(inputs) {
+    if (inputs === void 0) return;
+    if (!isObject(inputs)) {
+      this.report("dialect-invalid", ["inputs"], "inputs map names to { type, required, default }");
+      return;
+    }
+    this.b.locate(["inputs"], ["inputs"]);
+    for (const [name, spec] of Object.entries(inputs)) this.input(name, spec, ["inputs", name]);
+    this.out.inputs = this.inputs;
+  }
+  listInputs(list2) {
+    list2.forEach((spec, i) => {
+      if (isObject(spec) && typeof spec.name === "string")
+        this.input(spec.name, spec, ["inputs", i]);
+    });
+    this.b.locate(["inputs"], ["inputs"]);
+    this.out.inputs = this.inputs;
+  }
+  input(name, spec, at) {
+    if (!isObject(spec) || typeof spec.type !== "string") {
+      this.report("dialect-invalid", at, `input '${name}' has no type`);
+      return;
+    }
+    const base = spec.type.replace(/\[.*\]$/, "");
+    const type = INPUT_TYPES3[base];
+    if (!type) {
+      this.report(
+        "dialect-unmapped",
+        [...at, "type"],
+        `input type '${spec.type}' has no equivalent here (string, integer, boolean, array, list[\u2026], object)`
+      );
+      return;
+    }
+    const input = { type };
+    if (Array.isArray(spec.enum) && spec.enum.every((v) => typeof v === "string")) {
+      input.type = "enum";
+      input.values = spec.enum;
+      this.b.locate(["inputs", name, "values"], [...at, "enum"], this.doc, true);
+    }
+    if (typeof spec.description === "string") input.description = spec.description;
+    const required = spec.required !== false;
+    if (spec.default !== void 0 && spec.default !== null) {
+      input.default = spec.default;
+      if (spec.required === void 0)
+        this.report(
+          "dialect-drift",
+          [...at, "default"],
+          `input '${name}' has a default, and Mindscape still counts it required; here the default is used when it is not given`,
+          void 0,
+          true
+        );
+    } else if (required) input.required = true;
+    this.inputs[name] = input;
+    this.b.locate(["inputs", name], at, this.doc);
+    for (const [key, as] of [
+      ["type", "type"],
+      ["default", "default"],
+      ["description", "description"],
+      ["required", "required"]
+    ])
+      if (spec[key] !== void 0)
+        this.b.locate(["inputs", name, as], [...at, key], this.doc, true);
+  }
+  /** Steps in Mindscape's order: each runs once its depends_on have, one after another. */
+  specSteps(steps) {
+    if (!Array.isArray(steps) || steps.length === 0) {
+      this.report("dialect-invalid", ["steps"], "the spec has no steps");
+      return;
+    }
+    if (steps.length > MAX_STEPS3) {
+      this.report("dialect-invalid", ["steps"], `more than ${MAX_STEPS3} steps`);
+      return;
+    }
+    const ids2 = steps.map(
+      (s) => isObject(s) && typeof s.id === "string" ? s.id : void 0
+    );
+    const order = runOrder(steps);
+    if (!order) {
+      this.report(
+        "dialect-invalid",
+        ["steps"],
+        "Circular dependency or missing dependencies detected: some steps can never be ready",
+        "check every depends_on names an earlier step and none loops"
+      );
+      return;
+    }
+    for (const [i, s] of steps.entries())
+      if (isObject(s) && Array.isArray(s.depends_on))
+        s.depends_on.forEach((d, j) => {
+          if (!ids2.includes(d))
+            this.report(
+              "dialect-invalid",
+              ["steps", i, "depends_on", j],
+              `depends_on names no step: '${String(d)}'`
+            );
+        });
+    const out = [];
+    this.b.locate(["steps"], ["steps"]);
+    for (const i of order) {
+      const step = this.step(steps[i], i, out.length);
+      if (step) out.push(step);
+    }
+    this.out.steps = out;
+    this.readFields();
+  }
+  step(src, i, index) {
+    const at = ["steps", i];
+    const to = ["steps", index];
+    if (!isObject(src) || typeof src.id !== "string") {
+      this.report("dialect-invalid", at, "a step has an id");
+      return void 0;
+    }
+    for (const key of Object.keys(src))
+      if (!STEP_FIELDS3.has(key))
+        this.report(
+          "dialect-unmapped",
+          [...at, key],
+          `'${key}' is not a step field here`,
+          "remove it",
+          true
+        );
+    this.b.locate(to, at);
+    this.b.locate([...to, "id"], [...at, "id"]);
+    const step = { id: src.id };
+    const tool = typeof src.tool === "string" ? src.tool : typeof src.tool_slot === "string" ? src.tool_slot : void 0;
+    if (typeof src.tool === "string" && typeof src.tool_slot === "string")
+      this.report(
+        "dialect-invalid",
+        [...at, "tool_slot"],
+        "Cannot specify both 'tool' and 'tool_slot'."
+      );
+    if (typeof src.playbook_slot === "string") {
+      step.type = "playbook";
+      step.mode = "delegate";
+      this.put(step, "playbook", src.playbook_slot, [...to, "playbook"], [...at, "playbook_slot"]);
+      if (isObject(src.inputs)) {
+        const withs = {};
+        for (const [k, v] of Object.entries(src.inputs))
+          if (typeof v === "string" || typeof v === "number" || typeof v === "boolean")
+            withs[k] = typeof v === "string" ? this.template(v, [...at, "inputs", k]) : v;
+        step.with = withs;
+        this.b.locate([...to, "with"], [...at, "inputs"], this.doc, true);
+      }
+    } else if (tool) {
+      if (typeof src.tool_slot === "string")
+        this.report(
+          "dialect-drift",
+          [...at, "tool_slot"],
+          "a tool slot is resolved per workspace in Mindscape; here it names the tool itself",
+          void 0,
+          true
+        );
+      step.type = "investigate";
+      const call = { tool: toolName(tool), run: "auto" };
+      this.b.locate(
+        [...to, "suggested_calls"],
+        [...at, typeof src.tool === "string" ? "tool" : "tool_slot"]
+      );
+      this.b.locate(
+        [...to, "suggested_calls", 0],
+        [...at, typeof src.tool === "string" ? "tool" : "tool_slot"]
+      );
+      this.b.locate(
+        [...to, "suggested_calls", 0, "tool"],
+        [...at, typeof src.tool === "string" ? "tool" : "tool_slot"]
+      );
+      if (src.inputs !== void 0) {
+        call.args = this.args(src.inputs, [...at, "inputs"], 0);
+        this.b.locate([...to, "suggested_calls", 0, "args"], [...at, "inputs"], this.doc, true);
+      }
+      if (isObject(src.outputs)) {
+        const outputs = {};
+        this.stepOutputs.set(src.id, outputs);
+        for (const [name, path] of Object.entries(src.outputs))
+          if (typeof path === "string" && /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/.test(name))
+            outputs[name] = path;
+        call.outputs = outputs;
+        this.b.locate([...to, "suggested_calls", 0, "outputs"], [...at, "outputs"], this.doc, true);
+      }
+      step.suggested_calls = [call];
+      this.stepCalls.set(src.id, call);
+    } else {
+      this.report(
+        "dialect-invalid",
+        at,
+        "Either 'tool' (legacy) or 'tool_slot' (recommended) must be provided"
+      );
+      return void 0;
+    }
+    if (Array.isArray(src.depends_on) && src.depends_on.length)
+      step.description = `Runs once ${src.depends_on.join(", ")} ran.`;
+    if (typeof src.condition === "string" && src.condition.trim()) {
+      const r = rewriteCondition(src.condition);
+      this.noteRewrite(r, [...at, "condition"], true);
+      this.put(step, "if", r.text, [...to, "if"], [...at, "condition"]);
+    }
+    if (typeof src.for_each === "string") {
+      const path = src.for_each.trim();
+      const m = /^(input|step)\.([A-Za-z0-9_.]+)$/.exec(path);
+      if (!m)
+        this.report(
+          "dialect-invalid",
+          [...at, "for_each"],
+          `for_each must be input.<name> or step.<id>.<path>, not '${path}'`
+        );
+      else {
+        const r = rewriteTemplate(`{{${path}}}`);
+        this.noteRewrite(r, [...at, "for_each"], false);
+        this.put(step, "for_each", r.text, [...to, "for_each"], [...at, "for_each"]);
+      }
+    }
+    const risky = isObject(src.tool_policy) && src.tool_policy.risk_level === "write";
+    const gated = isObject(src.gate) && src.gate.required === true;
+    if (risky || gated) {
+      step.authority = "ask-first";
+      this.b.locate([...to, "authority"], [...at, gated ? "gate" : "tool_policy"]);
+    }
+    if (gated)
+      this.report(
+        "dialect-drift",
+        [...at, "gate"],
+        "Mindscape checks a gate after the step ran; here the step waits for an approval before it runs",
+        void 0,
+        true
+      );
+    if (src.hooks !== void 0)
+      this.report(
+        "dialect-unmapped",
+        [...at, "hooks"],
+        "step hooks (pre_step, post_step, on_error) call tool slots around a step; there is no equivalent here",
+        "make them steps of their own",
+        true
+      );
+    return step;
+  }
+  /**
+   * A template that reads `step.<id>.<key>` where the step maps no output of that name: Mindscape
+   * looks the key up in the step's result; so does an output of that name taken from it here.
+   */
+  readFields() {
+    for (const { id, key, at } of this.stepReads) {
+      const call = this.stepCalls.get(id);
+      if (!call) continue;
+      const outputs = call.outputs ??= {};
+      if (Object.hasOwn(outputs, key) || !/^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/.test(key)) continue;
+      outputs[key] = key;
+      this.report(
+        "dialect-drift",
+        at,
+        `step ${id} maps no output '${key}'; it is read from the field of that name in the step's result`
+      );
+    }
+  }
+  /** A step's inputs as the call's arguments: every string rewritten as a v1 template. */
+  args(value, at, depth) {
+    if (typeof value === "string") return this.template(value, at);
+    if (depth > 8 || value === null || typeof value !== "object") return value;
+    if (Array.isArray(value)) return value.map((v, i) => this.args(v, [...at, i], depth + 1));
+    const out = {};
+    for (const [k, v] of Object.entries(value)) out[k] = this.args(v, [...at, k], depth + 1);
+    return out;
+  }
+  template(text, at) {
+    const r = rewriteTemplate(text);
+    this.noteRewrite(r, at, false);
+    return r.text;
+  }
+  /** What a rewrite read differently from Mindscape, said where it is written. */
+  noteRewrite(r, at, condition) {
+    for (const name of r.inputs) this.used.add(name);
+    for (const name of r.bareNames)
+      this.report(
+        "dialect-drift",
+        at,
+        `'{{${name}}}' stays as written in Mindscape's engine; here it is the input '${name}' (empty when not given)`
+      );
+    for (const key of r.contextKeys) this.used.add(`context_${key}`);
+    for (const [id, key] of r.stepKeys) this.stepReads.push({ id, key, at });
+    if (condition && r.wholeSteps.size)
+      this.report(
+        "dialect-drift",
+        at,
+        `'step.${[...r.wholeSteps][0]}' alone is not understood by Mindscape's condition reader, which then runs the step anyway; here it is true when that step ran`
+      );
+  }
+  /** Inputs the templates use but the spec does not declare: optional, as Mindscape passes them. */
+  addUsedInputs() {
+    let added = false;
+    for (const name of this.used)
+      if (!Object.hasOwn(this.inputs, name) && /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/.test(name)) {
+        this.inputs[name] = {
+          type: "string",
+          description: `Used by the playbook's templates; Mindscape's executor may pass it.`
+        };
+        added = true;
+      }
+    if (added || Object.keys(this.inputs).length) this.out.inputs = this.inputs;
+  }
+  specOutputs(outputs) {
+    if (outputs === void 0) return;
+    if (!isObject(outputs)) {
+      this.report("dialect-invalid", ["outputs"], "outputs map names to { type, source }");
+      return;
+    }
+    const out = {};
+    for (const [name, spec] of Object.entries(outputs)) {
+      const source = isObject(spec) ? spec.source : void 0;
+      const at = ["outputs", name, "source"];
+      const options = typeof source === "string" ? source.split(/\s+or\s+/) : [];
+      const refs = options.map((o) => this.outputRef(o.trim(), at));
+      if (refs.length === 0 || refs.some((r) => r === void 0)) {
+        this.report(
+          "dialect-invalid",
+          ["outputs", name],
+          `output '${name}' needs source: step.<id>.<key>`
+        );
+        continue;
+      }
+      if (options.length > 1)
+        this.report(
+          "dialect-drift",
+          at,
+          "Mindscape's output collector reads this source as one key and finds nothing; here the first of these outputs that has a value is taken"
+        );
+      out[name] = `{{ ${refs.join(" or ")} or '' }}`;
+      this.b.locate(["outputs", name], at);
+    }
+    this.out.outputs = out;
+    this.b.locate(["outputs"], ["outputs"]);
+  }
+  /** One `step.<id>[.<key>]` of an output's source, as a v1 name. */
+  outputRef(source, at) {
+    const whole = /^step\.([A-Za-z0-9_-]+)$/.exec(source);
+    if (whole) {
+      this.report(
+        "dialect-drift",
+        at,
+        `'${source}' names a whole step, which Mindscape's output collector does not read; here it is that step's results`
+      );
+      return `steps.${whole[1]}.outputs.results`;
+    }
+    const m = /^step\.([A-Za-z0-9_-]+)\.(.+)$/.exec(source);
+    if (!m) return void 0;
+    const id = m[1];
+    let key = m[2];
+    const mapped = this.stepOutputs.get(id);
+    if (mapped && !Object.hasOwn(mapped, key.split(".")[0])) {
+      const named = Object.entries(mapped).find(([, path]) => path === key)?.[0];
+      if (named) {
+        this.report(
+          "dialect-drift",
+          at,
+          `step ${id} maps its output '${named}' from the result's '${key}'; this source names the result's field, so it is read as the output '${named}'`
+        );
+        key = named;
+      }
+    }
+    return `steps.${id}.outputs.${key}`;
+  }
+};
+function runOrder(steps) {
+  const ids2 = steps.map((s) => isObject(s) && typeof s.id === "string" ? s.id : "");
+  const done = /* @__PURE__ */ new Set();
+  const order = [];
+  while (order.length < steps.length) {
+    const ready = steps.flatMap((s, i) => {
+      if (order.includes(i)) return [];
+      const needs = isObject(s) && Array.isArray(s.depends_on) ? s.depends_on : [];
+      return needs.every((d) => done.has(String(d)) && ids2.includes(String(d))) ? [i] : [];
+    });
+    if (ready.length === 0) return void 0;
+    for (const i of ready) {
+      order.push(i);
+      done.add(ids2[i]);
+    }
+  }
+  return order;
+}
+
 // src/core/engine/state.ts
 var MAX_RUN_TOKEN = 24;
 var MAX_RUN_ID = 14 + MAX_RUN_TOKEN;
@@ -56138,7 +57035,7 @@ var PARAM_DEFAULTS = {
 var DERIVED_FINDINGS = ["step_error", "status_mismatch"];
 var DERIVED_STATUS_MISMATCH = ["cache_key_exists", "db_row_missing"];
 var DEFAULT_ROOT_CAUSE = "Current evidence is insufficient to isolate a single root cause.";
-var HINTS = {
+var HINTS2 = {
   "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
   "dialect-invalid": "the runbook spec's own check refuses this too: fix it in the file",
   "dialect-drift": "nothing needs to change: it is read the way the runbook spec's engine reads it"
@@ -56152,7 +57049,7 @@ var TOP_FIELDS = /* @__PURE__ */ new Set([
   "decision_rules",
   "output"
 ]);
-var STEP_FIELDS3 = /* @__PURE__ */ new Set(["id", "tool", "required", "purpose", "params"]);
+var STEP_FIELDS4 = /* @__PURE__ */ new Set(["id", "tool", "required", "purpose", "params"]);
 var SIDECARS = ["selector", "execution", "decision"];
 function stemOf(file) {
   return (file.split("/").pop() ?? file).replace(/\.ya?ml$/i, "");
@@ -56188,7 +57085,7 @@ function loadRunbook(file, text, siblings, limits) {
 }
 var RunbookConversion = class extends DialectConversion {
   constructor(doc, stem, sidecars, siblings) {
-    super(doc, HINTS);
+    super(doc, HINTS2);
     this.stem = stem;
     this.sidecars = sidecars;
     this.siblings = siblings;
@@ -56582,7 +57479,7 @@ var RunbookConversion = class extends DialectConversion {
       return;
     }
     for (const key of Object.keys(step))
-      if (!STEP_FIELDS3.has(key))
+      if (!STEP_FIELDS4.has(key))
         this.report(
           "dialect-unmapped",
           [...at, key],
@@ -57529,7 +58426,7 @@ function cycleIn2(nodes) {
 }
 
 // src/core/dialects/index.ts
-var DIALECTS = [triagent, runbook, cortex, catalyst];
+var DIALECTS = [triagent, runbook, cortex, catalyst, mindscape];
 var V1 = /^\s*apiVersion\s*:\s*["']?playbook-bot\//m;
 function dialectOf(file, text) {
   if (V1.test(text)) return void 0;

@@ -1,6 +1,7 @@
 import { catalyst } from "./catalyst/dialect.js";
 import { cortex } from "./cortex/dialect.js";
 import type { Dialect } from "./dialect.js";
+import { mindscape } from "./mindscape/dialect.js";
 import { runbook } from "./runbook/dialect.js";
 import { triagent } from "./triagent/dialect.js";
 
@@ -12,7 +13,7 @@ export { ConvertedDocument, NO_SIBLINGS } from "./dialect.js";
  * `simulate`, `test`, the Action, the app's discovery and `import` read this list. The first
  * dialect that recognises a file loads it.
  */
-export const DIALECTS: readonly Dialect[] = [triagent, runbook, cortex, catalyst];
+export const DIALECTS: readonly Dialect[] = [triagent, runbook, cortex, catalyst, mindscape];
 
 /** A v1 playbook says so on a line of its own; such a file is never a dialect's. */
 const V1 = /^\s*apiVersion\s*:\s*["']?playbook-bot\//m;

@@ -184,10 +184,22 @@ export function expressionRefs(e: Expr): { path: string[]; offset: number }[] {
 /** Looks a reference up; `undefined` when it has no value. */
 export type Resolver = (path: readonly string[]) => unknown;
 
-/** An item of a list value by position (`topics[0]`); `undefined` where there is none. */
+/**
+ * An item of a list value by position (`topics[0]`); `undefined` where there is none. A text
+ * value is a list of its items separated by commas or line breaks, as a list input keeps them.
+ */
 export function indexed(value: unknown, index: readonly number[] | undefined): unknown {
   let v = value;
-  for (const i of index ?? []) v = Array.isArray(v) ? v[i] : undefined;
+  for (const i of index ?? []) {
+    const list =
+      typeof v === "string"
+        ? v
+            .split(/[,\n]/)
+            .map((item) => item.trim())
+            .filter((item) => item !== "")
+        : v;
+    v = Array.isArray(list) ? list[i] : undefined;
+  }
   return v;
 }
 

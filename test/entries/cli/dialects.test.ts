@@ -71,6 +71,31 @@ describe("other systems' playbooks in the CLI", () => {
     expect(r.out).toMatch(/Run \S+ completed\./);
   });
 
+  it("validate reads Mindscape's specs with their SOPs, and its front-matter playbooks", async () => {
+    const r = await cli(["validate", "test/fixtures/dialects/mindscape"]);
+    expect(r.code, r.out + r.err).toBe(0);
+    // Six specs (their SOPs load with them) and two front-matter playbooks.
+    expect(r.out).toMatch(/0 errors and \d+ warnings in 8 files/);
+  });
+
+  it("simulate runs a Mindscape spec: the bot calls its tools in order and the run completes silently", async () => {
+    const events = join(
+      ROOT,
+      "test/fixtures/dialect-simulations/mindscape-pdf-ocr-and-index.events.yaml",
+    );
+    const r = await cli([
+      "simulate",
+      "test/fixtures/dialects/mindscape/backend/playbooks/specs/pdf_ocr_and_index.json",
+      "--events",
+      events,
+    ]);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out).toContain("**Status:** completed");
+    expect(r.out).toContain("- [x] `index`");
+    // interaction_mode: silent: the status comment is the only comment of the bot.
+    expect(r.out.match(/💬 @playbook-bot\[bot\]/g)).toHaveLength(1);
+  });
+
   it("import writes the v1 playbook, which validates as v1 with the same steps", async () => {
     const r = await cli([
       "import",
