@@ -242,3 +242,67 @@ describe("Catalyst playbooks run", () => {
     expect(out).toMatch(/Run \S+ completed\./);
   });
 });
+
+describe("Catalyst playbooks: each malformed part reported where it stands", () => {
+  const pb = (body: string) =>
+    validateSource("playbooks/t.yaml", `name: t\ndescription: Test.\nowner: Engineer\n${body}`);
+  const messages = (r: ReturnType<typeof pb>) =>
+    r.diagnostics.map((d) => `${d.rule}: ${d.message}`);
+
+  it.each([
+    ["steps: []\n", 'dialect-invalid: Playbook must have at least one step in "steps" array'],
+    [
+      "inputs: x\nsteps:\n  - checkpoint: Go?\n",
+      "dialect-invalid: inputs must be a list of parameters",
+    ],
+    ["inputs: [3]\nsteps:\n  - checkpoint: Go?\n", "dialect-invalid: an input is a mapping"],
+    [
+      "inputs:\n  - required: true\nsteps:\n  - checkpoint: Go?\n",
+      "dialect-invalid: Input parameter missing type (string, number, or boolean)",
+    ],
+    [
+      "inputs:\n  - string: 3\nsteps:\n  - checkpoint: Go?\n",
+      "dialect-invalid: an input's name is a string",
+    ],
+    [
+      "inputs:\n  - string: who\n    validation: x\nsteps:\n  - checkpoint: Go?\n",
+      "dialect-invalid: validation is a list of rules",
+    ],
+    [
+      "inputs:\n  - string: who\n    validation: [3]\nsteps:\n  - checkpoint: Go?\n",
+      "dialect-invalid: a validation rule is a mapping",
+    ],
+    ["steps:\n  - 3\n", "dialect-invalid: a step is a mapping with an action key"],
+    [
+      "steps:\n  - checkpoint: Go?\ncatch: []\n",
+      "dialect-unmapped: 'catch' has no v1 equivalent (v1 handles errors per step with on_error)",
+    ],
+    [
+      "triggers:\n  - event: issues\nsteps:\n  - checkpoint: Go?\n",
+      "dialect-unmapped: Catalyst's GitHub event triggers (event/action pairs) have no v1 selector; Catalyst's engine does not act on them either",
+    ],
+    [
+      "outputs:\n  result: string\nsteps:\n  - checkpoint: Go?\n",
+      "dialect-drift: output 'result' is declared with a type only; no `return` sets it, so the converted playbook has no value for it",
+    ],
+    [
+      "steps:\n  - if: 3\n    then:\n      - checkpoint: Go?\n",
+      "dialect-invalid: a condition is a string or a boolean",
+    ],
+  ])("%j", (body, message) => {
+    expect(messages(pb(body))).toContain(message);
+  });
+
+  it("requires a name, a description and an owner", () => {
+    const r = validateSource(
+      "playbooks/t.yaml",
+      'name: ""\ndescription: ""\nowner: x\nsteps:\n  - checkpoint: Go?\n',
+    );
+    expect(r.diagnostics.map((d) => d.message)).toEqual(
+      expect.arrayContaining([
+        'Playbook must have a non-empty "name" field',
+        'Playbook must have a non-empty "description" field',
+      ]),
+    );
+  });
+});

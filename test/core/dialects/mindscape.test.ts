@@ -182,3 +182,156 @@ describe("Mindscape playbooks load as written", () => {
     );
   });
 });
+
+describe("Mindscape specs: each field as its engine reads it", () => {
+  const base = {
+    playbook_code: "t",
+    kind: "user_workflow",
+    inputs: { q: { type: "string" } },
+    steps: [
+      { id: "a", tool: "core.search", inputs: { q: "{{input.q}}" }, outputs: { hits: "results" } },
+    ],
+  };
+  const convert = (changes: Record<string, unknown>) => {
+    const text = JSON.stringify({ ...base, ...changes }, null, 2);
+    return load(join(SPECS, "t.json"), text);
+  };
+  const messages = (r: ReturnType<typeof load>) =>
+    r.diagnostics.map((d) => `${d.rule}: ${d.message}`);
+
+  it.each([
+    [{ kind: "both" }, "dialect-invalid: kind is user_workflow or system_tool"],
+    [{ playbook_code: 3 }, "dialect-invalid: the spec has no playbook_code"],
+    [{ inputs: [] }, "dialect-invalid: inputs map names to { type, required, default }"],
+    [{ inputs: { q: { required: true } } }, "dialect-invalid: input 'q' has no type"],
+    [{ outputs: [] }, "dialect-invalid: outputs map names to { type, source }"],
+    [
+      { outputs: { x: { source: "input.q" } } },
+      "dialect-invalid: output 'x' needs source: step.<id>.<key>",
+    ],
+    [{ execution_profile: {} }, "dialect-unmapped: 'execution_profile' has no equivalent here"],
+    [
+      { steps: [{ id: "a" }] },
+      "dialect-invalid: Either 'tool' (legacy) or 'tool_slot' (recommended) must be provided",
+    ],
+    [{ steps: [{ tool: "x.y" }] }, "dialect-invalid: a step has an id"],
+    [
+      { steps: [{ id: "a", tool: "x.y", tool_slot: "x.y" }] },
+      "dialect-invalid: Cannot specify both 'tool' and 'tool_slot'.",
+    ],
+    [
+      { steps: [{ id: "a", tool: "x.y", depends_on: ["zz"] }] },
+      "dialect-invalid: Circular dependency or missing dependencies detected: some steps can never be ready",
+    ],
+    [
+      { steps: [{ id: "a", tool: "x.y", for_each: "items" }] },
+      "dialect-invalid: for_each must be input.<name> or step.<id>.<path>, not 'items'",
+    ],
+    [
+      { steps: [{ id: "a", tool: "x.y", hooks: { pre_step: { tool_slot: "s" } } }] },
+      "dialect-unmapped: step hooks (pre_step, post_step, on_error) call tool slots around a step; there is no equivalent here",
+    ],
+    [
+      { steps: [{ id: "a", tool: "x.y", gate: { required: true } }] },
+      "dialect-drift: Mindscape checks a gate after the step ran; here the step waits for an approval before it runs",
+    ],
+    [
+      { steps: [{ id: "a", tool_slot: "cms.apply" }] },
+      "dialect-drift: a tool slot is resolved per workspace in Mindscape; here it names the tool itself",
+    ],
+    [
+      {
+        steps: [
+          { id: "a", tool: "x.y", condition: "{{step.b}}" },
+          { id: "b", tool: "x.z" },
+        ],
+      },
+      "dialect-drift: 'step.b' alone is not understood by Mindscape's condition reader, which then runs the step anyway; here it is true when that step ran",
+    ],
+    [
+      {
+        steps: [
+          { id: "a", tool: "x.y", inputs: { w: "{{workspace_id}}", c: "{{context.tenant}}" } },
+        ],
+      },
+      "dialect-drift: '{{workspace_id}}' stays as written in Mindscape's engine; here it is the input 'workspace_id' (empty when not given)",
+    ],
+    [
+      { outputs: { hits: { source: "step.a.results" } } },
+      "dialect-drift: step a maps its output 'hits' from the result's 'results'; this source names the result's field, so it is read as the output 'hits'",
+    ],
+    [
+      { inputs: { q: { type: "string", default: "x" } } },
+      "dialect-drift: input 'q' has a default, and Mindscape still counts it required; here the default is used when it is not given",
+    ],
+  ])("%j", (changes, message) => {
+    expect(messages(convert(changes))).toContain(message);
+  });
+
+  it("maps for_each, items, a playbook slot and a writing tool", () => {
+    const r = convert({
+      inputs: { files: { type: "array" }, cfg: { type: "object", required: false } },
+      steps: [
+        {
+          id: "each",
+          tool: "x.read",
+          for_each: "input.files",
+          inputs: { f: "{{item}}", i: "{{index}}" },
+        },
+        { id: "child", playbook_slot: "other", inputs: { f: "{{input.cfg}}", n: 2 } },
+        { id: "write", tool: "x.write", tool_policy: { risk_level: "write" } },
+      ],
+    });
+    const [each, child, write] = r.playbook?.steps ?? [];
+    expect(each).toMatchObject({
+      type: "investigate",
+      for_each: "{{ inputs.files }}",
+      suggested_calls: [{ args: { f: "{{ item }}", i: "{{ item_index }}" } }],
+    });
+    expect(child).toMatchObject({
+      type: "playbook",
+      mode: "delegate",
+      playbook: "other",
+      with: { n: 2 },
+    });
+    expect(write).toMatchObject({ authority: "ask-first" });
+    expect(r.playbook?.inputs).toMatchObject({
+      files: { type: "list", required: true },
+      cfg: { type: "object" },
+    });
+  });
+
+  it("reads an SOP-only playbook's front matter: locale, tools, unknown fields", () => {
+    const text = [
+      "---",
+      "playbook_code: notes.en",
+      "name: Notes",
+      "kind: user_workflow",
+      "locale: fr",
+      "interaction_mode: [needs_review]",
+      "tool_dependencies:",
+      "  - { type: mcp, name: notes.search, required: true }",
+      "outputs:",
+      "  - { name: summary, type: string }",
+      "mood: calm",
+      "---",
+      "Summarise the notes.",
+    ].join("\n");
+    const r = validateSource("playbooks/notes.md", text);
+    expect(r.playbook).toMatchObject({
+      id: "notes",
+      interaction_mode: ["needs_review"],
+      requires: { tools: ["notes/search"] },
+      outputs: { summary: "{{ steps.sop.outputs.text }}" },
+      steps: [{ type: "ai", prompt: "Summarise the notes.", tools: ["notes/search"] }],
+    });
+    expect(r.diagnostics.map((d) => d.message)).toEqual(
+      expect.arrayContaining([
+        "Mindscape skips a file in locale 'fr'; it is read here",
+        "'mood' has no equivalent here",
+      ]),
+    );
+    const broken = validateSource("playbooks/b.md", "---\nplaybook_code: [\n---\nbody\n");
+    expect(errors(broken).length).toBeGreaterThan(0);
+  });
+});

@@ -352,3 +352,88 @@ describe("what has no equivalent, and hostile files", () => {
     expect(dialectOf("x.yaml", v1)).toBeUndefined();
   });
 });
+
+describe("a malformed runbook or sidecar, reported where it stands", () => {
+  const mini = (yamlText: string, over: Parameters<typeof sidecars>[0] = {}) =>
+    load("mini", yamlText, sidecars(over));
+  const messages = (r: ReturnType<typeof load>) => r.diagnostics.map((d) => d.message);
+
+  it.each([
+    [MINIMAL.replace("match:\n  context_types: [order_id]", "match: 3"), "match must be a mapping"],
+    [
+      MINIMAL.replace("  context_types: [order_id]", "  context_types: [order_id]\n  owner: x"),
+      "'match.owner' is not a field of the runbook spec",
+    ],
+    [
+      MINIMAL.replace("  context_types: [order_id]", "  context_types: 3"),
+      "context_types must be a list of names",
+    ],
+    [
+      MINIMAL.replace("[order_id]", "[order_id, ticket_id]"),
+      "'ticket_id' is not a context type of the runbook spec (trace_id, request_id, order_id, task_id, message_id, user_id)",
+    ],
+    [`${MINIMAL}limits: 3\n`, "limits must be a mapping"],
+    [
+      `${MINIMAL}limits: { max_steps: 4, max_time: 5 }\n`,
+      "'limits.max_time' has no equivalent here (limits are max_steps and max_tool_calls)",
+    ],
+    [
+      MINIMAL.replace("output:\n  schema: incident_report", "output:\n  schema: summary"),
+      "output schema 'summary' is not known: the report here is the incident report (conclusion, confidence, root cause, evidence, next actions)",
+    ],
+    [MINIMAL.replace("    tool: db.readonly_query\n", ""), "step row has no tool"],
+    [
+      MINIMAL.replace("    params:\n      table: orders", "    params: 3"),
+      "params must be a mapping",
+    ],
+    [MINIMAL.replace("      table: orders", "      table: 3"), "params.table must be text"],
+    [
+      MINIMAL.replace("      table: orders", "      table_by_context_type: 3"),
+      "params.table_by_context_type must map context types to values",
+    ],
+  ])("%#: %s", (text, message) => {
+    expect(messages(mini(text))).toContain(message);
+  });
+
+  it.each([
+    [{ selector: [] }, "the selector is not a JSON object"],
+    [
+      {
+        selector: {
+          name: "mini",
+          context_types: ["order_id"],
+          positive_signals: [{ pattern: 3 }],
+          negative_signals: [],
+        },
+      },
+      "a signal has a pattern (text) and a weight (number)",
+    ],
+    [
+      {
+        selector: {
+          name: "mini",
+          context_types: ["order_id"],
+          positive_signals: [{ pattern: "x", weight: 1, mode: "glob" }],
+          negative_signals: [],
+        },
+      },
+      "mode 'glob' is not 'regex'",
+    ],
+    [
+      { decision: { name: "mini", rules: [3], fallback: { conclusion: "x" } } },
+      "a rule is an object",
+    ],
+    [
+      {
+        decision: {
+          name: "mini",
+          rules: [{ all: ["db_row_missing"], conclusion: "x", confidence: "sure" }],
+          fallback: { conclusion: "x" },
+        },
+      },
+      "confidence is a number from 0 to 1, or low, medium or high",
+    ],
+  ])("%#: a sidecar's %j", (over, message) => {
+    expect(messages(mini(MINIMAL, over))).toContain(message);
+  });
+});
