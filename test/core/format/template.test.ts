@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { renderTemplate } from "../../../src/core/engine/render.js";
 import {
   isTemplated,
+  MAX_TEMPLATE_LENGTH,
   MAX_TEMPLATE_NESTING,
   parseTemplate,
   templateRefs,
@@ -134,6 +135,45 @@ describe("the logic-limited subset", () => {
       "findings.c",
     ]);
     expect(templateSkeleton(src)).toBe("x");
+  });
+
+  it.each([
+    ["{{ a | default }}", "expected '(' after default"],
+    ["{{ a | default('x' }}", "expected ')'"],
+    ["{{ 'x }}", "unterminated string"],
+    ["{{ a if else b }}", "the test is empty"],
+    ["{{ a b }}", "unexpected 'b'"],
+    ["{% if a %}x{% else b %}{% endif %}", "{% else %} takes nothing"],
+    ["{% if a %}x{% endif b %}", "{% endif %} takes nothing"],
+    ["{% if a %}{% else %}{% else %}{% endif %}", "{% else %} after {% else %}"],
+    ["{% if a", "'{%' is never closed"],
+    ["{%  %}", "is not supported: blocks are {% if %}, {% elif %}, {% else %} and {% endif %}"],
+  ])("explains %j", (src, message) => {
+    const { problems } = parseTemplate(src);
+    expect(problems.map((p) => p.message).join(" | ")).toContain(message);
+    expect(problems.every((p) => p.hint !== "")).toBe(true);
+  });
+
+  it("reads no more than its bound of text", () => {
+    const long = "x".repeat(MAX_TEMPLATE_LENGTH + 1);
+    expect(parseTemplate(long).problems[0]?.message).toBe(
+      `the template is ${long.length} characters long; at most ${MAX_TEMPLATE_LENGTH} are read`,
+    );
+  });
+
+  it("renders literals, and a fallback whose options are all missing is an error", () => {
+    expect(renderTemplate("{{ 'a' if 1 == 1 else 2 }}", () => undefined, "value")).toEqual({
+      ok: true,
+      value: "a",
+    });
+    expect(renderTemplate("{{ 0 or 7 }}", () => undefined, "value")).toEqual({
+      ok: true,
+      value: "7",
+    });
+    expect(renderTemplate("{{ 0 or inputs.none }}", () => undefined, "value")).toEqual({
+      ok: true,
+      value: "0",
+    });
   });
 
   it("refuses blocks nested deeper than the bound", () => {
