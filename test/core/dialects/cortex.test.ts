@@ -285,3 +285,43 @@ describe("recognising a Cortex package", () => {
     expect(isDialectPart("playbooks/demo/playbook.md")).toBe(false);
   });
 });
+
+describe("Cortex packages: each mistake where it stands", () => {
+  const one = (fields: string) => `1. **ask**\n   - **skill**: ask\n${fields}`;
+  const messages = (r: ReturnType<typeof validateSource>) => r.diagnostics.map((d) => d.message);
+
+  it.each([
+    [one("   - **authority**: Whenever\n"), "'Whenever' is not an authority tier"],
+    [
+      one("   - **retries**: 2\n   - **on-error**: continue\n"),
+      "step 'ask' has both retries and on-error",
+    ],
+    [one("   - **color**: blue\n"), "the step field 'color' has no equivalent here"],
+    [
+      one("   - **depends-on**: nothing\n"),
+      "step 'ask' depends on 'nothing', which is not a step of this playbook",
+    ],
+    [
+      one("   - **input-contract**: missing\n"),
+      "the contract 'missing' does not exist: the package has no contracts/missing.schema.json",
+    ],
+    [
+      one("   - **on-error**: escalate to lead\n"),
+      "the failure behaviour 'escalate to lead' has no equivalent here (escalation to someone is not a step's failure policy)",
+    ],
+  ])("%#", (steps, message) => {
+    const r = pkg({ "playbook.md": playbook(steps), "skills/ask.md": SKILL });
+    expect(messages(r)).toContain(message);
+  });
+
+  it("refuses a skill that runs package code, and one without a prompt", () => {
+    const code = SKILL.replace("- **executor**: llm", "- **executor**: python");
+    expect(messages(pkg({ "playbook.md": playbook(one("")), "skills/ask.md": code }))).toContain(
+      "the executor 'python' runs the skill's code file; playbooks here run no package code",
+    );
+    const bare = "# ask\n## Metadata\n- **skill-id**: ask\n- **executor**: llm\n";
+    expect(messages(pkg({ "playbook.md": playbook(one("")), "skills/ask.md": bare }))).toContain(
+      "the skill skills/ask.md has neither a '## Prompt' nor a '## Description' to give the model",
+    );
+  });
+});
