@@ -1,25 +1,15 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../../src/entries/cli/main.js";
+import { runCli } from "../../helpers/cli.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
-import { FIXED_NOW, ROOT, cleanup, makeDir, write } from "../../helpers/git-repo.js";
+import { ROOT, cleanup, makeDir, write } from "../../helpers/git-repo.js";
 
 afterEach(cleanup);
 
 const RUNBOOK = join(ROOT, "test/fixtures/dialects/runbook");
 
-async function cli(argv: string[], cwd = ROOT) {
-  let out = "";
-  let err = "";
-  const code = await main(argv, {
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    cwd,
-    clock: () => new Date(FIXED_NOW),
-  });
-  return { code, out, err };
-}
+const cli = runCli;
 
 /** A repository with the spec's runbooks and adapters laid out as the spec keeps them. */
 function specRepo(): string {
