@@ -32955,7 +32955,7 @@ function tokenize(src) {
         t: "id",
         v: word[0],
         at: i,
-        ...index ? { index: (index[0].match(/[0-9]+/g) ?? []).map(Number) } : {}
+        ...index ? { index: indexesOf(index[0]) } : {}
       });
       i += word[0].length + (index?.[0].length ?? 0);
       continue;
@@ -33061,19 +33061,15 @@ function expressionRefs(e) {
       return [...expressionRefs(e.left), ...expressionRefs(e.right)];
   }
 }
+function indexesOf(brackets) {
+  return (brackets.match(/[0-9]+/g) ?? []).map(Number);
+}
 
 // src/core/format/template.ts
 var MAX_TEMPLATE_NESTING = 8;
 var MAX_TEMPLATE_LENGTH = 256 * 1024;
 var REF = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$/;
 var INDEXED_REF = /^([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*)((?:\[[0-9]{1,4}\])+)?$/;
-var TemplateSyntaxError = class extends Error {
-  constructor(message, offset) {
-    super(message);
-    this.offset = offset;
-  }
-  offset;
-};
 var NAME = /^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*(?:\[[0-9]{1,4}\])*/;
 function tokenize2(src, base) {
   const out = [];
@@ -33087,7 +33083,7 @@ function tokenize2(src, base) {
     const rest = src.slice(i);
     if (c === "'" || c === '"') {
       const close = src.indexOf(c, i + 1);
-      if (close === -1) throw new TemplateSyntaxError("unterminated string", base + i);
+      if (close === -1) throw new ExpressionError("unterminated string", base + i);
       out.push({ t: "str", v: src.slice(i + 1, close), at: base + i });
       i = close + 1;
       continue;
@@ -33110,14 +33106,14 @@ function tokenize2(src, base) {
       i += op[0].length;
       continue;
     }
-    throw new TemplateSyntaxError(`unexpected character '${c}'`, base + i);
+    throw new ExpressionError(`unexpected character '${c}'`, base + i);
   }
   out.push({ t: "end", at: base + src.length });
   return out;
 }
 function nameValue(v, at) {
   const m = INDEXED_REF.exec(v);
-  const index = m[2] ? (m[2].match(/[0-9]+/g) ?? []).map(Number) : void 0;
+  const index = m[2] ? indexesOf(m[2]) : void 0;
   return {
     kind: "name",
     path: m[1].split("."),
@@ -33144,7 +33140,7 @@ function parseValue(src, base) {
       pos++;
       return nameValue(t2.v, t2.at);
     }
-    throw new TemplateSyntaxError(
+    throw new ExpressionError(
       t2.t === "end" ? "the template ends where a value was expected" : `unexpected '${"v" in t2 ? t2.v : ""}'`,
       t2.at
     );
@@ -33162,22 +33158,22 @@ function parseValue(src, base) {
         pos++;
         const filter = peek();
         if (filter.t !== "name" || filter.v !== "default")
-          throw new TemplateSyntaxError(
+          throw new ExpressionError(
             `'| ${"v" in filter ? filter.v : ""}' is not supported: the only filter is default('\u2026')`,
             filter.at
           );
         pos++;
         const open2 = peek();
         if (open2.t !== "op" || open2.v !== "(")
-          throw new TemplateSyntaxError("expected '(' after default", open2.at);
+          throw new ExpressionError("expected '(' after default", open2.at);
         pos++;
         const lit = peek();
         if (lit.t !== "str" && lit.t !== "num")
-          throw new TemplateSyntaxError("default(\u2026) takes one literal: default('utf-8')", lit.at);
+          throw new ExpressionError("default(\u2026) takes one literal: default('utf-8')", lit.at);
         pos++;
         const close = peek();
         if (close.t !== "op" || close.v !== ")")
-          throw new TemplateSyntaxError("expected ')'", close.at);
+          throw new ExpressionError("expected ')'", close.at);
         pos++;
         options.push({ kind: "literal", value: lit.v });
         continue;
@@ -33200,7 +33196,7 @@ function parseValue(src, base) {
       pos++;
     }
     if (!isWord("else"))
-      throw new TemplateSyntaxError("'x if test' needs an else: x if test else y", ifAt);
+      throw new ExpressionError("'x if test' needs an else: x if test else y", ifAt);
     const from = tokens[start].at - base;
     const to = peek().at - base;
     const test = parseTest(src.slice(from, to), base + from);
@@ -33209,16 +33205,15 @@ function parseValue(src, base) {
   };
   const v = value();
   const t = peek();
-  if (t.t !== "end") throw new TemplateSyntaxError(`unexpected '${"v" in t ? t.v : ""}'`, t.at);
+  if (t.t !== "end") throw new ExpressionError(`unexpected '${"v" in t ? t.v : ""}'`, t.at);
   return v;
 }
 function parseTest(src, base) {
-  if (src.trim() === "") throw new TemplateSyntaxError("the test is empty", base);
+  if (src.trim() === "") throw new ExpressionError("the test is empty", base);
   try {
     return parseExpression(src);
   } catch (err) {
-    if (err instanceof ExpressionError)
-      throw new TemplateSyntaxError(err.message, base + err.offset);
+    if (err instanceof ExpressionError) throw new ExpressionError(err.message, base + err.offset);
     throw err;
   }
 }
@@ -33269,7 +33264,7 @@ function parseTemplate(src) {
         problem("empty template '{{ }}'", i, "write a name such as {{ inputs.package }}");
       } else if (m && REF.test(m[1])) {
         flush();
-        const index = m[2] ? (m[2].match(/[0-9]+/g) ?? []).map(Number) : void 0;
+        const index = m[2] ? indexesOf(m[2]) : void 0;
         target().push({
           kind: "ref",
           path: m[1].split("."),
@@ -33284,7 +33279,7 @@ function parseTemplate(src) {
           flush();
           target().push({ kind: "value", value, raw, offset: i });
         } catch (err) {
-          if (!(err instanceof TemplateSyntaxError)) throw err;
+          if (!(err instanceof ExpressionError)) throw err;
           problem(
             `'{{ ${trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed} }}': ${err.message}`,
             err.offset,
@@ -33311,7 +33306,7 @@ function parseTemplate(src) {
       try {
         if (word === "if") {
           if (stack.length >= MAX_TEMPLATE_NESTING)
-            throw new TemplateSyntaxError(
+            throw new ExpressionError(
               `{% if %} blocks nest deeper than ${MAX_TEMPLATE_NESTING}`,
               i
             );
@@ -33338,17 +33333,17 @@ function parseTemplate(src) {
           });
           if (bad !== void 0) throw bad;
         } else if (word === "elif" || word === "else" || word === "endif") {
-          if (!block) throw new TemplateSyntaxError(`{% ${word} %} without an {% if %}`, i);
+          if (!block) throw new ExpressionError(`{% ${word} %} without an {% if %}`, i);
           flush();
           if (word === "endif") {
             if (testSrc.trim() !== "")
-              throw new TemplateSyntaxError("{% endif %} takes nothing", testAt);
+              throw new ExpressionError("{% endif %} takes nothing", testAt);
             stack.pop();
           } else if (block.sawElse) {
-            throw new TemplateSyntaxError(`{% ${word} %} after {% else %}`, i);
+            throw new ExpressionError(`{% ${word} %} after {% else %}`, i);
           } else if (word === "else") {
             if (testSrc.trim() !== "")
-              throw new TemplateSyntaxError("{% else %} takes nothing", testAt);
+              throw new ExpressionError("{% else %} takes nothing", testAt);
             block.sawElse = true;
             block.into = block.part.otherwise;
           } else {
@@ -33357,13 +33352,13 @@ function parseTemplate(src) {
             block.into = branch.parts;
           }
         } else {
-          throw new TemplateSyntaxError(
+          throw new ExpressionError(
             `'{% ${word || inner.trim().slice(0, 20)} %}' is not supported: blocks are {% if %}, {% elif %}, {% else %} and {% endif %}`,
             i
           );
         }
       } catch (err) {
-        if (!(err instanceof TemplateSyntaxError)) throw err;
+        if (!(err instanceof ExpressionError)) throw err;
         problem(
           err.message,
           err.offset,
@@ -54812,6 +54807,15 @@ import { existsSync as existsSync2, readFileSync } from "node:fs";
 import { dirname as dirname2, join } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
+// src/core/dialects/front-matter.ts
+function frontMatter(file, text, limits) {
+  const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(\r?\n|$)/.exec(text);
+  if (!m) return { body: text };
+  const loaded = loadSourceText(file, text.slice(0, m[0].length - (m[2] ?? "").length - 3), limits);
+  const body = text.slice(m[0].length);
+  return loaded.ok ? { doc: loaded.document, body } : { failure: loaded, body };
+}
+
 // src/core/dialects/dialect.ts
 var NO_SIBLINGS = { read: () => void 0 };
 var ConvertedDocument = class {
@@ -54920,13 +54924,15 @@ function loadCatalyst(file, text, limits) {
   return { ok: true, document: c.convert(), problems: c.problems };
 }
 function loadMarkdown(file, text, limits) {
-  const front = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
-  const yamlText = front ? `
-${front[1] ?? ""}` : "";
-  const loaded = loadSourceText(file, front ? yamlText : "{}", limits);
-  if (!loaded.ok) return { ok: false, failure: loaded };
-  const doc = loaded.document;
-  const c = new MarkdownConversion(doc, file, text.slice(front ? front[0].length : 0));
+  const front = frontMatter(file, text, limits);
+  if (front.failure) return { ok: false, failure: front.failure };
+  let doc = front.doc;
+  if (!doc) {
+    const empty2 = loadSourceText(file, "{}", limits);
+    if (!empty2.ok) return { ok: false, failure: empty2 };
+    doc = empty2.document;
+  }
+  const c = new MarkdownConversion(doc, file, front.body);
   return { ok: true, document: c.convert(), problems: c.problems };
 }
 var MarkdownConversion = class extends DialectConversion {
@@ -56362,12 +56368,9 @@ function toolName(tool) {
   const dot = tool.indexOf(".");
   return dot > 0 ? `${tool.slice(0, dot)}/${tool.slice(dot + 1)}` : `mindscape/${tool}`;
 }
-function frontMatter(file, text, limits) {
-  const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(\r?\n|$)/.exec(text);
-  if (!m) return { body: text.trim() };
-  const loaded = loadSourceText(file, text.slice(0, m[0].length - (m[2] ?? "").length - 3), limits);
-  const body = text.slice(m[0].length).trim();
-  return loaded.ok ? { doc: loaded.document, body } : { failure: loaded, body };
+function frontMatter2(file, text, limits) {
+  const split = frontMatter(file, text, limits);
+  return { ...split, body: split.body.trim() };
 }
 var hasFrontMatterCode = (text) => /^---[ \t]*\r?\n[\s\S]*?^playbook_code\s*:/m.test(text.slice(0, 8192));
 var mindscape = {
@@ -56392,14 +56395,14 @@ function loadSpec(file, text, siblings, limits) {
   ]) {
     const sopText = code ? siblings.read(rel) : void 0;
     if (sopText === void 0) continue;
-    sop = frontMatter(normalise(`${dir}${rel}`), sopText, limits);
+    sop = frontMatter2(normalise(`${dir}${rel}`), sopText, limits);
     break;
   }
   const c = new MindscapeConversion(doc, sop?.doc);
   return { ok: true, document: c.spec(sop?.body), problems: c.problems };
 }
 function loadSop(file, text, limits) {
-  const fm = frontMatter(file, text, limits);
+  const fm = frontMatter2(file, text, limits);
   if (fm.failure) return { ok: false, failure: fm.failure };
   if (!fm.doc) {
     const loaded = loadSourceText(file, "", limits);

@@ -69,7 +69,7 @@ function tokenize(src: string): Token[] {
         t: "id",
         v: word[0],
         at: i,
-        ...(index ? { index: (index[0].match(/[0-9]+/g) ?? []).map(Number) } : {}),
+        ...(index ? { index: indexesOf(index[0]) } : {}),
       });
       i += word[0].length + (index?.[0].length ?? 0);
       continue;
@@ -179,6 +179,11 @@ export function expressionRefs(e: Expr): { path: string[]; offset: number }[] {
     default:
       return [...expressionRefs(e.left), ...expressionRefs(e.right)];
   }
+}
+
+/** The positions written after a name: `[0][2]` is `[0, 2]`. */
+export function indexesOf(brackets: string): number[] {
+  return (brackets.match(/[0-9]+/g) ?? []).map(Number);
 }
 
 /** Looks a reference up; `undefined` when it has no value. */

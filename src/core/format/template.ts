@@ -7,7 +7,13 @@
  * `if:`. Templates are parsed into a tree and interpreted; nothing is ever evaluated as code, and
  * anything else (loops, other filters, calls) is refused where it is written.
  */
-import { ExpressionError, expressionRefs, parseExpression, type Expr } from "./expression.js";
+import {
+  ExpressionError,
+  expressionRefs,
+  indexesOf,
+  parseExpression,
+  type Expr,
+} from "./expression.js";
 
 /** A value inside `{{ }}`: a name, a literal, a fallback chain, or a choice. */
 export type TemplateValue =
@@ -58,15 +64,6 @@ const REF = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$/;
 const INDEXED_REF =
   /^([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*)((?:\[[0-9]{1,4}\])+)?$/;
 
-class TemplateSyntaxError extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
-    super(message);
-  }
-}
-
 type Token =
   | { t: "name"; v: string; at: number }
   | { t: "str"; v: string; at: number }
@@ -88,7 +85,7 @@ function tokenize(src: string, base: number): Token[] {
     const rest = src.slice(i);
     if (c === "'" || c === '"') {
       const close = src.indexOf(c, i + 1);
-      if (close === -1) throw new TemplateSyntaxError("unterminated string", base + i);
+      if (close === -1) throw new ExpressionError("unterminated string", base + i);
       out.push({ t: "str", v: src.slice(i + 1, close), at: base + i });
       i = close + 1;
       continue;
@@ -111,7 +108,7 @@ function tokenize(src: string, base: number): Token[] {
       i += op[0].length;
       continue;
     }
-    throw new TemplateSyntaxError(`unexpected character '${c}'`, base + i);
+    throw new ExpressionError(`unexpected character '${c}'`, base + i);
   }
   out.push({ t: "end", at: base + src.length });
   return out;
@@ -119,7 +116,7 @@ function tokenize(src: string, base: number): Token[] {
 
 function nameValue(v: string, at: number): TemplateValue {
   const m = INDEXED_REF.exec(v) as RegExpExecArray;
-  const index = m[2] ? (m[2].match(/[0-9]+/g) ?? []).map(Number) : undefined;
+  const index = m[2] ? indexesOf(m[2]) : undefined;
   return {
     kind: "name",
     path: (m[1] as string).split("."),
@@ -151,7 +148,7 @@ function parseValue(src: string, base: number): TemplateValue {
       pos++;
       return nameValue(t.v, t.at);
     }
-    throw new TemplateSyntaxError(
+    throw new ExpressionError(
       t.t === "end"
         ? "the template ends where a value was expected"
         : `unexpected '${"v" in t ? t.v : ""}'`,
@@ -171,22 +168,22 @@ function parseValue(src: string, base: number): TemplateValue {
         pos++;
         const filter = peek();
         if (filter.t !== "name" || filter.v !== "default")
-          throw new TemplateSyntaxError(
+          throw new ExpressionError(
             `'| ${"v" in filter ? filter.v : ""}' is not supported: the only filter is default('…')`,
             filter.at,
           );
         pos++;
         const open = peek();
         if (open.t !== "op" || open.v !== "(")
-          throw new TemplateSyntaxError("expected '(' after default", open.at);
+          throw new ExpressionError("expected '(' after default", open.at);
         pos++;
         const lit = peek();
         if (lit.t !== "str" && lit.t !== "num")
-          throw new TemplateSyntaxError("default(…) takes one literal: default('utf-8')", lit.at);
+          throw new ExpressionError("default(…) takes one literal: default('utf-8')", lit.at);
         pos++;
         const close = peek();
         if (close.t !== "op" || close.v !== ")")
-          throw new TemplateSyntaxError("expected ')'", close.at);
+          throw new ExpressionError("expected ')'", close.at);
         pos++;
         options.push({ kind: "literal", value: lit.v });
         continue;
@@ -210,7 +207,7 @@ function parseValue(src: string, base: number): TemplateValue {
       pos++;
     }
     if (!isWord("else"))
-      throw new TemplateSyntaxError("'x if test' needs an else: x if test else y", ifAt);
+      throw new ExpressionError("'x if test' needs an else: x if test else y", ifAt);
     const from = (tokens[start] as Token).at - base;
     const to = peek().at - base;
     const test = parseTest(src.slice(from, to), base + from);
@@ -219,17 +216,16 @@ function parseValue(src: string, base: number): TemplateValue {
   };
   const v = value();
   const t = peek();
-  if (t.t !== "end") throw new TemplateSyntaxError(`unexpected '${"v" in t ? t.v : ""}'`, t.at);
+  if (t.t !== "end") throw new ExpressionError(`unexpected '${"v" in t ? t.v : ""}'`, t.at);
   return v;
 }
 
 function parseTest(src: string, base: number): Expr {
-  if (src.trim() === "") throw new TemplateSyntaxError("the test is empty", base);
+  if (src.trim() === "") throw new ExpressionError("the test is empty", base);
   try {
     return parseExpression(src);
   } catch (err) {
-    if (err instanceof ExpressionError)
-      throw new TemplateSyntaxError(err.message, base + err.offset);
+    if (err instanceof ExpressionError) throw new ExpressionError(err.message, base + err.offset);
     throw err;
   }
 }
@@ -288,7 +284,7 @@ export function parseTemplate(src: string): { parts: TemplatePart[]; problems: T
         problem("empty template '{{ }}'", i, "write a name such as {{ inputs.package }}");
       } else if (m && REF.test(m[1] as string)) {
         flush();
-        const index = m[2] ? (m[2].match(/[0-9]+/g) ?? []).map(Number) : undefined;
+        const index = m[2] ? indexesOf(m[2]) : undefined;
         target().push({
           kind: "ref",
           path: (m[1] as string).split("."),
@@ -303,7 +299,7 @@ export function parseTemplate(src: string): { parts: TemplatePart[]; problems: T
           flush();
           target().push({ kind: "value", value, raw, offset: i });
         } catch (err) {
-          if (!(err instanceof TemplateSyntaxError)) throw err;
+          if (!(err instanceof ExpressionError)) throw err;
           problem(
             `'{{ ${trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed} }}': ${err.message}`,
             err.offset,
@@ -330,7 +326,7 @@ export function parseTemplate(src: string): { parts: TemplatePart[]; problems: T
       try {
         if (word === "if") {
           if (stack.length >= MAX_TEMPLATE_NESTING)
-            throw new TemplateSyntaxError(
+            throw new ExpressionError(
               `{% if %} blocks nest deeper than ${MAX_TEMPLATE_NESTING}`,
               i,
             );
@@ -358,17 +354,17 @@ export function parseTemplate(src: string): { parts: TemplatePart[]; problems: T
           });
           if (bad !== undefined) throw bad;
         } else if (word === "elif" || word === "else" || word === "endif") {
-          if (!block) throw new TemplateSyntaxError(`{% ${word} %} without an {% if %}`, i);
+          if (!block) throw new ExpressionError(`{% ${word} %} without an {% if %}`, i);
           flush();
           if (word === "endif") {
             if (testSrc.trim() !== "")
-              throw new TemplateSyntaxError("{% endif %} takes nothing", testAt);
+              throw new ExpressionError("{% endif %} takes nothing", testAt);
             stack.pop();
           } else if (block.sawElse) {
-            throw new TemplateSyntaxError(`{% ${word} %} after {% else %}`, i);
+            throw new ExpressionError(`{% ${word} %} after {% else %}`, i);
           } else if (word === "else") {
             if (testSrc.trim() !== "")
-              throw new TemplateSyntaxError("{% else %} takes nothing", testAt);
+              throw new ExpressionError("{% else %} takes nothing", testAt);
             block.sawElse = true;
             block.into = block.part.otherwise;
           } else {
@@ -377,13 +373,13 @@ export function parseTemplate(src: string): { parts: TemplatePart[]; problems: T
             block.into = branch.parts;
           }
         } else {
-          throw new TemplateSyntaxError(
+          throw new ExpressionError(
             `'{% ${word || inner.trim().slice(0, 20)} %}' is not supported: blocks are {% if %}, {% elif %}, {% else %} and {% endif %}`,
             i,
           );
         }
       } catch (err) {
-        if (!(err instanceof TemplateSyntaxError)) throw err;
+        if (!(err instanceof ExpressionError)) throw err;
         problem(
           err.message,
           err.offset,

@@ -5,6 +5,7 @@ import {
   type SourceDocument,
   type SourceLimits,
 } from "../../format/source.js";
+import { frontMatter } from "../front-matter.js";
 import { DialectConversion, isObject, type Json } from "../conversion.js";
 import type { Dialect, DialectResult } from "../dialect.js";
 
@@ -75,13 +76,15 @@ function loadCatalyst(file: string, text: string, limits: SourceLimits): Dialect
 
 /** A Markdown playbook: front matter (owner, reviewers), and a body that is the prompt. */
 function loadMarkdown(file: string, text: string, limits: SourceLimits): DialectResult {
-  const front = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
-  // The front matter parses at its own lines: blank lines keep positions in the author's file.
-  const yamlText = front ? `\n${front[1] ?? ""}` : "";
-  const loaded = loadSourceText(file, front ? yamlText : "{}", limits);
-  if (!loaded.ok) return { ok: false, failure: loaded };
-  const doc = loaded.document;
-  const c = new MarkdownConversion(doc, file, text.slice(front ? front[0].length : 0));
+  const front = frontMatter(file, text, limits);
+  if (front.failure) return { ok: false, failure: front.failure };
+  let doc = front.doc;
+  if (!doc) {
+    const empty = loadSourceText(file, "{}", limits);
+    if (!empty.ok) return { ok: false, failure: empty };
+    doc = empty.document;
+  }
+  const c = new MarkdownConversion(doc, file, front.body);
   return { ok: true, document: c.convert(), problems: c.problems };
 }
 

@@ -6,6 +6,7 @@ import {
   type SourceLimits,
 } from "../../format/source.js";
 import { DialectConversion, isObject, type Json } from "../conversion.js";
+import { frontMatter as splitFrontMatter } from "../front-matter.js";
 import type { Dialect, DialectResult, Siblings } from "../dialect.js";
 import { rewriteCondition, rewriteTemplate, type Rewrite } from "./templates.js";
 
@@ -84,22 +85,10 @@ export function toolName(tool: string): string {
   return dot > 0 ? `${tool.slice(0, dot)}/${tool.slice(dot + 1)}` : `mindscape/${tool}`;
 }
 
-/** The front matter of a Markdown file (`---` … `---`), as a document over the same lines. */
-function frontMatter(
-  file: string,
-  text: string,
-  limits: SourceLimits,
-): {
-  doc?: SourceDocument;
-  failure?: Extract<ReturnType<typeof loadSourceText>, { ok: false }>;
-  body: string;
-} {
-  const m = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(\r?\n|$)/.exec(text);
-  if (!m) return { body: text.trim() };
-  // The front matter alone, at the same lines: its positions are the file's.
-  const loaded = loadSourceText(file, text.slice(0, m[0].length - (m[2] ?? "").length - 3), limits);
-  const body = text.slice(m[0].length).trim();
-  return loaded.ok ? { doc: loaded.document, body } : { failure: loaded, body };
+/** The front matter and the trimmed body of an SOP. */
+function frontMatter(file: string, text: string, limits: SourceLimits) {
+  const split = splitFrontMatter(file, text, limits);
+  return { ...split, body: split.body.trim() };
 }
 
 const hasFrontMatterCode = (text: string) =>
