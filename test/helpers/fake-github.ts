@@ -197,6 +197,11 @@ export class FakeGitHub {
   readonly org: Repo | undefined;
   readonly issues = new Map<number, FakeIssue>();
   readonly comments = new Map<number, FakeComment>();
+  /** Pull request review comments (threads: `in_reply_to_id` names the first comment). */
+  readonly reviewComments = new Map<
+    number,
+    FakeComment & { pull: number; in_reply_to_id?: number; path: string }
+  >();
   readonly pulls = new Map<number, FakePull>();
   readonly permissions = new Map<string, string>();
   /** The repository's labels the app created (name → colour and description). */
@@ -482,6 +487,24 @@ export class FakeGitHub {
     return user.login === this.botLogin
       ? { id: this.appId, slug: this.botLogin.replace(/\[bot\]$/, "") }
       : null;
+  }
+
+  /** A review comment by someone on a pull request: the first of a thread. */
+  addReviewComment(pull: number, body: string, login = "reviewer"): number {
+    const at = this.clock().toISOString();
+    const id = this.nextComment++;
+    this.reviewComments.set(id, {
+      id,
+      issue: pull,
+      pull,
+      path: "src/index.ts",
+      body,
+      user: this.user(login),
+      performed_via_github_app: null,
+      created_at: at,
+      updated_at: at,
+    });
+    return id;
   }
 
   private addComment(
@@ -908,6 +931,43 @@ export class FakeGitHub {
       if (!i || !i.labels.includes(m[2] as string)) return notFound();
       i.labels = i.labels.filter((l) => l !== m?.[2]);
       return [200, i.labels.map((name) => ({ name }))];
+    }
+
+    // pull request review comments
+    if ((m = /^\/pulls\/([0-9]+)\/comments$/.exec(sub)) && method === "GET") {
+      const pull = Number(m[1]);
+      const since = q.get("since");
+      const list = [...this.reviewComments.values()].filter(
+        (c) => c.pull === pull && (!since || c.updated_at >= since),
+      );
+      return [
+        200,
+        list.map((c) => ({
+          ...c,
+          html_url: `https://github.com/r/pull/${pull}#discussion_r${c.id}`,
+        })),
+      ];
+    }
+    if ((m = /^\/pulls\/([0-9]+)\/comments\/([0-9]+)\/replies$/.exec(sub)) && method === "POST") {
+      const pull = Number(m[1]);
+      const first = this.reviewComments.get(Number(m[2]));
+      if (!this.pulls.has(pull) || first?.pull !== pull) return notFound();
+      const at = this.clock().toISOString();
+      const user = this.user(this.botLogin);
+      const c = {
+        id: this.nextComment++,
+        issue: pull,
+        pull,
+        path: first.path,
+        in_reply_to_id: first.in_reply_to_id ?? first.id,
+        body: String(b.body),
+        user,
+        performed_via_github_app: this.appOf(user),
+        created_at: at,
+        updated_at: at,
+      };
+      this.reviewComments.set(c.id, c);
+      return [201, { ...c, html_url: `https://github.com/r/pull/${pull}#discussion_r${c.id}` }];
     }
 
     // pull requests

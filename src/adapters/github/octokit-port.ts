@@ -1045,31 +1045,55 @@ export class OctokitPort implements GitHubPort {
    */
   private async commentEffect(
     effect: Effect<"comment">,
-    issue: number,
+    runIssue: number,
     run: RunState,
   ): Promise<EffectOutcome<"comment">> {
+    const p = effect.params;
+    const issue = p.issue ? Number(p.issue) : runIssue;
     const marker = issueMarker(effect.key);
+    const since = activeFrame(run).since;
+    if (p.reply_to) return this.reviewReply(effect, issue, Number(p.reply_to), marker, since);
     const existing = this.repeated.has(effect.key)
-      ? (await this.commentsSince(issue, activeFrame(run).since)).find(
-          (c) => c.byThisApp && c.body.includes(marker),
-        )
+      ? (await this.commentsSince(issue, since)).find((c) => c.byThisApp && c.body.includes(marker))
       : undefined;
-    if (existing)
-      return {
-        ok: true,
-        outputs: {
-          id: existing.id,
-          url: `https://github.com/${this.owner}/${this.repo}/issues/${issue}#issuecomment-${existing.id}`,
-        },
-      };
-    const c = await this.createComment(issue, `${effect.params.body}\n\n${marker}`);
+    const id = existing?.id ?? (await this.createComment(issue, `${p.body}\n\n${marker}`)).id;
     return {
       ok: true,
       outputs: {
-        id: c.id,
-        url: `https://github.com/${this.owner}/${this.repo}/issues/${issue}#issuecomment-${c.id}`,
+        id,
+        url: `https://github.com/${this.owner}/${this.repo}/issues/${issue}#issuecomment-${id}`,
       },
     };
+  }
+
+  /** A reply in a pull request's review thread; found again by its key, like a comment. */
+  private async reviewReply(
+    effect: Effect<"comment">,
+    pull: number,
+    replyTo: number,
+    marker: string,
+    since: string,
+  ): Promise<EffectOutcome<"comment">> {
+    const repo = { owner: this.owner, repo: this.repo, pull_number: pull };
+    let found: { id: number; html_url: string } | undefined;
+    if (this.repeated.has(effect.key)) {
+      const from = Date.parse(since);
+      const all = (await this.octokit.paginate(this.octokit.rest.pulls.listReviewComments, {
+        ...repo,
+        per_page: 100,
+        ...(Number.isNaN(from) ? {} : { since: new Date(from - CLOCK_SLACK_MS).toISOString() }),
+      })) as (RestComment & { html_url: string })[];
+      found = all.find((c) => this.view(c).byThisApp && (c.body ?? "").includes(marker));
+    }
+    if (!found) {
+      const { data } = await this.octokit.rest.pulls.createReplyForReviewComment({
+        ...repo,
+        comment_id: replyTo,
+        body: `${effect.params.body}\n\n${marker}`,
+      });
+      found = data;
+    }
+    return { ok: true, outputs: { id: String(found.id), url: found.html_url } };
   }
 }
 
@@ -1082,7 +1106,12 @@ const DOING: { [K in EffectKind]: (params: EffectParams<K>) => string } = {
   label: () => "change labels",
   close: () => "close the issue",
   dispatch: (p) => `dispatch ${p.workflow}`,
-  comment: () => "comment",
+  comment: (p) =>
+    p.reply_to
+      ? `reply to review comment ${p.reply_to}`
+      : p.issue
+        ? `comment on #${p.issue}`
+        : "comment",
   ai: () => "run the ai step",
   start_playbook: () => "start_playbook",
   script: (p) => `run a ${p.shell} script`,

@@ -99,7 +99,13 @@ export class LocalEffects implements EffectPerformer {
     commit: (effect) =>
       this.inRepository(() => gitCommit(this.git, effect, (pattern) => this.readWorkTree(pattern))),
     comment: async (effect) => {
-      this.options.log(`comment on the thread:\n${effect.params.body}`);
+      const p = effect.params;
+      const where = p.reply_to
+        ? `reply to review comment ${p.reply_to} on #${p.issue ?? "?"}`
+        : p.issue
+          ? `comment on #${p.issue}`
+          : "comment on the thread";
+      this.options.log(`${where}:\n${p.body}`);
       return { ok: true, outputs: { id: effect.key, url: "(local thread)" } };
     },
     ai: (effect) => this.ai(effect),

@@ -100,6 +100,8 @@ export class MemoryGitHub implements GitHubPort {
     inputs: Record<string, unknown>;
     runId: number;
   }[] = [];
+  /** Replies posted in pull request review threads. */
+  readonly reviewReplies: { pull: number; replyTo: number; body: string }[] = [];
   readonly permissions = new Map<string, Permission>();
   readonly teamMembers = new Map<string, string[]>();
   /** Requests made, by kind: what a benchmark or test counts. */
@@ -112,6 +114,8 @@ export class MemoryGitHub implements GitHubPort {
 
   /** The tools investigate steps call (a simulation may give canned results). */
   tools: ToolRunner = NO_TOOLS;
+  /** What the AI answers, by step id (a simulation may give them); others get a placeholder. */
+  aiAnswers: Record<string, string> = {};
 
   constructor(
     readonly appLogin = "playbook-bot[bot]",
@@ -518,13 +522,20 @@ export class MemoryGitHub implements GitHubPort {
 
   private async commentEffect(
     effect: Effect<"comment">,
-    issueNumber: number,
+    runIssue: number,
   ): Promise<EffectOutcome<"comment">> {
+    const p = effect.params;
+    const issueNumber = p.issue ? Number(p.issue) : runIssue;
     const earlier = this.comments_.get(this.effectComments.get(effect.key) ?? "");
-    const c =
-      earlier?.issue === issueNumber
-        ? publicView(earlier)
-        : await this.createComment(issueNumber, effect.params.body);
+    let c = earlier?.issue === issueNumber ? publicView(earlier) : undefined;
+    if (!c) {
+      if (p.reply_to) {
+        // A review-thread reply: kept on the pull request's thread, marked as the reply it is.
+        this.reviewReplies.push({ pull: issueNumber, replyTo: Number(p.reply_to), body: p.body });
+        this.note(runIssue, `replied to review comment ${p.reply_to} on #${issueNumber}`);
+      }
+      c = await this.createComment(issueNumber, p.body);
+    }
     this.effectComments.set(effect.key, c.id);
     return {
       ok: true,
@@ -534,7 +545,9 @@ export class MemoryGitHub implements GitHubPort {
 
   /** A simulated answer; the files the step expects must then be on main, as on GitHub. */
   private ai(effect: Effect<"ai">): Promise<EffectOutcome<"ai">> {
-    const text = `(simulated AI answer to: ${effect.params.prompt.split("\n")[0]?.slice(0, 60)})`;
+    const text = Object.hasOwn(this.aiAnswers, effect.step)
+      ? (this.aiAnswers[effect.step] as string)
+      : `(simulated AI answer to: ${effect.params.prompt.split("\n")[0]?.slice(0, 60)})`;
     return checkExpectedFiles({ text }, effect.params, {
       where: "on branch main",
       missing: async (paths) => {

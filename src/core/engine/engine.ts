@@ -1226,6 +1226,10 @@ class Transition {
       this.stepOutcome = `failed (${error.code}), ${action.action}`;
       return this.moveNext(step);
     }
+    if (action.action === "goto") {
+      this.stepOutcome = `failed (${error.code}), going on at ${action.step}`;
+      return this.moveNext(step, action.step);
+    }
     this.stepOutcome = `failed (${error.code})`;
     this.trace(step.id);
     if (this.line !== ROOT_LINE) return this.endLine("failed", error);

@@ -158,6 +158,10 @@ export function forEachLimits(playbook: PlaybookDocument): { parallel: number; i
   };
 }
 
+/** Largest JSON text read as a list of items, and largest object item kept. */
+const MAX_JSON_LIST = 256 * 1024;
+const MAX_OBJECT_ITEM_LENGTH = 4_000;
+
 /**
  * The items a `for_each` template names: a list value as it is, a text value split on commas and
  * line breaks. A template with text around its names is rendered, then split.
@@ -174,13 +178,45 @@ export function forEachItems(
     const value = indexed(resolve(ref.path), ref.index) as Value | undefined;
     if (value === undefined) return { ok: false, message: `'${ref.raw}' has no value in this run` };
     if (Array.isArray(value)) return { ok: true, items: value.map(capItem) };
-    if (typeof value === "string") return { ok: true, items: listItems(value).map(capItem) };
+    if (typeof value === "string") {
+      const json = jsonList(value);
+      if (typeof json === "string") return { ok: false, message: `'${ref.raw}': ${json}` };
+      return { ok: true, items: json ?? listItems(value).map(capItem) };
+    }
     return { ok: false, message: `'${ref.raw}' is ${JSON.stringify(value)}, not a list` };
   }
   const rendered = renderTemplate(template, resolve, "value");
   if (!rendered.ok) return { ok: false, message: rendered.error.message };
   const text = rendered.value;
   return { ok: true, items: listItems(text).map(capItem) };
+}
+
+/**
+ * A list kept as JSON text (an AI's answer, a tool's result, a field of either): its items, an
+ * object item as JSON text again, whose fields `{{ item.x }}` reads.
+ */
+function jsonList(text: string): Scalar[] | string | undefined {
+  if (!/^\s*\[/.test(text) || text.length > MAX_JSON_LIST) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(v)) return undefined;
+  const items: Scalar[] = [];
+  for (const [i, item] of v.entries()) {
+    if (item === null || typeof item !== "object") {
+      items.push(capItem(item as Scalar));
+      continue;
+    }
+    // An object cut short would be no object: one too long is refused instead.
+    const json = JSON.stringify(item);
+    if (json.length > MAX_OBJECT_ITEM_LENGTH)
+      return `item ${i} is ${json.length} characters of JSON; an object item has at most ${MAX_OBJECT_ITEM_LENGTH}`;
+    items.push(json);
+  }
+  return items;
 }
 
 function capItem(v: Scalar): Scalar {

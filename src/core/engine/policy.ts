@@ -73,7 +73,9 @@ export type ErrorAction =
   | { action: "fail" }
   | { action: "continue" }
   | { action: "ignore" }
-  | { action: "retry"; max: number };
+  | { action: "retry"; max: number }
+  /** Go on at another step: a recovery path (the failed step's result keeps its error). */
+  | { action: "goto"; step: string };
 
 /** The step's policy for an error, decided after the error by its code. */
 export function errorAction(step: StepBase, error: PlaybookError): ErrorAction {
@@ -86,6 +88,7 @@ export function errorAction(step: StepBase, error: PlaybookError): ErrorAction {
   if (p === "ignore") return { action: "ignore" };
   const m = /^retry:([0-9]+)$/.exec(p);
   if (m) return { action: "retry", max: Number(m[1]) };
+  if (p.startsWith("goto:")) return { action: "goto", step: p.slice(5) };
   return { action: "fail" };
 }
 

@@ -10,7 +10,7 @@ import { branchNameProblem, repoPathProblem } from "../util/git-ref.js";
  * string inert, so values pass unchanged (inert twice would show `&lt;`); `value` passes values
  * through unchanged (inputs of a child playbook or workflow).
  */
-export type RenderUse = "text" | "plain" | "value" | "branch" | "path" | "label";
+export type RenderUse = "text" | "plain" | "value" | "branch" | "path" | "label" | "number";
 
 export type Rendered = { ok: true; value: string } | { ok: false; error: PlaybookError };
 
@@ -100,7 +100,9 @@ export function renderTemplate(src: string, resolve: Resolver, use: RenderUse = 
         ? repoPathProblem(out)
         : use === "label"
           ? labelProblem(out)
-          : undefined;
+          : use === "number"
+            ? numberProblem(out)
+            : undefined;
   if (problem) {
     return {
       ok: false,
@@ -111,6 +113,14 @@ export function renderTemplate(src: string, resolve: Resolver, use: RenderUse = 
     };
   }
   return { ok: true, value: out };
+}
+
+/** An issue, pull request or comment number: a whole number GitHub could have given. */
+function numberProblem(text: string): string | undefined {
+  const t = text.trim();
+  if (!/^[1-9][0-9]{0,15}$/.test(t) || !Number.isSafeInteger(Number(t)))
+    return "it is not a positive whole number";
+  return undefined;
 }
 
 function labelProblem(label: string): string | undefined {
@@ -165,7 +175,8 @@ export function runResolver(run: RunState, frame: Frame = activeFrame(run)): Res
         return path.length === 4 ? outputs[c] : withinJson(outputs[c], path.slice(4));
       }
       case "item":
-        return path.length === 1 ? frame.item : undefined;
+        // An item that is an object is kept as JSON text; its fields read into it.
+        return path.length === 1 ? frame.item : withinJson(frame.item, path.slice(1));
       case "item_index":
         return path.length === 1 ? frame.itemIndex : undefined;
       case "run": {
@@ -174,6 +185,8 @@ export function runResolver(run: RunState, frame: Frame = activeFrame(run)): Res
           initiator: run.initiator,
           playbook: frame.playbook,
           started_at: run.startedAt,
+          // The day the run started (UTC), as YYYY-MM-DD.
+          date: run.startedAt.slice(0, 10),
           url: run.context.url,
         };
         return path.length === 2 && a !== undefined ? fields[a] : undefined;

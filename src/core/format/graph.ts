@@ -20,7 +20,9 @@ export type EdgeKind =
   /** The end of a branch to what follows its `parallel` step (label: the branch). */
   | "join"
   /** A step named in `needs:` to the step that needs it. */
-  | "needs";
+  | "needs"
+  /** A step to the step its `on_error: goto:<step>` goes on at when it fails. */
+  | "error";
 
 export interface Edge {
   from: string;
@@ -399,6 +401,21 @@ function addJoinEdges(graph: PlaybookGraph, edges: Map<string, Edge[]>, leaves: 
   }
 }
 
+/** `on_error: goto:<step>`, as one policy or per error code. */
+function addErrorEdges(
+  step: Step,
+  path: PathSegment[],
+  add: (to: string | undefined, kind: EdgeKind, at: PathSegment[], label?: string) => void,
+): void {
+  const policy = step.on_error;
+  const target = (p: unknown) =>
+    typeof p === "string" && p.startsWith("goto:") ? p.slice(5) : undefined;
+  if (typeof policy === "string") add(target(policy), "error", [...path, "on_error"]);
+  else if (policy && typeof policy === "object")
+    for (const [code, p] of Object.entries(policy))
+      add(target(p), "error", [...path, "on_error", code], code === "default" ? undefined : code);
+}
+
 function isTerminalKind(step: Step): boolean {
   return step.type === "end" || (step.type === "playbook" && step.mode === "handoff");
 }
@@ -427,6 +444,7 @@ function computeEdges(graph: PlaybookGraph, gs: GraphStep, leaves: Set<string>):
       if (Array.isArray(steps) && steps[0])
         add(steps[0].id, "fork", [...path, "branches", name, 0], name);
   }
+  addErrorEdges(step, path, add);
   // A step of a graph list goes on to the steps that need it (added with the others), never by
   // `next` or falling through.
   if (graph.lists.get(gs.list)?.dag) return edges;

@@ -141,5 +141,6 @@ function edgeText(s: GraphStep, e: Edge): string | undefined {
   if (e.kind === "rule") return e.label;
   if (e.kind === "fork") return e.label;
   if (e.kind === "needs") return undefined;
+  if (e.kind === "error") return e.label ? `on ${e.label}` : "on error";
   return e.kind !== "fall-through" && e.kind !== "goto" ? e.kind : undefined;
 }

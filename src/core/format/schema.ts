@@ -11,7 +11,8 @@ export const SCHEMA_ID = "https://playbook-bot.dev/schema/playbook.v1.schema.jso
 export const ID_PATTERN = "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$";
 export const TOOL_PATTERN = "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$";
 export const DURATION_PATTERN = "^([0-9]+[smhd])+$";
-export const ERROR_POLICY_PATTERN = "^(fail|continue|ignore|retry:[1-9][0-9]?)$";
+export const ERROR_POLICY_PATTERN =
+  "^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$";
 
 export const STEP_KINDS = [
   "ai",
@@ -108,7 +109,13 @@ const STEP_FIELDS: Record<
   { fields: Record<string, Json>; required?: string[] }
 > = {
   comment: {
-    fields: { body: str("Markdown comment posted on the issue (templates allowed).") },
+    fields: {
+      body: str("Markdown comment posted on the issue (templates allowed)."),
+      issue: str("Issue or pull request number to comment on (default: the run's issue)."),
+      reply_to: str(
+        "A pull request review comment's id: the comment answers it in its thread (needs `issue`: the pull request).",
+      ),
+    },
     required: ["body"],
   },
   end: {
@@ -663,7 +670,7 @@ export const PLAYBOOK_SCHEMA = {
     on_error_policy: {
       type: "string",
       pattern: ERROR_POLICY_PATTERN,
-      description: "fail, continue, ignore or retry:N.",
+      description: "fail, continue, ignore, retry:N or goto:<step> (go on at that step).",
     },
     on_error: {
       description: "A policy, or policies keyed by error code with a default.",
@@ -672,7 +679,9 @@ export const PLAYBOOK_SCHEMA = {
       else: {
         type: "object",
         minProperties: 1,
-        propertyNames: { pattern: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" },
+        propertyNames: {
+          pattern: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+|[A-Z][a-z][A-Za-z0-9]*)$",
+        },
         additionalProperties: { $ref: "#/$defs/on_error_policy" },
       },
     },

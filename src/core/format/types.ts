@@ -69,6 +69,10 @@ export interface DecisionRule extends Conclusion {
 export interface CommentStep extends StepBase {
   type: "comment";
   body: string;
+  /** Another issue or pull request of the repository (default: the run's issue). */
+  issue?: string;
+  /** A review comment of the pull request `issue`: the comment is a reply in its thread. */
+  reply_to?: string;
 }
 export interface EndStep extends StepBase {
   type: "end";

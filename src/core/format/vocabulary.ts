@@ -4,7 +4,7 @@ import type { StepKind } from "./types.js";
 export const CONTEXT_VARIABLES: Record<string, readonly string[]> = {
   issue: ["number", "title", "url", "author"],
   repo: ["owner", "name", "full_name", "default_branch"],
-  run: ["id", "url", "initiator", "playbook", "started_at"],
+  run: ["id", "url", "initiator", "playbook", "started_at", "date"],
   alert: [
     "title",
     "summary",
@@ -27,7 +27,7 @@ export const LOCAL_CONTEXT: Record<keyof typeof CONTEXT_VARIABLES, string> = {
   issue:
     "a local run has no GitHub issue unless it is given one: pass --issue <n> for issue.number (and issue.url where origin is a GitHub repository); issue.title and issue.author exist only in runs started on GitHub",
   repo: "a local run has repo.name and repo.default_branch (the checked-out branch, when HEAD is on one); repo.owner and repo.full_name need an origin on GitHub",
-  run: "a local run has run.id, run.initiator, run.playbook and run.started_at; run.url needs --issue <n> where origin is a GitHub repository",
+  run: "a local run has run.id, run.initiator, run.playbook, run.started_at and run.date; run.url needs --issue <n> where origin is a GitHub repository",
   alert:
     "a local run has no alert unless it is given one: pass --alert <file> (YAML or JSON with the fields of a golden case's alert: title, severity, labels, …)",
 };

@@ -6,7 +6,12 @@ import { durationMs } from "../../core/engine/policy.js";
 import { activeFrame } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import { MemoryGitHub } from "../../adapters/memory/github.js";
-import { PERMISSIONS, DURATION_PATTERN, TOOL_PATTERN } from "../../core/format/schema.js";
+import {
+  PERMISSIONS,
+  DURATION_PATTERN,
+  ID_PATTERN,
+  TOOL_PATTERN,
+} from "../../core/format/schema.js";
 import type { ToolRunner } from "../../runtime/tool-calls.js";
 import { formatPath, loadSourceText, parsePointer } from "../../core/format/source.js";
 import type { Permission } from "../../core/format/types.js";
@@ -21,6 +26,8 @@ export interface Script {
    * results (an `{ error: "..." }` answer is a failed call); a tool not listed is not configured.
    */
   tools?: Record<string, unknown>;
+  /** What the AI answers, by the id of its step (JSON answers as text or as YAML values). */
+  ai?: Record<string, unknown>;
   events: ScriptEvent[];
 }
 
@@ -51,6 +58,7 @@ const SCRIPT_SCHEMA = {
     users: { type: "object", additionalProperties: { enum: [...PERMISSIONS] } },
     teams: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
     tools: { type: "object", propertyNames: { pattern: TOOL_PATTERN } },
+    ai: { type: "object", propertyNames: { pattern: ID_PATTERN } },
     events: {
       type: "array",
       items: {
@@ -146,6 +154,8 @@ export async function simulate(
       members.map((m) => m.toLowerCase()),
     );
   if (script.tools) gh.tools = cannedTools(script.tools);
+  for (const [step, answer] of Object.entries(script.ai ?? {}))
+    gh.aiAnswers[step] = typeof answer === "string" ? answer : JSON.stringify(answer);
   const author = script.issue?.author ?? "octocat";
   const issue = gh.openIssue(
     script.issue?.title ?? "Simulated issue",

@@ -289,6 +289,43 @@ describe("on_error", () => {
     expect(noDefault.run.status).toBe("failed");
   });
 
+  it("goto:<step> goes on at that step, skipping those between; the failed step keeps its error", () => {
+    const text = yaml`
+      apiVersion: playbook-bot/v1
+      id: recover
+      steps:
+        - id: act
+          type: comment
+          body: hi
+          on_error: { GH-CONFLICT: goto:cleanup, default: fail }
+        - id: skipped
+          type: comment
+          body: never
+        - id: done
+          type: end
+          conclusion: "done"
+        - id: cleanup
+          type: end
+          status: failure
+          conclusion: "cleaned up"
+    `;
+    const d = new Driver(bundle(text));
+    d.start();
+    d.drive();
+    d.failEffect("GH-CONFLICT");
+    expect(d.frame.current).toBe("cleanup");
+    expect(d.frame.results.act).toMatchObject({ status: "failed", error: { code: "GH-CONFLICT" } });
+    d.drive();
+    expect(d.run.end).toMatchObject({ status: "failure", conclusion: "cleaned up" });
+    expect(d.frame.results.skipped).toBeUndefined();
+
+    const other = new Driver(bundle(text));
+    other.start();
+    other.drive();
+    other.failEffect("GH-ERROR");
+    expect(other.run.status).toBe("failed");
+  });
+
   it("retry:N waits out an exponential backoff, then asks again with a new key; then fails", () => {
     const d = new Driver(bundle(flaky("{ GH-RATE-LIMITED: retry:2 }")));
     d.start();

@@ -499,3 +499,33 @@ describe("the state of a run with lanes, read back", () => {
     expect(runStateProblems(badFork).join("; ")).toMatch(/forks/);
   });
 });
+
+describe("for_each over a list kept as JSON text", () => {
+  const text = (answer: string) => ({ answer });
+  it("runs once per element, an object element as JSON text whose fields the step reads", async () => {
+    const { forEachItems } = await import("../../../src/core/engine/lanes.js");
+    const resolve = (path: readonly string[]) =>
+      path.join(".") === "steps.plan.outputs.text"
+        ? text(JSON.stringify([{ id: 1 }, "two", 3, null])).answer
+        : path.join(".") === "steps.big.outputs.text"
+          ? JSON.stringify([{ body: "x".repeat(5000) }])
+          : path.join(".") === "steps.plain.outputs.text"
+            ? "[not json, b"
+            : undefined;
+    expect(forEachItems("{{ steps.plan.outputs.text }}", resolve)).toEqual({
+      ok: true,
+      items: ['{"id":1}', "two", 3, null],
+    });
+    expect(forEachItems("{{ steps.big.outputs.text }}", resolve)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(
+        "item 0 is 5011 characters of JSON; an object item has at most 4000",
+      ),
+    });
+    // Text that only looks like a list is split on commas, as before.
+    expect(forEachItems("{{ steps.plain.outputs.text }}", resolve)).toEqual({
+      ok: true,
+      items: ["[not json", "b"],
+    });
+  });
+});

@@ -126,6 +126,33 @@ describe("render", () => {
 });
 
 describe("policy", () => {
+  it("checks numbers: an issue, pull request or comment number", () => {
+    const resolve = runResolver(runWith());
+    expect(renderTemplate("{{ issue.number }}", resolve, "number")).toEqual({
+      ok: true,
+      value: "5",
+    });
+    for (const bad of ["0", "-3", "1.5", "12abc", "99999999999999999"])
+      expect(renderTemplate(bad, resolve, "number")).toMatchObject({
+        ok: false,
+        error: {
+          code: "PB-TEMPLATE-UNSAFE",
+          message: expect.stringContaining("positive whole number"),
+        },
+      });
+  });
+
+  it("reads an item's fields (an object item is JSON text) and the run's date", () => {
+    const run = runWith();
+    const frame = run.stack[0] as RunState["stack"][number];
+    frame.item = JSON.stringify({ commentId: 101, author: { login: "lee" } });
+    const r = runResolver(run);
+    expect(r(["item", "commentId"])).toBe(101);
+    expect(r(["item", "author"])).toBe('{"login":"lee"}');
+    expect(r(["item", "missing"])).toBeUndefined();
+    expect(r(["run", "date"])).toBe("2026-01-01");
+  });
+
   it("ranks permissions", () => {
     expect(permissionRank(undefined)).toBe(-1);
     expect(permissionRank("read")).toBeLessThan(permissionRank("admin"));

@@ -98,7 +98,7 @@ describe("schema gate", () => {
     expect(span(value)).toEqual([7, 26, 7, 35]);
     const key = one(text, "schema-format");
     expect(key.message).toBe(
-      "steps[0].on_error.bad_code: key 'bad_code' does not match ^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$",
+      "steps[0].on_error.bad_code: key 'bad_code' does not match ^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+|[A-Z][a-z][A-Za-z0-9]*)$",
     );
     expect(span(key)).toEqual([7, 37, 7, 45]);
     expect(ofRule(text, "id-format")).toEqual([]);
@@ -775,5 +775,32 @@ describe("set gate", () => {
       "a.yaml:4:49 set-delegation-cycle steps[0].playbook: delegation cycle: a → a",
       "h.yaml:4:49 set-delegate-terminal steps[0].playbook: 'only-handoff' has no terminal that returns: every way it ends hands off",
     ]);
+  });
+});
+
+describe("on_error goto", () => {
+  const text = (policy: string) => yaml`
+    apiVersion: playbook-bot/v1
+    id: t
+    steps:
+      - id: act
+        type: comment
+        description: Act.
+        body: hi
+        on_error: ${policy}
+      - id: fin
+        type: end
+        description: Done.
+      - id: rescue
+        type: end
+        description: Rescued.
+        status: failure
+  `;
+
+  it("a target that names no step is reported at the policy; a named target is reachable", () => {
+    const goto = one(text("goto:nowhere"), "goto-unresolved");
+    expect(goto.message).toContain("'nowhere' names no step");
+    expect(errorRules(text("{ GH-CONFLICT: goto:rescue }"))).toEqual([]);
+    expect(errorRules(text("continue"))).toEqual(["unreachable"]);
   });
 });

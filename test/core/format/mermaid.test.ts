@@ -154,3 +154,26 @@ describe("renderMermaid with parallel steps, for_each and needs", () => {
     expect(last).toContain('  j_p --> j_p_end(["end"])');
   });
 });
+
+describe("renderMermaid with on_error goto", () => {
+  it("draws the recovery path, labelled with the error code it is for", () => {
+    const chart = renderMermaid(
+      playbookOf(yaml`
+        apiVersion: playbook-bot/v1
+        id: t
+        steps:
+          - id: act
+            type: comment
+            body: hi
+            on_error: { GH-CONFLICT: goto:rescue, default: goto:rescue }
+          - id: fin
+            type: end
+          - id: rescue
+            type: end
+            status: failure
+      `),
+    );
+    expect(chart).toContain('s_act -->|"on GH-CONFLICT"| s_rescue');
+    expect(chart).toContain('s_act -->|"on error"| s_rescue');
+  });
+});

@@ -254,6 +254,61 @@ describe("effects", () => {
     expect(fake.since(mark)).toHaveLength(1);
   });
 
+  it("comment: on another issue or pull request, and as a reply in a review thread, each found again by its key", async () => {
+    const other = fake.openIssue("Two", "", "bob");
+    const pr = fake.openPullAs("bob", "feature/x", "Feature", "");
+    const first = fake.addReviewComment(pr.number, "Bound the cache.");
+    const onOther = await port.perform(
+      effect("comment", { body: "See there", issue: String(other.number) }, "k/o/1"),
+      run,
+    );
+    expect(onOther).toMatchObject({
+      ok: true,
+      outputs: { url: expect.stringContaining(`/issues/${other.number}#issuecomment-`) },
+    });
+    expect([...fake.comments.values()].map((c) => c.issue)).toEqual([other.number]);
+
+    const reply = () =>
+      port.perform(
+        effect(
+          "comment",
+          { body: "Done.", issue: String(pr.number), reply_to: String(first) },
+          "k/r/1",
+        ),
+        run,
+      );
+    const r1 = await reply();
+    expect(r1).toMatchObject({
+      ok: true,
+      outputs: { url: expect.stringContaining("discussion_r") },
+    });
+    const replies = [...fake.reviewComments.values()].filter((c) => c.in_reply_to_id === first);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]?.body).toMatch(/^Done\.\n\n<!-- /);
+    // A reply that may have been posted before is looked for in the pull request's review comments.
+    port.mayHaveDone("k/r/1");
+    const mark = fake.requests.length;
+    const r2 = await reply();
+    expect(r2).toEqual(r1);
+    expect(fake.since(mark).map((r) => r.method)).toEqual(["GET"]);
+    expect(
+      [...fake.reviewComments.values()].filter((c) => c.in_reply_to_id === first),
+    ).toHaveLength(1);
+    // A reply to a comment that is not on that pull request fails as GitHub answers.
+    expect(
+      await port.perform(
+        effect("comment", { body: "x", issue: String(pr.number), reply_to: "999999" }, "k/r/2"),
+        run,
+      ),
+    ).toMatchObject({
+      ok: false,
+      error: {
+        code: "GH-NOT-FOUND",
+        message: expect.stringContaining("reply to review comment 999999"),
+      },
+    });
+  });
+
   it("dispatch, comment (found again by its key), ai and start_playbook", async () => {
     expect(
       await port.perform(effect("dispatch", { workflow: "ci.yml", inputs: { n: 1 } }), run),

@@ -13,7 +13,6 @@ import {
   CHECKPOINT_OUTPUTS,
   CONTEXT_MAPS,
   CONTEXT_VARIABLES,
-  ITEM_VARIABLES,
   STEP_OUTPUTS,
 } from "../../format/vocabulary.js";
 import { didYouMean } from "../../util/suggest.js";
@@ -51,6 +50,8 @@ const NOT_TEMPLATES = new Set([
   "finding",
   "template",
   "prompt_file",
+  // A script's text is never templated (values reach it through env); `run: auto` is an enum.
+  "run",
   // A parallel step's branches are steps of their own (walked as such), the rest ids and enums.
   "branches",
   "needs",
@@ -218,8 +219,8 @@ function resolve(ctx: DocumentContext, ref: string[], raw: string): Resolution {
     return { kind: "step-output", target };
   }
   // Where `item` may be used is the dag-item-outside rule's question.
-  if ((ITEM_VARIABLES as readonly string[]).includes(head ?? "") && ref.length === 1)
-    return { kind: "resolved" };
+  // An item's fields (`item.path`) read into an item that is an object.
+  if (head === "item" || (head === "item_index" && ref.length === 1)) return { kind: "resolved" };
   const vars = head !== undefined ? CONTEXT_VARIABLES[head] : undefined;
   if (vars) {
     const ok =

@@ -16,8 +16,7 @@ export const itemOutsideForEach: FileRule<"item-outside-for-each"> = {
   check(ctx) {
     const out: Finding<"item-outside-for-each">[] = [];
     for (const { ref, scope, at, raw } of references(ctx)) {
-      if (ref.length !== 1 || !(ITEM_VARIABLES as readonly string[]).includes(ref[0] ?? ""))
-        continue;
+      if (!(ITEM_VARIABLES as readonly string[]).includes(ref[0] ?? "")) continue;
       const step = scope.stepId === undefined ? undefined : ctx.graph.byId.get(scope.stepId);
       if (step?.step.for_each !== undefined && at[at.length - 1] !== "for_each") continue;
       out.push({

@@ -31,6 +31,15 @@ export const stepShape: FileRule<"step-shape"> = {
               );
           });
           break;
+        case "comment":
+          if (step.reply_to !== undefined && step.issue === undefined)
+            report(
+              [...p, "reply_to"],
+              "a reply to a review comment needs the pull request it belongs to",
+              "add issue: <pull request number>",
+              true,
+            );
+          break;
         case "label":
           if (!step.add?.length && !step.remove?.length)
             report(p, "a label step needs add: or remove:", "add add: [label]");

@@ -1,6 +1,10 @@
-/** A comment on the run's issue. */
+/** A comment on the run's issue, on another issue or pull request, or a review-thread reply. */
 export type CommentParams = {
   body: string;
+  /** Another issue or pull request of the repository, by number. */
+  issue?: string;
+  /** A review comment's id on the pull request `issue`: the comment is a reply to it. */
+  reply_to?: string;
 };
 
 export type CommentOutputs = {
