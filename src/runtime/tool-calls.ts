@@ -10,6 +10,8 @@ export type ToolCallResult =
 
 /** Where a host's tools are called: built-in GitHub tools, allowed HTTP tools, MCP servers. */
 export interface ToolRunner {
+  /** The deadline the runner itself keeps for a call, which the caller then honours. */
+  readonly deadlineMs?: number;
   /** `stepAuthority`: the step's authority, which (with the deployment's) decides whether a tool may write. */
   call(
     tool: string,
@@ -28,8 +30,10 @@ export const NO_TOOLS: ToolRunner = {
   }),
 };
 
-/** How long one call may take before it is abandoned. */
+/** How long one call may take before it is abandoned, when the runner keeps no deadline. */
 export const TOOL_CALL_TIMEOUT_MS = 30_000;
+/** Time past the runner's own deadline before the call is abandoned here: its answer wins. */
+const DEADLINE_GRACE_MS = 1_000;
 
 /**
  * The `tool_call` effect on any host: the calls one after another, each within its time, their
@@ -39,7 +43,10 @@ export const TOOL_CALL_TIMEOUT_MS = 30_000;
 export async function performToolCalls(
   runner: ToolRunner,
   params: EffectParams<"tool_call">,
-  timeoutMs = TOOL_CALL_TIMEOUT_MS,
+  // One deadline: the runner's (the deployment's timeout_ms), with a backstop just past it.
+  timeoutMs = runner.deadlineMs !== undefined
+    ? runner.deadlineMs + DEADLINE_GRACE_MS
+    : TOOL_CALL_TIMEOUT_MS,
 ): Promise<ToolCallOutputs> {
   const findings: Record<string, Scalar> = {};
   const taken: Record<`output.${string}`, Value> = {};

@@ -9,7 +9,8 @@ export type ToolErrorCode =
   | "TOOL-TIMEOUT"
   | "TOOL-FAILED"
   | "TOOL-TOO-LARGE"
-  | "TOOL-INVALID";
+  | "TOOL-INVALID"
+  | "TOOL-NOT-FOUND";
 
 /** What a host knows of one configured tool. */
 export interface ToolDescriptor {
@@ -41,6 +42,8 @@ export type ToolCallOutcome =
 
 /** The tools a run may call: built-in GitHub tools, allowed HTTP tools, MCP servers. */
 export interface ToolsPort {
+  /** How long a call may take here (the deployment's `timeout_ms`, or the default). */
+  readonly deadlineMs?: number;
   /** The tool named `server/tool`, or undefined when it is not configured here. */
   describe(name: string): Promise<ToolDescriptor | undefined>;
   call(
@@ -200,6 +203,7 @@ export function createToolsPort(
   }
 
   return {
+    deadlineMs: options.defaultDeadlineMs ?? DEFAULT_TOOL_DEADLINE_MS,
     describe,
     call,
     close: async () => {
@@ -215,6 +219,7 @@ export function createToolsPort(
  */
 export function toolRunnerOf(port: ToolsPort): ToolRunner {
   return {
+    ...(port.deadlineMs !== undefined ? { deadlineMs: port.deadlineMs } : {}),
     call: async (tool, args, signal, stepAuthority): Promise<ToolCallResult> => {
       const descriptor = await port.describe(tool).catch(() => undefined);
       const writeApproved =

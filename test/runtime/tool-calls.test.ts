@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { NO_TOOLS, performToolCalls, type ToolRunner } from "../../src/runtime/tool-calls.js";
+import { createToolsPort, toolRunnerOf, type ToolProvider } from "../../src/runtime/tools.js";
 
 const call = (number: number, tool: string, required = false) => ({
   number,
@@ -52,6 +53,44 @@ describe("performToolCalls", () => {
     ]);
     expect(out["finding.step_error"]).toBe("slow/hang: TOOL-TIMEOUT");
     expect(out.results).toContain("3. bad/throw failed: TOOL-FAILED socket closed with detail");
+  });
+});
+
+describe("one deadline", () => {
+  it("the port's own deadline is kept: its answer arrives, and its timeout message is the one recorded", async () => {
+    const slow = (ms: number): ToolProvider => ({
+      server: "slow",
+      describe: async (tool) => ({
+        name: `slow/${tool}`,
+        server: "slow",
+        tool,
+        readOnly: true,
+        allowWrites: false,
+        description: "answers late",
+      }),
+      call: (_tool, _args, signal) =>
+        new Promise((resolve) => {
+          const t = setTimeout(() => resolve({ done: true }), ms);
+          signal.addEventListener("abort", () => clearTimeout(t));
+        }),
+    });
+    // The deployment allows 60 s: an answer after 45 s arrives, past the 30 s kept without one.
+    vi.useFakeTimers();
+    try {
+      const patient = toolRunnerOf(createToolsPort([slow(45_000)], { defaultDeadlineMs: 60_000 }));
+      expect(patient.deadlineMs).toBe(60_000);
+      const pending = performToolCalls(patient, { calls: [call(1, "slow/x")] });
+      await vi.advanceTimersByTimeAsync(46_000);
+      const ok = await pending;
+      expect(ok.failed).toEqual([]);
+      expect(ok.results).toContain('1. slow/x: {"done":true}');
+    } finally {
+      vi.useRealTimers();
+    }
+    const hasty = toolRunnerOf(createToolsPort([slow(5_000)], { defaultDeadlineMs: 60 }));
+    const late = await performToolCalls(hasty, { calls: [call(1, "slow/x")] });
+    expect(late.failed).toEqual(["slow/x (TOOL-TIMEOUT)"]);
+    expect(late.results).toContain("slow/x gave no answer in 60 ms");
   });
 });
 

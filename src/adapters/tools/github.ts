@@ -6,6 +6,9 @@ import { ToolError, type ToolDescriptor, type ToolProvider } from "../../runtime
 export const MAX_FILE_BYTES = 64 * 1024;
 const MAX_BODY_CHARS = 4000;
 const MAX_SEARCH_RESULTS = 20;
+/** Review comments read for `github/review_threads` (the newest are past this many). */
+const MAX_REVIEW_COMMENTS = 1000;
+const MAX_THREADS = 100;
 /** Search qualifiers that would reach beyond the run's repository. */
 const SCOPE_QUALIFIERS = ["repo:", "org:", "user:", "owner:"];
 
@@ -27,7 +30,9 @@ const numberArg = {
 };
 
 function positiveInteger(args: Record<string, unknown>, key: string): number {
-  const v = args[key];
+  // A template renders to text: "12" is the number it shows.
+  const raw = args[key];
+  const v = typeof raw === "string" && /^[1-9][0-9]{0,15}$/.test(raw.trim()) ? Number(raw) : raw;
   if (typeof v !== "number" || !Number.isInteger(v) || v < 1)
     throw new ToolError("TOOL-INVALID", `'${key}' must be a positive whole number`);
   return v;
@@ -60,6 +65,145 @@ export function scopedSearchQuery(query: unknown, owner: string, repo: string): 
       `'${scoped.slice(0, 60)}' would search outside ${owner}/${repo}; github/issue_find searches the run's repository only`,
     );
   return `${query} repo:${owner}/${repo}`;
+}
+
+function repositoryPath(path: unknown): string {
+  if (typeof path !== "string" || path.length > 1024)
+    throw new ToolError(
+      "TOOL-INVALID",
+      "'path' must be a repository path of at most 1024 characters",
+    );
+  const problem = repoPathProblem(path);
+  if (problem) throw new ToolError("TOOL-DENIED", `path refused: ${problem}`);
+  return path;
+}
+
+function refArg(ref: unknown): string | undefined {
+  if (ref === undefined) return undefined;
+  const problem = typeof ref === "string" ? branchNameProblem(ref) : "it is not text";
+  if (problem) throw new ToolError("TOOL-INVALID", `'ref' refused: ${problem}`);
+  return ref as string;
+}
+
+function extensionsArg(extensions: unknown): string[] {
+  if (extensions === undefined) return [""];
+  if (
+    !Array.isArray(extensions) ||
+    extensions.length === 0 ||
+    extensions.length > 4 ||
+    !extensions.every((e) => typeof e === "string" && /^(\.[A-Za-z0-9]{1,10})?$/.test(e))
+  )
+    throw new ToolError(
+      "TOOL-INVALID",
+      '\'extensions\' must list 1 to 4 endings such as ".md" or ""',
+    );
+  return ["", ...extensions.filter((e) => e !== "")].filter((e, i, all) => all.indexOf(e) === i);
+}
+
+function parseJson(path: string, content: string): unknown {
+  try {
+    return JSON.parse(content) as unknown;
+  } catch {
+    throw new ToolError("TOOL-INVALID", `${path} is not JSON`);
+  }
+}
+
+/** `*` and `?` of a file-name pattern, matched without a regular expression built from it. */
+export function globMatcher(pattern: unknown): (name: string) => boolean {
+  if (pattern === undefined) return () => true;
+  if (typeof pattern !== "string" || pattern.length > 100 || pattern.includes("/"))
+    throw new ToolError("TOOL-INVALID", "'pattern' must be a file-name pattern (* and ?)");
+  return (name) => globMatch(pattern, name);
+}
+
+/** Greedy wildcard matching with one backtrack point: linear in practice, never exponential. */
+function globMatch(p: string, s: string): boolean {
+  let i = 0;
+  let j = 0;
+  let star = -1;
+  let mark = 0;
+  while (j < s.length) {
+    if (i < p.length && (p[i] === "?" || p[i] === s[j])) {
+      i++;
+      j++;
+    } else if (i < p.length && p[i] === "*") {
+      star = i++;
+      mark = j;
+    } else if (star !== -1) {
+      i = star + 1;
+      j = ++mark;
+    } else return false;
+  }
+  while (p[i] === "*") i++;
+  return i === p.length;
+}
+
+type Content = Awaited<ReturnType<Octokit["rest"]["repos"]["getContent"]>>["data"];
+
+/** A path's content, or undefined when the repository has nothing there. */
+async function contentOrMissing(
+  octokit: Octokit,
+  r: { owner: string; repo: string },
+  path: string,
+  ref: string | undefined,
+  signal: AbortSignal,
+): Promise<Content | undefined> {
+  try {
+    const { data } = await octokit.rest.repos.getContent({
+      ...r,
+      path,
+      ...(ref !== undefined ? { ref } : {}),
+      request: { signal },
+    });
+    return data;
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return undefined;
+    throw err;
+  }
+}
+
+interface ReviewComment {
+  id: number;
+  in_reply_to_id?: number;
+  path: string;
+  line?: number | null;
+  original_line?: number | null;
+  body: string;
+  user: { login: string } | null;
+  created_at: string;
+}
+
+/** Review comments grouped into threads, oldest first; the last word decides `needs_reply`. */
+export function reviewThreads(
+  comments: readonly ReviewComment[],
+  marker: string | undefined,
+): Record<string, unknown> {
+  const threads = new Map<number, ReviewComment[]>();
+  for (const c of [...comments].sort((a, b) => a.created_at.localeCompare(b.created_at))) {
+    const root = c.in_reply_to_id ?? c.id;
+    const list = threads.get(root);
+    if (list) list.push(c);
+    else if (c.in_reply_to_id === undefined) threads.set(root, [c]);
+  }
+  const out = [...threads.values()].slice(0, MAX_THREADS).map((list) => {
+    const first = list[0] as ReviewComment;
+    const last = list[list.length - 1] as ReviewComment;
+    return {
+      id: first.id,
+      commentId: last.id,
+      path: first.path,
+      line: first.line ?? first.original_line ?? null,
+      author: first.user?.login ?? null,
+      body: cut(first.body),
+      replies: list.slice(1).map((c) => ({ author: c.user?.login ?? null, body: cut(c.body) })),
+      needs_reply: marker === undefined ? list.length === 1 : !last.body.includes(marker),
+    };
+  });
+  return {
+    threads: out,
+    totalCount: out.length,
+    remainingCount: out.filter((t) => t.needs_reply).length,
+  };
 }
 
 const BUILT_INS: Record<string, BuiltIn> = {
@@ -162,47 +306,97 @@ const BUILT_INS: Record<string, BuiltIn> = {
       properties: {
         path: { type: "string", maxLength: 1024 },
         ref: { type: "string", maxLength: 200 },
+        extensions: {
+          type: "array",
+          maxItems: 4,
+          items: { type: "string", pattern: "^(\\.[A-Za-z0-9]{1,10})?$" },
+          description: 'Endings tried in order after the path as written ("" for none).',
+        },
+        missing_ok: { type: "boolean", description: "A missing file is { exists: false }." },
+        json: { type: "boolean", description: "Parse the file as JSON into `value`." },
       },
     },
     run: async (octokit, r, args, signal) => {
-      const path = args.path;
-      if (typeof path !== "string" || path.length > 1024)
-        throw new ToolError(
-          "TOOL-INVALID",
-          "'path' must be a repository path of at most 1024 characters",
-        );
-      const pathProblem = repoPathProblem(path);
-      if (pathProblem) throw new ToolError("TOOL-DENIED", `path refused: ${pathProblem}`);
-      const ref = args.ref;
-      if (ref !== undefined) {
-        const refProblem = typeof ref === "string" ? branchNameProblem(ref) : "it is not text";
-        if (refProblem) throw new ToolError("TOOL-INVALID", `'ref' refused: ${refProblem}`);
+      const path = repositoryPath(args.path);
+      const ref = refArg(args.ref);
+      const endings = extensionsArg(args.extensions);
+      for (const ending of endings) {
+        const data = await contentOrMissing(octokit, r, `${path}${ending}`, ref, signal);
+        if (data === undefined) continue;
+        const at = `${path}${ending}`;
+        if (Array.isArray(data))
+          return {
+            path: at,
+            type: "dir",
+            exists: true,
+            entries: data.slice(0, 200).map((e) => ({ name: e.name, type: e.type })),
+          };
+        if (data.type !== "file" || !("content" in data))
+          return { path: at, type: data.type, exists: true };
+        if (data.size > MAX_FILE_BYTES)
+          throw new ToolError(
+            "TOOL-TOO-LARGE",
+            `${at} has ${data.size} bytes; file_read returns at most ${MAX_FILE_BYTES}`,
+          );
+        const content = Buffer.from(data.content, "base64").toString("utf8");
+        const file = { path: at, type: "file", exists: true, size: data.size, sha: data.sha };
+        return args.json === true
+          ? { ...file, value: parseJson(at, content) }
+          : { ...file, content };
       }
-      const { data } = await octokit.rest.repos.getContent({
+      if (args.missing_ok === true) return { path, type: "none", exists: false };
+      throw new ToolError("TOOL-NOT-FOUND", `${path} is not in the repository`);
+    },
+  },
+  file_list: {
+    description:
+      "The names of the files in a folder of the run's repository, optionally matching a pattern (* and ?).",
+    inputSchema: {
+      type: "object",
+      required: ["path"],
+      properties: {
+        path: { type: "string", maxLength: 1024 },
+        pattern: { type: "string", maxLength: 100 },
+        ref: { type: "string", maxLength: 200 },
+      },
+    },
+    run: async (octokit, r, args, signal) => {
+      const path = repositoryPath(args.path);
+      const ref = refArg(args.ref);
+      const match = globMatcher(args.pattern);
+      const data = await contentOrMissing(octokit, r, path, ref, signal);
+      if (!Array.isArray(data))
+        throw new ToolError("TOOL-NOT-FOUND", `${path} is not a folder of the repository`);
+      const names = data
+        .filter((e) => e.type === "file" && match(e.name))
+        .map((e) => e.name)
+        .sort()
+        .slice(0, 500);
+      return { path, names, count: names.length };
+    },
+  },
+  review_threads: {
+    description:
+      "The review threads of a pull request of the run's repository: each first comment with its replies; threads whose last word is not a reply carrying `marker` need a reply.",
+    inputSchema: {
+      type: "object",
+      required: ["number"],
+      properties: {
+        number: { type: "integer", minimum: 1 },
+        marker: { type: "string", maxLength: 200 },
+      },
+    },
+    run: async (octokit, r, args, signal) => {
+      const pull = positiveInteger(args, "number");
+      const marker =
+        typeof args.marker === "string" && args.marker !== "" ? args.marker : undefined;
+      const comments = (await octokit.paginate(octokit.rest.pulls.listReviewComments, {
         ...r,
-        path,
-        ...(typeof ref === "string" ? { ref } : {}),
+        pull_number: pull,
+        per_page: 100,
         request: { signal },
-      });
-      if (Array.isArray(data))
-        return {
-          path,
-          type: "dir",
-          entries: data.slice(0, 200).map((e) => ({ name: e.name, type: e.type })),
-        };
-      if (data.type !== "file" || !("content" in data)) return { path, type: data.type };
-      if (data.size > MAX_FILE_BYTES)
-        throw new ToolError(
-          "TOOL-TOO-LARGE",
-          `${path} has ${data.size} bytes; file_read returns at most ${MAX_FILE_BYTES}`,
-        );
-      return {
-        path,
-        type: "file",
-        size: data.size,
-        sha: data.sha,
-        content: Buffer.from(data.content, "base64").toString("utf8"),
-      };
+      })) as ReviewComment[];
+      return reviewThreads(comments.slice(0, MAX_REVIEW_COMMENTS), marker);
     },
   },
 };

@@ -3,7 +3,9 @@ import { ProbotOctokit } from "probot";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   githubTools,
+  globMatcher,
   MAX_FILE_BYTES,
+  reviewThreads,
   scopedSearchQuery,
 } from "../../../src/adapters/tools/github.js";
 import { createToolsPort } from "../../../src/runtime/tools.js";
@@ -204,6 +206,165 @@ describe("built-in GitHub tools", () => {
     [{ path: 42 }, "TOOL-INVALID"],
   ])("file_read refuses the arguments %j", async (args, code) => {
     expect(await port.call("github/file_read", args)).toMatchObject({ ok: false, code });
+  });
+
+  it("file_read tries each ending in turn, parses JSON, and answers a missing file as asked", async () => {
+    const file = (content: string) => ({
+      type: "file",
+      size: content.length,
+      sha: "s",
+      name: "x",
+      path: "x",
+      content: Buffer.from(content).toString("base64"),
+    });
+    nock(API)
+      .get("/repos/acme/shop/contents/.xe%2Fproduct")
+      .reply(404, { message: "Not Found" })
+      .get("/repos/acme/shop/contents/.xe%2Fproduct.md")
+      .reply(404, { message: "Not Found" })
+      .get("/repos/acme/shop/contents/.xe%2Fproduct.json")
+      .query({ ref: "work" })
+      .reply(200, file('{"name":"shop"}'))
+      .get("/repos/acme/shop/contents/.xe%2Fproduct")
+      .query({ ref: "work" })
+      .reply(404, { message: "Not Found" })
+      .get("/repos/acme/shop/contents/.xe%2Fproduct.md")
+      .query({ ref: "work" })
+      .reply(404, { message: "Not Found" })
+      .get("/repos/acme/shop/contents/gone.md")
+      .times(2)
+      .reply(404, { message: "Not Found" })
+      .get("/repos/acme/shop/contents/bad.json")
+      .reply(200, file("{ nope"));
+    // Without ref: .md then .json are not found either: one request per ending.
+    nock(API).get("/repos/acme/shop/contents/.xe%2Fproduct.json").reply(404, {});
+    expect(
+      await port.call("github/file_read", { path: ".xe/product", extensions: [".md", ".json"] }),
+    ).toMatchObject({ ok: false, code: "TOOL-NOT-FOUND" });
+    expect(
+      await port.call("github/file_read", {
+        path: ".xe/product",
+        extensions: [".md", ".json"],
+        ref: "work",
+        json: true,
+      }),
+    ).toMatchObject({
+      ok: true,
+      result: { path: ".xe/product.json", exists: true, value: { name: "shop" } },
+    });
+    expect(
+      await port.call("github/file_read", { path: "gone.md", missing_ok: true }),
+    ).toMatchObject({
+      ok: true,
+      result: { path: "gone.md", type: "none", exists: false },
+    });
+    expect(await port.call("github/file_read", { path: "gone.md" })).toMatchObject({
+      ok: false,
+      code: "TOOL-NOT-FOUND",
+    });
+    expect(await port.call("github/file_read", { path: "bad.json", json: true })).toMatchObject({
+      ok: false,
+      code: "TOOL-INVALID",
+      message: "github/file_read: bad.json is not JSON",
+    });
+  });
+
+  it.each([[[".md", "md"]], [[]], [[".a", ".b", ".c", ".d", ".e"]], ["md"], [[3]]])(
+    "file_read refuses the endings %j",
+    async (extensions) => {
+      expect(await port.call("github/file_read", { path: "a", extensions })).toMatchObject({
+        ok: false,
+        code: "TOOL-INVALID",
+      });
+    },
+  );
+
+  it("file_list names a folder's files that match the pattern, sorted", async () => {
+    nock(API)
+      .get("/repos/acme/shop/contents/commands")
+      .reply(200, [
+        { name: "run.md", type: "file" },
+        { name: "plan.md", type: "file" },
+        { name: "notes.txt", type: "file" },
+        { name: "sub.md", type: "dir" },
+      ])
+      .get("/repos/acme/shop/contents/README.md")
+      .reply(200, {
+        type: "file",
+        size: 1,
+        name: "README.md",
+        path: "README.md",
+        sha: "1",
+        content: "",
+      });
+    expect(
+      await port.call("github/file_list", { path: "commands", pattern: "*.md" }),
+    ).toMatchObject({
+      ok: true,
+      result: { path: "commands", names: ["plan.md", "run.md"], count: 2 },
+    });
+    expect(await port.call("github/file_list", { path: "README.md" })).toMatchObject({
+      ok: false,
+      code: "TOOL-NOT-FOUND",
+    });
+    expect(await port.call("github/file_list", { path: "a", pattern: "x/*.md" })).toMatchObject({
+      ok: false,
+      code: "TOOL-INVALID",
+    });
+    expect(await port.call("github/file_list", { path: "../etc" })).toMatchObject({
+      ok: false,
+      code: "TOOL-DENIED",
+    });
+  });
+
+  it("matches * and ? without backtracking blow-up", () => {
+    const m = globMatcher("*a*a*a*a*a*a*a*a*b");
+    expect(m("a".repeat(5000))).toBe(false);
+    expect(globMatcher("c?t.*")("cat.md")).toBe(true);
+    expect(globMatcher("c?t.*")("ct.md")).toBe(false);
+    expect(globMatcher(undefined)("anything")).toBe(true);
+    expect(() => globMatcher(7)).toThrow("'pattern'");
+  });
+
+  it("review_threads groups a pull request's review comments into threads", async () => {
+    const c = (id: number, body: string, at: string, reply?: number, login = "lee") => ({
+      id,
+      body,
+      path: "src/cache.ts",
+      line: 10,
+      user: { login },
+      created_at: at,
+      ...(reply ? { in_reply_to_id: reply } : {}),
+    });
+    nock(API)
+      .get("/repos/acme/shop/pulls/12/comments")
+      .query(true)
+      .reply(200, [
+        c(2, "Rename?", "2026-01-01T00:02:00Z"),
+        c(1, "Bound the cache.", "2026-01-01T00:01:00Z"),
+        c(3, "⚛️ [Catalyst][Claude] Done.", "2026-01-01T00:03:00Z", 1, "bot"),
+      ]);
+    const r = await port.call("github/review_threads", {
+      number: "12",
+      marker: "[Catalyst][Claude]",
+    });
+    expect(r).toMatchObject({
+      ok: true,
+      result: {
+        totalCount: 2,
+        remainingCount: 1,
+        threads: [
+          { id: 1, commentId: 3, needs_reply: false, replies: [{ author: "bot" }] },
+          { id: 2, commentId: 2, needs_reply: true, replies: [] },
+        ],
+      },
+    });
+    // Without a marker, a thread nobody answered needs a reply; a reply whose first comment is gone is left out.
+    const plain = reviewThreads([c(5, "Orphan", "2026-01-01T00:00:00Z", 4)], undefined);
+    expect(plain).toEqual({ threads: [], totalCount: 0, remainingCount: 0 });
+    expect(reviewThreads([c(6, "Hi", "2026-01-01T00:00:00Z")], undefined)).toMatchObject({
+      remainingCount: 1,
+    });
   });
 
   it.each([{ query: "" }, { query: "x".repeat(300) }, {}])(
