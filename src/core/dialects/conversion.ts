@@ -32,10 +32,26 @@ export abstract class DialectConversion {
     key = false,
     source: SourceDocument = this.doc,
   ): void {
+    const span = {
+      ...source.span(path, key),
+      ...(source === this.doc ? {} : { file: source.file }),
+    };
+    // A part converted twice (a finally block on two paths) is reported once.
+    if (
+      this.problems.some(
+        (p) =>
+          p.rule === rule &&
+          p.message === message &&
+          p.span.line === span.line &&
+          p.span.column === span.column &&
+          p.span.file === span.file,
+      )
+    )
+      return;
     this.problems.push({
       rule,
       path: formatPath(path),
-      span: { ...source.span(path, key), ...(source === this.doc ? {} : { file: source.file }) },
+      span,
       message,
       hint: hint ?? this.hints[rule],
     });
