@@ -232,8 +232,12 @@ describe("Mindscape specs: each field as its engine reads it", () => {
       "dialect-unmapped: step hooks (pre_step, post_step, on_error) call tool slots around a step; there is no equivalent here",
     ],
     [
-      { steps: [{ id: "a", tool: "x.y", gate: { required: true } }] },
-      "dialect-drift: Mindscape checks a gate after the step ran; here the step waits for an approval before it runs",
+      { steps: [{ id: "a", tool: "x.y", gate: { required: true, type: "modification" } }] },
+      "dialect-drift: Mindscape's executor does not read a gate's type; here every gate is a review of the step's result",
+    ],
+    [
+      { steps: [{ id: "a", tool: "x.y", gate: { required: true, type: "audit" } }] },
+      "dialect-invalid: a gate's type is validation or modification",
     ],
     [
       { steps: [{ id: "a", tool_slot: "cms.apply" }] },
@@ -299,6 +303,61 @@ describe("Mindscape specs: each field as its engine reads it", () => {
       files: { type: "list", required: true },
       cfg: { type: "object" },
     });
+  });
+
+  it("reviews a gated step's result after it ran, as Mindscape does: a checkpoint follows it", () => {
+    const r = convert({
+      steps: [
+        {
+          id: "a",
+          tool: "x.publish",
+          condition: "{{input.q}}",
+          gate: {
+            required: true,
+            operation: "publish",
+            checkpoint_required: true,
+            decision_payload_schema: { type: "object" },
+          },
+        },
+        { id: "a_gate", tool: "x.y", depends_on: ["a"] },
+        { id: "b", tool: "x.y", gate: { required: false } },
+      ],
+    });
+    expect(r.playbook?.steps?.map((s) => [s.id, s.type])).toEqual([
+      ["a", "investigate"],
+      ["a_gate_2", "checkpoint"],
+      ["b", "investigate"],
+      ["a_gate", "investigate"],
+    ]);
+    const [a, gate] = r.playbook?.steps ?? [];
+    expect(a).not.toHaveProperty("authority");
+    expect(gate).toMatchObject({
+      if: "inputs.q",
+      message: "Review the result of a (publish): /approve to go on, /reject to stop the playbook.",
+      response_schema: { type: "object" },
+    });
+    expect(gate).not.toHaveProperty("on_reject");
+    const text = JSON.stringify(
+      { ...base, steps: [{ id: "a", tool: "x.y", gate: { required: true } }] },
+      null,
+      2,
+    );
+    const located = load(join(SPECS, "t.json"), text);
+    expect(errors(located)).toEqual([]);
+    expect(r.diagnostics.map((d) => d.message)).toContain(
+      "Mindscape's executor does not read a gate's checkpoint_required; here every gate is a review of the step's result",
+    );
+    const d = new Driver({
+      playbook: located.playbook as NonNullable<typeof located.playbook>,
+      hash: "h",
+    });
+    d.start({ q: "x" });
+    d.drive();
+    // The step runs first; the gate then waits for a decision on its result.
+    expect(d.effect().params).toMatchObject({ calls: [{ tool: "x/y" }] });
+    d.answer({ called: 1, failed: [], results: "" });
+    d.drive();
+    expect(d.frame.current).toBe("a_gate");
   });
 
   it("reads an SOP-only playbook's front matter: locale, tools, unknown fields", () => {

@@ -8,6 +8,7 @@ import {
 import { DialectConversion, isObject, type Json } from "../conversion.js";
 import { frontMatter as splitFrontMatter } from "../front-matter.js";
 import type { Dialect, DialectResult, Siblings } from "../dialect.js";
+import { HANDOFF_FILE, loadHandoff } from "./handoff.js";
 import { rewriteCondition, rewriteTemplate, type Rewrite } from "./templates.js";
 
 /**
@@ -16,6 +17,7 @@ import { rewriteCondition, rewriteTemplate, type Rewrite } from "./templates.js"
  * matter: name, kind, interaction_mode, required_tools, locale…; the body is the procedure in
  * prose), joined by `playbook_code`; and SOP-only playbooks (Markdown with front matter, also
  * under a `.yaml` name), whose body is the work. Each tool step becomes a call the bot makes.
+ * A HandoffPlan (`<name>.handoff.json`) chains playbooks: see `handoff.ts`.
  */
 
 const HINTS: Record<DialectCode, string> = {
@@ -98,6 +100,7 @@ export const mindscape: Dialect = {
   id: "mindscape",
   title: "Mindscape",
   recognise: (file, text) =>
+    HANDOFF_FILE.test(file) ||
     (/\.json$/i.test(file) &&
       /"playbook_code"\s*:/.test(text) &&
       /"steps"\s*:/.test(text) &&
@@ -106,7 +109,11 @@ export const mindscape: Dialect = {
   // The SOPs beside the specs (i18n/playbooks/<locale>/) load with their spec.
   isPart: (file) => /(^|\/)i18n\/playbooks\/[^/]+\/[^/]+\.md$/i.test(file),
   load: (file, text, siblings, limits) =>
-    /\.json$/i.test(file) ? loadSpec(file, text, siblings, limits) : loadSop(file, text, limits),
+    HANDOFF_FILE.test(file)
+      ? loadHandoff(file, text, limits)
+      : /\.json$/i.test(file)
+        ? loadSpec(file, text, siblings, limits)
+        : loadSop(file, text, limits),
 };
 
 function loadSpec(
@@ -269,7 +276,16 @@ class MindscapeConversion extends DialectConversion {
 
   private identity(src: Json): void {
     if (typeof src.playbook_code !== "string" || !src.playbook_code) {
-      this.report("dialect-invalid", ["playbook_code"], "the spec has no playbook_code");
+      const plan =
+        Array.isArray(src.steps) && src.steps.some((s) => isObject(s) && "playbook_code" in s);
+      this.report(
+        "dialect-invalid",
+        ["playbook_code"],
+        "the spec has no playbook_code",
+        plan
+          ? "its steps name playbooks: a HandoffPlan is read from a file named <name>.handoff.json"
+          : undefined,
+      );
       return;
     }
     this.put(this.out, "id", src.playbook_code, ["id"], ["playbook_code"]);
@@ -481,9 +497,13 @@ class MindscapeConversion extends DialectConversion {
         });
     const out: Json[] = [];
     this.b.locate(["steps"], ["steps"]);
+    const taken = new Set(ids.filter((id): id is string => id !== undefined));
     for (const i of order) {
       const step = this.step(steps[i] as Json, i, out.length);
-      if (step) out.push(step);
+      if (!step) continue;
+      out.push(step);
+      const gate = this.gate(steps[i] as Json, i, step, out.length, taken);
+      if (gate) out.push(gate);
     }
     this.out.steps = out;
     this.readFields();
@@ -600,20 +620,10 @@ class MindscapeConversion extends DialectConversion {
         this.put(step, "for_each", r.text, [...to, "for_each"], [...at, "for_each"]);
       }
     }
-    const risky = isObject(src.tool_policy) && src.tool_policy.risk_level === "write";
-    const gated = isObject(src.gate) && src.gate.required === true;
-    if (risky || gated) {
+    if (isObject(src.tool_policy) && src.tool_policy.risk_level === "write") {
       step.authority = "ask-first";
-      this.b.locate([...to, "authority"], [...at, gated ? "gate" : "tool_policy"]);
+      this.b.locate([...to, "authority"], [...at, "tool_policy"]);
     }
-    if (gated)
-      this.report(
-        "dialect-drift",
-        [...at, "gate"],
-        "Mindscape checks a gate after the step ran; here the step waits for an approval before it runs",
-        undefined,
-        true,
-      );
     if (src.hooks !== undefined)
       this.report(
         "dialect-unmapped",
@@ -623,6 +633,64 @@ class MindscapeConversion extends DialectConversion {
         true,
       );
     return step;
+  }
+
+  /**
+   * A step's gate: Mindscape runs the step, then pauses for a person's decision on its result
+   * (a rejection fails the playbook). So does a checkpoint right after the step.
+   */
+  private gate(
+    src: Json,
+    i: number,
+    step: Json,
+    index: number,
+    taken: Set<string>,
+  ): Json | undefined {
+    const gate = src.gate;
+    if (!isObject(gate) || gate.required !== true) return undefined;
+    const at: PathSegment[] = ["steps", i, "gate"];
+    const to: PathSegment[] = ["steps", index];
+    let id = `${String(step.id)}_gate`;
+    for (let n = 2; taken.has(id); n++) id = `${String(step.id)}_gate_${n}`;
+    taken.add(id);
+    const what = typeof gate.operation === "string" ? ` (${gate.operation})` : "";
+    const out: Json = {
+      id,
+      type: "checkpoint",
+      description: `The gate of ${String(step.id)}: its result is reviewed before the playbook goes on.`,
+      message: `Review the result of ${String(step.id)}${what}: /approve to go on, /reject to stop the playbook.`,
+    };
+    this.b.locate(to, at);
+    for (const key of ["id", "type", "description", "message"]) this.b.locate([...to, key], at);
+    // A step that does not run (its condition is false) has no gate in Mindscape either.
+    if (typeof step.if === "string") {
+      out.if = step.if;
+      this.b.locate([...to, "if"], ["steps", i, "condition"]);
+    }
+    if (isObject(gate.decision_payload_schema))
+      this.put(
+        out,
+        "response_schema",
+        gate.decision_payload_schema,
+        [...to, "response_schema"],
+        [...at, "decision_payload_schema"],
+      );
+    if (gate.type !== undefined && gate.type !== "validation" && gate.type !== "modification")
+      this.report(
+        "dialect-invalid",
+        [...at, "type"],
+        "a gate's type is validation or modification",
+      );
+    for (const key of ["type", "checkpoint_required"])
+      if (gate[key] !== undefined)
+        this.report(
+          "dialect-drift",
+          [...at, key],
+          `Mindscape's executor does not read a gate's ${key}; here every gate is a review of the step's result`,
+          undefined,
+          true,
+        );
+    return out;
   }
 
   /**
