@@ -30323,6 +30323,11 @@ function isPlainObject(data) {
   const prototype = Object.getPrototypeOf(data);
   return prototype === null || prototype === Object.prototype;
 }
+function pick(object, keys) {
+  const result = {};
+  for (const key of keys) if (object[key] !== void 0) result[key] = object[key];
+  return result;
+}
 var omapTag = defineSequenceTag("tag:yaml.org,2002:omap", {
   create: () => ({
     list: [],
@@ -31049,6 +31054,27 @@ var DEFAULT_TAG_HANDLERS = Object.assign(/* @__PURE__ */ Object.create(null), {
 });
 var TAG_SUFFIX_CHARS = "-#;/?:@&=+$_.~*'()";
 var TAG_URI_CHARS = TAG_SUFFIX_CHARS + "!,[]";
+var HEX = "0123456789ABCDEF";
+function percentByte(byte) {
+  return "%" + HEX[byte >> 4] + HEX[byte & 15];
+}
+function tagPercentEncode(source, isSuffix) {
+  const allowed = isSuffix ? TAG_SUFFIX_CHARS : TAG_URI_CHARS;
+  let result = "";
+  for (let index = 0; index < source.length; index++) {
+    let ch = source.charCodeAt(index);
+    if (ch >= 48 && ch <= 57 || ch >= 65 && ch <= 90 || ch >= 97 && ch <= 122 || allowed.includes(source[index])) {
+      result += source[index];
+      continue;
+    }
+    if (ch >= 55296 && ch <= 56319) ch = 65536 + ((ch & 1023) << 10) + (source.charCodeAt(++index) & 1023);
+    if (ch < 128) result += percentByte(ch);
+    else if (ch < 2048) result += percentByte(192 | ch >> 6) + percentByte(128 | ch & 63);
+    else if (ch < 65536) result += percentByte(224 | ch >> 12) + percentByte(128 | ch >> 6 & 63) + percentByte(128 | ch & 63);
+    else result += percentByte(240 | ch >> 18) + percentByte(128 | ch >> 12 & 63) + percentByte(128 | ch >> 6 & 63) + percentByte(128 | ch & 63);
+  }
+  return result;
+}
 function tagPercentDecode(source) {
   let result = "";
   let index = 0;
@@ -31080,6 +31106,15 @@ function tagNameFull(rawTag, tagHandlers) {
   const handleEnd = rawTag.indexOf("!", 1);
   const handle = handleEnd === -1 ? "!" : rawTag.slice(0, handleEnd + 1);
   return tagPercentDecode(tagHandlers?.[handle] ?? DEFAULT_TAG_HANDLERS[handle] ?? handle) + tagPercentDecode(rawTag.slice(handle.length));
+}
+function tagNameShort(fullTag) {
+  let tag = fullTag;
+  if (tag.charCodeAt(0) === 33) {
+    tag = tag.slice(1);
+    return `!${tagPercentEncode(tag, true)}`;
+  }
+  if (tag.slice(0, 18) === "tag:yaml.org,2002:") return `!!${tagPercentEncode(tag.slice(18), true)}`;
+  return `!<${tagPercentEncode(tag, false)}>`;
 }
 var NO_RANGE$2 = -1;
 var MERGE_TAG_NAME = "tag:yaml.org,2002:merge";
@@ -32176,6 +32211,163 @@ var DEFAULT_LOAD_OPTIONS = {
   ...DEFAULT_PARSER_OPTIONS,
   ...DEFAULT_CONSTRUCTOR_OPTIONS
 };
+var INVALID = /* @__PURE__ */ Symbol("INVALID");
+function buildRepresentTypes(schema) {
+  const defaultTags = new Set([
+    schema.defaultScalarTag,
+    schema.defaultSequenceTag,
+    schema.defaultMappingTag
+  ].filter((t) => t !== void 0));
+  const implicitScalars = schema.implicitScalarTags;
+  const explicitTags = schema.tags.filter((t) => !(t.nodeKind === "scalar" && t.implicit) && !defaultTags.has(t));
+  const defaultTagsLast = schema.tags.filter((t) => defaultTags.has(t));
+  return [
+    ...implicitScalars.map((tag) => ({
+      tag,
+      implicitTag: true
+    })),
+    ...explicitTags.map((tag) => ({
+      tag,
+      implicitTag: false
+    })),
+    ...defaultTagsLast.map((tag) => ({
+      tag,
+      implicitTag: true
+    }))
+  ];
+}
+function matchTag(state, object) {
+  for (let index = 0, length = state.representTypes.length; index < length; index += 1) {
+    const { tag, implicitTag } = state.representTypes[index];
+    if (tag.identify(object)) {
+      let tagName;
+      if (tag.matchByTagPrefix) tagName = tag.representTagName(object);
+      else tagName = tag.tagName;
+      return {
+        tag,
+        tagName,
+        implicitTag
+      };
+    }
+  }
+  return null;
+}
+function build2(state, object) {
+  if (!state.noRefs && object !== null && typeof object === "object") {
+    const existing = state.refs.get(object);
+    if (existing) {
+      if (existing.anchor === void 0) existing.anchor = `ref_${state.refCounter++}`;
+      return {
+        kind: "alias",
+        anchor: existing.anchor
+      };
+    }
+  }
+  const matched = matchTag(state, object);
+  if (!matched) {
+    if (object === void 0) return INVALID;
+    if (state.skipInvalid) return INVALID;
+    throw new YAMLException(`unacceptable kind of an object to dump ${Object.prototype.toString.call(object)}`);
+  }
+  const { tag, tagName, implicitTag } = matched;
+  const nodeTagName = implicitTag ? tagName : tagNameShort(tagName);
+  if (tag.nodeKind === "scalar") return {
+    kind: "scalar",
+    tag: nodeTagName,
+    tagged: !implicitTag,
+    style: SCALAR_STYLE.PLAIN,
+    value: tag.represent(object)
+  };
+  if (tag.nodeKind === "sequence") {
+    const container = tag.represent(object);
+    const node2 = {
+      kind: "sequence",
+      tag: nodeTagName,
+      tagged: !implicitTag,
+      style: COLLECTION_STYLE.BLOCK,
+      items: []
+    };
+    if (!state.noRefs) state.refs.set(object, node2);
+    for (let index = 0, length = container.length; index < length; index += 1) {
+      let item = build2(state, container[index]);
+      if (item === INVALID && container[index] === void 0) item = build2(state, null);
+      if (item === INVALID) continue;
+      node2.items.push(item);
+    }
+    return node2;
+  }
+  const map = tag.represent(object);
+  const node = {
+    kind: "mapping",
+    tag: nodeTagName,
+    tagged: !implicitTag,
+    style: COLLECTION_STYLE.BLOCK,
+    items: []
+  };
+  if (!state.noRefs) state.refs.set(object, node);
+  for (const [objectKey, objectValue] of map) {
+    const key = build2(state, objectKey);
+    if (key === INVALID) continue;
+    const value = build2(state, objectValue);
+    if (value === INVALID) continue;
+    node.items.push({
+      key,
+      value
+    });
+  }
+  return node;
+}
+function jsToAst(input, schema, options = {}) {
+  const root = build2({
+    representTypes: buildRepresentTypes(schema),
+    noRefs: options.noRefs ?? false,
+    skipInvalid: options.skipInvalid ?? false,
+    refs: /* @__PURE__ */ new Map(),
+    refCounter: 0
+  }, input);
+  return [{
+    contents: root === INVALID ? null : root,
+    directives: []
+  }];
+}
+var VISIT_BREAK = /* @__PURE__ */ Symbol("visit:break");
+var VISIT_SKIP = /* @__PURE__ */ Symbol("visit:skip");
+function visitNode(node, visitor, ctx) {
+  const control = visitor(node, ctx);
+  if (control === VISIT_BREAK) return true;
+  if (control === VISIT_SKIP) return false;
+  const depth = ctx.depth + 1;
+  switch (node.kind) {
+    case "sequence":
+      for (const item of node.items) if (visitNode(item, visitor, {
+        depth,
+        parent: node,
+        isKey: false
+      })) return true;
+      break;
+    case "mapping":
+      for (const { key, value } of node.items) {
+        if (visitNode(key, visitor, {
+          depth,
+          parent: node,
+          isKey: true
+        })) return true;
+        if (visitNode(value, visitor, {
+          depth,
+          parent: node,
+          isKey: false
+        })) return true;
+      }
+  }
+  return false;
+}
+function visit(documents, visitor) {
+  for (const doc of documents) if (doc.contents && visitNode(doc.contents, visitor, {
+    depth: 0,
+    parent: null,
+    isKey: false
+  })) return;
+}
 function hasBit(mask, bit) {
   return (mask & 1 << bit) !== 0;
 }
@@ -32243,6 +32435,9 @@ function quoteInvalidPlain(layout) {
 function fallbackToDoubleQuoted(layout) {
   if (!hasBit(layout.allowedStylesMask, layout.style)) layout.style = SCALAR_STYLE.DOUBLE_QUOTED;
 }
+function setBit(mask, bit) {
+  return mask | 1 << bit;
+}
 var SRC_C_PRINTABLE = "[\\x09\\x0A\\x0D\\x20-\\x7E\\x85\\xA0-\\uD7FF\\uE000-\\uFFFD\\u{10000}-\\u{10FFFF}]";
 var SRC_B_CHAR = "[\\n\\r]";
 var SRC_C_BYTE_ORDER_MARK = "\\uFEFF";
@@ -32275,6 +32470,221 @@ var NS_PLAIN_FLOW_KEY = new RegExp(`^(?:${SRC_NS_PLAIN_ONE_LINE_FLOW_KEY})$`, "u
 var NB_SINGLE_ONE_LINE = new RegExp(`^(?:${SRC_NB_JSON})*$`, "u");
 var NB_SINGLE_MULTI_LINE = new RegExp(`^(?:${SRC_NB_JSON}|\\n)*$`, "u");
 var BLOCK_SCALAR_CONTENT = new RegExp(`^(?:${SRC_NB_CHAR}|\\n)*$`, "u");
+var C_FORBIDDEN_FIRST_LINE = /^(?:---|\.\.\.)(?=$|[ \t\n\r])/;
+var C_FORBIDDEN_CONTENT = /^(?:---|\.\.\.)(?=$|[ \t\n\r])/m;
+function canUsePlain(layout) {
+  const str2 = layout.node.value;
+  if (str2 !== "") {
+    if (!(layout.isKey ? layout.flowOnly ? NS_PLAIN_FLOW_KEY : NS_PLAIN_BLOCK_KEY : layout.flowOnly ? NS_PLAIN_FLOW_IN : NS_PLAIN_FLOW_OUT).test(str2)) return false;
+    if (layout.shiftOfFirstLine === 0 && C_FORBIDDEN_FIRST_LINE.test(str2)) return false;
+    if (layout.shiftOfContent === 0) {
+      const firstLineBreak = str2.indexOf("\n");
+      if (firstLineBreak !== -1) {
+        const content = str2.slice(firstLineBreak + 1);
+        if (C_FORBIDDEN_CONTENT.test(content)) return false;
+      }
+    }
+  }
+  const resolvedTag = layout.presenterOptions.schema.resolveImplicitScalarTag(str2).tag.tagName;
+  if (!layout.node.tagged && resolvedTag !== layout.node.tag) return false;
+  if (!layout.node.tagged && str2 === "=" && resolvedTag === layout.presenterOptions.schema.defaultScalarTag.tagName) return false;
+  return true;
+}
+function canUseSingleQuoted(layout) {
+  const str2 = layout.node.value;
+  if (!(layout.isKey ? NB_SINGLE_ONE_LINE : NB_SINGLE_MULTI_LINE).test(str2)) return false;
+  if (/[ \t]\n|\n[ \t]/.test(str2)) return false;
+  if (!layout.isKey && layout.shiftOfContent === 0) {
+    const firstLineBreak = str2.indexOf("\n");
+    if (firstLineBreak !== -1 && C_FORBIDDEN_CONTENT.test(str2.slice(firstLineBreak + 1))) return false;
+  }
+  return true;
+}
+function canUseBlock(layout) {
+  if (layout.flowOnly || !BLOCK_SCALAR_CONTENT.test(layout.node.value)) return false;
+  const contentIndent = layout.shiftOfContent - layout.shiftOfParent;
+  if (contentIndent < 1) return false;
+  if (contentIndent > 9 && /^\n* /.test(layout.node.value)) return false;
+  if (layout.shiftOfContent === 0 && C_FORBIDDEN_CONTENT.test(layout.node.value)) return false;
+  return true;
+}
+function detectAllowedStyles(layout) {
+  let mask = setBit(0, SCALAR_STYLE.DOUBLE_QUOTED);
+  if (canUsePlain(layout)) mask = setBit(mask, SCALAR_STYLE.PLAIN);
+  if (canUseSingleQuoted(layout)) mask = setBit(mask, SCALAR_STYLE.SINGLE_QUOTED);
+  if (canUseBlock(layout)) mask = setBit(setBit(mask, SCALAR_STYLE.LITERAL_BLOCK), SCALAR_STYLE.FOLDED_BLOCK);
+  layout.allowedStylesMask = mask;
+}
+function renderScalar(layout) {
+  switch (layout.style) {
+    case SCALAR_STYLE.PLAIN:
+      return renderPlain(layout);
+    case SCALAR_STYLE.SINGLE_QUOTED:
+      return renderSingleQuoted(layout);
+    case SCALAR_STYLE.LITERAL_BLOCK:
+      return renderLiteralBlock(layout);
+    case SCALAR_STYLE.FOLDED_BLOCK:
+      return renderFoldedBlock(layout);
+    case SCALAR_STYLE.DOUBLE_QUOTED:
+      return renderDoubleQuoted(layout);
+  }
+}
+function renderPlain(layout) {
+  return encodeFlowBreaks(layout.node.value, layout.shiftOfContent);
+}
+function renderSingleQuoted(layout) {
+  return `'${encodeFlowBreaks(layout.node.value, layout.shiftOfContent).replace(/'/g, "''")}'`;
+}
+function renderLiteralBlock(layout) {
+  const value = layout.node.value;
+  return "|" + blockHeader(value, layout.shiftOfParent, layout.shiftOfContent) + dropEndingNewline(indentString(value, layout.shiftOfContent));
+}
+function renderFoldedBlock(layout) {
+  const value = layout.node.value;
+  const w = layout.presenterOptions.lineWidth;
+  let availableWidth = Infinity;
+  if (w !== -1) availableWidth = Math.max(Math.min(w, 40), w - layout.shiftOfContent);
+  return ">" + blockHeader(value, layout.shiftOfParent, layout.shiftOfContent) + dropEndingNewline(indentString(foldBlockScalar(value, availableWidth), layout.shiftOfContent));
+}
+function renderDoubleQuoted(layout) {
+  return `"${escapeString(layout.node.value)}"`;
+}
+function encodeFlowBreaks(string, shiftOfContent) {
+  let nextLF = string.indexOf("\n");
+  if (nextLF === -1) return string;
+  const pad = " ".repeat(shiftOfContent);
+  let result = string.slice(0, nextLF);
+  const lineRe = /(\n+)([^\n]*)/g;
+  lineRe.lastIndex = nextLF;
+  let match;
+  while (match = lineRe.exec(string)) {
+    const breaks = match[1].length;
+    const line = match[2];
+    result += "\n".repeat(breaks + 1) + pad + line;
+  }
+  return result;
+}
+function indentString(string, spaces) {
+  const indent = " ".repeat(spaces);
+  let position = 0;
+  let result = "";
+  const length = string.length;
+  while (position < length) {
+    let line;
+    const next = string.indexOf("\n", position);
+    if (next === -1) {
+      line = string.slice(position);
+      position = length;
+    } else {
+      line = string.slice(position, next + 1);
+      position = next + 1;
+    }
+    if (line.length && line !== "\n") result += indent;
+    result += line;
+  }
+  return result;
+}
+function needIndentIndicator(string) {
+  return /^\n* /.test(string);
+}
+function blockHeader(string, shiftOfParent, shiftOfContent) {
+  const indentIndicator = needIndentIndicator(string) ? String(shiftOfContent - shiftOfParent) : "";
+  const clip = string[string.length - 1] === "\n";
+  return `${indentIndicator}${clip && (string[string.length - 2] === "\n" || string === "\n") ? "+" : clip ? "" : "-"}
+`;
+}
+function dropEndingNewline(string) {
+  return string[string.length - 1] === "\n" ? string.slice(0, -1) : string;
+}
+function isMoreIndented(char) {
+  return char === " " || char === "	";
+}
+function foldLine(line, width) {
+  if (line === "" || isMoreIndented(line[0])) return line;
+  const breakRe = / [^ \t]/g;
+  let match;
+  let start = 0;
+  let end;
+  let curr = 0;
+  let next = 0;
+  let result = "";
+  while (match = breakRe.exec(line)) {
+    next = match.index;
+    if (next - start > width) {
+      end = curr > start ? curr : next;
+      result += `
+${line.slice(start, end)}`;
+      start = end + 1;
+    }
+    curr = next;
+  }
+  result += "\n";
+  if (line.length - start > width && curr > start) result += `${line.slice(start, curr)}
+${line.slice(curr + 1)}`;
+  else result += line.slice(start);
+  return result.slice(1);
+}
+function foldBlockScalar(string, width) {
+  const lineRe = /(\n+)([^\n]*)/g;
+  let nextLF = string.indexOf("\n");
+  if (nextLF === -1) nextLF = string.length;
+  lineRe.lastIndex = nextLF;
+  let result = foldLine(string.slice(0, nextLF), width);
+  let prevMoreIndented = string[0] === "\n" || isMoreIndented(string[0]);
+  let moreIndented;
+  let match;
+  while (match = lineRe.exec(string)) {
+    const prefix = match[1];
+    const line = match[2];
+    moreIndented = line !== "" && isMoreIndented(line[0]);
+    result += prefix + (!prevMoreIndented && !moreIndented && line !== "" ? "\n" : "") + foldLine(line, width);
+    prevMoreIndented = moreIndented;
+  }
+  return result;
+}
+var CHARACTERS_TO_ESCAPE = /["\\\x00-\x1F\x7F-\xA0\u2028\u2029\uD800-\uDFFF\uFEFF\uFFFE\uFFFF]/gu;
+function escapeCharacter(character) {
+  switch (character) {
+    case "\0":
+      return "\\0";
+    case "\x07":
+      return "\\a";
+    case "\b":
+      return "\\b";
+    case "	":
+      return "\\t";
+    case "\n":
+      return "\\n";
+    case "\v":
+      return "\\v";
+    case "\f":
+      return "\\f";
+    case "\r":
+      return "\\r";
+    case "\x1B":
+      return "\\e";
+    case '"':
+      return '\\"';
+    case "\\":
+      return "\\\\";
+    case "\x85":
+      return "\\N";
+    case "\xA0":
+      return "\\_";
+    case "\u2028":
+      return "\\L";
+    case "\u2029":
+      return "\\P";
+  }
+  const code = character.charCodeAt(0);
+  const hex = code.toString(16).toUpperCase();
+  if (code <= 255) return `\\x${"0".repeat(2 - hex.length)}${hex}`;
+  return `\\u${"0".repeat(4 - hex.length)}${hex}`;
+}
+function escapeString(string) {
+  return string.replace(CHARACTERS_TO_ESCAPE, escapeCharacter);
+}
+var CHAR_LINE_FEED = 10;
 var DEFAULT_PRESENTER_OPTIONS = {
   indent: 2,
   seqNoIndent: false,
@@ -32289,6 +32699,227 @@ var DEFAULT_PRESENTER_OPTIONS = {
   scalarStyleRules: Object.keys(DEFAULT_SCALAR_STYLE_RULES).map((name) => Reflect.get(DEFAULT_SCALAR_STYLE_RULES, name)),
   tagBeforeAnchor: false
 };
+function nodeTagShort(node) {
+  return node.tagged ? node.tag : tagNameShort(node.tag);
+}
+function createPresenterState(options) {
+  const opts = {
+    ...DEFAULT_PRESENTER_OPTIONS,
+    ...options
+  };
+  if (opts.flowSkipColonSpace) opts.quoteFlowKeys = true;
+  return {
+    ...opts,
+    defaultScalarTagName: opts.schema.defaultScalarTag.tagName,
+    openEnded: false
+  };
+}
+function generateNextLine(state, level) {
+  return `
+${" ".repeat(state.indent * level)}`;
+}
+function scalarLayout(state, node, parent, level, isKey, flowOnly) {
+  return {
+    node,
+    parent,
+    level,
+    isKey,
+    flowOnly,
+    shiftOfParent: level === 0 ? -1 : state.indent * (level - 1),
+    shiftOfContent: state.indent * Math.max(1, level),
+    shiftOfFirstLine: level === 0 ? 0 : state.indent * level,
+    presenterOptions: state,
+    allowedStylesMask: 0,
+    style: node.style
+  };
+}
+function writeFlowSequence(state, level, node) {
+  let result = "";
+  for (let index = 0, length = node.items.length; index < length; index += 1) {
+    const item = writeNode(state, level, node.items[index], node, {}).text;
+    if (index > 0) result += `,${!state.flowSkipCommaSpace ? " " : ""}`;
+    result += item;
+  }
+  const pad = state.flowBracketPadding && node.items.length > 0 ? " " : "";
+  return `[${pad}${result}${pad}]`;
+}
+function writeBlockSequence(state, level, node, compact) {
+  let result = "";
+  for (let index = 0, length = node.items.length; index < length; index += 1) {
+    const item = writeNode(state, level + 1, node.items[index], node, {
+      block: true,
+      compact: state.seqInlineFirst,
+      isblockseq: true
+    }).text;
+    if (!compact || result !== "") result += generateNextLine(state, level);
+    if (item === "" || CHAR_LINE_FEED === item.charCodeAt(0)) result += "-";
+    else result += "- ";
+    result += item;
+  }
+  return result;
+}
+function writeFlowMapping(state, level, node) {
+  let result = "";
+  for (const { key, value } of node.items) {
+    let pairBuffer = "";
+    if (result !== "") pairBuffer += `,${!state.flowSkipCommaSpace ? " " : ""}`;
+    const keyRender = writeNode(state, level, key, node, { iskey: true });
+    const keyText = keyRender.text;
+    const valueText = writeNode(state, level, value, node, {}).text;
+    const sep2 = state.flowSkipColonSpace || valueText === "" ? "" : " ";
+    const keyIsBareProps = key.kind === "scalar" && keyRender.noBody && (key.tagged || key.anchor !== void 0);
+    const keyColonSep = key.kind === "alias" || keyIsBareProps ? " " : "";
+    pairBuffer += `${keyText}${keyColonSep}:${sep2}${valueText}`;
+    result += pairBuffer;
+  }
+  const pad = state.flowBracketPadding && result !== "" ? " " : "";
+  return `{${pad}${result}${pad}}`;
+}
+function writeBlockMapping(state, level, node, compact) {
+  let result = "";
+  for (let index = 0, length = node.items.length; index < length; index += 1) {
+    let pairBuffer = "";
+    if (!compact || result !== "") pairBuffer += generateNextLine(state, level);
+    const { key, value } = node.items[index];
+    const keyIsBlock = (key.kind === "mapping" || key.kind === "sequence") && key.style === COLLECTION_STYLE.BLOCK && key.items.length !== 0 || key.kind === "scalar" && (key.style === SCALAR_STYLE.LITERAL_BLOCK || key.style === SCALAR_STYLE.FOLDED_BLOCK);
+    const keyRender = keyIsBlock ? writeNode(state, level + 1, key, node, {
+      block: true,
+      compact: true,
+      isblockseq: !cannotBeCompact(state, key, level + 1)
+    }) : writeNode(state, level + 1, key, node, {
+      block: true,
+      compact: true,
+      iskey: true
+    });
+    const keyText = keyRender.text;
+    const keyHasLineBreak = key.kind === "scalar" && key.value.indexOf("\n") !== -1;
+    const keyIsTooLong = keyText.length > 1024 && /^[\s\S]{1025}/u.test(keyText);
+    const explicitPair = keyIsBlock || keyHasLineBreak || keyIsTooLong;
+    if (explicitPair) {
+      if (keyText && CHAR_LINE_FEED === keyText.charCodeAt(0)) pairBuffer += "?";
+      else pairBuffer += "? ";
+    }
+    pairBuffer += keyText;
+    if (explicitPair) pairBuffer += generateNextLine(state, level);
+    const valueText = writeNode(state, level + 1, value, node, {
+      block: true,
+      compact: explicitPair,
+      isblockseq: explicitPair && !cannotBeCompact(state, value, level + 1)
+    }).text;
+    const keyIsBareProps = key.kind === "scalar" && keyRender.noBody && (key.tagged || key.anchor !== void 0);
+    const keyColonSep = !explicitPair && (key.kind === "alias" || keyIsBareProps) ? " " : "";
+    if (valueText === "" || CHAR_LINE_FEED === valueText.charCodeAt(0)) pairBuffer += `${keyColonSep}:`;
+    else pairBuffer += `${keyColonSep}: `;
+    pairBuffer += valueText;
+    result += pairBuffer;
+  }
+  return result;
+}
+function cannotBeCompact(state, node, level) {
+  if (node.kind === "alias") return true;
+  return node.tagged || node.anchor !== void 0 || state.indent < 2 && level > 0;
+}
+function writeNode(state, level, node, parent, ctx) {
+  if (node.kind === "alias") {
+    state.openEnded = false;
+    return {
+      text: `*${node.anchor}`,
+      noBody: false
+    };
+  }
+  const { block = false, iskey = false, isblockseq = false } = ctx;
+  let compact = ctx.compact ?? false;
+  const hasAnchor = node.anchor !== void 0;
+  if (cannotBeCompact(state, node, level)) compact = false;
+  let body;
+  let shouldPrintTag = node.tagged;
+  const useBlockCollection = block && (node.kind === "mapping" || node.kind === "sequence") && node.style === COLLECTION_STYLE.BLOCK && node.items.length !== 0;
+  if (node.kind === "mapping") {
+    if (useBlockCollection) body = writeBlockMapping(state, level, node, compact);
+    else body = writeFlowMapping(state, level, node);
+  } else if (node.kind === "sequence") {
+    if (useBlockCollection) {
+      if (state.seqNoIndent && !isblockseq && level > 0) body = writeBlockSequence(state, level - 1, node, compact);
+      else body = writeBlockSequence(state, level, node, compact);
+    } else body = writeFlowSequence(state, level, node);
+  } else {
+    const layout = scalarLayout(state, node, parent, level, iskey, !block);
+    detectAllowedStyles(layout);
+    for (const rule of state.scalarStyleRules) rule(layout);
+    body = renderScalar(layout);
+    state.openEnded = (layout.style === SCALAR_STYLE.LITERAL_BLOCK || layout.style === SCALAR_STYLE.FOLDED_BLOCK) && (node.value === "\n" || node.value.endsWith("\n\n"));
+    shouldPrintTag = node.tagged || body === "" && layout.flowOnly && parent?.kind === "sequence" && !hasAnchor || layout.style !== SCALAR_STYLE.PLAIN && node.tag !== state.defaultScalarTagName;
+  }
+  if ((node.kind === "mapping" || node.kind === "sequence") && !useBlockCollection) state.openEnded = false;
+  if (useBlockCollection && compact && level > 0 && state.indent > 2) body = `${" ".repeat(state.indent - 2)}${body}`;
+  const noBody = body === "";
+  let text = body;
+  if (shouldPrintTag || hasAnchor) {
+    const props = [];
+    const tag = shouldPrintTag ? nodeTagShort(node) : null;
+    const anchor = hasAnchor ? `&${node.anchor}` : null;
+    if (state.tagBeforeAnchor) {
+      if (tag !== null) props.push(tag);
+      if (anchor !== null) props.push(anchor);
+    } else {
+      if (anchor !== null) props.push(anchor);
+      if (tag !== null) props.push(tag);
+    }
+    const sep2 = body === "" || body.charCodeAt(0) === CHAR_LINE_FEED ? "" : " ";
+    text = `${props.join(" ")}${sep2}${body}`;
+  }
+  return {
+    text,
+    noBody
+  };
+}
+function rootStartsOwnLine(node) {
+  return (node.kind === "sequence" || node.kind === "mapping") && node.style === COLLECTION_STYLE.BLOCK && node.items.length !== 0 && !node.tagged && node.anchor === void 0;
+}
+function writeDocumentDirectives(doc) {
+  let result = "";
+  for (const directive of doc.directives) {
+    if (directive.kind === "yaml") {
+      result += `%YAML ${directive.version}
+`;
+      continue;
+    }
+    const { handle, prefix } = directive;
+    result += `%TAG ${handle} ${prefix}
+`;
+  }
+  return result;
+}
+function present(documents, options) {
+  const state = createPresenterState(options);
+  let result = "";
+  let previousEnded = false;
+  for (let index = 0; index < documents.length; index += 1) {
+    const doc = documents[index];
+    state.openEnded = false;
+    const directives = writeDocumentDirectives(doc);
+    const hasDirectives = directives !== "";
+    const marker = doc.explicitStart || hasDirectives || index > 0 && !previousEnded;
+    result += directives;
+    if (doc.contents === null) {
+      if (marker) result += "---\n";
+    } else if (marker) {
+      const body = writeNode(state, 0, doc.contents, null, {
+        block: true,
+        compact: true
+      }).text;
+      const sep2 = body === "" ? "" : hasDirectives || rootStartsOwnLine(doc.contents) ? "\n" : " ";
+      result += `---${sep2}${body}
+`;
+    } else result += writeNode(state, 0, doc.contents, null, {
+      block: true,
+      compact: true
+    }).text + "\n";
+    previousEnded = doc.explicitEnd || state.openEnded;
+    if (previousEnded) result += "...\n";
+  }
+  return result;
+}
 var DEFAULT_DUMP_OPTIONS = {
   ...DEFAULT_PRESENTER_OPTIONS,
   schema: DUMP_SCHEMA,
@@ -32299,6 +32930,40 @@ var DEFAULT_DUMP_OPTIONS = {
   transform: () => {
   }
 };
+function defaultCompareFn(a, b) {
+  const x = String(a);
+  const y = String(b);
+  if (x < y) return -1;
+  if (x > y) return 1;
+  return 0;
+}
+function dump(input, options = {}) {
+  const opts = {
+    ...DEFAULT_DUMP_OPTIONS,
+    ...options
+  };
+  const documents = jsToAst(input, opts.schema, {
+    noRefs: opts.noRefs,
+    skipInvalid: opts.skipInvalid
+  });
+  if (opts.flowLevel >= 0) visit(documents, (node, ctx) => {
+    if (ctx.depth < opts.flowLevel) return;
+    if (node.kind === "sequence" || node.kind === "mapping") node.style = COLLECTION_STYLE.FLOW;
+    return VISIT_SKIP;
+  });
+  if (opts.sortKeys) {
+    const compareFn = opts.sortKeys === true ? defaultCompareFn : opts.sortKeys;
+    visit(documents, (node) => {
+      if (node.kind !== "mapping") return;
+      node.items.sort((a, b) => compareFn(a.key.kind === "scalar" ? a.key.value : "", b.key.kind === "scalar" ? b.key.value : ""));
+    });
+  }
+  opts.transform(documents);
+  return present(documents, {
+    ...pick(opts, Object.keys(DEFAULT_PRESENTER_OPTIONS)),
+    schema: opts.schema
+  });
+}
 var EVENT_DOCUMENT = EVENT_ID.DOCUMENT;
 var EVENT_SEQUENCE = EVENT_ID.SEQUENCE;
 var EVENT_MAPPING = EVENT_ID.MAPPING;
@@ -40510,7 +41175,7 @@ var gotoOutOfBranch = {
 var CONTEXT_VARIABLES = {
   issue: ["number", "title", "url", "author"],
   repo: ["owner", "name", "full_name", "default_branch"],
-  run: ["id", "url", "initiator", "playbook", "started_at"],
+  run: ["id", "url", "initiator", "playbook", "started_at", "date"],
   alert: [
     "title",
     "summary",
@@ -40586,15 +41251,17 @@ var NOT_TEMPLATES = /* @__PURE__ */ new Set([
   "finding",
   "template",
   "prompt_file",
+  // A script's text is never templated (values reach it through env); `run: auto` is an enum.
+  "run",
   // A parallel step's branches are steps of their own (walked as such), the rest ids and enums.
   "branches",
   "needs",
   "join",
   "on_branch_failure"
 ]);
-function forEachTemplate(ctx, visit) {
+function forEachTemplate(ctx, visit2) {
   const walk = (value, at, scope) => {
-    if (typeof value === "string") visit(value, at, scope);
+    if (typeof value === "string") visit2(value, at, scope);
     else if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...at, i], scope));
     else if (value && typeof value === "object") {
       for (const [k, v] of Object.entries(value))
@@ -40603,7 +41270,7 @@ function forEachTemplate(ctx, visit) {
   };
   for (const s of ctx.graph.steps) walk(s.step, s.path, { stepId: s.id, selfVisible: false });
   for (const [name, text] of Object.entries(ctx.playbook.outputs ?? {}))
-    visit(text, ["outputs", name], { selfVisible: true });
+    visit2(text, ["outputs", name], { selfVisible: true });
 }
 var templateScan = memoised(
   (ctx) => {
@@ -40698,8 +41365,7 @@ function resolve3(ctx, ref, raw) {
     }
     return { kind: "step-output", target };
   }
-  if (ITEM_VARIABLES.includes(head ?? "") && ref.length === 1)
-    return { kind: "resolved" };
+  if (head === "item" || head === "item_index" && ref.length === 1) return { kind: "resolved" };
   const vars = head !== void 0 ? CONTEXT_VARIABLES[head] : void 0;
   if (vars) {
     const ok = ref.length === 2 && vars.includes(second) || ref.length === 3 && CONTEXT_MAPS.has(`${head}.${second}`);
@@ -40745,8 +41411,7 @@ var itemOutsideForEach = {
   check(ctx) {
     const out = [];
     for (const { ref, scope, at, raw } of references(ctx)) {
-      if (ref.length !== 1 || !ITEM_VARIABLES.includes(ref[0] ?? ""))
-        continue;
+      if (!ITEM_VARIABLES.includes(ref[0] ?? "")) continue;
       const step = scope.stepId === void 0 ? void 0 : ctx.graph.byId.get(scope.stepId);
       if (step?.step.for_each !== void 0 && at[at.length - 1] !== "for_each") continue;
       out.push({
@@ -40806,19 +41471,19 @@ var needsCycles = memoised((ctx) => {
   for (const list2 of needsLists(ctx)) {
     const state = /* @__PURE__ */ new Map();
     const trail = [];
-    const visit = (id) => {
+    const visit2 = (id) => {
       state.set(id, 1);
       trail.push(id);
       const s = graph.byId.get(id);
       for (const need of s ? validNeeds(graph, s) : []) {
         const seen = state.get(need);
         if (seen === 1) cycles.push([...trail.slice(trail.indexOf(need)), need]);
-        else if (seen === void 0) visit(need);
+        else if (seen === void 0) visit2(need);
       }
       trail.pop();
       state.set(id, 2);
     };
-    for (const id of list2.ids) if (!state.has(id)) visit(id);
+    for (const id of list2.ids) if (!state.has(id)) visit2(id);
   }
   return cycles;
 });
@@ -41490,7 +42155,7 @@ var generatedUcs2length = (s) => {
   return n;
 };
 var playbook_validator_default = validate20;
-var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" }, "issues": { "$ref": "#/$defs/issue_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" }, "max_parallel": { "type": "integer", "minimum": 1, "maximum": 20, "description": "Items of a for_each step run at once (default 4)." }, "max_items": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Items a for_each step takes from its list (default 20); a longer list fails the step." }, "max_tool_calls": { "type": "integer", "minimum": 1, "maximum": 1e3, "description": "Tool calls the bot may make in one run; a call beyond it fails with PB-TOOL-BUDGET." } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "step_list": { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list", "object"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean", "object", "array"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "issue_selector": { "type": "object", "additionalProperties": false, "description": "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.", "properties": { "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. request_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request", "script"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }, { "if": { "type": "object", "properties": { "type": { "const": "script" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_script" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." }, "cache": { "type": "boolean", "description": "Reuse the result of an earlier run of this step with the same prompt and inputs (for idempotent steps only)." }, "verify": { "$ref": "#/$defs/id", "description": "Name of a check registered in the bot's code that must pass on the step's result (never code from the playbook)." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present (always, for one without a finding)." }, "require_evidence": { "type": "boolean", "description": "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." }, "purpose": { "type": "string", "description": "Why the call is made, shown with it." }, "required": { "type": "boolean", "description": "A failed call is recorded as a step_error finding (the run goes on either way)." }, "outputs": { "type": "object", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" }, "description": "Outputs of the step taken from the call's result: name \u2192 dotted path in the result (`items.0.title`; empty for the whole result), read as steps.<id>.outputs.<name>." }, "run": { "enum": ["suggest", "auto"], "description": "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_parallel": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] }, "step_script": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "script" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "shell": { "enum": ["bash", "sh", "powershell", "node"], "description": "Interpreter that runs the script." }, "run": { "type": "string", "description": "The script text. Never templated: values reach it as environment variables." }, "env": { "type": "object", "propertyNames": { "pattern": "^[A-Z_][A-Z0-9_]*$" }, "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Environment variables (templates allowed): how values reach the script." } }, "required": ["shell", "run"] } } };
+var schema31 = { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://playbook-bot.dev/schema/playbook.v1.schema.json", "title": "Playbook Bot playbook (v1)", "description": "A repeatable procedure run from GitHub issues, step by step.", "type": "object", "additionalProperties": false, "required": ["apiVersion", "id"], "properties": { "apiVersion": { "const": "playbook-bot/v1", "description": "Format version." }, "id": { "$ref": "#/$defs/id", "description": "Playbook id, used by labels and /run." }, "name": { "type": "string", "description": "Human-readable name." }, "description": { "type": "string", "description": "What the playbook is for." }, "owner": { "type": "string", "description": "Owning role or team." }, "reviewers": { "type": "object", "additionalProperties": false, "properties": { "required": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that must review changes." }, "optional": { "type": "array", "items": { "type": "string" }, "description": "Roles or people that may review changes." } } }, "active": { "type": "boolean", "description": "false disables this id (also one from a lower tier)." }, "tags": { "type": "object", "additionalProperties": false, "properties": { "services": { "type": "array", "items": { "type": "string" }, "description": "Services this playbook is about." }, "errors": { "type": "array", "items": { "type": "string" }, "description": "Error signatures it handles." }, "symptoms": { "type": "array", "items": { "type": "string" }, "description": "Symptoms it investigates." } } }, "kind": { "enum": ["user_workflow", "system_tool"], "description": "Produces things for people, or serves the system." }, "interaction_mode": { "type": "array", "items": { "enum": ["silent", "needs_review", "conversational"] }, "description": "How the playbook talks to people." }, "requires": { "type": "object", "additionalProperties": false, "description": "What a run needs from its environment.", "properties": { "secrets": { "type": "array", "items": { "type": "string", "pattern": "^[A-Z_][A-Z0-9_]*$" }, "description": "Secret names (never values)." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools, as server/tool." } } }, "on": { "type": "object", "additionalProperties": false, "description": "What starts a run.", "properties": { "labels": { "type": "array", "items": { "type": "string" }, "description": "Issue labels that start the playbook (playbook:<id> always does)." }, "command": { "$ref": "#/$defs/id", "description": "Name for /run <command>." }, "alerts": { "$ref": "#/$defs/alert_selector" }, "issues": { "$ref": "#/$defs/issue_selector" } } }, "permissions": { "type": "object", "additionalProperties": false, "description": "Who may start and cancel runs.", "properties": { "run": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /run and labels (default triage)." }, "cancel": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least role for /cancel (default triage)." } } }, "authority": { "type": "object", "additionalProperties": false, "description": "Authority defaults for side-effecting steps.", "properties": { "default": { "enum": ["just-do-it", "show-me", "ask-first"] }, "ask_first_below": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Initiators below this role meet an approval before every show-me step." } } }, "inputs": { "type": "object", "description": "Typed inputs, by name.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/input" } }, "limits": { "type": "object", "additionalProperties": false, "properties": { "max_steps": { "type": "integer", "minimum": 1, "maximum": 1e4 }, "max_depth": { "type": "integer", "minimum": 1, "maximum": 50 }, "timeout": { "$ref": "#/$defs/duration" }, "max_parallel": { "type": "integer", "minimum": 1, "maximum": 20, "description": "Items of a for_each step run at once (default 4)." }, "max_items": { "type": "integer", "minimum": 1, "maximum": 100, "description": "Items a for_each step takes from its list (default 20); a longer list fails the step." }, "max_tool_calls": { "type": "integer", "minimum": 1, "maximum": 1e3, "description": "Tool calls the bot may make in one run; a call beyond it fails with PB-TOOL-BUDGET." } } }, "steps": { "type": "array", "minItems": 1, "description": "Steps in order; each falls through to the next unless it has next (or, when a step has needs:, each starts once its needs are met).", "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "entrypoint": { "$ref": "#/$defs/id", "description": "First node of a nodes: graph." }, "nodes": { "type": "object", "minProperties": 1, "description": "Steps by id, joined by next branches (graph mode).", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step" } }, "tests": { "type": "array", "description": "Golden cases run by `playbook-bot test`: inputs and events, and the expected path and result.", "items": { "$ref": "#/$defs/test_case" } }, "outputs": { "type": "object", "description": "Run outputs, as templates.", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" } } }, "$defs": { "id": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" }, "step_list": { "type": "array", "minItems": 1, "maxItems": 50, "items": { "type": "object", "$ref": "#/$defs/step", "properties": { "id": { "$ref": "#/$defs/id" } }, "required": ["id"] } }, "tool": { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" }, "duration": { "type": "string", "pattern": "^([0-9]+[smhd])+$" }, "expression": { "type": "string", "minLength": 1 }, "input": { "type": "object", "additionalProperties": false, "required": ["type"], "properties": { "type": { "enum": ["string", "number", "boolean", "enum", "list", "object"] }, "description": { "type": "string" }, "required": { "type": "boolean" }, "default": { "type": ["string", "number", "boolean", "object", "array"] }, "pattern": { "type": "string", "description": "Regular expression (RE2 syntax) a string must match." }, "min": { "type": "number", "description": "Least value (numbers) or length (strings)." }, "max": { "type": "number", "description": "Greatest value (numbers) or length (strings)." }, "values": { "type": "array", "minItems": 1, "items": { "type": "string" }, "description": "Enum values." }, "transform": { "enum": ["kebab-case", "snake-case", "camel-case"] }, "from": { "type": "string", "description": "Where the value comes from: labels.<name>, annotations.<name>, issue.form.<heading>." } } }, "on_error_policy": { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$", "description": "fail, continue, ignore, retry:N or goto:<step> (go on at that step)." }, "on_error": { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+|[A-Z][a-z][A-Za-z0-9]*)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } }, "next": { "description": "A step id, or branches: `when:` expressions or `condition:` prose (not mixed).", "if": { "type": "string" }, "then": { "$ref": "#/$defs/id" }, "else": { "type": "array", "minItems": 1, "items": { "type": "object", "additionalProperties": false, "properties": { "when": { "type": "string", "description": "Expression evaluated by the engine." }, "condition": { "type": "string", "description": "Prose answered with /choose <label>." }, "label": { "$ref": "#/$defs/id", "description": "Name for /choose (default: the goto)." }, "goto": { "$ref": "#/$defs/id" }, "default": { "$ref": "#/$defs/id", "description": "Step taken when no branch applies." } } } } }, "test_actor": { "type": "object", "additionalProperties": false, "properties": { "by": { "type": "string", "description": "Login of the person (default: a test user with the permission)." }, "permission": { "enum": ["read", "triage", "write", "maintain", "admin"] }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams the person belongs to." }, "step": { "$ref": "#/$defs/id", "description": "/approve: the step named." }, "values": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "reason": { "type": "string", "description": "/reject: the reason." }, "findings": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "branch": { "$ref": "#/$defs/id", "description": "/choose: the branch label." } } }, "test_event": { "type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": false, "description": "One event: a command, an outside event, a failing effect or time passing.", "properties": { "approve": { "$ref": "#/$defs/test_actor" }, "reject": { "$ref": "#/$defs/test_actor" }, "record": { "$ref": "#/$defs/test_actor" }, "choose": { "$ref": "#/$defs/test_actor" }, "retry": { "$ref": "#/$defs/test_actor" }, "cancel": { "$ref": "#/$defs/test_actor" }, "merge": { "type": "boolean", "description": "The awaited pull request is merged." }, "close_pr": { "type": "boolean", "description": "The awaited pull request is closed unmerged." }, "workflow": { "enum": ["success", "failure", "cancelled"], "description": "The awaited workflow run ends." }, "fail_effect": { "type": "object", "additionalProperties": false, "required": ["step", "code"], "properties": { "step": { "$ref": "#/$defs/id" }, "code": { "type": "string" }, "times": { "type": "integer", "minimum": 1 } }, "description": "The next effect(s) of this step fail with this error code." }, "wait": { "$ref": "#/$defs/duration", "description": "Time passes (timeouts and reminders fire)." } } }, "test_case": { "type": "object", "additionalProperties": false, "required": ["name", "expect"], "properties": { "name": { "type": "string", "description": "What the case shows." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } }, "initiator": { "$ref": "#/$defs/test_actor" }, "alert": { "type": "object", "additionalProperties": false, "description": "The alert that starts the run: its fields are {{ alert.* }}, its labels feed inputs with from: labels.<name>.", "properties": { "title": { "type": "string" }, "summary": { "type": "string" }, "severity": { "type": "string" }, "status": { "enum": ["firing", "resolved"] }, "source": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "labels": { "type": "object", "additionalProperties": { "type": "string" } }, "annotations": { "type": "object", "additionalProperties": { "type": "string" } } } }, "events": { "type": "array", "items": { "$ref": "#/$defs/test_event" } }, "expect": { "type": "object", "additionalProperties": false, "properties": { "path": { "type": "array", "items": { "type": "string" }, "description": "Steps entered, in order (a delegated child's as <playbook>/<step>)." }, "status": { "enum": ["completed", "failed", "cancelled", "waiting", "running"] }, "conclusion": { "type": "string", "description": "The last decide conclusion, or the end's conclusion." }, "error": { "type": "string", "description": "The error code the run failed with." }, "outputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] } } } } } }, "alert_selector": { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } }, "issue_selector": { "type": "object", "additionalProperties": false, "description": "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.", "properties": { "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. request_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." } } }, "step": { "type": "object", "required": ["type"], "properties": { "type": { "enum": ["ai", "branch", "checkpoint", "close", "comment", "commit", "decide", "dispatch", "end", "investigate", "issue", "label", "parallel", "playbook", "pull_request", "script"] } }, "allOf": [{ "if": { "type": "object", "properties": { "type": { "const": "ai" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_ai" } }, { "if": { "type": "object", "properties": { "type": { "const": "branch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_branch" } }, { "if": { "type": "object", "properties": { "type": { "const": "checkpoint" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_checkpoint" } }, { "if": { "type": "object", "properties": { "type": { "const": "close" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_close" } }, { "if": { "type": "object", "properties": { "type": { "const": "comment" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_comment" } }, { "if": { "type": "object", "properties": { "type": { "const": "commit" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_commit" } }, { "if": { "type": "object", "properties": { "type": { "const": "decide" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_decide" } }, { "if": { "type": "object", "properties": { "type": { "const": "dispatch" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_dispatch" } }, { "if": { "type": "object", "properties": { "type": { "const": "end" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_end" } }, { "if": { "type": "object", "properties": { "type": { "const": "investigate" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_investigate" } }, { "if": { "type": "object", "properties": { "type": { "const": "issue" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_issue" } }, { "if": { "type": "object", "properties": { "type": { "const": "label" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_label" } }, { "if": { "type": "object", "properties": { "type": { "const": "parallel" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_parallel" } }, { "if": { "type": "object", "properties": { "type": { "const": "playbook" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_playbook" } }, { "if": { "type": "object", "properties": { "type": { "const": "pull_request" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_pull_request" } }, { "if": { "type": "object", "properties": { "type": { "const": "script" } }, "required": ["type"] }, "then": { "$ref": "#/$defs/step_script" } }] }, "step_ai": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "ai" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "prompt": { "type": "string", "description": "Prompt text (templates allowed)." }, "prompt_file": { "type": "string", "description": "Markdown prompt file, relative to the playbook file." }, "tools": { "type": "array", "items": { "$ref": "#/$defs/tool" }, "description": "Tools offered to the model, as server/tool." }, "scope": { "enum": ["read-only", "write"], "description": "Tool scope; write needs an approving checkpoint before the step." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys the model is asked to report." }, "expect_files": { "type": "array", "items": { "type": "string" }, "description": "Files that must exist after the step." }, "cache": { "type": "boolean", "description": "Reuse the result of an earlier run of this step with the same prompt and inputs (for idempotent steps only)." }, "verify": { "$ref": "#/$defs/id", "description": "Name of a check registered in the bot's code that must pass on the step's result (never code from the playbook)." } } }, "step_branch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "branch" }, "name": { "type": "string", "description": "Branch name (templates allowed); checked as a safe git ref." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "from": { "type": "string", "description": "Base ref (default: the repository's default branch)." }, "require_new": { "type": "boolean", "description": "Fail if the branch already exists (the older spelling of `if_exists: fail`)." }, "if_exists": { "enum": ["reuse", "fail", "new-name"], "description": "When the branch exists. `reuse` (default): only if every commit on it beyond the base was made by this run (a retry), otherwise the step fails with GH-CONFLICT; `fail`: always fail; `new-name`: use the first of <name>-2, <name>-3, \u2026 (up to -10) that is free or left by this run. `outputs.name` is the name used." } }, "required": ["name"] }, "step_checkpoint": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "checkpoint" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "message": { "type": "string", "description": "What is asked of the approvers." }, "approvers": { "type": "object", "additionalProperties": false, "properties": { "permission": { "enum": ["read", "triage", "write", "maintain", "admin"], "description": "Least repository role that may approve." }, "users": { "type": "array", "items": { "type": "string" }, "description": "Users who may approve." }, "teams": { "type": "array", "items": { "type": "string" }, "description": "Teams (org/team-slug or team-slug) whose members may approve." }, "count": { "type": "integer", "minimum": 1, "maximum": 10, "description": "Distinct approvals needed." }, "allow_initiator": { "type": "boolean", "description": "Whether the person who started the run may approve (default false)." } } }, "response_schema": { "type": "object", "description": "JSON Schema for values carried by /approve k=v (an object schema)." }, "on_reject": { "$ref": "#/$defs/id", "description": "Step to go to on /reject (default: fail the run)." }, "reminder": { "$ref": "#/$defs/duration", "description": "Remind the approvers after this long." }, "on_timeout": { "type": "string", "description": "`fail`, `cancel`, or the id of the step to go to when the timeout passes." } }, "required": ["message"] }, "step_close": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "close" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "reason": { "enum": ["completed", "not_planned"] }, "comment": { "type": "string", "description": "Comment posted before closing." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_comment": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." }, "issue": { "type": "string", "description": "Issue or pull request number to comment on (default: the run's issue)." }, "reply_to": { "type": "string", "description": "A pull request review comment's id: the comment answers it in its thread (needs `issue`: the pull request)." } }, "required": ["body"] }, "step_commit": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "commit" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branch": { "type": "string", "description": "Branch to commit to." }, "message": { "type": "string", "description": "Commit message." }, "files": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["path"], "properties": { "path": { "type": "string", "description": "Repository-relative path to write." }, "content": { "type": "string", "description": "File content (templates allowed)." }, "template": { "type": "string", "description": "Template file, relative to the playbook file." } } }, "description": "Files written in one atomic commit." }, "paths": { "type": "array", "items": { "type": "string" }, "description": "Locally: globs of working-tree files to commit." }, "push": { "type": "boolean", "description": "Locally: push after committing (default true)." }, "pull": { "type": "boolean", "description": "Locally: pull before committing (default true)." } }, "required": ["branch", "message"] }, "step_decide": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "decide" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "rules": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "conclusion"], "properties": { "id": { "$ref": "#/$defs/id" }, "all": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be present." }, "any": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings of which at least one must be present." }, "none": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Findings that must all be absent." }, "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } } }, "description": "Rules in order; the first that matches wins." }, "fallback": { "type": "object", "additionalProperties": false, "required": ["conclusion"], "properties": { "conclusion": { "type": "string", "description": "Machine-readable conclusion." }, "confidence": { "type": "number", "minimum": 0, "maximum": 1 }, "root_cause": { "type": "string", "description": "Root cause, in prose." }, "alternatives": { "type": "array", "items": { "type": "string" }, "description": "Alternative hypotheses." }, "next_actions": { "type": "array", "items": { "type": "string" }, "description": "Recommended next actions." }, "goto": { "$ref": "#/$defs/id", "description": "Step to continue with." } }, "description": "Conclusion when no rule matches." }, "confirmed_facts": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["text"], "properties": { "finding": { "$ref": "#/$defs/id" }, "text": { "type": "string" } } }, "description": "Sentences reported for each finding that was present (always, for one without a finding)." }, "require_evidence": { "type": "boolean", "description": "A conclusion must rest on findings: every rule names findings under all or any, and the conclusion lists the findings it used." } }, "required": ["rules"] }, "step_dispatch": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "dispatch" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "workflow": { "type": "string", "description": "Workflow file name (e.g. deploy.yml) or id." }, "ref": { "type": "string", "description": "Git ref to run on (default: the default branch)." }, "inputs": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "workflow_dispatch inputs." }, "wait": { "type": "boolean", "description": "Wait for the workflow run's conclusion (default true)." }, "correlation_input": { "$ref": "#/$defs/id", "description": "Workflow input the bot sets to this dispatch's key; put it in the workflow's run-name so the bot knows its run where GitHub returns no run id." } }, "required": ["workflow"] }, "step_end": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "end" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "advice": { "type": "string", "description": "Closing advice for the people on the issue." }, "conclusion": { "type": "string", "description": "Short machine-readable conclusion." }, "status": { "enum": ["success", "failure", "neutral"], "description": "Run status at this end." }, "handoff": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Playbooks offered or started when the run ends here." } } }, "step_investigate": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "investigate" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "suggested_calls": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["tool"], "properties": { "tool": { "$ref": "#/$defs/tool" }, "args": { "type": "object", "description": "Arguments for the call." }, "purpose": { "type": "string", "description": "Why the call is made, shown with it." }, "required": { "type": "boolean", "description": "A failed call is recorded as a step_error finding (the run goes on either way)." }, "outputs": { "type": "object", "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "type": "string" }, "description": "Outputs of the step taken from the call's result: name \u2192 dotted path in the result (`items.0.title`; empty for the whole result), read as steps.<id>.outputs.<name>." }, "run": { "enum": ["suggest", "auto"], "description": "`suggest` (default): offered to people, run on /call <n> when its server is configured; `auto`: the bot runs it when the step starts." } } }, "description": "Concrete tool calls to make, as server/tool." }, "expected_findings": { "type": "array", "items": { "$ref": "#/$defs/id" }, "description": "Finding keys recorded with /record key=value." } } }, "step_issue": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "issue" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "title": { "type": "string", "description": "Issue title." }, "body": { "type": "string", "description": "Issue body." }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "assignees": { "type": "array", "items": { "type": "string" }, "description": "Users to assign." } }, "required": ["title"] }, "step_label": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "label" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "add": { "type": "array", "items": { "type": "string" }, "description": "Labels to add to the issue." }, "remove": { "type": "array", "items": { "type": "string" }, "description": "Labels to remove from the issue." }, "issue": { "type": "string", "description": "Issue or pull request number (default: the run's issue)." } } }, "step_parallel": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "parallel" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "branches": { "type": "object", "minProperties": 1, "maxProperties": 10, "propertyNames": { "$ref": "#/$defs/id" }, "additionalProperties": { "$ref": "#/$defs/step_list" }, "description": "Branches by name, each a list of steps run in order; all branches start together." }, "join": { "description": "When the step is done: `all` branches completed (default), `any` one, or `{ count: N }` of them; the rest are cancelled.", "if": { "type": "string" }, "then": { "enum": ["all", "any"] }, "else": { "type": "object", "additionalProperties": false, "required": ["count"], "properties": { "count": { "type": "integer", "minimum": 1, "maximum": 10 } } } }, "on_branch_failure": { "enum": ["fail", "continue", "cancel"], "description": "A failed branch: `fail` (default) fails the step with the branch's error and cancels the others; `continue` waits for the join and reports it; `cancel` cancels the others and fails with PB-BRANCH-FAILED." } }, "required": ["branches"] }, "step_playbook": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "playbook" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "playbook": { "$ref": "#/$defs/id", "description": "Id of the playbook to run." }, "mode": { "enum": ["delegate", "handoff"], "description": "delegate runs it and resumes here; handoff ends this run and starts it." }, "with": { "type": "object", "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Inputs of the child playbook, mapped explicitly." } }, "required": ["playbook", "mode"] }, "step_pull_request": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "pull_request" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "head": { "type": "string", "description": "Branch with the changes." }, "base": { "type": "string", "description": "Branch to merge into (default: the default branch)." }, "title": { "type": "string", "description": "Pull request title." }, "body": { "type": "string", "description": "Pull request body." }, "draft": { "type": "boolean" }, "labels": { "type": "array", "items": { "type": "string" }, "description": "Labels to add." }, "reviewers": { "type": "array", "items": { "type": "string" }, "description": "Users asked to review." }, "team_reviewers": { "type": "array", "items": { "type": "string" }, "description": "Teams asked to review." }, "wait": { "enum": ["merged"], "description": "Wait until the pull request is merged." }, "closes_issue": { "type": "boolean", "description": "End the body with `Closes #<n>` for the run's issue, when the run has one (GitHub closes it on the merge)." } }, "required": ["head", "title"] }, "step_script": { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "script" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "shell": { "enum": ["bash", "sh", "powershell", "node"], "description": "Interpreter that runs the script." }, "run": { "type": "string", "description": "The script text. Never templated: values reach it as environment variables." }, "env": { "type": "object", "propertyNames": { "pattern": "^[A-Z_][A-Z0-9_]*$" }, "additionalProperties": { "type": ["string", "number", "boolean"] }, "description": "Environment variables (templates allowed): how values reach the script." } }, "required": ["shell", "run"] } } };
 var schema32 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$" };
 var schema33 = { "type": "string", "pattern": "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$" };
 var schema35 = { "type": "object", "additionalProperties": false, "description": "Which alerts start this playbook, and how well they fit.", "properties": { "sources": { "type": "array", "items": { "enum": ["github", "alertmanager", "grafana", "generic"] }, "description": "Alert sources considered." }, "match": { "type": "object", "additionalProperties": { "type": "string" }, "description": "Label matchers: value, !=value, =~regex or !~regex." }, "context_types": { "type": "array", "items": { "type": "string" }, "description": "Context types (e.g. service, trace_id) this playbook understands." }, "signals": { "type": "object", "additionalProperties": false, "properties": { "positive": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that raise the score." }, "negative": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["pattern", "weight"], "properties": { "pattern": { "type": "string", "description": "Text to look for (case-insensitive), or a regular expression when regex is true." }, "weight": { "type": "number" }, "regex": { "type": "boolean", "description": "Treat pattern as a regular expression (RE2 syntax)." } } }, "description": "Signals that lower the score." } } }, "priority": { "type": "number", "description": "Tie-breaker; higher wins." }, "min_score": { "type": "number", "description": "Least score for this playbook to be chosen." }, "resolve": { "enum": ["comment", "close"], "description": "When the alert resolves: comment on the triage issue (default), or comment and close it." } } };
@@ -41720,10 +42385,10 @@ function validate23(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate23.evaluated = { "dynamicProps": false, "dynamicItems": true };
-var schema49 = { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } };
-var schema50 = { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?)$", "description": "fail, continue, ignore or retry:N." };
-var pattern15 = new RegExp("^(fail|continue|ignore|retry:[1-9][0-9]?)$", "u");
-var pattern16 = new RegExp("^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$", "u");
+var schema49 = { "description": "A policy, or policies keyed by error code with a default.", "if": { "type": "string" }, "then": { "$ref": "#/$defs/on_error_policy" }, "else": { "type": "object", "minProperties": 1, "propertyNames": { "pattern": "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+|[A-Z][a-z][A-Za-z0-9]*)$" }, "additionalProperties": { "$ref": "#/$defs/on_error_policy" } } };
+var schema50 = { "type": "string", "pattern": "^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$", "description": "fail, continue, ignore, retry:N or goto:<step> (go on at that step)." };
+var pattern15 = new RegExp("^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$", "u");
+var pattern16 = new RegExp("^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+|[A-Z][a-z][A-Za-z0-9]*)$", "u");
 function validate25(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -41760,7 +42425,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
     const _errs3 = errors;
     if (typeof data === "string") {
       if (!pattern15.test(data)) {
-        const err1 = { instancePath, schemaPath: "#/$defs/on_error_policy/pattern", keyword: "pattern", params: { pattern: "^(fail|continue|ignore|retry:[1-9][0-9]?)$" }, message: 'must match pattern "^(fail|continue|ignore|retry:[1-9][0-9]?)$"', schema: "^(fail|continue|ignore|retry:[1-9][0-9]?)$", parentSchema: schema50, data };
+        const err1 = { instancePath, schemaPath: "#/$defs/on_error_policy/pattern", keyword: "pattern", params: { pattern: "^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$" }, message: 'must match pattern "^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$"', schema: "^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$", parentSchema: schema50, data };
         if (vErrors === null) {
           vErrors = [err1];
         } else {
@@ -41796,7 +42461,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         const _errs8 = errors;
         if (typeof key0 === "string") {
           if (!pattern16.test(key0)) {
-            const err4 = { instancePath, schemaPath: "#/else/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" }, message: 'must match pattern "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$"', schema: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$", parentSchema: schema49.else.propertyNames, data: key0, propertyName: key0 };
+            const err4 = { instancePath, schemaPath: "#/else/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+|[A-Z][a-z][A-Za-z0-9]*)$" }, message: 'must match pattern "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+|[A-Z][a-z][A-Za-z0-9]*)$"', schema: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+|[A-Z][a-z][A-Za-z0-9]*)$", parentSchema: schema49.else.propertyNames, data: key0, propertyName: key0 };
             if (vErrors === null) {
               vErrors = [err4];
             } else {
@@ -41820,7 +42485,7 @@ function validate25(data, { instancePath = "", parentData, parentDataProperty, r
         let data0 = data[key1];
         if (typeof data0 === "string") {
           if (!pattern15.test(data0)) {
-            const err6 = { instancePath: instancePath + "/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/on_error_policy/pattern", keyword: "pattern", params: { pattern: "^(fail|continue|ignore|retry:[1-9][0-9]?)$" }, message: 'must match pattern "^(fail|continue|ignore|retry:[1-9][0-9]?)$"', schema: "^(fail|continue|ignore|retry:[1-9][0-9]?)$", parentSchema: schema50, data: data0 };
+            const err6 = { instancePath: instancePath + "/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/$defs/on_error_policy/pattern", keyword: "pattern", params: { pattern: "^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$" }, message: 'must match pattern "^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$"', schema: "^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$", parentSchema: schema50, data: data0 };
             if (vErrors === null) {
               vErrors = [err6];
             } else {
@@ -43357,7 +44022,7 @@ function validate36(data, { instancePath = "", parentData, parentDataProperty, r
   return errors === 0;
 }
 validate36.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": false };
-var schema74 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." } }, "required": ["body"] };
+var schema74 = { "type": "object", "additionalProperties": false, "properties": { "id": { "$ref": "#/$defs/id", "description": "Unique step id; `goto` targets and templates use it." }, "type": { "const": "comment" }, "name": { "type": "string", "description": "Short title shown in the status checklist." }, "description": { "type": "string", "description": "What this step does; the instructions shown while it is current." }, "if": { "$ref": "#/$defs/expression", "description": "Run the step only when this expression is true; otherwise continue past it." }, "next": { "$ref": "#/$defs/next" }, "on_error": { "$ref": "#/$defs/on_error" }, "authority": { "enum": ["just-do-it", "show-me", "ask-first"], "description": "just-do-it runs; show-me runs and reports; ask-first waits for approval first." }, "timeout": { "$ref": "#/$defs/duration", "description": "How long the step may take or wait." }, "idempotency_key": { "type": "string", "description": "Template for the key that finds this step's effect instead of repeating it." }, "needs": { "type": "array", "items": { "$ref": "#/$defs/id" }, "maxItems": 50, "description": "Steps of the same list that must be completed or skipped before this one starts; a list in which any step has needs: runs as a graph, each step as soon as its needs are met." }, "for_each": { "type": "string", "description": "Template naming a list (a list input, a finding, an output list): the step runs once per item, several at once (limits.max_parallel), with {{ item }} and {{ item_index }}; its outputs are lists." }, "input_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the data that enters the step (its rendered fields); a mismatch fails the step with PB-CONTRACT-INPUT." }, "output_schema": { "type": "object", "description": "JSON Schema (draft 2020-12) of the step's outputs and findings; a mismatch fails the step with PB-CONTRACT-OUTPUT." }, "body": { "type": "string", "description": "Markdown comment posted on the issue (templates allowed)." }, "issue": { "type": "string", "description": "Issue or pull request number to comment on (default: the run's issue)." }, "reply_to": { "type": "string", "description": "A pull request review comment's id: the comment answers it in its thread (needs `issue`: the pull request)." } }, "required": ["body"] };
 function validate40(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -43620,12 +44285,36 @@ function validate40(data, { instancePath = "", parentData, parentDataProperty, r
         errors++;
       }
     }
+    if (data.issue !== void 0) {
+      let data16 = data.issue;
+      if (typeof data16 !== "string") {
+        const err21 = { instancePath: instancePath + "/issue", schemaPath: "#/properties/issue/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema74.properties.issue.type, parentSchema: schema74.properties.issue, data: data16 };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+    }
+    if (data.reply_to !== void 0) {
+      let data17 = data.reply_to;
+      if (typeof data17 !== "string") {
+        const err22 = { instancePath: instancePath + "/reply_to", schemaPath: "#/properties/reply_to/type", keyword: "type", params: { type: "string" }, message: "must be string", schema: schema74.properties.reply_to.type, parentSchema: schema74.properties.reply_to, data: data17 };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err21 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema74.type, parentSchema: schema74, data };
+    const err23 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object", schema: schema74.type, parentSchema: schema74, data };
     if (vErrors === null) {
-      vErrors = [err21];
+      vErrors = [err23];
     } else {
-      vErrors.push(err21);
+      vErrors.push(err23);
     }
     errors++;
   }
@@ -52336,7 +53025,7 @@ var SCHEMA_ID = "https://playbook-bot.dev/schema/playbook.v1.schema.json";
 var ID_PATTERN = "^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$";
 var TOOL_PATTERN = "^[a-zA-Z0-9][a-zA-Z0-9_.-]*/[a-zA-Z0-9][a-zA-Z0-9_.-]*$";
 var DURATION_PATTERN = "^([0-9]+[smhd])+$";
-var ERROR_POLICY_PATTERN = "^(fail|continue|ignore|retry:[1-9][0-9]?)$";
+var ERROR_POLICY_PATTERN = "^(fail|continue|ignore|retry:[1-9][0-9]?|goto:[a-zA-Z0-9][a-zA-Z0-9_-]{0,63})$";
 var STEP_KINDS = [
   "ai",
   "branch",
@@ -52412,7 +53101,13 @@ var COMMON_STEP_FIELDS = {
 };
 var STEP_FIELDS = {
   comment: {
-    fields: { body: str("Markdown comment posted on the issue (templates allowed).") },
+    fields: {
+      body: str("Markdown comment posted on the issue (templates allowed)."),
+      issue: str("Issue or pull request number to comment on (default: the run's issue)."),
+      reply_to: str(
+        "A pull request review comment's id: the comment answers it in its thread (needs `issue`: the pull request)."
+      )
+    },
     required: ["body"]
   },
   end: {
@@ -52942,7 +53637,7 @@ var PLAYBOOK_SCHEMA = {
     on_error_policy: {
       type: "string",
       pattern: ERROR_POLICY_PATTERN,
-      description: "fail, continue, ignore or retry:N."
+      description: "fail, continue, ignore, retry:N or goto:<step> (go on at that step)."
     },
     on_error: {
       description: "A policy, or policies keyed by error code with a default.",
@@ -52951,7 +53646,9 @@ var PLAYBOOK_SCHEMA = {
       else: {
         type: "object",
         minProperties: 1,
-        propertyNames: { pattern: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+)$" },
+        propertyNames: {
+          pattern: "^(default|[A-Z][A-Z0-9]*(-[A-Z0-9]+)+|[A-Z][a-z][A-Za-z0-9]*)$"
+        },
         additionalProperties: { $ref: "#/$defs/on_error_policy" }
       }
     },
@@ -53528,7 +54225,7 @@ var PlaybookGraph = class {
   findCycle() {
     const state = /* @__PURE__ */ new Map();
     const trail = [];
-    const visit = (id) => {
+    const visit2 = (id) => {
       state.set(id, 1);
       trail.push(id);
       for (const e of this.resolvedSuccessors(id)) {
@@ -53536,7 +54233,7 @@ var PlaybookGraph = class {
         const s = state.get(e.to);
         if (s === 1) return [...trail.slice(trail.indexOf(e.to)), e.to];
         if (s === void 0) {
-          const found = visit(e.to);
+          const found = visit2(e.to);
           if (found) return found;
         }
       }
@@ -53544,7 +54241,7 @@ var PlaybookGraph = class {
       state.set(id, 2);
       return void 0;
     };
-    return this.entry && this.byId.has(this.entry) ? visit(this.entry) : void 0;
+    return this.entry && this.byId.has(this.entry) ? visit2(this.entry) : void 0;
   }
   /**
    * Dominators of every reachable step: the steps that lie on every path from the entry to it.
@@ -53694,6 +54391,14 @@ function addJoinEdges(graph, edges, leaves) {
       edges.get(id)?.push({ from: id, to, kind: "join", label: place.branch, path: s.path });
   }
 }
+function addErrorEdges(step, path, add) {
+  const policy = step.on_error;
+  const target = (p) => typeof p === "string" && p.startsWith("goto:") ? p.slice(5) : void 0;
+  if (typeof policy === "string") add(target(policy), "error", [...path, "on_error"]);
+  else if (policy && typeof policy === "object")
+    for (const [code, p] of Object.entries(policy))
+      add(target(p), "error", [...path, "on_error", code], code === "default" ? void 0 : code);
+}
 function isTerminalKind(step) {
   return step.type === "end" || step.type === "playbook" && step.mode === "handoff";
 }
@@ -53719,6 +54424,7 @@ function computeEdges(graph, gs, leaves) {
       if (Array.isArray(steps) && steps[0])
         add(steps[0].id, "fork", [...path, "branches", name, 0], name);
   }
+  addErrorEdges(step, path, add);
   if (graph.lists.get(gs.list)?.dag) return edges;
   if (step.type === "checkpoint") {
     add(step.on_reject, "reject", [...path, "on_reject"]);
@@ -54510,6 +55216,15 @@ var stepShape = {
               );
           });
           break;
+        case "comment":
+          if (step.reply_to !== void 0 && step.issue === void 0)
+            report2(
+              [...p, "reply_to"],
+              "a reply to a review comment needs the pull request it belongs to",
+              "add issue: <pull request number>",
+              true
+            );
+          break;
         case "label":
           if (!step.add?.length && !step.remove?.length)
             report2(p, "a label step needs add: or remove:", "add add: [label]");
@@ -54861,10 +55576,18 @@ var DialectConversion = class {
   b;
   /** A finding at `path` of `source` (default: the main file); `key` points at the key itself. */
   report(rule, path, message, hint, key = false, source = this.doc) {
+    const span = {
+      ...source.span(path, key),
+      ...source === this.doc ? {} : { file: source.file }
+    };
+    if (this.problems.some(
+      (p) => p.rule === rule && p.message === message && p.span.line === span.line && p.span.column === span.column && p.span.file === span.file
+    ))
+      return;
     this.problems.push({
       rule,
       path: formatPath(path),
-      span: { ...source.span(path, key), ...source === this.doc ? {} : { file: source.file } },
+      span,
       message,
       hint: hint ?? this.hints[rule]
     });
@@ -54876,8 +55599,50 @@ var DialectConversion = class {
   }
 };
 
-// src/core/dialects/catalyst/dialect.ts
-var DEFAULT_HINTS = {
+// src/core/dialects/catalyst/scripts.ts
+function getNames(body) {
+  const names = /* @__PURE__ */ new Set();
+  for (const m of body.matchAll(/\bget\(\s*(['"])([^'"\n]{1,200})\1\s*\)/g))
+    if (m[2]) names.add(m[2]);
+  return [...names];
+}
+function getEnvName(name) {
+  return `CATALYST_GET_${name.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}`;
+}
+function nodeProgram(body) {
+  return [
+    "// Catalyst script step: get(), fs and path as Catalyst gives them; the result is printed as JSON.",
+    'const fs = require("node:fs");',
+    'const path = require("node:path");',
+    "const get = (name) => {",
+    '  const v = process.env["CATALYST_GET_" + String(name).replace(/[^A-Za-z0-9]/g, "_").toUpperCase()];',
+    "  if (v === undefined) return undefined;",
+    "  try { return /^\\s*[[{]/.test(v) ? JSON.parse(v) : v; } catch { return v; }",
+    "};",
+    "console.log = (...args) => console.error(...args);",
+    "(async () => {",
+    body,
+    "})().then(",
+    "  (result) => { if (result !== undefined) process.stdout.write(JSON.stringify(result)); },",
+    "  (err) => { console.error(err && err.stack ? err.stack : String(err)); process.exit(1); },",
+    ");"
+  ].join("\n");
+}
+function shellText(text, shell) {
+  const refs = [];
+  const out = text.replace(/\$?\{\{\s*([^{}]*?)\s*\}\}/g, (_whole, expr) => {
+    let ref = refs.find((r) => r.expr === expr);
+    if (!ref) {
+      ref = { env: `CATALYST_${refs.length + 1}`, expr };
+      refs.push(ref);
+    }
+    return shell === "bash" ? `\${${ref.env}}` : `$env:${ref.env}`;
+  });
+  return { text: out, refs };
+}
+
+// src/core/dialects/catalyst/yaml.ts
+var CATALYST_HINTS = {
   "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
   "dialect-invalid": "Catalyst's own validator refuses this too: fix it in the file",
   "dialect-drift": "nothing needs to change: it is read the way Catalyst reads it (`playbook-bot import <file>` writes the v1 equivalent)"
@@ -54890,93 +55655,76 @@ var ERROR_ACTIONS = {
   silentlycontinue: "ignore",
   ignore: "ignore"
 };
-var GITHUB_READS = {
-  "github-issue-find": "github/issue_find",
-  "github-issue-get": "github/issue_get",
-  "github-repo-info": "github/repo_info"
-};
-var SHELLS = { bash: "bash", powershell: "powershell", script: "node" };
-var PLAYBOOK_FOLDER = /(^|\/)(src\/playbooks|src\/resources\/playbooks|tests\/fixtures\/playbooks)\//;
 var MAX_STEPS = 2e3;
+var MAX_NESTING = 16;
+var XE_ENDINGS = [".md", ".json"];
+var FOREIGN_PROTOCOL = /^(catalyst|temp):\/\//;
+var TODAY_IDIOM = /^new Date\(\)\.toISOString\(\)\.split\(\s*'T'\s*\)\[0\]$/;
+var READS = {
+  "file-read": { tool: "github/file_read", arg: "path", main: "content" },
+  "json-read": { tool: "github/file_read", arg: "path", main: "value", extra: { json: true } },
+  "file-exists": {
+    tool: "github/file_read",
+    arg: "path",
+    main: "exists",
+    extra: { missing_ok: true }
+  },
+  "file-list": { tool: "github/file_list", arg: "path", main: "names" },
+  "github-issue-get": { tool: "github/issue_get", arg: "number", main: "" },
+  "github-issue-find": { tool: "github/issue_find", arg: "query", main: "items" },
+  "github-repo-info": { tool: "github/repo_info", arg: "", main: "" },
+  "github-repo": { tool: "github/repo_info", arg: "", main: "" },
+  "github-pr-get": {
+    tool: "github/pull_request_get",
+    arg: "number",
+    main: "",
+    // GitHub's pull request as Catalyst returned it → the tool's flatter result.
+    results: { "head.ref": "head", "base.ref": "base", html_url: "url", "user.login": "author" }
+  },
+  "github-pr-threads": {
+    tool: "github/review_threads",
+    arg: "number",
+    main: "threads"
+  }
+};
+var FIELDS = {
+  branch: { branch: "name", name: "name", sha: "sha" },
+  commit: { sha: "sha", commit: "sha", branch: "branch" },
+  pull_request: {
+    number: "number",
+    prNumber: "number",
+    url: "url",
+    prUrl: "url",
+    html_url: "url",
+    head: "head"
+  },
+  issue: { number: "number", issueNumber: "number", url: "url", html_url: "url" },
+  comment: { id: "id", url: "url", html_url: "url" },
+  script: { exitCode: "exit_code", exit_code: "exit_code", stdout: "stdout", stderr: "stderr" }
+};
 var MAIN_OUTPUT = {
   ai: "text",
   branch: "name",
-  pull_request: "url",
-  issue: "url"
+  commit: "sha",
+  pull_request: "number",
+  issue: "number",
+  comment: "id",
+  script: "stdout",
+  checkpoint: "choice"
 };
-var MAX_NESTING = 16;
-var catalyst = {
-  id: "catalyst",
-  title: "Catalyst",
-  recognise: (file, text) => {
-    if (/\.md$/i.test(file)) return PLAYBOOK_FOLDER.test(file) && /^#\s+Playbook:/m.test(text);
-    if (!/\.ya?ml$/i.test(file)) return false;
-    if (/^(nodes|entrypoint|match)\s*:/m.test(text)) return false;
-    return /^(id|name)\s*:/m.test(text) && /^steps\s*:/m.test(text) && /^owner\s*:/m.test(text);
-  },
-  load: (file, text, _siblings, limits) => loadCatalyst(file, text, limits)
-};
-function loadCatalyst(file, text, limits) {
-  if (/\.md$/i.test(file)) return loadMarkdown(file, text, limits);
-  const loaded = loadSourceText(file, text, limits);
-  if (!loaded.ok) return { ok: false, failure: loaded };
-  const c = new Conversion(loaded.document);
-  return { ok: true, document: c.convert(), problems: c.problems };
-}
-function loadMarkdown(file, text, limits) {
-  const front = frontMatter(file, text, limits);
-  if (front.failure) return { ok: false, failure: front.failure };
-  let doc = front.doc;
-  if (!doc) {
-    const empty2 = loadSourceText(file, "{}", limits);
-    if (!empty2.ok) return { ok: false, failure: empty2 };
-    doc = empty2.document;
-  }
-  const c = new MarkdownConversion(doc, file, front.body);
-  return { ok: true, document: c.convert(), problems: c.problems };
-}
-var MarkdownConversion = class extends DialectConversion {
-  constructor(doc, file, body) {
-    super(doc, DEFAULT_HINTS);
-    this.file = file;
-    this.body = body;
-  }
-  file;
-  body;
-  convert() {
-    const meta = isObject(this.doc.value) ? this.doc.value : {};
-    const stem = (this.file.split("/").pop() ?? "playbook").replace(/\.md$/i, "");
-    const title = /^#\s+Playbook:\s*(.+)$/m.exec(this.body)?.[1]?.trim() ?? stem;
-    const goal = /\*\*Goal\*\*:\s*(.+)$/m.exec(this.body)?.[1]?.trim();
-    const out = { apiVersion: "playbook-bot/v1", id: stem, name: title };
-    if (goal) out.description = goal;
-    copyMeta(this, meta, out);
-    out.steps = [
-      {
-        id: "run-playbook",
-        type: "ai",
-        description: "The playbook's whole text is the prompt (Catalyst's markdown task).",
-        prompt: this.body
-      }
-    ];
-    return this.b.build(out);
-  }
-  put2(out, key, value, path) {
-    this.put(out, key, value, path, path);
-  }
-};
-function copyMeta(c, src, out) {
-  if (typeof src.owner === "string") c.put2(out, "owner", src.owner, ["owner"]);
-  if (isObject(src.reviewers)) c.put2(out, "reviewers", src.reviewers, ["reviewers"]);
-}
-var Conversion = class extends DialectConversion {
+var CatalystYamlConversion = class extends DialectConversion {
   inputs = /* @__PURE__ */ new Set();
-  /** Catalyst step names (variables) → v1 step ids. */
-  stepIds = /* @__PURE__ */ new Map();
+  /** Catalyst step names (variables) → what they are in v1. */
+  named = /* @__PURE__ */ new Map();
+  /** `var` names → the v1 template text of their value. */
+  aliases = /* @__PURE__ */ new Map();
+  ids = /* @__PURE__ */ new Set();
+  origins = /* @__PURE__ */ new WeakMap();
   steps = [];
   outputs;
+  loops = false;
   constructor(doc) {
-    super(doc, DEFAULT_HINTS);
+    super(doc, CATALYST_HINTS);
   }
   put2(out, key, value, path) {
     this.put(out, key, value, path, path);
@@ -54988,6 +55736,51 @@ var Conversion = class extends DialectConversion {
       this.report("dialect-invalid", [], "a Catalyst playbook is a mapping of fields");
       return this.b.build(out);
     }
+    this.header(src, out);
+    if (src.inputs !== void 0) this.convertInputs(src.inputs, out);
+    const handlers = this.handlers(src);
+    if (!Array.isArray(src.steps) || src.steps.length === 0)
+      this.report(
+        "dialect-invalid",
+        ["steps"],
+        'Playbook must have at least one step in "steps" array',
+        "add a step"
+      );
+    else this.mainSteps(src, handlers);
+    if (src.resources !== void 0)
+      this.report(
+        "dialect-unmapped",
+        ["resources"],
+        "'resources' (locks on paths and branches) has no v1 equivalent; Catalyst's YAML loader drops it too",
+        "remove it: one run per issue is the bot's lock",
+        true
+      );
+    if (this.steps.length) {
+      out.steps = this.steps;
+      this.b.locate(["steps"], ["steps"]);
+      this.steps.forEach((step, i) => {
+        const o = this.origins.get(step);
+        if (!o) return;
+        this.b.locate(["steps", i], o.at);
+        for (const [to, from] of o.fields) this.b.locate(["steps", i, ...to], from);
+      });
+    }
+    if (this.loops) out.limits = { max_parallel: 1 };
+    if (this.outputs) out.outputs = this.outputs;
+    if (isObject(src.outputs)) {
+      for (const name of Object.keys(src.outputs))
+        if (!this.outputs || !(name in this.outputs))
+          this.report(
+            "dialect-drift",
+            ["outputs", name],
+            `output '${name}' is declared with a type only; no \`return\` sets it, so the converted playbook has no value for it`,
+            "set it in the final `return:`",
+            true
+          );
+    }
+    return this.b.build(out);
+  }
+  header(src, out) {
     const idKey = typeof src.name === "string" ? "name" : "id";
     const id = src[idKey];
     if (typeof id !== "string" || !id.trim())
@@ -55020,50 +55813,38 @@ var Conversion = class extends DialectConversion {
     }
     if (typeof src.description === "string")
       this.put2(out, "description", src.description, ["description"]);
-    copyMeta(this, src, out);
-    if (src.triggers !== void 0)
+    if (typeof src.owner === "string") this.put2(out, "owner", src.owner, ["owner"]);
+    if (isObject(src.reviewers)) this.put2(out, "reviewers", src.reviewers, ["reviewers"]);
+    if (src.triggers !== void 0) this.triggers(src.triggers, out);
+  }
+  /**
+   * Catalyst's GitHub event triggers. Its engine does nothing with them; the bot starts a run
+   * for the ones it can: a label added to an issue. The others are reported, not dropped.
+   */
+  triggers(triggers, out) {
+    if (!Array.isArray(triggers))
+      return this.report("dialect-invalid", ["triggers"], "triggers is a list of {event, action}");
+    const labels = [];
+    triggers.forEach((t, i) => {
+      const at = ["triggers", i];
+      if (!isObject(t) || typeof t.event !== "string")
+        return this.report("dialect-invalid", at, "a trigger is {event, action, args?}");
+      const label2 = isObject(t.args) ? t.args.label : void 0;
+      if (t.event === "issues" && t.action === "labeled" && typeof label2 === "string") {
+        labels.push(label2);
+        return;
+      }
       this.report(
-        "dialect-unmapped",
-        ["triggers"],
-        "Catalyst's GitHub event triggers (event/action pairs) have no v1 selector; Catalyst's engine does not act on them either",
-        "start the playbook with `on.labels` or `on.command` in a v1 playbook",
-        true
+        "dialect-drift",
+        at,
+        `the trigger '${t.event}${typeof t.action === "string" ? `.${t.action}` : ""}' does not start this playbook: Catalyst's engine does not act on triggers, and the bot starts runs from issue labels and \`/run\``,
+        "start it with `/run <id>`, or add a trigger `{event: issues, action: labeled, args: {label: \u2026}}`"
       );
-    if (src.inputs !== void 0) this.convertInputs(src.inputs, out);
-    if (!Array.isArray(src.steps) || src.steps.length === 0)
-      this.report(
-        "dialect-invalid",
-        ["steps"],
-        'Playbook must have at least one step in "steps" array',
-        "add a step"
-      );
-    else this.list(src.steps, ["steps"], { depth: 0 });
-    for (const key of ["catch", "finally", "resources"])
-      if (src[key] !== void 0)
-        this.report(
-          "dialect-unmapped",
-          [key],
-          `'${key}' has no v1 equivalent (v1 handles errors per step with on_error)`,
-          void 0,
-          true
-        );
-    if (this.steps.length) {
-      out.steps = this.steps;
-      this.b.locate(["steps"], ["steps"]);
+    });
+    if (labels.length) {
+      out.on = { labels };
+      this.b.locate(["on"], ["triggers"]);
     }
-    if (this.outputs) out.outputs = this.outputs;
-    if (isObject(src.outputs)) {
-      for (const name of Object.keys(src.outputs))
-        if (!this.outputs || !(name in this.outputs))
-          this.report(
-            "dialect-drift",
-            ["outputs", name],
-            `output '${name}' is declared with a type only; no \`return\` sets it, so the converted playbook has no value for it`,
-            "set it in the final `return:`",
-            true
-          );
-    }
-    return this.b.build(out);
   }
   convertInputs(list2, out) {
     if (!Array.isArray(list2)) {
@@ -55151,6 +55932,114 @@ var Conversion = class extends DialectConversion {
         );
     });
   }
+  // ---- catch and finally -------------------------------------------------------------------
+  /** The first step ids of the playbook's catch blocks and of its finally-after-failure. */
+  handlers(src) {
+    const catches = [];
+    if (src.catch !== void 0) {
+      if (!Array.isArray(src.catch))
+        this.report(
+          "dialect-invalid",
+          ["catch"],
+          'Playbook "catch" must be an array of catch blocks',
+          "write catch: [{ code: <ErrorCode>, steps: [...] }]"
+        );
+      else
+        src.catch.forEach((block, i) => {
+          const at = ["catch", i];
+          if (!isObject(block) || typeof block.code !== "string" || !block.code)
+            return this.report(
+              "dialect-invalid",
+              at,
+              `Catch block at index ${i} is missing required "code" property`,
+              "add code: <ErrorCode>"
+            );
+          if (!Array.isArray(block.steps))
+            return this.report(
+              "dialect-invalid",
+              at,
+              `Catch block "${block.code}" is missing required "steps" array`,
+              "add steps: [...]"
+            );
+          if (!/^[A-Za-z][A-Za-z0-9]*(-[A-Z0-9]+)*$/.test(block.code))
+            return this.report(
+              "dialect-invalid",
+              [...at, "code"],
+              `'${block.code}' is not an error code (letters and digits)`
+            );
+          catches.push({ code: block.code, at });
+        });
+    }
+    if (src.finally !== void 0 && !Array.isArray(src.finally))
+      this.report("dialect-invalid", ["finally"], '"finally" is a list of steps');
+    return { catches, finally: Array.isArray(src.finally) && src.finally.length > 0 };
+  }
+  /**
+   * The steps, then `finally` and a successful end; each catch block (its code's errors go
+   * there), then `finally` again and a failed end — a caught error still fails the run, as in
+   * Catalyst.
+   */
+  mainSteps(src, handlers) {
+    const guarded = handlers.catches.length > 0 || handlers.finally;
+    const ids2 = {
+      catches: handlers.catches.map((c) => this.reserveId(`catch-${c.code}`)),
+      failed: guarded ? this.reserveId("finally-after-failure") : ""
+    };
+    let onError;
+    if (guarded) {
+      onError = { default: `goto:${ids2.failed}` };
+      handlers.catches.forEach((c, i) => {
+        onError[c.code] = `goto:${ids2.catches[i]}`;
+      });
+      this.report(
+        "dialect-drift",
+        handlers.catches.length ? ["catch"] : ["finally"],
+        "a step's error goes to the catch block of its code (Catalyst's own codes; v1's codes are the GH-\u2026 and PB-\u2026 ones) and then to `finally`; the run still ends failed, as in Catalyst",
+        void 0,
+        true
+      );
+    }
+    const steps = src.steps;
+    const last = steps[steps.length - 1];
+    const endsWithReturn = isObject(last) && firstAction(last) === "return";
+    this.list(endsWithReturn && guarded ? steps.slice(0, -1) : steps, ["steps"], {
+      depth: 0,
+      onError
+    });
+    if (!guarded) return;
+    const main = this.steps.length;
+    this.list(src.finally ?? [], ["finally"], { depth: 0 });
+    if (endsWithReturn) this.list([last], ["steps", steps.length - 1], { depth: 0 });
+    else this.endStep("completed", "success", ["steps"]);
+    const blocks = src.catch;
+    handlers.catches.forEach((c, i) => {
+      const first2 = this.steps.length;
+      this.list(blocks[Number(c.at[1])].steps, [...c.at, "steps"], { depth: 0 });
+      const firstStep = this.steps[first2];
+      if (firstStep) firstStep.id = ids2.catches[i];
+      else this.note(ids2.catches[i], `Error ${c.code} caught.`, c.at);
+      this.steps[this.steps.length - 1].next = ids2.failed;
+    });
+    const first = this.steps.length;
+    this.list(src.finally ?? [], ["finally"], { depth: 0 });
+    const firstFinal = this.steps[first];
+    if (firstFinal) firstFinal.id = ids2.failed;
+    else this.note(ids2.failed, "The playbook failed; there is no finally.", ["steps"]);
+    this.endStep("failed", "failure", ["steps"]);
+    if (main === 0) this.steps = [];
+  }
+  /** A comment step that only says where the run is (a catch block with no steps). */
+  note(id, body, at) {
+    const step = { id, type: "comment", body };
+    this.origins.set(step, { at, fields: [] });
+    this.steps.push(step);
+  }
+  endStep(suffix, status, at) {
+    const step = { id: this.reserveId(suffix), type: "end", status };
+    this.origins.set(step, { at, fields: [] });
+    this.steps.push(step);
+  }
+  // ---- steps -------------------------------------------------------------------------------
   list(steps, at, scope) {
     if (!Array.isArray(steps)) return this.report("dialect-invalid", at, "a step list is a list");
     if (scope.depth > MAX_NESTING)
@@ -55161,7 +56050,7 @@ var Conversion = class extends DialectConversion {
     if (this.steps.length >= MAX_STEPS) return;
     if (!isObject(step))
       return this.report("dialect-invalid", at, "a step is a mapping with an action key");
-    const action = Object.keys(step).find((k) => !RESERVED.has(k));
+    const action = firstAction(step);
     if (!action)
       return this.report(
         "dialect-invalid",
@@ -55173,180 +56062,576 @@ var Conversion = class extends DialectConversion {
     const extra = {};
     for (const [k, v] of Object.entries(step)) if (k !== action && !RESERVED.has(k)) extra[k] = v;
     const config = isObject(value) ? { ...value, ...extra } : { ...extra };
-    const primary = (p) => isObject(value) || value === null ? config[p] : value;
     const here = [...at, action];
-    if (action === "if" || action === "if-not") return this.conditional(step, action, at, scope);
-    if (action === "for-each")
-      return this.report(
-        "dialect-unmapped",
-        here,
-        "for-each runs a nested list per item; v1's for_each repeats one step, not a list",
-        "split the loop body into one step with for_each",
-        true
-      );
-    const id = this.idFor(step, action);
-    const out = { id, description: `Catalyst ${action} step` };
-    this.b.locate(["steps", this.steps.length], at);
-    this.b.locate(["steps", this.steps.length, "type"], here);
-    const prior = this.steps.length;
+    const primary = (p) => isObject(value) || value === null ? config[p] : value;
     const from = (key) => isObject(value) && key in value ? [...here, key] : [...at, key];
-    const t = (v) => this.template(v, here);
-    switch (action) {
-      case "ai-prompt":
-      case "markdown":
-        out.type = "ai";
-        out.prompt = t(primary("prompt"));
-        if (Array.isArray(config.outputs ?? config.files))
-          out.expect_files = (config.outputs ?? config.files).map(t);
-        if (typeof config.verify === "string") {
-          out.verify = config.verify;
-          this.b.locate(["steps", prior, "verify"], from("verify"));
-        }
-        if (config.cache === true) out.cache = true;
-        break;
-      case "git-branch":
-        out.type = "branch";
-        out.name = t(primary("name"));
-        if (config.mustBeNew === true) out.require_new = true;
-        break;
-      case "git-commit":
-        out.type = "commit";
-        out.message = t(primary("message"));
-        out.branch = this.lastBranch() ?? "{{ run.branch }}";
-        out.paths = ["**"];
-        if (typeof config.push === "boolean") out.push = config.push;
-        break;
-      case "checkpoint":
-        out.type = "checkpoint";
-        out.message = t(primary("message"));
-        break;
-      case "github-pr-create":
-        out.type = "pull_request";
-        out.title = t(primary("title"));
-        out.head = this.lastBranch() ?? "{{ run.branch }}";
-        if (config.body !== void 0) out.body = t(config.body);
-        break;
-      case "github-pr-await":
-        out.type = "checkpoint";
-        out.message = `Waiting for pull request ${String(t(primary("pr")))} to be merged; approve when it is.`;
-        this.report(
-          "dialect-drift",
-          here,
-          "waiting for a pull request opened elsewhere becomes a checkpoint people approve once it is merged",
-          void 0,
-          true
-        );
-        break;
-      case "github-issue-create":
-        out.type = "issue";
-        out.title = t(primary("title"));
-        if (config.body !== void 0) out.body = t(config.body);
-        break;
-      case "playbook": {
-        out.type = "playbook";
-        out.mode = "delegate";
-        out.playbook = primary("name");
-        const inputs = config.inputs;
-        if (isObject(inputs))
-          out.with = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, t(v)]));
-        break;
-      }
-      case "return": {
-        out.type = "end";
-        out.status = "success";
-        const outputs = {};
-        for (const [k, v] of Object.entries(config))
-          if (k === "message") out.advice = t(v);
-          else if (k === "code") out.conclusion = v;
-          else outputs[k] = t(v);
-        if (Object.keys(outputs).length) this.outputs = outputs;
-        break;
-      }
-      case "bash":
-      case "powershell":
-      case "script":
-        out.type = "script";
-        out.shell = SHELLS[action];
-        out.run = primary("code");
-        break;
-      default:
-        if (action in GITHUB_READS) {
-          out.type = "investigate";
-          out.suggested_calls = [
-            { tool: GITHUB_READS[action], args: { value: t(value) }, run: "auto" }
-          ];
+    if (action === "if" || action === "if-not") return this.conditional(step, action, at, scope);
+    if (action === "for-each") return this.forEach(config, primary, at, scope);
+    if (action === "var") return this.variable(config, primary, at, from, scope);
+    const origin = { at, fields: [[["type"], here]] };
+    const out = { id: "", description: `Catalyst ${action} step` };
+    const t = (v, where = here) => this.template(v, where, scope);
+    const mainOf = (kind) => ({
+      id: "",
+      main: MAIN_OUTPUT[kind] ?? "value",
+      ...FIELDS[kind] ? { fields: FIELDS[kind] } : {}
+    });
+    let named;
+    if (action in READS) {
+      named = this.read(action, primary, config, out, here, scope);
+    } else
+      switch (action) {
+        case "ai-prompt":
+        case "markdown": {
+          out.type = "ai";
+          out.prompt = this.prompt(primary("prompt"), config, here, from, scope);
+          const files = config.outputs ?? config.files;
+          if (Array.isArray(files)) out.expect_files = files.map((f) => this.path(f, here, scope));
+          if (typeof config.verify === "string") {
+            out.verify = config.verify;
+            origin.fields.push([["verify"], from("verify")]);
+          }
+          if (config.cache === true) out.cache = true;
+          named = {
+            id: "",
+            main: "text",
+            fields: { value: "text", text: "text", response: "text" }
+          };
           break;
         }
-        return this.report(
-          "dialect-unmapped",
-          here,
-          `the action '${action}' has no v1 step kind`,
-          "do this in an `ai` or `script` step of a v1 playbook",
-          true
-        );
-    }
+        case "git-branch":
+          out.type = "branch";
+          out.name = t(primary("name"));
+          if (config.mustBeNew === true) out.if_exists = "fail";
+          named = mainOf("branch");
+          break;
+        case "git-commit":
+          out.type = "commit";
+          out.message = t(primary("message"));
+          out.branch = this.lastBranch() ?? "{{ repo.default_branch }}";
+          out.paths = ["**"];
+          if (typeof config.push === "boolean") out.push = config.push;
+          named = mainOf("commit");
+          break;
+        case "file-write":
+        case "json-write":
+        case "gitignore-edit":
+          named = {
+            ...mainOf("commit"),
+            texts: this.write(action, primary, config, out, here, from, scope)
+          };
+          break;
+        case "checkpoint":
+          out.type = "checkpoint";
+          out.message = t(primary("message"));
+          named = mainOf("checkpoint");
+          break;
+        case "github-pr-create":
+          out.type = "pull_request";
+          out.title = t(primary("title"));
+          out.head = this.lastBranch() ?? "{{ repo.default_branch }}";
+          if (config.body !== void 0) out.body = t(config.body, from("body"));
+          named = mainOf("pull_request");
+          break;
+        case "github-pr-await":
+          out.type = "checkpoint";
+          out.message = `Waiting for pull request ${String(t(primary("pr")))} to be merged; approve when it is.`;
+          this.report(
+            "dialect-drift",
+            here,
+            "waiting for a pull request opened elsewhere becomes a checkpoint people approve once it is merged",
+            void 0,
+            true
+          );
+          named = mainOf("checkpoint");
+          break;
+        case "github-issue-create":
+          out.type = "issue";
+          out.title = t(primary("title"));
+          if (config.body !== void 0) out.body = t(config.body, from("body"));
+          named = mainOf("issue");
+          break;
+        case "github-issue-comment":
+        case "github-pr-comment":
+        case "github-pr-reply":
+          out.type = "comment";
+          out.issue = t(primary(action === "github-issue-comment" ? "issue" : "pr"));
+          out.body = t(config.body, from("body"));
+          if (action === "github-pr-reply") out.reply_to = t(config.commentId, from("commentId"));
+          named = mainOf("comment");
+          break;
+        case "display":
+          out.type = "comment";
+          out.body = t(primary("message"));
+          named = mainOf("comment");
+          break;
+        case "playbook": {
+          if (scope.loop)
+            return this.report(
+              "dialect-unmapped",
+              here,
+              "a playbook started once per item of a for-each: v1 delegates to a playbook from the main line only",
+              "start the child playbook after the loop, with the list as its input"
+            );
+          out.type = "playbook";
+          out.mode = "delegate";
+          out.playbook = primary("name");
+          const inputs = config.inputs;
+          if (isObject(inputs))
+            out.with = Object.fromEntries(
+              Object.entries(inputs).map(([k, v]) => [k, t(v, [...from("inputs"), k])])
+            );
+          named = { id: "", main: "value" };
+          break;
+        }
+        case "return":
+          if (scope.loop)
+            return this.report(
+              "dialect-unmapped",
+              here,
+              "a return inside a for-each: v1 ends a run from the main line only",
+              "return after the loop"
+            );
+          this.returnStep(config, out, here, scope);
+          break;
+        case "bash":
+        case "powershell":
+          this.shellScript(action, primary("code"), config, out, here, scope);
+          named = mainOf("script");
+          break;
+        case "script":
+          this.jsScript(primary("code"), out, here, scope);
+          named = { id: "", main: "stdout", fields: {} };
+          break;
+        default:
+          return this.report(
+            "dialect-unmapped",
+            here,
+            `'${action}' is not an action Catalyst's engine has either (it fails when the step runs), so there is nothing to convert`,
+            "use one of Catalyst's actions (ai-prompt, git-branch, git-commit, github-pr-create, \u2026), or write the step in v1",
+            true
+          );
+      }
+    out.id = this.idFor(step, action);
     if (scope.condition) out.if = scope.condition;
+    if (scope.loop) out.for_each = scope.loop.over;
     if (step.errorPolicy !== void 0)
-      this.errorPolicy(step.errorPolicy, [...at, "errorPolicy"], out);
-    this.stepIds.set(id, String(out.type));
-    this.steps.splice(prior, 0, out);
+      this.errorPolicy(step.errorPolicy, [...at, "errorPolicy"], out, origin);
+    else if (scope.onError) out.on_error = scope.onError;
+    if (named) {
+      named.id = String(out.id);
+      if (scope.loop) named.loop = scope.loop;
+      if (typeof step.name === "string") this.named.set(step.name, named);
+    }
+    this.origins.set(out, origin);
+    this.steps.push(out);
+  }
+  /** A read becomes a call of a built-in GitHub tool that the bot makes itself. */
+  read(action, primary, config, out, here, scope) {
+    const spec = READS[action];
+    const args = { ...spec.extra };
+    const t = (v) => this.template(v, here, scope);
+    if (spec.arg === "path") {
+      const raw = primary("path");
+      const xe = typeof raw === "string" ? /^xe:\/\/(.+)$/.exec(raw) : null;
+      args.path = xe ? `.xe/${xe[1]}` : this.path(raw, here, scope);
+      if (xe) args.extensions = XE_ENDINGS;
+      if (typeof config.pattern === "string") args.pattern = config.pattern;
+      const branch = this.lastBranch();
+      if (branch) args.ref = branch;
+    } else if (spec.arg === "number") {
+      args.number = t(primary("number") ?? primary("pr") ?? primary("issue"));
+    } else if (spec.arg === "query") args.query = t(primary("query"));
+    if (action === "github-pr-threads" && typeof config.aiPlatform === "string") {
+      args.marker = `[Catalyst][${String(t(config.aiPlatform))}]`;
+    }
+    const outputs = { value: spec.main };
+    out.type = "investigate";
+    out.suggested_calls = [{ tool: spec.tool, args, run: "auto", required: true, outputs }];
+    return {
+      id: "",
+      main: "value",
+      call: { outputs, results: spec.results ?? {} }
+    };
+  }
+  prompt(text, config, here, from, scope) {
+    let prompt = this.template(text, here, scope);
+    if (typeof prompt !== "string") return prompt;
+    if (isObject(config.context)) {
+      const parts = Object.entries(config.context).map(
+        ([k, v]) => `### ${k}
+
+${String(this.template(typeof v === "string" ? v : JSON.stringify(v), [...from("context"), k], scope))}`
+      );
+      prompt += `
+
+## Context
+
+${parts.join("\n\n")}`;
+    }
+    if (typeof config.return === "string")
+      prompt += `
+
+## Answer
+
+${String(this.template(config.return, from("return"), scope))}`;
+    return prompt;
+  }
+  /**
+   * Catalyst writes into the checkout; the bot has none, so a write is a commit of that file on
+   * the run's branch (the last git-branch), or on the default branch when none came before.
+   */
+  write(action, primary, config, out, here, from, scope) {
+    const path = this.path(
+      action === "json-write" ? config.path : primary("path"),
+      here,
+      scope,
+      true
+    );
+    let content;
+    if (action === "json-write") {
+      const v = primary("value");
+      content = typeof v === "string" ? String(this.template(v, from("value"), scope)) : `${JSON.stringify(v, null, 2)}
+`;
+    } else if (action === "gitignore-edit") {
+      const add = config.add;
+      const lines = Array.isArray(add) ? add.map(String).join("\n") : String(add ?? "");
+      const header = typeof config.header === "string" ? `# ${config.header}
+` : "";
+      content = `${header}${String(this.template(lines, from("add"), scope))}
+`;
+      this.report(
+        "dialect-drift",
+        here,
+        "gitignore-edit merges lines into an existing file; the converted step writes the file with these lines",
+        void 0,
+        true
+      );
+    } else {
+      content = String(this.template(config.content ?? "", from("content"), scope));
+      if (isObject(config.replace)) {
+        for (const [a, b] of Object.entries(config.replace))
+          content = content.split(a).join(String(b));
+        if (/\{\{/.test(content))
+          this.report(
+            "dialect-drift",
+            from("replace"),
+            "replacements apply to the text as written, before its templates are filled",
+            void 0,
+            true
+          );
+      }
+      if (isObject(config["front-matter"])) {
+        const fm = this.templates(config["front-matter"], from("front-matter"), scope);
+        content = `---
+${dump(fm, { lineWidth: -1 }).trimEnd()}
+---
+${content}`;
+      }
+    }
+    const branch = this.lastBranch();
+    if (!branch)
+      this.report(
+        "dialect-drift",
+        here,
+        "Catalyst writes into the checkout; with no git-branch before it, the file is committed to the checked-out branch (a local run) or the default branch (on GitHub)",
+        "create a branch first (git-branch) to keep the default branch clean",
+        true
+      );
+    out.type = "commit";
+    out.branch = branch ?? "{{ repo.default_branch }}";
+    out.message = `${action} ${String(path)}`;
+    out.files = [{ path, content }];
+    return { path: String(path), content };
+  }
+  returnStep(config, out, here, scope) {
+    out.type = "end";
+    out.status = "success";
+    const outputs = {};
+    const values = isObject(config.outputs) ? config.outputs : config;
+    for (const [k, v] of Object.entries(values))
+      if (k === "message") out.advice = this.template(v, here, scope);
+      else if (k === "code") out.conclusion = v;
+      else if (k !== "outputs") outputs[k] = this.template(v, here, scope);
+    if (Object.keys(outputs).length) this.outputs = outputs;
+  }
+  shellScript(shell, code, config, out, here, scope) {
+    if (typeof code !== "string")
+      return this.report("dialect-invalid", here, "a script's code is text");
+    const { text, refs } = shellText(code, shell);
+    const env = {};
+    for (const r of refs) {
+      const before = this.problems.length;
+      const value = this.template(`{{${r.expr}}}`, here, scope);
+      if (this.problems.length === before) env[r.env] = value;
+    }
+    let run2 = text;
+    if (config.cwd !== void 0) {
+      env.CATALYST_CWD = this.template(config.cwd, here, scope);
+      run2 = shell === "bash" ? `cd "\${CATALYST_CWD}"
+${run2}` : `Set-Location -LiteralPath $env:CATALYST_CWD
+${run2}`;
+    }
+    if (refs.length)
+      this.report(
+        "dialect-drift",
+        here,
+        `the script's {{\u2026}} values reach it as environment variables (${refs.map((r) => `$${r.env}`).join(", ")}), never spliced into its text`,
+        void 0,
+        true
+      );
+    out.type = "script";
+    out.shell = shell;
+    out.run = run2;
+    if (Object.keys(env).length) out.env = env;
+  }
+  jsScript(code, out, here, scope) {
+    if (typeof code !== "string")
+      return this.report("dialect-invalid", here, "a script's code is text");
+    const env = {};
+    for (const name of getNames(code)) {
+      const alias = this.aliases.get(name);
+      if (alias !== void 0) {
+        env[getEnvName(name)] = alias;
+        continue;
+      }
+      const ref = this.reference(name, here, scope);
+      if (ref !== void 0) env[getEnvName(name)] = ref.startsWith("{{") ? ref : `{{ ${ref} }}`;
+    }
+    out.type = "script";
+    out.shell = "node";
+    out.run = nodeProgram(code);
+    if (Object.keys(env).length) out.env = env;
   }
   conditional(step, action, at, scope) {
     const raw = step[action];
-    const cond = this.expression(isObject(raw) ? raw.condition : raw, [...at, action]);
+    const cond = this.expression(isObject(raw) ? raw.condition : raw, [...at, action], scope);
     if (cond === void 0) return;
     const yes = action === "if" ? cond : `not (${cond})`;
     const no = action === "if" ? `not (${cond})` : cond;
     const join2 = (c) => scope.condition ? `(${scope.condition}) and (${c})` : c;
-    this.list(step.then, [...at, "then"], { condition: join2(yes), depth: scope.depth + 1 });
+    this.list(step.then, [...at, "then"], {
+      ...scope,
+      condition: join2(yes),
+      depth: scope.depth + 1
+    });
     if (step.else !== void 0)
-      this.list(step.else, [...at, "else"], { condition: join2(no), depth: scope.depth + 1 });
+      this.list(step.else, [...at, "else"], {
+        ...scope,
+        condition: join2(no),
+        depth: scope.depth + 1
+      });
   }
+  /**
+   * `for-each: x, in: list, steps: [...]`: each body step repeats over the list (`{{x}}` is the
+   * item). Catalyst runs the whole body for one item before the next; v1 runs each body step
+   * over every item in turn — the same when the body is one step, or its steps do not read one
+   * another's results.
+   */
+  forEach(config, primary, at, scope) {
+    const here = [...at, "for-each"];
+    if (scope.loop)
+      return this.report(
+        "dialect-unmapped",
+        here,
+        "a for-each inside a for-each: v1 repeats a step over one list at a time",
+        "flatten the lists into one before the loop"
+      );
+    const item = primary("item") ?? "item";
+    if (typeof item !== "string" || !/^[A-Za-z][\w-]*$/.test(item))
+      return this.report("dialect-invalid", here, "the loop variable is a name");
+    const over = this.template(config.in, [...at, "in"], scope);
+    if (typeof over !== "string" || !/^\{\{[^{}]+\}\}$/.test(over.trim()))
+      return this.report(
+        "dialect-unmapped",
+        [...at, "in"],
+        "for-each `in:` is one {{reference}} to a list in v1",
+        'write in: "{{step-name.field}}"'
+      );
+    if (!Array.isArray(config.steps) || config.steps.length === 0)
+      return this.report("dialect-invalid", [...at, "steps"], "for-each needs steps: [...]");
+    if (config.steps.length > 1)
+      this.report(
+        "dialect-drift",
+        here,
+        "each step of the loop runs for every item before the next step starts (Catalyst runs all the steps for one item, then the next item)",
+        void 0,
+        true
+      );
+    this.loops = true;
+    const index = typeof config.index === "string" ? config.index : "index";
+    this.list(config.steps, [...at, "steps"], {
+      ...scope,
+      depth: scope.depth + 1,
+      loop: { item, index, over }
+    });
+  }
+  /** `var: name, value: v` names a value: later `{{name}}` reads it (set once, not changed). */
+  variable(config, primary, at, from, scope) {
+    const name = primary("name");
+    if (typeof name !== "string" || !/^[A-Za-z][\w-]*$/.test(name))
+      return this.report("dialect-invalid", [...at, "var"], "a variable's name is a name");
+    if (this.aliases.has(name) || this.named.has(name) || this.inputs.has(name))
+      return this.report(
+        "dialect-unmapped",
+        [...at, "var"],
+        `'${name}' is set again: v1 names each value once`,
+        "use a new name for the new value"
+      );
+    if (scope.condition || scope.loop)
+      this.report(
+        "dialect-drift",
+        [...at, "var"],
+        `'${name}' is set inside an if or a loop; later steps read its value as written`,
+        void 0,
+        true
+      );
+    const v = config.value;
+    const value = typeof v === "string" ? this.rawProtocol(v, from("value")) : v === void 0 ? "" : JSON.stringify(v);
+    this.aliases.set(name, String(this.template(value, from("value"), scope)));
+  }
+  /** A plain value naming a Catalyst package or temp file: kept as text, with a warning. */
+  rawProtocol(v, at) {
+    if (FOREIGN_PROTOCOL.test(v))
+      this.report(
+        "dialect-drift",
+        at,
+        `'${v.slice(0, 80)}' names a file of Catalyst's own package or temp folder, which the bot does not have; the text is kept as it is`,
+        void 0
+      );
+    return v;
+  }
+  // ---- expressions and templates ------------------------------------------------------------
   /** `${{ … }}` → a v1 expression: comparisons and look-ups only, never evaluated. */
-  expression(v, at) {
+  expression(v, at, scope) {
     if (typeof v === "boolean") return String(v);
     if (typeof v !== "string") {
       this.report("dialect-invalid", at, "a condition is a string or a boolean");
       return void 0;
     }
     const inner = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(v)?.[1] ?? v;
-    const m = /^\s*(get\(\s*'([^']*)'\s*\)|[A-Za-z][\w.-]*)\s*(?:(==|!=|<=|>=|<|>)\s*('[^']*'|-?\d+(?:\.\d+)?|true|false))?\s*$/.exec(
+    const m = /^\s*(!\s*)?(get\(\s*'([^']*)'\s*\)|[A-Za-z][\w.-]*)\s*(?:(===?|!==?|<=|>=|<|>)\s*('[^']*'|-?\d+(?:\.\d+)?|true|false))?\s*$/.exec(
       inner
     );
-    const ref = m ? m[2] ?? m[1] ?? "" : "";
-    if (!m || ref.includes("://")) {
+    if (!m) {
       this.report(
         "dialect-unmapped",
         at,
-        `the condition '${inner.trim().slice(0, 80)}' is not a comparison or look-up v1 can express${ref.includes("://") ? " (it reads a file through a Catalyst path protocol)" : ""}; it is never evaluated, and the steps under it are not converted`,
-        "express it as a comparison of inputs or step outputs"
+        `the condition '${inner.trim().slice(0, 80)}' is code, not a comparison or look-up v1 can express; it is never evaluated, and the steps under it are not converted`,
+        "express it as a comparison of inputs or step results, e.g. ${{ get('x') == 'y' }}"
       );
       return void 0;
     }
-    const path = this.reference(ref);
-    return m[3] ? `${path} ${m[3]} ${m[4]}` : path;
+    const name = m[3] ?? m[2] ?? "";
+    const xe = /^xe:\/\/(.+)$/.exec(name);
+    const path = xe ? this.xeRead(xe[1], at, scope, "content") : this.reference(name, at, scope);
+    if (path === void 0) return void 0;
+    const op = m[4]?.replace(/^(!|=)==$/, "$1=");
+    const test = op ? `${path} ${op} ${m[5]}` : path;
+    return m[1] ? `not (${test})` : test;
   }
-  /** A Catalyst variable: an input by bare name, or a named step's result. */
-  reference(name) {
+  /**
+   * A Catalyst variable as a v1 reference (`inputs.x`, `steps.id.outputs.k`, `item.f`), or the
+   * text of a `var`; undefined (reported) when it names nothing.
+   */
+  reference(name, at, scope) {
     const [head = "", ...rest] = name.split(".");
+    const loop = scope.loop;
+    if (loop && head === loop.item) return ["item", ...rest].join(".");
+    if (loop && head === loop.index && rest.length === 0) return "item_index";
+    const alias = this.aliases.get(head);
+    if (alias !== void 0) {
+      const only = /^\{\{\s*([^{}\s]+)\s*\}\}$/.exec(alias);
+      if (only) return [only[1], ...rest].join(".");
+      this.report(
+        "dialect-unmapped",
+        at,
+        `'${name}' is read as a value here, and '${head}' is text ('${alias.slice(0, 60)}')`,
+        `use {{${head}}} inside text`
+      );
+      return void 0;
+    }
     if (this.inputs.has(head)) return ["inputs", head, ...rest].join(".");
-    const kind = this.stepIds.get(head);
-    if (kind)
-      return [
-        "steps",
-        head,
-        "outputs",
-        ...rest.length ? rest : [MAIN_OUTPUT[kind] ?? "value"]
-      ].join(".");
-    return name;
+    const named = this.named.get(head);
+    if (named) {
+      if (named.loop && named.loop !== loop)
+        return ["steps", named.id, "outputs", this.output(named, rest)].join(".");
+      if (named.loop) {
+        this.report(
+          "dialect-unmapped",
+          at,
+          `'{{${name}}}' reads step '${head}' for the same item: v1 runs each loop step over every item before the next step, so one item's result is not there yet`,
+          "compute what you need in one step, or loop in a child playbook"
+        );
+        return void 0;
+      }
+      return ["steps", named.id, "outputs", this.output(named, rest)].join(".");
+    }
+    if (rest.length === 0 && /^(inputs|steps|item|run|issue|repo)$/.test(head)) return name;
+    if (head === "inputs" && rest.length > 0 && this.inputs.has(rest[0]))
+      return ["inputs", ...rest].join(".");
+    this.report(
+      "dialect-invalid",
+      at,
+      `'${name}' is not an input, a named step before this one, or a variable (Catalyst fails with "Variable '${head}' is undefined")`,
+      "name the step that produces it (`name: \u2026`), or declare the input"
+    );
+    return void 0;
+  }
+  /** The text of a `var`, or of a result field known when converting (a written file's). */
+  known(name, scope) {
+    const alias = this.aliases.get(name);
+    if (alias !== void 0) return alias;
+    const [head = "", field, ...more] = name.split(".");
+    const named = this.named.get(head);
+    if (!named?.texts || field === void 0 || more.length || named.loop !== scope.loop)
+      return void 0;
+    return named.texts[field];
+  }
+  /** The v1 output (and path inside it) that reads `rest` of a named step's result. */
+  output(named, rest) {
+    if (named.call) {
+      const path = rest.join(".");
+      if (!path) return "value";
+      const result = named.call.results[path] ?? path;
+      const name = `r_${rest.join("_").replace(/[^A-Za-z0-9_]/g, "_")}`.slice(0, 60);
+      named.call.outputs[name] = result;
+      return name;
+    }
+    const [first, ...more] = rest;
+    if (first === void 0) return named.main;
+    const field = named.fields?.[first];
+    if (field) return [field, ...more].join(".");
+    return named.fields && named.main !== "value" ? [named.main, ...rest].join(".") : rest.join(".");
   }
   /** `{{path}}` → `{{ inputs.path }}` / `{{ steps.<id>.outputs.… }}`; `${{ … }}` values too. */
-  template(v, at) {
+  template(v, at, scope) {
     if (typeof v !== "string") return v;
     return v.replace(/\$?\{\{\s*([^{}]*?)\s*\}\}/g, (whole, expr) => {
-      if (/^[A-Za-z][\w.-]*$/.test(expr)) return `{{ ${this.reference(expr)} }}`;
-      const got = /^get\(\s*'([^':]*)'\s*\)$/.exec(expr);
-      if (got?.[1]) return `{{ ${this.reference(got[1])} }}`;
+      const xe = /^xe:\/\/([\w./-]+)$/.exec(expr);
+      if (xe) {
+        const ref = this.xeRead(xe[1], at, scope, "content");
+        return ref ? `{{ ${ref} }}` : whole;
+      }
+      if (/^(catalyst|temp):\/\/[\w./-]+$/.test(expr)) return this.rawProtocol(expr, at);
+      if (TODAY_IDIOM.test(expr)) {
+        this.report(
+          "dialect-drift",
+          at,
+          "today's date is the day the run started ({{ run.date }}, UTC)",
+          void 0
+        );
+        return "{{ run.date }}";
+      }
+      const got = /^get\(\s*'([^':]*)'\s*\)$/.exec(expr)?.[1];
+      const name = got ?? (/^[A-Za-z][\w.-]*$/.test(expr) ? expr : void 0);
+      const alias = name === void 0 ? void 0 : this.known(name, scope);
+      if (alias !== void 0) return alias;
+      if (name !== void 0) {
+        const ref = this.reference(name, at, scope);
+        if (ref === void 0) return whole;
+        return ref.includes("{{") ? ref : `{{ ${ref} }}`;
+      }
       this.report(
         "dialect-unmapped",
         at,
@@ -55356,7 +56641,55 @@ var Conversion = class extends DialectConversion {
       return whole;
     });
   }
-  errorPolicy(policy, at, out) {
+  /** Every string inside a value (front matter), templated. */
+  templates(v, at, scope) {
+    if (typeof v === "string") return this.template(v, at, scope);
+    if (Array.isArray(v)) return v.map((x, i) => this.templates(x, [...at, i], scope));
+    if (isObject(v))
+      return Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [k, this.templates(x, [...at, k], scope)])
+      );
+    return v;
+  }
+  /** A Catalyst path: `xe://x` is `.xe/x` (`.md` when written without an ending). */
+  path(v, at, scope, forWrite = false) {
+    if (typeof v !== "string") return v;
+    const xe = /^xe:\/\/(.+)$/.exec(v);
+    if (xe) {
+      const p = `.xe/${xe[1]}`;
+      return forWrite && !/\.[A-Za-z0-9]+$/.test(p) ? `${p}.md` : p;
+    }
+    return this.template(this.rawProtocol(v, at), at, scope);
+  }
+  /**
+   * `{{xe://x}}` and `get('xe://x')` read a file of the project's `.xe/` folder when the step
+   * runs: a read step just before it, whose output the step uses. A missing file has no content.
+   */
+  xeRead(file, at, scope, output) {
+    const id = this.reserveId(`read-xe-${file.replace(/[^A-Za-z0-9]+/g, "-")}`.slice(0, 60));
+    const args = { path: `.xe/${file}`, extensions: XE_ENDINGS, missing_ok: true };
+    const branch = this.lastBranch();
+    if (branch) args.ref = branch;
+    const step = {
+      id,
+      type: "investigate",
+      description: `Reads xe://${file} (.xe/${file}.md or .json) of the repository`,
+      suggested_calls: [
+        {
+          tool: "github/file_read",
+          args,
+          run: "auto",
+          required: true,
+          outputs: { content: "content", exists: "exists" }
+        }
+      ]
+    };
+    if (scope.condition) step.if = scope.condition;
+    this.origins.set(step, { at, fields: [] });
+    this.steps.push(step);
+    return `steps.${id}.outputs.${output}`;
+  }
+  errorPolicy(policy, at, out, origin) {
     const one = (v, where) => {
       const name = isObject(v) ? v.action : v;
       const mapped = typeof name === "string" ? ERROR_ACTIONS[name.toLowerCase()] : void 0;
@@ -55371,6 +56704,7 @@ var Conversion = class extends DialectConversion {
         );
       return mapped;
     };
+    origin.fields.push([["on_error"], at]);
     if (!isObject(policy) || "action" in policy) {
       const p = one(policy, at);
       if (p) out.on_error = p;
@@ -55390,17 +56724,94 @@ var Conversion = class extends DialectConversion {
     );
     out.on_error = map;
   }
-  idFor(step, action) {
-    const base = typeof step.name === "string" ? step.name : `${action}-${this.steps.length + 1}`;
-    let id = base;
-    for (let n = 2; this.stepIds.has(id); n++) id = `${base}-${n}`;
+  reserveId(base) {
+    let id = base.replace(/^[^A-Za-z0-9]+/, "") || "step";
+    for (let n = 2; this.ids.has(id); n++) id = `${base}-${n}`;
+    this.ids.add(id);
     return id;
+  }
+  idFor(step, action) {
+    return this.reserveId(
+      typeof step.name === "string" ? step.name : `${action}-${this.steps.length + 1}`
+    );
   }
   lastBranch() {
     const b = [...this.steps].reverse().find((s) => s.type === "branch");
     return b ? `{{ steps.${String(b.id)}.outputs.name }}` : void 0;
   }
 };
+function firstAction(step) {
+  return Object.keys(step).find((k) => !RESERVED.has(k));
+}
+
+// src/core/dialects/catalyst/dialect.ts
+var PLAYBOOK_FOLDER = /(^|\/)(src\/playbooks|src\/resources\/playbooks|tests\/fixtures\/playbooks)\//;
+var catalyst = {
+  id: "catalyst",
+  title: "Catalyst",
+  // Catalyst finds a child playbook when the step runs (PlaybookNotFound there), not at load.
+  softRules: ["set-unresolved-playbook"],
+  recognise: (file, text) => {
+    if (/\.md$/i.test(file)) return PLAYBOOK_FOLDER.test(file) && /^#\s+Playbook:/m.test(text);
+    if (!/\.ya?ml$/i.test(file)) return false;
+    if (/^(nodes|entrypoint|match)\s*:/m.test(text)) return false;
+    return /^(id|name)\s*:/m.test(text) && /^steps\s*:/m.test(text) && /^owner\s*:/m.test(text);
+  },
+  load: (file, text, _siblings, limits) => loadCatalyst(file, text, limits)
+};
+function loadCatalyst(file, text, limits) {
+  if (/\.md$/i.test(file)) return loadMarkdown(file, text, limits);
+  const loaded = loadSourceText(file, text, limits);
+  if (!loaded.ok) return { ok: false, failure: loaded };
+  const c = new CatalystYamlConversion(loaded.document);
+  return { ok: true, document: c.convert(), problems: c.problems };
+}
+function loadMarkdown(file, text, limits) {
+  const front = frontMatter(file, text, limits);
+  if (front.failure) return { ok: false, failure: front.failure };
+  let doc = front.doc;
+  if (!doc) {
+    const empty2 = loadSourceText(file, "{}", limits);
+    if (!empty2.ok) return { ok: false, failure: empty2 };
+    doc = empty2.document;
+  }
+  const c = new MarkdownConversion(doc, file, front.body);
+  return { ok: true, document: c.convert(), problems: c.problems };
+}
+var MarkdownConversion = class extends DialectConversion {
+  constructor(doc, file, body) {
+    super(doc, CATALYST_HINTS);
+    this.file = file;
+    this.body = body;
+  }
+  file;
+  body;
+  convert() {
+    const meta = isObject(this.doc.value) ? this.doc.value : {};
+    const stem = (this.file.split("/").pop() ?? "playbook").replace(/\.md$/i, "");
+    const title = /^#\s+Playbook:\s*(.+)$/m.exec(this.body)?.[1]?.trim() ?? stem;
+    const goal = /\*\*Goal\*\*:\s*(.+)$/m.exec(this.body)?.[1]?.trim();
+    const out = { apiVersion: "playbook-bot/v1", id: stem, name: title };
+    if (goal) out.description = goal;
+    copyMeta(this, meta, out);
+    out.steps = [
+      {
+        id: "run-playbook",
+        type: "ai",
+        description: "The playbook's whole text is the prompt (Catalyst's markdown task).",
+        prompt: this.body
+      }
+    ];
+    return this.b.build(out);
+  }
+  put2(out, key, value, path) {
+    this.put(out, key, value, path, path);
+  }
+};
+function copyMeta(c, src, out) {
+  if (typeof src.owner === "string") c.put2(out, "owner", src.owner, ["owner"]);
+  if (isObject(src.reviewers)) c.put2(out, "reviewers", src.reviewers, ["reviewers"]);
+}
 
 // src/core/dialects/cortex/markdown.ts
 var MAX_LINES = 5e3;
@@ -55569,7 +56980,7 @@ function parseCortexMarkdown(file, input, limits) {
 }
 
 // src/core/dialects/cortex/dialect.ts
-var DEFAULT_HINTS2 = {
+var DEFAULT_HINTS = {
   "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
   "dialect-invalid": "the package breaks a rule of Cortex's playbook layout: fix it in the file",
   "dialect-drift": "nothing needs to change: it is read the way Cortex's design describes it"
@@ -55614,7 +57025,7 @@ function loadCortex(file, text, siblings, limits) {
 }
 var CortexConversion = class extends DialectConversion {
   constructor(main, file, siblings, limits) {
-    super(main.document, DEFAULT_HINTS2);
+    super(main.document, DEFAULT_HINTS);
     this.main = main;
     this.siblings = siblings;
     this.limits = limits;
@@ -56153,14 +57564,14 @@ function cycleIn(steps) {
   const needs = new Map(steps.map((s) => [s.id, needsOf(s)]));
   const state = /* @__PURE__ */ new Map();
   const stack = [];
-  const visit = (id) => {
+  const visit2 = (id) => {
     state.set(id, "open");
     stack.push(id);
     for (const to of needs.get(id) ?? []) {
       if (!needs.has(to)) continue;
       if (state.get(to) === "open") return [...stack.slice(stack.indexOf(to)), to];
       if (!state.has(to)) {
-        const found = visit(to);
+        const found = visit2(to);
         if (found) return found;
       }
     }
@@ -56170,7 +57581,7 @@ function cycleIn(steps) {
   };
   for (const s of steps) {
     if (state.has(s.id)) continue;
-    const found = visit(s.id);
+    const found = visit2(s.id);
     if (found) return found;
   }
   return void 0;
@@ -56306,8 +57717,681 @@ function rewriteCondition(condition) {
   return found;
 }
 
-// src/core/dialects/mindscape/dialect.ts
+// src/core/dialects/mindscape/handoff.ts
+var HANDOFF_FILE = /\.handoff\.(json|md)$/i;
 var HINTS = {
+  "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
+  "dialect-invalid": "Mindscape's HandoffPlan model refuses this too: fix it in the file",
+  "dialect-drift": "nothing needs to change: it is read as Mindscape's orchestrator reads it"
+};
+var PLAN_FIELDS = /* @__PURE__ */ new Set(["steps", "context", "estimated_duration"]);
+var STEP_FIELDS3 = /* @__PURE__ */ new Set([
+  "playbook_code",
+  "kind",
+  "inputs",
+  "input_mapping",
+  "condition",
+  "interaction_mode",
+  "retry_policy",
+  "error_handling"
+]);
+var RETRY_FIELDS = /* @__PURE__ */ new Set([
+  "max_retries",
+  "retry_delay",
+  "exponential_backoff",
+  "retryable_errors"
+]);
+var KINDS = ["user_workflow", "system_tool"];
+var MODES = ["silent", "needs_review", "conversational"];
+var STRATEGIES = [
+  "stop_workflow",
+  "continue_on_error",
+  "skip_step",
+  "retry_then_stop",
+  "retry_then_continue"
+];
+var DEFAULT_RETRIES = { system_tool: 3, user_workflow: 1 };
+var MAX_STEPS3 = 200;
+var MAX_RETRIES = 99;
+var NAME4 = /^[A-Za-z0-9_]{1,64}$/;
+var REFERENCE = /\$(\w+)\.([^.\s]+)(?:\.([^.\s]+))?(?:\.([^.\s]+))?/g;
+function loadHandoff(file, input, limits) {
+  const text = input.charCodeAt(0) === 65279 ? input.slice(1) : input;
+  const tagged = /<playbook_handoff>([\s\S]*?)<\/playbook_handoff>/.exec(text);
+  let json = text;
+  if (tagged) {
+    const start = tagged.index + "<playbook_handoff>".length;
+    const end = start + tagged[1].length;
+    const blank = (s) => s.replace(/[^\r\n]/g, " ");
+    json = blank(text.slice(0, start)) + text.slice(start, end) + blank(text.slice(end));
+  } else if (/\.md$/i.test(file) || text.includes("<playbook_handoff>")) {
+    json = "";
+  }
+  const loaded = loadSourceText(file, json, limits);
+  if (!loaded.ok) return { ok: false, failure: loaded };
+  const locations = /* @__PURE__ */ new Map();
+  for (const [pointer, loc] of loaded.document.locationsUnder([])) {
+    const ranges = { ...loc };
+    delete ranges.in;
+    locations.set(pointer, ranges);
+  }
+  const doc = new SourceDocument(file, text, loaded.document.value, locations);
+  const c = new HandoffConversion(doc, planName(file));
+  if (json === "") c.missingBlock();
+  return { ok: true, document: c.plan(), problems: c.problems };
+}
+function planName(file) {
+  const base = file.slice(file.lastIndexOf("/") + 1).replace(HANDOFF_FILE, "");
+  const id = base.replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "");
+  return (id || "handoff").slice(0, 64);
+}
+function nameOf(code) {
+  return code.replace(/[^A-Za-z0-9_]+/g, "_").slice(0, 60);
+}
+var HandoffConversion = class extends DialectConversion {
+  constructor(doc, name) {
+    super(doc, HINTS);
+    this.name = name;
+  }
+  name;
+  out = { apiVersion: "playbook-bot/v1" };
+  inputs = {};
+  steps = [];
+  /** The step `$previous.<code>` reads: Mindscape keys a plan's steps by code, the last wins. */
+  byCode = /* @__PURE__ */ new Map();
+  block = true;
+  missingBlock() {
+    this.block = false;
+    this.report(
+      "dialect-invalid",
+      [],
+      "no HandoffPlan between <playbook_handoff> and </playbook_handoff> in this file",
+      "put the plan's JSON between the tags, as Mindscape's assistant writes it"
+    );
+  }
+  plan() {
+    this.put(this.out, "id", this.name, ["id"], []);
+    this.out.name = this.name;
+    this.out.description = "A Mindscape HandoffPlan.";
+    const src = this.doc.value;
+    if (!isObject(src)) {
+      if (this.block)
+        this.report(
+          "dialect-invalid",
+          [],
+          "a HandoffPlan is a JSON object: { steps, context, estimated_duration }"
+        );
+      return this.b.build(this.out);
+    }
+    for (const key of Object.keys(src))
+      if (!PLAN_FIELDS.has(key))
+        this.report(
+          "dialect-unmapped",
+          [key],
+          `'${key}' is not a HandoffPlan field`,
+          "remove it",
+          true
+        );
+    this.context(src.context);
+    let description = "A Mindscape HandoffPlan";
+    const estimate = src.estimated_duration;
+    if (estimate !== void 0 && estimate !== null) {
+      if (typeof estimate === "number" && Number.isInteger(estimate) && estimate >= 0)
+        description += `, estimated to take ${estimate} seconds`;
+      else
+        this.report(
+          "dialect-invalid",
+          ["estimated_duration"],
+          "estimated_duration is a whole number of seconds"
+        );
+    }
+    this.planSteps(src.steps);
+    const codes = [...new Set(this.steps.map((s) => s.code))];
+    this.out.description = `${description}: runs ${codes.join(", ") || "no playbook"}.`;
+    this.b.locate(["description"], []);
+    if (Object.keys(this.inputs).length) {
+      this.out.inputs = this.inputs;
+      this.b.locate(["inputs"], src.context === void 0 ? [] : ["context"]);
+    }
+    return this.b.build(this.out);
+  }
+  /** The plan's context: inputs of the playbook, its values their defaults. */
+  context(context) {
+    if (context === void 0) return;
+    if (!isObject(context)) {
+      this.report("dialect-invalid", ["context"], "context maps keys to values");
+      return;
+    }
+    for (const [key, value] of Object.entries(context)) {
+      if (!NAME4.test(key)) {
+        this.report(
+          "dialect-unmapped",
+          ["context", key],
+          `context key '${key}' is no input name here (letters, digits and _)`,
+          "rename it",
+          true
+        );
+        continue;
+      }
+      const input = {
+        type: Array.isArray(value) ? "list" : isObject(value) ? "object" : typeof value === "number" ? "number" : typeof value === "boolean" ? "boolean" : "string",
+        description: "From the plan's context."
+      };
+      if (value !== null) input.default = value;
+      this.inputs[key] = input;
+      this.b.locate(["inputs", key], ["context", key]);
+      if (value !== null)
+        this.b.locate(["inputs", key, "default"], ["context", key], this.doc, true);
+    }
+    if (Object.keys(context).length)
+      this.report(
+        "dialect-drift",
+        ["context"],
+        "Mindscape gives every playbook of the plan each context value (and each finished step's outputs) as an input it was not given; here a playbook gets only what its inputs and input_mapping name",
+        "to pass a context value, write $context.<key> in the step's inputs or input_mapping",
+        true
+      );
+  }
+  planSteps(steps) {
+    if (!Array.isArray(steps) || steps.length === 0) {
+      this.report("dialect-invalid", ["steps"], "the plan has no steps");
+      return;
+    }
+    if (steps.length > MAX_STEPS3) {
+      this.report("dialect-invalid", ["steps"], `more than ${MAX_STEPS3} steps`);
+      return;
+    }
+    const used = /* @__PURE__ */ new Set();
+    steps.forEach((s, index) => {
+      if (!isObject(s)) {
+        this.report("dialect-invalid", ["steps", index], "a plan step is an object");
+        return;
+      }
+      if (typeof s.playbook_code !== "string" || !s.playbook_code.trim()) {
+        this.report(
+          "dialect-invalid",
+          ["steps", index],
+          "a plan step names the playbook it runs: playbook_code is required"
+        );
+        return;
+      }
+      const code = s.playbook_code;
+      let id = nameOf(code);
+      for (let n = 2; used.has(id); n++) id = `${nameOf(code)}_${n}`;
+      used.add(id);
+      const step = { src: s, index, id, code, refs: [] };
+      this.steps.push(step);
+      this.byCode.set(code, step);
+    });
+    for (const step of this.steps) {
+      const last = this.byCode.get(step.code);
+      if (last !== step)
+        this.report(
+          "dialect-drift",
+          ["steps", step.index, "playbook_code"],
+          `Mindscape keeps one step per playbook_code, the last: this step does not run there, and $previous.${step.code} reads step '${last.id}'; here it runs too, as step '${step.id}'`,
+          "give each run of the playbook its own plan, or keep one step of it"
+        );
+    }
+    const order = this.order();
+    const out = [];
+    this.b.locate(["steps"], ["steps"]);
+    for (const step of order) out.push(this.step(step, out.length));
+    this.out.steps = out;
+    this.afterSteps(out);
+  }
+  /**
+   * Mindscape's order: in rounds, every step whose `$previous` steps have finished starts; here
+   * the steps of a round run one after another, in plan order. Steps in a cycle are reported.
+   */
+  order() {
+    for (const step of this.steps) step.refs = this.references(step);
+    const deps = new Map(
+      this.steps.map((s) => [
+        s,
+        new Set(s.refs.flatMap((r) => r.step === void 0 ? [] : [this.stepAt(r.step)]))
+      ])
+    );
+    const done = /* @__PURE__ */ new Set();
+    const order = [];
+    const rounds = [];
+    for (; ; ) {
+      const ready = this.steps.filter(
+        (s) => !done.has(s) && [...deps.get(s)].every((d) => done.has(d))
+      );
+      if (ready.length === 0) break;
+      rounds.push(ready);
+      for (const s of ready) {
+        done.add(s);
+        order.push(s);
+      }
+    }
+    const stuck = this.steps.filter((s) => !done.has(s));
+    for (const s of stuck) {
+      const ref = s.refs.find(
+        (r) => r.step !== void 0 && !done.has(this.stepAt(r.step))
+      );
+      const read = this.stepAt(ref.step);
+      this.report(
+        "dialect-invalid",
+        ref.at,
+        read === s ? `step '${s.id}' reads its own outputs ($previous.${s.code}): it can never start, and Mindscape stops the plan there` : `steps ${stuck.map((x) => `'${x.id}'`).join(", ")} read each other's outputs ($previous), in a cycle: none of them can ever start, and Mindscape stops the plan there`,
+        read === s ? `Mindscape keys results by playbook_code, so $previous.${s.code} is this very step; pass the value through the plan's context instead` : "remove one of the references of the cycle"
+      );
+    }
+    const wide = rounds.find((r) => r.length > 1);
+    if (wide)
+      this.report(
+        "dialect-drift",
+        ["steps"],
+        `Mindscape starts the steps whose $previous steps have finished side by side (${wide.map((s) => s.id).join(", ")}); a delegated playbook cannot run beside others here, so they run one after another, in plan order`,
+        void 0,
+        true
+      );
+    return [...order, ...stuck];
+  }
+  stepAt(index) {
+    return this.steps.find((s) => s.index === index);
+  }
+  /** Every `$previous`/`$context` reference in a step's inputs and input_mapping. */
+  references(step) {
+    const refs = [];
+    for (const field of ["inputs", "input_mapping"]) {
+      const values = step.src[field];
+      if (!isObject(values)) continue;
+      for (const [name, value] of Object.entries(values))
+        if (typeof value === "string")
+          for (const m of value.matchAll(REFERENCE)) {
+            const ref = this.reference(m, ["steps", step.index, field, name], m.index === 0);
+            if (ref) refs.push(ref);
+          }
+    }
+    return refs;
+  }
+  /** One reference as Mindscape resolves it; what it cannot resolve is reported. */
+  reference(m, at, leading) {
+    const [raw, type, a, b, c] = m;
+    if (type === "context") {
+      if (!NAME4.test(a)) {
+        this.report(
+          "dialect-unmapped",
+          at,
+          `'${raw}' reads the context key '${a}' (up to the next dot or space); an input name here has letters, digits and _ only`,
+          "put a space after the reference, or rename the key"
+        );
+        return void 0;
+      }
+      if (b !== void 0)
+        this.report(
+          "dialect-drift",
+          at,
+          `Mindscape reads '${raw}' as $context.${a} and leaves out the rest ('.${[b, c].filter(Boolean).join(".")}')`
+        );
+      return { field: a, leading, at };
+    }
+    if (type !== "previous") return void 0;
+    const target = this.byCode.get(a);
+    if (!target) {
+      this.report(
+        "dialect-invalid",
+        at,
+        `'${raw}' names no step of the plan: no step runs playbook '${a}', so Mindscape passes the text as it is`,
+        `name the playbook_code of a step of this plan (${[...this.byCode.keys()].join(", ")}), or read a value of the plan's context with $context.<key>`
+      );
+      return void 0;
+    }
+    if (b !== "outputs" || c === void 0) {
+      this.report(
+        "dialect-invalid",
+        at,
+        `'${raw}' is no reference Mindscape resolves: it reads $previous.<playbook_code>.outputs.<field>`,
+        `write $previous.${a}.outputs.<field>`
+      );
+      return void 0;
+    }
+    if (!NAME4.test(c)) {
+      this.report(
+        "dialect-unmapped",
+        at,
+        `'${raw}' reads the output '${c}' (up to the next dot or space); an output name here has letters, digits and _ only`,
+        "put a space after the reference, or rename the output"
+      );
+      return void 0;
+    }
+    return { step: target.index, field: c, leading, at };
+  }
+  /** `$previous.<code>.outputs.<field>` → a v1 reference, `$context.<key>` → an input. */
+  rewrite(value, step) {
+    return value.replace(REFERENCE, (raw, type, a, b, c) => {
+      if (type === "context" && NAME4.test(a)) {
+        this.contextInput(a, step);
+        return `{{ inputs.${a} }}`;
+      }
+      const target = this.byCode.get(a);
+      if (type !== "previous" || !target || b !== "outputs" || !c || !NAME4.test(c)) return raw;
+      return `{{ steps.${target.id}.outputs.${c} }}`;
+    });
+  }
+  /** A `$context` key the plan's context does not have: an input the run must give. */
+  contextInput(key, step) {
+    if (Object.hasOwn(this.inputs, key)) return;
+    this.inputs[key] = {
+      type: "string",
+      required: true,
+      description: "Read by the plan as $context." + key + "; the plan's context has no value for it."
+    };
+    const ref = step.refs.find((r) => r.step === void 0 && r.field === key);
+    this.b.locate(["inputs", key], ref.at);
+    this.report(
+      "dialect-drift",
+      ref.at,
+      `the plan's context has no '${key}': Mindscape reads it from the context, where the outputs of the steps that finished before are too; here it is a required input '${key}'`,
+      `add '${key}' to the plan's context, or read a step's output with $previous.<playbook_code>.outputs.${key}`
+    );
+  }
+  step(step, index) {
+    const { src } = step;
+    const at = ["steps", step.index];
+    const to = ["steps", index];
+    for (const key of Object.keys(src))
+      if (!STEP_FIELDS3.has(key))
+        this.report(
+          "dialect-unmapped",
+          [...at, key],
+          `'${key}' is not a WorkflowStep field`,
+          "remove it",
+          true
+        );
+    this.b.locate(to, at);
+    const out = { id: step.id, type: "playbook" };
+    this.b.locate([...to, "id"], [...at, "playbook_code"]);
+    this.b.locate([...to, "type"], at);
+    this.put(out, "playbook", step.code, [...to, "playbook"], [...at, "playbook_code"]);
+    out.mode = "delegate";
+    this.b.locate([...to, "mode"], at);
+    const kind = typeof src.kind === "string" && KINDS.includes(src.kind) ? src.kind : void 0;
+    if (!kind)
+      this.report(
+        "dialect-invalid",
+        src.kind === void 0 ? at : [...at, "kind"],
+        `kind is required: ${KINDS.join(" or ")}`
+      );
+    const deps = [
+      ...new Set(step.refs.flatMap((r) => r.step === void 0 ? [] : [this.stepAt(r.step).id]))
+    ];
+    out.description = `Runs the Mindscape playbook ${step.code}${kind ? ` (${kind})` : ""}` + (deps.length ? ` once ${deps.join(", ")} finished.` : ".");
+    this.b.locate([...to, "description"], at);
+    this.withs(step, out, to);
+    this.condition(step, out, to);
+    this.errors(step, kind, out, to);
+    this.interaction(src.interaction_mode, at);
+    return out;
+  }
+  /** `inputs`, then `input_mapping` over them (Mindscape's order), as the child's `with:`. */
+  withs(step, out, to) {
+    const { src } = step;
+    const at = ["steps", step.index];
+    const withs = {};
+    if (src.inputs === void 0)
+      this.report("dialect-invalid", at, "inputs is required (it may be {})");
+    else if (!isObject(src.inputs))
+      this.report("dialect-invalid", [...at, "inputs"], "inputs maps names to values");
+    if (src.input_mapping !== void 0 && !isObject(src.input_mapping))
+      this.report(
+        "dialect-invalid",
+        [...at, "input_mapping"],
+        "input_mapping maps names to references"
+      );
+    for (const field of ["inputs", "input_mapping"]) {
+      const values = src[field];
+      if (!isObject(values)) continue;
+      for (const [name, value] of Object.entries(values)) {
+        const from = [...at, field, name];
+        if (field === "input_mapping" && typeof value !== "string") {
+          this.report("dialect-invalid", from, `input_mapping.${name} is a text reference`);
+          continue;
+        }
+        if (field === "input_mapping" && isObject(src.inputs) && Object.hasOwn(src.inputs, name))
+          this.report(
+            "dialect-drift",
+            [...at, "inputs", name],
+            `input_mapping.${name} replaces this value, as in Mindscape`,
+            void 0,
+            true
+          );
+        const v = this.withValue(value, from, step);
+        if (v === void 0) continue;
+        withs[name] = v;
+        this.b.locate([...to, "with", name], from);
+      }
+    }
+    if (Object.keys(withs).length) {
+      out.with = withs;
+      this.b.locate(
+        [...to, "with"],
+        isObject(src.input_mapping) && !isObject(src.inputs) ? [...at, "input_mapping"] : [...at, "inputs"]
+      );
+    }
+  }
+  withValue(value, at, step) {
+    if (typeof value === "string") return this.rewrite(value, step);
+    if (typeof value === "number" || typeof value === "boolean") return value;
+    if (value === null) {
+      this.report(
+        "dialect-drift",
+        at,
+        "null is no value here: the input is not passed, so the playbook uses its default"
+      );
+      return void 0;
+    }
+    const flat = Array.isArray(value) && value.every((v) => v === null || typeof v !== "object");
+    this.report(
+      "dialect-drift",
+      at,
+      flat ? "a list is passed as its items joined by ', ', as a list input keeps them" : "an object is passed as its JSON text"
+    );
+    return flat ? value.join(", ") : JSON.stringify(value);
+  }
+  /**
+   * `if:` — Mindscape runs a step only once the steps it reads from have completed (a skipped or
+   * failed one holds it back): here, only when the outputs it reads are there; then its condition.
+   */
+  condition(step, out, to) {
+    const at = ["steps", step.index, "condition"];
+    const tests = [
+      ...new Set(
+        step.refs.flatMap(
+          (r) => r.step === void 0 ? [] : [`steps.${this.stepAt(r.step).id}.outputs.${r.field} != null`]
+        )
+      )
+    ];
+    const embedded = step.refs.filter(
+      (r) => r.step !== void 0 && !r.leading && !step.refs.some((o) => o.leading && o.step === r.step)
+    );
+    for (const r of embedded)
+      this.report(
+        "dialect-drift",
+        r.at,
+        `Mindscape orders steps only by values that start with $previous., so it may run this step before ${this.stepAt(r.step).id}; here it waits for it`
+      );
+    const condition = step.src.condition;
+    let test;
+    if (typeof condition === "string" && condition.trim())
+      test = this.conditionTest(condition.trim(), at);
+    else if (condition !== void 0 && condition !== null && condition !== "")
+      this.report("dialect-invalid", at, "condition is a text");
+    if (test) tests.push(tests.length ? `(${test})` : test);
+    if (!tests.length) return;
+    out.if = tests.join(" and ");
+    this.b.locate([...to, "if"], test ? at : ["steps", step.index]);
+  }
+  conditionTest(condition, at) {
+    if (condition.startsWith("{{") && condition.endsWith("}}")) {
+      const r = rewriteCondition(condition);
+      for (const name of r.inputs)
+        if (!Object.hasOwn(this.inputs, name) && NAME4.test(name))
+          this.inputs[name] = { type: "string", description: "Read by a step's condition." };
+      if (r.stepKeys.length || r.wholeSteps.size)
+        this.report(
+          "dialect-drift",
+          at,
+          "Mindscape gives a plan's conditions no step outputs (step.<id>\u2026 is empty there); here it reads the outputs of that step of this playbook"
+        );
+      return r.text;
+    }
+    const previous = /^\$previous\.([^.\s]+)\.(.+)$/.exec(condition);
+    if (previous) {
+      const target = this.byCode.get(previous[1]);
+      const field = /^outputs\.([A-Za-z0-9_]+)$/.exec(previous[2])?.[1];
+      if (!target) {
+        this.report(
+          "dialect-invalid",
+          at,
+          `'${condition}' names no step of the plan: no step runs playbook '${previous[1]}', so Mindscape never runs this step`,
+          `name the playbook_code of a step of this plan (${[...this.byCode.keys()].join(", ")})`
+        );
+        return void 0;
+      }
+      if (!field) {
+        this.report(
+          "dialect-unmapped",
+          at,
+          `'${condition}' reads a step's result beyond its outputs; here a condition reads $previous.<playbook_code>.outputs.<field>`
+        );
+        return void 0;
+      }
+      return `steps.${target.id}.outputs.${field}`;
+    }
+    const context = /^\$context\.([A-Za-z0-9_]+)$/.exec(condition);
+    if (context) {
+      const key = context[1];
+      if (!Object.hasOwn(this.inputs, key))
+        this.inputs[key] = { type: "string", description: "Read by a step's condition." };
+      this.report(
+        "dialect-drift",
+        at,
+        `Mindscape looks '${condition}' up among the steps' results, not in the context (so it is false unless a step runs a playbook named '${key}'); here it is the input '${key}'`
+      );
+      return `inputs.${key}`;
+    }
+    this.report(
+      "dialect-unmapped",
+      at,
+      "this condition is Python that Mindscape evaluates over results, previous() and has_output(); here a condition is {{ \u2026 }}, $previous.<playbook_code>.outputs.<field> or $context.<key>"
+    );
+    return void 0;
+  }
+  /** `error_handling` and `retry_policy` as `on_error`. */
+  errors(step, kind, out, to) {
+    const { src } = step;
+    const at = ["steps", step.index];
+    const strategy = src.error_handling ?? "retry_then_stop";
+    if (typeof strategy !== "string" || !STRATEGIES.includes(strategy)) {
+      this.report(
+        "dialect-invalid",
+        [...at, "error_handling"],
+        `error_handling is one of ${STRATEGIES.join(", ")}, not '${String(strategy)}'`
+      );
+      return;
+    }
+    const policy = src.retry_policy;
+    let retries = DEFAULT_RETRIES[kind ?? "user_workflow"];
+    let timing = false;
+    if (policy !== void 0 && policy !== null) {
+      if (!isObject(policy)) {
+        this.report("dialect-invalid", [...at, "retry_policy"], "retry_policy is an object");
+        return;
+      }
+      for (const key of Object.keys(policy))
+        if (!RETRY_FIELDS.has(key))
+          this.report(
+            "dialect-unmapped",
+            [...at, "retry_policy", key],
+            `'${key}' is not a retry_policy field`,
+            "remove it",
+            true
+          );
+      const max = policy.max_retries ?? 3;
+      if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
+        this.report(
+          "dialect-invalid",
+          [...at, "retry_policy", "max_retries"],
+          "max_retries is a whole number, 0 or more"
+        );
+        return;
+      }
+      retries = max;
+      const errors = policy.retryable_errors;
+      if (Array.isArray(errors) && errors.length)
+        this.report(
+          "dialect-unmapped",
+          [...at, "retry_policy", "retryable_errors"],
+          `retryable_errors names Mindscape's error classes (${errors.map(String).join(", ")}), which errors here do not have: a retry here cannot be limited to them`,
+          "remove it to retry every error, or write on_error by v1 error code after import"
+        );
+      timing = policy.retry_delay !== void 0 || policy.exponential_backoff !== void 0;
+    }
+    const from = src.error_handling !== void 0 ? [...at, "error_handling"] : isObject(policy) ? [...at, "retry_policy"] : at;
+    const stops = ["stop_workflow", "retry_then_stop"].includes(strategy);
+    if (stops && retries === 0) return;
+    if (stops && retries > MAX_RETRIES) {
+      this.report(
+        "dialect-unmapped",
+        [...at, "retry_policy", "max_retries"],
+        `v1 retries a step at most ${MAX_RETRIES} times, not ${retries}`
+      );
+      return;
+    }
+    out.on_error = stops ? `retry:${retries}` : "continue";
+    this.b.locate([...to, "on_error"], from);
+    if (stops && timing)
+      this.report(
+        "dialect-drift",
+        [...at, "retry_policy"],
+        "v1 waits 2, 4, 8\u2026 seconds between retries, whatever retry_delay and exponential_backoff say",
+        void 0,
+        true
+      );
+    if (!stops && retries > 0)
+      this.report(
+        "dialect-drift",
+        from,
+        `Mindscape retries this step ${retries} time(s) before it goes on; v1 cannot retry and then go on, so here it goes on after the first failure`
+      );
+  }
+  interaction(modes, at) {
+    if (modes === void 0) return;
+    if (!Array.isArray(modes) || modes.some((m) => !MODES.includes(String(m)))) {
+      this.report(
+        "dialect-invalid",
+        [...at, "interaction_mode"],
+        `interaction_mode is a list of ${MODES.join(", ")}`
+      );
+      return;
+    }
+    this.report(
+      "dialect-drift",
+      [...at, "interaction_mode"],
+      "Mindscape only logs a plan step's interaction_mode; here the called playbook's own interaction_mode applies",
+      void 0,
+      true
+    );
+  }
+  /** What holds for every step: a failure inside a called playbook ends the run. */
+  afterSteps(out) {
+    if (out.some((s) => s.on_error !== void 0))
+      this.report(
+        "dialect-drift",
+        ["steps"],
+        "error_handling and retry_policy become each step's on_error, which here covers the call itself (an unknown playbook, inputs it refuses); a failure inside a called playbook ends the run",
+        void 0,
+        true
+      );
+  }
+};
+
+// src/core/dialects/mindscape/dialect.ts
+var HINTS2 = {
   "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
   "dialect-invalid": "Mindscape's own model refuses this too: fix it in the file",
   "dialect-drift": "nothing needs to change: it is read as Mindscape's engine reads it"
@@ -56349,7 +58433,7 @@ var PRESENTATION = /* @__PURE__ */ new Set([
   "x_platform",
   "x_local_core"
 ]);
-var STEP_FIELDS3 = /* @__PURE__ */ new Set([
+var STEP_FIELDS4 = /* @__PURE__ */ new Set([
   "id",
   "tool",
   "tool_slot",
@@ -56363,7 +58447,7 @@ var STEP_FIELDS3 = /* @__PURE__ */ new Set([
   "tool_policy",
   "hooks"
 ]);
-var MAX_STEPS3 = 200;
+var MAX_STEPS4 = 200;
 function toolName(tool) {
   const dot = tool.indexOf(".");
   return dot > 0 ? `${tool.slice(0, dot)}/${tool.slice(dot + 1)}` : `mindscape/${tool}`;
@@ -56376,10 +58460,10 @@ var hasFrontMatterCode = (text) => /^---[ \t]*\r?\n[\s\S]*?^playbook_code\s*:/m.
 var mindscape = {
   id: "mindscape",
   title: "Mindscape",
-  recognise: (file, text) => /\.json$/i.test(file) && /"playbook_code"\s*:/.test(text) && /"steps"\s*:/.test(text) && !/"apiVersion"/.test(text) || /\.(md|ya?ml)$/i.test(file) && text.startsWith("---") && hasFrontMatterCode(text),
+  recognise: (file, text) => HANDOFF_FILE.test(file) || /\.json$/i.test(file) && /"playbook_code"\s*:/.test(text) && /"steps"\s*:/.test(text) && !/"apiVersion"/.test(text) || /\.(md|ya?ml)$/i.test(file) && text.startsWith("---") && hasFrontMatterCode(text),
   // The SOPs beside the specs (i18n/playbooks/<locale>/) load with their spec.
   isPart: (file) => /(^|\/)i18n\/playbooks\/[^/]+\/[^/]+\.md$/i.test(file),
-  load: (file, text, siblings, limits) => /\.json$/i.test(file) ? loadSpec(file, text, siblings, limits) : loadSop(file, text, limits)
+  load: (file, text, siblings, limits) => HANDOFF_FILE.test(file) ? loadHandoff(file, text, limits) : /\.json$/i.test(file) ? loadSpec(file, text, siblings, limits) : loadSop(file, text, limits)
 };
 function loadSpec(file, text, siblings, limits) {
   const loaded = loadSourceText(file, text, limits);
@@ -56423,7 +58507,7 @@ function normalise(path) {
 }
 var MindscapeConversion = class extends DialectConversion {
   constructor(doc, sop) {
-    super(doc, HINTS);
+    super(doc, HINTS2);
     this.sop = sop;
   }
   sop;
@@ -56519,7 +58603,13 @@ var MindscapeConversion = class extends DialectConversion {
   }
   identity(src) {
     if (typeof src.playbook_code !== "string" || !src.playbook_code) {
-      this.report("dialect-invalid", ["playbook_code"], "the spec has no playbook_code");
+      const plan = Array.isArray(src.steps) && src.steps.some((s) => isObject(s) && "playbook_code" in s);
+      this.report(
+        "dialect-invalid",
+        ["playbook_code"],
+        "the spec has no playbook_code",
+        plan ? "its steps name playbooks: a HandoffPlan is read from a file named <name>.handoff.json" : void 0
+      );
       return;
     }
     this.put(this.out, "id", src.playbook_code, ["id"], ["playbook_code"]);
@@ -56692,8 +58782,8 @@ var MindscapeConversion = class extends DialectConversion {
       this.report("dialect-invalid", ["steps"], "the spec has no steps");
       return;
     }
-    if (steps.length > MAX_STEPS3) {
-      this.report("dialect-invalid", ["steps"], `more than ${MAX_STEPS3} steps`);
+    if (steps.length > MAX_STEPS4) {
+      this.report("dialect-invalid", ["steps"], `more than ${MAX_STEPS4} steps`);
       return;
     }
     const ids2 = steps.map(
@@ -56721,9 +58811,13 @@ var MindscapeConversion = class extends DialectConversion {
         });
     const out = [];
     this.b.locate(["steps"], ["steps"]);
+    const taken = new Set(ids2.filter((id) => id !== void 0));
     for (const i of order) {
       const step = this.step(steps[i], i, out.length);
-      if (step) out.push(step);
+      if (!step) continue;
+      out.push(step);
+      const gate = this.gate(steps[i], i, step, out.length, taken);
+      if (gate) out.push(gate);
     }
     this.out.steps = out;
     this.readFields();
@@ -56736,7 +58830,7 @@ var MindscapeConversion = class extends DialectConversion {
       return void 0;
     }
     for (const key of Object.keys(src))
-      if (!STEP_FIELDS3.has(key))
+      if (!STEP_FIELDS4.has(key))
         this.report(
           "dialect-unmapped",
           [...at, key],
@@ -56834,20 +58928,10 @@ var MindscapeConversion = class extends DialectConversion {
         this.put(step, "for_each", r.text, [...to, "for_each"], [...at, "for_each"]);
       }
     }
-    const risky = isObject(src.tool_policy) && src.tool_policy.risk_level === "write";
-    const gated = isObject(src.gate) && src.gate.required === true;
-    if (risky || gated) {
+    if (isObject(src.tool_policy) && src.tool_policy.risk_level === "write") {
       step.authority = "ask-first";
-      this.b.locate([...to, "authority"], [...at, gated ? "gate" : "tool_policy"]);
+      this.b.locate([...to, "authority"], [...at, "tool_policy"]);
     }
-    if (gated)
-      this.report(
-        "dialect-drift",
-        [...at, "gate"],
-        "Mindscape checks a gate after the step ran; here the step waits for an approval before it runs",
-        void 0,
-        true
-      );
     if (src.hooks !== void 0)
       this.report(
         "dialect-unmapped",
@@ -56857,6 +58941,56 @@ var MindscapeConversion = class extends DialectConversion {
         true
       );
     return step;
+  }
+  /**
+   * A step's gate: Mindscape runs the step, then pauses for a person's decision on its result
+   * (a rejection fails the playbook). So does a checkpoint right after the step.
+   */
+  gate(src, i, step, index, taken) {
+    const gate = src.gate;
+    if (!isObject(gate) || gate.required !== true) return void 0;
+    const at = ["steps", i, "gate"];
+    const to = ["steps", index];
+    let id = `${String(step.id)}_gate`;
+    for (let n = 2; taken.has(id); n++) id = `${String(step.id)}_gate_${n}`;
+    taken.add(id);
+    const what = typeof gate.operation === "string" ? ` (${gate.operation})` : "";
+    const out = {
+      id,
+      type: "checkpoint",
+      description: `The gate of ${String(step.id)}: its result is reviewed before the playbook goes on.`,
+      message: `Review the result of ${String(step.id)}${what}: /approve to go on, /reject to stop the playbook.`
+    };
+    this.b.locate(to, at);
+    for (const key of ["id", "type", "description", "message"]) this.b.locate([...to, key], at);
+    if (typeof step.if === "string") {
+      out.if = step.if;
+      this.b.locate([...to, "if"], ["steps", i, "condition"]);
+    }
+    if (isObject(gate.decision_payload_schema))
+      this.put(
+        out,
+        "response_schema",
+        gate.decision_payload_schema,
+        [...to, "response_schema"],
+        [...at, "decision_payload_schema"]
+      );
+    if (gate.type !== void 0 && gate.type !== "validation" && gate.type !== "modification")
+      this.report(
+        "dialect-invalid",
+        [...at, "type"],
+        "a gate's type is validation or modification"
+      );
+    for (const key of ["type", "checkpoint_required"])
+      if (gate[key] !== void 0)
+        this.report(
+          "dialect-drift",
+          [...at, key],
+          `Mindscape's executor does not read a gate's ${key}; here every gate is a review of the step's result`,
+          void 0,
+          true
+        );
+    return out;
   }
   /**
    * A template that reads `step.<id>.<key>` where the step maps no output of that name: Mindscape
@@ -57038,7 +59172,7 @@ var PARAM_DEFAULTS = {
 var DERIVED_FINDINGS = ["step_error", "status_mismatch"];
 var DERIVED_STATUS_MISMATCH = ["cache_key_exists", "db_row_missing"];
 var DEFAULT_ROOT_CAUSE = "Current evidence is insufficient to isolate a single root cause.";
-var HINTS2 = {
+var HINTS3 = {
   "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
   "dialect-invalid": "the runbook spec's own check refuses this too: fix it in the file",
   "dialect-drift": "nothing needs to change: it is read the way the runbook spec's engine reads it"
@@ -57052,7 +59186,7 @@ var TOP_FIELDS = /* @__PURE__ */ new Set([
   "decision_rules",
   "output"
 ]);
-var STEP_FIELDS4 = /* @__PURE__ */ new Set(["id", "tool", "required", "purpose", "params"]);
+var STEP_FIELDS5 = /* @__PURE__ */ new Set(["id", "tool", "required", "purpose", "params"]);
 var SIDECARS = ["selector", "execution", "decision"];
 function stemOf(file) {
   return (file.split("/").pop() ?? file).replace(/\.ya?ml$/i, "");
@@ -57088,7 +59222,7 @@ function loadRunbook(file, text, siblings, limits) {
 }
 var RunbookConversion = class extends DialectConversion {
   constructor(doc, stem, sidecars, siblings) {
-    super(doc, HINTS2);
+    super(doc, HINTS3);
     this.stem = stem;
     this.sidecars = sidecars;
     this.siblings = siblings;
@@ -57482,7 +59616,7 @@ var RunbookConversion = class extends DialectConversion {
       return;
     }
     for (const key of Object.keys(step))
-      if (!STEP_FIELDS4.has(key))
+      if (!STEP_FIELDS5.has(key))
         this.report(
           "dialect-unmapped",
           [...at, key],
@@ -58003,7 +60137,7 @@ function collectFindingTypes(value, into, depth = 0) {
 var SCHEMA_VERSION = 1;
 var PLACEHOLDERS = ["cluster_id", "namespace"];
 var ID = new RegExp(ID_PATTERN);
-var DEFAULT_HINTS3 = {
+var DEFAULT_HINTS2 = {
   "dialect-unmapped": "rewrite this part in the v1 format (`playbook-bot import <file>` converts the rest)",
   "dialect-invalid": "Triagent's own validator refuses this too: fix it in the file",
   "dialect-drift": "nothing needs to change: it is read the way Triagent reads it (`playbook-bot import <file>` writes the v1 equivalent)"
@@ -58046,13 +60180,13 @@ function loadTriagent(file, text, limits) {
   const loaded = loadSourceText(file, text, limits);
   if (!loaded.ok) return { ok: false, failure: loaded };
   const doc = loaded.document;
-  const c = new Conversion2(doc);
+  const c = new Conversion(doc);
   return { ok: true, document: c.convert(), problems: c.problems };
 }
-var Conversion2 = class extends DialectConversion {
+var Conversion = class extends DialectConversion {
   placeholders = /* @__PURE__ */ new Set();
   constructor(doc) {
-    super(doc, DEFAULT_HINTS3);
+    super(doc, DEFAULT_HINTS2);
   }
   convert() {
     const src = this.doc.value;
@@ -58406,13 +60540,13 @@ function cycleIn2(nodes) {
   };
   const state = /* @__PURE__ */ new Map();
   const stack = [];
-  const visit = (id) => {
+  const visit2 = (id) => {
     state.set(id, "open");
     stack.push(id);
     for (const to of edges(id)) {
       if (state.get(to) === "open") return [...stack.slice(stack.indexOf(to)), to];
       if (!state.has(to)) {
-        const found = visit(to);
+        const found = visit2(to);
         if (found) return found;
       }
     }
@@ -58422,7 +60556,7 @@ function cycleIn2(nodes) {
   };
   for (const id of Object.keys(nodes)) {
     if (state.has(id)) continue;
-    const found = visit(id);
+    const found = visit2(id);
     if (found) return found;
   }
   return void 0;
@@ -58759,6 +60893,7 @@ function edgeText(s, e) {
   if (e.kind === "rule") return e.label;
   if (e.kind === "fork") return e.label;
   if (e.kind === "needs") return void 0;
+  if (e.kind === "error") return e.label ? `on ${e.label}` : "on error";
   return e.kind !== "fall-through" && e.kind !== "goto" ? e.kind : void 0;
 }
 
