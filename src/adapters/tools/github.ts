@@ -67,6 +67,12 @@ export function scopedSearchQuery(query: unknown, owner: string, repo: string): 
   return `${query} repo:${owner}/${repo}`;
 }
 
+/** The arguments naming a path of the repository, at a branch (default: the default branch). */
+const PATH_AT_REF = {
+  path: { type: "string", maxLength: 1024 },
+  ref: { type: "string", maxLength: 200 },
+};
+
 function repositoryPath(path: unknown): string {
   if (typeof path !== "string" || path.length > 1024)
     throw new ToolError(
@@ -304,8 +310,7 @@ const BUILT_INS: Record<string, BuiltIn> = {
       type: "object",
       required: ["path"],
       properties: {
-        path: { type: "string", maxLength: 1024 },
-        ref: { type: "string", maxLength: 200 },
+        ...PATH_AT_REF,
         extensions: {
           type: "array",
           maxItems: 4,
@@ -354,11 +359,7 @@ const BUILT_INS: Record<string, BuiltIn> = {
     inputSchema: {
       type: "object",
       required: ["path"],
-      properties: {
-        path: { type: "string", maxLength: 1024 },
-        pattern: { type: "string", maxLength: 100 },
-        ref: { type: "string", maxLength: 200 },
-      },
+      properties: { ...PATH_AT_REF, pattern: { type: "string", maxLength: 100 } },
     },
     run: async (octokit, r, args, signal) => {
       const path = repositoryPath(args.path);

@@ -1233,7 +1233,30 @@ class Transition {
     this.stepOutcome = `failed (${error.code})`;
     this.trace(step.id);
     if (this.line !== ROOT_LINE) return this.endLine("failed", error);
+    if (this.delegatorRecovers(error)) {
+      // The child's failure is its delegating step's: that step's on_error goes on from here.
+      const child = this.draft.stack.pop() as Frame;
+      const parent = activeFrame(this.draft);
+      for (const [k, v] of Object.entries(child.findings)) parent.findings[k] = v;
+      this.stepOutcome = `${child.playbook} failed (${error.code})`;
+      return this.stepFailed(error, false);
+    }
     this.failRun(error, stepTitle(step));
+  }
+
+  /**
+   * Whether the step that delegated to the running child goes on when the child fails (its
+   * on_error continues, ignores or goes to a step). Otherwise the child stays where it failed,
+   * for `/retry` to take up.
+   */
+  private delegatorRecovers(error: PlaybookError): boolean {
+    const stack = this.draft.stack;
+    if (stack.length < 2) return false;
+    const parent = stack[stack.length - 2] as Frame;
+    const step = graphOf(this.bundleOf(parent)).byId.get(parent.current ?? "")?.step;
+    return (
+      step !== undefined && ["continue", "ignore", "goto"].includes(errorAction(step, error).action)
+    );
   }
 
   private failRun(error: PlaybookError, where?: string): void {

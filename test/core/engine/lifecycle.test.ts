@@ -88,6 +88,67 @@ describe("playbook delegate", () => {
     expect(d.run.end?.advice).toBe("gathered in shop-ns; deploy=true");
   });
 
+  it("a child's failure is its delegating step's: that step's on_error goes on; without one the child waits for /retry", () => {
+    const kid = yaml`
+      apiVersion: playbook-bot/v1
+      id: kid
+      steps:
+        - id: note
+          type: comment
+          body: hi
+        - id: done
+          type: end
+    `;
+    const mom = (policy: string) => yaml`
+      apiVersion: playbook-bot/v1
+      id: mom
+      steps:
+        - id: sub
+          type: playbook
+          playbook: kid
+          mode: delegate
+          on_error: ${policy}
+        - id: fin
+          type: end
+          conclusion: fine
+        - id: rescue
+          type: end
+          status: failure
+          conclusion: rescued
+    `;
+    const recovering = new Driver(bundle(mom("{ GH-CONFLICT: goto:rescue }")), [bundle(kid)]);
+    recovering.start();
+    recovering.drive();
+    expect(recovering.run.stack).toHaveLength(2);
+    recovering.failEffect("GH-CONFLICT");
+    expect(recovering.run.stack).toHaveLength(1);
+    expect(recovering.frame.current).toBe("rescue");
+    expect(recovering.frame.results.sub).toMatchObject({
+      status: "failed",
+      error: { code: "GH-CONFLICT" },
+    });
+    recovering.drive();
+    expect(recovering.run.end).toMatchObject({ status: "failure", conclusion: "rescued" });
+
+    const continuing = new Driver(bundle(mom("continue"), { allow: ["unreachable"] }), [
+      bundle(kid),
+    ]);
+    continuing.start();
+    continuing.drive();
+    continuing.failEffect("GH-ERROR");
+    continuing.drive();
+    expect(continuing.run.end?.conclusion).toBe("fine");
+
+    // Another code: the run fails where the child failed, the child kept for /retry.
+    const failing = new Driver(bundle(mom("{ GH-CONFLICT: goto:rescue }")), [bundle(kid)]);
+    failing.start();
+    failing.drive();
+    failing.failEffect("GH-ERROR");
+    expect(failing.run.status).toBe("failed");
+    expect(failing.run.stack).toHaveLength(2);
+    expect(failing.frame.current).toBe("note");
+  });
+
   it("keys effects of a child by the whole stack", () => {
     const kid = yaml`
       apiVersion: playbook-bot/v1

@@ -99,6 +99,8 @@ const hasFrontMatterCode = (text: string) =>
 export const mindscape: Dialect = {
   id: "mindscape",
   title: "Mindscape",
+  // Mindscape looks a playbook up by its code when a plan or a slot runs it, not when it loads.
+  softRules: ["set-unresolved-playbook"],
   recognise: (file, text) =>
     HANDOFF_FILE.test(file) ||
     (/\.json$/i.test(file) &&
