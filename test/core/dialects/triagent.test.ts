@@ -143,3 +143,68 @@ describe("Triagent playbooks load as written", () => {
     expect(wrong.playbook).toBeUndefined();
   });
 });
+
+describe("Triagent's dispatch: subagent", () => {
+  const PB = `id: pod_crash
+symptom: A pod keeps restarting
+description: |
+  Find why a pod restarts.
+dispatch: subagent
+entrypoint: look
+nodes:
+  look:
+    description: Read the pod's events.
+    suggested_calls:
+      - tool: triagent-k8s/get_events
+        args: { namespace: "\${namespace}" }
+    expected_findings: [oom_killed]
+    next:
+      - condition: the pod was OOM-killed
+        goto: oom
+      - condition: anything else
+        goto: other
+  oom:
+    description: Memory is short.
+    terminal_advice: Raise the memory limit.
+  other:
+    description: Not memory.
+    terminal_advice: Look at the logs.
+`;
+
+  it("becomes one AI step that walks every node, with the nodes' tools and findings", () => {
+    const r = validateSource("investigation/pod_crash.yaml", PB);
+    expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const nodes = (r.playbook as unknown as { nodes: Record<string, Record<string, unknown>> })
+      .nodes;
+    expect(Object.keys(nodes)).toEqual(["walk", "done"]);
+    expect(r.playbook?.entrypoint).toBe("walk");
+    const walk = nodes.walk as Record<string, unknown>;
+    expect(walk).toMatchObject({
+      type: "ai",
+      tools: ["triagent-k8s/get_events"],
+      expected_findings: ["oom_killed"],
+      next: "done",
+    });
+    const prompt = String(walk.prompt);
+    expect(prompt).toContain('Walk the playbook "A pod keeps restarting" from node `look`');
+    expect(prompt).toContain('- call `triagent-k8s/get_events` with {"namespace":"\${namespace}"}');
+    expect(prompt).toContain(
+      "- when the pod was OOM-killed: stop here and advise: Raise the memory limit.",
+    );
+    expect(prompt).toContain("- when anything else: stop here and advise: Look at the logs.");
+    const drift = r.diagnostics.find(
+      (d) => d.rule === "dialect-drift" && d.message.includes("subagent"),
+    );
+    expect(drift).toMatchObject({ line: 5, column: 1, severity: "warning" });
+  });
+
+  it("the walk's own gates still apply: a broken node is reported where it stands", () => {
+    const broken = PB.replace("goto: other", "goto: nowhere");
+    const r = validateSource("investigation/pod_crash.yaml", broken);
+    const errs = r.diagnostics.filter((d) => d.severity === "error");
+    expect(errs.map((d) => [d.line, d.column, d.message])).toEqual([
+      [18, 15, "node 'look' next[1] goto 'nowhere' does not resolve"],
+      [22, 3, "node 'other' is unreachable from entrypoint 'look'"],
+    ]);
+  });
+});

@@ -103,6 +103,7 @@ class Conversion extends DialectConversion {
       for (const [id, node] of Object.entries(nodes)) this.node(id, node, converted);
       out.nodes = converted;
       this.graphGates(src, nodes);
+      if (src.dispatch === "subagent") this.subagent(src, converted, out);
     }
     const loop = isObject(nodes) ? cycleIn(nodes) : undefined;
     if (loop) {
@@ -202,7 +203,7 @@ class Conversion extends DialectConversion {
       this.report(
         "dialect-drift",
         ["dispatch"],
-        "`dispatch: subagent` hands the whole walk to one agent in Triagent; here the walk goes step by step on the issue",
+        "`dispatch: subagent`: one AI step walks the whole playbook and reports its findings, as Triagent's sub-agent does; people see its answer, not each node",
         undefined,
         true,
       );
@@ -225,6 +226,97 @@ class Conversion extends DialectConversion {
       out.tags = tags;
       this.b.locate(["tags"], [Object.keys(tags)[0] as string]);
     }
+  }
+
+  /**
+   * `dispatch: subagent`: Triagent hands the whole walk to one agent, which comes back with the
+   * findings. Here that is one `ai` step whose prompt is the playbook — every node with its calls,
+   * findings and branches — and whose tools are the calls' tools; the nodes, converted and checked
+   * above, are what it reads.
+   */
+  private subagent(src: Json, nodes: Json, out: Json): void {
+    this.walkGates(src);
+    const lines: string[] = [
+      `Walk the playbook "${String(src.symptom ?? src.id)}" from node \`${String(src.entrypoint)}\`, node by node, and record the findings each node expects.`,
+    ];
+    if (typeof src.description === "string") lines.push("", src.description.trim());
+    const tools = new Set<string>();
+    const findings = new Set<string>();
+    for (const [id, node] of Object.entries(nodes)) {
+      if (!isObject(node) || node.type === "end") continue;
+      lines.push("", `## ${id}`, "", String(node.description ?? ""));
+      for (const call of Array.isArray(node.suggested_calls) ? node.suggested_calls : []) {
+        if (!isObject(call) || typeof call.tool !== "string") continue;
+        tools.add(call.tool);
+        lines.push(
+          `- call \`${call.tool}\`${call.args ? ` with ${JSON.stringify(call.args)}` : ""}`,
+        );
+      }
+      for (const f of Array.isArray(node.expected_findings) ? node.expected_findings : []) {
+        findings.add(String(f));
+        lines.push(`- record \`${String(f)}\``);
+      }
+      for (const b of Array.isArray(node.next) ? node.next : [])
+        if (isObject(b) && typeof b.condition === "string") {
+          const to = String(b.goto);
+          const end = nodes[to];
+          lines.push(
+            isObject(end) && end.type === "end"
+              ? `- when ${b.condition}: stop here${typeof end.advice === "string" ? ` and advise: ${end.advice}` : ""}`
+              : `- when ${b.condition}: go to ${to}`,
+          );
+        }
+      if (typeof node.playbook === "string")
+        lines.push(`- walk playbook \`${node.playbook}\` first`);
+    }
+    const walk: Json = {
+      type: "ai",
+      description: "One agent walks the whole playbook (Triagent's dispatch: subagent).",
+      prompt: lines.join("\n"),
+    };
+    if (tools.size) walk.tools = [...tools];
+    if (findings.size) walk.expected_findings = [...findings];
+    out.entrypoint = "walk";
+    out.nodes = { walk, done: { type: "end", description: "The agent's walk is over." } };
+    walk.next = "done";
+    for (const to of [["entrypoint"], ["nodes"], ["nodes", "walk"], ["nodes", "done"]])
+      this.b.locate(to, ["dispatch"]);
+  }
+
+  /**
+   * Triagent's own checks of the walk's branches, which the v1 graph rules make on a step-by-step
+   * walk: every goto names a node, and every node can be reached from the entrypoint.
+   */
+  private walkGates(src: Json): void {
+    const nodes = src.nodes as Json;
+    const seen = new Set<string>();
+    const visit = (id: string): void => {
+      if (seen.has(id) || !isObject(nodes[id])) return;
+      seen.add(id);
+      const next = (nodes[id] as Json).next;
+      (Array.isArray(next) ? next : []).forEach((b: unknown, i) => {
+        if (!isObject(b) || typeof b.goto !== "string") return;
+        if (!Object.hasOwn(nodes, b.goto))
+          this.report(
+            "dialect-invalid",
+            ["nodes", id, "next", i, "goto"],
+            `node '${id}' next[${i}] goto '${b.goto}' does not resolve`,
+            "name a node of this playbook",
+          );
+        else visit(b.goto);
+      });
+    };
+    const entry = typeof src.entrypoint === "string" ? src.entrypoint : "";
+    visit(entry);
+    for (const id of Object.keys(nodes))
+      if (!seen.has(id) && Object.hasOwn(nodes, entry))
+        this.report(
+          "dialect-invalid",
+          ["nodes", id],
+          `node '${id}' is unreachable from entrypoint '${entry}'`,
+          "add a branch that targets it or remove the node",
+          true,
+        );
   }
 
   private node(id: string, node: unknown, out: Json): void {
