@@ -187,7 +187,7 @@ nodes:
     });
     const prompt = String(walk.prompt);
     expect(prompt).toContain('Walk the playbook "A pod keeps restarting" from node `look`');
-    expect(prompt).toContain('- call `triagent-k8s/get_events` with {"namespace":"\${namespace}"}');
+    expect(prompt).toContain('- call `triagent-k8s/get_events` with {"namespace":"${namespace}"}');
     expect(prompt).toContain(
       "- when the pod was OOM-killed: stop here and advise: Raise the memory limit.",
     );
