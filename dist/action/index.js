@@ -18,6 +18,10 @@ var __commonJS = (cb, mod) => function __require3() {
     throw mod = 0, e;
   }
 };
+var __export = (target, all) => {
+  for (var name in all)
+    __defProp(target, name, { get: all[name], enumerable: true });
+};
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
     for (let key of __getOwnPropNames(from))
@@ -34,6 +38,3432 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
   isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
   mod
 ));
+
+// node_modules/js-yaml/dist/js-yaml.cjs.js
+var require_js_yaml_cjs = __commonJS({
+  "node_modules/js-yaml/dist/js-yaml.cjs.js"(exports) {
+    Object.defineProperty(exports, Symbol.toStringTag, { value: "Module" });
+    var NOT_RESOLVED2 = /* @__PURE__ */ Symbol("NOT_RESOLVED");
+    function defineScalarTag2(tagName, options) {
+      var _options$implicit, _options$matchByTagPr, _options$implicitFirs, _options$represent, _options$representTag;
+      return {
+        tagName,
+        nodeKind: "scalar",
+        implicit: (_options$implicit = options.implicit) !== null && _options$implicit !== void 0 ? _options$implicit : false,
+        matchByTagPrefix: (_options$matchByTagPr = options.matchByTagPrefix) !== null && _options$matchByTagPr !== void 0 ? _options$matchByTagPr : false,
+        implicitFirstChars: (_options$implicitFirs = options.implicitFirstChars) !== null && _options$implicitFirs !== void 0 ? _options$implicitFirs : null,
+        resolve: options.resolve,
+        identify: options.identify,
+        represent: (_options$represent = options.represent) !== null && _options$represent !== void 0 ? _options$represent : ((data) => String(data)),
+        representTagName: (_options$representTag = options.representTagName) !== null && _options$representTag !== void 0 ? _options$representTag : (() => tagName)
+      };
+    }
+    function defineSequenceTag2(tagName, options) {
+      var _options$matchByTagPr2, _options$finalize, _options$represent2, _options$representTag2;
+      const carrierIsResult = options.finalize === void 0;
+      return {
+        tagName,
+        nodeKind: "sequence",
+        implicit: false,
+        matchByTagPrefix: (_options$matchByTagPr2 = options.matchByTagPrefix) !== null && _options$matchByTagPr2 !== void 0 ? _options$matchByTagPr2 : false,
+        create: options.create,
+        addItem: options.addItem,
+        finalize: (_options$finalize = options.finalize) !== null && _options$finalize !== void 0 ? _options$finalize : ((carrier) => carrier),
+        carrierIsResult,
+        identify: options.identify,
+        represent: (_options$represent2 = options.represent) !== null && _options$represent2 !== void 0 ? _options$represent2 : ((data) => data),
+        representTagName: (_options$representTag2 = options.representTagName) !== null && _options$representTag2 !== void 0 ? _options$representTag2 : (() => tagName)
+      };
+    }
+    function defineMappingTag2(tagName, options) {
+      var _options$matchByTagPr3, _options$finalize2, _options$represent3, _options$representTag3;
+      const carrierIsResult = options.finalize === void 0;
+      return {
+        tagName,
+        nodeKind: "mapping",
+        implicit: false,
+        matchByTagPrefix: (_options$matchByTagPr3 = options.matchByTagPrefix) !== null && _options$matchByTagPr3 !== void 0 ? _options$matchByTagPr3 : false,
+        create: options.create,
+        addPair: options.addPair,
+        has: options.has,
+        keys: options.keys,
+        get: options.get,
+        finalize: (_options$finalize2 = options.finalize) !== null && _options$finalize2 !== void 0 ? _options$finalize2 : ((carrier) => carrier),
+        carrierIsResult,
+        identify: options.identify,
+        represent: (_options$represent3 = options.represent) !== null && _options$represent3 !== void 0 ? _options$represent3 : ((data) => data),
+        representTagName: (_options$representTag3 = options.representTagName) !== null && _options$representTag3 !== void 0 ? _options$representTag3 : (() => tagName)
+      };
+    }
+    var strTag2 = defineScalarTag2("tag:yaml.org,2002:str", {
+      resolve: (source) => source,
+      identify: (data) => typeof data === "string"
+    });
+    var NULL_VALUES$12 = [
+      "",
+      "~",
+      "null",
+      "Null",
+      "NULL"
+    ];
+    var nullCoreTag2 = defineScalarTag2("tag:yaml.org,2002:null", {
+      implicit: true,
+      implicitFirstChars: [
+        "",
+        "~",
+        "n",
+        "N"
+      ],
+      resolve: (source) => {
+        if (NULL_VALUES$12.indexOf(source) !== -1) return null;
+        return NOT_RESOLVED2;
+      },
+      identify: (object) => object === null,
+      represent: () => "null"
+    });
+    var nullJsonTag2 = defineScalarTag2("tag:yaml.org,2002:null", {
+      implicit: true,
+      implicitFirstChars: ["n"],
+      resolve: (source, isExplicit) => {
+        if (source === "null" || isExplicit && source === "") return null;
+        return NOT_RESOLVED2;
+      },
+      identify: (object) => object === null,
+      represent: () => "null"
+    });
+    var NULL_VALUES2 = [
+      "",
+      "~",
+      "null",
+      "Null",
+      "NULL"
+    ];
+    var nullYaml11Tag2 = defineScalarTag2("tag:yaml.org,2002:null", {
+      implicit: true,
+      implicitFirstChars: [
+        "",
+        "~",
+        "n",
+        "N"
+      ],
+      resolve: (source) => {
+        if (NULL_VALUES2.indexOf(source) !== -1) return null;
+        return NOT_RESOLVED2;
+      },
+      identify: (object) => object === null,
+      represent: () => "null"
+    });
+    var TRUE_VALUES$22 = [
+      "true",
+      "True",
+      "TRUE"
+    ];
+    var FALSE_VALUES$22 = [
+      "false",
+      "False",
+      "FALSE"
+    ];
+    var boolCoreTag2 = defineScalarTag2("tag:yaml.org,2002:bool", {
+      implicit: true,
+      implicitFirstChars: [
+        "t",
+        "T",
+        "f",
+        "F"
+      ],
+      resolve: (source) => {
+        if (TRUE_VALUES$22.indexOf(source) !== -1) return true;
+        if (FALSE_VALUES$22.indexOf(source) !== -1) return false;
+        return NOT_RESOLVED2;
+      },
+      identify: (object) => Object.prototype.toString.call(object) === "[object Boolean]",
+      represent: (object) => object ? "true" : "false"
+    });
+    var TRUE_VALUES$12 = ["true"];
+    var FALSE_VALUES$12 = ["false"];
+    var boolJsonTag2 = defineScalarTag2("tag:yaml.org,2002:bool", {
+      implicit: true,
+      implicitFirstChars: ["t", "f"],
+      resolve: (source) => {
+        if (TRUE_VALUES$12.indexOf(source) !== -1) return true;
+        if (FALSE_VALUES$12.indexOf(source) !== -1) return false;
+        return NOT_RESOLVED2;
+      },
+      identify: (object) => Object.prototype.toString.call(object) === "[object Boolean]",
+      represent: (object) => object ? "true" : "false"
+    });
+    var TRUE_VALUES2 = [
+      "true",
+      "True",
+      "TRUE",
+      "y",
+      "Y",
+      "yes",
+      "Yes",
+      "YES",
+      "on",
+      "On",
+      "ON"
+    ];
+    var FALSE_VALUES2 = [
+      "false",
+      "False",
+      "FALSE",
+      "n",
+      "N",
+      "no",
+      "No",
+      "NO",
+      "off",
+      "Off",
+      "OFF"
+    ];
+    var boolYaml11Tag2 = defineScalarTag2("tag:yaml.org,2002:bool", {
+      implicit: true,
+      implicitFirstChars: [
+        "y",
+        "Y",
+        "n",
+        "N",
+        "t",
+        "T",
+        "f",
+        "F",
+        "o",
+        "O"
+      ],
+      resolve: (source) => {
+        if (TRUE_VALUES2.indexOf(source) !== -1) return true;
+        if (FALSE_VALUES2.indexOf(source) !== -1) return false;
+        return NOT_RESOLVED2;
+      },
+      identify: (object) => Object.prototype.toString.call(object) === "[object Boolean]",
+      represent: (object) => object ? "true" : "false"
+    });
+    var YAML_INTEGER_IMPLICIT_PATTERN$12 = /* @__PURE__ */ new RegExp("^(?:0o[0-7]+|0x[0-9a-fA-F]+|[-+]?[0-9]+)$");
+    var YAML_INTEGER_EXPLICIT_PATTERN$12 = /* @__PURE__ */ new RegExp("^(?:[-+]?0b[0-1]+|[-+]?0o[0-7]+|[-+]?0x[0-9a-fA-F]+|[-+]?[0-9]+)$");
+    function parseYamlInteger$22(source) {
+      let value = source;
+      let sign = 1;
+      if (value[0] === "-" || value[0] === "+") {
+        if (value[0] === "-") sign = -1;
+        value = value.slice(1);
+      }
+      if (value.startsWith("0b")) return sign * parseInt(value.slice(2), 2);
+      if (value.startsWith("0o")) return sign * parseInt(value.slice(2), 8);
+      if (value.startsWith("0x")) return sign * parseInt(value.slice(2), 16);
+      return sign * parseInt(value, 10);
+    }
+    function resolveYamlInteger$22(source, isExplicit) {
+      if (isExplicit) {
+        if (!YAML_INTEGER_EXPLICIT_PATTERN$12.test(source)) return NOT_RESOLVED2;
+      } else if (!YAML_INTEGER_IMPLICIT_PATTERN$12.test(source)) return NOT_RESOLVED2;
+      const result = parseYamlInteger$22(source);
+      return Number.isFinite(result) ? result : NOT_RESOLVED2;
+    }
+    var intCoreTag2 = defineScalarTag2("tag:yaml.org,2002:int", {
+      implicit: true,
+      implicitFirstChars: [
+        "-",
+        "+",
+        ..."0123456789"
+      ],
+      resolve: resolveYamlInteger$22,
+      identify: (object) => Number.isInteger(object) && !Object.is(object, -0) && object.toString(10).indexOf("e") < 0,
+      represent: (object) => object.toString(10)
+    });
+    var YAML_INTEGER_IMPLICIT_PATTERN2 = /* @__PURE__ */ new RegExp("^-?(?:0|[1-9][0-9]*)$");
+    var YAML_INTEGER_EXPLICIT_PATTERN2 = /* @__PURE__ */ new RegExp("^(?:[-+]?0b[0-1]+|[-+]?0o[0-7]+|[-+]?0x[0-9a-fA-F]+|[-+]?[0-9]+)$");
+    function parseYamlInteger$12(source) {
+      let value = source;
+      let sign = 1;
+      if (value[0] === "-" || value[0] === "+") {
+        if (value[0] === "-") sign = -1;
+        value = value.slice(1);
+      }
+      if (value.startsWith("0b")) return sign * parseInt(value.slice(2), 2);
+      if (value.startsWith("0o")) return sign * parseInt(value.slice(2), 8);
+      if (value.startsWith("0x")) return sign * parseInt(value.slice(2), 16);
+      return sign * parseInt(value, 10);
+    }
+    function resolveYamlInteger$12(source, isExplicit) {
+      if (isExplicit) {
+        if (!YAML_INTEGER_EXPLICIT_PATTERN2.test(source)) return NOT_RESOLVED2;
+      } else if (!YAML_INTEGER_IMPLICIT_PATTERN2.test(source)) return NOT_RESOLVED2;
+      const result = parseYamlInteger$12(source);
+      return Number.isFinite(result) ? result : NOT_RESOLVED2;
+    }
+    var intJsonTag2 = defineScalarTag2("tag:yaml.org,2002:int", {
+      implicit: true,
+      implicitFirstChars: ["-", ..."0123456789"],
+      resolve: resolveYamlInteger$12,
+      identify: (object) => Number.isInteger(object) && !Object.is(object, -0) && object.toString(10).indexOf("e") < 0,
+      represent: (object) => object.toString(10)
+    });
+    var YAML_INTEGER_PATTERN2 = /* @__PURE__ */ new RegExp("^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?0x[0-9a-fA-F_]+|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+|[-+]?(?:0|[1-9][0-9_]*))$");
+    function parseYamlInteger2(source) {
+      let value = source.replace(/_/g, "");
+      let sign = 1;
+      if (value[0] === "-" || value[0] === "+") {
+        if (value[0] === "-") sign = -1;
+        value = value.slice(1);
+      }
+      if (value.startsWith("0b")) return sign * parseInt(value.slice(2), 2);
+      if (value.startsWith("0x")) return sign * parseInt(value.slice(2), 16);
+      if (value.includes(":")) {
+        let result = 0;
+        for (const part of value.split(":")) result = result * 60 + Number(part);
+        return sign * result;
+      }
+      if (value !== "0" && value[0] === "0") return sign * parseInt(value, 8);
+      return sign * parseInt(value, 10);
+    }
+    function resolveYamlInteger2(source) {
+      if (!YAML_INTEGER_PATTERN2.test(source)) return NOT_RESOLVED2;
+      const result = parseYamlInteger2(source);
+      return Number.isFinite(result) ? result : NOT_RESOLVED2;
+    }
+    var intYaml11Tag2 = defineScalarTag2("tag:yaml.org,2002:int", {
+      implicit: true,
+      implicitFirstChars: [
+        "-",
+        "+",
+        ..."0123456789"
+      ],
+      resolve: resolveYamlInteger2,
+      identify: (object) => Number.isInteger(object) && !Object.is(object, -0) && object.toString(10).indexOf("e") < 0,
+      represent: (object) => object.toString(10)
+    });
+    var YAML_FLOAT_PATTERN$12 = /* @__PURE__ */ new RegExp("^(?:[-+]?[0-9]+(?:\\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|[-+]?\\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+    var YAML_FLOAT_SPECIAL_PATTERN$12 = /* @__PURE__ */ new RegExp("^(?:[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+    function resolveYamlFloat$22(source) {
+      if (!YAML_FLOAT_PATTERN$12.test(source)) return NOT_RESOLVED2;
+      let value = source.toLowerCase();
+      const sign = value[0] === "-" ? -1 : 1;
+      if ("+-".includes(value[0])) value = value.slice(1);
+      if (value === ".inf") return sign === 1 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+      if (value === ".nan") return NaN;
+      const result = sign * parseFloat(value);
+      if (Number.isFinite(result) || YAML_FLOAT_SPECIAL_PATTERN$12.test(source)) return result;
+      return NOT_RESOLVED2;
+    }
+    function representYamlFloat$22(object) {
+      if (isNaN(object)) return ".nan";
+      if (object === Number.POSITIVE_INFINITY) return ".inf";
+      if (object === Number.NEGATIVE_INFINITY) return "-.inf";
+      if (Object.is(object, -0)) return "-0.0";
+      const result = object.toString(10);
+      return /^[-+]?[0-9]+e/.test(result) ? result.replace("e", ".e") : result;
+    }
+    var floatCoreTag2 = defineScalarTag2("tag:yaml.org,2002:float", {
+      implicit: true,
+      implicitFirstChars: [
+        "-",
+        "+",
+        ".",
+        ..."0123456789"
+      ],
+      resolve: resolveYamlFloat$22,
+      identify: (object) => typeof object === "number" && (!Number.isInteger(object) || Object.is(object, -0) || object.toString(10).indexOf("e") >= 0),
+      represent: representYamlFloat$22
+    });
+    var YAML_FLOAT_IMPLICIT_PATTERN2 = /* @__PURE__ */ new RegExp("^-?(?:0|[1-9][0-9]*)(?:\\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$");
+    var YAML_FLOAT_EXPLICIT_PATTERN2 = /* @__PURE__ */ new RegExp("^(?:[-+]?[0-9]+(?:\\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|[-+]?\\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+    function resolveYamlFloat$12(source, isExplicit) {
+      if (isExplicit) {
+        if (!YAML_FLOAT_EXPLICIT_PATTERN2.test(source)) return NOT_RESOLVED2;
+        let value = source.toLowerCase();
+        const sign = value[0] === "-" ? -1 : 1;
+        if ("+-".includes(value[0])) value = value.slice(1);
+        if (value === ".inf") return sign === 1 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+        if (value === ".nan") return NaN;
+        const result2 = sign * parseFloat(value);
+        return Number.isFinite(result2) ? result2 : NOT_RESOLVED2;
+      }
+      if (!YAML_FLOAT_IMPLICIT_PATTERN2.test(source)) return NOT_RESOLVED2;
+      const result = Number(source);
+      if (Number.isFinite(result)) return result;
+      return NOT_RESOLVED2;
+    }
+    function representYamlFloat$12(object) {
+      if (isNaN(object)) return ".nan";
+      if (object === Number.POSITIVE_INFINITY) return ".inf";
+      if (object === Number.NEGATIVE_INFINITY) return "-.inf";
+      if (Object.is(object, -0)) return "-0.0";
+      const result = object.toString(10);
+      return /^[-+]?[0-9]+e/.test(result) ? result.replace("e", ".e") : result;
+    }
+    var floatJsonTag2 = defineScalarTag2("tag:yaml.org,2002:float", {
+      implicit: true,
+      implicitFirstChars: ["-", ..."0123456789"],
+      resolve: resolveYamlFloat$12,
+      identify: (object) => typeof object === "number" && (!Number.isInteger(object) || Object.is(object, -0) || object.toString(10).indexOf("e") >= 0),
+      represent: representYamlFloat$12
+    });
+    var YAML_FLOAT_PATTERN2 = /* @__PURE__ */ new RegExp("^(?:[-+]?(?:(?:[0-9][0-9_]*)?\\.[0-9_]*)(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+    var YAML_FLOAT_SPECIAL_PATTERN2 = /* @__PURE__ */ new RegExp("^(?:[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$");
+    function resolveYamlFloat2(source) {
+      if (!YAML_FLOAT_PATTERN2.test(source)) return NOT_RESOLVED2;
+      let value = source.toLowerCase().replace(/_/g, "");
+      const sign = value[0] === "-" ? -1 : 1;
+      if ("+-".includes(value[0])) value = value.slice(1);
+      if (value === ".inf") return sign === 1 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+      if (value === ".nan") return NaN;
+      let result = 0;
+      if (value.includes(":")) {
+        for (const part of value.split(":")) result = result * 60 + Number(part);
+        result *= sign;
+      } else result = sign * parseFloat(value);
+      if (Number.isFinite(result) || YAML_FLOAT_SPECIAL_PATTERN2.test(source)) return result;
+      return NOT_RESOLVED2;
+    }
+    function representYamlFloat2(object) {
+      if (isNaN(object)) return ".nan";
+      if (object === Number.POSITIVE_INFINITY) return ".inf";
+      if (object === Number.NEGATIVE_INFINITY) return "-.inf";
+      if (Object.is(object, -0)) return "-0.0";
+      const result = object.toString(10);
+      return /^[-+]?[0-9]+e/.test(result) ? result.replace("e", ".e") : result;
+    }
+    var floatYaml11Tag2 = defineScalarTag2("tag:yaml.org,2002:float", {
+      implicit: true,
+      implicitFirstChars: [
+        "-",
+        "+",
+        ".",
+        ..."0123456789"
+      ],
+      resolve: resolveYamlFloat2,
+      identify: (object) => typeof object === "number" && (!Number.isInteger(object) || Object.is(object, -0) || object.toString(10).indexOf("e") >= 0),
+      represent: representYamlFloat2
+    });
+    var mergeTag2 = defineScalarTag2("tag:yaml.org,2002:merge", {
+      implicit: true,
+      implicitFirstChars: ["<"],
+      resolve: (source, isExplicit) => {
+        if (source === "<<" || isExplicit && source === "") return "<<";
+        return NOT_RESOLVED2;
+      },
+      identify: () => false
+    });
+    var BASE64_PATTERN2 = /^[A-Za-z0-9+/]*={0,2}$/;
+    function resolveYamlBinary2(source) {
+      const input = source.replace(/\s/g, "");
+      if (input.length % 4 !== 0 || !BASE64_PATTERN2.test(input)) return NOT_RESOLVED2;
+      const binary = atob(input);
+      const result = new Uint8Array(binary.length);
+      for (let index = 0; index < binary.length; index++) result[index] = binary.charCodeAt(index);
+      return result;
+    }
+    function representYamlBinary2(object) {
+      let binary = "";
+      for (let index = 0; index < object.length; index++) binary += String.fromCharCode(object[index]);
+      return btoa(binary);
+    }
+    var binaryTag2 = defineScalarTag2("tag:yaml.org,2002:binary", {
+      resolve: resolveYamlBinary2,
+      identify: (object) => Object.prototype.toString.call(object) === "[object Uint8Array]",
+      represent: representYamlBinary2
+    });
+    var YAML_DATE_REGEXP2 = /* @__PURE__ */ new RegExp("^([0-9][0-9][0-9][0-9])-([0-9][0-9])-([0-9][0-9])$");
+    var YAML_TIMESTAMP_REGEXP2 = /* @__PURE__ */ new RegExp("^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:[Tt]|[ \\t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\\.([0-9]*))?(?:[ \\t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?$");
+    function makeUtcDate2(year, month, day, hour = 0, minute = 0, second = 0, fraction = 0) {
+      const date = new Date(Date.UTC(year, month, day, hour, minute, second, fraction));
+      date.setUTCFullYear(year, month, day);
+      return date;
+    }
+    function resolveYamlTimestamp2(source) {
+      let match = YAML_DATE_REGEXP2.exec(source);
+      if (match === null) match = YAML_TIMESTAMP_REGEXP2.exec(source);
+      if (match === null) return NOT_RESOLVED2;
+      const year = +match[1];
+      const month = +match[2] - 1;
+      const day = +match[3];
+      if (!match[4]) {
+        const date2 = makeUtcDate2(year, month, day);
+        if (date2.getUTCFullYear() !== year || date2.getUTCMonth() !== month || date2.getUTCDate() !== day) return NOT_RESOLVED2;
+        return date2;
+      }
+      const hour = +match[4];
+      const minute = +match[5];
+      const second = +match[6];
+      let fraction = 0;
+      if (hour > 23 || minute > 59 || second > 59) return NOT_RESOLVED2;
+      if (match[7]) {
+        let value = match[7].slice(0, 3);
+        while (value.length < 3) value += "0";
+        fraction = +value;
+      }
+      const date = makeUtcDate2(year, month, day, hour, minute, second, fraction);
+      if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month || date.getUTCDate() !== day) return NOT_RESOLVED2;
+      if (match[9]) {
+        const offsetHour = +match[10];
+        const offsetMinute = +(match[11] || 0);
+        if (offsetHour > 23 || offsetMinute > 59) return NOT_RESOLVED2;
+        const offset = (offsetHour * 60 + offsetMinute) * 6e4;
+        date.setTime(date.getTime() - (match[9] === "-" ? -offset : offset));
+      }
+      return date;
+    }
+    var timestampTag2 = defineScalarTag2("tag:yaml.org,2002:timestamp", {
+      implicit: true,
+      implicitFirstChars: [..."0123456789"],
+      resolve: resolveYamlTimestamp2,
+      identify: (object) => object instanceof Date,
+      represent: (object) => object.toISOString()
+    });
+    var seqTag2 = defineSequenceTag2("tag:yaml.org,2002:seq", {
+      create: () => [],
+      addItem: (container, item) => {
+        container.push(item);
+      },
+      identify: Array.isArray
+    });
+    function isPlainObject2(data) {
+      if (data === null || typeof data !== "object" || Array.isArray(data)) return false;
+      const prototype = Object.getPrototypeOf(data);
+      return prototype === null || prototype === Object.prototype;
+    }
+    function pick2(object, keys) {
+      const result = {};
+      for (const key of keys) if (object[key] !== void 0) result[key] = object[key];
+      return result;
+    }
+    var omapTag2 = defineSequenceTag2("tag:yaml.org,2002:omap", {
+      create: () => ({
+        list: [],
+        seen: /* @__PURE__ */ new Set()
+      }),
+      addItem: (carrier, item) => {
+        let key;
+        if (item instanceof Map) {
+          if (item.size !== 1) return "cannot resolve an ordered map item";
+          key = item.keys().next().value;
+        } else if (isPlainObject2(item)) {
+          const itemKeys = Object.keys(item);
+          if (itemKeys.length !== 1) return "cannot resolve an ordered map item";
+          key = itemKeys[0];
+        } else return "cannot resolve an ordered map item";
+        if (carrier.seen.has(key)) return "duplicate key in ordered map";
+        carrier.seen.add(key);
+        carrier.list.push(item);
+        return "";
+      },
+      finalize: (carrier) => carrier.list,
+      identify: () => false
+    });
+    var pairsTag2 = defineSequenceTag2("tag:yaml.org,2002:pairs", {
+      create: () => [],
+      addItem: (container, item) => {
+        if (item instanceof Map) {
+          if (item.size !== 1) return "cannot resolve a pairs item";
+          container.push(item.entries().next().value);
+          return "";
+        }
+        if (Object.prototype.toString.call(item) !== "[object Object]") return "cannot resolve a pairs item";
+        const object = item;
+        const keys = Object.keys(object);
+        if (keys.length !== 1) return "cannot resolve a pairs item";
+        container.push([keys[0], object[keys[0]]]);
+        return "";
+      },
+      identify: () => false
+    });
+    var mapTag2 = defineMappingTag2("tag:yaml.org,2002:map", {
+      create: () => ({}),
+      identify: isPlainObject2,
+      represent: (o) => {
+        const map = /* @__PURE__ */ new Map();
+        for (const key of Object.keys(o)) map.set(key, o[key]);
+        return map;
+      },
+      addPair: (container, key, value) => {
+        if (key !== null && typeof key === "object") return "object-based map does not support complex keys";
+        const normalizedKey = String(key);
+        if (normalizedKey === "__proto__") Object.defineProperty(container, normalizedKey, {
+          value,
+          enumerable: true,
+          configurable: true,
+          writable: true
+        });
+        else container[normalizedKey] = value;
+        return "";
+      },
+      has: (container, key) => {
+        if (key !== null && typeof key === "object") return false;
+        return Object.prototype.hasOwnProperty.call(container, String(key));
+      },
+      keys: (container) => Object.keys(container),
+      get: (container, key) => {
+        const normalizedKey = String(key);
+        if (!Object.prototype.hasOwnProperty.call(container, normalizedKey)) return null;
+        return container[normalizedKey];
+      }
+    });
+    var setTag2 = defineMappingTag2("tag:yaml.org,2002:set", {
+      create: () => /* @__PURE__ */ new Set(),
+      identify: (data) => data instanceof Set,
+      represent: (data) => {
+        const map = /* @__PURE__ */ new Map();
+        for (const key of data) map.set(key, null);
+        return map;
+      },
+      addPair: (container, key, value) => {
+        if (value !== null) return "cannot resolve a set item";
+        container.add(key);
+        return "";
+      },
+      has: (container, key) => container.has(key),
+      keys: (container) => container.keys(),
+      get: () => null
+    });
+    function _typeof(o) {
+      "@babel/helpers - typeof";
+      return _typeof = "function" == typeof Symbol && "symbol" == typeof Symbol.iterator ? function(o2) {
+        return typeof o2;
+      } : function(o2) {
+        return o2 && "function" == typeof Symbol && o2.constructor === Symbol && o2 !== Symbol.prototype ? "symbol" : typeof o2;
+      }, _typeof(o);
+    }
+    function toPrimitive(t, r) {
+      if ("object" != _typeof(t) || !t) return t;
+      var e = t[Symbol.toPrimitive];
+      if (void 0 !== e) {
+        var i = e.call(t, r || "default");
+        if ("object" != _typeof(i)) return i;
+        throw new TypeError("@@toPrimitive must return a primitive value.");
+      }
+      return ("string" === r ? String : Number)(t);
+    }
+    function toPropertyKey(t) {
+      var i = toPrimitive(t, "string");
+      return "symbol" == _typeof(i) ? i : i + "";
+    }
+    function _defineProperty(e, r, t) {
+      return (r = toPropertyKey(r)) in e ? Object.defineProperty(e, r, {
+        value: t,
+        enumerable: true,
+        configurable: true,
+        writable: true
+      }) : e[r] = t, e;
+    }
+    function ownKeys(e, r) {
+      var t = Object.keys(e);
+      if (Object.getOwnPropertySymbols) {
+        var o = Object.getOwnPropertySymbols(e);
+        r && (o = o.filter(function(r2) {
+          return Object.getOwnPropertyDescriptor(e, r2).enumerable;
+        })), t.push.apply(t, o);
+      }
+      return t;
+    }
+    function _objectSpread2(e) {
+      for (var r = 1; r < arguments.length; r++) {
+        var t = null != arguments[r] ? arguments[r] : {};
+        r % 2 ? ownKeys(Object(t), true).forEach(function(r2) {
+          _defineProperty(e, r2, t[r2]);
+        }) : Object.getOwnPropertyDescriptors ? Object.defineProperties(e, Object.getOwnPropertyDescriptors(t)) : ownKeys(Object(t)).forEach(function(r2) {
+          Object.defineProperty(e, r2, Object.getOwnPropertyDescriptor(t, r2));
+        });
+      }
+      return e;
+    }
+    function createTagDefinitionMap2() {
+      return {
+        scalar: /* @__PURE__ */ Object.create(null),
+        sequence: /* @__PURE__ */ Object.create(null),
+        mapping: /* @__PURE__ */ Object.create(null)
+      };
+    }
+    function createTagDefinitionListMap2() {
+      return {
+        scalar: [],
+        sequence: [],
+        mapping: []
+      };
+    }
+    function compileTags2(tags) {
+      const result = [];
+      for (const tag of tags) {
+        let index = result.length;
+        for (let previousIndex = 0; previousIndex < result.length; previousIndex++) {
+          const previous = result[previousIndex];
+          if (previous.nodeKind === tag.nodeKind && previous.tagName === tag.tagName && previous.matchByTagPrefix === tag.matchByTagPrefix) {
+            index = previousIndex;
+            break;
+          }
+        }
+        result[index] = tag;
+      }
+      return result;
+    }
+    var Schema3 = class Schema4 {
+      constructor(tags) {
+        _defineProperty(this, "tags", void 0);
+        _defineProperty(
+          this,
+          /** @internal */
+          "implicitScalarTags",
+          void 0
+        );
+        _defineProperty(
+          this,
+          /**
+          * Dispatch implicit scalar resolvers by `source.charAt(0)`. Each bucket holds
+          * the resolvers that may match that key, in schema order; a key absent from
+          * the map uses
+          * {@link Schema.implicitScalarAnyFirstChar}
+          * (resolvers that declared no first-char constraint, so they apply to any
+          * first character).
+          */
+          "implicitScalarByFirstChar",
+          void 0
+        );
+        _defineProperty(this, "implicitScalarAnyFirstChar", void 0);
+        _defineProperty(
+          this,
+          /**
+          * The default scalar tag (`!!str`), resolved once so the composer's fallback
+          * for unresolved plain scalars avoids a keyed lookup per scalar.
+          *
+          * @internal
+          */
+          "defaultScalarTag",
+          void 0
+        );
+        _defineProperty(
+          this,
+          /**
+          * The default container tags (`!!seq` / `!!map`), used by the dumper: when a
+          * value is identified by its default tag, the tag is implicit and not
+          * printed. Undefined if the schema does not define them (then such values
+          * can't be dumped).
+          *
+          * @internal
+          */
+          "defaultSequenceTag",
+          void 0
+        );
+        _defineProperty(
+          this,
+          /** @internal */
+          "defaultMappingTag",
+          void 0
+        );
+        _defineProperty(this, "exact", void 0);
+        _defineProperty(this, "prefix", void 0);
+        const compiledTags = compileTags2(tags);
+        const implicitScalarTags = [];
+        const exact = createTagDefinitionMap2();
+        const prefix = createTagDefinitionListMap2();
+        for (const tag of compiledTags) {
+          if (tag.nodeKind === "scalar" && tag.implicit) {
+            if (tag.matchByTagPrefix) throw new Error("Implicit scalar tags cannot match by tag prefix");
+            implicitScalarTags.push(tag);
+          }
+          switch (tag.nodeKind) {
+            case "scalar":
+              if (tag.matchByTagPrefix) prefix.scalar.push(tag);
+              else exact.scalar[tag.tagName] = tag;
+              break;
+            case "sequence":
+              if (tag.matchByTagPrefix) prefix.sequence.push(tag);
+              else exact.sequence[tag.tagName] = tag;
+              break;
+            case "mapping":
+              if (tag.matchByTagPrefix) prefix.mapping.push(tag);
+              else exact.mapping[tag.tagName] = tag;
+          }
+        }
+        const implicitScalarAnyFirstChar = implicitScalarTags.filter((tag) => tag.implicitFirstChars === null);
+        const keys = /* @__PURE__ */ new Set();
+        for (const tag of implicitScalarTags) if (tag.implicitFirstChars !== null) for (const key of tag.implicitFirstChars) keys.add(key);
+        const implicitScalarByFirstChar = /* @__PURE__ */ new Map();
+        for (const key of keys) implicitScalarByFirstChar.set(key, implicitScalarTags.filter((tag) => tag.implicitFirstChars === null || tag.implicitFirstChars.indexOf(key) !== -1));
+        const defaultScalarTag = exact.scalar["tag:yaml.org,2002:str"];
+        if (!defaultScalarTag) throw new Error("schema does not define the default scalar tag (tag:yaml.org,2002:str)");
+        this.tags = compiledTags;
+        this.implicitScalarTags = implicitScalarTags;
+        this.implicitScalarByFirstChar = implicitScalarByFirstChar;
+        this.implicitScalarAnyFirstChar = implicitScalarAnyFirstChar;
+        this.defaultScalarTag = defaultScalarTag;
+        this.defaultSequenceTag = exact.sequence["tag:yaml.org,2002:seq"];
+        this.defaultMappingTag = exact.mapping["tag:yaml.org,2002:map"];
+        this.exact = exact;
+        this.prefix = prefix;
+      }
+      /** @internal */
+      lookupScalarTag(tagName) {
+        const exactTag = this.exact.scalar[tagName];
+        if (exactTag) return exactTag;
+        for (const tag of this.prefix.scalar) if (tagName.startsWith(tag.tagName)) return tag;
+      }
+      /** @internal */
+      lookupSequenceTag(tagName) {
+        const exactTag = this.exact.sequence[tagName];
+        if (exactTag) return exactTag;
+        for (const tag of this.prefix.sequence) if (tagName.startsWith(tag.tagName)) return tag;
+      }
+      /** @internal */
+      lookupMappingTag(tagName) {
+        const exactTag = this.exact.mapping[tagName];
+        if (exactTag) return exactTag;
+        for (const tag of this.prefix.mapping) if (tagName.startsWith(tag.tagName)) return tag;
+      }
+      /** @internal */
+      resolveImplicitScalarTag(source) {
+        var _this$implicitScalarB;
+        const candidates = (_this$implicitScalarB = this.implicitScalarByFirstChar.get(source.charAt(0))) !== null && _this$implicitScalarB !== void 0 ? _this$implicitScalarB : this.implicitScalarAnyFirstChar;
+        for (const tag2 of candidates) {
+          const value = tag2.resolve(source, false, tag2.tagName);
+          if (value !== NOT_RESOLVED2) return {
+            value,
+            tag: tag2
+          };
+        }
+        const tag = this.defaultScalarTag;
+        return {
+          value: tag.resolve(source, false, tag.tagName),
+          tag
+        };
+      }
+      /**
+      * Creates a new schema with the specified tags added. If a tag already
+      * exists, it is replaced by the specified tag.
+      *
+      * @example
+      *
+      * ```javascript
+      * import { CORE_SCHEMA, mergeTag, realMapTag } from 'js-yaml'
+      *
+      * const schema = CORE_SCHEMA.withTags(mergeTag, realMapTag)
+      * ```
+      */
+      withTags(...tags) {
+        let flatTags = [];
+        for (const tag of tags) flatTags = flatTags.concat(tag);
+        return new Schema4([...this.tags, ...flatTags]);
+      }
+    };
+    var FAILSAFE_SCHEMA2 = new Schema3([
+      strTag2,
+      seqTag2,
+      mapTag2
+    ]);
+    var JSON_SCHEMA2 = new Schema3([
+      ...FAILSAFE_SCHEMA2.tags,
+      nullJsonTag2,
+      boolJsonTag2,
+      intJsonTag2,
+      floatJsonTag2
+    ]);
+    var CORE_SCHEMA2 = new Schema3([
+      ...FAILSAFE_SCHEMA2.tags,
+      nullCoreTag2,
+      boolCoreTag2,
+      intCoreTag2,
+      floatCoreTag2
+    ]);
+    var YAML11_SCHEMA2 = new Schema3([
+      ...FAILSAFE_SCHEMA2.tags,
+      nullYaml11Tag2,
+      boolYaml11Tag2,
+      intYaml11Tag2,
+      floatYaml11Tag2,
+      timestampTag2,
+      mergeTag2,
+      binaryTag2,
+      omapTag2,
+      pairsTag2,
+      setTag2
+    ]);
+    var DUMP_SCHEMA2 = YAML11_SCHEMA2.withTags(_objectSpread2(_objectSpread2({}, intYaml11Tag2), {}, { resolve: (source, isExplicit, tagName) => {
+      const result = intYaml11Tag2.resolve(source, isExplicit, tagName);
+      return result === NOT_RESOLVED2 ? intCoreTag2.resolve(source, isExplicit, tagName) : result;
+    } }), _objectSpread2(_objectSpread2({}, floatYaml11Tag2), {}, { resolve: (source, isExplicit, tagName) => {
+      const result = floatYaml11Tag2.resolve(source, isExplicit, tagName);
+      return result === NOT_RESOLVED2 ? floatCoreTag2.resolve(source, isExplicit, tagName) : result;
+    } }));
+    var realMapTag2 = defineMappingTag2("tag:yaml.org,2002:map", {
+      create: () => /* @__PURE__ */ new Map(),
+      addPair: (container, key, value) => {
+        container.set(key, value);
+        return "";
+      },
+      has: (container, key) => container.has(key),
+      keys: (container) => container.keys(),
+      get: (container, key) => container.get(key),
+      identify: (data) => data instanceof Map || isPlainObject2(data),
+      represent: (data) => {
+        if (data instanceof Map) return data;
+        const map = /* @__PURE__ */ new Map();
+        const obj = data;
+        for (const key of Object.keys(obj)) map.set(key, obj[key]);
+        return map;
+      }
+    });
+    function normalizeKey2(key) {
+      if (Array.isArray(key)) {
+        const array = Array.prototype.slice.call(key);
+        for (let index = 0; index < array.length; index++) {
+          if (Array.isArray(array[index])) return null;
+          if (typeof array[index] === "object" && Object.prototype.toString.call(array[index]) === "[object Object]") array[index] = "[object Object]";
+        }
+        return String(array);
+      }
+      if (typeof key === "object" && Object.prototype.toString.call(key) === "[object Object]") return "[object Object]";
+      return String(key);
+    }
+    var legacyMapTag2 = defineMappingTag2("tag:yaml.org,2002:map", {
+      create: () => ({}),
+      identify: isPlainObject2,
+      represent: (o) => {
+        const map = /* @__PURE__ */ new Map();
+        for (const key of Object.keys(o)) map.set(key, o[key]);
+        return map;
+      },
+      addPair: (container, key, value) => {
+        const normalizedKey = normalizeKey2(key);
+        if (normalizedKey === null) return "nested arrays are not supported inside keys";
+        if (normalizedKey === "__proto__") Object.defineProperty(container, normalizedKey, {
+          value,
+          enumerable: true,
+          configurable: true,
+          writable: true
+        });
+        else container[normalizedKey] = value;
+        return "";
+      },
+      has: (container, key) => {
+        const normalizedKey = normalizeKey2(key);
+        return normalizedKey !== null && Object.prototype.hasOwnProperty.call(container, normalizedKey);
+      },
+      keys: (container) => Object.keys(container),
+      get: (container, key) => {
+        const normalizedKey = String(key);
+        if (!Object.prototype.hasOwnProperty.call(container, normalizedKey)) return null;
+        return container[normalizedKey];
+      }
+    });
+    var DEFAULT_SNIPPET_OPTIONS2 = {
+      maxLength: 79,
+      indent: 1,
+      linesBefore: 3,
+      linesAfter: 2
+    };
+    function getLine2(buffer, lineStart, lineEnd, position, maxLineLength) {
+      let head = "";
+      let tail = "";
+      const maxHalfLength = Math.floor(maxLineLength / 2) - 1;
+      if (position - lineStart > maxHalfLength) {
+        head = " ... ";
+        lineStart = position - maxHalfLength + head.length;
+      }
+      if (lineEnd - position > maxHalfLength) {
+        tail = " ...";
+        lineEnd = position + maxHalfLength - tail.length;
+      }
+      return {
+        str: head + buffer.slice(lineStart, lineEnd).replace(/\t/g, "\u2192") + tail,
+        pos: position - lineStart + head.length
+      };
+    }
+    function padStart2(string, max) {
+      return " ".repeat(Math.max(max - string.length, 0)) + string;
+    }
+    function makeSnippet2(mark, options) {
+      if (!mark.buffer) return null;
+      const opts = _objectSpread2(_objectSpread2({}, DEFAULT_SNIPPET_OPTIONS2), options);
+      const re = /\r?\n|\r|\0/g;
+      const lineStarts = [0];
+      const lineEnds = [];
+      let match;
+      let foundLineNo = -1;
+      while (match = re.exec(mark.buffer)) {
+        lineEnds.push(match.index);
+        lineStarts.push(match.index + match[0].length);
+        if (mark.position <= match.index && foundLineNo < 0) foundLineNo = lineStarts.length - 2;
+      }
+      if (foundLineNo < 0) foundLineNo = lineStarts.length - 1;
+      let result = "";
+      const lineNoLength = Math.min(mark.line + opts.linesAfter, lineEnds.length).toString().length;
+      const maxLineLength = opts.maxLength - (opts.indent + lineNoLength + 3);
+      for (let i = 1; i <= opts.linesBefore; i++) {
+        if (foundLineNo - i < 0) break;
+        const line2 = getLine2(mark.buffer, lineStarts[foundLineNo - i], lineEnds[foundLineNo - i], mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo - i]), maxLineLength);
+        result = `${" ".repeat(opts.indent)}${padStart2((mark.line - i + 1).toString(), lineNoLength)} | ${line2.str}
+${result}`;
+      }
+      const line = getLine2(mark.buffer, lineStarts[foundLineNo], lineEnds[foundLineNo], mark.position, maxLineLength);
+      result += `${" ".repeat(opts.indent)}${padStart2((mark.line + 1).toString(), lineNoLength)} | ${line.str}
+`;
+      result += `${"-".repeat(opts.indent + lineNoLength + 3 + line.pos)}^
+`;
+      for (let i = 1; i <= opts.linesAfter; i++) {
+        if (foundLineNo + i >= lineEnds.length) break;
+        const line2 = getLine2(mark.buffer, lineStarts[foundLineNo + i], lineEnds[foundLineNo + i], mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo + i]), maxLineLength);
+        result += `${" ".repeat(opts.indent)}${padStart2((mark.line + i + 1).toString(), lineNoLength)} | ${line2.str}
+`;
+      }
+      return result.replace(/\n$/, "");
+    }
+    function formatError2(exception, compact) {
+      let where = "";
+      if (!exception.mark) return exception.reason;
+      if (exception.mark.name) where += `in "${exception.mark.name}" `;
+      where += `(${exception.mark.line + 1}:${exception.mark.column + 1})`;
+      if (!compact && exception.mark.snippet) where += `
+
+${exception.mark.snippet}`;
+      return `${exception.reason} ${where}`;
+    }
+    var YAMLException3 = class YAMLException4 extends Error {
+      /**
+      * Optional `mark` contains source snippet data. Usually, use
+      * {@link YAMLException.throwAt} instead of passing it directly.
+      */
+      constructor(reason, mark) {
+        super();
+        _defineProperty(this, "reason", void 0);
+        _defineProperty(this, "mark", void 0);
+        this.name = "YAMLException";
+        this.reason = reason;
+        this.mark = mark;
+        this.message = formatError2(this, false);
+        if (Error.captureStackTrace) Error.captureStackTrace(this, this.constructor);
+      }
+      /**
+      * Returns the formatted error, omitting the source snippet in compact mode.
+      */
+      toString(compact) {
+        return `${this.name}: ${formatError2(this, compact)}`;
+      }
+      /**
+      * Builds a YAMLException with a source snippet and throws it. `source` is
+      * the raw input text; `position` is an offset into it.
+      */
+      static throwAt(source, position, message, filename = "") {
+        let line = 0;
+        let lineStart = 0;
+        for (let index = 0; index < position; index++) {
+          const ch = source.charCodeAt(index);
+          if (ch === 10) {
+            line++;
+            lineStart = index + 1;
+          } else if (ch === 13) {
+            line++;
+            if (source.charCodeAt(index + 1) === 10) index++;
+            lineStart = index + 1;
+          }
+        }
+        const mark = {
+          name: filename,
+          buffer: source,
+          position,
+          line,
+          column: position - lineStart
+        };
+        mark.snippet = makeSnippet2(mark);
+        throw new YAMLException4(message, mark);
+      }
+    };
+    var EVENT_ID2 = {
+      DOCUMENT: 1,
+      SEQUENCE: 2,
+      MAPPING: 3,
+      SCALAR: 4,
+      ALIAS: 5,
+      POP: 6
+    };
+    var SCALAR_STYLE2 = {
+      PLAIN: 1,
+      SINGLE_QUOTED: 2,
+      DOUBLE_QUOTED: 3,
+      LITERAL_BLOCK: 4,
+      FOLDED_BLOCK: 5
+    };
+    var COLLECTION_STYLE2 = {
+      BLOCK: 1,
+      FLOW: 2
+    };
+    var CHOMPING_MODE2 = {
+      CLIP: 1,
+      STRIP: 2,
+      KEEP: 3
+    };
+    var NO_RANGE$32 = -1;
+    function simpleEscapeSequence2(c) {
+      switch (c) {
+        case 48:
+          return "\0";
+        case 97:
+          return "\x07";
+        case 98:
+          return "\b";
+        case 116:
+          return "	";
+        case 9:
+          return "	";
+        case 110:
+          return "\n";
+        case 118:
+          return "\v";
+        case 102:
+          return "\f";
+        case 114:
+          return "\r";
+        case 101:
+          return "\x1B";
+        case 32:
+          return " ";
+        case 34:
+          return '"';
+        case 47:
+          return "/";
+        case 92:
+          return "\\";
+        case 78:
+          return "\x85";
+        case 95:
+          return "\xA0";
+        case 76:
+          return "\u2028";
+        case 80:
+          return "\u2029";
+        default:
+          return "";
+      }
+    }
+    var simpleEscapeCheck2 = new Array(256);
+    var simpleEscapeMap2 = new Array(256);
+    for (let i = 0; i < 256; i++) {
+      simpleEscapeCheck2[i] = simpleEscapeSequence2(i) ? 1 : 0;
+      simpleEscapeMap2[i] = simpleEscapeSequence2(i);
+    }
+    function charFromCodepoint2(c) {
+      if (c <= 65535) return String.fromCharCode(c);
+      return String.fromCharCode((c - 65536 >> 10) + 55296, (c - 65536 & 1023) + 56320);
+    }
+    function fromHexCode$12(c) {
+      if (c >= 48 && c <= 57) return c - 48;
+      return (c | 32) - 97 + 10;
+    }
+    function escapedHexLen$12(c) {
+      if (c === 120) return 2;
+      if (c === 117) return 4;
+      return 8;
+    }
+    function skipFoldedBreaks2(input, position, end) {
+      let breaks = 0;
+      while (position < end) {
+        const ch = input.charCodeAt(position);
+        if (ch === 10) {
+          breaks++;
+          position++;
+        } else if (ch === 13) {
+          breaks++;
+          position++;
+          if (input.charCodeAt(position) === 10) position++;
+        } else if (ch === 32 || ch === 9) position++;
+        else break;
+      }
+      return {
+        position,
+        breaks
+      };
+    }
+    function foldedBreaks2(count) {
+      if (count === 1) return " ";
+      return "\n".repeat(count - 1);
+    }
+    function getPlainValue2(input, start, end) {
+      let result = "";
+      let position = start;
+      let captureStart = start;
+      let captureEnd = start;
+      while (position < end) {
+        const ch = input.charCodeAt(position);
+        if (ch === 10 || ch === 13) {
+          result += input.slice(captureStart, captureEnd);
+          const fold = skipFoldedBreaks2(input, position, end);
+          result += foldedBreaks2(fold.breaks);
+          position = captureStart = captureEnd = fold.position;
+        } else {
+          position++;
+          if (ch !== 32 && ch !== 9) captureEnd = position;
+        }
+      }
+      return result + input.slice(captureStart, captureEnd);
+    }
+    function getSingleQuotedValue2(input, start, end) {
+      let result = "";
+      let position = start;
+      let captureStart = start;
+      let captureEnd = start;
+      while (position < end) {
+        const ch = input.charCodeAt(position);
+        if (ch === 39) {
+          result += input.slice(captureStart, position) + "'";
+          position += 2;
+          captureStart = captureEnd = position;
+        } else if (ch === 10 || ch === 13) {
+          result += input.slice(captureStart, captureEnd);
+          const fold = skipFoldedBreaks2(input, position, end);
+          result += foldedBreaks2(fold.breaks);
+          position = captureStart = captureEnd = fold.position;
+        } else {
+          position++;
+          if (ch !== 32 && ch !== 9) captureEnd = position;
+        }
+      }
+      return result + input.slice(captureStart, end);
+    }
+    function getDoubleQuotedValue2(input, start, end) {
+      let result = "";
+      let position = start;
+      let captureStart = start;
+      let captureEnd = start;
+      while (position < end) {
+        const ch = input.charCodeAt(position);
+        if (ch === 92) {
+          result += input.slice(captureStart, position);
+          position++;
+          const escaped = input.charCodeAt(position);
+          if (escaped === 10 || escaped === 13) position = skipFoldedBreaks2(input, position, end).position;
+          else if (escaped < 256 && simpleEscapeCheck2[escaped]) {
+            result += simpleEscapeMap2[escaped];
+            position++;
+          } else {
+            let hexLength = escapedHexLen$12(escaped);
+            let hexResult = 0;
+            for (; hexLength > 0; hexLength--) {
+              position++;
+              const digit = fromHexCode$12(input.charCodeAt(position));
+              hexResult = (hexResult << 4) + digit;
+            }
+            result += charFromCodepoint2(hexResult);
+            position++;
+          }
+          captureStart = captureEnd = position;
+        } else if (ch === 10 || ch === 13) {
+          result += input.slice(captureStart, captureEnd);
+          const fold = skipFoldedBreaks2(input, position, end);
+          result += foldedBreaks2(fold.breaks);
+          position = captureStart = captureEnd = fold.position;
+        } else {
+          position++;
+          if (ch !== 32 && ch !== 9) captureEnd = position;
+        }
+      }
+      return result + input.slice(captureStart, end);
+    }
+    function getBlockValue2(input, start, end, indent, chomping, folded) {
+      const textIndent = indent < 0 ? 0 : indent;
+      const region = input.slice(start, end).replace(/\r\n?/g, "\n");
+      const lines = region === "" ? [] : (region.endsWith("\n") ? region.slice(0, -1) : region).split("\n");
+      let result = "";
+      let didReadContent = false;
+      let emptyLines = 0;
+      let atMoreIndented = false;
+      for (const line of lines) {
+        let column = 0;
+        while (column < textIndent && line.charCodeAt(column) === 32) column++;
+        if (indent < 0 || column >= line.length) {
+          emptyLines++;
+          continue;
+        }
+        const content = line.slice(textIndent);
+        const first = content.charCodeAt(0);
+        if (folded) {
+          if (first === 32 || first === 9) {
+            atMoreIndented = true;
+            result += "\n".repeat(didReadContent ? 1 + emptyLines : emptyLines);
+          } else if (atMoreIndented) {
+            atMoreIndented = false;
+            result += "\n".repeat(emptyLines + 1);
+          } else if (emptyLines === 0) {
+            if (didReadContent) result += " ";
+          } else result += "\n".repeat(emptyLines);
+        } else result += "\n".repeat(didReadContent ? 1 + emptyLines : emptyLines);
+        result += content;
+        didReadContent = true;
+        emptyLines = 0;
+      }
+      if (chomping === CHOMPING_MODE2.KEEP) result += "\n".repeat(didReadContent ? 1 + emptyLines : emptyLines);
+      else if (chomping !== CHOMPING_MODE2.STRIP) {
+        if (didReadContent) result += "\n";
+      }
+      return result;
+    }
+    function getScalarValue2(input, scalar) {
+      if (scalar.valueStart === NO_RANGE$32) return "";
+      const { valueStart, valueEnd } = scalar;
+      if (scalar.fast) return input.slice(valueStart, valueEnd);
+      switch (scalar.style) {
+        case SCALAR_STYLE2.SINGLE_QUOTED:
+          return getSingleQuotedValue2(input, valueStart, valueEnd);
+        case SCALAR_STYLE2.DOUBLE_QUOTED:
+          return getDoubleQuotedValue2(input, valueStart, valueEnd);
+        case SCALAR_STYLE2.LITERAL_BLOCK:
+          return getBlockValue2(input, valueStart, valueEnd, scalar.indent, scalar.chomping, false);
+        case SCALAR_STYLE2.FOLDED_BLOCK:
+          return getBlockValue2(input, valueStart, valueEnd, scalar.indent, scalar.chomping, true);
+        default:
+          return getPlainValue2(input, valueStart, valueEnd);
+      }
+    }
+    var DEFAULT_TAG_HANDLERS2 = Object.assign(/* @__PURE__ */ Object.create(null), {
+      "!": "!",
+      "!!": "tag:yaml.org,2002:"
+    });
+    var TAG_SUFFIX_CHARS2 = "-#;/?:@&=+$_.~*'()";
+    var TAG_URI_CHARS2 = TAG_SUFFIX_CHARS2 + "!,[]";
+    var HEX2 = "0123456789ABCDEF";
+    function percentByte2(byte) {
+      return "%" + HEX2[byte >> 4] + HEX2[byte & 15];
+    }
+    function tagPercentEncode2(source, isSuffix) {
+      const allowed = isSuffix ? TAG_SUFFIX_CHARS2 : TAG_URI_CHARS2;
+      let result = "";
+      for (let index = 0; index < source.length; index++) {
+        let ch = source.charCodeAt(index);
+        if (ch >= 48 && ch <= 57 || ch >= 65 && ch <= 90 || ch >= 97 && ch <= 122 || allowed.includes(source[index])) {
+          result += source[index];
+          continue;
+        }
+        if (ch >= 55296 && ch <= 56319) ch = 65536 + ((ch & 1023) << 10) + (source.charCodeAt(++index) & 1023);
+        if (ch < 128) result += percentByte2(ch);
+        else if (ch < 2048) result += percentByte2(192 | ch >> 6) + percentByte2(128 | ch & 63);
+        else if (ch < 65536) result += percentByte2(224 | ch >> 12) + percentByte2(128 | ch >> 6 & 63) + percentByte2(128 | ch & 63);
+        else result += percentByte2(240 | ch >> 18) + percentByte2(128 | ch >> 12 & 63) + percentByte2(128 | ch >> 6 & 63) + percentByte2(128 | ch & 63);
+      }
+      return result;
+    }
+    function tagPercentDecode2(source) {
+      let result = "";
+      let index = 0;
+      while (index < source.length) {
+        if (source.charCodeAt(index) !== 37) {
+          result += source[index++];
+          continue;
+        }
+        let ch = parseInt(source.slice(index + 1, index + 3), 16);
+        index += 3;
+        if (ch >= 192) {
+          let remaining = ch < 224 ? 1 : ch < 240 ? 2 : 3;
+          ch &= (1 << 6 - remaining) - 1;
+          while (remaining-- > 0) {
+            ch = ch << 6 | parseInt(source.slice(index + 1, index + 3), 16) & 63;
+            index += 3;
+          }
+        }
+        if (ch < 65536) result += String.fromCharCode(ch);
+        else {
+          ch -= 65536;
+          result += String.fromCharCode(55296 | ch >> 10, 56320 | ch & 1023);
+        }
+      }
+      return result;
+    }
+    function tagNameFull2(rawTag3, tagHandlers) {
+      var _ref, _tagHandlers$handle;
+      if (rawTag3.startsWith("!<") && rawTag3.endsWith(">")) return tagPercentDecode2(rawTag3.slice(2, -1));
+      const handleEnd = rawTag3.indexOf("!", 1);
+      const handle = handleEnd === -1 ? "!" : rawTag3.slice(0, handleEnd + 1);
+      return tagPercentDecode2((_ref = (_tagHandlers$handle = tagHandlers === null || tagHandlers === void 0 ? void 0 : tagHandlers[handle]) !== null && _tagHandlers$handle !== void 0 ? _tagHandlers$handle : DEFAULT_TAG_HANDLERS2[handle]) !== null && _ref !== void 0 ? _ref : handle) + tagPercentDecode2(rawTag3.slice(handle.length));
+    }
+    function tagNameShort2(fullTag) {
+      let tag = fullTag;
+      if (tag.charCodeAt(0) === 33) {
+        tag = tag.slice(1);
+        return `!${tagPercentEncode2(tag, true)}`;
+      }
+      if (tag.slice(0, 18) === "tag:yaml.org,2002:") return `!!${tagPercentEncode2(tag.slice(18), true)}`;
+      return `!<${tagPercentEncode2(tag, false)}>`;
+    }
+    var NO_RANGE$22 = -1;
+    var MERGE_TAG_NAME2 = "tag:yaml.org,2002:merge";
+    var DEFAULT_CONSTRUCTOR_OPTIONS2 = {
+      filename: "",
+      schema: CORE_SCHEMA2,
+      json: false,
+      maxTotalMergeKeys: 1e4,
+      maxAliases: -1
+    };
+    function eventPosition$12(event) {
+      if ("tagStart" in event && event.tagStart !== NO_RANGE$22) return event.tagStart;
+      if ("anchorStart" in event && event.anchorStart !== NO_RANGE$22) return event.anchorStart;
+      if ("valueStart" in event && event.valueStart !== NO_RANGE$22) return event.valueStart;
+      if ("start" in event) return event.start;
+      return 0;
+    }
+    function throwError$12(state, message) {
+      YAMLException3.throwAt(state.source, state.position, message, state.filename);
+    }
+    function finalizeCollection2(state, position, tag, carrier) {
+      try {
+        return tag.finalize(carrier);
+      } catch (error2) {
+        if (error2 instanceof YAMLException3) throw error2;
+        YAMLException3.throwAt(state.source, position, error2 instanceof Error ? error2.message : String(error2), state.filename);
+      }
+    }
+    function constructScalar2(state, event) {
+      const source = getScalarValue2(state.source, event);
+      const rawTag3 = event.tagStart === NO_RANGE$22 ? "" : state.source.slice(event.tagStart, event.tagEnd);
+      const strTag3 = state.schema.defaultScalarTag;
+      if (rawTag3 !== "") {
+        var _state$schema$lookupM;
+        if (rawTag3 === "!") return {
+          value: source,
+          tag: strTag3
+        };
+        const tagName = tagNameFull2(rawTag3, state.tagHandlers);
+        const scalarTag = state.schema.lookupScalarTag(tagName);
+        if (scalarTag) {
+          const result = scalarTag.resolve(source, true, tagName);
+          if (result === NOT_RESOLVED2) throwError$12(state, `cannot resolve a node with !<${tagName}> explicit tag`);
+          return {
+            value: result,
+            tag: scalarTag
+          };
+        }
+        const collectionTagDef = (_state$schema$lookupM = state.schema.lookupMappingTag(tagName)) !== null && _state$schema$lookupM !== void 0 ? _state$schema$lookupM : state.schema.lookupSequenceTag(tagName);
+        if (collectionTagDef) {
+          if (source !== "") throwError$12(state, `cannot resolve a node with !<${tagName}> explicit tag`);
+          const carrier = collectionTagDef.create(tagName);
+          return {
+            value: collectionTagDef.carrierIsResult ? carrier : finalizeCollection2(state, state.position, collectionTagDef, carrier),
+            tag: collectionTagDef
+          };
+        }
+        throwError$12(state, `unknown scalar tag !<${tagName}>`);
+      }
+      if (event.style === SCALAR_STYLE2.PLAIN) return state.schema.resolveImplicitScalarTag(source);
+      return {
+        value: strTag3.resolve(source, false, strTag3.tagName),
+        tag: strTag3
+      };
+    }
+    function collectionTagName2(state, event, defaultTagName) {
+      const rawTag3 = event.tagStart === NO_RANGE$22 ? "" : state.source.slice(event.tagStart, event.tagEnd);
+      return rawTag3 === "" || rawTag3 === "!" ? defaultTagName : tagNameFull2(rawTag3, state.tagHandlers);
+    }
+    function isMappingTag2(tag) {
+      return tag.nodeKind === "mapping";
+    }
+    function chargeMergeWork2(state) {
+      state.totalMergeKeys++;
+      if (state.maxTotalMergeKeys !== -1 && state.totalMergeKeys > state.maxTotalMergeKeys) throwError$12(state, `merge keys exceeded maxTotalMergeKeys (${state.maxTotalMergeKeys})`);
+    }
+    function mergeKeys2(state, frame, source, sourceTag) {
+      chargeMergeWork2(state);
+      for (const sourceKey of sourceTag.keys(source)) {
+        var _frame$overridable;
+        chargeMergeWork2(state);
+        if (frame.tag.has(frame.value, sourceKey)) continue;
+        const err = frame.tag.addPair(frame.value, sourceKey, sourceTag.get(source, sourceKey));
+        if (err) throwError$12(state, err);
+        (_frame$overridable = frame.overridable) !== null && _frame$overridable !== void 0 || (frame.overridable = /* @__PURE__ */ new Set());
+        frame.overridable.add(sourceKey);
+      }
+    }
+    function mergeSource2(state, frame, source, sourceTag) {
+      state.position = frame.keyPosition;
+      if (isMappingTag2(sourceTag)) mergeKeys2(state, frame, source, sourceTag);
+      else if (sourceTag.nodeKind === "sequence" && Array.isArray(source)) {
+        if (source.length > 100) throwError$12(state, "abnormal merge sequence size");
+        for (const element of source) {
+          const elementTag = state.nodeTags.get(element);
+          if (!elementTag) throwError$12(state, "cannot merge mappings; the provided source object is unacceptable");
+          mergeKeys2(state, frame, element, elementTag);
+        }
+      } else throwError$12(state, "cannot merge mappings; the provided source object is unacceptable");
+    }
+    function addMappingValue2(state, frame, key, value, tag) {
+      var _frame$overridable2, _frame$overridable3;
+      state.position = frame.keyPosition;
+      if (frame.keyIsMerge) {
+        mergeSource2(state, frame, value, tag);
+        return;
+      }
+      if (!state.json && frame.tag.has(frame.value, key) && !((_frame$overridable2 = frame.overridable) === null || _frame$overridable2 === void 0 ? void 0 : _frame$overridable2.has(key))) throwError$12(state, "duplicated mapping key");
+      const err = frame.tag.addPair(frame.value, key, value);
+      if (err) throwError$12(state, err);
+      (_frame$overridable3 = frame.overridable) === null || _frame$overridable3 === void 0 || _frame$overridable3.delete(key);
+    }
+    function addValue2(state, value, tag) {
+      const frame = state.frames[state.frames.length - 1];
+      if (frame.kind === "document") {
+        frame.value = value;
+        frame.hasValue = true;
+      } else if (frame.kind === "sequence") {
+        if (isMappingTag2(tag)) state.nodeTags.set(value, tag);
+        const err = frame.tag.addItem(frame.value, value, frame.index++);
+        if (err) throwError$12(state, err);
+      } else if (frame.hasKey) {
+        const key = frame.key;
+        frame.key = void 0;
+        frame.hasKey = false;
+        addMappingValue2(state, frame, key, value, tag);
+      } else {
+        frame.key = value;
+        frame.keyPosition = state.position;
+        frame.hasKey = true;
+        frame.keyIsMerge = tag.tagName === MERGE_TAG_NAME2;
+      }
+    }
+    function storeAnchor2(state, event, value, tag, isValueFinal) {
+      if (event.anchorStart !== NO_RANGE$22) {
+        const anchor = {
+          value,
+          tag,
+          isValueFinal
+        };
+        state.anchors.set(state.source.slice(event.anchorStart, event.anchorEnd), anchor);
+        return anchor;
+      }
+      return null;
+    }
+    function constructFromEvents2(events, options) {
+      const state = _objectSpread2(_objectSpread2(_objectSpread2({}, DEFAULT_CONSTRUCTOR_OPTIONS2), options), {}, {
+        events,
+        documents: [],
+        eventIndex: 0,
+        position: 0,
+        frames: [],
+        anchors: /* @__PURE__ */ new Map(),
+        nodeTags: /* @__PURE__ */ new Map(),
+        tagHandlers: /* @__PURE__ */ Object.create(null),
+        totalMergeKeys: 0,
+        aliasCount: 0
+      });
+      while (state.eventIndex < state.events.length) {
+        const event = state.events[state.eventIndex++];
+        state.position = eventPosition$12(event);
+        switch (event.type) {
+          case EVENT_ID2.DOCUMENT:
+            state.anchors = /* @__PURE__ */ new Map();
+            state.nodeTags = /* @__PURE__ */ new Map();
+            state.aliasCount = 0;
+            state.tagHandlers = /* @__PURE__ */ Object.create(null);
+            for (const directive of event.directives) if (directive.kind === "tag") state.tagHandlers[directive.handle] = directive.prefix;
+            state.frames.push({
+              kind: "document",
+              position: state.position,
+              value: void 0,
+              hasValue: false
+            });
+            break;
+          case EVENT_ID2.SCALAR: {
+            const { value, tag } = constructScalar2(state, event);
+            storeAnchor2(state, event, value, tag, true);
+            addValue2(state, value, tag);
+            break;
+          }
+          case EVENT_ID2.SEQUENCE: {
+            const tagName = collectionTagName2(state, event, "tag:yaml.org,2002:seq");
+            const tag = state.schema.lookupSequenceTag(tagName);
+            if (!tag) throwError$12(state, `unknown sequence tag !<${tagName}>`);
+            const value = tag.create(tagName);
+            const anchor = storeAnchor2(state, event, value, tag, tag.carrierIsResult);
+            state.frames.push({
+              kind: "sequence",
+              position: state.position,
+              value,
+              tag,
+              anchor,
+              index: 0
+            });
+            break;
+          }
+          case EVENT_ID2.MAPPING: {
+            const tagName = collectionTagName2(state, event, "tag:yaml.org,2002:map");
+            const tag = state.schema.lookupMappingTag(tagName);
+            if (!tag) throwError$12(state, `unknown mapping tag !<${tagName}>`);
+            const value = tag.create(tagName);
+            const anchor = storeAnchor2(state, event, value, tag, tag.carrierIsResult);
+            state.frames.push({
+              kind: "mapping",
+              position: state.position,
+              value,
+              tag,
+              anchor,
+              key: void 0,
+              keyPosition: state.position,
+              hasKey: false,
+              keyIsMerge: false,
+              overridable: null
+            });
+            break;
+          }
+          case EVENT_ID2.ALIAS: {
+            if (state.maxAliases !== -1 && ++state.aliasCount > state.maxAliases) throwError$12(state, `aliases exceeded maxAliases (${state.maxAliases})`);
+            const name = state.source.slice(event.anchorStart, event.anchorEnd);
+            const anchor = state.anchors.get(name);
+            if (!anchor) throwError$12(state, `unidentified alias "${name}"`);
+            if (!anchor.isValueFinal) throwError$12(state, `recursive alias "${name}" is not supported for tag ${anchor.tag.tagName} because it uses finalize()`);
+            addValue2(state, anchor.value, anchor.tag);
+            break;
+          }
+          case EVENT_ID2.POP: {
+            const frame = state.frames.pop();
+            if (frame.kind === "mapping" && frame.hasKey) {
+              state.position = frame.keyPosition;
+              throwError$12(state, "incomplete mapping pair in event stream");
+            }
+            if (frame.kind === "document") state.documents.push(frame.value);
+            else {
+              const value = frame.tag.carrierIsResult ? frame.value : finalizeCollection2(state, frame.position, frame.tag, frame.value);
+              if (frame.anchor) {
+                frame.anchor.value = value;
+                frame.anchor.isValueFinal = true;
+              }
+              addValue2(state, value, frame.tag);
+            }
+            break;
+          }
+        }
+      }
+      return state.documents;
+    }
+    var NO_RANGE$12 = -1;
+    var HAS_OWN2 = Object.prototype.hasOwnProperty;
+    var CONTEXT_FLOW_IN2 = 1;
+    var CONTEXT_FLOW_OUT2 = 2;
+    var CONTEXT_BLOCK_IN2 = 3;
+    var CONTEXT_BLOCK_OUT2 = 4;
+    var PATTERN_NON_PRINTABLE2 = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+    var PATTERN_FLOW_INDICATORS2 = /[,\[\]{}]/;
+    var PATTERN_TAG_HANDLE2 = /^(?:!|!!|![0-9A-Za-z-]+!)$/;
+    var NS_URI_CHAR2 = String.raw`(?:%[0-9A-Fa-f]{2}|[0-9A-Za-z\-#;/?:@&=+$,_.!~*'()\[\]])`;
+    var NS_TAG_CHAR2 = String.raw`(?:%[0-9A-Fa-f]{2}|[0-9A-Za-z\-#;/?:@&=+$.~*'()_])`;
+    var PATTERN_TAG_URI2 = new RegExp(`^(?:${NS_URI_CHAR2})*$`);
+    var PATTERN_TAG_SUFFIX2 = new RegExp(`^(?:${NS_TAG_CHAR2})+$`);
+    var PATTERN_TAG_PREFIX2 = new RegExp(`^(?:!(?:${NS_URI_CHAR2})*|${NS_TAG_CHAR2}(?:${NS_URI_CHAR2})*)$`);
+    var DEFAULT_PARSER_OPTIONS2 = {
+      filename: "",
+      maxDepth: 100
+    };
+    function addDocumentEvent2(state, explicitStart, explicitEnd) {
+      state.events.push({
+        type: EVENT_ID2.DOCUMENT,
+        explicitStart,
+        explicitEnd,
+        directives: state.directives
+      });
+    }
+    function addSequenceEvent2(state, start, anchorStart, anchorEnd, tagStart, tagEnd, style) {
+      state.events.push({
+        type: EVENT_ID2.SEQUENCE,
+        start,
+        anchorStart,
+        anchorEnd,
+        tagStart,
+        tagEnd,
+        style
+      });
+    }
+    function addMappingEvent2(state, start, anchorStart, anchorEnd, tagStart, tagEnd, style) {
+      state.events.push({
+        type: EVENT_ID2.MAPPING,
+        start,
+        anchorStart,
+        anchorEnd,
+        tagStart,
+        tagEnd,
+        style
+      });
+    }
+    function insertFlowPairMappingEvent2(state, snapshot) {
+      state.events.splice(snapshot.eventsLength, 0, {
+        type: EVENT_ID2.MAPPING,
+        start: snapshot.position,
+        anchorStart: NO_RANGE$12,
+        anchorEnd: NO_RANGE$12,
+        tagStart: NO_RANGE$12,
+        tagEnd: NO_RANGE$12,
+        style: COLLECTION_STYLE2.FLOW
+      });
+    }
+    function addScalarEvent2(state, valueStart, valueEnd, anchorStart, anchorEnd, tagStart, tagEnd, style, chomping = CHOMPING_MODE2.CLIP, indent = -1, fast = false) {
+      state.events.push({
+        type: EVENT_ID2.SCALAR,
+        valueStart,
+        valueEnd,
+        anchorStart,
+        anchorEnd,
+        tagStart,
+        tagEnd,
+        style,
+        chomping,
+        indent,
+        fast
+      });
+    }
+    function addAliasEvent2(state, anchorStart, anchorEnd) {
+      state.events.push({
+        type: EVENT_ID2.ALIAS,
+        anchorStart,
+        anchorEnd
+      });
+    }
+    function addPopEvent2(state) {
+      state.events.push({ type: EVENT_ID2.POP });
+    }
+    function addEmptyScalarEvent2(state) {
+      addScalarEvent2(state, NO_RANGE$12, NO_RANGE$12, NO_RANGE$12, NO_RANGE$12, NO_RANGE$12, NO_RANGE$12, SCALAR_STYLE2.PLAIN);
+    }
+    function emptyProperties2() {
+      return {
+        anchorStart: NO_RANGE$12,
+        anchorEnd: NO_RANGE$12,
+        tagStart: NO_RANGE$12,
+        tagEnd: NO_RANGE$12
+      };
+    }
+    function snapshotState2(state) {
+      return {
+        position: state.position,
+        line: state.line,
+        lineStart: state.lineStart,
+        lineIndent: state.lineIndent,
+        firstTabInLine: state.firstTabInLine,
+        eventsLength: state.events.length
+      };
+    }
+    function restoreState2(state, snapshot) {
+      state.position = snapshot.position;
+      state.line = snapshot.line;
+      state.lineStart = snapshot.lineStart;
+      state.lineIndent = snapshot.lineIndent;
+      state.firstTabInLine = snapshot.firstTabInLine;
+      state.events.length = snapshot.eventsLength;
+    }
+    function throwError2(state, message) {
+      YAMLException3.throwAt(state.input.slice(0, state.length), state.position, message, state.filename);
+    }
+    function isEol2(c) {
+      return c === 10 || c === 13;
+    }
+    function isWhiteSpace2(c) {
+      return c === 9 || c === 32;
+    }
+    function isWsOrEol2(c) {
+      return isWhiteSpace2(c) || isEol2(c);
+    }
+    function isWsOrEolOrEnd2(c) {
+      return c === 0 || isWsOrEol2(c);
+    }
+    function isFlowIndicator2(c) {
+      return c === 44 || c === 91 || c === 93 || c === 123 || c === 125;
+    }
+    function fromDecimalCode2(c) {
+      return c >= 48 && c <= 57 ? c - 48 : -1;
+    }
+    function fromHexCode2(c) {
+      if (c >= 48 && c <= 57) return c - 48;
+      const lc = c | 32;
+      if (lc >= 97 && lc <= 102) return lc - 97 + 10;
+      return -1;
+    }
+    function escapedHexLen2(c) {
+      if (c === 120) return 2;
+      if (c === 117) return 4;
+      if (c === 85) return 8;
+      return 0;
+    }
+    function isSimpleEscape2(c) {
+      return c === 48 || c === 97 || c === 98 || c === 116 || c === 9 || c === 110 || c === 118 || c === 102 || c === 114 || c === 101 || c === 32 || c === 34 || c === 47 || c === 92 || c === 78 || c === 95 || c === 76 || c === 80;
+    }
+    function consumeLineBreak2(state) {
+      if (state.input.charCodeAt(state.position) === 10) state.position++;
+      else {
+        state.position++;
+        if (state.input.charCodeAt(state.position) === 10) state.position++;
+      }
+      state.line++;
+      state.lineStart = state.position;
+      state.lineIndent = 0;
+      state.firstTabInLine = -1;
+    }
+    function skipSeparationSpace2(state, allowComments) {
+      let lineBreaks = 0;
+      let ch = state.input.charCodeAt(state.position);
+      let hasSeparation = state.position === state.lineStart || isWsOrEol2(state.input.charCodeAt(state.position - 1));
+      while (ch !== 0) {
+        while (isWhiteSpace2(ch)) {
+          hasSeparation = true;
+          if (ch === 9 && state.firstTabInLine === -1) state.firstTabInLine = state.position;
+          ch = state.input.charCodeAt(++state.position);
+        }
+        if (allowComments && hasSeparation && ch === 35) do
+          ch = state.input.charCodeAt(++state.position);
+        while (!isEol2(ch) && ch !== 0);
+        if (!isEol2(ch)) break;
+        consumeLineBreak2(state);
+        lineBreaks++;
+        hasSeparation = true;
+        ch = state.input.charCodeAt(state.position);
+        while (ch === 32) {
+          state.lineIndent++;
+          ch = state.input.charCodeAt(++state.position);
+        }
+      }
+      return lineBreaks;
+    }
+    function testDocumentSeparator2(state, position = state.position) {
+      const ch = state.input.charCodeAt(position);
+      if ((ch === 45 || ch === 46) && ch === state.input.charCodeAt(position + 1) && ch === state.input.charCodeAt(position + 2)) {
+        const following = state.input.charCodeAt(position + 3);
+        return following === 0 || isWsOrEol2(following);
+      }
+      return false;
+    }
+    function skipByteOrderMark2(state) {
+      if (state.position === state.lineStart && state.input.charCodeAt(state.position) === 65279) {
+        state.position++;
+        state.lineStart = state.position;
+      }
+    }
+    function testDocumentBoundary2(state) {
+      if (state.position !== state.lineStart) return false;
+      if (testDocumentSeparator2(state)) return true;
+      if (state.input.charCodeAt(state.position) !== 65279) return false;
+      const snapshot = snapshotState2(state);
+      skipByteOrderMark2(state);
+      skipSeparationSpace2(state, true);
+      const ch = state.input.charCodeAt(state.position);
+      const result = state.position === state.lineStart && (ch === 37 || ch === 45 && testDocumentSeparator2(state));
+      restoreState2(state, snapshot);
+      return result;
+    }
+    function skipUntilLineEnd2(state) {
+      let ch = state.input.charCodeAt(state.position);
+      while (ch !== 0 && !isEol2(ch)) ch = state.input.charCodeAt(++state.position);
+    }
+    function checkPrintable2(state, start, end) {
+      const match = PATTERN_NON_PRINTABLE2.exec(state.input.slice(start, end));
+      if (match !== null) {
+        state.position = start + match.index + match[0].length - 1;
+        throwError2(state, "the stream contains non-printable characters");
+      }
+    }
+    function readTagProperty2(state, props, inFlow) {
+      if (state.input.charCodeAt(state.position) !== 33) return false;
+      if (props.tagStart !== NO_RANGE$12) throwError2(state, "duplication of a tag property");
+      const start = state.position;
+      let isVerbatim = false;
+      let isNamed = false;
+      let tagHandle = "!";
+      let ch = state.input.charCodeAt(++state.position);
+      if (ch === 60) {
+        isVerbatim = true;
+        ch = state.input.charCodeAt(++state.position);
+      } else if (ch === 33) {
+        isNamed = true;
+        tagHandle = "!!";
+        ch = state.input.charCodeAt(++state.position);
+      }
+      let suffixStart = state.position;
+      let tagName;
+      if (isVerbatim) {
+        while (ch !== 0 && ch !== 62) ch = state.input.charCodeAt(++state.position);
+        if (ch !== 62) throwError2(state, "unexpected end of the stream within a verbatim tag");
+        tagName = state.input.slice(suffixStart, state.position);
+        state.position++;
+      } else {
+        while (ch !== 0 && !isWsOrEol2(ch) && !(inFlow && isFlowIndicator2(ch))) {
+          if (ch === 33) {
+            if (!isNamed) {
+              tagHandle = state.input.slice(suffixStart - 1, state.position + 1);
+              if (!PATTERN_TAG_HANDLE2.test(tagHandle)) throwError2(state, "named tag handle cannot contain such characters");
+              isNamed = true;
+              suffixStart = state.position + 1;
+            } else throwError2(state, "tag suffix cannot contain exclamation marks");
+          }
+          ch = state.input.charCodeAt(++state.position);
+        }
+        tagName = state.input.slice(suffixStart, state.position);
+        if (PATTERN_FLOW_INDICATORS2.test(tagName)) throwError2(state, "tag suffix cannot contain flow indicator characters");
+      }
+      if (tagName && !(isVerbatim ? PATTERN_TAG_URI2.test(tagName) : PATTERN_TAG_SUFFIX2.test(tagName))) throwError2(state, `tag name cannot contain such characters: ${tagName}`);
+      if (!isVerbatim && tagHandle !== "!" && tagHandle !== "!!" && !HAS_OWN2.call(state.tagHandlers, tagHandle)) throwError2(state, `undeclared tag handle "${tagHandle}"`);
+      props.tagStart = start;
+      props.tagEnd = state.position;
+      return true;
+    }
+    function readAnchorProperty2(state, props) {
+      if (state.input.charCodeAt(state.position) !== 38) return false;
+      if (props.anchorStart !== NO_RANGE$12) throwError2(state, "duplication of an anchor property");
+      state.position++;
+      const start = state.position;
+      while (state.input.charCodeAt(state.position) !== 0 && !isWsOrEol2(state.input.charCodeAt(state.position)) && !isFlowIndicator2(state.input.charCodeAt(state.position))) state.position++;
+      if (state.position === start) throwError2(state, "name of an anchor node must contain at least one character");
+      props.anchorStart = start;
+      props.anchorEnd = state.position;
+      return true;
+    }
+    function readAlias2(state, props) {
+      if (state.input.charCodeAt(state.position) !== 42) return false;
+      if (props.anchorStart !== NO_RANGE$12 || props.tagStart !== NO_RANGE$12) throwError2(state, "alias node should not have any properties");
+      state.position++;
+      const start = state.position;
+      while (state.input.charCodeAt(state.position) !== 0 && !isWsOrEol2(state.input.charCodeAt(state.position)) && !isFlowIndicator2(state.input.charCodeAt(state.position))) state.position++;
+      if (state.position === start) throwError2(state, "name of an alias node must contain at least one character");
+      addAliasEvent2(state, start, state.position);
+      return true;
+    }
+    function readFlowScalarBreak2(state, nodeIndent) {
+      skipSeparationSpace2(state, false);
+      if (state.lineIndent < nodeIndent) throwError2(state, "deficient indentation");
+    }
+    function readSingleQuotedScalar2(state, nodeIndent, props) {
+      if (state.input.charCodeAt(state.position) !== 39) return false;
+      state.position++;
+      const start = state.position;
+      let simple = true;
+      while (state.input.charCodeAt(state.position) !== 0) {
+        const ch = state.input.charCodeAt(state.position);
+        if (ch === 39) {
+          if (state.input.charCodeAt(state.position + 1) === 39) {
+            simple = false;
+            state.position += 2;
+            continue;
+          }
+          const end = state.position;
+          state.position++;
+          addScalarEvent2(state, start, end, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, SCALAR_STYLE2.SINGLE_QUOTED, CHOMPING_MODE2.CLIP, -1, simple);
+          return true;
+        }
+        if (isEol2(ch)) {
+          simple = false;
+          readFlowScalarBreak2(state, nodeIndent);
+        } else if (state.position === state.lineStart && testDocumentSeparator2(state)) throwError2(state, "unexpected end of the document within a single quoted scalar");
+        else if (ch !== 9 && ch < 32) throwError2(state, "expected valid JSON character");
+        else state.position++;
+      }
+      throwError2(state, "unexpected end of the stream within a single quoted scalar");
+    }
+    function readDoubleQuotedScalar2(state, nodeIndent, props) {
+      if (state.input.charCodeAt(state.position) !== 34) return false;
+      state.position++;
+      const start = state.position;
+      let simple = true;
+      while (state.input.charCodeAt(state.position) !== 0) {
+        const ch = state.input.charCodeAt(state.position);
+        if (ch === 34) {
+          const end = state.position;
+          state.position++;
+          addScalarEvent2(state, start, end, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, SCALAR_STYLE2.DOUBLE_QUOTED, CHOMPING_MODE2.CLIP, -1, simple);
+          return true;
+        }
+        if (ch === 92) {
+          simple = false;
+          const escaped = state.input.charCodeAt(++state.position);
+          if (isEol2(escaped)) readFlowScalarBreak2(state, nodeIndent);
+          else if (isSimpleEscape2(escaped)) state.position++;
+          else {
+            let hexLength = escapedHexLen2(escaped);
+            if (hexLength === 0) throwError2(state, "unknown escape sequence");
+            while (hexLength-- > 0) {
+              state.position++;
+              if (fromHexCode2(state.input.charCodeAt(state.position)) < 0) throwError2(state, "expected hexadecimal character");
+            }
+            state.position++;
+          }
+        } else if (isEol2(ch)) {
+          simple = false;
+          readFlowScalarBreak2(state, nodeIndent);
+        } else if (state.position === state.lineStart && testDocumentSeparator2(state)) throwError2(state, "unexpected end of the document within a double quoted scalar");
+        else if (ch !== 9 && ch < 32) throwError2(state, "expected valid JSON character");
+        else state.position++;
+      }
+      throwError2(state, "unexpected end of the stream within a double quoted scalar");
+    }
+    function readBlockScalar2(state, parentIndent, props) {
+      const ch = state.input.charCodeAt(state.position);
+      let chomping = CHOMPING_MODE2.CLIP;
+      let indent = -1;
+      let detectedIndent = false;
+      if (ch !== 124 && ch !== 62) return false;
+      const style = ch === 124 ? SCALAR_STYLE2.LITERAL_BLOCK : SCALAR_STYLE2.FOLDED_BLOCK;
+      state.position++;
+      while (state.input.charCodeAt(state.position) !== 0) {
+        const current = state.input.charCodeAt(state.position);
+        const digit = fromDecimalCode2(current);
+        if (current === 43 || current === 45) {
+          if (chomping !== CHOMPING_MODE2.CLIP) throwError2(state, "repeat of a chomping mode identifier");
+          chomping = current === 43 ? CHOMPING_MODE2.KEEP : CHOMPING_MODE2.STRIP;
+          state.position++;
+        } else if (digit >= 0) {
+          if (digit === 0) throwError2(state, "bad explicit indentation width of a block scalar; it cannot be less than one");
+          if (detectedIndent) throwError2(state, "repeat of an indentation width identifier");
+          indent = parentIndent + digit - 1;
+          detectedIndent = true;
+          state.position++;
+        } else break;
+      }
+      let hadWhitespace = false;
+      while (isWhiteSpace2(state.input.charCodeAt(state.position))) {
+        hadWhitespace = true;
+        state.position++;
+      }
+      if (hadWhitespace && state.input.charCodeAt(state.position) === 35) skipUntilLineEnd2(state);
+      if (isEol2(state.input.charCodeAt(state.position))) consumeLineBreak2(state);
+      else if (state.input.charCodeAt(state.position) !== 0) throwError2(state, "a line break is expected");
+      let contentIndent = detectedIndent ? indent : -1;
+      let maxLeadingIndent = 0;
+      const valueStart = state.position;
+      let valueEnd = state.position;
+      while (state.input.charCodeAt(state.position) !== 0) {
+        const linePosition = state.position;
+        let column = 0;
+        while (state.input.charCodeAt(linePosition + column) === 32) column++;
+        const first = state.input.charCodeAt(linePosition + column);
+        if (first === 0) {
+          if (contentIndent >= 0) {
+            if (column > contentIndent) valueEnd = linePosition + column;
+          } else if (column > 0) valueEnd = linePosition + column;
+          break;
+        }
+        if (testDocumentBoundary2(state)) break;
+        if (!detectedIndent && contentIndent === -1 && isEol2(first)) maxLeadingIndent = Math.max(maxLeadingIndent, column);
+        if (!detectedIndent && contentIndent === -1 && !isEol2(first)) {
+          if (first === 9 && column < parentIndent) {
+            state.position = linePosition + column;
+            throwError2(state, "tab characters must not be used in indentation");
+          }
+          if (column >= parentIndent && column < maxLeadingIndent) {
+            state.position = linePosition + column;
+            throwError2(state, "bad indentation of a mapping entry");
+          }
+        }
+        if (contentIndent === -1 && first !== 0 && !isEol2(first) && column < parentIndent) {
+          state.lineIndent = column;
+          state.position = linePosition + column;
+          break;
+        }
+        if (!detectedIndent && first !== 0 && !isEol2(first) && contentIndent === -1) contentIndent = column;
+        const requiredIndent = contentIndent === -1 ? parentIndent + 1 : contentIndent;
+        if (first !== 0 && !isEol2(first) && column < requiredIndent) {
+          state.lineIndent = column;
+          state.position = linePosition + column;
+          break;
+        }
+        skipUntilLineEnd2(state);
+        valueEnd = state.position;
+        if (isEol2(state.input.charCodeAt(state.position))) {
+          consumeLineBreak2(state);
+          valueEnd = state.position;
+        }
+      }
+      checkPrintable2(state, valueStart, valueEnd);
+      addScalarEvent2(state, valueStart, valueEnd, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, style, chomping, contentIndent);
+      return true;
+    }
+    function canStartPlainScalar2(state, nodeContext) {
+      const ch = state.input.charCodeAt(state.position);
+      const inFlow = nodeContext === CONTEXT_FLOW_IN2;
+      if (ch === 0 || isWsOrEol2(ch) || ch === 35 || ch === 38 || ch === 42 || ch === 33 || ch === 124 || ch === 62 || ch === 39 || ch === 34 || ch === 37 || ch === 64 || ch === 96 || isFlowIndicator2(ch)) return false;
+      if (ch === 63 || ch === 45) {
+        const following = state.input.charCodeAt(state.position + 1);
+        if (isWsOrEolOrEnd2(following) || inFlow && isFlowIndicator2(following)) return false;
+      }
+      return true;
+    }
+    function readPlainScalar2(state, nodeIndent, nodeContext, props) {
+      if (!canStartPlainScalar2(state, nodeContext)) return false;
+      const start = state.position;
+      let end = state.position;
+      let ch = state.input.charCodeAt(state.position);
+      const inFlow = nodeContext === CONTEXT_FLOW_IN2;
+      let multiline = false;
+      while (ch !== 0) {
+        if (testDocumentBoundary2(state)) break;
+        if (ch === 58) {
+          const following = state.input.charCodeAt(state.position + 1);
+          if (isWsOrEolOrEnd2(following) || inFlow && isFlowIndicator2(following)) break;
+        } else if (ch === 35) {
+          if (isWsOrEol2(state.input.charCodeAt(state.position - 1))) break;
+        } else if (inFlow && isFlowIndicator2(ch)) break;
+        else if (isEol2(ch)) {
+          const savedPosition = state.position;
+          const savedLine = state.line;
+          const savedLineStart = state.lineStart;
+          const savedLineIndent = state.lineIndent;
+          skipSeparationSpace2(state, false);
+          if (state.lineIndent >= nodeIndent) {
+            multiline = true;
+            ch = state.input.charCodeAt(state.position);
+            continue;
+          }
+          state.position = savedPosition;
+          state.line = savedLine;
+          state.lineStart = savedLineStart;
+          state.lineIndent = savedLineIndent;
+          break;
+        }
+        if (!isWhiteSpace2(ch)) end = state.position + 1;
+        ch = state.input.charCodeAt(++state.position);
+      }
+      if (end === start) return false;
+      checkPrintable2(state, start, end);
+      addScalarEvent2(state, start, end, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, SCALAR_STYLE2.PLAIN, CHOMPING_MODE2.CLIP, -1, !multiline);
+      return true;
+    }
+    function skipFlowSeparationSpace2(state, nodeIndent) {
+      const startLine = state.line;
+      skipSeparationSpace2(state, true);
+      if (state.line > startLine && state.lineIndent < nodeIndent || state.firstTabInLine !== -1 && state.lineIndent < nodeIndent) throwError2(state, "deficient indentation");
+    }
+    function readFlowCollection2(state, nodeIndent, props) {
+      const ch = state.input.charCodeAt(state.position);
+      const isMapping2 = ch === 123;
+      const start = state.position;
+      let readNext = true;
+      if (ch !== 91 && ch !== 123) return false;
+      const terminator = isMapping2 ? 125 : 93;
+      if (isMapping2) addMappingEvent2(state, start, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE2.FLOW);
+      else addSequenceEvent2(state, start, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE2.FLOW);
+      state.position++;
+      while (state.input.charCodeAt(state.position) !== 0) {
+        skipFlowSeparationSpace2(state, nodeIndent);
+        let ch2 = state.input.charCodeAt(state.position);
+        if (ch2 === terminator) {
+          state.position++;
+          addPopEvent2(state);
+          return true;
+        } else if (!readNext) throwError2(state, "missed comma between flow collection entries");
+        else if (ch2 === 44) throwError2(state, "expected the node content, but found ','");
+        let isPair = false;
+        let isExplicitPair = false;
+        if (ch2 === 63 && isWsOrEol2(state.input.charCodeAt(state.position + 1))) {
+          isPair = isExplicitPair = true;
+          state.position += 1;
+          skipFlowSeparationSpace2(state, nodeIndent);
+        }
+        const entryLine = state.line;
+        const entryStart = snapshotState2(state);
+        const keyWasRead = parseNode2(state, nodeIndent, CONTEXT_FLOW_IN2, false, true);
+        skipFlowSeparationSpace2(state, nodeIndent);
+        ch2 = state.input.charCodeAt(state.position);
+        if ((isMapping2 || isExplicitPair || state.line === entryLine) && ch2 === 58) {
+          isPair = true;
+          state.position++;
+          skipFlowSeparationSpace2(state, nodeIndent);
+          if (!isMapping2) {
+            insertFlowPairMappingEvent2(state, entryStart);
+            if (!keyWasRead) addEmptyScalarEvent2(state);
+          } else if (!keyWasRead) addEmptyScalarEvent2(state);
+          if (!parseNode2(state, nodeIndent, CONTEXT_FLOW_IN2, false, true)) addEmptyScalarEvent2(state);
+          skipFlowSeparationSpace2(state, nodeIndent);
+          if (!isMapping2) addPopEvent2(state);
+        } else if (isMapping2 && isPair) {
+          if (!keyWasRead) addEmptyScalarEvent2(state);
+          addEmptyScalarEvent2(state);
+        } else if (isMapping2) addEmptyScalarEvent2(state);
+        else if (isPair) {
+          insertFlowPairMappingEvent2(state, entryStart);
+          if (!keyWasRead) addEmptyScalarEvent2(state);
+          addEmptyScalarEvent2(state);
+          addPopEvent2(state);
+        }
+        ch2 = state.input.charCodeAt(state.position);
+        if (ch2 === 44) {
+          readNext = true;
+          state.position++;
+        } else readNext = false;
+      }
+      throwError2(state, "unexpected end of the stream within a flow collection");
+    }
+    function readBlockSequence2(state, nodeIndent, props) {
+      if (state.firstTabInLine !== -1 || state.input.charCodeAt(state.position) !== 45 || !isWsOrEolOrEnd2(state.input.charCodeAt(state.position + 1))) return false;
+      addSequenceEvent2(state, state.position, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE2.BLOCK);
+      while (state.input.charCodeAt(state.position) === 45 && isWsOrEolOrEnd2(state.input.charCodeAt(state.position + 1))) {
+        if (state.firstTabInLine !== -1) {
+          state.position = state.firstTabInLine;
+          throwError2(state, "tab characters must not be used in indentation");
+        }
+        const entryLine = state.line;
+        state.position++;
+        const hadBreak = skipSeparationSpace2(state, true) > 0;
+        if (state.firstTabInLine !== -1 && state.input.charCodeAt(state.position) === 45 && isWsOrEolOrEnd2(state.input.charCodeAt(state.position + 1))) throwError2(state, "bad indentation of a sequence entry");
+        if (hadBreak && state.lineIndent <= nodeIndent) addEmptyScalarEvent2(state);
+        else parseNode2(state, nodeIndent, CONTEXT_BLOCK_IN2, false, true);
+        skipSeparationSpace2(state, true);
+        if (state.lineIndent < nodeIndent || state.position >= state.length) break;
+        if (state.lineIndent > nodeIndent) throwError2(state, "bad indentation of a sequence entry");
+        if (state.line === entryLine && state.input.charCodeAt(state.position) === 45 && isWsOrEolOrEnd2(state.input.charCodeAt(state.position + 1))) throwError2(state, "bad indentation of a sequence entry");
+      }
+      addPopEvent2(state);
+      return true;
+    }
+    function readBlockMapping2(state, nodeIndent, flowIndent, props) {
+      let atExplicitKey = false;
+      let detected = false;
+      let mappingOpened = false;
+      let pendingExplicitKey = false;
+      if (state.firstTabInLine !== -1) return false;
+      let ch = state.input.charCodeAt(state.position);
+      while (ch !== 0) {
+        if (!atExplicitKey && state.firstTabInLine !== -1) {
+          state.position = state.firstTabInLine;
+          throwError2(state, "tab characters must not be used in indentation");
+        }
+        const following = state.input.charCodeAt(state.position + 1);
+        const entryLine = state.line;
+        if ((ch === 63 || ch === 58) && isWsOrEolOrEnd2(following)) {
+          if (!mappingOpened) {
+            addMappingEvent2(state, state.position, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, COLLECTION_STYLE2.BLOCK);
+            mappingOpened = true;
+          }
+          if (ch === 63) {
+            if (atExplicitKey) addEmptyScalarEvent2(state);
+            detected = true;
+            atExplicitKey = true;
+          } else if (atExplicitKey) atExplicitKey = false;
+          else {
+            addEmptyScalarEvent2(state);
+            detected = true;
+            atExplicitKey = false;
+          }
+          state.position += 1;
+          pendingExplicitKey = true;
+        } else {
+          if (atExplicitKey) {
+            addEmptyScalarEvent2(state);
+            atExplicitKey = false;
+          }
+          const beforeKey = snapshotState2(state);
+          if (!parseNode2(state, flowIndent, CONTEXT_FLOW_OUT2, false, true)) break;
+          if (state.line === entryLine) {
+            ch = state.input.charCodeAt(state.position);
+            while (isWhiteSpace2(ch)) ch = state.input.charCodeAt(++state.position);
+            if (ch === 58) {
+              ch = state.input.charCodeAt(++state.position);
+              if (!isWsOrEolOrEnd2(ch)) throwError2(state, "a whitespace character is expected after the key-value separator within a block mapping");
+              if (!mappingOpened) {
+                state.events.splice(beforeKey.eventsLength, 0, {
+                  type: EVENT_ID2.MAPPING,
+                  start: beforeKey.position,
+                  anchorStart: props.anchorStart,
+                  anchorEnd: props.anchorEnd,
+                  tagStart: props.tagStart,
+                  tagEnd: props.tagEnd,
+                  style: COLLECTION_STYLE2.BLOCK
+                });
+                mappingOpened = true;
+              }
+              detected = true;
+              atExplicitKey = false;
+              pendingExplicitKey = false;
+            } else if (detected) throwError2(state, "expected ':' after a mapping key");
+            else {
+              if (props.anchorStart !== NO_RANGE$12 || props.tagStart !== NO_RANGE$12) {
+                restoreState2(state, beforeKey);
+                return false;
+              }
+              return true;
+            }
+          } else if (detected) throwError2(state, "can not read a block mapping entry; a multiline key may not be an implicit key");
+          else {
+            if (props.anchorStart !== NO_RANGE$12 || props.tagStart !== NO_RANGE$12) {
+              restoreState2(state, beforeKey);
+              return false;
+            }
+            return true;
+          }
+        }
+        if (parseNode2(state, nodeIndent, CONTEXT_BLOCK_OUT2, true, pendingExplicitKey)) pendingExplicitKey = false;
+        if (!atExplicitKey) {
+          if (pendingExplicitKey) {
+            addEmptyScalarEvent2(state);
+            pendingExplicitKey = false;
+          }
+        }
+        skipSeparationSpace2(state, true);
+        ch = state.input.charCodeAt(state.position);
+        if ((state.line === entryLine || state.lineIndent > nodeIndent) && ch !== 0) throwError2(state, "bad indentation of a mapping entry");
+        else if (state.lineIndent < nodeIndent) break;
+      }
+      if (!detected) return false;
+      if (atExplicitKey) addEmptyScalarEvent2(state);
+      if (mappingOpened) addPopEvent2(state);
+      return true;
+    }
+    function parseNode2(state, parentIndent, nodeContext, allowToSeek, allowCompact, allowPropertyMapping = true) {
+      if (state.depth >= state.maxDepth) throwError2(state, `nesting exceeded maxDepth (${state.maxDepth})`);
+      state.depth++;
+      let indentStatus = 1;
+      let atNewLine = false;
+      let hasContent = false;
+      let propertyStart = null;
+      const props = emptyProperties2();
+      let allowBlockScalars = nodeContext === CONTEXT_BLOCK_OUT2 || nodeContext === CONTEXT_BLOCK_IN2;
+      let allowBlockCollections = allowBlockScalars;
+      const allowBlockStyles = allowBlockScalars;
+      if (allowToSeek && skipSeparationSpace2(state, true)) {
+        atNewLine = true;
+        if (state.lineIndent > parentIndent) indentStatus = 1;
+        else if (state.lineIndent === parentIndent) indentStatus = 0;
+        else indentStatus = -1;
+      }
+      if (indentStatus === 1) while (true) {
+        const ch = state.input.charCodeAt(state.position);
+        const propertyState = snapshotState2(state);
+        if (atNewLine && indentStatus !== 1 && (ch === 33 || ch === 38)) break;
+        if (atNewLine && allowBlockStyles && (props.tagStart !== NO_RANGE$12 || props.anchorStart !== NO_RANGE$12) && (ch === 33 || ch === 38)) {
+          var _state$events$fallbac;
+          const fallbackState = snapshotState2(state);
+          const flowIndent = parentIndent + 1;
+          if (readBlockMapping2(state, state.position - state.lineStart, flowIndent, props) && ((_state$events$fallbac = state.events[fallbackState.eventsLength]) === null || _state$events$fallbac === void 0 ? void 0 : _state$events$fallbac.type) === EVENT_ID2.MAPPING) {
+            state.depth--;
+            return true;
+          }
+          restoreState2(state, fallbackState);
+        }
+        if (atNewLine && (ch === 33 && props.tagStart !== NO_RANGE$12 || ch === 38 && props.anchorStart !== NO_RANGE$12)) break;
+        if (!readTagProperty2(state, props, nodeContext === CONTEXT_FLOW_IN2) && !readAnchorProperty2(state, props)) break;
+        if (propertyStart === null) propertyStart = propertyState;
+        if (skipSeparationSpace2(state, true)) {
+          atNewLine = true;
+          allowBlockCollections = allowBlockStyles;
+          if (state.lineIndent > parentIndent) indentStatus = 1;
+          else if (state.lineIndent === parentIndent) indentStatus = 0;
+          else indentStatus = -1;
+        } else allowBlockCollections = false;
+      }
+      if (allowBlockCollections) allowBlockCollections = atNewLine || allowCompact;
+      if (indentStatus === 1 || nodeContext === CONTEXT_BLOCK_OUT2) {
+        const flowIndent = nodeContext === CONTEXT_FLOW_IN2 || nodeContext === CONTEXT_FLOW_OUT2 ? parentIndent : parentIndent + 1;
+        const blockIndent = state.position - state.lineStart;
+        if (indentStatus === 1) {
+          if (allowBlockCollections && (readBlockSequence2(state, blockIndent, props) || readBlockMapping2(state, blockIndent, flowIndent, props)) || readFlowCollection2(state, flowIndent, props)) hasContent = true;
+          else {
+            const ch = state.input.charCodeAt(state.position);
+            if (propertyStart !== null && allowPropertyMapping && allowBlockStyles && !allowBlockCollections && ch !== 124 && ch !== 62) {
+              var _state$events$fallbac2;
+              const fallbackState = snapshotState2(state);
+              const propertyIndent = propertyStart.position - propertyStart.lineStart;
+              restoreState2(state, propertyStart);
+              if (readBlockMapping2(state, propertyIndent, flowIndent, emptyProperties2()) && ((_state$events$fallbac2 = state.events[fallbackState.eventsLength]) === null || _state$events$fallbac2 === void 0 ? void 0 : _state$events$fallbac2.type) === EVENT_ID2.MAPPING) hasContent = true;
+              else restoreState2(state, fallbackState);
+            }
+            if (!hasContent && (allowBlockScalars && readBlockScalar2(state, flowIndent, props) || readSingleQuotedScalar2(state, flowIndent, props) || readDoubleQuotedScalar2(state, flowIndent, props) || readAlias2(state, props) || readPlainScalar2(state, flowIndent, nodeContext, props))) hasContent = true;
+          }
+        } else if (indentStatus === 0) hasContent = allowBlockCollections && readBlockSequence2(state, blockIndent, props);
+      }
+      allowBlockScalars = allowBlockScalars && !hasContent;
+      if (!hasContent && (props.anchorStart !== NO_RANGE$12 || props.tagStart !== NO_RANGE$12 || allowBlockScalars)) {
+        addScalarEvent2(state, NO_RANGE$12, NO_RANGE$12, props.anchorStart, props.anchorEnd, props.tagStart, props.tagEnd, SCALAR_STYLE2.PLAIN);
+        hasContent = true;
+      }
+      state.depth--;
+      return hasContent || props.anchorStart !== NO_RANGE$12 || props.tagStart !== NO_RANGE$12;
+    }
+    function readDirective2(state) {
+      if (state.lineIndent > 0 || state.input.charCodeAt(state.position) !== 37) return false;
+      state.position++;
+      const nameStart = state.position;
+      while (state.input.charCodeAt(state.position) !== 0 && !isWsOrEol2(state.input.charCodeAt(state.position))) state.position++;
+      const name = state.input.slice(nameStart, state.position);
+      const args = [];
+      if (name.length === 0) throwError2(state, "directive name must not be less than one character in length");
+      while (state.input.charCodeAt(state.position) !== 0 && !isEol2(state.input.charCodeAt(state.position))) {
+        while (isWhiteSpace2(state.input.charCodeAt(state.position))) state.position++;
+        if (state.input.charCodeAt(state.position) === 35 || isEol2(state.input.charCodeAt(state.position)) || state.input.charCodeAt(state.position) === 0) break;
+        const start = state.position;
+        while (state.input.charCodeAt(state.position) !== 0 && !isWsOrEol2(state.input.charCodeAt(state.position))) state.position++;
+        args.push(state.input.slice(start, state.position));
+      }
+      if (isEol2(state.input.charCodeAt(state.position))) consumeLineBreak2(state);
+      if (name === "YAML") {
+        if (state.directives.some((directive) => directive.kind === "yaml")) throwError2(state, "duplication of %YAML directive");
+        if (args.length !== 1) throwError2(state, "YAML directive accepts exactly one argument");
+        const match = /^([0-9]+)\.([0-9]+)$/.exec(args[0]);
+        if (match === null) throwError2(state, "ill-formed argument of the YAML directive");
+        if (parseInt(match[1], 10) !== 1) throwError2(state, "unacceptable YAML version of the document");
+        state.directives.push({
+          kind: "yaml",
+          version: args[0]
+        });
+      } else if (name === "TAG") {
+        if (args.length !== 2) throwError2(state, "TAG directive accepts exactly two arguments");
+        const [handle, prefix] = args;
+        if (!PATTERN_TAG_HANDLE2.test(handle)) throwError2(state, "ill-formed tag handle (first argument) of the TAG directive");
+        if (HAS_OWN2.call(state.tagHandlers, handle)) throwError2(state, `there is a previously declared suffix for "${handle}" tag handle`);
+        if (!PATTERN_TAG_PREFIX2.test(prefix)) throwError2(state, "ill-formed tag prefix (second argument) of the TAG directive");
+        state.tagHandlers[handle] = prefix;
+        state.directives.push({
+          kind: "tag",
+          handle,
+          prefix
+        });
+      }
+      return true;
+    }
+    function readDocument2(state) {
+      state.directives = [];
+      state.tagHandlers = /* @__PURE__ */ Object.create(null);
+      let hasDirectives = false;
+      skipSeparationSpace2(state, true);
+      while (readDirective2(state)) {
+        hasDirectives = true;
+        skipSeparationSpace2(state, true);
+      }
+      let explicitStart = false;
+      let explicitEnd = false;
+      let allowCompact = true;
+      if (state.lineIndent === 0 && state.input.charCodeAt(state.position) === 45 && state.input.charCodeAt(state.position + 1) === 45 && state.input.charCodeAt(state.position + 2) === 45 && isWsOrEolOrEnd2(state.input.charCodeAt(state.position + 3))) {
+        explicitStart = true;
+        const markerLine = state.line;
+        state.position += 3;
+        skipSeparationSpace2(state, true);
+        allowCompact = state.line > markerLine;
+      } else if (hasDirectives) throwError2(state, "directives end mark is expected");
+      const documentEventIndex = state.events.length;
+      if (!explicitStart && state.position === state.lineStart && state.input.charCodeAt(state.position) === 46 && testDocumentSeparator2(state)) {
+        state.position += 3;
+        skipSeparationSpace2(state, true);
+        return;
+      }
+      addDocumentEvent2(state, explicitStart, false);
+      if (!parseNode2(state, state.lineIndent - 1, CONTEXT_BLOCK_OUT2, false, allowCompact, allowCompact)) addEmptyScalarEvent2(state);
+      skipSeparationSpace2(state, true);
+      if (state.position === state.lineStart && testDocumentSeparator2(state)) {
+        explicitEnd = state.input.charCodeAt(state.position) === 46;
+        if (explicitEnd) {
+          const markerLine = state.line;
+          state.position += 3;
+          skipSeparationSpace2(state, true);
+          if (state.line === markerLine && state.position < state.length) throwError2(state, "end of the stream or a document separator is expected");
+        }
+      }
+      const documentEvent = state.events[documentEventIndex];
+      if ((documentEvent === null || documentEvent === void 0 ? void 0 : documentEvent.type) === EVENT_ID2.DOCUMENT) documentEvent.explicitEnd = explicitEnd;
+      addPopEvent2(state);
+      if (!explicitEnd && state.position < state.length && !testDocumentBoundary2(state)) throwError2(state, "end of the stream or a document separator is expected");
+    }
+    function parseEvents2(input, options) {
+      const length = input.length;
+      const state = _objectSpread2(_objectSpread2(_objectSpread2({}, DEFAULT_PARSER_OPTIONS2), options), {}, {
+        input: `${input}\0`,
+        length,
+        position: 0,
+        line: 0,
+        lineStart: 0,
+        lineIndent: 0,
+        firstTabInLine: -1,
+        depth: 0,
+        directives: [],
+        tagHandlers: /* @__PURE__ */ Object.create(null),
+        events: []
+      });
+      const nullpos = input.indexOf("\0");
+      if (nullpos !== -1) YAMLException3.throwAt(input, nullpos, "null byte is not allowed in input", state.filename);
+      while (state.position < state.length) {
+        skipByteOrderMark2(state);
+        skipSeparationSpace2(state, true);
+        if (state.position >= state.length) break;
+        const documentStart = state.position;
+        readDocument2(state);
+        if (state.position === documentStart)
+          throwError2(state, "can not read a document");
+      }
+      return state.events;
+    }
+    var DEFAULT_LOAD_OPTIONS2 = _objectSpread2(_objectSpread2({}, DEFAULT_PARSER_OPTIONS2), DEFAULT_CONSTRUCTOR_OPTIONS2);
+    function loadDocuments2(input, options = {}) {
+      const opts = _objectSpread2(_objectSpread2({}, DEFAULT_LOAD_OPTIONS2), options);
+      const source = String(input);
+      const PARSER_OPT_KEYS = Object.keys(DEFAULT_PARSER_OPTIONS2);
+      const CONSTRUCTOR_OPT_KEYS = Object.keys(DEFAULT_CONSTRUCTOR_OPTIONS2);
+      return constructFromEvents2(parseEvents2(source, pick2(opts, PARSER_OPT_KEYS)), _objectSpread2(_objectSpread2({}, pick2(opts, CONSTRUCTOR_OPT_KEYS)), {}, { source }));
+    }
+    function loadAll2(input, iteratorOrOptions, options) {
+      let iterator = null;
+      if (typeof iteratorOrOptions === "function") iterator = iteratorOrOptions;
+      else if (iteratorOrOptions !== null && typeof iteratorOrOptions === "object") options = iteratorOrOptions;
+      const documents = loadDocuments2(input, options);
+      if (iterator === null) return documents;
+      for (const document of documents) iterator(document);
+    }
+    function load2(input, options) {
+      const documents = loadDocuments2(input, options);
+      if (documents.length === 0) throw new YAMLException3("expected a document, but the input is empty");
+      if (documents.length === 1) return documents[0];
+      throw new YAMLException3("expected a single document in the stream, but found more");
+    }
+    var INVALID2 = /* @__PURE__ */ Symbol("INVALID");
+    function buildRepresentTypes2(schema) {
+      const defaultTags = new Set([
+        schema.defaultScalarTag,
+        schema.defaultSequenceTag,
+        schema.defaultMappingTag
+      ].filter((t) => t !== void 0));
+      const implicitScalars = schema.implicitScalarTags;
+      const explicitTags = schema.tags.filter((t) => !(t.nodeKind === "scalar" && t.implicit) && !defaultTags.has(t));
+      const defaultTagsLast = schema.tags.filter((t) => defaultTags.has(t));
+      return [
+        ...implicitScalars.map((tag) => ({
+          tag,
+          implicitTag: true
+        })),
+        ...explicitTags.map((tag) => ({
+          tag,
+          implicitTag: false
+        })),
+        ...defaultTagsLast.map((tag) => ({
+          tag,
+          implicitTag: true
+        }))
+      ];
+    }
+    function matchTag2(state, object) {
+      for (let index = 0, length = state.representTypes.length; index < length; index += 1) {
+        const { tag, implicitTag } = state.representTypes[index];
+        if (tag.identify(object)) {
+          let tagName;
+          if (tag.matchByTagPrefix) tagName = tag.representTagName(object);
+          else tagName = tag.tagName;
+          return {
+            tag,
+            tagName,
+            implicitTag
+          };
+        }
+      }
+      return null;
+    }
+    function build3(state, object) {
+      if (!state.noRefs && object !== null && typeof object === "object") {
+        const existing = state.refs.get(object);
+        if (existing) {
+          if (existing.anchor === void 0) existing.anchor = `ref_${state.refCounter++}`;
+          return {
+            kind: "alias",
+            anchor: existing.anchor
+          };
+        }
+      }
+      const matched = matchTag2(state, object);
+      if (!matched) {
+        if (object === void 0) return INVALID2;
+        if (state.skipInvalid) return INVALID2;
+        throw new YAMLException3(`unacceptable kind of an object to dump ${Object.prototype.toString.call(object)}`);
+      }
+      const { tag, tagName, implicitTag } = matched;
+      const nodeTagName = implicitTag ? tagName : tagNameShort2(tagName);
+      if (tag.nodeKind === "scalar") return {
+        kind: "scalar",
+        tag: nodeTagName,
+        tagged: !implicitTag,
+        style: SCALAR_STYLE2.PLAIN,
+        value: tag.represent(object)
+      };
+      if (tag.nodeKind === "sequence") {
+        const container = tag.represent(object);
+        const node2 = {
+          kind: "sequence",
+          tag: nodeTagName,
+          tagged: !implicitTag,
+          style: COLLECTION_STYLE2.BLOCK,
+          items: []
+        };
+        if (!state.noRefs) state.refs.set(object, node2);
+        for (let index = 0, length = container.length; index < length; index += 1) {
+          let item = build3(state, container[index]);
+          if (item === INVALID2 && container[index] === void 0) item = build3(state, null);
+          if (item === INVALID2) continue;
+          node2.items.push(item);
+        }
+        return node2;
+      }
+      const map = tag.represent(object);
+      const node = {
+        kind: "mapping",
+        tag: nodeTagName,
+        tagged: !implicitTag,
+        style: COLLECTION_STYLE2.BLOCK,
+        items: []
+      };
+      if (!state.noRefs) state.refs.set(object, node);
+      for (const [objectKey, objectValue] of map) {
+        const key = build3(state, objectKey);
+        if (key === INVALID2) continue;
+        const value = build3(state, objectValue);
+        if (value === INVALID2) continue;
+        node.items.push({
+          key,
+          value
+        });
+      }
+      return node;
+    }
+    function jsToAst2(input, schema, options = {}) {
+      var _options$noRefs, _options$skipInvalid;
+      const root = build3({
+        representTypes: buildRepresentTypes2(schema),
+        noRefs: (_options$noRefs = options.noRefs) !== null && _options$noRefs !== void 0 ? _options$noRefs : false,
+        skipInvalid: (_options$skipInvalid = options.skipInvalid) !== null && _options$skipInvalid !== void 0 ? _options$skipInvalid : false,
+        refs: /* @__PURE__ */ new Map(),
+        refCounter: 0
+      }, input);
+      return [{
+        contents: root === INVALID2 ? null : root,
+        directives: []
+      }];
+    }
+    var VISIT_BREAK2 = /* @__PURE__ */ Symbol("visit:break");
+    var VISIT_SKIP2 = /* @__PURE__ */ Symbol("visit:skip");
+    function visitNode2(node, visitor, ctx) {
+      const control = visitor(node, ctx);
+      if (control === VISIT_BREAK2) return true;
+      if (control === VISIT_SKIP2) return false;
+      const depth = ctx.depth + 1;
+      switch (node.kind) {
+        case "sequence":
+          for (const item of node.items) if (visitNode2(item, visitor, {
+            depth,
+            parent: node,
+            isKey: false
+          })) return true;
+          break;
+        case "mapping":
+          for (const { key, value } of node.items) {
+            if (visitNode2(key, visitor, {
+              depth,
+              parent: node,
+              isKey: true
+            })) return true;
+            if (visitNode2(value, visitor, {
+              depth,
+              parent: node,
+              isKey: false
+            })) return true;
+          }
+      }
+      return false;
+    }
+    function visit2(documents, visitor) {
+      for (const doc of documents) if (doc.contents && visitNode2(doc.contents, visitor, {
+        depth: 0,
+        parent: null,
+        isKey: false
+      })) return;
+    }
+    function hasBit2(mask, bit) {
+      return (mask & 1 << bit) !== 0;
+    }
+    var DEFAULT_SCALAR_STYLE_RULES2 = {
+      applyQuoteFlowKeysOption: applyQuoteFlowKeysOption2,
+      doubleQuoteForInvisibles: doubleQuoteForInvisibles2,
+      doubleQuoteWhitespaceOnly: doubleQuoteWhitespaceOnly2,
+      applyForceQuotesOption: applyForceQuotesOption2,
+      tryLongOrMultilineAsBlock: tryLongOrMultilineAsBlock2,
+      quoteInvalidPlain: quoteInvalidPlain2,
+      fallbackToDoubleQuoted: fallbackToDoubleQuoted2
+    };
+    function _preferredQuotedStyle2(layout) {
+      if (layout.presenterOptions.quoteStyle === "single" && hasBit2(layout.allowedStylesMask, SCALAR_STYLE2.SINGLE_QUOTED)) return SCALAR_STYLE2.SINGLE_QUOTED;
+      return SCALAR_STYLE2.DOUBLE_QUOTED;
+    }
+    function applyQuoteFlowKeysOption2(layout) {
+      if (!layout.presenterOptions.quoteFlowKeys) return;
+      if (!layout.isKey || !layout.flowOnly || layout.style !== SCALAR_STYLE2.PLAIN) return;
+      layout.style = SCALAR_STYLE2.DOUBLE_QUOTED;
+    }
+    function doubleQuoteForInvisibles2(layout) {
+      if (layout.style === SCALAR_STYLE2.PLAIN && /[\t\x7F-\xA0\u2028\u2029\uFEFF\uFFFE\uFFFF]/.test(layout.node.value)) layout.style = SCALAR_STYLE2.DOUBLE_QUOTED;
+    }
+    function doubleQuoteWhitespaceOnly2(layout) {
+      if (layout.style === SCALAR_STYLE2.PLAIN && /^\s+$/.test(layout.node.value)) layout.style = SCALAR_STYLE2.DOUBLE_QUOTED;
+    }
+    function applyForceQuotesOption2(layout) {
+      if (!layout.presenterOptions.forceQuotes) return;
+      if (layout.isKey || layout.style !== SCALAR_STYLE2.PLAIN) return;
+      if (layout.node.tag !== layout.presenterOptions.schema.defaultScalarTag.tagName) return;
+      layout.style = layout.node.value.includes("\n") ? SCALAR_STYLE2.DOUBLE_QUOTED : _preferredQuotedStyle2(layout);
+    }
+    function tryLongOrMultilineAsBlock2(layout) {
+      if (layout.style !== SCALAR_STYLE2.PLAIN || layout.isKey) return;
+      const value = layout.node.value;
+      const multiline = value.indexOf("\n") !== -1;
+      if (!hasBit2(layout.allowedStylesMask, SCALAR_STYLE2.LITERAL_BLOCK)) {
+        if (multiline) layout.style = SCALAR_STYLE2.DOUBLE_QUOTED;
+        return;
+      }
+      const w = layout.presenterOptions.lineWidth;
+      if (w === -1) {
+        if (multiline) layout.style = SCALAR_STYLE2.LITERAL_BLOCK;
+        return;
+      }
+      const availableWidth = Math.max(Math.min(w, 40), w - layout.shiftOfContent);
+      let position = 0;
+      let shouldFold = false;
+      while (position <= value.length) {
+        let lineEnd = value.length;
+        const nextLineBreak = value.indexOf("\n", position);
+        if (nextLineBreak !== -1) lineEnd = nextLineBreak;
+        const line = value.slice(position, lineEnd);
+        if (line.length > availableWidth && line[0] !== " " && / [^ \t]/.test(line)) shouldFold = true;
+        if (nextLineBreak === -1) break;
+        position = nextLineBreak + 1;
+      }
+      if (shouldFold) layout.style = SCALAR_STYLE2.FOLDED_BLOCK;
+      else if (multiline) layout.style = SCALAR_STYLE2.LITERAL_BLOCK;
+    }
+    function quoteInvalidPlain2(layout) {
+      if (layout.style === SCALAR_STYLE2.PLAIN && !hasBit2(layout.allowedStylesMask, SCALAR_STYLE2.PLAIN)) layout.style = _preferredQuotedStyle2(layout);
+    }
+    function fallbackToDoubleQuoted2(layout) {
+      if (!hasBit2(layout.allowedStylesMask, layout.style)) layout.style = SCALAR_STYLE2.DOUBLE_QUOTED;
+    }
+    function setBit2(mask, bit) {
+      return mask | 1 << bit;
+    }
+    var SRC_C_PRINTABLE2 = "[\\x09\\x0A\\x0D\\x20-\\x7E\\x85\\xA0-\\uD7FF\\uE000-\\uFFFD\\u{10000}-\\u{10FFFF}]";
+    var SRC_B_CHAR2 = "[\\n\\r]";
+    var SRC_C_BYTE_ORDER_MARK2 = "\\uFEFF";
+    var SRC_S_WHITE2 = "[ \\t]";
+    var SRC_NB_CHAR2 = `(?:(?!(?:${SRC_B_CHAR2}|${SRC_C_BYTE_ORDER_MARK2}))${SRC_C_PRINTABLE2})`;
+    var SRC_NS_CHAR2 = `(?:(?!${SRC_S_WHITE2})${SRC_NB_CHAR2})`;
+    var SRC_NB_JSON2 = "[\\x09\\x20-\\uD7FF\\uE000-\\uFFFF\\u{10000}-\\u{10FFFF}]";
+    var SRC_C_INDICATOR2 = "[-?:,\\[\\]{}#&*!|>'\"%@`]";
+    var SRC_C_FLOW_INDICATOR2 = "[,\\[\\]{}]";
+    var SRC_NS_PLAIN_SAFE_FLOW_OUT2 = SRC_NS_CHAR2;
+    var SRC_NS_PLAIN_SAFE_FLOW_IN2 = `(?:(?!${SRC_C_FLOW_INDICATOR2})${SRC_NS_CHAR2})`;
+    var SRC_NS_PLAIN_FIRST_FLOW_OUT2 = `(?:(?:(?!${SRC_C_INDICATOR2})${SRC_NS_CHAR2})|[?:-](?=${SRC_NS_PLAIN_SAFE_FLOW_OUT2}))`;
+    var SRC_NS_PLAIN_FIRST_FLOW_IN2 = `(?:(?:(?!${SRC_C_INDICATOR2})${SRC_NS_CHAR2})|[?:-](?=${SRC_NS_PLAIN_SAFE_FLOW_IN2}))`;
+    var SRC_NS_PLAIN_CHAR_FLOW_OUT2 = `(?:(?:(?![:#])${SRC_NS_PLAIN_SAFE_FLOW_OUT2})|:(?=${SRC_NS_PLAIN_SAFE_FLOW_OUT2}))#*`;
+    var SRC_NS_PLAIN_CHAR_FLOW_IN2 = `(?:(?:(?![:#])${SRC_NS_PLAIN_SAFE_FLOW_IN2})|:(?=${SRC_NS_PLAIN_SAFE_FLOW_IN2}))#*`;
+    var SRC_NB_NS_PLAIN_IN_LINE_FLOW_OUT2 = `(?:${SRC_S_WHITE2}*${SRC_NS_PLAIN_CHAR_FLOW_OUT2})*`;
+    var SRC_NB_NS_PLAIN_IN_LINE_FLOW_IN2 = `(?:${SRC_S_WHITE2}*${SRC_NS_PLAIN_CHAR_FLOW_IN2})*`;
+    var SRC_NS_PLAIN_ONE_LINE_FLOW_OUT2 = `${SRC_NS_PLAIN_FIRST_FLOW_OUT2}#*${SRC_NB_NS_PLAIN_IN_LINE_FLOW_OUT2}`;
+    var SRC_NS_PLAIN_ONE_LINE_FLOW_IN2 = `${SRC_NS_PLAIN_FIRST_FLOW_IN2}#*${SRC_NB_NS_PLAIN_IN_LINE_FLOW_IN2}`;
+    var SRC_NS_PLAIN_ONE_LINE_BLOCK_KEY2 = SRC_NS_PLAIN_ONE_LINE_FLOW_OUT2;
+    var SRC_NS_PLAIN_ONE_LINE_FLOW_KEY2 = SRC_NS_PLAIN_ONE_LINE_FLOW_IN2;
+    var SRC_S_NS_PLAIN_NEXT_LINE_FLOW_OUT2 = `\\n+${SRC_NS_PLAIN_CHAR_FLOW_OUT2}${SRC_NB_NS_PLAIN_IN_LINE_FLOW_OUT2}`;
+    var SRC_S_NS_PLAIN_NEXT_LINE_FLOW_IN2 = `\\n+${SRC_NS_PLAIN_CHAR_FLOW_IN2}${SRC_NB_NS_PLAIN_IN_LINE_FLOW_IN2}`;
+    var SRC_NS_PLAIN_MULTI_LINE_FLOW_OUT2 = `${SRC_NS_PLAIN_ONE_LINE_FLOW_OUT2}(?:${SRC_S_NS_PLAIN_NEXT_LINE_FLOW_OUT2})*`;
+    var SRC_NS_PLAIN_MULTI_LINE_FLOW_IN2 = `${SRC_NS_PLAIN_ONE_LINE_FLOW_IN2}(?:${SRC_S_NS_PLAIN_NEXT_LINE_FLOW_IN2})*`;
+    var NS_PLAIN_FLOW_OUT2 = new RegExp(`^(?:${SRC_NS_PLAIN_MULTI_LINE_FLOW_OUT2})$`, "u");
+    var NS_PLAIN_FLOW_IN2 = new RegExp(`^(?:${SRC_NS_PLAIN_MULTI_LINE_FLOW_IN2})$`, "u");
+    var NS_PLAIN_BLOCK_KEY2 = new RegExp(`^(?:${SRC_NS_PLAIN_ONE_LINE_BLOCK_KEY2})$`, "u");
+    var NS_PLAIN_FLOW_KEY2 = new RegExp(`^(?:${SRC_NS_PLAIN_ONE_LINE_FLOW_KEY2})$`, "u");
+    var NB_SINGLE_ONE_LINE2 = new RegExp(`^(?:${SRC_NB_JSON2})*$`, "u");
+    var NB_SINGLE_MULTI_LINE2 = new RegExp(`^(?:${SRC_NB_JSON2}|\\n)*$`, "u");
+    var BLOCK_SCALAR_CONTENT2 = new RegExp(`^(?:${SRC_NB_CHAR2}|\\n)*$`, "u");
+    var C_FORBIDDEN_FIRST_LINE2 = /^(?:---|\.\.\.)(?=$|[ \t\n\r])/;
+    var C_FORBIDDEN_CONTENT2 = /^(?:---|\.\.\.)(?=$|[ \t\n\r])/m;
+    function canUsePlain2(layout) {
+      const str2 = layout.node.value;
+      if (str2 !== "") {
+        if (!(layout.isKey ? layout.flowOnly ? NS_PLAIN_FLOW_KEY2 : NS_PLAIN_BLOCK_KEY2 : layout.flowOnly ? NS_PLAIN_FLOW_IN2 : NS_PLAIN_FLOW_OUT2).test(str2)) return false;
+        if (layout.shiftOfFirstLine === 0 && C_FORBIDDEN_FIRST_LINE2.test(str2)) return false;
+        if (layout.shiftOfContent === 0) {
+          const firstLineBreak = str2.indexOf("\n");
+          if (firstLineBreak !== -1) {
+            const content = str2.slice(firstLineBreak + 1);
+            if (C_FORBIDDEN_CONTENT2.test(content)) return false;
+          }
+        }
+      }
+      const resolvedTag = layout.presenterOptions.schema.resolveImplicitScalarTag(str2).tag.tagName;
+      if (!layout.node.tagged && resolvedTag !== layout.node.tag) return false;
+      if (!layout.node.tagged && str2 === "=" && resolvedTag === layout.presenterOptions.schema.defaultScalarTag.tagName) return false;
+      return true;
+    }
+    function canUseSingleQuoted2(layout) {
+      const str2 = layout.node.value;
+      if (!(layout.isKey ? NB_SINGLE_ONE_LINE2 : NB_SINGLE_MULTI_LINE2).test(str2)) return false;
+      if (/[ \t]\n|\n[ \t]/.test(str2)) return false;
+      if (!layout.isKey && layout.shiftOfContent === 0) {
+        const firstLineBreak = str2.indexOf("\n");
+        if (firstLineBreak !== -1 && C_FORBIDDEN_CONTENT2.test(str2.slice(firstLineBreak + 1))) return false;
+      }
+      return true;
+    }
+    function canUseBlock2(layout) {
+      if (layout.flowOnly || !BLOCK_SCALAR_CONTENT2.test(layout.node.value)) return false;
+      const contentIndent = layout.shiftOfContent - layout.shiftOfParent;
+      if (contentIndent < 1) return false;
+      if (contentIndent > 9 && /^\n* /.test(layout.node.value)) return false;
+      if (layout.shiftOfContent === 0 && C_FORBIDDEN_CONTENT2.test(layout.node.value)) return false;
+      return true;
+    }
+    function detectAllowedStyles2(layout) {
+      let mask = setBit2(0, SCALAR_STYLE2.DOUBLE_QUOTED);
+      if (canUsePlain2(layout)) mask = setBit2(mask, SCALAR_STYLE2.PLAIN);
+      if (canUseSingleQuoted2(layout)) mask = setBit2(mask, SCALAR_STYLE2.SINGLE_QUOTED);
+      if (canUseBlock2(layout)) mask = setBit2(setBit2(mask, SCALAR_STYLE2.LITERAL_BLOCK), SCALAR_STYLE2.FOLDED_BLOCK);
+      layout.allowedStylesMask = mask;
+    }
+    function renderScalar2(layout) {
+      switch (layout.style) {
+        case SCALAR_STYLE2.PLAIN:
+          return renderPlain2(layout);
+        case SCALAR_STYLE2.SINGLE_QUOTED:
+          return renderSingleQuoted2(layout);
+        case SCALAR_STYLE2.LITERAL_BLOCK:
+          return renderLiteralBlock2(layout);
+        case SCALAR_STYLE2.FOLDED_BLOCK:
+          return renderFoldedBlock2(layout);
+        case SCALAR_STYLE2.DOUBLE_QUOTED:
+          return renderDoubleQuoted2(layout);
+      }
+    }
+    function renderPlain2(layout) {
+      return encodeFlowBreaks2(layout.node.value, layout.shiftOfContent);
+    }
+    function renderSingleQuoted2(layout) {
+      return `'${encodeFlowBreaks2(layout.node.value, layout.shiftOfContent).replace(/'/g, "''")}'`;
+    }
+    function renderLiteralBlock2(layout) {
+      const value = layout.node.value;
+      return "|" + blockHeader2(value, layout.shiftOfParent, layout.shiftOfContent) + dropEndingNewline2(indentString2(value, layout.shiftOfContent));
+    }
+    function renderFoldedBlock2(layout) {
+      const value = layout.node.value;
+      const w = layout.presenterOptions.lineWidth;
+      let availableWidth = Infinity;
+      if (w !== -1) availableWidth = Math.max(Math.min(w, 40), w - layout.shiftOfContent);
+      return ">" + blockHeader2(value, layout.shiftOfParent, layout.shiftOfContent) + dropEndingNewline2(indentString2(foldBlockScalar2(value, availableWidth), layout.shiftOfContent));
+    }
+    function renderDoubleQuoted2(layout) {
+      return `"${escapeString2(layout.node.value)}"`;
+    }
+    function encodeFlowBreaks2(string, shiftOfContent) {
+      let nextLF = string.indexOf("\n");
+      if (nextLF === -1) return string;
+      const pad = " ".repeat(shiftOfContent);
+      let result = string.slice(0, nextLF);
+      const lineRe = /(\n+)([^\n]*)/g;
+      lineRe.lastIndex = nextLF;
+      let match;
+      while (match = lineRe.exec(string)) {
+        const breaks = match[1].length;
+        const line = match[2];
+        result += "\n".repeat(breaks + 1) + pad + line;
+      }
+      return result;
+    }
+    function indentString2(string, spaces) {
+      const indent = " ".repeat(spaces);
+      let position = 0;
+      let result = "";
+      const length = string.length;
+      while (position < length) {
+        let line;
+        const next = string.indexOf("\n", position);
+        if (next === -1) {
+          line = string.slice(position);
+          position = length;
+        } else {
+          line = string.slice(position, next + 1);
+          position = next + 1;
+        }
+        if (line.length && line !== "\n") result += indent;
+        result += line;
+      }
+      return result;
+    }
+    function needIndentIndicator2(string) {
+      return /^\n* /.test(string);
+    }
+    function blockHeader2(string, shiftOfParent, shiftOfContent) {
+      const indentIndicator = needIndentIndicator2(string) ? String(shiftOfContent - shiftOfParent) : "";
+      const clip = string[string.length - 1] === "\n";
+      return `${indentIndicator}${clip && (string[string.length - 2] === "\n" || string === "\n") ? "+" : clip ? "" : "-"}
+`;
+    }
+    function dropEndingNewline2(string) {
+      return string[string.length - 1] === "\n" ? string.slice(0, -1) : string;
+    }
+    function isMoreIndented2(char) {
+      return char === " " || char === "	";
+    }
+    function foldLine2(line, width) {
+      if (line === "" || isMoreIndented2(line[0])) return line;
+      const breakRe = / [^ \t]/g;
+      let match;
+      let start = 0;
+      let end;
+      let curr = 0;
+      let next = 0;
+      let result = "";
+      while (match = breakRe.exec(line)) {
+        next = match.index;
+        if (next - start > width) {
+          end = curr > start ? curr : next;
+          result += `
+${line.slice(start, end)}`;
+          start = end + 1;
+        }
+        curr = next;
+      }
+      result += "\n";
+      if (line.length - start > width && curr > start) result += `${line.slice(start, curr)}
+${line.slice(curr + 1)}`;
+      else result += line.slice(start);
+      return result.slice(1);
+    }
+    function foldBlockScalar2(string, width) {
+      const lineRe = /(\n+)([^\n]*)/g;
+      let nextLF = string.indexOf("\n");
+      if (nextLF === -1) nextLF = string.length;
+      lineRe.lastIndex = nextLF;
+      let result = foldLine2(string.slice(0, nextLF), width);
+      let prevMoreIndented = string[0] === "\n" || isMoreIndented2(string[0]);
+      let moreIndented;
+      let match;
+      while (match = lineRe.exec(string)) {
+        const prefix = match[1];
+        const line = match[2];
+        moreIndented = line !== "" && isMoreIndented2(line[0]);
+        result += prefix + (!prevMoreIndented && !moreIndented && line !== "" ? "\n" : "") + foldLine2(line, width);
+        prevMoreIndented = moreIndented;
+      }
+      return result;
+    }
+    var CHARACTERS_TO_ESCAPE2 = /["\\\x00-\x1F\x7F-\xA0\u2028\u2029\uD800-\uDFFF\uFEFF\uFFFE\uFFFF]/gu;
+    function escapeCharacter2(character) {
+      switch (character) {
+        case "\0":
+          return "\\0";
+        case "\x07":
+          return "\\a";
+        case "\b":
+          return "\\b";
+        case "	":
+          return "\\t";
+        case "\n":
+          return "\\n";
+        case "\v":
+          return "\\v";
+        case "\f":
+          return "\\f";
+        case "\r":
+          return "\\r";
+        case "\x1B":
+          return "\\e";
+        case '"':
+          return '\\"';
+        case "\\":
+          return "\\\\";
+        case "\x85":
+          return "\\N";
+        case "\xA0":
+          return "\\_";
+        case "\u2028":
+          return "\\L";
+        case "\u2029":
+          return "\\P";
+      }
+      const code = character.charCodeAt(0);
+      const hex = code.toString(16).toUpperCase();
+      if (code <= 255) return `\\x${"0".repeat(2 - hex.length)}${hex}`;
+      return `\\u${"0".repeat(4 - hex.length)}${hex}`;
+    }
+    function escapeString2(string) {
+      return string.replace(CHARACTERS_TO_ESCAPE2, escapeCharacter2);
+    }
+    var CHAR_LINE_FEED2 = 10;
+    var DEFAULT_PRESENTER_OPTIONS2 = {
+      indent: 2,
+      seqNoIndent: false,
+      seqInlineFirst: true,
+      lineWidth: 80,
+      flowBracketPadding: false,
+      flowSkipCommaSpace: false,
+      flowSkipColonSpace: false,
+      quoteFlowKeys: false,
+      quoteStyle: "single",
+      forceQuotes: false,
+      scalarStyleRules: Object.keys(DEFAULT_SCALAR_STYLE_RULES2).map((name) => Reflect.get(DEFAULT_SCALAR_STYLE_RULES2, name)),
+      tagBeforeAnchor: false
+    };
+    function nodeTagShort2(node) {
+      return node.tagged ? node.tag : tagNameShort2(node.tag);
+    }
+    function createPresenterState2(options) {
+      const opts = _objectSpread2(_objectSpread2({}, DEFAULT_PRESENTER_OPTIONS2), options);
+      if (opts.flowSkipColonSpace) opts.quoteFlowKeys = true;
+      return _objectSpread2(_objectSpread2({}, opts), {}, {
+        defaultScalarTagName: opts.schema.defaultScalarTag.tagName,
+        openEnded: false
+      });
+    }
+    function generateNextLine2(state, level) {
+      return `
+${" ".repeat(state.indent * level)}`;
+    }
+    function scalarLayout2(state, node, parent, level, isKey, flowOnly) {
+      return {
+        node,
+        parent,
+        level,
+        isKey,
+        flowOnly,
+        shiftOfParent: level === 0 ? -1 : state.indent * (level - 1),
+        shiftOfContent: state.indent * Math.max(1, level),
+        shiftOfFirstLine: level === 0 ? 0 : state.indent * level,
+        presenterOptions: state,
+        allowedStylesMask: 0,
+        style: node.style
+      };
+    }
+    function writeFlowSequence2(state, level, node) {
+      let result = "";
+      for (let index = 0, length = node.items.length; index < length; index += 1) {
+        const item = writeNode2(state, level, node.items[index], node, {}).text;
+        if (index > 0) result += `,${!state.flowSkipCommaSpace ? " " : ""}`;
+        result += item;
+      }
+      const pad = state.flowBracketPadding && node.items.length > 0 ? " " : "";
+      return `[${pad}${result}${pad}]`;
+    }
+    function writeBlockSequence2(state, level, node, compact) {
+      let result = "";
+      for (let index = 0, length = node.items.length; index < length; index += 1) {
+        const item = writeNode2(state, level + 1, node.items[index], node, {
+          block: true,
+          compact: state.seqInlineFirst,
+          isblockseq: true
+        }).text;
+        if (!compact || result !== "") result += generateNextLine2(state, level);
+        if (item === "" || CHAR_LINE_FEED2 === item.charCodeAt(0)) result += "-";
+        else result += "- ";
+        result += item;
+      }
+      return result;
+    }
+    function writeFlowMapping2(state, level, node) {
+      let result = "";
+      for (const { key, value } of node.items) {
+        let pairBuffer = "";
+        if (result !== "") pairBuffer += `,${!state.flowSkipCommaSpace ? " " : ""}`;
+        const keyRender = writeNode2(state, level, key, node, { iskey: true });
+        const keyText = keyRender.text;
+        const valueText = writeNode2(state, level, value, node, {}).text;
+        const sep2 = state.flowSkipColonSpace || valueText === "" ? "" : " ";
+        const keyIsBareProps = key.kind === "scalar" && keyRender.noBody && (key.tagged || key.anchor !== void 0);
+        const keyColonSep = key.kind === "alias" || keyIsBareProps ? " " : "";
+        pairBuffer += `${keyText}${keyColonSep}:${sep2}${valueText}`;
+        result += pairBuffer;
+      }
+      const pad = state.flowBracketPadding && result !== "" ? " " : "";
+      return `{${pad}${result}${pad}}`;
+    }
+    function writeBlockMapping2(state, level, node, compact) {
+      let result = "";
+      for (let index = 0, length = node.items.length; index < length; index += 1) {
+        let pairBuffer = "";
+        if (!compact || result !== "") pairBuffer += generateNextLine2(state, level);
+        const { key, value } = node.items[index];
+        const keyIsBlock = (key.kind === "mapping" || key.kind === "sequence") && key.style === COLLECTION_STYLE2.BLOCK && key.items.length !== 0 || key.kind === "scalar" && (key.style === SCALAR_STYLE2.LITERAL_BLOCK || key.style === SCALAR_STYLE2.FOLDED_BLOCK);
+        const keyRender = keyIsBlock ? writeNode2(state, level + 1, key, node, {
+          block: true,
+          compact: true,
+          isblockseq: !cannotBeCompact2(state, key, level + 1)
+        }) : writeNode2(state, level + 1, key, node, {
+          block: true,
+          compact: true,
+          iskey: true
+        });
+        const keyText = keyRender.text;
+        const keyHasLineBreak = key.kind === "scalar" && key.value.indexOf("\n") !== -1;
+        const keyIsTooLong = keyText.length > 1024 && /^[\s\S]{1025}/u.test(keyText);
+        const explicitPair = keyIsBlock || keyHasLineBreak || keyIsTooLong;
+        if (explicitPair) {
+          if (keyText && CHAR_LINE_FEED2 === keyText.charCodeAt(0)) pairBuffer += "?";
+          else pairBuffer += "? ";
+        }
+        pairBuffer += keyText;
+        if (explicitPair) pairBuffer += generateNextLine2(state, level);
+        const valueText = writeNode2(state, level + 1, value, node, {
+          block: true,
+          compact: explicitPair,
+          isblockseq: explicitPair && !cannotBeCompact2(state, value, level + 1)
+        }).text;
+        const keyIsBareProps = key.kind === "scalar" && keyRender.noBody && (key.tagged || key.anchor !== void 0);
+        const keyColonSep = !explicitPair && (key.kind === "alias" || keyIsBareProps) ? " " : "";
+        if (valueText === "" || CHAR_LINE_FEED2 === valueText.charCodeAt(0)) pairBuffer += `${keyColonSep}:`;
+        else pairBuffer += `${keyColonSep}: `;
+        pairBuffer += valueText;
+        result += pairBuffer;
+      }
+      return result;
+    }
+    function cannotBeCompact2(state, node, level) {
+      if (node.kind === "alias") return true;
+      return node.tagged || node.anchor !== void 0 || state.indent < 2 && level > 0;
+    }
+    function writeNode2(state, level, node, parent, ctx) {
+      var _ctx$compact;
+      if (node.kind === "alias") {
+        state.openEnded = false;
+        return {
+          text: `*${node.anchor}`,
+          noBody: false
+        };
+      }
+      const { block = false, iskey = false, isblockseq = false } = ctx;
+      let compact = (_ctx$compact = ctx.compact) !== null && _ctx$compact !== void 0 ? _ctx$compact : false;
+      const hasAnchor = node.anchor !== void 0;
+      if (cannotBeCompact2(state, node, level)) compact = false;
+      let body;
+      let shouldPrintTag = node.tagged;
+      const useBlockCollection = block && (node.kind === "mapping" || node.kind === "sequence") && node.style === COLLECTION_STYLE2.BLOCK && node.items.length !== 0;
+      if (node.kind === "mapping") {
+        if (useBlockCollection) body = writeBlockMapping2(state, level, node, compact);
+        else body = writeFlowMapping2(state, level, node);
+      } else if (node.kind === "sequence") {
+        if (useBlockCollection) {
+          if (state.seqNoIndent && !isblockseq && level > 0) body = writeBlockSequence2(state, level - 1, node, compact);
+          else body = writeBlockSequence2(state, level, node, compact);
+        } else body = writeFlowSequence2(state, level, node);
+      } else {
+        const layout = scalarLayout2(state, node, parent, level, iskey, !block);
+        detectAllowedStyles2(layout);
+        for (const rule of state.scalarStyleRules) rule(layout);
+        body = renderScalar2(layout);
+        state.openEnded = (layout.style === SCALAR_STYLE2.LITERAL_BLOCK || layout.style === SCALAR_STYLE2.FOLDED_BLOCK) && (node.value === "\n" || node.value.endsWith("\n\n"));
+        shouldPrintTag = node.tagged || body === "" && layout.flowOnly && (parent === null || parent === void 0 ? void 0 : parent.kind) === "sequence" && !hasAnchor || layout.style !== SCALAR_STYLE2.PLAIN && node.tag !== state.defaultScalarTagName;
+      }
+      if ((node.kind === "mapping" || node.kind === "sequence") && !useBlockCollection) state.openEnded = false;
+      if (useBlockCollection && compact && level > 0 && state.indent > 2) body = `${" ".repeat(state.indent - 2)}${body}`;
+      const noBody = body === "";
+      let text = body;
+      if (shouldPrintTag || hasAnchor) {
+        const props = [];
+        const tag = shouldPrintTag ? nodeTagShort2(node) : null;
+        const anchor = hasAnchor ? `&${node.anchor}` : null;
+        if (state.tagBeforeAnchor) {
+          if (tag !== null) props.push(tag);
+          if (anchor !== null) props.push(anchor);
+        } else {
+          if (anchor !== null) props.push(anchor);
+          if (tag !== null) props.push(tag);
+        }
+        const sep2 = body === "" || body.charCodeAt(0) === CHAR_LINE_FEED2 ? "" : " ";
+        text = `${props.join(" ")}${sep2}${body}`;
+      }
+      return {
+        text,
+        noBody
+      };
+    }
+    function rootStartsOwnLine2(node) {
+      return (node.kind === "sequence" || node.kind === "mapping") && node.style === COLLECTION_STYLE2.BLOCK && node.items.length !== 0 && !node.tagged && node.anchor === void 0;
+    }
+    function writeDocumentDirectives2(doc) {
+      let result = "";
+      for (const directive of doc.directives) {
+        if (directive.kind === "yaml") {
+          result += `%YAML ${directive.version}
+`;
+          continue;
+        }
+        const { handle, prefix } = directive;
+        result += `%TAG ${handle} ${prefix}
+`;
+      }
+      return result;
+    }
+    function present2(documents, options) {
+      const state = createPresenterState2(options);
+      let result = "";
+      let previousEnded = false;
+      for (let index = 0; index < documents.length; index += 1) {
+        const doc = documents[index];
+        state.openEnded = false;
+        const directives = writeDocumentDirectives2(doc);
+        const hasDirectives = directives !== "";
+        const marker = doc.explicitStart || hasDirectives || index > 0 && !previousEnded;
+        result += directives;
+        if (doc.contents === null) {
+          if (marker) result += "---\n";
+        } else if (marker) {
+          const body = writeNode2(state, 0, doc.contents, null, {
+            block: true,
+            compact: true
+          }).text;
+          const sep2 = body === "" ? "" : hasDirectives || rootStartsOwnLine2(doc.contents) ? "\n" : " ";
+          result += `---${sep2}${body}
+`;
+        } else result += writeNode2(state, 0, doc.contents, null, {
+          block: true,
+          compact: true
+        }).text + "\n";
+        previousEnded = doc.explicitEnd || state.openEnded;
+        if (previousEnded) result += "...\n";
+      }
+      return result;
+    }
+    var DEFAULT_DUMP_OPTIONS2 = _objectSpread2(_objectSpread2({}, DEFAULT_PRESENTER_OPTIONS2), {}, {
+      schema: DUMP_SCHEMA2,
+      skipInvalid: false,
+      noRefs: false,
+      flowLevel: -1,
+      sortKeys: false,
+      transform: () => {
+      }
+    });
+    function defaultCompareFn2(a, b) {
+      const x = String(a);
+      const y = String(b);
+      if (x < y) return -1;
+      if (x > y) return 1;
+      return 0;
+    }
+    function dump2(input, options = {}) {
+      const opts = _objectSpread2(_objectSpread2({}, DEFAULT_DUMP_OPTIONS2), options);
+      const documents = jsToAst2(input, opts.schema, {
+        noRefs: opts.noRefs,
+        skipInvalid: opts.skipInvalid
+      });
+      if (opts.flowLevel >= 0) visit2(documents, (node, ctx) => {
+        if (ctx.depth < opts.flowLevel) return;
+        if (node.kind === "sequence" || node.kind === "mapping") node.style = COLLECTION_STYLE2.FLOW;
+        return VISIT_SKIP2;
+      });
+      if (opts.sortKeys) {
+        const compareFn = opts.sortKeys === true ? defaultCompareFn2 : opts.sortKeys;
+        visit2(documents, (node) => {
+          if (node.kind !== "mapping") return;
+          node.items.sort((a, b) => compareFn(a.key.kind === "scalar" ? a.key.value : "", b.key.kind === "scalar" ? b.key.value : ""));
+        });
+      }
+      opts.transform(documents);
+      return present2(documents, _objectSpread2(_objectSpread2({}, pick2(opts, Object.keys(DEFAULT_PRESENTER_OPTIONS2))), {}, { schema: opts.schema }));
+    }
+    var NO_RANGE2 = -1;
+    function eventPosition2(event) {
+      if ("tagStart" in event && event.tagStart !== NO_RANGE2) return event.tagStart;
+      if ("anchorStart" in event && event.anchorStart !== NO_RANGE2) return event.anchorStart;
+      if ("valueStart" in event && event.valueStart !== NO_RANGE2) return event.valueStart;
+      if ("start" in event) return event.start;
+      return 0;
+    }
+    function rawTag2(state, event) {
+      return event.tagStart === NO_RANGE2 ? "" : state.source.slice(event.tagStart, event.tagEnd);
+    }
+    function anchorName2(state, event) {
+      return event.anchorStart === NO_RANGE2 ? void 0 : state.source.slice(event.anchorStart, event.anchorEnd);
+    }
+    function buildScalar2(state, event) {
+      const value = getScalarValue2(state.source, event);
+      const raw = rawTag2(state, event);
+      let tag;
+      let tagged = false;
+      if (raw !== "") {
+        tagged = true;
+        tag = raw;
+      } else if (event.style === SCALAR_STYLE2.PLAIN) tag = state.schema.resolveImplicitScalarTag(value).tag.tagName;
+      else tag = state.schema.defaultScalarTag.tagName;
+      return {
+        kind: "scalar",
+        tag,
+        tagged,
+        style: event.style,
+        anchor: anchorName2(state, event),
+        value
+      };
+    }
+    function buildCollection2(state, event, defaultTagName) {
+      const raw = rawTag2(state, event);
+      let tag;
+      let tagged = false;
+      if (raw === "") tag = defaultTagName;
+      else {
+        tag = raw;
+        tagged = true;
+      }
+      return {
+        tag,
+        tagged,
+        style: event.style,
+        anchor: anchorName2(state, event)
+      };
+    }
+    function addNode2(state, node) {
+      const frame = state.frames[state.frames.length - 1];
+      if (frame.kind === "document") frame.doc.contents = node;
+      else if (frame.kind === "sequence") frame.node.items.push(node);
+      else if (frame.key) {
+        frame.node.items.push({
+          key: frame.key,
+          value: node
+        });
+        frame.key = null;
+      } else frame.key = node;
+    }
+    function eventsToAst2(events, options) {
+      const state = {
+        source: options.source,
+        schema: options.schema,
+        eventIndex: 0,
+        position: 0,
+        frames: [],
+        documents: []
+      };
+      while (state.eventIndex < events.length) {
+        const event = events[state.eventIndex++];
+        state.position = eventPosition2(event);
+        switch (event.type) {
+          case EVENT_ID2.DOCUMENT: {
+            const doc = {
+              contents: null,
+              explicitStart: event.explicitStart,
+              explicitEnd: event.explicitEnd,
+              directives: event.directives
+            };
+            state.frames.push({
+              kind: "document",
+              doc
+            });
+            break;
+          }
+          case EVENT_ID2.SCALAR:
+            addNode2(state, buildScalar2(state, event));
+            break;
+          case EVENT_ID2.SEQUENCE: {
+            const { tag, tagged, style, anchor } = buildCollection2(state, event, "tag:yaml.org,2002:seq");
+            const node = {
+              kind: "sequence",
+              tag,
+              tagged,
+              style,
+              anchor,
+              items: []
+            };
+            state.frames.push({
+              kind: "sequence",
+              node
+            });
+            break;
+          }
+          case EVENT_ID2.MAPPING: {
+            const { tag, tagged, style, anchor } = buildCollection2(state, event, "tag:yaml.org,2002:map");
+            const node = {
+              kind: "mapping",
+              tag,
+              tagged,
+              style,
+              anchor,
+              items: []
+            };
+            state.frames.push({
+              kind: "mapping",
+              node,
+              key: null
+            });
+            break;
+          }
+          case EVENT_ID2.ALIAS:
+            addNode2(state, {
+              kind: "alias",
+              anchor: state.source.slice(event.anchorStart, event.anchorEnd)
+            });
+            break;
+          case EVENT_ID2.POP: {
+            const frame = state.frames.pop();
+            if (frame.kind === "mapping" && frame.key) throw new Error("incomplete mapping pair in event stream");
+            if (frame.kind === "document") state.documents.push(frame.doc);
+            else addNode2(state, frame.node);
+            break;
+          }
+        }
+      }
+      return state.documents;
+    }
+    var EVENT_DOCUMENT2 = EVENT_ID2.DOCUMENT;
+    var EVENT_SEQUENCE2 = EVENT_ID2.SEQUENCE;
+    var EVENT_MAPPING2 = EVENT_ID2.MAPPING;
+    var EVENT_SCALAR2 = EVENT_ID2.SCALAR;
+    var EVENT_ALIAS2 = EVENT_ID2.ALIAS;
+    var EVENT_POP2 = EVENT_ID2.POP;
+    var SCALAR_STYLE_PLAIN2 = SCALAR_STYLE2.PLAIN;
+    var SCALAR_STYLE_SINGLE_QUOTED2 = SCALAR_STYLE2.SINGLE_QUOTED;
+    var SCALAR_STYLE_DOUBLE_QUOTED2 = SCALAR_STYLE2.DOUBLE_QUOTED;
+    var SCALAR_STYLE_LITERAL_BLOCK2 = SCALAR_STYLE2.LITERAL_BLOCK;
+    var SCALAR_STYLE_FOLDED_BLOCK2 = SCALAR_STYLE2.FOLDED_BLOCK;
+    var COLLECTION_STYLE_BLOCK2 = COLLECTION_STYLE2.BLOCK;
+    var COLLECTION_STYLE_FLOW2 = COLLECTION_STYLE2.FLOW;
+    var CHOMPING_CLIP2 = CHOMPING_MODE2.CLIP;
+    var CHOMPING_STRIP2 = CHOMPING_MODE2.STRIP;
+    var CHOMPING_KEEP2 = CHOMPING_MODE2.KEEP;
+    exports.CHOMPING_CLIP = CHOMPING_CLIP2;
+    exports.CHOMPING_KEEP = CHOMPING_KEEP2;
+    exports.CHOMPING_MODE = CHOMPING_MODE2;
+    exports.CHOMPING_STRIP = CHOMPING_STRIP2;
+    exports.COLLECTION_STYLE = COLLECTION_STYLE2;
+    exports.COLLECTION_STYLE_BLOCK = COLLECTION_STYLE_BLOCK2;
+    exports.COLLECTION_STYLE_FLOW = COLLECTION_STYLE_FLOW2;
+    exports.CORE_SCHEMA = CORE_SCHEMA2;
+    exports.DEFAULT_SCALAR_STYLE_RULES = DEFAULT_SCALAR_STYLE_RULES2;
+    exports.DUMP_SCHEMA = DUMP_SCHEMA2;
+    exports.EVENT_ALIAS = EVENT_ALIAS2;
+    exports.EVENT_DOCUMENT = EVENT_DOCUMENT2;
+    exports.EVENT_ID = EVENT_ID2;
+    exports.EVENT_MAPPING = EVENT_MAPPING2;
+    exports.EVENT_POP = EVENT_POP2;
+    exports.EVENT_SCALAR = EVENT_SCALAR2;
+    exports.EVENT_SEQUENCE = EVENT_SEQUENCE2;
+    exports.FAILSAFE_SCHEMA = FAILSAFE_SCHEMA2;
+    exports.JSON_SCHEMA = JSON_SCHEMA2;
+    exports.NOT_RESOLVED = NOT_RESOLVED2;
+    exports.SCALAR_STYLE = SCALAR_STYLE2;
+    exports.SCALAR_STYLE_DOUBLE_QUOTED = SCALAR_STYLE_DOUBLE_QUOTED2;
+    exports.SCALAR_STYLE_FOLDED_BLOCK = SCALAR_STYLE_FOLDED_BLOCK2;
+    exports.SCALAR_STYLE_LITERAL_BLOCK = SCALAR_STYLE_LITERAL_BLOCK2;
+    exports.SCALAR_STYLE_PLAIN = SCALAR_STYLE_PLAIN2;
+    exports.SCALAR_STYLE_SINGLE_QUOTED = SCALAR_STYLE_SINGLE_QUOTED2;
+    exports.Schema = Schema3;
+    exports.VISIT_BREAK = VISIT_BREAK2;
+    exports.VISIT_SKIP = VISIT_SKIP2;
+    exports.YAML11_SCHEMA = YAML11_SCHEMA2;
+    exports.YAMLException = YAMLException3;
+    exports.binaryTag = binaryTag2;
+    exports.boolCoreTag = boolCoreTag2;
+    exports.boolJsonTag = boolJsonTag2;
+    exports.boolYaml11Tag = boolYaml11Tag2;
+    exports.constructFromEvents = constructFromEvents2;
+    exports.defineMappingTag = defineMappingTag2;
+    exports.defineScalarTag = defineScalarTag2;
+    exports.defineSequenceTag = defineSequenceTag2;
+    exports.dump = dump2;
+    exports.eventsToAst = eventsToAst2;
+    exports.floatCoreTag = floatCoreTag2;
+    exports.floatJsonTag = floatJsonTag2;
+    exports.floatYaml11Tag = floatYaml11Tag2;
+    exports.getScalarValue = getScalarValue2;
+    exports.intCoreTag = intCoreTag2;
+    exports.intJsonTag = intJsonTag2;
+    exports.intYaml11Tag = intYaml11Tag2;
+    exports.jsToAst = jsToAst2;
+    exports.legacyMapTag = legacyMapTag2;
+    exports.load = load2;
+    exports.loadAll = loadAll2;
+    exports.mapTag = mapTag2;
+    exports.mergeTag = mergeTag2;
+    exports.nullCoreTag = nullCoreTag2;
+    exports.nullJsonTag = nullJsonTag2;
+    exports.nullYaml11Tag = nullYaml11Tag2;
+    exports.omapTag = omapTag2;
+    exports.pairsTag = pairsTag2;
+    exports.parseEvents = parseEvents2;
+    exports.present = present2;
+    exports.realMapTag = realMapTag2;
+    exports.seqTag = seqTag2;
+    exports.setTag = setTag2;
+    exports.strTag = strTag2;
+    exports.timestampTag = timestampTag2;
+    exports.visit = visit2;
+  }
+});
 
 // node_modules/tunnel/lib/tunnel.js
 var require_tunnel = __commonJS({
@@ -28553,1298 +31983,80 @@ var require__ = __commonJS({
   }
 });
 
-// src/entries/action/main.ts
-import { execFileSync } from "node:child_process";
-import { existsSync as existsSync3, readFileSync as readFileSync3 } from "node:fs";
-import { relative as relative3, resolve as resolve5 } from "node:path";
-
-// node_modules/@actions/core/lib/command.js
-import * as os from "os";
-
-// node_modules/@actions/core/lib/utils.js
-function toCommandValue(input) {
-  if (input === null || input === void 0) {
-    return "";
-  } else if (typeof input === "string" || input instanceof String) {
-    return input;
-  }
-  return JSON.stringify(input);
-}
-function toCommandProperties(annotationProperties) {
-  if (!Object.keys(annotationProperties).length) {
-    return {};
-  }
-  return {
-    title: annotationProperties.title,
-    file: annotationProperties.file,
-    line: annotationProperties.startLine,
-    endLine: annotationProperties.endLine,
-    col: annotationProperties.startColumn,
-    endColumn: annotationProperties.endColumn
-  };
-}
-
-// node_modules/@actions/core/lib/command.js
-function issueCommand(command, properties, message) {
-  const cmd = new Command(command, properties, message);
-  process.stdout.write(cmd.toString() + os.EOL);
-}
-var CMD_STRING = "::";
-var Command = class {
-  constructor(command, properties, message) {
-    if (!command) {
-      command = "missing.command";
-    }
-    this.command = command;
-    this.properties = properties;
-    this.message = message;
-  }
-  toString() {
-    let cmdStr = CMD_STRING + this.command;
-    if (this.properties && Object.keys(this.properties).length > 0) {
-      cmdStr += " ";
-      let first = true;
-      for (const key in this.properties) {
-        if (this.properties.hasOwnProperty(key)) {
-          const val = this.properties[key];
-          if (val) {
-            if (first) {
-              first = false;
-            } else {
-              cmdStr += ",";
-            }
-            cmdStr += `${key}=${escapeProperty(val)}`;
-          }
-        }
-      }
-    }
-    cmdStr += `${CMD_STRING}${escapeData(this.message)}`;
-    return cmdStr;
-  }
-};
-function escapeData(s) {
-  return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-function escapeProperty(s) {
-  return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-
-// node_modules/@actions/core/lib/file-command.js
-import * as crypto from "crypto";
-import * as fs from "fs";
-import * as os2 from "os";
-function issueFileCommand(command, message) {
-  const filePath = process.env[`GITHUB_${command}`];
-  if (!filePath) {
-    throw new Error(`Unable to find environment variable for file command ${command}`);
-  }
-  if (!fs.existsSync(filePath)) {
-    throw new Error(`Missing file at path: ${filePath}`);
-  }
-  fs.appendFileSync(filePath, `${toCommandValue(message)}${os2.EOL}`, {
-    encoding: "utf8"
-  });
-}
-function prepareKeyValueMessage(key, value) {
-  const delimiter = `ghadelimiter_${crypto.randomUUID()}`;
-  const convertedValue = toCommandValue(value);
-  if (key.includes(delimiter)) {
-    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
-  }
-  if (convertedValue.includes(delimiter)) {
-    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
-  }
-  return `${key}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
-}
-
-// node_modules/@actions/core/lib/core.js
-import * as os4 from "os";
-
-// node_modules/@actions/http-client/lib/index.js
-var tunnel = __toESM(require_tunnel2(), 1);
-var import_undici = __toESM(require_undici(), 1);
-var HttpCodes;
-(function(HttpCodes2) {
-  HttpCodes2[HttpCodes2["OK"] = 200] = "OK";
-  HttpCodes2[HttpCodes2["MultipleChoices"] = 300] = "MultipleChoices";
-  HttpCodes2[HttpCodes2["MovedPermanently"] = 301] = "MovedPermanently";
-  HttpCodes2[HttpCodes2["ResourceMoved"] = 302] = "ResourceMoved";
-  HttpCodes2[HttpCodes2["SeeOther"] = 303] = "SeeOther";
-  HttpCodes2[HttpCodes2["NotModified"] = 304] = "NotModified";
-  HttpCodes2[HttpCodes2["UseProxy"] = 305] = "UseProxy";
-  HttpCodes2[HttpCodes2["SwitchProxy"] = 306] = "SwitchProxy";
-  HttpCodes2[HttpCodes2["TemporaryRedirect"] = 307] = "TemporaryRedirect";
-  HttpCodes2[HttpCodes2["PermanentRedirect"] = 308] = "PermanentRedirect";
-  HttpCodes2[HttpCodes2["BadRequest"] = 400] = "BadRequest";
-  HttpCodes2[HttpCodes2["Unauthorized"] = 401] = "Unauthorized";
-  HttpCodes2[HttpCodes2["PaymentRequired"] = 402] = "PaymentRequired";
-  HttpCodes2[HttpCodes2["Forbidden"] = 403] = "Forbidden";
-  HttpCodes2[HttpCodes2["NotFound"] = 404] = "NotFound";
-  HttpCodes2[HttpCodes2["MethodNotAllowed"] = 405] = "MethodNotAllowed";
-  HttpCodes2[HttpCodes2["NotAcceptable"] = 406] = "NotAcceptable";
-  HttpCodes2[HttpCodes2["ProxyAuthenticationRequired"] = 407] = "ProxyAuthenticationRequired";
-  HttpCodes2[HttpCodes2["RequestTimeout"] = 408] = "RequestTimeout";
-  HttpCodes2[HttpCodes2["Conflict"] = 409] = "Conflict";
-  HttpCodes2[HttpCodes2["Gone"] = 410] = "Gone";
-  HttpCodes2[HttpCodes2["TooManyRequests"] = 429] = "TooManyRequests";
-  HttpCodes2[HttpCodes2["InternalServerError"] = 500] = "InternalServerError";
-  HttpCodes2[HttpCodes2["NotImplemented"] = 501] = "NotImplemented";
-  HttpCodes2[HttpCodes2["BadGateway"] = 502] = "BadGateway";
-  HttpCodes2[HttpCodes2["ServiceUnavailable"] = 503] = "ServiceUnavailable";
-  HttpCodes2[HttpCodes2["GatewayTimeout"] = 504] = "GatewayTimeout";
-})(HttpCodes || (HttpCodes = {}));
-var Headers;
-(function(Headers2) {
-  Headers2["Accept"] = "accept";
-  Headers2["ContentType"] = "content-type";
-})(Headers || (Headers = {}));
-var MediaTypes;
-(function(MediaTypes2) {
-  MediaTypes2["ApplicationJson"] = "application/json";
-})(MediaTypes || (MediaTypes = {}));
-var HttpRedirectCodes = [
-  HttpCodes.MovedPermanently,
-  HttpCodes.ResourceMoved,
-  HttpCodes.SeeOther,
-  HttpCodes.TemporaryRedirect,
-  HttpCodes.PermanentRedirect
-];
-var HttpResponseRetryCodes = [
-  HttpCodes.BadGateway,
-  HttpCodes.ServiceUnavailable,
-  HttpCodes.GatewayTimeout
-];
-
-// node_modules/@actions/core/lib/summary.js
-import { EOL as EOL3 } from "os";
-import { constants, promises } from "fs";
-var __awaiter = function(thisArg, _arguments, P, generator) {
-  function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve6) {
-      resolve6(value);
-    });
-  }
-  return new (P || (P = Promise))(function(resolve6, reject) {
-    function fulfilled(value) {
-      try {
-        step(generator.next(value));
-      } catch (e) {
-        reject(e);
-      }
-    }
-    function rejected(value) {
-      try {
-        step(generator["throw"](value));
-      } catch (e) {
-        reject(e);
-      }
-    }
-    function step(result) {
-      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
-    }
-    step((generator = generator.apply(thisArg, _arguments || [])).next());
-  });
-};
-var { access, appendFile, writeFile } = promises;
-var SUMMARY_ENV_VAR = "GITHUB_STEP_SUMMARY";
-var Summary = class {
-  constructor() {
-    this._buffer = "";
-  }
-  /**
-   * Finds the summary file path from the environment, rejects if env var is not found or file does not exist
-   * Also checks r/w permissions.
-   *
-   * @returns step summary file path
-   */
-  filePath() {
-    return __awaiter(this, void 0, void 0, function* () {
-      if (this._filePath) {
-        return this._filePath;
-      }
-      const pathFromEnv = process.env[SUMMARY_ENV_VAR];
-      if (!pathFromEnv) {
-        throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
-      }
-      try {
-        yield access(pathFromEnv, constants.R_OK | constants.W_OK);
-      } catch (_a) {
-        throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
-      }
-      this._filePath = pathFromEnv;
-      return this._filePath;
-    });
-  }
-  /**
-   * Wraps content in an HTML tag, adding any HTML attributes
-   *
-   * @param {string} tag HTML tag to wrap
-   * @param {string | null} content content within the tag
-   * @param {[attribute: string]: string} attrs key-value list of HTML attributes to add
-   *
-   * @returns {string} content wrapped in HTML element
-   */
-  wrap(tag, content, attrs = {}) {
-    const htmlAttrs = Object.entries(attrs).map(([key, value]) => ` ${key}="${value}"`).join("");
-    if (!content) {
-      return `<${tag}${htmlAttrs}>`;
-    }
-    return `<${tag}${htmlAttrs}>${content}</${tag}>`;
-  }
-  /**
-   * Writes text in the buffer to the summary buffer file and empties buffer. Will append by default.
-   *
-   * @param {SummaryWriteOptions} [options] (optional) options for write operation
-   *
-   * @returns {Promise<Summary>} summary instance
-   */
-  write(options) {
-    return __awaiter(this, void 0, void 0, function* () {
-      const overwrite = !!(options === null || options === void 0 ? void 0 : options.overwrite);
-      const filePath = yield this.filePath();
-      const writeFunc = overwrite ? writeFile : appendFile;
-      yield writeFunc(filePath, this._buffer, { encoding: "utf8" });
-      return this.emptyBuffer();
-    });
-  }
-  /**
-   * Clears the summary buffer and wipes the summary file
-   *
-   * @returns {Summary} summary instance
-   */
-  clear() {
-    return __awaiter(this, void 0, void 0, function* () {
-      return this.emptyBuffer().write({ overwrite: true });
-    });
-  }
-  /**
-   * Returns the current summary buffer as a string
-   *
-   * @returns {string} string of summary buffer
-   */
-  stringify() {
-    return this._buffer;
-  }
-  /**
-   * If the summary buffer is empty
-   *
-   * @returns {boolen} true if the buffer is empty
-   */
-  isEmptyBuffer() {
-    return this._buffer.length === 0;
-  }
-  /**
-   * Resets the summary buffer without writing to summary file
-   *
-   * @returns {Summary} summary instance
-   */
-  emptyBuffer() {
-    this._buffer = "";
-    return this;
-  }
-  /**
-   * Adds raw text to the summary buffer
-   *
-   * @param {string} text content to add
-   * @param {boolean} [addEOL=false] (optional) append an EOL to the raw text (default: false)
-   *
-   * @returns {Summary} summary instance
-   */
-  addRaw(text, addEOL = false) {
-    this._buffer += text;
-    return addEOL ? this.addEOL() : this;
-  }
-  /**
-   * Adds the operating system-specific end-of-line marker to the buffer
-   *
-   * @returns {Summary} summary instance
-   */
-  addEOL() {
-    return this.addRaw(EOL3);
-  }
-  /**
-   * Adds an HTML codeblock to the summary buffer
-   *
-   * @param {string} code content to render within fenced code block
-   * @param {string} lang (optional) language to syntax highlight code
-   *
-   * @returns {Summary} summary instance
-   */
-  addCodeBlock(code, lang) {
-    const attrs = Object.assign({}, lang && { lang });
-    const element = this.wrap("pre", this.wrap("code", code), attrs);
-    return this.addRaw(element).addEOL();
-  }
-  /**
-   * Adds an HTML list to the summary buffer
-   *
-   * @param {string[]} items list of items to render
-   * @param {boolean} [ordered=false] (optional) if the rendered list should be ordered or not (default: false)
-   *
-   * @returns {Summary} summary instance
-   */
-  addList(items, ordered = false) {
-    const tag = ordered ? "ol" : "ul";
-    const listItems = items.map((item) => this.wrap("li", item)).join("");
-    const element = this.wrap(tag, listItems);
-    return this.addRaw(element).addEOL();
-  }
-  /**
-   * Adds an HTML table to the summary buffer
-   *
-   * @param {SummaryTableCell[]} rows table rows
-   *
-   * @returns {Summary} summary instance
-   */
-  addTable(rows) {
-    const tableBody = rows.map((row) => {
-      const cells = row.map((cell) => {
-        if (typeof cell === "string") {
-          return this.wrap("td", cell);
-        }
-        const { header, data, colspan, rowspan } = cell;
-        const tag = header ? "th" : "td";
-        const attrs = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
-        return this.wrap(tag, data, attrs);
-      }).join("");
-      return this.wrap("tr", cells);
-    }).join("");
-    const element = this.wrap("table", tableBody);
-    return this.addRaw(element).addEOL();
-  }
-  /**
-   * Adds a collapsable HTML details element to the summary buffer
-   *
-   * @param {string} label text for the closed state
-   * @param {string} content collapsable content
-   *
-   * @returns {Summary} summary instance
-   */
-  addDetails(label2, content) {
-    const element = this.wrap("details", this.wrap("summary", label2) + content);
-    return this.addRaw(element).addEOL();
-  }
-  /**
-   * Adds an HTML image tag to the summary buffer
-   *
-   * @param {string} src path to the image you to embed
-   * @param {string} alt text description of the image
-   * @param {SummaryImageOptions} options (optional) addition image attributes
-   *
-   * @returns {Summary} summary instance
-   */
-  addImage(src, alt, options) {
-    const { width, height } = options || {};
-    const attrs = Object.assign(Object.assign({}, width && { width }), height && { height });
-    const element = this.wrap("img", null, Object.assign({ src, alt }, attrs));
-    return this.addRaw(element).addEOL();
-  }
-  /**
-   * Adds an HTML section heading element
-   *
-   * @param {string} text heading text
-   * @param {number | string} [level=1] (optional) the heading level, default: 1
-   *
-   * @returns {Summary} summary instance
-   */
-  addHeading(text, level) {
-    const tag = `h${level}`;
-    const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text);
-    return this.addRaw(element).addEOL();
-  }
-  /**
-   * Adds an HTML thematic break (<hr>) to the summary buffer
-   *
-   * @returns {Summary} summary instance
-   */
-  addSeparator() {
-    const element = this.wrap("hr", null);
-    return this.addRaw(element).addEOL();
-  }
-  /**
-   * Adds an HTML line break (<br>) to the summary buffer
-   *
-   * @returns {Summary} summary instance
-   */
-  addBreak() {
-    const element = this.wrap("br", null);
-    return this.addRaw(element).addEOL();
-  }
-  /**
-   * Adds an HTML blockquote to the summary buffer
-   *
-   * @param {string} text quote text
-   * @param {string} cite (optional) citation url
-   *
-   * @returns {Summary} summary instance
-   */
-  addQuote(text, cite) {
-    const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text, attrs);
-    return this.addRaw(element).addEOL();
-  }
-  /**
-   * Adds an HTML anchor tag to the summary buffer
-   *
-   * @param {string} text link text/content
-   * @param {string} href hyperlink
-   *
-   * @returns {Summary} summary instance
-   */
-  addLink(text, href) {
-    const element = this.wrap("a", text, { href });
-    return this.addRaw(element).addEOL();
-  }
-};
-var _summary = new Summary();
-var summary = _summary;
-
-// node_modules/@actions/core/lib/platform.js
-import os3 from "os";
-
-// node_modules/@actions/io/lib/io-util.js
-import * as fs2 from "fs";
-var { chmod, copyFile, lstat, mkdir, open, readdir, rename, rm, rmdir, stat, symlink, unlink } = fs2.promises;
-var IS_WINDOWS = process.platform === "win32";
-var READONLY = fs2.constants.O_RDONLY;
-
-// node_modules/@actions/exec/lib/toolrunner.js
-var IS_WINDOWS2 = process.platform === "win32";
-
-// node_modules/@actions/core/lib/platform.js
-var platform = os3.platform();
-var arch = os3.arch();
-
-// node_modules/@actions/core/lib/core.js
-var ExitCode;
-(function(ExitCode2) {
-  ExitCode2[ExitCode2["Success"] = 0] = "Success";
-  ExitCode2[ExitCode2["Failure"] = 1] = "Failure";
-})(ExitCode || (ExitCode = {}));
-function setSecret(secret) {
-  issueCommand("add-mask", {}, secret);
-}
-function getInput(name, options) {
-  const val = process.env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] || "";
-  if (options && options.required && !val) {
-    throw new Error(`Input required and not supplied: ${name}`);
-  }
-  if (options && options.trimWhitespace === false) {
-    return val;
-  }
-  return val.trim();
-}
-function getMultilineInput(name, options) {
-  const inputs = getInput(name, options).split("\n").filter((x) => x !== "");
-  if (options && options.trimWhitespace === false) {
-    return inputs;
-  }
-  return inputs.map((input) => input.trim());
-}
-function setOutput(name, value) {
-  const filePath = process.env["GITHUB_OUTPUT"] || "";
-  if (filePath) {
-    return issueFileCommand("OUTPUT", prepareKeyValueMessage(name, value));
-  }
-  process.stdout.write(os4.EOL);
-  issueCommand("set-output", { name }, toCommandValue(value));
-}
-function setFailed(message) {
-  process.exitCode = ExitCode.Failure;
-  error(message);
-}
-function error(message, properties = {}) {
-  issueCommand("error", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
-}
-function warning(message, properties = {}) {
-  issueCommand("warning", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
-}
-
-// src/core/util/log-line.ts
-function plainLine(text) {
-  const one = text.replace(/\r/g, "\\r").replace(/\n/g, "\\n").replace(
-    /(?!\t)[\p{Cc}\p{Zl}\p{Zp}]/gu,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
-  ).replace(/##\[/g, "##\\[");
-  return /^\s*::/.test(one) ? one.replace(/::/, "\\::") : one;
-}
-
-// node_modules/tinyglobby/dist/index.mjs
-import { readdir as readdir2, readdirSync, realpath, realpathSync, stat as stat2, statSync } from "fs";
-import { isAbsolute, posix, resolve as resolve2 } from "path";
-import { fileURLToPath } from "url";
-
-// node_modules/fdir/dist/index.mjs
-import { createRequire } from "module";
-import { basename, dirname, normalize, relative, resolve, sep } from "path";
-import * as nativeFs from "fs";
-var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
-function cleanPath(path) {
-  let normalized = normalize(path);
-  if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
-  return normalized;
-}
-var SLASHES_REGEX = /[\\/]/g;
-function convertSlashes(path, separator) {
-  return path.replace(SLASHES_REGEX, separator);
-}
-var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
-function isRootDirectory(path) {
-  return path === "/" || WINDOWS_ROOT_DIR_REGEX.test(path);
-}
-function normalizePath(path, options) {
-  const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
-  const pathNeedsCleaning = process.platform === "win32" && path.includes("/") || path.startsWith(".");
-  if (resolvePaths) path = resolve(path);
-  if (normalizePath$1 || pathNeedsCleaning) path = cleanPath(path);
-  if (path === ".") return "";
-  const needsSeperator = path[path.length - 1] !== pathSeparator;
-  return convertSlashes(needsSeperator ? path + pathSeparator : path, pathSeparator);
-}
-function joinPathWithBasePath(filename, directoryPath) {
-  return directoryPath + filename;
-}
-function joinPathWithRelativePath(root, options) {
-  return function(filename, directoryPath) {
-    const sameRoot = directoryPath.startsWith(root);
-    if (sameRoot) return directoryPath.slice(root.length) + filename;
-    else return convertSlashes(relative(root, directoryPath), options.pathSeparator) + options.pathSeparator + filename;
-  };
-}
-function joinPath(filename) {
-  return filename;
-}
-function joinDirectoryPath(filename, directoryPath, separator) {
-  return directoryPath + filename + separator;
-}
-function build$7(root, options) {
-  const { relativePaths, includeBasePath } = options;
-  return relativePaths && root ? joinPathWithRelativePath(root, options) : includeBasePath ? joinPathWithBasePath : joinPath;
-}
-function pushDirectoryWithRelativePath(root) {
-  return function(directoryPath, paths) {
-    paths.push(directoryPath.substring(root.length) || ".");
-  };
-}
-function pushDirectoryFilterWithRelativePath(root) {
-  return function(directoryPath, paths, filters) {
-    const relativePath = directoryPath.substring(root.length) || ".";
-    if (filters.every((filter) => filter(relativePath, true))) paths.push(relativePath);
-  };
-}
-var pushDirectory = (directoryPath, paths) => {
-  paths.push(directoryPath || ".");
-};
-var pushDirectoryFilter = (directoryPath, paths, filters) => {
-  const path = directoryPath || ".";
-  if (filters.every((filter) => filter(path, true))) paths.push(path);
-};
-var empty$2 = () => {
-};
-function build$6(root, options) {
-  const { includeDirs, filters, relativePaths } = options;
-  if (!includeDirs) return empty$2;
-  if (relativePaths) return filters && filters.length ? pushDirectoryFilterWithRelativePath(root) : pushDirectoryWithRelativePath(root);
-  return filters && filters.length ? pushDirectoryFilter : pushDirectory;
-}
-var pushFileFilterAndCount = (filename, _paths, counts, filters) => {
-  if (filters.every((filter) => filter(filename, false))) counts.files++;
-};
-var pushFileFilter = (filename, paths, _counts, filters) => {
-  if (filters.every((filter) => filter(filename, false))) paths.push(filename);
-};
-var pushFileCount = (_filename, _paths, counts, _filters) => {
-  counts.files++;
-};
-var pushFile = (filename, paths) => {
-  paths.push(filename);
-};
-var empty$1 = () => {
-};
-function build$5(options) {
-  const { excludeFiles, filters, onlyCounts } = options;
-  if (excludeFiles) return empty$1;
-  if (filters && filters.length) return onlyCounts ? pushFileFilterAndCount : pushFileFilter;
-  else if (onlyCounts) return pushFileCount;
-  else return pushFile;
-}
-var getArray = (paths) => {
-  return paths;
-};
-var getArrayGroup = () => {
-  return [""].slice(0, 0);
-};
-function build$4(options) {
-  return options.group ? getArrayGroup : getArray;
-}
-var groupFiles = (groups, directory, files) => {
-  groups.push({
-    directory,
-    files,
-    dir: directory
-  });
-};
-var empty = () => {
-};
-function build$3(options) {
-  return options.group ? groupFiles : empty;
-}
-var resolveSymlinksAsync = function(path, state, callback$1) {
-  const { queue, fs: fs3, options: { suppressErrors } } = state;
-  queue.enqueue();
-  fs3.realpath(path, (error2, resolvedPath) => {
-    if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
-    fs3.stat(resolvedPath, (error$1, stat3) => {
-      if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
-      if (stat3.isDirectory() && isRecursive(path, resolvedPath, state)) return queue.dequeue(null, state);
-      callback$1(stat3, resolvedPath);
-      queue.dequeue(null, state);
-    });
-  });
-};
-var resolveSymlinks = function(path, state, callback$1) {
-  const { queue, fs: fs3, options: { suppressErrors } } = state;
-  queue.enqueue();
-  try {
-    const resolvedPath = fs3.realpathSync(path);
-    const stat3 = fs3.statSync(resolvedPath);
-    if (stat3.isDirectory() && isRecursive(path, resolvedPath, state)) return;
-    callback$1(stat3, resolvedPath);
-  } catch (e) {
-    if (!suppressErrors) throw e;
-  }
-};
-function build$2(options, isSynchronous) {
-  if (!options.resolveSymlinks || options.excludeSymlinks) return null;
-  return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
-}
-function isRecursive(path, resolved, state) {
-  if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname(path);
-  let depth = 1;
-  while (parent !== state.root && depth < 2) {
-    const resolvedPath = state.symlinks.get(parent);
-    const isSameRoot = !!resolvedPath && (resolvedPath === resolved || resolvedPath.startsWith(resolved) || resolved.startsWith(resolvedPath));
-    if (isSameRoot) depth++;
-    else parent = dirname(parent);
-  }
-  state.symlinks.set(path, resolved);
-  return depth > 1;
-}
-function isRecursiveUsingRealPaths(resolved, state) {
-  return state.visited.includes(resolved + state.options.pathSeparator);
-}
-var onlyCountsSync = (state) => {
-  return state.counts;
-};
-var groupsSync = (state) => {
-  return state.groups;
-};
-var defaultSync = (state) => {
-  return state.paths;
-};
-var limitFilesSync = (state) => {
-  return state.paths.slice(0, state.options.maxFiles);
-};
-var onlyCountsAsync = (state, error2, callback$1) => {
-  report(error2, callback$1, state.counts, state.options.suppressErrors);
-  return null;
-};
-var defaultAsync = (state, error2, callback$1) => {
-  report(error2, callback$1, state.paths, state.options.suppressErrors);
-  return null;
-};
-var limitFilesAsync = (state, error2, callback$1) => {
-  report(error2, callback$1, state.paths.slice(0, state.options.maxFiles), state.options.suppressErrors);
-  return null;
-};
-var groupsAsync = (state, error2, callback$1) => {
-  report(error2, callback$1, state.groups, state.options.suppressErrors);
-  return null;
-};
-function report(error2, callback$1, output, suppressErrors) {
-  if (error2 && !suppressErrors) callback$1(error2, output);
-  else callback$1(null, output);
-}
-function build$1(options, isSynchronous) {
-  const { onlyCounts, group, maxFiles } = options;
-  if (onlyCounts) return isSynchronous ? onlyCountsSync : onlyCountsAsync;
-  else if (group) return isSynchronous ? groupsSync : groupsAsync;
-  else if (maxFiles) return isSynchronous ? limitFilesSync : limitFilesAsync;
-  else return isSynchronous ? defaultSync : defaultAsync;
-}
-var readdirOpts = { withFileTypes: true };
-var walkAsync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
-  state.queue.enqueue();
-  if (currentDepth < 0) return state.queue.dequeue(null, state);
-  const { fs: fs3 } = state;
-  state.visited.push(crawlPath);
-  state.counts.directories++;
-  fs3.readdir(crawlPath || ".", readdirOpts, (error2, entries = []) => {
-    callback$1(entries, directoryPath, currentDepth);
-    state.queue.dequeue(state.options.suppressErrors ? null : error2, state);
-  });
-};
-var walkSync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
-  const { fs: fs3 } = state;
-  if (currentDepth < 0) return;
-  state.visited.push(crawlPath);
-  state.counts.directories++;
-  let entries = [];
-  try {
-    entries = fs3.readdirSync(crawlPath || ".", readdirOpts);
-  } catch (e) {
-    if (!state.options.suppressErrors) throw e;
-  }
-  callback$1(entries, directoryPath, currentDepth);
-};
-function build(isSynchronous) {
-  return isSynchronous ? walkSync : walkAsync;
-}
-var Queue = class {
-  count = 0;
-  constructor(onQueueEmpty) {
-    this.onQueueEmpty = onQueueEmpty;
-  }
-  enqueue() {
-    this.count++;
-    return this.count;
-  }
-  dequeue(error2, output) {
-    if (this.onQueueEmpty && (--this.count <= 0 || error2)) {
-      this.onQueueEmpty(error2, output);
-      if (error2) {
-        output.controller.abort();
-        this.onQueueEmpty = void 0;
-      }
-    }
-  }
-};
-var Counter = class {
-  _files = 0;
-  _directories = 0;
-  set files(num) {
-    this._files = num;
-  }
-  get files() {
-    return this._files;
-  }
-  set directories(num) {
-    this._directories = num;
-  }
-  get directories() {
-    return this._directories;
-  }
-  /**
-  * @deprecated use `directories` instead
-  */
-  /* c8 ignore next 3 */
-  get dirs() {
-    return this._directories;
-  }
-};
-var Aborter = class {
-  aborted = false;
-  abort() {
-    this.aborted = true;
-  }
-};
-var Walker = class {
-  root;
-  isSynchronous;
-  state;
-  joinPath;
-  pushDirectory;
-  pushFile;
-  getArray;
-  groupFiles;
-  resolveSymlink;
-  walkDirectory;
-  callbackInvoker;
-  constructor(root, options, callback$1) {
-    this.isSynchronous = !callback$1;
-    this.callbackInvoker = build$1(options, this.isSynchronous);
-    this.root = normalizePath(root, options);
-    this.state = {
-      root: isRootDirectory(this.root) ? this.root : this.root.slice(0, -1),
-      paths: [""].slice(0, 0),
-      groups: [],
-      counts: new Counter(),
-      options,
-      queue: new Queue((error2, state) => this.callbackInvoker(state, error2, callback$1)),
-      symlinks: /* @__PURE__ */ new Map(),
-      visited: [""].slice(0, 0),
-      controller: new Aborter(),
-      fs: options.fs || nativeFs
-    };
-    this.joinPath = build$7(this.root, options);
-    this.pushDirectory = build$6(this.root, options);
-    this.pushFile = build$5(options);
-    this.getArray = build$4(options);
-    this.groupFiles = build$3(options);
-    this.resolveSymlink = build$2(options, this.isSynchronous);
-    this.walkDirectory = build(this.isSynchronous);
-  }
-  start() {
-    this.pushDirectory(this.root, this.state.paths, this.state.options.filters);
-    this.walkDirectory(this.state, this.root, this.root, this.state.options.maxDepth, this.walk);
-    return this.isSynchronous ? this.callbackInvoker(this.state, null) : null;
-  }
-  walk = (entries, directoryPath, depth) => {
-    const { paths, options: { filters, resolveSymlinks: resolveSymlinks$1, excludeSymlinks, exclude, maxFiles, signal: signal2, useRealPaths, pathSeparator }, controller } = this.state;
-    if (controller.aborted || signal2 && signal2.aborted || maxFiles && paths.length > maxFiles) return;
-    const files = this.getArray(this.state.paths);
-    for (let i = 0; i < entries.length; ++i) {
-      const entry = entries[i];
-      if (entry.isFile() || entry.isSymbolicLink() && !resolveSymlinks$1 && !excludeSymlinks) {
-        const filename = this.joinPath(entry.name, directoryPath);
-        this.pushFile(filename, files, this.state.counts, filters);
-      } else if (entry.isDirectory()) {
-        let path = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
-        if (exclude && exclude(entry.name, path)) continue;
-        this.pushDirectory(path, paths, filters);
-        this.walkDirectory(this.state, path, path, depth - 1, this.walk);
-      } else if (this.resolveSymlink && entry.isSymbolicLink()) {
-        let path = joinPathWithBasePath(entry.name, directoryPath);
-        this.resolveSymlink(path, this.state, (stat3, resolvedPath) => {
-          if (stat3.isDirectory()) {
-            resolvedPath = normalizePath(resolvedPath, this.state.options);
-            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path + pathSeparator)) return;
-            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path + pathSeparator, depth - 1, this.walk);
-          } else {
-            resolvedPath = useRealPaths ? resolvedPath : path;
-            const filename = basename(resolvedPath);
-            const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
-            resolvedPath = this.joinPath(filename, directoryPath$1);
-            this.pushFile(resolvedPath, files, this.state.counts, filters);
-          }
-        });
-      }
-    }
-    this.groupFiles(this.state.groups, directoryPath, files);
-  };
-};
-function promise(root, options) {
-  return new Promise((resolve$1, reject) => {
-    callback(root, options, (err, output) => {
-      if (err) return reject(err);
-      resolve$1(output);
-    });
-  });
-}
-function callback(root, options, callback$1) {
-  let walker = new Walker(root, options, callback$1);
-  walker.start();
-}
-function sync(root, options) {
-  const walker = new Walker(root, options);
-  return walker.start();
-}
-var APIBuilder = class {
-  constructor(root, options) {
-    this.root = root;
-    this.options = options;
-  }
-  withPromise() {
-    return promise(this.root, this.options);
-  }
-  withCallback(cb) {
-    callback(this.root, this.options, cb);
-  }
-  sync() {
-    return sync(this.root, this.options);
-  }
-};
-var pm = null;
-try {
-  __require2.resolve("picomatch");
-  pm = __require2("picomatch");
-} catch {
-}
-var Builder = class {
-  globCache = {};
-  options = {
-    maxDepth: Infinity,
-    suppressErrors: true,
-    pathSeparator: sep,
-    filters: []
-  };
-  globFunction;
-  constructor(options) {
-    this.options = {
-      ...this.options,
-      ...options
-    };
-    this.globFunction = this.options.globFunction;
-  }
-  group() {
-    this.options.group = true;
-    return this;
-  }
-  withPathSeparator(separator) {
-    this.options.pathSeparator = separator;
-    return this;
-  }
-  withBasePath() {
-    this.options.includeBasePath = true;
-    return this;
-  }
-  withRelativePaths() {
-    this.options.relativePaths = true;
-    return this;
-  }
-  withDirs() {
-    this.options.includeDirs = true;
-    return this;
-  }
-  withMaxDepth(depth) {
-    this.options.maxDepth = depth;
-    return this;
-  }
-  withMaxFiles(limit) {
-    this.options.maxFiles = limit;
-    return this;
-  }
-  withFullPaths() {
-    this.options.resolvePaths = true;
-    this.options.includeBasePath = true;
-    return this;
-  }
-  withErrors() {
-    this.options.suppressErrors = false;
-    return this;
-  }
-  withSymlinks({ resolvePaths = true } = {}) {
-    this.options.resolveSymlinks = true;
-    this.options.useRealPaths = resolvePaths;
-    return this.withFullPaths();
-  }
-  withAbortSignal(signal2) {
-    this.options.signal = signal2;
-    return this;
-  }
-  normalize() {
-    this.options.normalizePath = true;
-    return this;
-  }
-  filter(predicate) {
-    this.options.filters.push(predicate);
-    return this;
-  }
-  onlyDirs() {
-    this.options.excludeFiles = true;
-    this.options.includeDirs = true;
-    return this;
-  }
-  exclude(predicate) {
-    this.options.exclude = predicate;
-    return this;
-  }
-  onlyCounts() {
-    this.options.onlyCounts = true;
-    return this;
-  }
-  crawl(root) {
-    return new APIBuilder(root || ".", this.options);
-  }
-  withGlobFunction(fn) {
-    this.globFunction = fn;
-    return this;
-  }
-  /**
-  * @deprecated Pass options using the constructor instead:
-  * ```ts
-  * new fdir(options).crawl("/path/to/root");
-  * ```
-  * This method will be removed in v7.0
-  */
-  /* c8 ignore next 4 */
-  crawlWithOptions(root, options) {
-    this.options = {
-      ...this.options,
-      ...options
-    };
-    return new APIBuilder(root || ".", this.options);
-  }
-  glob(...patterns) {
-    if (this.globFunction) return this.globWithOptions(patterns);
-    return this.globWithOptions(patterns, ...[{ dot: true }]);
-  }
-  globWithOptions(patterns, ...options) {
-    const globFn = this.globFunction || pm;
-    if (!globFn) throw new Error("Please specify a glob function to use glob matching.");
-    var isMatch = this.globCache[patterns.join("\0")];
-    if (!isMatch) {
-      isMatch = globFn(patterns, ...options);
-      this.globCache[patterns.join("\0")] = isMatch;
-    }
-    this.options.filters.push((path) => isMatch(path));
-    return this;
-  }
-};
-
-// node_modules/tinyglobby/dist/index.mjs
-var import_picomatch = __toESM(require_picomatch2(), 1);
-var isReadonlyArray = Array.isArray;
-var BACKSLASHES = /\\/g;
-var DRIVE_RELATIVE_PATH = /^[A-Za-z]:$/;
-var isWin = process.platform === "win32";
-var ONLY_PARENT_DIRECTORIES = /^(\/?\.\.)+$/;
-function getPartialMatcher(patterns, options = {}) {
-  const patternsCount = patterns.length;
-  const patternsParts = Array(patternsCount);
-  const matchers = Array(patternsCount);
-  let i, j;
-  for (i = 0; i < patternsCount; i++) {
-    const parts = splitPattern(patterns[i]);
-    patternsParts[i] = parts;
-    const partsCount = parts.length;
-    const partMatchers = Array(partsCount);
-    for (j = 0; j < partsCount; j++) partMatchers[j] = (0, import_picomatch.default)(parts[j], options);
-    matchers[i] = partMatchers;
-  }
-  return (input) => {
-    const inputParts = input.split("/");
-    if (inputParts[0] === ".." && ONLY_PARENT_DIRECTORIES.test(input)) return true;
-    for (i = 0; i < patternsCount; i++) {
-      const patternParts = patternsParts[i];
-      const matcher = matchers[i];
-      const inputPatternCount = inputParts.length;
-      const minParts = Math.min(inputPatternCount, patternParts.length);
-      j = 0;
-      while (j < minParts) {
-        const part = patternParts[j];
-        if (part.includes("/")) return true;
-        if (!matcher[j](inputParts[j])) break;
-        if (!options.noglobstar && part === "**") return true;
-        j++;
-      }
-      if (j === inputPatternCount) return true;
-    }
-    return false;
-  };
-}
-var WIN32_ROOT_DIR = /^[A-Z]:\/$/i;
-var isRoot = isWin ? (p) => WIN32_ROOT_DIR.test(p) : (p) => p === "/";
-function buildFormat(cwd, root, absolute) {
-  if (cwd === root || root.startsWith(`${cwd}/`)) {
-    if (absolute) {
-      const start = cwd.length + +!isRoot(cwd);
-      return (p, isDir) => p.slice(start, isDir ? -1 : void 0) || ".";
-    }
-    const prefix = root.slice(cwd.length + 1);
-    if (prefix) return (p, isDir) => {
-      if (p === ".") return prefix;
-      const result = `${prefix}/${p}`;
-      return isDir ? result.slice(0, -1) : result;
-    };
-    return (p, isDir) => isDir && p !== "." ? p.slice(0, -1) : p;
-  }
-  if (absolute) return (p) => posix.relative(cwd, p) || ".";
-  return (p) => posix.relative(cwd, `${root}/${p}`) || ".";
-}
-function buildRelative(cwd, root) {
-  if (root.startsWith(`${cwd}/`)) {
-    const prefix = root.slice(cwd.length + 1);
-    return (p) => `${prefix}/${p}`;
-  }
-  return (p) => {
-    const result = posix.relative(cwd, `${root}/${p}`);
-    return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
-  };
-}
-function ensureNonDriveRelativePath(path) {
-  return path.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
-}
-var splitPatternOptions = { parts: true };
-function splitPattern(path) {
-  var _result$parts;
-  const result = import_picomatch.default.scan(path, splitPatternOptions);
-  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path];
-}
-var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
-var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
-var escapePosixPath = (path) => path.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapeWin32Path = (path) => path.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
-var escapePath = isWin ? escapeWin32Path : escapePosixPath;
-function isDynamicPattern(pattern, options) {
-  if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
-  const scan = import_picomatch.default.scan(pattern);
-  return scan.isGlob || scan.negated;
-}
-function log(...tasks) {
-  console.log(`[tinyglobby ${(/* @__PURE__ */ new Date()).toLocaleTimeString("es")}]`, ...tasks);
-}
-function ensureStringArray(value) {
-  return typeof value === "string" ? [value] : value !== null && value !== void 0 ? value : [];
-}
-var PARENT_DIRECTORY = /^(\/?\.\.)+/;
-var ESCAPING_BACKSLASHES = /\\(?=[()[\]{}!*+?@|])/g;
-function normalizePattern(pattern, opts, props, isIgnore) {
-  var _PARENT_DIRECTORY$exe;
-  const cwd = opts.cwd;
-  let result = pattern;
-  if (pattern[pattern.length - 1] === "/") result = pattern.slice(0, -1);
-  if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
-  const escapedCwd = escapePath(cwd);
-  result = isAbsolute(result.replace(ESCAPING_BACKSLASHES, "")) ? posix.relative(escapedCwd, result) : posix.normalize(result);
-  const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
-  const parts = splitPattern(result);
-  if (parentDir) {
-    const n = (parentDir.length + 1) / 3;
-    let i = 0;
-    const cwdParts = escapedCwd.split("/");
-    while (i < n && parts[i + n] === cwdParts[cwdParts.length + i - n]) {
-      result = result.slice(0, (n - i - 1) * 3) + result.slice((n - i) * 3 + parts[i + n].length + 1) || ".";
-      i++;
-    }
-    const potentialRoot = posix.join(cwd, parentDir.slice(i * 3));
-    if (potentialRoot[0] !== "." && props.root.length > potentialRoot.length) {
-      props.root = ensureNonDriveRelativePath(potentialRoot);
-      props.depthOffset = -n + i;
-    }
-  }
-  if (!isIgnore && props.depthOffset >= 0) {
-    var _props$commonPath;
-    (_props$commonPath = props.commonPath) !== null && _props$commonPath !== void 0 || (props.commonPath = parts);
-    const newCommonPath = [];
-    const length = Math.min(props.commonPath.length, parts.length);
-    for (let i = 0; i < length; i++) {
-      const part = parts[i];
-      if (part === "**" && !parts[i + 1]) {
-        newCommonPath.pop();
-        break;
-      }
-      if (i === parts.length - 1 || part !== props.commonPath[i] || isDynamicPattern(part)) break;
-      newCommonPath.push(part);
-    }
-    props.depthOffset = newCommonPath.length;
-    props.commonPath = newCommonPath;
-    props.root = ensureNonDriveRelativePath(newCommonPath.length > 0 ? posix.join(cwd, ...newCommonPath) : cwd);
-  }
-  return result;
-}
-function processPatterns(options, patterns, props) {
-  const matchPatterns = [];
-  const ignorePatterns = [];
-  for (const pattern of options.ignore) {
-    if (!pattern) continue;
-    if (pattern[0] !== "!" || pattern[1] === "(") ignorePatterns.push(normalizePattern(pattern, options, props, true));
-  }
-  for (const pattern of patterns) {
-    if (!pattern) continue;
-    if (pattern[0] !== "!" || pattern[1] === "(") matchPatterns.push(normalizePattern(pattern, options, props, false));
-    else if (pattern[1] !== "!" || pattern[2] === "(") ignorePatterns.push(normalizePattern(pattern.slice(1), options, props, true));
-  }
-  return {
-    match: matchPatterns,
-    ignore: ignorePatterns
-  };
-}
-function buildCrawler(options, patterns) {
-  const cwd = options.cwd;
-  const props = {
-    root: cwd,
-    depthOffset: 0
-  };
-  const processed = processPatterns(options, patterns, props);
-  if (options.debug) log("internal processing patterns:", processed);
-  const { absolute, caseSensitiveMatch, debug: debug2, dot, followSymbolicLinks, onlyDirectories } = options;
-  const root = props.root.replace(BACKSLASHES, "");
-  const matchOptions = {
-    dot,
-    nobrace: options.braceExpansion === false,
-    nocase: !caseSensitiveMatch,
-    noextglob: options.extglob === false,
-    noglobstar: options.globstar === false,
-    posix: true
-  };
-  const matcher = (0, import_picomatch.default)(processed.match, matchOptions);
-  const ignore = (0, import_picomatch.default)(processed.ignore, matchOptions);
-  const partialMatcher = getPartialMatcher(processed.match, matchOptions);
-  const format = buildFormat(cwd, root, absolute);
-  const excludeFormatter = absolute ? format : buildFormat(cwd, root, true);
-  const excludePredicate = (_, p) => {
-    const relativePath = excludeFormatter(p, true);
-    return relativePath !== "." && !partialMatcher(relativePath) || ignore(relativePath);
-  };
-  let maxDepth;
-  if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
-  const crawler = new Builder({
-    filters: [debug2 ? (p, isDirectory2) => {
-      const path = format(p, isDirectory2);
-      const matches = matcher(path) && !ignore(path);
-      if (matches) log(`matched ${path}`);
-      return matches;
-    } : (p, isDirectory2) => {
-      const path = format(p, isDirectory2);
-      return matcher(path) && !ignore(path);
-    }],
-    exclude: debug2 ? (_, p) => {
-      const skipped = excludePredicate(_, p);
-      log(`${skipped ? "skipped" : "crawling"} ${p}`);
-      return skipped;
-    } : excludePredicate,
-    fs: options.fs,
-    pathSeparator: "/",
-    relativePaths: !absolute,
-    resolvePaths: absolute,
-    includeBasePath: absolute,
-    resolveSymlinks: followSymbolicLinks,
-    excludeSymlinks: !followSymbolicLinks,
-    excludeFiles: onlyDirectories,
-    includeDirs: onlyDirectories || !options.onlyFiles,
-    maxDepth,
-    signal: options.signal
-  }).crawl(root);
-  if (options.debug) log("internal properties:", {
-    ...props,
-    root
-  });
-  return [crawler, cwd !== root && !absolute && buildRelative(cwd, root)];
-}
-function formatPaths(paths, mapper) {
-  if (mapper) for (let i = paths.length - 1; i >= 0; i--) paths[i] = mapper(paths[i]);
-  return paths;
-}
-var defaultOptions = {
-  caseSensitiveMatch: true,
-  debug: !!process.env.TINYGLOBBY_DEBUG,
-  expandDirectories: true,
-  followSymbolicLinks: true,
-  onlyFiles: true
-};
-function getOptions(options) {
-  const opts = Object.assign({}, options);
-  for (const key in defaultOptions) if (opts[key] === void 0) Object.assign(opts, { [key]: defaultOptions[key] });
-  opts.cwd = (opts.cwd instanceof URL ? fileURLToPath(opts.cwd) : resolve2(opts.cwd || process.cwd())).replace(BACKSLASHES, "/");
-  opts.ignore = ensureStringArray(opts.ignore);
-  opts.fs && (opts.fs = {
-    readdir: opts.fs.readdir || readdir2,
-    readdirSync: opts.fs.readdirSync || readdirSync,
-    realpath: opts.fs.realpath || realpath,
-    realpathSync: opts.fs.realpathSync || realpathSync,
-    stat: opts.fs.stat || stat2,
-    statSync: opts.fs.statSync || statSync
-  });
-  if (opts.debug) log("globbing with options:", opts);
-  return opts;
-}
-function getCrawler(globInput, inputOptions = {}) {
-  var _ref;
-  if (globInput && (inputOptions === null || inputOptions === void 0 ? void 0 : inputOptions.patterns)) throw new Error("Cannot pass patterns as both an argument and an option");
-  const isModern = isReadonlyArray(globInput) || typeof globInput === "string";
-  const patterns = ensureStringArray((_ref = isModern ? globInput : globInput.patterns) !== null && _ref !== void 0 ? _ref : "**/*");
-  const options = getOptions(isModern ? inputOptions : globInput);
-  return patterns.length > 0 ? buildCrawler(options, patterns) : [];
-}
-async function glob(globInput, options) {
-  const [crawler, relative4] = getCrawler(globInput, options);
-  return crawler ? formatPaths(await crawler.withPromise(), relative4) : [];
-}
+// src/adapters/local/yaml-library.ts
+import { createRequire } from "node:module";
 
 // node_modules/js-yaml/dist/js-yaml.mjs
+var js_yaml_exports = {};
+__export(js_yaml_exports, {
+  CHOMPING_CLIP: () => CHOMPING_CLIP,
+  CHOMPING_KEEP: () => CHOMPING_KEEP,
+  CHOMPING_MODE: () => CHOMPING_MODE,
+  CHOMPING_STRIP: () => CHOMPING_STRIP,
+  COLLECTION_STYLE: () => COLLECTION_STYLE,
+  COLLECTION_STYLE_BLOCK: () => COLLECTION_STYLE_BLOCK,
+  COLLECTION_STYLE_FLOW: () => COLLECTION_STYLE_FLOW,
+  CORE_SCHEMA: () => CORE_SCHEMA,
+  DEFAULT_SCALAR_STYLE_RULES: () => DEFAULT_SCALAR_STYLE_RULES,
+  DUMP_SCHEMA: () => DUMP_SCHEMA,
+  EVENT_ALIAS: () => EVENT_ALIAS,
+  EVENT_DOCUMENT: () => EVENT_DOCUMENT,
+  EVENT_ID: () => EVENT_ID,
+  EVENT_MAPPING: () => EVENT_MAPPING,
+  EVENT_POP: () => EVENT_POP,
+  EVENT_SCALAR: () => EVENT_SCALAR,
+  EVENT_SEQUENCE: () => EVENT_SEQUENCE,
+  FAILSAFE_SCHEMA: () => FAILSAFE_SCHEMA,
+  JSON_SCHEMA: () => JSON_SCHEMA,
+  NOT_RESOLVED: () => NOT_RESOLVED,
+  SCALAR_STYLE: () => SCALAR_STYLE,
+  SCALAR_STYLE_DOUBLE_QUOTED: () => SCALAR_STYLE_DOUBLE_QUOTED,
+  SCALAR_STYLE_FOLDED_BLOCK: () => SCALAR_STYLE_FOLDED_BLOCK,
+  SCALAR_STYLE_LITERAL_BLOCK: () => SCALAR_STYLE_LITERAL_BLOCK,
+  SCALAR_STYLE_PLAIN: () => SCALAR_STYLE_PLAIN,
+  SCALAR_STYLE_SINGLE_QUOTED: () => SCALAR_STYLE_SINGLE_QUOTED,
+  Schema: () => Schema,
+  VISIT_BREAK: () => VISIT_BREAK,
+  VISIT_SKIP: () => VISIT_SKIP,
+  YAML11_SCHEMA: () => YAML11_SCHEMA,
+  YAMLException: () => YAMLException,
+  binaryTag: () => binaryTag,
+  boolCoreTag: () => boolCoreTag,
+  boolJsonTag: () => boolJsonTag,
+  boolYaml11Tag: () => boolYaml11Tag,
+  constructFromEvents: () => constructFromEvents,
+  defineMappingTag: () => defineMappingTag,
+  defineScalarTag: () => defineScalarTag,
+  defineSequenceTag: () => defineSequenceTag,
+  dump: () => dump,
+  eventsToAst: () => eventsToAst,
+  floatCoreTag: () => floatCoreTag,
+  floatJsonTag: () => floatJsonTag,
+  floatYaml11Tag: () => floatYaml11Tag,
+  getScalarValue: () => getScalarValue,
+  intCoreTag: () => intCoreTag,
+  intJsonTag: () => intJsonTag,
+  intYaml11Tag: () => intYaml11Tag,
+  jsToAst: () => jsToAst,
+  legacyMapTag: () => legacyMapTag,
+  load: () => load,
+  loadAll: () => loadAll,
+  mapTag: () => mapTag,
+  mergeTag: () => mergeTag,
+  nullCoreTag: () => nullCoreTag,
+  nullJsonTag: () => nullJsonTag,
+  nullYaml11Tag: () => nullYaml11Tag,
+  omapTag: () => omapTag,
+  pairsTag: () => pairsTag,
+  parseEvents: () => parseEvents,
+  present: () => present,
+  realMapTag: () => realMapTag,
+  seqTag: () => seqTag,
+  setTag: () => setTag,
+  strTag: () => strTag,
+  timestampTag: () => timestampTag,
+  visit: () => visit
+});
 var NOT_RESOLVED = /* @__PURE__ */ Symbol("NOT_RESOLVED");
 function defineScalarTag(tagName, options) {
   return {
@@ -31101,11 +33313,11 @@ function tagPercentDecode(source) {
   }
   return result;
 }
-function tagNameFull(rawTag, tagHandlers) {
-  if (rawTag.startsWith("!<") && rawTag.endsWith(">")) return tagPercentDecode(rawTag.slice(2, -1));
-  const handleEnd = rawTag.indexOf("!", 1);
-  const handle = handleEnd === -1 ? "!" : rawTag.slice(0, handleEnd + 1);
-  return tagPercentDecode(tagHandlers?.[handle] ?? DEFAULT_TAG_HANDLERS[handle] ?? handle) + tagPercentDecode(rawTag.slice(handle.length));
+function tagNameFull(rawTag2, tagHandlers) {
+  if (rawTag2.startsWith("!<") && rawTag2.endsWith(">")) return tagPercentDecode(rawTag2.slice(2, -1));
+  const handleEnd = rawTag2.indexOf("!", 1);
+  const handle = handleEnd === -1 ? "!" : rawTag2.slice(0, handleEnd + 1);
+  return tagPercentDecode(tagHandlers?.[handle] ?? DEFAULT_TAG_HANDLERS[handle] ?? handle) + tagPercentDecode(rawTag2.slice(handle.length));
 }
 function tagNameShort(fullTag) {
   let tag = fullTag;
@@ -31145,14 +33357,14 @@ function finalizeCollection(state, position, tag, carrier) {
 }
 function constructScalar(state, event) {
   const source = getScalarValue(state.source, event);
-  const rawTag = event.tagStart === NO_RANGE$2 ? "" : state.source.slice(event.tagStart, event.tagEnd);
+  const rawTag2 = event.tagStart === NO_RANGE$2 ? "" : state.source.slice(event.tagStart, event.tagEnd);
   const strTag2 = state.schema.defaultScalarTag;
-  if (rawTag !== "") {
-    if (rawTag === "!") return {
+  if (rawTag2 !== "") {
+    if (rawTag2 === "!") return {
       value: source,
       tag: strTag2
     };
-    const tagName = tagNameFull(rawTag, state.tagHandlers);
+    const tagName = tagNameFull(rawTag2, state.tagHandlers);
     const scalarTag = state.schema.lookupScalarTag(tagName);
     if (scalarTag) {
       const result = scalarTag.resolve(source, true, tagName);
@@ -31180,8 +33392,8 @@ function constructScalar(state, event) {
   };
 }
 function collectionTagName(state, event, defaultTagName) {
-  const rawTag = event.tagStart === NO_RANGE$2 ? "" : state.source.slice(event.tagStart, event.tagEnd);
-  return rawTag === "" || rawTag === "!" ? defaultTagName : tagNameFull(rawTag, state.tagHandlers);
+  const rawTag2 = event.tagStart === NO_RANGE$2 ? "" : state.source.slice(event.tagStart, event.tagEnd);
+  return rawTag2 === "" || rawTag2 === "!" ? defaultTagName : tagNameFull(rawTag2, state.tagHandlers);
 }
 function isMappingTag(tag) {
   return tag.nodeKind === "mapping";
@@ -32211,6 +34423,33 @@ var DEFAULT_LOAD_OPTIONS = {
   ...DEFAULT_PARSER_OPTIONS,
   ...DEFAULT_CONSTRUCTOR_OPTIONS
 };
+function loadDocuments(input, options = {}) {
+  const opts = {
+    ...DEFAULT_LOAD_OPTIONS,
+    ...options
+  };
+  const source = String(input);
+  const PARSER_OPT_KEYS = Object.keys(DEFAULT_PARSER_OPTIONS);
+  const CONSTRUCTOR_OPT_KEYS = Object.keys(DEFAULT_CONSTRUCTOR_OPTIONS);
+  return constructFromEvents(parseEvents(source, pick(opts, PARSER_OPT_KEYS)), {
+    ...pick(opts, CONSTRUCTOR_OPT_KEYS),
+    source
+  });
+}
+function loadAll(input, iteratorOrOptions, options) {
+  let iterator = null;
+  if (typeof iteratorOrOptions === "function") iterator = iteratorOrOptions;
+  else if (iteratorOrOptions !== null && typeof iteratorOrOptions === "object") options = iteratorOrOptions;
+  const documents = loadDocuments(input, options);
+  if (iterator === null) return documents;
+  for (const document of documents) iterator(document);
+}
+function load(input, options) {
+  const documents = loadDocuments(input, options);
+  if (documents.length === 0) throw new YAMLException("expected a document, but the input is empty");
+  if (documents.length === 1) return documents[0];
+  throw new YAMLException("expected a single document in the stream, but found more");
+}
 var INVALID = /* @__PURE__ */ Symbol("INVALID");
 function buildRepresentTypes(schema) {
   const defaultTags = new Set([
@@ -32252,7 +34491,7 @@ function matchTag(state, object) {
   }
   return null;
 }
-function build2(state, object) {
+function build(state, object) {
   if (!state.noRefs && object !== null && typeof object === "object") {
     const existing = state.refs.get(object);
     if (existing) {
@@ -32289,8 +34528,8 @@ function build2(state, object) {
     };
     if (!state.noRefs) state.refs.set(object, node2);
     for (let index = 0, length = container.length; index < length; index += 1) {
-      let item = build2(state, container[index]);
-      if (item === INVALID && container[index] === void 0) item = build2(state, null);
+      let item = build(state, container[index]);
+      if (item === INVALID && container[index] === void 0) item = build(state, null);
       if (item === INVALID) continue;
       node2.items.push(item);
     }
@@ -32306,9 +34545,9 @@ function build2(state, object) {
   };
   if (!state.noRefs) state.refs.set(object, node);
   for (const [objectKey, objectValue] of map) {
-    const key = build2(state, objectKey);
+    const key = build(state, objectKey);
     if (key === INVALID) continue;
-    const value = build2(state, objectValue);
+    const value = build(state, objectValue);
     if (value === INVALID) continue;
     node.items.push({
       key,
@@ -32318,7 +34557,7 @@ function build2(state, object) {
   return node;
 }
 function jsToAst(input, schema, options = {}) {
-  const root = build2({
+  const root = build({
     representTypes: buildRepresentTypes(schema),
     noRefs: options.noRefs ?? false,
     skipInvalid: options.skipInvalid ?? false,
@@ -32964,6 +35203,146 @@ function dump(input, options = {}) {
     schema: opts.schema
   });
 }
+var NO_RANGE = -1;
+function eventPosition(event) {
+  if ("tagStart" in event && event.tagStart !== NO_RANGE) return event.tagStart;
+  if ("anchorStart" in event && event.anchorStart !== NO_RANGE) return event.anchorStart;
+  if ("valueStart" in event && event.valueStart !== NO_RANGE) return event.valueStart;
+  if ("start" in event) return event.start;
+  return 0;
+}
+function rawTag(state, event) {
+  return event.tagStart === NO_RANGE ? "" : state.source.slice(event.tagStart, event.tagEnd);
+}
+function anchorName(state, event) {
+  return event.anchorStart === NO_RANGE ? void 0 : state.source.slice(event.anchorStart, event.anchorEnd);
+}
+function buildScalar(state, event) {
+  const value = getScalarValue(state.source, event);
+  const raw = rawTag(state, event);
+  let tag;
+  let tagged = false;
+  if (raw !== "") {
+    tagged = true;
+    tag = raw;
+  } else if (event.style === SCALAR_STYLE.PLAIN) tag = state.schema.resolveImplicitScalarTag(value).tag.tagName;
+  else tag = state.schema.defaultScalarTag.tagName;
+  return {
+    kind: "scalar",
+    tag,
+    tagged,
+    style: event.style,
+    anchor: anchorName(state, event),
+    value
+  };
+}
+function buildCollection(state, event, defaultTagName) {
+  const raw = rawTag(state, event);
+  let tag;
+  let tagged = false;
+  if (raw === "") tag = defaultTagName;
+  else {
+    tag = raw;
+    tagged = true;
+  }
+  return {
+    tag,
+    tagged,
+    style: event.style,
+    anchor: anchorName(state, event)
+  };
+}
+function addNode(state, node) {
+  const frame = state.frames[state.frames.length - 1];
+  if (frame.kind === "document") frame.doc.contents = node;
+  else if (frame.kind === "sequence") frame.node.items.push(node);
+  else if (frame.key) {
+    frame.node.items.push({
+      key: frame.key,
+      value: node
+    });
+    frame.key = null;
+  } else frame.key = node;
+}
+function eventsToAst(events, options) {
+  const state = {
+    source: options.source,
+    schema: options.schema,
+    eventIndex: 0,
+    position: 0,
+    frames: [],
+    documents: []
+  };
+  while (state.eventIndex < events.length) {
+    const event = events[state.eventIndex++];
+    state.position = eventPosition(event);
+    switch (event.type) {
+      case EVENT_ID.DOCUMENT: {
+        const doc = {
+          contents: null,
+          explicitStart: event.explicitStart,
+          explicitEnd: event.explicitEnd,
+          directives: event.directives
+        };
+        state.frames.push({
+          kind: "document",
+          doc
+        });
+        break;
+      }
+      case EVENT_ID.SCALAR:
+        addNode(state, buildScalar(state, event));
+        break;
+      case EVENT_ID.SEQUENCE: {
+        const { tag, tagged, style, anchor } = buildCollection(state, event, "tag:yaml.org,2002:seq");
+        const node = {
+          kind: "sequence",
+          tag,
+          tagged,
+          style,
+          anchor,
+          items: []
+        };
+        state.frames.push({
+          kind: "sequence",
+          node
+        });
+        break;
+      }
+      case EVENT_ID.MAPPING: {
+        const { tag, tagged, style, anchor } = buildCollection(state, event, "tag:yaml.org,2002:map");
+        const node = {
+          kind: "mapping",
+          tag,
+          tagged,
+          style,
+          anchor,
+          items: []
+        };
+        state.frames.push({
+          kind: "mapping",
+          node,
+          key: null
+        });
+        break;
+      }
+      case EVENT_ID.ALIAS:
+        addNode(state, {
+          kind: "alias",
+          anchor: state.source.slice(event.anchorStart, event.anchorEnd)
+        });
+        break;
+      case EVENT_ID.POP: {
+        const frame = state.frames.pop();
+        if (frame.kind === "mapping" && frame.key) throw new Error("incomplete mapping pair in event stream");
+        if (frame.kind === "document") state.documents.push(frame.doc);
+        else addNode(state, frame.node);
+        break;
+      }
+    }
+  }
+  return state.documents;
+}
 var EVENT_DOCUMENT = EVENT_ID.DOCUMENT;
 var EVENT_SEQUENCE = EVENT_ID.SEQUENCE;
 var EVENT_MAPPING = EVENT_ID.MAPPING;
@@ -32980,6 +35359,1313 @@ var COLLECTION_STYLE_FLOW = COLLECTION_STYLE.FLOW;
 var CHOMPING_CLIP = CHOMPING_MODE.CLIP;
 var CHOMPING_STRIP = CHOMPING_MODE.STRIP;
 var CHOMPING_KEEP = CHOMPING_MODE.KEEP;
+
+// src/core/format/yaml-library.ts
+var library = js_yaml_exports;
+function yamlLibrary() {
+  return library;
+}
+function useYamlLibrary(other) {
+  library = other;
+}
+
+// src/adapters/local/yaml-library.ts
+var commonJs = typeof __require === "function" ? (
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the bundler's require
+  require_js_yaml_cjs()
+) : createRequire(import.meta.url)("js-yaml");
+useYamlLibrary(commonJs);
+
+// src/entries/action/main.ts
+import { execFileSync } from "node:child_process";
+import { existsSync as existsSync3, readFileSync as readFileSync3 } from "node:fs";
+import { relative as relative3, resolve as resolve5 } from "node:path";
+
+// node_modules/@actions/core/lib/command.js
+import * as os from "os";
+
+// node_modules/@actions/core/lib/utils.js
+function toCommandValue(input) {
+  if (input === null || input === void 0) {
+    return "";
+  } else if (typeof input === "string" || input instanceof String) {
+    return input;
+  }
+  return JSON.stringify(input);
+}
+function toCommandProperties(annotationProperties) {
+  if (!Object.keys(annotationProperties).length) {
+    return {};
+  }
+  return {
+    title: annotationProperties.title,
+    file: annotationProperties.file,
+    line: annotationProperties.startLine,
+    endLine: annotationProperties.endLine,
+    col: annotationProperties.startColumn,
+    endColumn: annotationProperties.endColumn
+  };
+}
+
+// node_modules/@actions/core/lib/command.js
+function issueCommand(command, properties, message) {
+  const cmd = new Command(command, properties, message);
+  process.stdout.write(cmd.toString() + os.EOL);
+}
+var CMD_STRING = "::";
+var Command = class {
+  constructor(command, properties, message) {
+    if (!command) {
+      command = "missing.command";
+    }
+    this.command = command;
+    this.properties = properties;
+    this.message = message;
+  }
+  toString() {
+    let cmdStr = CMD_STRING + this.command;
+    if (this.properties && Object.keys(this.properties).length > 0) {
+      cmdStr += " ";
+      let first = true;
+      for (const key in this.properties) {
+        if (this.properties.hasOwnProperty(key)) {
+          const val = this.properties[key];
+          if (val) {
+            if (first) {
+              first = false;
+            } else {
+              cmdStr += ",";
+            }
+            cmdStr += `${key}=${escapeProperty(val)}`;
+          }
+        }
+      }
+    }
+    cmdStr += `${CMD_STRING}${escapeData(this.message)}`;
+    return cmdStr;
+  }
+};
+function escapeData(s) {
+  return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+function escapeProperty(s) {
+  return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+
+// node_modules/@actions/core/lib/file-command.js
+import * as crypto from "crypto";
+import * as fs from "fs";
+import * as os2 from "os";
+function issueFileCommand(command, message) {
+  const filePath = process.env[`GITHUB_${command}`];
+  if (!filePath) {
+    throw new Error(`Unable to find environment variable for file command ${command}`);
+  }
+  if (!fs.existsSync(filePath)) {
+    throw new Error(`Missing file at path: ${filePath}`);
+  }
+  fs.appendFileSync(filePath, `${toCommandValue(message)}${os2.EOL}`, {
+    encoding: "utf8"
+  });
+}
+function prepareKeyValueMessage(key, value) {
+  const delimiter = `ghadelimiter_${crypto.randomUUID()}`;
+  const convertedValue = toCommandValue(value);
+  if (key.includes(delimiter)) {
+    throw new Error(`Unexpected input: name should not contain the delimiter "${delimiter}"`);
+  }
+  if (convertedValue.includes(delimiter)) {
+    throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
+  }
+  return `${key}<<${delimiter}${os2.EOL}${convertedValue}${os2.EOL}${delimiter}`;
+}
+
+// node_modules/@actions/core/lib/core.js
+import * as os4 from "os";
+
+// node_modules/@actions/http-client/lib/index.js
+var tunnel = __toESM(require_tunnel2(), 1);
+var import_undici = __toESM(require_undici(), 1);
+var HttpCodes;
+(function(HttpCodes2) {
+  HttpCodes2[HttpCodes2["OK"] = 200] = "OK";
+  HttpCodes2[HttpCodes2["MultipleChoices"] = 300] = "MultipleChoices";
+  HttpCodes2[HttpCodes2["MovedPermanently"] = 301] = "MovedPermanently";
+  HttpCodes2[HttpCodes2["ResourceMoved"] = 302] = "ResourceMoved";
+  HttpCodes2[HttpCodes2["SeeOther"] = 303] = "SeeOther";
+  HttpCodes2[HttpCodes2["NotModified"] = 304] = "NotModified";
+  HttpCodes2[HttpCodes2["UseProxy"] = 305] = "UseProxy";
+  HttpCodes2[HttpCodes2["SwitchProxy"] = 306] = "SwitchProxy";
+  HttpCodes2[HttpCodes2["TemporaryRedirect"] = 307] = "TemporaryRedirect";
+  HttpCodes2[HttpCodes2["PermanentRedirect"] = 308] = "PermanentRedirect";
+  HttpCodes2[HttpCodes2["BadRequest"] = 400] = "BadRequest";
+  HttpCodes2[HttpCodes2["Unauthorized"] = 401] = "Unauthorized";
+  HttpCodes2[HttpCodes2["PaymentRequired"] = 402] = "PaymentRequired";
+  HttpCodes2[HttpCodes2["Forbidden"] = 403] = "Forbidden";
+  HttpCodes2[HttpCodes2["NotFound"] = 404] = "NotFound";
+  HttpCodes2[HttpCodes2["MethodNotAllowed"] = 405] = "MethodNotAllowed";
+  HttpCodes2[HttpCodes2["NotAcceptable"] = 406] = "NotAcceptable";
+  HttpCodes2[HttpCodes2["ProxyAuthenticationRequired"] = 407] = "ProxyAuthenticationRequired";
+  HttpCodes2[HttpCodes2["RequestTimeout"] = 408] = "RequestTimeout";
+  HttpCodes2[HttpCodes2["Conflict"] = 409] = "Conflict";
+  HttpCodes2[HttpCodes2["Gone"] = 410] = "Gone";
+  HttpCodes2[HttpCodes2["TooManyRequests"] = 429] = "TooManyRequests";
+  HttpCodes2[HttpCodes2["InternalServerError"] = 500] = "InternalServerError";
+  HttpCodes2[HttpCodes2["NotImplemented"] = 501] = "NotImplemented";
+  HttpCodes2[HttpCodes2["BadGateway"] = 502] = "BadGateway";
+  HttpCodes2[HttpCodes2["ServiceUnavailable"] = 503] = "ServiceUnavailable";
+  HttpCodes2[HttpCodes2["GatewayTimeout"] = 504] = "GatewayTimeout";
+})(HttpCodes || (HttpCodes = {}));
+var Headers;
+(function(Headers2) {
+  Headers2["Accept"] = "accept";
+  Headers2["ContentType"] = "content-type";
+})(Headers || (Headers = {}));
+var MediaTypes;
+(function(MediaTypes2) {
+  MediaTypes2["ApplicationJson"] = "application/json";
+})(MediaTypes || (MediaTypes = {}));
+var HttpRedirectCodes = [
+  HttpCodes.MovedPermanently,
+  HttpCodes.ResourceMoved,
+  HttpCodes.SeeOther,
+  HttpCodes.TemporaryRedirect,
+  HttpCodes.PermanentRedirect
+];
+var HttpResponseRetryCodes = [
+  HttpCodes.BadGateway,
+  HttpCodes.ServiceUnavailable,
+  HttpCodes.GatewayTimeout
+];
+
+// node_modules/@actions/core/lib/summary.js
+import { EOL as EOL3 } from "os";
+import { constants, promises } from "fs";
+var __awaiter = function(thisArg, _arguments, P, generator) {
+  function adopt(value) {
+    return value instanceof P ? value : new P(function(resolve6) {
+      resolve6(value);
+    });
+  }
+  return new (P || (P = Promise))(function(resolve6, reject) {
+    function fulfilled(value) {
+      try {
+        step(generator.next(value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function rejected(value) {
+      try {
+        step(generator["throw"](value));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    function step(result) {
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
+    }
+    step((generator = generator.apply(thisArg, _arguments || [])).next());
+  });
+};
+var { access, appendFile, writeFile } = promises;
+var SUMMARY_ENV_VAR = "GITHUB_STEP_SUMMARY";
+var Summary = class {
+  constructor() {
+    this._buffer = "";
+  }
+  /**
+   * Finds the summary file path from the environment, rejects if env var is not found or file does not exist
+   * Also checks r/w permissions.
+   *
+   * @returns step summary file path
+   */
+  filePath() {
+    return __awaiter(this, void 0, void 0, function* () {
+      if (this._filePath) {
+        return this._filePath;
+      }
+      const pathFromEnv = process.env[SUMMARY_ENV_VAR];
+      if (!pathFromEnv) {
+        throw new Error(`Unable to find environment variable for $${SUMMARY_ENV_VAR}. Check if your runtime environment supports job summaries.`);
+      }
+      try {
+        yield access(pathFromEnv, constants.R_OK | constants.W_OK);
+      } catch (_a) {
+        throw new Error(`Unable to access summary file: '${pathFromEnv}'. Check if the file has correct read/write permissions.`);
+      }
+      this._filePath = pathFromEnv;
+      return this._filePath;
+    });
+  }
+  /**
+   * Wraps content in an HTML tag, adding any HTML attributes
+   *
+   * @param {string} tag HTML tag to wrap
+   * @param {string | null} content content within the tag
+   * @param {[attribute: string]: string} attrs key-value list of HTML attributes to add
+   *
+   * @returns {string} content wrapped in HTML element
+   */
+  wrap(tag, content, attrs = {}) {
+    const htmlAttrs = Object.entries(attrs).map(([key, value]) => ` ${key}="${value}"`).join("");
+    if (!content) {
+      return `<${tag}${htmlAttrs}>`;
+    }
+    return `<${tag}${htmlAttrs}>${content}</${tag}>`;
+  }
+  /**
+   * Writes text in the buffer to the summary buffer file and empties buffer. Will append by default.
+   *
+   * @param {SummaryWriteOptions} [options] (optional) options for write operation
+   *
+   * @returns {Promise<Summary>} summary instance
+   */
+  write(options) {
+    return __awaiter(this, void 0, void 0, function* () {
+      const overwrite = !!(options === null || options === void 0 ? void 0 : options.overwrite);
+      const filePath = yield this.filePath();
+      const writeFunc = overwrite ? writeFile : appendFile;
+      yield writeFunc(filePath, this._buffer, { encoding: "utf8" });
+      return this.emptyBuffer();
+    });
+  }
+  /**
+   * Clears the summary buffer and wipes the summary file
+   *
+   * @returns {Summary} summary instance
+   */
+  clear() {
+    return __awaiter(this, void 0, void 0, function* () {
+      return this.emptyBuffer().write({ overwrite: true });
+    });
+  }
+  /**
+   * Returns the current summary buffer as a string
+   *
+   * @returns {string} string of summary buffer
+   */
+  stringify() {
+    return this._buffer;
+  }
+  /**
+   * If the summary buffer is empty
+   *
+   * @returns {boolen} true if the buffer is empty
+   */
+  isEmptyBuffer() {
+    return this._buffer.length === 0;
+  }
+  /**
+   * Resets the summary buffer without writing to summary file
+   *
+   * @returns {Summary} summary instance
+   */
+  emptyBuffer() {
+    this._buffer = "";
+    return this;
+  }
+  /**
+   * Adds raw text to the summary buffer
+   *
+   * @param {string} text content to add
+   * @param {boolean} [addEOL=false] (optional) append an EOL to the raw text (default: false)
+   *
+   * @returns {Summary} summary instance
+   */
+  addRaw(text, addEOL = false) {
+    this._buffer += text;
+    return addEOL ? this.addEOL() : this;
+  }
+  /**
+   * Adds the operating system-specific end-of-line marker to the buffer
+   *
+   * @returns {Summary} summary instance
+   */
+  addEOL() {
+    return this.addRaw(EOL3);
+  }
+  /**
+   * Adds an HTML codeblock to the summary buffer
+   *
+   * @param {string} code content to render within fenced code block
+   * @param {string} lang (optional) language to syntax highlight code
+   *
+   * @returns {Summary} summary instance
+   */
+  addCodeBlock(code, lang) {
+    const attrs = Object.assign({}, lang && { lang });
+    const element = this.wrap("pre", this.wrap("code", code), attrs);
+    return this.addRaw(element).addEOL();
+  }
+  /**
+   * Adds an HTML list to the summary buffer
+   *
+   * @param {string[]} items list of items to render
+   * @param {boolean} [ordered=false] (optional) if the rendered list should be ordered or not (default: false)
+   *
+   * @returns {Summary} summary instance
+   */
+  addList(items, ordered = false) {
+    const tag = ordered ? "ol" : "ul";
+    const listItems = items.map((item) => this.wrap("li", item)).join("");
+    const element = this.wrap(tag, listItems);
+    return this.addRaw(element).addEOL();
+  }
+  /**
+   * Adds an HTML table to the summary buffer
+   *
+   * @param {SummaryTableCell[]} rows table rows
+   *
+   * @returns {Summary} summary instance
+   */
+  addTable(rows) {
+    const tableBody = rows.map((row) => {
+      const cells = row.map((cell) => {
+        if (typeof cell === "string") {
+          return this.wrap("td", cell);
+        }
+        const { header, data, colspan, rowspan } = cell;
+        const tag = header ? "th" : "td";
+        const attrs = Object.assign(Object.assign({}, colspan && { colspan }), rowspan && { rowspan });
+        return this.wrap(tag, data, attrs);
+      }).join("");
+      return this.wrap("tr", cells);
+    }).join("");
+    const element = this.wrap("table", tableBody);
+    return this.addRaw(element).addEOL();
+  }
+  /**
+   * Adds a collapsable HTML details element to the summary buffer
+   *
+   * @param {string} label text for the closed state
+   * @param {string} content collapsable content
+   *
+   * @returns {Summary} summary instance
+   */
+  addDetails(label2, content) {
+    const element = this.wrap("details", this.wrap("summary", label2) + content);
+    return this.addRaw(element).addEOL();
+  }
+  /**
+   * Adds an HTML image tag to the summary buffer
+   *
+   * @param {string} src path to the image you to embed
+   * @param {string} alt text description of the image
+   * @param {SummaryImageOptions} options (optional) addition image attributes
+   *
+   * @returns {Summary} summary instance
+   */
+  addImage(src, alt, options) {
+    const { width, height } = options || {};
+    const attrs = Object.assign(Object.assign({}, width && { width }), height && { height });
+    const element = this.wrap("img", null, Object.assign({ src, alt }, attrs));
+    return this.addRaw(element).addEOL();
+  }
+  /**
+   * Adds an HTML section heading element
+   *
+   * @param {string} text heading text
+   * @param {number | string} [level=1] (optional) the heading level, default: 1
+   *
+   * @returns {Summary} summary instance
+   */
+  addHeading(text, level) {
+    const tag = `h${level}`;
+    const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
+    const element = this.wrap(allowedTag, text);
+    return this.addRaw(element).addEOL();
+  }
+  /**
+   * Adds an HTML thematic break (<hr>) to the summary buffer
+   *
+   * @returns {Summary} summary instance
+   */
+  addSeparator() {
+    const element = this.wrap("hr", null);
+    return this.addRaw(element).addEOL();
+  }
+  /**
+   * Adds an HTML line break (<br>) to the summary buffer
+   *
+   * @returns {Summary} summary instance
+   */
+  addBreak() {
+    const element = this.wrap("br", null);
+    return this.addRaw(element).addEOL();
+  }
+  /**
+   * Adds an HTML blockquote to the summary buffer
+   *
+   * @param {string} text quote text
+   * @param {string} cite (optional) citation url
+   *
+   * @returns {Summary} summary instance
+   */
+  addQuote(text, cite) {
+    const attrs = Object.assign({}, cite && { cite });
+    const element = this.wrap("blockquote", text, attrs);
+    return this.addRaw(element).addEOL();
+  }
+  /**
+   * Adds an HTML anchor tag to the summary buffer
+   *
+   * @param {string} text link text/content
+   * @param {string} href hyperlink
+   *
+   * @returns {Summary} summary instance
+   */
+  addLink(text, href) {
+    const element = this.wrap("a", text, { href });
+    return this.addRaw(element).addEOL();
+  }
+};
+var _summary = new Summary();
+var summary = _summary;
+
+// node_modules/@actions/core/lib/platform.js
+import os3 from "os";
+
+// node_modules/@actions/io/lib/io-util.js
+import * as fs2 from "fs";
+var { chmod, copyFile, lstat, mkdir, open, readdir, rename, rm, rmdir, stat, symlink, unlink } = fs2.promises;
+var IS_WINDOWS = process.platform === "win32";
+var READONLY = fs2.constants.O_RDONLY;
+
+// node_modules/@actions/exec/lib/toolrunner.js
+var IS_WINDOWS2 = process.platform === "win32";
+
+// node_modules/@actions/core/lib/platform.js
+var platform = os3.platform();
+var arch = os3.arch();
+
+// node_modules/@actions/core/lib/core.js
+var ExitCode;
+(function(ExitCode2) {
+  ExitCode2[ExitCode2["Success"] = 0] = "Success";
+  ExitCode2[ExitCode2["Failure"] = 1] = "Failure";
+})(ExitCode || (ExitCode = {}));
+function setSecret(secret) {
+  issueCommand("add-mask", {}, secret);
+}
+function getInput(name, options) {
+  const val = process.env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] || "";
+  if (options && options.required && !val) {
+    throw new Error(`Input required and not supplied: ${name}`);
+  }
+  if (options && options.trimWhitespace === false) {
+    return val;
+  }
+  return val.trim();
+}
+function getMultilineInput(name, options) {
+  const inputs = getInput(name, options).split("\n").filter((x) => x !== "");
+  if (options && options.trimWhitespace === false) {
+    return inputs;
+  }
+  return inputs.map((input) => input.trim());
+}
+function setOutput(name, value) {
+  const filePath = process.env["GITHUB_OUTPUT"] || "";
+  if (filePath) {
+    return issueFileCommand("OUTPUT", prepareKeyValueMessage(name, value));
+  }
+  process.stdout.write(os4.EOL);
+  issueCommand("set-output", { name }, toCommandValue(value));
+}
+function setFailed(message) {
+  process.exitCode = ExitCode.Failure;
+  error(message);
+}
+function error(message, properties = {}) {
+  issueCommand("error", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+function warning(message, properties = {}) {
+  issueCommand("warning", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+
+// src/core/util/log-line.ts
+function plainLine(text) {
+  const one = text.replace(/\r/g, "\\r").replace(/\n/g, "\\n").replace(
+    /(?!\t)[\p{Cc}\p{Zl}\p{Zp}]/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  ).replace(/##\[/g, "##\\[");
+  return /^\s*::/.test(one) ? one.replace(/::/, "\\::") : one;
+}
+
+// node_modules/tinyglobby/dist/index.mjs
+import { readdir as readdir2, readdirSync, realpath, realpathSync, stat as stat2, statSync } from "fs";
+import { isAbsolute, posix, resolve as resolve2 } from "path";
+import { fileURLToPath } from "url";
+
+// node_modules/fdir/dist/index.mjs
+import { createRequire as createRequire2 } from "module";
+import { basename, dirname, normalize, relative, resolve, sep } from "path";
+import * as nativeFs from "fs";
+var __require2 = /* @__PURE__ */ createRequire2(import.meta.url);
+function cleanPath(path) {
+  let normalized = normalize(path);
+  if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
+  return normalized;
+}
+var SLASHES_REGEX = /[\\/]/g;
+function convertSlashes(path, separator) {
+  return path.replace(SLASHES_REGEX, separator);
+}
+var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
+function isRootDirectory(path) {
+  return path === "/" || WINDOWS_ROOT_DIR_REGEX.test(path);
+}
+function normalizePath(path, options) {
+  const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
+  const pathNeedsCleaning = process.platform === "win32" && path.includes("/") || path.startsWith(".");
+  if (resolvePaths) path = resolve(path);
+  if (normalizePath$1 || pathNeedsCleaning) path = cleanPath(path);
+  if (path === ".") return "";
+  const needsSeperator = path[path.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path + pathSeparator : path, pathSeparator);
+}
+function joinPathWithBasePath(filename, directoryPath) {
+  return directoryPath + filename;
+}
+function joinPathWithRelativePath(root, options) {
+  return function(filename, directoryPath) {
+    const sameRoot = directoryPath.startsWith(root);
+    if (sameRoot) return directoryPath.slice(root.length) + filename;
+    else return convertSlashes(relative(root, directoryPath), options.pathSeparator) + options.pathSeparator + filename;
+  };
+}
+function joinPath(filename) {
+  return filename;
+}
+function joinDirectoryPath(filename, directoryPath, separator) {
+  return directoryPath + filename + separator;
+}
+function build$7(root, options) {
+  const { relativePaths, includeBasePath } = options;
+  return relativePaths && root ? joinPathWithRelativePath(root, options) : includeBasePath ? joinPathWithBasePath : joinPath;
+}
+function pushDirectoryWithRelativePath(root) {
+  return function(directoryPath, paths) {
+    paths.push(directoryPath.substring(root.length) || ".");
+  };
+}
+function pushDirectoryFilterWithRelativePath(root) {
+  return function(directoryPath, paths, filters) {
+    const relativePath = directoryPath.substring(root.length) || ".";
+    if (filters.every((filter) => filter(relativePath, true))) paths.push(relativePath);
+  };
+}
+var pushDirectory = (directoryPath, paths) => {
+  paths.push(directoryPath || ".");
+};
+var pushDirectoryFilter = (directoryPath, paths, filters) => {
+  const path = directoryPath || ".";
+  if (filters.every((filter) => filter(path, true))) paths.push(path);
+};
+var empty$2 = () => {
+};
+function build$6(root, options) {
+  const { includeDirs, filters, relativePaths } = options;
+  if (!includeDirs) return empty$2;
+  if (relativePaths) return filters && filters.length ? pushDirectoryFilterWithRelativePath(root) : pushDirectoryWithRelativePath(root);
+  return filters && filters.length ? pushDirectoryFilter : pushDirectory;
+}
+var pushFileFilterAndCount = (filename, _paths, counts, filters) => {
+  if (filters.every((filter) => filter(filename, false))) counts.files++;
+};
+var pushFileFilter = (filename, paths, _counts, filters) => {
+  if (filters.every((filter) => filter(filename, false))) paths.push(filename);
+};
+var pushFileCount = (_filename, _paths, counts, _filters) => {
+  counts.files++;
+};
+var pushFile = (filename, paths) => {
+  paths.push(filename);
+};
+var empty$1 = () => {
+};
+function build$5(options) {
+  const { excludeFiles, filters, onlyCounts } = options;
+  if (excludeFiles) return empty$1;
+  if (filters && filters.length) return onlyCounts ? pushFileFilterAndCount : pushFileFilter;
+  else if (onlyCounts) return pushFileCount;
+  else return pushFile;
+}
+var getArray = (paths) => {
+  return paths;
+};
+var getArrayGroup = () => {
+  return [""].slice(0, 0);
+};
+function build$4(options) {
+  return options.group ? getArrayGroup : getArray;
+}
+var groupFiles = (groups, directory, files) => {
+  groups.push({
+    directory,
+    files,
+    dir: directory
+  });
+};
+var empty = () => {
+};
+function build$3(options) {
+  return options.group ? groupFiles : empty;
+}
+var resolveSymlinksAsync = function(path, state, callback$1) {
+  const { queue, fs: fs3, options: { suppressErrors } } = state;
+  queue.enqueue();
+  fs3.realpath(path, (error2, resolvedPath) => {
+    if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
+    fs3.stat(resolvedPath, (error$1, stat3) => {
+      if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
+      if (stat3.isDirectory() && isRecursive(path, resolvedPath, state)) return queue.dequeue(null, state);
+      callback$1(stat3, resolvedPath);
+      queue.dequeue(null, state);
+    });
+  });
+};
+var resolveSymlinks = function(path, state, callback$1) {
+  const { queue, fs: fs3, options: { suppressErrors } } = state;
+  queue.enqueue();
+  try {
+    const resolvedPath = fs3.realpathSync(path);
+    const stat3 = fs3.statSync(resolvedPath);
+    if (stat3.isDirectory() && isRecursive(path, resolvedPath, state)) return;
+    callback$1(stat3, resolvedPath);
+  } catch (e) {
+    if (!suppressErrors) throw e;
+  }
+};
+function build$2(options, isSynchronous) {
+  if (!options.resolveSymlinks || options.excludeSymlinks) return null;
+  return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
+}
+function isRecursive(path, resolved, state) {
+  if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
+  let parent = dirname(path);
+  let depth = 1;
+  while (parent !== state.root && depth < 2) {
+    const resolvedPath = state.symlinks.get(parent);
+    const isSameRoot = !!resolvedPath && (resolvedPath === resolved || resolvedPath.startsWith(resolved) || resolved.startsWith(resolvedPath));
+    if (isSameRoot) depth++;
+    else parent = dirname(parent);
+  }
+  state.symlinks.set(path, resolved);
+  return depth > 1;
+}
+function isRecursiveUsingRealPaths(resolved, state) {
+  return state.visited.includes(resolved + state.options.pathSeparator);
+}
+var onlyCountsSync = (state) => {
+  return state.counts;
+};
+var groupsSync = (state) => {
+  return state.groups;
+};
+var defaultSync = (state) => {
+  return state.paths;
+};
+var limitFilesSync = (state) => {
+  return state.paths.slice(0, state.options.maxFiles);
+};
+var onlyCountsAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.counts, state.options.suppressErrors);
+  return null;
+};
+var defaultAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.paths, state.options.suppressErrors);
+  return null;
+};
+var limitFilesAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.paths.slice(0, state.options.maxFiles), state.options.suppressErrors);
+  return null;
+};
+var groupsAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.groups, state.options.suppressErrors);
+  return null;
+};
+function report(error2, callback$1, output, suppressErrors) {
+  if (error2 && !suppressErrors) callback$1(error2, output);
+  else callback$1(null, output);
+}
+function build$1(options, isSynchronous) {
+  const { onlyCounts, group, maxFiles } = options;
+  if (onlyCounts) return isSynchronous ? onlyCountsSync : onlyCountsAsync;
+  else if (group) return isSynchronous ? groupsSync : groupsAsync;
+  else if (maxFiles) return isSynchronous ? limitFilesSync : limitFilesAsync;
+  else return isSynchronous ? defaultSync : defaultAsync;
+}
+var readdirOpts = { withFileTypes: true };
+var walkAsync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
+  state.queue.enqueue();
+  if (currentDepth < 0) return state.queue.dequeue(null, state);
+  const { fs: fs3 } = state;
+  state.visited.push(crawlPath);
+  state.counts.directories++;
+  fs3.readdir(crawlPath || ".", readdirOpts, (error2, entries = []) => {
+    callback$1(entries, directoryPath, currentDepth);
+    state.queue.dequeue(state.options.suppressErrors ? null : error2, state);
+  });
+};
+var walkSync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
+  const { fs: fs3 } = state;
+  if (currentDepth < 0) return;
+  state.visited.push(crawlPath);
+  state.counts.directories++;
+  let entries = [];
+  try {
+    entries = fs3.readdirSync(crawlPath || ".", readdirOpts);
+  } catch (e) {
+    if (!state.options.suppressErrors) throw e;
+  }
+  callback$1(entries, directoryPath, currentDepth);
+};
+function build2(isSynchronous) {
+  return isSynchronous ? walkSync : walkAsync;
+}
+var Queue = class {
+  count = 0;
+  constructor(onQueueEmpty) {
+    this.onQueueEmpty = onQueueEmpty;
+  }
+  enqueue() {
+    this.count++;
+    return this.count;
+  }
+  dequeue(error2, output) {
+    if (this.onQueueEmpty && (--this.count <= 0 || error2)) {
+      this.onQueueEmpty(error2, output);
+      if (error2) {
+        output.controller.abort();
+        this.onQueueEmpty = void 0;
+      }
+    }
+  }
+};
+var Counter = class {
+  _files = 0;
+  _directories = 0;
+  set files(num) {
+    this._files = num;
+  }
+  get files() {
+    return this._files;
+  }
+  set directories(num) {
+    this._directories = num;
+  }
+  get directories() {
+    return this._directories;
+  }
+  /**
+  * @deprecated use `directories` instead
+  */
+  /* c8 ignore next 3 */
+  get dirs() {
+    return this._directories;
+  }
+};
+var Aborter = class {
+  aborted = false;
+  abort() {
+    this.aborted = true;
+  }
+};
+var Walker = class {
+  root;
+  isSynchronous;
+  state;
+  joinPath;
+  pushDirectory;
+  pushFile;
+  getArray;
+  groupFiles;
+  resolveSymlink;
+  walkDirectory;
+  callbackInvoker;
+  constructor(root, options, callback$1) {
+    this.isSynchronous = !callback$1;
+    this.callbackInvoker = build$1(options, this.isSynchronous);
+    this.root = normalizePath(root, options);
+    this.state = {
+      root: isRootDirectory(this.root) ? this.root : this.root.slice(0, -1),
+      paths: [""].slice(0, 0),
+      groups: [],
+      counts: new Counter(),
+      options,
+      queue: new Queue((error2, state) => this.callbackInvoker(state, error2, callback$1)),
+      symlinks: /* @__PURE__ */ new Map(),
+      visited: [""].slice(0, 0),
+      controller: new Aborter(),
+      fs: options.fs || nativeFs
+    };
+    this.joinPath = build$7(this.root, options);
+    this.pushDirectory = build$6(this.root, options);
+    this.pushFile = build$5(options);
+    this.getArray = build$4(options);
+    this.groupFiles = build$3(options);
+    this.resolveSymlink = build$2(options, this.isSynchronous);
+    this.walkDirectory = build2(this.isSynchronous);
+  }
+  start() {
+    this.pushDirectory(this.root, this.state.paths, this.state.options.filters);
+    this.walkDirectory(this.state, this.root, this.root, this.state.options.maxDepth, this.walk);
+    return this.isSynchronous ? this.callbackInvoker(this.state, null) : null;
+  }
+  walk = (entries, directoryPath, depth) => {
+    const { paths, options: { filters, resolveSymlinks: resolveSymlinks$1, excludeSymlinks, exclude, maxFiles, signal: signal2, useRealPaths, pathSeparator }, controller } = this.state;
+    if (controller.aborted || signal2 && signal2.aborted || maxFiles && paths.length > maxFiles) return;
+    const files = this.getArray(this.state.paths);
+    for (let i = 0; i < entries.length; ++i) {
+      const entry = entries[i];
+      if (entry.isFile() || entry.isSymbolicLink() && !resolveSymlinks$1 && !excludeSymlinks) {
+        const filename = this.joinPath(entry.name, directoryPath);
+        this.pushFile(filename, files, this.state.counts, filters);
+      } else if (entry.isDirectory()) {
+        let path = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path)) continue;
+        this.pushDirectory(path, paths, filters);
+        this.walkDirectory(this.state, path, path, depth - 1, this.walk);
+      } else if (this.resolveSymlink && entry.isSymbolicLink()) {
+        let path = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path, this.state, (stat3, resolvedPath) => {
+          if (stat3.isDirectory()) {
+            resolvedPath = normalizePath(resolvedPath, this.state.options);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path + pathSeparator, depth - 1, this.walk);
+          } else {
+            resolvedPath = useRealPaths ? resolvedPath : path;
+            const filename = basename(resolvedPath);
+            const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
+            resolvedPath = this.joinPath(filename, directoryPath$1);
+            this.pushFile(resolvedPath, files, this.state.counts, filters);
+          }
+        });
+      }
+    }
+    this.groupFiles(this.state.groups, directoryPath, files);
+  };
+};
+function promise(root, options) {
+  return new Promise((resolve$1, reject) => {
+    callback(root, options, (err, output) => {
+      if (err) return reject(err);
+      resolve$1(output);
+    });
+  });
+}
+function callback(root, options, callback$1) {
+  let walker = new Walker(root, options, callback$1);
+  walker.start();
+}
+function sync(root, options) {
+  const walker = new Walker(root, options);
+  return walker.start();
+}
+var APIBuilder = class {
+  constructor(root, options) {
+    this.root = root;
+    this.options = options;
+  }
+  withPromise() {
+    return promise(this.root, this.options);
+  }
+  withCallback(cb) {
+    callback(this.root, this.options, cb);
+  }
+  sync() {
+    return sync(this.root, this.options);
+  }
+};
+var pm = null;
+try {
+  __require2.resolve("picomatch");
+  pm = __require2("picomatch");
+} catch {
+}
+var Builder = class {
+  globCache = {};
+  options = {
+    maxDepth: Infinity,
+    suppressErrors: true,
+    pathSeparator: sep,
+    filters: []
+  };
+  globFunction;
+  constructor(options) {
+    this.options = {
+      ...this.options,
+      ...options
+    };
+    this.globFunction = this.options.globFunction;
+  }
+  group() {
+    this.options.group = true;
+    return this;
+  }
+  withPathSeparator(separator) {
+    this.options.pathSeparator = separator;
+    return this;
+  }
+  withBasePath() {
+    this.options.includeBasePath = true;
+    return this;
+  }
+  withRelativePaths() {
+    this.options.relativePaths = true;
+    return this;
+  }
+  withDirs() {
+    this.options.includeDirs = true;
+    return this;
+  }
+  withMaxDepth(depth) {
+    this.options.maxDepth = depth;
+    return this;
+  }
+  withMaxFiles(limit) {
+    this.options.maxFiles = limit;
+    return this;
+  }
+  withFullPaths() {
+    this.options.resolvePaths = true;
+    this.options.includeBasePath = true;
+    return this;
+  }
+  withErrors() {
+    this.options.suppressErrors = false;
+    return this;
+  }
+  withSymlinks({ resolvePaths = true } = {}) {
+    this.options.resolveSymlinks = true;
+    this.options.useRealPaths = resolvePaths;
+    return this.withFullPaths();
+  }
+  withAbortSignal(signal2) {
+    this.options.signal = signal2;
+    return this;
+  }
+  normalize() {
+    this.options.normalizePath = true;
+    return this;
+  }
+  filter(predicate) {
+    this.options.filters.push(predicate);
+    return this;
+  }
+  onlyDirs() {
+    this.options.excludeFiles = true;
+    this.options.includeDirs = true;
+    return this;
+  }
+  exclude(predicate) {
+    this.options.exclude = predicate;
+    return this;
+  }
+  onlyCounts() {
+    this.options.onlyCounts = true;
+    return this;
+  }
+  crawl(root) {
+    return new APIBuilder(root || ".", this.options);
+  }
+  withGlobFunction(fn) {
+    this.globFunction = fn;
+    return this;
+  }
+  /**
+  * @deprecated Pass options using the constructor instead:
+  * ```ts
+  * new fdir(options).crawl("/path/to/root");
+  * ```
+  * This method will be removed in v7.0
+  */
+  /* c8 ignore next 4 */
+  crawlWithOptions(root, options) {
+    this.options = {
+      ...this.options,
+      ...options
+    };
+    return new APIBuilder(root || ".", this.options);
+  }
+  glob(...patterns) {
+    if (this.globFunction) return this.globWithOptions(patterns);
+    return this.globWithOptions(patterns, ...[{ dot: true }]);
+  }
+  globWithOptions(patterns, ...options) {
+    const globFn = this.globFunction || pm;
+    if (!globFn) throw new Error("Please specify a glob function to use glob matching.");
+    var isMatch = this.globCache[patterns.join("\0")];
+    if (!isMatch) {
+      isMatch = globFn(patterns, ...options);
+      this.globCache[patterns.join("\0")] = isMatch;
+    }
+    this.options.filters.push((path) => isMatch(path));
+    return this;
+  }
+};
+
+// node_modules/tinyglobby/dist/index.mjs
+var import_picomatch = __toESM(require_picomatch2(), 1);
+var isReadonlyArray = Array.isArray;
+var BACKSLASHES = /\\/g;
+var DRIVE_RELATIVE_PATH = /^[A-Za-z]:$/;
+var isWin = process.platform === "win32";
+var ONLY_PARENT_DIRECTORIES = /^(\/?\.\.)+$/;
+function getPartialMatcher(patterns, options = {}) {
+  const patternsCount = patterns.length;
+  const patternsParts = Array(patternsCount);
+  const matchers = Array(patternsCount);
+  let i, j;
+  for (i = 0; i < patternsCount; i++) {
+    const parts = splitPattern(patterns[i]);
+    patternsParts[i] = parts;
+    const partsCount = parts.length;
+    const partMatchers = Array(partsCount);
+    for (j = 0; j < partsCount; j++) partMatchers[j] = (0, import_picomatch.default)(parts[j], options);
+    matchers[i] = partMatchers;
+  }
+  return (input) => {
+    const inputParts = input.split("/");
+    if (inputParts[0] === ".." && ONLY_PARENT_DIRECTORIES.test(input)) return true;
+    for (i = 0; i < patternsCount; i++) {
+      const patternParts = patternsParts[i];
+      const matcher = matchers[i];
+      const inputPatternCount = inputParts.length;
+      const minParts = Math.min(inputPatternCount, patternParts.length);
+      j = 0;
+      while (j < minParts) {
+        const part = patternParts[j];
+        if (part.includes("/")) return true;
+        if (!matcher[j](inputParts[j])) break;
+        if (!options.noglobstar && part === "**") return true;
+        j++;
+      }
+      if (j === inputPatternCount) return true;
+    }
+    return false;
+  };
+}
+var WIN32_ROOT_DIR = /^[A-Z]:\/$/i;
+var isRoot = isWin ? (p) => WIN32_ROOT_DIR.test(p) : (p) => p === "/";
+function buildFormat(cwd, root, absolute) {
+  if (cwd === root || root.startsWith(`${cwd}/`)) {
+    if (absolute) {
+      const start = cwd.length + +!isRoot(cwd);
+      return (p, isDir) => p.slice(start, isDir ? -1 : void 0) || ".";
+    }
+    const prefix = root.slice(cwd.length + 1);
+    if (prefix) return (p, isDir) => {
+      if (p === ".") return prefix;
+      const result = `${prefix}/${p}`;
+      return isDir ? result.slice(0, -1) : result;
+    };
+    return (p, isDir) => isDir && p !== "." ? p.slice(0, -1) : p;
+  }
+  if (absolute) return (p) => posix.relative(cwd, p) || ".";
+  return (p) => posix.relative(cwd, `${root}/${p}`) || ".";
+}
+function buildRelative(cwd, root) {
+  if (root.startsWith(`${cwd}/`)) {
+    const prefix = root.slice(cwd.length + 1);
+    return (p) => `${prefix}/${p}`;
+  }
+  return (p) => {
+    const result = posix.relative(cwd, `${root}/${p}`);
+    return p[p.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
+  };
+}
+function ensureNonDriveRelativePath(path) {
+  return path.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+}
+var splitPatternOptions = { parts: true };
+function splitPattern(path) {
+  var _result$parts;
+  const result = import_picomatch.default.scan(path, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path];
+}
+var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
+var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
+var escapePosixPath = (path) => path.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path) => path.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePath = isWin ? escapeWin32Path : escapePosixPath;
+function isDynamicPattern(pattern, options) {
+  if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
+  const scan = import_picomatch.default.scan(pattern);
+  return scan.isGlob || scan.negated;
+}
+function log(...tasks) {
+  console.log(`[tinyglobby ${(/* @__PURE__ */ new Date()).toLocaleTimeString("es")}]`, ...tasks);
+}
+function ensureStringArray(value) {
+  return typeof value === "string" ? [value] : value !== null && value !== void 0 ? value : [];
+}
+var PARENT_DIRECTORY = /^(\/?\.\.)+/;
+var ESCAPING_BACKSLASHES = /\\(?=[()[\]{}!*+?@|])/g;
+function normalizePattern(pattern, opts, props, isIgnore) {
+  var _PARENT_DIRECTORY$exe;
+  const cwd = opts.cwd;
+  let result = pattern;
+  if (pattern[pattern.length - 1] === "/") result = pattern.slice(0, -1);
+  if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
+  const escapedCwd = escapePath(cwd);
+  result = isAbsolute(result.replace(ESCAPING_BACKSLASHES, "")) ? posix.relative(escapedCwd, result) : posix.normalize(result);
+  const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
+  const parts = splitPattern(result);
+  if (parentDir) {
+    const n = (parentDir.length + 1) / 3;
+    let i = 0;
+    const cwdParts = escapedCwd.split("/");
+    while (i < n && parts[i + n] === cwdParts[cwdParts.length + i - n]) {
+      result = result.slice(0, (n - i - 1) * 3) + result.slice((n - i) * 3 + parts[i + n].length + 1) || ".";
+      i++;
+    }
+    const potentialRoot = posix.join(cwd, parentDir.slice(i * 3));
+    if (potentialRoot[0] !== "." && props.root.length > potentialRoot.length) {
+      props.root = ensureNonDriveRelativePath(potentialRoot);
+      props.depthOffset = -n + i;
+    }
+  }
+  if (!isIgnore && props.depthOffset >= 0) {
+    var _props$commonPath;
+    (_props$commonPath = props.commonPath) !== null && _props$commonPath !== void 0 || (props.commonPath = parts);
+    const newCommonPath = [];
+    const length = Math.min(props.commonPath.length, parts.length);
+    for (let i = 0; i < length; i++) {
+      const part = parts[i];
+      if (part === "**" && !parts[i + 1]) {
+        newCommonPath.pop();
+        break;
+      }
+      if (i === parts.length - 1 || part !== props.commonPath[i] || isDynamicPattern(part)) break;
+      newCommonPath.push(part);
+    }
+    props.depthOffset = newCommonPath.length;
+    props.commonPath = newCommonPath;
+    props.root = ensureNonDriveRelativePath(newCommonPath.length > 0 ? posix.join(cwd, ...newCommonPath) : cwd);
+  }
+  return result;
+}
+function processPatterns(options, patterns, props) {
+  const matchPatterns = [];
+  const ignorePatterns = [];
+  for (const pattern of options.ignore) {
+    if (!pattern) continue;
+    if (pattern[0] !== "!" || pattern[1] === "(") ignorePatterns.push(normalizePattern(pattern, options, props, true));
+  }
+  for (const pattern of patterns) {
+    if (!pattern) continue;
+    if (pattern[0] !== "!" || pattern[1] === "(") matchPatterns.push(normalizePattern(pattern, options, props, false));
+    else if (pattern[1] !== "!" || pattern[2] === "(") ignorePatterns.push(normalizePattern(pattern.slice(1), options, props, true));
+  }
+  return {
+    match: matchPatterns,
+    ignore: ignorePatterns
+  };
+}
+function buildCrawler(options, patterns) {
+  const cwd = options.cwd;
+  const props = {
+    root: cwd,
+    depthOffset: 0
+  };
+  const processed = processPatterns(options, patterns, props);
+  if (options.debug) log("internal processing patterns:", processed);
+  const { absolute, caseSensitiveMatch, debug: debug2, dot, followSymbolicLinks, onlyDirectories } = options;
+  const root = props.root.replace(BACKSLASHES, "");
+  const matchOptions = {
+    dot,
+    nobrace: options.braceExpansion === false,
+    nocase: !caseSensitiveMatch,
+    noextglob: options.extglob === false,
+    noglobstar: options.globstar === false,
+    posix: true
+  };
+  const matcher = (0, import_picomatch.default)(processed.match, matchOptions);
+  const ignore = (0, import_picomatch.default)(processed.ignore, matchOptions);
+  const partialMatcher = getPartialMatcher(processed.match, matchOptions);
+  const format = buildFormat(cwd, root, absolute);
+  const excludeFormatter = absolute ? format : buildFormat(cwd, root, true);
+  const excludePredicate = (_, p) => {
+    const relativePath = excludeFormatter(p, true);
+    return relativePath !== "." && !partialMatcher(relativePath) || ignore(relativePath);
+  };
+  let maxDepth;
+  if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
+  const crawler = new Builder({
+    filters: [debug2 ? (p, isDirectory2) => {
+      const path = format(p, isDirectory2);
+      const matches = matcher(path) && !ignore(path);
+      if (matches) log(`matched ${path}`);
+      return matches;
+    } : (p, isDirectory2) => {
+      const path = format(p, isDirectory2);
+      return matcher(path) && !ignore(path);
+    }],
+    exclude: debug2 ? (_, p) => {
+      const skipped = excludePredicate(_, p);
+      log(`${skipped ? "skipped" : "crawling"} ${p}`);
+      return skipped;
+    } : excludePredicate,
+    fs: options.fs,
+    pathSeparator: "/",
+    relativePaths: !absolute,
+    resolvePaths: absolute,
+    includeBasePath: absolute,
+    resolveSymlinks: followSymbolicLinks,
+    excludeSymlinks: !followSymbolicLinks,
+    excludeFiles: onlyDirectories,
+    includeDirs: onlyDirectories || !options.onlyFiles,
+    maxDepth,
+    signal: options.signal
+  }).crawl(root);
+  if (options.debug) log("internal properties:", {
+    ...props,
+    root
+  });
+  return [crawler, cwd !== root && !absolute && buildRelative(cwd, root)];
+}
+function formatPaths(paths, mapper) {
+  if (mapper) for (let i = paths.length - 1; i >= 0; i--) paths[i] = mapper(paths[i]);
+  return paths;
+}
+var defaultOptions = {
+  caseSensitiveMatch: true,
+  debug: !!process.env.TINYGLOBBY_DEBUG,
+  expandDirectories: true,
+  followSymbolicLinks: true,
+  onlyFiles: true
+};
+function getOptions(options) {
+  const opts = Object.assign({}, options);
+  for (const key in defaultOptions) if (opts[key] === void 0) Object.assign(opts, { [key]: defaultOptions[key] });
+  opts.cwd = (opts.cwd instanceof URL ? fileURLToPath(opts.cwd) : resolve2(opts.cwd || process.cwd())).replace(BACKSLASHES, "/");
+  opts.ignore = ensureStringArray(opts.ignore);
+  opts.fs && (opts.fs = {
+    readdir: opts.fs.readdir || readdir2,
+    readdirSync: opts.fs.readdirSync || readdirSync,
+    realpath: opts.fs.realpath || realpath,
+    realpathSync: opts.fs.realpathSync || realpathSync,
+    stat: opts.fs.stat || stat2,
+    statSync: opts.fs.statSync || statSync
+  });
+  if (opts.debug) log("globbing with options:", opts);
+  return opts;
+}
+function getCrawler(globInput, inputOptions = {}) {
+  var _ref;
+  if (globInput && (inputOptions === null || inputOptions === void 0 ? void 0 : inputOptions.patterns)) throw new Error("Cannot pass patterns as both an argument and an option");
+  const isModern = isReadonlyArray(globInput) || typeof globInput === "string";
+  const patterns = ensureStringArray((_ref = isModern ? globInput : globInput.patterns) !== null && _ref !== void 0 ? _ref : "**/*");
+  const options = getOptions(isModern ? inputOptions : globInput);
+  return patterns.length > 0 ? buildCrawler(options, patterns) : [];
+}
+async function glob(globInput, options) {
+  const [crawler, relative4] = getCrawler(globInput, options);
+  return crawler ? formatPaths(await crawler.withPromise(), relative4) : [];
+}
 
 // src/core/format/source.ts
 var DEFAULT_LIMITS = {
@@ -33139,7 +36825,7 @@ function loadSourceText(file, input, limits = DEFAULT_LIMITS) {
   }
   let events;
   try {
-    events = parseEvents(text, { filename: file, maxDepth: limits.maxDepth });
+    events = yamlLibrary().parseEvents(text, { filename: file, maxDepth: limits.maxDepth });
   } catch (err) {
     return yamlFailure(text, err);
   }
@@ -33147,10 +36833,10 @@ function loadSourceText(file, input, limits = DEFAULT_LIMITS) {
   if ("problems" in walked) return { ok: false, problems: walked.problems, text };
   let value;
   try {
-    const docs = constructFromEvents(events, {
+    const docs = yamlLibrary().constructFromEvents(events, {
       source: text,
       filename: file,
-      schema: CORE_SCHEMA,
+      schema: yamlLibrary().CORE_SCHEMA,
       maxAliases: limits.maxAliases
     });
     value = docs[0] ?? null;
@@ -33161,7 +36847,7 @@ function loadSourceText(file, input, limits = DEFAULT_LIMITS) {
 }
 function yamlFailure(text, err) {
   const doc = new SourceDocument("", text, null, /* @__PURE__ */ new Map());
-  if (err instanceof YAMLException) {
+  if (err instanceof yamlLibrary().YAMLException) {
     const offset = Math.min(err.mark?.position ?? 0, text.length);
     const reason = err.reason || err.message;
     const depth = /depth/i.test(reason);
@@ -33261,7 +36947,7 @@ function walkEvents(text, events, limits) {
         const valueRange = { start: ev.valueStart, end: Math.max(ev.valueEnd, ev.valueStart) };
         const parent = stack[stack.length - 1];
         const isKey = parent?.kind === "map" && !parent.key;
-        const at = place(valueRange, isKey ? getScalarValue(text, ev) : null);
+        const at = place(valueRange, isKey ? yamlLibrary().getScalarValue(text, ev) : null);
         const over = count(1, ev.valueStart);
         if (over) return over;
         if (at) record(at, valueRange);
@@ -56324,7 +60010,7 @@ ${String(this.template(config.return, from("return"), scope))}`;
       if (isObject(config["front-matter"])) {
         const fm = this.templates(config["front-matter"], from("front-matter"), scope);
         content = `---
-${dump(fm, { lineWidth: -1 }).trimEnd()}
+${yamlLibrary().dump(fm, { lineWidth: -1 }).trimEnd()}
 ---
 ${content}`;
       }
@@ -58460,6 +62146,8 @@ var hasFrontMatterCode = (text) => /^---[ \t]*\r?\n[\s\S]*?^playbook_code\s*:/m.
 var mindscape = {
   id: "mindscape",
   title: "Mindscape",
+  // Mindscape looks a playbook up by its code when a plan or a slot runs it, not when it loads.
+  softRules: ["set-unresolved-playbook"],
   recognise: (file, text) => HANDOFF_FILE.test(file) || /\.json$/i.test(file) && /"playbook_code"\s*:/.test(text) && /"steps"\s*:/.test(text) && !/"apiVersion"/.test(text) || /\.(md|ya?ml)$/i.test(file) && text.startsWith("---") && hasFrontMatterCode(text),
   // The SOPs beside the specs (i18n/playbooks/<locale>/) load with their spec.
   isPart: (file) => /(^|\/)i18n\/playbooks\/[^/]+\/[^/]+\.md$/i.test(file),
@@ -60205,6 +63893,7 @@ var Conversion = class extends DialectConversion {
       for (const [id, node] of Object.entries(nodes)) this.node(id, node, converted);
       out.nodes = converted;
       this.graphGates(src, nodes);
+      if (src.dispatch === "subagent") this.subagent(src, converted, out);
     }
     const loop = isObject(nodes) ? cycleIn2(nodes) : void 0;
     if (loop) {
@@ -60302,7 +63991,7 @@ var Conversion = class extends DialectConversion {
       this.report(
         "dialect-drift",
         ["dispatch"],
-        "`dispatch: subagent` hands the whole walk to one agent in Triagent; here the walk goes step by step on the issue",
+        "`dispatch: subagent`: one AI step walks the whole playbook and reports its findings, as Triagent's sub-agent does; people see its answer, not each node",
         void 0,
         true
       );
@@ -60325,6 +64014,93 @@ var Conversion = class extends DialectConversion {
       out.tags = tags;
       this.b.locate(["tags"], [Object.keys(tags)[0]]);
     }
+  }
+  /**
+   * `dispatch: subagent`: Triagent hands the whole walk to one agent, which comes back with the
+   * findings. Here that is one `ai` step whose prompt is the playbook — every node with its calls,
+   * findings and branches — and whose tools are the calls' tools; the nodes, converted and checked
+   * above, are what it reads.
+   */
+  subagent(src, nodes, out) {
+    this.walkGates(src);
+    const lines = [
+      `Walk the playbook "${String(src.symptom ?? src.id)}" from node \`${String(src.entrypoint)}\`, node by node, and record the findings each node expects.`
+    ];
+    if (typeof src.description === "string") lines.push("", src.description.trim());
+    const tools = /* @__PURE__ */ new Set();
+    const findings = /* @__PURE__ */ new Set();
+    for (const [id, node] of Object.entries(nodes)) {
+      if (!isObject(node) || node.type === "end") continue;
+      lines.push("", `## ${id}`, "", String(node.description ?? ""));
+      for (const call of Array.isArray(node.suggested_calls) ? node.suggested_calls : []) {
+        if (!isObject(call) || typeof call.tool !== "string") continue;
+        tools.add(call.tool);
+        lines.push(
+          `- call \`${call.tool}\`${call.args ? ` with ${JSON.stringify(call.args)}` : ""}`
+        );
+      }
+      for (const f of Array.isArray(node.expected_findings) ? node.expected_findings : []) {
+        findings.add(String(f));
+        lines.push(`- record \`${String(f)}\``);
+      }
+      for (const b of Array.isArray(node.next) ? node.next : [])
+        if (isObject(b) && typeof b.condition === "string") {
+          const to = String(b.goto);
+          const end = nodes[to];
+          lines.push(
+            isObject(end) && end.type === "end" ? `- when ${b.condition}: stop here${typeof end.advice === "string" ? ` and advise: ${end.advice}` : ""}` : `- when ${b.condition}: go to ${to}`
+          );
+        }
+      if (typeof node.playbook === "string")
+        lines.push(`- walk playbook \`${node.playbook}\` first`);
+    }
+    const walk = {
+      type: "ai",
+      description: "One agent walks the whole playbook (Triagent's dispatch: subagent).",
+      prompt: lines.join("\n")
+    };
+    if (tools.size) walk.tools = [...tools];
+    if (findings.size) walk.expected_findings = [...findings];
+    out.entrypoint = "walk";
+    out.nodes = { walk, done: { type: "end", description: "The agent's walk is over." } };
+    walk.next = "done";
+    for (const to of [["entrypoint"], ["nodes"], ["nodes", "walk"], ["nodes", "done"]])
+      this.b.locate(to, ["dispatch"]);
+  }
+  /**
+   * Triagent's own checks of the walk's branches, which the v1 graph rules make on a step-by-step
+   * walk: every goto names a node, and every node can be reached from the entrypoint.
+   */
+  walkGates(src) {
+    const nodes = src.nodes;
+    const seen = /* @__PURE__ */ new Set();
+    const visit2 = (id) => {
+      if (seen.has(id) || !isObject(nodes[id])) return;
+      seen.add(id);
+      const next = nodes[id].next;
+      (Array.isArray(next) ? next : []).forEach((b, i) => {
+        if (!isObject(b) || typeof b.goto !== "string") return;
+        if (!Object.hasOwn(nodes, b.goto))
+          this.report(
+            "dialect-invalid",
+            ["nodes", id, "next", i, "goto"],
+            `node '${id}' next[${i}] goto '${b.goto}' does not resolve`,
+            "name a node of this playbook"
+          );
+        else visit2(b.goto);
+      });
+    };
+    const entry = typeof src.entrypoint === "string" ? src.entrypoint : "";
+    visit2(entry);
+    for (const id of Object.keys(nodes))
+      if (!seen.has(id) && Object.hasOwn(nodes, entry))
+        this.report(
+          "dialect-invalid",
+          ["nodes", id],
+          `node '${id}' is unreachable from entrypoint '${entry}'`,
+          "add a branch that targets it or remove the node",
+          true
+        );
   }
   node(id, node, out) {
     const at = ["nodes", id];

@@ -1,12 +1,5 @@
-import {
-  CORE_SCHEMA,
-  EVENT_ID,
-  YAMLException,
-  constructFromEvents,
-  getScalarValue,
-  parseEvents,
-  type Event,
-} from "js-yaml";
+import { EVENT_ID, type Event } from "js-yaml";
+import { yamlLibrary } from "./yaml-library.js";
 import type { Span } from "./diagnostics.js";
 
 /** Bounds on what one playbook file may cost to read. A real playbook is a few kilobytes. */
@@ -238,7 +231,7 @@ export function loadSourceText(
   }
   let events: Event[];
   try {
-    events = parseEvents(text, { filename: file, maxDepth: limits.maxDepth });
+    events = yamlLibrary().parseEvents(text, { filename: file, maxDepth: limits.maxDepth });
   } catch (err) {
     return yamlFailure(text, err);
   }
@@ -248,10 +241,10 @@ export function loadSourceText(
   try {
     // Duplicates were already reported with positions; json mode keeps construction from
     // throwing on them a second time.
-    const docs = constructFromEvents(events, {
+    const docs = yamlLibrary().constructFromEvents(events, {
       source: text,
       filename: file,
-      schema: CORE_SCHEMA,
+      schema: yamlLibrary().CORE_SCHEMA,
       maxAliases: limits.maxAliases,
     });
     value = docs[0] ?? null;
@@ -263,7 +256,7 @@ export function loadSourceText(
 
 function yamlFailure(text: string, err: unknown): LoadResult {
   const doc = new SourceDocument("", text, null, new Map());
-  if (err instanceof YAMLException) {
+  if (err instanceof yamlLibrary().YAMLException) {
     const offset = Math.min(err.mark?.position ?? 0, text.length);
     const reason = err.reason || err.message;
     const depth = /depth/i.test(reason);
@@ -408,7 +401,7 @@ function walkEvents(
         const valueRange = { start: ev.valueStart, end: Math.max(ev.valueEnd, ev.valueStart) };
         const parent = stack[stack.length - 1];
         const isKey = parent?.kind === "map" && !parent.key;
-        const at = place(valueRange, isKey ? getScalarValue(text, ev) : null);
+        const at = place(valueRange, isKey ? yamlLibrary().getScalarValue(text, ev) : null);
         const over = count(1, ev.valueStart);
         if (over) return over;
         if (at) record(at, valueRange);

@@ -1,3 +1,4 @@
+import "../../adapters/local/yaml-library.js";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";

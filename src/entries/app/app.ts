@@ -1,3 +1,4 @@
+import "../../adapters/local/yaml-library.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Context, Probot } from "probot";
 import { MockAiAdapter, type AiAdapter } from "../../adapters/ai/adapter.js";

@@ -1,8 +1,11 @@
+import "../../adapters/local/yaml-library.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { glob } from "tinyglobby";
-import { dump as dumpYaml } from "js-yaml";
+import { yamlLibrary } from "../../core/format/yaml-library.js";
+
+const dumpYaml: ReturnType<typeof yamlLibrary>["dump"] = (...args) => yamlLibrary().dump(...args);
 import { ConfigError, loadConfig } from "../../adapters/local/rule-config.js";
 import {
   bundledPlaybooks,

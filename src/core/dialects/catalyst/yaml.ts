@@ -1,4 +1,4 @@
-import { dump } from "js-yaml";
+import { yamlLibrary } from "../../format/yaml-library.js";
 import type { DialectCode } from "../../rules/syntax/dialect-conversion.js";
 import type { PathSegment, SourceDocument } from "../../format/source.js";
 import { DialectConversion, isObject, type Json } from "../conversion.js";
@@ -789,7 +789,7 @@ export class CatalystYamlConversion extends DialectConversion {
       }
       if (isObject(config["front-matter"])) {
         const fm = this.templates(config["front-matter"], from("front-matter"), scope);
-        content = `---\n${dump(fm, { lineWidth: -1 }).trimEnd()}\n---\n${content}`;
+        content = `---\n${yamlLibrary().dump(fm, { lineWidth: -1 }).trimEnd()}\n---\n${content}`;
       }
     }
     const branch = this.lastBranch();
