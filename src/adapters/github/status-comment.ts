@@ -30,7 +30,7 @@ import {
 import { spans } from "../../core/markdown/replies.js";
 import type { Text } from "mdast";
 import { PlaybookGraph, stepTitle } from "../../core/format/graph.js";
-import { renderMermaid } from "../../core/format/mermaid.js";
+import { MERMAID_MAX_EDGES, neighbourhood, renderMermaid } from "../../core/format/mermaid.js";
 import {
   decodeSigned,
   encodeSigned,
@@ -103,6 +103,12 @@ export function readIndexBlock(body: string, seal: StateSeal): OpenRunIndex | un
 
 /** GitHub refuses comment bodies over 65,536 characters; we stay well below. */
 export const MAX_COMMENT_BODY = 60_000;
+/** Steps listed one by one; a longer playbook's checklist shows the steps around the current one. */
+export const MAX_CHECKLIST_STEPS = 40;
+/** The flowchart's share of the comment; a bigger one shows the steps around the current one. */
+export const MAX_FLOWCHART_CHARS = 20_000;
+/** Steps drawn around the current one when the whole flowchart is too big. */
+export const FLOWCHART_NEIGHBOURHOOD = 40;
 
 const STATUS_ICON: Record<RunState["status"], string> = {
   running: "🔄",
@@ -241,45 +247,11 @@ export function renderStatusComment(
     ),
   ];
   const blocks: BlockLike[] = [...head];
+  let chart: BlockLike[] = [];
   if (rootBundle && root) {
     const graph = new PlaybookGraph(rootBundle.playbook);
     const lanesAt = new Set(Object.values(root.lanes ?? {}).map((l) => l.current ?? ""));
-    blocks.push(
-      checklist(
-        graph.steps.map((s) => {
-          const r = root.results[s.id];
-          const current = !isFinished(run) && root.current === s.id;
-          const running = !isFinished(run) && lanesAt.has(s.id);
-          const note =
-            r?.status === "skipped"
-              ? "(skipped)"
-              : r?.status === "failed"
-                ? "(failed)"
-                : r?.status === "ignored"
-                  ? "(failed, ignored)"
-                  : undefined;
-          const title = stepTitle(s.step);
-          const label: InlineLike[] = [code(s.id), title !== s.id ? [" — ", title] : []];
-          return {
-            checked: r?.status === "completed",
-            content: [
-              current
-                ? [
-                    strong(label),
-                    " ← current",
-                    run.stack.length > 1
-                      ? [" (in ", code(f.playbook), ": ", code(f.current ?? ""), ")"]
-                      : [],
-                  ]
-                : running
-                  ? [label, " ← running"]
-                  : label,
-              note ? [" ", emphasis(note)] : [],
-            ],
-          };
-        }),
-      ),
-    );
+    blocks.push(...stepChecklist(run, graph, lanesAt));
     const step = bundle
       ? new PlaybookGraph(bundle.playbook).byId.get(f.current ?? "")?.step
       : undefined;
@@ -287,14 +259,7 @@ export function renderStatusComment(
     if (!isFinished(run) && step?.description)
       blocks.push(quote(paragraph(strong(stepTitle(step), ":"), " ", step.description)));
     if (run.end?.advice) blocks.push(paragraph(...spans(run.end.advice)));
-    const done = Object.entries(root.results)
-      .filter(([, r]) => r.status === "completed")
-      .map(([id]) => id);
-    const chart = renderMermaid(
-      rootBundle.playbook,
-      isFinished(run) ? { done } : { done, current: root.current ?? "", running: [...lanesAt] },
-    );
-    blocks.push(details("Flowchart", codeBlock(chart, "mermaid")));
+    chart = flowchart(run, rootBundle, graph, lanesAt);
   }
   const trace = run.trace
     .slice(-8)
@@ -304,17 +269,127 @@ export function renderStatusComment(
       `${t.event}${t.actor ? ` by @${t.actor}` : ""}`,
       t.outcome,
     ]);
-  if (trace.length)
-    blocks.push(details("Recent events", table(["time (UTC)", "step", "event", "outcome"], trace)));
+  const events = trace.length
+    ? [details("Recent events", table(["time (UTC)", "step", "event", "outcome"], trace))]
+    : [];
   // The state block is appended as written by the codec, after a blank line; the open-run index
   // (when given) is the last line.
   const hidden = `<!-- ${STATE_MARKER} ${encodeSigned(run, seal)} -->${index ? `\n${renderIndexBlock(index, seal)}` : ""}`;
-  let body = `${renderMarkdown(...blocks)}\n\n${hidden}`;
-  if (body.length > MAX_COMMENT_BODY) {
-    // Drop the readable extras before the state: the state must always fit.
-    body = `${renderMarkdown(...head, paragraph(emphasis("Details omitted: the comment would be too long.")))}\n\n${hidden}`;
+  const omitted = (what: string) =>
+    paragraph(emphasis(`${what} omitted: the comment would be too long.`));
+  // The readable extras go first, the state never: each try drops more until the comment fits.
+  const tries: BlockLike[][] = [
+    [...blocks, ...chart, ...events],
+    [...blocks, omitted("The flowchart"), ...events],
+    [...blocks, omitted("The flowchart and recent events")],
+    [...head, omitted("Details")],
+  ];
+  for (const t of tries) {
+    const body = `${renderMarkdown(...t)}\n\n${hidden}`;
+    if (body.length <= MAX_COMMENT_BODY) return body;
   }
-  return body;
+  return `${renderMarkdown(...head, omitted("Details"))}\n\n${hidden}`;
+}
+
+/**
+ * A step per line, ticked when done. A long playbook shows the steps around the current one
+ * (or, once the run is over, its last ones), and says how many others are done or to come.
+ */
+function stepChecklist(run: RunState, graph: PlaybookGraph, lanesAt: Set<string>): BlockLike[] {
+  const root = run.stack[0] as Frame;
+  const f = activeFrame(run);
+  const item = (s: PlaybookGraph["steps"][number]) => {
+    const r = root.results[s.id];
+    const current = !isFinished(run) && root.current === s.id;
+    const running = !isFinished(run) && lanesAt.has(s.id);
+    const note =
+      r?.status === "skipped"
+        ? "(skipped)"
+        : r?.status === "failed"
+          ? "(failed)"
+          : r?.status === "ignored"
+            ? "(failed, ignored)"
+            : undefined;
+    const title = stepTitle(s.step);
+    const label: InlineLike[] = [code(s.id), title !== s.id ? [" — ", title] : []];
+    return {
+      checked: r?.status === "completed",
+      content: [
+        current
+          ? [
+              strong(label),
+              " ← current",
+              run.stack.length > 1
+                ? [" (in ", code(f.playbook), ": ", code(f.current ?? ""), ")"]
+                : [],
+            ]
+          : running
+            ? [label, " ← running"]
+            : label,
+        note ? [" ", emphasis(note)] : [],
+      ],
+    };
+  };
+  const steps = graph.steps;
+  if (steps.length <= MAX_CHECKLIST_STEPS) return [checklist(steps.map(item))];
+  const at = steps.findIndex((s) => s.id === (isFinished(run) ? undefined : root.current));
+  const lastDone = steps.reduce((n, s, i) => (root.results[s.id] ? i : n), 0);
+  const center = at >= 0 ? at : lastDone;
+  const from = Math.max(0, Math.min(center - 10, steps.length - MAX_CHECKLIST_STEPS));
+  const to = Math.min(steps.length, from + MAX_CHECKLIST_STEPS);
+  const tally = (part: typeof steps) => {
+    const count = (status: string) =>
+      part.filter((s) => root.results[s.id]?.status === status).length;
+    const done = count("completed");
+    const other = part.length - done;
+    return `${part.length} step${part.length === 1 ? "" : "s"}: ${done} done${other ? `, ${other} not` : ""}`;
+  };
+  const out: BlockLike[] = [];
+  if (from > 0) out.push(paragraph(emphasis(`… ${tally(steps.slice(0, from))} before these`)));
+  out.push(checklist(steps.slice(from, to).map(item)));
+  if (to < steps.length) out.push(paragraph(emphasis(`… ${tally(steps.slice(to))} after these`)));
+  return out;
+}
+
+/**
+ * The flowchart, whole; or, when Mermaid would refuse it or it would crowd the comment, the
+ * steps around where the run stands, saying so.
+ */
+function flowchart(
+  run: RunState,
+  bundle: PlaybookBundle,
+  graph: PlaybookGraph,
+  lanesAt: Set<string>,
+): BlockLike[] {
+  const root = run.stack[0] as Frame;
+  const done = Object.entries(root.results)
+    .filter(([, r]) => r.status === "completed")
+    .map(([id]) => id);
+  const marks = isFinished(run)
+    ? { done }
+    : { done, current: root.current ?? "", running: [...lanesAt] };
+  const edges = graph.steps.reduce((n, s) => n + graph.resolvedSuccessors(s.id).length, 0);
+  const whole = edges <= MERMAID_MAX_EDGES ? renderMermaid(bundle.playbook, marks) : undefined;
+  if (whole && whole.length <= MAX_FLOWCHART_CHARS)
+    return [details("Flowchart", codeBlock(whole, "mermaid"))];
+  const center = (!isFinished(run) && root.current) || done[done.length - 1] || "";
+  const only = neighbourhood(bundle.playbook, center, FLOWCHART_NEIGHBOURHOOD);
+  const part = renderMermaid(bundle.playbook, { ...marks, only });
+  return [
+    details(
+      "Flowchart (around the current step)",
+      paragraph(
+        emphasis(
+          `The whole flowchart (${graph.steps.length} steps, ${edges} edges) is too big to draw here; these are the ${only.size} steps around `,
+          center ? code(center) : "the start",
+          ". ",
+          code("playbook-bot graph <file>"),
+          " draws it all.",
+        ),
+      ),
+      codeBlock(part, "mermaid"),
+    ),
+  ];
 }
 
 /** The run in a status comment, verified; a tampered or damaged block is reported, never used. */

@@ -46,6 +46,47 @@ export interface MermaidOptions {
   done?: readonly string[];
   /** Steps running beside the current one (branches, items, steps of a needs: list). */
   running?: readonly string[];
+  /** Draw only these steps (a neighbourhood), each edge leaving them to one "more" node. */
+  only?: ReadonlySet<string>;
+}
+
+/** Mermaid refuses a chart with more edges than this (and one over 50,000 characters). */
+export const MERMAID_MAX_EDGES = 500;
+
+/**
+ * The steps nearest `center`, following edges both ways, at most `max` of them: what a
+ * flowchart too big to draw whole shows around where a run stands.
+ */
+export function neighbourhood(
+  playbook: PlaybookDocument,
+  center: string,
+  max: number,
+): Set<string> {
+  const graph = new PlaybookGraph(playbook);
+  const near = new Map<string, Set<string>>();
+  const link = (a: string, b: string) => {
+    if (!near.has(a)) near.set(a, new Set());
+    near.get(a)?.add(b);
+  };
+  for (const s of graph.steps)
+    for (const e of graph.resolvedSuccessors(s.id)) {
+      link(e.from, e.to);
+      link(e.to, e.from);
+    }
+  const start = graph.byId.has(center) ? center : (graph.steps[0]?.id ?? "");
+  const seen = new Set<string>(start ? [start] : []);
+  const queue = [...seen];
+  while (queue.length > 0 && seen.size < max) {
+    const id = queue.shift() as string;
+    // File order first: the steps written next to it are the ones people look for.
+    const next = [...(near.get(id) ?? [])].filter((n) => !seen.has(n) && graph.byId.has(n));
+    for (const n of next) {
+      if (seen.size >= max) break;
+      seen.add(n);
+      queue.push(n);
+    }
+  }
+  return seen;
 }
 
 /** What a parallel step's join waits for, as its node says it. */
@@ -61,12 +102,19 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
   const graph = new PlaybookGraph(playbook);
   const lines = ["flowchart TD"];
   // Steps of a branch are drawn in a subgraph named by the branch, then the branches' join node.
+  const only = options.only;
+  const shown = (id: string): boolean => !only || only.has(id);
   const drawList = (key: string, indent: string): void => {
     for (const id of graph.lists.get(key)?.ids ?? []) {
       const s = graph.byId.get(id);
       if (!s || s.list !== key) continue;
-      lines.push(`${indent}${shape(s)}`);
+      if (shown(id)) lines.push(`${indent}${shape(s)}`);
       if (s.step.type !== "parallel") continue;
+      if (!shown(id)) {
+        for (const branch of Object.keys(s.step.branches ?? {}))
+          drawList(branchListKey(id, branch), indent);
+        continue;
+      }
       for (const branch of Object.keys(s.step.branches ?? {})) {
         lines.push(`${indent}subgraph ${nodeId(id)}__${nodeId(branch)} ["${label(branch)}"]`);
         drawList(branchListKey(id, branch), `${indent}  `);
@@ -77,7 +125,20 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
   };
   drawList("", "  ");
   const drawn = new Set<string>();
+  let more = false;
+  const onlyNodes = new Set(
+    [...(only ?? [])].flatMap((id) => [nodeId(id), joinId(id), `${joinId(id)}_end`]),
+  );
   const edge = (from: string, to: string, text?: string): void => {
+    if (only) {
+      // An edge that leaves the neighbourhood ends at the one node that stands for the rest.
+      if (!onlyNodes.has(from)) return;
+      if (!onlyNodes.has(to)) {
+        to = "more";
+        text = undefined;
+        more = true;
+      }
+    }
     const line = text ? `  ${from} -->|"${label(text)}"| ${to}` : `  ${from} --> ${to}`;
     if (drawn.has(line)) return;
     drawn.add(line);
@@ -95,6 +156,7 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
     if (joinOf !== undefined && graph.leaves.has(s.id))
       edge(parallel ? joinId(s.id) : nodeId(s.id), joinId(joinOf));
     // A parallel step that ends the playbook still joins its branches.
+    if (!shown(s.id)) continue;
     if (parallel && graph.resolvedSuccessors(s.id).every((e) => e.kind === "fork"))
       lines.push(`  ${joinId(s.id)} --> ${joinId(s.id)}_end(["end"])`);
     if (s.step.type === "end") {
@@ -108,23 +170,20 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
       lines.push(`  ${ext}>"${label(s.step.playbook)}"]`, `  ${nodeId(s.id)} -.->|handoff| ${ext}`);
     }
   }
-  if (options.done?.length) {
+  if (more) lines.push(`  more[["… ${graph.steps.length - (only?.size ?? 0)} more steps"]]`);
+  const done = (options.done ?? []).filter((id) => graph.byId.has(id) && shown(id));
+  if (done.length) {
     lines.push("  classDef done fill:#dafbe1,stroke:#1a7f37");
-    lines.push(
-      `  class ${options.done
-        .filter((id) => graph.byId.has(id))
-        .map(nodeId)
-        .join(",")} done`,
-    );
+    lines.push(`  class ${done.map(nodeId).join(",")} done`);
   }
   const running = (options.running ?? []).filter(
-    (id) => graph.byId.has(id) && id !== options.current,
+    (id) => graph.byId.has(id) && id !== options.current && shown(id),
   );
   if (running.length) {
     lines.push("  classDef running fill:#ddf4ff,stroke:#0969da,stroke-width:2px");
     lines.push(`  class ${running.map(nodeId).join(",")} running`);
   }
-  if (options.current && graph.byId.has(options.current)) {
+  if (options.current && graph.byId.has(options.current) && shown(options.current)) {
     lines.push("  classDef current fill:#fff8c5,stroke:#9a6700,stroke-width:3px");
     lines.push(`  class ${nodeId(options.current)} current`);
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   awaitedBy,
   hasStateBlock,
+  MAX_CHECKLIST_STEPS,
   MAX_COMMENT_BODY,
   readStatusComment,
   renderStatusComment,
@@ -347,41 +348,78 @@ describe("renderStatusComment", () => {
     expect(render(run)).not.toContain("Recent events");
   });
 
-  it("keeps the state block and drops the details of a run that would be too long", () => {
+  const long = (count: number, title = "") => {
     const steps = Array.from(
-      { length: 300 },
-      (_, i) =>
-        `  - id: s${i}\n    type: comment\n    name: "${"Long step title ".repeat(12)}${i}"\n    body: hi\n`,
+      { length: count },
+      (_, i) => `  - id: s${i}\n    type: comment\n    name: "${title}${i}"\n    body: hi\n`,
     ).join("");
-    const big = bundle(
+    return bundle(
       `apiVersion: playbook-bot/v1\nid: big\nname: Big\ndescription: Many steps.\nsteps:\n${steps}`,
     );
+  };
+  const begin = (b: PlaybookBundle) => {
     const r = start(
       {
-        bundle: big,
+        bundle: b,
         inputs: {},
         initiator: { login: "alice", permission: "admin" },
         eventId: "e1",
         runIndex: 1,
       },
-      { now: new Date("2026-01-05T09:00:00Z"), playbooks: () => big },
+      { now: new Date("2026-01-05T09:00:00Z"), playbooks: () => b },
     );
     if (!r.ok) throw new Error(r.error.message);
-    const run = r.result.run;
+    return r.result.run;
+  };
+
+  it("a long playbook: the checklist shows the steps around the current one, the flowchart its neighbourhood", () => {
+    const big = long(300, "Long step title ".repeat(12));
+    const run = begin(big);
+    const root = run.stack[0] as Frame;
+    for (let i = 0; i < 120; i++)
+      root.results[`s${i}`] = { status: i === 7 ? "skipped" : "completed", attempt: 1, at: "x" };
+    root.current = "s120";
     const body = renderStatusComment(run, () => big, SECRET);
     expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_BODY);
-    expect(body).toBe(
-      [
-        `### 🔄 Big · run \`${run.id}\``,
-        "",
-        "**Status:** running · started by @\u200balice",
-        "",
-        "_Details omitted: the comment would be too long._",
-        "",
-        `<!-- ${STATE_MARKER} ${encodeSigned(run, SECRET)} -->`,
-      ].join("\n"),
-    );
+    expect(body).toContain("_… 110 steps: 109 done, 1 not before these_");
+    expect(body).toContain("**`s120` — Long step title");
+    expect(body).toContain("_… 150 steps: 0 done, 150 not after these_");
+    expect(body.match(/^- \[[ x]\] /gm)).toHaveLength(MAX_CHECKLIST_STEPS);
+    expect(body).toContain("<summary>Flowchart (around the current step)</summary>");
+    expect(body).toContain("these are the 40 steps around `s120`");
+    expect(body).toContain('more[["… 260 more steps"]]');
+    expect(body).toContain("class s_s120 current");
     expect(readStatusComment(body, SECRET)).toEqual({ ok: true, run });
+  });
+
+  it("keeps the state block and drops the readable parts, flowchart first, of a run that would still be too long", () => {
+    const big = long(45, "Long step title ".repeat(40));
+    const run = begin(big);
+    for (let i = 0; i < 8; i++)
+      run.trace.push({
+        start: "2026-01-05T09:00:00.000Z",
+        end: "2026-01-05T09:00:00.000Z",
+        event: "continue",
+        step: `s${i}`,
+        outcome: "x".repeat(6_000),
+      } as never);
+    const body = renderStatusComment(run, () => big, SECRET);
+    expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_BODY);
+    expect(body).not.toContain("```mermaid");
+    expect(body).toMatch(
+      /_The flowchart (and recent events )?omitted: the comment would be too long\._/,
+    );
+    expect(body).toContain(`<!-- ${STATE_MARKER} ${encodeSigned(run, SECRET)} -->`);
+    expect(readStatusComment(body, SECRET)).toEqual({ ok: true, run });
+  });
+
+  it("a 3,000-step playbook still fits, whatever the step", () => {
+    const big = long(3_000);
+    const run = begin(big);
+    const body = renderStatusComment(run, () => big, SECRET);
+    expect(body.length).toBeLessThanOrEqual(MAX_COMMENT_BODY);
+    expect(body).toContain("```mermaid");
+    expect(body).toContain("_… 2960 steps: 0 done, 2960 not after these_");
   });
 });
 
