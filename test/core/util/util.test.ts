@@ -52,6 +52,20 @@ describe("repoPathProblem", () => {
 });
 
 describe("compileLinear", () => {
+  it("compiles a pattern once per flags, and still each long one anew", () => {
+    const a = compileLinear("^svc-[0-9]+$");
+    expect(compileLinear("^svc-[0-9]+$")).toBe(a);
+    const i = compileLinear("^svc-[0-9]+$", { ignoreCase: true });
+    expect(i).not.toBe(a);
+    expect(i.ok && i.regex.test("SVC-1")).toBe(true);
+    expect(a.ok && a.regex.test("SVC-1")).toBe(false);
+    const long = `^(${"a".repeat(2100)})$`;
+    expect(compileLinear(long)).not.toBe(compileLinear(long));
+    const bad = compileLinear("(");
+    expect(compileLinear("(")).toBe(bad);
+    expect(bad.ok).toBe(false);
+  });
+
   it("compiles and matches", () => {
     const r = compileLinear("^[a-z]+-[0-9]+$");
     expect(r.ok).toBe(true);
