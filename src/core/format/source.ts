@@ -44,8 +44,16 @@ export interface SourceProblem {
 /** JSON pointer for a path, the key ajv reports errors under. */
 export function pointerOf(path: readonly PathSegment[]): string {
   let out = "";
-  for (const seg of path) out += "/" + String(seg).replace(/~/g, "~0").replace(/\//g, "~1");
+  for (const seg of path) out += pointerSegment(seg);
   return out;
+}
+
+/** One segment of a JSON pointer, with its `/`: most keys need no escaping. */
+function pointerSegment(seg: PathSegment): string {
+  if (typeof seg === "number") return `/${seg}`;
+  return seg.includes("~") || seg.includes("/")
+    ? `/${seg.replace(/~/g, "~0").replace(/\//g, "~1")}`
+    : `/${seg}`;
 }
 
 export function parsePointer(pointer: string): PathSegment[] {
@@ -295,7 +303,8 @@ function formatBytes(n: number): string {
 
 interface Frame {
   kind: "map" | "seq";
-  path: PathSegment[];
+  /** Where the collection is, as a JSON pointer (built once per node, never from a whole path). */
+  pointer: string;
   start: number;
   end: number;
   index: number;
@@ -334,14 +343,11 @@ function walkEvents(
   });
 
   // Decides where a new node sits. Returns null when the node is a mapping key.
-  const place = (
-    range: Range,
-    keyText: string | null,
-  ): { path: PathSegment[]; key?: Range } | null => {
+  const place = (range: Range, keyText: string | null): { pointer: string; key?: Range } | null => {
     const parent = stack[stack.length - 1];
-    if (!parent) return { path: [] };
+    if (!parent) return { pointer: "" };
     parent.end = Math.max(parent.end, range.end);
-    if (parent.kind === "seq") return { path: [...parent.path, parent.index++] };
+    if (parent.kind === "seq") return { pointer: parent.pointer + pointerSegment(parent.index++) };
     if (!parent.key) {
       const name = keyText ?? "";
       const seen = parent.keys?.get(name);
@@ -359,13 +365,13 @@ function walkEvents(
     }
     const key = parent.key;
     delete parent.key;
-    return { path: [...parent.path, key.name], key: key.range };
+    return { pointer: parent.pointer + pointerSegment(key.name), key: key.range };
   };
 
-  const record = (at: { path: PathSegment[]; key?: Range }, range: Range): void => {
+  const record = (at: { pointer: string; key?: Range }, range: Range): void => {
     const loc: NodeLocation = { value: range };
     if (at.key) loc.key = at.key;
-    locations.set(pointerOf(at.path), loc);
+    locations.set(at.pointer, loc);
   };
 
   const count = (n: number, at: number): { problems: SourceProblem[] } | null => {
@@ -421,12 +427,12 @@ function walkEvents(
           });
           return { problems };
         }
-        const at = place(range, null) as { path: PathSegment[]; key?: Range };
+        const at = place(range, null) as { pointer: string; key?: Range };
         const over = count(1, ev.start);
         if (over) return over;
         const frame: Frame = {
           kind: ev.type === EVENT_ID.MAPPING ? "map" : "seq",
-          path: at.path,
+          pointer: at.pointer,
           start: ev.start,
           end: ev.start + 1,
           index: 0,
@@ -478,7 +484,7 @@ function walkEvents(
       case EVENT_ID.POP: {
         const frame = stack.pop();
         if (!frame) break;
-        const loc = locations.get(pointerOf(frame.path));
+        const loc = locations.get(frame.pointer);
         if (loc) loc.value = { start: frame.start, end: frame.end };
         if (frame.anchor !== undefined) anchorSizes.set(frame.anchor, frame.size);
         const parent = stack[stack.length - 1];

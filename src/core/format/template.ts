@@ -247,6 +247,9 @@ export function parseTemplate(src: string): { parts: TemplatePart[]; problems: T
     });
     return { parts: [{ kind: "text", text: src }], problems };
   }
+  // Most fields hold no template at all.
+  if (!src.includes("{") && !src.includes("$"))
+    return { parts: src === "" ? [] : [{ kind: "text", text: src }], problems };
   const top: TemplatePart[] = [];
   const stack: Block[] = [];
   const target = (): TemplatePart[] => stack[stack.length - 1]?.into ?? top;
@@ -412,8 +415,12 @@ export function parseTemplate(src: string): { parts: TemplatePart[]; problems: T
       i = close + 1;
       continue;
     }
-    text += src[i];
-    i++;
+    // Plain text up to the next place a template could start, in one piece.
+    const brace = src.indexOf("{", i + 1);
+    const dollar = src.indexOf("$", i + 1);
+    const stop = Math.min(brace === -1 ? src.length : brace, dollar === -1 ? src.length : dollar);
+    text += src.slice(i, stop);
+    i = stop;
   }
   flush();
   for (const open of stack)
