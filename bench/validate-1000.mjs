@@ -118,3 +118,47 @@ console.log(
     "",
   ].join("\n"),
 );
+
+// Linear in the playbook's size: one valid playbook of 10, 100 and 1,000 steps (the largest
+// about 340 KiB), each against the floor on the same text, measured in turns.
+const sizes = [10, 100, 1000].map((steps) => {
+  const [p] = generatePlaybooks(1, { steps });
+  return { steps, file: p.file, text: p.text, ours: [], floor: [] };
+});
+for (let round = 0; round < RUNS; round++) {
+  for (const s of sizes) {
+    const reps = s.steps >= 1000 ? 3 : s.steps >= 100 ? 20 : 100;
+    settle();
+    s.ours.push(
+      time(() => {
+        for (let i = 0; i < reps; i++) validateSource(s.file, s.text);
+      }).ms / reps,
+    );
+    settle();
+    s.floor.push(
+      time(() => {
+        for (let i = 0; i < reps; i++) validate(load(s.text));
+      }).ms / reps,
+    );
+  }
+}
+console.log(
+  [
+    "### One playbook, growing",
+    "",
+    "One generated valid playbook per size, `validateSource` against the floor on the same text; " +
+      `median of ${RUNS} runs.`,
+    "",
+    table(
+      ["steps", "KiB", "ours ms", "floor ms", "ratio to floor"],
+      sizes.map((s) => [
+        String(s.steps),
+        (Buffer.byteLength(s.text) / 1024).toFixed(0),
+        fmt(median(s.ours)),
+        fmt(median(s.floor)),
+        fmtRatio(median(s.ours) / median(s.floor)),
+      ]),
+    ),
+    "",
+  ].join("\n"),
+);

@@ -24,6 +24,11 @@ export type EdgeKind =
   /** A step to the step its `on_error: goto:<step>` goes on at when it fails. */
   | "error";
 
+/** Which steps dominate a step (have surely run before it); undefined for unreachable steps. */
+export interface Dominators {
+  get(id: string): { has(other: string): boolean; ids(): string[] } | undefined;
+}
+
 export interface Edge {
   from: string;
   to: string;
@@ -243,7 +248,110 @@ export class PlaybookGraph {
    * `parallel` step as run after it: whether they really have is the `dag-output-unsure` rule's
    * question, which says why in their own terms.
    */
-  dominators(): Map<string, Set<string>> {
+  dominators(): Dominators {
+    const sideBySide =
+      this.steps.some((s) => s.step.type === "parallel") ||
+      [...this.lists.values()].some((l) => l.dag);
+    if (!sideBySide) return this.dominatorTree();
+    const sets = this.dominatorSets();
+    return {
+      get: (id) => {
+        const set = sets.get(id);
+        return set && { has: (other) => set.has(other), ids: () => [...set] };
+      },
+    };
+  }
+
+  /**
+   * Dominators where every step runs alone (no parallel step, no graph list): the dominator
+   * tree by Cooper, Harvey and Kennedy's method, in time near-linear in the playbook, asked by
+   * the intervals of a walk over the tree.
+   */
+  private dominatorTree(): Dominators {
+    const entry = this.entry;
+    if (!entry || !this.byId.has(entry)) return { get: () => undefined };
+    // Reverse postorder from the entry.
+    const order: string[] = [];
+    const seen = new Set<string>([entry]);
+    const stack: [string, Edge[], number][] = [[entry, this.resolvedSuccessors(entry), 0]];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as [string, Edge[], number];
+      const next = top[1][top[2]++];
+      if (next === undefined) {
+        order.push(top[0]);
+        stack.pop();
+      } else if (!seen.has(next.to) && this.byId.has(next.to)) {
+        seen.add(next.to);
+        stack.push([next.to, this.resolvedSuccessors(next.to), 0]);
+      }
+    }
+    order.reverse();
+    const rank = new Map(order.map((id, i) => [id, i]));
+    const preds = new Map<string, string[]>(order.map((id) => [id, []]));
+    for (const id of order)
+      for (const e of this.resolvedSuccessors(id)) if (rank.has(e.to)) preds.get(e.to)?.push(id);
+    const idom = new Map<string, string>([[entry, entry]]);
+    const meet = (a: string, b: string): string => {
+      while (a !== b) {
+        while ((rank.get(a) as number) > (rank.get(b) as number)) a = idom.get(a) as string;
+        while ((rank.get(b) as number) > (rank.get(a) as number)) b = idom.get(b) as string;
+      }
+      return a;
+    };
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const id of order) {
+        if (id === entry) continue;
+        let d: string | undefined;
+        for (const p of preds.get(id) ?? []) if (idom.has(p)) d = d === undefined ? p : meet(p, d);
+        if (d !== undefined && idom.get(id) !== d) {
+          idom.set(id, d);
+          changed = true;
+        }
+      }
+    }
+    // Intervals of a walk over the tree: a dominates b when b's interval lies within a's.
+    const children = new Map<string, string[]>();
+    for (const [id, d] of idom) if (id !== d) children.set(d, [...(children.get(d) ?? []), id]);
+    const span = new Map<string, [number, number]>();
+    let clock = 0;
+    const walk: [string, number][] = [[entry, 0]];
+    while (walk.length > 0) {
+      const top = walk[walk.length - 1] as [string, number];
+      if (top[1] === 0) span.set(top[0], [clock++, 0]);
+      const kids = children.get(top[0]) ?? [];
+      const kid = kids[top[1]++];
+      if (kid === undefined) {
+        (span.get(top[0]) as [number, number])[1] = clock++;
+        walk.pop();
+      } else walk.push([kid, 0]);
+    }
+    return {
+      get: (id) => {
+        const own = span.get(id);
+        if (!own) return undefined;
+        return {
+          has: (other) => {
+            const o = span.get(other);
+            return o !== undefined && o[0] <= own[0] && own[1] <= o[1];
+          },
+          ids: () => {
+            const chain = [id];
+            for (
+              let d = idom.get(id) as string;
+              d !== chain[chain.length - 1];
+              d = idom.get(d) as string
+            )
+              chain.push(d);
+            return chain;
+          },
+        };
+      },
+    };
+  }
+
+  /** Dominators as sets, for playbooks whose steps may run side by side (see `dominators`). */
+  dominatorSets(): Map<string, Set<string>> {
     const reach = this.reachable();
     const order = this.steps.map((s) => s.id).filter((id) => reach.has(id));
     const preds = new Map<string, string[]>(order.map((id) => [id, []]));

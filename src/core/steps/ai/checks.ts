@@ -19,8 +19,8 @@ export const aiWriteUnapproved: FileRule<"ai-write-unapproved"> = {
     for (const s of graph.steps) {
       const step = s.step;
       if (step.type !== "ai" || step.scope !== "write" || step.authority === "ask-first") continue;
-      const doms = dominatorsOf(ctx).get(s.id) ?? new Set<string>();
-      const approved = [...doms].some(
+      const doms = dominatorsOf(ctx).get(s.id)?.ids() ?? [];
+      const approved = doms.some(
         (id) => id !== s.id && graph.byId.get(id)?.step.type === "checkpoint",
       );
       if (!approved)
