@@ -36676,8 +36676,12 @@ var DEFAULT_LIMITS = {
 };
 function pointerOf(path) {
   let out = "";
-  for (const seg of path) out += "/" + String(seg).replace(/~/g, "~0").replace(/\//g, "~1");
+  for (const seg of path) out += pointerSegment(seg);
   return out;
+}
+function pointerSegment(seg) {
+  if (typeof seg === "number") return `/${seg}`;
+  return seg.includes("~") || seg.includes("/") ? `/${seg.replace(/~/g, "~0").replace(/\//g, "~1")}` : `/${seg}`;
 }
 function parsePointer(pointer) {
   if (pointer === "") return [];
@@ -36888,9 +36892,9 @@ function walkEvents(text, events, limits) {
   });
   const place = (range, keyText) => {
     const parent = stack[stack.length - 1];
-    if (!parent) return { path: [] };
+    if (!parent) return { pointer: "" };
     parent.end = Math.max(parent.end, range.end);
-    if (parent.kind === "seq") return { path: [...parent.path, parent.index++] };
+    if (parent.kind === "seq") return { pointer: parent.pointer + pointerSegment(parent.index++) };
     if (!parent.key) {
       const name = keyText ?? "";
       const seen = parent.keys?.get(name);
@@ -36908,12 +36912,12 @@ function walkEvents(text, events, limits) {
     }
     const key = parent.key;
     delete parent.key;
-    return { path: [...parent.path, key.name], key: key.range };
+    return { pointer: parent.pointer + pointerSegment(key.name), key: key.range };
   };
   const record = (at, range) => {
     const loc = { value: range };
     if (at.key) loc.key = at.key;
-    locations.set(pointerOf(at.path), loc);
+    locations.set(at.pointer, loc);
   };
   const count = (n, at) => {
     expanded += n;
@@ -36972,7 +36976,7 @@ function walkEvents(text, events, limits) {
         if (over) return over;
         const frame = {
           kind: ev.type === EVENT_ID.MAPPING ? "map" : "seq",
-          path: at.path,
+          pointer: at.pointer,
           start: ev.start,
           end: ev.start + 1,
           index: 0,
@@ -37024,7 +37028,7 @@ function walkEvents(text, events, limits) {
       case EVENT_ID.POP: {
         const frame = stack.pop();
         if (!frame) break;
-        const loc = locations.get(pointerOf(frame.path));
+        const loc = locations.get(frame.pointer);
         if (loc) loc.value = { start: frame.start, end: frame.end };
         if (frame.anchor !== void 0) anchorSizes.set(frame.anchor, frame.size);
         const parent = stack[stack.length - 1];
@@ -37218,8 +37222,8 @@ var aiWriteUnapproved = {
     for (const s of graph.steps) {
       const step = s.step;
       if (step.type !== "ai" || step.scope !== "write" || step.authority === "ask-first") continue;
-      const doms = dominatorsOf(ctx).get(s.id) ?? /* @__PURE__ */ new Set();
-      const approved = [...doms].some(
+      const doms = dominatorsOf(ctx).get(s.id)?.ids() ?? [];
+      const approved = doms.some(
         (id) => id !== s.id && graph.byId.get(id)?.step.type === "checkpoint"
       );
       if (!approved)
@@ -37578,6 +37582,8 @@ function parseTemplate(src) {
     });
     return { parts: [{ kind: "text", text: src }], problems };
   }
+  if (!src.includes("{") && !src.includes("$"))
+    return { parts: src === "" ? [] : [{ kind: "text", text: src }], problems };
   const top = [];
   const stack = [];
   const target = () => stack[stack.length - 1]?.into ?? top;
@@ -37742,8 +37748,11 @@ function parseTemplate(src) {
       i = close + 1;
       continue;
     }
-    text += src[i];
-    i++;
+    const brace = src.indexOf("{", i + 1);
+    const dollar = src.indexOf("$", i + 1);
+    const stop = Math.min(brace === -1 ? src.length : brace, dollar === -1 ? src.length : dollar);
+    text += src.slice(i, stop);
+    i = stop;
   }
   flush();
   for (const open2 of stack)
@@ -44520,8 +44529,48 @@ var RE2JS = class RE2JS2 {
   }
 };
 
+// src/core/util/lru.ts
+var LruMap = class {
+  constructor(max) {
+    this.max = max;
+  }
+  max;
+  map = /* @__PURE__ */ new Map();
+  get(key) {
+    const v = this.map.get(key);
+    if (v !== void 0) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+  set(key, value) {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value);
+  }
+  has(key) {
+    return this.map.has(key);
+  }
+  delete(key) {
+    return this.map.delete(key);
+  }
+  get size() {
+    return this.map.size;
+  }
+};
+
 // src/core/util/regex.ts
+var compiled = new LruMap(1e3);
+var MAX_CACHED_PATTERN = 2e3;
 function compileLinear(pattern, options = {}) {
+  if (pattern.length > MAX_CACHED_PATTERN) return compile(pattern, options);
+  const key = `${options.ignoreCase ? "i" : ""}:${pattern}`;
+  let result = compiled.get(key);
+  if (!result) compiled.set(key, result = compile(pattern, options));
+  return result;
+}
+function compile(pattern, options) {
   try {
     const re = RE2JS.compile(pattern, options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
     return { ok: true, regex: { source: pattern, test: (input) => re.test(input) } };
@@ -44531,10 +44580,9 @@ function compileLinear(pattern, options = {}) {
   }
 }
 function linearRegExpForAjv(pattern, flags) {
-  const compiled = compileLinear(pattern, { ignoreCase: flags.includes("i") });
-  if (!compiled.ok)
-    throw new Error(`invalid pattern ${JSON.stringify(pattern)}: ${compiled.error}`);
-  const { regex } = compiled;
+  const result = compileLinear(pattern, { ignoreCase: flags.includes("i") });
+  if (!result.ok) throw new Error(`invalid pattern ${JSON.stringify(pattern)}: ${result.error}`);
+  const { regex } = result;
   return { test: (s) => regex.test(s), toString: () => `/${pattern}/${flags}` };
 }
 linearRegExpForAjv.code = 'require("re2js").RE2JS';
@@ -44609,14 +44657,14 @@ var responseSchema = {
         );
         continue;
       }
-      const compiled = compileResponseSchema(schema);
-      if (!compiled.ok)
+      const compiled2 = compileResponseSchema(schema);
+      if (!compiled2.ok)
         out.push(
           diagnosticAt(
             doc,
             "response-schema",
             at,
-            `not a valid JSON Schema: ${compiled.error}`,
+            `not a valid JSON Schema: ${compiled2.error}`,
             "fix the schema (draft 2020-12)"
           )
         );
@@ -44798,14 +44846,14 @@ var contractSchema = {
       for (const field of ["input_schema", "output_schema"]) {
         const schema = s.step[field];
         if (schema === void 0) continue;
-        const compiled = compileContractSchema(schema);
-        if (compiled.ok) continue;
+        const compiled2 = compileContractSchema(schema);
+        if (compiled2.ok) continue;
         out.push(
           diagnosticAt(
             doc,
             "contract-schema",
             [...s.path, field],
-            `not a valid JSON Schema: ${compiled.error}`,
+            `not a valid JSON Schema: ${compiled2.error}`,
             "fix the schema (JSON Schema draft 2020-12); unknown keywords are refused"
           )
         );
@@ -57939,6 +57987,99 @@ var PlaybookGraph = class {
    * question, which says why in their own terms.
    */
   dominators() {
+    const sideBySide = this.steps.some((s) => s.step.type === "parallel") || [...this.lists.values()].some((l) => l.dag);
+    if (!sideBySide) return this.dominatorTree();
+    const sets = this.dominatorSets();
+    return {
+      get: (id) => {
+        const set = sets.get(id);
+        return set && { has: (other) => set.has(other), ids: () => [...set] };
+      }
+    };
+  }
+  /**
+   * Dominators where every step runs alone (no parallel step, no graph list): the dominator
+   * tree by Cooper, Harvey and Kennedy's method, in time near-linear in the playbook, asked by
+   * the intervals of a walk over the tree.
+   */
+  dominatorTree() {
+    const entry = this.entry;
+    if (!entry || !this.byId.has(entry)) return { get: () => void 0 };
+    const order = [];
+    const seen = /* @__PURE__ */ new Set([entry]);
+    const stack = [[entry, this.resolvedSuccessors(entry), 0]];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1];
+      const next = top[1][top[2]++];
+      if (next === void 0) {
+        order.push(top[0]);
+        stack.pop();
+      } else if (!seen.has(next.to) && this.byId.has(next.to)) {
+        seen.add(next.to);
+        stack.push([next.to, this.resolvedSuccessors(next.to), 0]);
+      }
+    }
+    order.reverse();
+    const rank = new Map(order.map((id, i) => [id, i]));
+    const preds = new Map(order.map((id) => [id, []]));
+    for (const id of order)
+      for (const e of this.resolvedSuccessors(id)) if (rank.has(e.to)) preds.get(e.to)?.push(id);
+    const idom = /* @__PURE__ */ new Map([[entry, entry]]);
+    const meet = (a, b) => {
+      while (a !== b) {
+        while (rank.get(a) > rank.get(b)) a = idom.get(a);
+        while (rank.get(b) > rank.get(a)) b = idom.get(b);
+      }
+      return a;
+    };
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const id of order) {
+        if (id === entry) continue;
+        let d;
+        for (const p of preds.get(id) ?? []) if (idom.has(p)) d = d === void 0 ? p : meet(p, d);
+        if (d !== void 0 && idom.get(id) !== d) {
+          idom.set(id, d);
+          changed = true;
+        }
+      }
+    }
+    const children = /* @__PURE__ */ new Map();
+    for (const [id, d] of idom) if (id !== d) children.set(d, [...children.get(d) ?? [], id]);
+    const span = /* @__PURE__ */ new Map();
+    let clock = 0;
+    const walk = [[entry, 0]];
+    while (walk.length > 0) {
+      const top = walk[walk.length - 1];
+      if (top[1] === 0) span.set(top[0], [clock++, 0]);
+      const kids = children.get(top[0]) ?? [];
+      const kid = kids[top[1]++];
+      if (kid === void 0) {
+        span.get(top[0])[1] = clock++;
+        walk.pop();
+      } else walk.push([kid, 0]);
+    }
+    return {
+      get: (id) => {
+        const own = span.get(id);
+        if (!own) return void 0;
+        return {
+          has: (other) => {
+            const o = span.get(other);
+            return o !== void 0 && o[0] <= own[0] && own[1] <= o[1];
+          },
+          ids: () => {
+            const chain = [id];
+            for (let d = idom.get(id); d !== chain[chain.length - 1]; d = idom.get(d))
+              chain.push(d);
+            return chain;
+          }
+        };
+      }
+    };
+  }
+  /** Dominators as sets, for playbooks whose steps may run side by side (see `dominators`). */
+  dominatorSets() {
     const reach = this.reachable();
     const order = this.steps.map((s) => s.id).filter((id) => reach.has(id));
     const preds = new Map(order.map((id) => [id, []]));
@@ -58435,6 +58576,7 @@ var setUnresolvedPlaybook = {
 };
 
 // src/core/rules/style/input-unused.ts
+var MENTION = /inputs\.([A-Za-z0-9_-]+)|\$\{\s*([A-Za-z0-9_-]+)\s*\}/g;
 var inputUnused = {
   code: "input-unused",
   layer: "style",
@@ -58444,10 +58586,11 @@ var inputUnused = {
     const out = [];
     const text = JSON.stringify({ ...playbook, inputs: void 0 });
     const defaults = JSON.stringify(Object.values(playbook.inputs ?? {}).map((i) => i.default));
+    const used = /* @__PURE__ */ new Set();
+    for (const m of `${text}
+${defaults}`.matchAll(MENTION)) used.add(m[1] ?? m[2]);
     for (const name of Object.keys(playbook.inputs ?? {})) {
-      const escaped = name.replace(/[-]/g, "\\-");
-      const used = new RegExp(`inputs\\.${escaped}(?![A-Za-z0-9_-])|\\$\\{\\s*${escaped}\\s*\\}`);
-      if (used.test(text) || used.test(defaults)) continue;
+      if (used.has(name)) continue;
       const at = locate(doc, ["inputs", name], true);
       out.push({
         rule: "input-unused",
@@ -58637,8 +58780,8 @@ var inputDefault = {
     for (const [name, spec] of Object.entries(ctx.playbook.inputs ?? {})) {
       if (spec.default === void 0) continue;
       const at = ["inputs", name, "default"];
-      const compiled = patterns.get(name);
-      const matches = (d) => !compiled?.ok || compiled.regex.test(d);
+      const compiled2 = patterns.get(name);
+      const matches = (d) => !compiled2?.ok || compiled2.regex.test(d);
       for (const [message, hint] of defaultProblems(spec, spec.default, matches))
         out.push(
           diagnosticAt(ctx.doc, "input-default", at, message, hint, {
@@ -58837,37 +58980,37 @@ var regexInvalid = {
   check(ctx) {
     const { doc, playbook } = ctx;
     const out = [];
-    const check = (pattern, at, compiled) => {
-      if (compiled.ok) return;
+    const check = (pattern, at, compiled2) => {
+      if (compiled2.ok) return;
       out.push(
         diagnosticAt(
           doc,
           "regex-invalid",
           at,
-          `pattern ${describeValue(pattern)} does not compile: ${compiled.error}`,
+          `pattern ${describeValue(pattern)} does not compile: ${compiled2.error}`,
           GUIDANCE18,
           { found: describeValue(pattern) }
         )
       );
     };
-    const compile = (pattern, at) => check(pattern, at, compileLinear(pattern));
+    const compile2 = (pattern, at) => check(pattern, at, compileLinear(pattern));
     const patterns = inputPatterns(ctx);
     for (const [name, spec] of Object.entries(playbook.inputs ?? {})) {
-      const compiled = patterns.get(name);
-      if (spec.pattern !== void 0 && compiled)
-        check(spec.pattern, ["inputs", name, "pattern"], compiled);
+      const compiled2 = patterns.get(name);
+      if (spec.pattern !== void 0 && compiled2)
+        check(spec.pattern, ["inputs", name, "pattern"], compiled2);
     }
     const selector = playbook.on?.alerts;
     for (const on of ["alerts", "issues"]) {
       const signals = playbook.on?.[on]?.signals;
       for (const side of ["positive", "negative"])
         signals?.[side]?.forEach((sig, i) => {
-          if (sig.regex) compile(sig.pattern, ["on", on, "signals", side, i, "pattern"]);
+          if (sig.regex) compile2(sig.pattern, ["on", on, "signals", side, i, "pattern"]);
         });
     }
     for (const [label2, matcher] of Object.entries(selector?.match ?? {})) {
       if (matcher.startsWith("=~") || matcher.startsWith("!~"))
-        compile(matcher.slice(2), ["on", "alerts", "match", label2]);
+        compile2(matcher.slice(2), ["on", "alerts", "match", label2]);
     }
     return out;
   }
@@ -64597,12 +64740,19 @@ function joinText(s) {
 function renderMermaid(playbook, options = {}) {
   const graph = new PlaybookGraph(playbook);
   const lines = ["flowchart TD"];
+  const only = options.only;
+  const shown = (id) => !only || only.has(id);
   const drawList = (key, indent) => {
     for (const id of graph.lists.get(key)?.ids ?? []) {
       const s = graph.byId.get(id);
       if (!s || s.list !== key) continue;
-      lines.push(`${indent}${shape(s)}`);
+      if (shown(id)) lines.push(`${indent}${shape(s)}`);
       if (s.step.type !== "parallel") continue;
+      if (!shown(id)) {
+        for (const branch of Object.keys(s.step.branches ?? {}))
+          drawList(branchListKey(id, branch), indent);
+        continue;
+      }
       for (const branch of Object.keys(s.step.branches ?? {})) {
         lines.push(`${indent}subgraph ${nodeId(id)}__${nodeId(branch)} ["${label(branch)}"]`);
         drawList(branchListKey(id, branch), `${indent}  `);
@@ -64613,7 +64763,19 @@ function renderMermaid(playbook, options = {}) {
   };
   drawList("", "  ");
   const drawn = /* @__PURE__ */ new Set();
+  let more = false;
+  const onlyNodes = new Set(
+    [...only ?? []].flatMap((id) => [nodeId(id), joinId(id), `${joinId(id)}_end`])
+  );
   const edge = (from, to, text) => {
+    if (only) {
+      if (!onlyNodes.has(from)) return;
+      if (!onlyNodes.has(to)) {
+        to = "more";
+        text = void 0;
+        more = true;
+      }
+    }
     const line = text ? `  ${from} -->|"${label(text)}"| ${to}` : `  ${from} --> ${to}`;
     if (drawn.has(line)) return;
     drawn.add(line);
@@ -64629,6 +64791,7 @@ function renderMermaid(playbook, options = {}) {
     }
     if (joinOf !== void 0 && graph.leaves.has(s.id))
       edge(parallel ? joinId(s.id) : nodeId(s.id), joinId(joinOf));
+    if (!shown(s.id)) continue;
     if (parallel && graph.resolvedSuccessors(s.id).every((e) => e.kind === "fork"))
       lines.push(`  ${joinId(s.id)} --> ${joinId(s.id)}_end(["end"])`);
     if (s.step.type === "end") {
@@ -64642,20 +64805,20 @@ function renderMermaid(playbook, options = {}) {
       lines.push(`  ${ext}>"${label(s.step.playbook)}"]`, `  ${nodeId(s.id)} -.->|handoff| ${ext}`);
     }
   }
-  if (options.done?.length) {
+  if (more) lines.push(`  more[["\u2026 ${graph.steps.length - (only?.size ?? 0)} more steps"]]`);
+  const done = (options.done ?? []).filter((id) => graph.byId.has(id) && shown(id));
+  if (done.length) {
     lines.push("  classDef done fill:#dafbe1,stroke:#1a7f37");
-    lines.push(
-      `  class ${options.done.filter((id) => graph.byId.has(id)).map(nodeId).join(",")} done`
-    );
+    lines.push(`  class ${done.map(nodeId).join(",")} done`);
   }
   const running = (options.running ?? []).filter(
-    (id) => graph.byId.has(id) && id !== options.current
+    (id) => graph.byId.has(id) && id !== options.current && shown(id)
   );
   if (running.length) {
     lines.push("  classDef running fill:#ddf4ff,stroke:#0969da,stroke-width:2px");
     lines.push(`  class ${running.map(nodeId).join(",")} running`);
   }
-  if (options.current && graph.byId.has(options.current)) {
+  if (options.current && graph.byId.has(options.current) && shown(options.current)) {
     lines.push("  classDef current fill:#fff8c5,stroke:#9a6700,stroke-width:3px");
     lines.push(`  class ${nodeId(options.current)} current`);
   }
