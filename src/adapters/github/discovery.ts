@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { bundledLibraryDir, playbookFilesIn, SYSTEM_PLAYBOOKS } from "../local/library.js";
@@ -10,6 +11,45 @@ import type { Octokit } from "./octokit-port.js";
 export const PLAYBOOK_DIR = ".github/playbooks/";
 const MAX_FILES = 300;
 const MAX_FILE_BYTES = 1024 * 1024;
+/** Playbook texts kept by blob SHA across commits: a push fetches only the blobs it changed. */
+const MAX_BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+/** Blob requests in flight at once for one tree. */
+const BLOB_FETCHES_AT_ONCE = 8;
+
+/** Texts by blob SHA (content-addressed, so never stale), bounded by their total length. */
+export class BlobCache {
+  private readonly texts = new Map<string, string>();
+  private length = 0;
+
+  constructor(private readonly maxChars = MAX_BLOB_CACHE_BYTES) {}
+
+  get(sha: string): string | undefined {
+    const text = this.texts.get(sha);
+    if (text !== undefined) {
+      this.texts.delete(sha);
+      this.texts.set(sha, text);
+    }
+    return text;
+  }
+
+  set(sha: string, text: string): void {
+    if (text.length > this.maxChars) return;
+    const old = this.texts.get(sha);
+    if (old !== undefined) this.length -= old.length;
+    this.texts.delete(sha);
+    this.texts.set(sha, text);
+    this.length += text.length;
+    for (const [oldest, t] of this.texts) {
+      if (this.length <= this.maxChars) break;
+      this.texts.delete(oldest);
+      this.length -= t.length;
+    }
+  }
+
+  get size(): { entries: number; chars: number } {
+    return { entries: this.texts.size, chars: this.length };
+  }
+}
 
 let bundled: Promise<Tier> | undefined;
 
@@ -36,13 +76,18 @@ export function bundledTier(): Promise<Tier> {
   return bundled;
 }
 
-/** A repository's playbook folder at one commit, as a tier: one tree request and one per file. */
+/**
+ * A repository's playbook folder at one commit, as a tier: one tree request, and one request per
+ * blob not read before (a few at a time). `key` names the folder's content: its files and their
+ * blob SHAs, so an unchanged folder at a new commit is known to be unchanged.
+ */
 async function tierAt(
   octokit: Octokit,
   owner: string,
   repo: string,
   commit: string,
-): Promise<Tier | undefined> {
+  blobs: BlobCache,
+): Promise<{ tier: Tier; key: string } | undefined> {
   let tree: { path?: string; type?: string; sha?: string; size?: number }[];
   try {
     const { data } = await octokit.rest.git.getTree({
@@ -61,21 +106,43 @@ async function tierAt(
       (e) =>
         e.type === "blob" && e.path?.startsWith(PLAYBOOK_DIR) && (e.size ?? 0) <= MAX_FILE_BYTES,
     )
-    .slice(0, MAX_FILES);
+    .slice(0, MAX_FILES) as { path: string; sha: string }[];
+  // Kept per repository: a blob SHA is content-addressed, yet nothing of one installation is
+  // ever served to another.
+  const cacheKey = (sha: string) => `${owner}/${repo}:${sha}`;
+  // Texts known already are taken first: fetching the others may push them out of the cache.
   const contents = new Map<string, string>();
+  const missing: { path: string; sha: string }[] = [];
   for (const e of entries) {
-    const { data } = await octokit.rest.git.getBlob({ owner, repo, file_sha: e.sha as string });
-    contents.set(
-      e.path as string,
-      Buffer.from(data.content, data.encoding === "base64" ? "base64" : "utf8").toString("utf8"),
-    );
+    const text = blobs.get(cacheKey(e.sha));
+    if (text === undefined) missing.push(e);
+    else contents.set(e.path, text);
   }
+  for (let i = 0; i < missing.length; i += BLOB_FETCHES_AT_ONCE)
+    await Promise.all(
+      missing.slice(i, i + BLOB_FETCHES_AT_ONCE).map(async (e) => {
+        const { data } = await octokit.rest.git.getBlob({ owner, repo, file_sha: e.sha });
+        const text = Buffer.from(
+          data.content,
+          data.encoding === "base64" ? "base64" : "utf8",
+        ).toString("utf8");
+        blobs.set(cacheKey(e.sha), text);
+        contents.set(e.path, text);
+      }),
+    );
+  const key = createHash("sha256")
+    .update(entries.map((e) => `${e.path}\0${e.sha}`).join("\n"))
+    .digest("hex");
   return {
-    files: [...contents.entries()]
-      .filter(([p, text]) => isPlaybookFile(p, () => text))
-      .map(([file, source]) => ({ file, source })),
-    read: (file, rel) => contents.get(joinRelative(file, rel)),
-    commit,
+    key,
+    tier: {
+      // In the tree's order, whichever texts came from the cache.
+      files: entries
+        .map((e) => ({ file: e.path, source: contents.get(e.path) ?? "" }))
+        .filter((f) => isPlaybookFile(f.file, () => f.source)),
+      read: (file, rel) => contents.get(joinRelative(file, rel)),
+      commit,
+    },
   };
 }
 
@@ -91,8 +158,15 @@ export interface Discovered {
  * and cached by commit SHA: an unchanged repository costs one request per event.
  */
 export class PlaybookDiscovery {
-  private readonly byCommit = new LruMap<string, Tiered>(200);
-  private readonly orgTiers = new LruMap<string, { at: number; tier: Tier | undefined }>(200);
+  /** Each commit's playbooks, as the key of their content (cheap to keep for many commits). */
+  private readonly byCommit = new LruMap<string, string>(1000);
+  /** Validated playbooks by content: a commit that left the playbooks as they were reuses them. */
+  private readonly byContent = new LruMap<string, Tiered>(32);
+  private readonly blobs = new BlobCache();
+  private readonly orgTiers = new LruMap<
+    string,
+    { at: number; tier: Tier | undefined; key: string }
+  >(200);
 
   constructor(
     private readonly orgTtlMs = 5 * 60_000,
@@ -104,6 +178,7 @@ export class PlaybookDiscovery {
     const cached = this.orgTiers.get(owner);
     if (cached && this.now() - cached.at < this.orgTtlMs) return cached.tier;
     let tier: Tier | undefined;
+    let key = "none";
     try {
       const { data } = await octokit.rest.repos.get({ owner, repo: ".github" });
       const { data: ref } = await octokit.rest.git.getRef({
@@ -111,18 +186,26 @@ export class PlaybookDiscovery {
         repo: ".github",
         ref: `heads/${data.default_branch}`,
       });
-      tier = await tierAt(octokit, owner, ".github", ref.object.sha);
-      if (tier)
+      const read = await tierAt(octokit, owner, ".github", ref.object.sha, this.blobs);
+      if (read) {
+        const own = read.tier;
+        key = read.key;
         tier = {
-          ...tier,
-          files: tier.files.map((f) => ({ ...f, file: `${owner}/.github/${f.file}` })),
-          read: (file, rel) => (tier as Tier).read(file.slice(`${owner}/.github/`.length), rel),
+          ...own,
+          files: own.files.map((f) => ({ ...f, file: `${owner}/.github/${f.file}` })),
+          read: (file, rel) => own.read(file.slice(`${owner}/.github/`.length), rel),
         };
+      }
     } catch {
       tier = undefined; // no organisation repository, or the app cannot see it
     }
-    this.orgTiers.set(owner, { at: this.now(), tier });
+    this.orgTiers.set(owner, { at: this.now(), tier, key });
     return tier;
+  }
+
+  /** The content key of the organisation tier last read for `owner`. */
+  private orgKey(owner: string): string {
+    return this.orgTiers.get(owner)?.key ?? "none";
   }
 
   private readonly reachable = new LruMap<string, true>(10_000);
@@ -170,6 +253,10 @@ export class PlaybookDiscovery {
     // Runs started now are pinned to this commit: their later events need not ask again.
     this.reachable.set(`${owner}/${repo}@${commit}`, true);
     const tiered = await this.at(octokit, owner, repo, commit);
+    // Playbooks read at an earlier commit with the same content keep that commit: it is on the
+    // default branch too.
+    for (const b of tiered.bundles.values())
+      if (b.commit !== undefined) this.reachable.set(`${owner}/${repo}@${b.commit}`, true);
     this.issueSelecting.set(
       `${owner}/${repo}`,
       [...tiered.bundles.values()].some((b) => b.playbook.on?.issues !== undefined),
@@ -226,17 +313,28 @@ export class PlaybookDiscovery {
 
   /** The playbooks at a commit of the default branch (runs are pinned to the commit they started on). */
   async at(octokit: Octokit, owner: string, repo: string, commit: string): Promise<Tiered> {
-    const key = `${owner}/${repo}@${commit}`;
-    const cached = this.byCommit.get(key);
+    const commitKey = `${owner}/${repo}@${commit}`;
+    const known = this.byCommit.get(commitKey);
+    const cached = known === undefined ? undefined : this.byContent.get(known);
     if (cached) return cached;
     const tiers: Tier[] = [];
-    const own = await tierAt(octokit, owner, repo, commit);
-    if (own) tiers.push(own);
+    const own = await tierAt(octokit, owner, repo, commit, this.blobs);
+    if (own) tiers.push(own.tier);
     const org = await this.orgTier(octokit, owner, repo);
     if (org) tiers.push(org);
+    // The bundled tier is the same for the whole process: its files need not be in the key.
+    const contentKey = `${owner}/${repo}:${own?.key ?? "none"}:${org ? this.orgKey(owner) : "none"}`;
+    this.byCommit.set(commitKey, contentKey);
+    const same = this.byContent.get(contentKey);
+    if (same) return same;
     tiers.push(await bundledTier());
     const tiered = resolveTiers(tiers);
-    this.byCommit.set(key, tiered);
+    this.byContent.set(contentKey, tiered);
     return tiered;
+  }
+
+  /** What the caches hold (for the benchmarks and the tests). */
+  cacheSizes(): { commits: number; contents: number; blobs: { entries: number; chars: number } } {
+    return { commits: this.byCommit.size, contents: this.byContent.size, blobs: this.blobs.size };
   }
 }

@@ -131,3 +131,80 @@ describe("app configuration", () => {
     ).toEqual({ appId: 7, webhookSecret: "s", stateSecret: "k", botLogin: "pb[bot]" });
   });
 });
+
+describe("discovery after a push", () => {
+  const playbook = (i: number, note = "") => `apiVersion: playbook-bot/v1
+id: pb-${i}
+description: Playbook ${i}.${note}
+steps:
+  - id: say
+    type: comment
+    description: Says hello.
+    body: hello
+`;
+  let fake: FakeGitHub;
+  beforeEach(() => {
+    nock.disableNetConnect();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`.github/playbooks/pb-${i}.yaml`] = playbook(i);
+    fake = new FakeGitHub({ ...EXAMPLE_REPO, clock: makeClock(), files }).install();
+  });
+  afterEach(() => fake.uninstall());
+
+  const push = (files: Record<string, string>) => {
+    const head = fake.repo.refs.get(`heads/${BRANCH}`) as string;
+    const base = fake.repo.trees.get(fake.repo.commits.get(head)?.tree as string) as Map<
+      string,
+      string
+    >;
+    const c = fake.repo.makeCommit("push", fake.repo.makeTree(base, files), [head]);
+    fake.repo.refs.set(`heads/${BRANCH}`, c.sha);
+  };
+
+  it("a push that changes one of 300 playbooks costs the head, the tree and that one blob", async () => {
+    const d = new PlaybookDiscovery();
+    const o = octokit();
+    const first = await d.current(o, OWNER, REPO, BRANCH);
+    expect(first.tiered.bundles.get("pb-299")).toBeDefined();
+    const blobs = describeRequests(fake.requests).filter((r) => r.includes("/git/blobs/"));
+    expect(blobs).toHaveLength(300);
+
+    push({ ".github/playbooks/pb-7.yaml": playbook(7, " Changed.") });
+    const mark = fake.requests.length;
+    const after = await d.current(o, OWNER, REPO, BRANCH);
+    const requests = describeRequests(fake.since(mark)).map((r) =>
+      r.replace(/[0-9a-f]{40}/, "<sha>"),
+    );
+    expect(requests).toEqual([
+      `GET /repos/${OWNER}/${REPO}/git/ref/heads/master`,
+      `GET /repos/${OWNER}/${REPO}/git/trees/<sha>`,
+      `GET /repos/${OWNER}/${REPO}/git/blobs/<sha>`,
+    ]);
+    expect(after.tiered.bundles.get("pb-7")?.playbook.description).toBe("Playbook 7. Changed.");
+    expect(after.tiered.bundles.get("pb-8")?.playbook.description).toBe("Playbook 8.");
+
+    // A push that leaves the playbooks as they were: no blob, and the validated set is reused.
+    push({ "src/index.ts": "changed" });
+    const mark2 = fake.requests.length;
+    const same = await d.current(o, OWNER, REPO, BRANCH);
+    expect(describeRequests(fake.since(mark2))).toHaveLength(2);
+    expect(same.tiered).toBe(after.tiered);
+    expect(d.cacheSizes()).toMatchObject({ commits: 3, contents: 2, blobs: { entries: 301 } });
+  });
+
+  it("keeps blob texts within their budget, oldest out first", async () => {
+    const { BlobCache } = await import("../../../src/adapters/github/discovery.js");
+    const cache = new BlobCache(10);
+    cache.set("a", "12345");
+    cache.set("b", "123");
+    expect(cache.get("a")).toBe("12345");
+    cache.set("c", "1234");
+    // "b" was the least recently used.
+    expect(cache.get("b")).toBeUndefined();
+    expect(cache.size).toEqual({ entries: 2, chars: 9 });
+    cache.set("huge", "x".repeat(11));
+    expect(cache.get("huge")).toBeUndefined();
+    cache.set("a", "1");
+    expect(cache.size).toEqual({ entries: 2, chars: 5 });
+  });
+});
