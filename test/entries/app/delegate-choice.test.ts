@@ -1,7 +1,6 @@
-import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { EXAMPLE_REPO, Harness, makeClock, readStatus } from "./harness.js";
+import { Harness, installedRepository, makeClock, readStatus } from "./harness.js";
 
 /** Delegates to `changes`, then people pick the branch with /choose (the Triagent contract). */
 const TRIAGE = `apiVersion: playbook-bot/v1
@@ -49,15 +48,12 @@ let fake: FakeGitHub;
 let h: Harness;
 
 beforeEach(async () => {
-  nock.disableNetConnect();
   const clock = makeClock();
-  fake = new FakeGitHub({
-    ...EXAMPLE_REPO,
+  fake = installedRepository(
+    { ".github/playbooks/triage.yaml": TRIAGE, ".github/playbooks/changes.yaml": CHANGES },
+    { alice: "write", erin: "triage" },
     clock,
-    files: { ".github/playbooks/triage.yaml": TRIAGE, ".github/playbooks/changes.yaml": CHANGES },
-  }).install();
-  fake.permissions.set("alice", "write");
-  fake.permissions.set("erin", "triage");
+  );
   h = await new Harness(fake, clock).start();
   fake.openIssue("checkout is down", "", "alice");
 });

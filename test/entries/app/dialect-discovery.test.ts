@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { EXAMPLE_REPO, Harness, makeClock, readStatus } from "./harness.js";
+import { Harness, installedRepository, makeClock, readStatus } from "./harness.js";
 
 const TRIAGENT = join(import.meta.dirname, "../../fixtures/dialects/triagent/testdata/playbooks");
 const fixture = (rel: string) => readFileSync(join(TRIAGENT, rel), "utf8");
@@ -19,12 +18,9 @@ describe("the app finds other systems' playbooks in .github/playbooks/", () => {
   let fake: FakeGitHub;
   let h: Harness;
   beforeEach(async () => {
-    nock.disableNetConnect();
     const clock = makeClock();
-    fake = new FakeGitHub({
-      ...EXAMPLE_REPO,
-      clock,
-      files: {
+    fake = installedRepository(
+      {
         // Triagent keeps playbooks in a folder per type, with a type.txt beside them.
         ".github/playbooks/investigation/delegate_target.yaml": fixture(
           "investigation/delegate_target.yaml",
@@ -32,9 +28,9 @@ describe("the app finds other systems' playbooks in .github/playbooks/", () => {
         ".github/playbooks/investigation/type.txt": fixture("investigation/type.txt"),
         ".github/playbooks/alert-triage.yaml": OVERRIDE,
       },
-    });
-    fake.install();
-    fake.permissions.set("dana", "write");
+      { dana: "write" },
+      clock,
+    );
     h = await new Harness(fake, clock).start();
   });
   afterEach(() => fake.uninstall());

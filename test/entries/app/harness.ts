@@ -13,7 +13,7 @@ import {
   type OctokitPortOptions,
 } from "../../../src/adapters/github/octokit-port.js";
 import { MockAiAdapter } from "../../../src/adapters/ai/adapter.js";
-import type { FakeGitHub, PendingCommentEvent } from "../../helpers/fake-github.js";
+import { FakeGitHub, type PendingCommentEvent } from "../../helpers/fake-github.js";
 import type { Coordination } from "../../../src/runtime/coordination.js";
 
 export const APP_ID = 4242;
@@ -92,6 +92,21 @@ export type Handler = (
 ) => boolean | void | Promise<boolean | void>;
 
 /** A clock that moves one second per reading, shared by the fake and the app. */
+/**
+ * A fake GitHub holding these files on the default branch, answering every request from now on,
+ * with these people's roles.
+ */
+export function installedRepository(
+  files: Record<string, string>,
+  people: Record<string, string> = {},
+  clock = makeClock(),
+): FakeGitHub {
+  nock.disableNetConnect();
+  const fake = new FakeGitHub({ ...EXAMPLE_REPO, clock, files }).install();
+  for (const [login, role] of Object.entries(people)) fake.permissions.set(login, role);
+  return fake;
+}
+
 export function makeClock(start = "2026-03-01T09:00:00Z"): () => Date {
   let t = Date.parse(start);
   return () => new Date((t += 1000));

@@ -1,7 +1,6 @@
-import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { EXAMPLE_REPO, Harness, makeClock, readStatus } from "./harness.js";
+import { Harness, installedRepository, makeClock, readStatus } from "./harness.js";
 
 /** Two checkpoints that wait side by side, in two branches. */
 const GATES = `apiVersion: playbook-bot/v1
@@ -46,20 +45,16 @@ describe("parallel steps in the app", () => {
   let fake: FakeGitHub;
   let h: Harness;
   beforeEach(async () => {
-    nock.disableNetConnect();
     const clock = makeClock();
-    fake = new FakeGitHub({
-      ...EXAMPLE_REPO,
-      clock,
-      files: {
+    fake = installedRepository(
+      {
         "README.md": "# hello\n",
         ".github/playbooks/gates.yaml": GATES,
         ".github/playbooks/merge-beside.yaml": MERGE_BESIDE,
       },
-    });
-    fake.install();
-    fake.permissions.set("alice", "write");
-    fake.permissions.set("carol", "maintain");
+      { alice: "write", carol: "maintain" },
+      clock,
+    );
     h = await new Harness(fake, clock).start();
   });
   afterEach(() => {

@@ -1,7 +1,6 @@
-import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { EXAMPLE_REPO, example, Harness, makeClock } from "./harness.js";
+import { example, Harness, installedRepository, makeClock } from "./harness.js";
 
 const DEPLOY = `apiVersion: playbook-bot/v1
 id: deploy
@@ -26,15 +25,10 @@ describe("requires: checked before a run starts in the app", () => {
   let fake: FakeGitHub;
   let h: Harness;
   beforeEach(async () => {
-    nock.disableNetConnect();
-    const clock = makeClock();
-    fake = new FakeGitHub({
-      ...EXAMPLE_REPO,
-      clock,
-      files: { ".github/playbooks/deploy.yaml": DEPLOY, ".github/playbooks/probe.yaml": PROBE },
-    });
-    fake.install();
-    fake.permissions.set("alice", "write");
+    fake = installedRepository(
+      { ".github/playbooks/deploy.yaml": DEPLOY, ".github/playbooks/probe.yaml": PROBE },
+      { alice: "write" },
+    );
   });
   afterEach(() => {
     vi.unstubAllEnvs();
@@ -100,15 +94,12 @@ describe("on.issues: a new issue whose text fits a playbook starts it", () => {
   let fake: FakeGitHub;
   let h: Harness;
   beforeEach(async () => {
-    nock.disableNetConnect();
     const clock = makeClock();
-    fake = new FakeGitHub({
-      ...EXAMPLE_REPO,
+    fake = installedRepository(
+      { ".github/playbooks/slow-requests.yaml": SLOW_REQUESTS },
+      { alice: "write" },
       clock,
-      files: { ".github/playbooks/slow-requests.yaml": SLOW_REQUESTS },
-    });
-    fake.install();
-    fake.permissions.set("alice", "write");
+    );
     h = await new Harness(fake, clock).start();
   });
   afterEach(() => fake.uninstall());
