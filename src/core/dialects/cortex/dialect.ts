@@ -1,3 +1,4 @@
+import { cycleAmong } from "../../util/cycle.js";
 import type { DialectCode } from "../../rules/syntax/dialect-conversion.js";
 import {
   loadSourceText,
@@ -685,27 +686,8 @@ const needsOf = (s: MarkdownStep): string[] =>
 /** A circle through the steps' depends-on, as the ids along it; else undefined. */
 function cycleIn(steps: MarkdownStep[]): string[] | undefined {
   const needs = new Map(steps.map((s) => [s.id, needsOf(s)]));
-  const state = new Map<string, "open" | "done">();
-  const stack: string[] = [];
-  const visit = (id: string): string[] | undefined => {
-    state.set(id, "open");
-    stack.push(id);
-    for (const to of needs.get(id) ?? []) {
-      if (!needs.has(to)) continue;
-      if (state.get(to) === "open") return [...stack.slice(stack.indexOf(to)), to];
-      if (!state.has(to)) {
-        const found = visit(to);
-        if (found) return found;
-      }
-    }
-    stack.pop();
-    state.set(id, "done");
-    return undefined;
-  };
-  for (const s of steps) {
-    if (state.has(s.id)) continue;
-    const found = visit(s.id);
-    if (found) return found;
-  }
-  return undefined;
+  return cycleAmong(
+    steps.map((s) => s.id),
+    (id) => needs.get(id) ?? [],
+  );
 }

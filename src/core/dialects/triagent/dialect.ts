@@ -1,3 +1,4 @@
+import { cycleAmong } from "../../util/cycle.js";
 import type { DialectCode } from "../../rules/syntax/dialect-conversion.js";
 import { ID_PATTERN } from "../../format/schema.js";
 import {
@@ -542,26 +543,5 @@ function cycleIn(nodes: Json): string[] | undefined {
       isObject(b) && typeof b.goto === "string" && b.goto in nodes ? [b.goto] : [],
     );
   };
-  const state = new Map<string, "open" | "done">();
-  const stack: string[] = [];
-  const visit = (id: string): string[] | undefined => {
-    state.set(id, "open");
-    stack.push(id);
-    for (const to of edges(id)) {
-      if (state.get(to) === "open") return [...stack.slice(stack.indexOf(to)), to];
-      if (!state.has(to)) {
-        const found = visit(to);
-        if (found) return found;
-      }
-    }
-    stack.pop();
-    state.set(id, "done");
-    return undefined;
-  };
-  for (const id of Object.keys(nodes)) {
-    if (state.has(id)) continue;
-    const found = visit(id);
-    if (found) return found;
-  }
-  return undefined;
+  return cycleAmong(Object.keys(nodes), edges);
 }
