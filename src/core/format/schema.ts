@@ -470,6 +470,20 @@ const signal: Json = {
   },
 };
 
+/** How alert and issue selectors score a playbook: weighted signals, a tie-breaker, a threshold. */
+const SCORING: Json = {
+  signals: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      positive: list(signal, "Signals that raise the score."),
+      negative: list(signal, "Signals that lower the score."),
+    },
+  },
+  priority: { type: "number", description: "Tie-breaker; higher wins." },
+  min_score: { type: "number", description: "Least score for this playbook to be chosen." },
+};
+
 export const PLAYBOOK_SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: SCHEMA_ID,
@@ -813,16 +827,7 @@ export const PLAYBOOK_SCHEMA = {
           description: "Label matchers: value, !=value, =~regex or !~regex.",
         },
         context_types: strings("Context types (e.g. service, trace_id) this playbook understands."),
-        signals: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            positive: list(signal, "Signals that raise the score."),
-            negative: list(signal, "Signals that lower the score."),
-          },
-        },
-        priority: { type: "number", description: "Tie-breaker; higher wins." },
-        min_score: { type: "number", description: "Least score for this playbook to be chosen." },
+        ...SCORING,
         resolve: {
           enum: ["comment", "close"],
           description:
@@ -837,16 +842,7 @@ export const PLAYBOOK_SCHEMA = {
         "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.",
       properties: {
         context_types: strings("Context types (e.g. request_id) this playbook understands."),
-        signals: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            positive: list(signal, "Signals that raise the score."),
-            negative: list(signal, "Signals that lower the score."),
-          },
-        },
-        priority: { type: "number", description: "Tie-breaker; higher wins." },
-        min_score: { type: "number", description: "Least score for this playbook to be chosen." },
+        ...SCORING,
       },
     },
     step: {
