@@ -29,7 +29,7 @@ import {
 } from "../../core/markdown/comment.js";
 import { spans } from "../../core/markdown/replies.js";
 import type { Text } from "mdast";
-import { PlaybookGraph, stepTitle } from "../../core/format/graph.js";
+import { graphOf, type PlaybookGraph, stepTitle } from "../../core/format/graph.js";
 import { MERMAID_MAX_EDGES, neighbourhood, renderMermaid } from "../../core/format/mermaid.js";
 import {
   decodeSigned,
@@ -136,9 +136,7 @@ function awaitedAt(
   f: Pick<Frame, "phase" | "current" | "awaiting">,
   bundle: PlaybookBundle | undefined,
 ): (string | Text)[] | undefined {
-  const step = bundle
-    ? new PlaybookGraph(bundle.playbook).byId.get(f.current ?? "")?.step
-    : undefined;
+  const step = bundle ? graphOf(bundle.playbook).byId.get(f.current ?? "")?.step : undefined;
   if (f.phase === "approval") return [`/approve from ${describeApprovers(ASK_FIRST_APPROVERS)}`];
   if (f.phase !== "waiting" || !step) return undefined;
   if (step.type === "checkpoint")
@@ -167,7 +165,7 @@ const LANE_ENDS: Record<LaneEnd, string> = {
  */
 function laneBlocks(f: Frame, bundle: PlaybookBundle | undefined): BlockLike[] {
   const blocks: BlockLike[] = [];
-  const graph = bundle ? new PlaybookGraph(bundle.playbook) : undefined;
+  const graph = bundle ? graphOf(bundle.playbook) : undefined;
   for (const [key, fork] of Object.entries(f.forks ?? {})) {
     const what =
       fork.kind === "parallel" ? "Branches" : fork.kind === "for_each" ? "Items" : "Steps";
@@ -249,12 +247,10 @@ export function renderStatusComment(
   const blocks: BlockLike[] = [...head];
   let chart: BlockLike[] = [];
   if (rootBundle && root) {
-    const graph = new PlaybookGraph(rootBundle.playbook);
+    const graph = graphOf(rootBundle.playbook);
     const lanesAt = new Set(Object.values(root.lanes ?? {}).map((l) => l.current ?? ""));
     blocks.push(...stepChecklist(run, graph, lanesAt));
-    const step = bundle
-      ? new PlaybookGraph(bundle.playbook).byId.get(f.current ?? "")?.step
-      : undefined;
+    const step = bundle ? graphOf(bundle.playbook).byId.get(f.current ?? "")?.step : undefined;
     if (!isFinished(run)) blocks.push(...laneBlocks(f, bundle));
     if (!isFinished(run) && step?.description)
       blocks.push(quote(paragraph(strong(stepTitle(step), ":"), " ", step.description)));

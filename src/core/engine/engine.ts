@@ -53,7 +53,7 @@ import { spans } from "../markdown/replies.js";
 import { defaultRegistry, type StepRegistry } from "../steps/registry.js";
 import type { Outcome, PlaybookBundle, StepContext } from "../steps/types.js";
 import { evaluateExpression, parseExpression } from "../format/expression.js";
-import { PlaybookGraph, stepTitle } from "../format/graph.js";
+import { graphOf as graphOfPlaybook, stepTitle, type PlaybookGraph } from "../format/graph.js";
 import type { ParallelStep, Step } from "../format/types.js";
 import { SIDE_EFFECT_KINDS, STEP_OUTPUTS } from "../format/vocabulary.js";
 import { branchNames, joinDecision, parallelOutputs } from "../steps/parallel/executor.js";
@@ -102,14 +102,8 @@ export const DEFAULT_MAX_TOOL_CALLS = 50;
 /** What a `silent` playbook still tells people: what needs them. */
 const SILENT_TOLD: ReadonlySet<Message["kind"]> = new Set(["waiting", "reminder", "failure"]);
 
-const graphs = new WeakMap<object, PlaybookGraph>();
 function graphOf(bundle: PlaybookBundle): PlaybookGraph {
-  let g = graphs.get(bundle.playbook);
-  if (!g) {
-    g = new PlaybookGraph(bundle.playbook);
-    graphs.set(bundle.playbook, g);
-  }
-  return g;
+  return graphOfPlaybook(bundle.playbook);
 }
 
 const defaultSteps = defaultRegistry();

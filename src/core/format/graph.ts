@@ -600,3 +600,15 @@ function computeEdges(graph: PlaybookGraph, gs: GraphStep, leaves: Set<string>):
   if (hasWhen && !hasDefault) fallThrough();
   return edges;
 }
+
+const graphs = new WeakMap<PlaybookDocument, PlaybookGraph>();
+
+/** The graph of a playbook, built once per playbook object (the engine and renderers ask often). */
+export function graphOf(playbook: PlaybookDocument): PlaybookGraph {
+  let g = graphs.get(playbook);
+  if (!g) {
+    g = new PlaybookGraph(playbook);
+    graphs.set(playbook, g);
+  }
+  return g;
+}

@@ -1,4 +1,4 @@
-import { PlaybookGraph, branchListKey, stepTitle, type Edge, type GraphStep } from "./graph.js";
+import { branchListKey, graphOf, stepTitle, type Edge, type GraphStep } from "./graph.js";
 import type { PlaybookDocument } from "./types.js";
 
 /** Mermaid node ids are our step ids made safe (a step called `end` would break the chart). */
@@ -62,7 +62,7 @@ export function neighbourhood(
   center: string,
   max: number,
 ): Set<string> {
-  const graph = new PlaybookGraph(playbook);
+  const graph = graphOf(playbook);
   const near = new Map<string, Set<string>>();
   const link = (a: string, b: string) => {
     if (!near.has(a)) near.set(a, new Set());
@@ -99,7 +99,7 @@ function joinText(s: GraphStep): string {
 
 /** A flowchart of the playbook: steps, branches with their conditions, handoffs, delegation. */
 export function renderMermaid(playbook: PlaybookDocument, options: MermaidOptions = {}): string {
-  const graph = new PlaybookGraph(playbook);
+  const graph = graphOf(playbook);
   const lines = ["flowchart TD"];
   // Steps of a branch are drawn in a subgraph named by the branch, then the branches' join node.
   const only = options.only;
