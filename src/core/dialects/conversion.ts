@@ -69,4 +69,9 @@ export abstract class DialectConversion {
     out[key] = value;
     this.b.locate(to, from, source, true);
   }
+
+  /** `key` of `src` into `out` as it is and where it stands, when `keep` accepts its value. */
+  protected copySame(src: Json, out: Json, key: string, keep: (v: unknown) => boolean): void {
+    if (keep(src[key])) this.put(out, key, src[key], [key], [key]);
+  }
 }

@@ -1,6 +1,5 @@
 import {
   loadSourceText,
-  type PathSegment,
   type SourceDocument,
   type SourceLimits,
 } from "../../format/source.js";
@@ -72,7 +71,7 @@ class MarkdownConversion extends DialectConversion {
     const goal = /\*\*Goal\*\*:\s*(.+)$/m.exec(this.body)?.[1]?.trim();
     const out: Json = { apiVersion: "playbook-bot/v1", id: stem, name: title };
     if (goal) out.description = goal;
-    copyMeta(this, meta, out);
+    this.copyOwnership(meta, out);
     out.steps = [
       {
         id: "run-playbook",
@@ -84,16 +83,8 @@ class MarkdownConversion extends DialectConversion {
     return this.b.build(out);
   }
 
-  put2(out: Json, key: string, value: unknown, path: PathSegment[]): void {
-    this.put(out, key, value, path, path);
+  private copyOwnership(src: Json, out: Json): void {
+    this.copySame(src, out, "owner", (v) => typeof v === "string");
+    this.copySame(src, out, "reviewers", isObject);
   }
-}
-
-function copyMeta(
-  c: { put2(out: Json, key: string, v: unknown, p: PathSegment[]): void },
-  src: Json,
-  out: Json,
-): void {
-  if (typeof src.owner === "string") c.put2(out, "owner", src.owner, ["owner"]);
-  if (isObject(src.reviewers)) c.put2(out, "reviewers", src.reviewers, ["reviewers"]);
 }

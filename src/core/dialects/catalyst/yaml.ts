@@ -151,10 +151,6 @@ export class CatalystYamlConversion extends DialectConversion {
     super(doc, CATALYST_HINTS);
   }
 
-  put2(out: Json, key: string, value: unknown, path: PathSegment[]): void {
-    this.put(out, key, value, path, path);
-  }
-
   convert(): SourceDocument {
     const src = this.doc.value;
     const out: Json = { apiVersion: "playbook-bot/v1" };
@@ -238,10 +234,10 @@ export class CatalystYamlConversion extends DialectConversion {
           `add \`${field}:\``,
         );
     }
-    if (typeof src.description === "string")
-      this.put2(out, "description", src.description, ["description"]);
-    if (typeof src.owner === "string") this.put2(out, "owner", src.owner, ["owner"]);
-    if (isObject(src.reviewers)) this.put2(out, "reviewers", src.reviewers, ["reviewers"]);
+    const text = (v: unknown) => typeof v === "string";
+    this.copySame(src, out, "description", text);
+    this.copySame(src, out, "owner", text);
+    this.copySame(src, out, "reviewers", isObject);
     if (src.triggers !== undefined) this.triggers(src.triggers, out);
   }
 
