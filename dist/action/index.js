@@ -57174,6 +57174,18 @@ var signal = {
     regex: { type: "boolean", description: "Treat pattern as a regular expression (RE2 syntax)." }
   }
 };
+var SCORING = {
+  signals: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      positive: list(signal, "Signals that raise the score."),
+      negative: list(signal, "Signals that lower the score.")
+    }
+  },
+  priority: { type: "number", description: "Tie-breaker; higher wins." },
+  min_score: { type: "number", description: "Least score for this playbook to be chosen." }
+};
 var PLAYBOOK_SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   $id: SCHEMA_ID,
@@ -57513,16 +57525,7 @@ var PLAYBOOK_SCHEMA = {
           description: "Label matchers: value, !=value, =~regex or !~regex."
         },
         context_types: strings("Context types (e.g. service, trace_id) this playbook understands."),
-        signals: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            positive: list(signal, "Signals that raise the score."),
-            negative: list(signal, "Signals that lower the score.")
-          }
-        },
-        priority: { type: "number", description: "Tie-breaker; higher wins." },
-        min_score: { type: "number", description: "Least score for this playbook to be chosen." },
+        ...SCORING,
         resolve: {
           enum: ["comment", "close"],
           description: "When the alert resolves: comment on the triage issue (default), or comment and close it."
@@ -57535,16 +57538,7 @@ var PLAYBOOK_SCHEMA = {
       description: "Which newly opened issues start this playbook: their title and body are scored like an alert's text; the best playbook above its min_score starts.",
       properties: {
         context_types: strings("Context types (e.g. request_id) this playbook understands."),
-        signals: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            positive: list(signal, "Signals that raise the score."),
-            negative: list(signal, "Signals that lower the score.")
-          }
-        },
-        priority: { type: "number", description: "Tie-breaker; higher wins." },
-        min_score: { type: "number", description: "Least score for this playbook to be chosen." }
+        ...SCORING
       }
     },
     step: {
@@ -58295,6 +58289,15 @@ function computeEdges(graph, gs, leaves) {
   });
   if (hasWhen && !hasDefault) fallThrough();
   return edges;
+}
+var graphs = /* @__PURE__ */ new WeakMap();
+function graphOf(playbook) {
+  let g = graphs.get(playbook);
+  if (!g) {
+    g = new PlaybookGraph(playbook);
+    graphs.set(playbook, g);
+  }
+  return g;
 }
 
 // src/core/rules/analysis/set.ts
@@ -59426,6 +59429,10 @@ var DialectConversion = class {
     out[key] = value;
     this.b.locate(to, from, source, true);
   }
+  /** `key` of `src` into `out` as it is and where it stands, when `keep` accepts its value. */
+  copySame(src, out, key, keep) {
+    if (keep(src[key])) this.put(out, key, src[key], [key], [key]);
+  }
 };
 
 // src/core/dialects/catalyst/scripts.ts
@@ -59555,9 +59562,6 @@ var CatalystYamlConversion = class extends DialectConversion {
   constructor(doc) {
     super(doc, CATALYST_HINTS);
   }
-  put2(out, key, value, path) {
-    this.put(out, key, value, path, path);
-  }
   convert() {
     const src = this.doc.value;
     const out = { apiVersion: "playbook-bot/v1" };
@@ -59640,10 +59644,10 @@ var CatalystYamlConversion = class extends DialectConversion {
           `add \`${field}:\``
         );
     }
-    if (typeof src.description === "string")
-      this.put2(out, "description", src.description, ["description"]);
-    if (typeof src.owner === "string") this.put2(out, "owner", src.owner, ["owner"]);
-    if (isObject(src.reviewers)) this.put2(out, "reviewers", src.reviewers, ["reviewers"]);
+    const text = (v) => typeof v === "string";
+    this.copySame(src, out, "description", text);
+    this.copySame(src, out, "owner", text);
+    this.copySame(src, out, "reviewers", isObject);
     if (src.triggers !== void 0) this.triggers(src.triggers, out);
   }
   /**
@@ -60622,7 +60626,7 @@ var MarkdownConversion = class extends DialectConversion {
     const goal = /\*\*Goal\*\*:\s*(.+)$/m.exec(this.body)?.[1]?.trim();
     const out = { apiVersion: "playbook-bot/v1", id: stem, name: title };
     if (goal) out.description = goal;
-    copyMeta(this, meta, out);
+    this.copyOwnership(meta, out);
     out.steps = [
       {
         id: "run-playbook",
@@ -60633,13 +60637,38 @@ var MarkdownConversion = class extends DialectConversion {
     ];
     return this.b.build(out);
   }
-  put2(out, key, value, path) {
-    this.put(out, key, value, path, path);
+  copyOwnership(src, out) {
+    this.copySame(src, out, "owner", (v) => typeof v === "string");
+    this.copySame(src, out, "reviewers", isObject);
   }
 };
-function copyMeta(c, src, out) {
-  if (typeof src.owner === "string") c.put2(out, "owner", src.owner, ["owner"]);
-  if (isObject(src.reviewers)) c.put2(out, "reviewers", src.reviewers, ["reviewers"]);
+
+// src/core/util/cycle.ts
+function cycleAmong(ids2, edges) {
+  const known = new Set(ids2);
+  const state = /* @__PURE__ */ new Map();
+  const stack = [];
+  const visit2 = (id) => {
+    state.set(id, "open");
+    stack.push(id);
+    for (const to of edges(id)) {
+      if (!known.has(to)) continue;
+      if (state.get(to) === "open") return [...stack.slice(stack.indexOf(to)), to];
+      if (!state.has(to)) {
+        const found = visit2(to);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(id, "done");
+    return void 0;
+  };
+  for (const id of ids2) {
+    if (state.has(id)) continue;
+    const found = visit2(id);
+    if (found) return found;
+  }
+  return void 0;
 }
 
 // src/core/dialects/cortex/markdown.ts
@@ -61391,29 +61420,10 @@ function topologicalOrder(steps) {
 var needsOf = (s) => (s.fields["depends-on"] ?? "").split(",").map((d) => d.trim()).filter(Boolean);
 function cycleIn(steps) {
   const needs = new Map(steps.map((s) => [s.id, needsOf(s)]));
-  const state = /* @__PURE__ */ new Map();
-  const stack = [];
-  const visit2 = (id) => {
-    state.set(id, "open");
-    stack.push(id);
-    for (const to of needs.get(id) ?? []) {
-      if (!needs.has(to)) continue;
-      if (state.get(to) === "open") return [...stack.slice(stack.indexOf(to)), to];
-      if (!state.has(to)) {
-        const found = visit2(to);
-        if (found) return found;
-      }
-    }
-    stack.pop();
-    state.set(id, "done");
-    return void 0;
-  };
-  for (const s of steps) {
-    if (state.has(s.id)) continue;
-    const found = visit2(s.id);
-    if (found) return found;
-  }
-  return void 0;
+  return cycleAmong(
+    steps.map((s) => s.id),
+    (id) => needs.get(id) ?? []
+  );
 }
 
 // src/core/dialects/mindscape/templates.ts
@@ -64457,28 +64467,7 @@ function cycleIn2(nodes) {
       (b) => isObject(b) && typeof b.goto === "string" && b.goto in nodes ? [b.goto] : []
     );
   };
-  const state = /* @__PURE__ */ new Map();
-  const stack = [];
-  const visit2 = (id) => {
-    state.set(id, "open");
-    stack.push(id);
-    for (const to of edges(id)) {
-      if (state.get(to) === "open") return [...stack.slice(stack.indexOf(to)), to];
-      if (!state.has(to)) {
-        const found = visit2(to);
-        if (found) return found;
-      }
-    }
-    stack.pop();
-    state.set(id, "done");
-    return void 0;
-  };
-  for (const id of Object.keys(nodes)) {
-    if (state.has(id)) continue;
-    const found = visit2(id);
-    if (found) return found;
-  }
-  return void 0;
+  return cycleAmong(Object.keys(nodes), edges);
 }
 
 // src/core/dialects/index.ts
@@ -64738,7 +64727,7 @@ function joinText(s) {
   return `join ${typeof join2 === "object" ? `${join2.count} of ${Object.keys(step.branches).length}` : join2}`;
 }
 function renderMermaid(playbook, options = {}) {
-  const graph = new PlaybookGraph(playbook);
+  const graph = graphOf(playbook);
   const lines = ["flowchart TD"];
   const only = options.only;
   const shown = (id) => !only || only.has(id);

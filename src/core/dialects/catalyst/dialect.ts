@@ -1,8 +1,4 @@
-import {
-  loadSourceText,
-  type SourceDocument,
-  type SourceLimits,
-} from "../../format/source.js";
+import { loadSourceText, type SourceDocument, type SourceLimits } from "../../format/source.js";
 import { frontMatter } from "../front-matter.js";
 import { DialectConversion, isObject, type Json } from "../conversion.js";
 import type { Dialect, DialectResult } from "../dialect.js";
