@@ -3,10 +3,19 @@
 // `npm run schema:write`; a test fails when the file is not what the schema compiles to.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { generateValidatorSource } from "../src/core/format/validator-source.js";
+import {
+  generateMetaValidatorSource,
+  generateValidatorSource,
+} from "../src/core/format/validator-source.js";
 
 const target = fileURLToPath(
   new URL("../src/core/format/generated/playbook-validator.ts", import.meta.url),
 );
 writeFileSync(target, generateValidatorSource());
 process.stdout.write(`wrote ${target}\n`);
+
+const metaTarget = fileURLToPath(
+  new URL("../src/core/format/generated/json-schema-meta-validator.ts", import.meta.url),
+);
+writeFileSync(metaTarget, generateMetaValidatorSource());
+process.stdout.write(`wrote ${metaTarget}\n`);

@@ -1,67 +1,95 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import checkAgainstMetaSchema from "./generated/json-schema-meta-validator.js";
+import { LruMap } from "../util/lru.js";
 import { linearRegExpForAjv } from "../util/regex.js";
+
+/** The JSON Schema 2020-12 meta-schema's id: schemas without `$schema` are checked against it. */
+export const META_SCHEMA_2020 = "https://json-schema.org/draft/2020-12/schema";
 
 type Compiled = { ok: true; validate: ValidateFunction } | { ok: false; error: string };
 
-const cache = new Map<string, Compiled>();
-const contractCache = new Map<string, Compiled>();
+/**
+ * One compiler per kind of schema, made on first use. A schema is checked against the 2020-12
+ * meta-schema by a precompiled validator, as Ajv would check it, because Ajv compiles the
+ * meta-schema itself once per instance (tens of milliseconds of a short process). Each compiled
+ * schema is taken back out of the instance (its validator keeps working), so the instance holds
+ * no schema of its own and only the bounded cache below keeps them.
+ */
+class SchemaCompiler {
+  private ajv: Ajv2020 | undefined;
+  // Bounded: schemas come from playbooks, and a long-lived app sees many.
+  private readonly cache = new LruMap<string, Compiled>(500);
+  constructor(private readonly options: () => Ajv2020) {}
+
+  compile(schema: Record<string, unknown>): Compiled {
+    const key = JSON.stringify(schema);
+    let entry = this.cache.get(key);
+    if (!entry) {
+      const ajv = (this.ajv ??= this.options());
+      try {
+        checkSchema(ajv, schema);
+        entry = { ok: true, validate: ajv.compile(schema) };
+      } catch (err) {
+        entry = { ok: false, error: (err as Error).message };
+      } finally {
+        ajv.removeSchema(schema);
+      }
+      this.cache.set(key, entry);
+    }
+    return entry;
+  }
+}
+
+/** Throws Ajv's own error for a schema the meta-schema refuses. */
+function checkSchema(ajv: Ajv2020, schema: Record<string, unknown>): void {
+  const meta = schema.$schema;
+  if (meta !== undefined && meta !== META_SCHEMA_2020 && meta !== `${META_SCHEMA_2020}#`) {
+    ajv.validateSchema(schema, true); // another draft: Ajv's own check
+    return;
+  }
+  const check = checkAgainstMetaSchema as unknown as ValidateFunction;
+  if (!check(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(check.errors)}`);
+}
+
+// Values of /approve arrive as text, so types are coerced; `pattern`s run on RE2.
+const responseSchemas = new SchemaCompiler(
+  () =>
+    new Ajv2020({
+      strict: true,
+      allErrors: true,
+      coerceTypes: true,
+      validateSchema: false,
+      code: { regExp: linearRegExpForAjv },
+    }),
+);
+
+// Unknown keywords are refused (a typo would silently check nothing); the rest of strict mode is
+// left off, as contracts written for other validators use it freely. Values are checked as they
+// are (no coercion); `pattern`s run on RE2.
+const contractSchemas = new SchemaCompiler(
+  () =>
+    new Ajv2020({
+      strictSchema: true,
+      strictTypes: false,
+      strictTuples: false,
+      strictRequired: false,
+      allErrors: true,
+      validateSchema: false,
+      code: { regExp: linearRegExpForAjv },
+    }),
+);
 
 /**
  * A checkpoint's response schema, compiled once per distinct schema (the validator checks it,
- * the engine validates `/approve k=v` values with it). Values arrive as text, so types are
- * coerced; `pattern`s run on RE2.
+ * the engine validates `/approve k=v` values with it).
  */
-export function compileResponseSchema(
-  schema: Record<string, unknown>,
-): { ok: true; validate: ValidateFunction } | { ok: false; error: string } {
-  const key = JSON.stringify(schema);
-  let entry = cache.get(key);
-  if (!entry) {
-    try {
-      const ajv = new Ajv2020({
-        strict: true,
-        allErrors: true,
-        coerceTypes: true,
-        code: { regExp: linearRegExpForAjv },
-      });
-      entry = { ok: true, validate: ajv.compile(schema) };
-    } catch (err) {
-      entry = { ok: false, error: (err as Error).message };
-    }
-    cache.set(key, entry);
-  }
-  return entry;
+export function compileResponseSchema(schema: Record<string, unknown>): Compiled {
+  return responseSchemas.compile(schema);
 }
 
-/**
- * A step's input or output contract (`input_schema`, `output_schema`), compiled once per
- * distinct schema. Values are checked as they are (no coercion); `pattern`s run on RE2.
- */
+/** A step's input or output contract (`input_schema`, `output_schema`), compiled once per distinct schema. */
 export function compileContractSchema(schema: Record<string, unknown>): Compiled {
-  const key = JSON.stringify(schema);
-  let entry = contractCache.get(key);
-  if (!entry) {
-    try {
-      // Unknown keywords are refused (a typo would silently check nothing); the rest of strict
-      // mode is left off, as contracts written for other validators use it freely.
-      const ajv = new Ajv2020({
-        strictSchema: true,
-        strictTypes: false,
-        strictTuples: false,
-        strictRequired: false,
-        allErrors: true,
-        code: { regExp: linearRegExpForAjv },
-      });
-      entry = { ok: true, validate: ajv.compile(schema) };
-    } catch (err) {
-      entry = { ok: false, error: (err as Error).message };
-    }
-    // Bounded: schemas come from playbooks, and a long-lived app sees many.
-    if (contractCache.size >= 500)
-      contractCache.delete(contractCache.keys().next().value as string);
-    contractCache.set(key, entry);
-  }
-  return entry;
+  return contractSchemas.compile(schema);
 }
 
 /** The first problems of a value against a compiled schema, as one line people can act on. */
