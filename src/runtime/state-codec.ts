@@ -28,6 +28,7 @@ const lane = {
     fork: { type: "string" },
     name: { type: "string" },
     current: { type: ["string", "null"] },
+    folded: { type: "string", maxLength: 100_000, pattern: "^[-csfi]*$" },
     phase: { enum: ["pending", "approval", "effect", "waiting"] },
     since: { type: "string" },
     attempt: { type: "integer", minimum: 1 },

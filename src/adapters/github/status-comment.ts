@@ -30,6 +30,7 @@ import {
 import { spans } from "../../core/markdown/replies.js";
 import type { Text } from "mdast";
 import { graphOf, type PlaybookGraph, stepTitle } from "../../core/format/graph.js";
+import { stepStatus } from "../../core/engine/state-bounds.js";
 import { MERMAID_MAX_EDGES, neighbourhood, renderMermaid } from "../../core/format/mermaid.js";
 import {
   decodeSigned,
@@ -294,8 +295,9 @@ export function renderStatusComment(
 function stepChecklist(run: RunState, graph: PlaybookGraph, lanesAt: Set<string>): BlockLike[] {
   const root = run.stack[0] as Frame;
   const f = activeFrame(run);
+  const status = (id: string) => stepStatus(root, graph, id);
   const item = (s: PlaybookGraph["steps"][number]) => {
-    const r = root.results[s.id];
+    const r = { status: status(s.id) };
     const current = !isFinished(run) && root.current === s.id;
     const running = !isFinished(run) && lanesAt.has(s.id);
     const note =
@@ -329,14 +331,12 @@ function stepChecklist(run: RunState, graph: PlaybookGraph, lanesAt: Set<string>
   const steps = graph.steps;
   if (steps.length <= MAX_CHECKLIST_STEPS) return [checklist(steps.map(item))];
   const at = steps.findIndex((s) => s.id === (isFinished(run) ? undefined : root.current));
-  const lastDone = steps.reduce((n, s, i) => (root.results[s.id] ? i : n), 0);
+  const lastDone = steps.reduce((n, s, i) => (status(s.id) ? i : n), 0);
   const center = at >= 0 ? at : lastDone;
   const from = Math.max(0, Math.min(center - 10, steps.length - MAX_CHECKLIST_STEPS));
   const to = Math.min(steps.length, from + MAX_CHECKLIST_STEPS);
   const tally = (part: typeof steps) => {
-    const count = (status: string) =>
-      part.filter((s) => root.results[s.id]?.status === status).length;
-    const done = count("completed");
+    const done = part.filter((s) => status(s.id) === "completed").length;
     const other = part.length - done;
     return `${part.length} step${part.length === 1 ? "" : "s"}: ${done} done${other ? `, ${other} not` : ""}`;
   };
@@ -358,9 +358,9 @@ function flowchart(
   lanesAt: Set<string>,
 ): BlockLike[] {
   const root = run.stack[0] as Frame;
-  const done = Object.entries(root.results)
-    .filter(([, r]) => r.status === "completed")
-    .map(([id]) => id);
+  const done = graph.steps
+    .filter((s) => stepStatus(root, graph, s.id) === "completed")
+    .map((s) => s.id);
   const marks = isFinished(run)
     ? { done }
     : { done, current: root.current ?? "", running: [...lanesAt] };

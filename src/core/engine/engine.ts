@@ -60,6 +60,7 @@ import { branchNames, joinDecision, parallelOutputs } from "../steps/parallel/ex
 import type { JoinDecision } from "../steps/parallel/types.js";
 import type { StepList } from "../format/graph.js";
 import { FOR_EACH_LIMITS } from "../format/schema.js";
+import { foldResults, MAX_FINDINGS, MAX_OUTPUTS_PER_STEP, stepStatus } from "./state-bounds.js";
 
 export const DEFAULT_MAX_DEPTH = 10;
 
@@ -941,8 +942,8 @@ class Transition {
     // A model with write tools acts only after a person approved: a checkpoint passed, or this gate.
     if (step.type === "ai" && step.scope === "write") {
       const graph = graphOf(this.bundleOf(frame));
-      return !Object.entries(frame.results).some(
-        ([id, r]) => r.status === "completed" && graph.byId.get(id)?.step.type === "checkpoint",
+      return !graph.steps.some(
+        (s) => s.step.type === "checkpoint" && stepStatus(frame, graph, s.id) === "completed",
       );
     }
     const authority =
@@ -1009,7 +1010,9 @@ class Transition {
     const outcome = this.withinContracts(step, given);
     if ("reply" in outcome && outcome.reply) this.reply = outcome.reply;
     if ((outcome.type === "done" || outcome.type === "wait") && outcome.findings) {
-      for (const [k, v] of Object.entries(outcome.findings)) frame.findings[k] = capValue(v);
+      for (const [k, v] of Object.entries(outcome.findings))
+        if (Object.hasOwn(frame.findings, k) || Object.keys(frame.findings).length < MAX_FINDINGS)
+          frame.findings[k] = capValue(v);
     }
     switch (outcome.type) {
       case "ignored":
@@ -1499,6 +1502,11 @@ class Transition {
     pushBounded(run.recentEvents, this.event.id, MAX_RECENT_EVENTS);
     run.seq++;
     run.updatedAt = this.now;
+    // Done here, on the frames themselves (a lane works on a view of its frame).
+    for (const frame of run.stack) {
+      const bundle = this.env.playbooks(frame.playbook);
+      if (bundle?.hash === frame.hash) foldResults(frame, bundle.playbook);
+    }
     if (activeFrame(run).lanes) return this.laneResult();
     if (!isFinished(run)) {
       const f = activeFrame(run);
@@ -1580,7 +1588,7 @@ const MAX_OUTPUT_LIST = FOR_EACH_LIMITS.max_items.cap;
 
 function capOutputs(outputs: Record<string, Value>): Record<string, Value> {
   const out: Record<string, Value> = {};
-  for (const [k, v] of Object.entries(outputs))
+  for (const [k, v] of Object.entries(outputs).slice(0, MAX_OUTPUTS_PER_STEP))
     out[k] = Array.isArray(v) ? v.slice(0, MAX_OUTPUT_LIST).map(capValue) : capValue(v);
   return out;
 }

@@ -64,6 +64,11 @@ export interface Frame {
   /** Earliest time a retry may run (backoff). */
   notBefore?: string;
   results: Record<string, StepResult>;
+  /**
+   * How steps whose results were folded ended, one character per step in the graph's order
+   * (`c` completed, `s` skipped, `f` failed, `i` ignored, `-` not folded): see state-bounds.ts.
+   */
+  folded?: string;
   findings: Record<string, Scalar>;
   votes: Vote[];
   /** Step ids whose ask-first approval has been given for the current attempt. */

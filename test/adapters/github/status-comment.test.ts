@@ -413,6 +413,24 @@ describe("renderStatusComment", () => {
     expect(readStatusComment(body, SECRET)).toEqual({ ok: true, run });
   });
 
+  it("counts and ticks folded steps as they ended", () => {
+    const big = long(60);
+    const run = begin(big);
+    const root = run.stack[0] as Frame;
+    // s0…s49 folded (s3 skipped), s50…s54 kept; s55 current.
+    root.folded = `${"c".repeat(3)}s${"c".repeat(46)}${"-".repeat(10)}`;
+    for (let i = 50; i < 55; i++)
+      root.results[`s${i}`] = { status: "completed", attempt: 1, at: "x" };
+    root.current = "s55";
+    const body = renderStatusComment(run, () => big, SECRET);
+    expect(body).toContain("_… 20 steps: 19 done, 1 not before these_");
+    expect(body).toContain("- [x] `s25`");
+    expect(body).toContain("- [x] `s54`");
+    expect(body).toContain("**`s55`");
+    expect(body).toMatch(/class (s_s\d+,)*s_s20,(s_s\d+,)*s_s54 done/);
+    expect(readStatusComment(body, SECRET)).toEqual({ ok: true, run });
+  });
+
   it("a 3,000-step playbook still fits, whatever the step", () => {
     const big = long(3_000);
     const run = begin(big);
