@@ -15,6 +15,7 @@ const BENCHMARKS = [
   "engine.mjs",
   "action.mjs",
   "alerts.mjs",
+  "alerts-app.ts",
   "app.ts",
 ];
 

@@ -667,10 +667,13 @@ export class FakeGitHub {
     const sub = slash === -1 ? "" : rest.slice(slash);
     const repo = repoName === this.name ? this.repo : repoName === ".github" ? this.org : undefined;
     if (!repo) return notFound();
+    // The installation that holds a repository, as the app's JWT asks (an alert route names one).
+    if (sub === "/installation" && method === "GET") return [200, { id: this.installationId }];
     if (sub === "" && method === "GET")
       return [
         200,
         {
+          id: repo === this.repo ? this.repositoryId : this.repositoryId + 1,
           name: repoName,
           full_name: `${this.owner}/${repoName}`,
           default_branch: repo.defaultBranch,

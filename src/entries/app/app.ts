@@ -568,9 +568,21 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       lock,
     });
 
-    /** The installation Octokit of a repository named by an alert route (the app's JWT finds it). */
-    async function ensureRepo(full: string): Promise<void> {
-      if (repoOctokits.get(full)) return;
+    /**
+     * The installation Octokit of a repository named by an alert route (the app's JWT finds it),
+     * asked for once however many alerts of one notification arrive together.
+     */
+    const finding = new Map<string, Promise<void>>();
+    function ensureRepo(full: string): Promise<void> {
+      if (repoOctokits.get(full)) return Promise.resolve();
+      let found = finding.get(full);
+      if (!found) {
+        found = findRepo(full).finally(() => finding.delete(full));
+        finding.set(full, found);
+      }
+      return found;
+    }
+    async function findRepo(full: string): Promise<void> {
       const [owner, repo] = full.split("/") as [string, string];
       const appOctokit = (await app.auth()) as unknown as Octokit;
       const { data: installation } = await appOctokit.rest.apps.getRepoInstallation({

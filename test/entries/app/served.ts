@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import type { AlertsConfig } from "../../../src/adapters/alerts/config.js";
 import { createPlaybookBot } from "../../../src/entries/app/app.js";
 import { APP_ID, CONFIG, Harness, type Payload } from "./harness.js";
 
@@ -33,6 +34,8 @@ export function signDelivery(body: string, secret = WEBHOOK_SECRET): string {
 export class ServedHarness extends Harness {
   private server: Server | undefined;
   private url = "";
+  /** The app's alert sources and routes in the next `start()` (ALERTS_CONFIG); none by default. */
+  alerts: AlertsConfig | undefined;
 
   override async start(): Promise<this> {
     await this.stop();
@@ -54,6 +57,7 @@ export class ServedHarness extends Harness {
         clock: this.clock,
         ...(this.coordination ? { coordination: this.coordination } : {}),
         wakeUps: this.wakeUps,
+        ...(this.alerts ? { alerts: this.alerts } : {}),
       }),
       { probot, webhooksPath: "/api/github/webhooks" },
     );
@@ -66,6 +70,20 @@ export class ServedHarness extends Harness {
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/github/webhooks`;
     nock.enableNetConnect("127.0.0.1");
     return this;
+  }
+
+  /** A POST to the app's `/alerts/<source>` route, as an alert source sends it. */
+  async postAlert(
+    source: string,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; text: string }> {
+    const res = await fetch(this.url.replace("/api/github/webhooks", `/alerts/${source}`), {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+    });
+    return { status: res.status, text: await res.text() };
   }
 
   /** The process stops: its server closes (its memory is gone with it). */
