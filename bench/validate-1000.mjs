@@ -1,6 +1,8 @@
 // Validate 1,000 generated playbooks of 30 steps: the full validator against the floor of a plain
 // YAML load plus a compiled JSON Schema check. Prints a markdown section on stdout.
 import { Buffer } from "node:buffer";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 // As the CLI, the app and the Action do: parse with js-yaml's CommonJS build.
 import "../dist/adapters/local/yaml-library.js";
@@ -30,6 +32,21 @@ const files = generatePlaybooks(COUNT, { steps: STEPS }).map((p) => ({
   source: p.text,
 }));
 const bytes = files.reduce((n, f) => n + Buffer.byteLength(f.source), 0);
+
+// Peak memory: a fresh process per side (`--peak ours` or `--peak floor`) validates the 1,000
+// files once, keeping what it produced (our reports; the floor's parsed values and verdicts), and
+// prints its peak resident set in KiB.
+if (process.argv[2] === "--peak") {
+  const check = process.argv[3] === "ours" ? undefined : floorValidator();
+  const kept = check
+    ? files.map((f) => {
+        const value = load(f.source);
+        return { value, ok: check(value) };
+      })
+    : validateSet(files);
+  process.stdout.write(`${process.resourceUsage().maxRSS} ${kept.length}\n`);
+  process.exit(0);
+}
 
 // The generator promises valid playbooks; anything else is a bug in the generator.
 const check = validateSet(files);
@@ -158,6 +175,37 @@ console.log(
         fmt(median(s.floor)),
         fmtRatio(median(s.ours) / median(s.floor)),
       ]),
+    ),
+    "",
+  ].join("\n"),
+);
+
+// Peak memory, each side in 3 fresh processes (the median), as the whole process's resident set.
+progress("validate-1000: peak memory");
+const peak = (side) =>
+  median(
+    Array.from({ length: 3 }, () => {
+      const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--peak", side], {
+        encoding: "utf8",
+      });
+      if (child.status !== 0) throw new Error(child.stderr);
+      return Number(child.stdout.split(" ")[0]) / 1024;
+    }),
+  );
+const oursPeak = peak("ours");
+const floorPeak = peak("floor");
+console.log(
+  [
+    "### Peak memory",
+    "",
+    "Each side validates the 1,000 playbooks once in a fresh process and keeps what it produced (our reports with their playbooks; the floor's parsed values and verdicts); peak resident set of the whole process, median of 3 processes.",
+    "",
+    table(
+      ["side", "peak RSS MiB", "ratio to floor"],
+      [
+        ["ours: `validateSet`", oursPeak.toFixed(0), fmtRatio(oursPeak / floorPeak)],
+        ["floor: js-yaml + ajv", floorPeak.toFixed(0), "1.00×"],
+      ],
     ),
     "",
   ].join("\n"),

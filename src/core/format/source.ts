@@ -32,6 +32,61 @@ export interface NodeLocation {
   in?: SourceDocument;
 }
 
+/** Where each value of a document is written, by JSON pointer (a Map serves too). */
+export interface LocationTable {
+  get(pointer: string): NodeLocation | undefined;
+  has(pointer: string): boolean;
+  entries(): IterableIterator<[string, NodeLocation]>;
+}
+
+/**
+ * The locations a YAML walk records, packed: four numbers per value (its range, and its key's or
+ * -1) in one array, so that a document's map costs one entry per value rather than three objects
+ * (validating many files at once keeps every document).
+ */
+export class PackedLocations implements LocationTable {
+  private readonly index = new Map<string, number>();
+  private readonly ranges: number[] = [];
+
+  set(pointer: string, value: Range, key?: Range): void {
+    const at = this.index.get(pointer);
+    const i = at ?? this.ranges.length;
+    if (at === undefined) this.index.set(pointer, i);
+    this.ranges[i] = value.start;
+    this.ranges[i + 1] = value.end;
+    this.ranges[i + 2] = key ? key.start : -1;
+    this.ranges[i + 3] = key ? key.end : -1;
+  }
+
+  /** A value's range, once its end is known (a collection ends after its children). */
+  setValue(pointer: string, value: Range): void {
+    const i = this.index.get(pointer);
+    if (i === undefined) return;
+    this.ranges[i] = value.start;
+    this.ranges[i + 1] = value.end;
+  }
+
+  private at(i: number): NodeLocation {
+    const r = this.ranges;
+    const loc: NodeLocation = { value: { start: r[i] as number, end: r[i + 1] as number } };
+    if ((r[i + 2] as number) >= 0) loc.key = { start: r[i + 2] as number, end: r[i + 3] as number };
+    return loc;
+  }
+
+  get(pointer: string): NodeLocation | undefined {
+    const i = this.index.get(pointer);
+    return i === undefined ? undefined : this.at(i);
+  }
+
+  has(pointer: string): boolean {
+    return this.index.has(pointer);
+  }
+
+  *entries(): IterableIterator<[string, NodeLocation]> {
+    for (const [pointer, i] of this.index) yield [pointer, this.at(i)];
+  }
+}
+
 export type SourceProblemKind = "syntax" | "duplicate-key" | "limit" | "encoding";
 
 export interface SourceProblem {
@@ -89,7 +144,7 @@ export class SourceDocument {
     readonly file: string,
     readonly text: string,
     readonly value: unknown,
-    private readonly locations: Map<string, NodeLocation>,
+    private readonly locations: LocationTable,
   ) {
     this.lineStarts = lineStartsOf(text);
   }
@@ -127,7 +182,7 @@ export class SourceDocument {
   locationsUnder(path: readonly PathSegment[]): [string, NodeLocation][] {
     const base = pointerOf(path);
     const out: [string, NodeLocation][] = [];
-    for (const [pointer, loc] of this.locations)
+    for (const [pointer, loc] of this.locations.entries())
       if (pointer === base || pointer.startsWith(`${base}/`))
         out.push([pointer.slice(base.length), { ...loc, in: loc.in ?? this }]);
     return out;
@@ -324,8 +379,8 @@ function walkEvents(
   text: string,
   events: Event[],
   limits: SourceLimits,
-): { locations: Map<string, NodeLocation> } | { problems: SourceProblem[] } {
-  const locations = new Map<string, NodeLocation>();
+): { locations: PackedLocations } | { problems: SourceProblem[] } {
+  const locations = new PackedLocations();
   const anchorSizes = new Map<string, number>();
   const problems: SourceProblem[] = [];
   const doc = new SourceDocument("", text, null, new Map());
@@ -369,9 +424,7 @@ function walkEvents(
   };
 
   const record = (at: { pointer: string; key?: Range }, range: Range): void => {
-    const loc: NodeLocation = { value: range };
-    if (at.key) loc.key = at.key;
-    locations.set(at.pointer, loc);
+    locations.set(at.pointer, range, at.key);
   };
 
   const count = (n: number, at: number): { problems: SourceProblem[] } | null => {
@@ -484,8 +537,7 @@ function walkEvents(
       case EVENT_ID.POP: {
         const frame = stack.pop();
         if (!frame) break;
-        const loc = locations.get(frame.pointer);
-        if (loc) loc.value = { start: frame.start, end: frame.end };
+        locations.setValue(frame.pointer, { start: frame.start, end: frame.end });
         if (frame.anchor !== undefined) anchorSizes.set(frame.anchor, frame.size);
         const parent = stack[stack.length - 1];
         if (parent) parent.end = Math.max(parent.end, frame.end);

@@ -69,7 +69,7 @@ function route(path: string): string {
   return path
     .replace(/\?.*$/, "")
     .replace(/\/[0-9]+(?=\/|$)/g, "/:n")
-    .replace(/^\/repos\/[^/]+\/\.github(?=\/|$)/, "/repos/:owner/.github ")
+    .replace(/^\/repos\/[^/]+\/\.github(?=\/|$)/, "(org .github) ")
     .replace(/^\/repos\/[^/]+\/[^/]+/, "")
     .trim();
 }
