@@ -1,4 +1,4 @@
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type Options, type ValidateFunction } from "ajv/dist/2020.js";
 import checkAgainstMetaSchema from "./generated/json-schema-meta-validator.js";
 import { LruMap } from "../util/lru.js";
 import { linearRegExpForAjv } from "../util/regex.js";
@@ -10,22 +10,28 @@ type Compiled = { ok: true; validate: ValidateFunction } | { ok: false; error: s
 
 /**
  * One compiler per kind of schema, made on first use. A schema is checked against the 2020-12
- * meta-schema by a precompiled validator, as Ajv would check it, because Ajv compiles the
- * meta-schema itself once per instance (tens of milliseconds of a short process). Each compiled
- * schema is taken back out of the instance (its validator keeps working), so the instance holds
- * no schema of its own and only the bounded cache below keeps them.
+ * meta-schema by a precompiled validator, as Ajv would check it, so Ajv's own check is off: Ajv
+ * compiles the meta-schema itself once per instance (tens of milliseconds of a short process).
+ * Every kind reports all errors and runs `pattern`s on RE2. Each compiled schema is taken back out
+ * of the instance (its validator keeps working), so the instance holds no schema of its own and
+ * only the bounded cache below keeps them.
  */
 class SchemaCompiler {
   private ajv: Ajv2020 | undefined;
   // Bounded: schemas come from playbooks, and a long-lived app sees many.
   private readonly cache = new LruMap<string, Compiled>(500);
-  constructor(private readonly options: () => Ajv2020) {}
+  constructor(private readonly options: Options) {}
 
   compile(schema: Record<string, unknown>): Compiled {
     const key = JSON.stringify(schema);
     let entry = this.cache.get(key);
     if (!entry) {
-      const ajv = (this.ajv ??= this.options());
+      const ajv = (this.ajv ??= new Ajv2020({
+        ...this.options,
+        allErrors: true,
+        validateSchema: false,
+        code: { regExp: linearRegExpForAjv },
+      }));
       try {
         checkSchema(ajv, schema);
         entry = { ok: true, validate: ajv.compile(schema) };
@@ -51,33 +57,18 @@ function checkSchema(ajv: Ajv2020, schema: Record<string, unknown>): void {
   if (!check(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(check.errors)}`);
 }
 
-// Values of /approve arrive as text, so types are coerced; `pattern`s run on RE2.
-const responseSchemas = new SchemaCompiler(
-  () =>
-    new Ajv2020({
-      strict: true,
-      allErrors: true,
-      coerceTypes: true,
-      validateSchema: false,
-      code: { regExp: linearRegExpForAjv },
-    }),
-);
+// Values of /approve arrive as text, so types are coerced.
+const responseSchemas = new SchemaCompiler({ strict: true, coerceTypes: true });
 
 // Unknown keywords are refused (a typo would silently check nothing); the rest of strict mode is
 // left off, as contracts written for other validators use it freely. Values are checked as they
-// are (no coercion); `pattern`s run on RE2.
-const contractSchemas = new SchemaCompiler(
-  () =>
-    new Ajv2020({
-      strictSchema: true,
-      strictTypes: false,
-      strictTuples: false,
-      strictRequired: false,
-      allErrors: true,
-      validateSchema: false,
-      code: { regExp: linearRegExpForAjv },
-    }),
-);
+// are (no coercion).
+const contractSchemas = new SchemaCompiler({
+  strictSchema: true,
+  strictTypes: false,
+  strictTuples: false,
+  strictRequired: false,
+});
 
 /**
  * A checkpoint's response schema, compiled once per distinct schema (the validator checks it,
