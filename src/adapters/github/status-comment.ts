@@ -297,21 +297,21 @@ function stepChecklist(run: RunState, graph: PlaybookGraph, lanesAt: Set<string>
   const f = activeFrame(run);
   const status = (id: string) => stepStatus(root, graph, id);
   const item = (s: PlaybookGraph["steps"][number]) => {
-    const r = { status: status(s.id) };
+    const ended = status(s.id);
     const current = !isFinished(run) && root.current === s.id;
     const running = !isFinished(run) && lanesAt.has(s.id);
     const note =
-      r?.status === "skipped"
+      ended === "skipped"
         ? "(skipped)"
-        : r?.status === "failed"
+        : ended === "failed"
           ? "(failed)"
-          : r?.status === "ignored"
+          : ended === "ignored"
             ? "(failed, ignored)"
             : undefined;
     const title = stepTitle(s.step);
     const label: InlineLike[] = [code(s.id), title !== s.id ? [" — ", title] : []];
     return {
-      checked: r?.status === "completed",
+      checked: ended === "completed",
       content: [
         current
           ? [

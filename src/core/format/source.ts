@@ -48,14 +48,10 @@ export class PackedLocations implements LocationTable {
   private readonly index = new Map<string, number>();
   private readonly ranges: number[] = [];
 
+  /** Records a value; a pointer recorded again points at its new ranges (the last one wins). */
   set(pointer: string, value: Range, key?: Range): void {
-    const at = this.index.get(pointer);
-    const i = at ?? this.ranges.length;
-    if (at === undefined) this.index.set(pointer, i);
-    this.ranges[i] = value.start;
-    this.ranges[i + 1] = value.end;
-    this.ranges[i + 2] = key ? key.start : -1;
-    this.ranges[i + 3] = key ? key.end : -1;
+    this.index.set(pointer, this.ranges.length);
+    this.ranges.push(value.start, value.end, key ? key.start : -1, key ? key.end : -1);
   }
 
   /** A value's range, once its end is known (a collection ends after its children). */
