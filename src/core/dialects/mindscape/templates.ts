@@ -106,9 +106,9 @@ function rewriteName(name: string, found: Rewrite): string {
   return name;
 }
 
-/** Rewrites a Mindscape template (text with `{{ }}` and `{% %}`) into v1's. */
-export function rewriteTemplate(text: string): Rewrite {
-  const found: Rewrite = {
+/** A rewrite that has found nothing yet. */
+function emptyRewrite(): Rewrite {
+  return {
     text: "",
     inputs: new Set(),
     wholeSteps: new Set(),
@@ -116,6 +116,11 @@ export function rewriteTemplate(text: string): Rewrite {
     contextKeys: new Set(),
     stepKeys: [],
   };
+}
+
+/** Rewrites a Mindscape template (text with `{{ }}` and `{% %}`) into v1's. */
+export function rewriteTemplate(text: string): Rewrite {
+  const found = emptyRewrite();
   if (text.length > MAX_LENGTH) {
     found.text = text;
     return found;
@@ -148,14 +153,7 @@ export function rewriteCondition(condition: string): Rewrite {
   const trimmed = condition.trim();
   const inner =
     trimmed.startsWith("{{") && trimmed.endsWith("}}") ? trimmed.slice(2, -2).trim() : trimmed;
-  const found: Rewrite = {
-    text: "",
-    inputs: new Set(),
-    wholeSteps: new Set(),
-    bareNames: new Set(),
-    contextKeys: new Set(),
-    stepKeys: [],
-  };
+  const found = emptyRewrite();
   found.text = rewriteExpression(inner, found);
   return found;
 }
