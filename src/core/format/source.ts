@@ -83,6 +83,34 @@ export class PackedLocations implements LocationTable {
   }
 }
 
+/**
+ * Locations built on first use: a valid playbook is never asked where its values are, so the
+ * walk that reads a file records nothing, and only a file that gets a finding is walked again,
+ * in full (validating many files at once then keeps no map for the clean ones).
+ */
+class LocationsOnDemand implements LocationTable {
+  private built: LocationTable | undefined;
+
+  constructor(private readonly build: () => LocationTable) {}
+
+  private table(): LocationTable {
+    this.built ??= this.build();
+    return this.built;
+  }
+
+  get(pointer: string): NodeLocation | undefined {
+    return this.table().get(pointer);
+  }
+
+  has(pointer: string): boolean {
+    return this.table().has(pointer);
+  }
+
+  entries(): IterableIterator<[string, NodeLocation]> {
+    return this.table().entries();
+  }
+}
+
 export type SourceProblemKind = "syntax" | "duplicate-key" | "limit" | "encoding";
 
 export interface SourceProblem {
@@ -134,15 +162,19 @@ export function formatPath(path: readonly PathSegment[]): string {
  * later error, however deep, can point at a line and column.
  */
 export class SourceDocument {
-  readonly lineStarts: number[];
+  private starts: number[] | undefined;
 
   constructor(
     readonly file: string,
     readonly text: string,
     readonly value: unknown,
     private readonly locations: LocationTable,
-  ) {
-    this.lineStarts = lineStartsOf(text);
+  ) {}
+
+  /** Offsets where each line begins, found when a position is first asked for. */
+  get lineStarts(): number[] {
+    this.starts ??= lineStartsOf(this.text);
+    return this.starts;
   }
 
   /** 1-based line and column of an offset. */
@@ -294,12 +326,12 @@ export function loadSourceText(
   } catch (err) {
     return yamlFailure(text, err);
   }
-  const walked = walkEvents(text, events, limits);
+  // The first walk only bounds the document; duplicate keys are left to construction, which
+  // refuses them, and a second, full walk then says where each one is.
+  const walked = walkEvents(text, events, limits, false);
   if ("problems" in walked) return { ok: false, problems: walked.problems, text };
   let value: unknown;
   try {
-    // Duplicates were already reported with positions; json mode keeps construction from
-    // throwing on them a second time.
     const docs = yamlLibrary().constructFromEvents(events, {
       source: text,
       filename: file,
@@ -308,9 +340,22 @@ export function loadSourceText(
     });
     value = docs[0] ?? null;
   } catch (err) {
-    return yamlFailure(text, err);
+    const full = walkEvents(text, events, limits, true);
+    return "problems" in full
+      ? { ok: false, problems: full.problems, text }
+      : yamlFailure(text, err);
   }
-  return { ok: true, document: new SourceDocument(file, text, value, walked.locations) };
+  const locations = new LocationsOnDemand(() => {
+    // The same text walked the same way again: it cannot fail where the first walk passed.
+    const again = walkEvents(
+      text,
+      yamlLibrary().parseEvents(text, { filename: file, maxDepth: limits.maxDepth }),
+      limits,
+      true,
+    );
+    return "locations" in again ? again.locations : new Map<string, NodeLocation>();
+  });
+  return { ok: true, document: new SourceDocument(file, text, value, locations) };
 }
 
 function yamlFailure(text: string, err: unknown): LoadResult {
@@ -367,14 +412,15 @@ interface Frame {
 }
 
 /**
- * One pass over the parser's events: records the source range of every value, reports duplicate
- * keys, and counts nodes as if aliases were expanded, so an alias bomb fails here, in time
- * proportional to the file, before anything walks the expanded value.
+ * One pass over the parser's events: counts nodes as if aliases were expanded, so an alias bomb
+ * fails here, in time proportional to the file, before anything walks the expanded value; and,
+ * when `full`, reports duplicate keys and records the source range of every value.
  */
 function walkEvents(
   text: string,
   events: Event[],
   limits: SourceLimits,
+  full: boolean,
 ): { locations: PackedLocations } | { problems: SourceProblem[] } {
   const locations = new PackedLocations();
   const anchorSizes = new Map<string, number>();
@@ -398,9 +444,10 @@ function walkEvents(
     const parent = stack[stack.length - 1];
     if (!parent) return { pointer: "" };
     parent.end = Math.max(parent.end, range.end);
-    if (parent.kind === "seq") return { pointer: parent.pointer + pointerSegment(parent.index++) };
+    if (parent.kind === "seq")
+      return { pointer: full ? parent.pointer + pointerSegment(parent.index++) : "" };
     if (!parent.key) {
-      const name = keyText ?? "";
+      const name = full ? (keyText ?? "") : "";
       const seen = parent.keys?.get(name);
       if (seen) {
         const first = doc.position(seen.start);
@@ -416,11 +463,11 @@ function walkEvents(
     }
     const key = parent.key;
     delete parent.key;
-    return { pointer: parent.pointer + pointerSegment(key.name), key: key.range };
+    return { pointer: full ? parent.pointer + pointerSegment(key.name) : "", key: key.range };
   };
 
   const record = (at: { pointer: string; key?: Range }, range: Range): void => {
-    locations.set(at.pointer, range, at.key);
+    if (full) locations.set(at.pointer, range, at.key);
   };
 
   const count = (n: number, at: number): { problems: SourceProblem[] } | null => {
@@ -456,7 +503,7 @@ function walkEvents(
         const valueRange = { start: ev.valueStart, end: Math.max(ev.valueEnd, ev.valueStart) };
         const parent = stack[stack.length - 1];
         const isKey = parent?.kind === "map" && !parent.key;
-        const at = place(valueRange, isKey ? yamlLibrary().getScalarValue(text, ev) : null);
+        const at = place(valueRange, isKey && full ? yamlLibrary().getScalarValue(text, ev) : null);
         const over = count(1, ev.valueStart);
         if (over) return over;
         if (at) record(at, valueRange);
@@ -487,7 +534,7 @@ function walkEvents(
           index: 0,
           size: 1,
         };
-        if (ev.type === EVENT_ID.MAPPING) frame.keys = new Map();
+        if (ev.type === EVENT_ID.MAPPING && full) frame.keys = new Map();
         if (ev.anchorStart >= 0) frame.anchor = text.slice(ev.anchorStart, ev.anchorEnd);
         record(at, range);
         stack.push(frame);
@@ -533,7 +580,7 @@ function walkEvents(
       case EVENT_ID.POP: {
         const frame = stack.pop();
         if (!frame) break;
-        locations.setValue(frame.pointer, { start: frame.start, end: frame.end });
+        if (full) locations.setValue(frame.pointer, { start: frame.start, end: frame.end });
         if (frame.anchor !== undefined) anchorSizes.set(frame.anchor, frame.size);
         const parent = stack[stack.length - 1];
         if (parent) parent.end = Math.max(parent.end, frame.end);
