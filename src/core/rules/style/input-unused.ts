@@ -2,8 +2,26 @@ import { locate } from "../context.js";
 import type { FileRule, Finding } from "../rule.js";
 
 // Two patterns, each led by a literal, rather than one alternation: the engine then skips to each
-// literal instead of trying the pattern at every character of the playbook.
-const MENTIONS = [/inputs\.([A-Za-z0-9_-]+)/g, /\$\{\s*([A-Za-z0-9_-]+)\s*\}/g];
+// literal instead of trying the pattern at every character.
+const INPUT_REF = /inputs\.([A-Za-z0-9_-]+)/g;
+const PLACEHOLDER = /\$\{\s*([A-Za-z0-9_-]+)\s*\}/g;
+
+/** Adds to `used` every input a text mentions: `inputs.<name>` or a `${name}` placeholder. */
+function mentionsIn(text: string, used: Set<string>): void {
+  if (text.includes("inputs.")) for (const m of text.matchAll(INPUT_REF)) used.add(m[1] as string);
+  if (text.includes("${")) for (const m of text.matchAll(PLACEHOLDER)) used.add(m[1] as string);
+}
+
+/** Every string of a value, its keys included. */
+function mentionsUnder(value: unknown, used: Set<string>): void {
+  if (typeof value === "string") mentionsIn(value, used);
+  else if (Array.isArray(value)) for (const v of value) mentionsUnder(v, used);
+  else if (value !== null && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) {
+      mentionsIn(k, used);
+      mentionsUnder(v, used);
+    }
+}
 
 /** Every declared input is used: in a template, an expression, or another input's default. */
 export const inputUnused: FileRule<"input-unused"> = {
@@ -14,14 +32,10 @@ export const inputUnused: FileRule<"input-unused"> = {
   check({ doc, playbook }) {
     const out: Finding<"input-unused">[] = [];
     if (playbook.inputs === undefined) return out;
-    const text = JSON.stringify({ ...playbook, inputs: undefined });
-    const defaults = JSON.stringify(Object.values(playbook.inputs ?? {}).map((i) => i.default));
-    // Every name the playbook mentions: `inputs.<name>` or a `${name}` placeholder.
     const used = new Set<string>();
-    for (const written of [text, defaults])
-      for (const mention of MENTIONS)
-        for (const m of written.matchAll(mention)) used.add(m[1] as string);
-    for (const name of Object.keys(playbook.inputs ?? {})) {
+    for (const [k, v] of Object.entries(playbook)) if (k !== "inputs") mentionsUnder(v, used);
+    for (const input of Object.values(playbook.inputs)) mentionsUnder(input.default, used);
+    for (const name of Object.keys(playbook.inputs)) {
       if (used.has(name)) continue;
       const at = locate(doc, ["inputs", name], true);
       out.push({
