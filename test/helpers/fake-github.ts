@@ -5,6 +5,7 @@
  * tests and benchmarks can count requests per event. It does not depend on a test runner.
  */
 import { createHash } from "node:crypto";
+import { createServer } from "node:http";
 import nock from "nock";
 
 export const API = "https://api.github.com";
@@ -42,6 +43,17 @@ export interface FakeIssue {
   labels: string[];
   user: FakeUser;
   pull_request?: boolean;
+  created_at?: string;
+}
+
+/** An issue's timeline event (GET /issues/:n/events): labels added, as GitHub lists them. */
+export interface FakeIssueEvent {
+  id: number;
+  issue: number;
+  event: "labeled";
+  label: { name: string };
+  actor: FakeUser;
+  created_at: string;
 }
 
 export interface FakePull {
@@ -211,7 +223,9 @@ export class FakeGitHub {
   repositoryId = 186853002;
   /** team "org/slug" → member logins */
   readonly teams = new Map<string, Set<string>>();
-  readonly reactions: { commentId: number; content: string }[] = [];
+  readonly reactions: { commentId: number; content: string; user?: FakeUser }[] = [];
+  /** Labels added to issues, in order (GET /issues/:n/events). */
+  readonly issueEvents: FakeIssueEvent[] = [];
   readonly dispatches: { workflow: string; ref: string; inputs: unknown }[] = [];
   /** The runs dispatches created, in order. */
   readonly workflowRuns: FakeWorkflowRun[] = [];
@@ -266,9 +280,70 @@ export class FakeGitHub {
       state_reason: null,
       labels,
       user: this.user(author),
+      created_at: this.clock().toISOString(),
     };
     this.issues.set(issue.number, issue);
+    for (const l of labels)
+      this.recordLabel(issue.number, l, issue.user, issue.created_at as string);
     return issue;
+  }
+
+  /** Someone adds a label to an issue, as GitHub records it (no webhook is sent by the fake). */
+  labelAs(issue: number, label: string, login: string): FakeIssueEvent {
+    const i = this.issues.get(issue);
+    if (!i) throw new Error(`no issue ${issue}`);
+    if (!i.labels.includes(label)) i.labels.push(label);
+    return this.recordLabel(issue, label, this.user(login), this.clock().toISOString());
+  }
+
+  private recordLabel(issue: number, label: string, actor: FakeUser, at: string): FakeIssueEvent {
+    const e: FakeIssueEvent = {
+      id: 70_000 + this.issueEvents.length,
+      issue,
+      event: "labeled",
+      label: { name: label },
+      actor,
+      created_at: at,
+    };
+    this.issueEvents.push(e);
+    return e;
+  }
+
+  /**
+   * The fake on a loopback HTTP server (port 0), as a GitHub API a child process reaches through
+   * `GITHUB_API_URL`: `url` is its base, `close` stops it. Conditional GETs work as with nock.
+   */
+  async serve(): Promise<{ url: string; close: () => Promise<void> }> {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const method = (req.method ?? "GET").toUpperCase();
+        const raw = Buffer.concat(chunks).toString("utf8");
+        const uri = req.url ?? "/";
+        const ifNoneMatch = req.headers["if-none-match"];
+        const [status, body, headers] =
+          typeof ifNoneMatch === "string"
+            ? this.conditional(method, uri, raw, ifNoneMatch)
+            : this.handle(method, uri, raw);
+        const text = body === "" || body === undefined ? "" : JSON.stringify(body);
+        res.writeHead(status, {
+          ...(text ? { "content-type": "application/json; charset=utf-8" } : {}),
+          ...headers,
+        });
+        res.end(status === 304 || status === 204 ? undefined : text);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address() as { port: number };
+    return {
+      url: `http://127.0.0.1:${address.port}`,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
   }
 
   /** A comment by a person (or another bot): recorded as GitHub would, with its created event. */
@@ -445,6 +520,13 @@ export class FakeGitHub {
       updated_at: c.updated_at,
       author_association: c.user.type === "Bot" ? "NONE" : "MEMBER",
       performed_via_github_app: c.performed_via_github_app,
+      // Like GitHub: the comment's reactions, counted by content.
+      reactions: Object.fromEntries(
+        ["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"].map((k) => [
+          k,
+          this.reactions.filter((r) => r.commentId === c.id && r.content === k).length,
+        ]),
+      ),
     };
   }
 
@@ -462,6 +544,7 @@ export class FakeGitHub {
       performed_via_github_app: this.appOf(i.user),
       // As the webhook's issue says: how many comments the thread has.
       comments: [...this.comments.values()].filter((c) => c.issue === i.number).length,
+      ...(i.created_at ? { created_at: i.created_at } : {}),
       ...(i.pull_request ? { pull_request: {} } : {}),
     };
   }
@@ -875,8 +958,31 @@ export class FakeGitHub {
         (r) => r.commentId === Number(m?.[1]) && r.content === String(b.content),
       );
       if (i !== -1) return [200, { id: i + 1, content: b.content }];
-      this.reactions.push({ commentId: Number(m[1]), content: String(b.content) });
+      this.reactions.push({
+        commentId: Number(m[1]),
+        content: String(b.content),
+        user: this.user(this.botLogin),
+      });
       return [201, { id: this.reactions.length, content: b.content }];
+    }
+    if ((m = /^\/issues\/comments\/([0-9]+)\/reactions$/.exec(sub)) && method === "GET") {
+      const content = q.get("content");
+      return [
+        200,
+        this.reactions
+          .map((r, i) => ({ ...r, id: i + 1 }))
+          .filter((r) => r.commentId === Number(m?.[1]) && (!content || r.content === content))
+          .map((r) => ({ id: r.id, content: r.content, user: r.user ?? this.user(this.botLogin) })),
+      ];
+    }
+    if ((m = /^\/issues\/([0-9]+)\/events$/.exec(sub)) && method === "GET") {
+      const issue = Number(m[1]);
+      return [
+        200,
+        this.issueEvents
+          .filter((e) => e.issue === issue)
+          .map(({ issue: _, ...e }) => ({ ...e, label: { ...e.label, color: "ededed" } })),
+      ];
     }
 
     // issues
@@ -926,7 +1032,11 @@ export class FakeGitHub {
       const n = Number(m[1]);
       const target = this.issues.get(n) ?? (this.pulls.has(n) ? this.pullIssue(n) : undefined);
       if (!target) return notFound();
-      for (const l of b.labels as string[]) if (!target.labels.includes(l)) target.labels.push(l);
+      for (const l of b.labels as string[])
+        if (!target.labels.includes(l)) {
+          target.labels.push(l);
+          this.recordLabel(n, l, this.user(this.botLogin), this.clock().toISOString());
+        }
       return [200, target.labels.map((name) => ({ name }))];
     }
     if ((m = /^\/issues\/([0-9]+)\/labels\/(.+)$/.exec(sub)) && method === "DELETE") {

@@ -84,6 +84,14 @@ export interface PlaybookBotOptions {
         precise?: boolean;
         onTimer?: (timer: WakeUpTimer) => void;
       };
+  /**
+   * The Actions runtime: a run goes on step after step within one event until it waits, since
+   * what the bot writes with a workflow's token starts no workflow (default false: one step per
+   * event, the app's own edit of the status comment bringing the next).
+   */
+  inProcess?: boolean;
+  /** Given, once loaded, a way to tick one issue's runs now (the Actions runtime's sweeper). */
+  onTicks?: (tick: (wake: IssueWakeUp, eventId: string) => Promise<void>) => void;
 }
 
 /** How long a handled delivery is remembered (GitHub's redeliveries come within days). */
@@ -350,7 +358,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         clock,
         issue,
         repo: { owner, name: repo, default_branch: defaultBranch },
-        inProcess: false,
+        inProcess: options.inProcess ?? false,
         // A pinned commit is used only when it is on the default branch (a fork's pull request
         // head is served by the base repository too).
         catalogAt: async (at) => {
@@ -397,8 +405,14 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         );
     }
 
+    options.onTicks?.((wake, eventId) => tickIssue(wake, eventId));
+
     /** A wake-up is due: its issue gets a tick, inside the issue's lock. */
-    async function deliverWakeUp(wake: IssueWakeUp, at: number): Promise<void> {
+    function deliverWakeUp(wake: IssueWakeUp, at: number): Promise<void> {
+      return tickIssue(wake, `wake:${at}`);
+    }
+
+    async function tickIssue(wake: IssueWakeUp, eventId: string): Promise<void> {
       const octokit = withRequestTimeout(
         (await app.auth(wake.installation)) as unknown as Octokit,
         requestTimeoutMs,
@@ -423,7 +437,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
           issueRef(issue),
           w,
         );
-        await controller.onTick(`wake:${at}`, wake.run || undefined);
+        await controller.onTick(eventId, wake.run || undefined);
       });
     }
 

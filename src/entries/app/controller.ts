@@ -149,6 +149,14 @@ interface LoadedRun {
   catalog: PlaybookCatalog;
 }
 
+/**
+ * Which event a notice answers, hidden in it: a runtime that replays an issue's events (the
+ * Actions runtime, whose pending runs GitHub may replace) knows from it that one was answered.
+ */
+export function answersMarker(eventId: string): string {
+  return `\n<!-- playbook-bot:answers ${eventId.replace(/[^A-Za-z0-9:_.-]/g, "")} -->\n`;
+}
+
 /** Messages that need people's attention get a comment of their own; the rest live in the status. */
 const POSTED: ReadonlySet<Message["kind"]> = new Set([
   "waiting",
@@ -515,7 +523,11 @@ export class IssueController {
     if (matches.length === 0 && label.startsWith("playbook:")) {
       const id = label.slice("playbook:".length);
       const report = head.problems?.(id);
-      if (report) await this.o.port.createComment(this.o.issue.number, invalidPlaybook(id, report));
+      if (report)
+        await this.o.port.createComment(
+          this.o.issue.number,
+          invalidPlaybook(id, report) + answersMarker(eventId),
+        );
     }
     for (const bundle of matches) {
       const actor = await this.actor(by.login, by.bot);
@@ -523,7 +535,7 @@ export class IssueController {
       if (actor.bot || !atLeast(actor, least)) {
         await this.o.port.createComment(
           this.o.issue.number,
-          labelRefusedNotice(label, bundle.playbook.id, by.login, least),
+          labelRefusedNotice(label, bundle.playbook.id, by.login, least) + answersMarker(eventId),
         );
         continue;
       }

@@ -1,0 +1,189 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FakeGitHub } from "../../helpers/fake-github.js";
+import { readStatusComment } from "../../../src/adapters/github/status-comment.js";
+import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
+import { BRANCH, EXAMPLE_REPO, example, makeClock } from "../app/harness.js";
+import { SHIP } from "../app/fixtures.js";
+
+/**
+ * The Actions runtime as a runner runs it: the bundled `dist/action/index.js` in a child process,
+ * with `GITHUB_EVENT_NAME`, `GITHUB_EVENT_PATH` (a real payload), `GITHUB_API_URL` pointing at a
+ * GitHub API served on loopback and the `INPUT_*` of `mode: bot`.
+ */
+const BUNDLE = resolve(__dirname, "../../../dist/action/index.js");
+const SECRET = "a-repository-secret-of-some-length";
+
+describe("mode: bot, the bundled Action against a GitHub API on loopback", () => {
+  let fake: FakeGitHub;
+  let api: { url: string; close: () => Promise<void> };
+  let dir: string;
+  let runs = 0;
+
+  beforeAll(async () => {
+    fake = new FakeGitHub({
+      ...EXAMPLE_REPO,
+      appId: 15368,
+      appSlug: "github-actions",
+      // Near the runner's own clock: the bot replays what the last day brought.
+      clock: makeClock(new Date(Date.now() - 3_600_000).toISOString()),
+      files: { "README.md": "# hello\n", ".github/playbooks/ship.yaml": SHIP },
+    });
+    fake.permissions.set("alice", "write");
+    fake.permissions.set("carol", "maintain");
+    fake.permissions.set("bob", "read");
+    api = await fake.serve();
+    dir = mkdtempSync(join(tmpdir(), "pb-bot-"));
+  });
+  afterAll(async () => {
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** One workflow run: the event's payload written where the runner puts it, the bundle started. */
+  function runAction(
+    eventName: string,
+    payload: unknown,
+    inputs: Record<string, string> = {},
+  ): Promise<{ code: number; out: string }> {
+    const eventPath = join(dir, `event-${++runs}.json`);
+    writeFileSync(eventPath, JSON.stringify(payload));
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      GITHUB_ACTIONS: "true",
+      GITHUB_EVENT_NAME: eventName,
+      GITHUB_EVENT_PATH: eventPath,
+      GITHUB_API_URL: api.url,
+      GITHUB_REPOSITORY: `${fake.owner}/${fake.name}`,
+      GITHUB_RUN_ID: String(9000 + runs),
+      GITHUB_RUN_ATTEMPT: "1",
+      GITHUB_OUTPUT: join(dir, "output"),
+      GITHUB_STEP_SUMMARY: join(dir, "summary"),
+      // The loopback API has no secondary rate limits: writes need not be spaced.
+      PLAYBOOK_THROTTLE: "off",
+      INPUT_MODE: "bot",
+      INPUT_TOKEN: "ghs_workflowtoken",
+      "INPUT_STATE-SECRET": SECRET,
+      ...inputs,
+    };
+    // Not spawnSync: the GitHub API this child calls is served by this very process.
+    return new Promise((done, fail) => {
+      const child = spawn(process.execPath, [BUNDLE], { env, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+      child.on("error", fail);
+      child.on("close", (code) => done({ code: code ?? -1, out }));
+    });
+  }
+
+  function issuePayload(number: number) {
+    return { ...example("issues", "opened").issue, ...fake.restIssue(fake.issues.get(number)!) };
+  }
+  function repository() {
+    return {
+      ...example("issues", "labeled").repository,
+      default_branch: BRANCH,
+    };
+  }
+  function labeled(number: number, label: string, by: string) {
+    const p = example("issues", "labeled");
+    delete p.installation;
+    return {
+      ...p,
+      issue: issuePayload(number),
+      label: { ...p.label, name: label },
+      sender: fake.user(by),
+      repository: repository(),
+    };
+  }
+  function commented(commentId: number) {
+    const p = example("issue_comment", "created");
+    delete p.installation;
+    const c = fake.comments.get(commentId)!;
+    return {
+      ...p,
+      issue: issuePayload(c.issue),
+      comment: { ...p.comment, ...fake.restComment(c) },
+      sender: c.user,
+      repository: repository(),
+    };
+  }
+  /** The run in the issue's status comment, its seal checked with the workflow's secret. */
+  const status = (issue: number) => {
+    const [c] = fake.statusComments(issue);
+    if (!c) return undefined;
+    const key = repositoryStateKey(SECRET, 0, Number(repository().id));
+    const read = readStatusComment(c.body, { key, issue, comment: String(c.id) });
+    return read.ok ? read.run : undefined;
+  };
+  const reactionsOn = (id: number) =>
+    fake.reactions.filter((r) => r.commentId === id).map((r) => r.content);
+  const writes = (mark: number) =>
+    fake.since(mark).filter((r) => r.method !== "GET" && r.status < 300);
+
+  it("label → refused and accepted /approve (a replaced run's) → branch, commit, pull request → merge → closed", async () => {
+    const issue = fake.openIssue("Ship it", "Please ship.", "alice");
+    fake.labelAs(issue.number, "playbook:ship", "alice");
+    const started = await runAction("issues", labeled(issue.number, "playbook:ship", "alice"));
+    expect(started.out).not.toMatch(/error/i);
+    expect(started.code).toBe(0);
+    // The run went on by itself until it waited: the checkpoint's prompt is posted.
+    expect(status(issue.number)?.stack[0]?.current).toBe("approve");
+    expect(status(issue.number)?.stack[0]?.phase).toBe("waiting");
+
+    // bob may only read: refused, and the run still waits.
+    const bob = fake.postAs(issue.number, "bob", "/approve");
+    expect((await runAction("issue_comment", commented(bob.id))).code).toBe(0);
+    expect(reactionsOn(bob.id)).toContain("-1");
+    expect(status(issue.number)?.stack[0]?.current).toBe("approve");
+
+    // carol's /approve started a workflow run that waited in the concurrency group and was
+    // replaced by the next comment's: that run honours it all the same.
+    const carol = fake.postAs(issue.number, "carol", "/approve");
+    const chatter = fake.postAs(issue.number, "alice", "Thanks, carol.");
+    const next = await runAction("issue_comment", commented(chatter.id));
+    expect(next.code).toBe(0);
+    expect(reactionsOn(carol.id)).toEqual(["eyes", "rocket"]);
+    // bob's refused command was answered before: not answered twice.
+    expect(reactionsOn(bob.id).filter((r) => r === "-1")).toHaveLength(1);
+    const [pr] = [...fake.pulls.values()];
+    expect(pr?.head).toBe(`playbook/ship-${issue.number}`);
+    expect(fake.pullCommits(pr!.number).map((c) => c.message.split("\n")[0])).toEqual([
+      "docs: ship",
+    ]);
+    expect(status(issue.number)?.stack[0]?.current).toBe("pr");
+
+    // The same workflow run again (a re-run): everything was answered, nothing is written.
+    const mark = fake.requests.length;
+    expect((await runAction("issue_comment", commented(chatter.id))).code).toBe(0);
+    expect(writes(mark)).toEqual([]);
+
+    // A person merges the pull request: the run closes the issue and ends.
+    fake.closePull(pr!.number, true);
+    const p = example("pull_request", "closed");
+    delete p.installation;
+    const merged = await runAction("pull_request", {
+      ...p,
+      number: pr!.number,
+      pull_request: { ...p.pull_request, ...fake.restPull(fake.pulls.get(pr!.number)!) },
+      repository: repository(),
+    });
+    expect(merged.code).toBe(0);
+    expect(fake.issues.get(issue.number)?.state).toBe("closed");
+    expect(status(issue.number)?.status).toBe("completed");
+  }, 60_000);
+
+  it("refuses to start without a state secret, saying how to give one", async () => {
+    const issue = fake.openIssue("Another", "", "alice");
+    const r = await runAction("issues", labeled(issue.number, "playbook:ship", "alice"), {
+      "INPUT_STATE-SECRET": "",
+    });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("::error::mode: bot needs `state-secret`");
+    expect(fake.statusComments(issue.number)).toEqual([]);
+  });
+});
