@@ -64,6 +64,7 @@ interface EventPayload {
     owner: { login: string };
   };
   workflow_run?: { path?: string; id?: number };
+  inputs?: Record<string, unknown>;
 }
 
 /** One thing on an issue to replay, at its time. */
@@ -103,6 +104,8 @@ export function readBotSettings(env: NodeJS.ProcessEnv) {
     ),
     apiUrl: (env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, ""),
     runId: `${env.GITHUB_RUN_ID ?? "0"}-${env.GITHUB_RUN_ATTEMPT ?? "1"}`,
+    /** This workflow's file (from `owner/repo/.github/workflows/<file>@<ref>`), to dispatch it. */
+    workflowFile: /\/\.github\/workflows\/([^@/]+)@/.exec(env.GITHUB_WORKFLOW_REF ?? "")?.[1],
     repository: env.GITHUB_REPOSITORY ?? "",
   };
 }
@@ -180,7 +183,7 @@ export async function runBot(o: BotEnv): Promise<number> {
     settings = readBotSettings(o.env);
   } catch (err) {
     if (err instanceof BotConfigError) {
-      core.setFailed(err.message);
+      core.error(err.message);
       return 1;
     }
     throw err;
@@ -242,12 +245,60 @@ export async function runBot(o: BotEnv): Promise<number> {
 
   try {
     const name = settings.eventName;
+    const dispatched = Number(payload.inputs?.issue ?? Number.NaN);
+    if (name === "workflow_dispatch" && Number.isSafeInteger(dispatched) && dispatched > 0) {
+      // The sweeper's dispatch for one issue, inside that issue's concurrency group: its runs get
+      // their tick, then the issue is reconciled as after any event.
+      await tick?.(address(dispatched), `sweep:${settings.runId}`);
+      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: dispatched });
+      await reconcile(octokit, {
+        owner,
+        repo,
+        issue: data as unknown as NonNullable<EventPayload["issue"]>,
+        repository,
+        receive,
+        clock,
+        openedEvent: false,
+      });
+      return 0;
+    }
     if (name === "schedule" || name === "workflow_dispatch") {
       // The sweeper: every issue whose runs wait for a time gets a tick (due timeouts, reminders,
-      // retries fire; the rest wait on).
+      // retries fire; the rest wait on) — each in a workflow run of its own, dispatched into the
+      // issue's concurrency group so that it never runs beside another run on that issue (a
+      // dispatch is the one event a workflow's token may start a workflow with). Without the
+      // workflow's file or the right to dispatch, the ticks happen here.
       const waiting = await waitingIssues(octokit, owner, repo);
-      for (const n of waiting) await tick?.(address(n), `sweep:${settings.runId}`);
-      o.log(`swept ${waiting.length} issue(s) waiting for a time`);
+      let here = waiting;
+      if (settings.workflowFile && waiting.length > 0) {
+        here = [];
+        for (const n of waiting) {
+          const sent = await octokit.rest.actions
+            .createWorkflowDispatch({
+              owner,
+              repo,
+              workflow_id: settings.workflowFile,
+              ref: repository.default_branch,
+              inputs: { issue: String(n) },
+            })
+            .then(
+              () => true,
+              (err: { status?: number; message?: string }) => {
+                o.log(
+                  plainLine(
+                    `could not dispatch the sweep of #${n} (${err.status ?? "?"} ${err.message ?? ""}); ticking it here. Give the workflow \`actions: write\` and an \`issue\` input under workflow_dispatch.`,
+                  ),
+                );
+                return false;
+              },
+            );
+          if (!sent) here.push(n);
+        }
+      }
+      for (const n of here) await tick?.(address(n), `sweep:${settings.runId}`);
+      o.log(
+        `swept ${waiting.length} issue(s) waiting for a time: ${waiting.length - here.length} dispatched, ${here.length} ticked here`,
+      );
       return 0;
     }
     if (name === "workflow_run") {
@@ -289,9 +340,7 @@ export async function runBot(o: BotEnv): Promise<number> {
     });
     return 0;
   } catch (err) {
-    core.setFailed(
-      `the bot could not finish: ${plainLine(err instanceof Error ? err.message : String(err))}`,
-    );
+    core.error(`the bot could not finish: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   } finally {
     await bot.close();

@@ -109,6 +109,10 @@ interface IssueWork {
   writes: Promise<unknown>[];
   /** What is done once the work succeeded, still inside the lock (the waiting label). */
   after: (() => Promise<void>)[];
+  /** Every run of the issue was ticked, and none is left unfinished. */
+  noneLeft?: boolean;
+  /** A run began to wait for a workflow during this work. */
+  awaitsWorkflow?: boolean;
 }
 
 /** At most this many repositories per installation are looked through for waiting issues at start. */
@@ -345,7 +349,15 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       );
       w.after.push(async () => {
         const labelled = issue.labels ? issue.labels.includes(WAITING_LABEL.name) : undefined;
-        const change = await wakeUps.labelChange(labelled);
+        // In the Actions runtime a run waiting for a workflow carries the label too: its
+        // `workflow_run` finds the issue by it, as no store outlives the workflow run.
+        const change =
+          options.inProcess && w.awaitsWorkflow && labelled !== true
+            ? "add"
+            : await wakeUps.labelChange(labelled);
+        // A store that lives for one event only (the Actions runtime) does not know which runs
+        // wait for a time: the label goes once a tick of them all leaves none unfinished.
+        if (change === "remove" && options.inProcess && !w.noneLeft) return;
         if (change) await setWaitingLabel(octokit, owner, repo, issue.number, change);
       });
       return new IssueController({
@@ -372,6 +384,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         // Dispatched workflows a run waits for, by repository and workflow (its file name or id,
         // as the playbook names it): a route only; the step decides which run it awaits.
         onAwaitWorkflow: (workflow) => {
+          w.awaitsWorkflow = true;
           const written = coordination.addToSet(
             `awaited:${owner}/${repo}:${workflow}`,
             String(issue.number),
@@ -438,6 +451,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
           w,
         );
         await controller.onTick(eventId, wake.run || undefined);
+        if (!wake.run) w.noneLeft = !(await controller.hasUnfinishedRuns());
       });
     }
 

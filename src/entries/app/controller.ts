@@ -1063,6 +1063,11 @@ export class IssueController {
    * told. A step whose retry backoff is over is tried again; a waiting step gets its reminder or
    * its timeout when due. A tick that finds nothing due changes nothing and posts nothing.
    */
+  /** Whether a run on this issue has not finished yet (read from the status comments). */
+  async hasUnfinishedRuns(): Promise<boolean> {
+    return (await this.liveRuns()).runs.some((r) => !isFinished(r.run));
+  }
+
   async onTick(eventId: string, runId?: string): Promise<void> {
     this.fetched.clear(); // what an earlier event read may have changed since
     for (const r of (await this.liveRuns()).runs) {

@@ -1,0 +1,212 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readStatusComment } from "../../../src/adapters/github/status-comment.js";
+import { readBotSettings, runBot } from "../../../src/entries/action/bot.js";
+import { WAITING_LABEL } from "../../../src/entries/app/wake-ups.js";
+import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
+import { FakeGitHub } from "../../helpers/fake-github.js";
+import { BRANCH, EXAMPLE_REPO, example } from "../app/harness.js";
+
+/**
+ * The Actions runtime in this process (the bundled Action is tested as a runner starts it in
+ * bot.test.ts): time passing between workflow runs, the sweeper, labels replayed once.
+ */
+const SECRET = "another-repository-secret";
+const HOUR = 3_600_000;
+
+/** Dispatches test.yml and waits for its run. */
+const DEPLOY = `apiVersion: playbook-bot/v1
+id: deploy
+description: Dispatches the test workflow and waits for it.
+steps:
+  - id: run-tests
+    type: dispatch
+    workflow: test.yml
+    correlation_input: pb_key
+    inputs: { issue: "{{ issue.number }}" }
+  - id: done
+    type: end
+    status: success
+`;
+
+const WAIT = `apiVersion: playbook-bot/v1
+id: wait
+name: Wait for a go
+description: A maintainer says go within three hours, or the run is cancelled.
+steps:
+  - id: approve
+    type: checkpoint
+    message: Go ahead?
+    approvers: { permission: maintain }
+    timeout: 3h
+    on_timeout: cancel
+  - id: done
+    type: end
+`;
+
+describe("mode: bot, in process", () => {
+  let fake: FakeGitHub;
+  let api: { url: string; close: () => Promise<void> };
+  let dir: string;
+  let now = Date.now();
+  let runs = 0;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    fake = new FakeGitHub({
+      ...EXAMPLE_REPO,
+      appId: 15368,
+      appSlug: "github-actions",
+      clock: () => new Date(now),
+      files: { ".github/playbooks/wait.yaml": WAIT, ".github/playbooks/deploy.yaml": DEPLOY },
+    });
+    fake.permissions.set("alice", "write");
+    fake.permissions.set("bob", "read");
+    api = await fake.serve();
+    dir = mkdtempSync(join(tmpdir(), "pb-bot-in-"));
+  });
+  afterAll(async () => {
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const repository = () => ({ ...example("issues", "labeled").repository, default_branch: BRANCH });
+
+  function run(eventName: string, payload: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) {
+    const eventPath = join(dir, `event-${++runs}.json`);
+    writeFileSync(eventPath, JSON.stringify({ ...payload, repository: repository() }));
+    return runBot({
+      env: {
+        GITHUB_EVENT_NAME: eventName,
+        GITHUB_EVENT_PATH: eventPath,
+        GITHUB_API_URL: `${api.url}/`,
+        GITHUB_RUN_ID: String(runs),
+        GITHUB_TOKEN: "ghs_fromtheenvironment",
+        PLAYBOOK_THROTTLE: "off",
+        "INPUT_STATE-SECRET": SECRET,
+        ...env,
+      },
+      log: (line) => lines.push(line),
+      clock: () => new Date(now),
+    });
+  }
+  function labeled(number: number, label: string, by: string) {
+    const p = example("issues", "labeled");
+    delete p.installation;
+    return {
+      ...p,
+      issue: { ...p.issue, ...fake.restIssue(fake.issues.get(number)!) },
+      label: { ...p.label, name: label },
+      sender: fake.user(by),
+    };
+  }
+  const status = (issue: number) => {
+    const [c] = fake.statusComments(issue);
+    if (!c) return undefined;
+    const key = repositoryStateKey(SECRET, 0, Number(repository().id));
+    const read = readStatusComment(c.body, { key, issue, comment: String(c.id) });
+    return read.ok ? read.run : undefined;
+  };
+
+  it("labels a run that waits for a time, and the sweeper ends it when its time is up", async () => {
+    const issue = fake.openIssue("Go?", "", "alice");
+    fake.labelAs(issue.number, "playbook:wait", "alice");
+    expect(await run("issues", labeled(issue.number, "playbook:wait", "alice"))).toBe(0);
+    expect(status(issue.number)?.stack[0]?.phase).toBe("waiting");
+    expect(fake.issues.get(issue.number)?.labels).toContain(WAITING_LABEL.name);
+
+    // A refused command an hour later changes nothing, and the label stays: this run's store
+    // did not see the wait, the state did.
+    now += HOUR;
+    fake.postAs(issue.number, "bob", "/approve");
+    const p = example("issue_comment", "created");
+    delete p.installation;
+    expect(await run("issue_comment", { ...p, issue: fake.restIssue(issue) })).toBe(0);
+    expect(fake.issues.get(issue.number)?.labels).toContain(WAITING_LABEL.name);
+
+    // The schedule's sweep before the timeout: the run still waits.
+    expect(await run("schedule", { schedule: "*/15 * * * *" })).toBe(0);
+    expect(status(issue.number)?.status).toBe("waiting");
+    expect(fake.issues.get(issue.number)?.labels).toContain(WAITING_LABEL.name);
+
+    expect(lines).toContain("swept 1 issue(s) waiting for a time: 0 dispatched, 1 ticked here");
+
+    // After it, the sweep knows its workflow: it dispatches one run per issue (into the issue's
+    // concurrency group) rather than ticking beside the issue's own runs.
+    now += 3 * HOUR;
+    const sweep = {
+      GITHUB_WORKFLOW_REF: "Codertocat/Hello-World/.github/workflows/bot.yml@refs/heads/main",
+    };
+    expect(await run("schedule", { schedule: "*/15 * * * *" }, sweep)).toBe(0);
+    expect(fake.dispatches).toEqual([
+      { workflow: "bot.yml", ref: BRANCH, inputs: { issue: String(issue.number) } },
+    ]);
+    expect(status(issue.number)?.status).toBe("waiting");
+    // That run ticks its issue: cancelled, and nothing waits any more.
+    expect(await run("workflow_dispatch", { inputs: { issue: String(issue.number) } }, sweep)).toBe(
+      0,
+    );
+    expect(status(issue.number)?.status).toBe("cancelled");
+    expect(fake.issues.get(issue.number)?.labels).not.toContain(WAITING_LABEL.name);
+  });
+
+  it("finds the issue a dispatched workflow's run is awaited on, with no store kept between runs", async () => {
+    const issue = fake.openIssue("Deploy", "", "alice");
+    fake.labelAs(issue.number, "playbook:deploy", "alice");
+    expect(await run("issues", labeled(issue.number, "playbook:deploy", "alice"))).toBe(0);
+    const dispatched = fake.workflowRuns.at(-1)!;
+    expect(dispatched.workflow).toBe("test.yml");
+    expect(status(issue.number)?.status).toBe("waiting");
+    expect(fake.issues.get(issue.number)?.labels).toContain(WAITING_LABEL.name);
+    const p = example("workflow_run", "completed", 1);
+    delete p.installation;
+    const completed = fake.completedWorkflowRun(p, dispatched);
+    expect(await run("workflow_run", completed)).toBe(0);
+    expect(status(issue.number)?.status).toBe("completed");
+  });
+
+  it("answers a refused label once, however many runs replay the issue", async () => {
+    const issue = fake.openIssue("Not yours", "", "alice");
+    fake.labelAs(issue.number, "playbook:wait", "bob");
+    const notices = () =>
+      [...fake.comments.values()].filter(
+        (c) => c.issue === issue.number && c.body.startsWith("Label `playbook:wait` did not start"),
+      );
+    expect(await run("issues", labeled(issue.number, "playbook:wait", "bob"))).toBe(0);
+    expect(notices()).toHaveLength(1);
+    fake.postAs(issue.number, "alice", "/help");
+    const p = example("issue_comment", "created");
+    delete p.installation;
+    expect(await run("issue_comment", { ...p, issue: fake.restIssue(issue) })).toBe(0);
+    expect(notices()).toHaveLength(1);
+    expect(status(issue.number)).toBeUndefined();
+  });
+
+  it("leaves pull requests alone: playbooks run on issues", async () => {
+    const p = example("issue_comment", "created");
+    delete p.installation;
+    const mark = fake.requests.length;
+    expect(
+      await run("issue_comment", { ...p, issue: { ...p.issue, number: 99, pull_request: {} } }),
+    ).toBe(0);
+    expect(fake.since(mark)).toEqual([]);
+    expect(lines.at(-1)).toBe("#99 is a pull request: playbooks run on issues");
+  });
+
+  it("says what is missing from its settings", () => {
+    const env = { GITHUB_EVENT_NAME: "issues", GITHUB_EVENT_PATH: "/e.json" };
+    expect(() => readBotSettings({ ...env, "INPUT_STATE-SECRET": SECRET })).toThrow(
+      /needs a token/,
+    );
+    expect(() =>
+      readBotSettings({ ...env, INPUT_TOKEN: "t", "INPUT_STATE-SECRET": "short" }),
+    ).toThrow(/at least 16 characters/);
+    expect(() => readBotSettings({ INPUT_TOKEN: "t", "INPUT_STATE-SECRET": SECRET })).toThrow(
+      /GITHUB_EVENT_NAME is not set/,
+    );
+    const s = readBotSettings({ ...env, INPUT_TOKEN: "t", "INPUT_STATE-SECRET": SECRET });
+    expect(s.apiUrl).toBe("https://api.github.com");
+  });
+});
