@@ -256,7 +256,8 @@ describe("the packed tarball", () => {
   });
 });
 
-describe("the installed package", () => {
+// Each command starts Node, and tsc reads the declarations: slower than a unit test on a busy machine.
+describe("the installed package", { timeout: 60_000 }, () => {
   it("is a real install, without the development tools", () => {
     const installed = join(consumer, "node_modules", pkg.name);
     expect(lstatSync(installed).isSymbolicLink()).toBe(false);
