@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Why a delivery did nothing: nothing in it concerned the app, it was handled before, or refused. */
-export type DropReason = "ignored" | "deduplicated" | "refused" | "shutting_down";
+export type DropReason = "ignored" | "deduplicated" | "refused";
 
 /** Where an event's work stands: waiting for its issue's lock, or running under it. */
 export type QueueState = "waiting" | "running";
@@ -80,7 +80,7 @@ export class AppMetrics {
     });
     this.eventsDropped = new Counter({
       name: "playbook_bot_events_dropped_total",
-      help: "Webhook deliveries that did nothing, by event and reason: ignored (nothing for the app), deduplicated (handled before), refused (a command or label refused), shutting_down (answered 503 while stopping).",
+      help: "Webhook deliveries that did nothing, by event and reason: ignored (nothing for the app), deduplicated (handled before), refused (a command or label refused).",
       labelNames: ["event", "reason"],
       registers,
     });
