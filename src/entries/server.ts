@@ -84,10 +84,12 @@ async function serve(): Promise<void> {
     log.info({ signal }, "stopping: no new events; waiting for the work in flight");
     bot.serving.drain();
     const abandoned = await bot.serving.settle(timeoutMs);
+    // Past the deadline, the last steps still get a second each.
+    const until = () => Math.max(deadline, Date.now() + 1000);
     // The wake-up timer stops after the ticks under way; then the stores close.
-    if (!(await within(bot.close(), deadline)))
+    if (!(await within(bot.close(), until())))
       abandoned.push("the wake-up timer's ticks under way");
-    if (!(await within(closeServer(server, abandoned.length > 0), deadline)))
+    if (!(await within(closeServer(server, abandoned.length > 0), until())))
       abandoned.push("answers still being sent");
     if (abandoned.length === 0) {
       say("stopped");

@@ -331,6 +331,8 @@ describe("npm start (node dist/entries/server.js)", () => {
     expect(server.stderr).toMatch(
       /abandoned[^]*delivery stuck \(issues\.labeled\) on Codertocat\/Hello-World#\d+, in flight for \d+ s/,
     );
+    // Nothing else was left behind: the timer and the server stopped.
+    expect(server.stderr.match(/^ {2}- /gm)).toHaveLength(1);
   }, 60_000);
 
   it("without APP_ID and a private key serves Probot's setup flow with app.yml's manifest; .env does not override the environment", async () => {
