@@ -1,44 +1,150 @@
-import { run } from "probot";
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNodeMiddleware, createProbot, run } from "probot";
 import { AlertsConfigError, loadAlertsConfig } from "../adapters/alerts/config.js";
-import { AppConfigError, readAppConfig } from "./app/config.js";
+import { AppMetrics } from "../adapters/metrics/metrics.js";
+import { AppConfigError, loadDotEnv, readAppConfig, startMode } from "./app/config.js";
 import { createPlaybookBot } from "./app/app.js";
 
 /**
- * `npm start`: serve the app with Probot's server (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH,
- * WEBHOOK_SECRET, HOST, PORT, LOG_LEVEL). Refuses to start without a webhook secret. On SIGTERM
- * (and SIGINT) the wake-up timer stops after the deliveries under way, then the server.
+ * `npm start`. Settings come from the environment, over `.env` in the working directory. Without
+ * APP_ID and a private key, Probot's setup flow registers the app; otherwise the app is served
+ * (refused without a webhook secret). On SIGTERM or SIGINT it stops taking events (503), lets the
+ * work in flight finish within SHUTDOWN_TIMEOUT seconds (25), stops the wake-up timer, and exits;
+ * non-zero, naming what it abandoned, when the work did not finish in time.
  */
-try {
+
+const say = (line: string) => process.stderr.write(`playbook-bot: ${line}\n`);
+
+function logDefaults(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  // Structured logs by default (pino's JSON lines); LOG_FORMAT=pretty for people.
+  return { ...env, LOG_LEVEL: env.LOG_LEVEL || "info", LOG_FORMAT: env.LOG_FORMAT || "json" };
+}
+
+/** Probot's setup flow: its pages at `/` and `/probot` post app.yml to GitHub's manifest flow. */
+async function setup(): Promise<void> {
+  const host = process.env.HOST || "localhost";
+  const port = Number(process.env.PORT) || 3000;
+  say(
+    `APP_ID and a private key are not set: serving the setup flow that registers the app on GitHub. Open http://${host}:${port}/ and create the app; its id, private key and webhook secret are written to .env in ${process.cwd()}. Then restart.`,
+  );
+  if (!existsSync("app.yml"))
+    say(
+      "there is no app.yml in this directory: the app would be registered without Playbook Bot's permissions and events. Start from the directory that holds app.yml (the package's root).",
+    );
+  // The manifest's webhook URL is app.yml's, so no smee.io channel is made for it.
+  process.env.NO_SMEE_SETUP ??= "true";
+  const env = logDefaults(process.env);
+  // `run` copies .env over the environment as it starts (synchronously): the environment, which
+  // .env never overrides here, is put back at once.
+  const kept = { ...process.env };
+  const started = run(() => undefined, { env });
+  for (const k of Object.keys(process.env)) if (!(k in kept)) delete process.env[k];
+  Object.assign(process.env, kept);
+  await started;
+}
+
+async function serve(): Promise<void> {
   const config = readAppConfig(process.env);
   const alertsFile = process.env.ALERTS_CONFIG;
-  const options: Parameters<typeof createPlaybookBot>[0] = { config };
+  const metrics = new AppMetrics({ processMetrics: true });
+  const options: Parameters<typeof createPlaybookBot>[0] = { config, metrics };
   if (alertsFile) options.alerts = loadAlertsConfig(alertsFile, process.env);
   const bot = createPlaybookBot(options);
-  const ownSigint = new Set(process.listeners("SIGINT"));
-  const server = await run(bot);
-  // Probot's own SIGINT handler exits without the timer's deliveries; this one replaces it.
-  for (const l of process.listeners("SIGINT")) if (!ownSigint.has(l)) process.off("SIGINT", l);
+  const probot = createProbot({ env: logDefaults(process.env) });
+  // The app's routes (/healthz, /readyz, /metrics, alerts) come before the webhooks path.
+  const middleware = await createNodeMiddleware(bot, { probot });
+  const log = probot.log;
+  const server = createServer((req, res) => {
+    void middleware(req, res, () => {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: "not found" }));
+    });
+  });
+  const host = process.env.HOST || "localhost";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    // PORT=0: any free port (the line below says which).
+    server.listen(process.env.PORT?.trim() ? Number(process.env.PORT) : 3000, host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  log.info({ host, port }, `listening on http://${host}:${port}`);
+
+  const seconds = Number(process.env.SHUTDOWN_TIMEOUT ?? "");
+  const timeoutMs = (Number.isFinite(seconds) && seconds > 0 ? seconds : 25) * 1000;
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stderr.write(`playbook-bot: ${signal}: stopping\n`);
-    void bot
-      .close()
-      .then(() => server.stop())
-      .then(
-        () => process.exit(0),
-        (err: unknown) => {
-          process.stderr.write(`playbook-bot: could not stop cleanly: ${String(err)}\n`);
-          process.exit(1);
-        },
-      );
+    const deadline = Date.now() + timeoutMs;
+    say(
+      `${signal}: stopping; new deliveries are answered 503, the work in flight has ${timeoutMs / 1000} s to finish`,
+    );
+    log.info({ signal }, "stopping: no new events; waiting for the work in flight");
+    bot.serving.drain();
+    const abandoned = await bot.serving.settle(timeoutMs);
+    // Past the deadline, the last steps still get a second each.
+    const until = () => Math.max(deadline, Date.now() + 1000);
+    // The wake-up timer stops after the ticks under way; then the stores close.
+    if (!(await within(bot.close(), until())))
+      abandoned.push("the wake-up timer's ticks under way");
+    if (!(await within(closeServer(server, abandoned.length > 0), until())))
+      abandoned.push("answers still being sent");
+    if (abandoned.length === 0) {
+      say("stopped");
+      process.exit(0);
+    }
+    say(
+      `stopped after ${timeoutMs / 1000} s with work unfinished; GitHub's redelivery of a delivery abandoned here does its work:\n${abandoned.map((a) => `  - ${a}`).join("\n")}`,
+    );
+    process.exit(1);
   };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  const onSignal = (signal: string) => () =>
+    void stop(signal).catch((err: unknown) => {
+      say(`could not stop cleanly: ${String(err)}`);
+      process.exit(1);
+    });
+  process.once("SIGTERM", onSignal("SIGTERM"));
+  process.once("SIGINT", onSignal("SIGINT"));
+}
+
+/** Whether `work` ended before `deadline` (a failure counts as ended: there is nothing to wait for). */
+async function within(work: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+  });
+  const ended = work.then(
+    () => true as const,
+    () => true as const,
+  );
+  try {
+    return await Promise.race([ended, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Stops listening; idle connections close now, busy ones once answered (or at once: `abort`). */
+function closeServer(server: Server, abort: boolean): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  if (abort) server.closeAllConnections();
+  return closed;
+}
+
+try {
+  const env = loadDotEnv();
+  if (env === "unsupported")
+    say(
+      `.env is not read: this Node (${process.version}) has no process.loadEnvFile; set the variables in the environment`,
+    );
+  if (startMode(process.env) === "setup") await setup();
+  else await serve();
 } catch (err) {
   if (err instanceof AppConfigError || err instanceof AlertsConfigError) {
-    process.stderr.write(`playbook-bot: ${err.message}\n`);
+    say(err.message);
     process.exit(1);
   }
   throw err;

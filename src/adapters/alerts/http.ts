@@ -31,6 +31,16 @@ export interface AlertRouteDeps {
   /** Where handled event ids are remembered, shared by replicas (default: this handler's memory). */
   coordination?: Coordination;
   lock?: LockOptions;
+  /**
+   * Told the outcomes decided here, before triage (which reports its own): `rejected`
+   * (credentials), `invalid` (size, type or format), `duplicate` (an event id handled before) and
+   * `unrouted` (no route names a repository), with how many alerts each concerns.
+   */
+  observe?: (
+    source: string,
+    outcome: "rejected" | "invalid" | "duplicate" | "unrouted",
+    count: number,
+  ) => void;
 }
 
 /** How long a handled alert event id is remembered. */
@@ -117,6 +127,7 @@ export function alertsHandler(deps: AlertRouteDeps) {
       const body = await readBody(req, deps.config.maxBodyBytes);
       if (!verifyRequest(configured.auth, req.headers, body, deps.now?.() ?? Date.now())) {
         log(`alerts/${source}: rejected credentials`);
+        deps.observe?.(source, "rejected", 1);
         throw new HttpError(401, "missing or invalid credentials");
       }
       let payload: unknown;
@@ -143,6 +154,7 @@ export function alertsHandler(deps: AlertRouteDeps) {
           if (!repo) unrouted.push(alert.key);
           else work.push(deps.handle(alert, repo));
         }
+        deps.observe?.(source, "unrouted", unrouted.length);
         const settled = await Promise.allSettled(work);
         for (const s of settled) {
           if (s.status === "rejected") {
@@ -158,6 +170,7 @@ export function alertsHandler(deps: AlertRouteDeps) {
         const done = g.event_id
           ? await doOnce(events, id, id, EVENT_TTL_MS, () => handleAll([fromGeneric(g)]), deps.lock)
           : { duplicate: false as const, value: await handleAll([fromGeneric(g)]) };
+        if (done.duplicate) deps.observe?.(source, "duplicate", 1);
         if (done.duplicate) send(res, 200, { received: 1, duplicate: true });
         else send(res, 200, { received: 1, truncated: 0, ...done.value });
         return true;
@@ -174,6 +187,10 @@ export function alertsHandler(deps: AlertRouteDeps) {
           : (rateLimit(err) ?? new HttpError(500, "the alert could not be handled; retry later"));
       if (!(err instanceof HttpError) && e.status === 500)
         log(`alerts/${source}: ${(err as Error).message}`);
+      // A configured source's body refused before any alert was read (404 and 405 come earlier:
+      // their source is whatever a sender wrote).
+      if (err instanceof HttpError && [400, 413, 415].includes(e.status))
+        deps.observe?.(source, "invalid", 1);
       send(res, e.status, { error: e.message }, e.headers);
       return true;
     }

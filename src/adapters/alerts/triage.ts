@@ -65,6 +65,8 @@ export interface TriageDeps {
   coordination?: Coordination;
   /** How long an alert waits for the work on its key elsewhere, and the locks' lease. */
   lock?: LockOptions;
+  /** Told each alert's outcome (its action, or `failed`): the app's metrics. */
+  observe?: (source: string, outcome: TriageAction | "failed") => void;
 }
 
 export type TriageAction =
@@ -236,11 +238,18 @@ export class AlertTriage {
   }
 
   handle(alert: NormalizedAlert, repo: string): Promise<TriageOutcome> {
-    return this.store.withLock(
+    const handled = this.store.withLock(
       this.keyOf(repo, alert.key),
       () => this.handleNow(alert, repo),
       this.lock,
     );
+    const observe = this.deps.observe;
+    if (observe)
+      handled.then(
+        (o) => observe(alert.source, o.action),
+        () => observe(alert.source, "failed"),
+      );
+    return handled;
   }
 
   private save(repo: string, key: string, rec: AlertRecord): Promise<void> {

@@ -42,6 +42,8 @@ import { appHost } from "../../runtime/host.js";
 import { loadDeploymentTools, type DeploymentTools } from "../../adapters/tools/registry.js";
 import { toolRunnerOf } from "../../runtime/tools.js";
 import { IssueController, type IssueRef, type PlaybookCatalog } from "./controller.js";
+import { AppMetrics } from "../../adapters/metrics/metrics.js";
+import { Serving } from "./serving.js";
 
 export interface PlaybookBotOptions {
   config: AppConfig;
@@ -92,6 +94,8 @@ export interface PlaybookBotOptions {
   inProcess?: boolean;
   /** Given, once loaded, a way to tick one issue's runs now (the Actions runtime's sweeper). */
   onTicks?: (tick: (wake: IssueWakeUp, eventId: string) => Promise<void>) => void;
+  /** Where the app's metrics are kept (`GET /metrics`); default: a registry of this app's own. */
+  metrics?: AppMetrics;
 }
 
 /** How long a handled delivery is remembered (GitHub's redeliveries come within days). */
@@ -200,6 +204,8 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     waitMs: eventTimeoutMs,
     ...(options.lockLeaseMs ? { leaseMs: options.lockLeaseMs } : {}),
   };
+  // Events in flight, metrics, readiness and draining (see serving.ts).
+  const serving = new Serving(options.metrics ?? new AppMetrics());
 
   // What `close` ends: the timers this app started and the stores it opened itself.
   const opened: { timers: WakeUpTimer[]; stores: Coordination[] } = { timers: [], stores: [] };
@@ -229,8 +235,10 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         ? "coordination: in this process's memory; run one replica only (set REDIS_URL to run several)"
         : `coordination: Redis at ${coordination.where}; replicas share locks, delivery dedupe and run bookkeeping`,
     );
+    serving.attach(app, coordination);
     try {
       addHandler?.(healthz);
+      addHandler?.(serving.routes);
     } catch {
       // Loaded without a server (tests, the Actions adapter): no HTTP routes then.
     }
@@ -281,14 +289,15 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
      */
     async function once(context: Context, lockKey: string, work: () => Promise<void>) {
       try {
-        await withDeadline(
-          doOnce(coordination, context.id, lockKey, DELIVERY_TTL_MS, work, lock),
+        const done = await withDeadline(
+          doOnce(coordination, context.id, lockKey, DELIVERY_TTL_MS, serving.locked(work), lock),
           eventTimeoutMs,
           `work on ${lockKey}`,
         );
+        if (done.duplicate) serving.deduplicated();
       } catch (err) {
         if (err instanceof CoordinationError)
-          app.log.error(
+          context.log.error(
             `delivery ${context.id} (${context.name}) failed: ${err.message}. It is not marked done: GitHub's redelivery of it does the work.`,
           );
         throw err;
@@ -363,6 +372,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       return new IssueController({
         port,
         wakeUps,
+        observe: serving.runObserver(`${owner}/${repo}#${issue.number}`),
         host,
         catalog: async () => catalogOf((await head()).tiered),
         stateKey: repositoryStateKey(config.stateSecret, ids.installation, ids.repository),
@@ -594,6 +604,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         ]?.issuesPerMinute ?? 30,
       coordination,
       lock,
+      observe: serving.alertObserver,
     });
 
     /**
@@ -641,6 +652,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         log: (line) => app.log.warn(line),
         coordination,
         lock,
+        observe: serving.alertRouteObserver,
       });
       try {
         addHandler?.(handler);
@@ -885,5 +897,5 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       if (failures.length) throw failures[0];
     }
   };
-  return Object.assign(appFn, { close });
+  return Object.assign(appFn, { close, serving });
 }

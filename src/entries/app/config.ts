@@ -1,4 +1,6 @@
 import { createHmac } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
+import { resolve } from "node:path";
 
 export class AppConfigError extends Error {}
 
@@ -70,4 +72,49 @@ export function readAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   const redis = readRedis(env);
   if (redis) config.redis = redis;
   return config;
+}
+
+/**
+ * Loads `.env` from `dir` beneath the environment: a variable the environment sets (even to an
+ * empty string) keeps its value. `unsupported` when this Node has no `process.loadEnvFile`.
+ */
+export function loadDotEnv(dir = process.cwd()): "loaded" | "absent" | "unsupported" {
+  const file = resolve(dir, ".env");
+  if (!existsSync(file)) return "absent";
+  const load = (process as { loadEnvFile?: (path: string) => void }).loadEnvFile;
+  if (typeof load !== "function") return "unsupported";
+  load.call(process, file);
+  return "loaded";
+}
+
+/**
+ * How `npm start` begins: `serve` the app, or `setup` — neither APP_ID nor a private key is set,
+ * so Probot's setup flow registers the app from app.yml (GitHub's manifest flow) and writes its id,
+ * key and webhook secret to `.env`. Half a configuration is refused, saying what is missing; so
+ * is the setup flow in production, where Probot does not offer it.
+ */
+export function startMode(env: NodeJS.ProcessEnv, dir = process.cwd()): "serve" | "setup" {
+  const appId = env.APP_ID?.trim();
+  const keyPath = env.PRIVATE_KEY_PATH?.trim();
+  const key = env.PRIVATE_KEY?.trim() || keyPath;
+  // Probot also takes the one .pem file of the working directory.
+  const pems = readdirSync(dir).filter((f) => f.endsWith(".pem"));
+  if (appId) {
+    if (keyPath && !env.PRIVATE_KEY?.trim() && !existsSync(resolve(dir, keyPath)))
+      throw new AppConfigError(`PRIVATE_KEY_PATH names ${keyPath}, which does not exist.`);
+    if (!key && pems.length !== 1)
+      throw new AppConfigError(
+        "APP_ID is set but there is no private key: set PRIVATE_KEY (the PEM, newlines as \\n) or PRIVATE_KEY_PATH (the .pem file downloaded from the app's settings).",
+      );
+    return "serve";
+  }
+  if (key)
+    throw new AppConfigError(
+      "a private key is set but APP_ID is not: set APP_ID to the GitHub App's numeric id (shown on its settings page).",
+    );
+  if (env.NODE_ENV === "production")
+    throw new AppConfigError(
+      "APP_ID is not set, and the setup flow that registers the app is not offered with NODE_ENV=production: register the app from app.yml, then set APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, and WEBHOOK_SECRET.",
+    );
+  return "setup";
 }

@@ -42,6 +42,8 @@ import { PlaybookGraph } from "../../core/format/graph.js";
 import type { Approvers, Permission } from "../../core/format/types.js";
 import { formatText } from "../../core/format/report/text.js";
 import type { FileReport } from "../../core/rules/validate.js";
+import type { Effect } from "../../core/engine/events.js";
+import type { EffectPerformer } from "../../runtime/effects.js";
 import { capAlertData, shortened } from "../../core/alerts/caps.js";
 import {
   frozenNotice,
@@ -141,6 +143,20 @@ export interface ControllerOptions {
   wakeUps?: IssueWakeUps;
   /** The secrets and tools this app has: a run whose playbooks require others does not start. */
   host?: HostCapabilities;
+  /** Told what runs do (metrics and logs); absent: nobody is. */
+  observe?: RunObserver;
+}
+
+/** What the controller reports as it goes: runs starting and changing status, effects, refusals. */
+export interface RunObserver {
+  /** A run started (its first state is saved). */
+  started?(run: RunState): void;
+  /** A saved run's status is not what it was when this event found it. */
+  status?(run: RunState, before: RunState["status"]): void;
+  /** A step's effect was performed (`ok`: it succeeded), in `ms`. */
+  effect?(effect: Effect, ok: boolean, ms: number, run: RunState): void;
+  /** The event was refused: a label or every command of a comment (its sender is told why). */
+  refused?(): void;
 }
 
 interface LoadedRun {
@@ -537,6 +553,7 @@ export class IssueController {
           this.o.issue.number,
           labelRefusedNotice(label, bundle.playbook.id, by.login, least) + answersMarker(eventId),
         );
+        this.o.observe?.refused?.();
         continue;
       }
       const form = this.o.issue.body ? parseIssueForm(this.o.issue.body) : {};
@@ -639,6 +656,7 @@ export class IssueController {
     );
     const head = await this.headCatalog();
     await this.save(started.result.run, comment.id, head);
+    this.o.observe?.started?.(started.result.run);
     await this.drive(
       { run: started.result.run, commentId: comment.id, catalog: head },
       { ...started.result, changed: false },
@@ -715,6 +733,7 @@ export class IssueController {
     }
     if (accepted) await this.o.port.react(this.o.issue.number, comment.id, "rocket");
     if (refused) await this.o.port.react(this.o.issue.number, comment.id, "-1");
+    if (refused && !accepted) this.o.observe?.refused?.();
   }
 
   private async command(
@@ -1169,6 +1188,7 @@ export class IssueController {
   private async drive(loaded: LoadedRun, first: AdvanceResult): Promise<void> {
     // The waiting message posted as the prompt is not posted again among the others.
     let prompted: Message | undefined;
+    let status = loaded.run.status;
     const interpreter = new Interpreter(
       {
         store: {
@@ -1177,6 +1197,8 @@ export class IssueController {
             if (awaiting !== undefined) this.o.onAwaitWorkflow?.(awaiting);
             prompted = await this.prompt(run, result.messages);
             await this.save(run, loaded.commentId, loaded.catalog);
+            if (run.status !== status) this.o.observe?.status?.(run, status);
+            status = run.status;
           },
         },
         teller: {
@@ -1186,7 +1208,7 @@ export class IssueController {
                 await this.o.port.createComment(this.o.issue.number, messageComment(m));
           },
         },
-        effects: this.o.port,
+        effects: this.o.observe?.effect ? timed(this.o.port, this.o.observe) : this.o.port,
         guard: (_effect, run) => this.approvalsStillHold(run, loaded.catalog),
         handoff: (handoff, run) => this.handOff(handoff, run),
         clock: { now: this.o.clock },
@@ -1281,4 +1303,21 @@ function invalidPlaybook(id: string, report: FileReport): string {
   const errors = report.diagnostics.filter((d) => d.severity === "error").slice(0, 10);
   const text = formatText([{ ...report, diagnostics: errors }]);
   return invalidPlaybookNotice(id, report.file, text.trimEnd());
+}
+
+/** The port's effects, each timed and reported to the observer (a throw counts as a failure). */
+function timed(port: EffectPerformer, observe: RunObserver): EffectPerformer {
+  return {
+    perform: async (effect, run) => {
+      const began = performance.now();
+      let ok = false;
+      try {
+        const outcome = await port.perform(effect, run);
+        ok = outcome.ok;
+        return outcome;
+      } finally {
+        observe.effect?.(effect, ok, performance.now() - began, run);
+      }
+    },
+  };
 }

@@ -711,7 +711,8 @@ describe("other deliveries", () => {
   });
 
   it("answers GET /healthz with 200 through the handler given to addHandler", async () => {
-    expect(handlers).toHaveLength(1);
+    // healthz first, then the serving routes (/metrics, /readyz; see serving.test.ts)
+    expect(handlers.map((h) => h.name)).toEqual(["healthz", "routes"]);
     const handler = handlers[0] as Handler;
     let status = 0;
     let body = "";

@@ -1,0 +1,399 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { FakeGitHub } from "../helpers/fake-github.js";
+import { shipRepo } from "./app/fixtures.js";
+import { Harness, makeClock, type Payload } from "./app/harness.js";
+import { signDelivery } from "./app/served.js";
+
+/**
+ * `npm start` as a user runs it: `node dist/entries/server.js` (built by `npm test`'s pretest) in a
+ * working directory holding a `.env`, talking to a fake GitHub served on loopback (GHE_HOST), and
+ * receiving signed deliveries over HTTP.
+ */
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const SERVER = join(ROOT, "dist/entries/server.js");
+const SECRET = "server-test-webhook-secret";
+
+let privateKey: string | undefined;
+function appKey(): string {
+  privateKey ??= generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  }).privateKey;
+  return privateKey;
+}
+
+/** The fake GitHub over HTTP; requests matching `hold` wait until `release()`. */
+class LoopbackGitHub {
+  private server: Server | undefined;
+  hold: ((method: string, path: string) => boolean) | undefined;
+  held: string[] = [];
+  private waiting: (() => void)[] = [];
+  private heldListeners: (() => void)[] = [];
+
+  constructor(readonly fake: FakeGitHub) {}
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        void (async () => {
+          const method = req.method ?? "GET";
+          const uri = (req.url ?? "/").replace(/^\/api\/v3/, "");
+          if (this.hold?.(method, uri)) {
+            this.held.push(`${method} ${uri}`);
+            for (const l of this.heldListeners.splice(0)) l();
+            await new Promise<void>((resolve) => this.waiting.push(resolve));
+          }
+          const body = Buffer.concat(chunks).toString("utf8");
+          const inm = req.headers["if-none-match"];
+          const [status, data, headers] =
+            typeof inm === "string"
+              ? this.fake.conditional(method, uri, body, inm)
+              : this.fake.handle(method, uri, body);
+          res.writeHead(status, {
+            "content-type": "application/json",
+            "x-ratelimit-remaining": "4321",
+            "x-ratelimit-resource": "core",
+            ...headers,
+          });
+          res.end(status === 204 || status === 304 ? undefined : JSON.stringify(data ?? null));
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Resolves once a request is held. */
+  heldOne(): Promise<void> {
+    if (this.held.length) return Promise.resolve();
+    return new Promise((resolve) => this.heldListeners.push(resolve));
+  }
+
+  release(): void {
+    this.hold = undefined;
+    for (const r of this.waiting.splice(0)) r();
+  }
+
+  async stop(): Promise<void> {
+    this.release();
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+}
+
+/** One `npm start` process in its own working directory. */
+class ServerProcess {
+  readonly child: ChildProcess;
+  stdout = "";
+  stderr = "";
+  readonly exited: Promise<number | null>;
+  url = "";
+
+  constructor(
+    readonly dir: string,
+    env: Record<string, string> = {},
+  ) {
+    // Only what a user's shell would give: everything else comes from .env.
+    this.child = spawn(process.execPath, [SERVER], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child.stdout?.on("data", (c: Buffer) => (this.stdout += c.toString()));
+    this.child.stderr?.on("data", (c: Buffer) => (this.stderr += c.toString()));
+    this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+  }
+
+  /** The JSON log lines so far. */
+  lines(): Record<string, unknown>[] {
+    return this.stdout
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  /** Waits until the server says where it listens. */
+  async listening(): Promise<this> {
+    for (let i = 0; i < 300; i++) {
+      const line = this.lines().find((l) => typeof l.port === "number" && l.host);
+      if (line) {
+        this.url = `http://127.0.0.1:${line.port as number}`;
+        return this;
+      }
+      if (this.child.exitCode !== null) break;
+      await sleep(50);
+    }
+    throw new Error(`the server did not start:\n${this.stderr}\n${this.stdout}`);
+  }
+
+  get(path: string): Promise<Response> {
+    return fetch(this.url + path);
+  }
+
+  deliver(name: string, payload: Payload, id: string): Promise<Response> {
+    const body = JSON.stringify(payload);
+    return fetch(`${this.url}/api/github/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": name,
+        "x-github-delivery": id,
+        "x-hub-signature-256": signDelivery(body, SECRET),
+      },
+      body,
+    });
+  }
+
+  async metric(line: string): Promise<number | undefined> {
+    const text = await (await this.get("/metrics")).text();
+    const found = text.split("\n").find((l) => l.startsWith(`${line} `));
+    return found === undefined ? undefined : Number(found.slice(line.length + 1));
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+function workDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "playbook-bot-server-"));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A working directory whose .env configures the app against the loopback GitHub. */
+async function servedApp(
+  extraEnv: Record<string, string> = {},
+): Promise<{ github: LoopbackGitHub; h: Harness; server: ServerProcess; issue: number }> {
+  const clock = makeClock();
+  const fake = shipRepo(clock);
+  const issue = fake.openIssue("Ship it", "please", "alice").number;
+  const github = new LoopbackGitHub(fake);
+  const host = await github.start();
+  cleanup.push(() => github.stop());
+  const dir = workDir();
+  writeFileSync(join(dir, "app.pem"), appKey());
+  const env = {
+    APP_ID: "4242",
+    PRIVATE_KEY_PATH: "app.pem",
+    WEBHOOK_SECRET: SECRET,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    GHE_HOST: host,
+    GHE_PROTOCOL: "http",
+    LOG_LEVEL: "debug",
+    ...extraEnv,
+  };
+  writeFileSync(
+    join(dir, ".env"),
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join("\n"),
+  );
+  const server = new ServerProcess(dir);
+  cleanup.push(async () => {
+    if (server.child.exitCode === null) {
+      server.child.kill("SIGKILL");
+      await server.exited;
+    }
+  });
+  await server.listening();
+  return { github, h: new Harness(fake, clock), server, issue };
+}
+
+describe("npm start (node dist/entries/server.js)", () => {
+  it("reads .env, handles a signed delivery, and reports it at /metrics; /healthz and /readyz answer", async () => {
+    const { github, h, server, issue } = await servedApp();
+    expect(await (await server.get("/healthz")).json()).toEqual({ status: "ok" });
+    const ready = await server.get("/readyz");
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ready", store: "memory" });
+
+    const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+    const res = await server.deliver("issues", labeled, "delivery-1");
+    expect(res.status).toBe(200);
+    // The run started on the fake: its status comment holds the state.
+    expect(github.fake.statusComments(issue)).toHaveLength(1);
+
+    expect(await server.metric('playbook_bot_events_handled_total{event="issues.labeled"}')).toBe(
+      1,
+    );
+    expect(await server.metric('playbook_bot_runs_total{status="started"}')).toBe(1);
+    // The app's own edit of the status comment carries the run on, to the checkpoint.
+    let n = 0;
+    for (let ev = h.takeEvent(); ev; ev = h.takeEvent())
+      expect(
+        (await server.deliver("issue_comment", h.commentPayload(ev), `edit-${++n}`)).status,
+      ).toBe(200);
+    expect(await server.metric('playbook_bot_runs_total{status="waiting"}')).toBe(1);
+    expect(
+      await server.metric('playbook_bot_github_requests_total{method="POST",status="201"}'),
+    ).toBeGreaterThan(0);
+    expect(await server.metric('playbook_bot_github_rate_limit_remaining{resource="core"}')).toBe(
+      4321,
+    );
+    expect(await server.metric('playbook_bot_queue_depth{state="running"}')).toBe(0);
+    expect(await server.metric('playbook_bot_queue_depth{state="waiting"}')).toBe(0);
+    expect(await server.metric("process_cpu_user_seconds_total")).toBeGreaterThan(0);
+
+    // The same delivery again, and one the app has no handler for.
+    expect((await server.deliver("issues", labeled, "delivery-1")).status).toBe(200);
+    const closed = { ...labeled, action: "closed" };
+    expect((await server.deliver("issues", closed, "delivery-2")).status).toBe(200);
+    expect(
+      await server.metric(
+        'playbook_bot_events_dropped_total{event="issues.labeled",reason="deduplicated"}',
+      ),
+    ).toBe(1);
+    expect(
+      await server.metric(
+        'playbook_bot_events_dropped_total{event="issues.closed",reason="ignored"}',
+      ),
+    ).toBe(1);
+    expect(await server.get("/metrics").then((r) => r.headers.get("content-type"))).toMatch(
+      /^text\/plain; version=0\.0\.4/,
+    );
+
+    // JSON logs: the lines about the delivery carry its id, the issue and the run.
+    const about = server.lines().filter((l) => l.id === "delivery-1");
+    const started = about.find((l) => String(l.msg).includes("started on"));
+    expect(started).toMatchObject({
+      name: "event",
+      issue: `Codertocat/Hello-World#${issue}`,
+      run: expect.stringMatching(/-\d+-/) as unknown,
+    });
+    expect(about.find((l) => l.outcome === "handled")).toMatchObject({
+      event: "issues.labeled",
+      issue: `Codertocat/Hello-World#${issue}`,
+    });
+
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    expect(server.stderr).toContain("SIGTERM: stopping");
+    expect(server.stderr).toContain("stopped");
+  }, 60_000);
+
+  it("on SIGTERM answers 503 to new deliveries and to /readyz, lets the delivery in flight finish, then exits 0", async () => {
+    const { github, h, server, issue } = await servedApp();
+    // GitHub takes its time creating the status comment.
+    github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
+    const inFlight = server.deliver(
+      "issues",
+      h.labeledPayload(issue, "playbook:ship", "alice"),
+      "in-flight",
+    );
+    await github.heldOne();
+    expect(await server.metric('playbook_bot_queue_depth{state="running"}')).toBe(1);
+
+    server.child.kill("SIGTERM");
+    for (let i = 0; i < 100 && !server.stderr.includes("stopping"); i++) await sleep(20);
+    expect((await server.get("/readyz")).status).toBe(503);
+    const late = await server.deliver("issues", h.labeledPayload(issue, "other", "alice"), "late");
+    expect(late.status).toBe(503);
+    expect(server.child.exitCode).toBeNull();
+
+    github.release();
+    expect((await inFlight).status).toBe(200);
+    expect(await server.exited).toBe(0);
+    expect(github.fake.statusComments(issue)).toHaveLength(1);
+    expect(server.stderr).toContain("stopped");
+  }, 60_000);
+
+  it("exits non-zero after SHUTDOWN_TIMEOUT, naming the delivery it abandoned", async () => {
+    const { github, h, server, issue } = await servedApp({ SHUTDOWN_TIMEOUT: "1" });
+    github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
+    void server
+      .deliver("issues", h.labeledPayload(issue, "playbook:ship", "alice"), "stuck")
+      .catch(() => undefined);
+    await github.heldOne();
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(1);
+    expect(server.stderr).toMatch(
+      /abandoned[^]*delivery stuck \(issues\.labeled\) on Codertocat\/Hello-World#\d+, in flight for \d+ s/,
+    );
+    // Nothing else was left behind: the timer and the server stopped.
+    expect(server.stderr.match(/^ {2}- /gm)).toHaveLength(1);
+  }, 60_000);
+
+  it("without APP_ID and a private key serves Probot's setup flow with app.yml's manifest; .env does not override the environment", async () => {
+    const dir = workDir();
+    copyFileSync(join(ROOT, ".env.example"), join(dir, ".env"));
+    copyFileSync(join(ROOT, "app.yml"), join(dir, "app.yml"));
+    // A free port, given by the environment over .env's PORT=3000.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const server = new ServerProcess(dir, { PORT: String(port), HOST: "127.0.0.1" });
+    cleanup.push(async () => {
+      if (server.child.exitCode === null) {
+        server.child.kill("SIGKILL");
+        await server.exited;
+      }
+    });
+    server.url = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 200 && !server.stdout.includes("Listening on"); i++) await sleep(50);
+    expect(server.stderr).toContain("serving the setup flow");
+    const root = await fetch(`${server.url}/`, { redirect: "manual" });
+    expect(root.status).toBe(302);
+    expect(root.headers.get("location")).toBe("/probot");
+    const page = await server.get("/probot");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const manifest = /name="manifest" id="manifest" value='([^']*)'/.exec(html)?.[1];
+    expect(JSON.parse(manifest ?? "{}")).toMatchObject({
+      name: "Playbook Bot",
+      redirect_url: `http://127.0.0.1:${port}/probot/setup`,
+      default_permissions: { issues: "write", contents: "write", members: "read" },
+      default_events: expect.arrayContaining(["issues", "issue_comment"]) as unknown,
+    });
+    // Nothing was written: the setup flow writes .env only once GitHub answers.
+    expect(readFileSync(join(dir, ".env"), "utf8")).toBe(
+      readFileSync(join(ROOT, ".env.example"), "utf8"),
+    );
+  }, 60_000);
+
+  it("refuses to start without a webhook secret, or with half a configuration", async () => {
+    const run = async (env: string) => {
+      const dir = workDir();
+      writeFileSync(join(dir, ".env"), env);
+      const server = new ServerProcess(dir);
+      return { code: await server.exited, stderr: server.stderr };
+    };
+    const noSecret = await run("APP_ID=4242\nPRIVATE_KEY_PATH=app.pem\n");
+    expect(noSecret.code).toBe(1);
+    expect(noSecret.stderr).toMatch(/PRIVATE_KEY_PATH names app\.pem, which does not exist/);
+    const keyless = await run("APP_ID=4242\nWEBHOOK_SECRET=s\n");
+    expect(keyless.code).toBe(1);
+    expect(keyless.stderr).toContain("APP_ID is set but there is no private key");
+    const dir = workDir();
+    writeFileSync(join(dir, "app.pem"), appKey());
+    writeFileSync(join(dir, ".env"), "APP_ID=4242\nPRIVATE_KEY_PATH=app.pem\nWEBHOOK_SECRET=\n");
+    const server = new ServerProcess(dir);
+    expect(await server.exited).toBe(1);
+    expect(server.stderr).toContain("WEBHOOK_SECRET is not set: refusing to start");
+    const idless = await run("PRIVATE_KEY_PATH=app.pem\n");
+    expect(idless.code).toBe(1);
+    expect(idless.stderr).toContain("a private key is set but APP_ID is not");
+  }, 60_000);
+});
