@@ -19,7 +19,7 @@ describe("the package entry", () => {
     ).rejects.toThrow(/WEBHOOK_SECRET is not set/);
   });
 
-  it("loads with a secret and registers the health route", async () => {
+  it("loads with a secret and registers its routes: liveness, then readiness and metrics", async () => {
     vi.stubEnv("WEBHOOK_SECRET", "s");
     vi.stubEnv("APP_ID", "7");
     const handlers: unknown[] = [];
@@ -33,7 +33,7 @@ describe("the package entry", () => {
       cwd: process.cwd(),
       addHandler: (h) => void handlers.push(h),
     });
-    expect(handlers).toHaveLength(1);
+    expect(handlers.map((h) => (h as { name: string }).name)).toEqual(["healthz", "routes"]);
   });
 
   it("reads its settings from the environment", () => {
