@@ -195,6 +195,53 @@ describe("mode: bot, in process", () => {
     expect(lines.at(-1)).toBe("#99 is a pull request: playbooks run on issues");
   });
 
+  it("ticks an issue itself when the sweep may not dispatch, and fails the job when GitHub fails it", async () => {
+    const issue = fake.openIssue("Go again?", "", "alice");
+    fake.labelAs(issue.number, "playbook:wait", "alice");
+    expect(await run("issues", labeled(issue.number, "playbook:wait", "alice"))).toBe(0);
+    const sweep = {
+      GITHUB_WORKFLOW_REF: "Codertocat/Hello-World/.github/workflows/bot.yml@refs/heads/main",
+    };
+    fake.fault = ({ method, path }) =>
+      method === "POST" && path.includes("/dispatches")
+        ? { status: 403, body: { message: "Resource not accessible by integration" } }
+        : undefined;
+    now += 4 * HOUR;
+    lines.length = 0;
+    expect(await run("schedule", { schedule: "*/15 * * * *" }, sweep)).toBe(0);
+    expect(
+      lines.some((l) => l.startsWith(`could not dispatch the sweep of #${issue.number} (403`)),
+    ).toBe(true);
+    expect(status(issue.number)?.status).toBe("cancelled");
+
+    // GitHub fails a request the bot needs: the job fails, saying so (the next run replays).
+    fake.fault = ({ method, path }) =>
+      method === "GET" && path.includes("/events") ? { status: 500 } : undefined;
+    const p = example("issue_comment", "created");
+    delete p.installation;
+    const failed = await run("issue_comment", { ...p, issue: fake.restIssue(issue) });
+    fake.fault = undefined;
+    expect(failed).toBe(1);
+  });
+
+  it("has nothing to do for an event that names no repository", async () => {
+    const eventPath = join(dir, "no-repository.json");
+    writeFileSync(eventPath, JSON.stringify({ action: "requested" }));
+    lines.length = 0;
+    expect(
+      await runBot({
+        env: {
+          GITHUB_EVENT_NAME: "merge_group",
+          GITHUB_EVENT_PATH: eventPath,
+          INPUT_TOKEN: "t",
+          "INPUT_STATE-SECRET": SECRET,
+        },
+        log: (line) => lines.push(line),
+      }),
+    ).toBe(0);
+    expect(lines).toEqual(["mode: bot: a merge_group event names no repository; nothing to do"]);
+  });
+
   it("says what is missing from its settings", () => {
     const env = { GITHUB_EVENT_NAME: "issues", GITHUB_EVENT_PATH: "/e.json" };
     expect(() => readBotSettings({ ...env, "INPUT_STATE-SECRET": SECRET })).toThrow(
