@@ -7,6 +7,7 @@ import { readBotSettings, runBot } from "../../../src/entries/action/bot.js";
 import { WAITING_LABEL } from "../../../src/entries/app/wake-ups.js";
 import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
 import { FakeGitHub } from "../../helpers/fake-github.js";
+import { DEPLOY_CORRELATED } from "../app/fixtures.js";
 import { BRANCH, EXAMPLE_REPO, example } from "../app/harness.js";
 
 /**
@@ -15,21 +16,6 @@ import { BRANCH, EXAMPLE_REPO, example } from "../app/harness.js";
  */
 const SECRET = "another-repository-secret";
 const HOUR = 3_600_000;
-
-/** Dispatches test.yml and waits for its run. */
-const DEPLOY = `apiVersion: playbook-bot/v1
-id: deploy
-description: Dispatches the test workflow and waits for it.
-steps:
-  - id: run-tests
-    type: dispatch
-    workflow: test.yml
-    correlation_input: pb_key
-    inputs: { issue: "{{ issue.number }}" }
-  - id: done
-    type: end
-    status: success
-`;
 
 const WAIT = `apiVersion: playbook-bot/v1
 id: wait
@@ -60,7 +46,10 @@ describe("mode: bot, in process", () => {
       appId: 15368,
       appSlug: "github-actions",
       clock: () => new Date(now),
-      files: { ".github/playbooks/wait.yaml": WAIT, ".github/playbooks/deploy.yaml": DEPLOY },
+      files: {
+        ".github/playbooks/wait.yaml": WAIT,
+        ".github/playbooks/deploy.yaml": DEPLOY_CORRELATED,
+      },
     });
     fake.permissions.set("alice", "write");
     fake.permissions.set("bob", "read");

@@ -188,3 +188,18 @@ export async function voteSnapshot(): Promise<{
     fake.uninstall();
   }
 }
+
+/** Dispatches test.yml with a correlation input and waits for its run. */
+export const DEPLOY_CORRELATED = `apiVersion: playbook-bot/v1
+id: deploy
+description: Dispatches the test workflow and waits for it.
+steps:
+  - id: run-tests
+    type: dispatch
+    workflow: test.yml
+    correlation_input: pb_key
+    inputs: { issue: "{{ issue.number }}" }
+  - id: done
+    type: end
+    status: success
+`;

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MockAiAdapter } from "../../../src/adapters/ai/adapter.js";
 import { OctokitPort, type Octokit } from "../../../src/adapters/github/octokit-port.js";
 import { FakeGitHub, type FakeWorkflowRun } from "../../helpers/fake-github.js";
+import { DEPLOY_CORRELATED } from "./fixtures.js";
 import {
   BRANCH,
   CONFIG,
@@ -18,21 +19,6 @@ import {
   EXAMPLE_REPO,
 } from "./harness.js";
 
-/** Dispatches test.yml with a correlation input and waits for its run. */
-const DEPLOY = `apiVersion: playbook-bot/v1
-id: deploy
-description: Dispatches the test workflow and waits for it.
-steps:
-  - id: run-tests
-    type: dispatch
-    workflow: test.yml
-    correlation_input: pb_key
-    inputs: { issue: "{{ issue.number }}" }
-  - id: done
-    type: end
-    status: success
-`;
-
 let fake: FakeGitHub;
 let h: Harness;
 
@@ -42,7 +28,7 @@ async function start(botLogin?: string): Promise<void> {
   fake = new FakeGitHub({
     ...EXAMPLE_REPO,
     clock,
-    files: { ".github/playbooks/deploy.yaml": DEPLOY },
+    files: { ".github/playbooks/deploy.yaml": DEPLOY_CORRELATED },
   });
   fake.permissions.set("alice", "write");
   fake.install();
