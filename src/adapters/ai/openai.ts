@@ -125,6 +125,13 @@ function systemPrompt(options: AiOptions): string {
   return lines.join("\n");
 }
 
+/** The stream ended without a finish reason: the connection broke. */
+class StreamCutShort extends Error {
+  constructor() {
+    super("the stream ended before the answer was complete");
+  }
+}
+
 interface PartialCall {
   name: string;
   args: string;
@@ -133,6 +140,7 @@ interface PartialCall {
 /** Whether a failure may pass if the same request is sent again (nothing was yielded yet). */
 function isTransient(err: unknown): boolean {
   if (err instanceof APIUserAbortError) return false;
+  if (err instanceof StreamCutShort) return true;
   if (err instanceof APIConnectionError) return true;
   if (err instanceof APIError) {
     const s = err.status;
@@ -257,8 +265,11 @@ export class OpenAiCompatibleAdapter implements AiAdapter {
           body,
           options.signal ? { signal: options.signal } : {},
         );
+        let finished = false;
         for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-          const delta = chunk.choices?.[0]?.delta;
+          const choice = chunk.choices?.[0];
+          if (choice?.finish_reason) finished = true;
+          const delta = choice?.delta;
           if (!delta) continue;
           if (typeof delta.content === "string" && delta.content !== "") {
             const room = MAX_ANSWER_CHARS - text.length;
@@ -277,6 +288,8 @@ export class OpenAiCompatibleAdapter implements AiAdapter {
             calls.set(call.index, c);
           }
         }
+        // A stream cut short (no finish_reason) is a broken connection, not an answer.
+        if (!finished) throw new StreamCutShort();
         break;
       } catch (err) {
         if (options.signal?.aborted || err instanceof APIUserAbortError)
