@@ -1,11 +1,12 @@
 import { run } from "probot";
+import { AiConfigError } from "../adapters/ai/config.js";
 import { AlertsConfigError, loadAlertsConfig } from "../adapters/alerts/config.js";
 import { AppConfigError, readAppConfig } from "./app/config.js";
 import { createPlaybookBot } from "./app/app.js";
 
 /**
  * `npm start`: serve the app with Probot's server (APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH,
- * WEBHOOK_SECRET, HOST, PORT, LOG_LEVEL). Refuses to start without a webhook secret. On SIGTERM
+ * WEBHOOK_SECRET, HOST, PORT, LOG_LEVEL; the AI adapter from PLAYBOOK_AI_*). Refuses to start without a webhook secret. On SIGTERM
  * (and SIGINT) the wake-up timer stops after the deliveries under way, then the server.
  */
 try {
@@ -37,7 +38,11 @@ try {
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
 } catch (err) {
-  if (err instanceof AppConfigError || err instanceof AlertsConfigError) {
+  if (
+    err instanceof AppConfigError ||
+    err instanceof AlertsConfigError ||
+    err instanceof AiConfigError
+  ) {
     process.stderr.write(`playbook-bot: ${err.message}\n`);
     process.exit(1);
   }
