@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, createProbot, run } from "probot";
+import { AiConfigError } from "../adapters/ai/config.js";
 import { AlertsConfigError, loadAlertsConfig } from "../adapters/alerts/config.js";
 import { AppMetrics } from "../adapters/metrics/metrics.js";
 import { AppConfigError, loadDotEnv, readAppConfig, startMode } from "./app/config.js";
@@ -12,7 +13,8 @@ import { createPlaybookBot } from "./app/app.js";
  * APP_ID and a private key, Probot's setup flow registers the app; otherwise the app is served
  * (refused without a webhook secret). On SIGTERM or SIGINT it stops taking events (503), lets the
  * work in flight finish within SHUTDOWN_TIMEOUT seconds (25), stops the wake-up timer, and exits;
- * non-zero, naming what it abandoned, when the work did not finish in time.
+ * non-zero, naming what it abandoned, when the work did not finish in time. The AI adapter comes
+ * from PLAYBOOK_AI_* (the mock by default).
  */
 
 const say = (line: string) => process.stderr.write(`playbook-bot: ${line}\n`);
@@ -143,7 +145,11 @@ try {
   if (startMode(process.env) === "setup") await setup();
   else await serve();
 } catch (err) {
-  if (err instanceof AppConfigError || err instanceof AlertsConfigError) {
+  if (
+    err instanceof AppConfigError ||
+    err instanceof AlertsConfigError ||
+    err instanceof AiConfigError
+  ) {
     say(err.message);
     process.exit(1);
   }

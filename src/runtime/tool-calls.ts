@@ -19,6 +19,8 @@ export interface ToolRunner {
     signal: AbortSignal,
     stepAuthority?: Authority,
   ): Promise<ToolCallResult>;
+  /** Whether a configured tool only reads; undefined when the tool is not configured here. */
+  describe?(tool: string): Promise<{ readOnly: boolean } | undefined>;
 }
 
 /** A host with no tools: every call is unknown (its suggestion stays for people). */

@@ -233,5 +233,9 @@ export function toolRunnerOf(port: ToolsPort): ToolRunner {
       const outcome = await port.call(tool, args, { signal, writeApproved });
       return outcome.ok ? { ok: true, result: outcome.result } : outcome;
     },
+    describe: async (tool) => {
+      const descriptor = await port.describe(tool).catch(() => undefined);
+      return descriptor ? { readOnly: descriptor.readOnly } : undefined;
+    },
   };
 }

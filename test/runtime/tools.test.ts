@@ -139,4 +139,11 @@ describe("createToolsPort", () => {
       code: "TOOL-DENIED",
     });
   });
+
+  it("tells an ai step which configured tools only read", async () => {
+    const runner = toolRunnerOf(port);
+    expect(await runner.describe?.("ops/read")).toEqual({ readOnly: true });
+    expect(await runner.describe?.("ops/write")).toEqual({ readOnly: false });
+    expect(await runner.describe?.("nowhere/x")).toBeUndefined();
+  });
 });

@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { LruMap } from "../../runtime/lru.js";
 import { expectedFilesMissing, type AiOutputs, type AiParams } from "../../core/steps/ai/effect.js";
+import { toolScopeRefusal, type ToolAccess } from "../../core/steps/ai/tool-scope.js";
+import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import type { EffectOutcome } from "../../runtime/effects.js";
 
 /**
@@ -28,6 +30,25 @@ export interface AiOptions {
 export interface AiAdapter {
   readonly name: string;
   invoke(prompt: string, tools: readonly string[], options: AiOptions): AsyncIterator<AiMessage>;
+}
+
+/** An adapter's failure; its message is already free of secrets and fit to show people. */
+export class AiAdapterError extends Error {
+  constructor(
+    message: string,
+    /** Whether trying again later may help (a rate limit, an outage), as opposed to a bad request. */
+    readonly transient = false,
+  ) {
+    super(message);
+    this.name = "AiAdapterError";
+  }
+}
+
+/** An `ai` effect that did not run, or whose adapter failed: the step's error. */
+export class AiStepFailure extends Error {
+  constructor(readonly error: PlaybookError) {
+    super(error.message);
+  }
 }
 
 export interface MockScript {
@@ -61,17 +82,22 @@ export class MockAiAdapter implements AiAdapter {
   }
 }
 
-/** Drain an adapter's stream into the outputs the engine's `ai` step expects. */
+/**
+ * Drain an adapter's stream into the outputs the engine's `ai` step expects; `onMessage` sees
+ * each message as it arrives (the CLI prints text as the model writes it).
+ */
 export async function collectAiOutputs(
   adapter: AiAdapter,
   prompt: string,
   tools: readonly string[],
   options: AiOptions,
+  onMessage?: (message: AiMessage) => void,
 ): Promise<AiOutputs> {
   const out: AiOutputs = { text: "" };
   const it = adapter.invoke(prompt, tools, options);
   for (let r = await it.next(); !r.done; r = await it.next()) {
     const m = r.value;
+    onMessage?.(m);
     if (m.type === "text" && m.text) out.text += m.text;
     if (m.type === "finding" && m.finding) out[`finding.${m.finding.key}`] = m.finding.value;
   }
@@ -93,15 +119,50 @@ function askKey(params: AiParams, cwd: string | undefined): string {
   return createHash("sha256").update(JSON.stringify(asked)).digest("hex");
 }
 
+/** What the host running an `ai` effect adds: its tools' descriptors, a listener, a signal. */
+export interface AiRunOptions {
+  /** Whether a configured tool only reads (undefined: not configured here). */
+  describeTool?: (name: string) => Promise<ToolAccess | undefined>;
+  /** Each message as the adapter streams it. */
+  onMessage?: (message: AiMessage) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * The tools of a read-only step that may change things: by their descriptors where the host has
+ * them, else by their names. Throws the step's failure naming the first.
+ */
+export async function checkToolScope(
+  params: AiParams,
+  describeTool?: AiRunOptions["describeTool"],
+): Promise<void> {
+  const scope = params.scope === "write" ? "write" : "read-only";
+  if (scope === "write") return;
+  for (const tool of params.tools ?? []) {
+    const access = await describeTool?.(tool).catch(() => undefined);
+    const why = toolScopeRefusal(tool, scope, access);
+    if (why !== undefined)
+      throw new AiStepFailure(
+        playbookError(
+          "PB-AI-TOOL-REFUSED",
+          `the step's scope is read-only, but it offers the model ${tool}, which may change things (${why})`,
+        ),
+      );
+  }
+}
+
 /**
  * The engine's `ai` effect, run on an adapter: its params in, the step's outputs back. A step
- * with `cache: true` says it is idempotent: the same ask is answered from the cache.
+ * with `cache: true` says it is idempotent: the same ask is answered from the cache. A read-only
+ * step that offers a tool that may write is refused before the adapter is asked (AiStepFailure).
  */
 export async function runAiEffect(
   adapter: AiAdapter,
   params: AiParams,
   cwd?: string,
+  run: AiRunOptions = {},
 ): Promise<AiOutputs> {
+  await checkToolScope(params, run.describeTool);
   let cache = answers.get(adapter);
   if (params.cache === true && !cache) answers.set(adapter, (cache = new LruMap(200)));
   const key = params.cache === true ? askKey(params, cwd) : undefined;
@@ -112,9 +173,36 @@ export async function runAiEffect(
     expectedFindings: params.expected_findings ?? [],
   };
   if (cwd !== undefined) options.cwd = cwd;
-  const outputs = await collectAiOutputs(adapter, params.prompt, params.tools ?? [], options);
+  if (run.signal) options.signal = run.signal;
+  const outputs = await collectAiOutputs(
+    adapter,
+    params.prompt,
+    params.tools ?? [],
+    options,
+    run.onMessage,
+  );
   if (key !== undefined) cache?.set(key, { ...outputs });
   return outputs;
+}
+
+/**
+ * `runAiEffect` as an effect's outcome: a refused tool or a failed adapter is the step's error
+ * (`PB-AI-TOOL-REFUSED`, `PB-AI-FAILED`) instead of an exception.
+ */
+export async function performAiEffect(
+  adapter: AiAdapter,
+  params: AiParams,
+  cwd?: string,
+  run: AiRunOptions = {},
+): Promise<{ ok: true; outputs: AiOutputs } | { ok: false; error: PlaybookError }> {
+  try {
+    return { ok: true, outputs: await runAiEffect(adapter, params, cwd, run) };
+  } catch (err) {
+    if (err instanceof AiStepFailure) return { ok: false, error: err.error };
+    if (err instanceof AiAdapterError)
+      return { ok: false, error: playbookError("PB-AI-FAILED", `${adapter.name}: ${err.message}`) };
+    throw err;
+  }
 }
 
 /** Where an adapter looks for the files an `ai` step expects. */

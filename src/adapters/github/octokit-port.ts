@@ -1,5 +1,5 @@
 import type { ProbotOctokit } from "probot";
-import { checkExpectedFiles, runAiEffect, type AiAdapter } from "../ai/adapter.js";
+import { checkExpectedFiles, performAiEffect, type AiAdapter } from "../ai/adapter.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import type { Effect, EffectKind, EffectParams } from "../../core/engine/events.js";
 import { activeFrame, type Frame, type RunState } from "../../core/engine/state.js";
@@ -997,8 +997,12 @@ export class OctokitPort implements GitHubPort {
    * ai step names no branch of its own).
    */
   private async ai(effect: Effect<"ai">): Promise<EffectOutcome<"ai">> {
-    const outputs = await runAiEffect(this.o.ai, effect.params);
-    return checkExpectedFiles(outputs, effect.params, {
+    const tools = this.o.tools;
+    const answered = await performAiEffect(this.o.ai, effect.params, undefined, {
+      ...(tools?.describe ? { describeTool: tools.describe.bind(tools) } : {}),
+    });
+    if (!answered.ok) return answered;
+    return checkExpectedFiles(answered.outputs, effect.params, {
       where: `on branch ${this.o.defaultBranch}`,
       missing: (paths) => this.missingFiles(this.o.defaultBranch, paths),
     });

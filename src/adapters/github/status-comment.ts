@@ -23,6 +23,7 @@ import {
   renderMarkdown,
   strong,
   table,
+  untrusted,
   type Block,
   type BlockLike,
   type InlineLike,
@@ -110,6 +111,10 @@ export const MAX_CHECKLIST_STEPS = 40;
 export const MAX_FLOWCHART_CHARS = 20_000;
 /** Steps drawn around the current one when the whole flowchart is too big. */
 export const FLOWCHART_NEIGHBOURHOOD = 40;
+/** The longest excerpt of an `ai` step's answer the comment shows. */
+export const MAX_AI_EXCERPT = 600;
+/** The `ai` steps whose answers the comment shows (the latest ones). */
+export const MAX_AI_ANSWERS = 3;
 
 const STATUS_ICON: Record<RunState["status"], string> = {
   running: "🔄",
@@ -247,6 +252,7 @@ export function renderStatusComment(
   ];
   const blocks: BlockLike[] = [...head];
   let chart: BlockLike[] = [];
+  let answers: BlockLike[] = [];
   if (rootBundle && root) {
     const graph = graphOf(rootBundle.playbook);
     const lanesAt = new Set(Object.values(root.lanes ?? {}).map((l) => l.current ?? ""));
@@ -257,6 +263,7 @@ export function renderStatusComment(
       blocks.push(quote(paragraph(strong(stepTitle(step), ":"), " ", step.description)));
     if (run.end?.advice) blocks.push(paragraph(...spans(run.end.advice)));
     chart = flowchart(run, rootBundle, graph, lanesAt);
+    answers = aiAnswers(run.stack[0] as Frame, graph);
   }
   const trace = run.trace
     .slice(-8)
@@ -276,9 +283,16 @@ export function renderStatusComment(
     paragraph(emphasis(`${what} omitted: the comment would be too long.`));
   // The readable extras go first, the state never: each try drops more until the comment fits.
   const tries: BlockLike[][] = [
-    [...blocks, ...chart, ...events],
-    [...blocks, omitted("The flowchart"), ...events],
-    [...blocks, omitted("The flowchart and recent events")],
+    [...blocks, ...answers, ...chart, ...events],
+    [...blocks, ...answers, omitted("The flowchart"), ...events],
+    [
+      ...blocks,
+      omitted(
+        answers.length > 0
+          ? "The AI answers, the flowchart and recent events"
+          : "The flowchart and recent events",
+      ),
+    ],
     [...head, omitted("Details")],
   ];
   for (const t of tries) {
@@ -286,6 +300,34 @@ export function renderStatusComment(
     if (body.length <= MAX_COMMENT_BODY) return body;
   }
   return `${renderMarkdown(...head, omitted("Details"))}\n\n${hidden}`;
+}
+
+/**
+ * What the latest `ai` steps answered, each cut to a bounded excerpt. The answer is the model's,
+ * so it is text only: escaped and neutralised like anything from outside (no mention, reference,
+ * link, HTML or marker), inside a collapsed section.
+ */
+function aiAnswers(root: Frame, graph: PlaybookGraph): BlockLike[] {
+  const shown: BlockLike[] = [];
+  const answered = graph.steps.filter((s) => {
+    const answer = root.results[s.id]?.outputs?.text;
+    return s.step.type === "ai" && typeof answer === "string" && answer.trim() !== "";
+  });
+  for (const s of answered.slice(-MAX_AI_ANSWERS)) {
+    const answer = String(root.results[s.id]?.outputs?.text).trim();
+    const excerpt =
+      answer.length > MAX_AI_EXCERPT ? `${answer.slice(0, MAX_AI_EXCERPT).trimEnd()} …` : answer;
+    shown.push(
+      paragraph(
+        code(s.id),
+        answer.length > MAX_AI_EXCERPT
+          ? ` (the first ${MAX_AI_EXCERPT} of ${answer.length} characters):`
+          : ":",
+      ),
+      quote(paragraph(untrusted(excerpt))),
+    );
+  }
+  return shown.length > 0 ? [details("AI answers", ...shown)] : [];
 }
 
 /**

@@ -1,7 +1,12 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { glob } from "tinyglobby";
-import { checkExpectedFiles, runAiEffect, type AiAdapter } from "../ai/adapter.js";
+import {
+  checkExpectedFiles,
+  performAiEffect,
+  type AiAdapter,
+  type AiMessage,
+} from "../ai/adapter.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import type { Effect, EffectKind, EffectOutputs, EffectParams } from "../../core/engine/events.js";
 import type { RunState } from "../../core/engine/state.js";
@@ -87,6 +92,8 @@ export interface LocalEffectsOptions {
   tools?: ToolRunner;
   /** Run `script` steps (`--allow-scripts`); otherwise they are refused. */
   allowScripts?: boolean;
+  /** Each message of an `ai` step as the adapter streams it (the CLI prints the text as it comes). */
+  aiMessage?: (step: string, message: AiMessage) => void;
 }
 
 /** Effects for the CLI: real git locally, GitHub when configured, printed otherwise. */
@@ -179,8 +186,13 @@ export class LocalEffects implements EffectPerformer {
 
   /** The AI adapter works in the working tree, where the files the step expects must then be. */
   private async ai(effect: Effect<"ai">): Promise<EffectOutcome<"ai">> {
-    const outputs = await runAiEffect(this.options.ai, effect.params, this.options.repo);
-    return checkExpectedFiles(outputs, effect.params, {
+    const { tools, aiMessage } = this.options;
+    const answered = await performAiEffect(this.options.ai, effect.params, this.options.repo, {
+      ...(tools?.describe ? { describeTool: tools.describe.bind(tools) } : {}),
+      ...(aiMessage ? { onMessage: (m: AiMessage) => aiMessage(effect.step, m) } : {}),
+    });
+    if (!answered.ok) return answered;
+    return checkExpectedFiles(answered.outputs, effect.params, {
       where: "in the working tree",
       missing: async (paths) => {
         const found = await Promise.all(paths.map((path) => this.isFile(path)));

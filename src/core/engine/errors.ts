@@ -32,6 +32,10 @@ export const ERROR_CATALOGUE = {
   "PB-PR-CLOSED": "The pull request was closed without merging; reopen and merge it, then /retry.",
   "PB-WORKFLOW-FAILED": "The dispatched workflow did not succeed; check its logs, then /retry.",
   "PB-AI-UNAVAILABLE": "No AI adapter is configured; configure one or use the mock adapter.",
+  "PB-AI-FAILED":
+    "The AI provider failed or refused the request; the message says why. /retry once the cause is fixed.",
+  "PB-AI-TOOL-REFUSED":
+    "A read-only ai step may offer only tools that read; remove the tool, or set scope: write (approved first).",
   "PB-AI-OUTPUT-MISSING":
     "The AI step did not produce the files it was expected to; check the prompt.",
   "PB-STATE-EDITED":

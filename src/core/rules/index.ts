@@ -5,6 +5,7 @@ import { evidenceMissing, ruleShadowed } from "../steps/decide/checks.js";
 import { parallelUnsupported } from "../steps/parallel/checks.js";
 import { delegateShape } from "../steps/playbook/checks.js";
 import { scriptTemplated } from "../steps/script/checks.js";
+import { aiToolScope } from "./templates/ai-tool-scope.js";
 import { contractSchema } from "./templates/contract-schema.js";
 import { gotoOutOfBranch } from "./dag/goto-out-of-branch.js";
 import { itemOutsideForEach } from "./dag/item-outside-for-each.js";
@@ -111,6 +112,7 @@ export const RULE_MODULES = [
   refInvalid,
   stepShape,
   aiWriteUnapproved,
+  aiToolScope,
   verifyUnknown,
   responseSchema,
   contractSchema,

@@ -1,7 +1,8 @@
 import "../../adapters/local/yaml-library.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Context, Probot } from "probot";
-import { MockAiAdapter, type AiAdapter } from "../../adapters/ai/adapter.js";
+import type { AiAdapter } from "../../adapters/ai/adapter.js";
+import { aiAdapterFromEnv } from "../../adapters/ai/config.js";
 import type { AlertsConfig } from "../../adapters/alerts/config.js";
 import { alertsHandler } from "../../adapters/alerts/http.js";
 import { fromGitHubAlert } from "../../adapters/alerts/sources.js";
@@ -192,7 +193,8 @@ function healthz(req: IncomingMessage, res: ServerResponse): boolean {
  */
 export function createPlaybookBot(options: PlaybookBotOptions) {
   const { config } = options;
-  const ai = options.ai ?? new MockAiAdapter();
+  // The AI adapter (PLAYBOOK_AI_PROVIDER, …; the mock by default): a bad configuration stops the app here.
+  const ai = options.ai ?? aiAdapterFromEnv(process.env);
   // The deployment's tools (PLAYBOOK_TOOLS_CONFIG): a broken config stops the app here.
   const tools = options.tools ?? loadDeploymentTools(process.env);
   const host = options.host ?? appHost(process.env, (name) => tools.has(name));

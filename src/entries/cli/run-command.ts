@@ -4,7 +4,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
-import { MockAiAdapter } from "../../adapters/ai/adapter.js";
+import type { AiAdapter } from "../../adapters/ai/adapter.js";
+import { AiConfigError, aiAdapterFromEnv } from "../../adapters/ai/config.js";
+import { aiConsole } from "./ai-output.js";
 import { start } from "../../core/engine/engine.js";
 import { describeUnmet, unmetRequirements } from "../../core/engine/requirements.js";
 import { localHost } from "../../runtime/host.js";
@@ -194,6 +196,15 @@ export async function runCommand(
     io.err(`playbook-bot: ${err.message}\n`);
     return RUN_EXIT.invalid;
   }
+  // The AI adapter (PLAYBOOK_AI_PROVIDER, …): a bad configuration stops the run before it starts.
+  let ai: AiAdapter;
+  try {
+    ai = aiAdapterFromEnv(process.env);
+  } catch (err) {
+    if (!(err instanceof AiConfigError)) throw err;
+    io.err(`playbook-bot: ${err.message}\n`);
+    return RUN_EXIT.invalid;
+  }
   // The GitHub tools need GitHub: locally, a token and a GitHub origin.
   const github = opts.dryRun ? undefined : await localGitHub(repo, process.env);
   const host = localHost(
@@ -268,6 +279,7 @@ export async function runCommand(
     github,
     opts.allowScripts === true,
     tools,
+    ai,
   );
   io.out(
     `Run ${record.run.id}: ${bundle.playbook.name ?? bundle.playbook.id} (${opts.mode}${opts.dryRun ? ", dry run" : ""})\n`,
@@ -283,13 +295,16 @@ function makeRunner(
   github?: OctokitPort,
   allowScripts = false,
   tools?: DeploymentTools,
+  ai: AiAdapter = aiAdapterFromEnv(process.env),
 ): Runner {
   const rio = runnerIo(io);
   const options: ConstructorParameters<typeof LocalEffects>[0] = {
     repo: record.repo,
     dryRun: record.dryRun,
-    ai: new MockAiAdapter(),
+    ai,
     log: rio.log,
+    // The answer is printed as it arrives.
+    aiMessage: aiConsole(io.out, rio.log),
     allowScripts,
     ...(tools ? { tools: toolRunnerOf(tools.forRun(github?.repository)) } : {}),
   };
@@ -340,7 +355,7 @@ export async function resumeCommand(
       io.err(`playbook-bot: ${err.message}\n  how to recover: ${err.hint}\n`);
       return RUN_EXIT.state;
     }
-    if (err instanceof ToolsConfigError) {
+    if (err instanceof ToolsConfigError || err instanceof AiConfigError) {
       io.err(`playbook-bot: ${err.message}\n`);
       return RUN_EXIT.invalid;
     }

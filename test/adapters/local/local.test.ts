@@ -213,6 +213,35 @@ describe("LocalEffects.perform", () => {
     expect(logs).toEqual(["comment on the thread:\nHello\nthere"]);
   });
 
+  it("refuses a read-only ai step whose tool the host describes as writing, and streams messages", async () => {
+    const ai = new MockAiAdapter();
+    const seen: string[] = [];
+    const { e } = effects({
+      ai,
+      tools: {
+        call: async () => ({ ok: true, result: null }),
+        describe: async (name) => ({ readOnly: name !== "ops/rollout" }),
+      },
+      aiMessage: (step, m) => void seen.push(`${step}:${m.type}`),
+    });
+    const refused = await e.perform(
+      eff("ai", { prompt: "look", tools: ["ops/status", "ops/rollout"] }),
+      sampleRun(),
+    );
+    expect(refused).toMatchObject({
+      ok: false,
+      error: {
+        code: "PB-AI-TOOL-REFUSED",
+        message:
+          "the step's scope is read-only, but it offers the model ops/rollout, which may change things (it is not marked read-only here)",
+      },
+    });
+    expect(ai.calls).toEqual([]);
+    const ok = await e.perform(eff("ai", { prompt: "look", tools: ["ops/status"] }), sampleRun());
+    expect(ok).toMatchObject({ ok: true });
+    expect(seen).toEqual(["ai:text", "ai:done"]);
+  });
+
   it("asks the AI adapter with the step's tools, scope and expected findings", async () => {
     const ai = new MockAiAdapter({
       replies: [{ when: "disk", text: "full", findings: { disk_full: true, other: 1 } }],

@@ -652,6 +652,21 @@ const CASES: Record<RuleCode, Case> = {
       "steps[0].scope: write scope lets the model change things, but no checkpoint approves it first",
     ],
   },
+  "ai-tool-scope": {
+    source: yaml`
+      apiVersion: playbook-bot/v1
+      id: t
+      steps:
+        - id: a
+          type: ai
+          prompt: Look at the logs.
+          tools: [github/file_read, shell/bash]
+    `,
+    at: [7, 31, 7, 41],
+    message: [
+      "steps[0].tools[1]: shell/bash may change things (shell runs commands), but the step's scope is read-only",
+    ],
+  },
   "verify-unknown": {
     source: yaml`
       apiVersion: playbook-bot/v1

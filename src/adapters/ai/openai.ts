@@ -1,0 +1,386 @@
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError, AzureOpenAI } from "openai";
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
+import { redactSecrets } from "../../runtime/tools.js";
+import { AiAdapterError, type AiAdapter, type AiMessage, type AiOptions } from "./adapter.js";
+
+/**
+ * An adapter for any OpenAI-compatible chat-completions endpoint (OpenAI, GitHub Models, Azure
+ * OpenAI, Ollama), streamed: text is yielded as it arrives. Findings come back through a function
+ * the model is offered, `report_finding` (key: one of the step's expected findings), or, from a
+ * model that cannot call functions, a final fenced ```json block holding an object of them; only
+ * expected keys are kept, and values are bounded. Calls the model makes to the step's tools are
+ * yielded as `tool_call` messages. Transient failures (429, 5xx, a broken connection) are tried
+ * again with exponential backoff and jitter, honouring Retry-After, but never once text has been
+ * yielded; anything else fails at once. Error messages never carry the API key.
+ */
+
+export type AiProviderKind = "openai" | "github-models" | "azure" | "ollama";
+
+export interface OpenAiCompatibleConfig {
+  provider: AiProviderKind;
+  model: string;
+  /** The API's base URL; for Azure, the resource's endpoint (`https://<name>.openai.azure.com`). */
+  baseURL: string;
+  /** Sent as `Authorization: Bearer …` (Azure: as the `api-key` header); never shown anywhere. */
+  apiKey?: string;
+  /** Azure's `api-version` query parameter. */
+  apiVersion?: string;
+  /** How long one request may take, in milliseconds. */
+  timeoutMs?: number;
+  /** Attempts in all for one ask, retries included (at least 1). */
+  maxAttempts?: number;
+  /** First backoff delay; each retry doubles it (with jitter), up to `maxDelayMs`. */
+  baseDelayMs?: number;
+  /** Longest wait before a retry; a Retry-After beyond it fails the ask instead. */
+  maxDelayMs?: number;
+  /** Where the variables came from, named in errors (`PLAYBOOK_AI_API_KEY`). */
+  keyVariable?: string;
+  /** Tests replace these. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_ATTEMPTS = 4;
+export const DEFAULT_BASE_DELAY_MS = 500;
+export const DEFAULT_MAX_DELAY_MS = 30_000;
+/** The longest answer kept; text beyond it is dropped (the model is not stopped: tool calls may follow). */
+export const MAX_ANSWER_CHARS = 100_000;
+/** The longest finding value kept (longer strings are cut). */
+export const MAX_FINDING_CHARS = 500;
+/** The longest part of a provider's own error message shown. */
+const MAX_PROVIDER_MESSAGE = 300;
+
+export const REPORT_FINDING = "report_finding";
+
+function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error("aborted"));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Error("aborted"));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** A tool's name as a function name (`[A-Za-z0-9_-]{1,64}`): `server/tool` → `server__tool`. */
+export function functionName(tool: string): string {
+  return tool
+    .replace(/\//g, "__")
+    .replace(/[^A-Za-z0-9_-]/g, "_")
+    .slice(0, 64);
+}
+
+/** A finding's value as the step keeps it: a scalar, strings cut to a bound; else undefined. */
+export function boundedFinding(value: unknown): string | number | boolean | undefined {
+  if (typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  if (typeof value === "string")
+    return value.length > MAX_FINDING_CHARS ? `${value.slice(0, MAX_FINDING_CHARS - 1)}…` : value;
+  return undefined;
+}
+
+/** The findings of a final fenced ```json block of an answer (an object), or undefined. */
+export function findingsInText(text: string): Record<string, unknown> | undefined {
+  const blocks = [...text.matchAll(/```json[^\S\n]*\n([\s\S]*?)\n?```/g)];
+  const last = blocks[blocks.length - 1]?.[1];
+  if (last === undefined) return undefined;
+  try {
+    const v = JSON.parse(last) as unknown;
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
+    const o = v as Record<string, unknown>;
+    // `{"findings": {...}}` or the object of findings itself.
+    const inner = o.findings;
+    return typeof inner === "object" && inner !== null && !Array.isArray(inner)
+      ? (inner as Record<string, unknown>)
+      : o;
+  } catch {
+    return undefined;
+  }
+}
+
+function systemPrompt(options: AiOptions): string {
+  const lines = [
+    "You are a step of an operational playbook run by Playbook Bot.",
+    options.scope === "write"
+      ? "You may use the offered tools, including tools that change things."
+      : "Your scope is read-only: do not try to change anything.",
+  ];
+  const expected = options.expectedFindings ?? [];
+  if (expected.length > 0)
+    lines.push(
+      `Report each of these findings once you know it: ${expected.join(", ")}. ` +
+        `Call the function ${REPORT_FINDING} with {"key": <one of them>, "value": <a short string, a number or a boolean>} for each. ` +
+        'If you cannot call functions, end your answer with a ```json fenced block holding one object, {"<key>": <value>, ...}.',
+    );
+  return lines.join("\n");
+}
+
+/** The stream ended without a finish reason: the connection broke. */
+class StreamCutShort extends Error {
+  constructor() {
+    super("the stream ended before the answer was complete");
+  }
+}
+
+interface PartialCall {
+  name: string;
+  args: string;
+}
+
+/** Whether a failure may pass if the same request is sent again (nothing was yielded yet). */
+function isTransient(err: unknown): boolean {
+  if (err instanceof APIUserAbortError) return false;
+  if (err instanceof StreamCutShort) return true;
+  if (err instanceof APIConnectionError) return true;
+  if (err instanceof APIError) {
+    const s = err.status;
+    if (s === undefined) return true; // an error event in the stream, without a status
+    return s === 408 || s === 409 || s === 429 || s >= 500;
+  }
+  const e = err as { message?: string; cause?: { code?: string } } | undefined;
+  const code = e?.cause?.code ?? (err as { code?: string } | undefined)?.code;
+  if (code && ["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "UND_ERR_SOCKET"].includes(code))
+    return true;
+  return err instanceof TypeError && /terminated|fetch failed|socket/i.test(e?.message ?? "");
+}
+
+/** How long the provider asked to wait (Retry-After, in seconds or as a date; retry-after-ms), or undefined. */
+export function retryAfterMs(err: unknown, now = Date.now()): number | undefined {
+  if (!(err instanceof APIError) || !err.headers) return undefined;
+  const ms = Number(err.headers.get("retry-after-ms") ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = err.headers.get("retry-after");
+  if (value === null || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+export class OpenAiCompatibleAdapter implements AiAdapter {
+  readonly name: string;
+  private readonly client: OpenAI;
+  private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly random: () => number;
+
+  constructor(private readonly config: OpenAiCompatibleConfig) {
+    this.name = `${config.provider} (${config.model})`;
+    this.maxAttempts = Math.max(1, config.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
+    this.baseDelayMs = config.baseDelayMs ?? DEFAULT_BASE_DELAY_MS;
+    this.maxDelayMs = config.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    this.sleep = config.sleep ?? sleepFor;
+    this.random = config.random ?? Math.random;
+    // Retries are this adapter's (never once output has started); the library logs nothing.
+    const common = {
+      maxRetries: 0,
+      timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      logLevel: "off" as const,
+    };
+    this.client =
+      config.provider === "azure"
+        ? new AzureOpenAI({
+            ...common,
+            endpoint: config.baseURL,
+            apiKey: config.apiKey ?? "",
+            apiVersion: config.apiVersion ?? "",
+            deployment: config.model,
+          })
+        : new OpenAI({
+            ...common,
+            baseURL: config.baseURL,
+            // Ollama wants no key; the client wants one.
+            apiKey: config.apiKey ?? "none",
+            organization: null,
+            project: null,
+          });
+  }
+
+  async *invoke(
+    prompt: string,
+    tools: readonly string[],
+    options: AiOptions,
+  ): AsyncGenerator<AiMessage> {
+    const expected = options.expectedFindings ?? [];
+    const byFunction = new Map<string, string>();
+    const offered: ChatCompletionTool[] = [];
+    for (const tool of tools) {
+      const fn = functionName(tool);
+      if (fn === REPORT_FINDING || byFunction.has(fn)) continue;
+      byFunction.set(fn, tool);
+      offered.push({
+        type: "function",
+        function: {
+          name: fn,
+          description: `The tool ${tool}.`,
+          parameters: { type: "object", additionalProperties: true },
+        },
+      });
+    }
+    if (expected.length > 0)
+      offered.push({
+        type: "function",
+        function: {
+          name: REPORT_FINDING,
+          description: "Report one finding of this step.",
+          parameters: {
+            type: "object",
+            properties: {
+              key: { type: "string", enum: [...expected] },
+              value: { type: ["string", "number", "boolean"] },
+            },
+            required: ["key", "value"],
+            additionalProperties: false,
+          },
+        },
+      });
+    const body: ChatCompletionCreateParamsStreaming = {
+      model: this.config.model,
+      stream: true,
+      messages: [
+        { role: "system", content: systemPrompt(options) },
+        { role: "user", content: prompt },
+      ],
+      ...(offered.length > 0 ? { tools: offered } : {}),
+    };
+
+    let started = false;
+    let text = "";
+    const calls = new Map<number, PartialCall>();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const stream = await this.client.chat.completions.create(
+          body,
+          options.signal ? { signal: options.signal } : {},
+        );
+        let finished = false;
+        for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+          const choice = chunk.choices?.[0];
+          if (choice?.finish_reason) finished = true;
+          const delta = choice?.delta;
+          if (!delta) continue;
+          if (typeof delta.content === "string" && delta.content !== "") {
+            const room = MAX_ANSWER_CHARS - text.length;
+            if (room > 0) {
+              const part = delta.content.slice(0, room);
+              text += part;
+              started = true;
+              yield { type: "text", text: part };
+            }
+          }
+          for (const call of delta.tool_calls ?? []) {
+            started = true;
+            const c = calls.get(call.index) ?? { name: "", args: "" };
+            if (call.function?.name) c.name += call.function.name;
+            if (call.function?.arguments) c.args += call.function.arguments;
+            calls.set(call.index, c);
+          }
+        }
+        // A stream cut short (no finish_reason) is a broken connection, not an answer.
+        if (!finished) throw new StreamCutShort();
+        break;
+      } catch (err) {
+        if (options.signal?.aborted || err instanceof APIUserAbortError)
+          throw new AiAdapterError(`${this.config.provider}: the request was stopped`);
+        const transient = isTransient(err);
+        if (started || !transient || attempt >= this.maxAttempts)
+          throw this.failure(err, transient, started, attempt);
+        const asked = retryAfterMs(err);
+        if (asked !== undefined && asked > this.maxDelayMs)
+          throw this.failure(err, transient, started, attempt, asked);
+        const backoff = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+        // Full jitter over the upper half: replicas that failed together do not retry together.
+        const wait = asked ?? Math.round(backoff * (0.5 + this.random() * 0.5));
+        try {
+          await this.sleep(wait, options.signal);
+        } catch {
+          throw new AiAdapterError(`${this.config.provider}: the request was stopped`);
+        }
+      }
+    }
+
+    let reported = false;
+    for (const c of [...calls.keys()].sort((a, b) => a - b).map((k) => calls.get(k)!)) {
+      let args: Record<string, unknown> = {};
+      try {
+        const v = JSON.parse(c.args || "{}") as unknown;
+        if (typeof v === "object" && v !== null && !Array.isArray(v))
+          args = v as Record<string, unknown>;
+      } catch {
+        // Arguments that are not JSON: the call is reported without them.
+      }
+      if (c.name === REPORT_FINDING) {
+        const key = args.key;
+        const value = boundedFinding(args.value);
+        if (typeof key === "string" && expected.includes(key) && value !== undefined) {
+          reported = true;
+          yield { type: "finding", finding: { key, value } };
+        }
+        continue;
+      }
+      const tool = byFunction.get(c.name);
+      if (tool !== undefined) yield { type: "tool_call", tool, args };
+    }
+    if (!reported && expected.length > 0) {
+      const found = findingsInText(text) ?? {};
+      for (const key of expected) {
+        const value = boundedFinding(found[key]);
+        if (value !== undefined) yield { type: "finding", finding: { key, value } };
+      }
+    }
+    yield { type: "done" };
+  }
+
+  /** A failure as people read it: what the provider answered, and what to do; never the key. */
+  private failure(
+    err: unknown,
+    transient: boolean,
+    started: boolean,
+    attempt: number,
+    retryAfter?: number,
+  ): AiAdapterError {
+    const { provider } = this.config;
+    const keyVar = this.config.keyVariable ?? "PLAYBOOK_AI_API_KEY";
+    const status = err instanceof APIError ? err.status : undefined;
+    let what: string;
+    if (status === 401 || status === 403) {
+      // The provider's own words may echo part of the key: not shown.
+      what =
+        provider === "github-models"
+          ? `refused the token (${status}): check ${keyVar}, and that the workflow grants permissions: models: read`
+          : `refused the credentials (${status}): check ${keyVar}`;
+    } else {
+      const raw = err instanceof Error ? err.message : String(err);
+      const said = redactSecrets(raw, this.config.apiKey ? [this.config.apiKey] : [])
+        .replace(/\s+/g, " ")
+        .slice(0, MAX_PROVIDER_MESSAGE);
+      const head =
+        status !== undefined
+          ? `answered ${status}`
+          : err instanceof APIConnectionError || transient
+            ? "could not be reached or dropped the connection"
+            : "failed";
+      what = `${head}: ${said}`;
+    }
+    const after = started
+      ? " (after the answer had started, so it was not tried again)"
+      : retryAfter !== undefined
+        ? ` (it asked to wait ${Math.ceil(retryAfter / 1000)} s, longer than this host waits)`
+        : transient && attempt > 1
+          ? ` (after ${attempt} attempts)`
+          : "";
+    return new AiAdapterError(`${provider} ${what}${after}`, transient);
+  }
+}

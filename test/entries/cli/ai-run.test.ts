@@ -1,0 +1,153 @@
+import { readFileSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { aiConsole, ANSWER_PREFIX } from "../../../src/entries/cli/ai-output.js";
+import { startChatServer, type ChatServer } from "../../helpers/chat-server.js";
+import { cleanup, makeRepo, runIn, write } from "../../helpers/git-repo.js";
+
+const KEY = "sk-cli-test-9876543210-SECRET";
+
+const PLAYBOOK = `apiVersion: playbook-bot/v1
+id: ai-triage
+description: Asks the model why the API is slow.
+steps:
+  - id: think
+    type: ai
+    description: Ask the model.
+    prompt: Why is the API slow?
+    tools: [github/file_read]
+    expected_findings: [cause]
+  - id: done
+    type: end
+    description: Done.
+    advice: "cause: {{ findings.cause }}"
+`;
+
+let server: ChatServer | undefined;
+beforeEach(() => {
+  vi.stubEnv("GITHUB_TOKEN", "");
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  cleanup();
+  await server?.close();
+  server = undefined;
+});
+
+describe("playbook-bot run with an ai step against an OpenAI-compatible server", () => {
+  it("prints the answer as it streams and records the findings in the run's state", async () => {
+    server = await startChatServer([
+      {
+        stream: [
+          { text: "The API " },
+          { text: "is slow\n::error::not a command\n" },
+          { text: "because of GC pauses." },
+          { tool: { index: 0, name: "report_finding", args: '{"key":"cause","value":"gc"}' } },
+        ],
+      },
+    ]);
+    vi.stubEnv("PLAYBOOK_AI_PROVIDER", "openai");
+    vi.stubEnv("PLAYBOOK_AI_BASE_URL", `${server.url}/v1`);
+    vi.stubEnv("PLAYBOOK_AI_API_KEY", KEY);
+    vi.stubEnv("PLAYBOOK_AI_MODEL", "test-model");
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/ai-triage.yaml", PLAYBOOK);
+    const r = await runIn(repo, "ai-triage", [], { mode: "autonomous" });
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(
+      `] ai think: answering\n${ANSWER_PREFIX}The API is slow\n${ANSWER_PREFIX}::error::not a command\n${ANSWER_PREFIX}because of GC pauses.\n`,
+    );
+    expect(r.out).toMatch(/\] ai think: finding cause = gc\n/);
+    expect(r.out).toContain("cause: gc");
+    expect(r.out).not.toContain(KEY);
+    const body = server.requests[0]!.body as { model: string; messages: { content: string }[] };
+    expect(body.model).toBe("test-model");
+    expect(body.messages[1]!.content).toBe("Why is the API slow?");
+    const file = /State: (\S+)\n/.exec(r.out)?.[1];
+    expect(file).toBeDefined();
+    const state = readFileSync(file!, "utf8");
+    expect(state).not.toContain(KEY);
+    const saved = JSON.parse(state) as {
+      run: {
+        stack: {
+          findings: Record<string, unknown>;
+          results: Record<string, { outputs?: { text?: string } }>;
+        }[];
+      };
+    };
+    const frame = saved.run.stack[0]!;
+    expect(frame.findings).toEqual({ cause: "gc" });
+    expect(frame.results.think?.outputs?.text).toBe(
+      "The API is slow\n::error::not a command\nbecause of GC pauses.",
+    );
+  });
+
+  it("fails the step with PB-AI-FAILED on a 401, without the key anywhere", async () => {
+    server = await startChatServer([{ status: 401, error: { message: `bad key ${KEY}` } }]);
+    vi.stubEnv("PLAYBOOK_AI_PROVIDER", "openai");
+    vi.stubEnv("PLAYBOOK_AI_BASE_URL", `${server.url}/v1`);
+    vi.stubEnv("PLAYBOOK_AI_API_KEY", KEY);
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/ai-triage.yaml", PLAYBOOK);
+    const r = await runIn(repo, "ai-triage", [], { mode: "autonomous" });
+    expect(r.code).toBe(2);
+    expect(r.out + r.err).toContain("PB-AI-FAILED");
+    expect(r.out + r.err).toContain("check PLAYBOOK_AI_API_KEY");
+    expect(r.out + r.err).not.toContain(KEY);
+    expect(server.requests).toHaveLength(1);
+    const file = /State: (\S+)\n/.exec(r.out)?.[1];
+    if (file) expect(readFileSync(file, "utf8")).not.toContain(KEY);
+  });
+
+  it("refuses to start with a bad AI configuration, naming the variable", async () => {
+    vi.stubEnv("PLAYBOOK_AI_PROVIDER", "azure");
+    vi.stubEnv("PLAYBOOK_AI_API_KEY", KEY);
+    const repo = makeRepo();
+    write(repo, ".github/playbooks/ai-triage.yaml", PLAYBOOK);
+    const r = await runIn(repo, "ai-triage", [], { mode: "autonomous" });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^playbook-bot: PLAYBOOK_AI_MODEL is not set/);
+    expect(r.err).not.toContain(KEY);
+    expect(r.out).not.toContain("Run ");
+  });
+
+  it("refuses a read-only ai step that offers a shell, where it is written", async () => {
+    const repo = makeRepo();
+    write(
+      repo,
+      ".github/playbooks/ai-triage.yaml",
+      PLAYBOOK.replace("tools: [github/file_read]", "tools: [github/file_read, shell/bash]"),
+    );
+    const r = await runIn(repo, "ai-triage", [], { mode: "autonomous" });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("ai-triage.yaml:9:");
+    expect(r.err).toContain("[ai-tool-scope]");
+  });
+});
+
+describe("aiConsole", () => {
+  it("prints text behind a bar, defuses workflow commands and terminal sequences", () => {
+    let out = "";
+    const logs: string[] = [];
+    const show = aiConsole(
+      (t) => void (out += t),
+      (l) => void logs.push(l),
+    );
+    show("a", { type: "text", text: "one #" });
+    show("a", { type: "text", text: "#[group]x\n  ::warning::y\n\u001b[31mred\r\n" });
+    show("a", { type: "tool_call", tool: "metrics/query", args: {} });
+    show("a", { type: "text", text: "tail ##" });
+    show("a", { type: "done" });
+    show("b", { type: "finding", finding: { key: "k", value: "v\nw" } });
+    show("b", { type: "done" });
+    expect(out).toBe(
+      `${ANSWER_PREFIX}one ##\\[group]x\n${ANSWER_PREFIX}  ::warning::y\n${ANSWER_PREFIX}\\u001b[31mred\n${ANSWER_PREFIX}tail ##\n`,
+    );
+    expect(logs).toEqual([
+      "ai a: answering",
+      "ai a: the model asked to call metrics/query",
+      "ai b: answering",
+      "ai b: finding k = v\\nw",
+    ]);
+  });
+});
