@@ -1,17 +1,25 @@
 /**
+ * Text as lines the runner reads no workflow command from, keeping its line breaks and tabs:
+ * other control characters become visible escapes (no terminal sequence passes), and the older
+ * `##[name ...]` command, read anywhere in a line, is broken up. A line's start (`::name ...::`)
+ * is the caller's to guard: `plainLine` escapes it, an answer printed behind a prefix has none.
+ */
+export function inertLines(text: string): string {
+  return text
+    .replace(
+      /(?![\t\n])[\p{Cc}\p{Zl}\p{Zp}]/gu,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    )
+    .replace(/##\[/g, "##\\[");
+}
+
+/**
  * Text (from a playbook file, its name or an input) as one plain log line that the runner does
  * not read as a workflow command: it processes `::name ...::` at the start of a line (after
  * leading whitespace) and the older `##[name ...]` anywhere in one. Line breaks and other
  * control characters become visible escapes, so a value cannot start a line of its own.
  */
 export function plainLine(text: string): string {
-  const one = text
-    .replace(/\r/g, "\\r")
-    .replace(/\n/g, "\\n")
-    .replace(
-      /(?!\t)[\p{Cc}\p{Zl}\p{Zp}]/gu,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-    )
-    .replace(/##\[/g, "##\\[");
+  const one = inertLines(text.replace(/\r/g, "\\r").replace(/\n/g, "\\n"));
   return /^\s*::/.test(one) ? one.replace(/::/, "\\::") : one;
 }

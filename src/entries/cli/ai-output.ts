@@ -1,5 +1,5 @@
 import type { AiMessage } from "../../adapters/ai/adapter.js";
-import { plainLine } from "../../core/util/log-line.js";
+import { inertLines, plainLine } from "../../core/util/log-line.js";
 
 /** What starts each line of an answer on the console: no line of it reads as the run's own. */
 export const ANSWER_PREFIX = "  │ ";
@@ -36,13 +36,7 @@ export function aiConsole(
         t = t.slice(0, -carry.length);
       }
     }
-    t = t
-      .replace(/\r\n?/g, "\n")
-      .replace(
-        /(?![\t\n])[\p{Cc}\p{Zl}\p{Zp}]/gu,
-        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-      )
-      .replace(/##\[/g, "##\\[");
+    t = inertLines(t.replace(/\r\n?/g, "\n"));
     let buf = "";
     t.split("\n").forEach((part, i) => {
       if (i > 0) {
