@@ -7,6 +7,7 @@ import { MemoryCoordination } from "../../adapters/coordination/memory.js";
 import { plainLine } from "../../core/util/log-line.js";
 import { parseCommands } from "../../core/engine/commands.js";
 import { createPlaybookBot } from "../app/app.js";
+import { answeredEvents } from "../app/controller.js";
 import type { AppConfig } from "../app/config.js";
 import { WAITING_LABEL, type IssueWakeUp } from "../app/wake-ups.js";
 import type { Octokit } from "../../adapters/github/octokit-port.js";
@@ -106,7 +107,6 @@ export function readBotSettings(env: NodeJS.ProcessEnv) {
     runId: `${env.GITHUB_RUN_ID ?? "0"}-${env.GITHUB_RUN_ATTEMPT ?? "1"}`,
     /** This workflow's file (from `owner/repo/.github/workflows/<file>@<ref>`), to dispatch it. */
     workflowFile: /\/\.github\/workflows\/([^@/]+)@/.exec(env.GITHUB_WORKFLOW_REF ?? "")?.[1],
-    repository: env.GITHUB_REPOSITORY ?? "",
   };
 }
 
@@ -250,11 +250,11 @@ export async function runBot(o: BotEnv): Promise<number> {
       // The sweeper's dispatch for one issue, inside that issue's concurrency group: its runs get
       // their tick, then the issue is reconciled as after any event.
       await tick?.(address(dispatched), `sweep:${settings.runId}`);
-      const { data } = await octokit.rest.issues.get({ owner, repo, issue_number: dispatched });
+      // Reconciling reads the issue as it is now; a dispatch is no opening, so its number will do.
       await reconcile(octokit, {
         owner,
         repo,
-        issue: data as unknown as NonNullable<EventPayload["issue"]>,
+        issue: { number: dispatched },
         repository,
         receive,
         clock,
@@ -397,8 +397,7 @@ async function reconcile(
   const noticed = new Set<string>();
   for (const c of comments)
     if (c.user?.login === ACTIONS_BOT_LOGIN)
-      for (const m of (c.body ?? "").matchAll(/<!-- playbook-bot:answers (\S+) -->/g))
-        noticed.add(m[1] as string);
+      for (const id of answeredEvents(c.body ?? "")) noticed.add(id);
   // Labels the issue was opened with are its opening's (handled with that event).
   const openedAt = Date.parse(String(o.issue.created_at ?? ""));
   const todo: Replay[] = [];

@@ -173,6 +173,13 @@ export function answersMarker(eventId: string): string {
   return `\n<!-- playbook-bot:answers ${eventId.replace(/[^A-Za-z0-9:_.-]/g, "")} -->\n`;
 }
 
+/** The events a notice says it answers (see `answersMarker`). */
+export function answeredEvents(body: string): string[] {
+  return [...body.matchAll(/<!-- playbook-bot:answers ([A-Za-z0-9:_.-]+) -->/g)].map(
+    (m) => m[1] as string,
+  );
+}
+
 /** Messages that need people's attention get a comment of their own; the rest live in the status. */
 const POSTED: ReadonlySet<Message["kind"]> = new Set([
   "waiting",
