@@ -8,6 +8,14 @@ import { findingsOfResult, summarise, valueAtPath } from "../core/steps/investig
 export type ToolCallResult =
   { ok: true; result: unknown } | { ok: false; code: string; message: string };
 
+/** A configured tool as a runner describes it. */
+export interface ToolSummary {
+  readOnly: boolean;
+  description?: string;
+  /** The JSON Schema of its arguments, as its server declares it. */
+  inputSchema?: Record<string, unknown>;
+}
+
 /** Where a host's tools are called: built-in GitHub tools, allowed HTTP tools, MCP servers. */
 export interface ToolRunner {
   /** The deadline the runner itself keeps for a call, which the caller then honours. */
@@ -19,8 +27,11 @@ export interface ToolRunner {
     signal: AbortSignal,
     stepAuthority?: Authority,
   ): Promise<ToolCallResult>;
-  /** Whether a configured tool only reads; undefined when the tool is not configured here. */
-  describe?(tool: string): Promise<{ readOnly: boolean } | undefined>;
+  /**
+   * What a configured tool is: whether it only reads, and what it says of itself (offered to a
+   * model); undefined when the tool is not configured here.
+   */
+  describe?(tool: string): Promise<ToolSummary | undefined>;
 }
 
 /** A host with no tools: every call is unknown (its suggestion stays for people). */
@@ -37,6 +48,51 @@ export const TOOL_CALL_TIMEOUT_MS = 30_000;
 /** Time past the runner's own deadline before the call is abandoned here: its answer wins. */
 const DEADLINE_GRACE_MS = 1_000;
 
+/** The deadline a call to `runner` is held to: its own (the deployment's timeout_ms) with a backstop just past it. */
+export function callDeadlineMs(runner: ToolRunner): number {
+  return runner.deadlineMs !== undefined
+    ? runner.deadlineMs + DEADLINE_GRACE_MS
+    : TOOL_CALL_TIMEOUT_MS;
+}
+
+/**
+ * One call through `runner`, abandoned after `timeoutMs` or when `outer` aborts; a call that
+ * throws is a coded failure, so a caller never sees an exception.
+ */
+export async function callTool(
+  runner: ToolRunner,
+  tool: string,
+  args: Record<string, unknown>,
+  authority: Authority | undefined,
+  timeoutMs = callDeadlineMs(runner),
+  outer?: AbortSignal,
+): Promise<ToolCallResult> {
+  if (outer?.aborted) return { ok: false, code: "TOOL-TIMEOUT", message: "the step was stopped" };
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const onOuterAbort = () => controller.abort();
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
+  try {
+    return await Promise.race([
+      runner.call(tool, args, controller.signal, authority),
+      new Promise<ToolCallResult>((resolve) =>
+        controller.signal.addEventListener("abort", () =>
+          resolve({
+            ok: false,
+            code: "TOOL-TIMEOUT",
+            message: outer?.aborted ? "the step was stopped" : `no answer in ${timeoutMs} ms`,
+          }),
+        ),
+      ),
+    ]);
+  } catch (err) {
+    return { ok: false, code: "TOOL-FAILED", message: summarise((err as Error).message, 200) };
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", onOuterAbort);
+  }
+}
+
 /**
  * The `tool_call` effect on any host: the calls one after another, each within its time, their
  * results made into findings. A failed call never fails the step (its suggestion stays for
@@ -45,33 +101,14 @@ const DEADLINE_GRACE_MS = 1_000;
 export async function performToolCalls(
   runner: ToolRunner,
   params: EffectParams<"tool_call">,
-  // One deadline: the runner's (the deployment's timeout_ms), with a backstop just past it.
-  timeoutMs = runner.deadlineMs !== undefined
-    ? runner.deadlineMs + DEADLINE_GRACE_MS
-    : TOOL_CALL_TIMEOUT_MS,
+  timeoutMs = callDeadlineMs(runner),
 ): Promise<ToolCallOutputs> {
   const findings: Record<string, Scalar> = {};
   const taken: Record<`output.${string}`, Value> = {};
   const failed: string[] = [];
   const lines: string[] = [];
   for (const call of params.calls) {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    let outcome: ToolCallResult;
-    try {
-      outcome = await Promise.race([
-        runner.call(call.tool, call.args, controller.signal, params.authority),
-        new Promise<ToolCallResult>((resolve) =>
-          controller.signal.addEventListener("abort", () =>
-            resolve({ ok: false, code: "TOOL-TIMEOUT", message: `no answer in ${timeoutMs} ms` }),
-          ),
-        ),
-      ]);
-    } catch (err) {
-      outcome = { ok: false, code: "TOOL-FAILED", message: summarise((err as Error).message, 200) };
-    } finally {
-      clearTimeout(timer);
-    }
+    const outcome = await callTool(runner, call.tool, call.args, params.authority, timeoutMs);
     if (outcome.ok) {
       Object.assign(findings, findingsOfResult(call.tool, outcome.result));
       for (const [name, path] of Object.entries(call.outputs ?? {})) {

@@ -235,7 +235,12 @@ export function toolRunnerOf(port: ToolsPort): ToolRunner {
     },
     describe: async (tool) => {
       const descriptor = await port.describe(tool).catch(() => undefined);
-      return descriptor ? { readOnly: descriptor.readOnly } : undefined;
+      if (!descriptor) return undefined;
+      return {
+        readOnly: descriptor.readOnly,
+        ...(descriptor.description ? { description: descriptor.description } : {}),
+        ...(descriptor.inputSchema ? { inputSchema: descriptor.inputSchema } : {}),
+      };
     },
   };
 }

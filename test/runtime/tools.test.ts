@@ -140,10 +140,10 @@ describe("createToolsPort", () => {
     });
   });
 
-  it("tells an ai step which configured tools only read", async () => {
+  it("tells an ai step which configured tools only read, and what they say of themselves", async () => {
     const runner = toolRunnerOf(port);
-    expect(await runner.describe?.("ops/read")).toEqual({ readOnly: true });
-    expect(await runner.describe?.("ops/write")).toEqual({ readOnly: false });
+    expect(await runner.describe?.("ops/read")).toEqual({ readOnly: true, description: "read" });
+    expect(await runner.describe?.("ops/write")).toMatchObject({ readOnly: false });
     expect(await runner.describe?.("nowhere/x")).toBeUndefined();
   });
 });

@@ -1,20 +1,47 @@
 import { createHash } from "node:crypto";
 import { LruMap } from "../../runtime/lru.js";
-import { expectedFilesMissing, type AiOutputs, type AiParams } from "../../core/steps/ai/effect.js";
+import {
+  AI_TOOL_CALLS_PER_STEP,
+  expectedFilesMissing,
+  type AiOutputs,
+  type AiParams,
+} from "../../core/steps/ai/effect.js";
 import { toolScopeRefusal, type ToolAccess } from "../../core/steps/ai/tool-scope.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
+import { summarise } from "../../core/steps/investigate/findings.js";
 import type { EffectOutcome } from "../../runtime/effects.js";
+import {
+  callTool,
+  type ToolCallResult,
+  type ToolRunner,
+  type ToolSummary,
+} from "../../runtime/tool-calls.js";
 
 /**
  * The AI adapter contract: `invoke(prompt, tools, options)` streams messages. Adapters for real
  * providers plug in here; the mock adapter is the default, so nothing needs credentials.
  */
 export interface AiMessage {
-  type: "text" | "tool_call" | "finding" | "done";
+  type: "text" | "tool_call" | "tool_result" | "finding" | "done";
   text?: string;
   tool?: string;
   args?: Record<string, unknown>;
+  /** A tool_result: whether the call succeeded (its text is then a bounded summary of the result). */
+  ok?: boolean;
   finding?: { key: string; value: string | number | boolean };
+}
+
+/**
+ * The step's tools as the model may use them. Without one, the model's calls are only reported
+ * (a `tool_call` message each); with one, each is made and its result goes back to the model.
+ */
+export interface AiToolHost {
+  /** Calls the model may make in all; past them a call is refused (TOOL-DENIED). */
+  readonly maxCalls: number;
+  /** Calls made so far (refused ones not counted). */
+  readonly made: number;
+  describe(tool: string): Promise<ToolSummary | undefined>;
+  call(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult>;
 }
 
 export interface AiOptions {
@@ -24,6 +51,8 @@ export interface AiOptions {
   cwd?: string;
   /** Findings the step asks the model to report. */
   expectedFindings?: string[];
+  /** Where the model's tool calls are made; absent, they are only reported. */
+  tools?: AiToolHost;
   signal?: AbortSignal;
 }
 
@@ -53,7 +82,13 @@ export class AiStepFailure extends Error {
 
 export interface MockScript {
   /** Canned replies by a substring of the prompt; the first that matches answers. */
-  replies?: { when: string; text: string; findings?: Record<string, string | number | boolean> }[];
+  replies?: {
+    when: string;
+    text: string;
+    findings?: Record<string, string | number | boolean>;
+    /** Tool calls the reply makes first, through the step's tools when the host gives them. */
+    calls?: { tool: string; args?: Record<string, unknown> }[];
+  }[];
 }
 
 /** A deterministic stand-in: echoes the prompt's first line unless a scripted reply matches. */
@@ -70,6 +105,16 @@ export class MockAiAdapter implements AiAdapter {
   ): AsyncGenerator<AiMessage> {
     this.calls.push({ prompt, tools, options });
     const reply = this.script.replies?.find((r) => prompt.includes(r.when));
+    for (const call of reply?.calls ?? []) {
+      if (!tools.includes(call.tool)) continue;
+      const args = call.args ?? {};
+      yield { type: "tool_call", tool: call.tool, args };
+      if (options.tools)
+        yield toolResultMessage(
+          call.tool,
+          await options.tools.call(call.tool, args, options.signal),
+        );
+    }
     yield {
       type: "text",
       text: reply?.text ?? `mock response to: ${prompt.split("\n")[0]?.slice(0, 80) ?? ""}`,
@@ -80,6 +125,33 @@ export class MockAiAdapter implements AiAdapter {
     }
     yield { type: "done" };
   }
+}
+
+/** The answer to a call past the step's allowance: refused, and the model told why. */
+export const TOO_MANY_CALLS: ToolCallResult = {
+  ok: false,
+  code: "TOOL-DENIED",
+  message: "this step may make no more tool calls",
+};
+
+/** The longest summary of a tool's result kept in a `tool_result` message. */
+export const TOOL_RESULT_SUMMARY_CHARS = 300;
+
+/** A call's outcome as the stream reports it: whether it worked, and a bounded one-line summary. */
+export function toolResultMessage(tool: string, result: ToolCallResult): AiMessage {
+  return result.ok
+    ? {
+        type: "tool_result",
+        tool,
+        ok: true,
+        text: summarise(result.result, TOOL_RESULT_SUMMARY_CHARS),
+      }
+    : {
+        type: "tool_result",
+        tool,
+        ok: false,
+        text: `${result.code}: ${summarise(result.message, TOOL_RESULT_SUMMARY_CHARS)}`,
+      };
 }
 
 /**
@@ -100,6 +172,7 @@ export async function collectAiOutputs(
     onMessage?.(m);
     if (m.type === "text" && m.text) out.text += m.text;
     if (m.type === "finding" && m.finding) out[`finding.${m.finding.key}`] = m.finding.value;
+    if (m.type === "tool_result") out.tool_calls = (out.tool_calls ?? 0) + 1;
   }
   return out;
 }
@@ -119,10 +192,10 @@ function askKey(params: AiParams, cwd: string | undefined): string {
   return createHash("sha256").update(JSON.stringify(asked)).digest("hex");
 }
 
-/** What the host running an `ai` effect adds: its tools' descriptors, a listener, a signal. */
+/** What the host running an `ai` effect adds: its tools, a listener, a signal. */
 export interface AiRunOptions {
-  /** Whether a configured tool only reads (undefined: not configured here). */
-  describeTool?: (name: string) => Promise<ToolAccess | undefined>;
+  /** The host's tools: their descriptors decide the scope; the model's calls are made through them. */
+  tools?: ToolRunner;
   /** Each message as the adapter streams it. */
   onMessage?: (message: AiMessage) => void;
   signal?: AbortSignal;
@@ -134,7 +207,7 @@ export interface AiRunOptions {
  */
 export async function checkToolScope(
   params: AiParams,
-  describeTool?: AiRunOptions["describeTool"],
+  describeTool?: (name: string) => Promise<ToolAccess | undefined>,
 ): Promise<void> {
   const scope = params.scope === "write" ? "write" : "read-only";
   if (scope === "write") return;
@@ -162,7 +235,8 @@ export async function runAiEffect(
   cwd?: string,
   run: AiRunOptions = {},
 ): Promise<AiOutputs> {
-  await checkToolScope(params, run.describeTool);
+  const runner = run.tools;
+  await checkToolScope(params, runner?.describe?.bind(runner));
   let cache = answers.get(adapter);
   if (params.cache === true && !cache) answers.set(adapter, (cache = new LruMap(200)));
   const key = params.cache === true ? askKey(params, cwd) : undefined;
@@ -174,6 +248,8 @@ export async function runAiEffect(
   };
   if (cwd !== undefined) options.cwd = cwd;
   if (run.signal) options.signal = run.signal;
+  if (runner && (params.tools?.length ?? 0) > 0 && (params.max_tool_calls ?? 1) > 0)
+    options.tools = aiToolHost(runner, params);
   const outputs = await collectAiOutputs(
     adapter,
     params.prompt,
@@ -181,8 +257,38 @@ export async function runAiEffect(
     options,
     run.onMessage,
   );
+  if (options.tools && options.tools.made > 0) outputs.tool_calls = options.tools.made;
   if (key !== undefined) cache?.set(key, { ...outputs });
   return outputs;
+}
+
+/**
+ * The step's tools for the model: only those the step lists; a read-only step's calls carry no
+ * authority (a tool that writes is refused), a write step's carry the playbook's consent, which
+ * still needs the deployment's (`allow_writes`).
+ */
+function aiToolHost(runner: ToolRunner, params: AiParams): AiToolHost {
+  const listed = new Set(params.tools ?? []);
+  const authority = params.scope === "write" ? ("just-do-it" as const) : undefined;
+  const maxCalls = Math.min(
+    params.max_tool_calls ?? AI_TOOL_CALLS_PER_STEP,
+    AI_TOOL_CALLS_PER_STEP,
+  );
+  let made = 0;
+  return {
+    maxCalls,
+    get made() {
+      return made;
+    },
+    describe: async (tool) => (await runner.describe?.(tool).catch(() => undefined)) ?? undefined,
+    call: async (tool, args, signal) => {
+      if (!listed.has(tool))
+        return { ok: false, code: "TOOL-UNKNOWN", message: `the step does not offer ${tool}` };
+      if (made >= maxCalls) return TOO_MANY_CALLS;
+      made++;
+      return callTool(runner, tool, args, authority, undefined, signal);
+    },
+  };
 }
 
 /**

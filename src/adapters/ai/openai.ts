@@ -2,10 +2,18 @@ import OpenAI, { APIConnectionError, APIError, APIUserAbortError, AzureOpenAI } 
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import { redactSecrets } from "../../runtime/tools.js";
-import { AiAdapterError, type AiAdapter, type AiMessage, type AiOptions } from "./adapter.js";
+import type { ToolCallResult, ToolSummary } from "../../runtime/tool-calls.js";
+import {
+  AiAdapterError,
+  toolResultMessage,
+  type AiAdapter,
+  type AiMessage,
+  type AiOptions,
+} from "./adapter.js";
 
 /**
  * An adapter for any OpenAI-compatible chat-completions endpoint (OpenAI, GitHub Models, Azure
@@ -13,7 +21,8 @@ import { AiAdapterError, type AiAdapter, type AiMessage, type AiOptions } from "
  * the model is offered, `report_finding` (key: one of the step's expected findings), or, from a
  * model that cannot call functions, a final fenced ```json block holding an object of them; only
  * expected keys are kept, and values are bounded. Calls the model makes to the step's tools are
- * yielded as `tool_call` messages. Transient failures (429, 5xx, a broken connection) are tried
+ * made through the host's tools when it gives them (each result goes back to the model, round
+ * after round, within the step's allowance), and otherwise only reported. Transient failures (429, 5xx, a broken connection) are tried
  * again with exponential backoff and jitter, honouring Retry-After, but never once text has been
  * yielded; anything else fails at once. Error messages never carry the API key.
  */
@@ -133,8 +142,65 @@ class StreamCutShort extends Error {
 }
 
 interface PartialCall {
+  id: string;
   name: string;
   args: string;
+}
+
+/** Rounds of tool calls one ask may take before the model is asked to answer without more. */
+export const MAX_TOOL_ROUNDS = 8;
+/** The most of one tool's result given back to the model. */
+export const MAX_TOOL_RESULT_CHARS = 20_000;
+/** The largest argument schema offered as declared; a larger one is offered as any object. */
+const MAX_TOOL_SCHEMA_CHARS = 16_384;
+const MAX_TOOL_DESCRIPTION_CHARS = 1_024;
+
+/** A call's arguments: the JSON object the model wrote, or none when it wrote something else. */
+function argumentsOf(raw: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(raw || "{}") as unknown;
+    return typeof v === "object" && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A tool as the model is offered it: its own description and argument schema where the host has them. */
+function toolFunction(
+  fn: string,
+  tool: string,
+  summary: ToolSummary | undefined,
+): ChatCompletionTool {
+  const schema = summary?.inputSchema;
+  const declared =
+    schema !== undefined &&
+    schema.type === "object" &&
+    JSON.stringify(schema).length <= MAX_TOOL_SCHEMA_CHARS;
+  return {
+    type: "function",
+    function: {
+      name: fn,
+      description: (summary?.description || `The tool ${tool}.`).slice(
+        0,
+        MAX_TOOL_DESCRIPTION_CHARS,
+      ),
+      parameters: declared ? schema : { type: "object", additionalProperties: true },
+    },
+  };
+}
+
+/** A call's outcome as the model reads it: the result as JSON, or the failure's code and message; bounded. */
+function resultForModel(result: ToolCallResult): string {
+  const text = result.ok
+    ? typeof result.result === "string"
+      ? result.result
+      : (JSON.stringify(result.result) ?? "null")
+    : `error ${result.code}: ${result.message}`;
+  return text.length > MAX_TOOL_RESULT_CHARS
+    ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… (cut at ${MAX_TOOL_RESULT_CHARS} characters)`
+    : text;
 }
 
 /** Whether a failure may pass if the same request is sent again (nothing was yielded yet). */
@@ -214,20 +280,14 @@ export class OpenAiCompatibleAdapter implements AiAdapter {
     options: AiOptions,
   ): AsyncGenerator<AiMessage> {
     const expected = options.expectedFindings ?? [];
+    const host = options.tools;
     const byFunction = new Map<string, string>();
     const offered: ChatCompletionTool[] = [];
     for (const tool of tools) {
       const fn = functionName(tool);
       if (fn === REPORT_FINDING || byFunction.has(fn)) continue;
       byFunction.set(fn, tool);
-      offered.push({
-        type: "function",
-        function: {
-          name: fn,
-          description: `The tool ${tool}.`,
-          parameters: { type: "object", additionalProperties: true },
-        },
-      });
+      offered.push(toolFunction(fn, tool, await host?.describe(tool).catch(() => undefined)));
     }
     if (expected.length > 0)
       offered.push({
@@ -246,25 +306,97 @@ export class OpenAiCompatibleAdapter implements AiAdapter {
           },
         },
       });
-    const body: ChatCompletionCreateParamsStreaming = {
-      model: this.config.model,
-      stream: true,
-      messages: [
-        { role: "system", content: systemPrompt(options) },
-        { role: "user", content: prompt },
-      ],
-      ...(offered.length > 0 ? { tools: offered } : {}),
-    };
+    const messages: ChatCompletionMessageParam[] = [
+      { role: "system", content: systemPrompt(options) },
+      { role: "user", content: prompt },
+    ];
 
+    let text = "";
+    let reported = false;
+    for (let round = 0; ; round++) {
+      // Past the calls or rounds allowed, the model is asked to answer without calling more.
+      const closing =
+        host !== undefined && (host.made >= host.maxCalls || round >= MAX_TOOL_ROUNDS);
+      const body: ChatCompletionCreateParamsStreaming = {
+        model: this.config.model,
+        stream: true,
+        messages,
+        ...(offered.length > 0 ? { tools: offered } : {}),
+        ...(closing ? { tool_choice: "none" as const } : {}),
+      };
+      const answer = yield* this.round(body, options.signal, text);
+      text += answer.text;
+      const wanted: { call: PartialCall; tool: string; args: Record<string, unknown> }[] = [];
+      for (const call of answer.calls) {
+        const args = argumentsOf(call.args);
+        if (call.name === REPORT_FINDING) {
+          const key = args.key;
+          const value = boundedFinding(args.value);
+          if (typeof key === "string" && expected.includes(key) && value !== undefined) {
+            reported = true;
+            yield { type: "finding", finding: { key, value } };
+          }
+          continue;
+        }
+        const tool = byFunction.get(call.name);
+        if (tool === undefined) continue;
+        // Nowhere to make it (or no more allowed): the call is reported for people.
+        if (host === undefined || closing) yield { type: "tool_call", tool, args };
+        else wanted.push({ call, tool, args });
+      }
+      if (host === undefined || wanted.length === 0 || closing) break;
+      // The answer so far, then one result per call, as the protocol has them.
+      messages.push({
+        role: "assistant",
+        content: answer.text === "" ? null : answer.text,
+        tool_calls: answer.calls.map((c) => ({
+          id: c.id,
+          type: "function" as const,
+          function: { name: c.name, arguments: c.args },
+        })),
+      });
+      for (const call of answer.calls) {
+        const w = wanted.find((x) => x.call === call);
+        let content: string;
+        if (w === undefined) {
+          content =
+            call.name === REPORT_FINDING
+              ? "recorded"
+              : `error TOOL-UNKNOWN: no tool ${call.name} is offered`;
+        } else {
+          yield { type: "tool_call", tool: w.tool, args: w.args };
+          const result = await host.call(w.tool, w.args, options.signal);
+          yield toolResultMessage(w.tool, result);
+          content = resultForModel(result);
+        }
+        messages.push({ role: "tool", tool_call_id: call.id, content });
+      }
+    }
+    if (!reported && expected.length > 0) {
+      const found = findingsInText(text) ?? {};
+      for (const key of expected) {
+        const value = boundedFinding(found[key]);
+        if (value !== undefined) yield { type: "finding", finding: { key, value } };
+      }
+    }
+    yield { type: "done" };
+  }
+
+  /**
+   * One request and its streamed answer: text yielded as it comes (bounded with what `before`
+   * holds), the calls the model made returned. Retried while nothing has streamed.
+   */
+  private async *round(
+    body: ChatCompletionCreateParamsStreaming,
+    signal: AbortSignal | undefined,
+    before: string,
+  ): AsyncGenerator<AiMessage, { text: string; calls: PartialCall[] }> {
     let started = false;
     let text = "";
     const calls = new Map<number, PartialCall>();
     for (let attempt = 1; ; attempt++) {
       try {
-        const stream = await this.client.chat.completions.create(
-          body,
-          options.signal ? { signal: options.signal } : {},
-        );
+        const stream = await this.client.chat.completions.create(body, signal ? { signal } : {});
         let finished = false;
         for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
           const choice = chunk.choices?.[0];
@@ -272,9 +404,11 @@ export class OpenAiCompatibleAdapter implements AiAdapter {
           const delta = choice?.delta;
           if (!delta) continue;
           if (typeof delta.content === "string" && delta.content !== "") {
-            const room = MAX_ANSWER_CHARS - text.length;
+            // A later round's answer starts on a paragraph of its own.
+            const gap = text === "" && before !== "" && !before.endsWith("\n") ? "\n\n" : "";
+            const room = MAX_ANSWER_CHARS - before.length - text.length;
             if (room > 0) {
-              const part = delta.content.slice(0, room);
+              const part = (gap + delta.content).slice(0, room);
               text += part;
               started = true;
               yield { type: "text", text: part };
@@ -282,7 +416,8 @@ export class OpenAiCompatibleAdapter implements AiAdapter {
           }
           for (const call of delta.tool_calls ?? []) {
             started = true;
-            const c = calls.get(call.index) ?? { name: "", args: "" };
+            const c = calls.get(call.index) ?? { id: "", name: "", args: "" };
+            if (call.id) c.id = call.id;
             if (call.function?.name) c.name += call.function.name;
             if (call.function?.arguments) c.args += call.function.arguments;
             calls.set(call.index, c);
@@ -292,7 +427,7 @@ export class OpenAiCompatibleAdapter implements AiAdapter {
         if (!finished) throw new StreamCutShort();
         break;
       } catch (err) {
-        if (options.signal?.aborted || err instanceof APIUserAbortError)
+        if (signal?.aborted || err instanceof APIUserAbortError)
           throw new AiAdapterError(`${this.config.provider}: the request was stopped`);
         const transient = isTransient(err);
         if (started || !transient || attempt >= this.maxAttempts)
@@ -304,43 +439,18 @@ export class OpenAiCompatibleAdapter implements AiAdapter {
         // Full jitter over the upper half: replicas that failed together do not retry together.
         const wait = asked ?? Math.round(backoff * (0.5 + this.random() * 0.5));
         try {
-          await this.sleep(wait, options.signal);
+          await this.sleep(wait, signal);
         } catch {
           throw new AiAdapterError(`${this.config.provider}: the request was stopped`);
         }
       }
     }
-
-    let reported = false;
-    for (const c of [...calls.keys()].sort((a, b) => a - b).map((k) => calls.get(k)!)) {
-      let args: Record<string, unknown> = {};
-      try {
-        const v = JSON.parse(c.args || "{}") as unknown;
-        if (typeof v === "object" && v !== null && !Array.isArray(v))
-          args = v as Record<string, unknown>;
-      } catch {
-        // Arguments that are not JSON: the call is reported without them.
-      }
-      if (c.name === REPORT_FINDING) {
-        const key = args.key;
-        const value = boundedFinding(args.value);
-        if (typeof key === "string" && expected.includes(key) && value !== undefined) {
-          reported = true;
-          yield { type: "finding", finding: { key, value } };
-        }
-        continue;
-      }
-      const tool = byFunction.get(c.name);
-      if (tool !== undefined) yield { type: "tool_call", tool, args };
-    }
-    if (!reported && expected.length > 0) {
-      const found = findingsInText(text) ?? {};
-      for (const key of expected) {
-        const value = boundedFinding(found[key]);
-        if (value !== undefined) yield { type: "finding", finding: { key, value } };
-      }
-    }
-    yield { type: "done" };
+    const ordered = [...calls.keys()].sort((a, b) => a - b).map((k) => calls.get(k)!);
+    // A provider that gives no call id: one of our own, unique within the answer.
+    ordered.forEach((c, i) => {
+      if (c.id === "") c.id = `call_${i}`;
+    });
+    return { text, calls: ordered };
   }
 
   /** A failure as people read it: what the provider answered, and what to do; never the key. */

@@ -999,7 +999,7 @@ export class OctokitPort implements GitHubPort {
   private async ai(effect: Effect<"ai">): Promise<EffectOutcome<"ai">> {
     const tools = this.o.tools;
     const answered = await performAiEffect(this.o.ai, effect.params, undefined, {
-      ...(tools?.describe ? { describeTool: tools.describe.bind(tools) } : {}),
+      ...(tools ? { tools } : {}),
     });
     if (!answered.ok) return answered;
     return checkExpectedFiles(answered.outputs, effect.params, {

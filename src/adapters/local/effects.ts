@@ -188,7 +188,7 @@ export class LocalEffects implements EffectPerformer {
   private async ai(effect: Effect<"ai">): Promise<EffectOutcome<"ai">> {
     const { tools, aiMessage } = this.options;
     const answered = await performAiEffect(this.options.ai, effect.params, this.options.repo, {
-      ...(tools?.describe ? { describeTool: tools.describe.bind(tools) } : {}),
+      ...(tools ? { tools } : {}),
       ...(aiMessage ? { onMessage: (m: AiMessage) => aiMessage(effect.step, m) } : {}),
     });
     if (!answered.ok) return answered;

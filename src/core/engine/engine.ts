@@ -60,6 +60,7 @@ import { branchNames, joinDecision, parallelOutputs } from "../steps/parallel/ex
 import type { JoinDecision } from "../steps/parallel/types.js";
 import type { StepList } from "../format/graph.js";
 import { FOR_EACH_LIMITS } from "../format/schema.js";
+import { AI_TOOL_CALLS_PER_STEP, type AiParams } from "../steps/ai/effect.js";
 import { foldResults, MAX_FINDINGS, MAX_OUTPUTS_PER_STEP, stepStatus } from "./state-bounds.js";
 
 export const DEFAULT_MAX_DEPTH = 10;
@@ -416,10 +417,23 @@ class Transition {
     }
   }
 
+  /** Tool calls this run may make: its playbook's limits.max_tool_calls, or the default. */
+  private toolCallLimit(): number {
+    return (
+      this.bundleOf(this.draft.stack[0] as Frame).playbook.limits?.max_tool_calls ??
+      DEFAULT_MAX_TOOL_CALLS
+    );
+  }
+
   private effectResult(e: Extract<RunEvent, { type: "effect_result" }>): void {
     const frame = this.frame();
     if (!e.ok) return this.stepFailed(e.error);
     const { ctx, executor } = this.stepContext();
+    // The calls a model made in an ai step, counted against the run's budget.
+    const modelCalls = executor.kind === "ai" ? e.outputs.tool_calls : undefined;
+    if (typeof modelCalls === "number" && Number.isFinite(modelCalls) && modelCalls > 0)
+      this.draft.toolCalls =
+        (this.draft.toolCalls ?? 0) + Math.min(Math.floor(modelCalls), AI_TOOL_CALLS_PER_STEP);
     // Kept while the step goes on waiting (a pull request until merged), merged when it is done.
     this.setResult(frame, ctx.step.id, {
       status: "running",
@@ -1018,11 +1032,18 @@ class Transition {
       case "ignored":
         return this.noChange();
       case "effect": {
+        if (outcome.kind === "ai") {
+          const params = outcome.params as AiParams;
+          // The model's own calls come out of the run's budget too: it may make what is left.
+          if ((params.tools?.length ?? 0) > 0)
+            params.max_tool_calls = Math.max(
+              0,
+              Math.min(AI_TOOL_CALLS_PER_STEP, this.toolCallLimit() - (this.draft.toolCalls ?? 0)),
+            );
+        }
         if (outcome.kind === "tool_call") {
           const calls = (outcome.params as { calls: unknown[] }).calls.length;
-          const limit =
-            this.bundleOf(this.draft.stack[0] as Frame).playbook.limits?.max_tool_calls ??
-            DEFAULT_MAX_TOOL_CALLS;
+          const limit = this.toolCallLimit();
           const made = this.draft.toolCalls ?? 0;
           if (made + calls > limit)
             return this.stepFailed(

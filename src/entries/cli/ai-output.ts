@@ -64,6 +64,10 @@ export function aiConsole(
     } else if (m.type === "tool_call" && m.tool) {
       endText();
       log(`ai ${step}: the model asked to call ${plainLine(m.tool)}`);
+    } else if (m.type === "tool_result" && m.tool) {
+      endText();
+      const said = plainLine(m.text ?? "");
+      log(`ai ${step}: ${plainLine(m.tool)} ${m.ok ? "answered" : "failed"}: ${said}`);
     } else if (m.type === "done") {
       endText();
       current = undefined;

@@ -3,7 +3,9 @@ import {
   AiAdapterError,
   MockAiAdapter,
   performAiEffect,
+  TOO_MANY_CALLS,
   type AiMessage,
+  type AiToolHost,
   type AiOptions,
 } from "../../../src/adapters/ai/adapter.js";
 import {
@@ -16,12 +18,15 @@ import {
   findingsInText,
   functionName,
   MAX_FINDING_CHARS,
+  MAX_TOOL_RESULT_CHARS,
+  MAX_TOOL_ROUNDS,
   OpenAiCompatibleAdapter,
   retryAfterMs,
   type OpenAiCompatibleConfig,
 } from "../../../src/adapters/ai/openai.js";
 import { startChatServer, type ChatServer, type Reply } from "../../helpers/chat-server.js";
 import { APIError } from "openai";
+import type { ToolRunner } from "../../../src/runtime/tool-calls.js";
 
 const KEY = "sk-test-0123456789abcdef-SECRET";
 let server: ChatServer | undefined;
@@ -310,6 +315,193 @@ describe("OpenAiCompatibleAdapter over a loopback chat-completions server", () =
   });
 });
 
+/** A tool host that records the calls made through it and answers from `answers`. */
+function recordingHost(
+  answers: Record<string, unknown>,
+  maxCalls = 20,
+): AiToolHost & { seen: { tool: string; args: Record<string, unknown> }[] } {
+  const seen: { tool: string; args: Record<string, unknown> }[] = [];
+  return {
+    maxCalls,
+    get made() {
+      return seen.length;
+    },
+    seen,
+    describe: async (tool) =>
+      tool === "metrics/query"
+        ? {
+            readOnly: true,
+            description: "Query the metrics store with PromQL.",
+            inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+          }
+        : undefined,
+    call: async (tool, args) => {
+      if (seen.length >= maxCalls) return TOO_MANY_CALLS;
+      seen.push({ tool, args });
+      return tool in answers
+        ? { ok: true, result: answers[tool] }
+        : { ok: false, code: "TOOL-FAILED", message: "backend down" };
+    },
+  };
+}
+
+type SentMessage = {
+  role: string;
+  content: string | null;
+  tool_call_id?: string;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+};
+
+describe("OpenAiCompatibleAdapter making the model's tool calls", () => {
+  it("calls the tool, gives the result back, and streams the answer of the next round", async () => {
+    const s = await serve(
+      {
+        stream: [
+          { text: "Checking the error rate." },
+          { tool: { index: 0, name: "metrics__query", args: '{"q":"rate(err' } },
+          { tool: { index: 0, args: 'ors[5m])"}' } },
+        ],
+      },
+      {
+        stream: [
+          { text: "Errors are at 12/s since the deploy." },
+          { tool: { index: 0, name: "report_finding", args: '{"key":"cause","value":"deploy"}' } },
+        ],
+      },
+    );
+    const { ai } = adapter(s);
+    const host = recordingHost({ "metrics/query": { value: 12, unit: "1/s" } });
+    const out = await drain(ai, { scope: "read-only", expectedFindings: ["cause"], tools: host }, [
+      "metrics/query",
+    ]);
+    expect(out).toEqual([
+      { type: "text", text: "Checking the error rate." },
+      { type: "tool_call", tool: "metrics/query", args: { q: "rate(errors[5m])" } },
+      { type: "tool_result", tool: "metrics/query", ok: true, text: '{"value":12,"unit":"1/s"}' },
+      { type: "text", text: "\n\nErrors are at 12/s since the deploy." },
+      { type: "finding", finding: { key: "cause", value: "deploy" } },
+      { type: "done" },
+    ]);
+    expect(host.seen).toEqual([{ tool: "metrics/query", args: { q: "rate(errors[5m])" } }]);
+    // The tool is offered as its host describes it.
+    const offered = s.requests[0]!.body.tools as {
+      function: { name: string; description: string; parameters: unknown };
+    }[];
+    expect(offered[0]!.function).toEqual({
+      name: "metrics__query",
+      description: "Query the metrics store with PromQL.",
+      parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+    });
+    // The second request carries the first answer, its call, and the call's result.
+    expect(s.requests).toHaveLength(2);
+    const sent = s.requests[1]!.body.messages as SentMessage[];
+    expect(sent.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(sent[2]).toMatchObject({
+      content: "Checking the error rate.",
+      tool_calls: [
+        {
+          id: "call_0",
+          function: { name: "metrics__query", arguments: '{"q":"rate(errors[5m])"}' },
+        },
+      ],
+    });
+    expect(sent[3]).toEqual({
+      role: "tool",
+      tool_call_id: "call_0",
+      content: '{"value":12,"unit":"1/s"}',
+    });
+    expect(s.requests[1]!.body.tool_choice).toBeUndefined();
+  });
+
+  it("answers each call of a round, a failed or unknown one with its error, a finding with 'recorded'", async () => {
+    const s = await serve(
+      {
+        stream: [
+          { tool: { index: 0, name: "metrics__query", args: '{"q":"up"}' } },
+          { tool: { index: 1, name: "logs__search", args: "not json" } },
+          { tool: { index: 2, name: "rm_rf", args: "{}" } },
+          { tool: { index: 3, name: "report_finding", args: '{"key":"cause","value":"x"}' } },
+        ],
+      },
+      { stream: [{ text: "Done." }] },
+    );
+    const { ai } = adapter(s);
+    const host = recordingHost({ "metrics/query": "up=1" });
+    const out = await drain(ai, { scope: "read-only", expectedFindings: ["cause"], tools: host }, [
+      "metrics/query",
+      "logs/search",
+    ]);
+    expect(out.filter((m) => m.type === "tool_result")).toEqual([
+      { type: "tool_result", tool: "metrics/query", ok: true, text: "up=1" },
+      { type: "tool_result", tool: "logs/search", ok: false, text: "TOOL-FAILED: backend down" },
+    ]);
+    // Arguments that are not JSON are sent as none.
+    expect(host.seen[1]).toEqual({ tool: "logs/search", args: {} });
+    const sent = s.requests[1]!.body.messages as SentMessage[];
+    expect(sent.slice(3).map((m) => [m.tool_call_id, m.content])).toEqual([
+      ["call_0", "up=1"],
+      ["call_1", "error TOOL-FAILED: backend down"],
+      ["call_2", "error TOOL-UNKNOWN: no tool rm_rf is offered"],
+      ["call_3", "recorded"],
+    ]);
+  });
+
+  it("stops offering calls once the step's allowance is spent: the model must answer", async () => {
+    const ask = (n: number): Reply => ({
+      stream: [{ tool: { index: 0, name: "metrics__query", args: `{"q":"q${n}"}` } }],
+    });
+    const s = await serve(ask(1), ask(2), { stream: [{ text: "Enough." }] });
+    const { ai } = adapter(s);
+    const host = recordingHost({ "metrics/query": 1 }, 2);
+    const out = await drain(ai, { scope: "read-only", tools: host }, ["metrics/query"]);
+    expect(host.seen.map((c) => c.args.q)).toEqual(["q1", "q2"]);
+    expect(s.requests.map((r) => r.body.tool_choice)).toEqual([undefined, undefined, "none"]);
+    // No text came before it, so the answer starts at once.
+    expect(out.at(-2)).toEqual({ type: "text", text: "Enough." });
+  });
+
+  it("asks for an answer without tools after its rounds, and reports calls it still makes", async () => {
+    // A model that never stops calling.
+    const s = await serve({
+      stream: [{ tool: { index: 0, name: "metrics__query", args: '{"q":"again"}' } }],
+    });
+    const { ai } = adapter(s);
+    const host = recordingHost({ "metrics/query": 1 }, 100);
+    const out = await drain(ai, { scope: "read-only", tools: host }, ["metrics/query"]);
+    expect(host.seen).toHaveLength(MAX_TOOL_ROUNDS);
+    expect(s.requests).toHaveLength(MAX_TOOL_ROUNDS + 1);
+    expect(s.requests.at(-1)!.body.tool_choice).toBe("none");
+    // The call it made anyway is reported, not made.
+    expect(out.filter((m) => m.type === "tool_call")).toHaveLength(MAX_TOOL_ROUNDS + 1);
+    expect(out.filter((m) => m.type === "tool_result")).toHaveLength(MAX_TOOL_ROUNDS);
+  });
+
+  it("gives the model a long result cut, and offers a tool with an odd schema as any object", async () => {
+    const s = await serve(
+      { stream: [{ tool: { index: 0, name: "logs__search", args: "{}" } }] },
+      { stream: [{ text: "ok" }] },
+    );
+    const { ai } = adapter(s);
+    const host = recordingHost({ "logs/search": "y".repeat(MAX_TOOL_RESULT_CHARS + 10) });
+    host.describe = async () => ({ readOnly: true, inputSchema: { type: "array" } });
+    const out = await drain(ai, { scope: "read-only", tools: host }, ["logs/search"]);
+    const offered = s.requests[0]!.body.tools as {
+      function: { description: string; parameters: unknown };
+    }[];
+    expect(offered[0]!.function).toMatchObject({
+      description: "The tool logs/search.",
+      parameters: { type: "object", additionalProperties: true },
+    });
+    const sent = s.requests[1]!.body.messages as SentMessage[];
+    expect(sent[3]!.content).toBe(
+      `${"y".repeat(MAX_TOOL_RESULT_CHARS)}… (cut at ${MAX_TOOL_RESULT_CHARS} characters)`,
+    );
+    // The stream's summary of the result is short.
+    const summary = out.find((m) => m.type === "tool_result")!.text!;
+    expect(summary.length).toBeLessThanOrEqual(300);
+  });
+});
+
 describe("aiAdapterFromEnv", () => {
   it("is the mock unless a provider is named", () => {
     expect(aiAdapterFromEnv({})).toBeInstanceOf(MockAiAdapter);
@@ -435,15 +627,18 @@ describe("performAiEffect", () => {
           "the step's scope is read-only, but it offers the model shell/bash, which may change things (shell runs commands)",
       },
     });
-    const describeTool = async (name: string) =>
-      name === "ops/restart_pod" || name === "ops/pods"
-        ? { readOnly: name === "ops/pods" }
-        : undefined;
+    const tools: ToolRunner = {
+      call: async () => ({ ok: true, result: {} }),
+      describe: async (name: string) =>
+        name === "ops/restart_pod" || name === "ops/pods"
+          ? { readOnly: name === "ops/pods" }
+          : undefined,
+    };
     const byDescriptor = await performAiEffect(
       ai,
       { prompt: "p", tools: ["ops/pods", "ops/restart_pod"] },
       undefined,
-      { describeTool },
+      { tools },
     );
     expect(byDescriptor).toMatchObject({
       ok: false,
@@ -456,13 +651,11 @@ describe("performAiEffect", () => {
         ai,
         { prompt: "p", tools: ["ops/restart_pod"], scope: "write" },
         undefined,
-        {
-          describeTool,
-        },
+        { tools },
       ),
     ).toMatchObject({ ok: true });
     expect(
-      await performAiEffect(ai, { prompt: "p", tools: ["ops/pods"] }, undefined, { describeTool }),
+      await performAiEffect(ai, { prompt: "p", tools: ["ops/pods"] }, undefined, { tools }),
     ).toMatchObject({ ok: true });
   });
 });

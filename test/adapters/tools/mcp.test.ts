@@ -1,16 +1,12 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpTools } from "../../../src/adapters/tools/mcp.js";
 import { createToolsPort } from "../../../src/runtime/tools.js";
+import { startMcpServer, type LoopbackMcp } from "../../helpers/mcp-server.js";
 
 const SECRET = "mcp-key-0a1b2c3d4e";
-let server: Server;
 let url: string;
-let listCalls = 0;
 
 function mcpServer(): McpServer {
   const mcp = new McpServer({ name: "ops", version: "1.0.0" });
@@ -67,31 +63,14 @@ function mcpServer(): McpServer {
   return mcp;
 }
 
+let loopback: LoopbackMcp;
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    if (req.headers.authorization !== `Bearer ${SECRET}`) {
-      res.writeHead(401).end();
-      return;
-    }
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString()));
-    req.on("end", () => {
-      const parsed = body ? (JSON.parse(body) as { method?: string }) : undefined;
-      if (parsed?.method === "tools/list") listCalls++;
-      // Stateless: one server and transport per request.
-      const mcp = mcpServer();
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on("close", () => void transport.close().then(() => mcp.close()));
-      void mcp.connect(transport).then(() => transport.handleRequest(req, res, parsed));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  loopback = await startMcpServer(mcpServer, SECRET);
+  url = loopback.url;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => loopback.close());
+/** How many times the tools were listed. */
+const listed = () => loopback.methods.filter((m) => m === "tools/list").length;
 
 const env = { OPS_MCP_KEY: SECRET };
 function portFor(extra: Record<string, unknown> = {}) {
@@ -114,7 +93,7 @@ function portFor(extra: Record<string, unknown> = {}) {
 describe("MCP tools", () => {
   it("list the server's tools once per connection and read their annotations", async () => {
     const { port, provider } = portFor();
-    const before = listCalls;
+    const before = listed();
     expect(await port.describe("ops/pod_status")).toMatchObject({
       readOnly: true,
       allowWrites: false,
@@ -123,7 +102,7 @@ describe("MCP tools", () => {
     expect(await port.describe("ops/restart")).toMatchObject({ readOnly: false });
     expect(await port.describe("ops/hidden")).toBeUndefined(); // not on the allowlist
     expect(await port.describe("ops/missing")).toBeUndefined();
-    expect(listCalls - before).toBe(1);
+    expect(listed() - before).toBe(1);
     await provider.close?.();
   });
 

@@ -256,6 +256,8 @@ describe("ai", () => {
       scope: "read-only",
       expected_findings: ["cause", "hot"],
       expect_files: [],
+      // The model may make the run's default budget, up to a step's most.
+      max_tool_calls: 20,
     });
     const adapter = new MockAiAdapter({
       replies: [

@@ -105,6 +105,68 @@ describe("tool calls of investigate steps", () => {
   });
 });
 
+const ASK = yaml`
+  apiVersion: playbook-bot/v1
+  id: ask
+  limits: { max_tool_calls: 5 }
+  steps:
+    - id: first
+      type: ai
+      prompt: Look around.
+      tools: [metrics/query]
+    - id: second
+      type: ai
+      prompt: Look again.
+      tools: [metrics/query]
+    - id: plain
+      type: ai
+      prompt: Say something.
+    - id: query
+      type: investigate
+      suggested_calls:
+        - { tool: db/readonly_query, args: { table: orders }, run: auto }
+    - { id: done, type: end }
+`;
+
+describe("the model's tool calls in ai steps", () => {
+  it("may spend what is left of the run's budget, and what it spent counts", () => {
+    const d = new Driver(bundle(ASK));
+    d.start();
+    d.drive();
+    expect(d.effect()).toMatchObject({ kind: "ai", params: { max_tool_calls: 5 } });
+    d.answer({ text: "a", tool_calls: 3 });
+    d.drive();
+    expect(d.run.toolCalls).toBe(3);
+    expect(d.effect()).toMatchObject({ kind: "ai", params: { max_tool_calls: 2 } });
+    d.answer({ text: "b", tool_calls: 2 });
+    d.drive();
+    expect(d.run.toolCalls).toBe(5);
+    // A step that offers no tools is given no allowance.
+    expect(d.effect()).toMatchObject({ kind: "ai" });
+    expect((d.effect()?.params as { max_tool_calls?: number }).max_tool_calls).toBeUndefined();
+    d.answer({ text: "c" });
+    d.drive();
+    expect(d.run.status).toBe("failed");
+    expect(d.run.error).toMatchObject({
+      code: "PB-TOOL-BUDGET",
+      message: "step query would make tool call 6 of a run allowed 5 (limits.max_tool_calls)",
+    });
+  });
+
+  it("bounds what one answer may claim, and ignores a count that is no number", () => {
+    const d = new Driver(bundle(ASK.replace("max_tool_calls: 5", "max_tool_calls: 500")));
+    d.start();
+    d.drive();
+    expect(d.effect()).toMatchObject({ params: { max_tool_calls: 20 } });
+    d.answer({ text: "a", tool_calls: 1e9 });
+    d.drive();
+    expect(d.run.toolCalls).toBe(20);
+    d.answer({ text: "b", tool_calls: "many" });
+    d.drive();
+    expect(d.run.toolCalls).toBe(20);
+  });
+});
+
 describe("findings of a tool's result", () => {
   it("reads evidence items as the runbook spec's tools return them", () => {
     expect(

@@ -3,6 +3,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { aiConsole, ANSWER_PREFIX } from "../../../src/entries/cli/ai-output.js";
 import { startChatServer, type ChatServer } from "../../helpers/chat-server.js";
 import { cleanup, makeRepo, runIn, write } from "../../helpers/git-repo.js";
+import { startMcpServer } from "../../helpers/mcp-server.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
 
 const KEY = "sk-cli-test-9876543210-SECRET";
 
@@ -125,6 +128,79 @@ describe("playbook-bot run with an ai step against an OpenAI-compatible server",
   });
 });
 
+describe("an ai step whose model calls a tool on a real MCP server", () => {
+  it("makes the call, gives the result back, and finishes with the model's finding", async () => {
+    const MCP_KEY = "mcp-cli-key-55aa77";
+    const mcp = await startMcpServer(() => {
+      const s = new McpServer({ name: "ops", version: "1.0.0" });
+      s.registerTool(
+        "pod_status",
+        {
+          description: "Pods of a service",
+          inputSchema: { service: z.string() },
+          annotations: { readOnlyHint: true },
+        },
+        async ({ service }) => ({
+          content: [{ type: "text", text: `${service}: 1 of 3 pods ready, OOMKilled` }],
+        }),
+      );
+      return s;
+    }, MCP_KEY);
+    try {
+      server = await startChatServer([
+        {
+          stream: [
+            { text: "Let me look at the pods." },
+            { tool: { index: 0, name: "ops__pod_status", args: '{"service":"api"}' } },
+          ],
+        },
+        {
+          stream: [
+            { text: "Two pods were killed for memory." },
+            { tool: { index: 0, name: "report_finding", args: '{"key":"cause","value":"oom"}' } },
+          ],
+        },
+      ]);
+      vi.stubEnv("PLAYBOOK_AI_PROVIDER", "openai");
+      vi.stubEnv("PLAYBOOK_AI_BASE_URL", `${server.url}/v1`);
+      vi.stubEnv("PLAYBOOK_AI_API_KEY", KEY);
+      vi.stubEnv("OPS_MCP_KEY", MCP_KEY);
+      const repo = makeRepo();
+      write(
+        repo,
+        "tools.yml",
+        `servers:\n  ops:\n    url: ${mcp.url}\n    headers: { Authorization: { env: OPS_MCP_KEY, prefix: "Bearer " } }\n    tools: [pod_status]\n`,
+      );
+      vi.stubEnv("PLAYBOOK_TOOLS_CONFIG", `${repo}/tools.yml`);
+      write(
+        repo,
+        ".github/playbooks/ai-triage.yaml",
+        PLAYBOOK.replace("tools: [github/file_read]", "tools: [ops/pod_status]"),
+      );
+      const r = await runIn(repo, "ai-triage", [], { mode: "autonomous" });
+      expect(r.err).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/\] ai think: the model asked to call ops\/pod_status\n/);
+      expect(r.out).toMatch(
+        /\] ai think: ops\/pod_status answered: api: 1 of 3 pods ready, OOMKilled\n/,
+      );
+      expect(r.out).toContain("cause: oom");
+      expect(r.out).not.toContain(MCP_KEY);
+      expect(mcp.methods).toContain("tools/call");
+      // The model read the tool's own answer in its second round.
+      const sent = server.requests[1]!.body.messages as { role: string; content: string }[];
+      expect(sent.at(-1)).toMatchObject({
+        role: "tool",
+        content: "api: 1 of 3 pods ready, OOMKilled",
+      });
+      const state = readFileSync(/State: (\S+)\n/.exec(r.out)![1]!, "utf8");
+      expect(JSON.parse(state).run.toolCalls).toBe(1);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe("aiConsole", () => {
   it("prints text behind a bar, defuses workflow commands and terminal sequences", () => {
     let out = "";
@@ -136,6 +212,12 @@ describe("aiConsole", () => {
     show("a", { type: "text", text: "one #" });
     show("a", { type: "text", text: "#[group]x\n  ::warning::y\n\u001b[31mred\r\n" });
     show("a", { type: "tool_call", tool: "metrics/query", args: {} });
+    show("a", {
+      type: "tool_result",
+      tool: "metrics/query",
+      ok: false,
+      text: "TOOL-DENIED: no\n::error::x",
+    });
     show("a", { type: "text", text: "tail ##" });
     show("a", { type: "done" });
     show("b", { type: "finding", finding: { key: "k", value: "v\nw" } });
@@ -146,6 +228,7 @@ describe("aiConsole", () => {
     expect(logs).toEqual([
       "ai a: answering",
       "ai a: the model asked to call metrics/query",
+      "ai a: metrics/query failed: TOOL-DENIED: no\\n::error::x",
       "ai b: answering",
       "ai b: finding k = v\\nw",
     ]);
