@@ -9,6 +9,7 @@ export const COMMANDS = [
   "reject",
   "choose",
   "record",
+  "note",
   "call",
   "retry",
   "cancel",
@@ -71,7 +72,11 @@ const HELP: [string, string][] = [
   ],
   ["/reject [step] [reason]", "reject the step that waits (name it when several wait)"],
   ["/choose <branch>", "pick a branch of an investigation step"],
-  ["/record key=value …", "record findings"],
+  [
+    "/record key=value …",
+    "record findings (with nothing waiting: kept as work done by hand on this issue)",
+  ],
+  ["/note <text>", "note what you did by hand; kept as this issue's trace"],
   [
     "/call <n>",
     "have the bot make suggested call n of the step that waits (where its tool is configured)",
