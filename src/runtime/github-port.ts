@@ -66,6 +66,14 @@ export interface GitHubPort extends EffectPerformer {
    */
   mayHaveDone?(key: string): void;
   react(issue: number, commentId: string, reaction: Reaction): Promise<void>;
+  /**
+   * Issues (not pull requests) carrying every one of `labels`, open or closed, most recently
+   * updated first, at most `limit`: where the same work may have been done before.
+   */
+  issuesLabelled?(
+    labels: readonly string[],
+    limit: number,
+  ): Promise<{ number: number; labels: string[]; comments: number }[]>;
   /** Where a pull request stands: `/status` asks when the webhook of a merge may have been lost. */
   pullRequestState?(
     number: number,

@@ -843,6 +843,28 @@ export class OctokitPort implements GitHubPort {
     };
   }
 
+  async issuesLabelled(
+    labels: readonly string[],
+    limit: number,
+  ): Promise<{ number: number; labels: string[]; comments: number }[]> {
+    const { data } = await this.octokit.rest.issues.listForRepo({
+      owner: this.owner,
+      repo: this.repo,
+      labels: labels.join(","),
+      state: "all",
+      sort: "updated",
+      direction: "desc",
+      per_page: Math.min(100, limit),
+    });
+    return data
+      .filter((i) => !i.pull_request)
+      .map((i) => ({
+        number: i.number,
+        labels: i.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))),
+        comments: i.comments,
+      }));
+  }
+
   /** Look for the issue's hidden marker among recent issues before creating (the search index lags). */
   private async issue(effect: Effect<"issue">): Promise<EffectOutcome<"issue">> {
     const p = effect.params;

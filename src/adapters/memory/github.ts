@@ -214,6 +214,22 @@ export class MemoryGitHub implements GitHubPort {
     return [...this.comments_.values()].filter((c) => c.issue === issue).map(publicView);
   }
 
+  async issuesLabelled(
+    labels: readonly string[],
+    limit: number,
+  ): Promise<{ number: number; labels: string[]; comments: number }[]> {
+    this.calls.push("list issues");
+    return [...this.issues.values()]
+      .filter((i) => labels.every((l) => i.labels.includes(l)))
+      .reverse()
+      .slice(0, limit)
+      .map((i) => ({
+        number: i.number,
+        labels: [...i.labels],
+        comments: [...this.comments_.values()].filter((c) => c.issue === i.number).length,
+      }));
+  }
+
   async statusComments(issue: number): Promise<ThreadComment[]> {
     this.calls.push("list comments");
     return [...this.comments_.values()]

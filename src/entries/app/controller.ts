@@ -37,15 +37,7 @@ import { commandLines } from "../../core/engine/lanes.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { NormalizedAlert } from "../../core/alerts/types.js";
 import { HELP_TEXT, parseCommands } from "../../core/engine/commands.js";
-import {
-  hasAdhocBlock,
-  hasEvent,
-  readAdhocComment,
-  renderAdhocComment,
-  withEntries,
-  type AdhocEntry,
-  type AdhocLog,
-} from "../../adapters/github/adhoc-log.js";
+import { AdhocWork } from "./adhoc-work.js";
 import type { GitHubPort, ThreadComment } from "../../runtime/github-port.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import type { Approvers, Permission } from "../../core/format/types.js";
@@ -866,67 +858,22 @@ export class IssueController {
         outcome: "refused",
         reason: `@${comment.author} may not record work on this issue; that needs ${DEFAULT_RUN_PERMISSION} access or more`,
       };
-    const head = { event: eventId, actor: comment.author, at: comment.createdAt };
-    const entries: AdhocEntry[] =
-      kind === "record"
-        ? Object.entries(args.values).map(([key, value]) => ({
-            kind: "record",
-            ...head,
-            key,
-            value,
-          }))
-        : args.text.trim()
-          ? [{ kind: "note", ...head, text: args.text.trim() }]
-          : [];
-    if (entries.length === 0)
-      return {
-        outcome: "refused",
-        reason:
-          kind === "record"
-            ? "say what you found: `/record key=value …`"
-            : "say what you did: `/note <text>`",
-      };
-    const found = await this.adhocLog();
-    if (hasEvent(found.log, eventId)) return { outcome: "accepted" };
-    const log = withEntries(found.log, entries);
-    let id = found.commentId;
-    if (id === undefined)
-      id = (await this.o.port.createComment(this.o.issue.number, "Recording work done by hand…"))
-        .id;
-    const body = renderAdhocComment(log, this.seal(id));
-    await this.o.port.updateComment(this.o.issue.number, id, body);
-    this.fetched.set(id, ownComment(id, body));
-    await this.memory.put(this.adhocKey(), id, RUN_MEMORY_TTL_MS);
-    return { outcome: "accepted" };
+    return this.adhoc.record(kind, args, comment, eventId);
   }
 
-  private adhocKey(): string {
-    return `adhoc:${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}`;
+  /** Work done by hand on this issue (its ad-hoc log). */
+  get adhoc(): AdhocWork {
+    return (this.adhocWork ??= new AdhocWork({
+      port: this.o.port,
+      memory: this.memory,
+      repo: this.o.repo,
+      issue: this.o.issue,
+      seal: (issue, comment) => ({ key: this.o.stateKey, issue, comment }),
+      clock: this.o.clock,
+    }));
   }
 
-  /**
-   * The issue's ad-hoc log and the comment that holds it: the one the coordination store names,
-   * else the newest of this app's comments carrying one. A log whose seal fails (someone edited
-   * the comment) is not believed: a new comment starts a new log.
-   */
-  async adhocLog(): Promise<{ log: AdhocLog; commentId?: string }> {
-    const empty: AdhocLog = { entries: [], dropped: 0 };
-    const known = await this.memory.get<string>(this.adhocKey());
-    let c = known
-      ? (this.fetched.get(known) ?? (await this.o.port.comment(this.o.issue.number, known)))
-      : undefined;
-    if (!c?.byThisApp || !hasAdhocBlock(c.body)) {
-      const wanted = (x: ThreadComment) => x.byThisApp && hasAdhocBlock(x.body);
-      c = this.o.port.newestComment
-        ? (await this.o.port.newestComment(this.o.issue.number, wanted, this.o.issue.comments))
-            .found
-        : (await this.o.port.comments(this.o.issue.number)).filter(wanted).at(-1);
-    }
-    if (!c) return { log: empty };
-    this.fetched.set(c.id, c);
-    const log = readAdhocComment(c.body, this.seal(c.id));
-    return typeof log === "object" ? { log, commentId: c.id } : { log: empty };
-  }
+  private adhocWork: AdhocWork | undefined;
 
   private stepOf(run: RunState, catalog: PlaybookCatalog, at = activeFrame(run).current) {
     const f = activeFrame(run);

@@ -11,6 +11,7 @@ import {
   type AdhocLog,
 } from "../../../src/adapters/github/adhoc-log.js";
 import { SHIP } from "./fixtures.js";
+import { SUGGESTION_MARKER } from "../../../src/entries/app/adhoc-work.js";
 import { EXAMPLE_REPO, Harness, makeClock, readStatus, sealOf } from "./harness.js";
 
 let fake: FakeGitHub;
@@ -23,8 +24,9 @@ const logs = () =>
   [...fake.comments.values()].filter(
     (c) => c.performed_via_github_app && c.body.includes(ADHOC_MARKER),
   );
-function logOf(i = 0): AdhocLog {
-  const c = logs()[i];
+/** The ad-hoc log of issue 1 (the `i`th), or of the issue named. */
+function logOf(i = 0, issue?: number): AdhocLog {
+  const c = issue === undefined ? logs()[i] : logs().find((x) => x.issue === issue);
   if (!c) throw new Error("no ad-hoc log");
   const read = readAdhocComment(c.body, sealOf(c.issue, c.id));
   if (typeof read !== "object") throw new Error(`log not believed: ${read}`);
@@ -138,6 +140,49 @@ describe("work done by hand on an issue with no run waiting", () => {
     expect(before.ok && before.run.status).toBe("waiting");
     await h.comment(1, "alice", "/note checked the dashboard first");
     expect(logOf().entries).toHaveLength(1);
+  });
+});
+
+describe("noticing work done by hand again and again", () => {
+  const suggestions = (issue: number) =>
+    [...fake.comments.values()].filter(
+      (c) => c.issue === issue && c.body.includes(SUGGESTION_MARKER),
+    );
+
+  it("suggests /systematise once, on the latest of three alike issues", async () => {
+    for (let i = 2; i <= 5; i++) fake.openIssue(`Disk full ${i}`, "", "alice", ["db", "disk"]);
+    // Issue 1 has other labels: it does not count.
+    await h.comment(1, "alice", "/record disk_pct=97 volume=data");
+    await h.comment(2, "alice", "/record disk_pct=95");
+    await h.comment(2, "alice", "/record volume=data");
+    await h.comment(3, "carol", "/record volume=wal disk_pct=99");
+    expect([1, 2, 3].flatMap(suggestions)).toEqual([]);
+    // The third issue whose findings match: told there, once.
+    await h.comment(4, "alice", "/record disk_pct=91");
+    expect(suggestions(4)).toEqual([]);
+    await h.comment(4, "alice", "/record volume=data");
+    expect(suggestions(4)).toHaveLength(1);
+    expect(suggestions(4)[0]!.body).toContain(
+      "This work was done by hand before: #2, #3 recorded the same findings (`disk_pct`, `volume`)",
+    );
+    expect(logOf(0, 4).suggested).toBeDefined();
+    await h.comment(4, "alice", "/record cause=vacuum");
+    await h.comment(4, "alice", "/record cause=vacuum");
+    // A fourth is not told again: the group was told already.
+    await h.comment(5, "alice", "/record disk_pct=90 volume=data");
+    expect(suggestions(4)).toHaveLength(1);
+    expect(suggestions(5)).toEqual([]);
+  });
+
+  it("does not suggest it on an issue where a playbook ran", async () => {
+    for (let i = 2; i <= 4; i++) fake.openIssue(`Disk full ${i}`, "", "alice", ["db"]);
+    await h.comment(2, "alice", "/record disk_pct=97");
+    await h.comment(3, "alice", "/record disk_pct=95");
+    await h.comment(4, "alice", "/run ship");
+    await h.comment(4, "alice", "/note then by hand");
+    await h.comment(4, "alice", "/cancel");
+    await h.comment(4, "alice", "/record disk_pct=93");
+    expect(suggestions(4)).toEqual([]);
   });
 });
 

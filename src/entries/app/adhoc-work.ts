@@ -1,0 +1,160 @@
+import type { CommandArgs, Reply } from "../../core/engine/events.js";
+import { code, issueRef, paragraph, raw, renderMarkdown } from "../../core/markdown/index.js";
+import {
+  hasAdhocBlock,
+  hasEvent,
+  readAdhocComment,
+  renderAdhocComment,
+  withEntries,
+  type AdhocEntry,
+  type AdhocLog,
+} from "../../adapters/github/adhoc-log.js";
+import type { GitHubPort, ThreadComment } from "../../runtime/github-port.js";
+import type { StateSeal } from "../../runtime/state-codec.js";
+import type { Coordination } from "../../runtime/coordination.js";
+
+/** How long the coordination store remembers which comment holds an issue's log. */
+const REMEMBER_MS = 30 * 24 * 3600_000;
+/** Issues with the same labels looked at, and ad-hoc logs read, when looking for recurrence. */
+const CANDIDATE_ISSUES = 30;
+const LOGS_READ = 10;
+/** Issues (this one among them) that must show the same work before `/systematise` is suggested. */
+export const RECURRENCE = 3;
+/** Marks the app's suggestion, so it is made once. */
+export const SUGGESTION_MARKER = "playbook-bot:suggest-systematise";
+
+export interface AdhocWorkOptions {
+  port: GitHubPort;
+  memory: Pick<Coordination, "get" | "put">;
+  repo: { owner: string; name: string };
+  issue: { number: number; comments?: number; labels?: string[] };
+  /** Seals a block to a comment of an issue (the repository's state key). */
+  seal: (issue: number, commentId: string) => StateSeal;
+  clock: () => Date;
+}
+
+/** What makes ad-hoc work alike: the issue's labels and the findings recorded, both as sets. */
+function recordedKeys(log: AdhocLog): string[] {
+  return [...new Set(log.entries.flatMap((e) => (e.kind === "record" ? [e.key] : [])))].sort();
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const x = [...new Set(a)].sort();
+  const y = [...new Set(b)].sort();
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+}
+
+/**
+ * Work people do by hand on an issue: `/record` with nothing waiting and `/note`, kept in the
+ * issue's ad-hoc log (see adhoc-log.ts). When the same work recurs — other issues with the same
+ * labels whose logs recorded the same findings — `/systematise` is suggested once, on the latest.
+ */
+export class AdhocWork {
+  constructor(private readonly o: AdhocWorkOptions) {}
+
+  /** Adds a command's entries to the log (once, whatever the redeliveries); the command's reply. */
+  async record(
+    kind: "record" | "note",
+    args: CommandArgs,
+    comment: ThreadComment,
+    eventId: string,
+  ): Promise<Reply> {
+    const head = { event: eventId, actor: comment.author, at: comment.createdAt };
+    const entries: AdhocEntry[] =
+      kind === "record"
+        ? Object.entries(args.values).map(([key, value]) => ({ kind, ...head, key, value }))
+        : args.text.trim()
+          ? [{ kind, ...head, text: args.text.trim() }]
+          : [];
+    if (entries.length === 0)
+      return {
+        outcome: "refused",
+        reason:
+          kind === "record"
+            ? "say what you found: `/record key=value …`"
+            : "say what you did: `/note <text>`",
+      };
+    const found = await this.log();
+    if (hasEvent(found.log, eventId)) return { outcome: "accepted" };
+    let log = withEntries(found.log, entries);
+    const id =
+      found.commentId ??
+      (await this.o.port.createComment(this.o.issue.number, "Recording work done by hand…")).id;
+    if (!sameSet(recordedKeys(log), recordedKeys(found.log)) && (await this.recurs(log)))
+      log = { ...log, suggested: this.o.clock().toISOString() };
+    await this.o.port.updateComment(
+      this.o.issue.number,
+      id,
+      renderAdhocComment(log, this.o.seal(this.o.issue.number, id)),
+    );
+    await this.o.memory.put(this.key(this.o.issue.number), id, REMEMBER_MS);
+    return { outcome: "accepted" };
+  }
+
+  private key(issue: number): string {
+    return `adhoc:${this.o.repo.owner}/${this.o.repo.name}#${issue}`;
+  }
+
+  /**
+   * An issue's ad-hoc log and the comment that holds it: the one the coordination store names,
+   * else the newest of this app's comments carrying one. A log whose seal fails (someone edited
+   * the comment) is not believed: a new comment starts a new log.
+   */
+  async log(
+    issue = this.o.issue.number,
+    count = issue === this.o.issue.number ? this.o.issue.comments : undefined,
+  ): Promise<{ log: AdhocLog; commentId?: string }> {
+    const empty: AdhocLog = { entries: [], dropped: 0 };
+    const known = await this.o.memory.get<string>(this.key(issue));
+    let c = known ? await this.o.port.comment(issue, known) : undefined;
+    if (!c?.byThisApp || !hasAdhocBlock(c.body)) {
+      const wanted = (x: ThreadComment) => x.byThisApp && hasAdhocBlock(x.body);
+      c = this.o.port.newestComment
+        ? (await this.o.port.newestComment(issue, wanted, count)).found
+        : (await this.o.port.comments(issue)).filter(wanted).at(-1);
+    }
+    if (!c) return { log: empty };
+    const log = readAdhocComment(c.body, this.o.seal(issue, c.id));
+    return typeof log === "object" ? { log, commentId: c.id } : { log: empty };
+  }
+
+  /**
+   * Whether this issue's work recurs, and if so, suggests `/systematise` here: at least
+   * RECURRENCE - 1 other issues with the same labels recorded the same findings by hand, none
+   * of them was told already, and no run was ever started here (the issue is ad hoc).
+   */
+  private async recurs(log: AdhocLog): Promise<boolean> {
+    const { port, issue } = this.o;
+    const labels = issue.labels ?? [];
+    const keys = recordedKeys(log);
+    if (log.suggested || keys.length === 0 || labels.length === 0 || !port.issuesLabelled)
+      return false;
+    if ((await port.statusComments(issue.number)).length > 0) return false;
+    const candidates = (await port.issuesLabelled(labels, CANDIDATE_ISSUES))
+      .filter((i) => i.number !== issue.number && i.comments > 0 && sameSet(i.labels, labels))
+      .slice(0, LOGS_READ);
+    const alike: number[] = [];
+    for (const c of candidates) {
+      const other = (await this.log(c.number, c.comments)).log;
+      if (other.suggested) return false;
+      if (sameSet(recordedKeys(other), keys)) alike.push(c.number);
+    }
+    if (alike.length < RECURRENCE - 1) return false;
+    await port.createComment(
+      issue.number,
+      renderMarkdown(
+        paragraph(
+          "This work was done by hand before: ",
+          ...alike.sort((a, b) => a - b).flatMap((n, i) => [...(i > 0 ? [", "] : []), issueRef(n)]),
+          " recorded the same findings (",
+          ...keys.flatMap((k, i) => [...(i > 0 ? [", "] : []), code(k)]),
+          ") under the same labels. ",
+          code("/systematise <id>"),
+          " drafts a playbook from this issue and proposes it in a pull request for review.",
+        ),
+        raw(`<!-- ${SUGGESTION_MARKER} -->`),
+      ),
+    );
+    return true;
+  }
+}
