@@ -209,6 +209,7 @@ export async function runBot(o: BotEnv): Promise<number> {
     config,
     coordination,
     inProcess: true,
+    ephemeralStore: true,
     wakeUps: false,
     clock,
     onTicks: (t) => {

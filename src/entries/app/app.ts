@@ -93,6 +93,12 @@ export interface PlaybookBotOptions {
    * event, the app's own edit of the status comment bringing the next).
    */
   inProcess?: boolean;
+  /**
+   * The coordination store lives for one event only (the Actions runtime): what it would
+   * remember between events — which runs wait for a time or a workflow — the waiting label
+   * carries instead (default false).
+   */
+  ephemeralStore?: boolean;
   /** Given, once loaded, a way to tick one issue's runs now (the Actions runtime's sweeper). */
   onTicks?: (tick: (wake: IssueWakeUp, eventId: string) => Promise<void>) => void;
   /** Where the app's metrics are kept (`GET /metrics`); default: a registry of this app's own. */
@@ -363,12 +369,12 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         // In the Actions runtime a run waiting for a workflow carries the label too: its
         // `workflow_run` finds the issue by it, as no store outlives the workflow run.
         const change =
-          options.inProcess && w.awaitsWorkflow && labelled !== true
+          options.ephemeralStore && w.awaitsWorkflow && labelled !== true
             ? "add"
             : await wakeUps.labelChange(labelled);
         // A store that lives for one event only (the Actions runtime) does not know which runs
         // wait for a time: the label goes once a tick of them all leaves none unfinished.
-        if (change === "remove" && options.inProcess && !w.noneLeft) return;
+        if (change === "remove" && options.ephemeralStore && !w.noneLeft) return;
         if (change) await setWaitingLabel(octokit, owner, repo, issue.number, change);
       });
       return new IssueController({
