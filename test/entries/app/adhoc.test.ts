@@ -1,4 +1,3 @@
-import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../../helpers/fake-github.js";
 import {
@@ -12,7 +11,7 @@ import {
 } from "../../../src/adapters/github/adhoc-log.js";
 import { SHIP } from "./fixtures.js";
 import { SUGGESTION_MARKER } from "../../../src/entries/app/adhoc-work.js";
-import { EXAMPLE_REPO, Harness, makeClock, readStatus, sealOf } from "./harness.js";
+import { Harness, readStatus, sealOf, startApp } from "./harness.js";
 
 let fake: FakeGitHub;
 let h: Harness;
@@ -34,20 +33,10 @@ function logOf(i = 0, issue?: number): AdhocLog {
 }
 
 beforeEach(async () => {
-  nock.disableNetConnect();
-  const clock = makeClock();
-  fake = new FakeGitHub({
-    ...EXAMPLE_REPO,
-    clock,
-    files: { ".github/playbooks/ship.yaml": SHIP },
-  }).install();
-  for (const [who, role] of [
-    ["alice", "write"],
-    ["carol", "triage"],
-    ["bob", "read"],
-  ])
-    fake.permissions.set(who as string, role as string);
-  h = await new Harness(fake, clock).start();
+  ({ fake, h } = await startApp(
+    { ".github/playbooks/ship.yaml": SHIP },
+    { alice: "write", carol: "triage", bob: "read" },
+  ));
   fake.openIssue("Disk full on db-1", "", "alice");
 });
 afterEach(() => fake.uninstall());

@@ -1,8 +1,7 @@
-import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, requestsDuring } from "../../helpers/fake-github.js";
 import { DEPLOY, RELEASE, SHIP } from "./fixtures.js";
-import { BRANCH, example, Harness, makeClock, OWNER, readStatus, EXAMPLE_REPO } from "./harness.js";
+import { BRANCH, example, Harness, OWNER, readStatus, startApp } from "./harness.js";
 
 const TEAM = `apiVersion: playbook-bot/v1
 id: team
@@ -66,12 +65,8 @@ const run = (i = 0) => {
 };
 
 beforeEach(async () => {
-  nock.disableNetConnect();
-  const clock = makeClock();
-  fake = new FakeGitHub({
-    ...EXAMPLE_REPO,
-    clock,
-    files: {
+  ({ fake, h } = await startApp(
+    {
       ".github/playbooks/ship.yaml": SHIP,
       ".github/playbooks/release.yaml": RELEASE,
       ".github/playbooks/deploy.yaml": DEPLOY,
@@ -81,16 +76,9 @@ beforeEach(async () => {
       ".github/playbooks/broken.yaml": "apiVersion: playbook-bot/v1\nid: broken\nsteps: 3\n",
       ".github/playbooks/templates/t.md": "x",
     },
-  }).install();
-  for (const [who, role] of [
-    ["alice", "write"],
-    ["carol", "maintain"],
-    ["erin", "admin"],
-    ["bob", "read"],
-  ])
-    fake.permissions.set(who as string, role as string);
+    { alice: "write", carol: "maintain", erin: "admin", bob: "read" },
+  ));
   fake.teams.set(`${OWNER}/core`, new Set(["bob"]));
-  h = await new Harness(fake, clock).start();
   fake.openIssue("Issue", "", "alice");
 });
 afterEach(() => fake.uninstall());

@@ -107,6 +107,21 @@ export function installedRepository(
   return fake;
 }
 
+/**
+ * The app started on a fake GitHub serving these repository files, with people's roles
+ * (`{ alice: "write" }`); the network is closed to anything else.
+ */
+export async function startApp(
+  files: Record<string, string>,
+  roles: Record<string, string>,
+): Promise<{ fake: FakeGitHub; h: Harness }> {
+  nock.disableNetConnect();
+  const clock = makeClock();
+  const fake = new FakeGitHub({ ...EXAMPLE_REPO, clock, files }).install();
+  for (const [who, role] of Object.entries(roles)) fake.permissions.set(who, role);
+  return { fake, h: await new Harness(fake, clock).start() };
+}
+
 export function makeClock(start = "2026-03-01T09:00:00Z"): () => Date {
   let t = Date.parse(start);
   return () => new Date((t += 1000));

@@ -1,10 +1,9 @@
-import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderStatusComment } from "../../../src/adapters/github/status-comment.js";
 import type { RunState } from "../../../src/core/engine/state.js";
 import { FakeGitHub } from "../../helpers/fake-github.js";
 import { SHIP } from "./fixtures.js";
-import { BRANCH, Harness, makeClock, readStatus, sealOf, EXAMPLE_REPO } from "./harness.js";
+import { BRANCH, Harness, readStatus, sealOf, startApp } from "./harness.js";
 
 /**
  * The security model as an attacker meets it: outsiders open issues and comment, triagers label,
@@ -33,24 +32,14 @@ let fake: FakeGitHub;
 let h: Harness;
 
 beforeEach(async () => {
-  nock.disableNetConnect();
-  const clock = makeClock();
-  fake = new FakeGitHub({
-    ...EXAMPLE_REPO,
-    clock,
-    files: {
+  ({ fake, h } = await startApp(
+    {
       ".github/playbooks/ship.yaml": SHIP,
       ".github/playbooks/form.yaml": FORM,
       ".github/playbooks/broken.yaml": "apiVersion: playbook-bot/v1\nid: broken\nsteps: 3\n",
     },
-  }).install();
-  for (const [who, role] of [
-    ["alice", "write"],
-    ["carol", "maintain"],
-    ["trish", "triage"],
-  ])
-    fake.permissions.set(who as string, role as string);
-  h = await new Harness(fake, clock).start();
+    { alice: "write", carol: "maintain", trish: "triage" },
+  ));
 });
 afterEach(() => fake.uninstall());
 
