@@ -13,6 +13,20 @@ export function hasStateBlock(body: string): boolean {
   return body.includes(`<!-- ${STATE_MARKER} `);
 }
 
+/** A pull request that names an issue, as evidence of the work done on it. */
+export interface LinkedPullRequest {
+  number: number;
+  title: string;
+  /** Its head branch, and the branch it targets. */
+  branch?: string;
+  base?: string;
+  merged: boolean;
+  /** Paths it changes (the first 100). */
+  files?: string[];
+  /** People whose review approved it. */
+  approvedBy?: string[];
+}
+
 export interface ThreadComment {
   id: string;
   author: string;
@@ -66,6 +80,11 @@ export interface GitHubPort extends EffectPerformer {
    */
   mayHaveDone?(key: string): void;
   react(issue: number, commentId: string, reaction: Reaction): Promise<void>;
+  /**
+   * Pull requests of this repository that name the issue (GitHub's cross-references), oldest
+   * first, at most `limit`, with what they changed and who approved them.
+   */
+  linkedPullRequests?(issue: number, limit: number): Promise<LinkedPullRequest[]>;
   /**
    * Issues (not pull requests) carrying every one of `labels`, open or closed, most recently
    * updated first, at most `limit`: where the same work may have been done before.

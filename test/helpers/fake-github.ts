@@ -68,6 +68,10 @@ export interface FakePull {
   reviewers: string[];
   /** Who opened it: the app for pull requests it creates. */
   user: FakeUser;
+  /** Files it changes, as GitHub lists them (set by a test; else the trees' difference). */
+  files?: string[];
+  /** People whose review approved it. */
+  approvedBy?: string[];
 }
 
 export interface FakeCommit {
@@ -475,6 +479,20 @@ export class FakeGitHub {
     const c = this.repo.makeCommit(message, tree, [parent]);
     this.repo.refs.set(ref, c.sha);
     return c;
+  }
+
+  /** Paths whose content differs between a pull request's head and its base. */
+  changedFiles(pr: FakePull): string[] {
+    const treeOf = (ref: string) => {
+      const sha = this.repo.refs.get(`heads/${ref}`);
+      const commit = sha ? this.repo.commits.get(sha) : undefined;
+      return (commit && this.repo.trees.get(commit.tree)) ?? new Map<string, string>();
+    };
+    const head = treeOf(pr.head);
+    const base = treeOf(pr.base);
+    return [...new Set([...head.keys(), ...base.keys()])]
+      .filter((path) => head.get(path) !== base.get(path))
+      .sort();
   }
 
   /** Commits of pull requests' heads, by pull request number. */
@@ -985,6 +1003,30 @@ export class FakeGitHub {
       ];
     }
 
+    // An issue's timeline: the pull requests whose title or body names it (`#n`), as
+    // cross-references.
+    if ((m = /^\/issues\/([0-9]+)\/timeline$/.exec(sub)) && method === "GET") {
+      const n = Number(m[1]);
+      const names = new RegExp(`(^|[^\\w])#${n}(?![\\w])`);
+      const events = [...this.pulls.values()]
+        .filter((pr) => names.test(`${pr.title}\n${pr.body}`))
+        .map((pr) => ({
+          event: "cross-referenced",
+          actor: pr.user,
+          created_at: this.clock().toISOString(),
+          source: {
+            type: "issue",
+            issue: {
+              number: pr.number,
+              title: pr.title,
+              state: pr.state,
+              pull_request: { merged_at: pr.merged ? this.clock().toISOString() : null },
+              repository: { full_name: `${this.owner}/${this.name}` },
+            },
+          },
+        }));
+      return [200, events];
+    }
     // issues
     if (sub === "/issues" && method === "GET") {
       // Like GitHub: open ones unless `state` says otherwise; `labels` names labels all present.
@@ -1112,6 +1154,28 @@ export class FakeGitHub {
       };
       this.pulls.set(number, pr);
       return [201, this.restPull(pr)];
+    }
+    if ((m = /^\/pulls\/([0-9]+)$/.exec(sub)) && method === "GET") {
+      const pr = this.pulls.get(Number(m[1]));
+      return pr ? [200, this.restPull(pr)] : notFound();
+    }
+    if ((m = /^\/pulls\/([0-9]+)\/files$/.exec(sub)) && method === "GET") {
+      const pr = this.pulls.get(Number(m[1]));
+      if (!pr) return notFound();
+      const files = pr.files ?? this.changedFiles(pr);
+      return [200, files.map((filename) => ({ filename, status: "modified" }))];
+    }
+    if ((m = /^\/pulls\/([0-9]+)\/reviews$/.exec(sub)) && method === "GET") {
+      const pr = this.pulls.get(Number(m[1]));
+      if (!pr) return notFound();
+      return [
+        200,
+        (pr.approvedBy ?? []).map((login, i) => ({
+          id: i + 1,
+          user: this.user(login),
+          state: "APPROVED",
+        })),
+      ];
     }
     if ((m = /^\/pulls\/([0-9]+)\/requested_reviewers$/.exec(sub)) && method === "POST") {
       const pr = this.pulls.get(Number(m[1]));

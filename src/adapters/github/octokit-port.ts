@@ -30,6 +30,7 @@ import {
   hasStateBlock,
   type CompletedWorkflowRun,
   type GitHubPort,
+  type LinkedPullRequest,
   type Reaction,
   type ThreadComment,
 } from "../../runtime/github-port.js";
@@ -843,6 +844,56 @@ export class OctokitPort implements GitHubPort {
     };
   }
 
+  async linkedPullRequests(issue: number, limit: number): Promise<LinkedPullRequest[]> {
+    const numbers: number[] = [];
+    // The first pages of the timeline: cross-references come as pull requests name the issue.
+    for (let page = 1; page <= TIMELINE_PAGES && numbers.length < limit; page++) {
+      const { data } = await this.octokit.rest.issues.listEventsForTimeline({
+        owner: this.owner,
+        repo: this.repo,
+        issue_number: issue,
+        per_page: 100,
+        page,
+      });
+      for (const e of data as TimelineReference[]) {
+        const source = e.event === "cross-referenced" ? e.source?.issue : undefined;
+        if (
+          source?.pull_request &&
+          source.repository?.full_name?.toLowerCase() ===
+            `${this.owner}/${this.repo}`.toLowerCase() &&
+          !numbers.includes(source.number) &&
+          numbers.length < limit
+        )
+          numbers.push(source.number);
+      }
+      if (data.length < 100) break;
+    }
+    const out: LinkedPullRequest[] = [];
+    for (const pull_number of numbers) {
+      const at = { owner: this.owner, repo: this.repo, pull_number };
+      const { data: pr } = await this.octokit.rest.pulls.get(at);
+      const { data: files } = await this.octokit.rest.pulls.listFiles({ ...at, per_page: 100 });
+      const { data: reviews } = await this.octokit.rest.pulls.listReviews({ ...at, per_page: 100 });
+      const approvedBy = [
+        ...new Set(
+          reviews
+            .filter((r) => r.state === "APPROVED")
+            .flatMap((r) => (r.user ? [r.user.login] : [])),
+        ),
+      ];
+      out.push({
+        number: pr.number,
+        title: pr.title,
+        branch: pr.head.ref,
+        base: pr.base.ref,
+        merged: pr.merged === true || pr.merged_at != null,
+        files: files.map((f) => f.filename),
+        ...(approvedBy.length > 0 ? { approvedBy } : {}),
+      });
+    }
+    return out;
+  }
+
   async issuesLabelled(
     labels: readonly string[],
     limit: number,
@@ -1146,4 +1197,19 @@ const DOING: { [K in EffectKind]: (params: EffectParams<K>) => string } = {
 
 function describe<K extends EffectKind>(effect: Effect<K>): string {
   return DOING[effect.kind](effect.params);
+}
+
+/** Timeline pages read for an issue's cross-references (100 events each). */
+const TIMELINE_PAGES = 3;
+
+/** The part of a timeline event a cross-reference is read from. */
+interface TimelineReference {
+  event?: string;
+  source?: {
+    issue?: {
+      number: number;
+      pull_request?: unknown;
+      repository?: { full_name?: string };
+    };
+  };
 }

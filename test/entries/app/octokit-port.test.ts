@@ -360,3 +360,51 @@ describe("effects", () => {
       ).toMatchObject({ ok: false, error: { message: `the app may not ${what}` } });
   });
 });
+
+describe("evidence of work on an issue", () => {
+  it("finds the pull requests that name the issue, with their files and approvals", async () => {
+    fake.pushAs("fix-disk", "Rotate WAL", { "ops/wal.sh": "rotate" });
+    const fix = fake.openPullAs("alice", "fix-disk", "Rotate the WAL archive", "Fixes #1");
+    fix.approvedBy = ["carol", "carol", "erin"];
+    // Open, its files are what its head changes.
+    expect((await port.linkedPullRequests(1, 5))[0]).toMatchObject({
+      merged: false,
+      files: ["ops/wal.sh"],
+    });
+    fake.closePull(fix.number, true);
+    fix.files = ["ops/wal.sh"];
+    fake.openPullAs("bob", "other", "Unrelated", "See #10 and #1x");
+    const docs = fake.openPullAs("bob", "docs", "Runbook for #1", "");
+    docs.files = ["docs/disk.md"];
+    expect(await port.linkedPullRequests(1, 5)).toEqual([
+      {
+        number: fix.number,
+        title: "Rotate the WAL archive",
+        branch: "fix-disk",
+        base: BRANCH,
+        merged: true,
+        files: ["ops/wal.sh"],
+        approvedBy: ["carol", "erin"],
+      },
+      {
+        number: docs.number,
+        title: "Runbook for #1",
+        branch: "docs",
+        base: BRANCH,
+        merged: false,
+        files: ["docs/disk.md"],
+      },
+    ]);
+    expect(await port.linkedPullRequests(1, 1)).toHaveLength(1);
+  });
+
+  it("lists issues with every label asked for, leaving pull requests out", async () => {
+    fake.openIssue("Two", "", "alice", ["db", "disk"]);
+    fake.openIssue("Three", "", "alice", ["db"]);
+    fake.postAs(2, "alice", "hi");
+    expect(await port.issuesLabelled(["db", "disk"], 10)).toEqual([
+      { number: 2, labels: ["db", "disk"], comments: 1 },
+    ]);
+    expect((await port.issuesLabelled(["db"], 10)).map((i) => i.number)).toEqual([3, 2]);
+  });
+});
