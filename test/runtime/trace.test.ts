@@ -6,6 +6,7 @@ import type { RunState } from "../../src/core/engine/state.js";
 import { runSeed } from "../../src/core/trace/build.js";
 import type { StoredTraceRecord, TraceRecord } from "../../src/core/trace/types.js";
 import { checkStoredRecord } from "../../src/core/trace/types.js";
+import type { EffectOutcome } from "../../src/runtime/effects.js";
 import { Interpreter } from "../../src/runtime/interpreter.js";
 import type { TraceLog, TraceRead } from "../../src/runtime/ports.js";
 import { ManualClock } from "../../src/runtime/time.js";
@@ -149,7 +150,7 @@ function setup(trace: TraceLog, warn?: (line: string) => void) {
       store: { save: (run) => void saved.push(run) },
       teller: { tell: () => undefined },
       effects: {
-        perform: async (effect) => {
+        perform: async (effect): Promise<EffectOutcome> => {
           clock.advance(250);
           return effect.kind === "tool_call"
             ? {
