@@ -508,3 +508,49 @@ describe("record outcomes for people who cannot act", () => {
     });
   });
 });
+
+describe("trace records of branches that run side by side", () => {
+  it("records the fork as a wait, then one act per branch's effect and per step that finished", () => {
+    const d = new Driver(
+      bundle(yaml`
+        apiVersion: playbook-bot/v1
+        id: par
+        steps:
+          - id: checks
+            type: parallel
+            join: all
+            branches:
+              lint:
+                - { id: lint-say, type: comment, body: lint }
+              tests:
+                - { id: tests-say, type: comment, body: tests }
+          - { id: done, type: end }
+      `),
+    );
+    d.start();
+    expect(d.cont().records).toEqual([
+      expect.objectContaining({
+        step: "checks",
+        kind: "parallel",
+        outcome: "waiting",
+        detail: "started 2 branch(es)",
+      }),
+    ]);
+    const entered = d.cont();
+    expect(entered.records?.map((r) => [r.step, r.tool, r.outcome])).toEqual([
+      ["lint-say", "comment", "waiting"],
+      ["tests-say", "comment", "waiting"],
+    ]);
+    const keys = Object.fromEntries(entered.effects.map((e) => [e.step, e.key]));
+    d.tick(5_000);
+    const lint = d.answer({ id: "c-1", url: "u" }, keys["lint-say"]);
+    expect(lint.records?.map((r) => [r.step, r.outcome, r.duration_ms])).toEqual([
+      ["lint-say", "success", 5_000],
+    ]);
+    const tests = d.answer({ id: "c-2", url: "u" }, keys["tests-say"]);
+    expect(tests.records?.map((r) => [r.step, r.outcome])).toEqual([
+      ["tests-say", "success"],
+      ["checks", "success"],
+    ]);
+  });
+});
