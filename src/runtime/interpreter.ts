@@ -3,6 +3,7 @@ import type { AdvanceResult, Effect, RunEvent } from "../core/engine/events.js";
 import { durationMs } from "../core/engine/policy.js";
 import { activeFrame, isFinished, type RunState } from "../core/engine/state.js";
 import type { EffectOutcome, EffectPerformer } from "./effects.js";
+import { storedRecords } from "./trace.js";
 import type {
   Clock,
   EffectGuard,
@@ -12,6 +13,7 @@ import type {
   RunStore,
   Scheduler,
   Teller,
+  TraceLog,
   Wake,
 } from "./ports.js";
 
@@ -26,6 +28,10 @@ export interface InterpreterPorts {
   clock: Clock;
   /** Absent: every wait for time stops the interpreter. */
   scheduler?: Scheduler;
+  /** Where each result's trace records go (digested); absent: they are not kept. */
+  trace?: TraceLog;
+  /** Told what went wrong without stopping the run (a trace that could not be written). */
+  warn?: (line: string) => void;
 }
 
 /** The ids of the events the interpreter sends: each must be new to the run (it drops repeats). */
@@ -131,6 +137,8 @@ export class Interpreter {
         run = result.run;
         yield* answer(store.save(run, result));
       }
+      // After the save: a record tells what a saved state did (or a refusal, which saves nothing).
+      if (result.records?.length) yield* answer(this.appendTrace(result));
       yield* answer(teller.tell(result.messages, result));
       if (woke && !result.changed && ++this.idleWakeups > this.maxIdle())
         return { run, result, stop: "idle" };
@@ -172,6 +180,27 @@ export class Interpreter {
           : { type: "timeout", id: this.ids.timeout(run) },
       );
     }
+  }
+
+  /**
+   * The result's records, digested, appended to the trace log: the one place they are kept. An
+   * append that fails is told and the run goes on (the state's bounded summary still has it).
+   */
+  private appendTrace(result: AdvanceResult): MaybePromise<void> {
+    const { trace } = this.ports;
+    if (!trace || !result.records?.length) return undefined;
+    const runId = result.run.id;
+    const warn = (err: unknown): void =>
+      (this.ports.warn ?? console.warn)(
+        `trace: could not append the records of run ${runId}: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    try {
+      const done = trace.append(runId, storedRecords(result.records));
+      if (isThenable(done)) return Promise.resolve(done).then(() => undefined, warn);
+    } catch (err) {
+      warn(err);
+    }
+    return undefined;
   }
 
   private maxIdle(): number {

@@ -1,6 +1,7 @@
 import type { PlaybookError } from "../core/engine/errors.js";
 import type { AdvanceResult, Effect, Message } from "../core/engine/events.js";
 import type { RunState } from "../core/engine/state.js";
+import type { StoredTraceRecord } from "../core/trace/types.js";
 
 /**
  * What a port answers: at once, or later. The interpreter awaits either; `interpretNow` (for ports
@@ -71,3 +72,20 @@ export interface Handoff {
  * command. The run has ended by then, so no result goes back to it.
  */
 export type HandoffHook = (handoff: Handoff, run: RunState) => MaybePromise<void>;
+
+/**
+ * Where a run's trace records are kept (src/runtime/trace.ts makes them): the coordination store
+ * (the app), a JSONL file next to the run's state (the CLI), memory (tests). Appending a record
+ * whose span id is there already adds nothing (a redelivered event, a replay).
+ */
+export interface TraceLog {
+  append(runId: string, records: readonly StoredTraceRecord[]): MaybePromise<void>;
+  /** The run's records in the order they were appended, and how many a bound dropped. */
+  read(runId: string): MaybePromise<TraceRead>;
+}
+
+export interface TraceRead {
+  records: StoredTraceRecord[];
+  /** Records the store dropped to stay within its bound (the oldest first). */
+  dropped: number;
+}

@@ -1,7 +1,13 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import { MAX_RUN_ID, RUN_ID_PATTERN, STATE_VERSION, type RunState } from "../core/engine/state.js";
+import {
+  MAX_ORIGIN_KEY,
+  MAX_RUN_ID,
+  RUN_ID_PATTERN,
+  STATE_VERSION,
+  type RunState,
+} from "../core/engine/state.js";
 
 /**
  * The run state's shape, checked whenever state is read back (a file someone edited, a comment
@@ -166,6 +172,17 @@ export const RUN_STATE_SCHEMA = {
     end: { type: "object" },
     outputs: { type: "object", additionalProperties: value },
     selfApproved: { type: "array", items: { type: "string" } },
+    // Optional: states written before runs had an origin load as they are.
+    origin: {
+      type: "object",
+      required: ["run", "root", "key"],
+      additionalProperties: false,
+      properties: {
+        run: { type: "string", maxLength: MAX_RUN_ID, pattern: RUN_ID_PATTERN },
+        root: { type: "string", maxLength: MAX_RUN_ID, pattern: RUN_ID_PATTERN },
+        key: { type: "string", maxLength: MAX_ORIGIN_KEY },
+      },
+    },
     recentEvents: { type: "array", items: { type: "string" } },
     trace: { type: "array", items: { type: "object" } },
     traceDropped: { type: "integer", minimum: 0 },

@@ -166,7 +166,8 @@ export class RedisCoordination implements Coordination, LockBackend {
   readonly kind = "redis";
   readonly where: string;
   readonly client: Redis;
-  private readonly prefix: string;
+  /** Put before every key (see RedisCoordinationOptions.prefix). */
+  readonly prefix: string;
   private readonly lockDefaults: LockOptions;
   private readonly log: NonNullable<RedisCoordinationOptions["log"]>;
   private down = false;

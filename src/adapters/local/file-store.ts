@@ -60,6 +60,11 @@ export class FileRunStore {
     return join(this.dir, `run-${id}.json`);
   }
 
+  /** The trace of an open run: next to its state (see trace-file.ts). */
+  traceFileOf(id: string): string {
+    return traceFileNextTo(this.fileOf(id));
+  }
+
   historyFileOf(run: RunState): string {
     const d = new Date(run.startedAt);
     const p = (n: number): string => String(n).padStart(2, "0");
@@ -71,6 +76,26 @@ export class FileRunStore {
       p(d.getUTCDate()),
       `run-${run.id}.json`,
     );
+  }
+
+  /**
+   * Where a run's state file is, open or archived (the history folder of the day its id names),
+   * or undefined when it is in neither.
+   */
+  locate(id: string): string | undefined {
+    const open = this.fileOf(id);
+    if (existsSync(open)) return open;
+    const m = /^([0-9]{4})([0-9]{2})([0-9]{2})-/.exec(id);
+    if (!m) return undefined;
+    const archived = join(
+      this.dir,
+      "history",
+      m[1] as string,
+      m[2] as string,
+      m[3] as string,
+      `run-${id}.json`,
+    );
+    return existsSync(archived) ? archived : undefined;
   }
 
   /** Keep a copy of a playbook's source under its hash; returns its path relative to the store. */
@@ -97,10 +122,12 @@ export class FileRunStore {
     writeAtomic(this.fileOf(record.run.id), JSON.stringify(record, null, 2) + "\n");
   }
 
-  /** Move a finished run to the history folder. */
+  /** Move a finished run to the history folder, its trace with it. */
   archive(record: LocalRunRecord): string {
     const target = this.historyFileOf(record.run);
     writeAtomic(target, JSON.stringify(record, null, 2) + "\n");
+    const trace = this.traceFileOf(record.run.id);
+    if (existsSync(trace)) renameSync(trace, traceFileNextTo(target));
     rmSync(this.fileOf(record.run.id), { force: true });
     return target;
   }
@@ -174,6 +201,11 @@ export class FileRunStore {
     const ignore = join(this.dir, ".gitignore");
     if (!existsSync(ignore)) writeAtomic(ignore, "*\n");
   }
+}
+
+/** A run's trace file: `run-<id>.trace.jsonl` beside its `run-<id>.json`, open or archived. */
+export function traceFileNextTo(stateFile: string): string {
+  return `${stateFile.replace(/\.json$/, "")}.trace.jsonl`;
 }
 
 function corruptHint(file: string): string {

@@ -20,6 +20,7 @@ import {
 import { renderTemplate, runResolver } from "./render.js";
 import {
   DEFAULT_MAX_STEPS,
+  MAX_ORIGIN_KEY,
   MAX_RECENT_EVENTS,
   MAX_TRACE,
   STATE_VERSION,
@@ -35,6 +36,7 @@ import {
   type Lane,
   type LaneEnd,
   type RunContext,
+  type RunOrigin,
   type RunState,
   type Scalar,
   type StepResult,
@@ -62,6 +64,7 @@ import type { StepList } from "../format/graph.js";
 import { FOR_EACH_LIMITS } from "../format/schema.js";
 import { AI_TOOL_CALLS_PER_STEP, type AiParams } from "../steps/ai/effect.js";
 import { foldResults, MAX_FINDINGS, MAX_OUTPUTS_PER_STEP, stepStatus } from "./state-bounds.js";
+import { startRecord, traceRecords } from "../trace/build.js";
 
 export const DEFAULT_MAX_DEPTH = 10;
 
@@ -87,6 +90,8 @@ export interface StartRequest {
   runToken?: string;
   /** Without a token: a three-digit index (`001`), for fixed ids in tests and playbook tests. */
   runIndex?: number;
+  /** Set when another run's handoff starts this one: the new run carries on its trace. */
+  origin?: RunOrigin;
 }
 
 /** The part of a run id after its date and time. */
@@ -144,12 +149,19 @@ export function start(req: StartRequest, env: EngineEnv): StartResult {
     traceDropped: 0,
   };
   if (req.initiator.permission) run.initiatorPermission = req.initiator.permission;
+  if (req.origin)
+    run.origin = {
+      run: req.origin.run,
+      root: req.origin.root,
+      key: req.origin.key.slice(0, MAX_ORIGIN_KEY),
+    };
   return {
     ok: true,
     result: {
       run,
       effects: [],
       finished: [],
+      records: [startRecord(run, req.eventId, req.initiator)],
       // A silent playbook does not announce itself either.
       messages: req.bundle.playbook.interaction_mode?.includes("silent")
         ? []
@@ -199,6 +211,13 @@ function newFrame(
  * always give the same result; nothing here does I/O.
  */
 export function advance(run: RunState, event: RunEvent, env: EngineEnv): AdvanceResult {
+  const result = transition(run, event, env);
+  const records = traceRecords(run, event, result, env);
+  if (records.length > 0) result.records = records;
+  return result;
+}
+
+function transition(run: RunState, event: RunEvent, env: EngineEnv): AdvanceResult {
   if (run.recentEvents.includes(event.id))
     return unchanged(run, { outcome: "ignored", reason: "this event was already handled" });
   if (event.type === "continue" && event.seq !== run.seq) return unchanged(run);

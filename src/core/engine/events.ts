@@ -1,6 +1,7 @@
 import type { PlaybookError } from "./errors.js";
 import type { Actor, RunState, Scalar, Value } from "./state.js";
 import type { EffectSpecs } from "../steps/effects.js";
+import type { TraceRecord } from "../trace/types.js";
 
 export type CommandName = "approve" | "reject" | "choose" | "record" | "call" | "retry" | "cancel";
 
@@ -139,6 +140,11 @@ export interface AdvanceResult {
   wakeAt?: string;
   /** Whether the state changed (false: a duplicate, stale or irrelevant event). */
   changed: boolean;
+  /**
+   * What the transition did, one trace record per act (src/core/trace): absent when it did
+   * nothing worth a record. Raw values: the runtime digests them before they are kept.
+   */
+  records?: TraceRecord[];
 }
 
 export type InputValues = Record<string, Scalar>;

@@ -191,6 +191,22 @@ export interface TraceEntry {
   end: string;
 }
 
+/**
+ * Where a run started by another run's handoff came from: its trace goes on in that run's (see
+ * src/core/trace). Each value is bounded (`MAX_ORIGIN_KEY`).
+ */
+export interface RunOrigin {
+  /** The run that handed off. */
+  run: string;
+  /** The run the trace started with (the handing-off run's own origin root, or that run). */
+  root: string;
+  /** The key of the handoff's `start_playbook` effect (`<run>/handoff/<playbook>`). */
+  key: string;
+}
+
+/** The longest handoff key a run's origin keeps. */
+export const MAX_ORIGIN_KEY = 200;
+
 /** Context captured at start; values are capped so that issue text cannot bloat the state. */
 export interface RunContext {
   issue?: { number?: number; title?: string; url?: string; author?: string };
@@ -225,6 +241,8 @@ export interface RunState {
   outputs?: Record<string, Value>;
   /** Set when an initiator approved their own run (allowed by the policy); recorded for audit. */
   selfApproved?: string[];
+  /** Set when another run handed off to this one. */
+  origin?: RunOrigin;
   recentEvents: string[];
   trace: TraceEntry[];
   traceDropped: number;

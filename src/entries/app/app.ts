@@ -37,6 +37,9 @@ import {
   type LockOptions,
 } from "../../runtime/coordination.js";
 import { openCoordination } from "../../adapters/coordination/index.js";
+import { openTraceLog } from "../../adapters/coordination/trace-log.js";
+import type { TraceLog } from "../../runtime/ports.js";
+import { guardedTraceLog, scopedTraceLog } from "../../runtime/trace.js";
 import type { AppConfig } from "./config.js";
 import type { HostCapabilities } from "../../core/engine/requirements.js";
 import { appHost } from "../../runtime/host.js";
@@ -103,6 +106,11 @@ export interface PlaybookBotOptions {
   onTicks?: (tick: (wake: IssueWakeUp, eventId: string) => Promise<void>) => void;
   /** Where the app's metrics are kept (`GET /metrics`); default: a registry of this app's own. */
   metrics?: AppMetrics;
+  /**
+   * Where runs' trace records are kept (`playbook-bot trace`): default, beside the coordination
+   * store (Redis, or this process's memory); `false`: not kept.
+   */
+  trace?: TraceLog | false;
 }
 
 /** How long a handled delivery is remembered (GitHub's redeliveries come within days). */
@@ -244,6 +252,8 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         : `coordination: Redis at ${coordination.where}; replicas share locks, delivery dedupe and run bookkeeping`,
     );
     serving.attach(app, coordination);
+    const traceLog =
+      options.trace === false ? undefined : (options.trace ?? openTraceLog(coordination));
     try {
       addHandler?.(healthz);
       addHandler?.(serving.routes);
@@ -381,6 +391,14 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         port,
         wakeUps,
         observe: serving.runObserver(`${owner}/${repo}#${issue.number}`),
+        // A trace that cannot be written is logged; the run goes on.
+        ...(traceLog
+          ? {
+              trace: guardedTraceLog(scopedTraceLog(traceLog, `${owner}/${repo}`), (line) =>
+                app.log.warn(line),
+              ),
+            }
+          : {}),
         host,
         catalog: async () => catalogOf((await head()).tiered),
         stateKey: repositoryStateKey(config.stateSecret, ids.installation, ids.repository),

@@ -21,7 +21,8 @@ import { Interpreter } from "../../runtime/interpreter.js";
 import { RecordingScheduler } from "../../runtime/time.js";
 import type { Scheduler } from "../../runtime/ports.js";
 import type { IssueWakeUps } from "./wake-ups.js";
-import type { Handoff } from "../../runtime/ports.js";
+import type { Handoff, TraceLog } from "../../runtime/ports.js";
+import { handoffOrigin } from "../../core/trace/build.js";
 import {
   MAX_TRACE,
   activeFrame,
@@ -31,6 +32,7 @@ import {
   type Actor,
   type Frame,
   type RunContext,
+  type RunOrigin,
   type RunState,
 } from "../../core/engine/state.js";
 import { commandLines } from "../../core/engine/lanes.js";
@@ -146,6 +148,8 @@ export interface ControllerOptions {
   host?: HostCapabilities;
   /** Told what runs do (metrics and logs); absent: nobody is. */
   observe?: RunObserver;
+  /** Where runs' trace records go (see src/runtime/trace.ts); absent: they are not kept. */
+  trace?: TraceLog;
 }
 
 /** What the controller reports as it goes: runs starting and changing status, effects, refusals. */
@@ -622,6 +626,7 @@ export class IssueController {
     actor: Actor,
     eventId: string,
     alert?: NonNullable<RunContext["alert"]>,
+    origin?: RunOrigin,
   ): Promise<Reply> {
     // A redelivered start (the process restarted since): the run it started remembers the event.
     if (IssueController.handled(await this.liveRuns(), eventId)) return { outcome: "accepted" };
@@ -645,6 +650,7 @@ export class IssueController {
         context: alert ? { ...this.context(), alert } : this.context(),
         // The issue number keeps ids apart across issues; the key makes them unguessable.
         runToken: issueRunToken(this.o.issue.number, eventId, this.o.stateKey),
+        ...(origin ? { origin } : {}),
       },
       this.env(await this.headCatalog()),
     );
@@ -1258,6 +1264,7 @@ export class IssueController {
         handoff: (handoff, run) => this.handOff(handoff, run),
         clock: { now: this.o.clock },
         scheduler: this.scheduler,
+        ...(this.o.trace ? { trace: this.o.trace } : {}),
       },
       { env: { playbooks: (id) => loaded.catalog.get(id) }, inProcess: this.o.inProcess },
     );
@@ -1275,6 +1282,9 @@ export class IssueController {
       },
       { login: run.initiator },
       handoff.key,
+      undefined,
+      // The new run carries on this run's trace.
+      handoffOrigin(run, handoff.key),
     );
   }
 }

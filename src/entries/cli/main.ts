@@ -37,6 +37,7 @@ import {
 } from "./local-playbooks.js";
 import { parseScript, ScriptError, simulate } from "./simulate.js";
 import { runCase } from "./playbook-tests.js";
+import { traceCommand } from "./trace-command.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 
 /** Exit codes: 0 valid / done, 1 invalid playbooks, 2 the tool itself failed (bad use, I/O). */
@@ -293,6 +294,23 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         if (opts.repo) o.repo = opts.repo;
         if (opts.allowScripts) o.allowScripts = true;
         code = await resumeCommand(runId, o, io);
+      },
+    );
+
+  program
+    .command("trace")
+    .description("export a local run's trace (every act of the run) as JSON or OTLP/JSON")
+    .argument("<run>", "run id (see .playbook-runs/) or the run's state file")
+    .addOption(
+      new Option("-f, --format <format>", "output format")
+        .choices(["json", "otlp"])
+        .default("json"),
+    )
+    .option("-o, --output <file>", "write the trace to this file instead of standard output")
+    .option("--repo <dir>", "git work tree of the run (default: the current folder)")
+    .action(
+      async (run: string, opts: { format: "json" | "otlp"; output?: string; repo?: string }) => {
+        code = await traceCommand(run, { ...opts, version: version() }, io);
       },
     );
 

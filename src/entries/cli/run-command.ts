@@ -24,6 +24,7 @@ import type { OctokitPort } from "../../adapters/github/octokit-port.js";
 import { localGitHub } from "./github-remote.js";
 import { formatText } from "../../core/format/report/text.js";
 import { FileRunStore, StateError, type LocalRunRecord } from "../../adapters/local/file-store.js";
+import { FileTraceLog } from "../../adapters/local/trace-file.js";
 import {
   delegateClosure,
   disabledBy,
@@ -317,6 +318,7 @@ function makeRunner(
     io: rio,
     clock: io.clock ?? (() => new Date()),
     operator: operator(),
+    trace: new FileTraceLog(store),
   };
   if (github) deps.github = github;
   const hook = faultHook();

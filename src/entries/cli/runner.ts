@@ -8,6 +8,7 @@ import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { EffectOutcome } from "../../runtime/effects.js";
 import { Interpreter, pickUp, type Stop } from "../../runtime/interpreter.js";
 import { SleepScheduler } from "../../runtime/time.js";
+import type { TraceLog } from "../../runtime/ports.js";
 import type { LocalEffects } from "../../adapters/local/effects.js";
 import type { FileRunStore, LocalRunRecord } from "../../adapters/local/file-store.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
@@ -45,6 +46,8 @@ export interface RunnerDeps {
   };
   /** Called after an effect was performed and before its result is saved (fault injection). */
   afterEffect?: (effect: Effect) => void;
+  /** Where the run's trace records go (a JSONL file beside its state). */
+  trace?: TraceLog;
 }
 
 interface StepTiming {
@@ -79,6 +82,7 @@ export class Runner {
         effects: { perform: (effect, run) => this.perform(effect, run) },
         handoff: (handoff) =>
           deps.io.log(`handoff: continue with \`playbook-bot run ${handoff.playbook}\``),
+        ...(deps.trace ? { trace: deps.trace, warn: (line: string) => deps.io.log(line) } : {}),
         clock,
         scheduler: new SleepScheduler({
           clock,

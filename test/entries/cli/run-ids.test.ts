@@ -17,8 +17,11 @@ describe("local run ids", () => {
       ids.push(id as string);
     }
     const day = join(repo, ".playbook-runs", "history", "2024", "03", "05");
-    expect(readdirSync(day)).toHaveLength(3);
-    expect(readdirSync(day).sort()).toEqual(ids.map((id) => `run-${id}.json`).sort());
+    // Each run's state, and its trace beside it.
+    expect(readdirSync(day)).toHaveLength(6);
+    expect(readdirSync(day).sort()).toEqual(
+      ids.flatMap((id) => [`run-${id}.json`, `run-${id}.trace.jsonl`]).sort(),
+    );
     // Readable date and time, then random characters.
     for (const id of ids) expect(id).toMatch(/^20240305-1020-[a-z0-9]{6}$/);
     for (const id of ids)

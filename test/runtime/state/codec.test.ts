@@ -30,6 +30,30 @@ describe("runStateProblems", () => {
     expect(runStateProblems(sampleRun())).toEqual([]);
   });
 
+  it("accepts the origin of a run a handoff started, and a state without one", () => {
+    const origin = {
+      run: "20260301-1000-001",
+      root: "20260301-0900-001",
+      key: "20260301-1000-001/handoff/next",
+    };
+    expect(runStateProblems({ ...sampleRun(), origin })).toEqual([]);
+    expect("origin" in sampleRun()).toBe(false);
+    expect(runStateProblems(sampleRun())).toEqual([]);
+  });
+
+  it("refuses an origin that names no run, a key past its bound, or fields of its own", () => {
+    const origin = { run: "20260301-1000-001", root: "20260301-1000-001", key: "k" };
+    const bad = [
+      { ...origin, run: "../../etc" },
+      { ...origin, root: "x".repeat(60) },
+      { ...origin, key: "k".repeat(201) },
+      { ...origin, extra: "value" },
+      { run: origin.run, root: origin.root },
+    ];
+    for (const o of bad)
+      expect(runStateProblems({ ...sampleRun(), origin: o }).join("\n")).toContain("/origin");
+  });
+
   it("names the field that is wrong", () => {
     const run = { ...sampleRun(), status: "bogus" };
     expect(runStateProblems(run).join("\n")).toContain("/status");

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   FileRunStore,
   StateError,
+  traceFileNextTo,
   writeAtomic,
   type LocalRunRecord,
 } from "../../../src/adapters/local/file-store.js";
@@ -91,6 +92,25 @@ describe("FileRunStore", () => {
     expect(JSON.parse(readFileSync(target, "utf8"))).toEqual(rec);
     expect(existsSync(s.fileOf(rec.run.id))).toBe(false);
     expect(s.list()).toEqual([]);
+  });
+
+  it("moves a run's trace file to the history folder with its state, and finds either by id", () => {
+    const s = store();
+    const rec = record({ run: { ...sampleRun(), status: "completed" } });
+    const id = rec.run.id;
+    s.save(rec);
+    writeFileSync(s.traceFileOf(id), "{}\n");
+    expect(s.traceFileOf(id)).toBe(join(s.dir, `run-${id}.trace.jsonl`));
+    expect(s.locate(id)).toBe(s.fileOf(id));
+    const target = s.archive(rec);
+    expect(existsSync(s.traceFileOf(id))).toBe(false);
+    expect(readFileSync(traceFileNextTo(target), "utf8")).toBe("{}\n");
+    expect(traceFileNextTo(target)).toBe(
+      join(s.dir, "history", "2024", "03", "05", `run-${id}.trace.jsonl`),
+    );
+    expect(s.locate(id)).toBe(target);
+    expect(s.locate("20240305-1020-999")).toBeUndefined();
+    expect(s.locate("not-a-run")).toBeUndefined();
   });
 
   it("dates the history folder in UTC", () => {

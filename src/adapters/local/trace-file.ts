@@ -1,0 +1,88 @@
+import {
+  appendFileSync,
+  mkdirSync,
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from "node:fs";
+import { dirname } from "node:path";
+import { checkStoredRecord, checkStoredRecords } from "../../core/trace/types.js";
+import type { StoredTraceRecord } from "../../core/trace/types.js";
+import type { TraceLog, TraceRead } from "../../runtime/ports.js";
+import { traceFileNextTo, type FileRunStore } from "./file-store.js";
+
+/** What a trace file held: its records, and the lines that were not records (passed over). */
+export interface TraceFileRead extends TraceRead {
+  invalid: number;
+}
+
+/**
+ * A JSONL trace file, one record a line. A line that is not a record (a write cut short by a
+ * crash, an edit) is counted and passed over; a span is read once.
+ */
+export function readTraceFile(file: string): TraceFileRead {
+  if (!existsSync(file)) return { records: [], dropped: 0, invalid: 0 };
+  const records: unknown[] = [];
+  let invalid = 0;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const r = checkStoredRecord(JSON.parse(line));
+      if (r) records.push(r);
+      else invalid++;
+    } catch {
+      invalid++;
+    }
+  }
+  return { records: checkStoredRecords(records), dropped: 0, invalid };
+}
+
+/** Whether a file's last byte is not a line break (a line cut short). */
+function endsMidLine(file: string): boolean {
+  if (!existsSync(file)) return false;
+  const size = statSync(file).size;
+  if (size === 0) return false;
+  const fd = openSync(file, "r");
+  try {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The CLI's trace log: `run-<id>.trace.jsonl` beside the run's state file (it moves to the
+ * history folder with it). Spans already in the file are not written again.
+ */
+export class FileTraceLog implements TraceLog {
+  private readonly spans = new Map<string, Set<string>>();
+
+  constructor(private readonly store: FileRunStore) {}
+
+  append(runId: string, records: readonly StoredTraceRecord[]): void {
+    const file = this.store.traceFileOf(runId);
+    let spans = this.spans.get(runId);
+    if (!spans) {
+      spans = new Set(readTraceFile(file).records.map((r) => r.span_id));
+      this.spans.set(runId, spans);
+    }
+    const known = spans;
+    const fresh = checkStoredRecords(records).filter((r) => !known.has(r.span_id));
+    if (fresh.length === 0) return;
+    const text = fresh.map((r) => JSON.stringify(r)).join("\n") + "\n";
+    mkdirSync(dirname(file), { recursive: true });
+    // A line a crash cut short stays a line of its own.
+    appendFileSync(file, endsMidLine(file) ? `\n${text}` : text);
+    for (const r of fresh) known.add(r.span_id);
+  }
+
+  read(runId: string): TraceFileRead {
+    const state = this.store.locate(runId);
+    return readTraceFile(state ? traceFileNextTo(state) : this.store.traceFileOf(runId));
+  }
+}
