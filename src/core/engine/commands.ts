@@ -14,6 +14,7 @@ export const COMMANDS = [
   "retry",
   "cancel",
   "status",
+  "trace",
   "help",
 ] as const;
 export type CommandWord = (typeof COMMANDS)[number];
@@ -84,6 +85,7 @@ const HELP: [string, string][] = [
   ["/retry", "retry a failed or stalled step"],
   ["/cancel", "cancel the run"],
   ["/status", "show where the run stands"],
+  ["/trace [json|otlp]", "the whole trace of this issue's runs and work by hand"],
   ["/help", "this list"],
 ];
 

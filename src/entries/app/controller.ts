@@ -40,6 +40,9 @@ import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { NormalizedAlert } from "../../core/alerts/types.js";
 import { HELP_TEXT, parseCommands } from "../../core/engine/commands.js";
 import { AdhocWork } from "./adhoc-work.js";
+import { issueTrace } from "../../adapters/github/issue-trace.js";
+import { renderTraceComment } from "../../adapters/github/trace-comment.js";
+import { exportTrace, type TraceFormat } from "../../core/trace/export.js";
 import type { GitHubPort, ThreadComment } from "../../runtime/github-port.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import type { Approvers, Permission } from "../../core/format/types.js";
@@ -763,6 +766,7 @@ export class IssueController {
     }
     if (name === "run") return this.runCommand(args, comment, eventId);
     if (name === "note") return this.recordByHand("note", args, comment, eventId);
+    if (name === "trace") return this.traceReply(args, comment);
     // `/status` lists every run; the other commands act on runs that may still move.
     const live = name === "status" ? undefined : await this.liveRuns();
     const runs = live?.runs ?? (await this.runs());
@@ -865,6 +869,46 @@ export class IssueController {
         reason: `@${comment.author} may not record work on this issue; that needs ${DEFAULT_RUN_PERMISSION} access or more`,
       };
     return this.adhoc.record(kind, args, comment, eventId);
+  }
+
+  /**
+   * `/trace [json|otlp]`: the issue's whole trace — every run's (what the trace log kept, then
+   * its state's summary) and the work done by hand — as a reply, for people with triage access.
+   */
+  private async traceReply(
+    args: import("../../core/engine/events.js").CommandArgs,
+    comment: ThreadComment,
+  ): Promise<Reply> {
+    const word = (args.positional[0] ?? "json").toLowerCase();
+    if (word !== "json" && word !== "otlp")
+      return { outcome: "refused", reason: "name a format: `/trace` (JSON) or `/trace otlp`" };
+    const actor = await this.actor(comment.author, comment.bot);
+    if (!atLeast(actor, DEFAULT_RUN_PERMISSION))
+      return {
+        outcome: "refused",
+        reason: `@${comment.author} may not read this issue's trace; that needs ${DEFAULT_RUN_PERMISSION} access or more`,
+      };
+    const runs = await this.runs();
+    const logged = await Promise.all(
+      runs.map(async (r) => ({ run: r.run, logged: await this.o.trace?.read(r.run.id) })),
+    );
+    const key = { owner: this.o.repo.owner, repo: this.o.repo.name, number: this.o.issue.number };
+    const trace = issueTrace(
+      logged.map((l) => (l.logged ? l : { run: l.run })),
+      (await this.adhoc.log()).log,
+      key,
+    );
+    const format: TraceFormat = word;
+    const body = renderTraceComment(
+      trace.runs,
+      trace.records,
+      exportTrace(trace.records, trace.runs, format),
+      format,
+      `npx playbook-bot trace ${key.owner}/${key.repo}#${key.number}${format === "otlp" ? " --format otlp" : ""}`,
+    );
+    return (await this.replyTo(body))
+      ? { outcome: "accepted" }
+      : { outcome: "refused", reason: "" };
   }
 
   /** Work done by hand on this issue (its ad-hoc log). */

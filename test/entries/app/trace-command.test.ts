@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { FakeGitHub } from "../../helpers/fake-github.js";
+import { SHIP } from "./fixtures.js";
+import { type Harness, startApp } from "./harness.js";
+
+let fake: FakeGitHub;
+let h: Harness;
+
+const bodies = () => [...fake.comments.values()].map((c) => c.body);
+const reactionsTo = (id: number) =>
+  fake.reactions.filter((r) => r.commentId === id).map((r) => r.content);
+/** The export in a /trace reply's code block. */
+function exported(body: string | undefined): Record<string, unknown> {
+  const m = /^(`{3,})json\n([\s\S]*?)\n\1$/m.exec(body ?? "");
+  if (!m) throw new Error(`no export in ${body}`);
+  return JSON.parse(m[2]!) as Record<string, unknown>;
+}
+
+beforeEach(async () => {
+  ({ fake, h } = await startApp(
+    { ".github/playbooks/ship.yaml": SHIP },
+    { alice: "write", carol: "maintain", bob: "read" },
+  ));
+  fake.openIssue("Ship it", "", "alice");
+});
+afterEach(() => fake.uninstall());
+
+type Doc = {
+  format: string;
+  trace_id: string | null;
+  runs: { run_id: string; playbook: string; status: string }[];
+  records: {
+    event: string;
+    actor: string;
+    step?: string;
+    tool?: string;
+    outcome: string;
+    authority: { claim: string; granted: boolean };
+    outputs?: string;
+  }[];
+};
+
+describe("/trace", () => {
+  it("replies with the issue's whole trace: its runs and its work by hand", async () => {
+    await h.comment(1, "alice", "/note looked at the release notes first");
+    await h.comment(1, "alice", "/run ship");
+    await h.comment(1, "carol", "/approve");
+    await h.comment(1, "alice", "/trace");
+    const reply = bodies().at(-1);
+    expect(reply).toMatch(/^\*\*Trace of this issue\*\* — 2 runs, \d+ records\./);
+    expect(reply).toContain("`npx playbook-bot trace Codertocat/Hello-World#1`");
+    const doc = exported(reply) as unknown as Doc;
+    expect(doc.format).toBe("playbook-bot-trace/v1");
+    // Two traces: the run's and the issue's work by hand.
+    expect(doc.trace_id).toBeNull();
+    expect(doc.runs.map((r) => [r.playbook, r.status])).toEqual([
+      ["(work by hand)", "recorded"],
+      ["ship", "waiting"],
+    ]);
+    const events = doc.records.map((r) => `${r.event} ${r.actor} ${r.step ?? ""}`.trim());
+    expect(events[0]).toBe("/note alice");
+    expect(events).toContain("/approve carol approve");
+    const approve = doc.records.find((r) => r.event === "/approve")!;
+    expect(approve.authority).toMatchObject({ claim: "maintain", granted: true });
+    expect(doc.records.some((r) => r.tool === "git")).toBe(true);
+    // Values are digests, never the text.
+    const note = doc.records.find((r) => r.event === "/note")!;
+    expect(note.outputs).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(JSON.stringify(doc)).not.toContain("release notes");
+  });
+
+  it("exports OTLP/JSON, and refuses other formats and people without triage access", async () => {
+    await h.comment(1, "alice", "/run ship");
+    await h.comment(1, "alice", "/trace otlp");
+    const otlp = exported(bodies().at(-1)) as {
+      resourceSpans: { scopeSpans: { spans: { traceId: string; name: string }[] }[] }[];
+    };
+    const spans = otlp.resourceSpans[0]!.scopeSpans[0]!.spans;
+    expect(spans.length).toBeGreaterThan(1);
+    expect(spans.every((s) => /^[0-9a-f]{32}$/.test(s.traceId))).toBe(true);
+    await h.comment(1, "alice", "/trace yaml");
+    expect(bodies().at(-1)).toBe(
+      "> /trace yaml\n\n👎 name a format: `/trace` (JSON) or `/trace otlp`",
+    );
+    const bobs = await h.comment(1, "bob", "/trace");
+    expect(reactionsTo(bobs)).toEqual(["eyes", "-1"]);
+  });
+
+  it("keeps what people wrote inert in the reply", async () => {
+    await h.comment(1, "alice", "/run ship");
+    await h.comment(1, "carol", "/reject ```` </details> @carol <!-- x");
+    await h.comment(1, "alice", "/trace");
+    const reply = bodies().at(-1)!;
+    // The trace says what happened (rejected), not what people wrote: their text never reaches it.
+    const doc = exported(reply) as unknown as Doc & { records: { detail?: string }[] };
+    expect(doc.records.at(-1)).toMatchObject({
+      event: "/reject",
+      actor: "carol",
+      outcome: "failure",
+    });
+    expect(reply).not.toContain("@carol");
+    expect(reply).not.toContain("<!-- x");
+    // One collapsed block for the table and one for the export: nothing closes them early.
+    expect(reply.split("\n").filter((l) => l === "</details>")).toHaveLength(2);
+  });
+});
