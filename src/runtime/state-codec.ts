@@ -224,7 +224,7 @@ function pack(text: string): string {
 }
 
 function unpack(payload: string): string {
-  // Only a payload whose signature verified gets here, and it still may not inflate past 1 MiB.
+  // A payload may not inflate past 1 MiB, verified or not.
   return inflateRawSync(Buffer.from(payload, "base64url"), {
     maxOutputLength: 1024 * 1024,
   }).toString("utf8");
@@ -277,19 +277,36 @@ export function decodeSigned(
   text: string,
   seal: StateSeal,
 ): { ok: true; run: RunState } | DecodeFailure {
+  return decodeBlock(text, seal);
+}
+
+/**
+ * Decode without verifying the seal: for reading a thread's runs where the repository's key is not
+ * at hand (`playbook-bot trace owner/repo#n` without STATE_SECRET). Never for acting on a run.
+ */
+export function decodeUnverified(text: string): { ok: true; run: RunState } | DecodeFailure {
+  return decodeBlock(text, undefined);
+}
+
+function decodeBlock(
+  text: string,
+  seal: StateSeal | undefined,
+): { ok: true; run: RunState } | DecodeFailure {
   const m = /^(\S+) ([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(text.trim());
   if (!m || (m[1] as string).length > MAX_RUN_ID || !RUN_ID.test(m[1] as string))
     return { ok: false, reason: "corrupt", detail: "the state block is not in the expected form" };
   const [, runId, payload, mac] = m as unknown as [string, string, string, string];
-  const expected = Buffer.from(sign(runId, payload, seal));
-  const given = Buffer.from(mac);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-    return {
-      ok: false,
-      reason: "tampered",
-      detail:
-        "the state block's signature does not match: it was edited, copied from another comment, issue or repository, or written by someone else",
-    };
+  if (seal) {
+    const expected = Buffer.from(sign(runId, payload, seal));
+    const given = Buffer.from(mac);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+      return {
+        ok: false,
+        reason: "tampered",
+        detail:
+          "the state block's signature does not match: it was edited, copied from another comment, issue or repository, or written by someone else",
+      };
+    }
   }
   let json: string;
   try {

@@ -153,12 +153,23 @@ export function renderAdhocComment(log: AdhocLog, seal: StateSeal): string {
  * comment carries none, `"tampered"` when it carries one that does not verify.
  */
 export function readAdhocComment(body: string, seal: StateSeal): AdhocLog | "tampered" | undefined {
+  return readBlock(body, seal);
+}
+
+/** The log in a comment without verifying its seal: for reading only (a trace export). */
+export function readAdhocUnverified(body: string): AdhocLog | "tampered" | undefined {
+  return readBlock(body, undefined);
+}
+
+function readBlock(body: string, seal: StateSeal | undefined): AdhocLog | "tampered" | undefined {
   const m = ADHOC_BLOCK.exec(body);
   if (!m) return hasAdhocBlock(body) ? "tampered" : undefined;
   const [, payload, given] = m as unknown as [string, string, string];
-  const expected = Buffer.from(mac(payload, seal));
-  const got = Buffer.from(given);
-  if (expected.length !== got.length || !timingSafeEqual(expected, got)) return "tampered";
+  if (seal) {
+    const expected = Buffer.from(mac(payload, seal));
+    const got = Buffer.from(given);
+    if (expected.length !== got.length || !timingSafeEqual(expected, got)) return "tampered";
+  }
   try {
     const o = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Partial<AdhocLog>;
     if (!Array.isArray(o.entries)) return "tampered";

@@ -35,6 +35,7 @@ import { stepStatus } from "../../core/engine/state-bounds.js";
 import { MERMAID_MAX_EDGES, neighbourhood, renderMermaid } from "../../core/format/mermaid.js";
 import {
   decodeSigned,
+  decodeUnverified,
   encodeSigned,
   type DecodeFailure,
   type StateSeal,
@@ -438,4 +439,13 @@ export function readStatusComment(
   const m = BLOCK.exec(body);
   if (!m) return { ok: false, reason: "absent", detail: "no state block" };
   return decodeSigned(m[1] as string, seal);
+}
+
+/** A status comment's run without verifying its seal: for reading only (see decodeUnverified). */
+export function readStatusUnverified(
+  body: string,
+): { ok: true; run: RunState } | DecodeFailure | { ok: false; reason: "absent"; detail: string } {
+  const m = BLOCK.exec(body);
+  if (!m) return { ok: false, reason: "absent", detail: "no state block" };
+  return decodeUnverified(m[1] as string);
 }

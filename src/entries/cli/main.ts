@@ -38,6 +38,7 @@ import {
 import { parseScript, ScriptError, simulate } from "./simulate.js";
 import { runCase } from "./playbook-tests.js";
 import { traceCommand } from "./trace-command.js";
+import { issueTraceCommand, parseIssueRef } from "./issue-trace-command.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 
 /** Exit codes: 0 valid / done, 1 invalid playbooks, 2 the tool itself failed (bad use, I/O). */
@@ -299,8 +300,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
 
   program
     .command("trace")
-    .description("export a local run's trace (every act of the run) as JSON or OTLP/JSON")
-    .argument("<run>", "run id (see .playbook-runs/) or the run's state file")
+    .description(
+      "export a trace as JSON or OTLP/JSON: a local run's (every act of it), or an issue's (owner/repo#n: its runs and work by hand, read with GITHUB_TOKEN)",
+    )
+    .argument("<run>", "run id (see .playbook-runs/), the run's state file, or owner/repo#n")
     .addOption(
       new Option("-f, --format <format>", "output format")
         .choices(["json", "otlp"])
@@ -308,8 +311,36 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     )
     .option("-o, --output <file>", "write the trace to this file instead of standard output")
     .option("--repo <dir>", "git work tree of the run (default: the current folder)")
+    .option(
+      "--installation <id>",
+      "owner/repo#n: the app's installation id, with STATE_SECRET, to check the state seals (0, the default, for the Actions runtime)",
+    )
     .action(
-      async (run: string, opts: { format: "json" | "otlp"; output?: string; repo?: string }) => {
+      async (
+        run: string,
+        opts: { format: "json" | "otlp"; output?: string; repo?: string; installation?: string },
+      ) => {
+        const issue = parseIssueRef(run);
+        if (issue) {
+          const installation = Number(opts.installation ?? 0);
+          if (!Number.isSafeInteger(installation) || installation < 0) {
+            io.err("playbook-bot: --installation takes a number, the app's installation id\n");
+            code = 1;
+            return;
+          }
+          code = await issueTraceCommand(
+            issue,
+            {
+              format: opts.format,
+              installation,
+              version: version(),
+              ...(opts.output ? { output: opts.output } : {}),
+            },
+            io,
+            process.env,
+          );
+          return;
+        }
         code = await traceCommand(run, { ...opts, version: version() }, io);
       },
     );

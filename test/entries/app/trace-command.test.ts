@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { FakeGitHub } from "../../helpers/fake-github.js";
 import { SHIP } from "./fixtures.js";
-import { type Harness, startApp } from "./harness.js";
+import { CONFIG, INSTALLATION_ID, type Harness, startApp } from "./harness.js";
+import { runCli } from "../../helpers/cli.js";
 
 let fake: FakeGitHub;
 let h: Harness;
@@ -23,7 +24,10 @@ beforeEach(async () => {
   ));
   fake.openIssue("Ship it", "", "alice");
 });
-afterEach(() => fake.uninstall());
+afterEach(() => {
+  vi.unstubAllEnvs();
+  fake.uninstall();
+});
 
 type Doc = {
   format: string;
@@ -102,5 +106,57 @@ describe("/trace", () => {
     expect(reply).not.toContain("<!-- x");
     // One collapsed block for the table and one for the export: nothing closes them early.
     expect(reply.split("\n").filter((l) => l === "</details>")).toHaveLength(2);
+  });
+});
+
+describe("playbook-bot trace owner/repo#n", () => {
+  const ISSUE = "Codertocat/Hello-World#1";
+
+  it("reads an issue's runs and work by hand from its thread, checking the seals", async () => {
+    await h.comment(1, "alice", "/run ship");
+    await h.comment(1, "carol", "/approve");
+    await h.comment(1, "alice", "/note branch looks fine");
+    vi.stubEnv("GITHUB_TOKEN", "ghs_test");
+    vi.stubEnv("STATE_SECRET", CONFIG.stateSecret);
+    const r = await runCli(["trace", ISSUE, "--installation", String(INSTALLATION_ID)]);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out) as Doc;
+    expect(doc.runs.map((x) => x.playbook)).toEqual(["ship", "(work by hand)"]);
+    expect(doc.records.map((x) => x.event)).toEqual(
+      expect.arrayContaining(["start", "/approve", "/note"]),
+    );
+    // With another installation the seals do not check: nothing is believed, and it says so.
+    const wrong = await runCli(["trace", ISSUE, "--installation", "99", "--format", "otlp"]);
+    expect(wrong.code).toBe(0);
+    expect(wrong.err).toMatch(/2 block\(s\) left out: their seal or their form does not check/);
+    expect(JSON.parse(wrong.out)).toMatchObject({
+      resourceSpans: [{ scopeSpans: [{ spans: [] }] }],
+    });
+  });
+
+  it("reads the blocks unverified without STATE_SECRET, says so, and never reads a person's paste", async () => {
+    await h.comment(1, "alice", "/run ship");
+    const status = fake.statusComments(1)[0]!;
+    // A person pastes the status comment: it is not the app's, so it is not read.
+    fake.postAs(1, "alice", status.body);
+    vi.stubEnv("GITHUB_TOKEN", "ghs_test");
+    vi.stubEnv("STATE_SECRET", "");
+    const r = await runCli(["trace", ISSUE]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain("read without checking their seals");
+    expect((JSON.parse(r.out) as Doc).runs).toHaveLength(1);
+  });
+
+  it("needs a token, and says what GitHub answered", async () => {
+    vi.stubEnv("GITHUB_TOKEN", "");
+    vi.stubEnv("GH_TOKEN", "");
+    const none = await runCli(["trace", ISSUE]);
+    expect(none.code).toBe(1);
+    expect(none.err).toContain("needs a token: set GITHUB_TOKEN");
+    vi.stubEnv("GITHUB_TOKEN", "ghs_test");
+    const missing = await runCli(["trace", "Codertocat/Nope#1"]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/cannot read Codertocat\/Nope#1 \(GitHub answered 404\)/);
   });
 });
