@@ -103,11 +103,11 @@ export function permissionRank(p: Permission): number {
   return PERMISSIONS.indexOf(p);
 }
 
-/** A recorded value for a golden case: a finite number, a boolean, or one bounded line. */
+/** A recorded value for a golden case: a finite number, a boolean, or one bounded, inert line. */
 export function asFindingValue(raw: unknown, max: number): string | number | boolean {
   if (typeof raw === "boolean") return raw;
   if (typeof raw === "number" && Number.isFinite(raw)) return raw;
-  return bound(stripControls(String(raw), false).trim(), max).text;
+  return inert(neutraliseTemplates(bound(stripControls(String(raw), false).trim(), max).text));
 }
 
 /** A branch name safe to name in a playbook as written (no template, a plain, valid git ref). */
