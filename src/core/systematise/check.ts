@@ -13,7 +13,14 @@ export interface CheckOptions {
 }
 
 export type CheckResult =
-  { ok: true; playbook: PlaybookDocument; warnings: string[] } | { ok: false; problems: string[] };
+  | {
+      ok: true;
+      playbook: PlaybookDocument;
+      warnings: string[];
+      /** The system whose dialect the text is written in, when it is not a v1 playbook. */
+      dialect?: string;
+    }
+  | { ok: false; problems: string[] };
 
 /** `file:line:column: message [rule]`, as the CLI's text format reads. */
 function line(file: string, d: { line: number; column: number; message: string; rule: string }) {
@@ -38,6 +45,7 @@ export function checkPlaybookText(
     ok: true,
     playbook: report.playbook,
     warnings: report.diagnostics.map((d) => line(file, d)),
+    ...(report.dialect !== undefined ? { dialect: report.dialect } : {}),
   };
 }
 
@@ -47,7 +55,12 @@ export function checkPlaybookText(
  */
 export function serialisePlaybook(value: unknown): string {
   const y = yamlLibrary();
-  return y.dump(value, { schema: y.CORE_SCHEMA, noRefs: true, lineWidth: 100 });
+  return y.dump(value, {
+    schema: y.CORE_SCHEMA,
+    noRefs: true,
+    lineWidth: 100,
+    quoteStyle: "double",
+  });
 }
 
 /** Deep equality of plain data (YAML values): mapping key order does not matter. */
