@@ -106,6 +106,42 @@ const GENERIC_PREFIXES = [
   "status:",
 ];
 
+/**
+ * The labels of an issue that say what it is about, as written (they must match to start a run):
+ * generic labels, the bot's and alerts' labels, and labels that are not plain text are skipped.
+ */
+export function triggerLabels(
+  raw: readonly unknown[] | undefined,
+  genericLabels: readonly string[] = GENERIC_LABELS,
+  max = DEFAULT_DRAFT_LIMITS.maxLabels,
+): { labels: string[]; skipped: string[] } {
+  const generic = new Set(genericLabels.map((l) => l.toLowerCase()));
+  const labels: string[] = [];
+  const skipped: string[] = [];
+  for (const value of Array.isArray(raw) ? raw : []) {
+    const label = String(value);
+    const lower = label.toLowerCase().trim();
+    const clean =
+      label.length > 0 &&
+      label.length <= 50 &&
+      stripControls(label, false) === label &&
+      label.trim() === label &&
+      !isTemplated(label);
+    if (
+      !clean ||
+      generic.has(lower) ||
+      GENERIC_PREFIXES.some((p) => lower.startsWith(p)) ||
+      /^p[0-4]$/.test(lower)
+    ) {
+      skipped.push(oneLine(label, 50));
+      continue;
+    }
+    if (labels.some((l) => l.toLowerCase() === lower) || labels.length >= max) continue;
+    labels.push(label);
+  }
+  return { labels, skipped };
+}
+
 export interface DraftOptions {
   /** Playbooks the validation knows besides the draft (handoff targets, locked system ids). */
   known?: KnownPlaybook[];
@@ -728,31 +764,11 @@ export function draftPlaybook(
   }
 
   // --- Metadata: name and description from the title; labels that say what the issue is about.
-  const generic = new Set((options.genericLabels ?? GENERIC_LABELS).map((l) => l.toLowerCase()));
-  const labels: string[] = [];
-  const skippedLabels: string[] = [];
-  for (const raw of Array.isArray(evidence.issue.labels) ? evidence.issue.labels : []) {
-    const label = String(raw);
-    const lower = label.toLowerCase().trim();
-    const clean =
-      label.length > 0 &&
-      label.length <= 50 &&
-      stripControls(label, false) === label &&
-      label.trim() === label &&
-      !isTemplated(label);
-    if (
-      !clean ||
-      generic.has(lower) ||
-      GENERIC_PREFIXES.some((p) => lower.startsWith(p)) ||
-      /^p[0-4]$/.test(lower)
-    ) {
-      skippedLabels.push(oneLine(label, 50));
-      continue;
-    }
-    if (labels.some((l) => l.toLowerCase() === lower) || labels.length >= limits.maxLabels)
-      continue;
-    labels.push(label);
-  }
+  const { labels, skipped: skippedLabels } = triggerLabels(
+    evidence.issue.labels,
+    options.genericLabels ?? GENERIC_LABELS,
+    limits.maxLabels,
+  );
 
   const playbook: Record<string, unknown> = {
     apiVersion: "playbook-bot/v1",

@@ -4,7 +4,8 @@
  * `advice`, a file's `content`, …) is a template in the format, so `{{ … }}`, `{% … %}` and
  * `${…}` written by people would be filled in (or refused) when the run gets there; here they are
  * broken apart (`{ {`, `{ %`, `$ {`) so that they read the same and are never templates. Mentions
- * and HTML comment markers are made inert the way the engine makes values inert.
+ * and HTML comment markers are made inert the way the engine makes values inert. Bounds apply to
+ * the text as written in the playbook, escapes included; a cut never makes a template or mention.
  */
 import { inert } from "../engine/render.js";
 import { ID_PATTERN, PERMISSIONS } from "../format/schema.js";
@@ -50,7 +51,7 @@ export function neutraliseTemplates(text: string): string {
 /** People's text as one line of prose for a playbook field: bounded, clean, inert. */
 export function oneLine(text: string, max: number): string {
   const flat = stripControls(text, false).replace(/\s+/g, " ").trim();
-  return inert(neutraliseTemplates(bound(flat, max).text));
+  return bound(inert(neutraliseTemplates(flat)), max).text;
 }
 
 /** People's text as a paragraph or more of prose: line breaks kept, bounded, clean, inert. */
@@ -61,7 +62,7 @@ export function prose(text: string, max: number): string {
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
-  return inert(neutraliseTemplates(bound(clean, max).text));
+  return bound(inert(neutraliseTemplates(clean)), max).text;
 }
 
 /** Whether text holds nothing a template or the engine's inert rendering would act on. */
@@ -107,7 +108,7 @@ export function permissionRank(p: Permission): number {
 export function asFindingValue(raw: unknown, max: number): string | number | boolean {
   if (typeof raw === "boolean") return raw;
   if (typeof raw === "number" && Number.isFinite(raw)) return raw;
-  return inert(neutraliseTemplates(bound(stripControls(String(raw), false).trim(), max).text));
+  return bound(inert(neutraliseTemplates(stripControls(String(raw), false).trim())), max).text;
 }
 
 /** A branch name safe to name in a playbook as written (no template, a plain, valid git ref). */

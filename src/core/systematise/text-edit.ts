@@ -14,6 +14,8 @@ interface TextEdit {
   start: number;
   end: number;
   text: string;
+  /** How deep the edited value sits: of two insertions at one place, the deeper goes first. */
+  depth: number;
   seq: number;
 }
 
@@ -205,8 +207,8 @@ export class SourceEditor {
     return { start, end: this.lineAfter(end), indent: head - start };
   }
 
-  private add(start: number, end: number, text: string): true {
-    this.edits.push({ start, end, text, seq: this.seq++ });
+  private add(start: number, end: number, text: string, depth = 0): true {
+    this.edits.push({ start, end, text, depth, seq: this.seq++ });
     return true;
   }
 
@@ -289,9 +291,9 @@ export class SourceEditor {
     const anchor = this.entryLines([...seqPath, Math.max(after, 0)]);
     if (!anchor) return false;
     const text = this.indented(blockLines(value, flowFrom), anchor.indent, "- ");
-    if (after < 0) return this.add(anchor.start, anchor.start, `${text}\n`);
+    if (after < 0) return this.add(anchor.start, anchor.start, `${text}\n`, seqPath.length);
     const gap = this.text[anchor.end - 1] === "\n" ? "" : "\n";
-    return this.add(anchor.end, anchor.end, `${gap}${text}\n`);
+    return this.add(anchor.end, anchor.end, `${gap}${text}\n`, seqPath.length);
   }
 
   /**
@@ -326,12 +328,19 @@ export class SourceEditor {
     if (!anchor || !first) return false;
     const lines = blockLines({ [key]: value }, flowFrom + 1, 0);
     const gap = this.text[anchor.end - 1] === "\n" ? "" : "\n";
-    return this.add(anchor.end, anchor.end, `${gap}${this.indented(lines, first.indent)}\n`);
+    return this.add(
+      anchor.end,
+      anchor.end,
+      `${gap}${this.indented(lines, first.indent)}\n`,
+      mapPath.length,
+    );
   }
 
   /** The edited text, or undefined when two edits overlap. */
   result(): string | undefined {
-    const edits = [...this.edits].sort((a, b) => a.start - b.start || a.seq - b.seq);
+    const edits = [...this.edits].sort(
+      (a, b) => a.start - b.start || b.depth - a.depth || a.seq - b.seq,
+    );
     for (let i = 1; i < edits.length; i++) {
       const prev = edits[i - 1] as TextEdit;
       const cur = edits[i] as TextEdit;
