@@ -289,8 +289,11 @@ export class SourceEditor {
       return this.setValue(seqPath, next);
     }
     const anchor = this.entryLines([...seqPath, Math.max(after, 0)]);
-    if (!anchor) return false;
-    const text = this.indented(blockLines(value, flowFrom), anchor.indent, "- ");
+    const neighbour = this.locs.get(pointerOf([...seqPath, Math.max(after, 0)]));
+    if (!anchor || !neighbour) return false;
+    // Next to items written in flow style, the new item is written the same way.
+    const lines = this.isFlow(neighbour) ? [flowText(value)] : blockLines(value, flowFrom);
+    const text = this.indented(lines, anchor.indent, "- ");
     if (after < 0) return this.add(anchor.start, anchor.start, `${text}\n`, seqPath.length);
     const gap = this.text[anchor.end - 1] === "\n" ? "" : "\n";
     return this.add(anchor.end, anchor.end, `${gap}${text}\n`, seqPath.length);
@@ -323,7 +326,7 @@ export class SourceEditor {
     const keys = Object.keys(current);
     const anchorKey = after !== undefined && keys.includes(after) ? after : keys[keys.length - 1];
     if (anchorKey === undefined) return false;
-    const anchor = this.entryLines([...mapPath, anchorKey]);
+    const anchor = this.entryLines([...mapPath, anchorKey], true);
     const first = this.entryLines([...mapPath, keys[0] as string], true);
     if (!anchor || !first) return false;
     const lines = blockLines({ [key]: value }, flowFrom + 1, 0);
