@@ -5,7 +5,7 @@ import {
   adhocSignature,
   signatureParts,
   similar,
-} from "../../../src/core/systematise/signature.js";
+} from "../../../src/core/systematise/index.js";
 import type { IssueEvidence } from "../../../src/core/systematise/evidence.js";
 import { incidentEvidence } from "./fixtures.js";
 import { diagnosticsOf, expectPasses, runGoldenCases } from "./helpers.js";
