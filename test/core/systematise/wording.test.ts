@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { draftPlaybook } from "../../../src/core/systematise/draft.js";
 import { applyWording, type Draft } from "../../../src/core/systematise/wording.js";
-import {
-  adhocSignature,
-  signatureParts,
-  similar,
-} from "../../../src/core/systematise/index.js";
+import { adhocSignature, signatureParts, similar } from "../../../src/core/systematise/index.js";
 import type { IssueEvidence } from "../../../src/core/systematise/evidence.js";
 import { incidentEvidence } from "./fixtures.js";
 import { diagnosticsOf, expectPasses, runGoldenCases } from "./helpers.js";
