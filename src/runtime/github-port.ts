@@ -1,4 +1,5 @@
-import type { EffectPerformer } from "./effects.js";
+import type { EffectOutcome, EffectPerformer } from "./effects.js";
+import type { LinkedPullRequest } from "../core/systematise/evidence.js";
 import type { WorkflowRunFacts } from "../core/engine/events.js";
 import type { Frame } from "../core/engine/state.js";
 import type { Permission } from "../core/format/types.js";
@@ -13,18 +14,15 @@ export function hasStateBlock(body: string): boolean {
   return body.includes(`<!-- ${STATE_MARKER} `);
 }
 
-/** A pull request that names an issue, as evidence of the work done on it. */
-export interface LinkedPullRequest {
-  number: number;
+export type { LinkedPullRequest };
+
+/** Files proposed in a pull request of the app's (a drafted or improved playbook). */
+export interface FileProposal {
+  branch: string;
+  files: { path: string; content: string }[];
+  message: string;
   title: string;
-  /** Its head branch, and the branch it targets. */
-  branch?: string;
-  base?: string;
-  merged: boolean;
-  /** Paths it changes (the first 100). */
-  files?: string[];
-  /** People whose review approved it. */
-  approvedBy?: string[];
+  body: string;
 }
 
 export interface ThreadComment {
@@ -85,6 +83,16 @@ export interface GitHubPort extends EffectPerformer {
    * first, at most `limit`, with what they changed and who approved them.
    */
   linkedPullRequests?(issue: number, limit: number): Promise<LinkedPullRequest[]>;
+  /**
+   * Proposes files in a pull request that names the issue: a branch from the default branch (the
+   * same one again when it exists), a commit of the files, the pull request (the open one again).
+   * `key` makes it idempotent, as an effect's key does. The app never merges it.
+   */
+  proposeFiles?(
+    issue: number,
+    key: string,
+    proposal: FileProposal,
+  ): Promise<EffectOutcome<"pull_request">>;
   /**
    * Issues (not pull requests) carrying every one of `labels`, open or closed, most recently
    * updated first, at most `limit`: where the same work may have been done before.

@@ -481,6 +481,14 @@ export class FakeGitHub {
     return c;
   }
 
+  /** A file's text at the head of a branch, or undefined. */
+  fileAt(branch: string, path: string): string | undefined {
+    const sha = this.repo.refs.get(`heads/${branch}`);
+    const commit = sha ? this.repo.commits.get(sha) : undefined;
+    const blob = commit ? this.repo.trees.get(commit.tree)?.get(path) : undefined;
+    return blob === undefined ? undefined : this.repo.blobs.get(blob);
+  }
+
   /** Paths whose content differs between a pull request's head and its base. */
   changedFiles(pr: FakePull): string[] {
     const treeOf = (ref: string) => {

@@ -30,6 +30,8 @@ export interface AdhocLog {
   dropped: number;
   /** When the app suggested `/systematise` on this issue (it does so once). */
   suggested?: string;
+  /** The recorded findings that made it suggest it (so alike issues are not told again). */
+  suggestedFor?: string[];
 }
 
 /** Bounds: the newest entries kept, and the longest key, value and note. */
@@ -178,6 +180,10 @@ function readBlock(body: string, seal: StateSeal | undefined): AdhocLog | "tampe
       dropped: typeof o.dropped === "number" && o.dropped >= 0 ? Math.floor(o.dropped) : 0,
     };
     if (typeof o.suggested === "string") log.suggested = o.suggested.slice(0, 40);
+    if (Array.isArray(o.suggestedFor))
+      log.suggestedFor = o.suggestedFor
+        .filter((k): k is string => typeof k === "string" && KEY.test(k))
+        .slice(0, 50);
     return withEntries(log, o.entries as AdhocEntry[]);
   } catch {
     return "tampered";

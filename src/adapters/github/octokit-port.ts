@@ -30,6 +30,7 @@ import {
   hasStateBlock,
   type CompletedWorkflowRun,
   type GitHubPort,
+  type FileProposal,
   type LinkedPullRequest,
   type Reaction,
   type ThreadComment,
@@ -842,6 +843,33 @@ export class OctokitPort implements GitHubPort {
       ok: true,
       outputs: { number: pr.number, url: pr.html_url, head, merged: false, created: true },
     };
+  }
+
+  async proposeFiles(
+    issue: number,
+    key: string,
+    p: FileProposal,
+  ): Promise<EffectOutcome<"pull_request">> {
+    const effect = <K extends Effect["kind"]>(kind: K, params: Effect<K>["params"]) =>
+      ({ key: `${key}/${kind}`, kind, step: "propose", params }) as Effect<K>;
+    try {
+      const branch = await this.branch(effect("branch", { name: p.branch, if_exists: "reuse" }));
+      if (!branch.ok) return branch;
+      const name = branch.outputs.name;
+      const commit = await this.commit(
+        effect("commit", { branch: name, message: p.message, files: p.files }),
+      );
+      if (!commit.ok) return commit;
+      return await this.pullRequest(
+        effect("pull_request", { head: name, title: p.title, body: p.body }),
+        issue,
+      );
+    } catch (err) {
+      return {
+        ok: false,
+        error: githubError(err, `propose ${p.files.map((f) => f.path).join(", ")}`),
+      };
+    }
   }
 
   async linkedPullRequests(issue: number, limit: number): Promise<LinkedPullRequest[]> {

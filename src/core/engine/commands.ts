@@ -15,6 +15,8 @@ export const COMMANDS = [
   "cancel",
   "status",
   "trace",
+  "systematise",
+  "systematize",
   "help",
 ] as const;
 export type CommandWord = (typeof COMMANDS)[number];
@@ -86,6 +88,10 @@ const HELP: [string, string][] = [
   ["/cancel", "cancel the run"],
   ["/status", "show where the run stands"],
   ["/trace [json|otlp]", "the whole trace of this issue's runs and work by hand"],
+  [
+    "/systematise [id]",
+    "draft playbook <id> from this issue's work, or (without an id) improve the playbook that ran here; proposed in a pull request, never merged",
+  ],
   ["/help", "this list"],
 ];
 

@@ -12,6 +12,7 @@ import {
 import type { GitHubPort, ThreadComment } from "../../runtime/github-port.js";
 import type { StateSeal } from "../../runtime/state-codec.js";
 import type { Coordination } from "../../runtime/coordination.js";
+import { signatureParts } from "../../core/systematise/index.js";
 
 /** How long the coordination store remembers which comment holds an issue's log. */
 const REMEMBER_MS = 30 * 24 * 3600_000;
@@ -33,16 +34,21 @@ export interface AdhocWorkOptions {
   clock: () => Date;
 }
 
-/** What makes ad-hoc work alike: the issue's labels and the findings recorded, both as sets. */
-function recordedKeys(log: AdhocLog): string[] {
-  return [...new Set(log.entries.flatMap((e) => (e.kind === "record" ? [e.key] : [])))].sort();
+/** What makes ad-hoc work alike (see signature.ts): the issue's labels and its recorded findings. */
+function signatureOf(labels: readonly string[] | undefined, log: AdhocLog) {
+  return signatureParts({
+    issue: { number: 0, title: "", labels: [...(labels ?? [])] },
+    adhoc: log.entries.map((e) =>
+      e.kind === "record"
+        ? { kind: "record", key: e.key, value: e.value, actor: e.actor, at: e.at }
+        : { kind: "note", text: e.text, actor: e.actor, at: e.at },
+    ),
+    runs: [],
+    pullRequests: [],
+  });
 }
 
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  const x = [...new Set(a)].sort();
-  const y = [...new Set(b)].sort();
-  return x.length === y.length && x.every((v, i) => v === y[i]);
-}
+const same = (a: readonly string[], b: readonly string[]) => a.join(",") === b.join(",");
 
 /**
  * Work people do by hand on an issue: `/record` with nothing waiting and `/note`, kept in the
@@ -80,8 +86,13 @@ export class AdhocWork {
     const id =
       found.commentId ??
       (await this.o.port.createComment(this.o.issue.number, "Recording work done by hand…")).id;
-    if (!sameSet(recordedKeys(log), recordedKeys(found.log)) && (await this.recurs(log)))
-      log = { ...log, suggested: this.o.clock().toISOString() };
+    const labels = this.o.issue.labels;
+    const changed = !same(
+      signatureOf(labels, log).findings,
+      signatureOf(labels, found.log).findings,
+    );
+    const told = changed ? await this.recurs(log) : undefined;
+    if (told) log = { ...log, suggested: this.o.clock().toISOString(), suggestedFor: told };
     await this.o.port.updateComment(
       this.o.issue.number,
       id,
@@ -123,23 +134,26 @@ export class AdhocWork {
    * RECURRENCE - 1 other issues with the same labels recorded the same findings by hand, none
    * of them was told already, and no run was ever started here (the issue is ad hoc).
    */
-  private async recurs(log: AdhocLog): Promise<boolean> {
+  private async recurs(log: AdhocLog): Promise<string[] | undefined> {
     const { port, issue } = this.o;
     const labels = issue.labels ?? [];
-    const keys = recordedKeys(log);
-    if (log.suggested || keys.length === 0 || labels.length === 0 || !port.issuesLabelled)
-      return false;
-    if ((await port.statusComments(issue.number)).length > 0) return false;
+    const mine = signatureOf(labels, log);
+    if (log.suggested || mine.findings.length === 0 || mine.labels.length === 0) return undefined;
+    if (!port.issuesLabelled) return undefined;
+    if ((await port.statusComments(issue.number)).length > 0) return undefined;
     const candidates = (await port.issuesLabelled(labels, CANDIDATE_ISSUES))
-      .filter((i) => i.number !== issue.number && i.comments > 0 && sameSet(i.labels, labels))
+      .filter((i) => i.number !== issue.number && i.comments > 0)
       .slice(0, LOGS_READ);
     const alike: number[] = [];
     for (const c of candidates) {
       const other = (await this.log(c.number, c.comments)).log;
-      if (other.suggested) return false;
-      if (sameSet(recordedKeys(other), keys)) alike.push(c.number);
+      const theirs = signatureOf(c.labels, other);
+      if (!same(theirs.labels, mine.labels)) continue;
+      // An issue told for these findings: the group was told already.
+      if (other.suggestedFor && same(other.suggestedFor, mine.findings)) return undefined;
+      if (same(theirs.findings, mine.findings)) alike.push(c.number);
     }
-    if (alike.length < RECURRENCE - 1) return false;
+    if (alike.length < RECURRENCE - 1) return undefined;
     await port.createComment(
       issue.number,
       renderMarkdown(
@@ -147,7 +161,7 @@ export class AdhocWork {
           "This work was done by hand before: ",
           ...alike.sort((a, b) => a - b).flatMap((n, i) => [...(i > 0 ? [", "] : []), issueRef(n)]),
           " recorded the same findings (",
-          ...keys.flatMap((k, i) => [...(i > 0 ? [", "] : []), code(k)]),
+          ...mine.findings.flatMap((k, i) => [...(i > 0 ? [", "] : []), code(k)]),
           ") under the same labels. ",
           code("/systematise <id>"),
           " drafts a playbook from this issue and proposes it in a pull request for review.",
@@ -155,6 +169,6 @@ export class AdhocWork {
         raw(`<!-- ${SUGGESTION_MARKER} -->`),
       ),
     );
-    return true;
+    return mine.findings;
   }
 }

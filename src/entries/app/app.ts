@@ -185,6 +185,10 @@ function catalogOf(tiered: Tiered): PlaybookCatalog {
   return {
     get: (id) => tiered.bundles.get(id),
     all: () => [...tiered.bundles.values()],
+    sourceOf: (id) => {
+      const b = tiered.bundles.get(id);
+      return b ? { file: b.file, source: b.source } : undefined;
+    },
     problems: (id) =>
       tiered.reports.find(
         (r) =>
@@ -407,6 +411,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
         issue,
         repo: { owner, name: repo, default_branch: defaultBranch },
         inProcess: options.inProcess ?? false,
+        ai,
         // A pinned commit is used only when it is on the default branch (a fork's pull request
         // head is served by the base repository too).
         catalogAt: async (at) => {

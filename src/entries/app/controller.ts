@@ -40,6 +40,8 @@ import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { NormalizedAlert } from "../../core/alerts/types.js";
 import { HELP_TEXT, parseCommands } from "../../core/engine/commands.js";
 import { AdhocWork } from "./adhoc-work.js";
+import { systematise } from "./systematise.js";
+import type { AiAdapter } from "../../adapters/ai/adapter.js";
 import { issueTrace } from "../../adapters/github/issue-trace.js";
 import { renderTraceComment } from "../../adapters/github/trace-comment.js";
 import { exportTrace, type TraceFormat } from "../../core/trace/export.js";
@@ -83,6 +85,8 @@ export interface PlaybookCatalog {
   all(): PlaybookBundle[];
   /** The report of an invalid playbook with this id (or file name), to show on the issue. */
   problems?(id: string): FileReport | undefined;
+  /** The file a playbook was read from and its text, where known. */
+  sourceOf?(id: string): { file: string; source: string } | undefined;
 }
 
 export interface IssueRef {
@@ -126,6 +130,8 @@ export interface ControllerOptions {
   /** The repository's state key (`repositoryStateKey`): seals every state block to its comment. */
   stateKey: Buffer;
   clock: () => Date;
+  /** The AI adapter: words a drafted playbook (`/systematise`); the mock leaves it as drafted. */
+  ai?: AiAdapter;
   issue: IssueRef;
   repo: { owner: string; name: string; default_branch: string };
   /**
@@ -767,6 +773,8 @@ export class IssueController {
     if (name === "run") return this.runCommand(args, comment, eventId);
     if (name === "note") return this.recordByHand("note", args, comment, eventId);
     if (name === "trace") return this.traceReply(args, comment);
+    if (name === "systematise" || name === "systematize")
+      return this.systematiseReply(args, comment, eventId);
     // `/status` lists every run; the other commands act on runs that may still move.
     const live = name === "status" ? undefined : await this.liveRuns();
     const runs = live?.runs ?? (await this.runs());
@@ -909,6 +917,75 @@ export class IssueController {
     return (await this.replyTo(body))
       ? { outcome: "accepted" }
       : { outcome: "refused", reason: "" };
+  }
+
+  /**
+   * `/systematise [id]`, from people allowed to run playbooks: a playbook drafted from this
+   * issue, or the last one that ran here improved from its runs, proposed in a pull request.
+   */
+  private async systematiseReply(
+    args: import("../../core/engine/events.js").CommandArgs,
+    comment: ThreadComment,
+    eventId: string,
+  ): Promise<Reply> {
+    const id = args.positional[0];
+    const runs = await this.runs();
+    const catalog = await this.headCatalog();
+    const ran = runs[0]?.run.stack[0]?.playbook;
+    const least =
+      (id === undefined && ran !== undefined
+        ? catalog.get(ran)?.playbook.permissions?.run
+        : undefined) ?? DEFAULT_RUN_PERMISSION;
+    const actor = await this.actor(comment.author, comment.bot);
+    if (!atLeast(actor, least))
+      return {
+        outcome: "refused",
+        reason: `@${comment.author} may not /systematise here; that needs ${least} access or more`,
+      };
+    const answer = await systematise(
+      {
+        port: this.o.port,
+        repo: this.o.repo,
+        issue: this.o.issue,
+        known: catalog.all().map((b) => ({ id: b.playbook.id, playbook: b.playbook })),
+        sourceOf: (p) => catalog.sourceOf?.(p),
+        runs: runs.map((r) => {
+          const playbook = r.catalog.get(r.run.stack[0]?.playbook ?? "")?.playbook;
+          return playbook ? { run: r.run, playbook } : { run: r.run };
+        }),
+        adhoc: (await this.adhoc.log()).log,
+        otherRuns: (playbook, limit) => this.runsElsewhere(playbook, limit),
+        ...(this.o.ai ? { ai: this.o.ai } : {}),
+      },
+      id,
+      `systematise/${this.o.issue.number}/${eventId}`,
+    );
+    if (answer.outcome !== "accepted" || answer.body === undefined) return answer;
+    return (await this.replyTo(answer.body))
+      ? { outcome: "accepted" }
+      : { outcome: "refused", reason: "" };
+  }
+
+  /** Runs of a playbook on other issues labelled to start it (`playbook:<id>`), their seals checked. */
+  private async runsElsewhere(
+    playbook: string,
+    limit: number,
+  ): Promise<{ run: RunState; issue: number }[]> {
+    const issues = (await this.o.port.issuesLabelled?.([`playbook:${playbook}`], limit)) ?? [];
+    const out: { run: RunState; issue: number }[] = [];
+    for (const other of issues) {
+      if (other.number === this.o.issue.number) continue;
+      for (const c of await this.o.port.statusComments(other.number)) {
+        const read = readStatusComment(c.body, {
+          key: this.o.stateKey,
+          issue: other.number,
+          comment: c.id,
+        });
+        if (read.ok && read.run.stack[0]?.playbook === playbook)
+          out.push({ run: read.run, issue: other.number });
+      }
+    }
+    return out;
   }
 
   /** Work done by hand on this issue (its ad-hoc log). */

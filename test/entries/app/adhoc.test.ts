@@ -154,7 +154,7 @@ describe("noticing work done by hand again and again", () => {
     expect(suggestions(4)[0]!.body).toContain(
       "This work was done by hand before: #2, #3 recorded the same findings (`disk_pct`, `volume`)",
     );
-    expect(logOf(0, 4).suggested).toBeDefined();
+    expect(logOf(0, 4)).toMatchObject({ suggestedFor: ["disk_pct", "volume"] });
     await h.comment(4, "alice", "/record cause=vacuum");
     await h.comment(4, "alice", "/record cause=vacuum");
     // A fourth is not told again: the group was told already.

@@ -1,0 +1,265 @@
+import type { Reply } from "../../core/engine/events.js";
+import type { RunState } from "../../core/engine/state.js";
+import type { PlaybookDocument } from "../../core/format/types.js";
+import type { KnownPlaybook } from "../../core/rules/analysis/set.js";
+import {
+  applyWording,
+  draftPlaybook,
+  proposeImprovement,
+  type AdhocEntry,
+  type Draft,
+  type IssueEvidence,
+  type RunAdhoc,
+  type RunEvidence,
+  type Wording,
+} from "../../core/systematise/index.js";
+import { runEvidenceOf } from "../../core/systematise/from-state.js";
+import {
+  code,
+  issueRef,
+  list,
+  paragraph,
+  renderMarkdown,
+  strong,
+} from "../../core/markdown/index.js";
+import type { AdhocLog } from "../../adapters/github/adhoc-log.js";
+import { collectAiOutputs, type AiAdapter } from "../../adapters/ai/adapter.js";
+import { findingsInText } from "../../adapters/ai/openai.js";
+import type { GitHubPort } from "../../runtime/github-port.js";
+
+/** Where a playbook's file is, when it is one of this repository's. */
+export const REPOSITORY_PLAYBOOKS = ".github/playbooks/";
+/** Pull requests that name the issue, read as evidence. */
+const LINKED_PULLS = 5;
+/** Other issues whose runs of a playbook are read for its improvement. */
+const OTHER_ISSUES = 10;
+
+export interface SystematiseContext {
+  port: GitHubPort;
+  repo: { owner: string; name: string };
+  issue: { number: number; title: string; labels?: string[] };
+  /** The playbooks at the head of the default branch, with their files where known. */
+  known: KnownPlaybook[];
+  sourceOf: (id: string) => { file: string; source: string } | undefined;
+  /** The issue's runs (newest first), each with its playbook as it ran. */
+  runs: { run: RunState; playbook?: PlaybookDocument }[];
+  adhoc: AdhocLog;
+  /** Runs of a playbook on other issues (those labelled to start it), verified. */
+  otherRuns: (playbook: string, limit: number) => Promise<{ run: RunState; issue: number }[]>;
+  ai?: AiAdapter;
+}
+
+/** The issue's work by hand as evidence. */
+function adhocEvidence(log: AdhocLog): AdhocEntry[] {
+  return log.entries.map((e) =>
+    e.kind === "record"
+      ? { kind: "record", key: e.key, value: e.value, actor: e.actor, at: e.at }
+      : { kind: "note", text: e.text, actor: e.actor, at: e.at },
+  );
+}
+
+/** A reply that is a comment of its own: accepted, with its body. */
+type Answer = Reply & { body?: string };
+
+/**
+ * `/systematise <id>`: a playbook drafted from what the issue shows (its work by hand, its runs,
+ * the pull requests that name it), proposed in a pull request that adds
+ * `.github/playbooks/<id>.yml`. `/systematise` alone: an improvement of the playbook that ran
+ * here last, from its runs here and on other issues, proposed as a change of its file. The draft
+ * must validate before anything is proposed; nothing is ever merged.
+ */
+export async function systematise(
+  ctx: SystematiseContext,
+  id: string | undefined,
+  key: string,
+): Promise<Answer> {
+  const pulls = (await ctx.port.linkedPullRequests?.(ctx.issue.number, LINKED_PULLS)) ?? [];
+  const runs: RunEvidence[] = ctx.runs.map((r) => runEvidenceOf(r.run, r.playbook)).reverse();
+  const evidence: IssueEvidence = {
+    repo: { owner: ctx.repo.owner, name: ctx.repo.name },
+    issue: { number: ctx.issue.number, title: ctx.issue.title, labels: ctx.issue.labels ?? [] },
+    adhoc: adhocEvidence(ctx.adhoc),
+    runs,
+    pullRequests: pulls,
+  };
+  return id === undefined ? improve(ctx, evidence, key) : draft(ctx, evidence, id, key);
+}
+
+async function draft(
+  ctx: SystematiseContext,
+  evidence: IssueEvidence,
+  id: string,
+  key: string,
+): Promise<Answer> {
+  if (ctx.known.some((k) => k.id === id))
+    return {
+      outcome: "refused",
+      reason: `a playbook '${id}' exists here; \`/systematise\` without an id proposes changes to the playbook that ran on this issue`,
+    };
+  const drafted = draftPlaybook(evidence, id, { known: ctx.known });
+  if (!drafted.ok)
+    return {
+      outcome: "refused",
+      reason: drafted.problems.map((p) => p.message).join("; "),
+    };
+  let result: Draft = drafted;
+  const wording = await askWording(ctx.ai, drafted);
+  if (wording) result = applyWording(drafted, wording, { known: ctx.known });
+  const path = `${REPOSITORY_PLAYBOOKS}${id}.yml`;
+  const pr = await ctx.port.proposeFiles?.(ctx.issue.number, key, {
+    branch: `playbook-bot/systematise-${id}`,
+    files: [{ path, content: result.yaml }],
+    message: `Add playbook ${id}, drafted from #${ctx.issue.number}`,
+    title: `Playbook ${id}, drafted from #${ctx.issue.number}`,
+    body: proposalBody(ctx.issue.number, `drafted the playbook \`${id}\``, result.summary),
+  });
+  if (!pr) return { outcome: "refused", reason: "this host cannot open pull requests" };
+  if (!pr.ok) return { outcome: "refused", reason: pr.error.message };
+  return {
+    outcome: "accepted",
+    body: renderMarkdown(
+      paragraph(
+        "Drafted the playbook ",
+        code(id),
+        " from this issue: ",
+        issueRef(pr.outputs.number),
+        ` adds ${path}. Review it as a diff; it is not merged by the bot.`,
+      ),
+      list(result.summary.slice(0, 20)),
+    ),
+  };
+}
+
+async function improve(
+  ctx: SystematiseContext,
+  evidence: IssueEvidence,
+  key: string,
+): Promise<Answer> {
+  const last = ctx.runs[0];
+  const id = last?.run.stack[0]?.playbook;
+  if (!last || !id)
+    return {
+      outcome: "refused",
+      reason: "no playbook ran on this issue: name the new one, `/systematise <id>`",
+    };
+  const source = ctx.sourceOf(id);
+  const playbook = ctx.known.find((k) => k.id === id);
+  if (!source || !playbook || !source.file.startsWith(REPOSITORY_PLAYBOOKS))
+    return {
+      outcome: "refused",
+      reason: `the playbook '${id}' is not a file of this repository's ${REPOSITORY_PLAYBOOKS}, so no change of it can be proposed here`,
+    };
+  const here = evidence.runs
+    .filter((r) => r.playbook === id)
+    .map((r) => ({ ...r, issue: ctx.issue.number }));
+  const elsewhere = (await ctx.otherRuns(id, OTHER_ISSUES)).map((o) => ({
+    ...runEvidenceOf(o.run, playbook.playbook),
+    issue: o.issue,
+  }));
+  // Work by hand on this issue, given to the run it followed or happened during.
+  const adhoc: RunAdhoc[] = [];
+  const started = new Map(ctx.runs.map((r) => [r.run.id, Date.parse(r.run.startedAt)]));
+  for (const r of here) {
+    const from = started.get(r.runId) ?? NaN;
+    const entries = evidence.adhoc.filter((e) => Number.isNaN(from) || Date.parse(e.at) >= from);
+    if (entries.length > 0) adhoc.push({ runId: r.runId, entries });
+  }
+  const proposal = proposeImprovement(
+    source.source,
+    playbook.playbook,
+    [...elsewhere, ...here],
+    adhoc,
+    {
+      known: ctx.known.filter((k) => k.id !== id),
+      file: source.file,
+    },
+  );
+  if (!proposal)
+    return {
+      outcome: "accepted",
+      body: renderMarkdown(
+        paragraph(
+          "Nothing to propose for ",
+          code(id),
+          ` from its ${here.length + elsewhere.length} run(s) read: no work by hand it lacks, no step every run skipped, no approval every run gave.`,
+        ),
+      ),
+    };
+  if (proposal.status !== "proposed")
+    return {
+      outcome: "accepted",
+      body: renderMarkdown(
+        paragraph("No change of ", code(id), " is proposed:"),
+        list(
+          (proposal.status === "invalid"
+            ? [...proposal.problems, ...proposal.summary]
+            : proposal.summary
+          ).slice(0, 20),
+        ),
+      ),
+    };
+  const pr = await ctx.port.proposeFiles?.(ctx.issue.number, key, {
+    branch: `playbook-bot/improve-${id}`,
+    files: [{ path: source.file, content: proposal.yaml }],
+    message: `Improve playbook ${id} from its runs (#${ctx.issue.number})`,
+    title: `Improve playbook ${id} from its runs`,
+    body: proposalBody(
+      ctx.issue.number,
+      `proposed changes to \`${id}\` from ${here.length + elsewhere.length} of its runs`,
+      [...proposal.changes.map((c) => `${c.kind} ${c.step}: ${c.reason}`), ...proposal.summary],
+    ),
+  });
+  if (!pr) return { outcome: "refused", reason: "this host cannot open pull requests" };
+  if (!pr.ok) return { outcome: "refused", reason: pr.error.message };
+  return {
+    outcome: "accepted",
+    body: renderMarkdown(
+      paragraph(
+        strong(`${proposal.changes.length} change(s)`),
+        " to ",
+        code(id),
+        " proposed in ",
+        issueRef(pr.outputs.number),
+        ". Review them as a diff; they are not merged by the bot.",
+      ),
+      list(proposal.changes.map((c) => [code(c.step), `: ${c.reason}`])),
+    ),
+  };
+}
+
+/** The pull request's description: where it came from, what it holds, that it is for review. */
+function proposalBody(issue: number, what: string, summary: readonly string[]): string {
+  return renderMarkdown(
+    paragraph(
+      `\`/systematise\` on `,
+      issueRef(issue),
+      ` ${what}. Review it as a diff: Playbook Bot never merges it.`,
+    ),
+    list(summary.slice(0, 40)),
+  );
+}
+
+/**
+ * The wording of a draft from the AI adapter: a name, a description and each step's description,
+ * asked as one JSON object. The mock answers nothing of use, so a draft stays deterministic; a
+ * failure or an answer without the object leaves the draft's own wording.
+ */
+async function askWording(ai: AiAdapter | undefined, draft: Draft): Promise<Wording | undefined> {
+  if (!ai || ai.name === "mock") return undefined;
+  const steps = (draft.playbook.steps ?? []).map((s) => `- ${s.id} (${s.type})`).join("\n");
+  const prompt = [
+    "Word this playbook drafted from an incident: a short name, a one-sentence description, and for each step a one-sentence description of what people do in it.",
+    'Answer with a final ```json block: {"name": "...", "description": "...", "steps": {"<id>": {"description": "..."}}}. Do not change ids or add steps.',
+    "",
+    draft.yaml,
+    "",
+    "Steps:",
+    steps,
+  ].join("\n");
+  try {
+    const out = await collectAiOutputs(ai, prompt, [], { scope: "read-only" });
+    return findingsInText(out.text) as Wording | undefined;
+  } catch {
+    return undefined;
+  }
+}
