@@ -12,7 +12,7 @@ import {
   type Octokit,
   type OctokitPortOptions,
 } from "../../../src/adapters/github/octokit-port.js";
-import { MockAiAdapter } from "../../../src/adapters/ai/adapter.js";
+import { MockAiAdapter, type AiAdapter } from "../../../src/adapters/ai/adapter.js";
 import { FakeGitHub, type PendingCommentEvent } from "../../helpers/fake-github.js";
 import type { Coordination } from "../../../src/runtime/coordination.js";
 
@@ -138,6 +138,8 @@ export async function makeProbot(
     lockLeaseMs?: number;
     /** The app's timer and start-up scan (default: off; tests that need time pass it). */
     wakeUps?: PlaybookBotOptions["wakeUps"];
+    /** The AI adapter (default: the app's, from the environment: the mock). */
+    ai?: AiAdapter;
   } = {},
 ): Promise<{ probot: Probot; handlers: Handler[]; close: () => Promise<void> }> {
   const probot = new Probot({
@@ -159,6 +161,7 @@ export async function makeProbot(
     ...(options.coordination ? { coordination: options.coordination } : {}),
     ...(options.lockLeaseMs ? { lockLeaseMs: options.lockLeaseMs } : {}),
     wakeUps: options.wakeUps ?? false,
+    ...(options.ai ? { ai: options.ai } : {}),
   });
   await probot.load(bot, {
     cwd: process.cwd(),
@@ -192,6 +195,8 @@ export class Harness {
   coordination: Coordination | undefined;
   /** The app's timer in the next `start()` (default: none; see PlaybookBotOptions.wakeUps). */
   wakeUps: PlaybookBotOptions["wakeUps"] = false;
+  /** The AI adapter of the next `start()` (default: the mock). */
+  ai: AiAdapter | undefined;
   /** The app's close hook from the last `start()`: its timer stops, its own store closes. */
   close: () => Promise<void> = async () => undefined;
 
@@ -202,6 +207,7 @@ export class Harness {
       ...(this.requestTimeoutMs ? { requestTimeoutMs: this.requestTimeoutMs } : {}),
       ...(this.coordination ? { coordination: this.coordination } : {}),
       wakeUps: this.wakeUps,
+      ...(this.ai ? { ai: this.ai } : {}),
     });
     this.probot = started.probot;
     this.close = started.close;

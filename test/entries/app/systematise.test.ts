@@ -4,6 +4,7 @@ import type { FakeGitHub } from "../../helpers/fake-github.js";
 import { checkPlaybookText } from "../../../src/core/systematise/index.js";
 import { SHIP } from "./fixtures.js";
 import { BRANCH, type Harness, startApp } from "./harness.js";
+import type { AiAdapter } from "../../../src/adapters/ai/adapter.js";
 
 let fake: FakeGitHub;
 let h: Harness;
@@ -92,6 +93,47 @@ describe("/systematise <id>", () => {
     const bobs = await h.comment(1, "bob", "/systematise x");
     expect(reactionsTo(bobs)).toEqual(["eyes", "-1"]);
     expect(appPulls()).toEqual([]);
+  });
+});
+
+describe("/systematise with an AI provider", () => {
+  it("takes the draft's wording from the model, never its structure", async () => {
+    const asked: string[] = [];
+    const ai: AiAdapter = {
+      name: "test-model",
+      async *invoke(prompt) {
+        asked.push(prompt);
+        yield {
+          type: "text",
+          text: [
+            "Here is the wording.",
+            "```json",
+            JSON.stringify({
+              name: "Database disk full",
+              description: "Free space on a database volume that filled up.",
+              steps: { "disk-full-investigate": { description: "Measure the volume." } },
+              entrypoint: "rm-rf",
+            }),
+            "```",
+          ].join("\n"),
+        };
+        yield { type: "done" };
+      },
+    };
+    h.ai = ai;
+    await h.start();
+    fake.openIssue("Disk full on db-1", "", "alice", ["db"]);
+    await h.comment(1, "alice", "/record disk_pct=97");
+    await h.comment(1, "alice", "/systematise disk-full");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain("Do not change ids or add steps");
+    const pr = appPulls().find((p) => p.head === "playbook-bot/systematise-disk-full")!;
+    const text = fake.fileAt(pr.head, ".github/playbooks/disk-full.yml")!;
+    const doc = load(text) as Record<string, unknown>;
+    expect(doc.name).toBe("Database disk full");
+    expect(doc.description).toBe("Free space on a database volume that filled up.");
+    expect(doc.entrypoint).toBeUndefined();
+    expect(checkPlaybookText(".github/playbooks/disk-full.yml", text, {}).ok).toBe(true);
   });
 });
 
