@@ -208,18 +208,8 @@ export class RedisCoordination implements Coordination, LockBackend {
     return `${this.prefix}${kind}:${boundedKey(key)}`;
   }
 
-  /** One Redis step; any failure becomes a CoordinationError that says what and where. */
-  private async call<T>(what: string, step: () => Promise<T>): Promise<T> {
-    try {
-      return await step();
-    } catch (err) {
-      if (err instanceof CoordinationError) throw err;
-      throw new CoordinationError(
-        "COORD-UNAVAILABLE",
-        `Redis at ${this.where} could not ${what}: ${(err as Error).message}`,
-        { cause: err },
-      );
-    }
+  private call<T>(what: string, step: () => Promise<T>): Promise<T> {
+    return redisStep(this.where, what, step);
   }
 
   private script(name: ScriptName, ...args: (string | number)[]): Promise<unknown> {
@@ -390,5 +380,23 @@ export class RedisCoordination implements Coordination, LockBackend {
     // quit waits for replies in flight; a client that never connected just stops.
     if (this.client.status === "wait" || this.client.status === "end") this.client.disconnect();
     else await this.client.quit().catch(() => this.client.disconnect());
+  }
+}
+
+/** One Redis step; any failure becomes a CoordinationError that says what and where. */
+export async function redisStep<T>(
+  where: string,
+  what: string,
+  step: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof CoordinationError) throw err;
+    throw new CoordinationError(
+      "COORD-UNAVAILABLE",
+      `Redis at ${where} could not ${what}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }

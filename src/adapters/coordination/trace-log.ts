@@ -12,7 +12,7 @@ import {
 } from "../../runtime/coordination.js";
 import { ExpiringLruMap } from "../../runtime/lru.js";
 import type { TraceLog, TraceRead } from "../../runtime/ports.js";
-import { RedisCoordination } from "./redis.js";
+import { RedisCoordination, redisStep } from "./redis.js";
 
 /**
  * Trace logs of the app: each run's records in the coordination store, bounded per run (the
@@ -147,17 +147,8 @@ export class RedisTraceLog implements TraceLog {
     ];
   }
 
-  private async call<T>(what: string, step: () => Promise<T>): Promise<T> {
-    try {
-      return await step();
-    } catch (err) {
-      if (err instanceof CoordinationError) throw err;
-      throw new CoordinationError(
-        "COORD-UNAVAILABLE",
-        `Redis at ${this.where} could not ${what}: ${(err as Error).message}`,
-        { cause: err },
-      );
-    }
+  private call<T>(what: string, step: () => Promise<T>): Promise<T> {
+    return redisStep(this.where, what, step);
   }
 
   async append(runId: string, records: readonly StoredTraceRecord[]): Promise<void> {

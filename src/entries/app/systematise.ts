@@ -26,6 +26,7 @@ import type { AdhocLog } from "../../adapters/github/adhoc-log.js";
 import { collectAiOutputs, type AiAdapter } from "../../adapters/ai/adapter.js";
 import { findingsInText } from "../../adapters/ai/openai.js";
 import type { GitHubPort } from "../../runtime/github-port.js";
+import type { EffectOutcome } from "../../runtime/effects.js";
 
 /** Where a playbook's file is, when it is one of this repository's. */
 export const REPOSITORY_PLAYBOOKS = ".github/playbooks/";
@@ -113,8 +114,7 @@ async function draft(
     title: `Playbook ${id}, drafted from #${ctx.issue.number}`,
     body: proposalBody(ctx.issue.number, `drafted the playbook \`${id}\``, result.summary),
   });
-  if (!pr) return { outcome: "refused", reason: "this host cannot open pull requests" };
-  if (!pr.ok) return { outcome: "refused", reason: pr.error.message };
+  if (!pr?.ok) return notProposed(pr);
   return {
     outcome: "accepted",
     body: renderMarkdown(
@@ -209,8 +209,7 @@ async function improve(
       [...proposal.changes.map((c) => `${c.kind} ${c.step}: ${c.reason}`), ...proposal.summary],
     ),
   });
-  if (!pr) return { outcome: "refused", reason: "this host cannot open pull requests" };
-  if (!pr.ok) return { outcome: "refused", reason: pr.error.message };
+  if (!pr?.ok) return notProposed(pr);
   return {
     outcome: "accepted",
     body: renderMarkdown(
@@ -224,6 +223,14 @@ async function improve(
       ),
       list(proposal.changes.map((c) => [code(c.step), `: ${c.reason}`])),
     ),
+  };
+}
+
+/** Why a proposal was not made: the host cannot open pull requests, or GitHub refused. */
+function notProposed(pr: EffectOutcome<"pull_request"> | undefined): Answer {
+  return {
+    outcome: "refused",
+    reason: pr && !pr.ok ? pr.error.message : "this host cannot open pull requests",
   };
 }
 
