@@ -512,7 +512,10 @@ export function draftPlaybook(
       );
     if (badKeys.length > 0)
       extra.push(`${plural(badKeys.length, "recorded key")} could not be used as finding keys`);
-    if (refused.length > 0) extra.push(`${plural(refused.length, "approval")} was refused`);
+    if (refused.length > 0)
+      extra.push(
+        `${plural(refused.length, "approval")} ${refused.length === 1 ? "was" : "were"} refused`,
+      );
     if (unmerged.length > 0)
       extra.push(`pull requests ${unmerged.join(", ")} are linked but not merged`);
     return {

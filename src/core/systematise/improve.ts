@@ -292,7 +292,7 @@ function skippedSteps(
       );
     if (blockers.length > 0) {
       notes.push(
-        `${s.id} was ${reason}; removing it would break ${blockers.join("; ")} — left as it is.`,
+        `${s.id} was ${reason}; left as it is, for what removing it would affect: ${blockers.join("; ")}.`,
       );
       continue;
     }

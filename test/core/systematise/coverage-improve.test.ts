@@ -109,7 +109,7 @@ describe("proposeImprovement: steps every run skipped, kept for what names them"
     const r = improve(text, [run(1), run(2)], [], { minRuns: 2 });
     expect(r?.status).toBe("advice");
     expect(summaryOf(r)).toEqual([
-      "b was skipped in each of the 2 completed runs (its if: was never true); removing it would break the branch 'p' of a; the playbook's outputs read it; it has a next: of its own, which the step before it would lose — left as it is.",
+      "b was skipped in each of the 2 completed runs (its if: was never true); left as it is, for what removing it would affect: the branch 'p' of a; the playbook's outputs read it; it has a next: of its own, which the step before it would lose.",
     ]);
   });
 
@@ -142,7 +142,7 @@ describe("proposeImprovement: steps every run skipped, kept for what names them"
     const s = summaryOf(improve(text, [run], [], { minRuns: 1 }));
     expect(s).toHaveLength(1);
     expect(s[0]).toMatch(
-      /^after was never entered in any of the 1 completed runs; removing it would break a join edge from c\d; a join edge from c\d — left as it is\.$/,
+      /^after was never entered in any of the 1 completed runs; left as it is, for what removing it would affect: a join edge from c\d; a join edge from c\d\.$/,
     );
   });
 });

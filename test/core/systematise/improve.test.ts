@@ -440,7 +440,7 @@ describe("proposeImprovement (b): steps every run skipped", () => {
     expect(imp?.status).toBe("advice");
     const summary = imp && "summary" in imp ? imp.summary : [];
     expect(summary[0]).toBe(
-      "rollback was never entered in any of the 3 completed runs; removing it would break the rule 'deploy_regression' of decide; dispatch-rollback reads its outputs; golden cases 'a deploy regression is rolled back after approval', 'an approval without a reason is refused, a rejection reports instead', which go through it — left as it is.",
+      "rollback was never entered in any of the 3 completed runs; left as it is, for what removing it would affect: the rule 'deploy_regression' of decide; dispatch-rollback reads its outputs; golden cases 'a deploy regression is rolled back after approval', 'an approval without a reason is refused, a rejection reports instead', which go through it.",
     );
   });
 
