@@ -1,23 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadSourceText } from "../../../src/core/format/source.js";
-import {
-  SourceEditor,
-  blockLines,
-  flowText,
-  scalarText,
-} from "../../../src/core/systematise/text-edit.js";
-
-function editor(text: string): SourceEditor {
-  const r = loadSourceText("t.yaml", text);
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return new SourceEditor(r.document);
-}
-
-function value(text: string): unknown {
-  const r = loadSourceText("t.yaml", text);
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return r.document.value;
-}
+import { editor, value } from "./source-helpers.js";
+import { blockLines, flowText, scalarText } from "../../../src/core/systematise/text-edit.js";
 
 describe("text-edit: writing values", () => {
   it("writes empty collections as {} and [] at any level", () => {

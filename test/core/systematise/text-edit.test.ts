@@ -1,18 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { loadSourceText } from "../../../src/core/format/source.js";
-import { SourceEditor, blockLines, flowText } from "../../../src/core/systematise/text-edit.js";
-
-function editor(text: string): SourceEditor {
-  const r = loadSourceText("t.yaml", text);
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return new SourceEditor(r.document);
-}
-
-function value(text: string): unknown {
-  const r = loadSourceText("t.yaml", text);
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return r.document.value;
-}
+import { editor, value } from "./source-helpers.js";
+import { blockLines, flowText } from "../../../src/core/systematise/text-edit.js";
 
 describe("SourceEditor", () => {
   it("replaces a quoted scalar with its quotes, leaving the line's comment", () => {
