@@ -9,6 +9,7 @@ import {
   untrusted,
 } from "../../core/markdown/comment.js";
 import type { StateSeal } from "../../runtime/state-codec.js";
+import type { AdhocEntry as AdhocEvidence } from "../../core/systematise/evidence.js";
 
 /**
  * Work people did by hand on an issue with no run waiting: `/record key=value` and `/note text`,
@@ -188,4 +189,13 @@ function readBlock(body: string, seal: StateSeal | undefined): AdhocLog | "tampe
   } catch {
     return "tampered";
   }
+}
+
+/** The log's entries as the evidence `/systematise` and noticing read (no event ids). */
+export function adhocEvidence(log: AdhocLog): AdhocEvidence[] {
+  return log.entries.map((e) =>
+    e.kind === "record"
+      ? { kind: "record", key: e.key, value: e.value, actor: e.actor, at: e.at }
+      : { kind: "note", text: e.text, actor: e.actor, at: e.at },
+  );
 }

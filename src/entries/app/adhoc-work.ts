@@ -1,6 +1,7 @@
 import type { CommandArgs, Reply } from "../../core/engine/events.js";
 import { code, issueRef, paragraph, raw, renderMarkdown } from "../../core/markdown/index.js";
 import {
+  adhocEvidence,
   hasAdhocBlock,
   hasEvent,
   readAdhocComment,
@@ -38,11 +39,7 @@ export interface AdhocWorkOptions {
 function signatureOf(labels: readonly string[] | undefined, log: AdhocLog) {
   return signatureParts({
     issue: { number: 0, title: "", labels: [...(labels ?? [])] },
-    adhoc: log.entries.map((e) =>
-      e.kind === "record"
-        ? { kind: "record", key: e.key, value: e.value, actor: e.actor, at: e.at }
-        : { kind: "note", text: e.text, actor: e.actor, at: e.at },
-    ),
+    adhoc: adhocEvidence(log),
     runs: [],
     pullRequests: [],
   });

@@ -6,7 +6,6 @@ import {
   applyWording,
   draftPlaybook,
   proposeImprovement,
-  type AdhocEntry,
   type Draft,
   type IssueEvidence,
   type RunAdhoc,
@@ -22,7 +21,7 @@ import {
   renderMarkdown,
   strong,
 } from "../../core/markdown/index.js";
-import type { AdhocLog } from "../../adapters/github/adhoc-log.js";
+import { adhocEvidence, type AdhocLog } from "../../adapters/github/adhoc-log.js";
 import { collectAiOutputs, type AiAdapter } from "../../adapters/ai/adapter.js";
 import { findingsInText } from "../../adapters/ai/openai.js";
 import type { GitHubPort } from "../../runtime/github-port.js";
@@ -48,15 +47,6 @@ export interface SystematiseContext {
   /** Runs of a playbook on other issues (those labelled to start it), verified. */
   otherRuns: (playbook: string, limit: number) => Promise<{ run: RunState; issue: number }[]>;
   ai?: AiAdapter;
-}
-
-/** The issue's work by hand as evidence. */
-function adhocEvidence(log: AdhocLog): AdhocEntry[] {
-  return log.entries.map((e) =>
-    e.kind === "record"
-      ? { kind: "record", key: e.key, value: e.value, actor: e.actor, at: e.at }
-      : { kind: "note", text: e.text, actor: e.actor, at: e.at },
-  );
 }
 
 /** A reply that is a comment of its own: accepted, with its body. */

@@ -1,22 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, requestsDuring } from "../../helpers/fake-github.js";
-import { DEPLOY, RELEASE, SHIP } from "./fixtures.js";
+import { DEPLOY, RELEASE, SHIP, TEAM } from "./fixtures.js";
 import { BRANCH, example, Harness, OWNER, readStatus, startApp } from "./harness.js";
-
-const TEAM = `apiVersion: playbook-bot/v1
-id: team
-name: Team gate
-description: The core team approves, then the release playbook takes over.
-steps:
-  - id: gate
-    type: checkpoint
-    message: Go?
-    approvers: { teams: [core] }
-  - id: done
-    type: end
-    status: success
-    handoff: [release]
-`;
 
 const NEEDS = `apiVersion: playbook-bot/v1
 id: needs

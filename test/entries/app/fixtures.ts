@@ -203,3 +203,19 @@ steps:
     type: end
     status: success
 `;
+
+/** The core team approves, then hands off to the release playbook. */
+export const TEAM = `apiVersion: playbook-bot/v1
+id: team
+name: Team gate
+description: The core team approves, then the release playbook takes over.
+steps:
+  - id: gate
+    type: checkpoint
+    message: Go?
+    approvers: { teams: [core] }
+  - id: done
+    type: end
+    status: success
+    handoff: [release]
+`;

@@ -7,7 +7,7 @@ import { runSeed } from "../../../src/core/trace/build.js";
 import type { TraceLog } from "../../../src/runtime/ports.js";
 import { spanIdOf, storedRun, traceIdOf } from "../../../src/runtime/trace.js";
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { RELEASE } from "./fixtures.js";
+import { RELEASE, TEAM } from "./fixtures.js";
 import {
   APP_ID,
   CONFIG,
@@ -19,21 +19,6 @@ import {
   readStatus,
   type Handler,
 } from "./harness.js";
-
-const TEAM = `apiVersion: playbook-bot/v1
-id: team
-name: Team gate
-description: The core team approves, then the release playbook takes over.
-steps:
-  - id: gate
-    type: checkpoint
-    message: Go?
-    approvers: { teams: [core] }
-  - id: done
-    type: end
-    status: success
-    handoff: [release]
-`;
 
 /** The harness, with the app given a trace log of the test's. */
 class TracedHarness extends Harness {
