@@ -37,6 +37,7 @@ import {
   stripControls,
 } from "./sanitise.js";
 import { isTemplated } from "../format/template.js";
+import { applySeams, type InvestigationBlock } from "./seams.js";
 
 /** Bounds on what a draft takes from an issue; what goes beyond them is left out and said so. */
 export interface DraftLimits {
@@ -148,6 +149,12 @@ export interface DraftOptions {
   limits?: Partial<DraftLimits>;
   /** Replaces GENERIC_LABELS. */
   genericLabels?: readonly string[];
+  /**
+   * Where investigations begin and end, as an AI adapter proposed it (see `applySeams`): used
+   * when it keeps every finding in order and no choice, approval or pull request inside one;
+   * otherwise the draft keeps its own seams and its summary says why.
+   */
+  seams?: unknown;
 }
 
 export interface DraftProblem {
@@ -183,13 +190,7 @@ interface Timed {
 }
 
 type Block =
-  | {
-      kind: "investigation";
-      notes: string[];
-      findings: Map<string, FindingValue>;
-      choice?: { label: string; condition?: string };
-      from?: string;
-    }
+  | InvestigationBlock
   | { kind: "approval"; notes: string[]; votes: Vote[]; from?: string; adhoc: boolean }
   | { kind: "pr"; notes: string[]; pr: LinkedPullRequest };
 
@@ -416,7 +417,7 @@ export function draftPlaybook(
   const timeline = mergeByTime([runStream, adhocStream, prStream]);
 
   // --- Blocks: consecutive records form one investigation, notes describe what follows them.
-  const blocks: Block[] = [];
+  let blocks: Block[] = [];
   let notes: string[] = [];
   let findings = new Map<string, FindingValue>();
   let from: string | undefined;
@@ -480,6 +481,16 @@ export function draftPlaybook(
   }
   if (findings.size > 0) flush();
   const endNotes = notes;
+  const seamsNotes: string[] = [];
+  if (options.seams !== undefined) {
+    const regrouped = applySeams(blocks, options.seams);
+    if (regrouped.ok) blocks = regrouped.blocks;
+    seamsNotes.push(
+      regrouped.ok
+        ? regrouped.note
+        : `The AI adapter's grouping of findings was not used (${regrouped.reason}); the draft keeps the order of the issue.`,
+    );
+  }
 
   // --- Approvals: each person's last vote counts; a refused approval is not repeated.
   const refused: string[] = [];
@@ -550,9 +561,10 @@ export function draftPlaybook(
         block,
         ids: [
           ids.take(
-            first !== undefined
-              ? `check-${first}`
-              : `choose-${asId(block.choice?.label ?? "") ?? "way"}`,
+            block.name ??
+              (first !== undefined
+                ? `check-${first}`
+                : `choose-${asId(block.choice?.label ?? "") ?? "way"}`),
           ),
         ],
       });
@@ -809,7 +821,7 @@ export function draftPlaybook(
         head.push(
           `${step.id} (investigate): ${step.expected_findings?.length ? `expects ${step.expected_findings.join(", ")}` : "no findings"}${Array.isArray(step.next) ? `; then /choose ${step.next.map((b) => b.label).join(" or ")}` : ""}.`,
         );
-  const notes2: string[] = [];
+  const notes2: string[] = [...seamsNotes];
   if (labels.length > 0)
     notes2.push(`Started by the label${labels.length > 1 ? "s" : ""} ${labels.join(", ")}.`);
   if (skippedLabels.length > 0)

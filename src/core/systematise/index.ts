@@ -31,6 +31,13 @@ export {
   type ImprovementOptions,
   type ProposedChange,
 } from "./improve.js";
+export {
+  applySeams,
+  readSeams,
+  type InvestigationBlock,
+  type Seam,
+  type SeamsResult,
+} from "./seams.js";
 export { applyWording, type Draft, type Wording, type WordingOptions } from "./wording.js";
 export {
   adhocSignature,

@@ -94,8 +94,24 @@ async function draft(
       reason: drafted.problems.map((p) => p.message).join("; "),
     };
   let result: Draft = drafted;
-  const wording = await askWording(ctx.ai, drafted);
-  if (wording) result = applyWording(drafted, wording, { known: ctx.known });
+  const shape = await askShape(ctx.ai, drafted);
+  if (shape?.investigations !== undefined) {
+    const regrouped = draftPlaybook(evidence, id, {
+      known: ctx.known,
+      seams: shape.investigations,
+    });
+    // A grouping that leaves no valid draft is the model's mistake: keep the drafted seams.
+    result = regrouped.ok
+      ? regrouped
+      : {
+          ...drafted,
+          summary: [
+            ...drafted.summary,
+            "The AI adapter's grouping of findings gave no valid draft; the draft keeps the order of the issue.",
+          ],
+        };
+  }
+  if (shape) result = applyWording(result, shape, { known: ctx.known });
   const path = `${REPOSITORY_PLAYBOOKS}${id}.yml`;
   const pr = await ctx.port.proposeFiles?.(ctx.issue.number, key, {
     branch: `playbook-bot/systematise-${id}`,
@@ -236,17 +252,29 @@ function proposalBody(issue: number, what: string, summary: readonly string[]): 
   );
 }
 
+/** What the model may say about a draft: its seams and its words. */
+type Shape = Wording & { investigations?: unknown };
+
 /**
- * The wording of a draft from the AI adapter: a name, a description and each step's description,
- * asked as one JSON object. The mock answers nothing of use, so a draft stays deterministic; a
- * failure or an answer without the object leaves the draft's own wording.
+ * The shape of a draft from the AI adapter, asked as one JSON object: which findings make one
+ * investigation (`investigations`, each with an id), a name, a description and each step's
+ * description. The drafting checks the seams and the wording checks the words; the mock answers
+ * nothing of use, so its draft stays deterministic; a failure or an answer without the object
+ * leaves the draft as drafted.
  */
-async function askWording(ai: AiAdapter | undefined, draft: Draft): Promise<Wording | undefined> {
+async function askShape(ai: AiAdapter | undefined, draft: Draft): Promise<Shape | undefined> {
   if (!ai || ai.name === "mock") return undefined;
-  const steps = (draft.playbook.steps ?? []).map((s) => `- ${s.id} (${s.type})`).join("\n");
+  const steps = (draft.playbook.steps ?? [])
+    .map(
+      (s) =>
+        `- ${s.id} (${s.type})${s.type === "investigate" && s.expected_findings ? `: ${s.expected_findings.join(", ")}` : ""}`,
+    )
+    .join("\n");
   const prompt = [
-    "Word this playbook drafted from an incident: a short name, a one-sentence description, and for each step a one-sentence description of what people do in it.",
-    'Answer with a final ```json block: {"name": "...", "description": "...", "steps": {"<id>": {"description": "..."}}}. Do not change ids or add steps.',
+    "This playbook was drafted from an incident, grouping findings by the order people recorded them. Decide which findings belong to one piece of work, and word the playbook.",
+    "1. investigations: the investigate steps as they should be, in order, each an id (lower-case words joined by hyphens) and the finding keys it expects. Keep every finding of the draft in the order shown; you may only move where one investigation ends and the next begins, and an investigation that ends with a choice must still end there.",
+    "2. A short name, a one-sentence description, and for each step (by the ids you chose for investigations) a one-sentence description of what people do in it.",
+    'Answer with a final ```json block: {"investigations": [{"id": "...", "findings": ["..."]}], "name": "...", "description": "...", "steps": {"<id>": {"description": "..."}}}. Do not add steps of other kinds.',
     "",
     draft.yaml,
     "",
@@ -255,7 +283,7 @@ async function askWording(ai: AiAdapter | undefined, draft: Draft): Promise<Word
   ].join("\n");
   try {
     const out = await collectAiOutputs(ai, prompt, [], { scope: "read-only" });
-    return findingsInText(out.text) as Wording | undefined;
+    return findingsInText(out.text) as Shape | undefined;
   } catch {
     return undefined;
   }

@@ -97,7 +97,7 @@ describe("/systematise <id>", () => {
 });
 
 describe("/systematise with an AI provider", () => {
-  it("takes the draft's wording from the model, never its structure", async () => {
+  it("takes the draft's seams and wording from the model, never its structure", async () => {
     const asked: string[] = [];
     const ai: AiAdapter = {
       name: "test-model",
@@ -109,9 +109,10 @@ describe("/systematise with an AI provider", () => {
             "Here is the wording.",
             "```json",
             JSON.stringify({
+              investigations: [{ id: "measure-disk", findings: ["disk_pct", "inode_pct"] }],
               name: "Database disk full",
               description: "Free space on a database volume that filled up.",
-              steps: { "disk-full-investigate": { description: "Measure the volume." } },
+              steps: { "measure-disk": { description: "Measure the volume." } },
               entrypoint: "rm-rf",
             }),
             "```",
@@ -124,12 +125,29 @@ describe("/systematise with an AI provider", () => {
     await h.start();
     fake.openIssue("Disk full on db-1", "", "alice", ["db"]);
     await h.comment(1, "alice", "/record disk_pct=97");
+    await h.comment(1, "alice", "/note inodes too");
+    await h.comment(1, "alice", "/record inode_pct=99");
     await h.comment(1, "alice", "/systematise disk-full");
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain("Do not change ids or add steps");
+    // The model sees the draft's two investigations, in the order they were recorded.
+    expect(asked[0]).toContain("- check-disk_pct (investigate): disk_pct");
+    expect(asked[0]).toContain("- check-inode_pct (investigate): inode_pct");
+    expect(asked[0]).toContain("Keep every finding of the draft in the order shown");
     const pr = appPulls().find((p) => p.head === "playbook-bot/systematise-disk-full")!;
     const text = fake.fileAt(pr.head, ".github/playbooks/disk-full.yml")!;
-    const doc = load(text) as Record<string, unknown>;
+    const doc = load(text) as Record<string, unknown> & {
+      steps: { id: string; type: string; description: string; expected_findings?: string[] }[];
+    };
+    const investigations = doc.steps.filter((s) => s.type === "investigate");
+    expect(investigations).toEqual([
+      {
+        id: "measure-disk",
+        type: "investigate",
+        description: "Measure the volume.",
+        expected_findings: ["disk_pct", "inode_pct"],
+      },
+    ]);
+    expect(pr.body).toContain("Findings grouped into 1 investigation as the AI adapter proposed");
     expect(doc.name).toBe("Database disk full");
     expect(doc.description).toBe("Free space on a database volume that filled up.");
     expect(doc.entrypoint).toBeUndefined();
