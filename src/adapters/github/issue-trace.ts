@@ -70,17 +70,90 @@ export function adhocTrace(
   return { runs: [run], records };
 }
 
+/** The key the trace log keeps an issue's refusals under, and their span's run id. */
+export function refusalTraceId(issue: IssueKey): string {
+  return `refused-${issue.number}`;
+}
+
+/** What was refused before any run was involved: a command or a label, and who asked. */
+export interface Refusal {
+  /** The delivery's id, with the command's place in its comment: the same on redelivery. */
+  eventId: string;
+  /** `/approve`, `/frobnicate`, `label playbook:deploy`, … (bounded when kept). */
+  event: string;
+  actor: string;
+  /** The actor's repository permission, when it was looked up. */
+  permission?: string;
+  /** Why (empty: the actor was told by a reaction only). */
+  reason: string;
+  at: string;
+}
+
+/**
+ * A refusal as a trace record of the issue's own: the command or label, the permission the
+ * actor held (not granted), and the reason. Its span id is derived from the event, so a
+ * redelivered refusal is kept once.
+ */
+export function refusalRecord(issue: IssueKey, r: Refusal): StoredTraceRecord {
+  const root = `issue:${issue.owner}/${issue.repo}#${issue.number}`;
+  const record: StoredTraceRecord = {
+    trace_id: traceIdOf(root),
+    span_id: spanIdOf(`${root}:refused:${r.eventId}`),
+    parent_span_id: spanIdOf(`${root}:refused`),
+    run_id: refusalTraceId(issue),
+    seq: 0,
+    time: r.at,
+    end: r.at,
+    duration_ms: 0,
+    event: boundText(r.event, 60),
+    event_id: boundText(r.eventId, 100),
+    actor: boundText(r.actor, 100),
+    target: "issue",
+    authority: { claim: r.permission ?? "none", by: boundText(r.actor, 100), granted: false },
+    playbook: "(refused before a run)",
+    depth: 0,
+    outcome: "refused",
+  };
+  if (r.reason) record.detail = boundText(r.reason);
+  return record;
+}
+
+/** The refusals a trace log kept for an issue, as a span of their own (numbered in order). */
+export function refusalTrace(
+  read: TraceRead,
+  issue: IssueKey,
+): { runs: TraceRun[]; records: StoredTraceRecord[] } {
+  if (read.records.length === 0) return { runs: [], records: [] };
+  const root = `issue:${issue.owner}/${issue.repo}#${issue.number}`;
+  const records = read.records.map((r, i) => ({ ...r, seq: read.dropped + i + 1 }));
+  const run: TraceRun = {
+    run_id: refusalTraceId(issue),
+    trace_id: traceIdOf(root),
+    span_id: spanIdOf(`${root}:refused`),
+    playbook: "(refused before a run)",
+    status: "refused",
+    initiator: records[0]!.actor,
+    started_at: records[0]!.time,
+    updated_at: records.at(-1)!.time,
+  };
+  if (read.dropped > 0) run.dropped = read.dropped;
+  return { runs: [run], records };
+}
+
 /**
  * The whole trace of an issue: each run's (the records its trace log kept, then those rebuilt
- * from its state's summary), and the issue's work by hand, oldest first.
+ * from its state's summary), the issue's work by hand, and what was refused before any run was
+ * involved, oldest first.
  */
 export function issueTrace(
   runs: readonly { run: RunState; logged?: TraceRead }[],
   adhoc: AdhocLog | undefined,
   issue: IssueKey,
+  refused?: TraceRead,
 ): { runs: TraceRun[]; records: StoredTraceRecord[] } {
   const parts = runs.map((r) => traceOfRun(r.run, r.logged));
   if (adhoc) parts.push(adhocTrace(adhoc, issue));
+  if (refused) parts.push(refusalTrace(refused, issue));
   return {
     runs: parts
       .flatMap((p) => p.runs)

@@ -42,7 +42,12 @@ import { HELP_TEXT, parseCommands } from "../../core/engine/commands.js";
 import { AdhocWork } from "./adhoc-work.js";
 import { systematise } from "./systematise.js";
 import type { AiAdapter } from "../../adapters/ai/adapter.js";
-import { issueTrace } from "../../adapters/github/issue-trace.js";
+import {
+  issueTrace,
+  refusalRecord,
+  refusalTraceId,
+  type Refusal,
+} from "../../adapters/github/issue-trace.js";
 import { renderTraceComment } from "../../adapters/github/trace-comment.js";
 import { exportTrace, type TraceFormat } from "../../core/trace/export.js";
 import type { GitHubPort, ThreadComment } from "../../runtime/github-port.js";
@@ -172,6 +177,9 @@ export interface RunObserver {
   /** The event was refused: a label or every command of a comment (its sender is told why). */
   refused?(): void;
 }
+
+/** A command's answer, and whether a run's engine gave it (and so traced it). */
+type CommandReply = Reply & { inRun?: boolean };
 
 interface LoadedRun {
   run: RunState;
@@ -574,6 +582,16 @@ export class IssueController {
           this.o.issue.number,
           labelRefusedNotice(label, bundle.playbook.id, by.login, least) + answersMarker(eventId),
         );
+        await this.traceRefusal({
+          eventId: `${eventId}:${bundle.playbook.id}`,
+          event: `label ${label}`,
+          actor: by.login,
+          ...(actor.permission ? { permission: actor.permission } : {}),
+          reason: actor.bot
+            ? `a bot's label starts no playbook`
+            : `starting ${bundle.playbook.id} needs ${least} access or more`,
+          at: this.o.clock().toISOString(),
+        });
         this.o.observe?.refused?.();
         continue;
       }
@@ -752,6 +770,16 @@ export class IssueController {
       else {
         refused = true;
         if (reply.reason) await this.replyTo(refusalReply(commandLine(cmd), reply.reason));
+        // A run's engine traces what it refuses; what no run saw is the issue's to keep.
+        if (reply.outcome === "refused" && !(reply as CommandReply).inRun)
+          await this.traceRefusal({
+            eventId: id,
+            event: `/${cmd.kind === "unknown" ? cmd.word : cmd.name}`,
+            actor: comment.author,
+            ...(permission ? { permission } : {}),
+            reason: reply.reason ?? "",
+            at: this.o.clock().toISOString(),
+          });
       }
     }
     if (accepted) await this.o.port.react(this.o.issue.number, comment.id, "rocket");
@@ -764,7 +792,7 @@ export class IssueController {
     args: import("../../core/engine/events.js").CommandArgs,
     comment: ThreadComment,
     eventId: string,
-  ): Promise<Reply> {
+  ): Promise<CommandReply> {
     if (name === "help") {
       return (await this.replyTo(HELP_TEXT))
         ? { outcome: "accepted" }
@@ -856,7 +884,17 @@ export class IssueController {
     if (name === "approve") event.voters = await this.earlierVoters(target, comment.author, teams);
     const result = advance(target.run, event, this.env(target.catalog));
     await this.drive(target, result);
-    return result.reply ?? { outcome: result.changed ? "accepted" : "ignored" };
+    const reply: CommandReply = result.reply ?? {
+      outcome: result.changed ? "accepted" : "ignored",
+    };
+    return { ...reply, inRun: true };
+  }
+
+  /** A refusal no run saw, kept in the trace log under the issue (see issue-trace.ts). */
+  private async traceRefusal(refusal: Refusal): Promise<void> {
+    if (!this.o.trace) return;
+    const issue = { owner: this.o.repo.owner, repo: this.o.repo.name, number: this.o.issue.number };
+    await this.o.trace.append(refusalTraceId(issue), [refusalRecord(issue, refusal)]);
   }
 
   /**
@@ -905,6 +943,7 @@ export class IssueController {
       logged.map((l) => (l.logged ? l : { run: l.run })),
       (await this.adhoc.log()).log,
       key,
+      await this.o.trace?.read(refusalTraceId(key)),
     );
     const format: TraceFormat = word;
     const body = renderTraceComment(

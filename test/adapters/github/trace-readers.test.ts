@@ -7,7 +7,12 @@ import {
   renderAdhocComment,
   type AdhocLog,
 } from "../../../src/adapters/github/adhoc-log.js";
-import { adhocTrace, issueTrace } from "../../../src/adapters/github/issue-trace.js";
+import {
+  adhocTrace,
+  issueTrace,
+  refusalRecord,
+  refusalTrace,
+} from "../../../src/adapters/github/issue-trace.js";
 import {
   MAX_TRACE_IN_COMMENT,
   TRACE_TABLE_ROWS,
@@ -173,6 +178,62 @@ const RUN: TraceRun = {
 };
 
 const CLI = "npx playbook-bot trace octo/hello#7";
+
+describe("refusals no run saw, as a trace", () => {
+  const refusal = (eventId: string, at: string) =>
+    refusalRecord(ISSUE, {
+      eventId,
+      event: "/approve",
+      actor: "mallory",
+      reason: "x".repeat(500),
+      at,
+    });
+
+  it("keeps one record per event, bounded, with no permission claimed when none was known", () => {
+    const a = refusal("d-1:0", "2026-03-01T09:00:00.000Z");
+    expect(a).toMatchObject({
+      run_id: "refused-7",
+      event: "/approve",
+      target: "issue",
+      outcome: "refused",
+      authority: { claim: "none", by: "mallory", granted: false },
+    });
+    expect(a.detail).toHaveLength(200);
+    // The same event gives the same span (a store keeps it once); another event another.
+    expect(refusal("d-1:0", "2026-03-01T09:00:05.000Z").span_id).toBe(a.span_id);
+    expect(refusal("d-2:0", "2026-03-01T09:00:05.000Z").span_id).not.toBe(a.span_id);
+    const noReason = refusalRecord(ISSUE, {
+      ...{ eventId: "d-3:0", event: "/x", actor: "m" },
+      reason: "",
+      at: a.time,
+    });
+    expect(noReason.detail).toBeUndefined();
+  });
+
+  it("numbers the kept records after those dropped, in a span of the issue's trace", () => {
+    const records = [
+      refusal("d-1:0", "2026-03-01T09:00:00.000Z"),
+      refusal("d-2:0", "2026-03-01T09:30:00.000Z"),
+    ];
+    expect(refusalTrace({ records: [], dropped: 0 }, ISSUE)).toEqual({ runs: [], records: [] });
+    const t = refusalTrace({ records, dropped: 3 }, ISSUE);
+    expect(t.records.map((r) => r.seq)).toEqual([4, 5]);
+    expect(t.runs[0]).toMatchObject({
+      run_id: "refused-7",
+      status: "refused",
+      dropped: 3,
+      started_at: "2026-03-01T09:00:00.000Z",
+      updated_at: "2026-03-01T09:30:00.000Z",
+    });
+    // The refusals share the trace of the issue's work by hand.
+    const both = issueTrace([], { entries: [RECORD], dropped: 0 } as unknown as AdhocLog, ISSUE, {
+      records,
+      dropped: 0,
+    });
+    expect(new Set(both.runs.map((r) => r.trace_id)).size).toBe(1);
+    expect(both.records.map((r) => r.event)).toEqual(["/approve", "/approve", "/record"]);
+  });
+});
 
 describe("the /trace reply", () => {
   it("says one record and one run in the singular, and shows a refused authority", () => {

@@ -90,6 +90,35 @@ describe("/trace", () => {
     expect(reactionsTo(bobs)).toEqual(["eyes", "-1"]);
   });
 
+  it("keeps what was refused before any run saw it, once however often it is redelivered", async () => {
+    fake.postAs(1, "bob", "/approve");
+    const ev = h.takeEvent()!;
+    const id = await h.deliver("issue_comment", h.commentPayload(ev));
+    await h.deliver("issue_comment", h.commentPayload(ev), id);
+    await h.comment(1, "alice", "/aprove <!-- x --> @carol");
+    await h.label(1, "playbook:ship", "bob");
+    await h.comment(1, "alice", "/trace");
+    const reply = bodies().at(-1)!;
+    const doc = exported(reply) as unknown as Doc & { records: { detail?: string }[] };
+    expect(doc.runs).toEqual([
+      expect.objectContaining({ run_id: "refused-1", playbook: "(refused before a run)" }),
+    ]);
+    expect(
+      doc.records.map((r) => [r.event, r.actor, r.authority.claim, r.authority.granted, r.outcome]),
+    ).toEqual([
+      ["/approve", "bob", "read", false, "refused"],
+      ["/aprove", "alice", "write", false, "refused"],
+      ["label playbook:ship", "bob", "read", false, "refused"],
+    ]);
+    expect(doc.records.map((r) => r.detail)).toEqual([
+      "nothing on this issue waits for /approve",
+      expect.stringContaining("is not a command"),
+      "starting ship needs triage access or more",
+    ]);
+    expect(reply).not.toContain("<!-- x");
+    expect(reply).not.toContain("@carol");
+  });
+
   it("keeps what people wrote inert in the reply", async () => {
     await h.comment(1, "alice", "/run ship");
     await h.comment(1, "carol", "/reject ```` </details> @carol <!-- x");
