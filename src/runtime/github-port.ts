@@ -1,6 +1,6 @@
 import type { EffectOutcome, EffectPerformer } from "./effects.js";
 import type { LinkedPullRequest } from "../core/systematise/evidence.js";
-import type { WorkflowRunFacts } from "../core/engine/events.js";
+import type { Effect, WorkflowRunFacts } from "../core/engine/events.js";
 import type { Frame } from "../core/engine/state.js";
 import type { Permission } from "../core/format/types.js";
 
@@ -23,6 +23,42 @@ export interface FileProposal {
   message: string;
   title: string;
   body: string;
+}
+
+/** An adapter's own branch, commit and pull request effects, as `proposeWith` composes them. */
+export interface ProposalEffects {
+  branch(effect: Effect<"branch">): Promise<EffectOutcome<"branch">>;
+  commit(effect: Effect<"commit">): Promise<EffectOutcome<"commit">>;
+  pullRequest(
+    effect: Effect<"pull_request">,
+    issue: number,
+  ): Promise<EffectOutcome<"pull_request">>;
+}
+
+/**
+ * Files proposed through an adapter's effects: the branch (reused while only proposals made it),
+ * a commit of the files, the pull request (the open one again). Each effect's key derives from
+ * `key`, so a retry finds what the first attempt did.
+ */
+export async function proposeWith(
+  effects: ProposalEffects,
+  issue: number,
+  key: string,
+  p: FileProposal,
+): Promise<EffectOutcome<"pull_request">> {
+  const effect = <K extends Effect["kind"]>(kind: K, params: Effect<K>["params"]) =>
+    ({ key: `${key}/${kind}`, kind, step: "propose", params }) as Effect<K>;
+  const branch = await effects.branch(effect("branch", { name: p.branch, if_exists: "reuse" }));
+  if (!branch.ok) return branch;
+  const name = branch.outputs.name;
+  const commit = await effects.commit(
+    effect("commit", { branch: name, message: p.message, files: p.files }),
+  );
+  if (!commit.ok) return commit;
+  return effects.pullRequest(
+    effect("pull_request", { head: name, title: p.title, body: p.body }),
+    issue,
+  );
 }
 
 export interface ThreadComment {

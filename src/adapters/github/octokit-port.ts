@@ -28,6 +28,7 @@ import type { Permission } from "../../core/format/types.js";
 import { LruMap } from "../../runtime/lru.js";
 import {
   hasStateBlock,
+  proposeWith,
   type CompletedWorkflowRun,
   type GitHubPort,
   type FileProposal,
@@ -850,19 +851,16 @@ export class OctokitPort implements GitHubPort {
     key: string,
     p: FileProposal,
   ): Promise<EffectOutcome<"pull_request">> {
-    const effect = <K extends Effect["kind"]>(kind: K, params: Effect<K>["params"]) =>
-      ({ key: `${key}/${kind}`, kind, step: "propose", params }) as Effect<K>;
     try {
-      const branch = await this.branch(effect("branch", { name: p.branch, if_exists: "reuse" }));
-      if (!branch.ok) return branch;
-      const name = branch.outputs.name;
-      const commit = await this.commit(
-        effect("commit", { branch: name, message: p.message, files: p.files }),
-      );
-      if (!commit.ok) return commit;
-      return await this.pullRequest(
-        effect("pull_request", { head: name, title: p.title, body: p.body }),
+      return await proposeWith(
+        {
+          branch: (e) => this.branch(e),
+          commit: (e) => this.commit(e),
+          pullRequest: (e, n) => this.pullRequest(e, n),
+        },
         issue,
+        key,
+        p,
       );
     } catch (err) {
       return {

@@ -21,8 +21,11 @@ import { checkExpectedFiles } from "../ai/adapter.js";
 import type { Permission } from "../../core/format/types.js";
 import {
   hasStateBlock,
+  proposeWith,
   type CompletedWorkflowRun,
+  type FileProposal,
   type GitHubPort,
+  type LinkedPullRequest,
   type Reaction,
   type ThreadComment,
 } from "../../runtime/github-port.js";
@@ -51,6 +54,11 @@ export interface MemoryPullRequest {
   merged: boolean;
   /** Who opened it: the app's login for pull requests it created. */
   author?: string;
+  /** When it was opened, and merged (ISO 8601). */
+  createdAt?: string;
+  mergedAt?: string;
+  /** Who approved it in a review. */
+  approvedBy?: string[];
 }
 
 /** One line of the thread's history, for transcripts. */
@@ -333,11 +341,100 @@ export class MemoryGitHub implements GitHubPort {
     pr.state = "closed";
     pr.merged = merged;
     if (merged) {
+      pr.mergedAt = this.clock().toISOString();
       const head = this.branches.get(pr.head) ?? [];
       const base = this.branches.get(pr.base) ?? [];
       this.branches.set(pr.base, [...base, ...head.filter((c) => !base.includes(c))]);
     }
     return pr;
+  }
+
+  /** A person pushes a commit of `files` to `branch` (made from main when it does not exist). */
+  pushAs(branch: string, message: string, files: Record<string, string>): string {
+    const commits = this.branches.get(branch) ?? [...(this.branches.get("main") ?? [])];
+    const sha = this.sha();
+    this.commits.set(sha, { message, files: { ...files } });
+    this.branches.set(branch, [...commits, sha]);
+    return sha;
+  }
+
+  /** A person opens a pull request from `head` into main; naming `#n` links it to issue n. */
+  openPullAs(author: string, head: string, title: string, body = ""): MemoryPullRequest {
+    const pr: MemoryPullRequest = {
+      number: this.nextNumber++,
+      title,
+      body,
+      head,
+      base: "main",
+      draft: false,
+      labels: [],
+      state: "open",
+      merged: false,
+      author,
+      createdAt: this.clock().toISOString(),
+    };
+    this.pulls.set(pr.number, pr);
+    for (const n of linkedIssues(`${title}\n${body}`))
+      if (this.issues.has(n)) this.note(n, `#${pr.number} "${title}" mentioned this issue`);
+    return pr;
+  }
+
+  /** A file as it stands at the tip of a branch, or undefined. */
+  fileAt(branch: string, path: string): string | undefined {
+    for (const sha of [...(this.branches.get(branch) ?? [])].reverse()) {
+      const files = this.commits.get(sha)?.files ?? {};
+      if (Object.hasOwn(files, path)) return files[path];
+    }
+    return undefined;
+  }
+
+  /** Pull requests that name the issue (`#n` in their title or description), as GitHub links them. */
+  async linkedPullRequests(issue: number, limit: number): Promise<LinkedPullRequest[]> {
+    this.calls.push("list timeline");
+    return [...this.pulls.values()]
+      .filter(
+        (pr) =>
+          pr.author !== this.appLogin && linkedIssues(`${pr.title}\n${pr.body}`).includes(issue),
+      )
+      .slice(0, limit)
+      .map((pr) => {
+        const base = new Set(this.branches.get(pr.base) ?? []);
+        const files = new Set<string>();
+        for (const sha of this.branches.get(pr.head) ?? [])
+          if (!base.has(sha) || pr.merged)
+            for (const f of Object.keys(this.commits.get(sha)?.files ?? {})) files.add(f);
+        const out: LinkedPullRequest = {
+          number: pr.number,
+          title: pr.title,
+          branch: pr.head,
+          base: pr.base,
+          merged: pr.merged,
+          files: [...files],
+          approvedBy: [...(pr.approvedBy ?? [])],
+        };
+        const at = pr.mergedAt ?? pr.createdAt;
+        if (at !== undefined) out.at = at;
+        return out;
+      });
+  }
+
+  /** Files proposed in a pull request of the app's, through the same effects a run uses. */
+  async proposeFiles(
+    issue: number,
+    key: string,
+    proposal: FileProposal,
+  ): Promise<EffectOutcome<"pull_request">> {
+    this.calls.push("propose files");
+    return proposeWith(
+      {
+        branch: async (e) => this.branch(e),
+        commit: async (e) => this.commit(e),
+        pullRequest: async (e, n) => this.pullRequest(e, n),
+      },
+      issue,
+      key,
+      proposal,
+    );
   }
 
   /** The effects, by kind: what GitHub would do, in memory. */
@@ -455,6 +552,7 @@ export class MemoryGitHub implements GitHubPort {
       state: "open",
       merged: false,
       author: this.appLogin,
+      createdAt: this.clock().toISOString(),
     };
     if (!open) {
       this.pulls.set(pr.number, pr);
@@ -576,6 +674,11 @@ export class MemoryGitHub implements GitHubPort {
       },
     });
   }
+}
+
+/** The issue numbers a text names as `#n` (as GitHub cross-references them). */
+function linkedIssues(text: string): number[] {
+  return [...text.matchAll(/(?<![\w/])#(\d{1,9})\b/g)].map((m) => Number(m[1]));
 }
 
 /** Where this GitHub shows a branch and a commit (the forms of github.com's pages). */

@@ -2,6 +2,7 @@ import { repositoryStateKey } from "../../runtime/state-codec.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { IssueController } from "../app/controller.js";
 import { INDEX_MARKER, STATE_MARKER } from "../../adapters/github/status-comment.js";
+import { ADHOC_MARKER } from "../../adapters/github/adhoc-log.js";
 import { durationMs } from "../../core/engine/policy.js";
 import { activeFrame } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
@@ -38,8 +39,22 @@ export type ScriptEvent =
   | { delete: string }
   | { merge: boolean | number }
   | { close_pr: boolean | number }
+  /** A person opens a pull request (files on a branch of theirs) that names the issue. */
+  | { pull_request: string; body?: string; files?: Record<string, string>; by?: string }
   | { workflow: "success" | "failure" | "cancelled" }
   | { wait: string };
+
+const EVENT_KINDS = [
+  "label",
+  "comment",
+  "edit",
+  "delete",
+  "merge",
+  "close_pr",
+  "pull_request",
+  "workflow",
+  "wait",
+];
 
 const SCRIPT_SCHEMA = {
   type: "object",
@@ -75,12 +90,12 @@ const SCRIPT_SCHEMA = {
           id: { type: "string" },
           merge: { type: ["boolean", "integer"] },
           close_pr: { type: ["boolean", "integer"] },
+          pull_request: { type: "string", minLength: 1 },
+          files: { type: "object", additionalProperties: { type: "string" } },
           workflow: { enum: ["success", "failure", "cancelled"] },
           wait: { type: "string", pattern: DURATION_PATTERN },
         },
-        oneOf: ["label", "comment", "edit", "delete", "merge", "close_pr", "workflow", "wait"].map(
-          (k) => ({ required: [k] }),
-        ),
+        oneOf: EVENT_KINDS.map((k) => ({ required: [k] })),
       },
     },
   },
@@ -104,7 +119,7 @@ export function parseScript(file: string, text: string): Script {
     const s = loaded.document.span(path);
     const what =
       e?.keyword === "oneOf"
-        ? "an event has exactly one of label, comment, edit, delete, merge, close_pr, workflow, wait"
+        ? `an event has exactly one of ${EVENT_KINDS.join(", ")}`
         : `${e?.message ?? "invalid"}${e?.keyword === "additionalProperties" ? ` ('${String((e.params as { additionalProperty?: string }).additionalProperty)}')` : ""}`;
     throw new ScriptError(`${file}:${s.line}:${s.column}: ${formatPath(path)}: ${what}`);
   }
@@ -225,6 +240,11 @@ export async function simulate(
         id,
         `https://github.test/pull/${number}`,
       );
+    } else if ("pull_request" in e) {
+      const by = e.by ?? author;
+      const branch = `${by}/change-${gh.pulls.size + 1}`;
+      gh.pushAs(branch, e.pull_request, e.files ?? { "CHANGE.md": e.pull_request });
+      gh.openPullAs(by, branch, e.pull_request, e.body ?? `Fixes #${issue.number}`);
     } else if ("workflow" in e) {
       const d = gh.dispatched[gh.dispatched.length - 1];
       gh.note(issue.number, `workflow ${d?.workflow ?? "?"} finished: ${e.workflow}`);
@@ -264,7 +284,11 @@ function transcript(gh: MemoryGitHub, issue: number): string {
           new RegExp(`<!-- ${STATE_MARKER} [^ ]+ [^ ]+ -->`),
           `<!-- ${STATE_MARKER} … (signed state) -->`,
         )
-        .replace(new RegExp(`\n<!-- ${INDEX_MARKER} [^ ]+ -->`), "");
+        .replace(new RegExp(`\n<!-- ${INDEX_MARKER} [^ ]+ -->`), "")
+        .replace(
+          new RegExp(`<!-- ${ADHOC_MARKER} [^ ]+ -->`),
+          `<!-- ${ADHOC_MARKER} … (sealed log) -->`,
+        );
       out.push(...body.split("\n").map((l) => (l ? `   ${l}` : "")), "");
     }
   }

@@ -295,6 +295,7 @@ describe("MemoryGitHub: effects", () => {
       state: "open",
       merged: false,
       author: "app[bot]",
+      createdAt: T.toISOString(),
     });
     const again = await gh.perform({ ...e, key: "other" }, run);
     expect(again).toMatchObject({ ok: true, outputs: { number: 2 } });
@@ -560,5 +561,76 @@ describe("MemoryGitHub: what a run may adopt", () => {
     });
     const pr = await gh.perform(effect("pull_request", { head: "h", title: "T" }, "r1/p/1"), run);
     expect(pr).toMatchObject({ ok: false, error: { code: "GH-CONFLICT" } });
+  });
+});
+
+describe("MemoryGitHub: evidence and proposals for /systematise", () => {
+  it("links the pull requests that name an issue, with their files, approvals and times", () => {
+    const { gh, issue } = setup();
+    gh.pushAs("fix", "Pin lodash", { "package.json": "{}", "package-lock.json": "{}" });
+    const fix = gh.openPullAs("carol", "fix", "Pin lodash", `Fixes #${issue.number}`);
+    fix.approvedBy = ["dave"];
+    gh.pushAs("other", "Unrelated", { "README.md": "x" });
+    gh.openPullAs("carol", "other", "Unrelated", "see acme/x#1 and #99");
+    gh.closePull(fix.number, true);
+    return gh.linkedPullRequests(issue.number, 5).then((linked) => {
+      expect(linked).toEqual([
+        {
+          number: fix.number,
+          title: "Pin lodash",
+          branch: "fix",
+          base: "main",
+          merged: true,
+          files: ["package.json", "package-lock.json"],
+          approvedBy: ["dave"],
+          at: T.toISOString(),
+        },
+      ]);
+      // GitHub shows the cross-reference in the issue's thread.
+      expect(gh.thread.get(issue.number)).toContainEqual({
+        kind: "event",
+        text: `#${fix.number} "Pin lodash" mentioned this issue`,
+      });
+    });
+  });
+
+  it("proposes files once per key, again on the same branch and pull request, never merged", async () => {
+    const { gh, issue } = setup();
+    const proposal = {
+      branch: "playbook-bot/systematise-x",
+      files: [{ path: ".github/playbooks/x.yml", content: "id: x\n" }],
+      message: "Add x",
+      title: "Playbook x",
+      body: "Review it",
+    };
+    const first = await gh.proposeFiles(issue.number, "systematise/1/d-1", proposal);
+    const again = await gh.proposeFiles(issue.number, "systematise/1/d-1", proposal);
+    expect(first.ok && again.ok && again.outputs.number).toBe(first.ok && first.outputs.number);
+    expect(gh.branches.get("playbook-bot/systematise-x")).toHaveLength(2);
+    const later = await gh.proposeFiles(issue.number, "systematise/1/d-2", {
+      ...proposal,
+      files: [{ path: ".github/playbooks/x.yml", content: "id: x\nname: X\n" }],
+    });
+    expect(later.ok && later.outputs.number).toBe(first.ok && first.outputs.number);
+    expect(gh.fileAt("playbook-bot/systematise-x", ".github/playbooks/x.yml")).toBe(
+      "id: x\nname: X\n",
+    );
+    expect(gh.fileAt("main", ".github/playbooks/x.yml")).toBeUndefined();
+    // The app's own pull requests are not evidence of work people did.
+    expect(await gh.linkedPullRequests(issue.number, 5)).toEqual([]);
+  });
+
+  it("refuses a branch someone else pushed to", async () => {
+    const { gh, issue } = setup();
+    gh.pushAs("playbook-bot/systematise-x", "mine", { "a.txt": "a" });
+    const r = await gh.proposeFiles(issue.number, "systematise/1/d-1", {
+      branch: "playbook-bot/systematise-x",
+      files: [{ path: "x.yml", content: "x" }],
+      message: "m",
+      title: "t",
+      body: "b",
+    });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.error.code).toBe("GH-CONFLICT");
   });
 });

@@ -41,6 +41,7 @@ type Doc = {
     outcome: string;
     authority: { claim: string; granted: boolean };
     outputs?: string;
+    detail?: string;
   }[];
 };
 
@@ -99,7 +100,7 @@ describe("/trace", () => {
     await h.label(1, "playbook:ship", "bob");
     await h.comment(1, "alice", "/trace");
     const reply = bodies().at(-1)!;
-    const doc = exported(reply) as unknown as Doc & { records: { detail?: string }[] };
+    const doc = exported(reply) as unknown as Doc;
     expect(doc.runs).toEqual([
       expect.objectContaining({ run_id: "refused-1", playbook: "(refused before a run)" }),
     ]);

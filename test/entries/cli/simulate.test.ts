@@ -1,6 +1,6 @@
 import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { IssueController } from "../../../src/entries/app/controller.js";
@@ -25,12 +25,18 @@ describe("playbook-bot simulate", () => {
   for (const [playbook, script] of [
     ["dependency-bump", "examples/simulations/dependency-bump.events.yaml"],
     ["service-triage", "examples/simulations/service-triage.events.yaml"],
+    ["hello-world", "examples/simulations/systematise.events.yaml"],
   ] as const) {
     it(`prints the thread of ${playbook} as the golden transcript`, async () => {
       const r = await cli(["simulate", playbook, "--events", script]);
       expect(r.err).toBe("");
       expect(r.code).toBe(0);
-      const golden = join(root, "test", "golden", `simulate-${playbook}.txt`);
+      const golden = join(
+        root,
+        "test",
+        "golden",
+        `simulate-${basename(script, ".events.yaml")}.txt`,
+      );
       if (update) writeFileSync(golden, r.out);
       expect(existsSync(golden)).toBe(true);
       expect(r.out).toBe(readFileSync(golden, "utf8"));
