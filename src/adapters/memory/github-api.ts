@@ -7,7 +7,7 @@
  * (method, path, body, status), and the comment events GitHub would send are queued in `events`.
  */
 import { createHash } from "node:crypto";
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 
 export const API = "https://api.github.com";
 
@@ -265,7 +265,12 @@ export class MemoryGitHubApi {
     this.clock = o.clock ?? (() => new Date((t += 1000)));
   }
 
-  // ---- the model, for tests ----
+  // ---- the model: what people do ----
+
+  /** The model's clock (every reading moves it on when it is the default one). */
+  now(): Date {
+    return this.clock();
+  }
 
   user(login: string): ApiUser {
     return {
@@ -313,12 +318,9 @@ export class MemoryGitHubApi {
     return e;
   }
 
-  /**
-   * The fake on a loopback HTTP server (port 0), as a GitHub API a child process reaches through
-   * `GITHUB_API_URL`: `url` is its base, `close` stops it. Conditional GETs work as with nock.
-   */
-  async serve(): Promise<{ url: string; close: () => Promise<void> }> {
-    const server = createServer((req, res) => {
+  /** Answers HTTP requests as GitHub's API would, from the model (conditional GETs included). */
+  requestListener(): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
@@ -337,7 +339,15 @@ export class MemoryGitHubApi {
         });
         res.end(status === 304 || status === 204 ? undefined : text);
       });
-    });
+    };
+  }
+
+  /**
+   * The model on a loopback HTTP server (port 0), as a GitHub API a process reaches through its
+   * API URL (`GITHUB_API_URL`, Probot's `baseUrl`): `url` is its base, `close` stops it.
+   */
+  async serve(): Promise<{ url: string; close: () => Promise<void> }> {
+    const server = createServer(this.requestListener());
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address() as { port: number };
     return {

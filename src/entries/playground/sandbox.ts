@@ -1,0 +1,285 @@
+/**
+ * The playground's sandbox: an in-memory GitHub served on loopback, and the real app — the same
+ * handlers, HTTP server and webhook verification as `npm start` — wired to it as if to a GitHub
+ * Enterprise Server at that address. What people do here (open an issue, label it, comment,
+ * merge a pull request) changes the in-memory GitHub and is delivered to the app as a signed
+ * webhook over HTTP; the comment events the app's own requests cause (its status comment edited,
+ * which brings the next step) are delivered the same way, until none is left. Nothing leaves the
+ * machine: both servers listen on 127.0.0.1, the app's key pair is made at start, and the AI
+ * adapter is the mock.
+ */
+import { createHmac, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import { MockAiAdapter } from "../../adapters/ai/adapter.js";
+import { MemoryGitHubApi } from "../../adapters/memory/github-api.js";
+import {
+  issueComment,
+  issueLabeled,
+  issueOpened,
+  pullRequestClosed,
+  type Webhook,
+} from "../../adapters/memory/webhooks.js";
+import { PLAYBOOK_DIR } from "../../adapters/github/discovery.js";
+import type { Permission } from "../../core/format/types.js";
+import { repositoryStateKey, type StateSeal } from "../../runtime/state-codec.js";
+import { createPlaybookBot } from "../app/app.js";
+import type { AppConfig } from "../app/config.js";
+
+export const SANDBOX_OWNER = "playground";
+export const SANDBOX_REPO = "sandbox";
+export const SANDBOX_BRANCH = "main";
+const APP_ID = 1;
+const APP_SLUG = "playbook-bot";
+/** Events one action may cause before the sandbox calls it a loop and stops delivering. */
+const MAX_EVENTS_PER_ACTION = 500;
+
+export interface SandboxOptions {
+  /** Files of the repository's default branch (playbooks under `.github/playbooks/`). */
+  files?: Record<string, string>;
+  /** People and their roles in the repository. */
+  people?: Record<string, Permission>;
+  /** The clock of the in-memory GitHub and the app (default: the real one). */
+  clock?: () => Date;
+  /** Wake-ups (reminders, timeouts) polled this often; `false`: none (tests). Default 1 s. */
+  wakeUpPollMs?: number | false;
+}
+
+/** A delivery made to the app, and how it answered. */
+export interface DeliveryRecord {
+  id: string;
+  name: string;
+  action: string;
+  status: number;
+}
+
+export class Sandbox {
+  /** Deliveries made, newest last (at most 200 kept). */
+  readonly deliveries: DeliveryRecord[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+  private drainTimer: ReturnType<typeof setInterval> | undefined;
+
+  private constructor(
+    readonly api: MemoryGitHubApi,
+    private readonly apiServer: Server,
+    private readonly appServer: Server,
+    private readonly webhookUrl: string,
+    private readonly secret: string,
+    readonly config: AppConfig,
+    private readonly closeApp: () => Promise<void>,
+  ) {}
+
+  /** The in-memory GitHub and the app, each on its own loopback port. */
+  static async start(options: SandboxOptions = {}): Promise<Sandbox> {
+    const clock = options.clock ?? (() => new Date());
+    const api = new MemoryGitHubApi({
+      owner: SANDBOX_OWNER,
+      repo: SANDBOX_REPO,
+      defaultBranch: SANDBOX_BRANCH,
+      appId: APP_ID,
+      appSlug: APP_SLUG,
+      clock,
+      files: options.files ?? { "README.md": "# sandbox\n" },
+    });
+    for (const [login, role] of Object.entries(options.people ?? {}))
+      api.permissions.set(login, role);
+    const apiServer = await listen(createServer(api.requestListener()));
+    const apiUrl = `http://127.0.0.1:${port(apiServer)}`;
+
+    const secret = randomBytes(24).toString("hex");
+    const config: AppConfig = {
+      appId: APP_ID,
+      webhookSecret: secret,
+      stateSecret: randomBytes(24).toString("hex"),
+      botLogin: `${APP_SLUG}[bot]`,
+    };
+    const { privateKey } = generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+      publicKeyEncoding: { type: "spki", format: "pem" },
+    });
+    const probot = new Probot({
+      appId: APP_ID,
+      privateKey,
+      secret,
+      baseUrl: apiUrl,
+      logLevel: "warn",
+      // The in-memory GitHub answers at once and never limits: no retries, no throttling.
+      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+        ...o,
+        retry: { enabled: false },
+        throttle: { enabled: false },
+      })),
+    });
+    const poll = options.wakeUpPollMs ?? 1000;
+    const bot = createPlaybookBot({
+      config,
+      clock,
+      ai: new MockAiAdapter(),
+      wakeUps: poll === false ? false : { pollMs: poll, scanOnStart: false },
+    });
+    const middleware = await createNodeMiddleware(bot, { probot });
+    const appServer = await listen(
+      createServer((req, res) => {
+        void middleware(req, res, () => {
+          res.writeHead(404, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: "not found" }));
+        });
+      }),
+    );
+    const sandbox = new Sandbox(
+      api,
+      apiServer,
+      appServer,
+      `http://127.0.0.1:${port(appServer)}/api/github/webhooks`,
+      secret,
+      config,
+      bot.close,
+    );
+    // What the app does on its own (a reminder, a timeout) leaves events to deliver.
+    if (poll !== false)
+      sandbox.drainTimer = setInterval(() => {
+        if (sandbox.api.events.length > 0) void sandbox.serially(() => sandbox.drain());
+      }, poll);
+    return sandbox;
+  }
+
+  /** The seal of a status comment here, to read the run it holds as the app does. */
+  sealOf(issue: number, comment: number | string): StateSeal {
+    return {
+      key: repositoryStateKey(
+        this.config.stateSecret,
+        this.api.installationId,
+        this.api.repositoryId,
+      ),
+      issue,
+      comment: String(comment),
+    };
+  }
+
+  // ---- what people do; each is delivered to the app, then what it caused ----
+
+  setPermission(login: string, role: Permission | undefined): void {
+    if (role === undefined) this.api.permissions.delete(login);
+    else this.api.permissions.set(login, role);
+  }
+
+  /** A playbook file written on the default branch (as a person's push), read by the next event. */
+  writePlaybook(file: string, text: string): void {
+    this.api.pushAs(SANDBOX_BRANCH, `Update ${file}`, { [`${PLAYBOOK_DIR}${file}`]: text });
+  }
+
+  openIssue(title: string, body: string, author: string, labels: string[] = []): Promise<number> {
+    return this.serially(async () => {
+      const issue = this.api.openIssue(title, body, author, [...labels]);
+      await this.deliver(issueOpened(this.api, issue.number));
+      await this.drain();
+      return issue.number;
+    });
+  }
+
+  label(issue: number, label: string, by: string): Promise<void> {
+    return this.serially(async () => {
+      this.api.labelAs(issue, label, by);
+      await this.deliver(issueLabeled(this.api, issue, label, by));
+      await this.drain();
+    });
+  }
+
+  comment(issue: number, by: string, body: string): Promise<number> {
+    return this.serially(async () => {
+      const c = this.api.postAs(issue, by, body);
+      await this.drain();
+      return c.id;
+    });
+  }
+
+  editComment(id: number, body: string, by: string): Promise<void> {
+    return this.serially(async () => {
+      this.api.editAs(id, body, by);
+      await this.drain();
+    });
+  }
+
+  closePull(number: number, merged: boolean, by: string): Promise<void> {
+    return this.serially(async () => {
+      this.api.closePull(number, merged);
+      await this.deliver(pullRequestClosed(this.api, number, by));
+      await this.drain();
+    });
+  }
+
+  /** Deliver the comment events waiting in the in-memory GitHub, and those they cause. */
+  private async drain(): Promise<void> {
+    for (let n = 0; this.api.events.length > 0; n++) {
+      if (n >= MAX_EVENTS_PER_ACTION)
+        throw new Error(`more than ${MAX_EVENTS_PER_ACTION} events from one action: stopped`);
+      const ev = this.api.events.shift();
+      if (ev) await this.deliver(issueComment(this.api, ev));
+    }
+  }
+
+  /** One webhook, signed with the app's secret and posted to its server as GitHub does. */
+  async deliver(webhook: Webhook): Promise<number> {
+    const body = JSON.stringify(webhook.payload);
+    const id = randomUUID();
+    const res = await fetch(this.webhookUrl, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "GitHub-Hookshot/playground",
+        "x-github-event": webhook.name,
+        "x-github-delivery": id,
+        "x-github-hook-installation-target-type": "integration",
+        "x-hub-signature-256": signature(this.secret, body),
+      },
+      body,
+    });
+    await res.arrayBuffer();
+    const action = String((webhook.payload as { action?: unknown }).action ?? "");
+    this.deliveries.push({ id, name: webhook.name, action, status: res.status });
+    if (this.deliveries.length > 200) this.deliveries.splice(0, this.deliveries.length - 200);
+    return res.status;
+  }
+
+  /** People act one after another, as in one thread. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async close(): Promise<void> {
+    if (this.drainTimer) clearInterval(this.drainTimer);
+    await this.queue;
+    await this.closeApp();
+    await Promise.all([stop(this.appServer), stop(this.apiServer)]);
+  }
+}
+
+/** GitHub's `X-Hub-Signature-256` of a body. */
+export function signature(secret: string, body: string): string {
+  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+}
+
+async function listen(server: Server, at = 0, host = "127.0.0.1"): Promise<Server> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(at, host, resolve);
+  });
+  return server;
+}
+
+function port(server: Server): number {
+  return (server.address() as AddressInfo).port;
+}
+
+function stop(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+export { listen, port, stop };
