@@ -62,4 +62,15 @@ export default tseslint.config(
   layerRule("core"),
   layerRule("runtime"),
   layerRule("adapters"),
+  {
+    // The playground's page runs in a browser.
+    files: ["src/entries/playground/page/**/*.js"],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ["window", "document", "fetch", "Node", "setTimeout", "clearTimeout", "setInterval"].map(
+          (name) => [name, "readonly"],
+        ),
+      ),
+    },
+  },
 );

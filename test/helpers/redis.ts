@@ -12,7 +12,7 @@ import { join } from "node:path";
 export const REDIS_INSTALL_HINT =
   "redis-server is not installed; the coordination tests need a real Redis. Install it with: " +
   "apt-get update && apt-get install -y --no-install-recommends redis-server (as root, on Debian or Ubuntu), " +
-  "or run `node scripts/ensure-redis-server.mjs`.";
+  "or run `node scripts/ensure-test-packages.mjs`.";
 
 export interface RedisServer {
   readonly port: number;

@@ -499,6 +499,17 @@ export class MemoryGitHubApi {
     return blob === undefined ? undefined : this.repo.blobs.get(blob);
   }
 
+  /** The files under `prefix` at the head of a branch, by path. */
+  filesUnder(branch: string, prefix: string): Record<string, string> {
+    const sha = this.repo.refs.get(`heads/${branch}`);
+    const commit = sha ? this.repo.commits.get(sha) : undefined;
+    const tree = commit ? this.repo.trees.get(commit.tree) : undefined;
+    const out: Record<string, string> = {};
+    for (const [path, blob] of tree ?? [])
+      if (path.startsWith(prefix)) out[path] = this.repo.blobs.get(blob) ?? "";
+    return out;
+  }
+
   /** Paths whose content differs between a pull request's head and its base. */
   changedFiles(pr: ApiPull): string[] {
     const treeOf = (ref: string) => {

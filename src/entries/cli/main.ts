@@ -15,6 +15,7 @@ import {
   playbookFilesIn,
 } from "../../adapters/local/library.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
+import { playgroundCommand } from "./playground.js";
 import { formatGithub, formatJson, formatSarif } from "../../core/format/report/machine.js";
 import { formatText } from "../../core/format/report/text.js";
 import { RULES, RULE_CODES } from "../../core/rules/catalogue.js";
@@ -362,6 +363,32 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .requiredOption("-e, --events <file>", "events file (YAML)")
     .action(async (target: string, opts: { events: string }) => {
       code = await simulateCommand(target, opts.events, io);
+    });
+
+  program
+    .command("playground")
+    .description(
+      "start a local sandbox — an in-memory GitHub with the app — and a web page to edit playbooks and act in issues",
+    )
+    .option("-p, --port <port>", "port of the page (0: any free one)", "3000")
+    .option(
+      "--playbooks <dir>",
+      "folder whose playbooks the sandbox repository holds (default: .github/playbooks)",
+    )
+    .action(async (opts: { port: string; playbooks?: string }) => {
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new UsageError(`--port ${opts.port}: a port number from 0 to 65535`);
+      const playground = await playgroundCommand(
+        { port, ...(opts.playbooks !== undefined ? { playbooks: opts.playbooks } : {}) },
+        io,
+      );
+      // Runs until interrupted.
+      await new Promise<void>((done) => {
+        const stop = () => void playground.close().then(done, done);
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      });
     });
 
   program

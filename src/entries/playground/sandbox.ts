@@ -21,7 +21,6 @@ import {
   pullRequestClosed,
   type Webhook,
 } from "../../adapters/memory/webhooks.js";
-import { PLAYBOOK_DIR } from "../../adapters/github/discovery.js";
 import type { Permission } from "../../core/format/types.js";
 import { repositoryStateKey, type StateSeal } from "../../runtime/state-codec.js";
 import { createPlaybookBot } from "../app/app.js";
@@ -165,9 +164,9 @@ export class Sandbox {
     else this.api.permissions.set(login, role);
   }
 
-  /** A playbook file written on the default branch (as a person's push), read by the next event. */
-  writePlaybook(file: string, text: string): void {
-    this.api.pushAs(SANDBOX_BRANCH, `Update ${file}`, { [`${PLAYBOOK_DIR}${file}`]: text });
+  /** Files written on the default branch in one commit (a person's push), read by the next event. */
+  writeFiles(files: Record<string, string>, message: string): void {
+    this.api.pushAs(SANDBOX_BRANCH, message, files);
   }
 
   openIssue(title: string, body: string, author: string, labels: string[] = []): Promise<number> {

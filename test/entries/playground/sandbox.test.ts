@@ -10,7 +10,10 @@ afterEach(async () => {
 
 describe("the playground's sandbox", () => {
   it("runs the real app over HTTP: a label starts a bundled playbook, /approve carries it to its end", async () => {
-    sandbox = await Sandbox.start({ people: { alice: "write", bob: "maintain" }, wakeUpPollMs: false });
+    sandbox = await Sandbox.start({
+      people: { alice: "write", bob: "maintain" },
+      wakeUpPollMs: false,
+    });
     const issue = await sandbox.openIssue("Say hello", "", "alice");
     await sandbox.label(issue, "hello", "alice");
     const status = () => sandbox!.api.statusComments(issue)[0];
@@ -31,19 +34,16 @@ describe("the playground's sandbox", () => {
     sandbox = await Sandbox.start({ wakeUpPollMs: false });
     const body = JSON.stringify({ action: "opened" });
     expect(signature("s", body)).toMatch(/^sha256=[0-9a-f]{64}$/);
-    const forged = await fetch(
-      (sandbox as unknown as { webhookUrl: string }).webhookUrl,
-      {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "x-github-event": "issues",
-          "x-github-delivery": "forged",
-          "x-hub-signature-256": signature("not-the-secret", body),
-        },
-        body,
+    const forged = await fetch((sandbox as unknown as { webhookUrl: string }).webhookUrl, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": "forged",
+        "x-hub-signature-256": signature("not-the-secret", body),
       },
-    );
+      body,
+    });
     expect(forged.status).toBe(400);
   });
 });

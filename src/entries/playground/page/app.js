@@ -1,0 +1,461 @@
+// The playground page: plain DOM, no framework. Text from the server is set as text; only
+// comments come as HTML, already sanitised by the server the way GitHub sanitises a thread.
+
+const $ = (selector) => document.querySelector(selector);
+
+const state = {
+  playbooks: [],
+  /** The open file: { file, tier, source } */
+  open: undefined,
+  issue: undefined,
+  runs: [],
+  checking: 0,
+  diagrams: 0,
+};
+
+function notice(text, bad = false) {
+  const el = $("#notice");
+  el.textContent = text;
+  el.className = bad ? "bad" : "";
+}
+
+async function call(method, path, body) {
+  const res = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const value = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+  if (!res.ok) throw new Error(value.error ?? `HTTP ${res.status}`);
+  return value;
+}
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return node;
+}
+
+// ---- diagrams ----
+
+let mermaidReady;
+function mermaidLib() {
+  mermaidReady ??= new Promise((resolve) => {
+    const ready = () => {
+      if (!window.mermaid) return resolve(undefined);
+      window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
+      resolve(window.mermaid);
+    };
+    if (document.readyState === "complete") ready();
+    else window.addEventListener("load", ready);
+  });
+  return mermaidReady;
+}
+
+async function drawInto(target, source) {
+  const mermaid = await mermaidLib();
+  if (!mermaid) {
+    target.replaceChildren(el("pre", {}, source));
+    return;
+  }
+  try {
+    const { svg } = await mermaid.render(`diagram-${++state.diagrams}`, source);
+    target.innerHTML = svg;
+    target.dataset.drawn = "true";
+  } catch (err) {
+    target.replaceChildren(
+      el("pre", { class: "bad" }, `The diagram could not be drawn: ${err.message ?? err}`),
+    );
+  }
+}
+
+// ---- playbooks and the editor ----
+
+function renderPlaybooks() {
+  const list = $("#playbooks");
+  list.replaceChildren(
+    ...state.playbooks.map((p) => {
+      const status =
+        p.errors > 0
+          ? `${p.errors} error(s)`
+          : p.warnings > 0
+            ? `${p.warnings} warning(s)`
+            : "valid";
+      const item = el(
+        "li",
+        { class: state.open?.file === p.file ? "selected" : "", "data-file": p.file },
+        el("button", { type: "button", onclick: () => openPlaybook(p) }, p.id ?? p.file),
+        " ",
+        el("span", { class: `tier ${p.tier}` }, p.tier),
+        " ",
+        el("span", { class: p.errors > 0 ? "bad" : "muted" }, status),
+      );
+      return item;
+    }),
+  );
+}
+
+function openPlaybook(p) {
+  const editable = p.tier === "repository";
+  // A bundled playbook is copied into the repository to be changed (a nearer one of its id wins).
+  const file = editable ? p.file : p.file.replace(/^bundled\//, "").replace(/^.*\//, "");
+  state.open = { file, tier: p.tier, source: p.source, ...(editable ? {} : { from: p.file }) };
+  $("#file").textContent = editable
+    ? `.github/playbooks/${file}`
+    : `${p.file} (saving copies it to .github/playbooks/${file})`;
+  $("#editor").value = p.source;
+  renderPlaybooks();
+  void check();
+}
+
+/** The editor's playbook as the API takes it. */
+function edited() {
+  const { file, from } = state.open;
+  return { file, text: $("#editor").value, ...(from ? { from } : {}) };
+}
+
+let timer;
+function scheduleCheck() {
+  clearTimeout(timer);
+  timer = setTimeout(() => void check(), 300);
+}
+
+function currentStepFor(text) {
+  const id = /^id:\s*([A-Za-z0-9_-]+)/m.exec(text)?.[1];
+  const run = state.runs.find((r) => r.playbook === id && r.status !== "completed");
+  return run?.current;
+}
+
+async function check() {
+  if (!state.open) return;
+  const text = $("#editor").value;
+  const ticket = ++state.checking;
+  const current = currentStepFor(text);
+  try {
+    const result = await call("POST", "/api/check", {
+      ...edited(),
+      ...(current ? { current } : {}),
+    });
+    if (ticket !== state.checking) return;
+    const errors = result.diagnostics.filter((d) => d.severity === "error").length;
+    const warnings = result.diagnostics.filter((d) => d.severity === "warning").length;
+    $("#check-summary").textContent =
+      errors + warnings === 0 ? "No problems." : `${errors} error(s), ${warnings} warning(s)`;
+    $("#diagnostics").replaceChildren(
+      ...result.diagnostics.map((d) =>
+        el(
+          "li",
+          { class: d.severity, onclick: () => selectLine(d.line) },
+          el("span", { class: "where" }, `${d.line}:${d.column}`),
+          " ",
+          el("span", { class: "severity" }, d.severity),
+          " ",
+          el("code", {}, d.rule),
+          " ",
+          d.message,
+          d.hint ? el("div", { class: "hint" }, d.hint) : "",
+        ),
+      ),
+    );
+    $("#diagram-current").textContent = current ? `— a run here is at ${current}` : "";
+    if (result.mermaid) await drawInto($("#diagram"), result.mermaid);
+    else $("#diagram").replaceChildren(el("p", { class: "muted" }, "Fix the errors to draw it."));
+  } catch (err) {
+    notice(err.message, true);
+  }
+}
+
+function selectLine(line) {
+  const editor = $("#editor");
+  const lines = editor.value.split("\n");
+  const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+  editor.focus();
+  editor.setSelectionRange(start, start + (lines[line - 1]?.length ?? 0));
+}
+
+async function save() {
+  if (!state.open) return notice("Open or create a playbook first.", true);
+  try {
+    const r = await call("PUT", "/api/playbooks", edited());
+    state.open.tier = "repository";
+    delete state.open.from;
+    notice(
+      `Saved .github/playbooks/${r.file} on the sandbox's default branch: the app reads it from the next event.`,
+    );
+    await refresh();
+  } catch (err) {
+    notice(err.message, true);
+  }
+}
+
+async function runCases() {
+  if (!state.open) return;
+  try {
+    const r = await call("POST", "/api/test", edited());
+    if (r.problem) {
+      $("#cases").replaceChildren(el("li", { class: "bad" }, r.problem));
+      return;
+    }
+    if (r.results.length === 0) {
+      $("#cases").replaceChildren(
+        el("li", { class: "muted" }, "This playbook has no golden cases (tests:)."),
+      );
+      return;
+    }
+    $("#cases").replaceChildren(
+      ...r.results.map((c) =>
+        el(
+          "li",
+          { class: c.ok ? "pass" : "fail" },
+          `${c.ok ? "✔" : "✖"} ${c.name}`,
+          ...(c.ok ? [] : [el("pre", {}, c.problems.join("\n"))]),
+        ),
+      ),
+    );
+  } catch (err) {
+    notice(err.message, true);
+  }
+}
+
+// ---- people, issues, the thread ----
+
+function renderPeople(people, permissions) {
+  const actor = $("#actor");
+  const chosen = actor.value;
+  actor.replaceChildren(
+    ...people.map((p) => el("option", { value: p.login }, `${p.login} (${p.permission})`)),
+  );
+  actor.append(el("option", { value: "mallory" }, "mallory (no access)"));
+  actor.value = chosen || people[0]?.login || "mallory";
+  $("#people tbody").replaceChildren(
+    ...people.map((p) => {
+      const select = el(
+        "select",
+        {
+          "aria-label": `role of ${p.login}`,
+          onchange: async (e) => {
+            try {
+              await call("POST", "/api/people", { login: p.login, permission: e.target.value });
+              await refresh();
+            } catch (err) {
+              notice(err.message, true);
+            }
+          },
+        },
+        ...[...permissions, "none"].map((r) => el("option", { value: r }, r)),
+      );
+      select.value = p.permission;
+      return el("tr", {}, el("td", {}, p.login), el("td", {}, select));
+    }),
+  );
+}
+
+function renderIssues(issues) {
+  const select = $("#issue-select");
+  select.replaceChildren(
+    el("option", { value: "" }, issues.length ? "— choose —" : "no issue yet"),
+    ...issues.map((i) => el("option", { value: String(i.number) }, `#${i.number} ${i.title}`)),
+  );
+  if (state.issue) select.value = String(state.issue);
+}
+
+function renderPulls(pulls) {
+  $("#pulls").replaceChildren(
+    ...pulls.map((p) =>
+      el(
+        "li",
+        { "data-pull": String(p.number) },
+        `#${p.number} ${p.title} (${p.head}) — ${p.merged ? "merged" : p.state} `,
+        ...(p.state === "open"
+          ? [
+              el(
+                "button",
+                { type: "button", onclick: () => closePull(p.number, "merge") },
+                "Merge",
+              ),
+              " ",
+              el(
+                "button",
+                { type: "button", onclick: () => closePull(p.number, "close") },
+                "Close",
+              ),
+            ]
+          : []),
+      ),
+    ),
+  );
+}
+
+async function closePull(number, how) {
+  try {
+    await call("POST", `/api/pulls/${number}/${how}`, { author: $("#actor").value });
+    await refresh();
+  } catch (err) {
+    notice(err.message, true);
+  }
+}
+
+const REACTIONS = { eyes: "👀", rocket: "🚀", "-1": "👎", "+1": "👍" };
+
+async function renderThread() {
+  if (!state.issue) {
+    state.shown = undefined;
+    $("#issue-head").replaceChildren();
+    $("#thread").replaceChildren();
+    state.runs = [];
+    return;
+  }
+  const issue = await call("GET", `/api/issues/${state.issue}`);
+  state.runs = issue.runs;
+  // Polling redraws nothing that did not change (diagrams are slow to draw).
+  const seen = JSON.stringify(issue);
+  if (seen === state.shown) return;
+  state.shown = seen;
+  $("#issue-head").replaceChildren(
+    el("h3", {}, `#${issue.number} ${issue.title}`),
+    el(
+      "p",
+      { class: "muted" },
+      `opened by @${issue.author} · ${issue.state} · labels: ${issue.labels.join(", ") || "none"}`,
+    ),
+    ...issue.runs.map((r) =>
+      el(
+        "p",
+        { class: "run" },
+        `Run ${r.id} of ${r.playbook}: ${r.status}${r.status === "completed" ? "" : `, at ${r.current}`}`,
+      ),
+    ),
+  );
+  const items = issue.comments.map((c) => {
+    const body = el("div", { class: "markdown" });
+    body.innerHTML = c.html;
+    return el(
+      "li",
+      { class: c.bot ? "comment bot" : "comment", "data-comment": String(c.id) },
+      el(
+        "div",
+        { class: "who" },
+        `@${c.author}${c.bot ? " (bot)" : ""}${c.edited ? " · edited" : ""}`,
+      ),
+      body,
+      el("div", { class: "reactions" }, c.reactions.map((r) => REACTIONS[r] ?? r).join(" ")),
+    );
+  });
+  $("#thread").replaceChildren(...items);
+  for (const code of $("#thread").querySelectorAll("code.language-mermaid")) {
+    const holder = el("div", { class: "diagram" });
+    code.parentElement.replaceWith(holder);
+    await drawInto(holder, code.textContent);
+  }
+}
+
+async function refresh() {
+  try {
+    const s = await call("GET", "/api/state");
+    $("#repository").textContent = s.repository;
+    state.playbooks = s.playbooks;
+    renderPlaybooks();
+    renderPeople(s.people, s.permissions);
+    renderIssues(s.issues);
+    renderPulls(s.pulls);
+    await renderThread();
+  } catch (err) {
+    notice(err.message, true);
+  }
+}
+
+function wire() {
+  $("#editor").addEventListener("input", scheduleCheck);
+  $("#save").addEventListener("click", () => void save());
+  $("#run-cases").addEventListener("click", () => void runCases());
+  $("#issue-select").addEventListener("change", (e) => {
+    state.issue = e.target.value ? Number(e.target.value) : undefined;
+    void renderThread();
+  });
+  $("#new-playbook").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const file = $("#new-file").value.trim() || "new-playbook.yml";
+    const id = file.replace(/\.ya?ml$/, "").replace(/[^A-Za-z0-9_-]/g, "-");
+    openPlaybook({
+      file,
+      tier: "repository",
+      source: `apiVersion: playbook-bot/v1\nid: ${id}\nname: ${id}\non:\n  labels: [${id}]\nsteps:\n  - id: look\n    type: investigate\n    expected_findings: [cause]\n  - id: done\n    type: end\n    status: success\n`,
+    });
+  });
+  $("#add-person").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      await call("POST", "/api/people", {
+        login: $("#person-login").value.trim(),
+        permission: "write",
+      });
+      $("#person-login").value = "";
+      await refresh();
+    } catch (err) {
+      notice(err.message, true);
+    }
+  });
+  $("#new-issue").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const r = await call("POST", "/api/issues", {
+        title: $("#new-issue-title").value,
+        body: $("#new-issue-body").value,
+        author: $("#actor").value,
+      });
+      state.issue = r.number;
+      $("#new-issue-title").value = "";
+      $("#new-issue-body").value = "";
+      await refresh();
+    } catch (err) {
+      notice(err.message, true);
+    }
+  });
+  $("#comment").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!state.issue) return notice("Open or choose an issue first.", true);
+    try {
+      await call("POST", `/api/issues/${state.issue}/comments`, {
+        author: $("#actor").value,
+        body: $("#comment-body").value,
+      });
+      $("#comment-body").value = "";
+      await refresh();
+      void check();
+    } catch (err) {
+      notice(err.message, true);
+    }
+  });
+  $("#label").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!state.issue) return notice("Open or choose an issue first.", true);
+    try {
+      await call("POST", `/api/issues/${state.issue}/labels`, {
+        author: $("#actor").value,
+        label: $("#label-name").value,
+      });
+      $("#label-name").value = "";
+      await refresh();
+      void check();
+    } catch (err) {
+      notice(err.message, true);
+    }
+  });
+  // What the app does on its own (reminders, timeouts) shows without a click.
+  setInterval(() => {
+    if (state.issue && document.visibilityState === "visible") void renderThread();
+  }, 3000);
+}
+
+wire();
+await refresh();
+const first =
+  state.playbooks.find((p) => p.tier === "repository") ??
+  state.playbooks.find((p) => p.id === "hello-world");
+if (first) openPlaybook(first);
+document.body.dataset.ready = "true";

@@ -1,0 +1,149 @@
+/**
+ * The playground's editor: a playbook's text checked as the app would find it — beside the
+ * sandbox repository's other playbooks and the bundled library, through every validation layer
+ * (syntax, schema, graph, templates, paths, the checks across files) — its diagram, and its
+ * golden cases run with every effect simulated, as `playbook-bot test` runs them.
+ */
+import { bundledTier, PLAYBOOK_DIR } from "../../adapters/github/discovery.js";
+import { renderMermaid } from "../../core/format/mermaid.js";
+import type { Diagnostic } from "../../core/format/diagnostics.js";
+import {
+  joinRelative,
+  resolveTiers,
+  stepFileRefs,
+  type Tier,
+  type Tiered,
+} from "../../runtime/tiers.js";
+import { runCase, type CaseResult } from "../cli/playbook-tests.js";
+
+/** A playbook as the page lists it. */
+export interface ListedPlaybook {
+  id: string | undefined;
+  name: string | undefined;
+  /** `repository` (the sandbox's `.github/playbooks/`, editable) or `bundled`. */
+  tier: "repository" | "bundled";
+  file: string;
+  source: string;
+  errors: number;
+  warnings: number;
+  /** Whether a run can start it (valid, and not shadowed by a nearer playbook of its id). */
+  runnable: boolean;
+}
+
+export interface Checked {
+  diagnostics: Diagnostic[];
+  /** The diagram, when the playbook is valid enough to draw. */
+  mermaid?: string;
+}
+
+/** Characters of one playbook the editor takes (the app reads files up to 1 MiB). */
+export const MAX_PLAYBOOK_CHARS = 1024 * 1024;
+
+/** A playbook file name inside `.github/playbooks/`: letters, digits, `-`, `_`, `/`, `.yml`/`.yaml`. */
+const FILE_NAME = /^(?:[A-Za-z0-9_-]+\/){0,3}[A-Za-z0-9_-]+\.ya?ml$/;
+
+export function isPlaybookFileName(file: string): boolean {
+  return file.length <= 200 && FILE_NAME.test(file);
+}
+
+/** The editor's text of a repository playbook, not saved yet. */
+export interface Edited {
+  /** The path inside `.github/playbooks/`. */
+  file: string;
+  text: string;
+  /** The bundled playbook it is a copy of (`bundled/…`): its templates come along. */
+  from?: string;
+}
+
+export class Workbench {
+  /** @param files the repository's files under `.github/playbooks/`, by path (read each time). */
+  constructor(private readonly files: () => Record<string, string>) {}
+
+  /** The repository's tier, with one file's text replaced (the editor's, not saved yet). */
+  private repositoryTier(bundled: Tier, edited?: Edited): Tier {
+    const all = { ...this.files() };
+    const path = edited && `${PLAYBOOK_DIR}${edited.file}`;
+    if (edited && path) all[path] = edited.text;
+    const from = edited?.from?.startsWith("bundled/") ? edited.from : undefined;
+    return {
+      files: Object.entries(all)
+        .filter(([p]) => /\.ya?ml$/.test(p) && !p.includes("/templates/"))
+        .map(([file, source]) => ({ file, source })),
+      read: (file, rel) =>
+        all[joinRelative(file, rel)] ??
+        (from && file === path ? bundled.read(from, rel) : undefined),
+    };
+  }
+
+  private async resolve(edited?: Edited): Promise<Tiered> {
+    const bundled = await bundledTier();
+    return resolveTiers([this.repositoryTier(bundled, edited), bundled]);
+  }
+
+  /** Every playbook the sandbox's app would find, nearest first. */
+  async list(): Promise<ListedPlaybook[]> {
+    const { reports, bundles } = await this.resolve();
+    return reports.map((r) => {
+      const bundled = r.file.startsWith("bundled/");
+      const id = r.playbook?.id;
+      return {
+        id,
+        name: r.playbook?.name,
+        tier: bundled ? "bundled" : "repository",
+        file: bundled ? r.file : r.file.slice(PLAYBOOK_DIR.length),
+        source: r.text,
+        errors: r.diagnostics.filter((d) => d.severity === "error").length,
+        warnings: r.diagnostics.filter((d) => d.severity === "warning").length,
+        runnable: id !== undefined && bundles.get(id)?.file === r.file,
+      };
+    });
+  }
+
+  /** The edited text of a repository playbook, checked through every layer, and its diagram. */
+  async check(edited: Edited, current?: string): Promise<Checked> {
+    const { reports } = await this.resolve(edited);
+    const report = reports.find((r) => r.file === `${PLAYBOOK_DIR}${edited.file}`);
+    const out: Checked = { diagnostics: report?.diagnostics ?? [] };
+    if (report?.playbook)
+      out.mermaid = renderMermaid(report.playbook, current === undefined ? {} : { current });
+    return out;
+  }
+
+  /** The edited playbook's golden cases, when it is valid; else why they cannot run. */
+  async test(edited: Edited): Promise<{ results: CaseResult[]; problem?: string }> {
+    const { reports, bundles } = await this.resolve(edited);
+    const report = reports.find((r) => r.file === `${PLAYBOOK_DIR}${edited.file}`);
+    const bundle = report?.playbook ? bundles.get(report.playbook.id) : undefined;
+    if (!report?.playbook || !bundle || bundle.file !== report.file)
+      return { results: [], problem: "the playbook has errors: fix them to run its cases" };
+    const results: CaseResult[] = [];
+    for (const tc of report.playbook.tests ?? [])
+      results.push(await runCase(bundle, (id) => bundles.get(id), tc));
+    return { results };
+  }
+
+  /**
+   * What saving the edited playbook writes to the repository — its text, and the files its steps
+   * read that the repository lacks (a bundled playbook's templates) — or the errors that keep it
+   * from being saved.
+   */
+  async save(
+    edited: Edited,
+  ): Promise<{ ok: true; files: Record<string, string> } | { ok: false; errors: Diagnostic[] }> {
+    const path = `${PLAYBOOK_DIR}${edited.file}`;
+    const bundled = await bundledTier();
+    const tier = this.repositoryTier(bundled, edited);
+    const { reports } = resolveTiers([tier, bundled]);
+    const report = reports.find((r) => r.file === path);
+    const errors = (report?.diagnostics ?? []).filter((d) => d.severity === "error");
+    if (errors.length > 0 || !report?.playbook) return { ok: false, errors };
+    const files: Record<string, string> = { [path]: edited.text };
+    const present = this.files();
+    for (const rel of stepFileRefs(report.playbook)) {
+      const target = joinRelative(path, rel);
+      const text = tier.read(path, rel);
+      if (present[target] === undefined && text !== undefined) files[target] = text;
+    }
+    return { ok: true, files };
+  }
+}
