@@ -184,6 +184,7 @@ async function save() {
     const r = await call("PUT", "/api/playbooks", edited());
     state.open.tier = "repository";
     delete state.open.from;
+    $("#file").textContent = `.github/playbooks/${r.file}`;
     notice(
       `Saved .github/playbooks/${r.file} on the sandbox's default branch: the app reads it from the next event.`,
     );

@@ -1,0 +1,147 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Playground } from "../../../src/entries/playground/server.js";
+import { launchBrowser } from "../../helpers/browser.js";
+
+// Screenshots of each stage, to look at: reports/playground-*.png.
+const SHOTS = join(process.cwd(), "reports");
+
+let pg: Playground;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  pg = await Playground.start({ port: 0, wakeUpPollMs: false });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+  // Script errors and refused resources (a CSP violation is a console error) fail the test.
+  page.on("console", (m) => {
+    // Failed loads are recorded with their address below.
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource"))
+      problems.push(m.text());
+  });
+  page.on("pageerror", (e) => problems.push(String(e)));
+  page.on("response", (r) => {
+    if (r.status() >= 400)
+      problems.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
+  });
+  await page.goto(`${pg.url}/`);
+  await page.waitForSelector("body[data-ready=true]");
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await pg?.close();
+});
+
+const BROKEN = `apiVersion: playbook-bot/v1
+id: broken
+steps:
+  - id: look
+    type: investigate
+    next: nowhere
+`;
+
+describe("the playground's page in a browser", () => {
+  it("lists the playbooks, opens hello-world and draws it", async () => {
+    await page.waitForSelector("#diagram svg");
+    const items = await page.locator("#playbooks li").allTextContents();
+    expect(items.some((t) => t.startsWith("hello-world") && t.includes("bundled"))).toBe(true);
+    expect(await page.inputValue("#editor")).toContain("id: hello-world");
+    expect(await page.locator("#diagram svg .node").count()).toBe(4);
+    await page.screenshot({ path: join(SHOTS, "playground-1-editor.png"), fullPage: true });
+  });
+
+  it("checks the text as it is typed, pointing at the line and column, and selects the line on a click", async () => {
+    await page.click("#new-file");
+    await page.fill("#new-file", "broken.yml");
+    await page.click("#new-playbook button[type=submit]");
+    await page.fill("#editor", BROKEN);
+    const error = page.locator("#diagnostics li.error", { hasText: "nowhere" });
+    await error.waitFor();
+    expect(await error.locator(".where").textContent()).toBe("6:11");
+    await error.click();
+    const selected = await page.evaluate(() => {
+      const e = document.querySelector("#editor") as HTMLTextAreaElement;
+      return e.value.slice(e.selectionStart, e.selectionEnd);
+    });
+    expect(selected).toBe("    next: nowhere");
+    await page.click("#save");
+    await page.waitForSelector("#notice.bad");
+    expect(await page.textContent("#notice")).toMatch(
+      /^not saved: 1 error\(s\), the first at line 6/,
+    );
+    await page.screenshot({ path: join(SHOTS, "playground-2-diagnostics.png"), fullPage: true });
+  });
+
+  it("saves a copy of hello-world and runs its golden cases", async () => {
+    await page.click("#playbooks li[data-file='bundled/hello-world.yaml'] button");
+    await page.waitForFunction(() =>
+      (document.querySelector("#editor") as HTMLTextAreaElement).value.includes("hello-world"),
+    );
+    await page.click("#run-cases");
+    await page.waitForSelector("#cases li.pass");
+    expect(await page.locator("#cases li.fail").count()).toBe(0);
+    await page.click("#save");
+    await page.waitForFunction(() =>
+      document.querySelector("#notice")?.textContent?.startsWith("Saved"),
+    );
+    expect(pg.sandbox.api.fileAt("main", ".github/playbooks/hello-world.yaml")).toContain(
+      "id: hello-world",
+    );
+    await page.waitForSelector("#playbooks li[data-file='hello-world.yaml']");
+    expect(await page.textContent("#file")).toBe(".github/playbooks/hello-world.yaml");
+  });
+
+  it("opens an issue, labels it and shows the run waiting, its step marked in the diagram", async () => {
+    await page.selectOption("#actor", "carol");
+    await page.fill("#new-issue-title", "Say hello to the team");
+    await page.click("#new-issue button[type=submit]");
+    await page.waitForSelector("#issue-head h3");
+    await page.fill("#label-name", "hello");
+    await page.click("#label-add");
+    await page.waitForSelector("#issue-head .run");
+    expect(await page.textContent("#issue-head .run")).toMatch(
+      /of hello-world: waiting, at approve$/,
+    );
+    const status = page.locator("#thread .comment.bot").first();
+    expect(await status.locator(".markdown").textContent()).toContain("Approve the greeting");
+    // The status comment's own flowchart is drawn, and the editor's diagram marks the step.
+    // (inside its collapsed block, as on GitHub)
+    await page.waitForSelector("#thread details .diagram svg", { state: "attached" });
+    await page.waitForFunction(() =>
+      document.querySelector("#diagram-current")?.textContent?.includes("approve"),
+    );
+    await page.waitForSelector("#diagram svg .current");
+    await page.screenshot({ path: join(SHOTS, "playground-3-waiting.png"), fullPage: true });
+  });
+
+  it("keeps what people write inert, refuses a reader's /approve, and finishes on a maintainer's", async () => {
+    await page.selectOption("#actor", "erin");
+    await page.fill(
+      "#comment-body",
+      '/approve <img src=x onerror="document.body.dataset.pwned=1"><script>document.body.dataset.pwned=1</script>',
+    );
+    await page.click("#comment-send");
+    const erin = page.locator("#thread .comment", { hasText: "@erin" });
+    await erin.locator(".reactions", { hasText: "👎" }).waitFor();
+    expect(await page.evaluate(() => document.body.dataset.pwned)).toBeUndefined();
+    expect(await erin.locator("img[onerror], script").count()).toBe(0);
+    await page.selectOption("#actor", "bob");
+    await page.fill("#comment-body", "/approve");
+    await page.click("#comment-send");
+    await page.waitForFunction(() =>
+      document.querySelector("#issue-head .run")?.textContent?.endsWith("completed"),
+    );
+    expect(
+      await page.locator("#thread .comment.bot", { hasText: "completed" }).count(),
+    ).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SHOTS, "playground-4-completed.png"), fullPage: true });
+    // Only what was meant to fail: the refused save, and the image a person's comment named.
+    expect([...new Set(problems)]).toEqual(["422 PUT /api/playbooks", "404 GET /x"]);
+  });
+});
