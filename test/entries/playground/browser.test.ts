@@ -46,7 +46,7 @@ steps:
     next: nowhere
 `;
 
-describe("the playground's page in a browser", () => {
+describe("the playground's page in a browser", { timeout: 60_000 }, () => {
   it("lists the playbooks, opens hello-world and draws it", async () => {
     await page.waitForSelector("#diagram svg");
     const items = await page.locator("#playbooks li").allTextContents();
