@@ -184,7 +184,7 @@ const COMMON_STEP_FIELD_DEFS: Record<string, Json> = {
 /** What each step kind is, for the `type` enum and the kind's definition. */
 const STEP_KIND_DOCS: Record<StepKind, Doc> = {
   ai: {
-    md: "Asks the configured AI adapter (a mock unless one is configured) to work on a prompt, with the tools listed; the answer is `outputs.text` and the findings it reports are recorded. Its tools are read-only unless `scope: write`, which needs an approval first. Never retried on its own.",
+    md: "Asks the configured AI adapter (a mock unless one is configured) to work on a prompt, with the tools listed; the answer is `outputs.text` and the findings it reports are recorded. Its tools are read-only unless `scope: write`, which needs an approval first. `on_error: retry:N` retries it only with an `idempotency_key`.",
     yaml: "id: summarise\ntype: ai\nprompt: Summarise the failing tests of {{ inputs.package }}.\nexpected_findings: [flaky_test]\nverify: non-empty",
   },
   branch: {
@@ -240,7 +240,7 @@ const STEP_KIND_DOCS: Record<StepKind, Doc> = {
     yaml: "id: recent\ntype: playbook\nplaybook: recent-changes\nmode: delegate\nwith: { namespace: '{{ inputs.namespace }}' }",
   },
   pull_request: {
-    md: "Opens a pull request (or finds the run's open one for the head) and, with `wait: merged`, waits for its merge. Outputs: `number`, `url`, `head`, `merged`, `merge_sha`.",
+    md: "Opens a pull request (or finds the app's open one for the head) and, with `wait: merged`, waits for its merge. Outputs: `number`, `url`, `head`, `merged`, `merge_sha`.",
     yaml: 'id: pr\ntype: pull_request\nhead: "{{ steps.branch.outputs.name }}"\ntitle: Bump {{ inputs.package }}\ncloses_issue: true\nwait: merged',
   },
   script: {
@@ -248,11 +248,6 @@ const STEP_KIND_DOCS: Record<StepKind, Doc> = {
     yaml: 'id: test\ntype: script\nshell: bash\nrun: npm test -- "$PACKAGE"\nenv: { PACKAGE: "{{ inputs.package }}" }',
   },
 };
-
-const ISSUE_NUMBER_DOC = (what: string): Doc => ({
-  md: `${what} A template that must render to a positive whole number.`,
-  examples: ["42", "{{ steps.pr.outputs.number }}"],
-});
 
 /** Fields of each step kind, beyond the common ones, and which of them are required. */
 const STEP_FIELDS: Record<StepKind, { fields: Record<string, Json>; required?: string[] }> = {
@@ -262,13 +257,12 @@ const STEP_FIELDS: Record<StepKind, { fields: Record<string, Json>; required?: s
         md: "The comment, in Markdown (a template). Values from people, alerts and GitHub are made inert: no mentions, no hidden markers.",
         examples: ["Triage started for `{{ inputs.service }}` ({{ alert.severity }})."],
       }),
-      issue: text(
-        ISSUE_NUMBER_DOC(
-          "Issue or pull request of the repository to comment on (default: the run's issue).",
-        ),
-      ),
+      issue: text({
+        md: "The number of the issue or pull request of the repository to comment on (a template that must render to a positive whole number; default: the run's issue).",
+        examples: ["42", "{{ steps.pr.outputs.number }}"],
+      }),
       reply_to: text({
-        md: "The id of a pull request review comment: the comment answers it in its thread. Needs `issue`, the pull request the review comment belongs to.",
+        md: "The id of a pull request review comment (a template that must render to a positive whole number): the comment answers it in its thread. Needs `issue`, the pull request the review comment belongs to.",
         yaml: "issue: '{{ inputs.pr }}'\nreply_to: '{{ inputs.review_comment }}'",
       }),
     },
@@ -415,7 +409,7 @@ const STEP_FIELDS: Record<StepKind, { fields: Record<string, Json>; required?: s
     fields: {
       rules: texts(
         {
-          md: "Rules in order: the first whose findings match wins and gives the conclusion. A finding is present when it was recorded with a value other than false, 0, empty, `no` or null.",
+          md: "Rules in order: the first whose findings match wins and gives the conclusion. A finding is present when it was recorded with a value other than false, 0, empty, `no`, `false` or null.",
           yaml: "rules:\n  - id: oom_after_deploy\n    all: [oom_killed, recent_deploy]\n    conclusion: memory_regression\n    confidence: 0.85\n    goto: report",
         },
         documented(
@@ -468,7 +462,7 @@ const STEP_FIELDS: Record<StepKind, { fields: Record<string, Json>; required?: s
         ),
       ),
       require_evidence: flag({
-        md: "Conclusions must rest on findings: validation requires every rule to name findings under `all` or `any`, and `outputs.evidence` lists those present.",
+        md: "Conclusions must rest on findings: validation then requires every rule to name findings under `all` or `any`. (`outputs.evidence` always lists the matched rule's findings that were present.)",
       }),
     },
     required: ["rules"],
@@ -541,10 +535,10 @@ const STEP_FIELDS: Record<StepKind, { fields: Record<string, Json>; required?: s
         examples: [["dist/**", "CHANGELOG.md"]],
       }),
       push: flag(
-        "Accepted for other systems' playbooks; no host acts on it: commits go through the GitHub API on GitHub, and into the working repository, unpushed, in a local run.",
+        "Accepted, but no host acts on it in this version: on GitHub the commit is made through the API, and a local run commits in the working repository without pushing.",
       ),
       pull: flag(
-        "Accepted for other systems' playbooks; no host acts on it: a commit's parent is always the branch's current head.",
+        "Accepted, but no host acts on it in this version: a commit's parent is always the branch's current head.",
       ),
     },
     required: ["branch", "message"],
@@ -612,9 +606,10 @@ const STEP_FIELDS: Record<StepKind, { fields: Record<string, Json>; required?: s
         md: "Labels to remove (templates).",
         examples: [["needs-triage"]],
       }),
-      issue: text(
-        ISSUE_NUMBER_DOC("The issue or pull request to label (default: the run's issue)."),
-      ),
+      issue: text({
+        md: "The number of the issue or pull request to label (a template; default: the run's issue).",
+        examples: ["42", "{{ steps.pr.outputs.number }}"],
+      }),
     },
   },
   close: {
@@ -627,9 +622,10 @@ const STEP_FIELDS: Record<StepKind, { fields: Record<string, Json>; required?: s
         "Why the issue is closed, as GitHub records it.",
       ),
       comment: text("A comment posted before closing (a template)."),
-      issue: text(
-        ISSUE_NUMBER_DOC("The issue or pull request to close (default: the run's issue)."),
-      ),
+      issue: text({
+        md: "The number of the issue or pull request to close (a template; default: the run's issue).",
+        examples: ["42", "{{ steps.pr.outputs.number }}"],
+      }),
     },
   },
   dispatch: {
@@ -757,7 +753,7 @@ const STEP_FIELDS: Record<StepKind, { fields: Record<string, Json>; required?: s
   playbook: {
     fields: {
       playbook: refDoc("id", {
-        md: "The id of the playbook to run; it must be in the same set.",
+        md: "The id of the playbook to run: one of the same set, or of the bundled library.",
         examples: ["recent-changes"],
       }),
       mode: documented(
