@@ -689,7 +689,7 @@ const STEP_FIELDS: Record<StepKind, { fields: Record<string, Json>; required?: s
         examples: [["docs/{{ inputs.name }}.md"]],
       }),
       cache: flag(
-        "Answer from a cache when an earlier run of this step asked the same with the same inputs; for steps that give the same answer to the same ask.",
+        "Answer from the host's cache (in memory, the last 200 asks) when the same ask was answered before: the same rendered prompt, tools, scope and expected findings. For steps whose answer may be reused.",
       ),
       verify: refDoc("id", {
         md: "The name of a check registered in the bot's code that must accept the answer, else `PB-VERIFY-FAILED`: `non-empty`, `json`, `findings-complete`, or one an embedding application registers. Nothing from the playbook runs as code.",
