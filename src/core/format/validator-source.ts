@@ -1,6 +1,8 @@
+import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import * as standalone from "ajv/dist/standalone/index.js";
 import { META_SCHEMA_2020 } from "./response-schema.js";
+import { forValidation } from "./schema-docs.js";
 import { PLAYBOOK_SCHEMA } from "./schema.js";
 
 /** The options the schema gate validates with; the precompiled validator is made with the same. */
@@ -11,16 +13,22 @@ export const VALIDATOR_OPTIONS = {
   verbose: true,
 } as const;
 
+/**
+ * What the validator compiles: the schema without its annotations (descriptions, examples, the
+ * editors' keywords), which inform people and never change what is valid (see `forValidation`).
+ */
+export const VALIDATION_SCHEMA = forValidation(PLAYBOOK_SCHEMA);
+
+/** The playbook schema compiled at run time (draft-07, as the schema says). */
 export function compilePlaybookValidator() {
-  return new Ajv2020(VALIDATOR_OPTIONS).compile(PLAYBOOK_SCHEMA);
+  return new Ajv(VALIDATOR_OPTIONS).compile(VALIDATION_SCHEMA);
 }
 
 /** The source of the precompiled validator module (generated, checked in, kept in sync by a test). */
 export function generateValidatorSource(): string {
-  const ajv = new Ajv2020({ ...VALIDATOR_OPTIONS, code: { source: true, esm: true } });
-  const validate = ajv.compile(PLAYBOOK_SCHEMA);
-  const generate = (standalone as unknown as { default: (a: Ajv2020, v: unknown) => string })
-    .default;
+  const ajv = new Ajv({ ...VALIDATOR_OPTIONS, code: { source: true, esm: true } });
+  const validate = ajv.compile(VALIDATION_SCHEMA);
+  const generate = (standalone as unknown as { default: (a: Ajv, v: unknown) => string }).default;
   return [
     "// @ts-nocheck",
     "/* eslint-disable */",

@@ -30,7 +30,7 @@ export type LocalAlert = NonNullable<TestCase["alert"]>;
 export class LocalContextError extends Error {}
 
 const validateAlert = new Ajv2020({ allErrors: true, strict: false }).compile(
-  PLAYBOOK_SCHEMA.$defs.test_case.properties.alert,
+  PLAYBOOK_SCHEMA.definitions.test_case.properties.alert,
 );
 
 /** Read `--alert <file>` (YAML or JSON, as a golden case's `alert:`). */

@@ -448,7 +448,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
 
   program
     .command("schema")
-    .description("print the playbook JSON Schema (draft 2020-12)")
+    .description("print the playbook JSON Schema (draft-07)")
     .option("--generic-alert", "print the generic alert format's schema instead")
     .action((opts: { genericAlert?: boolean }) =>
       io.out(

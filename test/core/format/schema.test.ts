@@ -9,7 +9,8 @@ describe("format v1 schema", () => {
   });
 
   it("defines one step shape per step kind", () => {
-    for (const kind of STEP_KINDS) expect(PLAYBOOK_SCHEMA.$defs).toHaveProperty(`step_${kind}`);
+    for (const kind of STEP_KINDS)
+      expect(PLAYBOOK_SCHEMA.definitions).toHaveProperty(`step_${kind}`);
   });
 
   it("lists the fields of a step kind, common fields first", () => {
