@@ -30,9 +30,7 @@ function file(strings: TemplateStringsArray, ...values: unknown[]): string {
     .replace(/^\n/, "")
     .replace(/\n[ ]*$/, "\n")
     .split("\n");
-  const cut = Math.min(
-    ...lines.filter((l) => l.trim() !== "").map((l) => /^ */.exec(l)?.[0].length ?? 0),
-  );
+  const cut = Math.min(...lines.filter((l) => l.trim() !== "").map((l) => l.search(/\S/)));
   return lines.map((l) => l.slice(cut)).join("\n");
 }
 
