@@ -1,9 +1,1042 @@
 import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);
-import{Aa as q,Da as Y,a as c,ca as U,ea as _,f as N,g as R,h as w,i as A,j as S,k as b,l as D,m as F,o as H,p as B,sa as G,ta as j,ua as C,wa as M,za as J}from"./chunks/chunk-WAZZ46LC.js";import{execFileSync as se}from"node:child_process";import{existsSync as ae,readFileSync as E}from"node:fs";import{relative as le,resolve as v}from"node:path";import{readFileSync as Q,statSync as X}from"node:fs";import{dirname as ee,isAbsolute as te,relative as ne,resolve as oe}from"node:path";var re=1024*1024;function Z(e,t){let a=ee(e);return{read(r){let i=oe(a,r),p=ne(t,i);if(!(p.startsWith("..")||te(p)))try{return X(i).size>re?void 0:Q(i,"utf8")}catch{return}}}}c(Z,"siblingsOnDisk");function K(e){return{message:e.hint?`${e.message}
-${e.hint}`:e.message,properties:{title:e.rule,file:e.file,startLine:e.line,endLine:e.endLine,startColumn:e.column,endColumn:e.endColumn}}}c(K,"annotation");var T=10,x=50,z=[".github/playbooks/**","playbooks/**"];function ce(e,t){let a=e.GITHUB_EVENT_PATH;if(!a||!ae(a))return;let r=JSON.parse(E(a,"utf8")),i=r.pull_request?.base?.sha,p=r.pull_request?.head?.sha;if(!(!i||!p))try{let l=se("git",["diff","--name-only",`${i}...${p}`],{cwd:t,encoding:"utf8",stdio:["ignore","pipe","ignore"]});return new Set(l.split(`
-`).filter(Boolean))}catch{return}}c(ce,"changedFiles");function L(e){return e.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu," ").replace(/[\\`*_~[\]<>&|$]/g,t=>`\\${t}`).replace(/(@|:(?=\/\/)|\bwww(?=\.))/gi,"$1\u200B")}c(L,"mdText");function P(e){let t=e.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu," ").replace(/\|/g,"\\|"),a=Math.max(0,...(t.match(/`+/g)??[]).map(p=>p.length)),r="`".repeat(a+1),i=/^[` ]|[` ]$/.test(t)?" ":"";return`${r}${i}${t}${i}${r}`}c(P,"mdCode");function pe(e){return e.replace(/[&<>"'@]/g,t=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;","'":"&#39;","@":"@\u200B"})[t]??t)}c(pe,"htmlText");function ue(e){return encodeURIComponent(e).replace(/[!'()*]/g,t=>`%${t.charCodeAt(0).toString(16).toUpperCase()}`)}c(ue,"urlSegment");function fe(e,t){let a=e.GITHUB_SERVER_URL??"https://github.com",r=e.GITHUB_REPOSITORY,i=e.GITHUB_SHA,p=`${t.file}:${t.line}:${t.column}`;return!r||!i?P(p):`[${L(p)}](${a}/${r}/blob/${i}/${t.file.split("/").map(ue).join("/")}#L${t.line}${t.endLine!==t.line?`-L${t.endLine}`:""})`}c(fe,"lineLink");function ge(e,t,a,r){let{errors:i,warnings:p}=C(e),l=[];l.push(`### ${i>0?"\u274C":"\u2705"} Playbooks: ${e.length} checked, ${i} ${i===1?"error":"errors"}, ${p} ${p===1?"warning":"warnings"}`,""),l.push("| playbook | file | steps | result |","|---|---|---:|---|");for(let o of e){let f=o.diagnostics.filter(y=>y.severity==="error").length,d=o.diagnostics.length-f,h=o.playbook?new U(o.playbook).steps.length:0;l.push(`| ${o.playbook?.id?L(o.playbook.id):"\u2014"} | ${P(o.file)} | ${h||"\u2014"} | ${f?`\u274C ${f} error${f===1?"":"s"}`:"\u2705 valid"}${d?`, ${d} warning${d===1?"":"s"}`:""} |`)}let u=e.flatMap(o=>o.diagnostics).sort(_);if(u.length){l.push("","#### Diagnostics",""),a>0&&l.push(`_${a} of ${u.length} are not shown as annotations on the diff (GitHub shows at most ${T} of a kind per step); all are listed here._`,""),l.push("| where | rule | message |","|---|---|---|");for(let o of u)l.push(`| ${fe(r,o)} | ${o.severity==="error"?"\u274C":"\u26A0\uFE0F"} ${P(o.rule)} | ${L(o.message)}${o.hint?` \u2014 _${L(o.hint)}_`:""} |`)}let g=e.filter(o=>o.playbook&&(!t||t.has(o.file)));for(let o of g.slice(0,20))l.push("",`<details><summary>Graph of <code>${pe(o.playbook?.id??"")}</code></summary>`,"","```mermaid",Y(o.playbook).trimEnd(),"```","","</details>");return l.join(`
+import{Ba as re,Ca as pe,Fa as de,a as s,ca as ne,ea as k,f as Z,fa as E,g as Q,ga as O,h as x,i as X,j as R,k as A,l as ee,m as H,o as te,p as oe,ua as ie,va as se,wa as P,ya as ae}from"./chunks/chunk-FP2R5XPV.js";import{mkdirSync as wt,readFileSync as Oe,realpathSync as vt,writeFileSync as xt}from"node:fs";import{dirname as St,relative as $t,resolve as w,sep as Vt}from"node:path";import{readFileSync as Ue,statSync as Be}from"node:fs";import{dirname as Ne,isAbsolute as He,relative as Fe,resolve as Ge}from"node:path";var Me=1024*1024;function le(e,o){let n=Ne(e);return{read(i){let a=Ge(n,i),l=Fe(o,a);if(!(l.startsWith("..")||He(l)))try{return Be(a).size>Me?void 0:Ue(a,"utf8")}catch{return}}}}s(le,"siblingsOnDisk");var G=(1n<<64n)-1n,ce=37n,L=100,We=(()=>{let e=1n;for(let o=0;o<L;o++)e=e*ce&G;return e})(),qe=9,F=10,me=13,Je=32,Ke=65535;function he(e){let o=new Array(L).fill(0),n=new Array(L).fill(-1),i=new Map,a=[],l=0n,r=0,c=0,u=!0,d=!1,p=s(()=>{let h=l.toString(16),g=(i.get(h)??0)+1;i.set(h,g),a[n[r]-1]=`${h}:${g}`,n[r]=-1},"emit"),b=s(h=>{let g=o[r];o[r]=h,l=ce*l+BigInt(h)-We*BigInt(g)&G,r=(r+1)%L},"push"),f=s(h=>{let g=h;if(g===Je||g===qe||d&&g===F){d=!1;return}d=g===me,g===me&&(g=F),n[r]!==-1&&p(),u&&(u=!1,n[r]=++c),g===F&&(u=!0),b(g)},"read");for(let h=0;h<e.length;h++)f(e.charCodeAt(h));f(Ke);for(let h=0;h<L;h++)n[r]!==-1&&p(),b(0);return a}s(he,"lineHashes");var Ye=0xcbf29ce484222325n,ze=0x100000001b3n;function ye(e){let o=Ye;for(let n of e)for(let i=0;i<=n.length;i++)o^=BigInt(i<n.length?n.charCodeAt(i):0),o=o*ze&G;return o.toString(16).padStart(16,"0")}s(ye,"digest");function ue(e){return e.replace(/\b(lines?|columns?)\s+\d+/gi,"$1 N")}s(ue,"withoutPositions");function t(e,...o){let n=String.raw({raw:e.raw},...o).replace(/^\n/,"").replace(/\n[ ]*$/,`
+`).split(`
+`),i=Math.min(...n.filter(a=>a.trim()!=="").map(a=>a.search(/\S/)));return n.map(a=>a.slice(i)).join(`
+`)}s(t,"file");var Ze="Playbooks written for Triagent run here as they are; what does not carry over must be said where it is written, not found when a run gets there.",S={"yaml-syntax":{why:"A file that is not YAML cannot be read at all: nothing else in it is checked until it parses.",fix:"Correct the YAML at the position shown: usually an indentation, a missing colon, or an unclosed quote or bracket.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+          name: Greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        name: Greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `}},"yaml-duplicate-key":{why:"YAML parsers disagree on a repeated key (most keep the last one silently), so the playbook would not mean what one of the two lines says.",fix:"Keep one of the two keys; if both values are needed, the second belongs to another step or mapping.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: done
+            type: end
+            type: comment
+            name: Done
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: done
+            type: end
+            name: Done
+      `}},"yaml-limit":{why:"Deep nesting, alias bombs and very large files can exhaust memory or time before any rule runs; the bot refuses them before walking them.",fix:"Split a large procedure into several playbooks joined by delegate or handoff, keep long text in template files, and write nesting and aliases as plain data.",example:"A file of 2 MiB, a value nested 100 lists deep (`a: [[[[\u2026]]]]`), or an anchor expanded into millions of nodes is reported at line 1; the same procedure split into playbooks under the limits is read normally."},"yaml-encoding":{why:"Playbooks are text: a NUL byte or an invalid UTF-8 sequence means a binary or wrongly encoded file, whose positions and values cannot be trusted.",fix:"Save the file as UTF-8 text (without NUL bytes), or move binary files out of the playbook folders.",example:"A playbook saved as UTF-16 or Latin-1, or an image left in `.github/playbooks/`, is reported at line 1; saved as UTF-8 it is read normally."},"dialect-unmapped":{why:Ze,example:{bad:t`
+        id: restart-check
+        symptom: pods restart
+        entrypoint: look
+        nodes:
+          look:
+            description: Look at the pods.
+            suggested_calls:
+              - tool: k8s/get
+                args: { name: "${"${service}"}" }
+            terminal_advice: Done.
+      `,good:t`
+        id: restart-check
+        symptom: pods restart
+        entrypoint: look
+        nodes:
+          look:
+            description: Look at the pods.
+            suggested_calls:
+              - tool: k8s/get
+                args: { name: checkout }
+            terminal_advice: Done.
+      `}},"dialect-invalid":{why:"A playbook in another system's format must also pass that system's own validator, or it would be accepted here and refused there.",fix:"Correct the file as that system's validator requires (the message names the rule it breaks).",example:{bad:t`
+        id: restart-check
+        symptom: pods restart
+        entrypoint: look
+        nodes:
+          look:
+            description: ""
+            terminal_advice: Done.
+      `,good:t`
+        id: restart-check
+        symptom: pods restart
+        entrypoint: look
+        nodes:
+          look:
+            description: Look at the pods.
+            terminal_advice: Done.
+      `}},"dialect-drift":{why:"Where another system's engine reads a file differently from its own documentation, the bot follows the engine, and says so, so that nobody relies on the documented meaning.",fix:"Remove the field, or write it the way the engine reads it (the hint says how).",example:{bad:t`
+        id: restart-check
+        symptom: pods restart
+        type: general
+        entrypoint: look
+        nodes:
+          look:
+            description: Look at the pods.
+            terminal_advice: Done.
+      `,good:t`
+        id: restart-check
+        symptom: pods restart
+        entrypoint: look
+        nodes:
+          look:
+            description: Look at the pods.
+            terminal_advice: Done.
+      `}},"schema-unknown-field":{why:"A misspelt field would be ignored and its step would run without it; the format has no free-form fields, so every unknown one is a mistake.",fix:"Correct the field's name (the message suggests the closest one) or remove it.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            bodyy: Hello!
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+      `}},"schema-missing-field":{why:"Without a required field the bot cannot run the playbook or the step (a playbook without an id cannot be named; a comment without a body has nothing to say).",fix:"Add the field the message names.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        name: Greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        name: Greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `}},"schema-type":{why:"A value of the wrong type (a list where text belongs) would be read as something else at run time, or fail there.",fix:"Write the value as the type the message expects (quote text that YAML would read as a number or a boolean).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        name: [Greet]
+        steps:
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        name: Greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `}},"schema-value":{why:"Fields with a fixed set of values (a status, a mode, a join) mean nothing outside it; a typo would otherwise fall back to a default nobody chose.",fix:"Use one of the values the message lists (it suggests the closest one).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done, status: sucess }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done, status: success }
+      `}},"schema-format":{why:"Durations, ids, names and numbers with a range are parsed when the run needs them; one that does not have the required form would stop the run there.",fix:"Write the value in the form the message gives (a pattern, a length or a range).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        limits: { timeout: 5 minutes }
+        steps:
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        limits: { timeout: 5m }
+        steps:
+          - { id: done, type: end, name: Done }
+      `}},"schema-step-type":{why:"The step kind decides what a step does and which fields it takes; an unknown kind cannot run.",fix:"Use one of the step kinds the message lists (it suggests the closest one).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: coment, name: Say hello, body: Hello! }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello! }
+      `}},"schema-api-version":{why:"The `apiVersion` field says which format the file is written in; the bot reads only the versions it knows, so that a future format is never read as this one.",fix:"Write `apiVersion: playbook-bot/v1`.",example:{bad:t`
+        apiVersion: playbook-bot/v2
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `}},"schema-shape":{why:"Some fields take one of several shapes (text or a mapping, a step id or a list of branches); a value of none of them has no meaning.",fix:"Write the value in one of the shapes the message lists.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done, on_error: [retry] }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done, on_error: "retry:2" }
+      `}},"id-format":{why:"Ids are used in commands (`/run`, `/approve <step>`), templates and branch names: they must be short and safe to write anywhere.",fix:"Use letters, digits, `-` and `_`, starting with a letter or digit, at most 64 characters.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: "greet people"
+        steps:
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet-people
+        steps:
+          - { id: done, type: end, name: Done }
+      `}},"tool-format":{why:"Tools are found by the server that offers them: a name without its server cannot be looked up.",fix:"Write the tool as `server/tool`, e.g. `k8s/get_pods`.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        requires: { tools: [get_pods] }
+        steps:
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        requires: { tools: [k8s/get_pods] }
+        steps:
+          - { id: done, type: end, name: Done }
+      `}},"step-duplicate-id":{why:"Steps are named by id in gotos, templates and commands; two steps with one id would make each of those ambiguous.",fix:"Give one of the steps another id, and update what names it.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello! }
+          - { id: hello, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello! }
+          - { id: done, type: end, name: Done }
+      `}},"steps-and-nodes":{why:"A playbook is either a list of steps that falls through or a graph of nodes with an entrypoint; with both, or neither, there is no one way to run it.",fix:"Keep either `steps:` or `nodes:` (with `entrypoint:`), not both.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+        nodes:
+          other: { type: end, name: Other }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `}},"entrypoint-unresolved":{why:"A nodes graph starts at its entrypoint; one that names no node leaves the run nowhere to start.",fix:"Name an existing node in `entrypoint:` (the message suggests the closest one).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        entrypoint: strt
+        nodes:
+          start: { type: end, name: Start }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        entrypoint: start
+        nodes:
+          start: { type: end, name: Start }
+      `}},"goto-unresolved":{why:"A run that follows a `next` or `goto` to a step that does not exist would stop there with an error.",fix:"Name an existing step (the message suggests the closest one).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello!, next: finsh }
+          - { id: finish, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello!, next: finish }
+          - { id: finish, type: end, name: Done }
+      `}},"self-loop":{why:"A step that goes to itself repeats its effects at once and without end; retries have their own, bounded, form.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        limits: { max_steps: 5 }
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            next:
+              - { when: "issue.number > 1", goto: hello }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            on_error: "retry:2"
+          - { id: done, type: end, name: Done }
+      `}},"branch-empty":{why:"A branch with an empty `when` or `condition` cannot be decided: the engine has nothing to evaluate and a person nothing to choose.",fix:"Write the branch's condition, or remove the branch.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            next:
+              - { when: " ", goto: done }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            next:
+              - { when: "issue.number > 1", goto: done }
+          - { id: done, type: end, name: Done }
+      `}},"branch-mixed":{why:"`when` branches are decided by the engine and `condition` branches by a person with `/choose`; mixed in one step, nobody knows who decides.",fix:"Use only `when` branches or only `condition` branches in one step (a `label` belongs to condition branches).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            next:
+              - { when: "issue.number > 1", label: later, goto: done }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            next:
+              - { when: "issue.number > 1", goto: done }
+          - { id: done, type: end, name: Done }
+      `}},"branch-duplicate-label":{why:"People pick a prose branch with `/choose <label>`; two branches with one label would make that choice ambiguous.",fix:"Give each condition branch of the step its own label.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: ask
+            type: comment
+            name: Ask
+            body: Which way?
+            next:
+              - { condition: the service is down, label: down, goto: done }
+              - { condition: the service is slow, label: down, goto: done }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: ask
+            type: comment
+            name: Ask
+            body: Which way?
+            next:
+              - { condition: the service is down, label: down, goto: done }
+              - { condition: the service is slow, label: slow, goto: done }
+          - { id: done, type: end, name: Done }
+      `}},"terminal-missing":{why:"A playbook where no reachable step ends the run would loop until its step limit, never concluding.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        limits: { max_steps: 5 }
+        steps:
+          - { id: ping, type: comment, name: Ping, body: ping, next: pong }
+          - { id: pong, type: comment, name: Pong, body: pong, next: ping }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: ping, type: comment, name: Ping, body: ping, next: pong }
+          - { id: pong, type: comment, name: Pong, body: pong, next: done }
+          - { id: done, type: end, name: Done }
+      `}},unreachable:{why:"A step no path leads to never runs: it is dead text, or a missing branch.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello!, next: done }
+          - { id: thanks, type: comment, name: Say thanks, body: Thanks! }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello! }
+          - { id: thanks, type: comment, name: Say thanks, body: Thanks! }
+          - { id: done, type: end, name: Done }
+      `}},"cycle-without-limit":{why:"A loop in the graph may run for ever; `limits.max_steps` bounds it, so that a run that keeps looping stops with an error instead.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: ask, type: comment, name: Ask, body: Ready? }
+          - id: check
+            type: comment
+            name: Check
+            body: Checking.
+            next:
+              - { when: "issue.number > 1", goto: ask }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        limits: { max_steps: 20 }
+        steps:
+          - { id: ask, type: comment, name: Ask, body: Ready? }
+          - id: check
+            type: comment
+            name: Check
+            body: Checking.
+            next:
+              - { when: "issue.number > 1", goto: ask }
+          - { id: done, type: end, name: Done }
+      `}},"handoff-not-terminal":{why:"An end step, and a handoff to another playbook, end this run; anything written after them would never happen.",fix:"Remove `next:` from the end step, or move the handoff to the step where the run ends.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: first, type: end, name: First, next: second }
+          - { id: second, type: end, name: Second }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: first, type: end, name: First }
+      `}},"delegate-shape":{why:"A delegating step runs another playbook and then resumes this one: in a nodes graph it must say where to resume.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        entrypoint: ask
+        nodes:
+          ask:
+            type: playbook
+            name: Look at changes
+            playbook: recent-changes
+            mode: delegate
+            with: { namespace: web }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        entrypoint: ask
+        nodes:
+          ask:
+            type: playbook
+            name: Look at changes
+            playbook: recent-changes
+            mode: delegate
+            with: { namespace: web }
+            next: done
+          done: { type: end, name: Done }
+      `}},"rule-shadowed":{why:"Decision rules are tried in order and the first match wins: a rule that matches whenever an earlier one does can never conclude anything.",fix:"Put the more specific rule first, or remove the rule that can never match.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [oom, deploy] }
+          - id: decide
+            type: decide
+            name: Decide
+            rules:
+              - { id: oom, all: [oom], conclusion: memory }
+              - { id: oom-deploy, all: [oom, deploy], conclusion: bad-release }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [oom, deploy] }
+          - id: decide
+            type: decide
+            name: Decide
+            rules:
+              - { id: oom-deploy, all: [oom, deploy], conclusion: bad-release }
+              - { id: oom, all: [oom], conclusion: memory }
+          - { id: done, type: end, name: Done }
+      `}},"evidence-missing":{why:"With `require_evidence: true` every conclusion must rest on findings, so that people can check it; a rule that names none would conclude on nothing.",fix:"Name the findings the rule rests on (`all:` or `any:`), or drop `require_evidence`.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [row_missing] }
+          - id: decide
+            type: decide
+            name: Decide
+            require_evidence: true
+            rules:
+              - { id: known, all: [row_missing], conclusion: not-saved }
+              - { id: guess, conclusion: cache }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [row_missing] }
+          - id: decide
+            type: decide
+            name: Decide
+            require_evidence: true
+            rules:
+              - { id: known, all: [row_missing], conclusion: not-saved }
+          - { id: done, type: end, name: Done }
+      `}},"finding-unknown":{why:"Findings come from investigate and ai steps that expect them; a finding no step expects is usually a typo, and a branch or rule on it would never match.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [oom_killed] }
+          - id: decide
+            type: decide
+            name: Decide
+            rules:
+              - { id: oom, all: [oom_kiled], conclusion: memory }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [oom_killed] }
+          - id: decide
+            type: decide
+            name: Decide
+            rules:
+              - { id: oom, all: [oom_killed], conclusion: memory }
+          - { id: done, type: end, name: Done }
+      `}},"checkpoint-target":{why:"A checkpoint goes on to `on_reject` or `on_timeout` when people say no or do not answer; a target that does not exist would stop the run there.",fix:"Name an existing step (the message suggests the closest one).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: ok, type: checkpoint, name: Approve, message: Go?, on_reject: stp }
+          - { id: go, type: comment, name: Go, body: Going., next: stop }
+          - { id: stop, type: end, name: Stop }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: ok, type: checkpoint, name: Approve, message: Go?, on_reject: stop }
+          - { id: go, type: comment, name: Go, body: Going., next: stop }
+          - { id: stop, type: end, name: Stop }
+      `}},"needs-unknown":{why:"A step starts when the steps it needs are done; a need that names no step of its list could never be met.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [buld] }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [build] }
+      `}},"needs-cycle":{why:"Steps that need each other wait for each other for ever: none of them can start.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: test, type: comment, name: Test, body: Testing., needs: [tag] }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [test] }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: test, type: comment, name: Test, body: Testing., needs: [build] }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [test] }
+      `}},"needs-unreachable":{why:"A step that waits, directly or not, for steps caught in a cycle can never start, and the run would never finish its list.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: test, type: comment, name: Test, body: Testing., needs: [tag] }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [test] }
+          - { id: notes, type: comment, name: Notes, body: Notes., needs: [tag, build] }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: test, type: comment, name: Test, body: Testing., needs: [build] }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [test] }
+          - { id: notes, type: comment, name: Notes, body: Notes., needs: [tag, build] }
+      `}},"join-unmet":{why:"A parallel step goes on when its join is met; a join that asks for more branches than the step has could never be met.",fix:"Ask for at most as many branches as the step has (`join: all`, `any` or `{ count: N }`).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            join: { count: 3 }
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting. }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            join: all
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting. }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+      `}},"goto-out-of-branch":{why:"Branches of a parallel step run side by side and join their step at their end; a goto out of a branch (or into another) would leave the join waiting and run steps twice.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting., next: report }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+          - { id: report, type: comment, name: Report, body: Done. }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting. }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+          - { id: report, type: comment, name: Report, body: Done. }
+      `}},"parallel-unsupported":{why:"Ending the run, delegating or handing off from one branch while the others still run has no single meaning; those steps belong after the join.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting. }]
+              docs: [{ id: stop, type: end, name: Stop }]
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting. }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+          - { id: stop, type: end, name: Stop }
+      `}},"input-default":{why:"A default is used when nobody gives the input; one that does not fit the input's own type or constraints would fail every run that relies on it.",fix:"Change the default to a value the input accepts, or widen the input's constraints.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          level: { type: enum, values: [patch, minor], default: major }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.level }}" }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          level: { type: enum, values: [patch, minor, major], default: major }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.level }}" }
+      `}},"input-shape":{why:"An input whose constraints contradict each other (min above max, values on a number) accepts nothing, or not what it says.",fix:"Make the constraints agree with each other and with the input's type.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: scale
+        inputs:
+          replicas: { type: number, min: 5, max: 1 }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.replicas }}" }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: scale
+        inputs:
+          replicas: { type: number, min: 1, max: 5 }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.replicas }}" }
+      `}},"regex-invalid":{why:"Patterns run on RE2, whose time is linear in the text: backreferences and lookarounds, which can take exponential time on hostile input, do not compile there.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string, pattern: '^(\w+)\1$' }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.package }}" }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string, pattern: '^[a-z0-9@/._-]+$' }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.package }}" }
+      `}},"template-syntax":{why:"A malformed template (unclosed, or written in another tool's syntax such as GitHub Actions' `${{ }}`) would be posted as written instead of filled in.",fix:"Write templates as `{{ name }}` with the names the format defines; `{% if %}` blocks must be closed.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, body: "Issue ${"${{"} issue.number }}" }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, body: "Issue {{ issue.number }}" }
+      `}},"template-unresolved":{why:"A template that names an input, step, output or context variable that does not exist would be empty at run time.",fix:"Name something that exists: a declared input, an output of an earlier step, a finding or a context variable (the message suggests the closest name).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string }
+        steps:
+          - { id: say, type: comment, name: Say, body: "Bump {{ inputs.pacakge }}" }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string }
+        steps:
+          - { id: say, type: comment, name: Say, body: "Bump {{ inputs.package }}" }
+      `}},"template-order":{why:"An output exists only once its step has run: a template that reads it in a step that can run first would be empty.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ steps.branch.outputs.name }}" }
+          - { id: branch, type: branch, description: Make a branch., name: feature/bump }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: branch, type: branch, description: Make a branch., name: feature/bump }
+          - { id: say, type: comment, name: Say, body: "{{ steps.branch.outputs.name }}" }
+      `}},"output-unsure":{why:"Outputs of a step in another branch, after an `any` join, or outside a step's `needs:` may not exist when the template is filled in.",fix:"Use outputs of steps that always completed before this one: add them to `needs:`, or join on all branches.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            join: any
+            branches:
+              lint: [{ id: lint, type: branch, description: Make a branch., name: checks/lint }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+          - { id: report, type: comment, name: Report, body: "{{ steps.lint.outputs.name }}" }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            join: all
+            branches:
+              lint: [{ id: lint, type: branch, description: Make a branch., name: checks/lint }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+          - { id: report, type: comment, name: Report, body: "{{ steps.lint.outputs.name }}" }
+      `}},"item-outside-for-each":{why:"`item` and `item_index` are the current element of a `for_each` step; anywhere else they have no value.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: notify
+        inputs:
+          services: { type: list }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ item }}" }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: notify
+        inputs:
+          services: { type: list }
+        steps:
+          - { id: say, type: comment, name: Say, for_each: "{{ inputs.services }}", body: "{{ item }}" }
+      `}},"template-conditional":{why:"A step with an `if` may be skipped, leaving its outputs empty; a template that reads them may show nothing.",fix:"Remove the `if` from the step that makes the output, or keep it if an empty value is what you want there (the rule only warns).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: branch, type: branch, description: Make a branch., name: feature/bump, if: "issue.number > 1" }
+          - { id: say, type: comment, name: Say, body: "{{ steps.branch.outputs.name }}" }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: branch, type: branch, description: Make a branch., name: feature/bump }
+          - { id: say, type: comment, name: Say, body: "{{ steps.branch.outputs.name }}" }
+      `}},"expression-syntax":{why:"`if` and `when` expressions are parsed, never run as code; one that does not parse cannot decide anything.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, if: "issue.number >", body: Hello! }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, if: "issue.number > 1", body: Hello! }
+      `}},"file-missing":{why:"Template and prompt files are read when the step runs; one that does not exist would fail the run there.",fix:"Add the file (its path is relative to the playbook file), or correct the path.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: ask, type: ai, name: Ask, prompt_file: prompts/triage.md }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: ask, type: ai, name: Ask, prompt: Summarise the issue. }
+      `}},"path-unsafe":{why:"Paths a commit step writes must stay inside the repository and away from `.git/`: an absolute path or `..` could write anywhere the runner can.",fix:"Write a relative, normalised path inside the repository.",tags:["security"],example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: notes
+        steps:
+          - id: save
+            type: commit
+            name: Save
+            branch: notes
+            message: Add notes
+            files: [{ path: ../notes.md, content: Notes }]
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: notes
+        steps:
+          - id: save
+            type: commit
+            name: Save
+            branch: notes
+            message: Add notes
+            files: [{ path: docs/notes.md, content: Notes }]
+      `}},"ref-invalid":{why:"Branch names become git refs; one git refuses (`..`, spaces, a trailing `.lock`) or one that could be read as an option would fail the step or worse.",fix:"Use a name git accepts: letters, digits, `/`, `-`, `_` and `.`, without `..` or a leading `-`.",tags:["security"],example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: branch, type: branch, description: Make a branch., name: feature..bump }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: branch, type: branch, description: Make a branch., name: feature/bump }
+      `}},"step-shape":{why:"Some fields of a step only make sense together (a commit needs something to commit); without them the step cannot do its work.",fix:"Add the fields the message names, or remove the ones that do not fit together.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: notes
+        steps:
+          - { id: save, type: commit, name: Save, branch: notes, message: Add notes }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: notes
+        steps:
+          - id: save
+            type: commit
+            name: Save
+            branch: notes
+            message: Add notes
+            files: [{ path: docs/notes.md, content: Notes }]
+      `}},"ai-write-unapproved":{why:"An ai step with write scope lets a model change the repository or call tools that act; a person must approve before it does.",tags:["security"],example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: fix
+        steps:
+          - { id: fix, type: ai, name: Fix, prompt: Fix the failing test., scope: write }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: fix
+        steps:
+          - { id: ok, type: checkpoint, name: Approve, message: Let the model fix the test? }
+          - { id: fix, type: ai, name: Fix, prompt: Fix the failing test., scope: write }
+      `}},"ai-tool-scope":{why:"A read-only ai step runs without an approval; a tool that writes or runs commands would let the model act without one.",tags:["security"],example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: ai, name: Look, prompt: Read the logs., tools: [github/file_read, shell/bash] }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: ai, name: Look, prompt: Read the logs., tools: [github/file_read] }
+      `}},"verify-unknown":{why:"`verify` names a check registered in the bot's code that the model's answer must pass; an unknown name would fail every run at that step.",fix:"Use a registered check: `non-empty`, `json` or `findings-complete` (the message suggests the closest one).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: sum, type: ai, name: Summarise, prompt: Summarise as JSON., verify: jsonn }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: sum, type: ai, name: Summarise, prompt: Summarise as JSON., verify: json }
+      `}},"response-schema":{why:"A checkpoint's `response_schema` checks the `k=v` values people give with `/approve`; a schema that is not an object schema could never accept them.",fix:"Write a JSON Schema of `type: object` whose properties are the values people give.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: ok, type: checkpoint, name: Approve, message: Version?, response_schema: { type: string } }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - id: ok
+            type: checkpoint
+            name: Approve
+            message: Version?
+            response_schema: { type: object, properties: { version: { type: string } } }
+      `}},"contract-schema":{why:"A step's `input_schema` and `output_schema` are checked on every run; one that is not a valid JSON Schema would fail the step instead of checking it.",fix:"Correct the schema as the message says (it is compiled in strict mode: unknown keywords are errors).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, body: Hello!, output_schema: { type: object, propertys: {} } }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, body: Hello!, output_schema: { type: object, properties: {} } }
+      `}},"script-templated":{why:"A script's text reaches the shell as written, so that no value can inject commands; a template in it is never filled in.",fix:"Pass values through `env:` (whose values are templates) and read them as variables in the script.",tags:["security"],example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: install
+        inputs:
+          package: { type: string }
+        steps:
+          - { id: run, type: script, name: Install, shell: bash, run: "npm install {{ inputs.package }}" }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: install
+        inputs:
+          package: { type: string }
+        steps:
+          - id: run
+            type: script
+            name: Install
+            shell: bash
+            env: { PACKAGE: "{{ inputs.package }}" }
+            run: npm install "$PACKAGE"
+      `}},"set-duplicate-id":{why:"Playbooks are found, run and delegated to by id; two playbooks of one set with one id would make each of those ambiguous.",fix:"Give one of the playbooks another id, and update what names it.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet-team
+        steps:
+          - { id: done, type: end, name: Done }
+      `,others:{"greet.yaml":t`
+          apiVersion: playbook-bot/v1
+          id: greet
+          steps:
+            - { id: done, type: end, name: Done }
+        `}}},"set-locked-id":{why:"The bot relies on its system playbooks (`alert-triage` triages alerts nothing else claims); a repository cannot replace or disable them, so a file with such an id is never used.",fix:"Give the playbook an id of its own; to take alerts before the system playbook, give it `on.alerts`.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: alert-triage
+        steps:
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: team-alert-triage
+        steps:
+          - { id: done, type: end, name: Done }
+      `}},"set-unresolved-playbook":{why:"A handoff, delegate or playbook step names the playbook it runs by id; one that no playbook has would stop the run there.",fix:"Name a playbook of the set or of the bundled library (the message suggests the closest id).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: done, type: end, name: Done, handoff: [storag] }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: done, type: end, name: Done, handoff: [storage] }
+      `,others:{"storage.yaml":t`
+          apiVersion: playbook-bot/v1
+          id: storage
+          steps:
+            - { id: done, type: end, name: Done }
+        `}}},"set-delegation-cycle":{why:"Playbooks that delegate to each other in a cycle would nest runs until the depth limit stops them.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: deep
+        steps:
+          - { id: call, type: playbook, name: Back to triage, playbook: triage, mode: delegate }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: deep
+        steps:
+          - { id: done, type: end, name: Done }
+      `,others:{"triage.yaml":t`
+          apiVersion: playbook-bot/v1
+          id: triage
+          steps:
+            - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate }
+            - { id: done, type: end, name: Done }
+        `}}},"set-depth":{why:"Each delegation nests a run inside another; `limits.max_depth` bounds how deep, and a chain deeper than it would fail when it got there.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        limits: { max_depth: 1 }
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        limits: { max_depth: 2 }
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate }
+          - { id: done, type: end, name: Done }
+      `,others:{"deep.yaml":t`
+          apiVersion: playbook-bot/v1
+          id: deep
+          steps:
+            - { id: call, type: playbook, name: Look deeper still, playbook: deeper, mode: delegate }
+            - { id: done, type: end, name: Done }
+        `,"deeper.yaml":t`
+          apiVersion: playbook-bot/v1
+          id: deeper
+          steps:
+            - { id: done, type: end, name: Done }
+        `}}},"set-delegate-terminal":{why:"A delegating step waits for the child playbook to return; a child whose every ending hands off never returns, and the parent would wait for ever.",fix:"Give the child an end that does not hand off, or hand off to it instead of delegating.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: handoff }
+      `,others:{"deep.yaml":t`
+          apiVersion: playbook-bot/v1
+          id: deep
+          steps:
+            - { id: done, type: end, name: Done, handoff: [storage-investigation] }
+        `}}},"set-inputs":{why:"A sub-playbook gets only the inputs it declares: a mapped input it does not declare is lost, and a required one left out fails its run.",fix:"Map only inputs the child declares, and every one it requires (the hint lists them).",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate, with: { namespace: web } }
+          - { id: done, type: end, name: Done }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate, with: { ns: web } }
+          - { id: done, type: end, name: Done }
+      `,others:{"deep.yaml":t`
+          apiVersion: playbook-bot/v1
+          id: deep
+          inputs:
+            ns: { type: string }
+          steps:
+            - { id: say, type: comment, name: Say, body: "{{ inputs.ns }}" }
+        `}}},"input-unused":{why:"An input nobody reads still has to be given (or defaulted) by every run: it is left over from an edit, or a template misses it.",fix:"Use the input in a template or expression, or remove it.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string }
+          level: { type: string }
+        steps:
+          - { id: say, type: comment, name: Say, body: "Bump {{ inputs.package }}" }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string }
+        steps:
+          - { id: say, type: comment, name: Say, body: "Bump {{ inputs.package }}" }
+      `}},"step-no-description":{why:"While a step is current its name or description is what people read in the status comment; an id alone rarely tells them what is happening.",example:{bad:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end }
+      `,good:t`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `}}};function Qe(e){return`${e.replace(/\/+$/,"")}/blob/main/docs/rules.md`}s(Qe,"rulesPageUrl");function ge(e,o){return`${Qe(e)}#${o}`}s(ge,"ruleUrl");function $(e){let o=/^\S+/.exec(e)?.[0]??"",i=/[A-Z_:.]/.test(o)?e:e.charAt(0).toUpperCase()+e.slice(1);return/[.!?]$/.test(i)?i:`${i}.`}s($,"sentence");function be(e){return $(k[e].guidance??S[e].fix??"")}s(be,"ruleFix");function fe(e){return`${$(k[e].summary)} ${S[e].why}`}s(fe,"ruleDescription");function ke(e){let o=k[e].layer,n=S[e].tags??[];return["playbook",o,o==="style"?"maintainability":"correctness",...n.filter(i=>i!=="playbook"&&i!==o)]}s(ke,"ruleTags");function M(e){return e.trimEnd().split(`
+`).map(o=>o&&`    ${o}`).join(`
+`)}s(M,"indent");function we(e){return Object.entries(e.others??{})}s(we,"othersOf");function ve(e,o){let n=k[e],i=S[e],a=[`${e} (${n.severity}, ${n.layer} layer)`,"",$(n.summary),"",`Why: ${i.why}`,"",`How to fix: ${be(e)}`,""];if(typeof i.example=="string")a.push(`Example: ${i.example}`,"");else{let l=we(i.example);a.push("Example, reported:","",M(i.example.bad),"");for(let[r,c]of l)a.push(`beside ${r}:`,"",M(c),"");a.push("Fixed:","",M(i.example.good),"")}return o&&a.push(`More: ${o}`,""),a.join(`
+`)}s(ve,"ruleHelpText");function W(e){return["```yaml",e.trimEnd(),"```"].join(`
+`)}s(W,"yamlBlock");function xe(e){let o=S[e],n=[$(k[e].summary),`**Why.** ${o.why}`,`**How to fix.** ${be(e)}`];if(typeof o.example=="string")n.push(`**Example.** ${o.example}`);else{let i=we(o.example);n.push(i.length?`**Example.** Reported, beside ${i.map(([a])=>`\`${a}\``).join(" and ")}:`:"**Example.** Reported:",W(o.example.bad));for(let[a,l]of i)n.push(`\`${a}\`:`,W(l));n.push("Fixed:",W(o.example.good))}return n.join(`
+
 `)+`
-`}c(ge,"summaryMarkdown");function V(e,t){let a=c(r=>t?t.has(r.file)?0:1:0,"inChanged");return[...e].sort((r,i)=>r.severity===i.severity?a(r)-a(i)||_(r,i):r.severity==="error"?-1:1)}c(V,"annotationOrder");async function me(e,t,a,r,i,p){let l=e.GITHUB_API_URL??"https://api.github.com",u=e.GITHUB_REPOSITORY,g=e.GITHUB_SHA;if(!u||!g)return;let o={authorization:`Bearer ${t}`,accept:"application/vnd.github+json","content-type":"application/json"},f=a.map(s=>({path:s.file,start_line:s.line,end_line:s.endLine,...s.line===s.endLine?{start_column:s.column,end_column:s.endColumn}:{},annotation_level:s.severity==="error"?"failure":"warning",message:s.hint?`${s.message}
-${s.hint}`:s.message,title:s.rule})),d=a.some(s=>s.severity==="error")?"failure":"success",h=c(s=>({title:`${a.length} playbook diagnostics`,summary:r.slice(0,65e3),annotations:s}),"output"),y=f.slice(0,x),m=await i(`${l}/repos/${u}/check-runs`,{method:"POST",headers:o,body:JSON.stringify({name:"Playbooks",head_sha:g,status:"completed",conclusion:d,output:h(y)})});if(!m.ok){p(`Could not publish a check run (HTTP ${m.status}); annotations above still apply.`);return}let{id:$}=await m.json();for(let s=x;s<f.length;s+=x)await i(`${l}/repos/${u}/check-runs/${$}`,{method:"PATCH",headers:o,body:JSON.stringify({output:h(f.slice(s,s+x))})});p(`Published check run ${$} with ${f.length} annotations.`)}c(me,"publishCheck");async function W(e){let t=c(n=>e.log(H(n)),"say"),a=A("paths").filter(Boolean),r=w("fail-on")||"error";if(r!=="error"&&r!=="warning")return b(`fail-on must be 'error' or 'warning', not '${r}'`),1;let i=(w("changed-only")||"false").toLowerCase()==="true",p=(await B(a.length?a:z,{cwd:e.workspace,ignore:M,onlyFiles:!0})).filter(n=>G(n,()=>{try{return E(v(e.workspace,n),"utf8")}catch{return""}})).sort(),l=j(p.map(n=>({file:n,source:E(v(e.workspace,n))})),{fileExists:c((n,k)=>J(v(e.workspace,n),k),"fileExists"),siblings:c(n=>Z(v(e.workspace,n),e.workspace),"siblings"),known:await q()}),u=i?ce(e.env,e.workspace):void 0;i&&!u&&t("changed-only: the pull request's changed files are unknown here (not a pull request, or a shallow checkout); annotating every file.");let g=l.flatMap(n=>n.diagnostics),o=u?g.filter(n=>u.has(n.file)||u.has(le(e.workspace,v(e.workspace,n.file)))):g,f=V(o,u),d=[...f.filter(n=>n.severity==="error").slice(0,T),...f.filter(n=>n.severity==="warning").slice(0,T)];for(let n of d){let{message:k,properties:I}=K(n);n.severity==="error"?D(k,I):F(k,I)}let h=g.length-d.length;h>0&&t(`${h} of ${g.length} diagnostics are not annotated (GitHub shows at most ${T} of a kind per step); the job summary lists all of them.`);for(let n of g.sort(_))t(`${n.file}:${n.line}:${n.column}: ${n.severity}: ${n.message} [${n.rule}]`);let y=ge(l,u,h,e.env);e.env.GITHUB_STEP_SUMMARY&&await N.addRaw(y).write();let{errors:m,warnings:$}=C(l);S("files",String(l.length)),S("errors",String(m)),S("warnings",String($));let s=w("token");return s&&(w("checks")||"false").toLowerCase()==="true"&&(R(s),await me(e.env,s,V(g,u),y,e.fetch??fetch,t)),p.length===0&&t(`No playbook files matched ${(a.length?a:z).join(", ")}.`),m>0||r==="warning"&&$>0?(b(`${m} ${m===1?"error":"errors"} and ${$} ${$===1?"warning":"warnings"} in ${l.length} playbook ${l.length===1?"file":"files"}`),1):(t(`${l.length} playbook ${l.length===1?"file":"files"} checked: ${m} errors, ${$} warnings.`),0)}c(W,"run");var O=(process.env.INPUT_MODE??"").trim()||"validate";if(O==="bot"){let{runBot:e}=await import("./chunks/bot-AWKQEHD6.js");process.exitCode=await e({env:process.env,log:c(t=>process.stdout.write(`${t}
-`),"log")})}else O==="validate"?process.exitCode=await W({workspace:process.env.GITHUB_WORKSPACE??process.cwd(),env:process.env,log:c(e=>process.stdout.write(`${e}
-`),"log")}):(b(`mode must be validate or bot, not ${JSON.stringify(O)}`),process.exitCode=1);
+`}s(xe,"ruleHelpMarkdown");var Se="%SRCROOT%",Xe="logicalLocationHash/v1",et=/^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;function tt(e){return e.split("/").map(encodeURIComponent).join("/")}s(tt,"pathUri");function ot(e,o){let n=o?o.locate(e):e.replace(/\\/g,"/");return n.startsWith("file:")?{uri:n}:{uri:tt(n),uriBaseId:Se}}s(ot,"artifactLocation");function nt(e,o){let n=k[e],i=o.repositoryUrl?ge(o.repositoryUrl,e):void 0;return{id:e,shortDescription:{text:$(n.summary)},fullDescription:{text:fe(e).slice(0,1024)},...i?{helpUri:i}:{},help:{text:ve(e,i),markdown:xe(e)},defaultConfiguration:{level:n.severity},properties:{tags:ke(e),precision:"very-high","problem.severity":n.severity}}}s(nt,"reportingDescriptor");function q(e,o){let n=new Map(E.map((c,u)=>[c,u])),i=new Map,a=e.flatMap(c=>{let u,d=s(p=>{if(!(p.file!==c.file||c.text===""))return u??=he(c.text),u[p.line-1]},"lineHash");return c.diagnostics.map(p=>{let b=ot(p.file,o.root),f=ye([p.rule,b.uri,p.path,ue(p.message)]),h=(i.get(f)??0)+1;i.set(f,h);let g=d(p);return{ruleId:p.rule,ruleIndex:n.get(p.rule),level:p.severity,message:{text:p.hint?`${p.message}
+Hint: ${p.hint}`:p.message},locations:[{physicalLocation:{artifactLocation:b,region:{startLine:p.line,startColumn:p.column,endLine:p.endLine,endColumn:p.endColumn}},...p.path?{logicalLocations:[{fullyQualifiedName:p.path}]}:{}}],partialFingerprints:{...g?{primaryLocationLineHash:g}:{},[Xe]:`${f}:${h}`}}})}),l=o.homepage??o.repositoryUrl,r={$schema:"https://json.schemastore.org/sarif-2.1.0.json",version:"2.1.0",runs:[{tool:{driver:{name:"playbook-bot",version:o.version,...et.test(o.version)?{semanticVersion:o.version}:{},...l?{informationUri:l}:{},rules:E.map(c=>nt(c,o))}},...o.root?{originalUriBaseIds:{[Se]:{uri:o.root.uri,description:{text:"The root of the repository the playbooks are in."}}}}:{},columnKind:"utf16CodeUnits",results:a}]};return JSON.stringify(r,null,2)+`
+`}s(q,"formatSarif");function $e(e){return{message:e.hint?`${e.message}
+${e.hint}`:e.message,properties:{title:e.rule,file:e.file,startLine:e.line,endLine:e.endLine,startColumn:e.column,endColumn:e.endColumn}}}s($e,"annotation");import{execFileSync as it}from"node:child_process";import{existsSync as st,readFileSync as at,realpathSync as rt}from"node:fs";import{basename as pt,dirname as j,isAbsolute as dt,join as Re,relative as lt,resolve as C,sep as Ve}from"node:path";import{fileURLToPath as mt,pathToFileURL as _e}from"node:url";function Ae(e,o){try{let n=it("git",["rev-parse","--show-toplevel"],{cwd:e,encoding:"utf8",stdio:["ignore","pipe","ignore"],timeout:1e4}).trim();if(n)return{dir:n,source:"git"}}catch{}return o.GITHUB_WORKSPACE?{dir:C(o.GITHUB_WORKSPACE),source:"GITHUB_WORKSPACE"}:{dir:C(e),source:"working directory"}}s(Ae,"findRepositoryRoot");function De(e){let o=[];for(let n=C(e);;n=j(n))try{return Re(rt(n),...o.reverse())}catch{if(j(n)===n)return C(e);o.push(pt(n))}}s(De,"real");function Le(e,o){let n=De(e),i=_e(n).href;return{uri:i.endsWith("/")?i:`${i}/`,locate(a){let l=De(C(o,a)),r=lt(n,l);return r===""||r===".."||r.startsWith(`..${Ve}`)||dt(r)?_e(l).href:r.split(Ve).join("/")}}}s(Le,"sarifRoot");function ct(e){let o=typeof e=="string"?e:typeof e=="object"&&e!==null&&"url"in e?String(e.url):void 0;if(!o)return;let n=/^(?:github:)?([\w.-]+\/[\w.-]+)$/.exec(o);if(n)return`https://github.com/${n[1]?.replace(/\.git$/,"")}`;let i=/^(?:git\+)?(?:https?|git|ssh):\/\/(?:[^@/]+@)?([^/]+)\/(.+?)(?:\.git)?\/?$/.exec(o);return i?`https://${i[1]}/${i[2]}`:void 0}s(ct,"repositoryUrlOf");function Ce(){let e=j(mt(import.meta.url));for(let o=0;o<6;o++,e=j(e)){let n=Re(e,"package.json");if(!st(n))continue;let i=JSON.parse(at(n,"utf8"));if(i.name!=="playbook-bot")continue;let a=ct(i.repository);return{version:i.version??"0.0.0",...a?{repositoryUrl:a}:{},...i.homepage?{homepage:i.homepage}:{}}}return{version:"0.0.0"}}s(Ce,"toolInfo");import{execFileSync as ht}from"node:child_process";import{existsSync as yt,readFileSync as ut}from"node:fs";var J=100,Te=3e3,V=class extends Error{static{s(this,"Unavailable")}};function gt(e){let o=e.GITHUB_EVENT_PATH;if(!(!o||!yt(o)))try{return JSON.parse(ut(o,"utf8"))}catch{return}}s(gt,"readEvent");async function bt(e,o,n,i){let a=(e.env.GITHUB_API_URL??"https://api.github.com").replace(/\/+$/,""),l=new Set,r=0;for(let c=1;c<=Te/J;c++){let u;try{u=await e.fetch(`${a}/repos/${o}/pulls/${n}/files?per_page=${J}&page=${c}`,{headers:{authorization:`Bearer ${e.token}`,accept:"application/vnd.github+json","x-github-api-version":"2022-11-28"},signal:AbortSignal.timeout(3e4)})}catch(p){throw new V(p instanceof Error?p.message:String(p))}if(!u.ok)throw new V(`HTTP ${u.status}`);let d=await u.json().catch(()=>{});if(!Array.isArray(d))throw new V("the answer is not a list of files");for(let p of d)typeof p?.filename=="string"&&(r++,p.status!=="removed"&&l.add(p.filename));if(d.length<J)return l}if(i===void 0||i>r)throw new V(`it lists at most ${Te} files`);return l}s(bt,"listedFiles");function ft(e,o,n){if(!(typeof o!="string"||typeof n!="string")&&!(!/^[0-9a-f]{7,64}$/i.test(o)||!/^[0-9a-f]{7,64}$/i.test(n)))try{let i=ht("git",["diff","--name-only","-z","--diff-filter=d",`${o}...${n}`],{cwd:e,encoding:"utf8",stdio:["ignore","pipe","ignore"],timeout:6e4});return new Set(i.split("\0").filter(Boolean))}catch{return}}s(ft,"diffedFiles");async function Ee(e){let o=gt(e.env),n=o?.pull_request;if(!o||!n)return{pullRequest:!1};let i=Number(n.number??o.number),a=typeof o.repository?.full_name=="string"?o.repository.full_name:e.env.GITHUB_REPOSITORY,l=typeof n.changed_files=="number"?n.changed_files:void 0,r;if(!e.token)r="the token input is empty";else if(!a||!/^[\w.-]+\/[\w.-]+$/.test(a)||!Number.isSafeInteger(i)||i<1)r="the event does not name the pull request and its repository";else try{return{pullRequest:!0,files:await bt(e,a,i,l)}}catch(u){r=u.message}let c=ft(e.workspace,n.base?.sha,n.head?.sha);return e.warn(`changed-only: the GitHub API did not list the pull request's files (${r}); ${c?"comparing its base and head commits with git instead.":"git cannot compare its base and head commits either (a shallow checkout lacks the base: fetch-depth: 0 brings it), so every file is annotated."}`),c?{pullRequest:!0,files:c}:{pullRequest:!0}}s(Ee,"changedFiles");var U=10,I=50,Pe=[".github/playbooks/**","playbooks/**"];function _t(e,o,n){let i=s(r=>{try{return vt(r)}catch{return w(r)}},"real"),a=i(o),l=i(n);return new Set([...e].map(r=>$t(l,w(a,r)).split(Vt).join("/")))}s(_t,"inWorkspace");function B(e){return e.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu," ").replace(/[\\`*_~[\]<>&|$]/g,o=>`\\${o}`).replace(/(@|:(?=\/\/)|\bwww(?=\.))/gi,"$1\u200B")}s(B,"mdText");function K(e){let o=e.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu," ").replace(/\|/g,"\\|"),n=Math.max(0,...(o.match(/`+/g)??[]).map(l=>l.length)),i="`".repeat(n+1),a=/^[` ]|[` ]$/.test(o)?" ":"";return`${i}${a}${o}${a}${i}`}s(K,"mdCode");function Dt(e){return e.replace(/[&<>"'@]/g,o=>({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;","'":"&#39;","@":"@\u200B"})[o]??o)}s(Dt,"htmlText");function Rt(e){return encodeURIComponent(e).replace(/[!'()*]/g,o=>`%${o.charCodeAt(0).toString(16).toUpperCase()}`)}s(Rt,"urlSegment");function At(e,o){let n=e.GITHUB_SERVER_URL??"https://github.com",i=e.GITHUB_REPOSITORY,a=e.GITHUB_SHA,l=`${o.file}:${o.line}:${o.column}`;return!i||!a?K(l):`[${B(l)}](${n}/${i}/blob/${a}/${o.file.split("/").map(Rt).join("/")}#L${o.line}${o.endLine!==o.line?`-L${o.endLine}`:""})`}s(At,"lineLink");function Lt(e,o,n,i){let{errors:a,warnings:l}=P(e),r=[];r.push(`### ${a>0?"\u274C":"\u2705"} Playbooks: ${e.length} checked, ${a} ${a===1?"error":"errors"}, ${l} ${l===1?"warning":"warnings"}`,""),r.push("| playbook | file | steps | result |","|---|---|---:|---|");for(let d of e){let p=d.diagnostics.filter(h=>h.severity==="error").length,b=d.diagnostics.length-p,f=d.playbook?new ne(d.playbook).steps.length:0;r.push(`| ${d.playbook?.id?B(d.playbook.id):"\u2014"} | ${K(d.file)} | ${f||"\u2014"} | ${p?`\u274C ${p} error${p===1?"":"s"}`:"\u2705 valid"}${b?`, ${b} warning${b===1?"":"s"}`:""} |`)}let c=e.flatMap(d=>d.diagnostics).sort(O);if(c.length){r.push("","#### Diagnostics",""),n>0&&r.push(`_${n} of ${c.length} are not shown as annotations on the diff (GitHub shows at most ${U} of a kind per step); all are listed here._`,""),r.push("| where | rule | message |","|---|---|---|");for(let d of c)r.push(`| ${At(i,d)} | ${d.severity==="error"?"\u274C":"\u26A0\uFE0F"} ${K(d.rule)} | ${B(d.message)}${d.hint?` \u2014 _${B(d.hint)}_`:""} |`)}let u=e.filter(d=>d.playbook&&(!o||o.has(d.file)));for(let d of u.slice(0,20))r.push("",`<details><summary>Graph of <code>${Dt(d.playbook?.id??"")}</code></summary>`,"","```mermaid",de(d.playbook).trimEnd(),"```","","</details>");return r.join(`
+`)+`
+`}s(Lt,"summaryMarkdown");function je(e,o){let n=s(i=>o?o.has(i.file)?0:1:0,"inChanged");return[...e].sort((i,a)=>i.severity===a.severity?n(i)-n(a)||O(i,a):i.severity==="error"?-1:1)}s(je,"annotationOrder");async function Ct(e,o,n,i,a,l){let r=e.GITHUB_API_URL??"https://api.github.com",c=e.GITHUB_REPOSITORY,u=e.GITHUB_SHA;if(!c||!u)return;let d={authorization:`Bearer ${o}`,accept:"application/vnd.github+json","content-type":"application/json"},p=n.map(y=>({path:y.file,start_line:y.line,end_line:y.endLine,...y.line===y.endLine?{start_column:y.column,end_column:y.endColumn}:{},annotation_level:y.severity==="error"?"failure":"warning",message:y.hint?`${y.message}
+${y.hint}`:y.message,title:y.rule})),b=n.some(y=>y.severity==="error")?"failure":"success",f=s(y=>({title:`${n.length} playbook diagnostics`,summary:i.slice(0,65e3),annotations:y}),"output"),h=p.slice(0,I),g=await a(`${r}/repos/${c}/check-runs`,{method:"POST",headers:d,body:JSON.stringify({name:"Playbooks",head_sha:u,status:"completed",conclusion:b,output:f(h)})});if(!g.ok){l(`Could not publish a check run (HTTP ${g.status}); annotations above still apply.`);return}let{id:v}=await g.json();for(let y=I;y<p.length;y+=I)await a(`${r}/repos/${c}/check-runs/${v}`,{method:"PATCH",headers:d,body:JSON.stringify({output:f(p.slice(y,y+I))})});l(`Published check run ${v} with ${p.length} annotations.`)}s(Ct,"publishCheck");async function Ie(e){let o=s(m=>e.log(te(m)),"say"),n=X("paths").filter(Boolean),i=x("fail-on")||"error";if(i!=="error"&&i!=="warning")return A(`fail-on must be 'error' or 'warning', not '${i}'`),1;let a=(x("changed-only")||"false").toLowerCase()==="true",l=(await oe(n.length?n:Pe,{cwd:e.workspace,ignore:ae,onlyFiles:!0})).filter(m=>ie(m,()=>{try{return Oe(w(e.workspace,m),"utf8")}catch{return""}})).sort(),r=se(l.map(m=>({file:m,source:Oe(w(e.workspace,m))})),{fileExists:s((m,T)=>re(w(e.workspace,m),T),"fileExists"),siblings:s(m=>le(w(e.workspace,m),e.workspace),"siblings"),known:await pe()}),c=x("token");c&&Q(c);let u=Ae(e.workspace,e.env),d=a?await Ee({env:e.env,workspace:e.workspace,token:c,fetch:e.fetch??fetch,warn:s(m=>H(m),"warn")}):void 0,p=d?.files&&_t(d.files,u.dir,e.workspace);d&&!d.pullRequest&&o("changed-only: the workflow does not run for a pull request; annotating every file.");let b=r.flatMap(m=>m.diagnostics),f=p?b.filter(m=>p.has(m.file)):b,h=je(f,p),g=[...h.filter(m=>m.severity==="error").slice(0,U),...h.filter(m=>m.severity==="warning").slice(0,U)];for(let m of g){let{message:T,properties:z}=$e(m);m.severity==="error"?ee(T,z):H(T,z)}let v=b.length-g.length;v>0&&o(`${v} of ${b.length} diagnostics are not annotated (GitHub shows at most ${U} of a kind per step); the job summary lists all of them.`);for(let m of b.sort(O))o(`${m.file}:${m.line}:${m.column}: ${m.severity}: ${m.message} [${m.rule}]`);let y=Lt(r,p,v,e.env);e.env.GITHUB_STEP_SUMMARY&&await Z.addRaw(y).write();let{errors:_,warnings:D}=P(r);R("files",String(r.length)),R("errors",String(_)),R("warnings",String(D));let N=x("sarif-file");if(N){let m=w(e.workspace,N);wt(St(m),{recursive:!0}),xt(m,q(r,{...Ce(),root:Le(u.dir,e.workspace)})),R("sarif-file",m),o(`Wrote SARIF for ${b.length} diagnostics to ${N} (paths from ${u.dir}).`)}return c&&(x("checks")||"false").toLowerCase()==="true"&&await Ct(e.env,c,je(b,p),y,e.fetch??fetch,o),l.length===0&&o(`No playbook files matched ${(n.length?n:Pe).join(", ")}.`),_>0||i==="warning"&&D>0?(A(`${_} ${_===1?"error":"errors"} and ${D} ${D===1?"warning":"warnings"} in ${r.length} playbook ${r.length===1?"file":"files"}`),1):(o(`${r.length} playbook ${r.length===1?"file":"files"} checked: ${_} errors, ${D} warnings.`),0)}s(Ie,"run");var Y=(process.env.INPUT_MODE??"").trim()||"validate";if(Y==="bot"){let{runBot:e}=await import("./chunks/bot-NDFRG2M5.js");process.exitCode=await e({env:process.env,log:s(o=>process.stdout.write(`${o}
+`),"log")})}else Y==="validate"?process.exitCode=await Ie({workspace:process.env.GITHUB_WORKSPACE??process.cwd(),env:process.env,log:s(e=>process.stdout.write(`${e}
+`),"log")}):(A(`mode must be validate or bot, not ${JSON.stringify(Y)}`),process.exitCode=1);

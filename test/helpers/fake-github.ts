@@ -12,6 +12,7 @@ import {
   type ApiIssue,
   type ApiIssueEvent,
   type ApiPull,
+  type ApiPullFile,
   type ApiUser,
   type ApiWorkflowRun,
   type MemoryGitHubApiOptions,
@@ -32,6 +33,7 @@ export type FakeComment = ApiComment;
 export type FakeIssue = ApiIssue;
 export type FakeIssueEvent = ApiIssueEvent;
 export type FakePull = ApiPull;
+export type FakePullFile = ApiPullFile;
 export type FakeCommit = ApiCommit;
 export type FakeWorkflowRun = ApiWorkflowRun;
 export type FakeGitHubOptions = MemoryGitHubApiOptions;

@@ -17,6 +17,8 @@ export interface RecordedRequest {
   path: string;
   body: unknown;
   status: number;
+  /** The Authorization header, for requests to the model served on loopback (`serve()`). */
+  authorization?: string;
 }
 
 export interface ApiUser {
@@ -69,10 +71,20 @@ export interface ApiPull {
   reviewers: string[];
   /** Who opened it: the app for pull requests it creates. */
   user: ApiUser;
-  /** Files it changes, as GitHub lists them (set by a test; else the trees' difference). */
-  files?: string[];
+  /**
+   * Files it changes, as GitHub lists them (set by a test; else the trees' difference): a name
+   * (modified), or a name with its status (and, renamed, its previous name).
+   */
+  files?: (string | ApiPullFile)[];
   /** People whose review approved it. */
   approvedBy?: string[];
+}
+
+/** A file of a pull request as `GET /pulls/:n/files` lists it. */
+export interface ApiPullFile {
+  filename: string;
+  status: "added" | "removed" | "modified" | "renamed" | "copied" | "changed" | "unchanged";
+  previous_filename?: string;
 }
 
 export interface ApiCommit {
@@ -332,6 +344,9 @@ export class MemoryGitHubApi {
           typeof ifNoneMatch === "string"
             ? this.conditional(method, uri, raw, ifNoneMatch)
             : this.handle(method, uri, raw);
+        const recorded = this.requests[this.requests.length - 1];
+        if (recorded && typeof req.headers.authorization === "string")
+          recorded.authorization = req.headers.authorization;
         const text = body === "" || body === undefined ? "" : JSON.stringify(body);
         res.writeHead(status, {
           ...(text ? { "content-type": "application/json; charset=utf-8" } : {}),
@@ -1149,8 +1164,13 @@ export class MemoryGitHubApi {
     if ((m = /^\/pulls\/([0-9]+)\/files$/.exec(sub)) && method === "GET") {
       const pr = this.pulls.get(Number(m[1]));
       if (!pr) return notFound();
-      const files = pr.files ?? this.changedFiles(pr);
-      return [200, files.map((filename) => ({ filename, status: "modified" }))];
+      // As GitHub: per_page up to 100 (default 30), numbered pages, at most 3000 files in all.
+      const files = (pr.files ?? this.changedFiles(pr))
+        .map((f) => (typeof f === "string" ? { filename: f, status: "modified" } : f))
+        .slice(0, 3000);
+      const perPage = Math.min(100, Number(q.get("per_page") ?? 30));
+      const page = Number(q.get("page") ?? 1);
+      return [200, files.slice((page - 1) * perPage, page * perPage)];
     }
     if ((m = /^\/pulls\/([0-9]+)\/reviews$/.exec(sub)) && method === "GET") {
       const pr = this.pulls.get(Number(m[1]));

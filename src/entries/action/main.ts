@@ -1,7 +1,6 @@
 import "../../adapters/local/yaml-library.js";
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname, relative, resolve, sep } from "node:path";
 import * as core from "@actions/core";
 import { plainLine } from "../../core/util/log-line.js";
 import { glob } from "tinyglobby";
@@ -11,7 +10,9 @@ import { siblingsOnDisk } from "../../adapters/local/siblings.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
-import { annotation } from "../../core/format/report/machine.js";
+import { annotation, formatSarif } from "../../core/format/report/machine.js";
+import { findRepositoryRoot, sarifRoot, toolInfo } from "../../adapters/local/sarif-context.js";
+import { changedFiles } from "./changed-files.js";
 import { countBySeverity, validateSet, type FileReport } from "../../core/rules/validate.js";
 
 /** GitHub shows at most this many annotations of one kind per step (and 50 per job), dropping the rest silently. */
@@ -32,26 +33,21 @@ export interface ActionEnv {
   fetch?: typeof fetch;
 }
 
-/** The files a pull request changes, from its base and head (git in the checkout), if known. */
-export function changedFiles(env: NodeJS.ProcessEnv, workspace: string): Set<string> | undefined {
-  const eventPath = env.GITHUB_EVENT_PATH;
-  if (!eventPath || !existsSync(eventPath)) return undefined;
-  const event = JSON.parse(readFileSync(eventPath, "utf8")) as {
-    pull_request?: { base?: { sha?: string }; head?: { sha?: string } };
+/**
+ * Changed files (paths from the repository root) as the workspace's relative paths, which
+ * diagnostics carry: the same unless the repository was checked out below the workspace.
+ */
+export function inWorkspace(changed: Set<string>, rootDir: string, workspace: string): Set<string> {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
   };
-  const base = event.pull_request?.base?.sha;
-  const head = event.pull_request?.head?.sha;
-  if (!base || !head) return undefined;
-  try {
-    const out = execFileSync("git", ["diff", "--name-only", `${base}...${head}`], {
-      cwd: workspace,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    return new Set(out.split("\n").filter(Boolean));
-  } catch {
-    return undefined; // shallow checkout: the base commit is not there
-  }
+  const root = real(rootDir);
+  const ws = real(workspace);
+  return new Set([...changed].map((p) => relative(ws, resolve(root, p)).split(sep).join("/")));
 }
 
 /**
@@ -237,7 +233,7 @@ async function publishCheck(
 /**
  * The Action: validate the playbooks, annotate the most important diagnostics on their lines,
  * write a summary listing all of them, set outputs, and fail when told to. Writes nothing to the
- * repository and needs no token.
+ * repository; its token only reads (a pull request's files) unless `checks` publishes a check run.
  */
 export async function run(a: ActionEnv): Promise<number> {
   const say = (text: string) => a.log(plainLine(text));
@@ -275,19 +271,24 @@ export async function run(a: ActionEnv): Promise<number> {
       known: await bundledPlaybooks(),
     },
   );
-  const changed = changedOnly ? changedFiles(a.env, a.workspace) : undefined;
-  if (changedOnly && !changed)
-    say(
-      "changed-only: the pull request's changed files are unknown here (not a pull request, or a shallow checkout); annotating every file.",
-    );
+  const token = core.getInput("token");
+  if (token) core.setSecret(token);
+  const root = findRepositoryRoot(a.workspace, a.env);
+  const listed = changedOnly
+    ? await changedFiles({
+        env: a.env,
+        workspace: a.workspace,
+        token,
+        fetch: a.fetch ?? fetch,
+        warn: (message) => core.warning(message),
+      })
+    : undefined;
+  const changed = listed?.files && inWorkspace(listed.files, root.dir, a.workspace);
+  if (listed && !listed.pullRequest)
+    say("changed-only: the workflow does not run for a pull request; annotating every file.");
   const all = reports.flatMap((r) => r.diagnostics);
   // Everything is validated (a changed file can break one that names it); only changed files are annotated.
-  const annotatable = changed
-    ? all.filter(
-        (d) =>
-          changed.has(d.file) || changed.has(relative(a.workspace, resolve(a.workspace, d.file))),
-      )
-    : all;
+  const annotatable = changed ? all.filter((d) => changed.has(d.file)) : all;
   const ordered = annotationOrder(annotatable, changed);
   const shown = [
     ...ordered.filter((d) => d.severity === "error").slice(0, ANNOTATIONS_PER_KIND),
@@ -311,9 +312,18 @@ export async function run(a: ActionEnv): Promise<number> {
   core.setOutput("files", String(reports.length));
   core.setOutput("errors", String(errors));
   core.setOutput("warnings", String(warnings));
-  const token = core.getInput("token");
+  const sarifFile = core.getInput("sarif-file");
+  if (sarifFile) {
+    const target = resolve(a.workspace, sarifFile);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(
+      target,
+      formatSarif(reports, { ...toolInfo(), root: sarifRoot(root.dir, a.workspace) }),
+    );
+    core.setOutput("sarif-file", target);
+    say(`Wrote SARIF for ${all.length} diagnostics to ${sarifFile} (paths from ${root.dir}).`);
+  }
   if (token && (core.getInput("checks") || "false").toLowerCase() === "true") {
-    core.setSecret(token);
     await publishCheck(a.env, token, annotationOrder(all, changed), summary, a.fetch ?? fetch, say);
   }
   if (files.length === 0)

@@ -18,7 +18,10 @@ import { renderMermaid } from "../../core/format/mermaid.js";
 import { playgroundCommand } from "./playground.js";
 import { formatGithub, formatJson, formatSarif } from "../../core/format/report/machine.js";
 import { formatText } from "../../core/format/report/text.js";
-import { RULES, RULE_CODES } from "../../core/rules/catalogue.js";
+import { ruleHelpText, rulesMarkdown, ruleUrl } from "../../core/format/report/rule-help.js";
+import { RULES, RULE_CODES, isRuleCode } from "../../core/rules/catalogue.js";
+import { didYouMean } from "../../core/util/suggest.js";
+import { findRepositoryRoot, sarifRoot, toolInfo } from "../../adapters/local/sarif-context.js";
 import { PLAYBOOK_SCHEMA } from "../../core/format/schema.js";
 import { GENERIC_ALERT_SCHEMA } from "../../core/alerts/generic-schema.js";
 import {
@@ -227,7 +230,11 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
             : opts.format === "github"
               ? formatGithub(reports)
               : opts.format === "sarif"
-                ? formatSarif(reports, version())
+                ? formatSarif(reports, {
+                    ...toolInfo(),
+                    // Paths from the repository root, wherever in it the command runs.
+                    root: sarifRoot(findRepositoryRoot(io.cwd, process.env).dir, io.cwd),
+                  })
                 : formatText(reports);
         io.out(formatted);
         code = countBySeverity(reports).errors > 0 ? EXIT.invalid : EXIT.ok;
@@ -458,8 +465,21 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
 
   program
     .command("rules")
-    .description("list the validation rules and their default severity")
-    .action(() => {
+    .description("list the validation rules and their default severity, or explain one")
+    .argument("[code]", "a rule code: what it checks, why, how to fix it, an example")
+    .option("--markdown", "print every rule's documentation as Markdown (docs/rules.md)")
+    .action((code: string | undefined, opts: { markdown?: boolean }) => {
+      if (opts.markdown) return io.out(rulesMarkdown());
+      if (code !== undefined) {
+        if (!isRuleCode(code)) {
+          const near = didYouMean(code, RULE_CODES);
+          throw new UsageError(
+            `no rule '${code}'${near ? ` — did you mean '${near}'?` : ""} (playbook-bot rules lists them)`,
+          );
+        }
+        const { repositoryUrl } = toolInfo();
+        return io.out(ruleHelpText(code, repositoryUrl && ruleUrl(repositoryUrl, code)));
+      }
       const width = Math.max(...RULE_CODES.map((c) => c.length));
       for (const c of RULE_CODES)
         io.out(

@@ -8,7 +8,6 @@ import {
   annotation,
   formatGithub,
   formatJson,
-  formatSarif,
   workflowCommand,
 } from "../../../src/core/format/report/machine.js";
 import { formatText } from "../../../src/core/format/report/text.js";
@@ -110,55 +109,6 @@ describe("github workflow commands", () => {
     expect(out.split("\n")).toHaveLength(3);
     expect(out.endsWith("\n")).toBe(true);
     expect(formatGithub([{ file: "b", text: "", diagnostics: [] }])).toBe("");
-  });
-});
-
-describe("sarif", () => {
-  it("lists used rules and results with regions", () => {
-    const reports: FileReport[] = [
-      {
-        file: "x",
-        text: "",
-        diagnostics: [
-          d({ file: "sub\\win.yaml", hint: "h" }),
-          d({ rule: "input-unused", severity: "warning" }),
-          d(),
-        ],
-      },
-    ];
-    const sarif = JSON.parse(formatSarif(reports, "1.2.3"));
-    expect(sarif.version).toBe("2.1.0");
-    expect(sarif.$schema).toBe("https://json.schemastore.org/sarif-2.1.0.json");
-    const run = sarif.runs[0];
-    expect(run.tool.driver).toMatchObject({ name: "playbook-bot", version: "1.2.3" });
-    expect(run.tool.driver.rules).toEqual([
-      {
-        id: "goto-unresolved",
-        shortDescription: { text: "a goto names no step" },
-        defaultConfiguration: { level: "error" },
-      },
-      {
-        id: "input-unused",
-        shortDescription: { text: "an input is never used" },
-        defaultConfiguration: { level: "warning" },
-      },
-    ]);
-    expect(run.results).toHaveLength(3);
-    expect(run.results[0]).toEqual({
-      ruleId: "goto-unresolved",
-      level: "error",
-      message: { text: "100% wrong:\nsecond line, too\nHint: h" },
-      locations: [
-        {
-          physicalLocation: {
-            artifactLocation: { uri: "sub/win.yaml" },
-            region: { startLine: 3, startColumn: 5, endLine: 3, endColumn: 9 },
-          },
-        },
-      ],
-    });
-    expect(run.results[1].level).toBe("warning");
-    expect(run.results[2].message.text).toBe("100% wrong:\nsecond line, too");
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { annotationOrder, changedFiles, run } from "../../../src/entries/action/main.js";
+import { annotationOrder, run } from "../../../src/entries/action/main.js";
 import type { Diagnostic } from "../../../src/core/format/diagnostics.js";
 
 let ws: string;
@@ -95,12 +95,12 @@ describe("run (in process)", () => {
     ).toBe(true);
   });
 
-  it("falls back to annotating everything when the changed files are unknown", async () => {
+  it("annotates everything with changed-only when the workflow runs for no pull request", async () => {
     write("playbooks/b.yaml", broken(1));
     vi.stubEnv("INPUT_CHANGED-ONLY", "true");
     await run({ workspace: ws, env: process.env, log: (l) => lines.push(l) });
     expect(lines[0]).toBe(
-      "changed-only: the pull request's changed files are unknown here (not a pull request, or a shallow checkout); annotating every file.",
+      "changed-only: the workflow does not run for a pull request; annotating every file.",
     );
     expect(
       stdout.some((l) => /^::error title=schema-step-type,file=playbooks\/b\.yaml,/.test(l)),
@@ -108,18 +108,25 @@ describe("run (in process)", () => {
   });
 });
 
-describe("changedFiles", () => {
-  it("is unknown without a pull request event or with commits the checkout lacks", () => {
-    expect(changedFiles({}, ws)).toBeUndefined();
-    write("e.json", JSON.stringify({ push: {} }));
-    expect(changedFiles({ GITHUB_EVENT_PATH: join(ws, "e.json") }, ws)).toBeUndefined();
-    write(
-      "e2.json",
-      JSON.stringify({
-        pull_request: { base: { sha: "1".repeat(40) }, head: { sha: "2".repeat(40) } },
-      }),
-    );
-    expect(changedFiles({ GITHUB_EVENT_PATH: join(ws, "e2.json") }, ws)).toBeUndefined();
+describe("run: sarif-file", () => {
+  it("writes every diagnostic as SARIF, paths from the workspace when git knows no root", async () => {
+    write("playbooks/b.yaml", broken(1));
+    write("playbooks/c.yaml", broken(2));
+    vi.stubEnv("INPUT_SARIF-FILE", "out/pb.sarif");
+    vi.stubEnv("GITHUB_WORKSPACE", ws);
+    await run({ workspace: ws, env: process.env, log: (l) => lines.push(l) });
+    const run0 = JSON.parse(readFileSync(join(ws, "out/pb.sarif"), "utf8")).runs[0];
+    expect(
+      run0.results.map(
+        (r: { locations: { physicalLocation: { artifactLocation: unknown } }[] }) =>
+          r.locations[0]?.physicalLocation.artifactLocation,
+      ),
+    ).toEqual([
+      { uri: "playbooks/b.yaml", uriBaseId: "%SRCROOT%" },
+      { uri: "playbooks/c.yaml", uriBaseId: "%SRCROOT%" },
+    ]);
+    expect(lines).toContain(`Wrote SARIF for 2 diagnostics to out/pb.sarif (paths from ${ws}).`);
+    expect(readFileSync(join(files, "output.txt"), "utf8")).toContain(join(ws, "out/pb.sarif"));
   });
 });
 

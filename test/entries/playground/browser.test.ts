@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Playground } from "../../../src/entries/playground/server.js";
 import { launchBrowser } from "../../helpers/browser.js";
 
-// Screenshots of each stage, to look at: reports/playground-*.png.
+// Screenshots of each stage, to look at: reports/playground-*.png. Code run in the page is given
+// as text: it is the browser's, not this program's.
 const SHOTS = join(process.cwd(), "reports");
 
 let pg: Playground;
@@ -65,10 +66,9 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
     await error.waitFor();
     expect(await error.locator(".where").textContent()).toBe("6:11");
     await error.click();
-    const selected = await page.evaluate(() => {
-      const e = document.querySelector("#editor") as HTMLTextAreaElement;
-      return e.value.slice(e.selectionStart, e.selectionEnd);
-    });
+    const selected = await page.evaluate<string>(
+      "(e => e.value.slice(e.selectionStart, e.selectionEnd))(document.querySelector('#editor'))",
+    );
     expect(selected).toBe("    next: nowhere");
     await page.click("#save");
     await page.waitForSelector("#notice.bad");
@@ -80,16 +80,12 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
 
   it("saves a copy of hello-world and runs its golden cases", async () => {
     await page.click("#playbooks li[data-file='bundled/hello-world.yaml'] button");
-    await page.waitForFunction(() =>
-      (document.querySelector("#editor") as HTMLTextAreaElement).value.includes("hello-world"),
-    );
+    await expect.poll(() => page.inputValue("#editor")).toContain("id: hello-world");
     await page.click("#run-cases");
     await page.waitForSelector("#cases li.pass");
     expect(await page.locator("#cases li.fail").count()).toBe(0);
     await page.click("#save");
-    await page.waitForFunction(() =>
-      document.querySelector("#notice")?.textContent?.startsWith("Saved"),
-    );
+    await expect.poll(() => page.textContent("#notice")).toMatch(/^Saved/);
     expect(pg.sandbox.api.fileAt("main", ".github/playbooks/hello-world.yaml")).toContain(
       "id: hello-world",
     );
@@ -113,9 +109,7 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
     // The status comment's own flowchart is drawn, and the editor's diagram marks the step.
     // (inside its collapsed block, as on GitHub)
     await page.waitForSelector("#thread details .diagram svg", { state: "attached" });
-    await page.waitForFunction(() =>
-      document.querySelector("#diagram-current")?.textContent?.includes("approve"),
-    );
+    await expect.poll(() => page.textContent("#diagram-current")).toContain("approve");
     await page.waitForSelector("#diagram svg .current");
     await page.screenshot({ path: join(SHOTS, "playground-3-waiting.png"), fullPage: true });
   });
@@ -129,14 +123,12 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
     await page.click("#comment-send");
     const erin = page.locator("#thread .comment", { hasText: "@erin" });
     await erin.locator(".reactions", { hasText: "👎" }).waitFor();
-    expect(await page.evaluate(() => document.body.dataset.pwned)).toBeUndefined();
+    expect(await page.evaluate("document.body.dataset.pwned")).toBeUndefined();
     expect(await erin.locator("img[onerror], script").count()).toBe(0);
     await page.selectOption("#actor", "bob");
     await page.fill("#comment-body", "/approve");
     await page.click("#comment-send");
-    await page.waitForFunction(() =>
-      document.querySelector("#issue-head .run")?.textContent?.endsWith("completed"),
-    );
+    await expect.poll(() => page.textContent("#issue-head .run")).toMatch(/completed$/);
     expect(
       await page.locator("#thread .comment.bot", { hasText: "completed" }).count(),
     ).toBeGreaterThan(0);

@@ -1,5 +1,4 @@
 import type { Diagnostic } from "../diagnostics.js";
-import { RULES } from "../../rules/catalogue.js";
 import type { FileReport } from "../../rules/validate.js";
 import { countBySeverity } from "../../rules/validate.js";
 
@@ -93,47 +92,4 @@ export function formatGithub(reports: readonly FileReport[]): string {
   );
 }
 
-/** SARIF 2.1.0 for code scanning and editors. */
-export function formatSarif(reports: readonly FileReport[], version: string): string {
-  const used = [...new Set(reports.flatMap((r) => r.diagnostics.map((d) => d.rule)))].sort();
-  const sarif = {
-    $schema: "https://json.schemastore.org/sarif-2.1.0.json",
-    version: "2.1.0",
-    runs: [
-      {
-        tool: {
-          driver: {
-            name: "playbook-bot",
-            version,
-            rules: used.map((id) => ({
-              id,
-              shortDescription: { text: RULES[id].summary },
-              defaultConfiguration: { level: RULES[id].severity },
-            })),
-          },
-        },
-        results: reports.flatMap((r) =>
-          r.diagnostics.map((d) => ({
-            ruleId: d.rule,
-            level: d.severity,
-            message: { text: d.hint ? `${d.message}\nHint: ${d.hint}` : d.message },
-            locations: [
-              {
-                physicalLocation: {
-                  artifactLocation: { uri: d.file.replace(/\\/g, "/") },
-                  region: {
-                    startLine: d.line,
-                    startColumn: d.column,
-                    endLine: d.endLine,
-                    endColumn: d.endColumn,
-                  },
-                },
-              },
-            ],
-          })),
-        ),
-      },
-    ],
-  };
-  return JSON.stringify(sarif, null, 2) + "\n";
-}
+export { formatSarif, type SarifOptions, type SarifRoot } from "./sarif.js";

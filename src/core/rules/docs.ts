@@ -1,0 +1,1614 @@
+import type { RuleCode } from "./catalogue.js";
+
+// The long form of each rule's documentation: why it exists, how to fix what it finds (unless the
+// rule module's own `guidance` says so), and an example. `playbook-bot rules <code>`, docs/rules.md
+// and the SARIF rules' help all render it from here; test/core/rules/rule-docs.test.ts validates
+// every example (the rule reports `bad`, and `good` has no diagnostic at all).
+
+/** A playbook a rule reports, and the same playbook fixed. */
+export interface RuleExample {
+  readonly bad: string;
+  readonly good: string;
+  /** Other files of the set, by name, for rules across playbooks (the same for both). */
+  readonly others?: Readonly<Record<string, string>>;
+}
+
+export interface RuleDoc {
+  /** Why the rule exists: what would go wrong without it. */
+  readonly why: string;
+  /** How to fix a finding, for a rule whose module has no `guidance`. */
+  readonly fix?: string;
+  /** A file the rule reports and the same file fixed; words where no short file shows it. */
+  readonly example: RuleExample | string;
+  /** Code scanning tags besides the rule's layer. */
+  readonly tags?: readonly string[];
+}
+
+/** A document written inline: the first newline and the common indentation are removed. */
+function file(strings: TemplateStringsArray, ...values: unknown[]): string {
+  const lines = String.raw({ raw: strings.raw }, ...values)
+    .replace(/^\n/, "")
+    .replace(/\n[ ]*$/, "\n")
+    .split("\n");
+  const cut = Math.min(...lines.filter((l) => l.trim() !== "").map((l) => l.search(/\S/)));
+  return lines.map((l) => l.slice(cut)).join("\n");
+}
+
+const TRIAGENT_WHY =
+  "Playbooks written for Triagent run here as they are; what does not carry over must be said where it is written, not found when a run gets there.";
+
+export const RULE_DOCS: Readonly<Record<RuleCode, RuleDoc>> = {
+  "yaml-syntax": {
+    why: "A file that is not YAML cannot be read at all: nothing else in it is checked until it parses.",
+    fix: "Correct the YAML at the position shown: usually an indentation, a missing colon, or an unclosed quote or bracket.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+          name: Greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        name: Greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "yaml-duplicate-key": {
+    why: "YAML parsers disagree on a repeated key (most keep the last one silently), so the playbook would not mean what one of the two lines says.",
+    fix: "Keep one of the two keys; if both values are needed, the second belongs to another step or mapping.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: done
+            type: end
+            type: comment
+            name: Done
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: done
+            type: end
+            name: Done
+      `,
+    },
+  },
+  "yaml-limit": {
+    why: "Deep nesting, alias bombs and very large files can exhaust memory or time before any rule runs; the bot refuses them before walking them.",
+    fix: "Split a large procedure into several playbooks joined by delegate or handoff, keep long text in template files, and write nesting and aliases as plain data.",
+    example:
+      "A file of 2 MiB, a value nested 100 lists deep (`a: [[[[…]]]]`), or an anchor expanded into millions of nodes is reported at line 1; the same procedure split into playbooks under the limits is read normally.",
+  },
+  "yaml-encoding": {
+    why: "Playbooks are text: a NUL byte or an invalid UTF-8 sequence means a binary or wrongly encoded file, whose positions and values cannot be trusted.",
+    fix: "Save the file as UTF-8 text (without NUL bytes), or move binary files out of the playbook folders.",
+    example:
+      "A playbook saved as UTF-16 or Latin-1, or an image left in `.github/playbooks/`, is reported at line 1; saved as UTF-8 it is read normally.",
+  },
+  "dialect-unmapped": {
+    why: TRIAGENT_WHY,
+    example: {
+      bad: file`
+        id: restart-check
+        symptom: pods restart
+        entrypoint: look
+        nodes:
+          look:
+            description: Look at the pods.
+            suggested_calls:
+              - tool: k8s/get
+                args: { name: "${"${service}"}" }
+            terminal_advice: Done.
+      `,
+      good: file`
+        id: restart-check
+        symptom: pods restart
+        entrypoint: look
+        nodes:
+          look:
+            description: Look at the pods.
+            suggested_calls:
+              - tool: k8s/get
+                args: { name: checkout }
+            terminal_advice: Done.
+      `,
+    },
+  },
+  "dialect-invalid": {
+    why: "A playbook in another system's format must also pass that system's own validator, or it would be accepted here and refused there.",
+    fix: "Correct the file as that system's validator requires (the message names the rule it breaks).",
+    example: {
+      bad: file`
+        id: restart-check
+        symptom: pods restart
+        entrypoint: look
+        nodes:
+          look:
+            description: ""
+            terminal_advice: Done.
+      `,
+      good: file`
+        id: restart-check
+        symptom: pods restart
+        entrypoint: look
+        nodes:
+          look:
+            description: Look at the pods.
+            terminal_advice: Done.
+      `,
+    },
+  },
+  "dialect-drift": {
+    why: "Where another system's engine reads a file differently from its own documentation, the bot follows the engine, and says so, so that nobody relies on the documented meaning.",
+    fix: "Remove the field, or write it the way the engine reads it (the hint says how).",
+    example: {
+      bad: file`
+        id: restart-check
+        symptom: pods restart
+        type: general
+        entrypoint: look
+        nodes:
+          look:
+            description: Look at the pods.
+            terminal_advice: Done.
+      `,
+      good: file`
+        id: restart-check
+        symptom: pods restart
+        entrypoint: look
+        nodes:
+          look:
+            description: Look at the pods.
+            terminal_advice: Done.
+      `,
+    },
+  },
+  "schema-unknown-field": {
+    why: "A misspelt field would be ignored and its step would run without it; the format has no free-form fields, so every unknown one is a mistake.",
+    fix: "Correct the field's name (the message suggests the closest one) or remove it.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            bodyy: Hello!
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+      `,
+    },
+  },
+  "schema-missing-field": {
+    why: "Without a required field the bot cannot run the playbook or the step (a playbook without an id cannot be named; a comment without a body has nothing to say).",
+    fix: "Add the field the message names.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        name: Greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        name: Greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "schema-type": {
+    why: "A value of the wrong type (a list where text belongs) would be read as something else at run time, or fail there.",
+    fix: "Write the value as the type the message expects (quote text that YAML would read as a number or a boolean).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        name: [Greet]
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        name: Greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "schema-value": {
+    why: "Fields with a fixed set of values (a status, a mode, a join) mean nothing outside it; a typo would otherwise fall back to a default nobody chose.",
+    fix: "Use one of the values the message lists (it suggests the closest one).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done, status: sucess }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done, status: success }
+      `,
+    },
+  },
+  "schema-format": {
+    why: "Durations, ids, names and numbers with a range are parsed when the run needs them; one that does not have the required form would stop the run there.",
+    fix: "Write the value in the form the message gives (a pattern, a length or a range).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        limits: { timeout: 5 minutes }
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        limits: { timeout: 5m }
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "schema-step-type": {
+    why: "The step kind decides what a step does and which fields it takes; an unknown kind cannot run.",
+    fix: "Use one of the step kinds the message lists (it suggests the closest one).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: coment, name: Say hello, body: Hello! }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello! }
+      `,
+    },
+  },
+  "schema-api-version": {
+    why: "The `apiVersion` field says which format the file is written in; the bot reads only the versions it knows, so that a future format is never read as this one.",
+    fix: "Write `apiVersion: playbook-bot/v1`.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v2
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "schema-shape": {
+    why: "Some fields take one of several shapes (text or a mapping, a step id or a list of branches); a value of none of them has no meaning.",
+    fix: "Write the value in one of the shapes the message lists.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done, on_error: [retry] }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done, on_error: "retry:2" }
+      `,
+    },
+  },
+  "id-format": {
+    why: "Ids are used in commands (`/run`, `/approve <step>`), templates and branch names: they must be short and safe to write anywhere.",
+    fix: "Use letters, digits, `-` and `_`, starting with a letter or digit, at most 64 characters.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: "greet people"
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet-people
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "tool-format": {
+    why: "Tools are found by the server that offers them: a name without its server cannot be looked up.",
+    fix: "Write the tool as `server/tool`, e.g. `k8s/get_pods`.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        requires: { tools: [get_pods] }
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        requires: { tools: [k8s/get_pods] }
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "step-duplicate-id": {
+    why: "Steps are named by id in gotos, templates and commands; two steps with one id would make each of those ambiguous.",
+    fix: "Give one of the steps another id, and update what names it.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello! }
+          - { id: hello, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello! }
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "steps-and-nodes": {
+    why: "A playbook is either a list of steps that falls through or a graph of nodes with an entrypoint; with both, or neither, there is no one way to run it.",
+    fix: "Keep either `steps:` or `nodes:` (with `entrypoint:`), not both.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+        nodes:
+          other: { type: end, name: Other }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "entrypoint-unresolved": {
+    why: "A nodes graph starts at its entrypoint; one that names no node leaves the run nowhere to start.",
+    fix: "Name an existing node in `entrypoint:` (the message suggests the closest one).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        entrypoint: strt
+        nodes:
+          start: { type: end, name: Start }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        entrypoint: start
+        nodes:
+          start: { type: end, name: Start }
+      `,
+    },
+  },
+  "goto-unresolved": {
+    why: "A run that follows a `next` or `goto` to a step that does not exist would stop there with an error.",
+    fix: "Name an existing step (the message suggests the closest one).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello!, next: finsh }
+          - { id: finish, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello!, next: finish }
+          - { id: finish, type: end, name: Done }
+      `,
+    },
+  },
+  "self-loop": {
+    why: "A step that goes to itself repeats its effects at once and without end; retries have their own, bounded, form.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        limits: { max_steps: 5 }
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            next:
+              - { when: "issue.number > 1", goto: hello }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            on_error: "retry:2"
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "branch-empty": {
+    why: "A branch with an empty `when` or `condition` cannot be decided: the engine has nothing to evaluate and a person nothing to choose.",
+    fix: "Write the branch's condition, or remove the branch.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            next:
+              - { when: " ", goto: done }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            next:
+              - { when: "issue.number > 1", goto: done }
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "branch-mixed": {
+    why: "`when` branches are decided by the engine and `condition` branches by a person with `/choose`; mixed in one step, nobody knows who decides.",
+    fix: "Use only `when` branches or only `condition` branches in one step (a `label` belongs to condition branches).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            next:
+              - { when: "issue.number > 1", label: later, goto: done }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: hello
+            type: comment
+            name: Say hello
+            body: Hello!
+            next:
+              - { when: "issue.number > 1", goto: done }
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "branch-duplicate-label": {
+    why: "People pick a prose branch with `/choose <label>`; two branches with one label would make that choice ambiguous.",
+    fix: "Give each condition branch of the step its own label.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: ask
+            type: comment
+            name: Ask
+            body: Which way?
+            next:
+              - { condition: the service is down, label: down, goto: done }
+              - { condition: the service is slow, label: down, goto: done }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - id: ask
+            type: comment
+            name: Ask
+            body: Which way?
+            next:
+              - { condition: the service is down, label: down, goto: done }
+              - { condition: the service is slow, label: slow, goto: done }
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "terminal-missing": {
+    why: "A playbook where no reachable step ends the run would loop until its step limit, never concluding.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        limits: { max_steps: 5 }
+        steps:
+          - { id: ping, type: comment, name: Ping, body: ping, next: pong }
+          - { id: pong, type: comment, name: Pong, body: pong, next: ping }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: ping, type: comment, name: Ping, body: ping, next: pong }
+          - { id: pong, type: comment, name: Pong, body: pong, next: done }
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  unreachable: {
+    why: "A step no path leads to never runs: it is dead text, or a missing branch.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello!, next: done }
+          - { id: thanks, type: comment, name: Say thanks, body: Thanks! }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: hello, type: comment, name: Say hello, body: Hello! }
+          - { id: thanks, type: comment, name: Say thanks, body: Thanks! }
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "cycle-without-limit": {
+    why: "A loop in the graph may run for ever; `limits.max_steps` bounds it, so that a run that keeps looping stops with an error instead.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: ask, type: comment, name: Ask, body: Ready? }
+          - id: check
+            type: comment
+            name: Check
+            body: Checking.
+            next:
+              - { when: "issue.number > 1", goto: ask }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        limits: { max_steps: 20 }
+        steps:
+          - { id: ask, type: comment, name: Ask, body: Ready? }
+          - id: check
+            type: comment
+            name: Check
+            body: Checking.
+            next:
+              - { when: "issue.number > 1", goto: ask }
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "handoff-not-terminal": {
+    why: "An end step, and a handoff to another playbook, end this run; anything written after them would never happen.",
+    fix: "Remove `next:` from the end step, or move the handoff to the step where the run ends.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: first, type: end, name: First, next: second }
+          - { id: second, type: end, name: Second }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: first, type: end, name: First }
+      `,
+    },
+  },
+  "delegate-shape": {
+    why: "A delegating step runs another playbook and then resumes this one: in a nodes graph it must say where to resume.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        entrypoint: ask
+        nodes:
+          ask:
+            type: playbook
+            name: Look at changes
+            playbook: recent-changes
+            mode: delegate
+            with: { namespace: web }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        entrypoint: ask
+        nodes:
+          ask:
+            type: playbook
+            name: Look at changes
+            playbook: recent-changes
+            mode: delegate
+            with: { namespace: web }
+            next: done
+          done: { type: end, name: Done }
+      `,
+    },
+  },
+  "rule-shadowed": {
+    why: "Decision rules are tried in order and the first match wins: a rule that matches whenever an earlier one does can never conclude anything.",
+    fix: "Put the more specific rule first, or remove the rule that can never match.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [oom, deploy] }
+          - id: decide
+            type: decide
+            name: Decide
+            rules:
+              - { id: oom, all: [oom], conclusion: memory }
+              - { id: oom-deploy, all: [oom, deploy], conclusion: bad-release }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [oom, deploy] }
+          - id: decide
+            type: decide
+            name: Decide
+            rules:
+              - { id: oom-deploy, all: [oom, deploy], conclusion: bad-release }
+              - { id: oom, all: [oom], conclusion: memory }
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "evidence-missing": {
+    why: "With `require_evidence: true` every conclusion must rest on findings, so that people can check it; a rule that names none would conclude on nothing.",
+    fix: "Name the findings the rule rests on (`all:` or `any:`), or drop `require_evidence`.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [row_missing] }
+          - id: decide
+            type: decide
+            name: Decide
+            require_evidence: true
+            rules:
+              - { id: known, all: [row_missing], conclusion: not-saved }
+              - { id: guess, conclusion: cache }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [row_missing] }
+          - id: decide
+            type: decide
+            name: Decide
+            require_evidence: true
+            rules:
+              - { id: known, all: [row_missing], conclusion: not-saved }
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "finding-unknown": {
+    why: "Findings come from investigate and ai steps that expect them; a finding no step expects is usually a typo, and a branch or rule on it would never match.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [oom_killed] }
+          - id: decide
+            type: decide
+            name: Decide
+            rules:
+              - { id: oom, all: [oom_kiled], conclusion: memory }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: investigate, name: Look, expected_findings: [oom_killed] }
+          - id: decide
+            type: decide
+            name: Decide
+            rules:
+              - { id: oom, all: [oom_killed], conclusion: memory }
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "checkpoint-target": {
+    why: "A checkpoint goes on to `on_reject` or `on_timeout` when people say no or do not answer; a target that does not exist would stop the run there.",
+    fix: "Name an existing step (the message suggests the closest one).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: ok, type: checkpoint, name: Approve, message: Go?, on_reject: stp }
+          - { id: go, type: comment, name: Go, body: Going., next: stop }
+          - { id: stop, type: end, name: Stop }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: ok, type: checkpoint, name: Approve, message: Go?, on_reject: stop }
+          - { id: go, type: comment, name: Go, body: Going., next: stop }
+          - { id: stop, type: end, name: Stop }
+      `,
+    },
+  },
+  "needs-unknown": {
+    why: "A step starts when the steps it needs are done; a need that names no step of its list could never be met.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [buld] }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [build] }
+      `,
+    },
+  },
+  "needs-cycle": {
+    why: "Steps that need each other wait for each other for ever: none of them can start.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: test, type: comment, name: Test, body: Testing., needs: [tag] }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [test] }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: test, type: comment, name: Test, body: Testing., needs: [build] }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [test] }
+      `,
+    },
+  },
+  "needs-unreachable": {
+    why: "A step that waits, directly or not, for steps caught in a cycle can never start, and the run would never finish its list.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: test, type: comment, name: Test, body: Testing., needs: [tag] }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [test] }
+          - { id: notes, type: comment, name: Notes, body: Notes., needs: [tag, build] }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: build, type: comment, name: Build, body: Building. }
+          - { id: test, type: comment, name: Test, body: Testing., needs: [build] }
+          - { id: tag, type: comment, name: Tag, body: Tagging., needs: [test] }
+          - { id: notes, type: comment, name: Notes, body: Notes., needs: [tag, build] }
+      `,
+    },
+  },
+  "join-unmet": {
+    why: "A parallel step goes on when its join is met; a join that asks for more branches than the step has could never be met.",
+    fix: "Ask for at most as many branches as the step has (`join: all`, `any` or `{ count: N }`).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            join: { count: 3 }
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting. }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            join: all
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting. }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+      `,
+    },
+  },
+  "goto-out-of-branch": {
+    why: "Branches of a parallel step run side by side and join their step at their end; a goto out of a branch (or into another) would leave the join waiting and run steps twice.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting., next: report }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+          - { id: report, type: comment, name: Report, body: Done. }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting. }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+          - { id: report, type: comment, name: Report, body: Done. }
+      `,
+    },
+  },
+  "parallel-unsupported": {
+    why: "Ending the run, delegating or handing off from one branch while the others still run has no single meaning; those steps belong after the join.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting. }]
+              docs: [{ id: stop, type: end, name: Stop }]
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            branches:
+              lint: [{ id: lint, type: comment, name: Lint, body: Linting. }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+          - { id: stop, type: end, name: Stop }
+      `,
+    },
+  },
+  "input-default": {
+    why: "A default is used when nobody gives the input; one that does not fit the input's own type or constraints would fail every run that relies on it.",
+    fix: "Change the default to a value the input accepts, or widen the input's constraints.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          level: { type: enum, values: [patch, minor], default: major }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.level }}" }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          level: { type: enum, values: [patch, minor, major], default: major }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.level }}" }
+      `,
+    },
+  },
+  "input-shape": {
+    why: "An input whose constraints contradict each other (min above max, values on a number) accepts nothing, or not what it says.",
+    fix: "Make the constraints agree with each other and with the input's type.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: scale
+        inputs:
+          replicas: { type: number, min: 5, max: 1 }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.replicas }}" }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: scale
+        inputs:
+          replicas: { type: number, min: 1, max: 5 }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.replicas }}" }
+      `,
+    },
+  },
+  "regex-invalid": {
+    why: "Patterns run on RE2, whose time is linear in the text: backreferences and lookarounds, which can take exponential time on hostile input, do not compile there.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string, pattern: '^(\w+)\1$' }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.package }}" }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string, pattern: '^[a-z0-9@/._-]+$' }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ inputs.package }}" }
+      `,
+    },
+  },
+  "template-syntax": {
+    why: "A malformed template (unclosed, or written in another tool's syntax such as GitHub Actions' `${{ }}`) would be posted as written instead of filled in.",
+    fix: "Write templates as `{{ name }}` with the names the format defines; `{% if %}` blocks must be closed.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, body: "Issue ${"${{"} issue.number }}" }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, body: "Issue {{ issue.number }}" }
+      `,
+    },
+  },
+  "template-unresolved": {
+    why: "A template that names an input, step, output or context variable that does not exist would be empty at run time.",
+    fix: "Name something that exists: a declared input, an output of an earlier step, a finding or a context variable (the message suggests the closest name).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string }
+        steps:
+          - { id: say, type: comment, name: Say, body: "Bump {{ inputs.pacakge }}" }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string }
+        steps:
+          - { id: say, type: comment, name: Say, body: "Bump {{ inputs.package }}" }
+      `,
+    },
+  },
+  "template-order": {
+    why: "An output exists only once its step has run: a template that reads it in a step that can run first would be empty.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ steps.branch.outputs.name }}" }
+          - { id: branch, type: branch, description: Make a branch., name: feature/bump }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: branch, type: branch, description: Make a branch., name: feature/bump }
+          - { id: say, type: comment, name: Say, body: "{{ steps.branch.outputs.name }}" }
+      `,
+    },
+  },
+  "output-unsure": {
+    why: "Outputs of a step in another branch, after an `any` join, or outside a step's `needs:` may not exist when the template is filled in.",
+    fix: "Use outputs of steps that always completed before this one: add them to `needs:`, or join on all branches.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            join: any
+            branches:
+              lint: [{ id: lint, type: branch, description: Make a branch., name: checks/lint }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+          - { id: report, type: comment, name: Report, body: "{{ steps.lint.outputs.name }}" }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: checks
+        steps:
+          - id: both
+            type: parallel
+            name: Both checks
+            join: all
+            branches:
+              lint: [{ id: lint, type: branch, description: Make a branch., name: checks/lint }]
+              docs: [{ id: docs, type: comment, name: Docs, body: Checking docs. }]
+          - { id: report, type: comment, name: Report, body: "{{ steps.lint.outputs.name }}" }
+      `,
+    },
+  },
+  "item-outside-for-each": {
+    why: "`item` and `item_index` are the current element of a `for_each` step; anywhere else they have no value.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: notify
+        inputs:
+          services: { type: list }
+        steps:
+          - { id: say, type: comment, name: Say, body: "{{ item }}" }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: notify
+        inputs:
+          services: { type: list }
+        steps:
+          - { id: say, type: comment, name: Say, for_each: "{{ inputs.services }}", body: "{{ item }}" }
+      `,
+    },
+  },
+  "template-conditional": {
+    why: "A step with an `if` may be skipped, leaving its outputs empty; a template that reads them may show nothing.",
+    fix: "Remove the `if` from the step that makes the output, or keep it if an empty value is what you want there (the rule only warns).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: branch, type: branch, description: Make a branch., name: feature/bump, if: "issue.number > 1" }
+          - { id: say, type: comment, name: Say, body: "{{ steps.branch.outputs.name }}" }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: branch, type: branch, description: Make a branch., name: feature/bump }
+          - { id: say, type: comment, name: Say, body: "{{ steps.branch.outputs.name }}" }
+      `,
+    },
+  },
+  "expression-syntax": {
+    why: "`if` and `when` expressions are parsed, never run as code; one that does not parse cannot decide anything.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, if: "issue.number >", body: Hello! }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, if: "issue.number > 1", body: Hello! }
+      `,
+    },
+  },
+  "file-missing": {
+    why: "Template and prompt files are read when the step runs; one that does not exist would fail the run there.",
+    fix: "Add the file (its path is relative to the playbook file), or correct the path.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: ask, type: ai, name: Ask, prompt_file: prompts/triage.md }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: ask, type: ai, name: Ask, prompt: Summarise the issue. }
+      `,
+    },
+  },
+  "path-unsafe": {
+    why: "Paths a commit step writes must stay inside the repository and away from `.git/`: an absolute path or `..` could write anywhere the runner can.",
+    fix: "Write a relative, normalised path inside the repository.",
+    tags: ["security"],
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: notes
+        steps:
+          - id: save
+            type: commit
+            name: Save
+            branch: notes
+            message: Add notes
+            files: [{ path: ../notes.md, content: Notes }]
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: notes
+        steps:
+          - id: save
+            type: commit
+            name: Save
+            branch: notes
+            message: Add notes
+            files: [{ path: docs/notes.md, content: Notes }]
+      `,
+    },
+  },
+  "ref-invalid": {
+    why: "Branch names become git refs; one git refuses (`..`, spaces, a trailing `.lock`) or one that could be read as an option would fail the step or worse.",
+    fix: "Use a name git accepts: letters, digits, `/`, `-`, `_` and `.`, without `..` or a leading `-`.",
+    tags: ["security"],
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: branch, type: branch, description: Make a branch., name: feature..bump }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        steps:
+          - { id: branch, type: branch, description: Make a branch., name: feature/bump }
+      `,
+    },
+  },
+  "step-shape": {
+    why: "Some fields of a step only make sense together (a commit needs something to commit); without them the step cannot do its work.",
+    fix: "Add the fields the message names, or remove the ones that do not fit together.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: notes
+        steps:
+          - { id: save, type: commit, name: Save, branch: notes, message: Add notes }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: notes
+        steps:
+          - id: save
+            type: commit
+            name: Save
+            branch: notes
+            message: Add notes
+            files: [{ path: docs/notes.md, content: Notes }]
+      `,
+    },
+  },
+  "ai-write-unapproved": {
+    why: "An ai step with write scope lets a model change the repository or call tools that act; a person must approve before it does.",
+    tags: ["security"],
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: fix
+        steps:
+          - { id: fix, type: ai, name: Fix, prompt: Fix the failing test., scope: write }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: fix
+        steps:
+          - { id: ok, type: checkpoint, name: Approve, message: Let the model fix the test? }
+          - { id: fix, type: ai, name: Fix, prompt: Fix the failing test., scope: write }
+      `,
+    },
+  },
+  "ai-tool-scope": {
+    why: "A read-only ai step runs without an approval; a tool that writes or runs commands would let the model act without one.",
+    tags: ["security"],
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: ai, name: Look, prompt: Read the logs., tools: [github/file_read, shell/bash] }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: look, type: ai, name: Look, prompt: Read the logs., tools: [github/file_read] }
+      `,
+    },
+  },
+  "verify-unknown": {
+    why: "`verify` names a check registered in the bot's code that the model's answer must pass; an unknown name would fail every run at that step.",
+    fix: "Use a registered check: `non-empty`, `json` or `findings-complete` (the message suggests the closest one).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: sum, type: ai, name: Summarise, prompt: Summarise as JSON., verify: jsonn }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: sum, type: ai, name: Summarise, prompt: Summarise as JSON., verify: json }
+      `,
+    },
+  },
+  "response-schema": {
+    why: "A checkpoint's `response_schema` checks the `k=v` values people give with `/approve`; a schema that is not an object schema could never accept them.",
+    fix: "Write a JSON Schema of `type: object` whose properties are the values people give.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - { id: ok, type: checkpoint, name: Approve, message: Version?, response_schema: { type: string } }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: release
+        steps:
+          - id: ok
+            type: checkpoint
+            name: Approve
+            message: Version?
+            response_schema: { type: object, properties: { version: { type: string } } }
+      `,
+    },
+  },
+  "contract-schema": {
+    why: "A step's `input_schema` and `output_schema` are checked on every run; one that is not a valid JSON Schema would fail the step instead of checking it.",
+    fix: "Correct the schema as the message says (it is compiled in strict mode: unknown keywords are errors).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, body: Hello!, output_schema: { type: object, propertys: {} } }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: say, type: comment, name: Say, body: Hello!, output_schema: { type: object, properties: {} } }
+      `,
+    },
+  },
+  "script-templated": {
+    why: "A script's text reaches the shell as written, so that no value can inject commands; a template in it is never filled in.",
+    fix: "Pass values through `env:` (whose values are templates) and read them as variables in the script.",
+    tags: ["security"],
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: install
+        inputs:
+          package: { type: string }
+        steps:
+          - { id: run, type: script, name: Install, shell: bash, run: "npm install {{ inputs.package }}" }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: install
+        inputs:
+          package: { type: string }
+        steps:
+          - id: run
+            type: script
+            name: Install
+            shell: bash
+            env: { PACKAGE: "{{ inputs.package }}" }
+            run: npm install "$PACKAGE"
+      `,
+    },
+  },
+  "set-duplicate-id": {
+    why: "Playbooks are found, run and delegated to by id; two playbooks of one set with one id would make each of those ambiguous.",
+    fix: "Give one of the playbooks another id, and update what names it.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet-team
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      others: {
+        "greet.yaml": file`
+          apiVersion: playbook-bot/v1
+          id: greet
+          steps:
+            - { id: done, type: end, name: Done }
+        `,
+      },
+    },
+  },
+  "set-locked-id": {
+    why: "The bot relies on its system playbooks (`alert-triage` triages alerts nothing else claims); a repository cannot replace or disable them, so a file with such an id is never used.",
+    fix: "Give the playbook an id of its own; to take alerts before the system playbook, give it `on.alerts`.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: alert-triage
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: team-alert-triage
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+  "set-unresolved-playbook": {
+    why: "A handoff, delegate or playbook step names the playbook it runs by id; one that no playbook has would stop the run there.",
+    fix: "Name a playbook of the set or of the bundled library (the message suggests the closest id).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: done, type: end, name: Done, handoff: [storag] }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: done, type: end, name: Done, handoff: [storage] }
+      `,
+      others: {
+        "storage.yaml": file`
+          apiVersion: playbook-bot/v1
+          id: storage
+          steps:
+            - { id: done, type: end, name: Done }
+        `,
+      },
+    },
+  },
+  "set-delegation-cycle": {
+    why: "Playbooks that delegate to each other in a cycle would nest runs until the depth limit stops them.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: deep
+        steps:
+          - { id: call, type: playbook, name: Back to triage, playbook: triage, mode: delegate }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: deep
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+      others: {
+        "triage.yaml": file`
+          apiVersion: playbook-bot/v1
+          id: triage
+          steps:
+            - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate }
+            - { id: done, type: end, name: Done }
+        `,
+      },
+    },
+  },
+  "set-depth": {
+    why: "Each delegation nests a run inside another; `limits.max_depth` bounds how deep, and a chain deeper than it would fail when it got there.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        limits: { max_depth: 1 }
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        limits: { max_depth: 2 }
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate }
+          - { id: done, type: end, name: Done }
+      `,
+      others: {
+        "deep.yaml": file`
+          apiVersion: playbook-bot/v1
+          id: deep
+          steps:
+            - { id: call, type: playbook, name: Look deeper still, playbook: deeper, mode: delegate }
+            - { id: done, type: end, name: Done }
+        `,
+        "deeper.yaml": file`
+          apiVersion: playbook-bot/v1
+          id: deeper
+          steps:
+            - { id: done, type: end, name: Done }
+        `,
+      },
+    },
+  },
+  "set-delegate-terminal": {
+    why: "A delegating step waits for the child playbook to return; a child whose every ending hands off never returns, and the parent would wait for ever.",
+    fix: "Give the child an end that does not hand off, or hand off to it instead of delegating.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: handoff }
+      `,
+      others: {
+        "deep.yaml": file`
+          apiVersion: playbook-bot/v1
+          id: deep
+          steps:
+            - { id: done, type: end, name: Done, handoff: [storage-investigation] }
+        `,
+      },
+    },
+  },
+  "set-inputs": {
+    why: "A sub-playbook gets only the inputs it declares: a mapped input it does not declare is lost, and a required one left out fails its run.",
+    fix: "Map only inputs the child declares, and every one it requires (the hint lists them).",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate, with: { namespace: web } }
+          - { id: done, type: end, name: Done }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: triage
+        steps:
+          - { id: call, type: playbook, name: Look deeper, playbook: deep, mode: delegate, with: { ns: web } }
+          - { id: done, type: end, name: Done }
+      `,
+      others: {
+        "deep.yaml": file`
+          apiVersion: playbook-bot/v1
+          id: deep
+          inputs:
+            ns: { type: string }
+          steps:
+            - { id: say, type: comment, name: Say, body: "{{ inputs.ns }}" }
+        `,
+      },
+    },
+  },
+  "input-unused": {
+    why: "An input nobody reads still has to be given (or defaulted) by every run: it is left over from an edit, or a template misses it.",
+    fix: "Use the input in a template or expression, or remove it.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string }
+          level: { type: string }
+        steps:
+          - { id: say, type: comment, name: Say, body: "Bump {{ inputs.package }}" }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: bump
+        inputs:
+          package: { type: string }
+        steps:
+          - { id: say, type: comment, name: Say, body: "Bump {{ inputs.package }}" }
+      `,
+    },
+  },
+  "step-no-description": {
+    why: "While a step is current its name or description is what people read in the status comment; an id alone rarely tells them what is happening.",
+    example: {
+      bad: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end }
+      `,
+      good: file`
+        apiVersion: playbook-bot/v1
+        id: greet
+        steps:
+          - { id: done, type: end, name: Done }
+      `,
+    },
+  },
+};
