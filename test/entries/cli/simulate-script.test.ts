@@ -170,17 +170,17 @@ describe("parseScript", () => {
     [
       "an empty event",
       "events:\n  - {}\n",
-      "e.yaml:2:5: events[0]: an event has exactly one of label, comment, edit, delete, merge, close_pr, workflow, wait",
+      "e.yaml:2:5: events[0]: an event has exactly one of label, comment, edit, delete, merge, close_pr, pull_request, workflow, wait",
     ],
     [
       "an event with two kinds",
       "events:\n  - label: x\n  - comment: hi\n    merge: true\n",
-      "e.yaml:3:5: events[1]: an event has exactly one of label, comment, edit, delete, merge, close_pr, workflow, wait",
+      "e.yaml:3:5: events[1]: an event has exactly one of label, comment, edit, delete, merge, close_pr, pull_request, workflow, wait",
     ],
     [
       "an event of an unknown kind",
       "events:\n  - teams: 1\n",
-      "e.yaml:2:5: events[0]: an event has exactly one of label, comment, edit, delete, merge, close_pr, workflow, wait",
+      "e.yaml:2:5: events[0]: an event has exactly one of label, comment, edit, delete, merge, close_pr, pull_request, workflow, wait",
     ],
     [
       "an unknown field on an event",
