@@ -138,6 +138,29 @@ describe("renderMermaid with parallel steps, for_each and needs", () => {
     expect(lines).toContain("  class s_checks current");
   });
 
+  it("draws a part around a parallel step with its join, the rest behind one node", () => {
+    const part = renderMermaid(
+      playbookOf(yaml`
+        apiVersion: playbook-bot/v1
+        id: part
+        steps:
+          - id: p
+            type: parallel
+            branches:
+              a: [{ id: a1, type: comment, body: a }]
+              b: [{ id: b1, type: comment, body: b }]
+          - { id: after, type: comment, body: c }
+      `),
+      { only: new Set(["p", "a1"]), current: "a1" },
+    ).split("\n");
+    expect(part).toContain('  s_p -->|"a"| s_a1');
+    expect(part).toContain("  s_a1 --> j_p");
+    expect(part).toContain("  j_p --> more");
+    expect(part).toContain("  s_p --> more");
+    expect(part).toContain("  class s_a1 current");
+    expect(part.some((l) => l.includes("s_b1["))).toBe(false);
+  });
+
   it("closes a parallel step that ends the playbook with an end of its own", () => {
     const last = renderMermaid(
       playbookOf(yaml`
