@@ -71,6 +71,10 @@ describe("markdownToPlain", () => {
     ]);
   });
 
+  it("keeps a hard line break, and shows an image without text as nothing", () => {
+    expect(markdownToPlain("one\\\ntwo ![](x.png)")).toBe("one\ntwo ");
+  });
+
   it("indents a list item's later lines under its first", () => {
     expect(markdownToPlain("- one\n\n  more of one\n- two\n")).toBe("- one\n  more of one\n- two");
   });
