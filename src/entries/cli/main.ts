@@ -339,6 +339,10 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       "--stdin-filename <path>",
       "the path standard input stands for: what diagnostics name, where its files are found",
     )
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 valid (warnings allowed), 1 invalid or more warnings than --max-warnings,\n2 the tool itself failed (bad arguments, a missing path, a bad config, an unwritable report).",
+    )
     .action(async (paths: string[], opts: ValidateFlags) => {
       const config = loadConfig(io.cwd, opts.config ? resolve(io.cwd, opts.config) : undefined);
       const known = opts.library ? await bundledPlaybooks() : [];

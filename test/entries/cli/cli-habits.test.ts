@@ -125,6 +125,16 @@ describe("validate --quiet", () => {
   });
 });
 
+describe("validate --help", () => {
+  it("names the new options and the exit codes", async () => {
+    const r = await cli(["validate", "--help"], dir);
+    expect(r.code).toBe(0);
+    for (const option of ["--quiet", "--max-warnings <n>", "--output-file <file>", "--stdin"])
+      expect(r.out).toContain(option);
+    expect(r.out).toContain("Exit codes: 0 valid (warnings allowed), 1 invalid");
+  });
+});
+
 describe("validate --max-warnings", () => {
   it("exits 1 when the warnings are more than allowed, 0 when they are not", async () => {
     write("playbooks/warns.yaml", WARNS);
