@@ -1,26 +1,70 @@
 import { branchListKey, graphOf, stepTitle, type Edge, type GraphStep } from "./graph.js";
 import type { PlaybookDocument } from "./types.js";
 
-/** Mermaid node ids are our step ids made safe (a step called `end` would break the chart). */
-function nodeId(id: string): string {
-  return `s_${id.replace(/[^A-Za-z0-9_]/g, "_")}`;
+/** An id in the characters a Mermaid node id may hold: letters, digits and `_`. */
+function slug(id: string): string {
+  return id.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 64);
+}
+
+/**
+ * Node ids for one chart. Each thing drawn (a step, a join, a branch, another playbook) gets a
+ * prefix (a step called `end` would end a subgraph) and the slug of its id, then a number when an
+ * earlier thing took that name: `a-b` and `a_b` slug alike, and two steps must never become one
+ * node. Steps are named first, in document order, so a step's node id does not depend on which
+ * part of the chart is drawn.
+ */
+class NodeIds {
+  private readonly taken = new Set<string>(["more"]);
+  private readonly byKey = new Map<string, string>();
+
+  private claim(key: string, preferred: string): string {
+    const known = this.byKey.get(key);
+    if (known !== undefined) return known;
+    let id = preferred;
+    for (let n = 2; this.taken.has(id); n++) id = `${preferred}_${n}`;
+    this.taken.add(id);
+    this.byKey.set(key, id);
+    return id;
+  }
+
+  step(id: string): string {
+    return this.claim(`step\0${id}`, `s_${slug(id)}`);
+  }
+
+  /** The join node of a parallel step: where its branches meet. */
+  join(parallel: string): string {
+    return this.claim(`join\0${parallel}`, `j_${slug(parallel)}`);
+  }
+
+  /** The end a parallel step that ends the playbook goes on to. */
+  joinEnd(parallel: string): string {
+    return this.claim(`join-end\0${parallel}`, `${this.join(parallel)}_end`);
+  }
+
+  branch(parallel: string, branch: string): string {
+    return this.claim(
+      `branch\0${parallel}\0${branch}`,
+      `${this.step(parallel)}__s_${slug(branch)}`,
+    );
+  }
+
+  /** Another playbook, which a handoff goes to. */
+  playbook(id: string): string {
+    return this.claim(`playbook\0${id}`, `pb_s_${slug(id)}`);
+  }
 }
 
 /** Label text: no quotes, brackets or markup that Mermaid (or GitHub's renderer) would read. */
 function label(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   const cut = flat.length > 60 ? `${flat.slice(0, 57)}...` : flat;
-  return cut.replace(/[<>"`{}[\]|#]/g, (c) => `#${c.charCodeAt(0)};`);
+  // `%` too: `%%` starts a comment or, with `{`, a directive that reconfigures the chart.
+  return cut.replace(/[<>"`{}[\]|#%]/g, (c) => `#${c.charCodeAt(0)};`);
 }
 
-/** The join node of a parallel step: where its branches meet. */
-function joinId(parallel: string): string {
-  return `j_${parallel.replace(/[^A-Za-z0-9_]/g, "_")}`;
-}
-
-function shape(s: GraphStep): string {
+function shape(s: GraphStep, ids: NodeIds): string {
   const text = label(stepTitle(s.step));
-  const id = nodeId(s.id);
+  const id = ids.step(s.id);
   // A for_each step runs once per item: its kind says so.
   const kind = label(s.step.for_each !== undefined ? `${s.step.type} · for each` : s.step.type);
   switch (s.step.type) {
@@ -100,6 +144,15 @@ function joinText(s: GraphStep): string {
 /** A flowchart of the playbook: steps, branches with their conditions, handoffs, delegation. */
 export function renderMermaid(playbook: PlaybookDocument, options: MermaidOptions = {}): string {
   const graph = graphOf(playbook);
+  const ids = new NodeIds();
+  for (const s of graph.steps) ids.step(s.id);
+  // Joins next, so they are named the same whether the whole chart is drawn or a part of it.
+  for (const s of graph.steps)
+    if (s.step.type === "parallel") {
+      ids.join(s.id);
+      ids.joinEnd(s.id);
+    }
+  const nodeId = (id: string): string => ids.step(id);
   const lines = ["flowchart TD"];
   // Steps of a branch are drawn in a subgraph named by the branch, then the branches' join node.
   const only = options.only;
@@ -108,7 +161,7 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
     for (const id of graph.lists.get(key)?.ids ?? []) {
       const s = graph.byId.get(id);
       if (!s || s.list !== key) continue;
-      if (shown(id)) lines.push(`${indent}${shape(s)}`);
+      if (shown(id)) lines.push(`${indent}${shape(s, ids)}`);
       if (s.step.type !== "parallel") continue;
       if (!shown(id)) {
         for (const branch of Object.keys(s.step.branches ?? {}))
@@ -116,18 +169,22 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
         continue;
       }
       for (const branch of Object.keys(s.step.branches ?? {})) {
-        lines.push(`${indent}subgraph ${nodeId(id)}__${nodeId(branch)} ["${label(branch)}"]`);
+        lines.push(`${indent}subgraph ${ids.branch(id, branch)} ["${label(branch)}"]`);
         drawList(branchListKey(id, branch), `${indent}  `);
         lines.push(`${indent}end`);
       }
-      lines.push(`${indent}${joinId(id)}(("${label(joinText(s))}"))`);
+      lines.push(`${indent}${ids.join(id)}(("${label(joinText(s))}"))`);
     }
   };
   drawList("", "  ");
   const drawn = new Set<string>();
   let more = false;
   const onlyNodes = new Set(
-    [...(only ?? [])].flatMap((id) => [nodeId(id), joinId(id), `${joinId(id)}_end`]),
+    [...(only ?? [])].flatMap((id) =>
+      graph.byId.get(id)?.step.type === "parallel"
+        ? [nodeId(id), ids.join(id), ids.joinEnd(id)]
+        : [nodeId(id)],
+    ),
   );
   const edge = (from: string, to: string, text?: string): void => {
     if (only) {
@@ -150,23 +207,23 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
     for (const e of graph.resolvedSuccessors(s.id)) {
       // A branch's end meets at its join (drawn below); a parallel step goes on from its join.
       if (e.kind === "join") continue;
-      const from = parallel && e.kind !== "fork" ? joinId(s.id) : nodeId(e.from);
+      const from = parallel && e.kind !== "fork" ? ids.join(s.id) : nodeId(e.from);
       edge(from, nodeId(e.to), edgeText(s, e));
     }
     if (joinOf !== undefined && graph.leaves.has(s.id))
-      edge(parallel ? joinId(s.id) : nodeId(s.id), joinId(joinOf));
+      edge(parallel ? ids.join(s.id) : nodeId(s.id), ids.join(joinOf));
     // A parallel step that ends the playbook still joins its branches.
     if (!shown(s.id)) continue;
     if (parallel && graph.resolvedSuccessors(s.id).every((e) => e.kind === "fork"))
-      lines.push(`  ${joinId(s.id)} --> ${joinId(s.id)}_end(["end"])`);
+      lines.push(`  ${ids.join(s.id)} --> ${ids.joinEnd(s.id)}(["end"])`);
     if (s.step.type === "end") {
       for (const target of s.step.handoff ?? []) {
-        const ext = `pb_${nodeId(target)}`;
+        const ext = ids.playbook(target);
         lines.push(`  ${ext}>"${label(target)}"]`, `  ${nodeId(s.id)} -.->|handoff| ${ext}`);
       }
     }
     if (s.step.type === "playbook" && s.step.mode === "handoff") {
-      const ext = `pb_${nodeId(s.step.playbook)}`;
+      const ext = ids.playbook(s.step.playbook);
       lines.push(`  ${ext}>"${label(s.step.playbook)}"]`, `  ${nodeId(s.id)} -.->|handoff| ${ext}`);
     }
   }

@@ -1,6 +1,6 @@
 import "../../adapters/local/yaml-library.js";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { glob } from "tinyglobby";
 import { yamlLibrary } from "../../core/format/yaml-library.js";
@@ -8,20 +8,28 @@ import { yamlLibrary } from "../../core/format/yaml-library.js";
 const dumpYaml: ReturnType<typeof yamlLibrary>["dump"] = (...args) => yamlLibrary().dump(...args);
 import { ConfigError, loadConfig } from "../../adapters/local/rule-config.js";
 import {
+  bundledLibraryDir,
   bundledPlaybooks,
   fileExistsNextTo,
   IGNORED_GLOBS,
   loadBundledReports,
   playbookFilesIn,
+  SYSTEM_PLAYBOOKS,
 } from "../../adapters/local/library.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
 import { playgroundCommand } from "./playground.js";
 import { formatGithub, formatJson, formatSarif } from "../../core/format/report/machine.js";
-import { formatText } from "../../core/format/report/text.js";
+import { formatText, type TextStyle } from "../../core/format/report/text.js";
 import { ruleHelpText, rulesMarkdown, ruleUrl } from "../../core/format/report/rule-help.js";
-import { RULES, RULE_CODES, isRuleCode } from "../../core/rules/catalogue.js";
 import { didYouMean } from "../../core/util/suggest.js";
 import { findRepositoryRoot, sarifRoot, toolInfo } from "../../adapters/local/sarif-context.js";
+import { DEFAULT_LIMITS } from "../../core/format/source.js";
+import { distance } from "fastest-levenshtein";
+import { graphOf } from "../../core/format/graph.js";
+import { plainLine } from "../../core/util/log-line.js";
+import { colours, colourWanted, reportStyle, type Colours } from "./colour.js";
+import { listPlaybooks, listTable } from "./list-command.js";
+import { RULES, RULE_CODES, isRuleCode } from "../../core/rules/catalogue.js";
 import { PLAYBOOK_SCHEMA } from "../../core/format/schema.js";
 import { GENERIC_ALERT_SCHEMA } from "../../core/alerts/generic-schema.js";
 import {
@@ -29,6 +37,8 @@ import {
   loadPlaybookSource,
   validateSet,
   validateSource,
+  type FileReport,
+  type KnownPlaybook,
 } from "../../core/rules/validate.js";
 import { DIALECTS } from "../../core/dialects/index.js";
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
@@ -45,19 +55,47 @@ import { traceCommand } from "./trace-command.js";
 import { issueTraceCommand, parseIssueRef } from "./issue-trace-command.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 
-/** Exit codes: 0 valid / done, 1 invalid playbooks, 2 the tool itself failed (bad use, I/O). */
+/**
+ * Exit codes: 0 valid / done, 1 invalid playbooks (or more warnings than `--max-warnings`), 2 the
+ * tool itself failed (bad use, I/O).
+ */
 export const EXIT = { ok: 0, invalid: 1, failure: 2 } as const;
 
 export const DEFAULT_PATHS = [".github/playbooks", "playbooks"];
 
-export type CliIo = CommandIo;
+export interface CliIo extends CommandIo {
+  /** What says how to print (`NO_COLOR`, `FORCE_COLOR`, `TERM`); nothing when absent. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Which of standard output and standard error are terminals (colour goes only there). */
+  terminal?: { out: boolean; err: boolean };
+  /** Standard input, read whole up to `max` bytes and one more (`validate -`). */
+  readStdin?: (max: number) => Promise<Uint8Array>;
+}
+
+/** Standard input up to `max` bytes and one more: enough to say a playbook is too big. */
+async function readProcessStdin(max: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > max) break;
+  }
+  return Buffer.concat(chunks).subarray(0, max + 1);
+}
 
 const defaultIo = (): CliIo => ({
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
   cwd: process.cwd(),
   interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+  env: process.env,
+  terminal: { out: process.stdout.isTTY === true, err: process.stderr.isTTY === true },
+  readStdin: readProcessStdin,
 });
+
+/** How much of standard input `validate -` reads: past the size limit, so the report says so. */
+const STDIN_MAX = 16 * DEFAULT_LIMITS.maxBytes;
 
 class UsageError extends Error {}
 
@@ -110,14 +148,19 @@ function issueNumber(value: string): number {
 }
 
 /** `playbook-bot simulate`: the issue thread a script of events would produce. */
-async function simulateCommand(target: string, eventsFile: string, io: CliIo): Promise<number> {
+async function simulateCommand(
+  target: string,
+  eventsFile: string,
+  io: CliIo,
+  style: TextStyle,
+): Promise<number> {
   const file = resolve(io.cwd, eventsFile);
   if (!existsSync(file)) throw new UsageError(`${eventsFile}: no such file`);
   const explicit = playbookFileArgument(target, io.cwd);
   const set = await loadLocalPlaybooks(io.cwd, explicit);
   const found = findTarget(set, explicit ?? target, io.cwd);
   if (!found.bundle) {
-    if (found.report) io.err(formatText([found.report]));
+    if (found.report) io.err(formatText([found.report], style));
     else io.err(`playbook-bot: no playbook '${target}'\n`);
     return EXIT.invalid;
   }
@@ -133,7 +176,7 @@ async function simulateCommand(target: string, eventsFile: string, io: CliIo): P
 }
 
 /** `playbook-bot test`: golden cases of every playbook in the set; 0 all pass, 1 any fails. */
-async function testCommand(paths: readonly string[], io: CliIo): Promise<number> {
+async function testCommand(paths: readonly string[], io: CliIo, c: Colours): Promise<number> {
   const files = await resolvePlaybookFiles(paths, io.cwd);
   const known = await bundledPlaybooks();
   const reports = validateSet(
@@ -145,7 +188,12 @@ async function testCommand(paths: readonly string[], io: CliIo): Promise<number>
     },
   );
   if (countBySeverity(reports).errors > 0) {
-    io.out(formatText(reports.filter((r) => r.diagnostics.some((d) => d.severity === "error"))));
+    io.out(
+      formatText(
+        reports.filter((r) => r.diagnostics.some((d) => d.severity === "error")),
+        reportStyle(c),
+      ),
+    );
     return EXIT.invalid;
   }
   const bundles = new Map<string, PlaybookBundle>();
@@ -171,11 +219,11 @@ async function testCommand(paths: readonly string[], io: CliIo): Promise<number>
       const result = await runCase(bundle, (id) => bundles.get(id), tc);
       if (result.ok) {
         passed++;
-        io.out(`✔ ${result.playbook}: ${result.name}\n`);
+        io.out(`${c.green("✔")} ${result.playbook}: ${result.name}\n`);
       } else {
         failed++;
         io.out(
-          `✖ ${result.playbook}: ${result.name}\n${result.problems.map((p) => `    ${p}`).join("\n")}\n`,
+          `${c.red("✖")} ${result.playbook}: ${result.name}\n${result.problems.map((p) => `    ${p}`).join("\n")}\n`,
         );
       }
     }
@@ -186,6 +234,54 @@ async function testCommand(paths: readonly string[], io: CliIo): Promise<number>
   return failed > 0 ? EXIT.invalid : EXIT.ok;
 }
 
+interface ValidateFlags {
+  format: string;
+  config?: string;
+  library: boolean;
+  quiet: boolean;
+  maxWarnings?: number;
+  outputFile?: string;
+  stdin: boolean;
+  stdinFilename?: string;
+}
+
+/** A count given to an option: a whole number from 0. */
+function count(option: string, value: string): number {
+  if (!/^[0-9]{1,9}$/.test(value))
+    throw new UsageError(`${option} ${value}: give a whole number from 0, e.g. ${option} 0`);
+  return Number(value);
+}
+
+/**
+ * Why `graph --current <step>` is refused: the file has no such step. The ids nearest it (by
+ * edit distance, close enough to be a typo) as "did you mean", then the steps it has.
+ */
+export function unknownStep(file: string, step: string, steps: readonly string[]): string {
+  const typed = step.toLowerCase();
+  const allowed = Math.max(1, Math.floor(Math.max(step.length, 3) / 3));
+  const near = steps
+    .map((id) => ({ id, d: distance(typed, id.toLowerCase()) }))
+    .filter((c) => c.d <= allowed)
+    .sort((a, b) => a.d - b.d || (a.id < b.id ? -1 : 1))
+    .slice(0, 3)
+    .map((c) => `'${c.id}'`);
+  const guess = near.length
+    ? ` — did you mean ${near.length === 1 ? near[0] : `one of ${near.join(", ")}`}?`
+    : "";
+  const listed = steps.slice(0, 20).join(", ") + (steps.length > 20 ? ", …" : "");
+  return plainLine(`${file} has no step '${step}'${guess} (its steps: ${listed})`);
+}
+
+/** `--output-file`: the report written to a file, its folder made when missing. */
+function writeReport(file: string, text: string): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  } catch (err) {
+    throw new UsageError(`cannot write the report to ${file}: ${(err as Error).message}`);
+  }
+}
+
 export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
   let code: number = EXIT.ok;
   const program = new Command()
@@ -193,12 +289,43 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .description("Validate, draw and run Playbook Bot playbooks.")
     .version(version())
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err });
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .option("--color", "colour the output (default: on a terminal, unless NO_COLOR is set)")
+    .option("--no-color", "do not colour the output");
+
+  const env = io.env ?? {};
+  const flags = () => program.opts<{ color?: boolean }>();
+  /** Colours for standard output or standard error, as the flag, environment and terminal say. */
+  const coloursFor = (stream: "out" | "err"): Colours =>
+    colours(colourWanted(io.terminal?.[stream] === true, env, flags().color));
+  const textStyle = (stream: "out" | "err"): TextStyle => reportStyle(coloursFor(stream));
+
+  /** `validate -`: one playbook from standard input, named as `--stdin-filename` says. */
+  const validateStdin = async (
+    name: string | undefined,
+    library: KnownPlaybook[],
+    check: Parameters<typeof validateSource>[2],
+  ): Promise<FileReport[]> => {
+    const read = io.readStdin ?? readProcessStdin;
+    const source = await read(STDIN_MAX);
+    const abs = resolve(io.cwd, name ?? "<stdin>");
+    const file = name === undefined ? "<stdin>" : relative(io.cwd, abs) || name;
+    // The playbooks beside the file it stands for are what its handoffs and delegates name.
+    const beside =
+      name !== undefined && existsSync(dirname(abs))
+        ? (await playbookFilesIn(dirname(abs))).filter((f) => resolve(f) !== abs)
+        : [];
+    const near = validateSet(
+      beside.map((f) => ({ file: f, source: readFileSync(f) })),
+      { ...check, known: library },
+    ).flatMap((r) => (r.playbook ? [{ id: r.playbook.id, playbook: r.playbook }] : []));
+    return validateSet([{ file, source }], { ...check, known: [...near, ...library] });
+  };
 
   program
     .command("validate")
     .description("validate playbooks (default: .github/playbooks and playbooks)")
-    .argument("[paths...]", "files, folders or globs")
+    .argument("[paths...]", "files, folders or globs; - reads one playbook from standard input")
     .addOption(
       new Option("-f, --format <format>", "output format")
         .choices(["text", "json", "github", "sarif"])
@@ -206,38 +333,135 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     )
     .option("-c, --config <file>", "config file (default: .playbook-bot.yml in the current folder)")
     .option("--no-library", "do not resolve targets against the bundled library")
-    .action(
-      async (paths: string[], opts: { format: string; config?: string; library: boolean }) => {
-        const config = loadConfig(io.cwd, opts.config ? resolve(io.cwd, opts.config) : undefined);
+    .option("-q, --quiet", "report errors only", false)
+    .option("--max-warnings <n>", "exit 1 when there are more than n warnings", (value: string) =>
+      count("--max-warnings", value),
+    )
+    .option("-o, --output-file <file>", "write the report to this file instead of standard output")
+    .option("--stdin", "read one playbook from standard input (as the path -)", false)
+    .option(
+      "--stdin-filename <path>",
+      "the path standard input stands for: what diagnostics name, where its files are found",
+    )
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 valid (warnings allowed), 1 invalid or more warnings than --max-warnings,\n2 the tool itself failed (bad arguments, a missing path, a bad config, an unwritable report).",
+    )
+    .action(async (paths: string[], opts: ValidateFlags) => {
+      const config = loadConfig(io.cwd, opts.config ? resolve(io.cwd, opts.config) : undefined);
+      const known = opts.library ? await bundledPlaybooks() : [];
+      const check = {
+        fileExists: (file: string, rel: string) => fileExistsNextTo(resolve(io.cwd, file), rel),
+        siblings: (file: string) => siblingsOnDisk(resolve(io.cwd, file), io.cwd),
+        rules: config.rules,
+      };
+      const stdin = opts.stdin || paths.includes("-");
+      if (!stdin && opts.stdinFilename !== undefined)
+        throw new UsageError(
+          "--stdin-filename names what standard input holds: use it with - or --stdin",
+        );
+      let reports: FileReport[];
+      if (stdin) {
+        if (paths.some((p) => p !== "-"))
+          throw new UsageError("validate reads standard input or files, not both");
+        reports = await validateStdin(opts.stdinFilename, known, check);
+      } else {
         const files = await resolvePlaybookFiles(paths, io.cwd);
         // Playbooks in the set win over bundled ones with the same id, as in discovery.
-        const known = opts.library ? await bundledPlaybooks() : [];
-        const reports = validateSet(
+        reports = validateSet(
           files.map((file) => ({
             file: relative(io.cwd, file) || file,
             source: readFileSync(file),
           })),
+          { ...check, known },
+        );
+      }
+      const { errors, warnings } = countBySeverity(reports);
+      // --quiet shows errors only; --max-warnings still counts the warnings it hides.
+      const shown = opts.quiet
+        ? reports.map((r) => ({
+            ...r,
+            diagnostics: r.diagnostics.filter((d) => d.severity === "error"),
+          }))
+        : reports;
+      const toFile = opts.outputFile !== undefined;
+      const style = toFile
+        ? reportStyle(colours(colourWanted(false, env, flags().color)))
+        : textStyle("out");
+      const formatted =
+        opts.format === "json"
+          ? formatJson(shown)
+          : opts.format === "github"
+            ? formatGithub(shown)
+            : opts.format === "sarif"
+              ? formatSarif(shown, {
+                  ...toolInfo(),
+                  // Paths from the repository root, wherever in it the command runs.
+                  root: sarifRoot(findRepositoryRoot(io.cwd, process.env).dir, io.cwd),
+                })
+              : opts.quiet && errors === 0
+                ? ""
+                : formatText(shown, style);
+      if (opts.outputFile !== undefined) writeReport(resolve(io.cwd, opts.outputFile), formatted);
+      else io.out(formatted);
+      code = errors > 0 ? EXIT.invalid : EXIT.ok;
+      if (opts.maxWarnings !== undefined && warnings > opts.maxWarnings) {
+        io.err(
+          `playbook-bot: ${warnings} ${warnings === 1 ? "warning" : "warnings"}${opts.quiet ? " (not shown: --quiet)" : ""}, more than --max-warnings ${opts.maxWarnings} allows\n`,
+        );
+        code = EXIT.invalid;
+      }
+    });
+
+  program
+    .command("list")
+    .description(
+      "list the playbooks found, with their tier and status (default: .github/playbooks and playbooks, then the bundled library)",
+    )
+    .argument("[paths...]", "files, folders or globs")
+    .addOption(
+      new Option("-f, --format <format>", "output format")
+        .choices(["table", "json"])
+        .default("table"),
+    )
+    .option("-c, --config <file>", "config file (default: .playbook-bot.yml in the current folder)")
+    .option("--no-library", "leave out the bundled library")
+    .action(
+      async (
+        paths: string[],
+        opts: { format: "table" | "json"; config?: string; library: boolean },
+      ) => {
+        const config = loadConfig(io.cwd, opts.config ? resolve(io.cwd, opts.config) : undefined);
+        // Named paths must exist; the default folders are looked in when they do.
+        const files =
+          paths.length > 0 || DEFAULT_PATHS.some((p) => existsSync(resolve(io.cwd, p)))
+            ? await resolvePlaybookFiles(paths, io.cwd).catch((err: unknown) => {
+                if (paths.length === 0 && err instanceof UsageError) return [];
+                throw err;
+              })
+            : [];
+        const library = opts.library ? await loadBundledReports() : [];
+        const reports = validateSet(
+          files.map((file) => ({ file, source: readFileSync(file) })),
           {
-            fileExists: (file, rel) => fileExistsNextTo(resolve(io.cwd, file), rel),
-            siblings: (file) => siblingsOnDisk(resolve(io.cwd, file), io.cwd),
+            fileExists: fileExistsNextTo,
+            siblings: (file) => siblingsOnDisk(file, io.cwd),
             rules: config.rules,
-            known,
+            known: opts.library ? await bundledPlaybooks() : [],
           },
         );
-        const formatted =
+        const named = new Set(files);
+        const rows = listPlaybooks(
+          [...reports, ...library.filter((r) => !named.has(r.file))],
+          io.cwd,
+          bundledLibraryDir(),
+          SYSTEM_PLAYBOOKS,
+        );
+        io.out(
           opts.format === "json"
-            ? formatJson(reports)
-            : opts.format === "github"
-              ? formatGithub(reports)
-              : opts.format === "sarif"
-                ? formatSarif(reports, {
-                    ...toolInfo(),
-                    // Paths from the repository root, wherever in it the command runs.
-                    root: sarifRoot(findRepositoryRoot(io.cwd, process.env).dir, io.cwd),
-                  })
-                : formatText(reports);
-        io.out(formatted);
-        code = countBySeverity(reports).errors > 0 ? EXIT.invalid : EXIT.ok;
+            ? JSON.stringify(rows, null, 2) + "\n"
+            : listTable(rows, coloursFor("out")),
+        );
       },
     );
 
@@ -358,7 +582,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .description("run the golden cases (tests:) of playbooks, every effect simulated")
     .argument("[paths...]", "files, folders or globs (default: .github/playbooks and playbooks)")
     .action(async (paths: string[]) => {
-      code = await testCommand(paths, io);
+      code = await testCommand(paths, io, coloursFor("out"));
     });
 
   program
@@ -369,7 +593,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .argument("<playbook>", "playbook id or file (the run starts from the script's label or /run)")
     .requiredOption("-e, --events <file>", "events file (YAML)")
     .action(async (target: string, opts: { events: string }) => {
-      code = await simulateCommand(target, opts.events, io);
+      code = await simulateCommand(target, opts.events, io, textStyle("err"));
     });
 
   program
@@ -411,7 +635,13 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         siblings: siblingsOnDisk(abs, io.cwd),
       });
       if (!report.playbook) {
-        io.err(formatText([report]));
+        io.err(formatText([report], textStyle("err")));
+        code = EXIT.invalid;
+        return;
+      }
+      const steps = [...graphOf(report.playbook).byId.keys()];
+      if (opts.current !== undefined && !steps.includes(opts.current)) {
+        io.err(`playbook-bot: ${unknownStep(file, opts.current, steps)}\n`);
         code = EXIT.invalid;
         return;
       }
@@ -442,7 +672,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       const errors = report.diagnostics.filter((d) => d.severity === "error");
       const loaded = loadPlaybookSource(file, readFileSync(abs), undefined, siblings);
       if (errors.length > 0 || !loaded.ok) {
-        io.err(formatText([report]));
+        io.err(formatText([report], textStyle("err")));
         io.err(`playbook-bot: ${file} does not convert as it is; nothing was written\n`);
         code = EXIT.invalid;
         return;
@@ -450,7 +680,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       const title = DIALECTS.find((d) => d.id === report.dialect)?.title ?? report.dialect;
       io.out(`# Converted from ${file} (${title}) by playbook-bot import.\n`);
       io.out(dumpYaml(loaded.document.value, { lineWidth: 100, noRefs: true }));
-      if (report.diagnostics.length) io.err(formatText([report]));
+      if (report.diagnostics.length) io.err(formatText([report], textStyle("err")));
     });
 
   program

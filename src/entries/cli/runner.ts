@@ -13,6 +13,7 @@ import type { LocalEffects } from "../../adapters/local/effects.js";
 import type { FileRunStore, LocalRunRecord } from "../../adapters/local/file-store.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import type { Step } from "../../core/format/types.js";
+import { markdownToPlain, spansToPlain } from "./plain-text.js";
 
 /** Exit codes of `run`, `resume` and `test`. 4: paused, waiting for a person (resume later). */
 export const RUN_EXIT = { completed: 0, invalid: 1, failed: 2, state: 3, paused: 4 } as const;
@@ -81,7 +82,7 @@ export class Runner {
         teller: { tell: (messages, result) => this.tell(messages, result) },
         effects: { perform: (effect, run) => this.perform(effect, run) },
         handoff: (handoff) =>
-          deps.io.log(`handoff: continue with \`playbook-bot run ${handoff.playbook}\``),
+          deps.io.log(`handoff: continue with: playbook-bot run ${handoff.playbook}`),
         ...(deps.trace ? { trace: deps.trace, warn: (line: string) => deps.io.log(line) } : {}),
         clock,
         scheduler: new SleepScheduler({
@@ -138,11 +139,12 @@ export class Runner {
     this.reportProgress(result);
     for (const m of messages) this.message(m);
     if (result.reply?.outcome === "refused")
-      this.deps.io.log(`refused: ${result.reply.reason ?? ""}`);
+      this.deps.io.log(`refused: ${spansToPlain(result.reply.reason ?? "")}`);
   }
 
+  /** A message for people, as plain text: the terminal is no GitHub thread to render Markdown. */
   private message(m: Message): void {
-    const text = m.text.replace(/\u200b/g, "");
+    const text = markdownToPlain(m.text);
     this.deps.io.out(
       `${m.kind === "failure" ? "✖ " : m.kind === "waiting" || m.kind === "reminder" ? "⏸ " : "  "}${text.split("\n").join("\n  ")}\n`,
     );

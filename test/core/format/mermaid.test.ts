@@ -138,6 +138,29 @@ describe("renderMermaid with parallel steps, for_each and needs", () => {
     expect(lines).toContain("  class s_checks current");
   });
 
+  it("draws a part around a parallel step with its join, the rest behind one node", () => {
+    const part = renderMermaid(
+      playbookOf(yaml`
+        apiVersion: playbook-bot/v1
+        id: part
+        steps:
+          - id: p
+            type: parallel
+            branches:
+              a: [{ id: a1, type: comment, body: a }]
+              b: [{ id: b1, type: comment, body: b }]
+          - { id: after, type: comment, body: c }
+      `),
+      { only: new Set(["p", "a1"]), current: "a1" },
+    ).split("\n");
+    expect(part).toContain('  s_p -->|"a"| s_a1');
+    expect(part).toContain("  s_a1 --> j_p");
+    expect(part).toContain("  j_p --> more");
+    expect(part).toContain("  s_p --> more");
+    expect(part).toContain("  class s_a1 current");
+    expect(part.some((l) => l.includes("s_b1["))).toBe(false);
+  });
+
   it("closes a parallel step that ends the playbook with an end of its own", () => {
     const last = renderMermaid(
       playbookOf(yaml`
@@ -175,5 +198,85 @@ describe("renderMermaid with on_error goto", () => {
     );
     expect(chart).toContain('s_act -->|"on GH-CONFLICT"| s_rescue');
     expect(chart).toContain('s_act -->|"on error"| s_rescue');
+  });
+});
+
+describe("renderMermaid node ids", () => {
+  const chart = renderMermaid(
+    playbookOf(yaml`
+      apiVersion: playbook-bot/v1
+      id: ids
+      steps:
+        - { id: a-b, type: comment, body: one }
+        - { id: a_b, type: comment, body: two }
+        - { id: a_b_2, type: comment, body: three }
+        - { id: fin, type: end, handoff: [x-y, x_y] }
+    `),
+    { current: "a_b", done: ["a-b"] },
+  );
+  const lines = chart.split("\n");
+
+  it("gives ids that slug alike a node each, and draws the edge between them", () => {
+    expect(lines).toContain('  s_a_b["a-b<br/>comment"]');
+    expect(lines).toContain('  s_a_b_2["a_b<br/>comment"]');
+    expect(lines).toContain("  s_a_b --> s_a_b_2");
+    // No step becomes its own successor.
+    expect(chart).not.toMatch(/^\s+(\w+) --> \1$/m);
+    expect(lines).toContain("  class s_a_b done");
+    expect(lines).toContain("  class s_a_b_2 current");
+  });
+
+  it("numbers a step whose own name an earlier step took", () => {
+    expect(lines).toContain('  s_a_b_2_2["a_b_2<br/>comment"]');
+    expect(lines).toContain("  s_a_b_2 --> s_a_b_2_2");
+    expect(lines).toContain("  s_a_b_2_2 --> s_fin");
+    const ids = lines.flatMap((l) => /^ {2}(\w+)[[({]/.exec(l)?.[1] ?? []);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("keeps two playbooks a handoff names apart", () => {
+    expect(lines).toContain('  pb_s_x_y>"x-y"]');
+    expect(lines).toContain('  pb_s_x_y_2>"x_y"]');
+    expect(lines).toContain("  s_fin -.->|handoff| pb_s_x_y_2");
+  });
+
+  it("names a step the same whether the whole chart or a part of it is drawn", () => {
+    const doc = playbookOf(yaml`
+      apiVersion: playbook-bot/v1
+      id: part
+      steps:
+        - { id: a-b, type: comment, body: one }
+        - { id: a_b, type: comment, body: two }
+        - { id: c, type: end }
+    `);
+    const part = renderMermaid(doc, { only: new Set(["a_b", "c"]), current: "a_b" });
+    expect(part).toContain('  s_a_b_2["a_b<br/>comment"]');
+    expect(part).toContain("  s_a_b_2 --> s_c");
+    expect(part).toContain("  class s_a_b_2 current");
+    expect(part).not.toContain('s_a_b["');
+  });
+
+  it("keeps Mermaid syntax in ids and labels inert", () => {
+    // Ids outside the schema's pattern reach the renderer through the library's API.
+    const hostile = renderMermaid({
+      apiVersion: "playbook-bot/v1",
+      id: "h",
+      steps: [
+        {
+          id: 'x"]-->end',
+          type: "comment",
+          name: "%%{init: {'theme':'dark'}}%% click x call alert() ```",
+          body: "b",
+        },
+        { id: "end;style", type: "end" },
+      ],
+    } as unknown as Parameters<typeof renderMermaid>[0]);
+    const body = hostile.split("\n").slice(1).filter(Boolean);
+    for (const line of body) expect(line).toMatch(/^ {2}[A-Za-z0-9_]+( -->|\[|\(|$)/);
+    expect(hostile).toContain(
+      "  s_x_____end[\"#37;#37;#123;init: #123;'theme':'dark'#125;#125;#37;#37; click x call alert() #96;#96;#96;<br/>comment\"]",
+    );
+    expect(hostile).toContain("  s_x_____end --> s_end_style");
+    expect(hostile).not.toMatch(/%%|`|\{/);
   });
 });

@@ -352,7 +352,7 @@ describe("the runner answers what a local run waits for", () => {
     expect(r.questions[1]).toBe("Choose for pod_state (unhealthy | healthy): ");
     expect(r.out).toContain("▶ deploys (investigate) in recent-changes");
     expect(r.out).toMatch(/recent-changes\/deploys +investigate +completed/);
-    expect(r.out).toContain("handoff: continue with `playbook-bot run storage-investigation`");
+    expect(r.out).toContain("handoff: continue with: playbook-bot run storage-investigation\n");
   });
 });
 
