@@ -3,6 +3,8 @@ import {
   CompletionItemKind,
   DidChangeWatchedFilesNotification,
   MarkupKind,
+  MessageType,
+  ShowMessageNotification,
   TextDocuments,
   TextDocumentSyncKind,
   type CompletionItem,
@@ -68,10 +70,10 @@ export function startServer(connection: Connection): void {
   const documents = new TextDocuments(TextDocument);
   /** Open documents' URIs by file path: the client's spelling of a URI is the one to answer with. */
   const openByPath = new Map<string, string>();
-  const workspace = new Workspace([], (file) => {
-    const uri = openByPath.get(file);
-    return uri === undefined ? undefined : documents.get(uri)?.getText();
-  });
+  // Files by path, buffers without a file by their URI.
+  const workspace = new Workspace([], (file) =>
+    documents.get(openByPath.get(file) ?? file)?.getText(),
+  );
   const sets = new Map<string, PlaybookSet>();
   const results = new Map<string, SetResult>();
   const timers = new Map<string, NodeJS.Timeout>();
@@ -116,9 +118,10 @@ export function startServer(connection: Connection): void {
     publishedBy.set(result.set.key, files);
     if (result.configError && !configErrors.has(result.configError)) {
       configErrors.add(result.configError);
-      void connection.window.showWarningMessage(
-        `playbook-bot: the config file is not applied: ${result.configError}`,
-      );
+      void connection.sendNotification(ShowMessageNotification.type, {
+        type: MessageType.Warning,
+        message: `playbook-bot: the config file is not applied: ${result.configError}`,
+      });
     }
   }
 
@@ -134,9 +137,10 @@ export function startServer(connection: Connection): void {
         results.set(set.key, result);
         if (!stopped) publish(result);
       } catch (err) {
-        connection.console.error(
-          `validating ${set.key} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-        );
+        if (!stopped)
+          connection.console.error(
+            `validating ${set.key} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+          );
       }
     })();
     running.set(set.key, job);
@@ -171,7 +175,12 @@ export function startServer(connection: Connection): void {
     if (!text) return undefined;
     const file = pathOf(uri);
     const set = setOfUri(uri, text.getText());
-    if (!servesFeatures(file ?? uri, text.getText(), set?.kind === "repository")) return undefined;
+    // A buffer with no file is served when it is a v1 playbook, as it is validated.
+    const serves =
+      file === undefined
+        ? set !== undefined
+        : servesFeatures(file, text.getText(), set?.kind === "repository");
+    if (!serves) return undefined;
     const cached = parsed.get(uri);
     if (cached?.version === text.version)
       return { text, ...(cached.doc ? { doc: cached.doc } : {}) };

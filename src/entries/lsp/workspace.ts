@@ -11,7 +11,7 @@ import { CONFIG_FILES, ConfigError, loadConfig } from "../../adapters/local/rule
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
 import { dialectOf, isDialectPart, type Siblings } from "../../core/dialects/index.js";
 import type { Diagnostic } from "../../core/format/diagnostics.js";
-import { validateSet, type FileReport } from "../../core/rules/validate.js";
+import { validateSet, type FileReport, type ValidateOptions } from "../../core/rules/validate.js";
 import { DEFAULT_PATHS } from "../cli/main.js";
 import type { PlaybookSummary } from "./completion.js";
 
@@ -100,14 +100,22 @@ export class Workspace {
       .find((r) => inside(file, r) || resolve(r) === resolve(file));
   }
 
-  private text(file: string): string | undefined {
+  /** A file's source: the editor's text when it is open, else its bytes on disk, if it can be read. */
+  private source(file: string): string | Uint8Array | undefined {
     const open = this.overlay(file);
     if (open !== undefined) return open;
     try {
-      return readFileSync(file, "utf8");
+      return readFileSync(file);
     } catch {
       return undefined;
     }
+  }
+
+  private text(file: string): string | undefined {
+    const source = this.source(file);
+    return typeof source === "string" || source === undefined
+      ? source
+      : new TextDecoder().decode(source);
   }
 
   /** The set a file on disk belongs to, or undefined when it is no playbook nor part of one. */
@@ -175,16 +183,10 @@ export class Workspace {
     const absolute = (name: string): string => (alone ? name : resolve(set.root, name));
     const entries: { file: string; source: string | Uint8Array }[] = [];
     for (const f of files) {
-      const open = this.overlay(f);
-      let source: string | Uint8Array | undefined = open;
-      if (source === undefined) {
-        try {
-          source = readFileSync(f);
-        } catch {
-          continue;
-        }
-      }
-      entries.push({ file: alone ? f : relative(set.root, f) || f, source });
+      // A file removed since it was listed is left out: its removal is reported on its own.
+      const source = this.source(f);
+      if (source !== undefined)
+        entries.push({ file: alone ? f : relative(set.root, f) || f, source });
     }
     let rules = {};
     let configError: string | undefined;
@@ -197,13 +199,14 @@ export class Workspace {
       }
     }
     const known = await bundledPlaybooks();
-    const reports = validateSet(entries, {
-      fileExists: (file, rel) => !alone && fileExistsNextTo(absolute(file), rel),
-      siblings: (file) =>
-        alone ? { read: () => undefined } : this.siblings(absolute(file), set.root),
-      rules,
-      known,
-    });
+    // A buffer with no file has no folder: nothing next to it can be read or checked.
+    const onDisk: ValidateOptions = alone
+      ? {}
+      : {
+          fileExists: (file, rel) => fileExistsNextTo(absolute(file), rel),
+          siblings: (file) => this.siblings(absolute(file), set.root),
+        };
+    const reports = validateSet(entries, { ...onDisk, rules, known });
     const diagnostics = new Map<string, Diagnostic[]>();
     for (const r of reports)
       for (const d of r.diagnostics) {

@@ -163,6 +163,16 @@ describe("completion", () => {
     );
   });
 
+  it("writes numbers and booleans as YAML does, and offers no structured values", () => {
+    const c = completionsAt({
+      outline: { path: ["x"], mode: "value", partial: "", partialStart: 3 },
+      document: {},
+      playbooks: [],
+      schema: { properties: { x: { enum: [1, true, { a: 1 }, null] } } },
+    });
+    expect(c.candidates.map((x) => x.label)).toEqual(["1", "true"]);
+  });
+
   it("offers the fields a step of its kind may still have", () => {
     const c = complete(inStep("child", "§"));
     expect(labels(c)).toContain("with");

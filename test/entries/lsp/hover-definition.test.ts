@@ -67,6 +67,27 @@ describe("hover", () => {
     );
   });
 
+  it("lists a long closed list by its type, and each description once", () => {
+    const many = Array.from({ length: 21 }, (_, i) => `v${i}`);
+    const schema: SchemaNode = {
+      properties: {
+        id: { type: "string", enum: many, description: "Same." },
+        steps: {
+          items: {
+            properties: { type: { const: "comment", description: "Same." } },
+            anyOf: [{ properties: { type: { const: "comment" } }, description: "Same." }],
+          },
+        },
+      },
+    };
+    const id = at((t) => t.replace("id: main", "id: ma§in"));
+    expect(hoverAt(id.doc, id.offset, schema)?.markdown).toBe("`id` — string\n\nSame.");
+    const kind = at((t) => t.replace("type: comment", "type: com§ment"));
+    expect(hoverAt(kind.doc, kind.offset, schema)?.markdown).toBe(
+      "`steps[0].type` — `comment`\n\nSame.",
+    );
+  });
+
   it("says nothing where the schema says nothing, or off any key or value", () => {
     const unknown = at((t) => t.replace("mode: handoff", "mode: handoff\n    ex§tra: 1"));
     expect(hoverAt(unknown.doc, unknown.offset, SCHEMA)).toBeUndefined();
