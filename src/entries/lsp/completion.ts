@@ -255,6 +255,9 @@ export function completionsAt(req: CompletionRequest): Completions {
   if (outline.template)
     return templateCompletions(req, outline.template.ref, outline.template.start);
   const from = outline.partialStart;
+  // Words with spaces between them are prose (a plain scalar going on), never a name or a value
+  // offered here.
+  if (/\s/.test(outline.partial)) return { candidates: [], from };
   if (outline.mode === "key") return { candidates: keyCompletions(req, outline.path), from };
   const values = valueCompletions(req, outline.path);
   if (outline.mode === "item") {

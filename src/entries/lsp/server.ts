@@ -1,6 +1,7 @@
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   CompletionItemKind,
+  CompletionTriggerKind,
   DidChangeWatchedFilesNotification,
   MarkupKind,
   MessageType,
@@ -90,9 +91,9 @@ export function startServer(connection: Connection): void {
   let watchFiles = false;
   let stopped = false;
 
+  // A buffer with no file is named by its URI; a file by its path.
   const uriOf = (file: string): string =>
-    openByPath.get(file) ??
-    (file.includes(":") && !file.startsWith("/") ? file : pathToFileURL(file).href);
+    openByPath.get(file) ?? (documents.get(file) ? file : pathToFileURL(file).href);
 
   function setOfUri(uri: string, text: string): PlaybookSet | undefined {
     const file = pathOf(uri);
@@ -202,7 +203,7 @@ export function startServer(connection: Connection): void {
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
-        completionProvider: { triggerCharacters: [".", " ", ":", "-", "[", ",", "{"] },
+        completionProvider: { triggerCharacters: [".", " ", "-", "[", ",", "{"] },
         hoverProvider: true,
         definitionProvider: true,
       },
@@ -224,7 +225,14 @@ export function startServer(connection: Connection): void {
     const first = !seen.has(document.uri);
     seen.add(document.uri);
     if (set) schedule(set, first ? 0 : debounceMs);
+    // A file that stopped being a playbook leaves its set, which clears what it showed.
+    else if (file !== undefined) revalidateAround(file, debounceMs);
   });
+
+  /** Validate again the sets a file's change can concern. */
+  function revalidateAround(file: string, delay: number): void {
+    for (const set of sets.values()) if (workspace.affects(set, file)) schedule(set, delay);
+  }
 
   documents.onDidClose(({ document }) => {
     const file = pathOf(document.uri);
@@ -243,27 +251,33 @@ export function startServer(connection: Connection): void {
       return;
     }
     openByPath.delete(file);
-    // What is on disk counts again.
+    // What is on disk counts again (and a file deleted meanwhile leaves its set).
     const set = workspace.setOf(file);
     if (set) schedule(set, 0);
+    else revalidateAround(file, 0);
   });
 
   connection.onDidChangeWatchedFiles(({ changes }) => {
     for (const change of changes) {
       const file = pathOf(change.uri);
       if (file === undefined || openByPath.has(file)) continue;
-      for (const set of sets.values()) if (workspace.affects(set, file)) schedule(set, debounceMs);
+      revalidateAround(file, debounceMs);
       const own = workspace.setOf(file);
       if (own && !sets.has(own.key)) schedule(own, debounceMs);
     }
   });
 
-  connection.onCompletion(async ({ textDocument, position }) => {
+  connection.onCompletion(async ({ textDocument, position, context }) => {
     const open = parse(textDocument.uri);
     if (!open) return null;
     const lines = open.text.getText().split(/\r\n|\r|\n/);
     const outline = outlineAt(lines, position.line, position.character);
     if (!outline) return null;
+    // A space typed in indentation asks for nothing: field names are offered when asked for.
+    const spaced =
+      context?.triggerKind === CompletionTriggerKind.TriggerCharacter &&
+      context.triggerCharacter === " ";
+    if (spaced && outline.mode === "key" && !outline.template) return null;
     const playbooks = await playbooksFor(setOfUri(textDocument.uri, open.text.getText()));
     const document = open.doc?.value ?? lastGood.get(textDocument.uri);
     const { candidates, from } = completionsAt({ outline, document, playbooks, schema: SCHEMA });

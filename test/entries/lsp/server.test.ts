@@ -276,6 +276,50 @@ describe("the language server", () => {
     expect(await client.diagnosticsFor(uri)).toEqual([]);
   });
 
+  it("clears a file that stops being a playbook or is deleted", async () => {
+    const dir = makeDir("pb-lsp-");
+    const broken = MAIN.replace("playbook: child", "playbook: nobody");
+    const flow = write(dir, "docs/flow.yaml", broken);
+    const other = write(dir, "docs/other.yaml", broken.replace("id: main", "id: other"));
+    const { client } = await start({ rootUri: uriOf(dir) });
+    client.open(uriOf(flow), broken);
+    expect((await client.diagnosticsFor(uriOf(flow))).length).toBeGreaterThan(0);
+    expect((await client.diagnosticsFor(uriOf(other))).length).toBeGreaterThan(0);
+    client.replace(uriOf(flow), broken.replace("apiVersion: playbook-bot/v1\n", ""), 2);
+    expect(await client.diagnosticsFor(uriOf(flow), (d) => d.length === 0)).toEqual([]);
+    client.open(uriOf(other), readFileSync(other, "utf8"));
+    unlinkSync(other);
+    void client.connection.sendNotification("textDocument/didClose", {
+      textDocument: { uri: uriOf(other) },
+    });
+    expect(await client.diagnosticsFor(uriOf(other), (d) => d.length === 0)).toEqual([]);
+  });
+
+  it("offers field names when asked, not on every space of indentation or prose", async () => {
+    const dir = repository();
+    const { client } = await start({ rootUri: uriOf(dir) });
+    const main = uriOf(join(dir, ".github/playbooks/main.yaml"));
+    const text = MAIN.replace("    mode: delegate\n", "    mode: delegate\n    \n");
+    client.open(main, text);
+    const position = at(text, "mode: delegate\n", 19);
+    const ask = (context: { triggerKind: number; triggerCharacter?: string }) =>
+      client.connection.sendRequest("textDocument/completion", {
+        textDocument: { uri: main },
+        position,
+        context,
+      }) as Promise<CompletionItem[] | null>;
+    expect(await ask({ triggerKind: 2, triggerCharacter: " " })).toBeNull();
+    expect((await ask({ triggerKind: 1 }))?.map((i) => i.label)).toContain("with");
+    const prose = text.replace("Runs the child.", "Runs the child and waits");
+    client.replace(main, prose, 2);
+    const items = (await client.connection.sendRequest("textDocument/completion", {
+      textDocument: { uri: main },
+      position: at(prose, "and waits", 9),
+      context: { triggerKind: 2, triggerCharacter: " " },
+    })) as CompletionItem[];
+    expect(items).toEqual([]);
+  });
+
   it("leaves files that are not playbooks alone", async () => {
     const dir = makeDir("pb-lsp-");
     const compose = write(dir, "compose.yaml", "services:\n  web:\n    image: nginx\n");
