@@ -19,6 +19,7 @@ import {
 } from "./references.js";
 import {
   allowedValues,
+  branchDescriptions,
   descriptionsOf,
   expandAll,
   propertiesOf,
@@ -172,24 +173,6 @@ function valueLabel(v: unknown): string | undefined {
   if (typeof v === "string") return v;
   if (typeof v === "number" || typeof v === "boolean") return String(v);
   return undefined;
-}
-
-/**
- * Sub-schemas of a mapping that fix `key` to `value` (a step kind's definition for its `type`):
- * their descriptions document that value.
- */
-export function branchDescriptions(
-  schemas: readonly SchemaNode[],
-  key: string,
-  value: unknown,
-): string[] {
-  const fixed = schemas.filter((s) => {
-    const props = s.properties;
-    if (!isMap(props) || !isMap(props[key])) return false;
-    const sub = props[key] as Record<string, unknown>;
-    return "const" in sub && sub.const === value;
-  });
-  return descriptionsOf(fixed);
 }
 
 function valueCompletions(req: CompletionRequest, path: PathSegment[]): Candidate[] {

@@ -1,9 +1,9 @@
 import { formatPath, type SourceDocument } from "../../core/format/source.js";
 import { nodeAt } from "./cursor.js";
-import { branchDescriptions } from "./completion.js";
 import { valueAt } from "./references.js";
 import {
   allowedValues,
+  branchDescriptions,
   descriptionsOf,
   schemasAt,
   typesOf,

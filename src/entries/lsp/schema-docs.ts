@@ -194,3 +194,21 @@ export function expandAll(root: SchemaNode, schemas: readonly SchemaNode[]): Sch
   for (const s of schemas) expand(root, s, UNKNOWN, out);
   return out;
 }
+
+/**
+ * Sub-schemas of a mapping that fix `key` to `value` (a step kind's definition for its `type`):
+ * their descriptions document that value.
+ */
+export function branchDescriptions(
+  schemas: readonly SchemaNode[],
+  key: string,
+  value: unknown,
+): string[] {
+  const fixed = schemas.filter((s) => {
+    const props = s.properties;
+    if (!isNode(props) || !isNode(props[key])) return false;
+    const sub = props[key] as Record<string, unknown>;
+    return "const" in sub && sub.const === value;
+  });
+  return descriptionsOf(fixed);
+}

@@ -3,13 +3,12 @@ import { loadSourceText } from "../../../src/core/format/source.js";
 import { CONTEXT_VARIABLES, STEP_OUTPUTS } from "../../../src/core/format/vocabulary.js";
 import { STEP_KINDS } from "../../../src/core/format/schema.js";
 import {
-  branchDescriptions,
   completionsAt,
   stepOutputs,
   type PlaybookSummary,
 } from "../../../src/entries/lsp/completion.js";
 import { outlineAt } from "../../../src/entries/lsp/cursor.js";
-import type { SchemaNode } from "../../../src/entries/lsp/schema-docs.js";
+import { branchDescriptions, type SchemaNode } from "../../../src/entries/lsp/schema-docs.js";
 import { withCursor } from "./cursor-helpers.js";
 
 const PLAYBOOK = `apiVersion: playbook-bot/v1
