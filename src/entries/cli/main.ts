@@ -694,6 +694,18 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     );
 
   program
+    .command("lsp")
+    .description(
+      "run the language server for editors: the validator's diagnostics, completion, hover and go to definition",
+    )
+    .option("--stdio", "talk over standard input and output (the default and only transport)")
+    .action(async () => {
+      // Loaded only here: the other commands start without the protocol library.
+      const { serveStdio } = await import("../lsp/main.js");
+      serveStdio();
+    });
+
+  program
     .command("rules")
     .description("list the validation rules and their default severity, or explain one")
     .argument("[code]", "a rule code: what it checks, why, how to fix it, an example")
