@@ -500,8 +500,23 @@ function walkEvents(
         break;
       }
       case EVENT_ID.SCALAR: {
-        const valueRange = { start: ev.valueStart, end: Math.max(ev.valueEnd, ev.valueStart) };
         const parent = stack[stack.length - 1];
+        // An empty value (`next:` and nothing, a bare `-`) has no place of its own: it sits
+        // where its key ends, or after its item's dash.
+        let from = ev.valueStart;
+        if (from < 0) {
+          const dash =
+            parent?.kind === "seq"
+              ? text.indexOf("-", parent.index === 0 ? parent.start : parent.end)
+              : -1;
+          from =
+            parent?.kind === "map" && parent.key
+              ? parent.key.range.end
+              : dash >= 0
+                ? dash + 1
+                : (parent?.end ?? 0);
+        }
+        const valueRange = { start: from, end: Math.max(ev.valueEnd, from) };
         const isKey = parent?.kind === "map" && !parent.key;
         const at = place(valueRange, isKey && full ? yamlLibrary().getScalarValue(text, ev) : null);
         const over = count(1, ev.valueStart);

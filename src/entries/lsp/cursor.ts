@@ -30,7 +30,9 @@ export function nodeAt(doc: SourceDocument, offset: number): NodeAtCursor | unde
     const path = parsePointer(pointer);
     if (loc.key && loc.key.start <= offset && offset <= loc.key.end)
       consider({ path, on: "key", start: loc.key.start, end: loc.key.end });
-    if (loc.value.start >= 0) {
+    // An empty value has no text: the loader places it where its key ends.
+    const empty = loc.value.start < 0 || (loc.key !== undefined && loc.value.end === loc.key.end);
+    if (!empty) {
       const value = valueAt(doc.value, path);
       const scalar = value === null || typeof value !== "object";
       if (scalar && loc.value.start <= offset && offset <= loc.value.end)

@@ -200,6 +200,23 @@ describe("encoding", () => {
   });
 });
 
+describe("empty values", () => {
+  it("places a value left empty at the end of its key, and an empty list item after its dash", () => {
+    const doc = loaded("steps:\n  - id: a\n    next:\n  -\n");
+    expect(doc.span(["steps", 0, "next"])).toEqual({
+      line: 3,
+      column: 9,
+      endLine: 3,
+      endColumn: 10,
+    });
+    expect(doc.span(["steps", 1]).line).toBe(4);
+    const found = diags(
+      "apiVersion: playbook-bot/v1\nid: x\nsteps:\n  - id: a\n    type: investigate\n    next:\n",
+    );
+    expect(found.find((d) => d.path === "steps[0].next")).toMatchObject({ line: 6, column: 9 });
+  });
+});
+
 describe("positions", () => {
   const doc = loaded(
     yaml`
