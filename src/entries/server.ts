@@ -7,10 +7,12 @@ import { AlertsConfigError, loadAlertsConfig } from "../adapters/alerts/config.j
 import { AppMetrics } from "../adapters/metrics/metrics.js";
 import { AppConfigError, loadDotEnv, readAppConfig, startMode } from "./app/config.js";
 import { createPlaybookBot } from "./app/app.js";
+import { startPlayground } from "./playground/start.js";
 
 /**
  * `npm start`. Settings come from the environment, over `.env` in the working directory. Without
- * APP_ID and a private key, Probot's setup flow registers the app; otherwise the app is served
+ * APP_ID and a private key, the playground starts (a local sandbox, nothing sent anywhere), or
+ * with `--setup` (`npm run setup`) Probot's setup flow registers the app; otherwise the app is served
  * (refused without a webhook secret). On SIGTERM or SIGINT it stops taking events (503), lets the
  * work in flight finish within SHUTDOWN_TIMEOUT seconds (25), stops the wake-up timer, and exits;
  * non-zero, naming what it abandoned, when the work did not finish in time. The AI adapter comes
@@ -45,6 +47,25 @@ async function setup(): Promise<void> {
   for (const k of Object.keys(process.env)) if (!(k in kept)) delete process.env[k];
   Object.assign(process.env, kept);
   await started;
+}
+
+/** The playground: no GitHub App yet, so the app runs against an in-memory GitHub here. */
+async function playground(): Promise<void> {
+  say(
+    "APP_ID and a private key are not set: starting the playground (an in-memory GitHub and the app, on this machine only). `npm run setup` registers the app on GitHub instead.",
+  );
+  const port = process.env.PORT?.trim() ? Number(process.env.PORT) : 3000;
+  const running = await startPlayground(
+    { port, ...(process.env.PLAYBOOKS_DIR ? { playbooks: process.env.PLAYBOOKS_DIR } : {}) },
+    {
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(t),
+      cwd: process.cwd(),
+    },
+  );
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
 }
 
 async function serve(): Promise<void> {
@@ -142,7 +163,9 @@ try {
     say(
       `.env is not read: this Node (${process.version}) has no process.loadEnvFile; set the variables in the environment`,
     );
-  if (startMode(process.env) === "setup") await setup();
+  const mode = startMode(process.env, process.cwd(), process.argv.includes("--setup"));
+  if (mode === "setup") await setup();
+  else if (mode === "playground") await playground();
   else await serve();
 } catch (err) {
   if (

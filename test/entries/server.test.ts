@@ -107,9 +107,10 @@ class ServerProcess {
   constructor(
     readonly dir: string,
     env: Record<string, string> = {},
+    args: string[] = [],
   ) {
     // Only what a user's shell would give: everything else comes from .env.
-    this.child = spawn(process.execPath, [SERVER], {
+    this.child = spawn(process.execPath, [SERVER, ...args], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -335,7 +336,34 @@ describe("npm start (node dist/entries/server.js)", () => {
     expect(server.stderr.match(/^ {2}- /gm)).toHaveLength(1);
   }, 60_000);
 
-  it("without APP_ID and a private key serves Probot's setup flow with app.yml's manifest; .env does not override the environment", async () => {
+  it("without APP_ID and a private key starts the playground: the page, and the app answering in its sandbox", async () => {
+    const dir = workDir();
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const server = new ServerProcess(dir, { PORT: String(port) });
+    cleanup.push(async () => {
+      if (server.child.exitCode === null) {
+        server.child.kill("SIGKILL");
+        await server.exited;
+      }
+    });
+    for (let i = 0; i < 300 && !server.stdout.includes("Playbook Bot playground:"); i++)
+      await sleep(50);
+    expect(server.stderr).toContain("starting the playground");
+    expect(server.stdout).toContain(`Playbook Bot playground: http://127.0.0.1:${port}/`);
+    const page = await fetch(`http://127.0.0.1:${port}/`);
+    expect(await page.text()).toContain("Playbook Bot playground");
+    const state = (await (await fetch(`http://127.0.0.1:${port}/api/state`)).json()) as {
+      playbooks: { id: string }[];
+    };
+    expect(state.playbooks.map((p) => p.id)).toContain("hello-world");
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  }, 60_000);
+
+  it("with --setup (npm run setup) and without APP_ID and a private key serves Probot's setup flow with app.yml's manifest; .env does not override the environment", async () => {
     const dir = workDir();
     copyFileSync(join(ROOT, ".env.example"), join(dir, ".env"));
     copyFileSync(join(ROOT, "app.yml"), join(dir, "app.yml"));
@@ -344,7 +372,7 @@ describe("npm start (node dist/entries/server.js)", () => {
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const server = new ServerProcess(dir, { PORT: String(port), HOST: "127.0.0.1" });
+    const server = new ServerProcess(dir, { PORT: String(port), HOST: "127.0.0.1" }, ["--setup"]);
     cleanup.push(async () => {
       if (server.child.exitCode === null) {
         server.child.kill("SIGKILL");

@@ -88,12 +88,17 @@ export function loadDotEnv(dir = process.cwd()): "loaded" | "absent" | "unsuppor
 }
 
 /**
- * How `npm start` begins: `serve` the app, or `setup` — neither APP_ID nor a private key is set,
- * so Probot's setup flow registers the app from app.yml (GitHub's manifest flow) and writes its id,
- * key and webhook secret to `.env`. Half a configuration is refused, saying what is missing; so
- * is the setup flow in production, where Probot does not offer it.
+ * How `npm start` begins: `serve` the app; without APP_ID and a private key, the `playground` (a
+ * local sandbox with an in-memory GitHub, see src/entries/playground), or — asked for with
+ * `npm run setup` — Probot's `setup` flow, which registers the app from app.yml (GitHub's
+ * manifest flow) and writes its id, key and webhook secret to `.env`. Half a configuration is
+ * refused, saying what is missing; so is starting without credentials in production.
  */
-export function startMode(env: NodeJS.ProcessEnv, dir = process.cwd()): "serve" | "setup" {
+export function startMode(
+  env: NodeJS.ProcessEnv,
+  dir = process.cwd(),
+  setup = false,
+): "serve" | "setup" | "playground" {
   const appId = env.APP_ID?.trim();
   const keyPath = env.PRIVATE_KEY_PATH?.trim();
   const key = env.PRIVATE_KEY?.trim() || keyPath;
@@ -114,7 +119,7 @@ export function startMode(env: NodeJS.ProcessEnv, dir = process.cwd()): "serve" 
     );
   if (env.NODE_ENV === "production")
     throw new AppConfigError(
-      "APP_ID is not set, and the setup flow that registers the app is not offered with NODE_ENV=production: register the app from app.yml, then set APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, and WEBHOOK_SECRET.",
+      "APP_ID is not set, and neither the playground nor the setup flow that registers the app is offered with NODE_ENV=production: register the app from app.yml, then set APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH, and WEBHOOK_SECRET.",
     );
-  return "setup";
+  return setup ? "setup" : "playground";
 }

@@ -17,7 +17,7 @@ import {
   SYSTEM_PLAYBOOKS,
 } from "../../adapters/local/library.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
-import { playgroundCommand } from "./playground.js";
+import { startPlayground } from "../playground/start.js";
 import { formatGithub, formatJson, formatSarif } from "../../core/format/report/machine.js";
 import { formatText, type TextStyle } from "../../core/format/report/text.js";
 import { ruleHelpText, rulesMarkdown, ruleUrl } from "../../core/format/report/rule-help.js";
@@ -610,7 +610,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new UsageError(`--port ${opts.port}: a port number from 0 to 65535`);
-      const playground = await playgroundCommand(
+      const playground = await startPlayground(
         { port, ...(opts.playbooks !== undefined ? { playbooks: opts.playbooks } : {}) },
         io,
       );

@@ -21,9 +21,11 @@ describe("how npm start begins", () => {
     expect(startMode({ APP_ID: "7" }, dir)).toBe("serve");
   });
 
-  it("offers the setup flow with neither an app id nor a key, except in production", () => {
-    expect(startMode({}, dir)).toBe("setup");
-    expect(() => startMode({ NODE_ENV: "production" }, dir)).toThrow(/not offered with NODE_ENV/);
+  it("starts the playground with neither an app id nor a key, or the setup flow when asked; neither in production", () => {
+    expect(startMode({}, dir)).toBe("playground");
+    expect(startMode({}, dir, true)).toBe("setup");
+    expect(() => startMode({ NODE_ENV: "production" }, dir)).toThrow(/is offered with NODE_ENV=production/);
+    expect(() => startMode({ NODE_ENV: "production" }, dir, true)).toThrow(/setup flow/);
   });
 
   it("refuses half a configuration, saying what is missing", () => {

@@ -1,20 +1,20 @@
 /**
- * `playbook-bot playground [--port N] [--playbooks DIR]`: the local sandbox and its page (see
- * src/entries/playground). A folder's playbooks (and the templates beside them) become the
- * sandbox repository's `.github/playbooks/`; the bundled library is there as in the app. It
- * runs until interrupted; nothing in the folder is changed.
+ * Starting the playground, as `playbook-bot playground [--port N] [--playbooks DIR]` and
+ * `npm start` without GitHub credentials do: a folder's playbooks (and the templates beside
+ * them) become the sandbox repository's `.github/playbooks/`; the bundled library is there as in
+ * the app. Nothing in the folder is changed.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { glob } from "tinyglobby";
 import { PLAYBOOK_DIR } from "../../adapters/github/discovery.js";
-import { Playground } from "../playground/server.js";
+import { Playground } from "./server.js";
 
 /** Files a folder gives the sandbox at most, and the bytes of one. */
 const MAX_FILES = 300;
 const MAX_FILE_BYTES = 1024 * 1024;
 
-export interface PlaygroundCommandIo {
+export interface PlaygroundIo {
   out: (text: string) => void;
   err: (text: string) => void;
   cwd: string;
@@ -43,9 +43,9 @@ export async function folderFiles(
 }
 
 /** Starts the playground; resolves with it running (the caller keeps the process alive). */
-export async function playgroundCommand(
+export async function startPlayground(
   opts: { port: number; playbooks?: string },
-  io: PlaygroundCommandIo,
+  io: PlaygroundIo,
 ): Promise<Playground> {
   const dir = resolve(io.cwd, opts.playbooks ?? ".github/playbooks");
   const named = opts.playbooks !== undefined;
