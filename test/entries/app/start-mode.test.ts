@@ -24,7 +24,9 @@ describe("how npm start begins", () => {
   it("starts the playground with neither an app id nor a key, or the setup flow when asked; neither in production", () => {
     expect(startMode({}, dir)).toBe("playground");
     expect(startMode({}, dir, true)).toBe("setup");
-    expect(() => startMode({ NODE_ENV: "production" }, dir)).toThrow(/is offered with NODE_ENV=production/);
+    expect(() => startMode({ NODE_ENV: "production" }, dir)).toThrow(
+      /is offered with NODE_ENV=production/,
+    );
     expect(() => startMode({ NODE_ENV: "production" }, dir, true)).toThrow(/setup flow/);
   });
 
