@@ -4,10 +4,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { main, unknownStep, type CliIo } from "../../../src/entries/cli/main.js";
+import { unknownStep } from "../../../src/entries/cli/main.js";
 import { colours, colourWanted } from "../../../src/entries/cli/colour.js";
 import { bundledLibraryDir } from "../../../src/adapters/local/library.js";
 import { HOSTILE, workflowCommands } from "../../helpers/workflow-commands.js";
+import { cliIn } from "../../helpers/cli.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const BIN = join(root, "bin", "playbook-bot.js");
@@ -15,23 +16,7 @@ const ESC = String.fromCharCode(27);
 const ANSI = new RegExp(`${ESC}\\[[0-9;]*m`);
 const stripAnsi = (text: string): string => text.replace(new RegExp(ANSI.source, "g"), "");
 
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(args: string[], cwd: string, more: Partial<CliIo> = {}): Promise<Run> {
-  let out = "";
-  let err = "";
-  const code = await main(args, {
-    out: (t) => (out += t),
-    err: (t) => (err += t),
-    cwd,
-    ...more,
-  });
-  return { code, out, err };
-}
+const cli = cliIn;
 
 /** Standard input holding `text`. */
 const stdin = (text: string | Uint8Array) => ({

@@ -4,25 +4,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { main } from "../../../src/entries/cli/main.js";
 import { RULE_CODES } from "../../../src/core/rules/catalogue.js";
 import { PLAYBOOK_SCHEMA } from "../../../src/core/format/schema.js";
 import { HOSTILE, workflowCommands } from "../../helpers/workflow-commands.js";
+import { cliIn } from "../../helpers/cli.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(args: string[], cwd: string): Promise<Run> {
-  let out = "";
-  let err = "";
-  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t), cwd });
-  return { code, out, err };
-}
+const cli = cliIn;
 
 const VALID = `apiVersion: playbook-bot/v1
 id: hello

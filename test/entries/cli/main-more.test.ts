@@ -3,32 +3,17 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { main, type CliIo } from "../../../src/entries/cli/main.js";
+import { main } from "../../../src/entries/cli/main.js";
 import { runCase } from "../../../src/entries/cli/playbook-tests.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
 import type { TestCase } from "../../../src/core/format/types.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
+import { cliIn } from "../../helpers/cli.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
 
-interface Result {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(args: string[], cwd: string, io: Partial<CliIo> = {}): Promise<Result> {
-  let out = "";
-  let err = "";
-  const code = await main(args, {
-    out: (t) => (out += t),
-    err: (t) => (err += t),
-    cwd,
-    ...io,
-  });
-  return { code, out, err };
-}
+const cli = cliIn;
 
 let dir: string;
 beforeEach(() => {
