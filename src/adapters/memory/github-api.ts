@@ -331,7 +331,7 @@ export class MemoryGitHubApi {
   }
 
   /** Answers HTTP requests as GitHub's API would, from the model (conditional GETs included). */
-  requestListener(): (req: IncomingMessage, res: ServerResponse) => void {
+  private requestListener(): (req: IncomingMessage, res: ServerResponse) => void {
     return (req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));

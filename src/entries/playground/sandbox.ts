@@ -61,7 +61,7 @@ export class Sandbox {
 
   private constructor(
     readonly api: MemoryGitHubApi,
-    private readonly apiServer: Server,
+    private readonly closeApi: () => Promise<void>,
     private readonly appServer: Server,
     private readonly webhookUrl: string,
     private readonly secret: string,
@@ -83,8 +83,8 @@ export class Sandbox {
     });
     for (const [login, role] of Object.entries(options.people ?? {}))
       api.permissions.set(login, role);
-    const apiServer = await listen(createServer(api.requestListener()));
-    const apiUrl = `http://127.0.0.1:${port(apiServer)}`;
+    const served = await api.serve();
+    const apiUrl = served.url;
 
     const secret = randomBytes(24).toString("hex");
     const config: AppConfig = {
@@ -129,7 +129,7 @@ export class Sandbox {
     );
     const sandbox = new Sandbox(
       api,
-      apiServer,
+      served.close,
       appServer,
       `http://127.0.0.1:${port(appServer)}/api/github/webhooks`,
       secret,
@@ -253,7 +253,7 @@ export class Sandbox {
     if (this.drainTimer) clearInterval(this.drainTimer);
     await this.queue;
     await this.closeApp();
-    await Promise.all([stop(this.appServer), stop(this.apiServer)]);
+    await Promise.all([stop(this.appServer), this.closeApi()]);
   }
 }
 
