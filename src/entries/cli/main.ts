@@ -39,6 +39,7 @@ import {
   validateSource,
   type FileReport,
   type KnownPlaybook,
+  type ValidateOptions,
 } from "../../core/rules/validate.js";
 import { DIALECTS } from "../../core/dialects/index.js";
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
@@ -98,6 +99,14 @@ const defaultIo = (): CliIo => ({
 const STDIN_MAX = 16 * DEFAULT_LIMITS.maxBytes;
 
 class UsageError extends Error {}
+
+/** What validation reads beside a playbook on disk (templates, sidecars), paths from `cwd`. */
+function onDisk(cwd: string): Pick<ValidateOptions, "fileExists" | "siblings"> {
+  return {
+    fileExists: (file, rel) => fileExistsNextTo(resolve(cwd, file), rel),
+    siblings: (file) => siblingsOnDisk(resolve(cwd, file), cwd),
+  };
+}
 
 function version(): string {
   const pkg = JSON.parse(
@@ -182,8 +191,7 @@ async function testCommand(paths: readonly string[], io: CliIo, c: Colours): Pro
   const reports = validateSet(
     files.map((file) => ({ file: relative(io.cwd, file) || file, source: readFileSync(file) })),
     {
-      fileExists: (file, rel) => fileExistsNextTo(resolve(io.cwd, file), rel),
-      siblings: (file) => siblingsOnDisk(resolve(io.cwd, file), io.cwd),
+      ...onDisk(io.cwd),
       known,
     },
   );
@@ -351,8 +359,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       const config = loadConfig(io.cwd, opts.config ? resolve(io.cwd, opts.config) : undefined);
       const known = opts.library ? await bundledPlaybooks() : [];
       const check = {
-        fileExists: (file: string, rel: string) => fileExistsNextTo(resolve(io.cwd, file), rel),
-        siblings: (file: string) => siblingsOnDisk(resolve(io.cwd, file), io.cwd),
+        ...onDisk(io.cwd),
         rules: config.rules,
       };
       const stdin = opts.stdin || paths.includes("-");
@@ -444,8 +451,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
         const reports = validateSet(
           files.map((file) => ({ file, source: readFileSync(file) })),
           {
-            fileExists: fileExistsNextTo,
-            siblings: (file) => siblingsOnDisk(file, io.cwd),
+            ...onDisk(io.cwd),
             rules: config.rules,
             known: opts.library ? await bundledPlaybooks() : [],
           },
@@ -630,10 +636,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .action((file: string, opts: { current?: string }) => {
       const abs = resolve(io.cwd, file);
       if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
-      const report = validateSource(file, readFileSync(abs), {
-        fileExists: (f, rel) => fileExistsNextTo(resolve(io.cwd, f), rel),
-        siblings: siblingsOnDisk(abs, io.cwd),
-      });
+      const report = validateSource(file, readFileSync(abs), onDisk(io.cwd));
       if (!report.playbook) {
         io.err(formatText([report], textStyle("err")));
         code = EXIT.invalid;
@@ -658,10 +661,7 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       const abs = resolve(io.cwd, file);
       if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
       const siblings = siblingsOnDisk(abs, io.cwd);
-      const report = validateSource(file, readFileSync(abs), {
-        fileExists: (f, rel) => fileExistsNextTo(resolve(io.cwd, f), rel),
-        siblings,
-      });
+      const report = validateSource(file, readFileSync(abs), onDisk(io.cwd));
       if (!report.dialect) {
         io.err(
           `playbook-bot: ${file} is not a playbook of another system this reads (${DIALECTS.map((d) => d.title).join(", ")}); a v1 playbook needs no import\n`,
