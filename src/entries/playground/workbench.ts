@@ -5,6 +5,7 @@
  * golden cases run with every effect simulated, as `playbook-bot test` runs them.
  */
 import { bundledTier, PLAYBOOK_DIR } from "../../adapters/github/discovery.js";
+import { isPlaybookFile } from "../../core/dialects/files.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
 import type { Diagnostic } from "../../core/format/diagnostics.js";
 import {
@@ -66,8 +67,9 @@ export class Workbench {
     if (edited && path) all[path] = edited.text;
     const from = edited?.from?.startsWith("bundled/") ? edited.from : undefined;
     return {
+      // The files the app takes for playbooks: YAML, and other systems' files it recognises.
       files: Object.entries(all)
-        .filter(([p]) => /\.ya?ml$/.test(p) && !p.includes("/templates/"))
+        .filter(([p, source]) => isPlaybookFile(p, () => source))
         .map(([file, source]) => ({ file, source })),
       read: (file, rel) =>
         all[joinRelative(file, rel)] ??
