@@ -26,7 +26,7 @@ export {
   type PendingCommentEvent,
   type RecordedRequest,
 } from "../../src/adapters/memory/github-api.js";
-import { API } from "../../src/adapters/memory/github-api.js";
+import { API, type Fault } from "../../src/adapters/memory/github-api.js";
 
 export type FakeUser = ApiUser;
 export type FakeComment = ApiComment;
@@ -86,6 +86,21 @@ export class FakeGitHub extends MemoryGitHubApi {
     nock.cleanAll();
     this.scopes = [];
   }
+}
+
+/**
+ * A fault for the first request `matches` accepts: the request takes effect, and its answer is a
+ * 502 (GitHub made the comment; a proxy lost the answer).
+ */
+export function answerLost(
+  matches: (req: { method: string; path: string; body: unknown }) => boolean,
+): Fault {
+  let done = false;
+  return (req) => {
+    if (done || !matches(req)) return undefined;
+    done = true;
+    return { status: 502, body: { message: "Bad Gateway" }, applied: true };
+  };
 }
 
 /** "GET /repos/o/r/issues/1/comments" lines, with query strings dropped: easy to assert on. */

@@ -14,7 +14,7 @@ import {
   type OctokitPort,
 } from "../../../src/adapters/github/octokit-port.js";
 import { issueMarker } from "../../../src/runtime/effects.js";
-import { FakeGitHub, type Fault } from "../../helpers/fake-github.js";
+import { answerLost, FakeGitHub, type Fault } from "../../helpers/fake-github.js";
 import {
   EXAMPLE_REPO,
   makeClock,
@@ -141,16 +141,6 @@ const productionOctokit = (): Octokit =>
 let fake: FakeGitHub;
 let port: OctokitPort;
 
-/** The first request that `matches` takes effect, and its answer is a 502 (a proxy lost it). */
-function lostAnswer(matches: (req: { method: string; path: string }) => boolean): Fault {
-  let done = false;
-  return (req) => {
-    if (done || !matches(req)) return undefined;
-    done = true;
-    return { status: 502, body: { message: "Bad Gateway" }, applied: true };
-  };
-}
-
 const posts = (path: RegExp) =>
   fake.requests.filter((r) => r.method === "POST" && path.test(r.path.split("?")[0] ?? ""));
 
@@ -164,7 +154,7 @@ afterEach(() => fake.uninstall());
 
 describe("comments under Octokit's retries", () => {
   it("posts a comment step's comment once when GitHub made it and answered 502", async () => {
-    fake.fault = lostAnswer((r) => r.method === "POST" && r.path.endsWith("/issues/1/comments"));
+    fake.fault = answerLost((r) => r.method === "POST" && r.path.endsWith("/issues/1/comments"));
     const done = await port.perform(effect("comment", { body: "Looking into it." }), run);
     const comments = [...fake.comments.values()].filter((c) => c.issue === 1);
     expect(comments).toHaveLength(1);
@@ -176,7 +166,7 @@ describe("comments under Octokit's retries", () => {
 
   it("posts a plain comment once (a run's closing message), adopting the app's newest with its body", async () => {
     fake.appComment(1, "Earlier words.");
-    fake.fault = lostAnswer((r) => r.method === "POST" && r.path.endsWith("/issues/1/comments"));
+    fake.fault = answerLost((r) => r.method === "POST" && r.path.endsWith("/issues/1/comments"));
     const c = await port.createComment(1, "Run 20260301-0900-1-abcde completed.");
     const bodies = [...fake.comments.values()].map((x) => x.body);
     expect(bodies).toEqual(["Earlier words.", "Run 20260301-0900-1-abcde completed."]);
@@ -215,7 +205,7 @@ describe("comments under Octokit's retries", () => {
     fake.pushAs("fix", "A fix", { "a.txt": "a" });
     const pr = fake.openPullAs("alice", "fix", "Fix", "");
     const first = fake.addReviewComment(pr.number, "Why?");
-    fake.fault = lostAnswer((r) => r.method === "POST" && r.path.endsWith("/replies"));
+    fake.fault = answerLost((r) => r.method === "POST" && r.path.endsWith("/replies"));
     const done = await port.perform(
       effect("comment", { body: "Because.", issue: pr.number, reply_to: first }),
       run,
@@ -228,7 +218,7 @@ describe("comments under Octokit's retries", () => {
 
 describe("issues under Octokit's retries", () => {
   it("opens an issue step's issue once", async () => {
-    fake.fault = lostAnswer((r) => r.method === "POST" && r.path.endsWith(`${REPO}/issues`));
+    fake.fault = answerLost((r) => r.method === "POST" && r.path.endsWith(`${REPO}/issues`));
     const done = await port.perform(effect("issue", { title: "Follow up", body: "Later." }), run);
     const follow = [...fake.issues.values()].filter((i) => i.title === "Follow up");
     expect(follow).toHaveLength(1);
@@ -237,14 +227,14 @@ describe("issues under Octokit's retries", () => {
 
   it("opens an alert's triage issue and its comment once", async () => {
     const alerts = new OctokitAlertIssues(productionOctokit(), OWNER, REPO, { delayMs: 5 });
-    fake.fault = lostAnswer((r) => r.method === "POST" && r.path.endsWith(`${REPO}/issues`));
+    fake.fault = answerLost((r) => r.method === "POST" && r.path.endsWith(`${REPO}/issues`));
     const body = "Disk full.\n\n<!-- playbook-bot:alert 0123 -->";
     const issue = await alerts.createIssue("[alert] Disk full", body, ["alert", "severity:page"]);
     const opened = [...fake.issues.values()].filter((i) => i.title === "[alert] Disk full");
     expect(opened).toHaveLength(1);
     expect(issue.number).toBe(opened[0]?.number);
 
-    fake.fault = lostAnswer((r) => r.method === "POST" && r.path.endsWith("/comments"));
+    fake.fault = answerLost((r) => r.method === "POST" && r.path.endsWith("/comments"));
     const id = await alerts.comment(issue.number, "✅ Resolved.");
     const comments = [...fake.comments.values()].filter((c) => c.issue === issue.number);
     expect(comments.map((c) => String(c.id))).toEqual([id]);
@@ -272,7 +262,7 @@ describe("pull requests under Octokit's retries", () => {
   beforeEach(() => void fake.pushAs("fix", "A fix", { "a.txt": "a" }));
 
   it("adopts the pull request the first POST opened before it answered 502", async () => {
-    fake.fault = lostAnswer((r) => r.method === "POST" && r.path.endsWith("/pulls"));
+    fake.fault = answerLost((r) => r.method === "POST" && r.path.endsWith("/pulls"));
     const done = await open();
     expect(fake.pulls.size).toBe(1);
     const pr = [...fake.pulls.values()][0];
@@ -286,7 +276,7 @@ describe("pull requests under Octokit's retries", () => {
     // The look before the first POST and the look after the 502 both miss it.
     fake.fault = lagging(
       2,
-      lostAnswer((r) => r.method === "POST" && r.path.endsWith("/pulls")),
+      answerLost((r) => r.method === "POST" && r.path.endsWith("/pulls")),
     );
     const done = await open();
     expect(fake.pulls.size).toBe(1);
