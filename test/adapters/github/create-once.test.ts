@@ -174,6 +174,23 @@ describe("comments under Octokit's retries", () => {
     expect(c.byThisApp).toBe(true);
   });
 
+  it("looks at the newest pages of a long thread only: at most three requests", async () => {
+    for (let i = 0; i < 205; i++) fake.postAs(1, "alice", `comment ${i}`);
+    fake.fault = answerLost((r) => r.method === "POST" && r.path.endsWith("/issues/1/comments"));
+    const from = fake.requests.length;
+    const c = await port.createComment(1, "Waiting for pull request #2 to be merged.");
+    const after = fake.requests.slice(from).map((r) => `${r.method} ${r.path}`);
+    // The POST (502); the first page, which names the last (3, six comments); the last; the one before.
+    expect(after).toEqual([
+      "POST /repos/Codertocat/Hello-World/issues/1/comments",
+      "GET /repos/Codertocat/Hello-World/issues/1/comments?per_page=100",
+      "GET /repos/Codertocat/Hello-World/issues/1/comments?per_page=100&page=3",
+      "GET /repos/Codertocat/Hello-World/issues/1/comments?per_page=100&page=2",
+    ]);
+    expect(c.id).toBe(String([...fake.comments.keys()].at(-1)));
+    expect(fake.comments.size).toBe(206);
+  });
+
   it("posts again when the failed attempt made nothing", async () => {
     let failed = false;
     fake.fault = (r) => {
