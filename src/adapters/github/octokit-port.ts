@@ -526,6 +526,11 @@ export class OctokitPort implements GitHubPort {
     return this.o.createRetry ? { retry: this.o.createRetry } : {};
   }
 
+  /**
+   * The comment a failed attempt made, among the thread's newest: a marked one anywhere there (other
+   * runs may have written since); an unmarked one only as this app's newest, since the same words
+   * may have been written before.
+   */
   private async postedComment(
     issue: number,
     body: string,
