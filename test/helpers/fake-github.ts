@@ -26,7 +26,7 @@ export {
   type PendingCommentEvent,
   type RecordedRequest,
 } from "../../src/adapters/memory/github-api.js";
-import { API } from "../../src/adapters/memory/github-api.js";
+import { API, type Fault } from "../../src/adapters/memory/github-api.js";
 
 export type FakeUser = ApiUser;
 export type FakeComment = ApiComment;
@@ -40,8 +40,12 @@ export type FakeGitHubOptions = MemoryGitHubApiOptions;
 
 /** The in-memory GitHub behind nock. */
 export class FakeGitHub extends MemoryGitHubApi {
-  /** Consulted before every request: true leaves the request without an answer (a hung connection). */
-  hang: ((req: { method: string; path: string }) => boolean) | undefined;
+  /**
+   * Consulted before every request: true leaves the request without an answer (a hung
+   * connection); "applied" does the same after the request took effect (GitHub made the comment,
+   * its answer never came).
+   */
+  hang: ((req: { method: string; path: string }) => boolean | "applied") | undefined;
   private scopes: nock.Scope[] = [];
 
   install(): this {
@@ -52,8 +56,9 @@ export class FakeGitHub extends MemoryGitHubApi {
       body: unknown,
       ifNoneMatch: unknown,
     ): Reply | Promise<never> => {
-      if (this.hang?.({ method, path: decodeURIComponent(uri) }))
-        return new Promise<never>(() => undefined); // GitHub never answers
+      const hung = this.hang?.({ method, path: decodeURIComponent(uri) });
+      if (hung === "applied") this.handle(method, uri, body);
+      if (hung) return new Promise<never>(() => undefined); // GitHub never answers
       return typeof ifNoneMatch === "string"
         ? this.conditional(method, uri, body, ifNoneMatch)
         : this.handle(method, uri, body);
@@ -81,6 +86,21 @@ export class FakeGitHub extends MemoryGitHubApi {
     nock.cleanAll();
     this.scopes = [];
   }
+}
+
+/**
+ * A fault for the first request `matches` accepts: the request takes effect, and its answer is a
+ * 502 (GitHub made the comment; a proxy lost the answer).
+ */
+export function answerLost(
+  matches: (req: { method: string; path: string; body: unknown }) => boolean,
+): Fault {
+  let done = false;
+  return (req) => {
+    if (done || !matches(req)) return undefined;
+    done = true;
+    return { status: 502, body: { message: "Bad Gateway" }, applied: true };
+  };
 }
 
 /** "GET /repos/o/r/issues/1/comments" lines, with query strings dropped: easy to assert on. */

@@ -1,6 +1,13 @@
 import type { AlertIssue, AlertIssuesPort } from "../alerts/triage.js";
 import { ALERT_LABEL } from "../alerts/triage.js";
 import type { Octokit } from "./octokit-port.js";
+import {
+  createOnce,
+  newestComments,
+  SINGLE_ATTEMPT,
+  type CreateRetry,
+  type ListedComment,
+} from "./create-once.js";
 
 type RestIssue = {
   number: number;
@@ -31,7 +38,13 @@ export class OctokitAlertIssues implements AlertIssuesPort {
     private readonly octokit: Octokit,
     private readonly owner: string,
     private readonly repo: string,
+    /** How a creation that failed uncertainly is retried (see create-once). */
+    private readonly createRetry?: Partial<CreateRetry>,
   ) {}
+
+  private retryOptions(): { retry?: Partial<CreateRetry> } {
+    return this.createRetry ? { retry: this.createRetry } : {};
+  }
 
   async listAlertIssues(): Promise<AlertIssue[]> {
     const all = (await this.octokit.paginate(this.octokit.rest.issues.listForRepo, {
@@ -53,23 +66,65 @@ export class OctokitAlertIssues implements AlertIssuesPort {
     return view(data as RestIssue);
   }
 
+  /**
+   * Opened once: after an attempt that failed uncertainly, an issue with this title and body
+   * (its body carries the alert's marker) among the newest with the first label is the one made.
+   */
   async createIssue(title: string, body: string, labels: string[]): Promise<AlertIssue> {
-    const { data } = await this.octokit.rest.issues.create({
-      owner: this.owner,
-      repo: this.repo,
-      title,
-      body,
-      labels,
+    const data = await createOnce<RestIssue>({
+      create: async () =>
+        (
+          await this.octokit.rest.issues.create({
+            owner: this.owner,
+            repo: this.repo,
+            title,
+            body,
+            labels,
+            ...SINGLE_ATTEMPT,
+          })
+        ).data as RestIssue,
+      find: async () => {
+        const { data: recent } = await this.octokit.rest.issues.listForRepo({
+          owner: this.owner,
+          repo: this.repo,
+          ...(labels[0] ? { labels: labels[0] } : {}),
+          state: "all",
+          sort: "created",
+          direction: "desc",
+          per_page: 30,
+        });
+        return (recent as RestIssue[]).find(
+          (i) => !i.pull_request && i.title === title && (i.body ?? "").trim() === body.trim(),
+        );
+      },
+      ...this.retryOptions(),
     });
-    return view(data as RestIssue);
+    return view(data);
   }
 
+  /** Posted once: after an uncertain failure, a bot's newest comment on the issue with this body is it. */
   async comment(issue: number, body: string): Promise<string> {
-    const { data } = await this.octokit.rest.issues.createComment({
-      owner: this.owner,
-      repo: this.repo,
-      issue_number: issue,
-      body,
+    const data = await createOnce<ListedComment>({
+      create: async () =>
+        (
+          await this.octokit.rest.issues.createComment({
+            owner: this.owner,
+            repo: this.repo,
+            issue_number: issue,
+            body,
+            ...SINGLE_ATTEMPT,
+          })
+        ).data as ListedComment,
+      find: async () => {
+        const recent = await newestComments(this.octokit, {
+          owner: this.owner,
+          repo: this.repo,
+          issue,
+        });
+        const newest = recent.filter((c) => c.user?.type === "Bot").at(-1);
+        return newest && (newest.body ?? "").trim() === body.trim() ? newest : undefined;
+      },
+      ...this.retryOptions(),
     });
     return String(data.id);
   }

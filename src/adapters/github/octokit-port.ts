@@ -37,6 +37,13 @@ import {
   type ThreadComment,
 } from "../../runtime/github-port.js";
 import {
+  createOnce,
+  newestComments,
+  pullRequestExists,
+  SINGLE_ATTEMPT,
+  type CreateRetry,
+} from "./create-once.js";
+import {
   dispatchCorrelation,
   dispatchedRef,
   workflowRunFacts,
@@ -169,6 +176,8 @@ export interface OctokitPortOptions {
    * reused for the rest of it (each delivery looks them up again).
    */
   perDelivery?: boolean;
+  /** How a comment, issue or pull request whose creation failed uncertainly is retried (see create-once). */
+  createRetry?: Partial<CreateRetry>;
 }
 
 /**
@@ -485,16 +494,58 @@ export class OctokitPort implements GitHubPort {
     return `${this.owner}/${this.repo}/comments/${id}`;
   }
 
-  async createComment(issue: number, body: string): Promise<ThreadComment> {
-    const { data } = await this.octokit.rest.issues.createComment({
-      owner: this.owner,
-      repo: this.repo,
-      issue_number: issue,
-      body,
+  createComment(issue: number, body: string): Promise<ThreadComment> {
+    return this.postComment(issue, body);
+  }
+
+  /**
+   * A comment, posted once even when an attempt fails after GitHub made it: found again by its
+   * effect marker when it has one, else as this app's newest comment on the issue with this body.
+   */
+  private async postComment(issue: number, body: string, marker?: string): Promise<ThreadComment> {
+    const data = await createOnce<RestComment>({
+      create: async () =>
+        (
+          await this.octokit.rest.issues.createComment({
+            owner: this.owner,
+            repo: this.repo,
+            issue_number: issue,
+            body,
+            ...SINGLE_ATTEMPT,
+          })
+        ).data as RestComment,
+      find: () => this.postedComment(issue, body, marker),
+      ...this.createOptions(),
     });
-    const c = this.view(data as RestComment);
+    const c = this.view(data);
     if (hasStateBlock(body)) this.o.statusCache?.add(`${this.owner}/${this.repo}#${issue}`, c.id);
     return { ...c, byThisApp: true };
+  }
+
+  private createOptions(): { retry?: Partial<CreateRetry> } {
+    return this.o.createRetry ? { retry: this.o.createRetry } : {};
+  }
+
+  /**
+   * The comment a failed attempt made, among the thread's newest: a marked one anywhere there (other
+   * runs may have written since); an unmarked one only as this app's newest, since the same words
+   * may have been written before.
+   */
+  private async postedComment(
+    issue: number,
+    body: string,
+    marker: string | undefined,
+  ): Promise<RestComment | undefined> {
+    const recent = await newestComments(this.octokit, {
+      owner: this.owner,
+      repo: this.repo,
+      issue,
+    });
+    const mine: RestComment[] = [];
+    for (const c of recent) if (await this.authored(c)) mine.push(c);
+    if (marker) return mine.findLast((c) => (c.body ?? "").includes(marker));
+    const newest = mine.at(-1);
+    return newest && (newest.body ?? "").trim() === body.trim() ? newest : undefined;
   }
 
   async createStatusComment(issue: number, body: string): Promise<ThreadComment> {
@@ -812,16 +863,14 @@ export class OctokitPort implements GitHubPort {
           created: false,
         },
       };
-    const body = `${p.body ?? ""}\n\n${pullRequestMarker(issue, effect.key)}`;
-    const { data: pr } = await this.octokit.rest.pulls.create({
-      owner: this.owner,
-      repo: this.repo,
-      head,
-      base: p.base ?? this.o.defaultBranch,
-      title: p.title,
-      body,
-      draft: p.draft === true,
-    });
+    const opened = await this.createPull(p, pullRequestMarker(issue, effect.key));
+    if ("refused" in opened) return { ok: false, error: opened.refused };
+    const pr = opened.pr;
+    if (!opened.created)
+      return {
+        ok: true,
+        outputs: { number: pr.number, url: pr.html_url, head, merged: false, created: false },
+      };
     const labels = p.labels ?? [];
     if (labels.length)
       await this.octokit.rest.issues.addLabels({
@@ -844,6 +893,84 @@ export class OctokitPort implements GitHubPort {
       ok: true,
       outputs: { number: pr.number, url: pr.html_url, head, merged: false, created: true },
     };
+  }
+
+  /**
+   * Opens the pull request once: after an uncertain failure the next attempt looks for it by its
+   * marker, and a 422 "already exists" adopts the open one of the head when it is this app's.
+   */
+  private createPull(p: EffectParams<"pull_request">, marker: string): Promise<OpenedPull> {
+    const head = p.head;
+    const base = p.base ?? this.o.defaultBranch;
+    return createOnce<OpenedPull>({
+      create: async () => {
+        const { data } = await this.octokit.rest.pulls.create({
+          owner: this.owner,
+          repo: this.repo,
+          head,
+          base,
+          title: p.title,
+          body: `${p.body ?? ""}\n\n${marker}`,
+          draft: p.draft === true,
+          ...SINGLE_ATTEMPT,
+        });
+        return { pr: data, created: true };
+      },
+      find: () => this.markedPull(head, marker),
+      conflict: async (err) =>
+        pullRequestExists(err) ? this.openPullOf(head, base, marker) : undefined,
+      ...this.createOptions(),
+    });
+  }
+
+  /** This app's pull request from `head` carrying the marker, open or not (one listing). */
+  private async markedPull(head: string, marker: string): Promise<OpenedPull | undefined> {
+    const { data } = await this.octokit.rest.pulls.list({
+      owner: this.owner,
+      repo: this.repo,
+      head: `${this.owner}:${head}`,
+      state: "all",
+      per_page: 30,
+    });
+    for (const pr of data)
+      if ((pr.body ?? "").includes(marker) && (await this.authoredPull(pr)))
+        return { pr, created: true };
+    return undefined;
+  }
+
+  /**
+   * The open pull request a 422 "already exists" names: adopted when this app opened it against
+   * the expected base (created by this effect when it carries the marker); refused otherwise.
+   */
+  private async openPullOf(
+    head: string,
+    base: string,
+    marker: string,
+  ): Promise<OpenedPull | undefined> {
+    const { data } = await this.octokit.rest.pulls.list({
+      owner: this.owner,
+      repo: this.repo,
+      head: `${this.owner}:${head}`,
+      state: "open",
+      per_page: 5,
+    });
+    const pr = data[0];
+    if (!pr) return undefined;
+    if (!(await this.authoredPull(pr)))
+      return {
+        refused: playbookError(
+          "GH-CONFLICT",
+          `pull request #${pr.number} from '${head}' is open and was not opened by this app: close it, or use another branch; then /retry`,
+        ),
+      };
+    if (pr.base.ref !== base)
+      return {
+        refused: playbookError(
+          "GH-CONFLICT",
+          `pull request #${pr.number} from '${head}' is open against '${pr.base.ref}', not '${base}': close it, or change the step's base; then /retry`,
+        ),
+      };
+    return { pr, created: (pr.body ?? "").includes(marker) };
   }
 
   async proposeFiles(
@@ -946,6 +1073,32 @@ export class OctokitPort implements GitHubPort {
   private async issue(effect: Effect<"issue">): Promise<EffectOutcome<"issue">> {
     const p = effect.params;
     const marker = issueMarker(effect.key);
+    const found = await this.markedIssue(marker);
+    if (found)
+      return { ok: true, outputs: { number: found.number, url: found.html_url, created: false } };
+    const data = await createOnce({
+      create: async () =>
+        (
+          await this.octokit.rest.issues.create({
+            owner: this.owner,
+            repo: this.repo,
+            title: p.title,
+            body: `${p.body ?? ""}\n\n${marker}`,
+            labels: p.labels ?? [],
+            assignees: p.assignees ?? [],
+            ...SINGLE_ATTEMPT,
+          })
+        ).data,
+      find: () => this.markedIssue(marker),
+      ...this.createOptions(),
+    });
+    return { ok: true, outputs: { number: data.number, url: data.html_url, created: true } };
+  }
+
+  /** This app's issue carrying a marker, among the 100 newest of the repository. */
+  private async markedIssue(
+    marker: string,
+  ): Promise<{ number: number; html_url: string } | undefined> {
     const { data: recent } = await this.octokit.rest.issues.listForRepo({
       owner: this.owner,
       repo: this.repo,
@@ -954,23 +1107,9 @@ export class OctokitPort implements GitHubPort {
       direction: "desc",
       per_page: 100,
     });
-    let found: (typeof recent)[number] | undefined;
     for (const i of recent)
-      if ((i.body ?? "").includes(marker) && (await this.authored(i as Authored))) {
-        found = i;
-        break;
-      }
-    if (found)
-      return { ok: true, outputs: { number: found.number, url: found.html_url, created: false } };
-    const { data } = await this.octokit.rest.issues.create({
-      owner: this.owner,
-      repo: this.repo,
-      title: p.title,
-      body: `${p.body ?? ""}\n\n${marker}`,
-      labels: p.labels ?? [],
-      assignees: p.assignees ?? [],
-    });
-    return { ok: true, outputs: { number: data.number, url: data.html_url, created: true } };
+      if ((i.body ?? "").includes(marker) && (await this.authored(i as Authored))) return i;
+    return undefined;
   }
 
   private async label(effect: Effect<"label">, issue: number): Promise<EffectOutcome<"label">> {
@@ -1012,13 +1151,7 @@ export class OctokitPort implements GitHubPort {
       issue_number: target,
     });
     if (current.state === "closed") return { ok: true, outputs: { state: "closed" } };
-    if (p.comment)
-      await this.octokit.rest.issues.createComment({
-        owner: this.owner,
-        repo: this.repo,
-        issue_number: target,
-        body: p.comment,
-      });
+    if (p.comment) await this.postComment(target, p.comment);
     await this.octokit.rest.issues.update({
       owner: this.owner,
       repo: this.repo,
@@ -1159,7 +1292,7 @@ export class OctokitPort implements GitHubPort {
     const existing = this.repeated.has(effect.key)
       ? (await this.commentsSince(issue, since)).find((c) => c.byThisApp && c.body.includes(marker))
       : undefined;
-    const id = existing?.id ?? (await this.createComment(issue, `${p.body}\n\n${marker}`)).id;
+    const id = existing?.id ?? (await this.postComment(issue, `${p.body}\n\n${marker}`, marker)).id;
     return {
       ok: true,
       outputs: {
@@ -1188,17 +1321,44 @@ export class OctokitPort implements GitHubPort {
       })) as (RestComment & { html_url: string })[];
       found = all.find((c) => this.view(c).byThisApp && (c.body ?? "").includes(marker));
     }
-    if (!found) {
-      const { data } = await this.octokit.rest.pulls.createReplyForReviewComment({
-        ...repo,
-        comment_id: replyTo,
-        body: `${effect.params.body}\n\n${marker}`,
-      });
-      found = data;
-    }
+    found ??= await createOnce<{ id: number; html_url: string }>({
+      create: async () =>
+        (
+          await this.octokit.rest.pulls.createReplyForReviewComment({
+            ...repo,
+            comment_id: replyTo,
+            body: `${effect.params.body}\n\n${marker}`,
+            ...SINGLE_ATTEMPT,
+          })
+        ).data,
+      find: () => this.newestReviewComment(pull, marker),
+      ...this.createOptions(),
+    });
     return { ok: true, outputs: { id: String(found.id), url: found.html_url } };
   }
+
+  /** This app's review comment carrying a marker, among the pull request's 100 newest. */
+  private async newestReviewComment(
+    pull: number,
+    marker: string,
+  ): Promise<{ id: number; html_url: string } | undefined> {
+    const { data } = await this.octokit.rest.pulls.listReviewComments({
+      owner: this.owner,
+      repo: this.repo,
+      pull_number: pull,
+      sort: "created",
+      direction: "desc",
+      per_page: 100,
+    });
+    for (const c of data)
+      if ((c.body ?? "").includes(marker) && (await this.authored(c as Authored))) return c;
+    return undefined;
+  }
 }
+
+/** A pull request this effect opened or adopted, or why one in the way is not adopted. */
+type OpenedPull =
+  { pr: { number: number; html_url: string }; created: boolean } | { refused: PlaybookError };
 
 /** What an effect was trying to do, for the failure GitHub's error becomes. */
 const DOING: { [K in EffectKind]: (params: EffectParams<K>) => string } = {

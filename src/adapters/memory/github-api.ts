@@ -104,11 +104,15 @@ export interface PendingCommentEvent {
   previous?: string;
 }
 
-export type Fault = (req: {
-  method: string;
-  path: string;
-  body: unknown;
-}) => { status: number; body?: unknown; headers?: Record<string, string> } | undefined;
+export type Fault = (req: { method: string; path: string; body: unknown }) =>
+  | {
+      status: number;
+      body?: unknown;
+      headers?: Record<string, string>;
+      /** The request takes effect all the same; only its answer is lost (a proxy's 502 after it). */
+      applied?: boolean;
+    }
+  | undefined;
 
 export interface MemoryGitHubApiOptions {
   owner: string;
@@ -700,18 +704,21 @@ export class MemoryGitHubApi {
     const body = typeof rawBody === "string" && rawBody !== "" ? safeJson(rawBody) : rawBody;
     const fault = this.fault?.({ method, path, body });
     let reply: Reply;
+    if (fault?.applied) this.routeSafely(method, path, body);
     if (fault) reply = [fault.status, fault.body ?? { message: "fault" }, fault.headers];
-    else {
-      try {
-        reply = this.route(method, path, body);
-      } catch (err) {
-        reply = [500, { message: String(err) }];
-      }
-    }
+    else reply = this.routeSafely(method, path, body);
     if (reply[0] === 200 && (method === "GET" || method === "PATCH"))
       reply = [reply[0], reply[1], { ...reply[2], etag: etagOf(reply[1]) }];
     this.requests.push({ method, path, body, status: reply[0] });
     return reply;
+  }
+
+  private routeSafely(method: string, path: string, body: unknown): Reply {
+    try {
+      return this.route(method, path, body);
+    } catch (err) {
+      return [500, { message: String(err) }];
+    }
   }
 
   private route(method: string, path: string, body: unknown): Reply {
@@ -1097,6 +1104,7 @@ export class MemoryGitHubApi {
       const list = [...this.reviewComments.values()].filter(
         (c) => c.pull === pull && (!since || c.updated_at >= since),
       );
+      if (q.get("direction") === "desc") list.reverse();
       return [
         200,
         list.map((c) => ({
@@ -1140,7 +1148,20 @@ export class MemoryGitHubApi {
       if (!repo.refs.has(`heads/${String(b.head)}`))
         return [422, { message: "head does not exist" }];
       if ([...this.pulls.values()].some((pr) => pr.head === b.head && pr.state === "open"))
-        return [422, { message: "A pull request already exists" }];
+        return [
+          422,
+          {
+            // As GitHub words it: the reason is in `errors`, the message is generic.
+            message: "Validation Failed",
+            errors: [
+              {
+                resource: "PullRequest",
+                code: "custom",
+                message: `A pull request already exists for ${this.owner}:${String(b.head)}.`,
+              },
+            ],
+          },
+        ];
       const number = this.nextIssue++;
       const pr: ApiPull = {
         number,

@@ -15,7 +15,7 @@ import { ServedHarness } from "./served.js";
 
 export const ALERT_TOKEN = "alertmanager-token";
 
-const CONFIG: AlertsConfig = {
+export const ALERTS_CONFIG: AlertsConfig = {
   sources: {
     alertmanager: {
       auth: { kind: "bearer", secrets: [ALERT_TOKEN], signatureHeader: "authorization" },
@@ -48,7 +48,7 @@ export interface AlertScenario {
   harness: ServedHarness;
 }
 
-function notification(
+export function notification(
   keys: string[],
   opts: { status?: "firing" | "resolved"; startsAt?: string } = {},
 ): string {
@@ -82,7 +82,7 @@ export async function alertScenario(
   const notifications = opts.notifications ?? 1;
   const fake = installedRepository({}, {}, makeClock());
   const harness = new ServedHarness(fake, makeClock());
-  harness.alerts = CONFIG;
+  harness.alerts = ALERTS_CONFIG;
   await harness.start();
   const keys = Array.from({ length: notifications }, (_, n) =>
     Array.from({ length: perNotification }, (_, i) =>

@@ -140,16 +140,14 @@ export async function makeProbot(
     wakeUps?: PlaybookBotOptions["wakeUps"];
     /** The AI adapter (default: the app's, from the environment: the mock). */
     ai?: AiAdapter;
+    /** Octokit's retry plugin on, as in production (default: off, so every fault shows at once). */
+    octokitRetries?: boolean;
   } = {},
 ): Promise<{ probot: Probot; handlers: Handler[]; close: () => Promise<void> }> {
   const probot = new Probot({
     appId: APP_ID,
     githubToken: "test",
-    Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-      ...o,
-      retry: { enabled: false },
-      throttle: { enabled: false },
-    })),
+    Octokit: testOctokitClass(options.octokitRetries === true),
     logLevel: "fatal",
   });
   const handlers: Handler[] = [];
@@ -168,6 +166,18 @@ export async function makeProbot(
     addHandler: (h: Handler) => void handlers.push(h),
   });
   return { probot, handlers, close: bot.close };
+}
+
+/**
+ * Probot's Octokit for tests: no throttling (its pauses between writes would slow every test),
+ * and Octokit's retries off unless asked for (then as in production: up to 3, after 1, 4 and 9 s).
+ */
+export function testOctokitClass(retries: boolean): typeof ProbotOctokit {
+  return ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+    ...o,
+    ...(retries ? {} : { retry: { enabled: false } }),
+    throttle: { enabled: false },
+  }));
 }
 
 export function strictNock(): void {
@@ -197,6 +207,8 @@ export class Harness {
   wakeUps: PlaybookBotOptions["wakeUps"] = false;
   /** The AI adapter of the next `start()` (default: the mock). */
   ai: AiAdapter | undefined;
+  /** Octokit's retry plugin on in the next `start()`, as in production (default: off). */
+  octokitRetries = false;
   /** The app's close hook from the last `start()`: its timer stops, its own store closes. */
   close: () => Promise<void> = async () => undefined;
 
@@ -208,6 +220,7 @@ export class Harness {
       ...(this.coordination ? { coordination: this.coordination } : {}),
       wakeUps: this.wakeUps,
       ...(this.ai ? { ai: this.ai } : {}),
+      octokitRetries: this.octokitRetries,
     });
     this.probot = started.probot;
     this.close = started.close;

@@ -2,10 +2,10 @@ import { createHmac, generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import nock from "nock";
-import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
+import { createNodeMiddleware, Probot } from "probot";
 import type { AlertsConfig } from "../../../src/adapters/alerts/config.js";
 import { createPlaybookBot } from "../../../src/entries/app/app.js";
-import { APP_ID, CONFIG, Harness, type Payload } from "./harness.js";
+import { APP_ID, CONFIG, Harness, testOctokitClass, type Payload } from "./harness.js";
 
 /** The webhook secret the served app verifies deliveries with. */
 export const WEBHOOK_SECRET = "served-app-webhook-secret";
@@ -43,11 +43,7 @@ export class ServedHarness extends Harness {
       appId: APP_ID,
       privateKey: appPrivateKey(),
       secret: WEBHOOK_SECRET,
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        retry: { enabled: false },
-        throttle: { enabled: false },
-      })),
+      Octokit: testOctokitClass(this.octokitRetries),
       logLevel: "fatal",
     });
     // Probot's own middleware, as its server mounts it: the app's routes and the webhooks path.
