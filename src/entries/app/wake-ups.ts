@@ -43,10 +43,11 @@ export interface IssueWakeUp extends IssueAddress {
 /** How long the ids of an issue's runs that wait for a time are remembered (at most). */
 const WAITING_TTL_MS = 366 * 24 * 3_600_000;
 /**
- * A wake-up whose tick failed (GitHub unreachable, a lock held) is given back for this much later
- * at first, twice as long after each further failure up to `most`, less up to half at random, so
- * replicas do not retry in step. A replica whose ticks fail on network errors stops claiming for
- * as long (the same backoff by its failures in a row), so that a healthy replica gets the work.
+ * A wake-up whose tick failed (a lock held, an error of GitHub's) is given back for this much
+ * later at first, twice as long after each further failure up to `most`, less up to half at
+ * random, so replicas do not retry in step. A tick that failed because GitHub could not be reached
+ * gives its wake-up back at once, and that replica claims none for the same backoff (by its
+ * failures in a row), so that a replica that reaches GitHub does the work.
  */
 export const WAKE_UP_RETRY = { first: 5_000, most: 5 * 60_000 } as const;
 /** How many wake-up times one process remembers for its precise timeout (the rest: polling). */
@@ -272,17 +273,25 @@ export class WakeUpTimer {
     return true;
   }
 
+  /**
+   * A tick failed. On a network error the failure is this replica's as much as the work's: the
+   * wake-up is due again at once for the others, and this replica claims none for a while. Any
+   * other failure (a lock held, an error of GitHub's) is the work's: it waits out a backoff.
+   */
   private async failed(w: WakeUp, wake: IssueWakeUp, err: unknown): Promise<void> {
     const now = this.o.clock().getTime();
-    const again = now + this.backoff(w.tries);
     const network = isNetworkError(err);
     if (network) {
       const failures = this.unreachable.failures + 1;
       this.unreachable = { failures, until: now + this.backoff(failures - 1) };
     }
+    const again = network ? now : now + this.backoff(w.tries);
+    const where = `${wake.owner}/${wake.repo}#${wake.issue}`;
     this.o.log(
       "warn",
-      `a wake-up of ${wake.owner}/${wake.repo}#${wake.issue} failed (${String(err)}); it is tried again in ${Math.round((again - now) / 1000)} s${network ? `, and this process claims none for ${Math.round((this.unreachable.until - now) / 1000)} s` : ""}`,
+      network
+        ? `a wake-up of ${where} failed (${String(err)}): GitHub cannot be reached from this process, which leaves the wake-ups to the other replicas for ${Math.round((this.unreachable.until - now) / 1000)} s`
+        : `a wake-up of ${where} failed (${String(err)}); it is tried again in ${Math.round((again - now) / 1000)} s`,
     );
     await this.giveBack(w, again);
   }
@@ -290,7 +299,8 @@ export class WakeUpTimer {
   /** Releases a claim for `at` (a release that fails leaves the wake-up to its lease's end). */
   private async giveBack(w: WakeUp, at: number): Promise<void> {
     await this.o.store.release(w.key, w.claim, at).catch(() => false);
-    this.arm(at);
+    // This process looks again when it may claim again.
+    this.arm(Math.max(at, this.unreachable.until));
   }
 
   /** The wait after `n` earlier failures: doubling from `first` up to `most`, less some jitter. */
