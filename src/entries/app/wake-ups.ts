@@ -250,7 +250,9 @@ export class WakeUpTimer {
       () =>
         void this.o.store
           .extendClaim(w.key, w.claim, this.o.clock().getTime() + leaseMs)
-          .catch(() => false),
+          // A claim the run's save ended (its next wake-up is set) needs no renewal any more.
+          .then((held) => held || clearInterval(renewal))
+          .catch(() => undefined),
       Math.max(10, Math.floor(leaseMs / 3)),
     );
     renewal.unref();
