@@ -200,7 +200,27 @@ describe("wakeAt: parallel lanes", () => {
   });
 });
 
-describe("wakeAt: a step waiting at an ask-first gate, and a changed playbook", () => {
+describe("wakeAt: other steps that wait, an ask-first gate, and a changed playbook", () => {
+  it("a step of another kind that waits (for people's answers) times out by its `timeout`", () => {
+    const d = new Driver(
+      bundle(yaml`
+        apiVersion: playbook-bot/v1
+        id: slow
+        steps:
+          - { id: ask, type: investigate, description: ask, timeout: 1h }
+          - { id: fin, type: end }
+      `),
+    );
+    d.start();
+    d.drive();
+    expect(d.frame.phase).toBe("waiting");
+    expect(d.last.wakeAt).toBe(at(HOUR));
+    d.tick(10 * MIN);
+    const early = d.timeout();
+    expect(early.changed).toBe(false);
+    expect(early.wakeAt).toBe(at(HOUR));
+  });
+
   it("an ask-first step's timeout counts while it waits for approval", () => {
     const d = new Driver(
       bundle(yaml`
