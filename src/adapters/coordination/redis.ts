@@ -153,6 +153,8 @@ for _, id in ipairs(ids) do
     out[#out + 1] = redis.call('hget', KEYS[4], id) or '0'
   else
     redis.call('zrem', KEYS[1], id)
+    redis.call('hdel', KEYS[3], id)
+    redis.call('hdel', KEYS[4], id)
   end
 end
 return out`,
