@@ -45,11 +45,21 @@ export interface Budget {
   windowMs: number;
 }
 
-/** A wake-up claimed by `due`: scheduled for `at` (epoch ms) with its payload. */
+/**
+ * A wake-up claimed by `due`: scheduled for `at` (epoch ms) with its payload. It stays in the
+ * store, held by this claim until the claim's lease ends: `complete` removes it once its work
+ * succeeded, `release` gives it back for a later time; a claimer that dies does neither, and the
+ * wake-up is due again when the lease runs out.
+ */
 export interface WakeUp {
   key: string;
+  /** When it was scheduled for (a claim or a release does not change it). */
   at: number;
   payload: JsonValue;
+  /** This claim's token: only it completes, releases or extends the claim. */
+  claim: string;
+  /** How many claims of it were released before this one (its work failed that often). */
+  tries: number;
 }
 
 export interface Coordination {
@@ -89,8 +99,21 @@ export interface Coordination {
   /** Schedules (or moves) the wake-up `key` for `at` (epoch ms). */
   schedule(key: string, at: number, payload: unknown): Promise<void>;
   cancel(key: string): Promise<void>;
-  /** Claims the wake-ups due at `now`, oldest first: each is handed to exactly one caller. */
-  due(now: number, limit?: number): Promise<WakeUp[]>;
+  /**
+   * Claims the wake-ups due at `now`, oldest first, each for `leaseMs` (default
+   * DEFAULT_WAKE_UP_LEASE_MS): a wake-up is held by one claim at a time. A wake-up scheduled or
+   * cancelled meanwhile (the run saved its next one) ends the claim.
+   */
+  due(now: number, limit?: number, leaseMs?: number): Promise<WakeUp[]>;
+  /** Holds a claimed wake-up until `until` (epoch ms); false when the claim is no longer held. */
+  extendClaim(key: string, claim: string, until: number): Promise<boolean>;
+  /** Removes a claimed wake-up: its work succeeded. False when the claim was no longer held. */
+  complete(key: string, claim: string): Promise<boolean>;
+  /**
+   * Gives a claimed wake-up back, due again at `at` (its work failed): any claimer may take it
+   * then, and its `tries` grows by one. False when the claim was no longer held.
+   */
+  release(key: string, claim: string, at: number): Promise<boolean>;
 
   /** Ends the store's connections. */
   close(): Promise<void>;
@@ -110,6 +133,9 @@ export const COORDINATION_LIMITS = {
 } as const;
 
 export const DEFAULT_LOCK = { leaseMs: 30_000, waitMs: 60_000 } as const;
+
+/** How long a claim holds a wake-up unless extended: a claimer that died gives it up then. */
+export const DEFAULT_WAKE_UP_LEASE_MS = 60_000;
 
 /** A failure of the coordination store; `code` says which kind. */
 export class CoordinationError extends Error {

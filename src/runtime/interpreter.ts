@@ -1,6 +1,6 @@
 import { advance, type EngineEnv } from "../core/engine/engine.js";
 import type { AdvanceResult, Effect, RunEvent } from "../core/engine/events.js";
-import { durationMs } from "../core/engine/policy.js";
+import { wakeAt } from "../core/engine/deadlines.js";
 import { activeFrame, isFinished, type RunState } from "../core/engine/state.js";
 import type { EffectOutcome, EffectPerformer } from "./effects.js";
 import { storedRecords } from "./trace.js";
@@ -170,7 +170,7 @@ export class Interpreter {
         result = step({ type: "continue", id: this.ids.continuation(run), seq: run.seq });
         continue;
       }
-      const wake = this.wakeOf(run, result);
+      const wake = this.wakeOf(run);
       if (!wake || !scheduler || !(yield* answer(scheduler.wake(wake))))
         return { run, result, stop: "waiting" };
       woke = true;
@@ -208,10 +208,11 @@ export class Interpreter {
   }
 
   /**
-   * The next time the run can go on by itself: a retry's backoff, a waiting step's reminder or
-   * timeout (the engine's `wakeAt`), or the active playbook's `limits.timeout`, whichever is first.
+   * The next time the run can go on by itself: a retry's backoff, or the engine's `wakeAt` (a
+   * waiting step's reminder or timeout on any line, the playbook's `limits.timeout`), whichever
+   * is first. Asked of the run itself, so a run picked up with no event knows it too.
    */
-  private wakeOf(run: RunState, result: AdvanceResult): Wake | undefined {
+  private wakeOf(run: RunState): Wake | undefined {
     const frame = activeFrame(run);
     const wake = (at: string, reason: Wake["reason"]): Wake => ({
       run: run.id,
@@ -221,12 +222,8 @@ export class Interpreter {
     });
     // A step that waits out its backoff is tried again then, whatever else is due.
     if (frame.phase === "pending" && frame.notBefore) return wake(frame.notBefore, "backoff");
-    const times: number[] = [];
-    if (result.wakeAt) times.push(Date.parse(result.wakeAt));
-    const limit = this.options.env.playbooks(frame.playbook)?.playbook.limits?.timeout;
-    if (limit) times.push(Date.parse(run.startedAt) + durationMs(limit));
-    const due = times.filter(Number.isFinite);
-    return due.length ? wake(new Date(Math.min(...due)).toISOString(), "deadline") : undefined;
+    const at = wakeAt(run, this.options.env);
+    return at ? wake(at, "deadline") : undefined;
   }
 }
 

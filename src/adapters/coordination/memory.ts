@@ -1,6 +1,8 @@
+import { randomUUID } from "node:crypto";
 import {
   COORDINATION_LIMITS,
   CoordinationError,
+  DEFAULT_WAKE_UP_LEASE_MS,
   acquireLease,
   boundedKey,
   checkBudget,
@@ -51,7 +53,11 @@ export class MemoryCoordination implements Coordination, LockBackend {
   private readonly locks = new Map<string, { owner: string; token: number; expiresAt: number }>();
   private readonly waiters = new Map<string, Set<() => void>>();
   private fence = 0;
-  private readonly wakeUps = new Map<string, { key: string; at: number; payload: string }>();
+  /** Wake-ups by bounded key: `due` is when one may be claimed next (a claim moves it). */
+  private readonly wakeUps = new Map<
+    string,
+    { key: string; at: number; due: number; payload: string; claim?: string; tries: number }
+  >();
 
   constructor(options: MemoryCoordinationOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -201,26 +207,57 @@ export class MemoryCoordination implements Coordination, LockBackend {
         "COORD-FULL",
         `${COORDINATION_LIMITS.wakeUps} wake-ups are scheduled already: cancel some first`,
       );
-    this.wakeUps.set(k, { key, at: when, payload: text });
+    // Scheduled anew: whatever claim held it is over.
+    this.wakeUps.set(k, { key, at: when, due: when, payload: text, tries: 0 });
   }
 
   async cancel(key: string): Promise<void> {
     this.wakeUps.delete(boundedKey(checkWakeUpKey(key)));
   }
 
-  async due(now: number, limit = 100): Promise<WakeUp[]> {
+  async due(now: number, limit = 100, leaseMs = DEFAULT_WAKE_UP_LEASE_MS): Promise<WakeUp[]> {
     const at = checkTime(now, "the time of due wake-ups");
-    const due = [...this.wakeUps.entries()]
-      .filter(([, w]) => w.at <= at)
-      .sort(([, a], [, b]) => a.at - b.at)
+    const until = at + checkTtl(leaseMs);
+    const claim = randomUUID();
+    const due = [...this.wakeUps.values()]
+      .filter((w) => w.due <= at)
+      .sort((a, b) => a.due - b.due)
       .slice(0, Math.max(0, limit));
-    // Claimed in the same turn as they were found: no other caller can see them.
-    for (const [k] of due) this.wakeUps.delete(k);
-    return due.map(([, w]) => ({
+    // Claimed in the same turn as they were found: no other caller can take them meanwhile.
+    for (const w of due) Object.assign(w, { due: until, claim });
+    return due.map((w) => ({
       key: w.key,
       at: w.at,
       payload: JSON.parse(w.payload) as JsonValue,
+      claim,
+      tries: w.tries,
     }));
+  }
+
+  async extendClaim(key: string, claim: string, until: number): Promise<boolean> {
+    const w = this.claimed(key, claim);
+    if (w) w.due = checkTime(until, "a claim's end");
+    return w !== undefined;
+  }
+
+  async complete(key: string, claim: string): Promise<boolean> {
+    const w = this.claimed(key, claim);
+    if (w) this.wakeUps.delete(boundedKey(key));
+    return w !== undefined;
+  }
+
+  async release(key: string, claim: string, at: number): Promise<boolean> {
+    const w = this.claimed(key, claim);
+    if (!w) return false;
+    w.due = checkTime(at, "a wake-up's time");
+    delete w.claim;
+    w.tries++;
+    return true;
+  }
+
+  private claimed(key: string, claim: string) {
+    const w = this.wakeUps.get(boundedKey(checkWakeUpKey(key)));
+    return w?.claim !== undefined && w.claim === claim ? w : undefined;
   }
 
   /** Nothing to close: the store lives as long as the process. */

@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import {
   COORDINATION_LIMITS,
   CoordinationError,
+  DEFAULT_WAKE_UP_LEASE_MS,
   acquireLease,
   boundedKey,
   checkBudget,
@@ -110,34 +111,79 @@ return n`,
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 return redis.call('zrangebyscore', KEYS[1], '(' .. now, '+inf')`,
   },
-  /** KEYS: due times, payloads. ARGV: member, at, payload JSON, most wake-ups. */
+  /**
+   * Wake-ups: KEYS due times (a sorted set: when each may be claimed next), payloads, claims
+   * (member → claim token), tries (member → failed claims). A schedule replaces any claim.
+   * ARGV: member, at, payload JSON, most wake-ups.
+   */
   pbSchedule: {
-    keys: 2,
+    keys: 4,
     lua: `if redis.call('zscore', KEYS[1], ARGV[1]) == false and redis.call('zcard', KEYS[1]) >= tonumber(ARGV[4]) then
   return 0
 end
 redis.call('zadd', KEYS[1], ARGV[2], ARGV[1])
 redis.call('hset', KEYS[2], ARGV[1], ARGV[3])
+redis.call('hdel', KEYS[3], ARGV[1])
+redis.call('hdel', KEYS[4], ARGV[1])
 return 1`,
   },
-  /** KEYS: due times, payloads. ARGV: member. */
+  /** KEYS: due times, payloads, claims, tries. ARGV: member. */
   pbCancel: {
-    keys: 2,
+    keys: 4,
     lua: `redis.call('zrem', KEYS[1], ARGV[1])
+redis.call('hdel', KEYS[3], ARGV[1])
+redis.call('hdel', KEYS[4], ARGV[1])
 return redis.call('hdel', KEYS[2], ARGV[1])`,
   },
-  /** KEYS: due times, payloads. ARGV: now, limit. Claims (removes) and returns the due ones. */
+  /**
+   * KEYS: due times, payloads, claims, tries. ARGV: now, limit, lease end, claim token. Claims
+   * the due ones: each is moved to the lease's end (a claim that is never completed or
+   * released is simply due again then) and marked with the token. Returns payload, tries pairs.
+   */
   pbDue: {
-    keys: 2,
+    keys: 4,
     lua: `local ids = redis.call('zrangebyscore', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 local out = {}
 for _, id in ipairs(ids) do
-  redis.call('zrem', KEYS[1], id)
   local v = redis.call('hget', KEYS[2], id)
-  redis.call('hdel', KEYS[2], id)
-  if v then out[#out + 1] = v end
+  if v then
+    redis.call('zadd', KEYS[1], ARGV[3], id)
+    redis.call('hset', KEYS[3], id, ARGV[4])
+    out[#out + 1] = v
+    out[#out + 1] = redis.call('hget', KEYS[4], id) or '0'
+  else
+    redis.call('zrem', KEYS[1], id)
+    redis.call('hdel', KEYS[3], id)
+    redis.call('hdel', KEYS[4], id)
+  end
 end
 return out`,
+  },
+  /** KEYS: due times, claims. ARGV: member, claim token, new lease end. */
+  pbExtendClaim: {
+    keys: 2,
+    lua: `if redis.call('hget', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('zadd', KEYS[1], ARGV[3], ARGV[1])
+return 1`,
+  },
+  /** KEYS: due times, payloads, claims, tries. ARGV: member, claim token. */
+  pbComplete: {
+    keys: 4,
+    lua: `if redis.call('hget', KEYS[3], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('zrem', KEYS[1], ARGV[1])
+redis.call('hdel', KEYS[2], ARGV[1])
+redis.call('hdel', KEYS[3], ARGV[1])
+redis.call('hdel', KEYS[4], ARGV[1])
+return 1`,
+  },
+  /** KEYS: due times, claims, tries. ARGV: member, claim token, when it is due again. */
+  pbRelease: {
+    keys: 3,
+    lua: `if redis.call('hget', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('zadd', KEYS[1], ARGV[3], ARGV[1])
+redis.call('hdel', KEYS[2], ARGV[1])
+redis.call('hincrby', KEYS[3], ARGV[1], 1)
+return 1`,
   },
 } as const;
 
@@ -333,6 +379,16 @@ export class RedisCoordination implements Coordination, LockBackend {
 
   // ---- wake-ups ----
 
+  /** The keys of the wake-ups: due times, payloads, claims, tries. */
+  private wakeKeys(): [string, string, string, string] {
+    return ["due", "payload", "claim", "tries"].map((k) => `${this.prefix}wake:${k}`) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+  }
+
   async schedule(key: string, at: number, payload: unknown): Promise<void> {
     const member = boundedKey(checkWakeUpKey(key));
     const when = checkTime(at, "a wake-up's time");
@@ -340,8 +396,7 @@ export class RedisCoordination implements Coordination, LockBackend {
     return this.call("schedule a wake-up", async () => {
       const added = await this.script(
         "pbSchedule",
-        `${this.prefix}wake:due`,
-        `${this.prefix}wake:payload`,
+        ...this.wakeKeys(),
         member,
         when,
         text,
@@ -358,21 +413,54 @@ export class RedisCoordination implements Coordination, LockBackend {
   async cancel(key: string): Promise<void> {
     const member = boundedKey(checkWakeUpKey(key));
     return this.call("cancel a wake-up", async () => {
-      await this.script("pbCancel", `${this.prefix}wake:due`, `${this.prefix}wake:payload`, member);
+      await this.script("pbCancel", ...this.wakeKeys(), member);
     });
   }
 
-  async due(now: number, limit = 100): Promise<WakeUp[]> {
+  async due(now: number, limit = 100, leaseMs = DEFAULT_WAKE_UP_LEASE_MS): Promise<WakeUp[]> {
     const at = checkTime(now, "the time of due wake-ups");
+    const until = at + checkTtl(leaseMs);
+    const claim = randomUUID();
     return this.call("claim due wake-ups", async () => {
       const claimed = (await this.script(
         "pbDue",
-        `${this.prefix}wake:due`,
-        `${this.prefix}wake:payload`,
+        ...this.wakeKeys(),
         at,
         Math.max(0, Math.floor(limit)),
+        until,
+        claim,
       )) as string[];
-      return claimed.map((text) => JSON.parse(text) as WakeUp);
+      const out: WakeUp[] = [];
+      for (let i = 0; i + 1 < claimed.length; i += 2) {
+        const stored = JSON.parse(claimed[i] as string) as Pick<WakeUp, "key" | "at" | "payload">;
+        out.push({ ...stored, claim, tries: Number(claimed[i + 1]) });
+      }
+      return out;
+    });
+  }
+
+  async extendClaim(key: string, claim: string, until: number): Promise<boolean> {
+    const member = boundedKey(checkWakeUpKey(key));
+    const end = checkTime(until, "a claim's end");
+    const [due, , claims] = this.wakeKeys();
+    return this.call("extend a wake-up's claim", async () => {
+      return Number(await this.script("pbExtendClaim", due, claims, member, claim, end)) === 1;
+    });
+  }
+
+  async complete(key: string, claim: string): Promise<boolean> {
+    const member = boundedKey(checkWakeUpKey(key));
+    return this.call("complete a wake-up", async () => {
+      return Number(await this.script("pbComplete", ...this.wakeKeys(), member, claim)) === 1;
+    });
+  }
+
+  async release(key: string, claim: string, at: number): Promise<boolean> {
+    const member = boundedKey(checkWakeUpKey(key));
+    const when = checkTime(at, "a wake-up's time");
+    const [due, , claims, tries] = this.wakeKeys();
+    return this.call("release a wake-up", async () => {
+      return Number(await this.script("pbRelease", due, claims, tries, member, claim, when)) === 1;
     });
   }
 

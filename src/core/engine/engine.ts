@@ -2,6 +2,7 @@ import { playbookError, type PlaybookError } from "./errors.js";
 import { contractBreach } from "./contracts.js";
 import type { AdvanceResult, Effect, Message, Reply, RunEvent, StepFinished } from "./events.js";
 import { resolveInputs, type InputProblem } from "./inputs.js";
+import { wakeAt } from "./deadlines.js";
 import { ASK_FIRST_APPROVERS, atLeast, backoffMs, durationMs, errorAction } from "./policy.js";
 import {
   NEEDS_FORK,
@@ -219,12 +220,13 @@ export function advance(run: RunState, event: RunEvent, env: EngineEnv): Advance
 
 function transition(run: RunState, event: RunEvent, env: EngineEnv): AdvanceResult {
   if (run.recentEvents.includes(event.id))
-    return unchanged(run, { outcome: "ignored", reason: "this event was already handled" });
-  if (event.type === "continue" && event.seq !== run.seq) return unchanged(run);
+    return unchanged(run, env, { outcome: "ignored", reason: "this event was already handled" });
+  if (event.type === "continue" && event.seq !== run.seq) return unchanged(run, env);
   return new Transition(structuredClone(run), event, env).run();
 }
 
-function unchanged(run: RunState, reply?: Reply): AdvanceResult {
+/** Nothing changed; the result still says when the run goes on by itself (a tick came early). */
+function unchanged(run: RunState, env: EngineEnv, reply?: Reply): AdvanceResult {
   const r: AdvanceResult = {
     run,
     effects: [],
@@ -234,22 +236,9 @@ function unchanged(run: RunState, reply?: Reply): AdvanceResult {
     changed: false,
   };
   if (reply) r.reply = reply;
-  const w = wakeAt(run);
+  const w = wakeAt(run, env);
   if (w) r.wakeAt = w;
   return r;
-}
-
-/** A retry's backoff, the one deadline known without the playbook. */
-function wakeAt(run: RunState): string | undefined {
-  if (isFinished(run)) return undefined;
-  const f = activeFrame(run);
-  if (f.lanes) {
-    const times = Object.values(f.lanes).flatMap((l) =>
-      l.phase === "pending" && l.notBefore ? [l.notBefore] : [],
-    );
-    return times.sort()[0];
-  }
-  return f.phase === "pending" ? f.notBefore : undefined;
 }
 
 class Transition {
@@ -303,11 +292,11 @@ class Transition {
       return this.result();
     }
     if (e.type === "command")
-      return unchanged(this.draft, {
+      return unchanged(this.draft, this.env, {
         outcome: "refused",
         reason: `run ${this.draft.id} has ended (${this.draft.status})`,
       });
-    return unchanged(this.draft);
+    return unchanged(this.draft, this.env);
   }
 
   /** The line the transition works on: the active frame's own, or one of its lanes. */
@@ -1534,7 +1523,7 @@ class Transition {
 
   private result(): AdvanceResult {
     if (!this.changed) {
-      const r = unchanged(this.draft, this.reply);
+      const r = unchanged(this.draft, this.env, this.reply);
       return r;
     }
     const run = this.draft;
@@ -1563,7 +1552,7 @@ class Transition {
       changed: true,
     };
     if (this.reply) result.reply = this.reply;
-    const w = due ? f.notBefore : this.deadline();
+    const w = wakeAt(run, this.env);
     if (w) result.wakeAt = w;
     return result;
   }
@@ -1590,31 +1579,9 @@ class Transition {
       changed: true,
     };
     if (this.reply) result.reply = this.reply;
-    if (!isFinished(run)) {
-      const times = [
-        ...pending.flatMap(({ line }) => (line?.notBefore ? [Date.parse(line.notBefore)] : [])),
-        ...lines.flatMap(({ key }) => {
-          let at: string | undefined;
-          this.inLine(key, () => (at = this.deadline(this.frame())));
-          return at ? [Date.parse(at)] : [];
-        }),
-      ];
-      if (times.length) result.wakeAt = new Date(Math.min(...times)).toISOString();
-    }
+    const w = wakeAt(run, this.env);
+    if (w) result.wakeAt = w;
     return result;
-  }
-
-  /** The next reminder or timeout of a waiting step. */
-  private deadline(f: Frame = activeFrame(this.draft)): string | undefined {
-    const run = this.draft;
-    if (isFinished(run)) return undefined;
-    if (f.phase !== "waiting" && f.phase !== "approval") return undefined;
-    const step = graphOf(this.bundleOf(f)).byId.get(f.current ?? "")?.step;
-    const times: number[] = [];
-    if (step?.timeout) times.push(Date.parse(f.since) + durationMs(step.timeout));
-    if (step?.type === "checkpoint" && step.reminder && !f.reminded)
-      times.push(Date.parse(f.since) + durationMs(step.reminder));
-    return times.length ? new Date(Math.min(...times)).toISOString() : undefined;
   }
 }
 

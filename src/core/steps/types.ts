@@ -75,6 +75,11 @@ export interface StepExecutor<S extends Step = Step> {
   onEffect?(ctx: StepContext<S>, outputs: Record<string, Value>): Outcome;
   /** An event while the step waits: a command, an outside event, or a timeout tick. */
   onEvent?(ctx: StepContext<S>, event: RunEvent): Outcome;
+  /**
+   * The times (epoch ms) at which the step, while it waits, acts by itself on a tick (a
+   * reminder): the engine wakes the run then. A step's `timeout` is the engine's own.
+   */
+  wakeTimes?(step: S, line: Pick<Frame, "since" | "reminded">): number[];
 }
 
 /** What a FieldRenderer renders besides a field the step always has. */

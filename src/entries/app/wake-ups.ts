@@ -1,4 +1,8 @@
-import type { Coordination, WakeUp } from "../../runtime/coordination.js";
+import {
+  DEFAULT_WAKE_UP_LEASE_MS,
+  type Coordination,
+  type WakeUp,
+} from "../../runtime/coordination.js";
 import type { Scheduler, Wake } from "../../runtime/ports.js";
 
 /**
@@ -8,6 +12,10 @@ import type { Scheduler, Wake } from "../../runtime/ports.js";
  * once, across replicas) and delivers a tick to the issue. While a run of an issue waits for a
  * time the issue carries the `playbook-bot:waiting` label, so a process that starts without the
  * wake-ups (the in-memory store after a restart) finds those issues and ticks them.
+ *
+ * A claim is a lease, not a removal: the wake-up stays in the store until its tick succeeded (or
+ * the run's save replaced it with the next one). A replica that dies mid-tick lets its lease run
+ * out and another replica claims the wake-up; a tick that fails gives it back for a later time.
  */
 
 /** The label kept on issues while one of their runs waits for a time. */
@@ -34,8 +42,14 @@ export interface IssueWakeUp extends IssueAddress {
 
 /** How long the ids of an issue's runs that wait for a time are remembered (at most). */
 const WAITING_TTL_MS = 366 * 24 * 3_600_000;
-/** A wake-up whose delivery failed is tried again this much later (GitHub down, a lock held). */
-export const WAKE_UP_RETRY_MS = 60_000;
+/**
+ * A wake-up whose tick failed (a lock held, an error of GitHub's) is given back for this much
+ * later at first, twice as long after each further failure up to `most`, less up to half at
+ * random, so replicas do not retry in step. A tick that failed because GitHub could not be reached
+ * gives its wake-up back at once, and that replica claims none for the same backoff (by its
+ * failures in a row), so that a replica that reaches GitHub does the work.
+ */
+export const WAKE_UP_RETRY = { first: 5_000, most: 5 * 60_000 } as const;
 /** How many wake-up times one process remembers for its precise timeout (the rest: polling). */
 const MAX_KNOWN_TIMES = 1000;
 
@@ -123,6 +137,12 @@ export interface WakeUpTimerOptions {
    * the clock itself and calls `runDue` (tests).
    */
   precise?: boolean;
+  /** How long a claim holds a wake-up; renewed while its tick runs (default 60 s). */
+  leaseMs?: number;
+  /** The backoff after failed ticks (default WAKE_UP_RETRY). */
+  retry?: { first: number; most: number };
+  /** The jitter's source, from 0 to 1 (default Math.random). */
+  random?: () => number;
 }
 
 /**
@@ -137,6 +157,8 @@ export class WakeUpTimer {
   private known: number[] = [];
   private running: Promise<number> | undefined;
   private stopped = false;
+  /** Ticks in a row that failed on network errors, and until when no wake-up is claimed. */
+  private unreachable = { failures: 0, until: 0 };
 
   constructor(private readonly o: WakeUpTimerOptions) {}
 
@@ -186,7 +208,7 @@ export class WakeUpTimer {
   }
 
   /**
-   * Claims the wake-ups due now and delivers each; one that fails is scheduled again a little
+   * Claims the wake-ups due now and delivers each; one that fails is given back for a little
    * later, so none is lost. Returns how many were delivered. Runs one at a time.
    */
   runDue(): Promise<number> {
@@ -196,30 +218,102 @@ export class WakeUpTimer {
   }
 
   private async claimAndDeliver(): Promise<number> {
-    let delivered = 0;
+    const now = this.o.clock().getTime();
+    // A replica that cannot reach GitHub leaves the wake-ups to the others for a while.
+    if (now < this.unreachable.until) return 0;
     let due: WakeUp[];
     try {
-      due = await this.o.store.due(this.o.clock().getTime(), 100);
+      // After network failures, one at a time: a probe, not a batch held by a replica that fails.
+      const limit = this.unreachable.failures > 0 ? 1 : 100;
+      due = await this.o.store.due(now, limit, this.leaseMs());
     } catch (err) {
       this.o.log("error", `wake-ups could not be read: ${String(err)}`);
       return 0;
     }
-    for (const w of due) {
-      const wake = w.payload as unknown as IssueWakeUp;
-      try {
-        await this.o.deliver(wake, w.at);
-        delivered++;
-      } catch (err) {
-        this.o.log(
-          "warn",
-          `a wake-up of ${wake.owner}/${wake.repo}#${wake.issue} failed (${String(err)}); it is tried again in ${WAKE_UP_RETRY_MS / 1000} s`,
-        );
-        const again = this.o.clock().getTime() + WAKE_UP_RETRY_MS;
-        await this.o.store.schedule(w.key, again, w.payload).catch(() => undefined);
-        this.arm(again);
+    let delivered = 0;
+    for (const [i, w] of due.entries()) {
+      if (this.o.clock().getTime() < this.unreachable.until) {
+        // This replica just found GitHub unreachable: the rest go back to the others at once.
+        for (const rest of due.slice(i)) await this.giveBack(rest, this.o.clock().getTime());
+        break;
       }
+      if (await this.deliverOne(w)) delivered++;
     }
     return delivered;
+  }
+
+  /** One claimed wake-up: its claim is renewed while the tick runs, then completed or released. */
+  private async deliverOne(w: WakeUp): Promise<boolean> {
+    const wake = w.payload as unknown as IssueWakeUp;
+    const leaseMs = this.leaseMs();
+    const renewal = setInterval(
+      () =>
+        void this.o.store
+          .extendClaim(w.key, w.claim, this.o.clock().getTime() + leaseMs)
+          // A claim the run's save ended (its next wake-up is set) needs no renewal any more.
+          .then((held) => held || clearInterval(renewal))
+          .catch(() => undefined),
+      Math.max(10, Math.floor(leaseMs / 3)),
+    );
+    renewal.unref();
+    try {
+      await this.o.deliver(wake, w.at);
+    } catch (err) {
+      clearInterval(renewal);
+      await this.failed(w, wake, err);
+      return false;
+    }
+    clearInterval(renewal);
+    this.unreachable = { failures: 0, until: 0 };
+    // A claim the run's save ended already (it set the next wake-up) has nothing left to remove.
+    await this.o.store.complete(w.key, w.claim).catch((err: unknown) => {
+      this.o.log(
+        "warn",
+        `a delivered wake-up could not be removed (${String(err)}); its lease ends it`,
+      );
+    });
+    return true;
+  }
+
+  /**
+   * A tick failed. On a network error the failure is this replica's as much as the work's: the
+   * wake-up is due again at once for the others, and this replica claims none for a while. Any
+   * other failure (a lock held, an error of GitHub's) is the work's: it waits out a backoff.
+   */
+  private async failed(w: WakeUp, wake: IssueWakeUp, err: unknown): Promise<void> {
+    const now = this.o.clock().getTime();
+    const network = isNetworkError(err);
+    if (network) {
+      const failures = this.unreachable.failures + 1;
+      this.unreachable = { failures, until: now + this.backoff(failures - 1) };
+    }
+    const again = network ? now : now + this.backoff(w.tries);
+    const where = `${wake.owner}/${wake.repo}#${wake.issue}`;
+    this.o.log(
+      "warn",
+      network
+        ? `a wake-up of ${where} failed (${String(err)}): GitHub cannot be reached from this process, which leaves the wake-ups to the other replicas for ${Math.round((this.unreachable.until - now) / 1000)} s`
+        : `a wake-up of ${where} failed (${String(err)}); it is tried again in ${Math.round((again - now) / 1000)} s`,
+    );
+    await this.giveBack(w, again);
+  }
+
+  /** Releases a claim for `at` (a release that fails leaves the wake-up to its lease's end). */
+  private async giveBack(w: WakeUp, at: number): Promise<void> {
+    await this.o.store.release(w.key, w.claim, at).catch(() => false);
+    // This process looks again when it may claim again.
+    this.arm(Math.max(at, this.unreachable.until));
+  }
+
+  /** The wait after `n` earlier failures: doubling from `first` up to `most`, less some jitter. */
+  private backoff(n: number): number {
+    const { first, most } = this.o.retry ?? WAKE_UP_RETRY;
+    const full = Math.min(most, first * 2 ** Math.min(n, 30));
+    return Math.max(1, Math.round(full * (1 - (this.o.random ?? Math.random)() / 2)));
+  }
+
+  private leaseMs(): number {
+    return this.o.leaseMs ?? DEFAULT_WAKE_UP_LEASE_MS;
   }
 
   /** Stops the timers and waits for the deliveries under way. */
@@ -232,4 +326,39 @@ export class WakeUpTimer {
     this.known = [];
     await this.running?.catch(() => undefined);
   }
+}
+
+/** Error codes of a connection that failed (Node's sockets and DNS, undici's fetch). */
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "EPIPE",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_SOCKET",
+]);
+
+/**
+ * Whether an error says GitHub could not be reached or did not answer: a connection that failed
+ * (in the error or its causes), a request that timed out, or GitHub's own 5xx. Not a lock held,
+ * a 4xx, or a playbook's fault: those are the work's, not this replica's.
+ */
+export function isNetworkError(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e && typeof e === "object"; depth++) {
+    const { code, status, timeout } = e as { code?: unknown; status?: unknown; timeout?: unknown };
+    if (typeof code === "string" && NETWORK_CODES.has(code)) return true;
+    if (timeout === true || (typeof status === "number" && status >= 500 && status < 600))
+      return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }

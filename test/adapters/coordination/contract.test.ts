@@ -13,6 +13,7 @@ import {
   doOnce,
   type Coordination,
   type Fence,
+  type WakeUp,
 } from "../../../src/runtime/coordination.js";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { RedisCoordination } from "../../../src/adapters/coordination/redis.js";
@@ -358,6 +359,8 @@ describe.each(STORES)("coordination contract: $name", ({ name, open }) => {
 
   describe("wake-ups", () => {
     const T = 1_700_000_000_000;
+    /** What was scheduled, without the claim. */
+    const plain = (ws: WakeUp[]) => ws.map(({ key, at, payload }) => ({ key, at, payload }));
 
     it("hands out due wake-ups oldest first, each once; moves and cancels them", async () => {
       const { a, b } = open();
@@ -368,7 +371,7 @@ describe.each(STORES)("coordination contract: $name", ({ name, open }) => {
       await b.schedule("timer:gone", T + 500, "x");
       await a.cancel("timer:gone");
       expect(await a.due(T)).toEqual([]);
-      expect(await b.due(T + 2_000)).toEqual([
+      expect(plain(await b.due(T + 2_000))).toEqual([
         { key: "timer:2", at: T + 1_000, payload: { issue: 2, step: "wait" } },
         { key: long, at: T + 2_000, payload: null },
       ]);
@@ -376,7 +379,7 @@ describe.each(STORES)("coordination contract: $name", ({ name, open }) => {
       // Scheduling a key again moves it.
       await b.schedule("timer:1", T + 10_000, { issue: 1, again: true });
       expect(await a.due(T + 5_000)).toEqual([]);
-      expect(await a.due(T + 10_000, 5)).toEqual([
+      expect(plain(await a.due(T + 10_000, 5))).toEqual([
         { key: "timer:1", at: T + 10_000, payload: { issue: 1, again: true } },
       ]);
       await expect(a.schedule("", T, 1)).rejects.toThrow(/wake-up key/);
@@ -402,6 +405,80 @@ describe.each(STORES)("coordination contract: $name", ({ name, open }) => {
       expect(all).toHaveLength(n);
       expect(new Set(all).size).toBe(n);
       expect(await a.due(T + n)).toEqual([]);
+    });
+
+    it("a claimed wake-up stays: due again under a new claim once its lease ran out", async () => {
+      const { a, b } = open();
+      await a.schedule("w", T, { issue: 7 });
+      const [first] = await a.due(T, 10, 1_000);
+      expect(first).toMatchObject({ key: "w", at: T, payload: { issue: 7 }, tries: 0 });
+      // Held while the lease lasts, by nobody else.
+      expect(await b.due(T + 999)).toEqual([]);
+      // The claimer died: the lease runs out, another takes it, with the time it was set for.
+      const [second] = await b.due(T + 1_000, 10, 1_000);
+      expect(second).toMatchObject({ key: "w", at: T, payload: { issue: 7 }, tries: 0 });
+      expect(second?.claim).not.toBe(first?.claim);
+      // The first claim is over: it neither completes, extends nor releases the wake-up.
+      expect(await a.complete("w", first?.claim ?? "")).toBe(false);
+      expect(await a.extendClaim("w", first?.claim ?? "", T + 99_000)).toBe(false);
+      expect(await a.release("w", first?.claim ?? "", T)).toBe(false);
+      expect(await a.due(T + 1_999)).toEqual([]);
+      // Its holder completes it: gone for good.
+      expect(await b.complete("w", second?.claim ?? "")).toBe(true);
+      expect(await a.due(T + 10_000_000)).toEqual([]);
+      expect(await b.complete("w", second?.claim ?? "")).toBe(false);
+    });
+
+    it("a released wake-up is due at its retry time, with one more try; only its claim releases it", async () => {
+      const { a, b } = open();
+      await a.schedule("w", T, "p");
+      const [claimed] = await a.due(T);
+      const claim = claimed?.claim ?? "";
+      expect(await b.release("w", "not-the-claim", T + 10)).toBe(false);
+      expect(await b.release("w", claim, T + 5_000)).toBe(true);
+      expect(await a.release("w", claim, T + 5_000)).toBe(false);
+      expect(await a.due(T + 4_999)).toEqual([]);
+      const [again] = await b.due(T + 5_000);
+      expect(again).toMatchObject({ key: "w", at: T, payload: "p", tries: 1 });
+      expect(await b.release("w", again?.claim ?? "", T + 6_000)).toBe(true);
+      const [third] = await a.due(T + 6_000);
+      expect(third?.tries).toBe(2);
+      expect(await a.complete("w", third?.claim ?? "")).toBe(true);
+    });
+
+    it("an extended claim holds on; a schedule or a cancel meanwhile ends the claim", async () => {
+      const { a, b } = open();
+      await a.schedule("w", T, { n: 1 });
+      const [held] = await a.due(T, 10, 1_000);
+      expect(await a.extendClaim("w", held?.claim ?? "", T + 100_000)).toBe(true);
+      expect(await b.due(T + 99_999)).toEqual([]);
+      // The run saved its next wake-up while the claim ran: that one stays, the claim is over.
+      await b.schedule("w", T + 200_000, { n: 2 });
+      expect(await a.complete("w", held?.claim ?? "")).toBe(false);
+      expect(await a.due(T + 199_999)).toEqual([]);
+      const [next] = await a.due(T + 200_000);
+      expect(next).toMatchObject({ at: T + 200_000, payload: { n: 2 }, tries: 0 });
+      await b.cancel("w");
+      expect(await a.release("w", next?.claim ?? "", T)).toBe(false);
+      expect(await a.due(T + 10_000_000)).toEqual([]);
+    });
+
+    it("two claimers never both hold a wake-up, round after round of expiring leases", async () => {
+      const { a, b } = open();
+      await a.schedule("w", T, null);
+      const claims: string[] = [];
+      for (let round = 0; round < 30; round++) {
+        // Both ask at once, each time the last lease (10 ms) has just run out.
+        const now = T + round * 10;
+        const [x, y] = await Promise.all([a.due(now, 10, 10), b.due(now, 10, 10)]);
+        const got = [...(x ?? []), ...(y ?? [])];
+        expect(got).toHaveLength(1);
+        claims.push(got[0]?.claim ?? "");
+      }
+      expect(new Set(claims).size).toBe(claims.length);
+      // Only the last claim holds it.
+      for (const old of claims.slice(0, -1)) expect(await b.complete("w", old)).toBe(false);
+      expect(await a.complete("w", claims.at(-1) ?? "")).toBe(true);
     });
   });
 });

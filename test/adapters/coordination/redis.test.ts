@@ -35,7 +35,13 @@ describe("RedisCoordination", () => {
       await store.raiseTo("seq:1", 3, 60_000);
       await store.spend("replies:1", { count: 1, windowMs: 60_000 }, Date.now());
       await store.addToSet("awaited:acme/app:test.yml", "1", 60_000);
-      await store.schedule(long.slice(0, 900), Date.now() + 60_000, { issue: 1 });
+      await store.schedule(long.slice(0, 900), Date.now() + 600_000, { issue: 1 });
+      // A wake-up claimed, released (a try counted) and claimed again: its claim and tries too.
+      const now = Date.now();
+      await store.schedule("wake:2", now - 1_000, { issue: 2 });
+      const [first] = await store.due(now);
+      expect(await store.release("wake:2", first?.claim ?? "", now + 1_000)).toBe(true);
+      expect((await store.due(now + 1_000)).map((w) => [w.key, w.tries])).toEqual([["wake:2", 1]]);
       const inside = await store.withLock(long, async () => store.client.keys(`${prefix}*`));
       const keys = await store.client.keys(`${prefix}*`);
       expect(keys.every((k) => k.startsWith(prefix) && k.length <= prefix.length + 220)).toBe(true);
@@ -48,6 +54,8 @@ describe("RedisCoordination", () => {
           `${prefix}set:awaited:acme/app:test.yml`,
           `${prefix}wake:due`,
           `${prefix}wake:payload`,
+          `${prefix}wake:claim`,
+          `${prefix}wake:tries`,
         ].sort(),
       );
       // The long key: its first 100 characters and a hash of the whole.

@@ -238,6 +238,44 @@ describe("time passes in the app", () => {
     expect(listed[0]?.path).toContain("state=all");
   });
 
+  it("a checkpoint's timeout survives a restart whose scan ticks the run early: it fires at its deadline, once", async () => {
+    const clock = testClock();
+    const first = await appWith({ wait: WAIT }, clock);
+    fake.openIssue("Go?", "", "alice");
+    await first.h.label(1, "playbook:wait", "alice");
+    await first.h.drain();
+    await first.timer.stop();
+    // Two hours in, a new process on a fresh memory store: its scan ticks the issue at once,
+    // long before the reminder (1 d) and the timeout (3 d).
+    clock.later(2 * 3_600_000);
+    let timer: WakeUpTimer | undefined;
+    const h = new Harness(fake, clock);
+    h.wakeUps = { precise: false, pollMs: 3_600_000, onTimer: (t) => (timer = t) };
+    await h.start();
+    cleanups.push(() => timer?.stop());
+    await expect.poll(async () => (await timer?.runDue()) ?? 0, { timeout: 5000 }).toBe(1);
+    await h.drain();
+    const pass = async (ms: number) => {
+      clock.later(ms);
+      const n = (await timer?.runDue()) ?? 0;
+      await h.drain();
+      return n;
+    };
+    // The early tick set the next wake-up again: nothing before it, the reminder at a day.
+    expect(await pass(12 * 3_600_000)).toBe(0);
+    expect(await pass(10 * 3_600_000)).toBe(1);
+    expect(bodies().filter((b) => /^Reminder/.test(b))).toHaveLength(1);
+    // And the timeout at three days, once.
+    expect(await pass(2 * DAY)).toBe(1);
+    const s = status();
+    expect(s.ok && s.run.status).toBe("cancelled");
+    // One comment says so (the status comment shows it too).
+    expect(
+      bodies().filter((b) => b.startsWith("No approval for 'approve' within 3d")),
+    ).toHaveLength(1);
+    expect(await pass(10 * DAY)).toBe(0);
+  });
+
   it("the timer wakes up by itself at the nearest time it set (a retry's backoff)", async () => {
     // The machine's own time, and the app's own timer: nobody calls runDue.
     const clock = Object.assign(() => new Date(), { later: () => undefined });
@@ -305,5 +343,77 @@ describe("two replicas on one Redis", () => {
     expect(fired.reduce((n, x) => n + x, 0)).toBe(1);
     await a.h.drain();
     expect(bodies().filter((x) => /remind/i.test(x))).toHaveLength(1);
+  });
+
+  /** Two replicas on a fresh Redis, the run of issue 1 waiting for its reminder. */
+  async function twoReplicas() {
+    redis = await startRedis();
+    const clock = testClock();
+    const one = new RedisCoordination({ url: redis.url, prefix: "time-test:" });
+    const two = new RedisCoordination({ url: redis.url, prefix: "time-test:" });
+    cleanups.push(
+      () => one.close(),
+      () => two.close(),
+    );
+    const a = await appWith({ wait: WAIT }, clock, one);
+    const b = await replica(clock, two);
+    fake.openIssue("Go?", "", "alice");
+    await a.h.label(1, "playbook:wait", "alice");
+    await a.h.drain();
+    return { a, b, one, clock };
+  }
+
+  const reminders = () => bodies().filter((x) => /^Reminder/.test(x));
+
+  it("a replica that dies mid-tick never completes its claim: the other fires the wake-up once the lease ran out", async () => {
+    const { a, b, one, clock } = await twoReplicas();
+    // The first replica's tick hangs on GitHub's token, then the process is gone (and with it
+    // its connection to Redis): its claim is neither renewed nor completed.
+    let gone: ((err: Error) => void) | undefined;
+    Object.assign(a.h.probot, {
+      auth: () => new Promise((_, reject) => (gone = reject)),
+    });
+    clock.later(DAY + 60_000);
+    const dying = a.timer.runDue();
+    await expect.poll(() => gone !== undefined, { timeout: 5000 }).toBe(true);
+    one.client.disconnect();
+    // While its lease lasts, nobody else takes the wake-up.
+    expect(await b.timer.runDue()).toBe(0);
+    expect(reminders()).toHaveLength(0);
+    // Once the lease (60 s) ran out, the other replica fires it: one reminder.
+    clock.later(60_000);
+    expect(await b.timer.runDue()).toBe(1);
+    await b.h.drain();
+    expect(reminders()).toHaveLength(1);
+    gone?.(new Error("the process is gone"));
+    expect(await dying).toBe(0);
+    expect(await b.pass(2 * DAY)).toBe(1);
+    const s = status();
+    expect(s.ok && s.run.status).toBe("cancelled");
+    expect(reminders()).toHaveLength(1);
+  });
+
+  it("a replica whose GitHub fails gives the wake-up back at once, and the other fires it on time", async () => {
+    const { a, b, clock } = await twoReplicas();
+    let tries = 0;
+    Object.assign(a.h.probot, {
+      auth: async () => {
+        tries++;
+        const cause = Object.assign(new Error("connect ECONNREFUSED 140.82.112.6:443"), {
+          code: "ECONNREFUSED",
+        });
+        throw new TypeError("fetch failed", { cause });
+      },
+    });
+    clock.later(DAY + 60_000);
+    expect(await a.timer.runDue()).toBe(0);
+    expect(tries).toBe(1);
+    // The same moment: the healthy replica has it.
+    expect(await b.timer.runDue()).toBe(1);
+    await b.h.drain();
+    expect(reminders()).toHaveLength(1);
+    // The failing replica stays away for a while (its next wake-up is the timeout anyway).
+    expect(await a.timer.runDue()).toBe(0);
+    expect(tries).toBe(1);
   });
 });

@@ -14,6 +14,7 @@ import { code, lines, paragraph, renderMarkdown, strong } from "../../markdown/c
 import { spans } from "../../markdown/replies.js";
 import { compileResponseSchema } from "../../format/response-schema.js";
 import type { Outcome, StepExecutor } from "../types.js";
+import { checkpointWakeTimes } from "./deadlines.js";
 
 export interface VoteContext {
   run: RunState;
@@ -163,6 +164,7 @@ export function waitingMessage(title: string, text: string, approvers: Approvers
 export const checkpointStep: StepExecutor<CheckpointStep> = {
   kind: "checkpoint",
   retryable: true,
+  wakeTimes: checkpointWakeTimes,
   enter(ctx): Outcome {
     const text = ctx.render(ctx.step.message, "plain");
     if (!text.ok) return { type: "fail", error: text.error };
