@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { FakeGitHub } from "../helpers/fake-github.js";
+import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { shipRepo } from "./app/fixtures.js";
 import { Harness, makeClock, type Payload } from "./app/harness.js";
 import { signDelivery } from "./app/served.js";
@@ -424,4 +426,70 @@ describe("npm start (node dist/entries/server.js)", () => {
     expect(idless.code).toBe(1);
     expect(idless.stderr).toContain("a private key is set but APP_ID is not");
   }, 60_000);
+});
+
+describe("npm start with Redis (REDIS_URL, REDIS_PREFIX)", () => {
+  /** Polls /readyz (every 100 ms, at most `tries` times) until it answers `status`. */
+  async function readyzUntil(server: ServerProcess, status: number, tries = 100) {
+    let last: { status: number; body: Record<string, unknown> } | undefined;
+    for (let i = 0; i < tries; i++) {
+      const res = await server.get("/readyz");
+      last = { status: res.status, body: (await res.json()) as Record<string, unknown> };
+      if (last.status === status) return last;
+      await sleep(100);
+    }
+    throw new Error(`/readyz never answered ${status}; last: ${JSON.stringify(last)}`);
+  }
+
+  it("keeps every key under REDIS_PREFIX; /readyz is 503 while Redis is down and 200 once it is back", async () => {
+    let redis: RedisServer = await startRedis();
+    cleanup.push(() => redis.stop());
+    const { github, h, server, issue } = await servedApp({
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: "pbtest:",
+    });
+    expect((await readyzUntil(server, 200)).body).toEqual({ status: "ready", store: "redis" });
+
+    // Deliveries through the app: a run starts, the app's own edits carry it on, one is repeated.
+    const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+    expect((await server.deliver("issues", labeled, "redis-1")).status).toBe(200);
+    let n = 0;
+    for (let ev = h.takeEvent(); ev; ev = h.takeEvent())
+      expect(
+        (await server.deliver("issue_comment", h.commentPayload(ev), `redis-edit-${++n}`)).status,
+      ).toBe(200);
+    expect((await server.deliver("issues", labeled, "redis-1")).status).toBe(200);
+    expect(github.fake.statusComments(issue)).toHaveLength(1);
+
+    const client = new Redis(redis.url);
+    const keys: string[] = [];
+    try {
+      let cursor = "0";
+      do {
+        const [next, batch] = await client.scan(cursor, "COUNT", 1000);
+        keys.push(...batch);
+        cursor = next;
+      } while (cursor !== "0" && keys.length < 100_000);
+    } finally {
+      client.disconnect();
+    }
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.filter((k) => !k.startsWith("pbtest:"))).toEqual([]);
+
+    // Redis stops: not ready, saying why. Back on the same port (its data gone): ready again,
+    // and a new delivery is handled.
+    await redis.stop();
+    const down = await readyzUntil(server, 503);
+    expect(down.body).toMatchObject({ status: "unready" });
+    expect(String(down.body.reason)).toContain("redis coordination store does not answer");
+    redis = await startRedis({ port: redis.port });
+    await readyzUntil(server, 200);
+    const other = github.fake.openIssue("Ship that", "", "alice").number;
+    const again = h.labeledPayload(other, "playbook:ship", "alice");
+    expect((await server.deliver("issues", again, "redis-2")).status).toBe(200);
+    expect(github.fake.statusComments(other)).toHaveLength(1);
+
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  }, 90_000);
 });
