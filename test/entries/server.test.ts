@@ -43,7 +43,8 @@ class LoopbackGitHub {
 
   constructor(readonly fake: FakeGitHub) {}
 
-  async start(): Promise<string> {
+  /** Listens on `port` (default: any free one; the same one again to stand in for a restart). */
+  async start(port = 0): Promise<string> {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
@@ -72,8 +73,12 @@ class LoopbackGitHub {
         })();
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
-    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => this.server?.listen(port, "127.0.0.1", resolve));
+    return `127.0.0.1:${this.port}`;
+  }
+
+  get port(): number {
+    return (this.server?.address() as AddressInfo).port;
   }
 
   /** Resolves once a request is held. */
@@ -171,6 +176,18 @@ class ServerProcess {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls /readyz (every 100 ms, at most `tries` times) until it answers `status`. */
+async function readyzUntil(server: ServerProcess, status: number, tries = 100) {
+  let last: { status: number; body: Record<string, unknown> } | undefined;
+  for (let i = 0; i < tries; i++) {
+    const res = await server.get("/readyz");
+    last = { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    if (last.status === status) return last;
+    await sleep(100);
+  }
+  throw new Error(`/readyz never answered ${status}; last: ${JSON.stringify(last)}`);
 }
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -429,18 +446,6 @@ describe("npm start (node dist/entries/server.js)", () => {
 });
 
 describe("npm start with Redis (REDIS_URL, REDIS_PREFIX)", () => {
-  /** Polls /readyz (every 100 ms, at most `tries` times) until it answers `status`. */
-  async function readyzUntil(server: ServerProcess, status: number, tries = 100) {
-    let last: { status: number; body: Record<string, unknown> } | undefined;
-    for (let i = 0; i < tries; i++) {
-      const res = await server.get("/readyz");
-      last = { status: res.status, body: (await res.json()) as Record<string, unknown> };
-      if (last.status === status) return last;
-      await sleep(100);
-    }
-    throw new Error(`/readyz never answered ${status}; last: ${JSON.stringify(last)}`);
-  }
-
   it("keeps every key under REDIS_PREFIX; /readyz is 503 while Redis is down and 200 once it is back", async () => {
     let redis: RedisServer = await startRedis();
     cleanup.push(() => redis.stop());
@@ -492,4 +497,35 @@ describe("npm start with Redis (REDIS_URL, REDIS_PREFIX)", () => {
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
   }, 90_000);
+});
+
+describe("npm start when GitHub stops answering", () => {
+  it("/readyz is 503 after GITHUB_UNREACHABLE_AFTER requests got no answer, and 200 once GitHub answers again", async () => {
+    const { github, h, server, issue } = await servedApp({ GITHUB_UNREACHABLE_AFTER: "2" });
+    expect((await server.get("/readyz")).status).toBe(200);
+    const port = github.port;
+    await github.stop();
+    const began = Date.now();
+    for (let i = 0; i < 2; i++) {
+      const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+      // Answered as GitHub unreachable (a 502): the delivery failed, GitHub can redeliver it.
+      expect((await server.deliver("issues", labeled, `down-${i}`)).status).toBe(502);
+    }
+    // Refused connections fail at once: no retries, no waiting for the 30 s timeout.
+    expect(Date.now() - began).toBeLessThan(10_000);
+    const down = await readyzUntil(server, 503);
+    expect(down.body).toMatchObject({ status: "unready" });
+    expect(String(down.body.reason)).toMatch(
+      /^GitHub did not answer the last \d+ requests \(last: .*ECONNREFUSED/,
+    );
+    expect(server.stdout).toMatch(/GitHub could not be reached for [A-Z]+ http:\/\/127\.0\.0\.1/);
+
+    await github.start(port);
+    await readyzUntil(server, 200);
+    const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+    expect((await server.deliver("issues", labeled, "up-1")).status).toBe(200);
+    expect(github.fake.statusComments(issue)).toHaveLength(1);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  }, 60_000);
 });
