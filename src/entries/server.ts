@@ -81,7 +81,8 @@ async function serve(): Promise<void> {
   const options: Parameters<typeof createPlaybookBot>[0] = { config, metrics };
   if (alertsFile) options.alerts = loadAlertsConfig(alertsFile, process.env);
   const bot = createPlaybookBot(options);
-  const pacing = appPacing(bot.serving);
+  // The logger is Probot's, made below: a rate limit can only come once requests are made.
+  const pacing = appPacing(bot.serving, (line) => probot.log.warn(line));
   // Probot is not given REDIS_URL: its throttle would queue every installation's requests in one
   // Redis-clustered limiter, under keys outside REDIS_PREFIX. Requests are paced per installation.
   const probotEnv = logDefaults(process.env);
@@ -151,7 +152,7 @@ async function serve(): Promise<void> {
  * waited out. `/readyz` answers 503 after GITHUB_UNREACHABLE_AFTER (3) requests in a row got no
  * answer, until GitHub answers again (its API root is asked while it does not).
  */
-function appPacing(serving: Serving) {
+function appPacing(serving: Serving, warn: (line: string) => void) {
   const after = Number(process.env.GITHUB_UNREACHABLE_AFTER ?? "");
   const baseUrl = process.env.GHE_HOST
     ? `${process.env.GHE_PROTOCOL || "https"}://${process.env.GHE_HOST}/api/v3`
@@ -161,7 +162,13 @@ function appPacing(serving: Serving) {
     () => deadlineFetch(2_000, { reachability })(`${baseUrl}/`),
   );
   serving.addReadinessCheck(() => reachability.check());
-  return githubPacing({ reachability });
+  return githubPacing({
+    reachability,
+    onRateLimit: (installation, waitMs, request) =>
+      warn(
+        `GitHub rate-limited ${request} (${installation}): its requests wait ${Math.ceil(waitMs / 1000)} s`,
+      ),
+  });
 }
 
 /** Whether `work` ended before `deadline` (a failure counts as ended: there is nothing to wait for). */

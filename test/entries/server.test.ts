@@ -529,3 +529,32 @@ describe("npm start when GitHub stops answering", () => {
     expect(await server.exited).toBe(0);
   }, 60_000);
 });
+
+describe("npm start under GitHub's secondary rate limit", () => {
+  it("waits out a 403 with retry-after, sends the request again, and logs the pause", async () => {
+    const { github, h, server, issue } = await servedApp();
+    let limited = 0;
+    github.fake.fault = (r) =>
+      r.method === "POST" && /\/issues\/\d+\/comments$/.test(r.path) && limited++ === 0
+        ? {
+            status: 403,
+            headers: { "retry-after": "1" },
+            body: { message: "You have exceeded a secondary rate limit." },
+          }
+        : undefined;
+    const began = Date.now();
+    const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+    expect((await server.deliver("issues", labeled, "limited-1")).status).toBe(200);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1000);
+    // The status comment was created once, by the second attempt.
+    expect(limited).toBe(2);
+    expect(github.fake.statusComments(issue)).toHaveLength(1);
+    const warning = server
+      .lines()
+      .find((l) => String(l.msg).startsWith("GitHub rate-limited POST"));
+    expect(warning).toMatchObject({ level: 40 });
+    expect(String(warning?.msg)).toMatch(/\(installation:\d+\): its requests wait 1 s$/);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  }, 60_000);
+});
