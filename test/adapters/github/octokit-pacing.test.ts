@@ -355,6 +355,24 @@ describe("rate limits", () => {
     expect(githubError(err, "read the repository")).toMatchObject({ code: "GH-RATE-LIMITED" });
   });
 
+  it("an exhausted quota is waited out until its reset (and a second), then the request succeeds", async () => {
+    const { gh, baseUrl } = await github();
+    const reset = Math.ceil(Date.now() / 1000) + 1;
+    gh.answer = (_req, nth) =>
+      nth === 1
+        ? {
+            status: 403,
+            headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) },
+            body: { message: "API rate limit exceeded for installation ID 7." },
+          }
+        : { status: 200, body: {} };
+    const octokit = pacedOctokit(baseUrl, 7, {});
+    expect((await octokit.request("GET /x")).status).toBe(200);
+    expect(gh.seen).toHaveLength(2);
+    // Not before the reset GitHub named (whole seconds), and a second past it.
+    expect(Date.now()).toBeGreaterThanOrEqual(reset * 1000 + 1000 - 20);
+  }, 10_000);
+
   it("an exhausted quota whose reset is further off than the app waits fails at once", async () => {
     const { gh, baseUrl } = await github();
     const reset = String(Math.floor(Date.now() / 1000) + 3600);
