@@ -5,8 +5,14 @@ import { createNodeMiddleware, createProbot, run } from "probot";
 import { AiConfigError } from "../adapters/ai/config.js";
 import { AlertsConfigError, loadAlertsConfig } from "../adapters/alerts/config.js";
 import { AppMetrics } from "../adapters/metrics/metrics.js";
+import {
+  deadlineFetch,
+  GitHubReachability,
+  githubPacing,
+} from "../adapters/github/octokit-pacing.js";
 import { AppConfigError, loadDotEnv, readAppConfig, startMode } from "./app/config.js";
 import { createPlaybookBot } from "./app/app.js";
+import type { Serving } from "./app/serving.js";
 import { startPlayground } from "./playground/start.js";
 
 /**
@@ -75,7 +81,16 @@ async function serve(): Promise<void> {
   const options: Parameters<typeof createPlaybookBot>[0] = { config, metrics };
   if (alertsFile) options.alerts = loadAlertsConfig(alertsFile, process.env);
   const bot = createPlaybookBot(options);
-  const probot = createProbot({ env: logDefaults(process.env) });
+  // The logger is Probot's, made below: a rate limit can only come once requests are made.
+  const pacing = appPacing(bot.serving, (line) => probot.log.warn(line));
+  // Probot is not given REDIS_URL: its throttle would queue every installation's requests in one
+  // Redis-clustered limiter, under keys outside REDIS_PREFIX. Requests are paced per installation.
+  const probotEnv = logDefaults(process.env);
+  delete probotEnv.REDIS_URL;
+  const probot = createProbot({
+    env: probotEnv,
+    overrides: { Octokit: pacing.Octokit, request: { fetch: pacing.fetch } },
+  });
   // The app's routes (/healthz, /readyz, /metrics, alerts) come before the webhooks path.
   const middleware = await createNodeMiddleware(bot, { probot });
   const log = probot.log;
@@ -130,6 +145,30 @@ async function serve(): Promise<void> {
     });
   process.once("SIGTERM", onSignal("SIGTERM"));
   process.once("SIGINT", onSignal("SIGINT"));
+}
+
+/**
+ * The app's GitHub requests: paced per installation, each with 30 s from its sending, rate limits
+ * waited out. `/readyz` answers 503 after GITHUB_UNREACHABLE_AFTER (3) requests in a row got no
+ * answer, until GitHub answers again (its API root is asked while it does not).
+ */
+function appPacing(serving: Serving, warn: (line: string) => void) {
+  const after = Number(process.env.GITHUB_UNREACHABLE_AFTER ?? "");
+  const baseUrl = process.env.GHE_HOST
+    ? `${process.env.GHE_PROTOCOL || "https"}://${process.env.GHE_HOST}/api/v3`
+    : "https://api.github.com";
+  const reachability: GitHubReachability = new GitHubReachability(
+    Number.isInteger(after) && after > 0 ? after : 3,
+    () => deadlineFetch(2_000, { reachability })(`${baseUrl}/`),
+  );
+  serving.addReadinessCheck(() => reachability.check());
+  return githubPacing({
+    reachability,
+    onRateLimit: (installation, waitMs, request) =>
+      warn(
+        `GitHub rate-limited ${request} (${installation}): its requests wait ${Math.ceil(waitMs / 1000)} s`,
+      ),
+  });
 }
 
 /** Whether `work` ended before `deadline` (a failure counts as ended: there is nothing to wait for). */

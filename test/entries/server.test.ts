@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { FakeGitHub } from "../helpers/fake-github.js";
+import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { shipRepo } from "./app/fixtures.js";
 import { Harness, makeClock, type Payload } from "./app/harness.js";
 import { signDelivery } from "./app/served.js";
@@ -41,7 +43,8 @@ class LoopbackGitHub {
 
   constructor(readonly fake: FakeGitHub) {}
 
-  async start(): Promise<string> {
+  /** Listens on `port` (default: any free one; the same one again to stand in for a restart). */
+  async start(port = 0): Promise<string> {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
@@ -70,8 +73,12 @@ class LoopbackGitHub {
         })();
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
-    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => this.server?.listen(port, "127.0.0.1", resolve));
+    return `127.0.0.1:${this.port}`;
+  }
+
+  get port(): number {
+    return (this.server?.address() as AddressInfo).port;
   }
 
   /** Resolves once a request is held. */
@@ -169,6 +176,18 @@ class ServerProcess {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls /readyz (every 100 ms, at most `tries` times) until it answers `status`. */
+async function readyzUntil(server: ServerProcess, status: number, tries = 100) {
+  let last: { status: number; body: Record<string, unknown> } | undefined;
+  for (let i = 0; i < tries; i++) {
+    const res = await server.get("/readyz");
+    last = { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    if (last.status === status) return last;
+    await sleep(100);
+  }
+  throw new Error(`/readyz never answered ${status}; last: ${JSON.stringify(last)}`);
 }
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -423,5 +442,119 @@ describe("npm start (node dist/entries/server.js)", () => {
     const idless = await run("PRIVATE_KEY_PATH=app.pem\n");
     expect(idless.code).toBe(1);
     expect(idless.stderr).toContain("a private key is set but APP_ID is not");
+  }, 60_000);
+});
+
+describe("npm start with Redis (REDIS_URL, REDIS_PREFIX)", () => {
+  it("keeps every key under REDIS_PREFIX; /readyz is 503 while Redis is down and 200 once it is back", async () => {
+    let redis: RedisServer = await startRedis();
+    cleanup.push(() => redis.stop());
+    const { github, h, server, issue } = await servedApp({
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: "pbtest:",
+    });
+    expect((await readyzUntil(server, 200)).body).toEqual({ status: "ready", store: "redis" });
+
+    // Deliveries through the app: a run starts, the app's own edits carry it on, one is repeated.
+    const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+    expect((await server.deliver("issues", labeled, "redis-1")).status).toBe(200);
+    let n = 0;
+    for (let ev = h.takeEvent(); ev; ev = h.takeEvent())
+      expect(
+        (await server.deliver("issue_comment", h.commentPayload(ev), `redis-edit-${++n}`)).status,
+      ).toBe(200);
+    expect((await server.deliver("issues", labeled, "redis-1")).status).toBe(200);
+    expect(github.fake.statusComments(issue)).toHaveLength(1);
+
+    const client = new Redis(redis.url);
+    const keys: string[] = [];
+    try {
+      let cursor = "0";
+      do {
+        const [next, batch] = await client.scan(cursor, "COUNT", 1000);
+        keys.push(...batch);
+        cursor = next;
+      } while (cursor !== "0" && keys.length < 100_000);
+    } finally {
+      client.disconnect();
+    }
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.filter((k) => !k.startsWith("pbtest:"))).toEqual([]);
+
+    // Redis stops: not ready, saying why. Back on the same port (its data gone): ready again,
+    // and a new delivery is handled.
+    await redis.stop();
+    const down = await readyzUntil(server, 503);
+    expect(down.body).toMatchObject({ status: "unready" });
+    expect(String(down.body.reason)).toContain("redis coordination store does not answer");
+    redis = await startRedis({ port: redis.port });
+    await readyzUntil(server, 200);
+    const other = github.fake.openIssue("Ship that", "", "alice").number;
+    const again = h.labeledPayload(other, "playbook:ship", "alice");
+    expect((await server.deliver("issues", again, "redis-2")).status).toBe(200);
+    expect(github.fake.statusComments(other)).toHaveLength(1);
+
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  }, 90_000);
+});
+
+describe("npm start when GitHub stops answering", () => {
+  it("/readyz is 503 after GITHUB_UNREACHABLE_AFTER requests got no answer, and 200 once GitHub answers again", async () => {
+    const { github, h, server, issue } = await servedApp({ GITHUB_UNREACHABLE_AFTER: "2" });
+    expect((await server.get("/readyz")).status).toBe(200);
+    const port = github.port;
+    await github.stop();
+    const began = Date.now();
+    for (let i = 0; i < 2; i++) {
+      const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+      // Answered as GitHub unreachable (a 502): the delivery failed, GitHub can redeliver it.
+      expect((await server.deliver("issues", labeled, `down-${i}`)).status).toBe(502);
+    }
+    // Refused connections fail at once: no retries, no waiting for the 30 s timeout.
+    expect(Date.now() - began).toBeLessThan(10_000);
+    const down = await readyzUntil(server, 503);
+    expect(down.body).toMatchObject({ status: "unready" });
+    expect(String(down.body.reason)).toMatch(
+      /^GitHub did not answer the last \d+ requests \(last: .*ECONNREFUSED/,
+    );
+    expect(server.stdout).toMatch(/GitHub could not be reached for [A-Z]+ http:\/\/127\.0\.0\.1/);
+
+    await github.start(port);
+    await readyzUntil(server, 200);
+    const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+    expect((await server.deliver("issues", labeled, "up-1")).status).toBe(200);
+    expect(github.fake.statusComments(issue)).toHaveLength(1);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  }, 60_000);
+});
+
+describe("npm start under GitHub's secondary rate limit", () => {
+  it("waits out a 403 with retry-after, sends the request again, and logs the pause", async () => {
+    const { github, h, server, issue } = await servedApp();
+    let limited = 0;
+    github.fake.fault = (r) =>
+      r.method === "POST" && /\/issues\/\d+\/comments$/.test(r.path) && limited++ === 0
+        ? {
+            status: 403,
+            headers: { "retry-after": "1" },
+            body: { message: "You have exceeded a secondary rate limit." },
+          }
+        : undefined;
+    const began = Date.now();
+    const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+    expect((await server.deliver("issues", labeled, "limited-1")).status).toBe(200);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1000);
+    // The status comment was created once, by the second attempt.
+    expect(limited).toBe(2);
+    expect(github.fake.statusComments(issue)).toHaveLength(1);
+    const warning = server
+      .lines()
+      .find((l) => String(l.msg).startsWith("GitHub rate-limited POST"));
+    expect(warning).toMatchObject({ level: 40 });
+    expect(String(warning?.msg)).toMatch(/\(installation:\d+\): its requests wait 1 s$/);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
   }, 60_000);
 });

@@ -36,6 +36,7 @@ import {
   type Reaction,
   type ThreadComment,
 } from "../../runtime/github-port.js";
+import { rateLimitRetryAfter } from "./octokit-pacing.js";
 import {
   createOnce,
   newestComments,
@@ -68,59 +69,8 @@ interface RequestErrorLike {
   response?: { headers?: Record<string, string | number | undefined> };
 }
 
-/**
- * GitHub's "slow down": a 429, or a 403 with retry-after, an exhausted quota or a rate-limit
- * message. Returns the retry-after header when there is one ("" otherwise), undefined when the
- * error is something else.
- */
-export function rateLimitRetryAfter(err: unknown): string | undefined {
-  const e = err as RequestErrorLike;
-  const headers = e.response?.headers ?? {};
-  const limited =
-    e.status === 429 ||
-    (e.status === 403 &&
-      (headers["retry-after"] !== undefined ||
-        headers["x-ratelimit-remaining"] === "0" ||
-        /rate limit/i.test(String(e.message ?? ""))));
-  if (!limited) return undefined;
-  return headers["retry-after"] !== undefined ? String(headers["retry-after"]) : "";
-}
-
-const timed = new WeakSet<object>();
-
-/**
- * Every request of this Octokit is abandoned after `ms`: one hung request must not hold up the
- * events queued behind it. The error is GitHub's own shape with status 504 ("GH-TIMEOUT").
- */
-export function withRequestTimeout(octokit: Octokit, ms: number): Octokit {
-  if (timed.has(octokit)) return octokit;
-  timed.add(octokit);
-  octokit.hook.wrap("request", async (request, options) => {
-    // The signal closes a real connection; the race also ends a request nothing can abort.
-    const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const e = new Error(
-          `GitHub did not answer ${options.method} ${options.url} within ${ms} ms`,
-        ) as Error & { status: number; timeout: true };
-        e.status = 504;
-        e.timeout = true;
-        controller.abort(e);
-        reject(e);
-      }, ms);
-    });
-    try {
-      return await Promise.race([
-        request({ ...options, request: { ...options.request, signal: controller.signal } }),
-        timeout,
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
-  });
-  return octokit;
-}
+// Deadlines and rate-limit classification live with the pacing of requests.
+export { rateLimitRetryAfter, withRequestTimeout } from "./octokit-pacing.js";
 
 /**
  * A coded failure for a GitHub error. Rate limits (403/429 with retry-after or an exhausted quota)

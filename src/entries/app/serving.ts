@@ -55,6 +55,7 @@ export class Serving {
   private coordination: Coordination | undefined;
   private log: Log | undefined;
   private draining = false;
+  private readonly readinessChecks: (() => Promise<string | undefined>)[] = [];
 
   constructor(readonly metrics: AppMetrics = new AppMetrics()) {}
 
@@ -81,6 +82,25 @@ export class Serving {
       if (!names.has(context.name) && !names.has(full))
         this.metrics.eventsDropped.inc({ event: full, reason: "ignored" });
     });
+  }
+
+  /**
+   * One more condition of `/readyz` beyond the coordination store: the check answers why the app
+   * cannot do its work now (503 with that reason), or undefined while it can.
+   */
+  addReadinessCheck(check: () => Promise<string | undefined>): void {
+    this.readinessChecks.push(check);
+  }
+
+  /** The first reason a readiness check gives (a check that fails or takes too long is one). */
+  private async unreadyBecause(): Promise<string | undefined> {
+    for (const check of this.readinessChecks) {
+      const reason = await withDeadline(check(), READY_PROBE_MS, "a readiness check").catch(
+        (err: unknown) => (err instanceof Error ? err.message : String(err)),
+      );
+      if (reason !== undefined) return reason.slice(0, 300);
+    }
+    return undefined;
   }
 
   /** The current delivery, while its handler runs (none in a timer's or an alert's work). */
@@ -276,19 +296,17 @@ export class Serving {
     if (this.draining) answer(503, { status: "stopping" });
     else if (!store) answer(503, { status: "starting" });
     else {
-      try {
-        await withDeadline(store.get("readyz"), READY_PROBE_MS, "the coordination store");
-        answer(200, { status: "ready", store: store.kind });
-      } catch (err) {
-        answer(503, {
-          status: "unready",
-          reason:
+      const reason =
+        (await withDeadline(store.get("readyz"), READY_PROBE_MS, "the coordination store").then(
+          () => undefined,
+          (err: unknown) =>
             `the ${store.kind} coordination store does not answer: ${err instanceof Error ? err.message : String(err)}`.slice(
               0,
               300,
             ),
-        });
-      }
+        )) ?? (await this.unreadyBecause());
+      if (reason === undefined) answer(200, { status: "ready", store: store.kind });
+      else answer(503, { status: "unready", reason });
     }
     return true;
   }

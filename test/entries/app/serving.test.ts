@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
+import { GitHubReachability } from "../../../src/adapters/github/octokit-pacing.js";
 import { Serving } from "../../../src/entries/app/serving.js";
 import type { Coordination } from "../../../src/runtime/coordination.js";
 import type { Probot } from "probot";
@@ -63,6 +64,39 @@ describe("Serving", () => {
     await serving.routes(stopping.req, stopping.res);
     expect(stopping.answer.status).toBe(503);
     expect(JSON.parse(stopping.answer.body)).toEqual({ status: "stopping" });
+  });
+
+  it("is not ready while GitHub does not answer (a streak of failures), and ready once it answers", async () => {
+    const serving = new Serving();
+    serving.attach(fakeApp(), new MemoryCoordination());
+    let githubAnswers = false;
+    const github: GitHubReachability = new GitHubReachability(3, async () => {
+      if (githubAnswers) github.answered();
+      else github.failed("connect ECONNREFUSED 127.0.0.1:443");
+    });
+    serving.addReadinessCheck(() => github.check());
+    const readyz = async () => {
+      const c = call("GET", "/readyz");
+      await serving.routes(c.req, c.res);
+      return {
+        status: c.answer.status,
+        body: JSON.parse(c.answer.body) as Record<string, unknown>,
+      };
+    };
+    for (let i = 0; i < 3; i++) {
+      expect((await readyz()).status).toBe(200);
+      github.failed("getaddrinfo ENOTFOUND api.github.com");
+    }
+    expect(await readyz()).toEqual({
+      status: 503,
+      body: {
+        status: "unready",
+        reason:
+          "GitHub did not answer the last 4 requests (last: connect ECONNREFUSED 127.0.0.1:443)",
+      },
+    });
+    githubAnswers = true;
+    expect(await readyz()).toEqual({ status: 200, body: { status: "ready", store: "memory" } });
   });
 
   it("answers deliveries and alerts 503 while draining, and lets other requests through", async () => {
