@@ -193,6 +193,20 @@ function measure() {
   const outcomes = {};
   for (const l of logs)
     if (typeof l.outcome === "string") outcomes[l.outcome] = (outcomes[l.outcome] ?? 0) + 1;
+  // What the replicas said went wrong (warn and above), by message, most frequent first.
+  const said = {};
+  for (const l of logs)
+    if (typeof l.level === "number" && l.level >= 40) {
+      const err = typeof l.err === "object" && l.err ? l.err.message : undefined;
+      const what = String(err ?? l.msg ?? "")
+        .replace(/\d+/g, "N")
+        .slice(0, 160);
+      said[what] = (said[what] ?? 0) + 1;
+    }
+  const warnings = Object.entries(said)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([message, count]) => ({ message, count }));
   const errors = {};
   for (const d of notDelivered) {
     const why = d.error ?? `answered ${d.status}`;
@@ -235,6 +249,7 @@ function measure() {
       byRoute: bench.github.countByRoute(),
     },
     rss,
+    warnings,
   };
 }
 
@@ -370,6 +385,14 @@ function markdown(f) {
         .join(", ") || "none"
     }.`,
     "",
+    ...(f.warnings.length
+      ? [
+          "What the replicas logged at warn and above, most frequent first (numbers as N):",
+          "",
+          ...f.warnings.map((w) => `- ${w.count}× ${w.message.replace(/\|/g, "\\|")}`),
+          "",
+        ]
+      : []),
   ];
   return lines.join("\n");
 }
