@@ -207,6 +207,7 @@ export function routeOf(path: string): string {
     .replace(/^\/repos\/[^/]+\/[^/]+/, "/repos/:owner/:repo")
     .replace(/\/git\/(ref|refs|matching-refs)\/.+$/, "/git/$1/:ref")
     .replace(/\/contents\/.+$/, "/contents/:path")
+    .replace(/\/(collaborators|memberships)\/[^/]+/, "/$1/:user")
     .replace(/\/[0-9a-f]{40}(?=\/|$)/g, "/:sha")
     .replace(/\/(compare|commits)\/(?!:sha)[^/]+$/, "/$1/:ref")
     .replace(/\/\d+(?=\/|$)/g, "/:n");

@@ -121,6 +121,9 @@ describe("the loopback GitHub of the operator bench", () => {
     expect(routeOf("/repos/o/r/contents/.github/playbooks/a.yaml?ref=master")).toBe(
       "/repos/:owner/:repo/contents/:path",
     );
+    expect(routeOf("/repos/o/r/collaborators/alice/permission")).toBe(
+      "/repos/:owner/:repo/collaborators/:user/permission",
+    );
     expect(routeOf(`/repos/o/r/git/commits/${"a".repeat(40)}`)).toBe(
       "/repos/:owner/:repo/git/commits/:sha",
     );
