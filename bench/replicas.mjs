@@ -5,6 +5,8 @@
 //
 //   node bench/replicas.mjs [--issues 200] [--seconds 150] [--replicas 2] [--installations 1]
 //                           [--playbook comment|pull] [--drain 120] [--json file] [--markdown file]
+//   faults: [--slow-ms M] [--fail-after-post P] [--secondary-limit P] [--kill-every S]
+//           [--redis-restart-at S] [--redis-persistence none|aof]
 //
 // Bounded: labelling takes T seconds, then at most --drain seconds for the runs to complete; every
 // process is stopped at the end (and on a hard deadline, or Ctrl-C).
@@ -24,6 +26,12 @@ const { values: flags } = parseArgs({
     playbook: { type: "string", default: "comment" },
     drain: { type: "string", default: "120" },
     json: { type: "string" },
+    "slow-ms": { type: "string", default: "0" },
+    "fail-after-post": { type: "string", default: "0" },
+    "secondary-limit": { type: "string", default: "0" },
+    "kill-every": { type: "string", default: "0" },
+    "redis-restart-at": { type: "string", default: "0" },
+    "redis-persistence": { type: "string", default: "none" },
     markdown: { type: "string" },
   },
 });
@@ -33,6 +41,18 @@ const R = Number(flags.replicas);
 const K = Number(flags.installations);
 const DRAIN = Number(flags.drain);
 const PLAYBOOK = flags.playbook === "pull" ? "approve-pull" : "approve-comment";
+/** What goes wrong on purpose: GitHub slow or failing, replicas killed, Redis crashed. */
+const FAULTS = {
+  slowMs: Number(flags["slow-ms"]),
+  failAfterPost: Number(flags["fail-after-post"]),
+  secondaryLimit: Number(flags["secondary-limit"]),
+  killEverySeconds: Number(flags["kill-every"]),
+  redisRestartAtSeconds: Number(flags["redis-restart-at"]),
+  redisPersistence: flags["redis-persistence"] === "aof" ? "aof" : "none",
+};
+for (const [name, v] of Object.entries(FAULTS))
+  if (name !== "redisPersistence" && !(Number.isFinite(v) && v >= 0))
+    throw new Error(`${name} must be a number ≥ 0`);
 for (const [name, v] of [
   ["issues", N],
   ["seconds", T],
@@ -48,7 +68,7 @@ const { startRedis } = await tsImport("../test/helpers/redis.ts", import.meta.ur
 const { OperatorBench, operatorRepo, noteOf, delivered, failedAfterAnswer, unfinished, sleep } =
   helpers;
 
-const redis = await startRedis();
+const redis = await startRedis({ persistence: FAULTS.redisPersistence });
 let bench;
 let stopped = false;
 async function stopAll() {
@@ -79,6 +99,7 @@ bench = await OperatorBench.start({
   env: { LOG_LEVEL: "debug" },
 });
 progress(`replicas: ${R} replicas ready; labelling ${N} issues over ${T} s`);
+const chaos = startFaults();
 
 /** Per issue: its fake, and when it was labelled, announced, approved and completed. */
 const issues = Array.from({ length: N }, (_, i) => {
@@ -123,6 +144,7 @@ while (Date.now() < drainUntil && issues.some((i) => i.completedAt === undefined
   }
 }
 clearInterval(approver);
+await chaos.stop();
 const endedAt = Date.now();
 bench.forwardEvents = false;
 // Deliveries still in flight get GitHub's 10 s to be answered.
@@ -135,6 +157,57 @@ const logs = bench.logs();
 const figures = measure();
 await stopAll();
 clearTimeout(hardDeadline);
+
+/** Sets GitHub's faults, and schedules the kills and the Redis crash; `stop()` ends them. */
+function startFaults() {
+  const g = bench.github;
+  if (FAULTS.slowMs) g.hang({}, FAULTS.slowMs);
+  const comments = { method: "POST", path: /\/issues\/\d+\/comments$/ };
+  if (FAULTS.failAfterPost) g.failAfterWrite(comments, 502, Infinity, FAULTS.failAfterPost);
+  if (FAULTS.secondaryLimit)
+    g.secondaryRateLimit({ method: "POST" }, 10, Infinity, FAULTS.secondaryLimit);
+  const done = { kills: 0, redisRestarts: 0 };
+  const timers = [];
+  const pending = new Set();
+  const track = (work) => {
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
+  };
+  if (FAULTS.killEverySeconds) {
+    let next = 0;
+    timers.push(
+      setInterval(() => {
+        const victim = bench.replicas[next++ % bench.replicas.length];
+        done.kills++;
+        progress(`replicas: kill -9 replica ${victim.index}`);
+        // Down for 2 s, as a supervisor restarts it.
+        track(
+          victim
+            .kill9()
+            .then(() => sleep(2000))
+            .then(() => !stopped && victim.restart())
+            .catch((err) => progress(`replicas: restart failed: ${String(err)}`)),
+        );
+      }, FAULTS.killEverySeconds * 1000),
+    );
+  }
+  if (FAULTS.redisRestartAtSeconds)
+    timers.push(
+      setTimeout(() => {
+        done.redisRestarts++;
+        progress(`replicas: redis-server crashed (${FAULTS.redisPersistence}) and restarted`);
+        track(redis.restart({ crash: true, downMs: 2000 }));
+      }, FAULTS.redisRestartAtSeconds * 1000),
+    );
+  return {
+    done,
+    stop: async () => {
+      for (const t of timers) clearInterval(t);
+      await Promise.allSettled([...pending]);
+      g.clearFaults();
+    },
+  };
+}
 
 /** Whether no replica has a delivery in flight (`playbook_bot_queue_depth`). */
 async function idle() {
@@ -224,6 +297,14 @@ function measure() {
       playbook: PLAYBOOK,
       drain: DRAIN,
     },
+    faults: {
+      ...FAULTS,
+      ...chaos.done,
+      applied: bench.github.seen.reduce((n, r) => {
+        for (const k of r.faults ?? []) n[k] = (n[k] ?? 0) + 1;
+        return n;
+      }, {}),
+    },
     durationSeconds: seconds,
     completed: completed.length,
     announced: announced.length,
@@ -293,6 +374,31 @@ function peak(times, windowMs) {
   return best;
 }
 
+function faultsText(x) {
+  const said = [];
+  if (x.slowMs) said.push(`every GitHub answer ${x.slowMs} ms late`);
+  if (x.failAfterPost)
+    said.push(
+      `${(x.failAfterPost * 100).toFixed(0)}% of comment POSTs answered 502 after being made`,
+    );
+  if (x.secondaryLimit)
+    said.push(
+      `${(x.secondaryLimit * 100).toFixed(0)}% of POSTs refused (403 secondary limit, retry-after 10 s)`,
+    );
+  if (x.killEverySeconds)
+    said.push(
+      `a replica killed with kill -9 every ${x.killEverySeconds} s and restarted 2 s later (${x.kills} kills)`,
+    );
+  if (x.redisRestartAtSeconds)
+    said.push(
+      `redis-server crashed at ${x.redisRestartAtSeconds} s and restarted 2 s later (persistence: ${x.redisPersistence})`,
+    );
+  const applied = Object.entries(x.applied).map(([k, v]) => `${k} ${v}`);
+  return said.length
+    ? `${said.join("; ")}${applied.length ? ` — requests faulted: ${applied.join(", ")}` : ""}`
+    : "none";
+}
+
 function markdown(f) {
   const s = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : "–");
   const d = f.deliveries;
@@ -305,6 +411,8 @@ function markdown(f) {
       `sharing one redis-server, a fake GitHub on loopback delivering the events the app causes ` +
       `(each delivery sent once, 10 s to answer, as GitHub does). At most ${f.settings.drain} s ` +
       `after the last label for the runs to complete. ${f.date}, ${f.machine}.`,
+    "",
+    `Faults: ${faultsText(f.faults)}.`,
     "",
     table(
       ["Measure", "figure"],

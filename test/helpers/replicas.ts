@@ -182,6 +182,8 @@ interface FaultRule {
   match: RequestMatch;
   fault: FaultKind;
   remaining: number;
+  /** The share of matching requests it applies to (1: every one). */
+  share: number;
 }
 
 /** One request as the fake GitHub saw it. */
@@ -195,7 +197,8 @@ export interface SeenRequest {
   installation: number | "app" | undefined;
   status: number;
   write: boolean;
-  fault?: FaultKind["kind"];
+  /** The faults it was given, if any. */
+  faults?: FaultKind["kind"][];
 }
 
 const WRITE_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
@@ -273,22 +276,23 @@ export class LoopbackGitHub {
   }
 
   /** Answers of matching requests come `ms` late (`times` requests; all by default). */
-  hang(match: RequestMatch, ms: number, times = Infinity): this {
-    return this.fault(match, { kind: "hang", ms }, times);
+  hang(match: RequestMatch, ms: number, times = Infinity, share = 1): this {
+    return this.fault(match, { kind: "hang", ms }, times, share);
   }
 
   /** Matching requests are performed, then answered `status` (502 by default). */
-  failAfterWrite(match: RequestMatch, status = 502, times = 1): this {
-    return this.fault(match, { kind: "fail-after-write", status }, times);
+  failAfterWrite(match: RequestMatch, status = 502, times = 1, share = 1): this {
+    return this.fault(match, { kind: "fail-after-write", status }, times, share);
   }
 
   /** Matching requests are refused with GitHub's secondary rate limit (403, `retry-after`). */
-  secondaryRateLimit(match: RequestMatch, retryAfter = 60, times = 1): this {
-    return this.fault(match, { kind: "secondary-limit", retryAfter }, times);
+  secondaryRateLimit(match: RequestMatch, retryAfter = 60, times = 1, share = 1): this {
+    return this.fault(match, { kind: "secondary-limit", retryAfter }, times, share);
   }
 
-  fault(match: RequestMatch, fault: FaultKind, times: number): this {
-    this.rules.push({ match, fault, remaining: times });
+  /** `times` matching requests (or, with `share` < 1, about that share of them) get the fault. */
+  fault(match: RequestMatch, fault: FaultKind, times: number, share = 1): this {
+    this.rules.push({ match, fault, remaining: times, share });
     return this;
   }
 
@@ -356,42 +360,45 @@ export class LoopbackGitHub {
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     const installation = this.installationOf(path, req.headers.authorization);
-    const rule = this.rules.find(
-      (r) =>
-        r.remaining > 0 &&
-        (!r.match.method || r.match.method === method) &&
-        (!r.match.path || r.match.path.test(path)) &&
-        (r.match.installation === undefined || r.match.installation === installation),
-    );
-    if (rule) rule.remaining--;
-    const fault = rule?.fault;
-    let reply: Reply;
-    if (fault?.kind === "secondary-limit")
-      reply = [
-        403,
-        {
-          message: "You have exceeded a secondary rate limit. Please wait a few minutes.",
-          documentation_url:
-            "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
-        },
-        { "retry-after": String(fault.retryAfter) },
-      ];
-    else reply = this.perform(method, path, body, req.headers["if-none-match"], installation);
+    // Every matching rule applies: a slow answer can also be a 502.
+    const faults = this.rules
+      .filter(
+        (r) =>
+          r.remaining > 0 &&
+          (!r.match.method || r.match.method === method) &&
+          (!r.match.path || r.match.path.test(path)) &&
+          (r.match.installation === undefined || r.match.installation === installation) &&
+          (r.share >= 1 || Math.random() < r.share),
+      )
+      .map((r) => (r.remaining--, r.fault));
+    const limited = faults.find((f) => f.kind === "secondary-limit");
+    let reply: Reply = limited
+      ? [
+          403,
+          {
+            message: "You have exceeded a secondary rate limit. Please wait a few minutes.",
+            documentation_url:
+              "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+          },
+          { "retry-after": String(limited.retryAfter) },
+        ]
+      : this.perform(method, path, body, req.headers["if-none-match"], installation);
+    const failed = limited ? undefined : faults.find((f) => f.kind === "fail-after-write");
     const seen: SeenRequest = {
       at: Date.now(),
       method,
       path,
       route: routeOf(path),
       installation,
-      status: reply[0],
+      status: failed ? failed.status : reply[0],
       write: WRITE_METHODS.has(method),
-      ...(fault ? { fault: fault.kind } : {}),
+      ...(faults.length ? { faults: faults.map((f) => f.kind) } : {}),
     };
     this.seen.push(seen);
     for (const l of this.listeners) l(seen);
-    if (fault?.kind === "hang") await sleep(fault.ms);
-    if (fault?.kind === "fail-after-write")
-      reply = [fault.status, { message: "Server Error" }, reply[2]];
+    const late = faults.reduce((ms, f) => ms + (f.kind === "hang" ? f.ms : 0), 0);
+    if (late) await sleep(late);
+    if (failed) reply = [failed.status, { message: "Server Error" }, reply[2]];
     return reply;
   }
 

@@ -55,7 +55,7 @@ describe("the loopback GitHub of the operator bench", () => {
     expect([...g.fake.comments.values()].map((c) => c.body)).toEqual(["hello"]);
     // Once only: the next one is answered as GitHub would.
     expect((await call(g, "POST", COMMENTS, { token, body: { body: "again" } })).status).toBe(201);
-    expect(g.seen.filter((r) => r.fault === "fail-after-write")).toHaveLength(1);
+    expect(g.seen.filter((r) => r.faults?.includes("fail-after-write"))).toHaveLength(1);
   });
 
   it("refuses with a secondary rate limit (403, retry-after) without performing the request", async () => {
@@ -79,6 +79,26 @@ describe("the loopback GitHub of the operator bench", () => {
     t0 = Date.now();
     expect((await call(g, "GET", COMMENTS)).status).toBe(200);
     expect(Date.now() - t0).toBeLessThan(390);
+  });
+
+  it("applies every matching fault (late and 502 together), and a share of requests when asked", async () => {
+    const g = await started(2);
+    g.fake.openIssue("One", "", "alice");
+    g.hang({ method: "POST" }, 300, 1).failAfterWrite({ method: "POST" }, 503, 1);
+    const t0 = Date.now();
+    expect((await call(g, "POST", COMMENTS, { body: { body: "slow" } })).status).toBe(503);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+    expect(g.seen.at(-1)?.faults).toEqual(["hang", "fail-after-write"]);
+    expect(g.fake.comments.size).toBe(1);
+
+    g.failAfterWrite({ method: "GET" }, 502, Infinity, 0.5);
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) statuses.push((await call(g, "GET", COMMENTS)).status);
+    const failed = statuses.filter((st) => st === 502).length;
+    // About half (the odds of falling outside 5..35 are below one in a million).
+    expect(failed).toBeGreaterThanOrEqual(5);
+    expect(failed).toBeLessThanOrEqual(35);
+    expect(failed + statuses.filter((st) => st === 200).length).toBe(40);
   });
 
   it("serves one fake per installation and counts requests and writes by installation and route", async () => {
