@@ -706,8 +706,14 @@ export class OperatorBench {
     return this.github.fake;
   }
 
+  /** If the test process ends without `stop()`, its replicas do not outlive it. */
+  private readonly killOnExit = () => {
+    for (const r of this.replicas) if (r.running) r.child?.kill("SIGKILL");
+  };
+
   static async start(options: OperatorOptions): Promise<OperatorBench> {
     const bench = new OperatorBench(options);
+    process.once("exit", bench.killOnExit);
     try {
       await bench.github.start();
       // Events are forwarded right after the request that caused them is answered.
@@ -830,6 +836,7 @@ export class OperatorBench {
   /** Ends every replica (SIGKILL: nothing is waited for), the fake GitHub, and the directories. */
   async stop(): Promise<void> {
     this.forwardEvents = false;
+    process.off("exit", this.killOnExit);
     await Promise.all(this.replicas.map((r) => r.kill9().then(() => r.stop(0))));
     await this.github.stop();
     for (const dir of this.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
