@@ -17,6 +17,8 @@ const BENCHMARKS = [
   "alerts.mjs",
   "alerts-app.ts",
   "app.ts",
+  // Last and longest (about 5 minutes): replicas of npm start under load.
+  "replicas.mjs",
 ];
 
 const header = [

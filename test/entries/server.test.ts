@@ -1,15 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Redis } from "ioredis";
-import { FakeGitHub } from "../helpers/fake-github.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { LoopbackGitHub } from "../helpers/replicas.js";
 import { shipRepo } from "./app/fixtures.js";
 import { Harness, makeClock, type Payload } from "./app/harness.js";
 import { signDelivery } from "./app/served.js";
@@ -31,76 +31,6 @@ function appKey(): string {
     publicKeyEncoding: { type: "spki", format: "pem" },
   }).privateKey;
   return privateKey;
-}
-
-/** The fake GitHub over HTTP; requests matching `hold` wait until `release()`. */
-class LoopbackGitHub {
-  private server: Server | undefined;
-  hold: ((method: string, path: string) => boolean) | undefined;
-  held: string[] = [];
-  private waiting: (() => void)[] = [];
-  private heldListeners: (() => void)[] = [];
-
-  constructor(readonly fake: FakeGitHub) {}
-
-  /** Listens on `port` (default: any free one; the same one again to stand in for a restart). */
-  async start(port = 0): Promise<string> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
-        void (async () => {
-          const method = req.method ?? "GET";
-          const uri = (req.url ?? "/").replace(/^\/api\/v3/, "");
-          if (this.hold?.(method, uri)) {
-            this.held.push(`${method} ${uri}`);
-            for (const l of this.heldListeners.splice(0)) l();
-            await new Promise<void>((resolve) => this.waiting.push(resolve));
-          }
-          const body = Buffer.concat(chunks).toString("utf8");
-          const inm = req.headers["if-none-match"];
-          const [status, data, headers] =
-            typeof inm === "string"
-              ? this.fake.conditional(method, uri, body, inm)
-              : this.fake.handle(method, uri, body);
-          res.writeHead(status, {
-            "content-type": "application/json",
-            "x-ratelimit-remaining": "4321",
-            "x-ratelimit-resource": "core",
-            ...headers,
-          });
-          res.end(status === 204 || status === 304 ? undefined : JSON.stringify(data ?? null));
-        })();
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(port, "127.0.0.1", resolve));
-    return `127.0.0.1:${this.port}`;
-  }
-
-  get port(): number {
-    return (this.server?.address() as AddressInfo).port;
-  }
-
-  /** Resolves once a request is held. */
-  heldOne(): Promise<void> {
-    if (this.held.length) return Promise.resolve();
-    return new Promise((resolve) => this.heldListeners.push(resolve));
-  }
-
-  release(): void {
-    this.hold = undefined;
-    for (const r of this.waiting.splice(0)) r();
-  }
-
-  async stop(): Promise<void> {
-    this.release();
-    const server = this.server;
-    this.server = undefined;
-    if (server) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  }
 }
 
 /** One `npm start` process in its own working directory. */

@@ -1,6 +1,7 @@
 /**
  * A real redis-server for tests: started on a free loopback port in a temporary directory, with
- * persistence off, and stopped afterwards. Without redis-server the tests fail (never skip) and say
+ * persistence off (or an append-only file, to stand in for a Redis that keeps its data across a
+ * restart), and stopped afterwards. Without redis-server the tests fail (never skip) and say
  * how to install it.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -19,7 +20,18 @@ export interface RedisServer {
   readonly url: string;
   /** Stops the server and removes its directory. */
   stop(): Promise<void>;
+  /**
+   * Stops the server (SIGTERM, or SIGKILL with `crash`) and starts it again on the same port and
+   * directory: with persistence its data comes back, without it the new server is empty.
+   */
+  restart(options?: { crash?: boolean; downMs?: number }): Promise<void>;
+  /** Stops the server without removing its directory (`resume()` starts it again). */
+  pause(options?: { crash?: boolean }): Promise<void>;
+  resume(): Promise<void>;
 }
+
+/** `none`: nothing kept (the default); `aof`: every write appended and fsynced at once. */
+export type RedisPersistence = "none" | "aof";
 
 /** Throws with the install command when redis-server cannot be run. */
 export function assertRedisServerInstalled(): void {
@@ -64,10 +76,20 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
-async function startOn(port: number, dir: string): Promise<RedisServer | undefined> {
+function persistenceArgs(persistence: RedisPersistence): string[] {
+  return persistence === "aof"
+    ? ["--save", "", "--appendonly", "yes", "--appendfsync", "always"]
+    : ["--save", "", "--appendonly", "no"];
+}
+
+async function startOn(
+  port: number,
+  dir: string,
+  persistence: RedisPersistence,
+): Promise<ChildProcess | undefined> {
   const child = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, ...persistenceArgs(persistence)],
     { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";
@@ -86,17 +108,7 @@ async function startOn(port: number, dir: string): Promise<RedisServer | undefin
       new Promise<undefined>((r) => setTimeout(() => r(undefined), 50)),
     ]);
     if (spawnError) throw new Error(`${REDIS_INSTALL_HINT} (${spawnError.message})`);
-    if (await pong(port)) {
-      return {
-        port,
-        url: `redis://127.0.0.1:${port}`,
-        stop: async () => {
-          child.kill("SIGTERM");
-          await exited(child);
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    }
+    if (await pong(port)) return child;
   }
   child.kill("SIGKILL");
   await exited(child);
@@ -104,13 +116,56 @@ async function startOn(port: number, dir: string): Promise<RedisServer | undefin
 }
 
 /** A fresh redis-server on a free loopback port (or on `port`, to stand in for one stopped). */
-export async function startRedis(options: { port?: number } = {}): Promise<RedisServer> {
+export async function startRedis(
+  options: { port?: number; persistence?: RedisPersistence } = {},
+): Promise<RedisServer> {
   assertRedisServerInstalled();
+  const persistence = options.persistence ?? "none";
   const dir = mkdtempSync(join(tmpdir(), "playbook-bot-redis-"));
   for (let attempt = 0; attempt < 5; attempt++) {
-    const server = await startOn(options.port ?? (await freePort()), dir);
-    if (server) return server;
+    const port = options.port ?? (await freePort());
+    const first = await startOn(port, dir, persistence);
+    if (first) return managed(first, port, dir, persistence);
   }
   rmSync(dir, { recursive: true, force: true });
   throw new Error("redis-server found no free port in 5 attempts");
+}
+
+function managed(
+  first: ChildProcess,
+  port: number,
+  dir: string,
+  persistence: RedisPersistence,
+): RedisServer {
+  let child: ChildProcess | undefined = first;
+  const halt = async (signal: NodeJS.Signals) => {
+    if (!child) return;
+    child.kill(signal);
+    await exited(child);
+    child = undefined;
+  };
+  const resume = async () => {
+    if (child) return;
+    // The port was ours a moment ago; a few attempts cover the kernel freeing it.
+    for (let attempt = 0; attempt < 20 && !child; attempt++) {
+      child = await startOn(port, dir, persistence);
+      if (!child) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!child) throw new Error(`redis-server could not start again on port ${port}`);
+  };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      await halt("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
+    pause: async (o = {}) => halt(o.crash ? "SIGKILL" : "SIGTERM"),
+    resume,
+    restart: async (o = {}) => {
+      await halt(o.crash ? "SIGKILL" : "SIGTERM");
+      if (o.downMs) await new Promise((r) => setTimeout(r, o.downMs));
+      await resume();
+    },
+  };
 }
