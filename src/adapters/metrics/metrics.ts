@@ -53,6 +53,7 @@ export class AppMetrics {
   readonly rateLimitRemaining: Gauge<"resource">;
   readonly alerts: Counter<"source" | "outcome">;
   readonly queue: Gauge<"state">;
+  readonly reconcileReplays: Counter<"kind">;
   private readonly hooked = new WeakSet<object>();
 
   constructor(options: AppMetricsOptions = {}) {
@@ -112,6 +113,12 @@ export class AppMetrics {
       name: "playbook_bot_queue_depth",
       help: "Events in flight: waiting (for their issue's lock) and running (their work under the lock).",
       labelNames: ["state"],
+      registers,
+    });
+    this.reconcileReplays = new Counter({
+      name: "playbook_bot_reconcile_replays_total",
+      help: "What the reconcile sweep found unanswered and did again, by kind: command (a command comment nobody answered), label (a label event), carry-on (runs whose next step or wake-up never came).",
+      labelNames: ["kind"],
       registers,
     });
     this.queue.set({ state: "waiting" }, 0);

@@ -164,6 +164,8 @@ export async function runBot(o: BotEnv): Promise<number> {
     inProcess: true,
     ephemeralStore: true,
     wakeUps: false,
+    // Each workflow run reconciles its issue itself (below).
+    reconcile: false,
     clock,
     onTicks: (t) => {
       tick = t;

@@ -140,6 +140,8 @@ export async function makeProbot(
     wakeUps?: PlaybookBotOptions["wakeUps"];
     /** The AI adapter (default: the app's, from the environment: the mock). */
     ai?: AiAdapter;
+    /** The reconcile sweep (default: off; tests that need it pass it). */
+    reconcile?: PlaybookBotOptions["reconcile"];
   } = {},
 ): Promise<{ probot: Probot; handlers: Handler[]; close: () => Promise<void> }> {
   const probot = new Probot({
@@ -161,6 +163,7 @@ export async function makeProbot(
     ...(options.coordination ? { coordination: options.coordination } : {}),
     ...(options.lockLeaseMs ? { lockLeaseMs: options.lockLeaseMs } : {}),
     wakeUps: options.wakeUps ?? false,
+    reconcile: options.reconcile ?? false,
     ...(options.ai ? { ai: options.ai } : {}),
   });
   await probot.load(bot, {
@@ -197,6 +200,8 @@ export class Harness {
   wakeUps: PlaybookBotOptions["wakeUps"] = false;
   /** The AI adapter of the next `start()` (default: the mock). */
   ai: AiAdapter | undefined;
+  /** The reconcile sweep of the next `start()` (default: none). */
+  reconcile: PlaybookBotOptions["reconcile"] = false;
   /** The app's close hook from the last `start()`: its timer stops, its own store closes. */
   close: () => Promise<void> = async () => undefined;
 
@@ -207,6 +212,7 @@ export class Harness {
       ...(this.requestTimeoutMs ? { requestTimeoutMs: this.requestTimeoutMs } : {}),
       ...(this.coordination ? { coordination: this.coordination } : {}),
       wakeUps: this.wakeUps,
+      reconcile: this.reconcile,
       ...(this.ai ? { ai: this.ai } : {}),
     });
     this.probot = started.probot;
