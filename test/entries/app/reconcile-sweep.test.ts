@@ -1,0 +1,155 @@
+import nock from "nock";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FakeGitHub, requestsDuring, type PendingCommentEvent } from "../../helpers/fake-github.js";
+import type { ReconcileSweep } from "../../../src/entries/app/reconcile-sweep.js";
+import { EXAMPLE_REPO, Harness, makeClock, readStatus } from "./harness.js";
+
+/**
+ * The reconcile sweep on the fake GitHub: work whose delivery was lost (or came late) is done by
+ * the next sweep, once; an idle sweep costs only conditional requests answered 304.
+ */
+
+const GATED = `apiVersion: playbook-bot/v1
+id: gate
+name: Gate
+description: A maintainer approves, then a comment.
+steps:
+  - id: gate
+    type: checkpoint
+    message: Go?
+    approvers: { permission: maintain }
+  - id: say
+    type: comment
+    body: Done.
+  - id: fin
+    type: end
+    status: success
+`;
+
+let fake: FakeGitHub;
+let h: Harness;
+let sweep: ReconcileSweep;
+
+const said = () => [...fake.comments.values()].filter((c) => c.body.startsWith("Done.")).length;
+const run = () => {
+  const read = readStatus(fake.statusComments(1)[0]);
+  if (!read.ok) throw new Error(read.detail);
+  return read.run;
+};
+const reactions = (comment: number, content: string) =>
+  fake.reactions.filter((r) => r.commentId === comment && r.content === content).length;
+
+/** A person comments, and GitHub's delivery of it is lost. */
+function lostComment(login: string, body: string): { id: number; lost: PendingCommentEvent } {
+  const c = fake.postAs(1, login, body);
+  const lost = fake.events.pop();
+  if (!lost || lost.comment.id !== c.id) throw new Error("no created event");
+  return { id: c.id, lost };
+}
+
+beforeEach(async () => {
+  nock.disableNetConnect();
+  const clock = makeClock();
+  fake = new FakeGitHub({
+    ...EXAMPLE_REPO,
+    clock,
+    files: { ".github/playbooks/gate.yaml": GATED },
+  }).install();
+  fake.permissions.set("alice", "write");
+  fake.permissions.set("carol", "maintain");
+  h = new Harness(fake, clock);
+  h.reconcile = {
+    onStart: false,
+    intervalMs: 3_600_000,
+    graceMs: 0,
+    onSweep: (s) => (sweep = s),
+  };
+  await h.start();
+  fake.openIssue("Issue", "", "alice");
+  await h.comment(1, "alice", "/run gate");
+  expect(run().stack[0]?.phase).toBe("waiting");
+});
+
+afterEach(async () => {
+  await h.close();
+  fake.uninstall();
+});
+
+describe("the reconcile sweep", () => {
+  it("does an /approve whose delivery was lost, once, however many sweeps and late deliveries follow", async () => {
+    const { id, lost } = lostComment("carol", "/approve");
+    const first = await sweep.run();
+    expect(first).toMatchObject({ replayed: 1, failed: 0 });
+    await h.drain();
+    expect(said()).toBe(1);
+    expect(run().status).toBe("completed");
+    expect(reactions(id, "rocket")).toBe(1);
+
+    // Another sweep finds it answered; GitHub's delivery, late, is the same comment: done.
+    expect(await sweep.run()).toMatchObject({ replayed: 0, failed: 0 });
+    const comments = fake.comments.size;
+    await h.deliver("issue_comment", h.commentPayload(lost));
+    await h.drain();
+    expect(fake.comments.size).toBe(comments);
+    expect(said()).toBe(1);
+    expect(reactions(id, "-1")).toBe(0);
+  });
+
+  it("carries on a run whose continuation (the edit of its status comment) never came", async () => {
+    fake.postAs(1, "carol", "/approve");
+    const created = fake.events.shift();
+    if (!created) throw new Error("no event");
+    await h.deliver("issue_comment", h.commentPayload(created));
+    // The approval was saved; the edit that would bring the next step is lost.
+    expect(fake.events.length).toBeGreaterThan(0);
+    fake.events.length = 0;
+    expect(run().stack[0]?.phase).toBe("pending");
+    expect(said()).toBe(0);
+
+    const report = await sweep.run();
+    expect(report).toMatchObject({ carriedOn: 1, replayed: 0, failed: 0 });
+    await h.drain();
+    expect(said()).toBe(1);
+    expect(run().status).toBe("completed");
+  });
+
+  it("after a restart on a fresh in-memory store, finds the /approve nobody answered before it", async () => {
+    const { id } = lostComment("carol", "/approve");
+    await h.close();
+    h.coordination = undefined; // each start: a store of its own, empty
+    await h.start();
+    expect(await sweep.run()).toMatchObject({ replayed: 1 });
+    await h.drain();
+    expect(said()).toBe(1);
+    expect(reactions(id, "rocket")).toBe(1);
+  });
+
+  it("an idle sweep makes only conditional requests, answered 304", async () => {
+    // The first sweep reads what there is; nothing has changed by the second.
+    expect(await sweep.run()).toMatchObject({ replayed: 0, carriedOn: 0, failed: 0 });
+    const idle = await requestsDuring(fake, () => sweep.run());
+    expect(idle.requests).toEqual([
+      "GET /repos/Codertocat/Hello-World/issues/comments (304)",
+      "GET /repos/Codertocat/Hello-World/issues (304)",
+    ]);
+    // A new comment changes the listing: it is read again (200), then idle again.
+    lostComment("alice", "thanks");
+    const changed = await requestsDuring(fake, () => sweep.run());
+    expect(changed.requests).toContain("GET /repos/Codertocat/Hello-World/issues/comments");
+    expect(
+      (await requestsDuring(fake, () => sweep.run())).requests.every((r) => r.endsWith("(304)")),
+    ).toBe(true);
+  });
+
+  it("does not take a comment edited into /approve for an approval", async () => {
+    const c = fake.postAs(1, "carol", "will look later");
+    await h.drain();
+    fake.editAs(c.id, "/approve");
+    await h.drain();
+    expect(await sweep.run()).toMatchObject({ replayed: 0, carriedOn: 0 });
+    await h.drain();
+    expect(said()).toBe(0);
+    expect(run().stack[0]?.phase).toBe("waiting");
+    expect(reactions(c.id, "rocket")).toBe(0);
+  });
+});
