@@ -117,7 +117,7 @@ export class AppMetrics {
     });
     this.reconcileReplays = new Counter({
       name: "playbook_bot_reconcile_replays_total",
-      help: "What the reconcile sweep found unanswered and did again, by kind: command (a command comment nobody answered), label (a label event), carry-on (runs whose next step or wake-up never came).",
+      help: "What the reconcile sweep found undone and did again, by kind: command (a command nobody answered), carry-on (an issue whose runs' next step never came), wake (an issue waiting for a time the store had forgotten).",
       labelNames: ["kind"],
       registers,
     });

@@ -15,6 +15,7 @@ import {
 import { MockAiAdapter, type AiAdapter } from "../../../src/adapters/ai/adapter.js";
 import { FakeGitHub, type PendingCommentEvent } from "../../helpers/fake-github.js";
 import type { Coordination } from "../../../src/runtime/coordination.js";
+import type { AppMetrics } from "../../../src/adapters/metrics/metrics.js";
 
 export const APP_ID = 4242;
 export const OWNER = "Codertocat";
@@ -142,6 +143,8 @@ export async function makeProbot(
     ai?: AiAdapter;
     /** The reconcile sweep (default: off; tests that need it pass it). */
     reconcile?: PlaybookBotOptions["reconcile"];
+    /** Where the app's metrics are kept (default: a registry of its own). */
+    metrics?: AppMetrics;
   } = {},
 ): Promise<{ probot: Probot; handlers: Handler[]; close: () => Promise<void> }> {
   const probot = new Probot({
@@ -164,6 +167,7 @@ export async function makeProbot(
     ...(options.lockLeaseMs ? { lockLeaseMs: options.lockLeaseMs } : {}),
     wakeUps: options.wakeUps ?? false,
     reconcile: options.reconcile ?? false,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
   });
   await probot.load(bot, {
@@ -202,6 +206,8 @@ export class Harness {
   ai: AiAdapter | undefined;
   /** The reconcile sweep of the next `start()` (default: none). */
   reconcile: PlaybookBotOptions["reconcile"] = false;
+  /** The metrics of the next `start()` (default: a registry of the app's own). */
+  metrics: AppMetrics | undefined;
   /** The app's close hook from the last `start()`: its timer stops, its own store closes. */
   close: () => Promise<void> = async () => undefined;
 
@@ -213,6 +219,7 @@ export class Harness {
       ...(this.coordination ? { coordination: this.coordination } : {}),
       wakeUps: this.wakeUps,
       reconcile: this.reconcile,
+      ...(this.metrics ? { metrics: this.metrics } : {}),
       ...(this.ai ? { ai: this.ai } : {}),
     });
     this.probot = started.probot;

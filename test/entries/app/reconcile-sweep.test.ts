@@ -2,7 +2,17 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, requestsDuring, type PendingCommentEvent } from "../../helpers/fake-github.js";
 import type { ReconcileSweep } from "../../../src/entries/app/reconcile-sweep.js";
-import { EXAMPLE_REPO, Harness, makeClock, readStatus } from "./harness.js";
+import { AppMetrics } from "../../../src/adapters/metrics/metrics.js";
+import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
+import { WAITING_LABEL } from "../../../src/entries/app/wake-ups.js";
+import {
+  EXAMPLE_REPO,
+  Harness,
+  REPO_ID,
+  INSTALLATION_ID,
+  makeClock,
+  readStatus,
+} from "./harness.js";
 
 /**
  * The reconcile sweep on the fake GitHub: work whose delivery was lost (or came late) is done by
@@ -29,6 +39,9 @@ steps:
 let fake: FakeGitHub;
 let h: Harness;
 let sweep: ReconcileSweep;
+let metrics: AppMetrics;
+const replays = async (kind: string) =>
+  (await metrics.reconcileReplays.get()).values.find((v) => v.labels.kind === kind)?.value ?? 0;
 
 const said = () => [...fake.comments.values()].filter((c) => c.body.startsWith("Done.")).length;
 const run = () => {
@@ -64,6 +77,9 @@ beforeEach(async () => {
     graceMs: 0,
     onSweep: (s) => (sweep = s),
   };
+  metrics = new AppMetrics();
+  h.metrics = metrics;
+  h.coordination = new MemoryCoordination();
   await h.start();
   fake.openIssue("Issue", "", "alice");
   await h.comment(1, "alice", "/run gate");
@@ -84,6 +100,7 @@ describe("the reconcile sweep", () => {
     expect(said()).toBe(1);
     expect(run().status).toBe("completed");
     expect(reactions(id, "rocket")).toBe(1);
+    expect(await replays("command")).toBe(1);
 
     // Another sweep finds it answered; GitHub's delivery, late, is the same comment: done.
     expect(await sweep.run()).toMatchObject({ replayed: 0, failed: 0 });
@@ -108,6 +125,7 @@ describe("the reconcile sweep", () => {
 
     const report = await sweep.run();
     expect(report).toMatchObject({ carriedOn: 1, replayed: 0, failed: 0 });
+    expect(await replays("carry-on")).toBe(1);
     await h.drain();
     expect(said()).toBe(1);
     expect(run().status).toBe("completed");
@@ -151,5 +169,25 @@ describe("the reconcile sweep", () => {
     expect(said()).toBe(0);
     expect(run().stack[0]?.phase).toBe("waiting");
     expect(reactions(c.id, "rocket")).toBe(0);
+  });
+
+  it("sweeps a repository once at a time: another holder of its lock (a replica) has it", async () => {
+    const store = h.coordination as MemoryCoordination;
+    lostComment("carol", "/approve");
+    const held = await store.acquire(`reconcile:${INSTALLATION_ID}:${REPO_ID}`);
+    expect(await sweep.run()).toMatchObject({ repositories: 0, replayed: 0 });
+    expect(said()).toBe(0);
+    await held.release();
+    expect(await sweep.run()).toMatchObject({ repositories: 1, replayed: 1 });
+  });
+
+  it("ticks an issue labelled as waiting whose wake-ups the store does not know", async () => {
+    // A label no run's wait stands behind (the store that knew its wake-ups is gone).
+    fake.labelAs(1, WAITING_LABEL.name, "playbook-bot[bot]");
+    expect(await sweep.run()).toMatchObject({ woken: 1, failed: 0 });
+    expect(await replays("wake")).toBe(1);
+    // The tick found no run waiting for a time: the label is taken off, and not ticked again.
+    expect(fake.issues.get(1)?.labels).not.toContain(WAITING_LABEL.name);
+    expect(await sweep.run()).toMatchObject({ woken: 0 });
   });
 });
