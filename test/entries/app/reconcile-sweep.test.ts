@@ -5,6 +5,7 @@ import type { ReconcileSweep } from "../../../src/entries/app/reconcile-sweep.js
 import { AppMetrics } from "../../../src/adapters/metrics/metrics.js";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { WAITING_LABEL } from "../../../src/entries/app/wake-ups.js";
+import { AppConfigError, readAppConfig } from "../../../src/entries/app/config.js";
 import {
   EXAMPLE_REPO,
   Harness,
@@ -189,5 +190,19 @@ describe("the reconcile sweep", () => {
     // The tick found no run waiting for a time: the label is taken off, and not ticked again.
     expect(fake.issues.get(1)?.labels).not.toContain(WAITING_LABEL.name);
     expect(await sweep.run()).toMatchObject({ woken: 0 });
+  });
+});
+
+describe("RECONCILE_INTERVAL", () => {
+  const env = { APP_ID: "1", WEBHOOK_SECRET: "s" };
+  it("sets the sweep's interval in seconds; 0 turns it off; unset leaves the default", () => {
+    expect(readAppConfig({ ...env, RECONCILE_INTERVAL: "300" }).reconcileIntervalMs).toBe(300_000);
+    expect(readAppConfig({ ...env, RECONCILE_INTERVAL: "0" }).reconcileIntervalMs).toBe(0);
+    expect(readAppConfig(env).reconcileIntervalMs).toBeUndefined();
+  });
+
+  it("refuses what is not a whole number of seconds", () => {
+    for (const bad of ["2m", "-1", "1.5", "999999"])
+      expect(() => readAppConfig({ ...env, RECONCILE_INTERVAL: bad })).toThrow(AppConfigError);
   });
 });
