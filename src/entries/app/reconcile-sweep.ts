@@ -56,6 +56,8 @@ const REPOSITORIES_TTL_MS = 10 * 60_000;
 const STATE_TTL_MS = 7 * 24 * 3_600_000;
 /** Comments updated this long before the newest one seen are looked at again (late arrivals). */
 const OVERLAP_MS = 60_000;
+/** How many answered commands a repository's record remembers (enough for OVERLAP_MS). */
+const MAX_ANSWERED = 200;
 
 /** What the app gives the sweep. */
 export interface SweepHost {
@@ -100,6 +102,8 @@ interface RepoSweepState {
   watch: Record<string, { issue: number; at: number }>;
   /** Issues whose replays failed: read again by the next sweep. */
   pending: number[];
+  /** Commands lately found answered (or replayed): not asked about again (the newest kept). */
+  answered?: number[];
 }
 
 /** What one sweep did (for logs and tests). */
@@ -246,7 +250,7 @@ export class ReconcileSweep {
     const pending = new Set(state.pending);
     const todo = new Map<number, Replay<RestReconcileComment>[] | undefined>();
     for (const [issue, comments] of commands)
-      todo.set(issue, await this.unanswered(octokit, repo, comments, now));
+      todo.set(issue, await this.unanswered(octokit, repo, comments, now, state));
     for (const issue of pending) if (!todo.has(issue)) todo.set(issue, undefined);
     for (const [issue, known] of todo) {
       try {
@@ -263,6 +267,10 @@ export class ReconcileSweep {
             ignoredLabels: new Set(),
           }));
         await this.replay(octokit, installation, repo, issue, replays, report);
+        remember(
+          state,
+          replays.map((r) => (r.kind === "command" ? r.comment.id : 0)),
+        );
         pending.delete(issue);
       } catch (err) {
         pending.add(issue);
@@ -318,7 +326,11 @@ export class ReconcileSweep {
           : undefined;
         if (at === undefined) delete state.watch[String(c.id)];
         else state.watch[String(c.id)] = { issue, at };
-      } else if (isCommandComment(c) && Date.parse(c.created_at) >= now - RECONCILE_WINDOW_MS) {
+      } else if (
+        isCommandComment(c) &&
+        Date.parse(c.created_at) >= now - RECONCILE_WINDOW_MS &&
+        !state.answered?.includes(c.id)
+      ) {
         commands.set(issue, [...(commands.get(issue) ?? []), c]);
       }
       if (!state.seen || updated > Date.parse(state.seen))
@@ -333,17 +345,15 @@ export class ReconcileSweep {
     repo: Repository,
     comments: RestReconcileComment[],
     now: number,
+    state: RepoSweepState,
   ): Promise<Replay<RestReconcileComment>[]> {
+    const login = this.botLogin();
+    const answered = await answeredCommands(octokit, repo.owner.login, repo.name, comments, login);
+    remember(state, [...answered]);
     return issueReplays({
       comments,
       labelEvents: [],
-      answered: await answeredCommands(
-        octokit,
-        repo.owner.login,
-        repo.name,
-        comments,
-        this.botLogin(),
-      ),
+      answered,
       answeredEvents: new Set(),
       ignoredLabels: new Set(),
       since: now - RECONCILE_WINDOW_MS,
@@ -468,6 +478,12 @@ export class ReconcileSweep {
       (c.performed_via_github_app?.id === this.host.appId || c.user.login === this.login)
     );
   }
+}
+
+/** Commands known answered: the newest MAX_ANSWERED are kept. */
+function remember(state: RepoSweepState, ids: number[]): void {
+  const known = new Set([...(state.answered ?? []), ...ids.filter((id) => id > 0)]);
+  state.answered = [...known].sort((a, b) => a - b).slice(-MAX_ANSWERED);
 }
 
 function fresh(now: number): RepoSweepState {
