@@ -172,6 +172,40 @@ describe("the reconcile sweep", () => {
     expect(reactions(c.id, "rocket")).toBe(0);
   });
 
+  it("tries again, by the next sweep, a replay that failed, though the listing is then unchanged (304)", async () => {
+    const { id } = lostComment("carol", "/approve");
+    let failures = 1;
+    fake.fault = ({ method, path }) =>
+      method === "GET" && path === "/repos/Codertocat/Hello-World/issues/1" && failures-- > 0
+        ? { status: 502 }
+        : undefined;
+    expect(await sweep.run()).toMatchObject({ replayed: 0, failed: 1 });
+    expect(reactions(id, "rocket")).toBe(0);
+    const again = await requestsDuring(fake, () => sweep.run());
+    expect(again.requests.slice(0, 2)).toEqual([
+      "GET /repos/Codertocat/Hello-World/issues/comments (304)",
+      "GET /repos/Codertocat/Hello-World/issues (304)",
+    ]);
+    await h.drain();
+    expect(said()).toBe(1);
+    expect(reactions(id, "rocket")).toBe(1);
+  });
+
+  it("after a restart on a fresh in-memory store, carries on a run whose continuation was lost", async () => {
+    fake.postAs(1, "carol", "/approve");
+    const created = fake.events.shift();
+    if (!created) throw new Error("no event");
+    await h.deliver("issue_comment", h.commentPayload(created));
+    fake.events.length = 0; // the continuation is lost, and the process restarts
+    await h.close();
+    h.coordination = undefined;
+    await h.start();
+    expect(await sweep.run()).toMatchObject({ carriedOn: 1, replayed: 0, failed: 0 });
+    await h.drain();
+    expect(said()).toBe(1);
+    expect(run().status).toBe("completed");
+  });
+
   it("sweeps a repository once at a time: another holder of its lock (a replica) has it", async () => {
     const store = h.coordination as MemoryCoordination;
     lostComment("carol", "/approve");
