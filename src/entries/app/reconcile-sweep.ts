@@ -273,6 +273,11 @@ export class ReconcileSweep {
         );
         pending.delete(issue);
       } catch (err) {
+        const status = (err as { status?: number }).status;
+        if (status === 404 || status === 410) {
+          pending.delete(issue); // the issue is gone (or moved): nothing to do there
+          continue;
+        }
         pending.add(issue);
         report.failed++;
         this.host.log(
@@ -371,11 +376,16 @@ export class ReconcileSweep {
   ): Promise<void> {
     if (replays.length === 0) return;
     // The issue as it is now (its labels, body and comment count), read once.
-    const { data: issue } = await octokit.rest.issues.get({
-      owner: repo.owner.login,
-      repo: repo.name,
-      issue_number: number,
-    });
+    const issue = await octokit.rest.issues
+      .get({ owner: repo.owner.login, repo: repo.name, issue_number: number })
+      .then(
+        ({ data }) => data,
+        (err: { status?: number }) => {
+          if (err.status === 404 || err.status === 410) return undefined; // gone: nothing to do
+          throw err;
+        },
+      );
+    if (!issue) return;
     const repository = {
       id: repo.id,
       name: repo.name,
