@@ -248,24 +248,23 @@ export class ReconcileSweep {
     const commands = await this.readUpdates(octokit, installation, repo, state, now);
     await this.wakeWaiting(octokit, repo, state, address, now, report);
     const pending = new Set(state.pending);
-    const todo = new Map<number, Replay<RestReconcileComment>[] | undefined>();
-    for (const [issue, comments] of commands)
-      todo.set(issue, await this.unanswered(octokit, repo, comments, now, state));
+    // An issue's commands from the listing, or (an issue whose replays failed) read again.
+    const todo = new Map<number, RestReconcileComment[] | undefined>(commands);
     for (const issue of pending) if (!todo.has(issue)) todo.set(issue, undefined);
-    for (const [issue, known] of todo) {
+    for (const [issue, listed] of todo) {
       try {
-        const replays =
-          known ??
-          (await readIssueReplays(octokit, {
-            owner: repo.owner.login,
-            repo: repo.name,
-            issue,
-            botLogin: this.botLogin(),
-            since: now - RECONCILE_WINDOW_MS,
-            labels: false,
-            answersOf: () => [],
-            ignoredLabels: new Set(),
-          }));
+        const replays = listed
+          ? await this.unanswered(octokit, repo, listed, now, state)
+          : await readIssueReplays(octokit, {
+              owner: repo.owner.login,
+              repo: repo.name,
+              issue,
+              botLogin: this.botLogin(),
+              since: now - RECONCILE_WINDOW_MS,
+              labels: false,
+              answersOf: () => [],
+              ignoredLabels: new Set(),
+            });
         await this.replay(octokit, installation, repo, issue, replays, report);
         remember(
           state,
@@ -435,13 +434,22 @@ export class ReconcileSweep {
     }
     for (const issue of state.waiting ?? []) {
       if (await this.host.waitKnown(address(issue))) continue;
-      this.host.log(
-        "info",
-        `reconcile: ${repo.owner.login}/${repo.name}#${issue}: waits for a time the store does not know; ticking it`,
-      );
-      await this.host.tick(address(issue), `reconcile-wake:${now}`);
-      this.host.metrics.reconcileReplays.inc({ kind: "wake" });
-      report.woken++;
+      try {
+        this.host.log(
+          "info",
+          `reconcile: ${repo.owner.login}/${repo.name}#${issue}: waits for a time the store does not know; ticking it`,
+        );
+        await this.host.tick(address(issue), `reconcile-wake:${now}`);
+        this.host.metrics.reconcileReplays.inc({ kind: "wake" });
+        report.woken++;
+      } catch (err) {
+        // Still unknown to the store: the next sweep tries again.
+        report.failed++;
+        this.host.log(
+          "warn",
+          `reconcile: ${repo.owner.login}/${repo.name}#${issue}: the tick failed (${String(err)}); the next sweep tries again`,
+        );
+      }
     }
   }
 
