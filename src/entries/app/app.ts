@@ -49,7 +49,7 @@ import { toolRunnerOf } from "../../runtime/tools.js";
 import { IssueController, type IssueRef, type PlaybookCatalog } from "./controller.js";
 import { AppMetrics } from "../../adapters/metrics/metrics.js";
 import { Serving } from "./serving.js";
-import { ReconcileSweep, type ReconcileSweepOptions } from "./reconcile-sweep.js";
+import { ReconcileSweep, sweepOptions, type ReconcileSweepOptions } from "./reconcile-sweep.js";
 
 export interface PlaybookBotOptions {
   config: AppConfig;
@@ -476,13 +476,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
 
     options.onTicks?.((wake, eventId) => tickIssue(wake, eventId));
 
-    const reconcile =
-      options.reconcile ??
-      (config.reconcileIntervalMs === 0
-        ? false
-        : config.reconcileIntervalMs
-          ? { intervalMs: config.reconcileIntervalMs }
-          : {});
+    const reconcile = sweepOptions(options.reconcile, config.reconcileIntervalMs);
     if (reconcile !== false) {
       const sweep = new ReconcileSweep(
         {

@@ -45,6 +45,16 @@ export interface ReconcileSweepOptions {
 }
 
 export const DEFAULT_RECONCILE_INTERVAL_MS = 2 * 60_000;
+
+/** The sweep's options: as given, else from the config (RECONCILE_INTERVAL; 0: no sweep). */
+export function sweepOptions(
+  given: false | ReconcileSweepOptions | undefined,
+  configuredMs: number | undefined,
+): false | ReconcileSweepOptions {
+  if (given !== undefined) return given;
+  if (configuredMs === 0) return false;
+  return configuredMs ? { intervalMs: configuredMs } : {};
+}
 const DEFAULT_GRACE_MS = 30_000;
 /** Pages (of 100) of a repository's updated comments read per sweep. */
 const MAX_COMMENT_PAGES = 5;

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, requestsDuring, type PendingCommentEvent } from "../../helpers/fake-github.js";
-import type { ReconcileSweep } from "../../../src/entries/app/reconcile-sweep.js";
+import { sweepOptions, type ReconcileSweep } from "../../../src/entries/app/reconcile-sweep.js";
 import { AppMetrics } from "../../../src/adapters/metrics/metrics.js";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { WAITING_LABEL } from "../../../src/entries/app/wake-ups.js";
@@ -233,6 +233,14 @@ describe("RECONCILE_INTERVAL", () => {
     expect(readAppConfig({ ...env, RECONCILE_INTERVAL: "300" }).reconcileIntervalMs).toBe(300_000);
     expect(readAppConfig({ ...env, RECONCILE_INTERVAL: "0" }).reconcileIntervalMs).toBe(0);
     expect(readAppConfig(env).reconcileIntervalMs).toBeUndefined();
+  });
+
+  it("is what the app's sweep runs on, unless the app is given options of its own", () => {
+    expect(sweepOptions(undefined, 0)).toBe(false);
+    expect(sweepOptions(undefined, 300_000)).toEqual({ intervalMs: 300_000 });
+    expect(sweepOptions(undefined, undefined)).toEqual({});
+    expect(sweepOptions(false, 300_000)).toBe(false);
+    expect(sweepOptions({ intervalMs: 5 }, 0)).toEqual({ intervalMs: 5 });
   });
 
   it("refuses what is not a whole number of seconds", () => {
