@@ -748,6 +748,9 @@ export class MemoryGitHubApi {
           ],
         },
       ];
+    // The app itself, as its JWT sees it: its bot account is `<slug>[bot]`.
+    if (p === "/app" && method === "GET")
+      return [200, { id: this.appId, slug: this.botLogin.replace(/\[bot\]$/, "") }];
     // The app's installation token, as a Probot app asks for one (then cached for an hour).
     if (/^\/app\/installations\/[0-9]+\/access_tokens$/.test(p) && method === "POST") {
       this.tokensIssued++;
@@ -927,6 +930,33 @@ export class MemoryGitHubApi {
       if (!role) return notFound();
       const legacy = role === "maintain" ? "write" : role === "triage" ? "read" : role;
       return [200, { permission: legacy, role_name: role, user: this.user(m[1] as string) }];
+    }
+
+    // The repository's issue comments, as GitHub lists them: `since` an update time, sorted by
+    // creation (the default) or update, paged with links.
+    if (sub === "/issues/comments" && method === "GET") {
+      const since = q.get("since");
+      const byUpdate = q.get("sort") === "updated";
+      const key = (c: ApiComment) =>
+        (byUpdate ? c.updated_at : c.created_at) + String(c.id).padStart(12, "0");
+      const all = [...this.comments.values()]
+        .filter((c) => since === null || Date.parse(c.updated_at) >= Date.parse(since))
+        .sort((a, b) => (key(a) < key(b) ? -1 : 1));
+      if (q.get("direction") === "desc") all.reverse();
+      const perPage = Number(q.get("per_page") ?? 30);
+      const page = Number(q.get("page") ?? 1);
+      const pages = Math.max(1, Math.ceil(all.length / perPage));
+      const headers: Record<string, string> = {};
+      if (page < pages) {
+        const next = new URL(url.toString());
+        next.searchParams.set("page", String(page + 1));
+        headers.link = `<${next.toString()}>; rel="next"`;
+      }
+      return [
+        200,
+        all.slice((page - 1) * perPage, page * perPage).map((c) => this.restComment(c)),
+        headers,
+      ];
     }
 
     // comments

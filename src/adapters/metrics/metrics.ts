@@ -53,6 +53,7 @@ export class AppMetrics {
   readonly rateLimitRemaining: Gauge<"resource">;
   readonly alerts: Counter<"source" | "outcome">;
   readonly queue: Gauge<"state">;
+  readonly reconcileReplays: Counter<"kind">;
   private readonly hooked = new WeakSet<object>();
 
   constructor(options: AppMetricsOptions = {}) {
@@ -112,6 +113,12 @@ export class AppMetrics {
       name: "playbook_bot_queue_depth",
       help: "Events in flight: waiting (for their issue's lock) and running (their work under the lock).",
       labelNames: ["state"],
+      registers,
+    });
+    this.reconcileReplays = new Counter({
+      name: "playbook_bot_reconcile_replays_total",
+      help: "What the reconcile sweep found undone and did again, by kind: command (a command nobody answered), carry-on (an issue whose runs' next step never came), wake (an issue waiting for a time the store had forgotten).",
+      labelNames: ["kind"],
       registers,
     });
     this.queue.set({ state: "waiting" }, 0);

@@ -5,12 +5,13 @@ import { pino } from "pino";
 import { Probot, ProbotOctokit } from "probot";
 import { MemoryCoordination } from "../../adapters/coordination/memory.js";
 import { plainLine } from "../../core/util/log-line.js";
-import { parseCommands } from "../../core/engine/commands.js";
 import { createPlaybookBot } from "../app/app.js";
 import { answeredEvents } from "../app/controller.js";
 import type { AppConfig } from "../app/config.js";
 import { WAITING_LABEL, type IssueWakeUp } from "../app/wake-ups.js";
 import type { Octokit } from "../../adapters/github/octokit-port.js";
+import { readIssueReplays } from "../../adapters/github/reconcile-reader.js";
+import { RECONCILE_WINDOW_MS } from "../../runtime/reconcile.js";
 
 /**
  * The Actions runtime (`mode: bot`): the app's own handlers, driven by one workflow run's event
@@ -24,9 +25,8 @@ import type { Octokit } from "../../adapters/github/octokit-port.js";
 export const ACTIONS_BOT_LOGIN = "github-actions[bot]";
 export const ACTIONS_APP_ID = 15368;
 
-/** How far back an issue's commands and labels are replayed, and how many of each are read. */
-export const RECONCILE_WINDOW_MS = 24 * 3_600_000;
-const RECONCILE_PAGE = 100;
+/** How far back an issue's commands and labels are replayed. */
+export { RECONCILE_WINDOW_MS };
 
 export interface BotEnv {
   env: NodeJS.ProcessEnv;
@@ -67,11 +67,6 @@ interface EventPayload {
   workflow_run?: { path?: string; id?: number };
   inputs?: Record<string, unknown>;
 }
-
-/** One thing on an issue to replay, at its time. */
-type Replay =
-  | { at: string; kind: "comment"; comment: RestComment }
-  | { at: string; kind: "label"; event: RestIssueEvent };
 
 function input(env: NodeJS.ProcessEnv, name: string): string {
   return (env[`INPUT_${name.replace(/ /g, "_").toUpperCase()}`] ?? "").trim();
@@ -134,48 +129,6 @@ function jobLog(log: (line: string) => void, level: string) {
   return pino({ level, base: null, timestamp: false }, sink);
 }
 
-/** Whether the bot already answered a command comment: its own 🚀 or 👎 is on it. */
-async function answered(
-  octokit: Octokit,
-  owner: string,
-  repo: string,
-  c: RestComment,
-): Promise<boolean> {
-  const counts = c.reactions ?? {};
-  for (const content of ["rocket", "-1"] as const) {
-    if (!Number(counts[content] ?? 0)) continue;
-    const { data } = await octokit.rest.reactions.listForIssueComment({
-      owner,
-      repo,
-      comment_id: c.id,
-      content,
-      per_page: 100,
-    });
-    if ((data as { user: RestUser }[]).some((r) => r.user?.login === ACTIONS_BOT_LOGIN))
-      return true;
-  }
-  return false;
-}
-
-/** The last page of a list the API gives oldest first: one request when it fits a page. */
-async function lastPage<T>(
-  octokit: Octokit,
-  route: string,
-  params: Record<string, unknown>,
-): Promise<T[]> {
-  const first = await octokit.request(route, { ...params, per_page: RECONCILE_PAGE });
-  const last = /<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="last"/.exec(
-    String(first.headers.link ?? ""),
-  )?.[1];
-  if (!last) return first.data as T[];
-  const page = await octokit.request(route, {
-    ...params,
-    per_page: RECONCILE_PAGE,
-    page: Number(last),
-  });
-  return page.data as T[];
-}
-
 /** Run the bot on the workflow's event. Returns the process's exit code. */
 export async function runBot(o: BotEnv): Promise<number> {
   let settings: ReturnType<typeof readBotSettings>;
@@ -211,6 +164,8 @@ export async function runBot(o: BotEnv): Promise<number> {
     inProcess: true,
     ephemeralStore: true,
     wakeUps: false,
+    // Each workflow run reconciles its issue itself (below).
+    reconcile: false,
     clock,
     onTicks: (t) => {
       tick = t;
@@ -378,48 +333,27 @@ async function reconcile(
   },
 ): Promise<void> {
   const { owner, repo } = o;
-  const since = o.clock().getTime() - RECONCILE_WINDOW_MS;
-  const params = { owner, repo, issue_number: o.issue.number };
-  const [comments, events] = await Promise.all([
-    lastPage<RestComment>(
-      octokit,
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
-      params,
-    ),
-    lastPage<RestIssueEvent>(
-      octokit,
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/events",
-      params,
-    ),
-  ]);
-  const recent = (at: string) => Date.parse(at) >= since;
-  const byBot = (u: RestUser) => u?.type === "Bot";
-  // The notices the bot wrote say which label events they answer.
-  const noticed = new Set<string>();
-  for (const c of comments)
-    if (c.user?.login === ACTIONS_BOT_LOGIN)
-      for (const id of answeredEvents(c.body ?? "")) noticed.add(id);
-  // Labels the issue was opened with are its opening's (handled with that event).
-  const openedAt = Date.parse(String(o.issue.created_at ?? ""));
-  const todo: Replay[] = [];
-  for (const c of comments) {
-    if (!recent(c.created_at) || byBot(c.user) || parseCommands(c.body ?? "").length === 0)
-      continue;
-    if (await answered(octokit, owner, repo, c)) continue;
-    todo.push({ at: c.created_at, kind: "comment", comment: c });
-  }
-  for (const e of events) {
-    if (e.event !== "labeled" || !e.label || !recent(e.created_at)) continue;
-    if (e.label.name === WAITING_LABEL.name || noticed.has(`label-${e.id}`)) continue;
-    if (o.openedEvent && Math.abs(Date.parse(e.created_at) - openedAt) < 5_000) continue;
-    todo.push({ at: e.created_at, kind: "label", event: e });
-  }
-  todo.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  const todo = await readIssueReplays<RestIssueEvent>(octokit, {
+    owner,
+    repo,
+    issue: o.issue.number,
+    botLogin: ACTIONS_BOT_LOGIN,
+    since: o.clock().getTime() - RECONCILE_WINDOW_MS,
+    labels: true,
+    answersOf: answeredEvents,
+    ignoredLabels: new Set([WAITING_LABEL.name]),
+    // Labels the issue was opened with are its opening's (handled with that event).
+    ...(o.openedEvent ? { openedAt: Date.parse(String(o.issue.created_at ?? "")) } : {}),
+  });
   // The issue as it is now (its labels, body and comment count), read once.
-  const { data: issue } = await octokit.rest.issues.get(params);
+  const { data: issue } = await octokit.rest.issues.get({
+    owner,
+    repo,
+    issue_number: o.issue.number,
+  });
   for (const r of todo) {
-    if (r.kind === "comment")
-      await o.receive(`comment-${r.comment.id}`, "issue_comment", {
+    if (r.kind === "command")
+      await o.receive(r.id, "issue_comment", {
         action: "created",
         issue,
         comment: r.comment,
@@ -427,7 +361,7 @@ async function reconcile(
         sender: r.comment.user,
       });
     else
-      await o.receive(`label-${r.event.id}`, "issues", {
+      await o.receive(r.id, "issues", {
         action: "labeled",
         issue,
         label: r.event.label,

@@ -13,6 +13,7 @@ import {
   IssueWakeUps,
   WAITING_LABEL,
   WakeUpTimer,
+  waitingKey,
   wakeUpKey,
   type IssueAddress,
   type IssueWakeUp,
@@ -48,6 +49,7 @@ import { toolRunnerOf } from "../../runtime/tools.js";
 import { IssueController, type IssueRef, type PlaybookCatalog } from "./controller.js";
 import { AppMetrics } from "../../adapters/metrics/metrics.js";
 import { Serving } from "./serving.js";
+import { ReconcileSweep, sweepOptions, type ReconcileSweepOptions } from "./reconcile-sweep.js";
 
 export interface PlaybookBotOptions {
   config: AppConfig;
@@ -102,6 +104,11 @@ export interface PlaybookBotOptions {
    * carries instead (default false).
    */
   ephemeralStore?: boolean;
+  /**
+   * The reconcile sweep (reconcile-sweep.ts): every interval and at start, what was asked for and
+   * never done is done. `false`: none (the Actions runtime reconciles each issue itself).
+   */
+  reconcile?: false | ReconcileSweepOptions;
   /** Given, once loaded, a way to tick one issue's runs now (the Actions runtime's sweeper). */
   onTicks?: (tick: (wake: IssueWakeUp, eventId: string) => Promise<void>) => void;
   /** Where the app's metrics are kept (`GET /metrics`); default: a registry of this app's own. */
@@ -228,7 +235,10 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
   const serving = new Serving(options.metrics ?? new AppMetrics());
 
   // What `close` ends: the timers this app started and the stores it opened itself.
-  const opened: { timers: WakeUpTimer[]; stores: Coordination[] } = { timers: [], stores: [] };
+  const opened: { timers: { stop(): Promise<void> }[]; stores: Coordination[] } = {
+    timers: [],
+    stores: [],
+  };
   /** Stops the wake-up timers (waiting for deliveries under way), then the stores it opened. */
   async function close(): Promise<void> {
     for (const t of opened.timers.splice(0)) await t.stop();
@@ -309,10 +319,15 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
      * succeeded. A failure of the shared store is logged; the delivery stays not done, so GitHub's
      * redelivery of it does the work.
      */
-    async function once(context: Context, lockKey: string, work: () => Promise<void>) {
+    async function once(
+      context: Context,
+      lockKey: string,
+      work: () => Promise<void>,
+      doneId = context.id,
+    ) {
       try {
         const done = await withDeadline(
-          doOnce(coordination, context.id, lockKey, DELIVERY_TTL_MS, serving.locked(work), lock),
+          doOnce(coordination, doneId, lockKey, DELIVERY_TTL_MS, serving.locked(work), lock),
           eventTimeoutMs,
           `work on ${lockKey}`,
         );
@@ -461,12 +476,41 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
 
     options.onTicks?.((wake, eventId) => tickIssue(wake, eventId));
 
+    const reconcile = sweepOptions(options.reconcile, config.reconcileIntervalMs);
+    if (reconcile !== false) {
+      const sweep = new ReconcileSweep(
+        {
+          coordination,
+          clock,
+          metrics: serving.metrics,
+          log: (level, line) => app.log[level](line),
+          appId: config.appId,
+          ...(config.botLogin ? { botLogin: config.botLogin } : {}),
+          auth: async (installation) =>
+            withRequestTimeout(
+              (await app.auth(installation)) as unknown as Octokit,
+              requestTimeoutMs,
+            ),
+          receive: (id, name, payload) => app.receive({ id, name, payload } as never),
+          stateKey: (installation, repository) =>
+            repositoryStateKey(config.stateSecret, installation, repository),
+          carryOn: (a, eventId) => tickIssue({ ...a, run: "" }, eventId, true),
+          tick: (a, eventId) => tickIssue({ ...a, run: "" }, eventId),
+          waitKnown: async (a) => (await coordination.get(waitingKey(a))) !== undefined,
+        },
+        reconcile,
+      );
+      opened.timers.push(sweep);
+      sweep.start();
+      reconcile.onSweep?.(sweep);
+    }
+
     /** A wake-up is due: its issue gets a tick, inside the issue's lock. */
     function deliverWakeUp(wake: IssueWakeUp, at: number): Promise<void> {
       return tickIssue(wake, `wake:${at}`);
     }
 
-    async function tickIssue(wake: IssueWakeUp, eventId: string): Promise<void> {
+    async function tickIssue(wake: IssueWakeUp, eventId: string, carryOn = false): Promise<void> {
       const octokit = withRequestTimeout(
         (await app.auth(wake.installation)) as unknown as Octokit,
         requestTimeoutMs,
@@ -491,6 +535,10 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
           issueRef(issue),
           w,
         );
+        if (carryOn) {
+          await controller.carryOn(eventId);
+          return;
+        }
         await controller.onTick(eventId, wake.run || undefined);
         if (!wake.run) w.noneLeft = !(await controller.hasUnfinishedRuns());
       });
@@ -732,19 +780,25 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
     function handle(
       issueOf: (context: Context) => number | undefined,
       work: (context: Context, w: IssueWork) => Promise<void>,
+      doneIdOf?: (context: Context) => string,
     ) {
       return async (context: Context): Promise<void> => {
         const number = issueOf(context);
         if (number === undefined) return;
         const { owner, repo } = context.repo();
         const full = `${owner}/${repo}`;
-        await once(context, `issue:${full}#${number}`, () =>
-          issueWork(full, number, (w) => work(context, w)),
+        await once(
+          context,
+          `issue:${full}#${number}`,
+          () => issueWork(full, number, (w) => work(context, w)),
+          doneIdOf?.(context),
         );
       };
     }
 
     const issueNumber = (c: Context) => (c.payload as { issue?: { number: number } }).issue?.number;
+    const commentEventId = (c: Context) =>
+      `comment-${(c.payload as { comment: { id: number } }).comment.id}`;
 
     app.on(
       "issues.labeled",
@@ -787,14 +841,21 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
 
     app.on(
       "issue_comment.created",
-      handle(issueNumber, async (context, w) => {
-        const p = context.payload as unknown as { issue: RestIssue; comment: RestComment };
-        const comment = threadCommentOf(p.comment, config);
-        // This app's own comments are never commands; a status comment moves its run on when the
-        // app writes its state into it (an edit), not when it is created.
-        if (comment.byThisApp || comment.bot || !/^ {0,3}\//m.test(comment.body)) return;
-        await (await controllerFor(context, issueRef(p.issue), w)).onComment(comment, context.id);
-      }),
+      handle(
+        issueNumber,
+        async (context, w) => {
+          const p = context.payload as unknown as { issue: RestIssue; comment: RestComment };
+          const comment = threadCommentOf(p.comment, config);
+          // This app's own comments are never commands; a status comment moves its run on when the
+          // app writes its state into it (an edit), not when it is created.
+          if (comment.byThisApp || comment.bot || !/^ {0,3}\//m.test(comment.body)) return;
+          await (
+            await controllerFor(context, issueRef(p.issue), w)
+          ).onComment(comment, commentEventId(context));
+        },
+        // Done once per comment, whichever delivery brings it: GitHub's, or the reconcile's replay.
+        commentEventId,
+      ),
     );
 
     app.on(

@@ -16,6 +16,11 @@ export interface AppConfig {
    * this process's memory and only one replica may run.
    */
   redis?: { url: string; prefix: string };
+  /**
+   * How often the reconcile sweep looks for work nobody did (RECONCILE_INTERVAL, in seconds;
+   * 0 turns it off). Default: 120 s.
+   */
+  reconcileIntervalMs?: number;
 }
 
 const REDIS_PREFIX = /^[A-Za-z0-9:_.-]{1,64}$/;
@@ -71,6 +76,15 @@ export function readAppConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (env.APP_SLUG) config.botLogin = `${env.APP_SLUG}[bot]`;
   const redis = readRedis(env);
   if (redis) config.redis = redis;
+  const interval = env.RECONCILE_INTERVAL?.trim();
+  if (interval) {
+    const seconds = Number(interval);
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400)
+      throw new AppConfigError(
+        "RECONCILE_INTERVAL must be a whole number of seconds from 0 (no sweep) to 86400.",
+      );
+    config.reconcileIntervalMs = seconds * 1000;
+  }
   return config;
 }
 

@@ -1313,6 +1313,22 @@ export class IssueController {
   }
 
   /**
+   * A sweep found that a run of this issue may sit still: its save's continuation never came (a
+   * lost delivery), or an effect's result was never saved, or its wake-up was lost. Each open run
+   * is given a continuation at its own sequence number (the engine ignores it unless the run has
+   * a step to enter) and then a tick (which changes nothing unless something is due); both are
+   * safe to repeat. Returns how many runs were open.
+   */
+  async carryOn(eventId: string): Promise<number> {
+    this.fetched.clear(); // what an earlier event read may have changed since
+    const open = (await this.liveRuns()).runs.filter((r) => !isFinished(r.run));
+    for (const r of open)
+      await this.onContinuation(r.commentId, `${eventId}:${r.commentId}:${r.run.seq}`);
+    if (open.length) await this.onTick(eventId);
+    return open.length;
+  }
+
+  /**
    * Permissions are checked when a command arrives and again before an effect runs: everyone whose
    * approval let this run go on is looked up again and judged by the policy that admitted them
    * (users, teams, permission, allow_initiator). A lookup that fails denies.

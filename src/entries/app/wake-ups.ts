@@ -57,7 +57,7 @@ export function wakeUpKey(a: IssueAddress, run: string): string {
   return `wake:${a.installation}:${a.repository}:${a.issue}:${run || "*"}`;
 }
 
-function waitingKey(a: IssueAddress): string {
+export function waitingKey(a: IssueAddress): string {
   return `waiting-runs:${a.installation}:${a.repository}:${a.issue}`;
 }
 

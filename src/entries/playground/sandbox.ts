@@ -117,6 +117,8 @@ export class Sandbox {
       clock,
       ai: new MockAiAdapter(),
       wakeUps: poll === false ? false : { pollMs: poll, scanOnStart: false },
+      // The in-memory GitHub delivers every event it causes: none is lost to reconcile.
+      reconcile: false,
     });
     const middleware = await createNodeMiddleware(bot, { probot });
     const appServer = await listen(

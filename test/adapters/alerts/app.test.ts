@@ -48,6 +48,7 @@ describe("the app: GitHub's own alerts", () => {
       createPlaybookBot({
         config: { appId: 1, webhookSecret: "s", stateSecret: "x" },
         wakeUps: false,
+        reconcile: false,
       }),
     );
     await probot.receive({ id: "d-1", name: "dependabot_alert", payload } as never);

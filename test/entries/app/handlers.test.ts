@@ -675,7 +675,7 @@ describe("payload edge cases", () => {
     const { createPlaybookBot } = await import("../../../src/entries/app/app.js");
     const p = new Probot({ githubToken: "test", Octokit: ProbotOctokit, logLevel: "fatal" });
     await expect(
-      p.load(createPlaybookBot({ config: CONFIG, wakeUps: false }), {
+      p.load(createPlaybookBot({ config: CONFIG, wakeUps: false, reconcile: false }), {
         cwd: process.cwd(),
         addHandler: () => {
           throw new Error("no server");
@@ -683,7 +683,7 @@ describe("payload edge cases", () => {
       }),
     ).resolves.toBeUndefined();
     await expect(
-      p.load(createPlaybookBot({ config: CONFIG, wakeUps: false })),
+      p.load(createPlaybookBot({ config: CONFIG, wakeUps: false, reconcile: false })),
     ).resolves.toBeUndefined();
   });
 });

@@ -15,6 +15,7 @@ import {
 import { MockAiAdapter, type AiAdapter } from "../../../src/adapters/ai/adapter.js";
 import { FakeGitHub, type PendingCommentEvent } from "../../helpers/fake-github.js";
 import type { Coordination } from "../../../src/runtime/coordination.js";
+import type { AppMetrics } from "../../../src/adapters/metrics/metrics.js";
 
 export const APP_ID = 4242;
 export const OWNER = "Codertocat";
@@ -142,6 +143,10 @@ export async function makeProbot(
     ai?: AiAdapter;
     /** Octokit's retry plugin on, as in production (default: off, so every fault shows at once). */
     octokitRetries?: boolean;
+    /** The reconcile sweep (default: off; tests that need it pass it). */
+    reconcile?: PlaybookBotOptions["reconcile"];
+    /** Where the app's metrics are kept (default: a registry of its own). */
+    metrics?: AppMetrics;
   } = {},
 ): Promise<{ probot: Probot; handlers: Handler[]; close: () => Promise<void> }> {
   const probot = new Probot({
@@ -159,6 +164,8 @@ export async function makeProbot(
     ...(options.coordination ? { coordination: options.coordination } : {}),
     ...(options.lockLeaseMs ? { lockLeaseMs: options.lockLeaseMs } : {}),
     wakeUps: options.wakeUps ?? false,
+    reconcile: options.reconcile ?? false,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
   });
   await probot.load(bot, {
@@ -209,6 +216,10 @@ export class Harness {
   ai: AiAdapter | undefined;
   /** Octokit's retry plugin on in the next `start()`, as in production (default: off). */
   octokitRetries = false;
+  /** The reconcile sweep of the next `start()` (default: none). */
+  reconcile: PlaybookBotOptions["reconcile"] = false;
+  /** The metrics of the next `start()` (default: a registry of the app's own). */
+  metrics: AppMetrics | undefined;
   /** The app's close hook from the last `start()`: its timer stops, its own store closes. */
   close: () => Promise<void> = async () => undefined;
 
@@ -219,6 +230,8 @@ export class Harness {
       ...(this.requestTimeoutMs ? { requestTimeoutMs: this.requestTimeoutMs } : {}),
       ...(this.coordination ? { coordination: this.coordination } : {}),
       wakeUps: this.wakeUps,
+      reconcile: this.reconcile,
+      ...(this.metrics ? { metrics: this.metrics } : {}),
       ...(this.ai ? { ai: this.ai } : {}),
       octokitRetries: this.octokitRetries,
     });

@@ -319,7 +319,7 @@ describe("choosing the coordination store", () => {
     expect(openCoordination({}).kind).toBe("memory");
     const p = await probot();
     const info = vi.spyOn(p.log, "info");
-    await p.load(createPlaybookBot({ config, wakeUps: false }));
+    await p.load(createPlaybookBot({ config, wakeUps: false, reconcile: false }));
     expect(info).toHaveBeenCalledWith(
       "coordination: in this process's memory; run one replica only (set REDIS_URL to run several)",
     );
@@ -340,7 +340,7 @@ describe("choosing the coordination store", () => {
     }
     const p = await probot();
     const info = vi.spyOn(p.log, "info");
-    await p.load(createPlaybookBot({ config, wakeUps: false }));
+    await p.load(createPlaybookBot({ config, wakeUps: false, reconcile: false }));
     const line = String(info.mock.calls.find((c) => /coordination/.test(String(c[0])))?.[0]);
     expect(line).toBe(
       `coordination: Redis at ${server.url}; replicas share locks, delivery dedupe and run bookkeeping`,

@@ -53,6 +53,7 @@ export class ServedHarness extends Harness {
         clock: this.clock,
         ...(this.coordination ? { coordination: this.coordination } : {}),
         wakeUps: this.wakeUps,
+        reconcile: false,
         ...(this.alerts ? { alerts: this.alerts } : {}),
       }),
       { probot, webhooksPath: "/api/github/webhooks" },

@@ -45,6 +45,7 @@ class TracedHarness extends Harness {
       config: CONFIG,
       clock: this.clock,
       wakeUps: false,
+      reconcile: false,
       trace: this.trace,
     });
     await probot.load(bot, { cwd: process.cwd(), addHandler: (_h: Handler) => undefined });

@@ -1,0 +1,218 @@
+import {
+  ANSWER_REACTIONS,
+  issueReplays,
+  isCommandComment,
+  mayBeAnswered,
+  recentCommands,
+  type ReconcileComment,
+  type ReconcileLabelEvent,
+  type ReconcileUser,
+  type Replay,
+} from "../../runtime/reconcile.js";
+import { notModified, type Octokit } from "./octokit-port.js";
+
+/**
+ * What the reconcile reads from GitHub (see src/runtime/reconcile.ts for what it decides): an
+ * issue's recent comments and label events with the bot's answers to them, and, for the app's
+ * sweep, a repository's recently updated comments and its issues carrying a label — those two
+ * as conditional requests, so that a sweep that finds nothing new is answered 304 (which does
+ * not count against GitHub's rate limit).
+ */
+
+/** A comment as the REST API lists it (the fields the reconcile and the handlers use). */
+export interface RestReconcileComment extends ReconcileComment {
+  body?: string | null;
+  issue_url?: string;
+  performed_via_github_app?: { id: number } | null;
+}
+
+const PAGE = 100;
+
+/** The last page of a list the API gives oldest first: one request when it fits a page. */
+async function lastPage<T>(
+  octokit: Octokit,
+  route: string,
+  params: Record<string, unknown>,
+): Promise<T[]> {
+  const first = await octokit.request(route, { ...params, per_page: PAGE });
+  const last = /<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="last"/.exec(
+    String(first.headers.link ?? ""),
+  )?.[1];
+  if (!last) return first.data as T[];
+  const page = await octokit.request(route, { ...params, per_page: PAGE, page: Number(last) });
+  return page.data as T[];
+}
+
+/** Whether the bot (`botLogin`) answered a command comment: its own 🚀 or 👎 is on it. */
+export async function answeredByBot(
+  octokit: Octokit,
+  owner: string,
+  repo: string,
+  c: ReconcileComment,
+  botLogin: string,
+): Promise<boolean> {
+  if (!mayBeAnswered(c)) return false;
+  for (const content of ANSWER_REACTIONS) {
+    if (!Number(c.reactions?.[content] ?? 0)) continue;
+    const { data } = await octokit.rest.reactions.listForIssueComment({
+      owner,
+      repo,
+      comment_id: c.id,
+      content,
+      per_page: 100,
+    });
+    if ((data as { user: ReconcileUser | null }[]).some((r) => r.user?.login === botLogin))
+      return true;
+  }
+  return false;
+}
+
+/** The ids of the commands among `comments` that the bot answered (each checked once). */
+export async function answeredCommands(
+  octokit: Octokit,
+  owner: string,
+  repo: string,
+  comments: readonly ReconcileComment[],
+  botLogin: string,
+): Promise<Set<number>> {
+  const answered = new Set<number>();
+  for (const c of comments)
+    if (isCommandComment(c) && (await answeredByBot(octokit, owner, repo, c, botLogin)))
+      answered.add(c.id);
+  return answered;
+}
+
+export interface IssueReadOptions {
+  owner: string;
+  repo: string;
+  issue: number;
+  /** The account the bot writes (and reacts) as. */
+  botLogin: string;
+  /** Only what was asked for since then (epoch ms). */
+  since: number;
+  /** Whether label events are reconciled too (the Actions bot); else comments only. */
+  labels: boolean;
+  /** The events a notice of the bot says it answers (see answersMarker). */
+  answersOf: (body: string) => string[];
+  /** Labels that start nothing. */
+  ignoredLabels: ReadonlySet<string>;
+  /** When the issue was opened, when this reconcile follows its opening. */
+  openedAt?: number;
+}
+
+/**
+ * One issue's replays, oldest first: its last page of comments (and of label events) read, the
+ * bot's reactions asked for where the counts show one may be there.
+ */
+export async function readIssueReplays<E extends ReconcileLabelEvent = ReconcileLabelEvent>(
+  octokit: Octokit,
+  o: IssueReadOptions,
+): Promise<Replay<RestReconcileComment, E>[]> {
+  const params = { owner: o.owner, repo: o.repo, issue_number: o.issue };
+  const [comments, events] = await Promise.all([
+    lastPage<RestReconcileComment>(
+      octokit,
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+      params,
+    ),
+    o.labels
+      ? lastPage<E>(octokit, "GET /repos/{owner}/{repo}/issues/{issue_number}/events", params)
+      : Promise.resolve([] as E[]),
+  ]);
+  const noticed = new Set<string>();
+  for (const c of comments)
+    if (c.user?.login === o.botLogin) for (const id of o.answersOf(c.body ?? "")) noticed.add(id);
+  const candidates = recentCommands(comments, o.since);
+  return issueReplays({
+    comments,
+    labelEvents: events,
+    answered: await answeredCommands(octokit, o.owner, o.repo, candidates, o.botLogin),
+    answeredEvents: noticed,
+    ignoredLabels: o.ignoredLabels,
+    since: o.since,
+    ...(o.openedAt !== undefined && Number.isFinite(o.openedAt) ? { openedAt: o.openedAt } : {}),
+  });
+}
+
+/** The issue a listed comment belongs to (`issue_url` ends with its number). */
+export function issueOfComment(c: { issue_url?: string }): number | undefined {
+  const n = Number(/\/issues\/(\d+)$/.exec(c.issue_url ?? "")?.[1]);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/** A conditional listing's answer: unchanged since `etag`, or what it lists now. */
+export type Listed<T> =
+  | { notModified: true }
+  | { notModified: false; items: T[]; etag: string | undefined; complete: boolean };
+
+/**
+ * A repository's comments updated since `since`, newest update first, at most `maxPages` pages
+ * (`complete` false when there were more). The first page is asked for with `If-None-Match`:
+ * a 304 means nothing was updated since the answer that `etag` came with, at no rate-limit cost.
+ */
+export async function listUpdatedComments(
+  octokit: Octokit,
+  o: { owner: string; repo: string; since: string; etag?: string; maxPages: number },
+): Promise<Listed<RestReconcileComment>> {
+  const items: RestReconcileComment[] = [];
+  let etag: string | undefined;
+  for (let page = 1; page <= o.maxPages; page++) {
+    let answer: { data: unknown; headers: Record<string, unknown> };
+    try {
+      answer = await octokit.request("GET /repos/{owner}/{repo}/issues/comments", {
+        owner: o.owner,
+        repo: o.repo,
+        since: o.since,
+        sort: "updated",
+        direction: "desc",
+        per_page: PAGE,
+        page,
+        ...(page === 1 && o.etag ? { headers: { "if-none-match": o.etag } } : {}),
+      });
+    } catch (err) {
+      if (page === 1 && o.etag && notModified(err)) return { notModified: true };
+      throw err;
+    }
+    if (page === 1 && typeof answer.headers.etag === "string") etag = answer.headers.etag;
+    const data = answer.data as RestReconcileComment[];
+    items.push(...data);
+    if (data.length < PAGE || !/rel="next"/.test(String(answer.headers.link ?? "")))
+      return { notModified: false, items, etag, complete: true };
+  }
+  return { notModified: false, items, etag, complete: false };
+}
+
+/**
+ * The numbers of a repository's open issues (not pull requests) carrying `label`, at most
+ * `maxPages` pages, asked for with `If-None-Match` like `listUpdatedComments`.
+ */
+export async function listLabelledIssues(
+  octokit: Octokit,
+  o: { owner: string; repo: string; label: string; etag?: string; maxPages: number },
+): Promise<Listed<number>> {
+  const items: number[] = [];
+  let etag: string | undefined;
+  for (let page = 1; page <= o.maxPages; page++) {
+    let answer: { data: unknown; headers: Record<string, unknown> };
+    try {
+      answer = await octokit.request("GET /repos/{owner}/{repo}/issues", {
+        owner: o.owner,
+        repo: o.repo,
+        labels: o.label,
+        state: "open",
+        per_page: PAGE,
+        page,
+        ...(page === 1 && o.etag ? { headers: { "if-none-match": o.etag } } : {}),
+      });
+    } catch (err) {
+      if (page === 1 && o.etag && notModified(err)) return { notModified: true };
+      throw err;
+    }
+    if (page === 1 && typeof answer.headers.etag === "string") etag = answer.headers.etag;
+    const data = answer.data as { number: number; pull_request?: unknown }[];
+    items.push(...data.filter((i) => !i.pull_request).map((i) => i.number));
+    if (data.length < PAGE || !/rel="next"/.test(String(answer.headers.link ?? "")))
+      return { notModified: false, items, etag, complete: true };
+  }
+  return { notModified: false, items, etag, complete: false };
+}

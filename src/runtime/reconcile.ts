@@ -1,0 +1,147 @@
+import { parseCommands } from "../core/engine/commands.js";
+import { activeFrame, isFinished, type RunState } from "../core/engine/state.js";
+
+/**
+ * The level-triggered reconcile of an issue, as pure decisions: given what the issue shows (its
+ * recent comments and label events, the bot's answers to them, its runs' states), what was asked
+ * for and never answered, to be done again. The Actions bot reconciles the issue of each event;
+ * the app sweeps its repositories every few minutes. Each replay carries a stable id
+ * (`comment-<id>`, `label-<id>`) under which it is done once, however many sweeps find it.
+ */
+
+/** How far back unanswered commands and labels are looked for (and replayed). */
+export const RECONCILE_WINDOW_MS = 24 * 3_600_000;
+
+export interface ReconcileUser {
+  login: string;
+  type: string;
+}
+
+/** A comment as the reconcile needs it (REST field names). */
+export interface ReconcileComment {
+  id: number;
+  body?: string | null;
+  created_at: string;
+  /** Absent when the reader does not know: then the comment counts as never edited. */
+  updated_at?: string;
+  user: ReconcileUser | null;
+  /** Reaction counts by content, as GitHub lists them with the comment. */
+  reactions?: Record<string, unknown>;
+}
+
+/** A label added to an issue (`GET /issues/{n}/events`, event `labeled`). */
+export interface ReconcileLabelEvent {
+  id: number;
+  event: string;
+  created_at: string;
+  actor: ReconcileUser | null;
+  label?: { name: string };
+}
+
+/** One thing to do again, at the time it was asked for, under its stable id. */
+export type Replay<C extends ReconcileComment = ReconcileComment, E = ReconcileLabelEvent> =
+  | { id: string; at: string; kind: "command"; comment: C }
+  | { id: string; at: string; kind: "label"; event: E };
+
+/** The reactions by which the bot answers a command: it accepted (🚀) or refused (👎) it. */
+export const ANSWER_REACTIONS = ["rocket", "-1"] as const;
+
+/**
+ * Whether a comment is a command the bot would obey: a person's (never a bot's), with a command
+ * line, and never edited. Text can be rewritten after the fact, its creation cannot: a comment
+ * edited into `/approve` was not an approval when it was written, and its edit is an event of
+ * its own (withdrawing the votes it carried).
+ */
+export function isCommandComment(c: ReconcileComment): boolean {
+  if (!c.user || c.user.type === "Bot") return false;
+  if (c.updated_at !== undefined && c.updated_at !== c.created_at) return false;
+  return parseCommands(c.body ?? "").length > 0;
+}
+
+/**
+ * Whether the bot may have answered the comment, from the counts listed with it: no 🚀 and no 👎
+ * at all means it did not; a count means someone did, to be checked against who (the reader asks).
+ */
+export function mayBeAnswered(c: ReconcileComment): boolean {
+  const counts = c.reactions ?? {};
+  return ANSWER_REACTIONS.some((content) => Number(counts[content] ?? 0) > 0);
+}
+
+/** The commands among the comments, made since `since` (epoch ms): answered or not. */
+export function recentCommands<C extends ReconcileComment>(
+  comments: readonly C[],
+  since: number,
+): C[] {
+  return comments.filter((c) => Date.parse(c.created_at) >= since && isCommandComment(c));
+}
+
+export interface IssueReconcileInput<C extends ReconcileComment, E extends ReconcileLabelEvent> {
+  /** The issue's recent comments (any author). */
+  comments: readonly C[];
+  /** The issue's recent label events (none when labels are not reconciled). */
+  labelEvents: readonly E[];
+  /** Ids of the comments the bot answered (its own 🚀 or 👎 is on them). */
+  answered: ReadonlySet<number>;
+  /** Events the bot's notices and runs say they answered (`label-<id>`, …). */
+  answeredEvents: ReadonlySet<string>;
+  /** Labels that start nothing (the app's own waiting label). */
+  ignoredLabels: ReadonlySet<string>;
+  /** Only what was asked for since then (epoch ms) is replayed. */
+  since: number;
+  /**
+   * When the issue was opened, if this reconcile follows its opening: labels it was opened with
+   * belong to that event (handled with it), not to label events of their own.
+   */
+  openedAt?: number;
+}
+
+/** Labels within this long of the opening were set by it. */
+const OPENING_SLACK_MS = 5_000;
+
+/** What to do again on one issue, oldest first. */
+export function issueReplays<C extends ReconcileComment, E extends ReconcileLabelEvent>(
+  input: IssueReconcileInput<C, E>,
+): Replay<C, E>[] {
+  const todo: Replay<C, E>[] = [];
+  for (const c of recentCommands(input.comments, input.since)) {
+    if (input.answered.has(c.id)) continue;
+    todo.push({ id: `comment-${c.id}`, at: c.created_at, kind: "command", comment: c });
+  }
+  for (const e of input.labelEvents) {
+    if (e.event !== "labeled" || !e.label || Date.parse(e.created_at) < input.since) continue;
+    if (input.ignoredLabels.has(e.label.name) || input.answeredEvents.has(`label-${e.id}`))
+      continue;
+    if (
+      input.openedAt !== undefined &&
+      Math.abs(Date.parse(e.created_at) - input.openedAt) < OPENING_SLACK_MS
+    )
+      continue;
+    todo.push({ id: `label-${e.id}`, at: e.created_at, kind: "label", event: e });
+  }
+  // Stable: the same instant keeps the comments' and events' own order.
+  return todo.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+}
+
+/**
+ * When (epoch ms) a run, as its status comment was last saved at `savedAt`, needs a sweep to carry
+ * it on, if ever: it was saved with a step to enter (or an effect whose result was never saved),
+ * and the continuation that the save's own edit brings has not come within `graceMs` — or, for a
+ * retry, its backoff is over. Undefined when it waits for people or outside events (or ended).
+ * Carrying a run on is safe to repeat: the engine ignores a continuation whose sequence number is
+ * not the run's, and a tick with nothing due changes nothing.
+ */
+export function runDueAt(run: RunState, savedAt: number, graceMs: number): number | undefined {
+  if (isFinished(run)) return undefined;
+  const f = activeFrame(run);
+  const lines = f.lanes ? Object.values(f.lanes) : [f];
+  const stuck = lines.filter((l) => l.phase === "pending" || l.phase === "effect");
+  if (stuck.length === 0) return undefined;
+  // The earliest line that may move: now for an effect or a due step, else its backoff's end.
+  const times = stuck.map((l) =>
+    l.phase === "pending" && l.notBefore ? Date.parse(l.notBefore) : savedAt,
+  );
+  return Math.max(
+    savedAt + graceMs,
+    Math.min(...times.map((t) => (Number.isFinite(t) ? t : savedAt))),
+  );
+}
