@@ -171,6 +171,16 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Waits (up to `ms`) until `check` holds: the inbox's workers do a delivery's work after its 202. */
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  throw new Error(`not within ${ms} ms: ${what}`);
+}
+
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
@@ -232,20 +242,26 @@ describe("npm start (node dist/entries/server.js)", () => {
 
     const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
     const res = await server.deliver("issues", labeled, "delivery-1");
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(202);
     // The run started on the fake: its status comment holds the state.
+    await until(
+      "delivery-1 handled",
+      async () =>
+        (await server.metric('playbook_bot_events_handled_total{event="issues.labeled"}')) === 1,
+    );
     expect(github.fake.statusComments(issue)).toHaveLength(1);
 
-    expect(await server.metric('playbook_bot_events_handled_total{event="issues.labeled"}')).toBe(
-      1,
-    );
     expect(await server.metric('playbook_bot_runs_total{status="started"}')).toBe(1);
     // The app's own edit of the status comment carries the run on, to the checkpoint.
     let n = 0;
-    for (let ev = h.takeEvent(); ev; ev = h.takeEvent())
+    for (let ev = h.takeEvent(); ev; ev = h.takeEvent()) {
       expect(
         (await server.deliver("issue_comment", h.commentPayload(ev), `edit-${++n}`)).status,
-      ).toBe(200);
+      ).toBe(202);
+      await until(`edit-${n} done`, () =>
+        server.lines().some((l) => l.id === `edit-${n}` && typeof l.outcome === "string"),
+      );
+    }
     expect(await server.metric('playbook_bot_runs_total{status="waiting"}')).toBe(1);
     expect(
       await server.metric('playbook_bot_github_requests_total{method="POST",status="201"}'),
@@ -258,9 +274,24 @@ describe("npm start (node dist/entries/server.js)", () => {
     expect(await server.metric("process_cpu_user_seconds_total")).toBeGreaterThan(0);
 
     // The same delivery again, and one the app has no handler for.
-    expect((await server.deliver("issues", labeled, "delivery-1")).status).toBe(200);
+    expect((await server.deliver("issues", labeled, "delivery-1")).status).toBe(202);
     const closed = { ...labeled, action: "closed" };
-    expect((await server.deliver("issues", closed, "delivery-2")).status).toBe(200);
+    expect((await server.deliver("issues", closed, "delivery-2")).status).toBe(202);
+    await until(
+      "delivery-1 deduplicated",
+      async () =>
+        (await server.metric(
+          'playbook_bot_events_dropped_total{event="issues.labeled",reason="deduplicated"}',
+        )) === 1,
+    );
+    expect(await server.metric('playbook_bot_webhook_deliveries_total{status="202"}')).toBe(3 + n);
+    await until(
+      "delivery-2 counted",
+      async () =>
+        (await server.metric(
+          'playbook_bot_events_dropped_total{event="issues.closed",reason="ignored"}',
+        )) === 1,
+    );
     expect(
       await server.metric(
         'playbook_bot_events_dropped_total{event="issues.labeled",reason="deduplicated"}',
@@ -298,11 +329,13 @@ describe("npm start (node dist/entries/server.js)", () => {
     const { github, h, server, issue } = await servedApp();
     // GitHub takes its time creating the status comment.
     github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
-    const inFlight = server.deliver(
+    const inFlight = await server.deliver(
       "issues",
       h.labeledPayload(issue, "playbook:ship", "alice"),
       "in-flight",
     );
+    // Answered once stored in the inbox: the work goes on after the answer.
+    expect(inFlight.status).toBe(202);
     await github.heldOne();
     expect(await server.metric('playbook_bot_queue_depth{state="running"}')).toBe(1);
 
@@ -314,13 +347,12 @@ describe("npm start (node dist/entries/server.js)", () => {
     expect(server.child.exitCode).toBeNull();
 
     github.release();
-    expect((await inFlight).status).toBe(200);
     expect(await server.exited).toBe(0);
     expect(github.fake.statusComments(issue)).toHaveLength(1);
     expect(server.stderr).toContain("stopped");
   }, 60_000);
 
-  it("exits non-zero after SHUTDOWN_TIMEOUT, naming the delivery it abandoned", async () => {
+  it("exits non-zero after SHUTDOWN_TIMEOUT, naming the delivery it handed back to the inbox", async () => {
     const { github, h, server, issue } = await servedApp({ SHUTDOWN_TIMEOUT: "1" });
     github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
     void server
@@ -330,7 +362,7 @@ describe("npm start (node dist/entries/server.js)", () => {
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(1);
     expect(server.stderr).toMatch(
-      /abandoned[^]*delivery stuck \(issues\.labeled\) on Codertocat\/Hello-World#\d+, in flight for \d+ s/,
+      /work unfinished:\n {2}- delivery stuck \(issues\.labeled\) on Codertocat\/Hello-World#\d+, in flight for \d+ s: handed back to the inbox in this process's memory/,
     );
     // Nothing else was left behind: the timer and the server stopped.
     expect(server.stderr.match(/^ {2}- /gm)).toHaveLength(1);

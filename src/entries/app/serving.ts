@@ -55,6 +55,7 @@ export class Serving {
   private coordination: Coordination | undefined;
   private log: Log | undefined;
   private draining = false;
+  private readonly readiness: (() => Promise<string | undefined>)[] = [];
 
   constructor(readonly metrics: AppMetrics = new AppMetrics()) {}
 
@@ -278,7 +279,16 @@ export class Serving {
     else {
       try {
         await withDeadline(store.get("readyz"), READY_PROBE_MS, "the coordination store");
-        answer(200, { status: "ready", store: store.kind });
+        const reasons = await Promise.all(
+          this.readiness.map((check) =>
+            withDeadline(check(), READY_PROBE_MS, "a readiness check").catch((err: unknown) =>
+              err instanceof Error ? err.message : String(err),
+            ),
+          ),
+        );
+        const reason = reasons.find((r) => r !== undefined);
+        if (reason) answer(503, { status: "unready", reason: reason.slice(0, 300) });
+        else answer(200, { status: "ready", store: store.kind });
       } catch (err) {
         answer(503, {
           status: "unready",
@@ -291,6 +301,11 @@ export class Serving {
       }
     }
     return true;
+  }
+
+  /** `/readyz` also asks `check`: a reason (the inbox cannot be written, …) makes it answer 503. */
+  addReadinessCheck(check: () => Promise<string | undefined>): void {
+    this.readiness.push(check);
   }
 
   /** Stop taking events: `/readyz`, new deliveries and alerts answer 503 from now on. */
