@@ -32,7 +32,19 @@ for _, d in ipairs(due) do
 end
 return #due`;
 
+type PromoteFn = (...args: (string | number)[]) => Promise<number>;
 type StreamEntry = [id: string, fields: string[] | null];
+
+/**
+ * XREADGROUP's entries of the one stream read: RESP2 answers `[[key, entries]]`, RESP3 a map that
+ * the client gives as `[key, entries]`.
+ */
+function streamEntries(read: unknown[] | null): StreamEntry[] {
+  if (!read || read.length === 0) return [];
+  const first = read[0];
+  if (typeof first === "string") return (read[1] as StreamEntry[] | undefined) ?? [];
+  return ((first as [string, StreamEntry[]])[1] as StreamEntry[] | undefined) ?? [];
+}
 
 /**
  * The inbox on Redis Streams, shared by the replicas: a delivery is one stream entry (field `d`:
@@ -127,7 +139,8 @@ export class RedisInbox implements Inbox {
 
   async take(max: number, waitMs: number): Promise<InboxEntry[]> {
     if (max <= 0) return [];
-    await this.client.call("pbInboxPromote", [this.retries, this.stream, Date.now(), max]);
+    const promote = (this.client as unknown as Record<"pbInboxPromote", PromoteFn>).pbInboxPromote;
+    await promote.call(this.client, this.retries, this.stream, Date.now(), max);
     const entries: InboxEntry[] = [];
     // A dead worker's entries first: they have waited longest.
     const claimed = (await this.inGroup(() =>
@@ -160,8 +173,8 @@ export class RedisInbox implements Inbox {
         this.stream,
         ">",
       ]),
-    )) as [string, StreamEntry[]][] | null;
-    for (const [ref, fields] of read?.[0]?.[1] ?? []) {
+    )) as unknown[] | null;
+    for (const [ref, fields] of streamEntries(read)) {
       const entry = RedisInbox.decode(ref, fields);
       if (entry) entries.push(entry);
     }
