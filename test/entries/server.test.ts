@@ -1,13 +1,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../helpers/fake-github.js";
+import { startRedis } from "../helpers/redis.js";
 import { shipRepo } from "./app/fixtures.js";
 import { Harness, makeClock, type Payload } from "./app/harness.js";
 import { signDelivery } from "./app/served.js";
@@ -192,16 +193,11 @@ function workDir(): string {
   return dir;
 }
 
-/** A working directory whose .env configures the app against the loopback GitHub. */
-async function servedApp(
-  extraEnv: Record<string, string> = {},
-): Promise<{ github: LoopbackGitHub; h: Harness; server: ServerProcess; issue: number }> {
-  const clock = makeClock();
-  const fake = shipRepo(clock);
-  const issue = fake.openIssue("Ship it", "please", "alice").number;
-  const github = new LoopbackGitHub(fake);
-  const host = await github.start();
-  cleanup.push(() => github.stop());
+/** An `npm start` process in a working directory whose .env points it at the loopback GitHub. */
+async function startReplica(
+  host: string,
+  extraEnv: Record<string, string>,
+): Promise<ServerProcess> {
   const dir = workDir();
   writeFileSync(join(dir, "app.pem"), appKey());
   const env = {
@@ -228,8 +224,25 @@ async function servedApp(
       await server.exited;
     }
   });
-  await server.listening();
-  return { github, h: new Harness(fake, clock), server, issue };
+  return server.listening();
+}
+
+/** A working directory whose .env configures the app against the loopback GitHub. */
+async function servedApp(extraEnv: Record<string, string> = {}): Promise<{
+  github: LoopbackGitHub;
+  h: Harness;
+  server: ServerProcess;
+  issue: number;
+  host: string;
+}> {
+  const clock = makeClock();
+  const fake = shipRepo(clock);
+  const issue = fake.openIssue("Ship it", "please", "alice").number;
+  const github = new LoopbackGitHub(fake);
+  const host = await github.start();
+  cleanup.push(() => github.stop());
+  const server = await startReplica(host, extraEnv);
+  return { github, h: new Harness(fake, clock), server, issue, host };
 }
 
 describe("npm start (node dist/entries/server.js)", () => {
@@ -455,5 +468,145 @@ describe("npm start (node dist/entries/server.js)", () => {
     const idless = await run("PRIVATE_KEY_PATH=app.pem\n");
     expect(idless.code).toBe(1);
     expect(idless.stderr).toContain("a private key is set but APP_ID is not");
+  }, 60_000);
+});
+
+/**
+ * Streams `mb` MiB of JSON-looking bytes (starting with `marker`) to the webhook path, chunked (no
+ * declared length) or with its length declared; resolves with the status once answered, and stops
+ * sending then.
+ */
+function postLarge(url: string, mb: number, marker: string, declared: boolean): Promise<number> {
+  const chunk = Buffer.alloc(1024 * 1024, "x");
+  const head = Buffer.from(`{"action":"opened","note":"${marker}","filler":"`);
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = request(`${url}/api/github/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": "huge-1",
+        "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
+        ...(declared ? { "content-length": String(mb * chunk.length) } : {}),
+      },
+    });
+    req.on("response", (res) => {
+      answered = true;
+      res.resume();
+      resolve(res.statusCode ?? 0);
+      req.destroy();
+    });
+    req.on("error", (err) => {
+      if (!answered) reject(err);
+    });
+    let sent = 0;
+    const pump = () => {
+      while (!answered && sent < mb) {
+        sent++;
+        const ok = req.write(
+          sent === 1 ? Buffer.concat([head, chunk.subarray(head.length)]) : chunk,
+        );
+        if (!ok) return void req.once("drain", pump);
+      }
+      if (!answered) req.end();
+    };
+    pump();
+  });
+}
+
+describe("the inbox through real processes", () => {
+  it("answers a delivery whose GitHub request hangs past 9 s with 202 at once, and still does its work afterwards", async () => {
+    const { github, h, server, issue } = await servedApp();
+    github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
+    const since = Date.now();
+    const res = await server.deliver(
+      "issues",
+      h.labeledPayload(issue, "playbook:ship", "alice"),
+      "slow-1",
+    );
+    expect(res.status).toBe(202);
+    expect(Date.now() - since).toBeLessThan(2_000);
+    await github.heldOne();
+    // Past the 9 s after which Probot's middleware answered 202 and dropped what came later.
+    await sleep(9_500);
+    expect(github.fake.statusComments(issue)).toHaveLength(0);
+    github.release();
+    await until("the run's status comment", () => github.fake.statusComments(issue).length === 1);
+    await until(
+      "slow-1 counted as handled",
+      async () =>
+        (await server.metric('playbook_bot_events_handled_total{event="issues.labeled"}')) === 1,
+    );
+  }, 60_000);
+
+  it("with Redis, a replica killed (kill -9) after its 202 leaves the delivery to another replica, which does its work", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const env = { REDIS_URL: redis.url, INBOX_CLAIM_TIMEOUT: "1" };
+    const { github, h, server: first, issue, host } = await servedApp(env);
+    expect(await (await first.get("/readyz")).json()).toEqual({ status: "ready", store: "redis" });
+    github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
+    const res = await first.deliver(
+      "issues",
+      h.labeledPayload(issue, "playbook:ship", "alice"),
+      "killed-1",
+    );
+    expect(res.status).toBe(202);
+    await github.heldOne();
+    first.child.kill("SIGKILL");
+    await first.exited;
+    // The dead replica's request never reaches the fake; the next ones pass.
+    github.hold = undefined;
+    const killedAt = Date.now();
+    const second = await startReplica(host, env);
+    await until(
+      "the second replica did the work",
+      () => github.fake.statusComments(issue).length === 1,
+      90_000,
+    );
+    const tookMs = Date.now() - killedAt;
+    await until(
+      "killed-1 counted as handled on the second replica",
+      async () =>
+        (await second.metric('playbook_bot_events_handled_total{event="issues.labeled"}')) === 1,
+    );
+    expect(second.lines().some((l) => l.id === "killed-1" && l.outcome === "handled")).toBe(true);
+    // The inbox's claim timeout (1 s) and the dead replica's issue lock (its 30 s lease) bound it.
+    expect(tookMs).toBeLessThan(60_000);
+    process.stderr.write(`kill -9 to the work done on another replica: ${tookMs} ms\n`);
+  }, 120_000);
+
+  it("refuses a 60 MB body with 413 without holding it, logs refusals without their payload, and answers a signed 42 with 400", async () => {
+    const { server } = await servedApp();
+    const rss = async () => (await server.metric("process_resident_memory_bytes")) ?? 0;
+    const before = await rss();
+    const marker = "PAYLOAD-MARKER-never-logged";
+    expect(await postLarge(server.url, 60, marker, true)).toBe(413);
+    const afterDeclared = await rss();
+    expect(await postLarge(server.url, 60, marker, false)).toBe(413);
+    const afterStreamed = await rss();
+    process.stderr.write(
+      `RSS growth after a refused 60 MB body: declared ${Math.round((afterDeclared - before) / 2 ** 20)} MiB, then streamed ${Math.round((afterStreamed - afterDeclared) / 2 ** 20)} MiB\n`,
+    );
+    // Refused by its declared length, nothing is read; streamed, at most the 25 MB cap is kept.
+    expect(afterDeclared - before).toBeLessThan(10 * 2 ** 20);
+    expect(afterStreamed - before).toBeLessThan(45 * 2 ** 20);
+
+    const fortyTwo = await server.deliver("issues", 42 as unknown as Payload, "forty-two");
+    expect(fortyTwo.status).toBe(400);
+    expect(await fortyTwo.json()).toEqual({
+      error: "the body is JSON but not an event: a webhook payload is a JSON object",
+    });
+    for (let i = 0; i < 50 && !server.stdout.includes("forty-two"); i++) await sleep(20);
+    const refused = server.lines().filter((l) => typeof l.reason === "string");
+    expect(refused.map((l) => [l.id, l.status])).toEqual([
+      ["huge-1", 413],
+      ["huge-1", 413],
+      ["forty-two", 400],
+    ]);
+    expect(refused[0]).toMatchObject({ event: "issues", bytes: 60 * 2 ** 20 });
+    expect(server.stdout).not.toContain(marker);
+    expect(await server.metric('playbook_bot_webhook_deliveries_total{status="413"}')).toBe(2);
   }, 60_000);
 });
