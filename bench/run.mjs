@@ -17,6 +17,7 @@ const BENCHMARKS = [
   "alerts.mjs",
   "alerts-app.ts",
   "app.ts",
+  "inbox.ts",
 ];
 
 const header = [
