@@ -87,6 +87,9 @@ export class InboxWorker {
   private readonly observer: InboxObserver;
   private running = false;
   private loop: Promise<void> | undefined;
+  /** Resolved by `stop`: a loop waiting for a free slot stops waiting. */
+  private stopped: () => void = () => undefined;
+  private readonly stopping = new Promise<void>((resolve) => (this.stopped = resolve));
   private toucher: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -122,6 +125,7 @@ export class InboxWorker {
   /** No more entries are taken; the work in flight goes on. Resolves once the taking ended. */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopped();
     await this.loop;
   }
 
@@ -129,7 +133,7 @@ export class InboxWorker {
     while (this.running) {
       const free = this.options.concurrency - this.inFlight.size;
       if (free <= 0) {
-        await Promise.race(this.inFlight.values());
+        await Promise.race([...this.inFlight.values(), this.stopping]);
         continue;
       }
       let entries: InboxEntry[];
@@ -140,7 +144,10 @@ export class InboxWorker {
         await new Promise((resolve) => setTimeout(resolve, this.options.pollMs));
         continue;
       }
+      const mine = new Set([...this.inFlight.keys()].map((e) => e.ref));
       for (const entry of entries) {
+        // Already in work here (claimed again while its touch was late): not run twice.
+        if (mine.has(entry.ref)) continue;
         // Taken while stopping: given straight back, for another worker.
         if (!this.running) void this.inbox.giveBack(entry).catch(() => undefined);
         else

@@ -194,6 +194,43 @@ describe("the inbox worker, on the memory inbox", () => {
     await until("empty", () => inbox.size === 0);
   });
 
+  it("stops taking at once even while every slot is busy", async () => {
+    const inbox = new MemoryInbox();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const worker = startWorker(inbox, () => held, { concurrency: 1 });
+    await inbox.enqueue(delivery("busy"));
+    await until("taken", () => worker.busy === 1);
+    const since = Date.now();
+    await worker.stop();
+    expect(Date.now() - since).toBeLessThan(200);
+    expect(worker.busy).toBe(1);
+    release();
+  });
+
+  it("does not run an entry it already works on when the inbox hands it out again", async () => {
+    const inbox = new MemoryInbox();
+    const take = inbox.take.bind(inbox);
+    let last: InboxEntry | undefined;
+    // The inbox hands the entry in work out again (as Redis would after a late touch).
+    inbox.take = async (max, wait) => {
+      const got = await take(max, wait);
+      if (got[0]) last = got[0];
+      return got.length || !last ? got : [last];
+    };
+    let runs = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    startWorker(inbox, () => {
+      runs++;
+      return held;
+    });
+    await inbox.enqueue(delivery("once"));
+    await sleep(150);
+    expect(runs).toBe(1);
+    release();
+  });
+
   it("keeps taking after the inbox failed to hand out entries", async () => {
     const inbox = new MemoryInbox();
     const take = inbox.take.bind(inbox);

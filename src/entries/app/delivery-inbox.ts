@@ -52,6 +52,8 @@ export function deliveryInbox(
     (d) => probot.webhooks.receive(d as Parameters<Probot["webhooks"]["receive"]>[0]),
     {
       ...settings.worker,
+      // Touched well within the claim timeout, so no other replica claims an entry in work here.
+      touchEveryMs: Math.max(100, Math.floor(settings.claimAfterMs / 3)),
       observer: {
         retry: (e, err, delayMs) => {
           counts.retried.inc({ event: eventOf(e) });
