@@ -577,6 +577,47 @@ describe("the inbox through real processes", () => {
     process.stderr.write(`kill -9 to the work done on another replica: ${tookMs} ms\n`);
   }, 120_000);
 
+  it("with Redis, a drain past SHUTDOWN_TIMEOUT hands the delivery back to the inbox and another replica does its work", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const env = { REDIS_URL: redis.url, INBOX_CLAIM_TIMEOUT: "60" };
+    const {
+      github,
+      h,
+      server: first,
+      issue,
+      host,
+    } = await servedApp({
+      ...env,
+      SHUTDOWN_TIMEOUT: "1",
+    });
+    github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
+    const res = await first.deliver(
+      "issues",
+      h.labeledPayload(issue, "playbook:ship", "alice"),
+      "drained-1",
+    );
+    expect(res.status).toBe(202);
+    await github.heldOne();
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(1);
+    expect(first.stderr).toMatch(
+      /work unfinished:\n {2}- delivery drained-1 \(issues\.labeled\) on Codertocat\/Hello-World#\d+, in flight for \d+ s: handed back to the inbox on Redis: another replica takes it now/,
+    );
+    github.hold = undefined;
+    // Handed back, the entry waits for no claim timeout (60 s here): only for the issue lock the
+    // stopped replica held (its 30 s lease).
+    const second = await startReplica(host, env);
+    await until(
+      "the second replica did the work",
+      () => github.fake.statusComments(issue).length === 1,
+      50_000,
+    );
+    await until("the second replica's line about drained-1", () =>
+      second.lines().some((l) => l.id === "drained-1" && l.outcome === "handled"),
+    );
+  }, 120_000);
+
   it("refuses a 60 MB body with 413 without holding it, logs refusals without their payload, and answers a signed 42 with 400", async () => {
     const { server } = await servedApp();
     const rss = async () => (await server.metric("process_resident_memory_bytes")) ?? 0;
