@@ -618,6 +618,25 @@ describe("the inbox through real processes", () => {
     );
   }, 120_000);
 
+  it("with Redis down, /readyz says not ready and a delivery gets 503, so GitHub can redeliver it", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const { h, server, issue } = await servedApp({ REDIS_URL: redis.url });
+    expect((await server.get("/readyz")).status).toBe(200);
+    await redis.stop();
+    const ready = await server.get("/readyz");
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: "unready" });
+    const res = await server.deliver(
+      "issues",
+      h.labeledPayload(issue, "playbook:ship", "alice"),
+      "redis-down-1",
+    );
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("30");
+    expect(await server.metric('playbook_bot_webhook_deliveries_total{status="503"}')).toBe(1);
+  }, 60_000);
+
   it("refuses a 60 MB body with 413 without holding it, logs refusals without their payload, and answers a signed 42 with 400", async () => {
     const { server } = await servedApp();
     const rss = async () => (await server.metric("process_resident_memory_bytes")) ?? 0;
