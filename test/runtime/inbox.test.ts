@@ -253,6 +253,38 @@ describe("the inbox worker, on the memory inbox", () => {
   });
 });
 
+describe("the memory inbox", () => {
+  it("refuses to store once closed, and says so for /readyz", async () => {
+    const inbox = new MemoryInbox();
+    expect(await inbox.unwritable()).toBeUndefined();
+    await inbox.close();
+    expect(await inbox.unwritable()).toBe("the inbox is closed");
+    await expect(inbox.enqueue(delivery("late"))).rejects.toThrow("the inbox is closed");
+  });
+
+  it("ignores an acknowledgement, retry or hand-back of an entry it no longer holds", async () => {
+    const inbox = new MemoryInbox();
+    await inbox.enqueue(delivery("one"));
+    const [entry] = await inbox.take(1, 0);
+    if (!entry) throw new Error("nothing taken");
+    await inbox.touch();
+    await inbox.ack(entry);
+    await inbox.retryAt(entry, 0);
+    await inbox.giveBack(entry);
+    expect(inbox.size).toBe(0);
+    expect(await inbox.take(5, 0)).toEqual([]);
+  });
+
+  it("keeps the newest 1000 dead deliveries", async () => {
+    let t = 0;
+    const inbox = new MemoryInbox(() => ++t);
+    for (let i = 0; i < 1_005; i++) await inbox.enqueue(delivery(`d${i}`));
+    for (const e of await inbox.take(2_000, 0)) await inbox.dead(e, "gone");
+    expect(inbox.deadLetters).toHaveLength(1_000);
+    expect(inbox.deadLetters[0]).toMatchObject({ id: "d5", attempts: 1, reason: "gone" });
+  });
+});
+
 describe("retryDelay", () => {
   it("doubles from the base and stops at the cap", () => {
     const mid = () => 0.5;

@@ -140,6 +140,19 @@ describe("the server's delivery inbox (route, worker and the app's handlers in o
     expect(JSON.stringify(w.logged())).not.toContain(MARKER);
   });
 
+  it("logs the inbox's own trouble once, not on every poll", async () => {
+    const w = await wire(() => Promise.resolve(), {});
+    const take = w.deliveries.inbox.take.bind(w.deliveries.inbox);
+    let failures = 0;
+    w.deliveries.inbox.take = (max, wait) =>
+      ++failures <= 3 ? Promise.reject(new Error("Redis is down")) : take(max, wait);
+    await until("three failed takes", () => failures > 3);
+    const trouble = w.logged().filter((l) => String(l.msg).includes("could not take entries"));
+    expect(trouble.map((l) => l.msg)).toEqual([
+      "inbox (memory): could not take entries: Redis is down",
+    ]);
+  });
+
   it("on a drain, names the delivery it hands back to the memory inbox", async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
