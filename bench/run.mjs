@@ -17,6 +17,7 @@ const BENCHMARKS = [
   "alerts.mjs",
   "alerts-app.ts",
   "app.ts",
+  "inbox.ts",
   // Last and longest (about 5 minutes): replicas of npm start under load.
   "replicas.mjs",
 ];

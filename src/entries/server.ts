@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, createProbot, run } from "probot";
 import { AiConfigError } from "../adapters/ai/config.js";
+import { InboxConfigError, readInboxSettings } from "../adapters/inbox/index.js";
 import { AlertsConfigError, loadAlertsConfig } from "../adapters/alerts/config.js";
 import { AppMetrics } from "../adapters/metrics/metrics.js";
 import {
@@ -13,16 +14,19 @@ import {
 import { AppConfigError, loadDotEnv, readAppConfig, startMode } from "./app/config.js";
 import { createPlaybookBot } from "./app/app.js";
 import type { Serving } from "./app/serving.js";
+import { deliveryInbox } from "./app/delivery-inbox.js";
 import { startPlayground } from "./playground/start.js";
 
 /**
  * `npm start`. Settings come from the environment, over `.env` in the working directory. Without
  * APP_ID and a private key, the playground starts (a local sandbox, nothing sent anywhere), or
  * with `--setup` (`npm run setup`) Probot's setup flow registers the app; otherwise the app is served
- * (refused without a webhook secret). On SIGTERM or SIGINT it stops taking events (503), lets the
- * work in flight finish within SHUTDOWN_TIMEOUT seconds (25), stops the wake-up timer, and exits;
- * non-zero, naming what it abandoned, when the work did not finish in time. The AI adapter comes
- * from PLAYBOOK_AI_* (the mock by default).
+ * (refused without a webhook secret). Deliveries go through the inbox (src/adapters/inbox): the
+ * webhook route stores a verified delivery and answers 202, workers do its work. On SIGTERM or
+ * SIGINT it stops taking events (503) and inbox entries, lets the work in flight finish within
+ * SHUTDOWN_TIMEOUT seconds (25), gives the rest back to the inbox, stops the wake-up timer, and
+ * exits; non-zero, naming what it handed back or abandoned, when the work did not finish in time.
+ * The AI adapter comes from PLAYBOOK_AI_* (the mock by default).
  */
 
 const say = (line: string) => process.stderr.write(`playbook-bot: ${line}\n`);
@@ -80,6 +84,7 @@ async function serve(): Promise<void> {
   const metrics = new AppMetrics({ processMetrics: true });
   const options: Parameters<typeof createPlaybookBot>[0] = { config, metrics };
   if (alertsFile) options.alerts = loadAlertsConfig(alertsFile, process.env);
+  const inboxSettings = readInboxSettings(process.env, config.redis);
   const bot = createPlaybookBot(options);
   // The logger is Probot's, made below: a rate limit can only come once requests are made.
   const pacing = appPacing(bot.serving, (line) => probot.log.warn(line));
@@ -91,8 +96,17 @@ async function serve(): Promise<void> {
     env: probotEnv,
     overrides: { Octokit: pacing.Octokit, request: { fetch: pacing.fetch } },
   });
-  // The app's routes (/healthz, /readyz, /metrics, alerts) come before the webhooks path.
-  const middleware = await createNodeMiddleware(bot, { probot });
+  const deliveries = deliveryInbox(probot, inboxSettings, bot.serving, metrics);
+  // The app's routes (/healthz, /readyz, /metrics, alerts) come before the webhook route, which
+  // takes the webhooks path before Probot's own middleware would.
+  const middleware = await createNodeMiddleware(
+    (app, loaded) => {
+      bot(app, loaded);
+      loaded.addHandler(deliveries.route);
+    },
+    { probot },
+  );
+  deliveries.worker.start();
   const log = probot.log;
   const server = createServer((req, res) => {
     void middleware(req, res, () => {
@@ -121,7 +135,13 @@ async function serve(): Promise<void> {
     );
     log.info({ signal }, "stopping: no new events; waiting for the work in flight");
     bot.serving.drain();
-    const abandoned = await bot.serving.settle(timeoutMs);
+    const inFlight = await bot.serving.settle(timeoutMs);
+    // Deliveries not finished go back to the inbox; alert requests still in flight are abandoned.
+    const handedBack = await deliveries.drain(Math.max(0, deadline - Date.now()), inFlight);
+    const abandoned = [
+      ...handedBack,
+      ...inFlight.filter((line) => !line.startsWith("delivery ")).map((l) => `${l}: abandoned`),
+    ];
     // Past the deadline, the last steps still get a second each.
     const until = () => Math.max(deadline, Date.now() + 1000);
     // The wake-up timer stops after the ticks under way; then the stores close.
@@ -129,12 +149,13 @@ async function serve(): Promise<void> {
       abandoned.push("the wake-up timer's ticks under way");
     if (!(await within(closeServer(server, abandoned.length > 0), until())))
       abandoned.push("answers still being sent");
+    await within(deliveries.inbox.close(), until());
     if (abandoned.length === 0) {
       say("stopped");
       process.exit(0);
     }
     say(
-      `stopped after ${timeoutMs / 1000} s with work unfinished; GitHub's redelivery of a delivery abandoned here does its work:\n${abandoned.map((a) => `  - ${a}`).join("\n")}`,
+      `stopped after ${timeoutMs / 1000} s with work unfinished:\n${abandoned.map((a) => `  - ${a}`).join("\n")}`,
     );
     process.exit(1);
   };
@@ -210,6 +231,7 @@ try {
   if (
     err instanceof AppConfigError ||
     err instanceof AlertsConfigError ||
+    err instanceof InboxConfigError ||
     err instanceof AiConfigError
   ) {
     say(err.message);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -120,6 +120,16 @@ async function readyzUntil(server: ServerProcess, status: number, tries = 100) {
   throw new Error(`/readyz never answered ${status}; last: ${JSON.stringify(last)}`);
 }
 
+/** Waits (up to `ms`) until `check` holds: the inbox's workers do a delivery's work after its 202. */
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  throw new Error(`not within ${ms} ms: ${what}`);
+}
+
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
@@ -131,16 +141,11 @@ function workDir(): string {
   return dir;
 }
 
-/** A working directory whose .env configures the app against the loopback GitHub. */
-async function servedApp(
-  extraEnv: Record<string, string> = {},
-): Promise<{ github: LoopbackGitHub; h: Harness; server: ServerProcess; issue: number }> {
-  const clock = makeClock();
-  const fake = shipRepo(clock);
-  const issue = fake.openIssue("Ship it", "please", "alice").number;
-  const github = new LoopbackGitHub(fake);
-  const host = await github.start();
-  cleanup.push(() => github.stop());
+/** An `npm start` process in a working directory whose .env points it at the loopback GitHub. */
+async function startReplica(
+  host: string,
+  extraEnv: Record<string, string>,
+): Promise<ServerProcess> {
   const dir = workDir();
   writeFileSync(join(dir, "app.pem"), appKey());
   const env = {
@@ -167,8 +172,25 @@ async function servedApp(
       await server.exited;
     }
   });
-  await server.listening();
-  return { github, h: new Harness(fake, clock), server, issue };
+  return server.listening();
+}
+
+/** A working directory whose .env configures the app against the loopback GitHub. */
+async function servedApp(extraEnv: Record<string, string> = {}): Promise<{
+  github: LoopbackGitHub;
+  h: Harness;
+  server: ServerProcess;
+  issue: number;
+  host: string;
+}> {
+  const clock = makeClock();
+  const fake = shipRepo(clock);
+  const issue = fake.openIssue("Ship it", "please", "alice").number;
+  const github = new LoopbackGitHub(fake);
+  const host = await github.start();
+  cleanup.push(() => github.stop());
+  const server = await startReplica(host, extraEnv);
+  return { github, h: new Harness(fake, clock), server, issue, host };
 }
 
 describe("npm start (node dist/entries/server.js)", () => {
@@ -181,20 +203,26 @@ describe("npm start (node dist/entries/server.js)", () => {
 
     const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
     const res = await server.deliver("issues", labeled, "delivery-1");
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(202);
     // The run started on the fake: its status comment holds the state.
+    await until(
+      "delivery-1 handled",
+      async () =>
+        (await server.metric('playbook_bot_events_handled_total{event="issues.labeled"}')) === 1,
+    );
     expect(github.fake.statusComments(issue)).toHaveLength(1);
 
-    expect(await server.metric('playbook_bot_events_handled_total{event="issues.labeled"}')).toBe(
-      1,
-    );
     expect(await server.metric('playbook_bot_runs_total{status="started"}')).toBe(1);
     // The app's own edit of the status comment carries the run on, to the checkpoint.
     let n = 0;
-    for (let ev = h.takeEvent(); ev; ev = h.takeEvent())
+    for (let ev = h.takeEvent(); ev; ev = h.takeEvent()) {
       expect(
         (await server.deliver("issue_comment", h.commentPayload(ev), `edit-${++n}`)).status,
-      ).toBe(200);
+      ).toBe(202);
+      await until(`edit-${n} done`, () =>
+        server.lines().some((l) => l.id === `edit-${n}` && typeof l.outcome === "string"),
+      );
+    }
     expect(await server.metric('playbook_bot_runs_total{status="waiting"}')).toBe(1);
     expect(
       await server.metric('playbook_bot_github_requests_total{method="POST",status="201"}'),
@@ -207,9 +235,24 @@ describe("npm start (node dist/entries/server.js)", () => {
     expect(await server.metric("process_cpu_user_seconds_total")).toBeGreaterThan(0);
 
     // The same delivery again, and one the app has no handler for.
-    expect((await server.deliver("issues", labeled, "delivery-1")).status).toBe(200);
+    expect((await server.deliver("issues", labeled, "delivery-1")).status).toBe(202);
     const closed = { ...labeled, action: "closed" };
-    expect((await server.deliver("issues", closed, "delivery-2")).status).toBe(200);
+    expect((await server.deliver("issues", closed, "delivery-2")).status).toBe(202);
+    await until(
+      "delivery-1 deduplicated",
+      async () =>
+        (await server.metric(
+          'playbook_bot_events_dropped_total{event="issues.labeled",reason="deduplicated"}',
+        )) === 1,
+    );
+    expect(await server.metric('playbook_bot_webhook_deliveries_total{status="202"}')).toBe(3 + n);
+    await until(
+      "delivery-2 counted",
+      async () =>
+        (await server.metric(
+          'playbook_bot_events_dropped_total{event="issues.closed",reason="ignored"}',
+        )) === 1,
+    );
     expect(
       await server.metric(
         'playbook_bot_events_dropped_total{event="issues.labeled",reason="deduplicated"}',
@@ -247,11 +290,13 @@ describe("npm start (node dist/entries/server.js)", () => {
     const { github, h, server, issue } = await servedApp();
     // GitHub takes its time creating the status comment.
     github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
-    const inFlight = server.deliver(
+    const inFlight = await server.deliver(
       "issues",
       h.labeledPayload(issue, "playbook:ship", "alice"),
       "in-flight",
     );
+    // Answered once stored in the inbox: the work goes on after the answer.
+    expect(inFlight.status).toBe(202);
     await github.heldOne();
     expect(await server.metric('playbook_bot_queue_depth{state="running"}')).toBe(1);
 
@@ -263,13 +308,12 @@ describe("npm start (node dist/entries/server.js)", () => {
     expect(server.child.exitCode).toBeNull();
 
     github.release();
-    expect((await inFlight).status).toBe(200);
     expect(await server.exited).toBe(0);
     expect(github.fake.statusComments(issue)).toHaveLength(1);
     expect(server.stderr).toContain("stopped");
   }, 60_000);
 
-  it("exits non-zero after SHUTDOWN_TIMEOUT, naming the delivery it abandoned", async () => {
+  it("exits non-zero after SHUTDOWN_TIMEOUT, naming the delivery it handed back to the inbox", async () => {
     const { github, h, server, issue } = await servedApp({ SHUTDOWN_TIMEOUT: "1" });
     github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
     void server
@@ -279,7 +323,7 @@ describe("npm start (node dist/entries/server.js)", () => {
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(1);
     expect(server.stderr).toMatch(
-      /abandoned[^]*delivery stuck \(issues\.labeled\) on Codertocat\/Hello-World#\d+, in flight for \d+ s/,
+      /work unfinished:\n {2}- delivery stuck \(issues\.labeled\) on Codertocat\/Hello-World#\d+, in flight for \d+ s: handed back to the inbox in this process's memory/,
     );
     // Nothing else was left behind: the timer and the server stopped.
     expect(server.stderr.match(/^ {2}- /gm)).toHaveLength(1);
@@ -387,13 +431,21 @@ describe("npm start with Redis (REDIS_URL, REDIS_PREFIX)", () => {
 
     // Deliveries through the app: a run starts, the app's own edits carry it on, one is repeated.
     const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
-    expect((await server.deliver("issues", labeled, "redis-1")).status).toBe(200);
+    expect((await server.deliver("issues", labeled, "redis-1")).status).toBe(202);
+    await until("the run's status comment", () => github.fake.statusComments(issue).length === 1);
     let n = 0;
     for (let ev = h.takeEvent(); ev; ev = h.takeEvent())
       expect(
         (await server.deliver("issue_comment", h.commentPayload(ev), `redis-edit-${++n}`)).status,
-      ).toBe(200);
-    expect((await server.deliver("issues", labeled, "redis-1")).status).toBe(200);
+      ).toBe(202);
+    expect((await server.deliver("issues", labeled, "redis-1")).status).toBe(202);
+    await until(
+      "the repeated delivery counted as deduplicated",
+      async () =>
+        ((await server.metric(
+          'playbook_bot_events_dropped_total{event="issues.labeled",reason="deduplicated"}',
+        )) ?? 0) >= 1,
+    );
     expect(github.fake.statusComments(issue)).toHaveLength(1);
 
     const client = new Redis(redis.url);
@@ -421,8 +473,11 @@ describe("npm start with Redis (REDIS_URL, REDIS_PREFIX)", () => {
     await readyzUntil(server, 200);
     const other = github.fake.openIssue("Ship that", "", "alice").number;
     const again = h.labeledPayload(other, "playbook:ship", "alice");
-    expect((await server.deliver("issues", again, "redis-2")).status).toBe(200);
-    expect(github.fake.statusComments(other)).toHaveLength(1);
+    expect((await server.deliver("issues", again, "redis-2")).status).toBe(202);
+    await until(
+      "the new run's status comment",
+      () => github.fake.statusComments(other).length === 1,
+    );
 
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
@@ -435,14 +490,10 @@ describe("npm start when GitHub stops answering", () => {
     expect((await server.get("/readyz")).status).toBe(200);
     const port = github.port;
     await github.stop();
-    const began = Date.now();
-    for (let i = 0; i < 2; i++) {
-      const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
-      // Answered as GitHub unreachable (a 502): the delivery failed, GitHub can redeliver it.
-      expect((await server.deliver("issues", labeled, `down-${i}`)).status).toBe(502);
-    }
-    // Refused connections fail at once: no retries, no waiting for the 30 s timeout.
-    expect(Date.now() - began).toBeLessThan(10_000);
+    // The delivery is stored and answered at once; its work fails on the refused connections (at
+    // once: no waiting for the 30 s timeout) and the inbox tries it again.
+    const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+    expect((await server.deliver("issues", labeled, "down-1")).status).toBe(202);
     const down = await readyzUntil(server, 503);
     expect(down.body).toMatchObject({ status: "unready" });
     expect(String(down.body.reason)).toMatch(
@@ -452,12 +503,15 @@ describe("npm start when GitHub stops answering", () => {
 
     await github.start(port);
     await readyzUntil(server, 200);
-    const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
-    expect((await server.deliver("issues", labeled, "up-1")).status).toBe(200);
-    expect(github.fake.statusComments(issue)).toHaveLength(1);
+    // Nothing was lost: the inbox's retry of the delivery does its work once GitHub answers.
+    await until(
+      "the retried delivery's status comment",
+      () => github.fake.statusComments(issue).length === 1,
+      45_000,
+    );
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
-  }, 60_000);
+  }, 90_000);
 });
 
 describe("npm start under GitHub's secondary rate limit", () => {
@@ -474,10 +528,12 @@ describe("npm start under GitHub's secondary rate limit", () => {
         : undefined;
     const began = Date.now();
     const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
-    expect((await server.deliver("issues", labeled, "limited-1")).status).toBe(200);
+    expect((await server.deliver("issues", labeled, "limited-1")).status).toBe(202);
+    await until("the status comment", () => github.fake.statusComments(issue).length === 1);
     expect(Date.now() - began).toBeGreaterThanOrEqual(1000);
     // The status comment was created once, by the second attempt.
     expect(limited).toBe(2);
+    await sleep(300);
     expect(github.fake.statusComments(issue)).toHaveLength(1);
     const warning = server
       .lines()
@@ -486,5 +542,205 @@ describe("npm start under GitHub's secondary rate limit", () => {
     expect(String(warning?.msg)).toMatch(/\(installation:\d+\): its requests wait 1 s$/);
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
+  }, 60_000);
+});
+
+/**
+ * Streams `mb` MiB of JSON-looking bytes (starting with `marker`) to the webhook path, chunked (no
+ * declared length) or with its length declared; resolves with the status once answered, and stops
+ * sending then.
+ */
+function postLarge(url: string, mb: number, marker: string, declared: boolean): Promise<number> {
+  const chunk = Buffer.alloc(1024 * 1024, "x");
+  const head = Buffer.from(`{"action":"opened","note":"${marker}","filler":"`);
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = request(`${url}/api/github/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": "huge-1",
+        "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
+        ...(declared ? { "content-length": String(mb * chunk.length) } : {}),
+      },
+    });
+    req.on("response", (res) => {
+      answered = true;
+      res.resume();
+      resolve(res.statusCode ?? 0);
+      req.destroy();
+    });
+    req.on("error", (err) => {
+      if (!answered) reject(err);
+    });
+    let sent = 0;
+    const pump = () => {
+      while (!answered && sent < mb) {
+        sent++;
+        const ok = req.write(
+          sent === 1 ? Buffer.concat([head, chunk.subarray(head.length)]) : chunk,
+        );
+        if (!ok) return void req.once("drain", pump);
+      }
+      if (!answered) req.end();
+    };
+    pump();
+  });
+}
+
+describe("the inbox through real processes", () => {
+  it("answers a delivery whose GitHub request hangs past 9 s with 202 at once, and still does its work afterwards", async () => {
+    const { github, h, server, issue } = await servedApp();
+    github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
+    const since = Date.now();
+    const res = await server.deliver(
+      "issues",
+      h.labeledPayload(issue, "playbook:ship", "alice"),
+      "slow-1",
+    );
+    expect(res.status).toBe(202);
+    expect(Date.now() - since).toBeLessThan(2_000);
+    await github.heldOne();
+    // Past the 9 s after which Probot's middleware answered 202 and dropped what came later.
+    await sleep(9_500);
+    expect(github.fake.statusComments(issue)).toHaveLength(0);
+    github.release();
+    await until("the run's status comment", () => github.fake.statusComments(issue).length === 1);
+    await until(
+      "slow-1 counted as handled",
+      async () =>
+        (await server.metric('playbook_bot_events_handled_total{event="issues.labeled"}')) === 1,
+    );
+  }, 60_000);
+
+  it("with Redis, a replica killed (kill -9) after its 202 leaves the delivery to another replica, which does its work", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const env = { REDIS_URL: redis.url, INBOX_CLAIM_TIMEOUT: "1" };
+    const { github, h, server: first, issue, host } = await servedApp(env);
+    expect(await (await first.get("/readyz")).json()).toEqual({ status: "ready", store: "redis" });
+    github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
+    const res = await first.deliver(
+      "issues",
+      h.labeledPayload(issue, "playbook:ship", "alice"),
+      "killed-1",
+    );
+    expect(res.status).toBe(202);
+    await github.heldOne();
+    first.child.kill("SIGKILL");
+    await first.exited;
+    // The dead replica's request never reaches the fake; the next ones pass.
+    github.hold = undefined;
+    const killedAt = Date.now();
+    const second = await startReplica(host, env);
+    await until(
+      "the second replica did the work",
+      () => github.fake.statusComments(issue).length === 1,
+      90_000,
+    );
+    const tookMs = Date.now() - killedAt;
+    await until(
+      "killed-1 counted as handled on the second replica",
+      async () =>
+        (await second.metric('playbook_bot_events_handled_total{event="issues.labeled"}')) === 1,
+    );
+    expect(second.lines().some((l) => l.id === "killed-1" && l.outcome === "handled")).toBe(true);
+    // The inbox's claim timeout (1 s) and the dead replica's issue lock (its 30 s lease) bound it.
+    expect(tookMs).toBeLessThan(60_000);
+    process.stderr.write(`kill -9 to the work done on another replica: ${tookMs} ms\n`);
+  }, 120_000);
+
+  it("with Redis, a drain past SHUTDOWN_TIMEOUT hands the delivery back to the inbox and another replica does its work", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const env = { REDIS_URL: redis.url, INBOX_CLAIM_TIMEOUT: "60" };
+    const {
+      github,
+      h,
+      server: first,
+      issue,
+      host,
+    } = await servedApp({
+      ...env,
+      SHUTDOWN_TIMEOUT: "1",
+    });
+    github.hold = (method, path) => method === "POST" && /\/issues\/\d+\/comments$/.test(path);
+    const res = await first.deliver(
+      "issues",
+      h.labeledPayload(issue, "playbook:ship", "alice"),
+      "drained-1",
+    );
+    expect(res.status).toBe(202);
+    await github.heldOne();
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(1);
+    expect(first.stderr).toMatch(
+      /work unfinished:\n {2}- delivery drained-1 \(issues\.labeled\) on Codertocat\/Hello-World#\d+, in flight for \d+ s: handed back to the inbox on Redis: another replica takes it now/,
+    );
+    github.hold = undefined;
+    // Handed back, the entry waits for no claim timeout (60 s here): only for the issue lock the
+    // stopped replica held (its 30 s lease).
+    const second = await startReplica(host, env);
+    await until(
+      "the second replica did the work",
+      () => github.fake.statusComments(issue).length === 1,
+      50_000,
+    );
+    await until("the second replica's line about drained-1", () =>
+      second.lines().some((l) => l.id === "drained-1" && l.outcome === "handled"),
+    );
+  }, 120_000);
+
+  it("with Redis down, /readyz says not ready and a delivery gets 503, so GitHub can redeliver it", async () => {
+    const redis = await startRedis();
+    cleanup.push(() => redis.stop());
+    const { h, server, issue } = await servedApp({ REDIS_URL: redis.url });
+    expect((await server.get("/readyz")).status).toBe(200);
+    await redis.stop();
+    const ready = await server.get("/readyz");
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: "unready" });
+    const res = await server.deliver(
+      "issues",
+      h.labeledPayload(issue, "playbook:ship", "alice"),
+      "redis-down-1",
+    );
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("30");
+    expect(await server.metric('playbook_bot_webhook_deliveries_total{status="503"}')).toBe(1);
+  }, 60_000);
+
+  it("refuses a 60 MB body with 413 without holding it, logs refusals without their payload, and answers a signed 42 with 400", async () => {
+    const { server } = await servedApp();
+    const rss = async () => (await server.metric("process_resident_memory_bytes")) ?? 0;
+    const before = await rss();
+    const marker = "PAYLOAD-MARKER-never-logged";
+    expect(await postLarge(server.url, 60, marker, true)).toBe(413);
+    const afterDeclared = await rss();
+    expect(await postLarge(server.url, 60, marker, false)).toBe(413);
+    const afterStreamed = await rss();
+    process.stderr.write(
+      `RSS growth after a refused 60 MB body: declared ${Math.round((afterDeclared - before) / 2 ** 20)} MiB, then streamed ${Math.round((afterStreamed - afterDeclared) / 2 ** 20)} MiB\n`,
+    );
+    // Refused by its declared length, nothing is read; streamed, at most the 25 MB cap is kept.
+    expect(afterDeclared - before).toBeLessThan(10 * 2 ** 20);
+    expect(afterStreamed - before).toBeLessThan(45 * 2 ** 20);
+
+    const fortyTwo = await server.deliver("issues", 42 as unknown as Payload, "forty-two");
+    expect(fortyTwo.status).toBe(400);
+    expect(await fortyTwo.json()).toEqual({
+      error: "the body is JSON but not an event: a webhook payload is a JSON object",
+    });
+    for (let i = 0; i < 50 && !server.stdout.includes("forty-two"); i++) await sleep(20);
+    const refused = server.lines().filter((l) => typeof l.reason === "string");
+    expect(refused.map((l) => [l.id, l.status])).toEqual([
+      ["huge-1", 413],
+      ["huge-1", 413],
+      ["forty-two", 400],
+    ]);
+    expect(refused[0]).toMatchObject({ event: "issues", bytes: 60 * 2 ** 20 });
+    expect(server.stdout).not.toContain(marker);
+    expect(await server.metric('playbook_bot_webhook_deliveries_total{status="413"}')).toBe(2);
   }, 60_000);
 });

@@ -87,7 +87,7 @@ export class AppMetrics {
     });
     this.eventsFailed = new Counter({
       name: "playbook_bot_events_failed_total",
-      help: "Webhook deliveries whose work failed (GitHub is answered 5xx; a redelivery does the work), by event.",
+      help: "Tries of a webhook delivery's work that failed (the inbox retries them), by event.",
       labelNames: ["event"],
       registers,
     });

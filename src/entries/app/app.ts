@@ -316,8 +316,8 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
 
     /**
      * A delivery's work, once across replicas: skipped when done before, marked done only after it
-     * succeeded. A failure of the shared store is logged; the delivery stays not done, so GitHub's
-     * redelivery of it does the work.
+     * succeeded. A failure of the shared store is logged; the delivery stays not done, so the
+     * inbox's retry (or, behind Probot's own middleware, GitHub's redelivery) does the work.
      */
     async function once(
       context: Context,
@@ -335,7 +335,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       } catch (err) {
         if (err instanceof CoordinationError)
           context.log.error(
-            `delivery ${context.id} (${context.name}) failed: ${err.message}. It is not marked done: GitHub's redelivery of it does the work.`,
+            `delivery ${context.id} (${context.name}) failed: ${err.message}. It is not marked done: its retry does the work.`,
           );
         throw err;
       }

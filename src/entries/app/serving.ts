@@ -32,6 +32,22 @@ interface Delivery extends Work {
   ended: boolean;
 }
 
+/**
+ * A handler's failure as it is rethrown: @octokit/webhooks attaches the delivery to it (`event`,
+ * the whole payload) and Probot's error handler logs the error with every property it has, so a
+ * failed delivery would log its payload on every try. This error keeps no `event`.
+ */
+function withoutPayload(err: unknown): unknown {
+  if (typeof err !== "object" || err === null || Object.isFrozen(err)) return err;
+  Object.defineProperty(err, "event", {
+    get: () => undefined,
+    set: () => undefined,
+    enumerable: false,
+    configurable: true,
+  });
+  return err;
+}
+
 /** What a run's status change is counted as (`completed` is the run finishing). */
 const RUN_STATUS: Record<RunState["status"], string> = {
   running: "running",
@@ -139,7 +155,7 @@ export class Serving {
       await this.current.run(d, () => handler(context));
     } catch (err) {
       failed = err;
-      throw err;
+      throw withoutPayload(err);
     } finally {
       d.ended = true;
       this.metrics.queue.dec({ state: d.state });

@@ -275,7 +275,7 @@ describe("two replicas on one Redis", () => {
       expect(logged).toContainEqual(
         expect.stringMatching(
           new RegExp(
-            `^delivery ${id} \\(issues\\) failed: Redis at redis://127\\.0\\.0\\.1:\\d+ could not .*It is not marked done: GitHub's redelivery of it does the work\\.$`,
+            `^delivery ${id} \\(issues\\) failed: Redis at redis://127\\.0\\.0\\.1:\\d+ could not .*It is not marked done: its retry does the work\\.$`,
           ),
         ),
       );

@@ -4,6 +4,9 @@ import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js
 import { GitHubReachability } from "../../../src/adapters/github/octokit-pacing.js";
 import { Serving } from "../../../src/entries/app/serving.js";
 import type { Coordination } from "../../../src/runtime/coordination.js";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { Probot as RealProbot } from "probot";
 import type { Probot } from "probot";
 
 /** A request and a response that records what the handler answered. */
@@ -127,5 +130,52 @@ describe("Serving", () => {
     expect(c.answer.headers["content-type"]).toMatch(/^text\/plain/);
     expect(c.answer.body).toContain("# TYPE playbook_bot_queue_depth gauge");
     expect(c.answer.body).toContain('playbook_bot_queue_depth{state="waiting"} 0');
+  });
+
+  it("is not ready while a readiness check (the inbox) gives a reason", async () => {
+    const serving = new Serving();
+    serving.attach(fakeApp(), new MemoryCoordination());
+    let reason: string | undefined = "the inbox's Redis at redis://r:6379 does not answer";
+    serving.addReadinessCheck(() => Promise.resolve(reason));
+    const down = call("GET", "/readyz");
+    await serving.routes(down.req, down.res);
+    expect(down.answer.status).toBe(503);
+    expect(JSON.parse(down.answer.body)).toEqual({ status: "unready", reason });
+    reason = undefined;
+    const up = call("GET", "/readyz");
+    await serving.routes(up.req, up.res);
+    expect(up.answer.status).toBe(200);
+  });
+
+  it("a handler's failure is logged (by Probot) without the delivery's payload", async () => {
+    const lines: string[] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const probot = new RealProbot({
+      githubToken: "test",
+      secret: "s",
+      log: pino({ level: "debug" }, out),
+    });
+    const serving = new Serving();
+    await probot.load((app: Probot) => {
+      serving.attach(app, new MemoryCoordination());
+      app.on("issues", () => Promise.reject(new Error("the role lookup hung")));
+    });
+    const marker = "PAYLOAD-MARKER-not-in-logs";
+    await expect(
+      probot.webhooks.receive({
+        id: "failing-1",
+        name: "issues",
+        payload: { action: "opened", issue: { body: marker } },
+      } as unknown as Parameters<typeof probot.webhooks.receive>[0]),
+    ).rejects.toThrow("the role lookup hung");
+    const logged = lines.join("");
+    expect(logged).toContain("the role lookup hung");
+    expect(logged).toContain('"id":"failing-1"');
+    expect(logged).not.toContain(marker);
   });
 });

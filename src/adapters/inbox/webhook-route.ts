@@ -1,0 +1,152 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { InboxDelivery } from "../../runtime/inbox.js";
+
+/** GitHub caps a webhook payload at 25 MB: anything larger is not GitHub's. */
+export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
+
+/** The lines the route writes: fields first, as pino takes them. */
+export interface RouteLog {
+  info(fields: Record<string, unknown>, line: string): void;
+  warn(fields: Record<string, unknown>, line: string): void;
+}
+
+export interface WebhookRouteOptions {
+  /** Where GitHub posts deliveries (WEBHOOK_PATH, default `/api/github/webhooks`). */
+  path: string;
+  /** Whether `signature` (X-Hub-Signature-256) signs `body` with the webhook secret. */
+  verify(body: string, signature: string): Promise<boolean>;
+  /** Stores a checked delivery; a failure means it is not stored. */
+  enqueue(delivery: InboxDelivery): Promise<void>;
+  log: RouteLog;
+  /** Larger bodies are refused with 413 (default MAX_WEBHOOK_BYTES). */
+  maxBytes?: number;
+  /** Told every answer's status (for metrics). */
+  answered?: (status: number) => void;
+}
+
+const JSON_TYPE = /^\s*application\/json\s*(?:;|$)/i;
+const REQUIRED = ["x-github-event", "x-hub-signature-256", "x-github-delivery"] as const;
+
+/** A refusal: the status, and the reason logged and answered (never the payload). */
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** A header as one bounded string (senders choose headers, and they reach the logs). */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  const one = Array.isArray(v) ? v[0] : v;
+  return one === undefined ? undefined : one.slice(0, 200);
+}
+
+/**
+ * The body, read as it streams in and refused with 413 once it passes `max` bytes (or at once when
+ * its declared length does): what is past the cap is never kept.
+ */
+function readCapped(req: IncomingMessage, max: number, size: { bytes: number }): Promise<Buffer> {
+  const tooLarge = () =>
+    new Refusal(413, `the body is larger than ${max} bytes (GitHub's cap)`, {
+      connection: "close",
+    });
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > max) {
+    size.bytes = declared;
+    return Promise.reject(tooLarge());
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const onData = (c: Buffer) => {
+      size.bytes += c.length;
+      if (size.bytes <= max) return void chunks.push(c);
+      chunks.length = 0;
+      req.off("data", onData);
+      reject(tooLarge());
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
+}
+
+/** The payload, when the body is a JSON object (every GitHub event is one). */
+function eventPayload(body: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new Refusal(400, "the body is not JSON");
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new Refusal(400, "the body is JSON but not an event: a webhook payload is a JSON object");
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * The webhook route: checks a delivery's headers, reads its body with GitHub's cap, checks its
+ * signature on the raw bytes, then stores it in the inbox and answers 202 at once (workers do the
+ * work afterwards). The status codes are @octokit/webhooks' own: 404 for another method, 415 for
+ * another content type, 400 for missing headers or a bad signature; then 413 for a body past the
+ * cap, 400 for a body that is not a JSON object, and 503 when the inbox cannot store it (GitHub's
+ * redelivery then brings it again). A refusal is logged by delivery id, event, size and reason.
+ */
+export function webhookRoute(options: WebhookRouteOptions) {
+  const max = options.maxBytes ?? MAX_WEBHOOK_BYTES;
+  const path = options.path.replace(/\/+$/, "") || "/";
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const url = (req.url ?? "").split("?")[0] ?? "";
+    if ((url.replace(/\/+$/, "") || "/") !== path) return false;
+    const id = header(req, "x-github-delivery");
+    const event = header(req, "x-github-event");
+    const size = { bytes: 0 };
+    try {
+      if (req.method !== "POST") throw new Refusal(404, `Unknown route: ${req.method} ${path}`);
+      if (!JSON_TYPE.test(header(req, "content-type") ?? ""))
+        throw new Refusal(
+          415,
+          'Unsupported "Content-Type" header value. Must be "application/json"',
+        );
+      const missing = REQUIRED.filter((h) => req.headers[h] === undefined);
+      if (missing.length) throw new Refusal(400, `Required headers missing: ${missing.join(", ")}`);
+      const body = (await readCapped(req, max, size)).toString("utf8");
+      if (!(await options.verify(body, header(req, "x-hub-signature-256") ?? "")))
+        throw new Refusal(400, "signature does not match event payload and secret");
+      const payload = eventPayload(body);
+      const delivery = { id: id ?? "", name: event ?? "", payload };
+      try {
+        await options.enqueue(delivery);
+      } catch (err) {
+        throw new Refusal(503, `the inbox cannot store the delivery: ${(err as Error).message}`, {
+          "retry-after": "30",
+        });
+      }
+      options.log.info(
+        { id, event, bytes: size.bytes },
+        `delivery ${id} (${event}) accepted into the inbox`,
+      );
+      res.writeHead(202, { "content-type": "text/plain" });
+      res.end("accepted\n");
+      options.answered?.(202);
+    } catch (err) {
+      const refusal = err instanceof Refusal ? err : new Refusal(500, "the delivery was not read");
+      options.log.warn(
+        { id, event, bytes: size.bytes, status: refusal.status, reason: refusal.message },
+        `delivery ${id ?? "(no id)"} (${event ?? "no event"}) refused with ${refusal.status}: ${refusal.message}`,
+      );
+      if (!res.headersSent) {
+        res.writeHead(refusal.status, {
+          "content-type": "application/json",
+          ...refusal.headers,
+        });
+        res.end(JSON.stringify({ error: refusal.message }));
+      }
+      options.answered?.(refusal.status);
+    }
+    return true;
+  };
+}
