@@ -1,21 +1,79 @@
 import type { Step, StepKind } from "../format/types.js";
-import { aiStep } from "./ai/executor.js";
-import { branchStep } from "./branch/executor.js";
-import { checkpointStep } from "./checkpoint/executor.js";
-import { closeStep } from "./close/executor.js";
-import { commentStep } from "./comment/executor.js";
-import { commitStep } from "./commit/executor.js";
-import { decideStep } from "./decide/executor.js";
-import { dispatchStep } from "./dispatch/executor.js";
-import { endStep } from "./end/executor.js";
-import { investigateStep } from "./investigate/executor.js";
-import { issueStep } from "./issue/executor.js";
-import { labelStep } from "./label/executor.js";
-import { parallelStep } from "./parallel/executor.js";
-import { playbookStep } from "./playbook/executor.js";
-import { pullRequestStep } from "./pull_request/executor.js";
-import { scriptStep } from "./script/executor.js";
+import { aiKind } from "./ai/index.js";
+import { branchKind } from "./branch/index.js";
+import { checkpointKind } from "./checkpoint/index.js";
+import { closeKind } from "./close/index.js";
+import { commentKind } from "./comment/index.js";
+import { commitKind } from "./commit/index.js";
+import { decideKind } from "./decide/index.js";
+import { dispatchKind } from "./dispatch/index.js";
+import { endKind } from "./end/index.js";
+import { investigateKind } from "./investigate/index.js";
+import { issueKind } from "./issue/index.js";
+import { labelKind } from "./label/index.js";
+import { parallelKind } from "./parallel/index.js";
+import { playbookKind } from "./playbook/index.js";
+import { pullRequestKind } from "./pull_request/index.js";
+import { scriptKind } from "./script/index.js";
+import type { StepKindPlugin } from "./kind.js";
 import type { StepExecutor } from "./types.js";
+
+/**
+ * Every step kind, listed here and nowhere else: each lives in its folder (./<kind>/index.ts says
+ * what the rest of the code needs of it). A new kind is a new folder and one line in this list.
+ */
+const KINDS = [
+  aiKind,
+  branchKind,
+  checkpointKind,
+  closeKind,
+  commentKind,
+  commitKind,
+  decideKind,
+  dispatchKind,
+  endKind,
+  investigateKind,
+  issueKind,
+  labelKind,
+  parallelKind,
+  playbookKind,
+  pullRequestKind,
+  scriptKind,
+] as const;
+
+// The compiler checks the list against the format: a kind the schema has must be registered.
+type Unregistered = Exclude<StepKind, (typeof KINDS)[number]["executor"]["kind"]>;
+const everyKindRegistered: [Unregistered] extends [never] ? true : Unregistered = true;
+void everyKindRegistered;
+
+export const STEP_KIND_PLUGINS = KINDS as unknown as readonly StepKindPlugin[];
+
+const byName = new Map(STEP_KIND_PLUGINS.map((p) => [p.executor.kind as string, p]));
+
+/** The kind's plugin, or undefined for a name that is not a step kind. */
+export function stepKind(kind: StepKind | string): StepKindPlugin | undefined {
+  return byName.get(kind);
+}
+
+/** The plugin of a step's own kind (a validated step always has one). */
+export function kindOf<S extends Step>(step: S): StepKindPlugin<S> {
+  const plugin = byName.get(step.type);
+  if (!plugin) throw new Error(`no step kind '${step.type}' is registered`);
+  return plugin as unknown as StepKindPlugin<S>;
+}
+
+/** The outputs a step produces, or null when they depend on what it runs (a child playbook). */
+export function outputsOfStep(step: Step): readonly string[] | null {
+  const plugin = stepKind(step.type);
+  const own = plugin?.outputsOf?.(step as never);
+  if (!plugin || (plugin.outputs === null && own === undefined)) return null;
+  return [...(plugin.outputs ?? []), ...(own ?? [])];
+}
+
+/** Whether a step's effects change the repository or the thread (authority applies to it). */
+export function hasSideEffects(step: Step): boolean {
+  return stepKind(step.type)?.sideEffect === true;
+}
 
 /** The executors by kind. A new kind is a new module registered here; the engine does not change. */
 export class StepRegistry {
@@ -32,21 +90,7 @@ export class StepRegistry {
 }
 
 export function defaultRegistry(): StepRegistry {
-  return new StepRegistry()
-    .register(aiStep)
-    .register(branchStep)
-    .register(checkpointStep)
-    .register(closeStep)
-    .register(commentStep)
-    .register(commitStep)
-    .register(decideStep)
-    .register(dispatchStep)
-    .register(endStep)
-    .register(investigateStep)
-    .register(issueStep)
-    .register(labelStep)
-    .register(parallelStep)
-    .register(playbookStep)
-    .register(pullRequestStep)
-    .register(scriptStep);
+  const registry = new StepRegistry();
+  for (const plugin of STEP_KIND_PLUGINS) registry.register(plugin.executor);
+  return registry;
 }

@@ -11,7 +11,7 @@
 import { graphOf, type Edge, type PlaybookGraph } from "../format/graph.js";
 import { loadSourceText, type PathSegment, type SourceDocument } from "../format/source.js";
 import type { PlaybookDocument, Step, TestCase, TestEvent } from "../format/types.js";
-import { SIDE_EFFECT_KINDS } from "../format/vocabulary.js";
+import { hasSideEffects } from "../steps/registry.js";
 import type { KnownPlaybook } from "../rules/validate.js";
 import { checkPlaybookText, sameData, serialisePlaybook } from "./check.js";
 import { instant, type FindingValue, type RunAdhoc, type RunEvidence } from "./evidence.js";
@@ -164,7 +164,7 @@ function canWait(playbook: PlaybookDocument, graph: PlaybookGraph, entry: string
     playbook.authority?.ask_first_below !== undefined ||
     (step.authority === undefined &&
       playbook.authority?.default === "ask-first" &&
-      SIDE_EFFECT_KINDS.has(step.type))
+      hasSideEffects(step))
   )
     return true;
   switch (step.type) {
@@ -317,8 +317,8 @@ function approvalPoints(state: State): string[] {
       st.authority === "ask-first" ||
       (st.authority === undefined &&
         playbook.authority?.default === "ask-first" &&
-        SIDE_EFFECT_KINDS.has(st.type)) ||
-      (playbook.interaction_mode?.includes("needs_review") && SIDE_EFFECT_KINDS.has(st.type)) ||
+        hasSideEffects(st)) ||
+      (playbook.interaction_mode?.includes("needs_review") && hasSideEffects(st)) ||
       (st.type === "ai" && st.scope === "write") ||
       (playbook.authority?.ask_first_below !== undefined && st.authority === "show-me")
     )

@@ -11,7 +11,7 @@ import {
 } from "../engine/state.js";
 import { graphOf } from "../format/graph.js";
 import type { PlaybookDocument, Step } from "../format/types.js";
-import { SIDE_EFFECT_KINDS } from "../format/vocabulary.js";
+import { hasSideEffects } from "../steps/registry.js";
 import type { PlaybookBundle } from "../steps/types.js";
 import {
   APP_ACTOR,
@@ -183,7 +183,7 @@ function stepAuthority(
 ): TraceAuthority {
   const claim =
     step?.authority ??
-    (!step || SIDE_EFFECT_KINDS.has(step.type) ? playbook?.authority?.default : undefined) ??
+    (!step || hasSideEffects(step) ? playbook?.authority?.default : undefined) ??
     "just-do-it";
   const approvers = step ? frame?.approvedBy?.[step.id] : undefined;
   return {

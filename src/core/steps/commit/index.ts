@@ -1,0 +1,9 @@
+import type { CommitStep } from "../../format/types.js";
+import type { StepKindPlugin } from "../kind.js";
+import { commitStep } from "./executor.js";
+
+export const commitKind: StepKindPlugin<CommitStep> = {
+  executor: commitStep,
+  outputs: ["sha", "url", "branch"],
+  sideEffect: true,
+};

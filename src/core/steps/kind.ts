@@ -1,0 +1,29 @@
+import type { PathSegment } from "../format/source.js";
+import type { Step } from "../format/types.js";
+import type { StepExecutor } from "./types.js";
+
+/** A file next to the playbook a step reads (a template, a prompt), and where the step names it. */
+export interface StepFileReference {
+  rel: string;
+  /** The path to the field, from the step. */
+  at: PathSegment[];
+}
+
+/**
+ * Everything the rest of the code needs to know of one step kind, kept in the kind's folder
+ * (src/core/steps/<kind>/index.ts) and listed once in ./registry.ts. Central modules ask the
+ * registry instead of switching on a step's type; a hook left out means "nothing of that kind".
+ */
+export interface StepKindPlugin<S extends Step = Step> {
+  /** How a step of this kind runs; its `kind` is the kind's name. */
+  readonly executor: StepExecutor<S>;
+  /**
+   * The outputs every step of this kind produces. `null`: they depend on the step (a checkpoint's
+   * response schema, a child playbook's outputs); `outputsOf` adds what a given step declares.
+   */
+  readonly outputs: readonly string[] | null;
+  /** The outputs a given step produces besides `outputs`, from its own fields. */
+  outputsOf?(step: S): readonly string[];
+  /** Its effects change the repository or the thread, so a playbook's authority applies to it. */
+  readonly sideEffect?: boolean;
+}

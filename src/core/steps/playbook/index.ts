@@ -1,0 +1,8 @@
+import type { PlaybookStep } from "../../format/types.js";
+import type { StepKindPlugin } from "../kind.js";
+import { playbookStep } from "./executor.js";
+
+export const playbookKind: StepKindPlugin<PlaybookStep> = {
+  executor: playbookStep,
+  outputs: null,
+};
