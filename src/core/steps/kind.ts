@@ -26,4 +26,14 @@ export interface StepKindPlugin<S extends Step = Step> {
   outputsOf?(step: S): readonly string[];
   /** Its effects change the repository or the thread, so a playbook's authority applies to it. */
   readonly sideEffect?: boolean;
+  /** The tool a run's trace names for the step's act (default: none known before its effect). */
+  tool?(step: S): string;
+  /** The files next to the playbook the step reads: loaded with the playbook, checked by rules. */
+  files?(step: S): StepFileReference[];
+  /** The finding keys the step expects to establish. */
+  expectedFindings?(step: S): readonly string[];
+  /** The playbooks a run may go on to from this step (one it delegates or hands off to). */
+  playbooks?(step: S): readonly string[];
+  /** Whether the step ends its run's playbook: nothing follows it. */
+  terminal?(step: S): boolean;
 }

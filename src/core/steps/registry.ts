@@ -15,7 +15,7 @@ import { parallelKind } from "./parallel/index.js";
 import { playbookKind } from "./playbook/index.js";
 import { pullRequestKind } from "./pull_request/index.js";
 import { scriptKind } from "./script/index.js";
-import type { StepKindPlugin } from "./kind.js";
+import type { StepFileReference, StepKindPlugin } from "./kind.js";
 import type { StepExecutor } from "./types.js";
 
 /**
@@ -93,4 +93,29 @@ export function defaultRegistry(): StepRegistry {
   const registry = new StepRegistry();
   for (const plugin of STEP_KIND_PLUGINS) registry.register(plugin.executor);
   return registry;
+}
+
+/** The tool a trace names for a step's act, known from its definition (undefined: none). */
+export function toolOfStep(step: Step): string | undefined {
+  return stepKind(step.type)?.tool?.(step);
+}
+
+/** The files next to the playbook a step reads, with the path to each field from the step. */
+export function filesOfStep(step: Step): StepFileReference[] {
+  return stepKind(step.type)?.files?.(step) ?? [];
+}
+
+/** The finding keys a step expects to establish. */
+export function expectedFindingsOf(step: Step): readonly string[] {
+  return stepKind(step.type)?.expectedFindings?.(step) ?? [];
+}
+
+/** The playbooks a run may go on to from a step (delegated to or handed off to). */
+export function playbooksOf(step: Step): readonly string[] {
+  return stepKind(step.type)?.playbooks?.(step) ?? [];
+}
+
+/** Whether a step ends its playbook (an end, a hand-off): nothing follows it. */
+export function endsPlaybook(step: Step): boolean {
+  return stepKind(step.type)?.terminal?.(step) === true;
 }

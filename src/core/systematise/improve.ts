@@ -11,7 +11,7 @@
 import { graphOf, type Edge, type PlaybookGraph } from "../format/graph.js";
 import { loadSourceText, type PathSegment, type SourceDocument } from "../format/source.js";
 import type { PlaybookDocument, Step, TestCase, TestEvent } from "../format/types.js";
-import { hasSideEffects } from "../steps/registry.js";
+import { endsPlaybook, expectedFindingsOf, hasSideEffects } from "../steps/registry.js";
 import type { KnownPlaybook } from "../rules/validate.js";
 import { checkPlaybookText, sameData, serialisePlaybook } from "./check.js";
 import { instant, type FindingValue, type RunAdhoc, type RunEvidence } from "./evidence.js";
@@ -267,8 +267,7 @@ function skippedSteps(
   const plans: Plan[] = [];
   for (const s of graph.steps) {
     if (s.list !== "" || !reachable.has(s.id)) continue;
-    if (s.step.type === "end" || (s.step.type === "playbook" && s.step.mode === "handoff"))
-      continue;
+    if (endsPlaybook(s.step)) continue;
     const visits = completed.flatMap((r) => r.path.filter((v) => v.step === s.id));
     if (visits.some((v) => v.status !== "skipped")) continue;
     const skipped = completed.filter((r) => r.path.some((v) => v.step === s.id)).length;
@@ -527,8 +526,7 @@ function anchorOf(
   const step = graph.byId.get(last.step)?.step as Step;
   if (run.status === "waiting" || run.status === "running" || run.status === "failed")
     return before(lastIndex);
-  if (step.type === "end" || (step.type === "playbook" && step.mode === "handoff"))
-    return before(lastIndex);
+  if (endsPlaybook(step)) return before(lastIndex);
   if (graph.isTerminal(last.step)) return { kind: "after", from: last.step };
   return {
     why: `run ${oneLine(run.runId, 40)} stopped at ${last.step}, which does not end the playbook`,
@@ -550,11 +548,7 @@ function adhocWork(
   notes: string[],
 ): Plan[] {
   const { graph, playbook } = state;
-  const expected = new Set(
-    graph.steps.flatMap((s) =>
-      s.step.type === "investigate" || s.step.type === "ai" ? (s.step.expected_findings ?? []) : [],
-    ),
-  );
+  const expected = new Set(graph.steps.flatMap((s) => expectedFindingsOf(s.step)));
   const groups = new Map<string, Gathered>();
   for (const work of adhoc) {
     const run = runs.find((r) => r.runId === work?.runId);

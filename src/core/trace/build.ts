@@ -11,7 +11,7 @@ import {
 } from "../engine/state.js";
 import { graphOf } from "../format/graph.js";
 import type { PlaybookDocument, Step } from "../format/types.js";
-import { hasSideEffects } from "../steps/registry.js";
+import { hasSideEffects, toolOfStep } from "../steps/registry.js";
 import type { PlaybookBundle } from "../steps/types.js";
 import {
   APP_ACTOR,
@@ -147,30 +147,6 @@ function toolOfEffect(effect: Effect): string {
       return "playbook";
     default:
       return effect.kind;
-  }
-}
-
-/** The tool of a step known from its definition alone (when its effect was asked for earlier). */
-function toolOfStep(step: Step | undefined): string | undefined {
-  if (!step) return undefined;
-  switch (step.type) {
-    case "branch":
-    case "commit":
-      return "git";
-    case "ai":
-      return step.tools?.length ? `ai(${unique(step.tools).join(",")})` : "ai";
-    case "playbook":
-      return "playbook";
-    case "comment":
-    case "pull_request":
-    case "issue":
-    case "label":
-    case "close":
-    case "dispatch":
-    case "script":
-      return step.type;
-    default:
-      return undefined;
   }
 }
 
@@ -350,7 +326,7 @@ export function traceRecords(
       authority: authorityFor(f.depth, f.playbook, step, f.outputs),
       outcome: f.status === "completed" || f.status === "skipped" ? "success" : "failure",
     };
-    const tool = toolOfStep(step);
+    const tool = step ? toolOfStep(step) : undefined;
     if (tool) act.tool = tool;
     if (f.outputs) act.outputs = f.outputs;
     if (error && DENIED.has(error.code)) act.authority.granted = false;

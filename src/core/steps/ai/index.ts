@@ -5,4 +5,8 @@ import { aiStep } from "./executor.js";
 export const aiKind: StepKindPlugin<AiStep> = {
   executor: aiStep,
   outputs: ["text"],
+  tool: (step) => (step.tools?.length ? `ai(${[...new Set(step.tools)].join(",")})` : "ai"),
+  files: (step) =>
+    step.prompt_file === undefined ? [] : [{ rel: step.prompt_file, at: ["prompt_file"] }],
+  expectedFindings: (step) => step.expected_findings ?? [],
 };

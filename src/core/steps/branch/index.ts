@@ -6,4 +6,5 @@ export const branchKind: StepKindPlugin<BranchStep> = {
   executor: branchStep,
   outputs: ["name", "sha", "url", "created"],
   sideEffect: true,
+  tool: () => "git",
 };

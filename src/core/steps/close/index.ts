@@ -6,4 +6,5 @@ export const closeKind: StepKindPlugin<CloseStep> = {
   executor: closeStep,
   outputs: ["state"],
   sideEffect: true,
+  tool: () => "close",
 };

@@ -6,4 +6,5 @@ export const commentKind: StepKindPlugin<CommentStep> = {
   executor: commentStep,
   outputs: ["id", "url"],
   sideEffect: true,
+  tool: () => "comment",
 };

@@ -6,4 +6,5 @@ export const dispatchKind: StepKindPlugin<DispatchStep> = {
   executor: dispatchStep,
   outputs: ["run_id", "url", "conclusion"],
   sideEffect: true,
+  tool: () => "dispatch",
 };

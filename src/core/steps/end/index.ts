@@ -5,4 +5,6 @@ import { endStep } from "./executor.js";
 export const endKind: StepKindPlugin<EndStep> = {
   executor: endStep,
   outputs: [],
+  playbooks: (step) => step.handoff ?? [],
+  terminal: () => true,
 };

@@ -6,4 +6,5 @@ export const issueKind: StepKindPlugin<IssueStep> = {
   executor: issueStep,
   outputs: ["number", "url"],
   sideEffect: true,
+  tool: () => "issue",
 };

@@ -6,4 +6,5 @@ export const labelKind: StepKindPlugin<LabelStep> = {
   executor: labelStep,
   outputs: ["labels"],
   sideEffect: true,
+  tool: () => "label",
 };

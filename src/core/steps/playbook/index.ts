@@ -5,4 +5,7 @@ import { playbookStep } from "./executor.js";
 export const playbookKind: StepKindPlugin<PlaybookStep> = {
   executor: playbookStep,
   outputs: null,
+  tool: () => "playbook",
+  playbooks: (step) => [step.playbook],
+  terminal: (step) => step.mode === "handoff",
 };

@@ -6,4 +6,5 @@ export const pullRequestKind: StepKindPlugin<PullRequestStep> = {
   executor: pullRequestStep,
   outputs: ["number", "url", "head", "merged", "merge_sha"],
   sideEffect: true,
+  tool: () => "pull_request",
 };

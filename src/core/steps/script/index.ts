@@ -6,4 +6,5 @@ export const scriptKind: StepKindPlugin<ScriptStep> = {
   executor: scriptStep,
   outputs: ["exit_code", "stdout", "stderr"],
   sideEffect: true,
+  tool: () => "script",
 };
