@@ -9,6 +9,16 @@ export interface StepFileReference {
   at: PathSegment[];
 }
 
+/** A way a step's fields do not fit together (the step-shape rule reports it). */
+export interface ShapeProblem {
+  /** The path to the field, from the step (empty: the step itself). */
+  at: PathSegment[];
+  message: string;
+  hint: string;
+  /** Underline the field's key rather than its value. */
+  key?: boolean;
+}
+
 /**
  * Everything the rest of the code needs to know of one step kind, kept in the kind's folder
  * (src/core/steps/<kind>/index.ts) and listed once in ./registry.ts. Central modules ask the
@@ -36,4 +46,6 @@ export interface StepKindPlugin<S extends Step = Step> {
   playbooks?(step: S): readonly string[];
   /** Whether the step ends its run's playbook: nothing follows it. */
   terminal?(step: S): boolean;
+  /** What does not fit together in the step's fields, beyond what the schema checks. */
+  shapeProblems?(step: S): ShapeProblem[];
 }

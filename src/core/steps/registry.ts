@@ -15,7 +15,7 @@ import { parallelKind } from "./parallel/index.js";
 import { playbookKind } from "./playbook/index.js";
 import { pullRequestKind } from "./pull_request/index.js";
 import { scriptKind } from "./script/index.js";
-import type { StepFileReference, StepKindPlugin } from "./kind.js";
+import type { ShapeProblem, StepFileReference, StepKindPlugin } from "./kind.js";
 import type { StepExecutor } from "./types.js";
 
 /**
@@ -118,4 +118,9 @@ export function playbooksOf(step: Step): readonly string[] {
 /** Whether a step ends its playbook (an end, a hand-off): nothing follows it. */
 export function endsPlaybook(step: Step): boolean {
   return stepKind(step.type)?.terminal?.(step) === true;
+}
+
+/** What does not fit together in a step's fields, by its kind's own account. */
+export function shapeProblemsOf(step: Step): ShapeProblem[] {
+  return stepKind(step.type)?.shapeProblems?.(step) ?? [];
 }

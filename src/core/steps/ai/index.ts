@@ -9,4 +9,14 @@ export const aiKind: StepKindPlugin<AiStep> = {
   files: (step) =>
     step.prompt_file === undefined ? [] : [{ rel: step.prompt_file, at: ["prompt_file"] }],
   expectedFindings: (step) => step.expected_findings ?? [],
+  shapeProblems: (step) =>
+    (step.prompt === undefined) === (step.prompt_file === undefined)
+      ? [
+          {
+            at: [],
+            message: "an ai step needs exactly one of prompt: or prompt_file:",
+            hint: "keep prompt: (inline) or prompt_file: (a markdown file)",
+          },
+        ]
+      : [],
 };

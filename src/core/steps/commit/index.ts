@@ -1,5 +1,5 @@
 import type { CommitStep } from "../../format/types.js";
-import type { StepKindPlugin } from "../kind.js";
+import type { ShapeProblem, StepKindPlugin } from "../kind.js";
 import { commitStep } from "./executor.js";
 
 export const commitKind: StepKindPlugin<CommitStep> = {
@@ -11,4 +11,22 @@ export const commitKind: StepKindPlugin<CommitStep> = {
     (step.files ?? []).flatMap((f, i) =>
       f.template === undefined ? [] : [{ rel: f.template, at: ["files", i, "template"] }],
     ),
+  shapeProblems(step) {
+    const out: ShapeProblem[] = [];
+    if (!step.files?.length && !step.paths?.length)
+      out.push({
+        at: [],
+        message: "a commit step needs files: (content to write) or paths: (files to commit)",
+        hint: "add files: [{ path: …, content: … }]",
+      });
+    step.files?.forEach((f, i) => {
+      if ((f.content === undefined) === (f.template === undefined))
+        out.push({
+          at: ["files", i],
+          message: "a file needs exactly one of content: or template:",
+          hint: "keep content: (inline) or template: (a file next to the playbook)",
+        });
+    });
+    return out;
+  },
 };

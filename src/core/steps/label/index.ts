@@ -7,4 +7,8 @@ export const labelKind: StepKindPlugin<LabelStep> = {
   outputs: ["labels"],
   sideEffect: true,
   tool: () => "label",
+  shapeProblems: (step) =>
+    !step.add?.length && !step.remove?.length
+      ? [{ at: [], message: "a label step needs add: or remove:", hint: "add add: [label]" }]
+      : [],
 };
