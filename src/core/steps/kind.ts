@@ -48,4 +48,9 @@ export interface StepKindPlugin<S extends Step = Step> {
   terminal?(step: S): boolean;
   /** What does not fit together in the step's fields, beyond what the schema checks. */
   shapeProblems?(step: S): ShapeProblem[];
+  /**
+   * Whether the step can stop its run until something happens (a person, a workflow, a merge).
+   * Default: only when it has a timeout.
+   */
+  canWait?(step: S): boolean;
 }

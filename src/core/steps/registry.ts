@@ -124,3 +124,9 @@ export function endsPlaybook(step: Step): boolean {
 export function shapeProblemsOf(step: Step): ShapeProblem[] {
   return stepKind(step.type)?.shapeProblems?.(step) ?? [];
 }
+
+/** Whether a step can stop its run until something happens (its kind says; else its timeout). */
+export function canStopTheRun(step: Step): boolean {
+  const canWait = stepKind(step.type)?.canWait;
+  return canWait ? canWait(step) : step.timeout !== undefined;
+}

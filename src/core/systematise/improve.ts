@@ -11,7 +11,12 @@
 import { graphOf, type Edge, type PlaybookGraph } from "../format/graph.js";
 import { loadSourceText, type PathSegment, type SourceDocument } from "../format/source.js";
 import type { PlaybookDocument, Step, TestCase, TestEvent } from "../format/types.js";
-import { endsPlaybook, expectedFindingsOf, hasSideEffects } from "../steps/registry.js";
+import {
+  canStopTheRun,
+  endsPlaybook,
+  expectedFindingsOf,
+  hasSideEffects,
+} from "../steps/registry.js";
 import type { KnownPlaybook } from "../rules/validate.js";
 import { checkPlaybookText, sameData, serialisePlaybook } from "./check.js";
 import { instant, type FindingValue, type RunAdhoc, type RunEvidence } from "./evidence.js";
@@ -167,21 +172,7 @@ function canWait(playbook: PlaybookDocument, graph: PlaybookGraph, entry: string
       hasSideEffects(step))
   )
     return true;
-  switch (step.type) {
-    case "investigate":
-    case "checkpoint":
-    case "playbook":
-    case "parallel":
-      return true;
-    case "pull_request":
-      return step.wait === "merged";
-    case "dispatch":
-      return step.wait !== false;
-    case "ai":
-      return step.scope === "write";
-    default:
-      return step.timeout !== undefined;
-  }
+  return canStopTheRun(step);
 }
 
 /** Where a step is referred to by something other than falling through to it. */

@@ -19,4 +19,6 @@ export const aiKind: StepKindPlugin<AiStep> = {
           },
         ]
       : [],
+  // A model with write tools waits for a person's approval first.
+  canWait: (step) => step.scope === "write",
 };

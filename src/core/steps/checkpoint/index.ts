@@ -36,4 +36,5 @@ export const checkpointKind: StepKindPlugin<CheckpointStep> = {
       });
     return out;
   },
+  canWait: () => true,
 };

@@ -7,4 +7,5 @@ export const dispatchKind: StepKindPlugin<DispatchStep> = {
   outputs: ["run_id", "url", "conclusion"],
   sideEffect: true,
   tool: () => "dispatch",
+  canWait: (step) => step.wait !== false,
 };

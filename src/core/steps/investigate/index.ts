@@ -8,4 +8,5 @@ export const investigateKind: StepKindPlugin<InvestigateStep> = {
   // An investigate step's calls name the outputs they take from their results.
   outputsOf: (step) => (step.suggested_calls ?? []).flatMap((c) => Object.keys(c.outputs ?? {})),
   expectedFindings: (step) => step.expected_findings ?? [],
+  canWait: () => true,
 };

@@ -5,4 +5,5 @@ import { parallelStep } from "./executor.js";
 export const parallelKind: StepKindPlugin<ParallelStep> = {
   executor: parallelStep,
   outputs: ["completed", "failed", "cancelled", "first"],
+  canWait: () => true,
 };

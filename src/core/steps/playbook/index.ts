@@ -8,4 +8,5 @@ export const playbookKind: StepKindPlugin<PlaybookStep> = {
   tool: () => "playbook",
   playbooks: (step) => [step.playbook],
   terminal: (step) => step.mode === "handoff",
+  canWait: () => true,
 };

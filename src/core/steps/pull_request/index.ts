@@ -7,4 +7,5 @@ export const pullRequestKind: StepKindPlugin<PullRequestStep> = {
   outputs: ["number", "url", "head", "merged", "merge_sha"],
   sideEffect: true,
   tool: () => "pull_request",
+  canWait: (step) => step.wait === "merged",
 };
