@@ -1,5 +1,6 @@
 import { branchListKey, graphOf, stepTitle, type Edge, type GraphStep } from "./graph.js";
 import type { PlaybookDocument } from "./types.js";
+import { stepKind } from "../steps/registry.js";
 
 /** An id in the characters a Mermaid node id may hold: letters, digits and `_`. */
 function slug(id: string): string {
@@ -67,20 +68,11 @@ function shape(s: GraphStep, ids: NodeIds): string {
   const id = ids.step(s.id);
   // A for_each step runs once per item: its kind says so.
   const kind = label(s.step.for_each !== undefined ? `${s.step.type} · for each` : s.step.type);
-  switch (s.step.type) {
-    case "end":
-      return `${id}(["${text}"])`;
-    case "decide":
-      return `${id}{"${text}"}`;
-    case "checkpoint":
-      return `${id}{{"${text}<br/>${kind}"}}`;
-    case "playbook":
-      return `${id}[["${text}<br/>${s.step.mode} ${label(s.step.playbook)}"]]`;
-    case "parallel":
-      return `${id}[/"${text}<br/>${kind}"\\]`;
-    default:
-      return `${id}["${text}<br/>${kind}"]`;
-  }
+  const node = stepKind(s.step.type)?.diagramNode ?? { open: '["', close: '"]' };
+  const caption = node.caption ? node.caption(s.step) : undefined;
+  const words = caption === undefined ? kind : caption?.map(label).join(" ");
+  const under = words === undefined ? "" : `<br/>${words}`;
+  return `${id}${node.open}${text}${under}${node.close}`;
 }
 
 export interface MermaidOptions {

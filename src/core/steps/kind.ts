@@ -53,4 +53,9 @@ export interface StepKindPlugin<S extends Step = Step> {
    * Default: only when it has a timeout.
    */
   canWait?(step: S): boolean;
+  /**
+   * How the step's node looks in a Mermaid flowchart: the brackets of its shape (default: a box)
+   * and the words of the line under its title (default: its kind; null: none), as plain text.
+   */
+  readonly diagramNode?: { open: string; close: string; caption?: (step: S) => string[] | null };
 }

@@ -37,4 +37,5 @@ export const checkpointKind: StepKindPlugin<CheckpointStep> = {
     return out;
   },
   canWait: () => true,
+  diagramNode: { open: '{{"', close: '"}}' },
 };

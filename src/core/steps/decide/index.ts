@@ -14,4 +14,5 @@ export const decideKind: StepKindPlugin<DecideStep> = {
     "facts",
     "evidence",
   ],
+  diagramNode: { open: '{"', close: '"}', caption: () => null },
 };

@@ -7,4 +7,5 @@ export const endKind: StepKindPlugin<EndStep> = {
   outputs: [],
   playbooks: (step) => step.handoff ?? [],
   terminal: () => true,
+  diagramNode: { open: '(["', close: '"])', caption: () => null },
 };

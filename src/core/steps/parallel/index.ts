@@ -6,4 +6,5 @@ export const parallelKind: StepKindPlugin<ParallelStep> = {
   executor: parallelStep,
   outputs: ["completed", "failed", "cancelled", "first"],
   canWait: () => true,
+  diagramNode: { open: '[/"', close: '"\\]' },
 };

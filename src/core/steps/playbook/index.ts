@@ -9,4 +9,5 @@ export const playbookKind: StepKindPlugin<PlaybookStep> = {
   playbooks: (step) => [step.playbook],
   terminal: (step) => step.mode === "handoff",
   canWait: () => true,
+  diagramNode: { open: '[["', close: '"]]', caption: (step) => [step.mode, step.playbook] },
 };
