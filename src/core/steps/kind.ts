@@ -9,6 +9,17 @@ export interface StepFileReference {
   at: PathSegment[];
 }
 
+/** A path in the repository a step writes or expects (the path-unsafe rule checks it stays inside). */
+export interface StepRepoPath {
+  path: string;
+  /** The path to the field, from the step. */
+  at: PathSegment[];
+  /** How to write it instead, when it is unsafe. */
+  hint: string;
+  /** A glob (`*`, `**`): checked as if its wildcards were names. */
+  glob: boolean;
+}
+
 /** A way a step's fields do not fit together (the step-shape rule reports it). */
 export interface ShapeProblem {
   /** The path to the field, from the step (empty: the step itself). */
@@ -40,6 +51,8 @@ export interface StepKindPlugin<S extends Step = Step> {
   tool?(step: S): string;
   /** The files next to the playbook the step reads: loaded with the playbook, checked by rules. */
   files?(step: S): StepFileReference[];
+  /** The paths in the repository the step writes or expects. */
+  repoPaths?(step: S): StepRepoPath[];
   /** The finding keys the step expects to establish. */
   expectedFindings?(step: S): readonly string[];
   /** The playbooks a run may go on to from this step (one it delegates or hands off to). */

@@ -15,7 +15,7 @@ import { parallelKind } from "./parallel/index.js";
 import { playbookKind } from "./playbook/index.js";
 import { pullRequestKind } from "./pull_request/index.js";
 import { scriptKind } from "./script/index.js";
-import type { ShapeProblem, StepFileReference, StepKindPlugin } from "./kind.js";
+import type { ShapeProblem, StepFileReference, StepKindPlugin, StepRepoPath } from "./kind.js";
 import type { StepExecutor } from "./types.js";
 
 /**
@@ -129,4 +129,9 @@ export function shapeProblemsOf(step: Step): ShapeProblem[] {
 export function canStopTheRun(step: Step): boolean {
   const canWait = stepKind(step.type)?.canWait;
   return canWait ? canWait(step) : step.timeout !== undefined;
+}
+
+/** The paths in the repository a step writes or expects. */
+export function repoPathsOf(step: Step): StepRepoPath[] {
+  return stepKind(step.type)?.repoPaths?.(step) ?? [];
 }

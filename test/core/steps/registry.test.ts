@@ -13,6 +13,7 @@ import {
   hasSideEffects,
   outputsOfStep,
   playbooksOf,
+  repoPathsOf,
   shapeProblemsOf,
   STEP_KIND_PLUGINS,
   stepKind,
@@ -114,6 +115,15 @@ describe("the step kind registry", () => {
     expect(filesOfStep(step({ type: "ai", prompt_file: "p.md" }))).toEqual([
       { rel: "p.md", at: ["prompt_file"] },
     ]);
+    expect(repoPathsOf(step({ type: "commit", paths: ["docs/*"] }))).toEqual([
+      {
+        path: "docs/*",
+        at: ["paths", 0],
+        hint: "write globs relative to the repository root",
+        glob: true,
+      },
+    ]);
+    expect(repoPathsOf(step({ type: "label", add: ["x"] }))).toEqual([]);
     expect(expectedFindingsOf(step({ type: "investigate", expected_findings: ["f"] }))).toEqual([
       "f",
     ]);
@@ -151,7 +161,6 @@ const KIND_TESTS_LEFT: Record<string, number> = {
   "src/core/rules/graph/handoff-not-terminal.ts": 2,
   "src/core/rules/set/set-delegate-terminal.ts": 2,
   "src/core/rules/style/step-no-description.ts": 1,
-  "src/core/rules/templates/path-unsafe.ts": 2,
   "src/core/systematise/draft.ts": 1,
   "src/core/systematise/from-state.ts": 3,
   "src/core/systematise/improve.ts": 5,

@@ -21,4 +21,11 @@ export const aiKind: StepKindPlugin<AiStep> = {
       : [],
   // A model with write tools waits for a person's approval first.
   canWait: (step) => step.scope === "write",
+  repoPaths: (step) =>
+    (step.expect_files ?? []).map((f, i) => ({
+      path: f,
+      at: ["expect_files", i],
+      hint: "write paths relative to the repository root",
+      glob: true,
+    })),
 };

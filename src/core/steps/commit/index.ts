@@ -29,4 +29,18 @@ export const commitKind: StepKindPlugin<CommitStep> = {
     });
     return out;
   },
+  repoPaths: (step) => [
+    ...(step.files ?? []).map((f, i) => ({
+      path: f.path,
+      at: ["files", i, "path"],
+      hint: "write a normalised path inside the repository, e.g. docs/notes.md",
+      glob: false,
+    })),
+    ...(step.paths ?? []).map((g, i) => ({
+      path: g,
+      at: ["paths", i],
+      hint: "write globs relative to the repository root",
+      glob: true,
+    })),
+  ],
 };
