@@ -1,5 +1,5 @@
 import type { PathSegment } from "../format/source.js";
-import type { Step } from "../format/types.js";
+import type { Approvers, Step } from "../format/types.js";
 import type { StepExecutor } from "./types.js";
 
 /** A file next to the playbook a step reads (a template, a prompt), and where the step names it. */
@@ -66,6 +66,13 @@ export interface StepKindPlugin<S extends Step = Step> {
    * Default: only when it has a timeout.
    */
   canWait?(step: S): boolean;
+  /**
+   * What people answer the step with while it waits: an approval (`/approve`, `/reject`) or
+   * findings and a choice (`/record`, `/choose`). Default: nothing (it waits for an event).
+   */
+  readonly answeredWith?: "approval" | "findings";
+  /** Who may approve the step, when it is answered with an approval. */
+  approvers?(step: S): Approvers | undefined;
   /**
    * How the step's node looks in a Mermaid flowchart: the brackets of its shape (default: a box)
    * and the words of the line under its title (default: its kind; null: none), as plain text.

@@ -38,4 +38,6 @@ export const checkpointKind: StepKindPlugin<CheckpointStep> = {
   },
   canWait: () => true,
   diagramNode: { open: '{{"', close: '"}}' },
+  answeredWith: "approval",
+  approvers: (step) => step.approvers,
 };

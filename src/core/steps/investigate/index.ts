@@ -9,4 +9,5 @@ export const investigateKind: StepKindPlugin<InvestigateStep> = {
   outputsOf: (step) => (step.suggested_calls ?? []).flatMap((c) => Object.keys(c.outputs ?? {})),
   expectedFindings: (step) => step.expected_findings ?? [],
   canWait: () => true,
+  answeredWith: "findings",
 };

@@ -10,4 +10,5 @@ export const playbookKind: StepKindPlugin<PlaybookStep> = {
   terminal: (step) => step.mode === "handoff",
   canWait: () => true,
   diagramNode: { open: '[["', close: '"]]', caption: (step) => [step.mode, step.playbook] },
+  answeredWith: "findings",
 };
