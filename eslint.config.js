@@ -26,7 +26,6 @@ export const LONG_FUNCTIONS_NOT_YET_SPLIT = [
   "src/core/dialects/cortex/dialect.ts",
   "src/core/dialects/cortex/markdown.ts",
   "src/core/dialects/mindscape/dialect.ts",
-  "src/core/dialects/mindscape/handoff.ts",
   "src/core/dialects/runbook/dialect.ts",
   "src/core/dialects/triagent/dialect.ts",
   "src/core/engine/engine.ts",
