@@ -52,7 +52,13 @@ import {
   type InlineLike,
 } from "../markdown/comment.js";
 import { spans } from "../markdown/replies.js";
-import { defaultRegistry, hasSideEffects, stepKind, type StepRegistry } from "../steps/registry.js";
+import {
+  answeredWithApproval,
+  defaultRegistry,
+  hasSideEffects,
+  stepKind,
+  type StepRegistry,
+} from "../steps/registry.js";
 import type { Outcome, PlaybookBundle, StepContext } from "../steps/types.js";
 import { evaluateExpression, parseExpression } from "../format/expression.js";
 import { graphOf as graphOfPlaybook, stepTitle, type PlaybookGraph } from "../format/graph.js";
@@ -540,10 +546,10 @@ class Transition {
     const graph = graphOf(this.bundleOf(frame));
     const fits = (key: string): boolean => {
       const approval = lineOf(frame, key)?.phase === "approval";
-      const kind = graph.byId.get(stepOf(key) ?? "")?.step.type;
+      const gate = answeredWithApproval(graph.byId.get(stepOf(key) ?? "")?.step);
       return e.command === "approve" || e.command === "reject"
-        ? approval || kind === "checkpoint"
-        : !approval && kind !== "checkpoint";
+        ? approval || gate
+        : !approval && !gate;
     };
     const target = named ?? waiting.find(fits) ?? waiting[0];
     if (target === undefined) {

@@ -135,3 +135,8 @@ export function canStopTheRun(step: Step): boolean {
 export function repoPathsOf(step: Step): StepRepoPath[] {
   return stepKind(step.type)?.repoPaths?.(step) ?? [];
 }
+
+/** Whether people answer a step with an approval (`/approve`, `/reject`) while it waits. */
+export function answeredWithApproval(step: Step | undefined): boolean {
+  return step !== undefined && stepKind(step.type)?.answeredWith === "approval";
+}

@@ -12,6 +12,7 @@ import { graphOf, type Edge, type PlaybookGraph } from "../format/graph.js";
 import { loadSourceText, type PathSegment, type SourceDocument } from "../format/source.js";
 import type { PlaybookDocument, Step, TestCase, TestEvent } from "../format/types.js";
 import {
+  answeredWithApproval,
   canStopTheRun,
   endsPlaybook,
   expectedFindingsOf,
@@ -390,7 +391,7 @@ function givenApprovals(
     const refused = visits.some(
       (v) =>
         (v.approvals ?? []).some((a) => a.decision === "reject") ||
-        (v.status === "failed" && s.step.type === "checkpoint"),
+        (v.status === "failed" && answeredWithApproval(s.step)),
     );
     if (refused) continue;
     const given = runs.filter((r) =>
@@ -468,7 +469,7 @@ function givenApprovals(
     }
     const cases =
       blockers.length === 0
-        ? casesWithoutApproval(state, id, s.step.type === "checkpoint")
+        ? casesWithoutApproval(state, id, answeredWithApproval(s.step))
         : undefined;
     if (cases && "why" in cases) blockers.push(cases.why);
     if (blockers.length > 0 || !cases || "why" in cases) {

@@ -11,7 +11,7 @@ import {
 } from "../engine/state.js";
 import { graphOf } from "../format/graph.js";
 import type { PlaybookDocument, Step } from "../format/types.js";
-import { hasSideEffects, toolOfStep } from "../steps/registry.js";
+import { answeredWithApproval, hasSideEffects, toolOfStep } from "../steps/registry.js";
 import type { PlaybookBundle } from "../steps/types.js";
 import {
   APP_ACTOR,
@@ -299,7 +299,7 @@ export function traceRecords(
       const a = commandAuthority(command.actor, true);
       // An approval that completed: everyone whose vote counted.
       const by = outputs?.approved_by;
-      if (step?.type === "checkpoint" && Array.isArray(by) && by.length > 0)
+      if (answeredWithApproval(step) && Array.isArray(by) && by.length > 0)
         a.by = boundText(by.map(String).join(", "));
       return a;
     }
@@ -410,7 +410,7 @@ export function traceRecords(
         prior?.current === line.current && prior.phase === line.phase && prior.since === line.since;
       if (same) continue;
       const step = stepOf(env, active.playbook, line.current);
-      const approval = line.phase === "approval" || step?.type === "checkpoint";
+      const approval = line.phase === "approval" || answeredWithApproval(step);
       const act: Act = {
         depth: activeDepth,
         playbook: active.playbook,
