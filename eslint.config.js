@@ -36,7 +36,6 @@ export const LONG_FUNCTIONS_NOT_YET_SPLIT = [
   "src/core/systematise/draft.ts",
   "src/core/systematise/improve.ts",
   "src/core/trace/build.ts",
-  "src/runtime/tools.ts",
 ];
 
 function layerRule(layer) {
