@@ -55,17 +55,10 @@ export function stepKind(kind: StepKind | string): StepKindPlugin | undefined {
   return byName.get(kind);
 }
 
-/** The plugin of a step's own kind (a validated step always has one). */
-export function kindOf<S extends Step>(step: S): StepKindPlugin<S> {
-  const plugin = byName.get(step.type);
-  if (!plugin) throw new Error(`no step kind '${step.type}' is registered`);
-  return plugin as unknown as StepKindPlugin<S>;
-}
-
 /** The outputs a step produces, or null when they depend on what it runs (a child playbook). */
 export function outputsOfStep(step: Step): readonly string[] | null {
   const plugin = stepKind(step.type);
-  const own = plugin?.outputsOf?.(step as never);
+  const own = plugin?.outputsOf?.(step);
   if (!plugin || (plugin.outputs === null && own === undefined)) return null;
   return [...(plugin.outputs ?? []), ...(own ?? [])];
 }
