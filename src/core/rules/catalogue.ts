@@ -35,6 +35,9 @@ export const RULES: Readonly<Record<RuleCode, RuleInfo>> = Object.fromEntries(
   RULE_MODULES.flatMap(declaredRules).map((r) => [r.code, info(r)]),
 ) as Record<RuleCode, RuleInfo>;
 
+/** A diagnostic of a rule in the catalogue: its code is a RuleCode. */
+export type RuleDiagnostic = Diagnostic & { rule: RuleCode };
+
 export const RULE_CODES = Object.keys(RULES) as RuleCode[];
 
 export function isRuleCode(code: string): code is RuleCode {
@@ -42,8 +45,8 @@ export function isRuleCode(code: string): code is RuleCode {
 }
 
 /** A rule's finding in `file`, at its rule's severity unless the finding says otherwise. */
-export function makeDiagnostic(file: string, input: Finding<RuleCode>): Diagnostic {
-  const d: Diagnostic = {
+export function makeDiagnostic(file: string, input: Finding<RuleCode>): RuleDiagnostic {
+  const d: RuleDiagnostic = {
     rule: input.rule,
     severity: input.severity ?? RULES[input.rule].severity,
     path: input.path,

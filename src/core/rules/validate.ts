@@ -1,4 +1,4 @@
-import { compareDiagnostics, type Diagnostic } from "../format/diagnostics.js";
+import { compareDiagnostics } from "../format/diagnostics.js";
 import { PlaybookGraph } from "../format/graph.js";
 import {
   DEFAULT_LIMITS,
@@ -20,7 +20,7 @@ import { dialectConversion, type DialectFinding } from "./syntax/dialect-convers
 import type { PlaybookDocument } from "../format/types.js";
 import { hasOneStepForm } from "./analysis/graph.js";
 import type { KnownPlaybook, SetContext } from "./analysis/set.js";
-import { isRuleCode, makeDiagnostic, type RuleCode, type Severity } from "./catalogue.js";
+import { makeDiagnostic, type RuleCode, type RuleDiagnostic, type Severity } from "./catalogue.js";
 import type { RuleContext } from "./context.js";
 import { RULE_MODULES } from "./index.js";
 import type { FileRule, Finding, SetRule } from "./rule.js";
@@ -57,7 +57,7 @@ export interface FileReport {
   playbook?: PlaybookDocument;
   /** The system whose dialect the file is written in, when it is not a v1 playbook. */
   dialect?: DialectId;
-  diagnostics: Diagnostic[];
+  diagnostics: RuleDiagnostic[];
 }
 
 type RuleModule = (typeof RULE_MODULES)[number];
@@ -207,7 +207,7 @@ export function validateSet(
 /** Apply the rule config and sort: errors first, then by position. */
 function finish(report: FileReport, options: ValidateOptions): FileReport {
   const settings = options.rules ?? {};
-  const soft = new Set<string>(DIALECTS.find((x) => x.id === report.dialect)?.softRules ?? []);
+  const soft = new Set<RuleCode>(DIALECTS.find((x) => x.id === report.dialect)?.softRules ?? []);
   report.diagnostics = report.diagnostics
     .map((d) =>
       soft.has(d.rule) && d.severity === "error"
@@ -219,7 +219,7 @@ function finish(report: FileReport, options: ValidateOptions): FileReport {
         : d,
     )
     .flatMap((d) => {
-      const s = isRuleCode(d.rule) ? settings[d.rule] : undefined;
+      const s = settings[d.rule];
       if (s === "off") return [];
       return s ? [{ ...d, severity: s }] : [d];
     })

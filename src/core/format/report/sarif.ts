@@ -80,7 +80,7 @@ function reportingDescriptor(code: RuleCode, options: SarifOptions) {
 
 /** SARIF 2.1.0 for code scanning and editors. */
 export function formatSarif(reports: readonly FileReport[], options: SarifOptions): string {
-  const ruleIndex = new Map<string, number>(RULE_CODES.map((code, i) => [code, i]));
+  const ruleIndex = new Map(RULE_CODES.map((code, i) => [code, i]));
   const occurrences = new Map<string, number>();
   const results = reports.flatMap((r) => {
     // Only the report's own file has its text here (a sidecar's diagnostics are in another).
