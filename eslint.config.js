@@ -19,6 +19,24 @@ const HOST_PACKAGES = [
   "esbuild",
 ];
 
+// Functions in core and runtime stay short enough to read at once. The files below still have
+// longer ones: the rule is off there until they are split, and this list may only shrink.
+export const LONG_FUNCTIONS_NOT_YET_SPLIT = [
+  "src/core/dialects/catalyst/yaml.ts",
+  "src/core/dialects/cortex/dialect.ts",
+  "src/core/dialects/cortex/markdown.ts",
+  "src/core/dialects/mindscape/dialect.ts",
+  "src/core/dialects/runbook/dialect.ts",
+  "src/core/dialects/triagent/dialect.ts",
+  "src/core/engine/engine.ts",
+  "src/core/format/source.ts",
+  "src/core/format/template.ts",
+  "src/core/rules/schema/json-schema.ts",
+  "src/core/systematise/draft.ts",
+  "src/core/systematise/improve.ts",
+  "src/core/trace/build.ts",
+];
+
 function layerRule(layer) {
   const patterns = [
     {
@@ -57,6 +75,13 @@ export default tseslint.config(
       "no-implied-eval": "error",
       "no-new-func": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["src/core/**/*.ts", "src/runtime/**/*.ts"],
+    ignores: LONG_FUNCTIONS_NOT_YET_SPLIT,
+    rules: {
+      "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true }],
     },
   },
   layerRule("core"),

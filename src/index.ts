@@ -27,7 +27,7 @@ export { validateSet, validateSource, countBySeverity } from "./core/rules/valid
 export type { FileReport, ValidateOptions, RuleSetting } from "./core/rules/validate.js";
 export type { Diagnostic } from "./core/format/diagnostics.js";
 export { RULES, RULE_CODES } from "./core/rules/catalogue.js";
-export type { RuleCode, Severity } from "./core/rules/catalogue.js";
+export type { RuleCode, RuleDiagnostic, Severity } from "./core/rules/catalogue.js";
 export { PLAYBOOK_SCHEMA, API_VERSION, STEP_KINDS } from "./core/format/schema.js";
 export type * from "./core/format/types.js";
 export { PlaybookGraph } from "./core/format/graph.js";

@@ -4,6 +4,7 @@ import type { PlaybookBundle } from "../core/steps/types.js";
 import { PlaybookGraph } from "../core/format/graph.js";
 import type { PlaybookDocument } from "../core/format/types.js";
 import { validateSet, type FileReport } from "../core/rules/validate.js";
+import { filesOfStep } from "../core/steps/registry.js";
 
 /** A playbook bundle that remembers where it came from. */
 export type SourcedBundle = PlaybookBundle & { file: string; source: string };
@@ -27,11 +28,8 @@ export interface Tiered {
 /** Files a playbook's steps read (templates, prompts): loaded with it so the engine stays pure. */
 export function stepFileRefs(playbook: PlaybookDocument): string[] {
   const refs: string[] = [];
-  for (const s of new PlaybookGraph(playbook).steps) {
-    if (s.step.type === "commit")
-      for (const f of s.step.files ?? []) if (f.template) refs.push(f.template);
-    if (s.step.type === "ai" && s.step.prompt_file) refs.push(s.step.prompt_file);
-  }
+  for (const s of new PlaybookGraph(playbook).steps)
+    for (const { rel } of filesOfStep(s.step)) if (rel) refs.push(rel);
   return refs;
 }
 

@@ -105,6 +105,61 @@ export interface ToolsPortOptions {
   secrets?: readonly string[];
 }
 
+/** One call of a provider's tool, as the port's outcome (the deadline is the caller's). */
+interface ProviderCall {
+  name: string;
+  tool: string;
+  provider: ToolProvider | undefined;
+  args: Record<string, unknown>;
+  writeApproved: boolean;
+  signal: AbortSignal;
+  maxBytes: number;
+  secrets: readonly string[];
+  clean: (message: string) => string;
+}
+
+async function callProvider(c: ProviderCall): Promise<ToolCallOutcome> {
+  const { name, tool, provider, args, writeApproved, signal, maxBytes, secrets, clean } = c;
+  const descriptor = await provider?.describe(tool).catch((err: unknown) => err as Error);
+  if (descriptor instanceof Error) {
+    const code = descriptor instanceof ToolError ? descriptor.code : "TOOL-FAILED";
+    return { ok: false, code, message: clean(`${name}: ${descriptor.message}`) };
+  }
+  if (!provider || !descriptor)
+    return {
+      ok: false,
+      code: "TOOL-UNKNOWN",
+      message: `no tool ${name} is configured here; add it to the tools config (PLAYBOOK_TOOLS_CONFIG)`,
+    };
+  if (!descriptor.readOnly && !writeApproved)
+    return {
+      ok: false,
+      code: "TOOL-DENIED",
+      message: `${name} may change things and this call was not approved; it stays a suggestion`,
+    };
+  try {
+    const result = await provider.call(tool, args, signal);
+    const json = JSON.stringify(result) ?? "null";
+    if (Buffer.byteLength(json) > maxBytes)
+      return {
+        ok: false,
+        code: "TOOL-TOO-LARGE",
+        message: `${name} returned more than ${maxBytes} bytes; ask it for less`,
+      };
+    const safe: unknown = JSON.parse(
+      redactSecrets(
+        json,
+        secrets.map((s) => JSON.stringify(s).slice(1, -1)),
+      ),
+    );
+    return { ok: true, result: safe, findings: findingsOfResult(name, safe) };
+  } catch (err) {
+    const code =
+      err instanceof ToolError ? err.code : signal.aborted ? "TOOL-TIMEOUT" : "TOOL-FAILED";
+    return { ok: false, code, message: clean(`${name}: ${(err as Error).message}`) };
+  }
+}
+
 /** The port over a set of providers, one per server name. */
 export function createToolsPort(
   providers: readonly ToolProvider[],
@@ -148,52 +203,17 @@ export function createToolsPort(
     const onAbort = () => stop(`${name} was stopped before it answered`);
     if (callOptions.signal?.aborted) onAbort();
     callOptions.signal?.addEventListener("abort", onAbort);
-    const work = (async (): Promise<ToolCallOutcome> => {
-      const descriptor = await provider
-        ?.describe(parsed.tool)
-        .catch((err: unknown) => err as Error);
-      if (descriptor instanceof Error) {
-        const code = descriptor instanceof ToolError ? descriptor.code : "TOOL-FAILED";
-        return { ok: false, code, message: clean(`${name}: ${descriptor.message}`) };
-      }
-      if (!provider || !descriptor)
-        return {
-          ok: false,
-          code: "TOOL-UNKNOWN",
-          message: `no tool ${name} is configured here; add it to the tools config (PLAYBOOK_TOOLS_CONFIG)`,
-        };
-      if (!descriptor.readOnly && !callOptions.writeApproved)
-        return {
-          ok: false,
-          code: "TOOL-DENIED",
-          message: `${name} may change things and this call was not approved; it stays a suggestion`,
-        };
-      try {
-        const result = await provider.call(parsed.tool, args, controller.signal);
-        const json = JSON.stringify(result) ?? "null";
-        if (Buffer.byteLength(json) > maxBytes)
-          return {
-            ok: false,
-            code: "TOOL-TOO-LARGE",
-            message: `${name} returned more than ${maxBytes} bytes; ask it for less`,
-          };
-        const safe: unknown = JSON.parse(
-          redactSecrets(
-            json,
-            secrets.map((s) => JSON.stringify(s).slice(1, -1)),
-          ),
-        );
-        return { ok: true, result: safe, findings: findingsOfResult(name, safe) };
-      } catch (err) {
-        const code =
-          err instanceof ToolError
-            ? err.code
-            : controller.signal.aborted
-              ? "TOOL-TIMEOUT"
-              : "TOOL-FAILED";
-        return { ok: false, code, message: clean(`${name}: ${(err as Error).message}`) };
-      }
-    })();
+    const work = callProvider({
+      name,
+      tool: parsed.tool,
+      provider,
+      args,
+      writeApproved: callOptions.writeApproved === true,
+      signal: controller.signal,
+      maxBytes,
+      secrets,
+      clean,
+    });
     try {
       return await Promise.race([work, stopped]);
     } finally {

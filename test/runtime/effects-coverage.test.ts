@@ -3,10 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MockAiAdapter } from "../../src/adapters/ai/adapter.js";
 import { LocalEffects } from "../../src/adapters/local/effects.js";
 import { MemoryGitHub } from "../../src/adapters/memory/github.js";
-import { STEP_OUTPUTS } from "../../src/core/format/vocabulary.js";
-import type { StepKind } from "../../src/core/format/types.js";
 import { EFFECT_KINDS, EFFECT_OUTPUTS } from "../../src/core/steps/effects.js";
-import { defaultRegistry } from "../../src/core/steps/registry.js";
+import { defaultRegistry, stepKind } from "../../src/core/steps/registry.js";
 import type { EffectHandlers } from "../../src/runtime/effects.js";
 import { testPort } from "../entries/app/harness.js";
 import { cleanup, makeDir } from "../helpers/git-repo.js";
@@ -57,10 +55,10 @@ describe("effect kinds", () => {
   });
 
   it("promise only outputs the vocabulary names for the step kind of the same name", () => {
-    const stepKinds = new Set<string>(Object.keys(STEP_OUTPUTS));
     for (const kind of EFFECT_KINDS) {
-      if (!stepKinds.has(kind)) continue; // start_playbook: a handoff, no step's outputs
-      const named = STEP_OUTPUTS[kind as StepKind] ?? [];
+      const plugin = stepKind(kind);
+      if (!plugin) continue; // start_playbook: a handoff, no step's outputs
+      const named = plugin.outputs ?? [];
       for (const output of EFFECT_OUTPUTS[kind])
         expect(named, `${kind}.${output}`).toContain(output);
     }

@@ -7,6 +7,7 @@ import {
   type RunState,
 } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
+import { stepKind } from "../../core/steps/registry.js";
 import { describeApprovers, ASK_FIRST_APPROVERS } from "../../core/engine/policy.js";
 import {
   checklist,
@@ -146,11 +147,14 @@ function awaitedAt(
   const step = bundle ? graphOf(bundle.playbook).byId.get(f.current ?? "")?.step : undefined;
   if (f.phase === "approval") return [`/approve from ${describeApprovers(ASK_FIRST_APPROVERS)}`];
   if (f.phase !== "waiting" || !step) return undefined;
-  if (step.type === "checkpoint")
+  const answer = stepKind(step.type);
+  if (answer?.answeredWith === "approval") {
+    const approvers = answer.approvers?.(step);
     return [
-      `/approve from ${describeApprovers(step.approvers)}${(step.approvers?.count ?? 1) > 1 ? ` (${step.approvers?.count} people)` : ""}`,
+      `/approve from ${describeApprovers(approvers)}${(approvers?.count ?? 1) > 1 ? ` (${approvers?.count} people)` : ""}`,
     ];
-  if (step.type === "investigate" || step.type === "playbook")
+  }
+  if (answer?.answeredWith === "findings")
     return [
       "findings (/record key=value) and a choice (/choose <branch>) from people with triage access",
     ];

@@ -1,5 +1,8 @@
 import { dialectOf, isDialectPart } from "./index.js";
 
+/** The folders of a repository (or a working copy) playbooks are found in when none are named. */
+export const PLAYBOOK_FOLDERS: readonly string[] = [".github/playbooks", "playbooks"];
+
 /** Extensions a v1 playbook (or a YAML dialect file) has. */
 const YAML_FILE = /\.ya?ml$/i;
 /** Extensions other systems keep playbooks in: taken only when a dialect recognises the file. */

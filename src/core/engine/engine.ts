@@ -53,12 +53,17 @@ import {
   type InlineLike,
 } from "../markdown/comment.js";
 import { spans } from "../markdown/replies.js";
-import { defaultRegistry, type StepRegistry } from "../steps/registry.js";
+import {
+  answeredWithApproval,
+  defaultRegistry,
+  hasSideEffects,
+  stepKind,
+  type StepRegistry,
+} from "../steps/registry.js";
 import type { Outcome, PlaybookBundle, StepContext } from "../steps/types.js";
 import { evaluateExpression, parseExpression } from "../format/expression.js";
 import { graphOf as graphOfPlaybook, stepTitle, type PlaybookGraph } from "../format/graph.js";
 import type { ParallelStep, Step } from "../format/types.js";
-import { SIDE_EFFECT_KINDS, STEP_OUTPUTS } from "../format/vocabulary.js";
 import { branchNames, joinDecision, parallelOutputs } from "../steps/parallel/executor.js";
 import type { JoinDecision } from "../steps/parallel/types.js";
 import type { StepList } from "../format/graph.js";
@@ -530,10 +535,10 @@ class Transition {
     const graph = graphOf(this.bundleOf(frame));
     const fits = (key: string): boolean => {
       const approval = lineOf(frame, key)?.phase === "approval";
-      const kind = graph.byId.get(stepOf(key) ?? "")?.step.type;
+      const gate = answeredWithApproval(graph.byId.get(stepOf(key) ?? "")?.step);
       return e.command === "approve" || e.command === "reject"
-        ? approval || kind === "checkpoint"
-        : !approval && kind !== "checkpoint";
+        ? approval || gate
+        : !approval && !gate;
     };
     const target = named ?? waiting.find(fits) ?? waiting[0];
     if (target === undefined) {
@@ -781,7 +786,10 @@ class Transition {
       for (let n = running; n < limits.parallel && (fork.next ?? 0) < total; n++)
         this.startItem(key, fork);
       if (Object.keys(fork.ended).length >= total)
-        decision = { type: "done", outputs: forEachOutputs(fork, STEP_OUTPUTS[step.type]) };
+        decision = {
+          type: "done",
+          outputs: forEachOutputs(fork, stepKind(step.type)?.outputs ?? null),
+        };
     } else {
       const list = graph.listOf(fork.step);
       const ids = list?.ids ?? [];
@@ -956,10 +964,7 @@ class Transition {
     const playbook = this.bundleOf(frame).playbook;
     if (step.type === "checkpoint") return false;
     // needs_review: every step that changes something waits for a person's approval first.
-    if (
-      playbook.interaction_mode?.includes("needs_review") === true &&
-      SIDE_EFFECT_KINDS.has(step.type)
-    )
+    if (playbook.interaction_mode?.includes("needs_review") === true && hasSideEffects(step))
       return true;
     // A model with write tools acts only after a person approved: a checkpoint passed, or this gate.
     if (step.type === "ai" && step.scope === "write") {
@@ -970,7 +975,7 @@ class Transition {
     }
     const authority =
       step.authority ??
-      (SIDE_EFFECT_KINDS.has(step.type) ? playbook.authority?.default : undefined) ??
+      (hasSideEffects(step) ? playbook.authority?.default : undefined) ??
       "just-do-it";
     if (authority === "ask-first") return true;
     const bar = playbook.authority?.ask_first_below;

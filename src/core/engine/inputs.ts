@@ -217,29 +217,13 @@ function defaultValue(d: InputSpec["default"]): Scalar {
   return d ?? null;
 }
 
-function checkValue(
-  name: string,
-  spec: InputSpec,
-  given: Scalar,
-): { value: Scalar } | { problem: string } {
+function checkValue(name: string, spec: InputSpec, given: Scalar): Checked {
   const text = String(given);
   if (text.length > MAX_VALUE_LENGTH)
     return { problem: `'${name}' is longer than ${MAX_VALUE_LENGTH} characters` };
   switch (spec.type) {
-    case "number": {
-      const n =
-        typeof given === "number"
-          ? given
-          : /^-?[0-9]+(\.[0-9]+)?$/.test(text.trim())
-            ? Number(text)
-            : NaN;
-      if (Number.isNaN(n)) return { problem: `'${name}' must be a number, not '${text}'` };
-      if (spec.min !== undefined && n < spec.min)
-        return { problem: `'${name}' must be at least ${spec.min}, not ${n}` };
-      if (spec.max !== undefined && n > spec.max)
-        return { problem: `'${name}' must be at most ${spec.max}, not ${n}` };
-      return { value: n };
-    }
+    case "number":
+      return checkNumber(name, spec, given, text);
     case "boolean": {
       if (typeof given === "boolean") return { value: given };
       const t = text.trim().toLowerCase();
@@ -257,36 +241,10 @@ function checkValue(
       }
       return { value: text };
     }
-    case "object": {
-      // Kept as its JSON text: state holds scalars; `inputs.name.field` reads into it.
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return {
-          problem: `'${name}' must be a JSON object such as {"key": "value"}, not '${text.slice(0, 60)}'`,
-        };
-      }
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
-        return { problem: `'${name}' must be a JSON object such as {"key": "value"}` };
-      return { value: JSON.stringify(parsed) };
-    }
-    case "list": {
-      const items = listItems(text).map((i) =>
-        spec.transform ? applyTransform(i, spec.transform) : i,
-      );
-      if (spec.pattern !== undefined) {
-        const re = compileLinear(spec.pattern);
-        const bad = items.find((i) => !re.ok || !re.regex.test(i));
-        if (bad !== undefined)
-          return { problem: `every item of '${name}' must match ${spec.pattern}, not '${bad}'` };
-      }
-      if (spec.min !== undefined && items.length < spec.min)
-        return { problem: `'${name}' must have at least ${spec.min} items` };
-      if (spec.max !== undefined && items.length > spec.max)
-        return { problem: `'${name}' must have at most ${spec.max} items` };
-      return { value: items.join(", ") };
-    }
+    case "object":
+      return checkObject(name, text);
+    case "list":
+      return checkList(name, spec, text);
     default: {
       const value = spec.transform ? applyTransform(text, spec.transform) : text;
       if (spec.pattern !== undefined) {
@@ -301,4 +259,53 @@ function checkValue(
       return { value };
     }
   }
+}
+
+type Checked = { value: Scalar } | { problem: string };
+
+function checkNumber(name: string, spec: InputSpec, given: Scalar, text: string): Checked {
+  const n =
+    typeof given === "number"
+      ? given
+      : /^-?[0-9]+(\.[0-9]+)?$/.test(text.trim())
+        ? Number(text)
+        : NaN;
+  if (Number.isNaN(n)) return { problem: `'${name}' must be a number, not '${text}'` };
+  if (spec.min !== undefined && n < spec.min)
+    return { problem: `'${name}' must be at least ${spec.min}, not ${n}` };
+  if (spec.max !== undefined && n > spec.max)
+    return { problem: `'${name}' must be at most ${spec.max}, not ${n}` };
+  return { value: n };
+}
+
+function checkObject(name: string, text: string): Checked {
+  // Kept as its JSON text: state holds scalars; `inputs.name.field` reads into it.
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return {
+      problem: `'${name}' must be a JSON object such as {"key": "value"}, not '${text.slice(0, 60)}'`,
+    };
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+    return { problem: `'${name}' must be a JSON object such as {"key": "value"}` };
+  return { value: JSON.stringify(parsed) };
+}
+
+function checkList(name: string, spec: InputSpec, text: string): Checked {
+  const items = listItems(text).map((i) =>
+    spec.transform ? applyTransform(i, spec.transform) : i,
+  );
+  if (spec.pattern !== undefined) {
+    const re = compileLinear(spec.pattern);
+    const bad = items.find((i) => !re.ok || !re.regex.test(i));
+    if (bad !== undefined)
+      return { problem: `every item of '${name}' must match ${spec.pattern}, not '${bad}'` };
+  }
+  if (spec.min !== undefined && items.length < spec.min)
+    return { problem: `'${name}' must have at least ${spec.min} items` };
+  if (spec.max !== undefined && items.length > spec.max)
+    return { problem: `'${name}' must have at most ${spec.max} items` };
+  return { value: items.join(", ") };
 }

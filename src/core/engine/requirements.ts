@@ -1,5 +1,6 @@
 import type { PlaybookBundle } from "../steps/types.js";
 import { PlaybookGraph } from "../format/graph.js";
+import { playbooksOf } from "../steps/registry.js";
 
 /** What the host a run would start on has: secrets by name, tools as server/tool. */
 export interface HostCapabilities {
@@ -28,13 +29,7 @@ function reachable(
   while (queue.length > 0 && seen.size < 100) {
     const b = queue.shift() as PlaybookBundle;
     for (const s of new PlaybookGraph(b.playbook).steps) {
-      const targets =
-        s.step.type === "playbook"
-          ? [s.step.playbook]
-          : s.step.type === "end"
-            ? (s.step.handoff ?? [])
-            : [];
-      for (const id of targets) {
+      for (const id of playbooksOf(s.step)) {
         const next = lookup(id);
         if (next && !seen.has(id)) {
           seen.set(id, next);

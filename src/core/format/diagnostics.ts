@@ -1,4 +1,8 @@
-import { RULES, type RuleCode, type Severity } from "../rules/catalogue.js";
+// The rules module imports this one (a rule's findings are diagnostics), never the other way: a
+// diagnostic names its rule by code, and the catalogue (../rules/catalogue.ts) says what the code is.
+
+/** What a finding does to validation: an error fails it, a warning is reported only. */
+export type Severity = "error" | "warning";
 
 /** 1-based line and column, end exclusive: the span an editor or annotation underlines. */
 export interface Span {
@@ -14,7 +18,8 @@ export interface Span {
 }
 
 export interface Diagnostic extends Span {
-  rule: RuleCode;
+  /** The code of the rule that found it: a RuleCode of the catalogue (../rules/catalogue.ts). */
+  rule: string;
   severity: Severity;
   file: string;
   /** Where in the document, written as people read it: `steps[2].type`. */
@@ -26,7 +31,7 @@ export interface Diagnostic extends Span {
 }
 
 export interface DiagnosticInput {
-  rule: RuleCode;
+  rule: string;
   message: string;
   path: string;
   span: Span;
@@ -36,21 +41,6 @@ export interface DiagnosticInput {
   severity?: Severity;
 }
 
-export function makeDiagnostic(file: string, input: DiagnosticInput): Diagnostic {
-  const d: Diagnostic = {
-    rule: input.rule,
-    severity: input.severity ?? RULES[input.rule].severity,
-    path: input.path,
-    message: input.message,
-    ...input.span,
-    file: input.span.file ?? file,
-  };
-  if (input.found !== undefined) d.found = input.found;
-  if (input.expected !== undefined) d.expected = input.expected;
-  if (input.hint !== undefined) d.hint = input.hint;
-  return d;
-}
-
 /** Errors first, then by file and position: what a reader (and GitHub's annotation cap) needs first. */
 export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   if (a.severity !== b.severity) return a.severity === "error" ? -1 : 1;
@@ -58,5 +48,4 @@ export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   return a.line - b.line || a.column - b.column || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0);
 }
 
-// Rule modules import it from ./describe.js: this module reads the rule catalogue, which loads them.
 export { describeValue } from "./describe.js";

@@ -1,5 +1,6 @@
 import { branchListKey, graphOf, stepTitle, type Edge, type GraphStep } from "./graph.js";
 import type { PlaybookDocument } from "./types.js";
+import { endsPlaybook, playbooksOf, stepKind } from "../steps/registry.js";
 
 /** An id in the characters a Mermaid node id may hold: letters, digits and `_`. */
 function slug(id: string): string {
@@ -67,20 +68,11 @@ function shape(s: GraphStep, ids: NodeIds): string {
   const id = ids.step(s.id);
   // A for_each step runs once per item: its kind says so.
   const kind = label(s.step.for_each !== undefined ? `${s.step.type} · for each` : s.step.type);
-  switch (s.step.type) {
-    case "end":
-      return `${id}(["${text}"])`;
-    case "decide":
-      return `${id}{"${text}"}`;
-    case "checkpoint":
-      return `${id}{{"${text}<br/>${kind}"}}`;
-    case "playbook":
-      return `${id}[["${text}<br/>${s.step.mode} ${label(s.step.playbook)}"]]`;
-    case "parallel":
-      return `${id}[/"${text}<br/>${kind}"\\]`;
-    default:
-      return `${id}["${text}<br/>${kind}"]`;
-  }
+  const node = stepKind(s.step.type)?.diagramNode ?? { open: '["', close: '"]' };
+  const caption = node.caption ? node.caption(s.step) : undefined;
+  const words = caption === undefined ? kind : caption?.map(label).join(" ");
+  const under = words === undefined ? "" : `<br/>${words}`;
+  return `${id}${node.open}${text}${under}${node.close}`;
 }
 
 export interface MermaidOptions {
@@ -216,35 +208,40 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
     if (!shown(s.id)) continue;
     if (parallel && graph.resolvedSuccessors(s.id).every((e) => e.kind === "fork"))
       lines.push(`  ${ids.join(s.id)} --> ${ids.joinEnd(s.id)}(["end"])`);
-    if (s.step.type === "end") {
-      for (const target of s.step.handoff ?? []) {
+    // A step that ends the playbook by handing off points at the playbooks it hands off to.
+    if (endsPlaybook(s.step))
+      for (const target of playbooksOf(s.step)) {
         const ext = ids.playbook(target);
         lines.push(`  ${ext}>"${label(target)}"]`, `  ${nodeId(s.id)} -.->|handoff| ${ext}`);
       }
-    }
-    if (s.step.type === "playbook" && s.step.mode === "handoff") {
-      const ext = ids.playbook(s.step.playbook);
-      lines.push(`  ${ext}>"${label(s.step.playbook)}"]`, `  ${nodeId(s.id)} -.->|handoff| ${ext}`);
-    }
   }
   if (more) lines.push(`  more[["… ${graph.steps.length - (only?.size ?? 0)} more steps"]]`);
-  const done = (options.done ?? []).filter((id) => graph.byId.has(id) && shown(id));
+  lines.push(...stateClasses(options, (id) => graph.byId.has(id) && shown(id), nodeId));
+  return lines.join("\n") + "\n";
+}
+
+/** The class lines that colour the steps done, running and current (those `shown` only). */
+function stateClasses(
+  options: MermaidOptions,
+  shown: (id: string) => boolean,
+  nodeId: (id: string) => string,
+): string[] {
+  const lines: string[] = [];
+  const done = (options.done ?? []).filter(shown);
   if (done.length) {
     lines.push("  classDef done fill:#dafbe1,stroke:#1a7f37");
     lines.push(`  class ${done.map(nodeId).join(",")} done`);
   }
-  const running = (options.running ?? []).filter(
-    (id) => graph.byId.has(id) && id !== options.current && shown(id),
-  );
+  const running = (options.running ?? []).filter((id) => id !== options.current && shown(id));
   if (running.length) {
     lines.push("  classDef running fill:#ddf4ff,stroke:#0969da,stroke-width:2px");
     lines.push(`  class ${running.map(nodeId).join(",")} running`);
   }
-  if (options.current && graph.byId.has(options.current) && shown(options.current)) {
+  if (options.current && shown(options.current)) {
     lines.push("  classDef current fill:#fff8c5,stroke:#9a6700,stroke-width:3px");
     lines.push(`  class ${nodeId(options.current)} current`);
   }
-  return lines.join("\n") + "\n";
+  return lines;
 }
 
 /** The text on an edge: a condition, a rule, or what kind of edge it is. */

@@ -1,5 +1,3 @@
-import type { StepKind } from "./types.js";
-
 /** Context variables a template or expression may name, besides inputs, steps and findings. */
 export const CONTEXT_VARIABLES: Record<string, readonly string[]> = {
   issue: ["number", "title", "url", "author"],
@@ -36,38 +34,6 @@ export const LOCAL_CONTEXT: Record<keyof typeof CONTEXT_VARIABLES, string> = {
 export const CONTEXT_MAPS = new Set(["alert.labels", "alert.annotations"]);
 
 /**
- * Outputs each step kind produces. `null`: the set depends on the step (a checkpoint's response
- * schema, a child playbook's outputs) and is checked where that is known.
- */
-export const STEP_OUTPUTS: Record<StepKind, readonly string[] | null> = {
-  comment: ["id", "url"],
-  end: [],
-  checkpoint: null,
-  investigate: ["results", "chosen"],
-  decide: [
-    "conclusion",
-    "confidence",
-    "root_cause",
-    "rule",
-    "alternatives",
-    "next_actions",
-    "facts",
-    "evidence",
-  ],
-  branch: ["name", "sha", "url", "created"],
-  commit: ["sha", "url", "branch"],
-  pull_request: ["number", "url", "head", "merged", "merge_sha"],
-  issue: ["number", "url"],
-  label: ["labels"],
-  close: ["state"],
-  dispatch: ["run_id", "url", "conclusion"],
-  ai: ["text"],
-  parallel: ["completed", "failed", "cancelled", "first"],
-  playbook: null,
-  script: ["exit_code", "stdout", "stderr"],
-};
-
-/**
  * Names a `for_each` step's templates have besides the run's: the item and its position (from 0).
  * They resolve only inside the step that has `for_each`.
  */
@@ -75,16 +41,3 @@ export const ITEM_VARIABLES = ["item", "item_index"] as const;
 
 /** Outputs every checkpoint has, besides the fields of its response schema. */
 export const CHECKPOINT_OUTPUTS = ["approved_by", "note"];
-
-/** Steps whose effects change the repository or the thread: authority applies to them. */
-export const SIDE_EFFECT_KINDS: ReadonlySet<StepKind> = new Set([
-  "branch",
-  "commit",
-  "pull_request",
-  "issue",
-  "label",
-  "close",
-  "dispatch",
-  "comment",
-  "script",
-]);

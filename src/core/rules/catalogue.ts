@@ -1,5 +1,6 @@
+import type { Diagnostic } from "../format/diagnostics.js";
 import { RULE_MODULES } from "./index.js";
-import type { Layer, RuleInfo, RuleMeta, Severity } from "./rule.js";
+import type { Finding, Layer, RuleInfo, RuleMeta, Severity } from "./rule.js";
 
 /**
  * The catalogue of validation rules, built from the rule modules registered in ./index.ts. Codes
@@ -34,8 +35,27 @@ export const RULES: Readonly<Record<RuleCode, RuleInfo>> = Object.fromEntries(
   RULE_MODULES.flatMap(declaredRules).map((r) => [r.code, info(r)]),
 ) as Record<RuleCode, RuleInfo>;
 
+/** A diagnostic of a rule in the catalogue: its code is a RuleCode. */
+export type RuleDiagnostic = Diagnostic & { rule: RuleCode };
+
 export const RULE_CODES = Object.keys(RULES) as RuleCode[];
 
 export function isRuleCode(code: string): code is RuleCode {
   return Object.hasOwn(RULES, code);
+}
+
+/** A rule's finding in `file`, at its rule's severity unless the finding says otherwise. */
+export function makeDiagnostic(file: string, input: Finding<RuleCode>): RuleDiagnostic {
+  const d: RuleDiagnostic = {
+    rule: input.rule,
+    severity: input.severity ?? RULES[input.rule].severity,
+    path: input.path,
+    message: input.message,
+    ...input.span,
+    file: input.span.file ?? file,
+  };
+  if (input.found !== undefined) d.found = input.found;
+  if (input.expected !== undefined) d.expected = input.expected;
+  if (input.hint !== undefined) d.hint = input.hint;
+  return d;
 }

@@ -1,7 +1,10 @@
 import type { PlaybookGraph } from "../format/graph.js";
 import { formatPath, type PathSegment, type SourceDocument } from "../format/source.js";
 import type { PlaybookDocument } from "../format/types.js";
-import type { Finding } from "./rule.js";
+import type { DiagnosticInput } from "../format/diagnostics.js";
+
+/** A diagnostic of one rule: its code is one the rule declares (the compiler checks it). */
+export type Finding<Code extends string> = Omit<DiagnosticInput, "rule"> & { rule: Code };
 
 /** One playbook that passed the schema: the document with positions, its value, and its graph. */
 export interface DocumentContext extends Memo {

@@ -1,12 +1,11 @@
-import type { DiagnosticInput } from "../format/diagnostics.js";
-import type { SourceDocument } from "../format/source.js";
-import type { SetContext } from "./analysis/set.js";
-import type { RuleContext } from "./context.js";
+import type { Severity } from "../format/diagnostics.js";
+import type { SetContext, SetFinding } from "./analysis/set.js";
+import type { Finding, RuleContext } from "./context.js";
 
 // What a validation rule is: a code (a contract: configs turn it off, CI greps it), its metadata,
 // and its check. One module holds one rule; ./index.ts lists them.
 
-export type Severity = "error" | "warning";
+export type { Severity };
 
 /**
  * Layers run in order, and a file that fails an earlier layer is not checked by later ones (their
@@ -27,8 +26,9 @@ export interface RuleMeta<Code extends string> extends RuleInfo {
   readonly code: Code;
 }
 
-/** A diagnostic of one rule: its code is one the rule declares (the compiler checks it). */
-export type Finding<Code extends string> = Omit<DiagnosticInput, "rule"> & { rule: Code };
+// Finding and SetFinding live beside the helpers that make them, so those import nothing back.
+export type { Finding };
+export type { SetFinding };
 
 /** What a single-file rule needs of the document before its check means anything. */
 export type Requirement =
@@ -42,12 +42,6 @@ export interface FileRule<Code extends string = string> extends RuleMeta<Code> {
   readonly layer: "graph" | "templates" | "style";
   readonly requires?: Requirement;
   check(ctx: RuleContext): Finding<Code>[];
-}
-
-/** A set rule's finding: the diagnostic and the playbook it is written in. */
-export interface SetFinding<Code extends string> {
-  doc: SourceDocument;
-  d: Finding<Code>;
 }
 
 /** A rule across the playbooks of one set (and the known playbooks they may name). */

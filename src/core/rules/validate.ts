@@ -1,9 +1,4 @@
-import {
-  compareDiagnostics,
-  makeDiagnostic,
-  type Diagnostic,
-  type DiagnosticInput,
-} from "../format/diagnostics.js";
+import { compareDiagnostics } from "../format/diagnostics.js";
 import { PlaybookGraph } from "../format/graph.js";
 import {
   DEFAULT_LIMITS,
@@ -25,10 +20,10 @@ import { dialectConversion, type DialectFinding } from "./syntax/dialect-convers
 import type { PlaybookDocument } from "../format/types.js";
 import { hasOneStepForm } from "./analysis/graph.js";
 import type { KnownPlaybook, SetContext } from "./analysis/set.js";
-import type { RuleCode, Severity } from "./catalogue.js";
+import { makeDiagnostic, type RuleCode, type RuleDiagnostic, type Severity } from "./catalogue.js";
 import type { RuleContext } from "./context.js";
 import { RULE_MODULES } from "./index.js";
-import type { FileRule, SetRule } from "./rule.js";
+import type { FileRule, Finding, SetRule } from "./rule.js";
 import { jsonSchema } from "./schema/json-schema.js";
 import { yamlSource } from "./syntax/yaml-source.js";
 
@@ -62,7 +57,7 @@ export interface FileReport {
   playbook?: PlaybookDocument;
   /** The system whose dialect the file is written in, when it is not a v1 playbook. */
   dialect?: DialectId;
-  diagnostics: Diagnostic[];
+  diagnostics: RuleDiagnostic[];
 }
 
 type RuleModule = (typeof RULE_MODULES)[number];
@@ -152,8 +147,8 @@ export function validateSource(
  */
 export function runFileRules(
   document: Omit<RuleContext, "analyses" | "graphSound">,
-): { rule: FileRule<RuleCode>; found: DiagnosticInput[] }[] {
-  const done = new Map<FileRule<RuleCode>, DiagnosticInput[]>();
+): { rule: FileRule<RuleCode>; found: Finding<RuleCode>[] }[] {
+  const done = new Map<FileRule<RuleCode>, Finding<RuleCode>[]>();
   let sound: boolean | undefined;
   let judging = false;
   const ctx: RuleContext = {
@@ -175,7 +170,7 @@ export function runFileRules(
   const applies = (rule: FileRule<RuleCode>): boolean =>
     rule.requires === undefined ||
     (rule.requires === "one-step-form" ? oneStepForm : ctx.graphSound());
-  function findingsOf(rule: FileRule<RuleCode>): DiagnosticInput[] {
+  function findingsOf(rule: FileRule<RuleCode>): Finding<RuleCode>[] {
     let found = done.get(rule);
     if (!found) {
       found = applies(rule) ? rule.check(ctx) : [];

@@ -1,21 +1,72 @@
 import type { Step, StepKind } from "../format/types.js";
-import { aiStep } from "./ai/executor.js";
-import { branchStep } from "./branch/executor.js";
-import { checkpointStep } from "./checkpoint/executor.js";
-import { closeStep } from "./close/executor.js";
-import { commentStep } from "./comment/executor.js";
-import { commitStep } from "./commit/executor.js";
-import { decideStep } from "./decide/executor.js";
-import { dispatchStep } from "./dispatch/executor.js";
-import { endStep } from "./end/executor.js";
-import { investigateStep } from "./investigate/executor.js";
-import { issueStep } from "./issue/executor.js";
-import { labelStep } from "./label/executor.js";
-import { parallelStep } from "./parallel/executor.js";
-import { playbookStep } from "./playbook/executor.js";
-import { pullRequestStep } from "./pull_request/executor.js";
-import { scriptStep } from "./script/executor.js";
+import { aiKind } from "./ai/index.js";
+import { branchKind } from "./branch/index.js";
+import { checkpointKind } from "./checkpoint/index.js";
+import { closeKind } from "./close/index.js";
+import { commentKind } from "./comment/index.js";
+import { commitKind } from "./commit/index.js";
+import { decideKind } from "./decide/index.js";
+import { dispatchKind } from "./dispatch/index.js";
+import { endKind } from "./end/index.js";
+import { investigateKind } from "./investigate/index.js";
+import { issueKind } from "./issue/index.js";
+import { labelKind } from "./label/index.js";
+import { parallelKind } from "./parallel/index.js";
+import { playbookKind } from "./playbook/index.js";
+import { pullRequestKind } from "./pull_request/index.js";
+import { scriptKind } from "./script/index.js";
+import type { ShapeProblem, StepFileReference, StepKindPlugin, StepRepoPath } from "./kind.js";
 import type { StepExecutor } from "./types.js";
+
+/**
+ * Every step kind, listed here and nowhere else: each lives in its folder (./<kind>/index.ts says
+ * what the rest of the code needs of it). A new kind is a new folder and one line in this list.
+ */
+const KINDS = [
+  aiKind,
+  branchKind,
+  checkpointKind,
+  closeKind,
+  commentKind,
+  commitKind,
+  decideKind,
+  dispatchKind,
+  endKind,
+  investigateKind,
+  issueKind,
+  labelKind,
+  parallelKind,
+  playbookKind,
+  pullRequestKind,
+  scriptKind,
+] as const;
+
+// The compiler checks the list against the format: a kind the schema has must be registered.
+type Unregistered = Exclude<StepKind, (typeof KINDS)[number]["executor"]["kind"]>;
+const everyKindRegistered: [Unregistered] extends [never] ? true : Unregistered = true;
+void everyKindRegistered;
+
+export const STEP_KIND_PLUGINS = KINDS as unknown as readonly StepKindPlugin[];
+
+const byName = new Map(STEP_KIND_PLUGINS.map((p) => [p.executor.kind as string, p]));
+
+/** The kind's plugin, or undefined for a name that is not a step kind. */
+export function stepKind(kind: StepKind | string): StepKindPlugin | undefined {
+  return byName.get(kind);
+}
+
+/** The outputs a step produces, or null when they depend on what it runs (a child playbook). */
+export function outputsOfStep(step: Step): readonly string[] | null {
+  const plugin = stepKind(step.type);
+  const own = plugin?.outputsOf?.(step);
+  if (!plugin || (plugin.outputs === null && own === undefined)) return null;
+  return [...(plugin.outputs ?? []), ...(own ?? [])];
+}
+
+/** Whether a step's effects change the repository or the thread (authority applies to it). */
+export function hasSideEffects(step: Step): boolean {
+  return stepKind(step.type)?.sideEffect === true;
+}
 
 /** The executors by kind. A new kind is a new module registered here; the engine does not change. */
 export class StepRegistry {
@@ -32,21 +83,53 @@ export class StepRegistry {
 }
 
 export function defaultRegistry(): StepRegistry {
-  return new StepRegistry()
-    .register(aiStep)
-    .register(branchStep)
-    .register(checkpointStep)
-    .register(closeStep)
-    .register(commentStep)
-    .register(commitStep)
-    .register(decideStep)
-    .register(dispatchStep)
-    .register(endStep)
-    .register(investigateStep)
-    .register(issueStep)
-    .register(labelStep)
-    .register(parallelStep)
-    .register(playbookStep)
-    .register(pullRequestStep)
-    .register(scriptStep);
+  const registry = new StepRegistry();
+  for (const plugin of STEP_KIND_PLUGINS) registry.register(plugin.executor);
+  return registry;
+}
+
+/** The tool a trace names for a step's act, known from its definition (undefined: none). */
+export function toolOfStep(step: Step): string | undefined {
+  return stepKind(step.type)?.tool?.(step);
+}
+
+/** The files next to the playbook a step reads, with the path to each field from the step. */
+export function filesOfStep(step: Step): StepFileReference[] {
+  return stepKind(step.type)?.files?.(step) ?? [];
+}
+
+/** The finding keys a step expects to establish. */
+export function expectedFindingsOf(step: Step): readonly string[] {
+  return stepKind(step.type)?.expectedFindings?.(step) ?? [];
+}
+
+/** The playbooks a run may go on to from a step (delegated to or handed off to). */
+export function playbooksOf(step: Step): readonly string[] {
+  return stepKind(step.type)?.playbooks?.(step) ?? [];
+}
+
+/** Whether a step ends its playbook (an end, a hand-off): nothing follows it. */
+export function endsPlaybook(step: Step): boolean {
+  return stepKind(step.type)?.terminal?.(step) === true;
+}
+
+/** What does not fit together in a step's fields, by its kind's own account. */
+export function shapeProblemsOf(step: Step): ShapeProblem[] {
+  return stepKind(step.type)?.shapeProblems?.(step) ?? [];
+}
+
+/** Whether a step can stop its run until something happens (its kind says; else its timeout). */
+export function canStopTheRun(step: Step): boolean {
+  const canWait = stepKind(step.type)?.canWait;
+  return canWait ? canWait(step) : step.timeout !== undefined;
+}
+
+/** The paths in the repository a step writes or expects. */
+export function repoPathsOf(step: Step): StepRepoPath[] {
+  return stepKind(step.type)?.repoPaths?.(step) ?? [];
+}
+
+/** Whether people answer a step with an approval (`/approve`, `/reject`) while it waits. */
+export function answeredWithApproval(step: Step | undefined): boolean {
+  return step !== undefined && stepKind(step.type)?.answeredWith === "approval";
 }

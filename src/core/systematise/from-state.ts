@@ -2,6 +2,7 @@ import { isFinished, type RunState } from "../engine/state.js";
 import { stepStatus } from "../engine/state-bounds.js";
 import { PlaybookGraph } from "../format/graph.js";
 import type { PlaybookDocument } from "../format/types.js";
+import { answeredWithApproval } from "../steps/registry.js";
 import type { FindingValue, RunEvidence, StepVisit } from "./evidence.js";
 
 /**
@@ -55,11 +56,11 @@ export function runEvidenceOf(run: RunState, playbook: PlaybookDocument | undefi
       }
       if (Object.keys(found).length > 0) visit.findings = found;
     }
-    if (s?.type === "checkpoint" && Array.isArray(outputs.approved_by)) {
+    if (answeredWithApproval(s) && Array.isArray(outputs.approved_by)) {
       const by = outputs.approved_by.filter((x): x is string => typeof x === "string");
       if (by.length > 0) visit.approvals = by.map((b) => ({ by: b, decision: "approve" }));
     }
-    if (s?.type === "checkpoint" && kept?.status === "failed" && kept.error?.code === "PB-REJECTED")
+    if (answeredWithApproval(s) && kept?.status === "failed" && kept.error?.code === "PB-REJECTED")
       visit.approvals = [{ by: rejecter(kept.error.message), decision: "reject" }];
     visits.push(visit);
   });

@@ -11,7 +11,13 @@
 import { graphOf, type Edge, type PlaybookGraph } from "../format/graph.js";
 import { loadSourceText, type PathSegment, type SourceDocument } from "../format/source.js";
 import type { PlaybookDocument, Step, TestCase, TestEvent } from "../format/types.js";
-import { SIDE_EFFECT_KINDS } from "../format/vocabulary.js";
+import {
+  answeredWithApproval,
+  canStopTheRun,
+  endsPlaybook,
+  expectedFindingsOf,
+  hasSideEffects,
+} from "../steps/registry.js";
 import type { KnownPlaybook } from "../rules/validate.js";
 import { checkPlaybookText, sameData, serialisePlaybook } from "./check.js";
 import { instant, type FindingValue, type RunAdhoc, type RunEvidence } from "./evidence.js";
@@ -164,24 +170,10 @@ function canWait(playbook: PlaybookDocument, graph: PlaybookGraph, entry: string
     playbook.authority?.ask_first_below !== undefined ||
     (step.authority === undefined &&
       playbook.authority?.default === "ask-first" &&
-      SIDE_EFFECT_KINDS.has(step.type))
+      hasSideEffects(step))
   )
     return true;
-  switch (step.type) {
-    case "investigate":
-    case "checkpoint":
-    case "playbook":
-    case "parallel":
-      return true;
-    case "pull_request":
-      return step.wait === "merged";
-    case "dispatch":
-      return step.wait !== false;
-    case "ai":
-      return step.scope === "write";
-    default:
-      return step.timeout !== undefined;
-  }
+  return canStopTheRun(step);
 }
 
 /** Where a step is referred to by something other than falling through to it. */
@@ -267,8 +259,7 @@ function skippedSteps(
   const plans: Plan[] = [];
   for (const s of graph.steps) {
     if (s.list !== "" || !reachable.has(s.id)) continue;
-    if (s.step.type === "end" || (s.step.type === "playbook" && s.step.mode === "handoff"))
-      continue;
+    if (endsPlaybook(s.step)) continue;
     const visits = completed.flatMap((r) => r.path.filter((v) => v.step === s.id));
     if (visits.some((v) => v.status !== "skipped")) continue;
     const skipped = completed.filter((r) => r.path.some((v) => v.step === s.id)).length;
@@ -317,8 +308,8 @@ function approvalPoints(state: State): string[] {
       st.authority === "ask-first" ||
       (st.authority === undefined &&
         playbook.authority?.default === "ask-first" &&
-        SIDE_EFFECT_KINDS.has(st.type)) ||
-      (playbook.interaction_mode?.includes("needs_review") && SIDE_EFFECT_KINDS.has(st.type)) ||
+        hasSideEffects(st)) ||
+      (playbook.interaction_mode?.includes("needs_review") && hasSideEffects(st)) ||
       (st.type === "ai" && st.scope === "write") ||
       (playbook.authority?.ask_first_below !== undefined && st.authority === "show-me")
     )
@@ -400,7 +391,7 @@ function givenApprovals(
     const refused = visits.some(
       (v) =>
         (v.approvals ?? []).some((a) => a.decision === "reject") ||
-        (v.status === "failed" && s.step.type === "checkpoint"),
+        (v.status === "failed" && answeredWithApproval(s.step)),
     );
     if (refused) continue;
     const given = runs.filter((r) =>
@@ -478,7 +469,7 @@ function givenApprovals(
     }
     const cases =
       blockers.length === 0
-        ? casesWithoutApproval(state, id, s.step.type === "checkpoint")
+        ? casesWithoutApproval(state, id, answeredWithApproval(s.step))
         : undefined;
     if (cases && "why" in cases) blockers.push(cases.why);
     if (blockers.length > 0 || !cases || "why" in cases) {
@@ -527,8 +518,7 @@ function anchorOf(
   const step = graph.byId.get(last.step)?.step as Step;
   if (run.status === "waiting" || run.status === "running" || run.status === "failed")
     return before(lastIndex);
-  if (step.type === "end" || (step.type === "playbook" && step.mode === "handoff"))
-    return before(lastIndex);
+  if (endsPlaybook(step)) return before(lastIndex);
   if (graph.isTerminal(last.step)) return { kind: "after", from: last.step };
   return {
     why: `run ${oneLine(run.runId, 40)} stopped at ${last.step}, which does not end the playbook`,
@@ -550,11 +540,7 @@ function adhocWork(
   notes: string[],
 ): Plan[] {
   const { graph, playbook } = state;
-  const expected = new Set(
-    graph.steps.flatMap((s) =>
-      s.step.type === "investigate" || s.step.type === "ai" ? (s.step.expected_findings ?? []) : [],
-    ),
-  );
+  const expected = new Set(graph.steps.flatMap((s) => expectedFindingsOf(s.step)));
   const groups = new Map<string, Gathered>();
   for (const work of adhoc) {
     const run = runs.find((r) => r.runId === work?.runId);

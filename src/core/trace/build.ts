@@ -11,7 +11,7 @@ import {
 } from "../engine/state.js";
 import { graphOf } from "../format/graph.js";
 import type { PlaybookDocument, Step } from "../format/types.js";
-import { SIDE_EFFECT_KINDS } from "../format/vocabulary.js";
+import { answeredWithApproval, hasSideEffects, toolOfStep } from "../steps/registry.js";
 import type { PlaybookBundle } from "../steps/types.js";
 import {
   APP_ACTOR,
@@ -150,30 +150,6 @@ function toolOfEffect(effect: Effect): string {
   }
 }
 
-/** The tool of a step known from its definition alone (when its effect was asked for earlier). */
-function toolOfStep(step: Step | undefined): string | undefined {
-  if (!step) return undefined;
-  switch (step.type) {
-    case "branch":
-    case "commit":
-      return "git";
-    case "ai":
-      return step.tools?.length ? `ai(${unique(step.tools).join(",")})` : "ai";
-    case "playbook":
-      return "playbook";
-    case "comment":
-    case "pull_request":
-    case "issue":
-    case "label":
-    case "close":
-    case "dispatch":
-    case "script":
-      return step.type;
-    default:
-      return undefined;
-  }
-}
-
 /** The step's authority (its own, the playbook's default for side effects, or just-do-it). */
 function stepAuthority(
   run: RunState,
@@ -183,7 +159,7 @@ function stepAuthority(
 ): TraceAuthority {
   const claim =
     step?.authority ??
-    (!step || SIDE_EFFECT_KINDS.has(step.type) ? playbook?.authority?.default : undefined) ??
+    (!step || hasSideEffects(step) ? playbook?.authority?.default : undefined) ??
     "just-do-it";
   const approvers = step ? frame?.approvedBy?.[step.id] : undefined;
   return {
@@ -323,7 +299,7 @@ export function traceRecords(
       const a = commandAuthority(command.actor, true);
       // An approval that completed: everyone whose vote counted.
       const by = outputs?.approved_by;
-      if (step?.type === "checkpoint" && Array.isArray(by) && by.length > 0)
+      if (answeredWithApproval(step) && Array.isArray(by) && by.length > 0)
         a.by = boundText(by.map(String).join(", "));
       return a;
     }
@@ -350,7 +326,7 @@ export function traceRecords(
       authority: authorityFor(f.depth, f.playbook, step, f.outputs),
       outcome: f.status === "completed" || f.status === "skipped" ? "success" : "failure",
     };
-    const tool = toolOfStep(step);
+    const tool = step ? toolOfStep(step) : undefined;
     if (tool) act.tool = tool;
     if (f.outputs) act.outputs = f.outputs;
     if (error && DENIED.has(error.code)) act.authority.granted = false;
@@ -434,7 +410,7 @@ export function traceRecords(
         prior?.current === line.current && prior.phase === line.phase && prior.since === line.since;
       if (same) continue;
       const step = stepOf(env, active.playbook, line.current);
-      const approval = line.phase === "approval" || step?.type === "checkpoint";
+      const approval = line.phase === "approval" || answeredWithApproval(step);
       const act: Act = {
         depth: activeDepth,
         playbook: active.playbook,

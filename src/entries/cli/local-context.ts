@@ -7,7 +7,7 @@ import { normaliseSeverity } from "../../core/alerts/types.js";
 import type { InputSources } from "../../core/engine/inputs.js";
 import { runResolver } from "../../core/engine/render.js";
 import type { RunContext, RunState } from "../../core/engine/state.js";
-import { makeDiagnostic } from "../../core/format/diagnostics.js";
+import { makeDiagnostic } from "../../core/rules/catalogue.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import { PLAYBOOK_SCHEMA } from "../../core/format/schema.js";
 import { formatPath, loadSourceText, parsePointer } from "../../core/format/source.js";

@@ -42,6 +42,7 @@ import {
   type ValidateOptions,
 } from "../../core/rules/validate.js";
 import { DIALECTS } from "../../core/dialects/index.js";
+import { PLAYBOOK_FOLDERS } from "../../core/dialects/files.js";
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
 import { resumeCommand, runCommand, type CommandIo, type RunOptions } from "./run-command.js";
 import {
@@ -51,7 +52,7 @@ import {
   playbookFileArgument,
 } from "./local-playbooks.js";
 import { parseScript, ScriptError, simulate } from "./simulate.js";
-import { runCase } from "./playbook-tests.js";
+import { runCase } from "../../adapters/local/playbook-tests.js";
 import { traceCommand } from "./trace-command.js";
 import { issueTraceCommand, parseIssueRef } from "./issue-trace-command.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
@@ -62,7 +63,7 @@ import type { PlaybookBundle } from "../../core/steps/types.js";
  */
 export const EXIT = { ok: 0, invalid: 1, failure: 2 } as const;
 
-export const DEFAULT_PATHS = [".github/playbooks", "playbooks"];
+export const DEFAULT_PATHS = [...PLAYBOOK_FOLDERS];
 
 export interface CliIo extends CommandIo {
   /** What says how to print (`NO_COLOR`, `FORCE_COLOR`, `TERM`); nothing when absent. */

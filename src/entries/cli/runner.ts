@@ -5,6 +5,7 @@ import { parseArgs } from "../../core/engine/inputs.js";
 import { answerableLine } from "../../core/engine/lanes.js";
 import { activeFrame, isFinished, type Actor, type RunState } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
+import { stepKind } from "../../core/steps/registry.js";
 import type { EffectOutcome } from "../../runtime/effects.js";
 import { Interpreter, pickUp, type Stop } from "../../runtime/interpreter.js";
 import { SleepScheduler } from "../../runtime/time.js";
@@ -312,10 +313,11 @@ export class Runner {
       });
     }
 
-    const approval = f.phase === "approval" || step?.type === "checkpoint";
+    const kind = step ? stepKind(step.type) : undefined;
+    const approval = f.phase === "approval" || kind?.answeredWith === "approval";
     if (approval) {
       if (this.record.mode === "autonomous") {
-        const approvers = step?.type === "checkpoint" ? step.approvers : undefined;
+        const approvers = step ? kind?.approvers?.(step) : undefined;
         const actor: Actor = {
           login: approvers?.users?.[0] ?? "autonomous-mode",
           permission: "admin",

@@ -5,9 +5,8 @@ import {
   CHECKPOINT_OUTPUTS,
   CONTEXT_VARIABLES,
   ITEM_VARIABLES,
-  STEP_OUTPUTS,
 } from "../../core/format/vocabulary.js";
-import type { StepKind } from "../../core/format/types.js";
+import { stepKind } from "../../core/steps/registry.js";
 import type { Outline } from "./cursor.js";
 import {
   enclosingStep,
@@ -92,7 +91,7 @@ export function stepOutputs(
   if (kind === "investigate") {
     const calls = Array.isArray(step.suggested_calls) ? step.suggested_calls : [];
     return [
-      ...(STEP_OUTPUTS.investigate ?? []),
+      ...(stepKind("investigate")?.outputs ?? []),
       ...calls.flatMap((c: unknown) => (isMap(c) ? keysOf(c.outputs) : [])),
     ];
   }
@@ -100,7 +99,7 @@ export function stepOutputs(
     const target = str(step.playbook);
     return playbooks.find((p) => p.id === target)?.outputs ?? [];
   }
-  return kind && kind in STEP_OUTPUTS ? [...(STEP_OUTPUTS[kind as StepKind] ?? [])] : [];
+  return [...((kind && stepKind(kind)?.outputs) || [])];
 }
 
 /** Finding keys the playbook mentions: what its steps expect and what its rules test. */

@@ -23,6 +23,7 @@ import { outlineAt } from "./cursor.js";
 import { definitionAt } from "./definition.js";
 import { hoverAt } from "./hover.js";
 import { loaderOffset, offsetsToRange, spanToRange, toLspDiagnostic } from "./positions.js";
+import type { Diagnostic } from "../../core/format/diagnostics.js";
 import type { SchemaNode } from "./schema-docs.js";
 import {
   libraryPlaybooks,
@@ -100,7 +101,7 @@ export function startServer(connection: Connection): void {
     return file === undefined ? Workspace.alone(uri, text) : workspace.setOf(file);
   }
 
-  function send(file: string, diagnostics: SetResult["reports"][number]["diagnostics"]): void {
+  function send(file: string, diagnostics: readonly Diagnostic[]): void {
     const uri = uriOf(file);
     const text = documents.get(uri)?.getText() ?? "";
     const lsp = diagnostics.map((d) =>

@@ -10,9 +10,9 @@ import {
 import { CONFIG_FILES, ConfigError, loadConfig } from "../../adapters/local/rule-config.js";
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
 import { dialectOf, isDialectPart, type Siblings } from "../../core/dialects/index.js";
+import { PLAYBOOK_FOLDERS } from "../../core/dialects/files.js";
 import type { Diagnostic } from "../../core/format/diagnostics.js";
 import { validateSet, type FileReport, type ValidateOptions } from "../../core/rules/validate.js";
-import { DEFAULT_PATHS } from "../cli/main.js";
 import type { PlaybookSummary } from "./completion.js";
 
 /** A v1 playbook says so on a line of its own (as the loaders decide it is not a dialect's). */
@@ -122,7 +122,7 @@ export class Workspace {
   setOf(file: string): PlaybookSet | undefined {
     const root = this.rootOf(file);
     if (root) {
-      const dirs = DEFAULT_PATHS.map((p) => join(root, p));
+      const dirs = PLAYBOOK_FOLDERS.map((p) => join(root, p));
       if (dirs.some((d) => inside(file, d)))
         return { key: `repository:${root}`, kind: "repository", root, dirs };
     }

@@ -15,7 +15,7 @@ import {
   type Tier,
   type Tiered,
 } from "../../runtime/tiers.js";
-import { runCase, type CaseResult } from "../cli/playbook-tests.js";
+import { runCase, type CaseResult } from "../../adapters/local/playbook-tests.js";
 
 /** A playbook as the page lists it. */
 export interface ListedPlaybook {

@@ -2,7 +2,7 @@ import { EOL } from "node:os";
 import * as core from "@actions/core";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import type { Diagnostic } from "../../../src/core/format/diagnostics.js";
+import type { RuleDiagnostic as Diagnostic } from "../../../src/core/rules/catalogue.js";
 import { compareDiagnostics, describeValue } from "../../../src/core/format/diagnostics.js";
 import {
   annotation,

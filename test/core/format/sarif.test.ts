@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import { describe, expect, it } from "vitest";
-import type { Diagnostic } from "../../../src/core/format/diagnostics.js";
+import type { RuleDiagnostic as Diagnostic } from "../../../src/core/rules/catalogue.js";
 import { lineHashes } from "../../../src/core/format/report/fingerprints.js";
 import {
   formatSarif,

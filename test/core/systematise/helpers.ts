@@ -6,7 +6,7 @@ import type { PlaybookDocument } from "../../../src/core/format/types.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
 import { main } from "../../../src/entries/cli/main.js";
-import { runCase, type CaseResult } from "../../../src/entries/cli/playbook-tests.js";
+import { runCase, type CaseResult } from "../../../src/adapters/local/playbook-tests.js";
 
 /** Every golden case of a playbook, run by the CLI's runner (effects simulated). */
 export async function runGoldenCases(

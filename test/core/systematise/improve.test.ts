@@ -9,7 +9,7 @@ import type { KnownPlaybook } from "../../../src/core/rules/validate.js";
 import type { StepVisit, RunAdhoc, RunEvidence } from "../../../src/core/systematise/evidence.js";
 import { proposeImprovement, type Improvement } from "../../../src/core/systematise/improve.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
-import { runCase } from "../../../src/entries/cli/playbook-tests.js";
+import { runCase } from "../../../src/adapters/local/playbook-tests.js";
 import { diagnosticsOf } from "./helpers.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");

@@ -12,7 +12,7 @@ import {
 } from "../../../src/entries/action/main.js";
 import { workflowCommands } from "../../helpers/workflow-commands.js";
 import { plainLine } from "../../../src/core/util/log-line.js";
-import type { Diagnostic } from "../../../src/core/format/diagnostics.js";
+import type { RuleDiagnostic as Diagnostic } from "../../../src/core/rules/catalogue.js";
 import { validateSet, validateSource, type FileReport } from "../../../src/core/rules/validate.js";
 
 const VALID = (id: string) => `apiVersion: playbook-bot/v1

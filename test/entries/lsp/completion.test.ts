@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadSourceText } from "../../../src/core/format/source.js";
-import { CONTEXT_VARIABLES, STEP_OUTPUTS } from "../../../src/core/format/vocabulary.js";
+import { CONTEXT_VARIABLES } from "../../../src/core/format/vocabulary.js";
+import { stepKind } from "../../../src/core/steps/registry.js";
 import { STEP_KINDS } from "../../../src/core/format/schema.js";
 import {
   completionsAt,
@@ -201,7 +202,7 @@ describe("completion", () => {
     expect(labels(at("steps.ask."))).toEqual(["outputs"]);
     expect(labels(at("steps.ask.outputs."))).toEqual(["approved_by", "note", "reason"]);
     expect(labels(at("steps.look.outputs."))).toEqual([
-      ...(STEP_OUTPUTS.investigate ?? []),
+      ...(stepKind("investigate")?.outputs ?? []),
       "pods",
     ]);
     expect(labels(at("steps.child.outputs."))).toEqual(["answer"]);
@@ -221,7 +222,7 @@ describe("completion", () => {
   it("reads outputs whatever a step declares", () => {
     expect(stepOutputs({ type: "checkpoint" }, [])).toEqual(["approved_by", "note"]);
     expect(stepOutputs({ type: "investigate", suggested_calls: "x" }, [])).toEqual(
-      STEP_OUTPUTS.investigate,
+      stepKind("investigate")?.outputs,
     );
     expect(stepOutputs({ type: "playbook", playbook: "gone" }, [])).toEqual([]);
     expect(stepOutputs({ type: "unknown" }, [])).toEqual([]);

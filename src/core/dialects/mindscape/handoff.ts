@@ -674,42 +674,9 @@ class HandoffConversion extends DialectConversion {
       return;
     }
     const policy = src.retry_policy;
-    let retries = DEFAULT_RETRIES[kind ?? "user_workflow"] as number;
-    let timing = false;
-    if (policy !== undefined && policy !== null) {
-      if (!isObject(policy)) {
-        this.report("dialect-invalid", [...at, "retry_policy"], "retry_policy is an object");
-        return;
-      }
-      for (const key of Object.keys(policy))
-        if (!RETRY_FIELDS.has(key))
-          this.report(
-            "dialect-unmapped",
-            [...at, "retry_policy", key],
-            `'${key}' is not a retry_policy field`,
-            "remove it",
-            true,
-          );
-      const max = policy.max_retries ?? 3;
-      if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
-        this.report(
-          "dialect-invalid",
-          [...at, "retry_policy", "max_retries"],
-          "max_retries is a whole number, 0 or more",
-        );
-        return;
-      }
-      retries = max;
-      const errors = policy.retryable_errors;
-      if (Array.isArray(errors) && errors.length)
-        this.report(
-          "dialect-unmapped",
-          [...at, "retry_policy", "retryable_errors"],
-          `retryable_errors names Mindscape's error classes (${errors.map(String).join(", ")}), which errors here do not have: a retry here cannot be limited to them`,
-          "remove it to retry every error, or write on_error by v1 error code after import",
-        );
-      timing = policy.retry_delay !== undefined || policy.exponential_backoff !== undefined;
-    }
+    const retry = this.retryPolicy(policy, at, DEFAULT_RETRIES[kind ?? "user_workflow"] as number);
+    if (!retry) return;
+    const { retries, timing } = retry;
     const from: PathSegment[] =
       src.error_handling !== undefined
         ? [...at, "error_handling"]
@@ -742,6 +709,49 @@ class HandoffConversion extends DialectConversion {
         from,
         `Mindscape retries this step ${retries} time(s) before it goes on; v1 cannot retry and then go on, so here it goes on after the first failure`,
       );
+  }
+
+  /** A step's `retry_policy`: how often it retries, and whether it asks for timing v1 lacks. */
+  private retryPolicy(
+    policy: unknown,
+    at: PathSegment[],
+    retries: number,
+  ): { retries: number; timing: boolean } | undefined {
+    if (policy === undefined || policy === null) return { retries, timing: false };
+    if (!isObject(policy)) {
+      this.report("dialect-invalid", [...at, "retry_policy"], "retry_policy is an object");
+      return undefined;
+    }
+    for (const key of Object.keys(policy))
+      if (!RETRY_FIELDS.has(key))
+        this.report(
+          "dialect-unmapped",
+          [...at, "retry_policy", key],
+          `'${key}' is not a retry_policy field`,
+          "remove it",
+          true,
+        );
+    const max = policy.max_retries ?? 3;
+    if (typeof max !== "number" || !Number.isInteger(max) || max < 0) {
+      this.report(
+        "dialect-invalid",
+        [...at, "retry_policy", "max_retries"],
+        "max_retries is a whole number, 0 or more",
+      );
+      return undefined;
+    }
+    const errors = policy.retryable_errors;
+    if (Array.isArray(errors) && errors.length)
+      this.report(
+        "dialect-unmapped",
+        [...at, "retry_policy", "retryable_errors"],
+        `retryable_errors names Mindscape's error classes (${errors.map(String).join(", ")}), which errors here do not have: a retry here cannot be limited to them`,
+        "remove it to retry every error, or write on_error by v1 error code after import",
+      );
+    return {
+      retries: max,
+      timing: policy.retry_delay !== undefined || policy.exponential_backoff !== undefined,
+    };
   }
 
   private interaction(modes: unknown, at: PathSegment[]): void {

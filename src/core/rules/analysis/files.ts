@@ -1,5 +1,6 @@
 import type { PathSegment } from "../../format/source.js";
 import { memoised, type DocumentContext } from "../context.js";
+import { filesOfStep } from "../../steps/registry.js";
 
 /** A file a step reads, written relative to the playbook file. */
 export interface FileReference {
@@ -15,14 +16,7 @@ export function isAbsoluteReference(rel: string): boolean {
 /** The files steps read (a commit's templates, an ai step's prompt_file), in step order. */
 export const fileReferences = memoised((ctx: DocumentContext): FileReference[] => {
   const out: FileReference[] = [];
-  for (const { step, path } of ctx.graph.steps) {
-    if (step.type === "commit")
-      step.files?.forEach((f, i) => {
-        if (f.template !== undefined)
-          out.push({ rel: f.template, at: [...path, "files", i, "template"] });
-      });
-    else if (step.type === "ai" && step.prompt_file !== undefined)
-      out.push({ rel: step.prompt_file, at: [...path, "prompt_file"] });
-  }
+  for (const { step, path } of ctx.graph.steps)
+    for (const { rel, at } of filesOfStep(step)) out.push({ rel, at: [...path, ...at] });
   return out;
 });

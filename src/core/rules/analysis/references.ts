@@ -8,13 +8,8 @@ import {
   type TemplatePart,
   type TemplateProblem,
 } from "../../format/template.js";
-import type { Step } from "../../format/types.js";
-import {
-  CHECKPOINT_OUTPUTS,
-  CONTEXT_MAPS,
-  CONTEXT_VARIABLES,
-  STEP_OUTPUTS,
-} from "../../format/vocabulary.js";
+import { CONTEXT_MAPS, CONTEXT_VARIABLES } from "../../format/vocabulary.js";
+import { outputsOfStep } from "../../steps/registry.js";
 import { didYouMean } from "../../util/suggest.js";
 import { memoised, type DocumentContext } from "../context.js";
 
@@ -208,7 +203,7 @@ function resolve(ctx: DocumentContext, ref: string[], raw: string): Resolution {
         `write steps.${second}.outputs.<name>`,
       );
     }
-    const known = outputsOf(target.step);
+    const known = outputsOfStep(target.step);
     if (known && !known.includes(fourth)) {
       return unresolved(
         `a ${target.step.type} step has no output '${fourth}' (it has: ${known.join(", ") || "none"})`,
@@ -238,20 +233,6 @@ function resolve(ctx: DocumentContext, ref: string[], raw: string): Resolution {
     "templates name inputs.<name>, steps.<id>.outputs.<name>, findings.<key>, issue.*, repo.*, run.* or alert.*",
     didYouMean(head ?? "", ["inputs", "steps", "findings", ...Object.keys(CONTEXT_VARIABLES)]),
   );
-}
-
-function outputsOf(step: Step): readonly string[] | null {
-  if (step.type === "checkpoint") {
-    const props = step.response_schema?.properties;
-    return [...CHECKPOINT_OUTPUTS, ...Object.keys(props && typeof props === "object" ? props : {})];
-  }
-  // An investigate step's calls name the outputs they take from their results.
-  if (step.type === "investigate")
-    return [
-      ...(STEP_OUTPUTS.investigate ?? []),
-      ...(step.suggested_calls ?? []).flatMap((c) => Object.keys(c.outputs ?? {})),
-    ];
-  return STEP_OUTPUTS[step.type];
 }
 
 /** An input default that is a template (`slug: '{{ inputs.package }}'`), parsed. */

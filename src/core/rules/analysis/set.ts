@@ -1,8 +1,13 @@
 import { PlaybookGraph } from "../../format/graph.js";
 import type { PathSegment, SourceDocument } from "../../format/source.js";
 import type { PlaybookDocument } from "../../format/types.js";
-import { diagnosticAt, memoised, type Memo } from "../context.js";
-import type { SetFinding } from "../rule.js";
+import { diagnosticAt, memoised, type Finding, type Memo } from "../context.js";
+
+/** A set rule's finding: the diagnostic and the playbook it is written in. */
+export interface SetFinding<Code extends string> {
+  doc: SourceDocument;
+  d: Finding<Code>;
+}
 
 export const DEFAULT_MAX_DEPTH = 10;
 

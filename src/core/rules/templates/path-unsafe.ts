@@ -4,6 +4,7 @@ import { repoPathProblem } from "../../util/git-ref.js";
 import { isAbsoluteReference } from "../analysis/files.js";
 import { diagnosticAt } from "../context.js";
 import type { FileRule, Finding } from "../rule.js";
+import { filesOfStep, repoPathsOf } from "../../steps/registry.js";
 
 /** Paths a step writes or reads stay inside the repository (and out of .git); files it reads are relative. */
 export const pathUnsafe: FileRule<"path-unsafe"> = {
@@ -31,31 +32,8 @@ export const pathUnsafe: FileRule<"path-unsafe"> = {
         );
     };
     for (const { step, path: p } of graph.steps) {
-      if (step.type === "commit") {
-        step.files?.forEach((f, i) => {
-          const fp: PathSegment[] = [...p, "files", i];
-          repoPath(
-            f.path,
-            [...fp, "path"],
-            "write a normalised path inside the repository, e.g. docs/notes.md",
-            false,
-          );
-          if (f.template !== undefined) fileRef(f.template, [...fp, "template"]);
-        });
-        step.paths?.forEach((g, i) =>
-          repoPath(g, [...p, "paths", i], "write globs relative to the repository root", true),
-        );
-      } else if (step.type === "ai") {
-        if (step.prompt_file !== undefined) fileRef(step.prompt_file, [...p, "prompt_file"]);
-        step.expect_files?.forEach((f, i) =>
-          repoPath(
-            f,
-            [...p, "expect_files", i],
-            "write paths relative to the repository root",
-            true,
-          ),
-        );
-      }
+      for (const r of repoPathsOf(step)) repoPath(r.path, [...p, ...r.at], r.hint, r.glob);
+      for (const f of filesOfStep(step)) fileRef(f.rel, [...p, ...f.at]);
     }
     return out;
   },

@@ -13,7 +13,7 @@ import { stepTitle } from "../../format/graph.js";
 import { code, lines, paragraph, renderMarkdown, strong } from "../../markdown/comment.js";
 import { spans } from "../../markdown/replies.js";
 import { compileResponseSchema } from "../../format/response-schema.js";
-import type { Outcome, StepExecutor } from "../types.js";
+import type { Outcome, StepContext, StepExecutor } from "../types.js";
 import { checkpointWakeTimes } from "./deadlines.js";
 
 export interface VoteContext {
@@ -160,6 +160,38 @@ export function waitingMessage(title: string, text: string, approvers: Approvers
   return msg;
 }
 
+/** A timer tick while the checkpoint waits: time out, remind once, or keep waiting. */
+function onTick(ctx: StepContext<CheckpointStep>): Outcome {
+  const step = ctx.step;
+  const waited = Date.parse(ctx.now) - Date.parse(ctx.frame.since);
+  if (step.timeout !== undefined && waited >= durationMs(step.timeout)) {
+    const action = step.on_timeout ?? "fail";
+    if (action === "cancel")
+      return {
+        type: "cancel",
+        message: `No approval for '${step.id}' within ${step.timeout}; the run is cancelled.`,
+      };
+    if (action === "fail")
+      return {
+        type: "fail",
+        error: playbookError("PB-TIMEOUT", `no approval for '${step.id}' within ${step.timeout}`),
+      };
+    return { type: "done", goto: action, outputs: { approved_by: [], note: "timed out" } };
+  }
+  if (step.reminder !== undefined && !ctx.frame.reminded && waited >= durationMs(step.reminder)) {
+    ctx.frame.reminded = true;
+    const reminder: Message = {
+      kind: "reminder",
+      text: renderMarkdown(
+        paragraph("Reminder: ", strong(stepTitle(step)), " still waits for approval."),
+      ),
+    };
+    if (step.approvers?.users?.length) reminder.to = [...step.approvers.users];
+    return { type: "wait", messages: [reminder] };
+  }
+  return { type: "ignored" };
+}
+
 /** Waits for /approve from enough allowed people; /reject fails the run or follows on_reject. */
 export const checkpointStep: StepExecutor<CheckpointStep> = {
   kind: "checkpoint",
@@ -175,42 +207,7 @@ export const checkpointStep: StepExecutor<CheckpointStep> = {
   },
   onEvent(ctx, event): Outcome {
     const step = ctx.step;
-    if (event.type === "timeout") {
-      const waited = Date.parse(ctx.now) - Date.parse(ctx.frame.since);
-      if (step.timeout !== undefined && waited >= durationMs(step.timeout)) {
-        const action = step.on_timeout ?? "fail";
-        if (action === "cancel")
-          return {
-            type: "cancel",
-            message: `No approval for '${step.id}' within ${step.timeout}; the run is cancelled.`,
-          };
-        if (action === "fail")
-          return {
-            type: "fail",
-            error: playbookError(
-              "PB-TIMEOUT",
-              `no approval for '${step.id}' within ${step.timeout}`,
-            ),
-          };
-        return { type: "done", goto: action, outputs: { approved_by: [], note: "timed out" } };
-      }
-      if (
-        step.reminder !== undefined &&
-        !ctx.frame.reminded &&
-        waited >= durationMs(step.reminder)
-      ) {
-        ctx.frame.reminded = true;
-        const reminder: Message = {
-          kind: "reminder",
-          text: renderMarkdown(
-            paragraph("Reminder: ", strong(stepTitle(step)), " still waits for approval."),
-          ),
-        };
-        if (step.approvers?.users?.length) reminder.to = [...step.approvers.users];
-        return { type: "wait", messages: [reminder] };
-      }
-      return { type: "ignored" };
-    }
+    if (event.type === "timeout") return onTick(ctx);
     if (event.type !== "command" || (event.command !== "approve" && event.command !== "reject"))
       return { type: "ignored" };
     const result = castVote(

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { main } from "../../../src/entries/cli/main.js";
-import { runCase } from "../../../src/entries/cli/playbook-tests.js";
+import { runCase } from "../../../src/adapters/local/playbook-tests.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
 import type { TestCase } from "../../../src/core/format/types.js";
 import { validateSource } from "../../../src/core/rules/validate.js";

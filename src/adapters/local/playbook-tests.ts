@@ -1,4 +1,4 @@
-import { MockAiAdapter, runAiEffect } from "../../adapters/ai/adapter.js";
+import { MockAiAdapter, runAiEffect } from "../ai/adapter.js";
 import { advance, start, type StartRequest } from "../../core/engine/engine.js";
 import { collectInputs } from "../../core/engine/inputs.js";
 import { isErrorCode, playbookError } from "../../core/engine/errors.js";
@@ -14,7 +14,7 @@ import {
   type Value,
 } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
-import { printedOutputs } from "../../adapters/local/effects.js";
+import { printedOutputs } from "./effects.js";
 import type { EffectOutcome, EffectPerformer } from "../../runtime/effects.js";
 import { Interpreter, pickUp } from "../../runtime/interpreter.js";
 import { ManualClock, ManualScheduler } from "../../runtime/time.js";

@@ -1,0 +1,11 @@
+import type { EndStep } from "../../format/types.js";
+import type { StepKindPlugin } from "../kind.js";
+import { endStep } from "./executor.js";
+
+export const endKind: StepKindPlugin<EndStep> = {
+  executor: endStep,
+  outputs: [],
+  playbooks: (step) => step.handoff ?? [],
+  terminal: () => true,
+  diagramNode: { open: '(["', close: '"])', caption: () => null },
+};

@@ -1,0 +1,14 @@
+import type { PlaybookStep } from "../../format/types.js";
+import type { StepKindPlugin } from "../kind.js";
+import { playbookStep } from "./executor.js";
+
+export const playbookKind: StepKindPlugin<PlaybookStep> = {
+  executor: playbookStep,
+  outputs: null,
+  tool: () => "playbook",
+  playbooks: (step) => [step.playbook],
+  terminal: (step) => step.mode === "handoff",
+  canWait: () => true,
+  diagramNode: { open: '[["', close: '"]]', caption: (step) => [step.mode, step.playbook] },
+  answeredWith: "findings",
+};

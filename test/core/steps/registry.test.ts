@@ -1,0 +1,199 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { STEP_KINDS } from "../../../src/core/format/schema.js";
+import type { Step } from "../../../src/core/format/types.js";
+import {
+  canStopTheRun,
+  defaultRegistry,
+  endsPlaybook,
+  expectedFindingsOf,
+  filesOfStep,
+  hasSideEffects,
+  outputsOfStep,
+  playbooksOf,
+  repoPathsOf,
+  shapeProblemsOf,
+  STEP_KIND_PLUGINS,
+  stepKind,
+  toolOfStep,
+} from "../../../src/core/steps/registry.js";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const stepsDir = join(root, "src", "core", "steps");
+const kindFolders = readdirSync(stepsDir, { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .sort();
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? sourceFiles(join(dir, e.name))
+      : e.name.endsWith(".ts")
+        ? [join(dir, e.name)]
+        : [],
+  );
+}
+
+const step = (s: Record<string, unknown>): Step => ({ id: "s", ...s }) as unknown as Step;
+
+describe("the step kind registry", () => {
+  it("registers every kind folder once, under the folder's name", () => {
+    const registered = STEP_KIND_PLUGINS.map((p) => p.executor.kind);
+    expect(new Set(registered).size).toBe(registered.length);
+    expect([...registered].sort()).toEqual(kindFolders);
+    for (const kind of kindFolders)
+      expect(existsSync(join(stepsDir, kind, "index.ts")), `${kind}/index.ts`).toBe(true);
+  });
+
+  it("registers exactly the kinds the schema allows, and runs each with its own executor", () => {
+    expect(STEP_KIND_PLUGINS.map((p) => p.executor.kind).sort()).toEqual([...STEP_KINDS].sort());
+    const executors = defaultRegistry();
+    for (const plugin of STEP_KIND_PLUGINS)
+      expect(executors.get(plugin.executor.kind)).toBe(plugin.executor);
+    expect(stepKind("no_such_kind")).toBeUndefined();
+  });
+
+  it("is the only module that names a kind's folder (kinds are listed nowhere else)", () => {
+    const folderImport = new RegExp(
+      `["'][./]*(?:[\\w-]+/)*(${kindFolders.join("|")})/index\\.js["']`,
+    );
+    const importers = sourceFiles(join(root, "src"))
+      .filter((f) => folderImport.test(readFileSync(f, "utf8")))
+      .map((f) => relative(root, f));
+    expect(importers).toEqual(["src/core/steps/registry.ts"]);
+  });
+
+  it("keeps each kind's hooks consistent", () => {
+    for (const plugin of STEP_KIND_PLUGINS) {
+      const kind = plugin.executor.kind;
+      // Outputs that depend on the step need a hook to say them, or a place that knows (a child).
+      if (plugin.outputs === null && kind !== "playbook")
+        expect(plugin.outputsOf, `${kind}.outputsOf`).toBeTypeOf("function");
+      // A step that changes something names the tool it changes it with in a run's trace.
+      if (plugin.sideEffect) expect(plugin.tool, `${kind}.tool`).toBeTypeOf("function");
+      // Only a step answered with an approval has approvers.
+      if (plugin.approvers) expect(plugin.answeredWith, `${kind}.answeredWith`).toBe("approval");
+      if (plugin.diagramNode) {
+        expect(plugin.diagramNode.open.length).toBeGreaterThan(0);
+        expect(plugin.diagramNode.close.length).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("answers for a step from its kind's folder", () => {
+    expect(outputsOfStep(step({ type: "comment", body: "x" }))).toEqual(["id", "url"]);
+    expect(
+      outputsOfStep(step({ type: "checkpoint", response_schema: { properties: { reason: {} } } })),
+    ).toEqual(["approved_by", "note", "reason"]);
+    expect(
+      outputsOfStep(
+        step({ type: "investigate", suggested_calls: [{ tool: "a/b", outputs: { pods: "x" } }] }),
+      ),
+    ).toEqual(["results", "chosen", "pods"]);
+    expect(outputsOfStep(step({ type: "playbook", playbook: "child" }))).toBeNull();
+
+    expect(hasSideEffects(step({ type: "commit" }))).toBe(true);
+    expect(hasSideEffects(step({ type: "decide" }))).toBe(false);
+    expect(toolOfStep(step({ type: "commit" }))).toBe("git");
+    expect(toolOfStep(step({ type: "ai", tools: ["k/get", "k/get", "k/logs"] }))).toBe(
+      "ai(k/get,k/logs)",
+    );
+    expect(toolOfStep(step({ type: "decide" }))).toBeUndefined();
+
+    expect(
+      filesOfStep(
+        step({
+          type: "commit",
+          files: [
+            { path: "a", content: "x" },
+            { path: "b", template: "t.md" },
+          ],
+        }),
+      ),
+    ).toEqual([{ rel: "t.md", at: ["files", 1, "template"] }]);
+    expect(filesOfStep(step({ type: "ai", prompt_file: "p.md" }))).toEqual([
+      { rel: "p.md", at: ["prompt_file"] },
+    ]);
+    expect(repoPathsOf(step({ type: "commit", paths: ["docs/*"] }))).toEqual([
+      {
+        path: "docs/*",
+        at: ["paths", 0],
+        hint: "write globs relative to the repository root",
+        glob: true,
+      },
+    ]);
+    expect(repoPathsOf(step({ type: "label", add: ["x"] }))).toEqual([]);
+    expect(expectedFindingsOf(step({ type: "investigate", expected_findings: ["f"] }))).toEqual([
+      "f",
+    ]);
+
+    expect(playbooksOf(step({ type: "end", handoff: ["next"] }))).toEqual(["next"]);
+    expect(endsPlaybook(step({ type: "end" }))).toBe(true);
+    expect(endsPlaybook(step({ type: "playbook", playbook: "c", mode: "handoff" }))).toBe(true);
+    expect(endsPlaybook(step({ type: "playbook", playbook: "c", mode: "delegate" }))).toBe(false);
+
+    expect(canStopTheRun(step({ type: "pull_request", wait: "merged" }))).toBe(true);
+    expect(canStopTheRun(step({ type: "pull_request" }))).toBe(false);
+    expect(canStopTheRun(step({ type: "comment", timeout: "1h" }))).toBe(true);
+
+    expect(stepKind("checkpoint")?.answeredWith).toBe("approval");
+    expect(
+      stepKind("checkpoint")?.approvers?.(step({ type: "checkpoint", approvers: { count: 2 } })),
+    ).toEqual({ count: 2 });
+    expect(stepKind("investigate")?.answeredWith).toBe("findings");
+    expect(stepKind("comment")?.answeredWith).toBeUndefined();
+
+    expect(shapeProblemsOf(step({ type: "label" }))).toEqual([
+      { at: [], message: "a label step needs add: or remove:", hint: "add add: [label]" },
+    ]);
+    expect(shapeProblemsOf(step({ type: "label", add: ["x"] }))).toEqual([]);
+  });
+});
+
+// Per-kind switches that are still outside the kinds' folders, by file: the count may only fall.
+// (Some name an effect's kind or a fork's, not a step's; both read the same to this check.)
+const KIND_TESTS_LEFT: Record<string, number> = {
+  "src/adapters/github/status-comment.ts": 2,
+  "src/adapters/local/playbook-tests.ts": 7,
+  "src/core/dialects/catalyst/yaml.ts": 4,
+  "src/core/dialects/triagent/dialect.ts": 2,
+  "src/core/engine/engine.ts": 6,
+  "src/core/engine/render.ts": 1,
+  "src/core/format/graph.ts": 10,
+  "src/core/format/mermaid.ts": 3,
+  "src/core/rules/analysis/graph.ts": 1,
+  "src/core/rules/analysis/set.ts": 2,
+  "src/core/rules/graph/finding-unknown.ts": 1,
+  "src/core/rules/graph/handoff-not-terminal.ts": 2,
+  "src/core/rules/set/set-delegate-terminal.ts": 2,
+  "src/core/rules/style/step-no-description.ts": 1,
+  "src/core/systematise/draft.ts": 1,
+  "src/core/systematise/from-state.ts": 1,
+  "src/core/systematise/improve.ts": 3,
+  "src/core/trace/build.ts": 3,
+  "src/entries/app/controller.ts": 5,
+  "src/entries/app/systematise.ts": 1,
+  "src/entries/cli/local-playbooks.ts": 1,
+  "src/entries/cli/runner.ts": 2,
+};
+
+describe("switches on a step's kind outside src/core/steps", () => {
+  it("do not grow: a kind's new piece goes in its folder, behind a hook the registry exposes", () => {
+    const test = new RegExp(
+      `(?:\\btype\\s*===\\s*|\\bcase\\s+)"(?:${kindFolders.join("|")})"`,
+      "g",
+    );
+    const grown: string[] = [];
+    for (const file of sourceFiles(join(root, "src"))) {
+      const rel = relative(root, file);
+      if (rel.startsWith("src/core/steps/")) continue;
+      const n = readFileSync(file, "utf8").match(test)?.length ?? 0;
+      if (n > (KIND_TESTS_LEFT[rel] ?? 0))
+        grown.push(`${rel}: ${n} (at most ${KIND_TESTS_LEFT[rel] ?? 0})`);
+    }
+    expect(grown).toEqual([]);
+  });
+});
