@@ -150,6 +150,8 @@ export function operatorRepo(installation = 2): FakeGitHub {
     },
     // Real time: the replicas' clocks and the fake's agree.
     clock: () => new Date(),
+    // One GitHub: comment ids never repeat across the installations' repositories.
+    firstCommentId: 1000 + (installation - 2) * 10_000_000,
   });
   fake.installationId = installation;
   fake.repositoryId = 186853002 + (installation - 2) * 1000;

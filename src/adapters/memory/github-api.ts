@@ -125,6 +125,11 @@ export interface MemoryGitHubApiOptions {
   /** Whether the organisation has a `.github` repository (with these files). */
   orgFiles?: Record<string, string>;
   clock?: () => Date;
+  /**
+   * The first comment id (default 1000). GitHub's comment ids are unique across repositories:
+   * several in-memory repositories standing for one GitHub take ranges of their own.
+   */
+  firstCommentId?: number;
 }
 
 /** An answer: status, JSON body (or "" for none), headers. */
@@ -279,6 +284,7 @@ export class MemoryGitHubApi {
     this.org = o.orgFiles ? new ApiRepository("main", o.orgFiles) : undefined;
     let t = Date.parse("2026-03-01T09:00:00Z");
     this.clock = o.clock ?? (() => new Date((t += 1000)));
+    if (o.firstCommentId !== undefined) this.nextComment = o.firstCommentId;
   }
 
   // ---- the model: what people do ----
