@@ -146,25 +146,23 @@ export type Listed<T> =
   | { notModified: false; items: T[]; etag: string | undefined; complete: boolean };
 
 /**
- * A repository's comments updated since `since`, newest update first, at most `maxPages` pages
- * (`complete` false when there were more). The first page is asked for with `If-None-Match`:
- * a 304 means nothing was updated since the answer that `etag` came with, at no rate-limit cost.
+ * A listing of at most `maxPages` pages (`complete` false when there were more). The first page is
+ * asked for with `If-None-Match`: a 304 means nothing changed since the answer that `etag` came
+ * with, at no rate-limit cost.
  */
-export async function listUpdatedComments(
+async function listConditionally<T>(
   octokit: Octokit,
-  o: { owner: string; repo: string; since: string; etag?: string; maxPages: number },
-): Promise<Listed<RestReconcileComment>> {
-  const items: RestReconcileComment[] = [];
+  route: string,
+  o: { params: Record<string, unknown>; etag?: string; maxPages: number },
+  pick: (data: unknown) => T[],
+): Promise<Listed<T>> {
+  const items: T[] = [];
   let etag: string | undefined;
   for (let page = 1; page <= o.maxPages; page++) {
     let answer: { data: unknown; headers: Record<string, unknown> };
     try {
-      answer = await octokit.request("GET /repos/{owner}/{repo}/issues/comments", {
-        owner: o.owner,
-        repo: o.repo,
-        since: o.since,
-        sort: "updated",
-        direction: "desc",
+      answer = await octokit.request(route, {
+        ...o.params,
         per_page: PAGE,
         page,
         ...(page === 1 && o.etag ? { headers: { "if-none-match": o.etag } } : {}),
@@ -174,45 +172,47 @@ export async function listUpdatedComments(
       throw err;
     }
     if (page === 1 && typeof answer.headers.etag === "string") etag = answer.headers.etag;
-    const data = answer.data as RestReconcileComment[];
-    items.push(...data);
+    const data = answer.data as unknown[];
+    items.push(...pick(data));
     if (data.length < PAGE || !/rel="next"/.test(String(answer.headers.link ?? "")))
       return { notModified: false, items, etag, complete: true };
   }
   return { notModified: false, items, etag, complete: false };
 }
 
-/**
- * The numbers of a repository's open issues (not pull requests) carrying `label`, at most
- * `maxPages` pages, asked for with `If-None-Match` like `listUpdatedComments`.
- */
-export async function listLabelledIssues(
+/** A repository's comments updated since `since`, newest update first (see `listConditionally`). */
+export function listUpdatedComments(
+  octokit: Octokit,
+  o: { owner: string; repo: string; since: string; etag?: string; maxPages: number },
+): Promise<Listed<RestReconcileComment>> {
+  const params = {
+    owner: o.owner,
+    repo: o.repo,
+    since: o.since,
+    sort: "updated",
+    direction: "desc",
+  };
+  return listConditionally(
+    octokit,
+    "GET /repos/{owner}/{repo}/issues/comments",
+    { params, ...(o.etag ? { etag: o.etag } : {}), maxPages: o.maxPages },
+    (data) => data as RestReconcileComment[],
+  );
+}
+
+/** The numbers of a repository's open issues (not pull requests) carrying `label`. */
+export function listLabelledIssues(
   octokit: Octokit,
   o: { owner: string; repo: string; label: string; etag?: string; maxPages: number },
 ): Promise<Listed<number>> {
-  const items: number[] = [];
-  let etag: string | undefined;
-  for (let page = 1; page <= o.maxPages; page++) {
-    let answer: { data: unknown; headers: Record<string, unknown> };
-    try {
-      answer = await octokit.request("GET /repos/{owner}/{repo}/issues", {
-        owner: o.owner,
-        repo: o.repo,
-        labels: o.label,
-        state: "open",
-        per_page: PAGE,
-        page,
-        ...(page === 1 && o.etag ? { headers: { "if-none-match": o.etag } } : {}),
-      });
-    } catch (err) {
-      if (page === 1 && o.etag && notModified(err)) return { notModified: true };
-      throw err;
-    }
-    if (page === 1 && typeof answer.headers.etag === "string") etag = answer.headers.etag;
-    const data = answer.data as { number: number; pull_request?: unknown }[];
-    items.push(...data.filter((i) => !i.pull_request).map((i) => i.number));
-    if (data.length < PAGE || !/rel="next"/.test(String(answer.headers.link ?? "")))
-      return { notModified: false, items, etag, complete: true };
-  }
-  return { notModified: false, items, etag, complete: false };
+  const params = { owner: o.owner, repo: o.repo, labels: o.label, state: "open" };
+  return listConditionally(
+    octokit,
+    "GET /repos/{owner}/{repo}/issues",
+    { params, ...(o.etag ? { etag: o.etag } : {}), maxPages: o.maxPages },
+    (data) =>
+      (data as { number: number; pull_request?: unknown }[])
+        .filter((i) => !i.pull_request)
+        .map((i) => i.number),
+  );
 }
