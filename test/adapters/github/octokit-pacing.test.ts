@@ -199,10 +199,10 @@ describe("deadlines start when a request is sent", () => {
       ),
     );
     expect(writes.map((w) => w.status)).toEqual([200, 200, 200]);
-    // The third was sent after ≥ 600 ms in the queue (more than the 250 ms deadline) and still
-    // had its answer, which took 150 ms.
+    // The third was sent after about 600 ms in the queue (Bottleneck's timers may fire a few ms
+    // early: well over the 250 ms deadline all the same) and still had its answer, which took 150 ms.
     const at = sent.calls.map((s) => s.at);
-    expect(at[2]! - at[0]!).toBeGreaterThanOrEqual(590);
+    expect(at[2]! - at[0]!).toBeGreaterThanOrEqual(500);
     expect(gh.seen).toHaveLength(3);
     expect(Date.now() - began).toBeGreaterThan(250 + 500);
   }, 10_000);
