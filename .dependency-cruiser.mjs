@@ -10,16 +10,12 @@ export const ENTRY_TO_ENTRY_ALLOWED = [
   // The CLI is the package's one binary: `playbook-bot playground` and `playbook-bot lsp` start them.
   { from: "src/entries/cli/main.ts", to: "src/entries/playground/start.ts" },
   { from: "src/entries/cli/main.ts", to: "src/entries/lsp/main.ts" },
-  // `playbook-bot simulate` and the playground's sandbox run the app itself over memory adapters;
-  // the Actions bot is the app run by a workflow. Each goes until the app's issue controller and
-  // its wiring move out of src/entries/app.
-  { from: "src/entries/cli/simulate.ts", to: "src/entries/app/controller.ts" },
+  // The playground's sandbox runs the app itself over memory adapters; the Actions bot is the app
+  // run by a workflow. Each goes when the app's wiring moves out of src/entries/app.
   { from: "src/entries/playground/sandbox.ts", to: "src/entries/app/app.ts" },
   { from: "src/entries/playground/sandbox.ts", to: "src/entries/app/config.ts" },
   { from: "src/entries/action/bot.ts", to: "src/entries/app/app.ts" },
   { from: "src/entries/action/bot.ts", to: "src/entries/app/config.ts" },
-  { from: "src/entries/action/bot.ts", to: "src/entries/app/controller.ts" },
-  { from: "src/entries/action/bot.ts", to: "src/entries/app/wake-ups.ts" },
 ];
 
 const exactly = (file) => `^${file.replace(/[.]/g, "\\.")}$`;

@@ -14,7 +14,7 @@ import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readStatusUnverified } from "../../src/adapters/github/status-comment.js";
+import { readStatusUnverified } from "../../src/runtime/run-service/status-comment.js";
 import type { RunState } from "../../src/core/engine/state.js";
 import {
   MemoryGitHubApi,

@@ -1,6 +1,6 @@
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../src/adapters/ai/adapter.js";
+import { MockAiAdapter } from "../../src/runtime/ai.js";
 import { LocalEffects } from "../../src/adapters/local/effects.js";
 import { MemoryGitHub } from "../../src/adapters/memory/github.js";
 import { EFFECT_KINDS, EFFECT_OUTPUTS } from "../../src/core/steps/effects.js";

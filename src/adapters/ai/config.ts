@@ -1,4 +1,4 @@
-import { MockAiAdapter, type AiAdapter } from "./adapter.js";
+import { MockAiAdapter, type AiAdapter } from "../../runtime/ai.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_TIMEOUT_MS,

@@ -9,11 +9,12 @@ import { redactSecrets } from "../../runtime/tools.js";
 import type { ToolCallResult, ToolSummary } from "../../runtime/tool-calls.js";
 import {
   AiAdapterError,
+  findingsInText,
   toolResultMessage,
   type AiAdapter,
   type AiMessage,
   type AiOptions,
-} from "./adapter.js";
+} from "../../runtime/ai.js";
 
 /**
  * An adapter for any OpenAI-compatible chat-completions endpoint (OpenAI, GitHub Models, Azure
@@ -98,24 +99,6 @@ export function boundedFinding(value: unknown): string | number | boolean | unde
   return undefined;
 }
 
-/** The findings of a final fenced ```json block of an answer (an object), or undefined. */
-export function findingsInText(text: string): Record<string, unknown> | undefined {
-  const blocks = [...text.matchAll(/```json[^\S\n]*\n([\s\S]*?)\n?```/g)];
-  const last = blocks[blocks.length - 1]?.[1];
-  if (last === undefined) return undefined;
-  try {
-    const v = JSON.parse(last) as unknown;
-    if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
-    const o = v as Record<string, unknown>;
-    // `{"findings": {...}}` or the object of findings itself.
-    const inner = o.findings;
-    return typeof inner === "object" && inner !== null && !Array.isArray(inner)
-      ? (inner as Record<string, unknown>)
-      : o;
-  } catch {
-    return undefined;
-  }
-}
 
 function systemPrompt(options: AiOptions): string {
   const lines = [

@@ -1,5 +1,5 @@
 import type { ProbotOctokit } from "probot";
-import { checkExpectedFiles, performAiEffect, type AiAdapter } from "../ai/adapter.js";
+import { checkExpectedFiles, performAiEffect, type AiAdapter } from "../../runtime/ai.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import type { Effect, EffectKind, EffectParams } from "../../core/engine/events.js";
 import { activeFrame, type Frame, type RunState } from "../../core/engine/state.js";

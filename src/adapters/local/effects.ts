@@ -6,7 +6,7 @@ import {
   performAiEffect,
   type AiAdapter,
   type AiMessage,
-} from "../ai/adapter.js";
+} from "../../runtime/ai.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import type { Effect, EffectKind, EffectOutputs, EffectParams } from "../../core/engine/events.js";
 import type { RunState } from "../../core/engine/state.js";

@@ -1,4 +1,4 @@
-import { MockAiAdapter, runAiEffect } from "../ai/adapter.js";
+import { MockAiAdapter, runAiEffect } from "../../runtime/ai.js";
 import { advance, start, type StartRequest } from "../../core/engine/engine.js";
 import { collectInputs } from "../../core/engine/inputs.js";
 import { isErrorCode, playbookError } from "../../core/engine/errors.js";

@@ -17,7 +17,7 @@ import {
   type EffectHandlers,
   type EffectOutcome,
 } from "../../runtime/effects.js";
-import { checkExpectedFiles } from "../ai/adapter.js";
+import { checkExpectedFiles } from "../../runtime/ai.js";
 import type { Permission } from "../../core/format/types.js";
 import {
   hasStateBlock,

@@ -1,7 +1,7 @@
 import "../../adapters/local/yaml-library.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Context, Probot } from "probot";
-import type { AiAdapter } from "../../adapters/ai/adapter.js";
+import type { AiAdapter } from "../../runtime/ai.js";
 import { aiAdapterFromEnv } from "../../adapters/ai/config.js";
 import type { AlertsConfig } from "../../adapters/alerts/config.js";
 import { alertsHandler } from "../../adapters/alerts/http.js";
@@ -17,7 +17,7 @@ import {
   wakeUpKey,
   type IssueAddress,
   type IssueWakeUp,
-} from "./wake-ups.js";
+} from "../../runtime/run-service/wake-ups.js";
 import {
   ConditionalCache,
   issueOfPullRequest,
@@ -46,7 +46,7 @@ import type { HostCapabilities } from "../../core/engine/requirements.js";
 import { appHost } from "../../runtime/host.js";
 import { loadDeploymentTools, type DeploymentTools } from "../../adapters/tools/registry.js";
 import { toolRunnerOf } from "../../runtime/tools.js";
-import { IssueController, type IssueRef, type PlaybookCatalog } from "./controller.js";
+import { IssueController, type IssueRef, type PlaybookCatalog } from "../../runtime/run-service/controller.js";
 import { AppMetrics } from "../../adapters/metrics/metrics.js";
 import { Serving } from "./serving.js";
 import { ReconcileSweep, sweepOptions, type ReconcileSweepOptions } from "./reconcile-sweep.js";

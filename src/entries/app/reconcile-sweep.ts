@@ -6,7 +6,7 @@ import {
   readIssueReplays,
   type RestReconcileComment,
 } from "../../adapters/github/reconcile-reader.js";
-import { readStatusComment } from "../../adapters/github/status-comment.js";
+import { readStatusComment } from "../../runtime/run-service/status-comment.js";
 import type { Octokit } from "../../adapters/github/octokit-port.js";
 import type { AppMetrics } from "../../adapters/metrics/metrics.js";
 import { LockTimeoutError, type Coordination } from "../../runtime/coordination.js";
@@ -17,7 +17,7 @@ import {
   runDueAt,
   type Replay,
 } from "../../runtime/reconcile.js";
-import { WAITING_LABEL, type IssueAddress } from "./wake-ups.js";
+import { WAITING_LABEL, type IssueAddress } from "../../runtime/run-service/wake-ups.js";
 
 /**
  * The app's safety net, level-triggered like a Kubernetes controller's resync: every interval

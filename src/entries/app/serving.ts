@@ -5,7 +5,7 @@ import { AppMetrics, type DropReason } from "../../adapters/metrics/metrics.js";
 import type { Coordination } from "../../runtime/coordination.js";
 import { withDeadline } from "../../runtime/lru.js";
 import type { RunState } from "../../core/engine/state.js";
-import type { RunObserver } from "./controller.js";
+import type { RunObserver } from "../../runtime/run-service/controller.js";
 
 type Log = Probot["log"];
 

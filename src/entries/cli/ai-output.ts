@@ -1,4 +1,4 @@
-import type { AiMessage } from "../../adapters/ai/adapter.js";
+import type { AiMessage } from "../../runtime/ai.js";
 import { inertLines, plainLine } from "../../core/util/log-line.js";
 
 /** What starts each line of an answer on the console: no line of it reads as the run's own. */

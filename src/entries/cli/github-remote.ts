@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { ProbotOctokit } from "probot";
-import { MockAiAdapter } from "../../adapters/ai/adapter.js";
+import { MockAiAdapter } from "../../runtime/ai.js";
 import { OctokitPort, type Octokit } from "../../adapters/github/octokit-port.js";
 
 /** owner/repo of a GitHub remote URL (https or ssh), or undefined. */

@@ -6,14 +6,14 @@ import {
   hasStateBlock,
   readStatusComment,
   readStatusUnverified,
-} from "../../adapters/github/status-comment.js";
+} from "../../runtime/run-service/status-comment.js";
 import {
   hasAdhocBlock,
   readAdhocComment,
   readAdhocUnverified,
   type AdhocLog,
-} from "../../adapters/github/adhoc-log.js";
-import { issueTrace, type IssueKey } from "../../adapters/github/issue-trace.js";
+} from "../../runtime/run-service/adhoc-log.js";
+import { issueTrace, type IssueKey } from "../../runtime/run-service/issue-trace.js";
 import { exportTrace, type TraceFormat } from "../../core/trace/export.js";
 import type { RunState } from "../../core/engine/state.js";
 import { repositoryStateKey, type StateSeal } from "../../runtime/state-codec.js";

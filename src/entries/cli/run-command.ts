@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
-import type { AiAdapter } from "../../adapters/ai/adapter.js";
+import type { AiAdapter } from "../../runtime/ai.js";
 import { AiConfigError, aiAdapterFromEnv } from "../../adapters/ai/config.js";
 import { aiConsole } from "./ai-output.js";
 import { start } from "../../core/engine/engine.js";

@@ -1,8 +1,9 @@
+import { MemoryCoordination } from "../../adapters/coordination/memory.js";
 import { repositoryStateKey } from "../../runtime/state-codec.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { IssueController } from "../app/controller.js";
-import { INDEX_MARKER, STATE_MARKER } from "../../adapters/github/status-comment.js";
-import { ADHOC_MARKER } from "../../adapters/github/adhoc-log.js";
+import { IssueController } from "../../runtime/run-service/controller.js";
+import { INDEX_MARKER, STATE_MARKER } from "../../runtime/run-service/status-comment.js";
+import { ADHOC_MARKER } from "../../runtime/run-service/adhoc-log.js";
 import { durationMs } from "../../core/engine/policy.js";
 import { activeFrame } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
@@ -178,6 +179,7 @@ export async function simulate(
     author,
   );
   const controller = new IssueController({
+    memory: new MemoryCoordination(),
     port: gh,
     catalog: { get: (id) => bundles.get(id), all: () => [...bundles.values()] },
     stateKey: repositoryStateKey("simulation", 0, 0),

@@ -12,7 +12,7 @@ import { createHmac, generateKeyPairSync, randomBytes, randomUUID } from "node:c
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
-import { MockAiAdapter } from "../../adapters/ai/adapter.js";
+import { MockAiAdapter } from "../../runtime/ai.js";
 import { MemoryGitHubApi } from "../../adapters/memory/github-api.js";
 import {
   issueComment,

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readStatusComment } from "../../adapters/github/status-comment.js";
+import { readStatusComment } from "../../runtime/run-service/status-comment.js";
 import { PLAYBOOK_DIR } from "../../adapters/github/discovery.js";
 import { activeFrame } from "../../core/engine/state.js";
 import { PERMISSIONS } from "../../core/format/schema.js";

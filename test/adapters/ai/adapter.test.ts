@@ -5,7 +5,7 @@ import {
   runAiEffect,
   type AiAdapter,
   type AiMessage,
-} from "../../../src/adapters/ai/adapter.js";
+} from "../../../src/runtime/ai.js";
 import type { ToolRunner } from "../../../src/runtime/tool-calls.js";
 
 describe("MockAiAdapter", () => {

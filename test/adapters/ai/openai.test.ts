@@ -1,3 +1,4 @@
+import { findingsInText } from "../../../src/runtime/ai.js";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   AiAdapterError,
@@ -7,7 +8,7 @@ import {
   type AiMessage,
   type AiToolHost,
   type AiOptions,
-} from "../../../src/adapters/ai/adapter.js";
+} from "../../../src/runtime/ai.js";
 import {
   AiConfigError,
   aiAdapterFromEnv,
@@ -15,7 +16,6 @@ import {
 } from "../../../src/adapters/ai/config.js";
 import {
   boundedFinding,
-  findingsInText,
   functionName,
   MAX_FINDING_CHARS,
   MAX_TOOL_RESULT_CHARS,

@@ -1,7 +1,8 @@
+import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { describe, expect, it } from "vitest";
 import { ALERT_CAPS, capAlertData } from "../../../src/core/alerts/caps.js";
-import { IssueController } from "../../../src/entries/app/controller.js";
-import { readStatusComment } from "../../../src/adapters/github/status-comment.js";
+import { IssueController } from "../../../src/runtime/run-service/controller.js";
+import { readStatusComment } from "../../../src/runtime/run-service/status-comment.js";
 import { MemoryGitHub } from "../../../src/adapters/memory/github.js";
 import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
 import type { NormalizedAlert } from "../../../src/core/alerts/types.js";
@@ -54,6 +55,7 @@ describe("an alert with 90 KB of labels", () => {
     } as never);
     const key = repositoryStateKey("s", 0, 0);
     const controller = new IssueController({
+      memory: new MemoryCoordination(),
       port: gh,
       catalog: { get: (id) => (id === "triage" ? triage : undefined), all: () => [triage] },
       stateKey: key,

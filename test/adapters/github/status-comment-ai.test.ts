@@ -4,7 +4,7 @@ import {
   MAX_AI_EXCERPT,
   readStatusComment,
   renderStatusComment,
-} from "../../../src/adapters/github/status-comment.js";
+} from "../../../src/runtime/run-service/status-comment.js";
 import { start } from "../../../src/core/engine/engine.js";
 import type { Frame, RunState } from "../../../src/core/engine/state.js";
 import { validateSource } from "../../../src/core/rules/validate.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   readStatusComment,
   renderStatusComment,
-} from "../../../src/adapters/github/status-comment.js";
+} from "../../../src/runtime/run-service/status-comment.js";
 import type { Effect } from "../../../src/core/engine/events.js";
 import { repositoryStateKey, type StateSeal } from "../../../src/runtime/state-codec.js";
 import { Driver, MAINTAINER, bundle, yaml } from "../../core/engine/helpers.js";

@@ -7,7 +7,7 @@ import {
   readStatusComment,
   renderStatusComment,
   STATE_MARKER,
-} from "../../../src/adapters/github/status-comment.js";
+} from "../../../src/runtime/run-service/status-comment.js";
 import { start } from "../../../src/core/engine/engine.js";
 import type { Frame, RunState } from "../../../src/core/engine/state.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";

@@ -1,9 +1,10 @@
+import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
 import nock from "nock";
 import { ProbotOctokit } from "probot";
 import { describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../../src/adapters/ai/adapter.js";
-import { IssueController } from "../../../src/entries/app/controller.js";
+import { MockAiAdapter } from "../../../src/runtime/ai.js";
+import { IssueController } from "../../../src/runtime/run-service/controller.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
 import { MemoryGitHub } from "../../../src/adapters/memory/github.js";
 import { OctokitPort, type Octokit } from "../../../src/adapters/github/octokit-port.js";
@@ -46,6 +47,7 @@ describe("/status resumes runs whose webhook never came", () => {
     gh.permissions.set("ann", "write");
     const issue = gh.openIssue("Ship", "", "ann");
     const controller = new IssueController({
+      memory: new MemoryCoordination(),
       port: gh,
       catalog: { get: (id) => (id === "ship" ? SHIP : undefined), all: () => [SHIP] },
       stateKey: repositoryStateKey("s", 0, 0),

@@ -6,18 +6,18 @@ import {
   readAdhocUnverified,
   renderAdhocComment,
   type AdhocLog,
-} from "../../../src/adapters/github/adhoc-log.js";
+} from "../../../src/runtime/run-service/adhoc-log.js";
 import {
   adhocTrace,
   issueTrace,
   refusalRecord,
   refusalTrace,
-} from "../../../src/adapters/github/issue-trace.js";
+} from "../../../src/runtime/run-service/issue-trace.js";
 import {
   MAX_TRACE_IN_COMMENT,
   TRACE_TABLE_ROWS,
   renderTraceComment,
-} from "../../../src/adapters/github/trace-comment.js";
+} from "../../../src/runtime/run-service/trace-comment.js";
 import { exportTrace } from "../../../src/core/trace/export.js";
 import type { StoredTraceRecord, TraceRun } from "../../../src/core/trace/types.js";
 import type { StateSeal } from "../../../src/runtime/state-codec.js";

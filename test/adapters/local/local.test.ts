@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../../src/adapters/ai/adapter.js";
+import { MockAiAdapter } from "../../../src/runtime/ai.js";
 import type { Effect } from "../../../src/core/engine/events.js";
 import {
   describeEffect,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collectAiOutputs, MockAiAdapter } from "../../../src/adapters/ai/adapter.js";
+import { collectAiOutputs, MockAiAdapter } from "../../../src/runtime/ai.js";
 import type { Value } from "../../../src/core/engine/state.js";
 import { present, ruleMatches } from "../../../src/core/steps/decide/executor.js";
 import { BOT, Driver, MAINTAINER, READER, TRIAGER, WRITER, bundle, yaml } from "./helpers.js";

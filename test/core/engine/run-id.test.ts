@@ -1,4 +1,4 @@
-import { issueRunToken } from "../../../src/entries/app/controller.js";
+import { issueRunToken } from "../../../src/runtime/run-service/controller.js";
 import { describe, expect, it } from "vitest";
 import { start, type StartRequest } from "../../../src/core/engine/engine.js";
 import { makeRunId, tokenChars, type RunState } from "../../../src/core/engine/state.js";

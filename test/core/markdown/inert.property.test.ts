@@ -18,7 +18,7 @@ import {
   readStatusComment,
   renderStatusComment,
   STATE_MARKER,
-} from "../../../src/adapters/github/status-comment.js";
+} from "../../../src/runtime/run-service/status-comment.js";
 import type { RunEvent } from "../../../src/core/engine/events.js";
 import type { Actor, RunState } from "../../../src/core/engine/state.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";

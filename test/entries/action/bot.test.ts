@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { readStatusComment } from "../../../src/adapters/github/status-comment.js";
+import { readStatusComment } from "../../../src/runtime/run-service/status-comment.js";
 import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
 import { BRANCH, EXAMPLE_REPO, example, makeClock } from "../app/harness.js";
 import { SHIP } from "../app/fixtures.js";

@@ -8,9 +8,9 @@ import {
   renderAdhocComment,
   withEntries,
   type AdhocLog,
-} from "../../../src/adapters/github/adhoc-log.js";
+} from "../../../src/runtime/run-service/adhoc-log.js";
 import { SHIP } from "./fixtures.js";
-import { SUGGESTION_MARKER } from "../../../src/entries/app/adhoc-work.js";
+import { SUGGESTION_MARKER } from "../../../src/runtime/run-service/adhoc-work.js";
 import { Harness, readStatus, sealOf, startApp } from "./harness.js";
 
 let fake: FakeGitHub;

@@ -1,10 +1,14 @@
+import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { IssueController, type PlaybookCatalog } from "../../../src/entries/app/controller.js";
+import {
+  IssueController,
+  type PlaybookCatalog,
+} from "../../../src/runtime/run-service/controller.js";
 import {
   readStatusComment,
   renderStatusComment,
-} from "../../../src/adapters/github/status-comment.js";
+} from "../../../src/runtime/run-service/status-comment.js";
 import { advance, start } from "../../../src/core/engine/engine.js";
 import type { RunState } from "../../../src/core/engine/state.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
@@ -76,6 +80,7 @@ function controller(
 ) {
   const port = testPort({ statusCache });
   return new IssueController({
+    memory: new MemoryCoordination(),
     port,
     catalog,
     stateKey: sealOf(1, 0).key,

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import nock from "nock";
 import type { Probot } from "probot";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { readStatusComment } from "../../../src/adapters/github/status-comment.js";
+import { readStatusComment } from "../../../src/runtime/run-service/status-comment.js";
 import { API, recordScopes, requestsDuring } from "../../helpers/fake-github.js";
 import { RELEASE, SHIP, snapshots, voteSnapshot, type Snapshots } from "./fixtures.js";
 import {

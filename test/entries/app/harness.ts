@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { createPlaybookBot, type PlaybookBotOptions } from "../../../src/entries/app/app.js";
-import { readStatusComment } from "../../../src/adapters/github/status-comment.js";
+import { readStatusComment } from "../../../src/runtime/run-service/status-comment.js";
 import { repositoryStateKey, type StateSeal } from "../../../src/runtime/state-codec.js";
 import type { AppConfig } from "../../../src/entries/app/config.js";
 import type { PlaybookDiscovery } from "../../../src/adapters/github/discovery.js";
@@ -12,7 +12,7 @@ import {
   type Octokit,
   type OctokitPortOptions,
 } from "../../../src/adapters/github/octokit-port.js";
-import { MockAiAdapter, type AiAdapter } from "../../../src/adapters/ai/adapter.js";
+import { MockAiAdapter, type AiAdapter } from "../../../src/runtime/ai.js";
 import { FakeGitHub, type PendingCommentEvent } from "../../helpers/fake-github.js";
 import type { Coordination } from "../../../src/runtime/coordination.js";
 import type { AppMetrics } from "../../../src/adapters/metrics/metrics.js";

@@ -6,7 +6,7 @@ import {
   MAX_INDEX_OPEN,
   readIndexBlock,
   renderIndexBlock,
-} from "../../../src/adapters/github/status-comment.js";
+} from "../../../src/runtime/run-service/status-comment.js";
 import { FakeGitHub, requestsDuring } from "../../helpers/fake-github.js";
 import { shipApp } from "./fixtures.js";
 import { Harness, readStatus, sealOf } from "./harness.js";

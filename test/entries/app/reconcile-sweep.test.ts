@@ -4,7 +4,7 @@ import { FakeGitHub, requestsDuring, type PendingCommentEvent } from "../../help
 import { sweepOptions, type ReconcileSweep } from "../../../src/entries/app/reconcile-sweep.js";
 import { AppMetrics } from "../../../src/adapters/metrics/metrics.js";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
-import { WAITING_LABEL } from "../../../src/entries/app/wake-ups.js";
+import { WAITING_LABEL } from "../../../src/runtime/run-service/wake-ups.js";
 import { AppConfigError, readAppConfig } from "../../../src/entries/app/config.js";
 import {
   EXAMPLE_REPO,

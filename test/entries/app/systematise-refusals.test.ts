@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AdhocLog } from "../../../src/adapters/github/adhoc-log.js";
-import type { AiAdapter } from "../../../src/adapters/ai/adapter.js";
+import type { AdhocLog } from "../../../src/runtime/run-service/adhoc-log.js";
+import type { AiAdapter } from "../../../src/runtime/ai.js";
 import type { RunState } from "../../../src/core/engine/state.js";
 import type { FileProposal, GitHubPort } from "../../../src/runtime/github-port.js";
 import type { EffectOutcome } from "../../../src/runtime/effects.js";
@@ -8,7 +8,7 @@ import {
   REPOSITORY_PLAYBOOKS,
   systematise,
   type SystematiseContext,
-} from "../../../src/entries/app/systematise.js";
+} from "../../../src/runtime/run-service/systematise.js";
 import { Driver, WRITER, bundle, load, yaml } from "../../core/engine/helpers.js";
 
 const GATED = yaml`

@@ -4,7 +4,7 @@ import type { FakeGitHub } from "../../helpers/fake-github.js";
 import { checkPlaybookText } from "../../../src/core/systematise/index.js";
 import { SHIP } from "./fixtures.js";
 import { BRANCH, type Harness, startApp } from "./harness.js";
-import type { AiAdapter } from "../../../src/adapters/ai/adapter.js";
+import type { AiAdapter } from "../../../src/runtime/ai.js";
 
 let fake: FakeGitHub;
 let h: Harness;

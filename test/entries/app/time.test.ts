@@ -2,7 +2,7 @@ import nock from "nock";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { RedisCoordination } from "../../../src/adapters/coordination/redis.js";
-import { WAITING_LABEL, type WakeUpTimer } from "../../../src/entries/app/wake-ups.js";
+import { WAITING_LABEL, type WakeUpTimer } from "../../../src/runtime/run-service/wake-ups.js";
 import { FakeGitHub } from "../../helpers/fake-github.js";
 import { startRedis, type RedisServer } from "../../helpers/redis.js";
 import { EXAMPLE_REPO, Harness, readStatus } from "./harness.js";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { renderStatusComment } from "../../../src/adapters/github/status-comment.js";
+import { renderStatusComment } from "../../../src/runtime/run-service/status-comment.js";
 import type { RunState } from "../../../src/core/engine/state.js";
 import { FakeGitHub } from "../../helpers/fake-github.js";
 import { SHIP } from "./fixtures.js";

@@ -5,7 +5,7 @@ import {
   WakeUpTimer,
   isNetworkError,
   type IssueWakeUp,
-} from "../../../src/entries/app/wake-ups.js";
+} from "../../../src/runtime/run-service/wake-ups.js";
 
 /** The process's timer on its own: the precise timeout, moved times, and stop. */
 

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MockAiAdapter } from "../../../src/adapters/ai/adapter.js";
+import { MockAiAdapter } from "../../../src/runtime/ai.js";
 import { OctokitPort, type Octokit } from "../../../src/adapters/github/octokit-port.js";
 import { FakeGitHub, type FakeWorkflowRun } from "../../helpers/fake-github.js";
 import { DEPLOY_CORRELATED } from "./fixtures.js";

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { MockAiAdapter } from "../../../src/adapters/ai/adapter.js";
+import { MockAiAdapter } from "../../../src/runtime/ai.js";
 import { Runner } from "../../../src/entries/cli/runner.js";
 import { LocalEffects } from "../../../src/adapters/local/effects.js";
 import { start } from "../../../src/core/engine/engine.js";

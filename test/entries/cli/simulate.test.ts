@@ -1,10 +1,11 @@
+import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { IssueController } from "../../../src/entries/app/controller.js";
-import { readStatusComment } from "../../../src/adapters/github/status-comment.js";
+import { IssueController } from "../../../src/runtime/run-service/controller.js";
+import { readStatusComment } from "../../../src/runtime/run-service/status-comment.js";
 import { main } from "../../../src/entries/cli/main.js";
 import { parseScript, ScriptError, simulate } from "../../../src/entries/cli/simulate.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
@@ -119,6 +120,7 @@ describe("the issue controller in simulation", () => {
     gh.permissions.set("b", "write");
     const issue = gh.openIssue("t", "", "a");
     const controller = new IssueController({
+      memory: new MemoryCoordination(),
       port: gh,
       catalog: {
         get: (id) => (id === "release" ? TWO_APPROVALS : undefined),

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { readStatusComment } from "../../../src/adapters/github/status-comment.js";
+import { readStatusComment } from "../../../src/runtime/run-service/status-comment.js";
 import { Sandbox, signature } from "../../../src/entries/playground/sandbox.js";
 
 let sandbox: Sandbox | undefined;

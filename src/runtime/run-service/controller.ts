@@ -17,11 +17,11 @@ import {
 } from "../../core/engine/requirements.js";
 import { ASK_FIRST_APPROVERS, approvalRefusal, atLeast } from "../../core/engine/policy.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
-import { Interpreter } from "../../runtime/interpreter.js";
-import { RecordingScheduler } from "../../runtime/time.js";
-import type { Scheduler } from "../../runtime/ports.js";
+import { Interpreter } from "../interpreter.js";
+import { RecordingScheduler } from "../time.js";
+import type { Scheduler } from "../ports.js";
 import type { IssueWakeUps } from "./wake-ups.js";
-import type { Handoff, TraceLog } from "../../runtime/ports.js";
+import type { Handoff, TraceLog } from "../ports.js";
 import { handoffOrigin } from "../../core/trace/build.js";
 import {
   MAX_TRACE,
@@ -30,33 +30,28 @@ import {
   pushBounded,
   tokenChars,
   type Actor,
-  type Frame,
   type RunContext,
   type RunOrigin,
   type RunState,
 } from "../../core/engine/state.js";
 import { commandLines } from "../../core/engine/lanes.js";
+import { commandTarget, type CandidateRun } from "../../core/engine/command-target.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { NormalizedAlert } from "../../core/alerts/types.js";
 import { HELP_TEXT, parseCommands } from "../../core/engine/commands.js";
 import { AdhocWork } from "./adhoc-work.js";
 import { systematise } from "./systematise.js";
-import type { AiAdapter } from "../../adapters/ai/adapter.js";
-import {
-  issueTrace,
-  refusalRecord,
-  refusalTraceId,
-  type Refusal,
-} from "../../adapters/github/issue-trace.js";
-import { renderTraceComment } from "../../adapters/github/trace-comment.js";
+import type { AiAdapter } from "../ai.js";
+import { issueTrace, refusalRecord, refusalTraceId, type Refusal } from "./issue-trace.js";
+import { renderTraceComment } from "./trace-comment.js";
 import { exportTrace, type TraceFormat } from "../../core/trace/export.js";
-import type { GitHubPort, ThreadComment } from "../../runtime/github-port.js";
+import type { GitHubPort, ThreadComment } from "../github-port.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import type { Approvers, Permission } from "../../core/format/types.js";
 import { formatText } from "../../core/format/report/text.js";
 import type { FileReport } from "../../core/rules/validate.js";
 import type { Effect } from "../../core/engine/events.js";
-import type { EffectPerformer } from "../../runtime/effects.js";
+import type { EffectPerformer } from "../effects.js";
 import { capAlertData, shortened } from "../../core/alerts/caps.js";
 import {
   frozenNotice,
@@ -71,9 +66,8 @@ import {
   statusDeletedNotice,
   statusEditedNotice,
 } from "../../core/markdown/index.js";
-import type { StateSeal } from "../../runtime/state-codec.js";
-import type { Coordination } from "../../runtime/coordination.js";
-import { MemoryCoordination } from "../../adapters/coordination/memory.js";
+import type { StateSeal } from "../state-codec.js";
+import type { Coordination } from "../coordination.js";
 import {
   MAX_INDEX_EVENTS,
   MAX_INDEX_OPEN,
@@ -82,7 +76,7 @@ import {
   readStatusComment,
   renderStatusComment,
   type OpenRunIndex,
-} from "../../adapters/github/status-comment.js";
+} from "./status-comment.js";
 
 /** The playbooks an issue can run: from the repository, its organisation and the bundled library. */
 export interface PlaybookCatalog {
@@ -113,10 +107,6 @@ export interface IssueRef {
  * whose frozen notice has been posted (the thread is listed only once).
  */
 export type RunMemory = Pick<Coordination, "raiseTo" | "spend" | "get" | "put">;
-
-export function newRunMemory(): RunMemory {
-  return new MemoryCoordination();
-}
 
 /** How long a run's sequence number and a frozen notice are remembered. */
 export const RUN_MEMORY_TTL_MS = 90 * 24 * 3_600_000;
@@ -149,8 +139,8 @@ export interface ControllerOptions {
    * `untrusted` when that commit is not reachable from the default branch.
    */
   catalogAt?: (commit: string) => Promise<PlaybookCatalog | "untrusted" | undefined>;
-  /** Shared across events (one per app); a fresh one per controller when absent. */
-  memory?: RunMemory;
+  /** Shared across events (one per app; the coordination port). */
+  memory: RunMemory;
   /** Told when a run starts waiting for a dispatched workflow (the app routes workflow_run by it). */
   onAwaitWorkflow?: (workflow: string) => void;
   /**
@@ -231,7 +221,7 @@ export class IssueController {
   private member = true;
 
   constructor(private readonly o: ControllerOptions) {
-    this.memory = o.memory ?? newRunMemory();
+    this.memory = o.memory;
     this.scheduler = o.wakeUps?.scheduler ?? new RecordingScheduler();
   }
 
@@ -811,54 +801,14 @@ export class IssueController {
     const events = live?.events ?? (await this.openIndex()).events;
     if (IssueController.handled({ runs, events }, eventId)) return { outcome: "accepted" };
     if (name === "status") return this.status(runs, eventId);
-    const open = runs.filter((r) => !isFinished(r.run));
-    let target: LoadedRun | undefined;
-    if (name === "retry")
-      target = runs.find(
-        (r) =>
-          // A run frozen by an edit stays frozen: it starts again only with /run.
-          (r.run.status === "failed" && r.run.error?.code !== "PB-STATE-EDITED") ||
-          (!isFinished(r.run) && ["effect", "pending"].includes(activeFrame(r.run).phase)),
-      );
-    else if (name === "cancel") target = open[0];
-    else {
-      // Each line of a run may wait: its own, or a branch's, an item's (see commandLines).
-      const waits = (r: LoadedRun, f: Pick<Frame, "current" | "phase">): boolean => {
-        const step = this.stepOf(r.run, r.catalog, f.current);
-        if (name === "approve" || name === "reject")
-          return f.phase === "approval" || (f.phase === "waiting" && step?.type === "checkpoint");
-        return f.phase === "waiting" && (step?.type === "investigate" || step?.type === "playbook");
-      };
-      const waiting = open.filter((r) => commandLines(activeFrame(r.run)).some((f) => waits(r, f)));
-      // A first word is a step only when it names one that waits; otherwise it is the note or
-      // the reason (`/reject too risky`), and the engine reads it so too.
-      const named = args.positional[0];
-      const chosen =
-        (name === "approve" || name === "reject") && named !== undefined
-          ? waiting.find((r) =>
-              commandLines(activeFrame(r.run)).some((f) => f.current === named && waits(r, f)),
-            )
-          : undefined;
-      if (!chosen && waiting.length > 1) {
-        return {
-          outcome: "refused",
-          reason: `${waiting.length} runs wait here; name the step: ${waiting.map((r) => `\`/${name} ${activeFrame(r.run).current}\``).join(" or ")}`,
-        };
-      }
-      target = chosen ?? waiting[0];
-      // Findings recorded with nothing waiting are kept as work done by hand.
-      if (!target && name === "record") return this.recordByHand("record", args, comment, eventId);
-      if (!target)
-        return { outcome: "refused", reason: `nothing on this issue waits for /${name}` };
-    }
-    if (!target)
-      return {
-        outcome: "refused",
-        reason:
-          name === "retry"
-            ? "no run on this issue has failed or stalled"
-            : "no run on this issue is open",
-      };
+    const picked = commandTarget(
+      name as CommandName,
+      args,
+      runs.map((r) => this.candidate(r)),
+    );
+    if ("unanswered" in picked) return this.recordByHand("record", args, comment, eventId);
+    if ("refused" in picked) return { outcome: "refused", reason: picked.refused };
+    const target = picked.run.loaded;
     const least: Permission =
       name === "cancel"
         ? (this.bundleOf(target.run, target.catalog)?.playbook.permissions?.cancel ??
@@ -1045,6 +995,11 @@ export class IssueController {
     const f = activeFrame(run);
     const b = catalog.get(f.playbook);
     return b ? new PlaybookGraph(b.playbook).byId.get(at ?? "")?.step : undefined;
+  }
+
+  /** A loaded run as the command's target is picked from (`commandTarget`). */
+  private candidate(loaded: LoadedRun): CandidateRun & { loaded: LoadedRun } {
+    return { run: loaded.run, step: (id) => this.stepOf(loaded.run, loaded.catalog, id), loaded };
   }
 
   private bundleOf(run: RunState, catalog: PlaybookCatalog): PlaybookBundle | undefined {

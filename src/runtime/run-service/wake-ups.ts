@@ -2,8 +2,8 @@ import {
   DEFAULT_WAKE_UP_LEASE_MS,
   type Coordination,
   type WakeUp,
-} from "../../runtime/coordination.js";
-import type { Scheduler, Wake } from "../../runtime/ports.js";
+} from "../coordination.js";
+import type { Scheduler, Wake } from "../ports.js";
 
 /**
  * Time passing in the app. A run that waits for a time (a checkpoint's reminder or timeout, a

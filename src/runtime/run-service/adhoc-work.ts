@@ -9,10 +9,10 @@ import {
   withEntries,
   type AdhocEntry,
   type AdhocLog,
-} from "../../adapters/github/adhoc-log.js";
-import type { GitHubPort, ThreadComment } from "../../runtime/github-port.js";
-import type { StateSeal } from "../../runtime/state-codec.js";
-import type { Coordination } from "../../runtime/coordination.js";
+} from "./adhoc-log.js";
+import type { GitHubPort, ThreadComment } from "../github-port.js";
+import type { StateSeal } from "../state-codec.js";
+import type { Coordination } from "../coordination.js";
 import { signatureParts } from "../../core/systematise/index.js";
 
 /** How long the coordination store remembers which comment holds an issue's log. */

@@ -8,7 +8,7 @@ import {
   table,
   untrusted,
 } from "../../core/markdown/comment.js";
-import type { StateSeal } from "../../runtime/state-codec.js";
+import type { StateSeal } from "../state-codec.js";
 import type { AdhocEntry as AdhocEvidence } from "../../core/systematise/evidence.js";
 
 /**

@@ -40,11 +40,11 @@ import {
   encodeSigned,
   type DecodeFailure,
   type StateSeal,
-} from "../../runtime/state-codec.js";
+} from "../state-codec.js";
 
-import { STATE_MARKER } from "../../runtime/github-port.js";
+import { STATE_MARKER } from "../github-port.js";
 
-export { STATE_MARKER, hasStateBlock } from "../../runtime/github-port.js";
+export { STATE_MARKER, hasStateBlock } from "../github-port.js";
 const BLOCK = new RegExp(`<!-- ${STATE_MARKER} (\\S+ [A-Za-z0-9_.-]+) -->`);
 /** The hidden, sealed open-run index some status comments carry (see `OpenRunIndex`). */
 export const INDEX_MARKER = "playbook-bot:open-runs";

@@ -1,8 +1,8 @@
 import type { RunState } from "../../core/engine/state.js";
 import { boundText, type StoredTraceRecord, type TraceRun } from "../../core/trace/types.js";
 import { mergeTraces } from "../../core/trace/export.js";
-import { digest, spanIdOf, traceIdOf, traceOfRun } from "../../runtime/trace.js";
-import type { TraceRead } from "../../runtime/ports.js";
+import { digest, spanIdOf, traceIdOf, traceOfRun } from "../trace.js";
+import type { TraceRead } from "../ports.js";
 import type { AdhocLog } from "./adhoc-log.js";
 
 /** An issue, as the traces of work on it name it. */

@@ -1,21 +1,21 @@
 import { createHash } from "node:crypto";
-import { LruMap } from "../../runtime/lru.js";
+import { LruMap } from "./lru.js";
 import {
   AI_TOOL_CALLS_PER_STEP,
   expectedFilesMissing,
   type AiOutputs,
   type AiParams,
-} from "../../core/steps/ai/effect.js";
-import { toolScopeRefusal, type ToolAccess } from "../../core/steps/ai/tool-scope.js";
-import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
-import { summarise } from "../../core/steps/investigate/findings.js";
-import type { EffectOutcome } from "../../runtime/effects.js";
+} from "../core/steps/ai/effect.js";
+import { toolScopeRefusal, type ToolAccess } from "../core/steps/ai/tool-scope.js";
+import { playbookError, type PlaybookError } from "../core/engine/errors.js";
+import { summarise } from "../core/steps/investigate/findings.js";
+import type { EffectOutcome } from "./effects.js";
 import {
   callTool,
   type ToolCallResult,
   type ToolRunner,
   type ToolSummary,
-} from "../../runtime/tool-calls.js";
+} from "./tool-calls.js";
 
 /**
  * The AI adapter contract: `invoke(prompt, tools, options)` streams messages. Adapters for real
@@ -332,4 +332,23 @@ export async function checkExpectedFiles(
   const missing = expected.length > 0 ? await files.missing(expected) : [];
   if (missing.length > 0) return { ok: false, error: expectedFilesMissing(missing, files.where) };
   return { ok: true, outputs };
+}
+
+/** The findings of a final fenced ```json block of an answer (an object), or undefined. */
+export function findingsInText(text: string): Record<string, unknown> | undefined {
+  const blocks = [...text.matchAll(/```json[^\S\n]*\n([\s\S]*?)\n?```/g)];
+  const last = blocks[blocks.length - 1]?.[1];
+  if (last === undefined) return undefined;
+  try {
+    const v = JSON.parse(last) as unknown;
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
+    const o = v as Record<string, unknown>;
+    // `{"findings": {...}}` or the object of findings itself.
+    const inner = o.findings;
+    return typeof inner === "object" && inner !== null && !Array.isArray(inner)
+      ? (inner as Record<string, unknown>)
+      : o;
+  } catch {
+    return undefined;
+  }
 }

@@ -21,11 +21,10 @@ import {
   renderMarkdown,
   strong,
 } from "../../core/markdown/index.js";
-import { adhocEvidence, type AdhocLog } from "../../adapters/github/adhoc-log.js";
-import { collectAiOutputs, type AiAdapter } from "../../adapters/ai/adapter.js";
-import { findingsInText } from "../../adapters/ai/openai.js";
-import type { GitHubPort } from "../../runtime/github-port.js";
-import type { EffectOutcome } from "../../runtime/effects.js";
+import { adhocEvidence, type AdhocLog } from "./adhoc-log.js";
+import { collectAiOutputs, findingsInText, type AiAdapter } from "../ai.js";
+import type { GitHubPort } from "../github-port.js";
+import type { EffectOutcome } from "../effects.js";
 
 /** Where a playbook's file is, when it is one of this repository's. */
 export const REPOSITORY_PLAYBOOKS = ".github/playbooks/";
@@ -162,48 +161,18 @@ async function improve(
     ...runEvidenceOf(o.run, playbook.playbook),
     issue: o.issue,
   }));
-  // Work by hand on this issue, given to the run it followed or happened during.
-  const adhoc: RunAdhoc[] = [];
-  const started = new Map(ctx.runs.map((r) => [r.run.id, Date.parse(r.run.startedAt)]));
-  for (const r of here) {
-    const from = started.get(r.runId) ?? NaN;
-    const entries = evidence.adhoc.filter((e) => Number.isNaN(from) || Date.parse(e.at) >= from);
-    if (entries.length > 0) adhoc.push({ runId: r.runId, entries });
-  }
   const proposal = proposeImprovement(
     source.source,
     playbook.playbook,
     [...elsewhere, ...here],
-    adhoc,
+    adhocByRun(ctx, here, evidence),
     {
       known: ctx.known.filter((k) => k.id !== id),
       file: source.file,
     },
   );
-  if (!proposal)
-    return {
-      outcome: "accepted",
-      body: renderMarkdown(
-        paragraph(
-          "Nothing to propose for ",
-          code(id),
-          ` from its ${here.length + elsewhere.length} run(s) read: no work by hand it lacks, no step every run skipped, no approval every run gave.`,
-        ),
-      ),
-    };
-  if (proposal.status !== "proposed")
-    return {
-      outcome: "accepted",
-      body: renderMarkdown(
-        paragraph("No change of ", code(id), " is proposed:"),
-        list(
-          (proposal.status === "invalid"
-            ? [...proposal.problems, ...proposal.summary]
-            : proposal.summary
-          ).slice(0, 20),
-        ),
-      ),
-    };
+  if (!proposal || proposal.status !== "proposed")
+    return nothingProposed(id, proposal, here.length + elsewhere.length);
   const pr = await ctx.port.proposeFiles?.(ctx.issue.number, key, {
     branch: `playbook-bot/improve-${id}`,
     files: [{ path: source.file, content: proposal.yaml }],
@@ -228,6 +197,53 @@ async function improve(
         ". Review them as a diff; they are not merged by the bot.",
       ),
       list(proposal.changes.map((c) => [code(c.step), `: ${c.reason}`])),
+    ),
+  };
+}
+
+/** Work by hand on this issue, given to the run it followed or happened during. */
+function adhocByRun(
+  ctx: SystematiseContext,
+  here: readonly { runId: string }[],
+  evidence: IssueEvidence,
+): RunAdhoc[] {
+  const adhoc: RunAdhoc[] = [];
+  const started = new Map(ctx.runs.map((r) => [r.run.id, Date.parse(r.run.startedAt)]));
+  for (const r of here) {
+    const from = started.get(r.runId) ?? NaN;
+    const entries = evidence.adhoc.filter((e) => Number.isNaN(from) || Date.parse(e.at) >= from);
+    if (entries.length > 0) adhoc.push({ runId: r.runId, entries });
+  }
+  return adhoc;
+}
+
+/** The answer when the runs read show no change to propose, or the change would not be valid. */
+function nothingProposed(
+  id: string,
+  proposal: ReturnType<typeof proposeImprovement>,
+  runsRead: number,
+): Answer {
+  if (!proposal)
+    return {
+      outcome: "accepted",
+      body: renderMarkdown(
+        paragraph(
+          "Nothing to propose for ",
+          code(id),
+          ` from its ${runsRead} run(s) read: no work by hand it lacks, no step every run skipped, no approval every run gave.`,
+        ),
+      ),
+    };
+  return {
+    outcome: "accepted",
+    body: renderMarkdown(
+      paragraph("No change of ", code(id), " is proposed:"),
+      list(
+        (proposal.status === "invalid"
+          ? [...proposal.problems, ...proposal.summary]
+          : proposal.summary
+        ).slice(0, 20),
+      ),
     ),
   };
 }
