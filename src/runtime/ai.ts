@@ -10,12 +10,7 @@ import { toolScopeRefusal, type ToolAccess } from "../core/steps/ai/tool-scope.j
 import { playbookError, type PlaybookError } from "../core/engine/errors.js";
 import { summarise } from "../core/steps/investigate/findings.js";
 import type { EffectOutcome } from "./effects.js";
-import {
-  callTool,
-  type ToolCallResult,
-  type ToolRunner,
-  type ToolSummary,
-} from "./tool-calls.js";
+import { callTool, type ToolCallResult, type ToolRunner, type ToolSummary } from "./tool-calls.js";
 
 /**
  * The AI adapter contract: `invoke(prompt, tools, options)` streams messages. Adapters for real

@@ -99,7 +99,6 @@ export function boundedFinding(value: unknown): string | number | boolean | unde
   return undefined;
 }
 
-
 function systemPrompt(options: AiOptions): string {
   const lines = [
     "You are a step of an operational playbook run by Playbook Bot.",

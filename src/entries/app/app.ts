@@ -46,7 +46,11 @@ import type { HostCapabilities } from "../../core/engine/requirements.js";
 import { appHost } from "../../runtime/host.js";
 import { loadDeploymentTools, type DeploymentTools } from "../../adapters/tools/registry.js";
 import { toolRunnerOf } from "../../runtime/tools.js";
-import { IssueController, type IssueRef, type PlaybookCatalog } from "../../runtime/run-service/controller.js";
+import {
+  IssueController,
+  type IssueRef,
+  type PlaybookCatalog,
+} from "../../runtime/run-service/controller.js";
 import { AppMetrics } from "../../adapters/metrics/metrics.js";
 import { Serving } from "./serving.js";
 import { ReconcileSweep, sweepOptions, type ReconcileSweepOptions } from "./reconcile-sweep.js";

@@ -1,8 +1,4 @@
-import {
-  DEFAULT_WAKE_UP_LEASE_MS,
-  type Coordination,
-  type WakeUp,
-} from "../coordination.js";
+import { DEFAULT_WAKE_UP_LEASE_MS, type Coordination, type WakeUp } from "../coordination.js";
 import type { Scheduler, Wake } from "../ports.js";
 
 /**
