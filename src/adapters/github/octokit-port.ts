@@ -1,4 +1,5 @@
 import type { ProbotOctokit } from "probot";
+import { StatusCommentCache } from "../../runtime/run-service/status-ids.js";
 import { checkExpectedFiles, performAiEffect, type AiAdapter } from "../../runtime/ai.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import type { Effect, EffectKind, EffectParams } from "../../core/engine/events.js";
@@ -160,26 +161,6 @@ export function notModified(err: unknown): boolean {
 /** How much earlier than a step's start (by the app's clock) GitHub's timestamps are looked at. */
 const CLOCK_SLACK_MS = 10 * 60_000;
 
-/** Remembers, per issue, which comments are status comments: an event costs one request per run, not a listing. */
-export class StatusCommentCache {
-  private readonly ids: LruMap<string, string[]>;
-  constructor(max = 1000) {
-    this.ids = new LruMap(max);
-  }
-
-  get(key: string): string[] | undefined {
-    return this.ids.get(key);
-  }
-
-  set(key: string, ids: string[]): void {
-    this.ids.set(key, ids);
-  }
-
-  add(key: string, id: string): void {
-    const ids = this.ids.get(key);
-    if (ids && !ids.includes(id)) this.ids.set(key, [...ids, id]);
-  }
-}
 
 /** Who made an issue, a pull request or a comment, as GitHub reports it. */
 type Authored = {

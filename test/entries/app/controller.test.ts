@@ -1,3 +1,4 @@
+import { StatusCommentCache } from "../../../src/runtime/run-service/status-ids.js";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -12,7 +13,6 @@ import {
 import { advance, start } from "../../../src/core/engine/engine.js";
 import type { RunState } from "../../../src/core/engine/state.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
-import { StatusCommentCache } from "../../../src/adapters/github/octokit-port.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
 import { FakeGitHub, requestsDuring } from "../../helpers/fake-github.js";
 import { SHIP } from "./fixtures.js";

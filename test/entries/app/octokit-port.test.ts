@@ -1,3 +1,4 @@
+import { StatusCommentCache } from "../../../src/runtime/run-service/status-ids.js";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Effect } from "../../../src/core/engine/events.js";
@@ -6,7 +7,6 @@ import {
   githubError,
   issueOfPullRequest,
   pullRequestMarker,
-  StatusCommentCache,
   type OctokitPort,
 } from "../../../src/adapters/github/octokit-port.js";
 import { FakeGitHub } from "../../helpers/fake-github.js";

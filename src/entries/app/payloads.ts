@@ -1,0 +1,91 @@
+// The app's trust boundary: webhook payloads become the run service's plain values here, and
+// nowhere else. A payload's signature was checked; its content is still anyone's words.
+import type { Context } from "probot";
+import type { IssueAddress } from "../../runtime/run-service/wake-ups.js";
+import type { ThreadComment } from "../../runtime/github-port.js";
+import type { IssueRef } from "../../runtime/run-service/controller.js";
+import type { Sender } from "../../runtime/run-service/service.js";
+import { issueRefOf, type RestIssue } from "../../adapters/github/repository-host.js";
+import type { AppConfig } from "./config.js";
+
+/** Who may hold a role in the repository: others' new issues start nothing by their text. */
+const COLLABORATOR_ASSOCIATIONS: ReadonlySet<string> = new Set(["OWNER", "MEMBER", "COLLABORATOR"]);
+
+type RestUser = { login: string; type?: string } | null | undefined;
+
+/** A comment as webhooks and the REST API give it (the fields the app reads). */
+export type RestComment = {
+  id: number;
+  body?: string | null;
+  created_at: string;
+  user: RestUser;
+  performed_via_github_app?: { id: number } | null;
+};
+
+/** The repository and installation every repository event names. */
+type RepositoryEvent = {
+  repository: { id: number; name: string; owner: { login: string }; default_branch: string };
+  installation?: { id: number };
+};
+
+/** A webhook comment as the service sees it; only this app's own comments may carry state. */
+export function threadCommentOf(
+  c: RestComment,
+  config: Pick<AppConfig, "appId" | "botLogin">,
+): ThreadComment {
+  return {
+    id: String(c.id),
+    author: c.user?.login ?? "ghost",
+    bot: c.user?.type === "Bot",
+    // The app's own bot account, not a person acting through the app with a user token.
+    byThisApp:
+      c.user?.type === "Bot" &&
+      (c.performed_via_github_app?.id === config.appId ||
+        (config.botLogin !== undefined && c.user.login === config.botLogin)),
+    body: c.body ?? "",
+    createdAt: c.created_at,
+  };
+}
+
+/** Where an issue of a repository event is: installation, repository, issue number. */
+export function addressOf(payload: RepositoryEvent, issue: number): IssueAddress {
+  return {
+    installation: payload.installation?.id ?? 0,
+    repository: payload.repository.id,
+    owner: payload.repository.owner.login,
+    repo: payload.repository.name,
+    defaultBranch: payload.repository.default_branch,
+    issue,
+  };
+}
+
+/** The issue of an issue or comment event. */
+export function issueOf(issue: RestIssue): IssueRef {
+  return issueRefOf(issue);
+}
+
+/** An issue known by its number only (a pull request's or a workflow's event names no more). */
+export function issueByNumber(number: number): IssueRef {
+  return { number, title: "", url: "", author: "" };
+}
+
+/** The sender of an event, and whether it is a bot. */
+export function senderOf(sender: { login: string; type?: string }): Sender {
+  return { login: sender.login, bot: sender.type === "Bot" };
+}
+
+/** Whether a new issue's author holds a role in the repository (only theirs start by text). */
+export function byCollaborator(issue: { author_association?: string }): boolean {
+  return COLLABORATOR_ASSOCIATIONS.has(issue.author_association ?? "");
+}
+
+/** The delivery id of a comment: one per comment, whichever delivery brings it. */
+export function commentEventId(context: Context<"issue_comment">): string {
+  return `comment-${context.payload.comment.id}`;
+}
+
+/** The app a pull request's issue view says opened it (its payload does not name it). */
+export function performedViaApp(data: unknown): number | undefined {
+  return (data as { performed_via_github_app?: { id: number } | null }).performed_via_github_app
+    ?.id;
+}
