@@ -3,8 +3,8 @@
  * validation and rendering library.
  */
 import type { ApplicationFunctionOptions, Probot } from "probot";
-import { createPlaybookBot } from "./entries/app/app.js";
-import { readAppConfig } from "./entries/app/config.js";
+import { createPlaybookBot } from "./adapters/github-app/app.js";
+import { readAppConfig } from "./adapters/github-app/config.js";
 import { loadAlertsConfig } from "./adapters/alerts/config.js";
 
 /** The Probot app: settings from the environment (WEBHOOK_SECRET is required, APP_ID, STATE_SECRET, APP_SLUG). */
@@ -15,8 +15,8 @@ export default function playbookBot(app: Probot, options?: ApplicationFunctionOp
   createPlaybookBot(bot)(app, options);
 }
 
-export { createPlaybookBot } from "./entries/app/app.js";
-export { readAppConfig, deriveStateSecret } from "./entries/app/config.js";
+export { createPlaybookBot } from "./adapters/github-app/app.js";
+export { readAppConfig, deriveStateSecret } from "./adapters/github-app/config.js";
 export type { Coordination } from "./runtime/coordination.js";
 export {
   openCoordination,

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { cruise, type ICruiseOptions, type ICruiseResult } from "dependency-cruiser";
 import extractDepcruiseOptions from "dependency-cruiser/config-utl/extract-depcruise-options";
 import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
@@ -11,14 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // point inwards, core is pure, entries stand alone, and no module reaches itself back.
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-
-/** The entry-to-entry imports the rules still allow, as the config names them. */
-async function allowedEntryEdges(): Promise<{ from: string; to: string }[]> {
-  const config = (await import(pathToFileURL(join(root, ".dependency-cruiser.mjs")).href)) as {
-    ENTRY_TO_ENTRY_ALLOWED: { from: string; to: string }[];
-  };
-  return config.ENTRY_TO_ENTRY_ALLOWED;
-}
 
 async function rulesOfTheRepository(): Promise<ICruiseOptions> {
   return {
@@ -58,16 +50,6 @@ describe("the import graph of src/", () => {
     expect(result.summary.totalCruised).toBeGreaterThan(200);
     expect(offences(result)).toEqual([]);
   });
-
-  it("still has every entry-to-entry import the allow-list names (remove those that are gone)", async () => {
-    const allowed = await allowedEntryEdges();
-    expect(allowed.length).toBeGreaterThan(0);
-    const edges = new Set(
-      result.modules.flatMap((m) => m.dependencies.map((d) => `${m.source} → ${d.resolved}`)),
-    );
-    const stale = allowed.map((e) => `${e.from} → ${e.to}`).filter((edge) => !edges.has(edge));
-    expect(stale).toEqual([]);
-  });
 });
 
 describe("the import rules", () => {
@@ -98,12 +80,10 @@ describe("the import rules", () => {
     );
     write("src/entries/app/app.ts", "export const e = 1;\n");
     write("src/entries/lsp/main.ts", 'import { e } from "../app/app.js";\nexport const f = e;\n');
-    // An allowed edge's module may still not import an entry the list does not name for it.
     write(
       "src/entries/cli/main.ts",
-      'import { f } from "../lsp/main.js";\nimport { g } from "../lsp/other.js";\nexport const h = [f, g];\n',
+      'import { f } from "../lsp/main.js";\nexport const h = [f];\n',
     );
-    write("src/entries/lsp/other.ts", "export const g = 2;\n");
     write("src/core/one.ts", 'import type { Two } from "./two.js";\nexport type One = Two[];\n');
     write("src/core/two.ts", 'import type { One } from "./one.js";\nexport type Two = One | 1;\n');
     result = await cruiseUnderRules(dir);
@@ -120,17 +100,9 @@ describe("the import rules", () => {
         "runtime-imports-inwards: src/runtime/port.ts → src/adapters/github.ts",
         "adapters-imports-inwards: src/adapters/github.ts → src/entries/app/app.ts",
         "entry-imports-no-entry: src/entries/lsp/main.ts → src/entries/app/app.ts",
-        "entry-imports-no-entry: src/entries/cli/main.ts → src/entries/lsp/other.ts",
+        "entry-imports-no-entry: src/entries/cli/main.ts → src/entries/lsp/main.ts",
       ]),
     );
     expect(found.some((f) => /^no-circular: src\/core\/(one|two)\.ts/.test(f))).toBe(true);
-    // The allowed edge (cli/main → lsp/main) is the only import not reported.
-    expect(
-      found.some(
-        (f) =>
-          f.includes("src/entries/lsp/main.ts") &&
-          f.startsWith("entry-imports-no-entry: src/entries/cli"),
-      ),
-    ).toBe(false);
   });
 });

@@ -11,9 +11,9 @@ import {
   GitHubReachability,
   githubPacing,
 } from "../adapters/github/octokit-pacing.js";
-import { AppConfigError, loadDotEnv, readAppConfig, startMode } from "./app/config.js";
-import { createPlaybookBot } from "./app/app.js";
-import type { Serving } from "./app/serving.js";
+import { AppConfigError, loadDotEnv, readAppConfig, startMode } from "../adapters/github-app/config.js";
+import { createPlaybookBot } from "../adapters/github-app/app.js";
+import type { Serving } from "../adapters/github-app/serving.js";
 import { deliveryInbox } from "./app/delivery-inbox.js";
 import { startPlayground } from "./playground/start.js";
 

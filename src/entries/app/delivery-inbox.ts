@@ -3,7 +3,7 @@ import { openInbox, webhookRoute, type InboxSettings } from "../../adapters/inbo
 import type { AppMetrics } from "../../adapters/metrics/metrics.js";
 import { InboxMetrics } from "../../adapters/metrics/inbox.js";
 import { InboxWorker, type Inbox, type InboxEntry } from "../../runtime/inbox.js";
-import type { Serving } from "./serving.js";
+import type { Serving } from "../../adapters/github-app/serving.js";
 
 /** How often the same inbox trouble (Redis down, …) is logged again. */
 const TROUBLE_EVERY_MS = 30_000;

@@ -17,7 +17,6 @@ import {
   SYSTEM_PLAYBOOKS,
 } from "../../adapters/local/library.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
-import { startPlayground } from "../playground/start.js";
 import { formatGithub, formatJson, formatSarif } from "../../core/format/report/machine.js";
 import { formatText, type TextStyle } from "../../core/format/report/text.js";
 import { ruleHelpText, rulesMarkdown, ruleUrl } from "../../core/format/report/rule-help.js";
@@ -72,6 +71,20 @@ export interface CliIo extends CommandIo {
   terminal?: { out: boolean; err: boolean };
   /** Standard input, read whole up to `max` bytes and one more (`validate -`). */
   readStdin?: (max: number) => Promise<Uint8Array>;
+}
+
+/**
+ * The other ways in that the package's one binary also starts (`bin/playbook-bot.js` hands them
+ * over, loaded only when asked for): the playground's page and the language server.
+ */
+export interface OtherEntries {
+  playground?: () => Promise<
+    (
+      opts: { port: number; playbooks?: string },
+      io: Pick<CliIo, "out" | "err" | "cwd">,
+    ) => Promise<{ close(): Promise<void> }>
+  >;
+  lsp?: () => Promise<() => void>;
 }
 
 /** Standard input up to `max` bytes and one more: enough to say a playbook is too big. */
@@ -291,7 +304,11 @@ function writeReport(file: string, text: string): void {
   }
 }
 
-export async function main(argv: readonly string[], io: CliIo = defaultIo()): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: CliIo = defaultIo(),
+  entries: OtherEntries = {},
+): Promise<number> {
   let code: number = EXIT.ok;
   const program = new Command()
     .name("playbook-bot")
@@ -617,6 +634,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new UsageError(`--port ${opts.port}: a port number from 0 to 65535`);
+      if (!entries.playground) throw new UsageError("this build has no playground");
+      const startPlayground = await entries.playground();
       const playground = await startPlayground(
         { port, ...(opts.playbooks !== undefined ? { playbooks: opts.playbooks } : {}) },
         io,
@@ -702,8 +721,8 @@ export async function main(argv: readonly string[], io: CliIo = defaultIo()): Pr
     .option("--stdio", "talk over standard input and output (the default and only transport)")
     .action(async () => {
       // Loaded only here: the other commands start without the protocol library.
-      const { serveStdio } = await import("../lsp/main.js");
-      serveStdio();
+      if (!entries.lsp) throw new UsageError("this build has no language server");
+      (await entries.lsp())();
     });
 
   program

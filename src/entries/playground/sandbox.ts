@@ -23,8 +23,8 @@ import {
 } from "../../adapters/memory/webhooks.js";
 import type { Permission } from "../../core/format/types.js";
 import { repositoryStateKey, type StateSeal } from "../../runtime/state-codec.js";
-import { createPlaybookBot } from "../app/app.js";
-import type { AppConfig } from "../app/config.js";
+import { createPlaybookBot } from "../../adapters/github-app/app.js";
+import type { AppConfig } from "../../adapters/github-app/config.js";
 
 export const SANDBOX_OWNER = "playground";
 export const SANDBOX_REPO = "sandbox";

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { afterEach, describe, expect, it } from "vitest";
-import { createPlaybookBot } from "../../../src/entries/app/app.js";
+import { createPlaybookBot } from "../../../src/adapters/github-app/app.js";
 import { FakeGitHub } from "../../helpers/fake-github.js";
 
 type Definition = { name: string; examples: Record<string, unknown>[] };

@@ -9,7 +9,7 @@ import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js
 import { readInboxSettings } from "../../../src/adapters/inbox/index.js";
 import { AppMetrics } from "../../../src/adapters/metrics/metrics.js";
 import { deliveryInbox, type DeliveryInbox } from "../../../src/entries/app/delivery-inbox.js";
-import { Serving } from "../../../src/entries/app/serving.js";
+import { Serving } from "../../../src/adapters/github-app/serving.js";
 
 const SECRET = "delivery-inbox-secret";
 const MARKER = "PAYLOAD-MARKER-kept-out-of-logs";

@@ -4,7 +4,7 @@ import {
   AppConfigError,
   deriveStateSecret,
   readAppConfig,
-} from "../../../src/entries/app/config.js";
+} from "../../../src/adapters/github-app/config.js";
 import { bundledTier, PlaybookDiscovery } from "../../../src/adapters/github/discovery.js";
 import { describeRequests, FakeGitHub } from "../../helpers/fake-github.js";
 import { RELEASE, SHIP } from "./fixtures.js";

@@ -672,7 +672,7 @@ describe("payload edge cases", () => {
 
   it("loads without HTTP routes when the server cannot take handlers", async () => {
     const { Probot, ProbotOctokit } = await import("probot");
-    const { createPlaybookBot } = await import("../../../src/entries/app/app.js");
+    const { createPlaybookBot } = await import("../../../src/adapters/github-app/app.js");
     const p = new Probot({ githubToken: "test", Octokit: ProbotOctokit, logLevel: "fatal" });
     await expect(
       p.load(createPlaybookBot({ config: CONFIG, wakeUps: false, reconcile: false }), {

@@ -8,7 +8,7 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import type { Probot } from "probot";
 import { RedisCoordination } from "../../../src/adapters/coordination/redis.js";
-import type { ReconcileSweep } from "../../../src/entries/app/reconcile-sweep.js";
+import type { ReconcileSweep } from "../../../src/adapters/github-app/reconcile-sweep.js";
 import { FakeGitHub, requestsDuring } from "../../helpers/fake-github.js";
 import { startRedis, type RedisServer } from "../../helpers/redis.js";
 import { EXAMPLE_REPO, Harness, makeClock, makeProbot } from "./harness.js";

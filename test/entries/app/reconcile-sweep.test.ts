@@ -1,11 +1,11 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, requestsDuring, type PendingCommentEvent } from "../../helpers/fake-github.js";
-import { sweepOptions, type ReconcileSweep } from "../../../src/entries/app/reconcile-sweep.js";
+import { sweepOptions, type ReconcileSweep } from "../../../src/adapters/github-app/reconcile-sweep.js";
 import { AppMetrics } from "../../../src/adapters/metrics/metrics.js";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { WAITING_LABEL } from "../../../src/runtime/run-service/wake-ups.js";
-import { AppConfigError, readAppConfig } from "../../../src/entries/app/config.js";
+import { AppConfigError, readAppConfig } from "../../../src/adapters/github-app/config.js";
 import {
   EXAMPLE_REPO,
   Harness,

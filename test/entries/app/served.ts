@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import nock from "nock";
 import { createNodeMiddleware, Probot } from "probot";
 import type { AlertsConfig } from "../../../src/adapters/alerts/config.js";
-import { createPlaybookBot } from "../../../src/entries/app/app.js";
+import { createPlaybookBot } from "../../../src/adapters/github-app/app.js";
 import { APP_ID, CONFIG, Harness, testOctokitClass, type Payload } from "./harness.js";
 
 /** The webhook secret the served app verifies deliveries with. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { describe, expect, it } from "vitest";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { GitHubReachability } from "../../../src/adapters/github/octokit-pacing.js";
-import { Serving } from "../../../src/entries/app/serving.js";
+import { Serving } from "../../../src/adapters/github-app/serving.js";
 import type { Coordination } from "../../../src/runtime/coordination.js";
 import { Writable } from "node:stream";
 import { pino } from "pino";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { AppConfigError, loadDotEnv, startMode } from "../../../src/entries/app/config.js";
+import { AppConfigError, loadDotEnv, startMode } from "../../../src/adapters/github-app/config.js";
 
 describe("how npm start begins", () => {
   let dir: string;

@@ -1,7 +1,7 @@
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPlaybookBot } from "../../../src/entries/app/app.js";
+import { createPlaybookBot } from "../../../src/adapters/github-app/app.js";
 import { MemoryTraceLog } from "../../../src/adapters/coordination/trace-log.js";
 import { runSeed } from "../../../src/core/trace/build.js";
 import type { TraceLog } from "../../../src/runtime/ports.js";

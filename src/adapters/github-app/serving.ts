@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context, Probot } from "probot";
-import { AppMetrics, type DropReason } from "../../adapters/metrics/metrics.js";
+import { AppMetrics, type DropReason } from "../metrics/metrics.js";
 import type { Coordination } from "../../runtime/coordination.js";
 import { withDeadline } from "../../runtime/lru.js";
 import type { RunState } from "../../core/engine/state.js";

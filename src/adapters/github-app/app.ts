@@ -1,20 +1,20 @@
-import "../../adapters/local/yaml-library.js";
+import "../local/yaml-library.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ApplicationFunctionOptions, Probot } from "probot";
 import type { AiAdapter } from "../../runtime/ai.js";
-import { aiAdapterFromEnv } from "../../adapters/ai/config.js";
-import type { AlertsConfig } from "../../adapters/alerts/config.js";
-import { PlaybookDiscovery } from "../../adapters/github/discovery.js";
+import { aiAdapterFromEnv } from "../ai/config.js";
+import type { AlertsConfig } from "../alerts/config.js";
+import { PlaybookDiscovery } from "../github/discovery.js";
 import { WakeUpTimer, waitingKey, type IssueWakeUp } from "../../runtime/run-service/wake-ups.js";
 import {
   ConditionalCache,
   withRequestTimeout,
   type Octokit,
-} from "../../adapters/github/octokit-port.js";
+} from "../github/octokit-port.js";
 import {
   OctokitRepositoryHost,
   type RepositoryHostDeps,
-} from "../../adapters/github/repository-host.js";
+} from "../github/repository-host.js";
 import { repositoryStateKey } from "../../runtime/state-codec.js";
 import { LruMap, withDeadline } from "../../runtime/lru.js";
 import {
@@ -23,16 +23,16 @@ import {
   type Coordination,
   type LockOptions,
 } from "../../runtime/coordination.js";
-import { openCoordination } from "../../adapters/coordination/index.js";
-import { openTraceLog } from "../../adapters/coordination/trace-log.js";
+import { openCoordination } from "../coordination/index.js";
+import { openTraceLog } from "../coordination/trace-log.js";
 import type { TraceLog } from "../../runtime/ports.js";
 import { guardedTraceLog, scopedTraceLog } from "../../runtime/trace.js";
 import type { AppConfig } from "./config.js";
 import type { HostCapabilities } from "../../core/engine/requirements.js";
 import { appHost } from "../../runtime/host.js";
-import { loadDeploymentTools, type DeploymentTools } from "../../adapters/tools/registry.js";
+import { loadDeploymentTools, type DeploymentTools } from "../tools/registry.js";
 import { RunService } from "../../runtime/run-service/service.js";
-import { AppMetrics } from "../../adapters/metrics/metrics.js";
+import { AppMetrics } from "../metrics/metrics.js";
 import { Serving } from "./serving.js";
 import { ReconcileSweep, sweepOptions, type ReconcileSweepOptions } from "./reconcile-sweep.js";
 import { registerIssueHandlers, type Once } from "./handlers.js";

@@ -5,10 +5,10 @@ import {
   listUpdatedComments,
   readIssueReplays,
   type RestReconcileComment,
-} from "../../adapters/github/reconcile-reader.js";
+} from "../github/reconcile-reader.js";
 import { readStatusComment } from "../../runtime/run-service/status-comment.js";
-import type { Octokit } from "../../adapters/github/octokit-port.js";
-import type { AppMetrics } from "../../adapters/metrics/metrics.js";
+import type { Octokit } from "../github/octokit-port.js";
+import type { AppMetrics } from "../metrics/metrics.js";
 import { LockTimeoutError, type Coordination } from "../../runtime/coordination.js";
 import {
   RECONCILE_WINDOW_MS,

@@ -9,14 +9,14 @@ import {
   issueOfPullRequest,
   withRequestTimeout,
   type Octokit,
-} from "../../adapters/github/octokit-port.js";
+} from "../github/octokit-port.js";
 import {
   OctokitRepositoryHost,
   labelNames,
   type RepositoryHostDeps,
-} from "../../adapters/github/repository-host.js";
-import type { PlaybookDiscovery } from "../../adapters/github/discovery.js";
-import { workflowRunFacts } from "../../adapters/github/workflow-runs.js";
+} from "../github/repository-host.js";
+import type { PlaybookDiscovery } from "../github/discovery.js";
+import { workflowRunFacts } from "../github/workflow-runs.js";
 import type { AppConfig } from "./config.js";
 import {
   addressOf,

@@ -1,15 +1,15 @@
 import type { ApplicationFunctionOptions, Context, Probot } from "probot";
-import type { AlertsConfig } from "../../adapters/alerts/config.js";
-import { alertsHandler } from "../../adapters/alerts/http.js";
-import { fromGitHubAlert } from "../../adapters/alerts/sources.js";
-import { AlertTriage } from "../../adapters/alerts/triage.js";
-import { OctokitAlertIssues } from "../../adapters/github/alert-issues.js";
-import type { PlaybookDiscovery } from "../../adapters/github/discovery.js";
-import { withRequestTimeout, type Octokit } from "../../adapters/github/octokit-port.js";
+import type { AlertsConfig } from "../alerts/config.js";
+import { alertsHandler } from "../alerts/http.js";
+import { fromGitHubAlert } from "../alerts/sources.js";
+import { AlertTriage } from "../alerts/triage.js";
+import { OctokitAlertIssues } from "../github/alert-issues.js";
+import type { PlaybookDiscovery } from "../github/discovery.js";
+import { withRequestTimeout, type Octokit } from "../github/octokit-port.js";
 import {
   OctokitRepositoryHost,
   type RepositoryHostDeps,
-} from "../../adapters/github/repository-host.js";
+} from "../github/repository-host.js";
 import type { Coordination, LockOptions } from "../../runtime/coordination.js";
 import { LruMap } from "../../runtime/lru.js";
 import type { RunService } from "../../runtime/run-service/service.js";

@@ -1,5 +1,5 @@
 import type { Probot } from "probot";
-import type { Octokit } from "../../adapters/github/octokit-port.js";
+import type { Octokit } from "../github/octokit-port.js";
 import type { Coordination } from "../../runtime/coordination.js";
 import {
   WAITING_LABEL,

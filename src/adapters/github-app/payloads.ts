@@ -5,7 +5,7 @@ import type { IssueAddress } from "../../runtime/run-service/wake-ups.js";
 import type { ThreadComment } from "../../runtime/github-port.js";
 import type { IssueRef } from "../../runtime/run-service/controller.js";
 import type { Sender } from "../../runtime/run-service/service.js";
-import { issueRefOf, type RestIssue } from "../../adapters/github/repository-host.js";
+import { issueRefOf, type RestIssue } from "../github/repository-host.js";
 import type { AppConfig } from "./config.js";
 
 /** Who may hold a role in the repository: others' new issues start nothing by their text. */
