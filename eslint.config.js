@@ -22,7 +22,6 @@ const HOST_PACKAGES = [
 // Functions in core and runtime stay short enough to read at once. The files below still have
 // longer ones: the rule is off there until they are split, and this list may only shrink.
 export const LONG_FUNCTIONS_NOT_YET_SPLIT = [
-  "src/core/dialects/catalyst/yaml.ts",
   "src/core/engine/engine.ts",
   "src/core/format/source.ts",
   "src/core/format/template.ts",
