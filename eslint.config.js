@@ -25,7 +25,6 @@ export const LONG_FUNCTIONS_NOT_YET_SPLIT = [
   "src/core/engine/engine.ts",
   "src/core/systematise/draft.ts",
   "src/core/systematise/improve.ts",
-  "src/core/trace/build.ts",
 ];
 
 function layerRule(layer) {
