@@ -488,6 +488,12 @@ class EventWalker {
     return this.stack[this.stack.length - 1];
   }
 
+  /** The next node is a mapping's key (the mapping has no key waiting for its value). */
+  private keyExpected(): boolean {
+    const parent = this.top();
+    return parent?.kind === "map" && !parent.key;
+  }
+
   /** A syntax problem that ends the walk. */
   private syntax(message: string, range: Range, hint: string): Stop {
     this.problems.push({ kind: "syntax", message, span: this.doc.spanOfRange(range), hint });
@@ -529,8 +535,8 @@ class EventWalker {
             : (parent?.end ?? 0);
     }
     const valueRange = { start: from, end: Math.max(ev.valueEnd, from) };
-    const isKey = parent?.kind === "map" && !parent.key;
-    const keyText = isKey && this.full ? yamlLibrary().getScalarValue(this.text, ev) : null;
+    const keyText =
+      this.keyExpected() && this.full ? yamlLibrary().getScalarValue(this.text, ev) : null;
     const at = this.place(valueRange, keyText);
     const over = this.count(1, ev.valueStart);
     if (over) return over;
@@ -541,8 +547,7 @@ class EventWalker {
 
   private collection(ev: MappingEvent | SequenceEvent): Stop {
     const range = { start: ev.start, end: ev.start + 1 };
-    const parent = this.top();
-    if (parent?.kind === "map" && !parent.key)
+    if (this.keyExpected())
       return this.syntax(
         "a mapping key must be a plain string, not a list or mapping",
         range,
@@ -576,8 +581,7 @@ class EventWalker {
       );
     const name = this.text.slice(ev.anchorStart, ev.anchorEnd);
     const range = { start: Math.max(0, ev.anchorStart - 1), end: ev.anchorEnd };
-    const parent = this.top();
-    if (parent?.kind === "map" && !parent.key)
+    if (this.keyExpected())
       return this.syntax(
         "an alias cannot be used as a mapping key",
         range,

@@ -326,6 +326,14 @@ class TemplateParser {
     this.problems.push({ message, offset, hint });
   }
 
+  /** Where the tag opened at `i` closes; undefined (and reported) when it never does. */
+  private closeOf(i: number, open: string, close: string): number | undefined {
+    const at = this.src.indexOf(close, i + 2);
+    if (at !== -1) return at;
+    this.problem(`'${open}' is never closed`, i, `close it with '${close}'`);
+    return undefined;
+  }
+
   /** `${{ }}` is GitHub Actions' syntax: reported and skipped. */
   private actionsSyntax(i: number): Next {
     const close = this.src.indexOf("}}", i);
@@ -340,11 +348,8 @@ class TemplateParser {
   /** `{{ … }}`: a name (a reference), or a value (fallback, choice). */
   private expression(i: number): Next {
     const src = this.src;
-    const close = src.indexOf("}}", i + 2);
-    if (close === -1) {
-      this.problem("'{{' is never closed", i, "close it with '}}'");
-      return "stop";
-    }
+    const close = this.closeOf(i, "{{", "}}");
+    if (close === undefined) return "stop";
     const inner = src.slice(i + 2, close);
     const trimmed = inner.trim();
     const raw = src.slice(i, close + 2);
@@ -382,11 +387,8 @@ class TemplateParser {
   /** `{% if %}`, `{% elif %}`, `{% else %}`, `{% endif %}`: anything else is refused. */
   private block(i: number): Next {
     const src = this.src;
-    const close = src.indexOf("%}", i + 2);
-    if (close === -1) {
-      this.problem("'{%' is never closed", i, "close it with '%}'");
-      return "stop";
-    }
+    const close = this.closeOf(i, "{%", "%}");
+    if (close === undefined) return "stop";
     const inner = src.slice(i + 2, close);
     const tag = /^\s*([a-z]+)\b/.exec(inner);
     const word = tag?.[1] ?? "";

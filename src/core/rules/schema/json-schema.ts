@@ -186,10 +186,10 @@ function rewrite(doc: SourceDocument, err: ErrorObject): SchemaFinding | null {
       };
     }
     case "type":
-      return typeError(doc, path, where, found, err, params);
+      return typeError({ doc, path, where, found, err, params });
     case "const":
     case "enum":
-      return enumError(doc, path, where, found, err, params);
+      return enumError({ doc, path, where, found, err, params });
     case "pattern":
       return patternError(doc, path, where, found, String(params.pattern));
     default:
@@ -202,6 +202,16 @@ function rewrite(doc: SourceDocument, err: ErrorObject): SchemaFinding | null {
         hint: "see the field's description in `playbook-bot schema`",
       };
   }
+}
+
+/** One error of the schema, with where it points in the file and the value that stands there. */
+interface ErrorAt {
+  doc: SourceDocument;
+  path: PathSegment[];
+  where: string;
+  found: unknown;
+  err: ErrorObject;
+  params: Record<string, unknown>;
 }
 
 /** A mapping key that is not a valid name (an id, or an on_error code). */
@@ -237,14 +247,7 @@ function keyNameError(
 }
 
 /** A value of the wrong type (or of neither shape a field allows). */
-function typeError(
-  doc: SourceDocument,
-  path: PathSegment[],
-  where: string,
-  found: unknown,
-  err: ErrorObject,
-  params: Record<string, unknown>,
-): SchemaFinding {
+function typeError({ doc, path, where, found, err, params }: ErrorAt): SchemaFinding {
   // `if: {type: string}, else: {type: …}`: the value is neither of the two shapes.
   if (err.schemaPath.endsWith("/else/type")) {
     return {
@@ -286,14 +289,7 @@ function article(type: string): string {
     .join(" or ");
 }
 
-function enumError(
-  doc: SourceDocument,
-  path: PathSegment[],
-  where: string,
-  found: unknown,
-  err: ErrorObject,
-  params: Record<string, unknown>,
-): SchemaFinding {
+function enumError({ doc, path, where, found, err, params }: ErrorAt): SchemaFinding {
   const allowed = (
     err.keyword === "const" ? [params.allowedValue] : (params.allowedValues as unknown[])
   ).map(String);
