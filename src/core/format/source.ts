@@ -1,4 +1,11 @@
-import { EVENT_ID, type Event } from "js-yaml";
+import {
+  EVENT_ID,
+  type AliasEvent,
+  type Event,
+  type MappingEvent,
+  type ScalarEvent,
+  type SequenceEvent,
+} from "js-yaml";
 import { yamlLibrary } from "./yaml-library.js";
 import type { Span } from "./diagnostics.js";
 
@@ -422,39 +429,204 @@ function walkEvents(
   limits: SourceLimits,
   full: boolean,
 ): { locations: PackedLocations } | { problems: SourceProblem[] } {
-  const locations = new PackedLocations();
-  const anchorSizes = new Map<string, number>();
-  const problems: SourceProblem[] = [];
-  const doc = new SourceDocument("", text, null, new Map());
-  const stack: Frame[] = [];
-  let documents = 0;
-  let expanded = 0;
-  let aliases = 0;
+  const walker = new EventWalker(text, limits, full);
+  for (const ev of events) {
+    const stop = walker.step(ev);
+    if (stop) return stop;
+  }
+  return walker.result();
+}
 
-  const limitProblem = (
-    message: string,
-    at: number,
-    hint: string,
-  ): { problems: SourceProblem[] } => ({
-    problems: [{ kind: "limit", message, span: doc.spanOfRange({ start: at, end: at + 1 }), hint }],
-  });
+/** What ends the walk at once: the problem that makes the file unreadable. */
+type Stop = { problems: SourceProblem[] } | null;
 
-  // Decides where a new node sits. Returns null when the node is a mapping key.
-  const place = (range: Range, keyText: string | null): { pointer: string; key?: Range } | null => {
-    const parent = stack[stack.length - 1];
+/** Where a node sits: its JSON pointer, and its key's range in a mapping. */
+type Place = { pointer: string; key?: Range };
+
+class EventWalker {
+  private readonly locations = new PackedLocations();
+  private readonly anchorSizes = new Map<string, number>();
+  private readonly problems: SourceProblem[] = [];
+  private readonly doc: SourceDocument;
+  private readonly stack: Frame[] = [];
+  private documents = 0;
+  private expanded = 0;
+  private aliases = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly limits: SourceLimits,
+    private readonly full: boolean,
+  ) {
+    this.doc = new SourceDocument("", text, null, new Map());
+  }
+
+  result(): { locations: PackedLocations } | { problems: SourceProblem[] } {
+    if (this.problems.length > 0) return { problems: this.problems };
+    return { locations: this.locations };
+  }
+
+  step(ev: Event): Stop {
+    switch (ev.type) {
+      case EVENT_ID.DOCUMENT:
+        return this.document();
+      case EVENT_ID.SCALAR:
+        return this.scalar(ev);
+      case EVENT_ID.MAPPING:
+      case EVENT_ID.SEQUENCE:
+        return this.collection(ev);
+      case EVENT_ID.ALIAS:
+        return this.alias(ev);
+      case EVENT_ID.POP:
+        this.pop();
+        return null;
+    }
+    return null;
+  }
+
+  private top(): Frame | undefined {
+    return this.stack[this.stack.length - 1];
+  }
+
+  /** The next node is a mapping's key (the mapping has no key waiting for its value). */
+  private keyExpected(): boolean {
+    const parent = this.top();
+    return parent?.kind === "map" && !parent.key;
+  }
+
+  /** A syntax problem that ends the walk. */
+  private syntax(message: string, range: Range, hint: string): Stop {
+    this.problems.push({ kind: "syntax", message, span: this.doc.spanOfRange(range), hint });
+    return { problems: this.problems };
+  }
+
+  private limitProblem(message: string, at: number, hint: string): Stop {
+    const span = this.doc.spanOfRange({ start: at, end: at + 1 });
+    return { problems: [{ kind: "limit", message, span, hint }] };
+  }
+
+  private document(): Stop {
+    this.documents++;
+    if (this.documents <= 1) return null;
+    const text = this.text;
+    const last = this.stack.length === 0 ? text.length : 0;
+    return this.syntax(
+      "file holds more than one YAML document",
+      { start: Math.min(last, text.length - 1), end: text.length },
+      "put one playbook in each file",
+    );
+  }
+
+  private scalar(ev: ScalarEvent): Stop {
+    const parent = this.top();
+    // An empty value (`next:` and nothing, a bare `-`) has no place of its own: it sits
+    // where its key ends, or after its item's dash.
+    let from = ev.valueStart;
+    if (from < 0) {
+      const dash =
+        parent?.kind === "seq"
+          ? this.text.indexOf("-", parent.index === 0 ? parent.start : parent.end)
+          : -1;
+      from =
+        parent?.kind === "map" && parent.key
+          ? parent.key.range.end
+          : dash >= 0
+            ? dash + 1
+            : (parent?.end ?? 0);
+    }
+    const valueRange = { start: from, end: Math.max(ev.valueEnd, from) };
+    const keyText =
+      this.keyExpected() && this.full ? yamlLibrary().getScalarValue(this.text, ev) : null;
+    const at = this.place(valueRange, keyText);
+    const over = this.count(1, ev.valueStart);
+    if (over) return over;
+    if (at) this.record(at, valueRange);
+    if (ev.anchorStart >= 0) this.anchorSizes.set(this.text.slice(ev.anchorStart, ev.anchorEnd), 1);
+    return null;
+  }
+
+  private collection(ev: MappingEvent | SequenceEvent): Stop {
+    const range = { start: ev.start, end: ev.start + 1 };
+    if (this.keyExpected())
+      return this.syntax(
+        "a mapping key must be a plain string, not a list or mapping",
+        range,
+        "write the key as text",
+      );
+    const at = this.place(range, null) as Place;
+    const over = this.count(1, ev.start);
+    if (over) return over;
+    const frame: Frame = {
+      kind: ev.type === EVENT_ID.MAPPING ? "map" : "seq",
+      pointer: at.pointer,
+      start: ev.start,
+      end: ev.start + 1,
+      index: 0,
+      size: 1,
+    };
+    if (ev.type === EVENT_ID.MAPPING && this.full) frame.keys = new Map();
+    if (ev.anchorStart >= 0) frame.anchor = this.text.slice(ev.anchorStart, ev.anchorEnd);
+    this.record(at, range);
+    this.stack.push(frame);
+    return null;
+  }
+
+  private alias(ev: AliasEvent): Stop {
+    this.aliases++;
+    if (this.aliases > this.limits.maxAliases)
+      return this.limitProblem(
+        `document uses more than ${this.limits.maxAliases} aliases`,
+        ev.anchorStart,
+        "write the values out instead of repeating them with aliases",
+      );
+    const name = this.text.slice(ev.anchorStart, ev.anchorEnd);
+    const range = { start: Math.max(0, ev.anchorStart - 1), end: ev.anchorEnd };
+    if (this.keyExpected())
+      return this.syntax(
+        "an alias cannot be used as a mapping key",
+        range,
+        "write the key as text",
+      );
+    const at = this.place(range, null);
+    const size = this.anchorSizes.get(name);
+    if (size === undefined)
+      return this.syntax(
+        `alias *${name} refers to an anchor that is not defined before it`,
+        range,
+        `define &${name} earlier in the file, or remove the alias`,
+      );
+    const over = this.count(size, ev.anchorStart);
+    if (over) return over;
+    if (at) this.record(at, range);
+    return null;
+  }
+
+  private pop(): void {
+    const frame = this.stack.pop();
+    if (!frame) return;
+    if (this.full) this.locations.setValue(frame.pointer, { start: frame.start, end: frame.end });
+    if (frame.anchor !== undefined) this.anchorSizes.set(frame.anchor, frame.size);
+    const parent = this.top();
+    if (parent) parent.end = Math.max(parent.end, frame.end);
+  }
+
+  /** Decides where a new node sits. Returns null when the node is a mapping key. */
+  private place(range: Range, keyText: string | null): Place | null {
+    const parent = this.top();
     if (!parent) return { pointer: "" };
     parent.end = Math.max(parent.end, range.end);
+    const full = this.full;
     if (parent.kind === "seq")
       return { pointer: full ? parent.pointer + pointerSegment(parent.index++) : "" };
     if (!parent.key) {
       const name = full ? (keyText ?? "") : "";
       const seen = parent.keys?.get(name);
       if (seen) {
-        const first = doc.position(seen.start);
-        problems.push({
+        const first = this.doc.position(seen.start);
+        this.problems.push({
           kind: "duplicate-key",
           message: `key '${name}' appears twice in this mapping (first at line ${first.line}, column ${first.column})`,
-          span: doc.spanOfRange(range),
+          span: this.doc.spanOfRange(range),
           hint: "remove one of them or rename it; YAML keeps only one value per key",
         });
       } else parent.keys?.set(name, range);
@@ -464,145 +636,22 @@ function walkEvents(
     const key = parent.key;
     delete parent.key;
     return { pointer: full ? parent.pointer + pointerSegment(key.name) : "", key: key.range };
-  };
+  }
 
-  const record = (at: { pointer: string; key?: Range }, range: Range): void => {
-    if (full) locations.set(at.pointer, range, at.key);
-  };
+  private record(at: Place, range: Range): void {
+    if (this.full) this.locations.set(at.pointer, range, at.key);
+  }
 
-  const count = (n: number, at: number): { problems: SourceProblem[] } | null => {
-    expanded += n;
-    for (const f of stack) f.size += n;
-    if (expanded > limits.maxNodes) {
-      return limitProblem(
-        `document expands to more than ${limits.maxNodes} nodes${aliases > 0 ? " once its aliases are expanded" : ""}`,
+  /** Counts nodes as if aliases were expanded: an alias counts its anchor's whole size. */
+  private count(n: number, at: number): Stop {
+    this.expanded += n;
+    for (const f of this.stack) f.size += n;
+    if (this.expanded > this.limits.maxNodes)
+      return this.limitProblem(
+        `document expands to more than ${this.limits.maxNodes} nodes${this.aliases > 0 ? " once its aliases are expanded" : ""}`,
         at,
         "aliases that repeat large structures multiply the document; write the values out or split the playbook",
       );
-    }
     return null;
-  };
-
-  for (const ev of events) {
-    switch (ev.type) {
-      case EVENT_ID.DOCUMENT: {
-        documents++;
-        if (documents > 1) {
-          const last = stack.length === 0 ? text.length : 0;
-          problems.push({
-            kind: "syntax",
-            message: "file holds more than one YAML document",
-            span: doc.spanOfRange({ start: Math.min(last, text.length - 1), end: text.length }),
-            hint: "put one playbook in each file",
-          });
-          return { problems };
-        }
-        break;
-      }
-      case EVENT_ID.SCALAR: {
-        const parent = stack[stack.length - 1];
-        // An empty value (`next:` and nothing, a bare `-`) has no place of its own: it sits
-        // where its key ends, or after its item's dash.
-        let from = ev.valueStart;
-        if (from < 0) {
-          const dash =
-            parent?.kind === "seq"
-              ? text.indexOf("-", parent.index === 0 ? parent.start : parent.end)
-              : -1;
-          from =
-            parent?.kind === "map" && parent.key
-              ? parent.key.range.end
-              : dash >= 0
-                ? dash + 1
-                : (parent?.end ?? 0);
-        }
-        const valueRange = { start: from, end: Math.max(ev.valueEnd, from) };
-        const isKey = parent?.kind === "map" && !parent.key;
-        const at = place(valueRange, isKey && full ? yamlLibrary().getScalarValue(text, ev) : null);
-        const over = count(1, ev.valueStart);
-        if (over) return over;
-        if (at) record(at, valueRange);
-        if (ev.anchorStart >= 0) anchorSizes.set(text.slice(ev.anchorStart, ev.anchorEnd), 1);
-        break;
-      }
-      case EVENT_ID.MAPPING:
-      case EVENT_ID.SEQUENCE: {
-        const range = { start: ev.start, end: ev.start + 1 };
-        const parent = stack[stack.length - 1];
-        if (parent?.kind === "map" && !parent.key) {
-          problems.push({
-            kind: "syntax",
-            message: "a mapping key must be a plain string, not a list or mapping",
-            span: doc.spanOfRange(range),
-            hint: "write the key as text",
-          });
-          return { problems };
-        }
-        const at = place(range, null) as { pointer: string; key?: Range };
-        const over = count(1, ev.start);
-        if (over) return over;
-        const frame: Frame = {
-          kind: ev.type === EVENT_ID.MAPPING ? "map" : "seq",
-          pointer: at.pointer,
-          start: ev.start,
-          end: ev.start + 1,
-          index: 0,
-          size: 1,
-        };
-        if (ev.type === EVENT_ID.MAPPING && full) frame.keys = new Map();
-        if (ev.anchorStart >= 0) frame.anchor = text.slice(ev.anchorStart, ev.anchorEnd);
-        record(at, range);
-        stack.push(frame);
-        break;
-      }
-      case EVENT_ID.ALIAS: {
-        aliases++;
-        if (aliases > limits.maxAliases) {
-          return limitProblem(
-            `document uses more than ${limits.maxAliases} aliases`,
-            ev.anchorStart,
-            "write the values out instead of repeating them with aliases",
-          );
-        }
-        const name = text.slice(ev.anchorStart, ev.anchorEnd);
-        const range = { start: Math.max(0, ev.anchorStart - 1), end: ev.anchorEnd };
-        const parent = stack[stack.length - 1];
-        if (parent?.kind === "map" && !parent.key) {
-          problems.push({
-            kind: "syntax",
-            message: "an alias cannot be used as a mapping key",
-            span: doc.spanOfRange(range),
-            hint: "write the key as text",
-          });
-          return { problems };
-        }
-        const at = place(range, null);
-        const size = anchorSizes.get(name);
-        if (size === undefined) {
-          problems.push({
-            kind: "syntax",
-            message: `alias *${name} refers to an anchor that is not defined before it`,
-            span: doc.spanOfRange(range),
-            hint: `define &${name} earlier in the file, or remove the alias`,
-          });
-          return { problems };
-        }
-        const over = count(size, ev.anchorStart);
-        if (over) return over;
-        if (at) record(at, range);
-        break;
-      }
-      case EVENT_ID.POP: {
-        const frame = stack.pop();
-        if (!frame) break;
-        if (full) locations.setValue(frame.pointer, { start: frame.start, end: frame.end });
-        if (frame.anchor !== undefined) anchorSizes.set(frame.anchor, frame.size);
-        const parent = stack[stack.length - 1];
-        if (parent) parent.end = Math.max(parent.end, frame.end);
-        break;
-      }
-    }
   }
-  if (problems.length > 0) return { problems };
-  return { locations };
 }

@@ -131,21 +131,45 @@ function nameValue(v: string, at: number): TemplateValue {
  * value := alt ('if' <expression> 'else' value)? ; alt := operand (('or' operand) | ('|' 'default' '(' literal ')'))*
  */
 function parseValue(src: string, base: number): TemplateValue {
-  const tokens = tokenize(src, base);
-  let pos = 0;
-  const peek = (): Token => tokens[pos] as Token;
-  const isWord = (w: string): boolean => {
-    const t = peek();
+  return new ValueParser(src, base).parse();
+}
+
+/** A recursive descent over the tokens of one `{{ }}`. */
+class ValueParser {
+  private readonly tokens: Token[];
+  private pos = 0;
+
+  constructor(
+    private readonly src: string,
+    private readonly base: number,
+  ) {
+    this.tokens = tokenize(src, base);
+  }
+
+  parse(): TemplateValue {
+    const v = this.value();
+    const t = this.peek();
+    if (t.t !== "end") throw new ExpressionError(`unexpected '${"v" in t ? t.v : ""}'`, t.at);
+    return v;
+  }
+
+  private peek(): Token {
+    return this.tokens[this.pos] as Token;
+  }
+
+  private isWord(w: string): boolean {
+    const t = this.peek();
     return t.t === "name" && t.v === w;
-  };
-  const operand = (): TemplateValue => {
-    const t = peek();
+  }
+
+  private operand(): TemplateValue {
+    const t = this.peek();
     if (t.t === "str" || t.t === "num") {
-      pos++;
+      this.pos++;
       return { kind: "literal", value: t.v };
     }
     if (t.t === "name" && !["if", "else", "or", "and", "not"].includes(t.v)) {
-      pos++;
+      this.pos++;
       return nameValue(t.v, t.at);
     }
     throw new ExpressionError(
@@ -154,70 +178,72 @@ function parseValue(src: string, base: number): TemplateValue {
         : `unexpected '${"v" in t ? t.v : ""}'`,
       t.at,
     );
-  };
-  const alt = (): TemplateValue => {
-    const options = [operand()];
+  }
+
+  private alt(): TemplateValue {
+    const options = [this.operand()];
     for (;;) {
-      if (isWord("or")) {
-        pos++;
-        options.push(operand());
+      if (this.isWord("or")) {
+        this.pos++;
+        options.push(this.operand());
         continue;
       }
-      const t = peek();
+      const t = this.peek();
       if (t.t === "op" && t.v === "|") {
-        pos++;
-        const filter = peek();
-        if (filter.t !== "name" || filter.v !== "default")
-          throw new ExpressionError(
-            `'| ${"v" in filter ? filter.v : ""}' is not supported: the only filter is default('…')`,
-            filter.at,
-          );
-        pos++;
-        const open = peek();
-        if (open.t !== "op" || open.v !== "(")
-          throw new ExpressionError("expected '(' after default", open.at);
-        pos++;
-        const lit = peek();
-        if (lit.t !== "str" && lit.t !== "num")
-          throw new ExpressionError("default(…) takes one literal: default('utf-8')", lit.at);
-        pos++;
-        const close = peek();
-        if (close.t !== "op" || close.v !== ")")
-          throw new ExpressionError("expected ')'", close.at);
-        pos++;
-        options.push({ kind: "literal", value: lit.v });
+        this.pos++;
+        options.push(this.defaultFilter());
         continue;
       }
       break;
     }
     return options.length === 1 ? (options[0] as TemplateValue) : { kind: "first", options };
-  };
-  const value = (): TemplateValue => {
-    const then = alt();
-    if (!isWord("if")) return then;
-    const ifAt = peek().at;
-    pos++;
+  }
+
+  /** `default('x')` after a `|`: the one filter there is, with one literal. */
+  private defaultFilter(): TemplateValue {
+    const filter = this.peek();
+    if (filter.t !== "name" || filter.v !== "default")
+      throw new ExpressionError(
+        `'| ${"v" in filter ? filter.v : ""}' is not supported: the only filter is default('…')`,
+        filter.at,
+      );
+    this.pos++;
+    const open = this.peek();
+    if (open.t !== "op" || open.v !== "(")
+      throw new ExpressionError("expected '(' after default", open.at);
+    this.pos++;
+    const lit = this.peek();
+    if (lit.t !== "str" && lit.t !== "num")
+      throw new ExpressionError("default(…) takes one literal: default('utf-8')", lit.at);
+    this.pos++;
+    const close = this.peek();
+    if (close.t !== "op" || close.v !== ")") throw new ExpressionError("expected ')'", close.at);
+    this.pos++;
+    return { kind: "literal", value: lit.v };
+  }
+
+  private value(): TemplateValue {
+    const then = this.alt();
+    if (!this.isWord("if")) return then;
+    const ifAt = this.peek().at;
+    this.pos++;
     let depth = 0;
-    const start = pos;
+    const start = this.pos;
     // The test runs up to the `else` of this choice (choices may nest in the else part only).
-    while (peek().t !== "end" && !(depth === 0 && isWord("else"))) {
-      const t = peek();
+    while (this.peek().t !== "end" && !(depth === 0 && this.isWord("else"))) {
+      const t = this.peek();
       if (t.t === "op" && t.v === "(") depth++;
       if (t.t === "op" && t.v === ")") depth--;
-      pos++;
+      this.pos++;
     }
-    if (!isWord("else"))
+    if (!this.isWord("else"))
       throw new ExpressionError("'x if test' needs an else: x if test else y", ifAt);
-    const from = (tokens[start] as Token).at - base;
-    const to = peek().at - base;
-    const test = parseTest(src.slice(from, to), base + from);
-    pos++;
-    return { kind: "choice", test, testOffset: base + from, then, otherwise: value() };
-  };
-  const v = value();
-  const t = peek();
-  if (t.t !== "end") throw new ExpressionError(`unexpected '${"v" in t ? t.v : ""}'`, t.at);
-  return v;
+    const from = (this.tokens[start] as Token).at - this.base;
+    const to = this.peek().at - this.base;
+    const test = parseTest(this.src.slice(from, to), this.base + from);
+    this.pos++;
+    return { kind: "choice", test, testOffset: this.base + from, then, otherwise: this.value() };
+  }
 }
 
 function parseTest(src: string, base: number): Expr {
@@ -238,194 +264,242 @@ type Block = {
 };
 
 export function parseTemplate(src: string): { parts: TemplatePart[]; problems: TemplateProblem[] } {
-  const problems: TemplateProblem[] = [];
   if (src.length > MAX_TEMPLATE_LENGTH) {
-    problems.push({
+    const problem = {
       message: `the template is ${src.length} characters long; at most ${MAX_TEMPLATE_LENGTH} are read`,
       offset: 0,
       hint: "split the text, or move it to a file the step reads",
-    });
-    return { parts: [{ kind: "text", text: src }], problems };
+    };
+    return { parts: [{ kind: "text", text: src }], problems: [problem] };
   }
   // Most fields hold no template at all.
   if (!src.includes("{") && !src.includes("$"))
-    return { parts: src === "" ? [] : [{ kind: "text", text: src }], problems };
-  const top: TemplatePart[] = [];
-  const stack: Block[] = [];
-  const target = (): TemplatePart[] => stack[stack.length - 1]?.into ?? top;
-  let text = "";
-  let i = 0;
-  const flush = (): void => {
-    if (text !== "") target().push({ kind: "text", text });
-    text = "";
-  };
-  const problem = (message: string, offset: number, hint: string): void => {
-    problems.push({ message, offset, hint });
-  };
-  while (i < src.length) {
-    if (src.startsWith("${{", i)) {
-      const close = src.indexOf("}}", i);
-      problem(
-        `'${src.slice(i, close === -1 ? undefined : close + 2)}' is GitHub Actions syntax, not a playbook template`,
-        i,
-        "write {{ inputs.name }} (no leading $)",
-      );
-      i = close === -1 ? src.length : close + 2;
-      continue;
+    return { parts: src === "" ? [] : [{ kind: "text", text: src }], problems: [] };
+  return new TemplateParser(src).parse();
+}
+
+/** Where the parser goes on after a piece: an index into the text, or the end (unclosed). */
+type Next = number | "stop";
+
+/** Reads a template left to right, one piece (text, `{{ }}`, `{% %}`, `${ }`) at a time. */
+class TemplateParser {
+  private readonly problems: TemplateProblem[] = [];
+  private readonly top: TemplatePart[] = [];
+  private readonly stack: Block[] = [];
+  /** Plain text read but not yet added as a part. */
+  private text = "";
+
+  constructor(private readonly src: string) {}
+
+  parse(): { parts: TemplatePart[]; problems: TemplateProblem[] } {
+    const src = this.src;
+    let i = 0;
+    while (i < src.length) {
+      const next = src.startsWith("${{", i)
+        ? this.actionsSyntax(i)
+        : src.startsWith("{{", i)
+          ? this.expression(i)
+          : src.startsWith("{%", i)
+            ? this.block(i)
+            : src.startsWith("${", i)
+              ? this.placeholder(i)
+              : this.plainText(i);
+      if (next === "stop") break;
+      i = next;
     }
-    if (src.startsWith("{{", i)) {
-      const close = src.indexOf("}}", i + 2);
-      if (close === -1) {
-        problem("'{{' is never closed", i, "close it with '}}'");
-        break;
-      }
-      const inner = src.slice(i + 2, close);
-      const trimmed = inner.trim();
-      const raw = src.slice(i, close + 2);
-      const m = INDEXED_REF.exec(trimmed);
-      if (trimmed === "") {
-        problem("empty template '{{ }}'", i, "write a name such as {{ inputs.package }}");
-      } else if (m && REF.test(m[1] as string)) {
-        flush();
-        const index = m[2] ? indexesOf(m[2]) : undefined;
-        target().push({
-          kind: "ref",
-          path: (m[1] as string).split("."),
-          raw,
-          offset: i,
-          placeholder: false,
-          ...(index ? { index } : {}),
-        });
-      } else {
-        try {
-          const value = parseValue(inner, i + 2);
-          flush();
-          target().push({ kind: "value", value, raw, offset: i });
-        } catch (err) {
-          if (!(err instanceof ExpressionError)) throw err;
-          problem(
-            `'{{ ${trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed} }}': ${err.message}`,
-            err.offset,
-            "a template holds a name ({{ inputs.package }}), a list item ({{ inputs.files[0] }}), a fallback ({{ a or b }}, {{ a | default('x') }}) or a choice ({{ x if test else y }}); nothing else",
-          );
-        }
-      }
-      i = close + 2;
-      continue;
-    }
-    if (src.startsWith("{%", i)) {
-      const close = src.indexOf("%}", i + 2);
-      if (close === -1) {
-        problem("'{%' is never closed", i, "close it with '%}'");
-        break;
-      }
-      const inner = src.slice(i + 2, close);
-      const tag = /^\s*([a-z]+)\b/.exec(inner);
-      const word = tag?.[1] ?? "";
-      const testAt = i + 2 + (tag?.[0].length ?? 0);
-      const testSrc = inner.slice(tag?.[0].length ?? 0);
-      const raw = src.slice(i, close + 2);
-      const block = stack[stack.length - 1];
+    this.flush();
+    for (const open of this.stack)
+      this.problem("{% if %} is never closed", open.part.offset, "end the block with {% endif %}");
+    return { parts: this.top, problems: this.problems };
+  }
+
+  private target(): TemplatePart[] {
+    return this.stack[this.stack.length - 1]?.into ?? this.top;
+  }
+
+  private flush(): void {
+    if (this.text !== "") this.target().push({ kind: "text", text: this.text });
+    this.text = "";
+  }
+
+  private problem(message: string, offset: number, hint: string): void {
+    this.problems.push({ message, offset, hint });
+  }
+
+  /** Where the tag opened at `i` closes; undefined (and reported) when it never does. */
+  private closeOf(i: number, open: string, close: string): number | undefined {
+    const at = this.src.indexOf(close, i + 2);
+    if (at !== -1) return at;
+    this.problem(`'${open}' is never closed`, i, `close it with '${close}'`);
+    return undefined;
+  }
+
+  /** `${{ }}` is GitHub Actions' syntax: reported and skipped. */
+  private actionsSyntax(i: number): Next {
+    const close = this.src.indexOf("}}", i);
+    this.problem(
+      `'${this.src.slice(i, close === -1 ? undefined : close + 2)}' is GitHub Actions syntax, not a playbook template`,
+      i,
+      "write {{ inputs.name }} (no leading $)",
+    );
+    return close === -1 ? this.src.length : close + 2;
+  }
+
+  /** `{{ … }}`: a name (a reference), or a value (fallback, choice). */
+  private expression(i: number): Next {
+    const src = this.src;
+    const close = this.closeOf(i, "{{", "}}");
+    if (close === undefined) return "stop";
+    const inner = src.slice(i + 2, close);
+    const trimmed = inner.trim();
+    const raw = src.slice(i, close + 2);
+    const m = INDEXED_REF.exec(trimmed);
+    if (trimmed === "") {
+      this.problem("empty template '{{ }}'", i, "write a name such as {{ inputs.package }}");
+    } else if (m && REF.test(m[1] as string)) {
+      this.flush();
+      const index = m[2] ? indexesOf(m[2]) : undefined;
+      this.target().push({
+        kind: "ref",
+        path: (m[1] as string).split("."),
+        raw,
+        offset: i,
+        placeholder: false,
+        ...(index ? { index } : {}),
+      });
+    } else {
       try {
-        if (word === "if") {
-          if (stack.length >= MAX_TEMPLATE_NESTING)
-            throw new ExpressionError(
-              `{% if %} blocks nest deeper than ${MAX_TEMPLATE_NESTING}`,
-              i,
-            );
-          let test: Expr = { kind: "literal", value: false };
-          let bad: unknown;
-          try {
-            test = parseTest(testSrc, testAt);
-          } catch (err) {
-            // The block still opens, so its {% endif %} is not reported as well.
-            bad = err;
-          }
-          flush();
-          const part: Block["part"] = {
-            kind: "if",
-            branches: [{ test, testOffset: testAt, parts: [] }],
-            otherwise: [],
-            raw,
-            offset: i,
-          };
-          target().push(part);
-          stack.push({
-            part,
-            into: (part.branches[0] as { parts: TemplatePart[] }).parts,
-            sawElse: false,
-          });
-          if (bad !== undefined) throw bad;
-        } else if (word === "elif" || word === "else" || word === "endif") {
-          if (!block) throw new ExpressionError(`{% ${word} %} without an {% if %}`, i);
-          flush();
-          if (word === "endif") {
-            if (testSrc.trim() !== "")
-              throw new ExpressionError("{% endif %} takes nothing", testAt);
-            stack.pop();
-          } else if (block.sawElse) {
-            throw new ExpressionError(`{% ${word} %} after {% else %}`, i);
-          } else if (word === "else") {
-            if (testSrc.trim() !== "")
-              throw new ExpressionError("{% else %} takes nothing", testAt);
-            block.sawElse = true;
-            block.into = block.part.otherwise;
-          } else {
-            const branch = { test: parseTest(testSrc, testAt), testOffset: testAt, parts: [] };
-            block.part.branches.push(branch);
-            block.into = branch.parts;
-          }
-        } else {
-          throw new ExpressionError(
-            `'{% ${word || inner.trim().slice(0, 20)} %}' is not supported: blocks are {% if %}, {% elif %}, {% else %} and {% endif %}`,
-            i,
-          );
-        }
+        const value = parseValue(inner, i + 2);
+        this.flush();
+        this.target().push({ kind: "value", value, raw, offset: i });
       } catch (err) {
         if (!(err instanceof ExpressionError)) throw err;
-        problem(
-          err.message,
+        this.problem(
+          `'{{ ${trimmed.length > 80 ? `${trimmed.slice(0, 77)}...` : trimmed} }}': ${err.message}`,
           err.offset,
-          "write {% if test %}…{% else %}…{% endif %}, with a test such as inputs.mode == 'fast'",
+          "a template holds a name ({{ inputs.package }}), a list item ({{ inputs.files[0] }}), a fallback ({{ a or b }}, {{ a | default('x') }}) or a choice ({{ x if test else y }}); nothing else",
         );
       }
-      i = close + 2;
-      continue;
     }
-    if (src.startsWith("${", i)) {
-      const close = src.indexOf("}", i + 2);
-      const inner = close === -1 ? "" : src.slice(i + 2, close).trim();
-      if (close === -1 || !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(inner)) {
-        problem(
-          `'${src.slice(i, close === -1 ? i + 12 : close + 1)}' is not a valid placeholder`,
+    return close + 2;
+  }
+
+  /** `{% if %}`, `{% elif %}`, `{% else %}`, `{% endif %}`: anything else is refused. */
+  private block(i: number): Next {
+    const src = this.src;
+    const close = this.closeOf(i, "{%", "%}");
+    if (close === undefined) return "stop";
+    const inner = src.slice(i + 2, close);
+    const tag = /^\s*([a-z]+)\b/.exec(inner);
+    const word = tag?.[1] ?? "";
+    const testAt = i + 2 + (tag?.[0].length ?? 0);
+    const testSrc = inner.slice(tag?.[0].length ?? 0);
+    try {
+      if (word === "if") this.openIf(i, src.slice(i, close + 2), testSrc, testAt);
+      else if (word === "elif" || word === "else" || word === "endif")
+        this.continueIf(i, word, testSrc, testAt);
+      else
+        throw new ExpressionError(
+          `'{% ${word || inner.trim().slice(0, 20)} %}' is not supported: blocks are {% if %}, {% elif %}, {% else %} and {% endif %}`,
           i,
-          "a placeholder names one input: ${namespace}",
         );
-        i = close === -1 ? src.length : close + 1;
-        continue;
-      }
-      flush();
-      target().push({
-        kind: "ref",
-        path: ["inputs", inner],
-        raw: src.slice(i, close + 1),
-        offset: i,
-        placeholder: true,
-      });
-      i = close + 1;
-      continue;
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+      this.problem(
+        err.message,
+        err.offset,
+        "write {% if test %}…{% else %}…{% endif %}, with a test such as inputs.mode == 'fast'",
+      );
     }
-    // Plain text up to the next place a template could start, in one piece.
+    return close + 2;
+  }
+
+  private openIf(i: number, raw: string, testSrc: string, testAt: number): void {
+    if (this.stack.length >= MAX_TEMPLATE_NESTING)
+      throw new ExpressionError(`{% if %} blocks nest deeper than ${MAX_TEMPLATE_NESTING}`, i);
+    let test: Expr = { kind: "literal", value: false };
+    let bad: unknown;
+    try {
+      test = parseTest(testSrc, testAt);
+    } catch (err) {
+      // The block still opens, so its {% endif %} is not reported as well.
+      bad = err;
+    }
+    this.flush();
+    const part: Block["part"] = {
+      kind: "if",
+      branches: [{ test, testOffset: testAt, parts: [] }],
+      otherwise: [],
+      raw,
+      offset: i,
+    };
+    this.target().push(part);
+    this.stack.push({
+      part,
+      into: (part.branches[0] as { parts: TemplatePart[] }).parts,
+      sawElse: false,
+    });
+    if (bad !== undefined) throw bad;
+  }
+
+  private continueIf(
+    i: number,
+    word: "elif" | "else" | "endif",
+    testSrc: string,
+    testAt: number,
+  ): void {
+    const block = this.stack[this.stack.length - 1];
+    if (!block) throw new ExpressionError(`{% ${word} %} without an {% if %}`, i);
+    this.flush();
+    if (word === "endif") {
+      if (testSrc.trim() !== "") throw new ExpressionError("{% endif %} takes nothing", testAt);
+      this.stack.pop();
+    } else if (block.sawElse) {
+      throw new ExpressionError(`{% ${word} %} after {% else %}`, i);
+    } else if (word === "else") {
+      if (testSrc.trim() !== "") throw new ExpressionError("{% else %} takes nothing", testAt);
+      block.sawElse = true;
+      block.into = block.part.otherwise;
+    } else {
+      const branch = { test: parseTest(testSrc, testAt), testOffset: testAt, parts: [] };
+      block.part.branches.push(branch);
+      block.into = branch.parts;
+    }
+  }
+
+  /** Triagent's `${name}`: an input. */
+  private placeholder(i: number): Next {
+    const src = this.src;
+    const close = src.indexOf("}", i + 2);
+    const inner = close === -1 ? "" : src.slice(i + 2, close).trim();
+    if (close === -1 || !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(inner)) {
+      this.problem(
+        `'${src.slice(i, close === -1 ? i + 12 : close + 1)}' is not a valid placeholder`,
+        i,
+        "a placeholder names one input: ${namespace}",
+      );
+      return close === -1 ? src.length : close + 1;
+    }
+    this.flush();
+    this.target().push({
+      kind: "ref",
+      path: ["inputs", inner],
+      raw: src.slice(i, close + 1),
+      offset: i,
+      placeholder: true,
+    });
+    return close + 1;
+  }
+
+  /** Plain text up to the next place a template could start, in one piece. */
+  private plainText(i: number): Next {
+    const src = this.src;
     const brace = src.indexOf("{", i + 1);
     const dollar = src.indexOf("$", i + 1);
     const stop = Math.min(brace === -1 ? src.length : brace, dollar === -1 ? src.length : dollar);
-    text += src.slice(i, stop);
-    i = stop;
+    this.text += src.slice(i, stop);
+    return stop;
   }
-  flush();
-  for (const open of stack)
-    problem("{% if %} is never closed", open.part.offset, "end the block with {% endif %}");
-  return { parts: top, problems };
 }
 
 /** A name a template uses, wherever it stands (in a fallback, a choice's test, a block's test). */

@@ -21,9 +21,11 @@ import type { KnownPlaybook } from "../rules/validate.js";
 import { checkPlaybookValue } from "./check.js";
 import {
   instant,
+  type AdhocEntry,
   type FindingValue,
   type IssueEvidence,
   type LinkedPullRequest,
+  type StepVisit,
 } from "./evidence.js";
 import {
   asFindingValue,
@@ -257,6 +259,88 @@ export function draftPlaybook(
   options: DraftOptions = {},
 ): DraftResult {
   const limits: DraftLimits = { ...DEFAULT_DRAFT_LIMITS, ...options.limits };
+  const invalid = refusedInput(evidence, id);
+  if (invalid) return invalid;
+  const { issueRef, title } = issueOf(evidence, limits);
+
+  // --- The timeline: runs' steps, work by hand and merged pull requests, in the order of time.
+  const reader = new EvidenceReader(limits);
+  const timeline = mergeByTime([
+    reader.runStream(evidence),
+    reader.adhocStream(evidence),
+    reader.prStream(evidence),
+  ]);
+
+  // --- Blocks: consecutive records form one investigation, notes describe what follows them.
+  const grouped = new BlockGrouper();
+  for (const item of timeline) grouped.add(item);
+  const { endNotes } = grouped.end();
+  const { blocks, seamsNotes } = regrouped(grouped.blocks, options.seams);
+  const { kept, approvalsOf, refused } = countApprovals(blocks);
+  if (kept.length === 0) return noWork(issueRef, endNotes, reader, refused);
+
+  // --- Steps, ids and the golden case.
+  const { planned, blocksCut } = planSteps(kept, limits);
+  const prs = kept.filter((b) => b.kind === "pr").length;
+  const build = new SegmentBuilder(id, issueRef, limits, planned, approvalsOf, prs);
+  const segments = planned.map((p, i) => build.segment(p, i));
+  const steps = withEnds(segments, issueRef, endNotes, build.usesOtherPath, build.described);
+  const tests = goldenCases(segments, issueRef);
+
+  // --- Metadata: name and description from the title; labels that say what the issue is about.
+  const { labels, skipped: skippedLabels } = triggerLabels(
+    evidence.issue.labels,
+    options.genericLabels ?? GENERIC_LABELS,
+    limits.maxLabels,
+  );
+  const playbook: Record<string, unknown> = {
+    apiVersion: "playbook-bot/v1",
+    id,
+    name: title || id,
+    description: oneLine(
+      `Repeats the work done on ${issueRef}${title ? `: ${title}` : ""}.`,
+      limits.maxLineChars * 3,
+    ),
+    ...(labels.length > 0 ? { on: { labels } } : {}),
+    steps,
+    tests,
+  };
+  const checked = checkPlaybookValue(
+    `${id}.yaml`,
+    playbook,
+    options.known ? { known: options.known } : {},
+  );
+  if (!checked.ok)
+    return {
+      ok: false,
+      problems: checked.problems.map((message) => ({ code: "invalid" as const, message })),
+    };
+
+  // --- The summary, for the reviewers of the pull request that proposes the draft.
+  const left: LeftOut = {
+    labels,
+    skippedLabels,
+    refused,
+    findingsCut: build.findingsCut,
+    blocksCut,
+    usesOtherPath: build.usesOtherPath,
+    warnings: checked.warnings,
+  };
+  return {
+    ok: true,
+    playbook: checked.playbook,
+    yaml: checked.yaml,
+    summary: [
+      ...summaryHead(id, issueRef, steps, tests, segments),
+      ...build.summary,
+      ...seamsNotes,
+      ...leftOutNotes(reader, left, limits),
+    ],
+  };
+}
+
+/** Why nothing can be drafted from what was given: an id that is not one, or no issue. */
+function refusedInput(evidence: IssueEvidence, id: string): DraftResult | undefined {
   if (typeof id !== "string" || !new RegExp(ID_PATTERN).test(id))
     return {
       ok: false,
@@ -272,8 +356,28 @@ export function draftPlaybook(
       ok: false,
       problems: [{ code: "no-evidence", message: "no issue was given to draft from" }],
     };
+  return undefined;
+}
 
-  const summary: string[] = [];
+/** The blocks as the AI adapter's seams regroup them, when they can; a note says which. */
+function regrouped(blocks: Block[], seams: unknown): { blocks: Block[]; seamsNotes: string[] } {
+  if (seams === undefined) return { blocks, seamsNotes: [] };
+  const result = applySeams(blocks, seams);
+  return {
+    blocks: result.ok ? result.blocks : blocks,
+    seamsNotes: [
+      result.ok
+        ? result.note
+        : `The AI adapter's grouping of findings was not used (${result.reason}); the draft keeps the order of the issue.`,
+    ],
+  };
+}
+
+/** How the draft names the issue (`issue owner/repo#12`), and its title on one line. */
+function issueOf(
+  evidence: IssueEvidence,
+  limits: DraftLimits,
+): { issueRef: string; title: string } {
   const issueNumber =
     Number.isSafeInteger(evidence.issue.number) && evidence.issue.number > 0
       ? evidence.issue.number
@@ -286,213 +390,249 @@ export function draftPlaybook(
       : undefined;
   const issueRef = issueNumber === undefined ? "the issue" : `issue ${repo ?? ""}#${issueNumber}`;
   const title = oneLine(String(evidence.issue.title ?? ""), limits.maxLineChars);
+  return { issueRef, title };
+}
 
-  // --- The timeline: runs' steps, work by hand and merged pull requests, in the order of time.
-  let budget = limits.maxEntries;
-  let overBudget = false;
-  const spend = (): boolean => {
-    if (budget <= 0) {
-      overBudget = true;
+/**
+ * Reads the issue's evidence into timed streams of items, within `maxEntries` in all; keeps what
+ * it could not use (keys, notes, kinds of steps, unmerged pull requests) for the summary.
+ */
+class EvidenceReader {
+  private budget: number;
+  private readonly keyOf = new Map<string, string>();
+  overBudget = false;
+  readonly badKeys: string[] = [];
+  readonly renamedKeys: string[] = [];
+  readonly ignoredKinds = new Map<string, number>();
+  notesCut = 0;
+  readonly unmerged: string[] = [];
+
+  constructor(private readonly limits: DraftLimits) {
+    this.budget = limits.maxEntries;
+  }
+
+  private spend(): boolean {
+    if (this.budget <= 0) {
+      this.overBudget = true;
       return false;
     }
-    budget--;
+    this.budget--;
     return true;
-  };
-  const keyOf = new Map<string, string>();
-  const badKeys: string[] = [];
-  const renamedKeys: string[] = [];
-  const findingKey = (raw: unknown): string | undefined => {
+  }
+
+  /** A recorded key as a finding key: the first spelling of a key seen in any case wins. */
+  private findingKey(raw: unknown): string | undefined {
     const text = String(raw);
     const key = asId(text);
     if (key === undefined) {
-      if (badKeys.length < 5) badKeys.push(oneLine(text, 40));
-      else badKeys.push("");
+      if (this.badKeys.length < 5) this.badKeys.push(oneLine(text, 40));
+      else this.badKeys.push("");
       return undefined;
     }
-    const first = keyOf.get(key.toLowerCase());
-    if (first === undefined) keyOf.set(key.toLowerCase(), key);
-    if (key !== text && renamedKeys.length < 5) renamedKeys.push(`'${oneLine(text, 40)}' → ${key}`);
+    const first = this.keyOf.get(key.toLowerCase());
+    if (first === undefined) this.keyOf.set(key.toLowerCase(), key);
+    if (key !== text && this.renamedKeys.length < 5)
+      this.renamedKeys.push(`'${oneLine(text, 40)}' → ${key}`);
     return first ?? key;
-  };
-  const value = (v: unknown): FindingValue => asFindingValue(v, limits.maxValueChars);
-  const vote = (v: { by: unknown; decision: unknown; permission?: unknown }): Vote | undefined => {
-    if (v.decision !== "approve" && v.decision !== "reject") return undefined;
-    const out: Vote = {
-      by: stripControls(String(v.by), false).slice(0, 100),
-      decision: v.decision,
-    };
-    const p = asPermission(v.permission);
-    if (p) out.permission = p;
-    return out;
-  };
+  }
 
-  const runStream: Timed[] = [];
-  const ignoredKinds = new Map<string, number>();
-  for (const run of Array.isArray(evidence.runs) ? evidence.runs : []) {
-    const playbook = asId(String(run?.playbook ?? "")) ?? "a playbook";
-    for (const visit of Array.isArray(run?.path) ? run.path : []) {
-      if (typeof visit?.step !== "string" || visit.step.includes("/")) continue;
-      if (visit.status === "skipped") continue;
-      const at = instant(visit.at);
-      const from = `step ${asId(visit.step) ?? "?"} of ${playbook}`;
-      const push = (item: Item): void => {
-        if (spend()) runStream.push(at === undefined ? { item } : { item, at });
-      };
-      const approvals = Array.isArray(visit.approvals)
-        ? visit.approvals.flatMap((a) => vote(a) ?? [])
-        : [];
-      if (visit.kind === "investigate") {
-        push({ t: "boundary" });
-        for (const [k, v] of Object.entries(visit.findings ?? {})) {
-          const key = findingKey(k);
-          if (key !== undefined) push({ t: "record", key, value: value(v), from });
-        }
-        if (typeof visit.choice === "string")
-          push({ t: "choice", label: visit.choice, condition: visit.condition ?? "", from });
-        push({ t: "boundary" });
-      } else if (approvals.length > 0) {
-        push({ t: "approval", votes: approvals, from, adhoc: false });
-      } else if (typeof visit.choice === "string" && visit.condition !== undefined) {
-        push({ t: "boundary" });
-        push({ t: "choice", label: visit.choice, condition: visit.condition, from });
-        push({ t: "boundary" });
-      } else {
-        const kind = asId(String(visit.kind)) ?? "unknown";
-        ignoredKinds.set(kind, (ignoredKinds.get(kind) ?? 0) + 1);
+  private value(v: unknown): FindingValue {
+    return asFindingValue(v, this.limits.maxValueChars);
+  }
+
+  /** The steps of the runs on the issue; an investigation's findings are one block. */
+  runStream(evidence: IssueEvidence): Timed[] {
+    const stream: Timed[] = [];
+    for (const run of Array.isArray(evidence.runs) ? evidence.runs : []) {
+      const playbook = asId(String(run?.playbook ?? "")) ?? "a playbook";
+      for (const visit of Array.isArray(run?.path) ? run.path : []) {
+        if (typeof visit?.step !== "string" || visit.step.includes("/")) continue;
+        if (visit.status === "skipped") continue;
+        const at = instant(visit.at);
+        const push = (item: Item): void => {
+          if (this.spend()) stream.push(at === undefined ? { item } : { item, at });
+        };
+        this.visitItems(visit, `step ${asId(visit.step) ?? "?"} of ${playbook}`, push);
       }
+    }
+    return stream;
+  }
+
+  private visitItems(visit: StepVisit, from: string, push: (item: Item) => void): void {
+    const approvals = Array.isArray(visit.approvals)
+      ? visit.approvals.flatMap((a) => voteOf(a) ?? [])
+      : [];
+    if (visit.kind === "investigate") {
+      push({ t: "boundary" });
+      for (const [k, v] of Object.entries(visit.findings ?? {})) {
+        const key = this.findingKey(k);
+        if (key !== undefined) push({ t: "record", key, value: this.value(v), from });
+      }
+      if (typeof visit.choice === "string")
+        push({ t: "choice", label: visit.choice, condition: visit.condition ?? "", from });
+      push({ t: "boundary" });
+    } else if (approvals.length > 0) {
+      push({ t: "approval", votes: approvals, from, adhoc: false });
+    } else if (typeof visit.choice === "string" && visit.condition !== undefined) {
+      push({ t: "boundary" });
+      push({ t: "choice", label: visit.choice, condition: visit.condition, from });
+      push({ t: "boundary" });
+    } else {
+      const kind = asId(String(visit.kind)) ?? "unknown";
+      this.ignoredKinds.set(kind, (this.ignoredKinds.get(kind) ?? 0) + 1);
     }
   }
 
-  const adhocStream: Timed[] = [];
-  let notesCut = 0;
-  for (const e of Array.isArray(evidence.adhoc) ? evidence.adhoc : []) {
-    if (!e || typeof e !== "object" || !spend()) continue;
-    const at = instant(e.at);
-    const push = (item: Item): void => {
-      adhocStream.push(at === undefined ? { item } : { item, at });
-    };
+  /** Work people did by hand on the issue: records, notes, choices and approvals. */
+  adhocStream(evidence: IssueEvidence): Timed[] {
+    const stream: Timed[] = [];
+    for (const e of Array.isArray(evidence.adhoc) ? evidence.adhoc : []) {
+      if (!e || typeof e !== "object" || !this.spend()) continue;
+      const at = instant(e.at);
+      const item = this.adhocItem(e);
+      if (item) stream.push(at === undefined ? { item } : { item, at });
+    }
+    return stream;
+  }
+
+  private adhocItem(e: AdhocEntry): Item | undefined {
     switch (e.kind) {
       case "record": {
-        const key = findingKey(e.key);
-        if (key !== undefined) push({ t: "record", key, value: value(e.value) });
-        break;
+        const key = this.findingKey(e.key);
+        return key === undefined ? undefined : { t: "record", key, value: this.value(e.value) };
       }
       case "note": {
         const text = stripControls(String(e.text ?? ""), true);
-        if (text.length > limits.maxNoteChars) notesCut++;
-        const kept = prose(text, limits.maxNoteChars);
-        if (kept !== "") push({ t: "note", text: kept });
-        break;
+        if (text.length > this.limits.maxNoteChars) this.notesCut++;
+        const kept = prose(text, this.limits.maxNoteChars);
+        return kept === "" ? undefined : { t: "note", text: kept };
       }
       case "choice":
-        push(
-          e.condition === undefined
-            ? { t: "choice", label: String(e.label) }
-            : { t: "choice", label: String(e.label), condition: String(e.condition) },
-        );
-        break;
+        return e.condition === undefined
+          ? { t: "choice", label: String(e.label) }
+          : { t: "choice", label: String(e.label), condition: String(e.condition) };
       case "approval": {
-        const v = vote(e);
-        if (v) push({ t: "approval", votes: [v], adhoc: true });
-        break;
+        const v = voteOf(e);
+        return v ? { t: "approval", votes: [v], adhoc: true } : undefined;
       }
       default:
-        break;
+        return undefined;
     }
   }
 
-  const prStream: Timed[] = [];
-  const unmerged: string[] = [];
-  for (const pr of Array.isArray(evidence.pullRequests) ? evidence.pullRequests : []) {
-    if (!pr || typeof pr !== "object" || !spend()) continue;
-    const n = Number.isSafeInteger(pr.number) && pr.number > 0 ? `#${pr.number}` : "a pull request";
-    if (pr.merged !== true) {
-      unmerged.push(n);
-      continue;
+  /** The merged pull requests linked to the issue. */
+  prStream(evidence: IssueEvidence): Timed[] {
+    const stream: Timed[] = [];
+    for (const pr of Array.isArray(evidence.pullRequests) ? evidence.pullRequests : []) {
+      if (!pr || typeof pr !== "object" || !this.spend()) continue;
+      const n =
+        Number.isSafeInteger(pr.number) && pr.number > 0 ? `#${pr.number}` : "a pull request";
+      if (pr.merged !== true) {
+        this.unmerged.push(n);
+        continue;
+      }
+      const at = instant(pr.at);
+      stream.push(at === undefined ? { item: { t: "pr", pr } } : { item: { t: "pr", pr }, at });
     }
-    const at = instant(pr.at);
-    prStream.push(at === undefined ? { item: { t: "pr", pr } } : { item: { t: "pr", pr }, at });
+    return stream;
   }
+}
 
-  const timeline = mergeByTime([runStream, adhocStream, prStream]);
-
-  // --- Blocks: consecutive records form one investigation, notes describe what follows them.
-  let blocks: Block[] = [];
-  let notes: string[] = [];
-  let findings = new Map<string, FindingValue>();
-  let from: string | undefined;
-  let previous: Item["t"] | undefined;
-  const flush = (choice?: { label: string; condition?: string }): void => {
-    if (findings.size === 0 && !choice) return;
-    const block: Block = { kind: "investigation", notes, findings };
-    if (choice) block.choice = choice;
-    if (from !== undefined) block.from = from;
-    blocks.push(block);
-    notes = [];
-    findings = new Map();
-    from = undefined;
+function voteOf(v: { by: unknown; decision: unknown; permission?: unknown }): Vote | undefined {
+  if (v.decision !== "approve" && v.decision !== "reject") return undefined;
+  const out: Vote = {
+    by: stripControls(String(v.by), false).slice(0, 100),
+    decision: v.decision,
   };
-  for (const item of timeline) {
+  const p = asPermission(v.permission);
+  if (p) out.permission = p;
+  return out;
+}
+
+/** Groups the timeline's items into blocks, each of which becomes one or more steps. */
+class BlockGrouper {
+  readonly blocks: Block[] = [];
+  private notes: string[] = [];
+  private findings = new Map<string, FindingValue>();
+  private from: string | undefined;
+  private previous: Item["t"] | undefined;
+
+  add(item: Item): void {
     switch (item.t) {
       case "note":
-        if (findings.size > 0) flush();
-        notes.push(item.text);
+        if (this.findings.size > 0) this.flush();
+        this.notes.push(item.text);
         break;
       case "record":
-        findings.set(item.key, item.value);
-        from ??= item.from;
+        this.findings.set(item.key, item.value);
+        this.from ??= item.from;
         break;
       case "choice": {
-        from ??= item.from;
+        this.from ??= item.from;
         const choice: { label: string; condition?: string } = { label: item.label };
         if (item.condition !== undefined && item.condition !== "")
           choice.condition = item.condition;
-        flush(choice);
+        this.flush(choice);
         break;
       }
       case "boundary":
-        if (findings.size > 0) flush();
+        if (this.findings.size > 0) this.flush();
         break;
-      case "approval": {
-        if (findings.size > 0) flush();
-        const last = blocks[blocks.length - 1];
-        if (item.adhoc && previous === "approval" && last?.kind === "approval" && last.adhoc) {
-          last.votes.push(...item.votes);
-        } else {
-          const block: Block = {
-            kind: "approval",
-            notes,
-            votes: [...item.votes],
-            adhoc: item.adhoc,
-          };
-          if (item.from !== undefined) block.from = item.from;
-          blocks.push(block);
-          notes = [];
-        }
+      case "approval":
+        this.approval(item);
         break;
-      }
       case "pr":
-        if (findings.size > 0) flush();
-        blocks.push({ kind: "pr", notes, pr: item.pr });
-        notes = [];
+        if (this.findings.size > 0) this.flush();
+        this.blocks.push({ kind: "pr", notes: this.notes, pr: item.pr });
+        this.notes = [];
         break;
     }
-    previous = item.t;
-  }
-  if (findings.size > 0) flush();
-  const endNotes = notes;
-  const seamsNotes: string[] = [];
-  if (options.seams !== undefined) {
-    const regrouped = applySeams(blocks, options.seams);
-    if (regrouped.ok) blocks = regrouped.blocks;
-    seamsNotes.push(
-      regrouped.ok
-        ? regrouped.note
-        : `The AI adapter's grouping of findings was not used (${regrouped.reason}); the draft keeps the order of the issue.`,
-    );
+    this.previous = item.t;
   }
 
-  // --- Approvals: each person's last vote counts; a refused approval is not repeated.
+  /** The last findings make a block; the notes after them describe the end. */
+  end(): { endNotes: string[] } {
+    if (this.findings.size > 0) this.flush();
+    return { endNotes: this.notes };
+  }
+
+  private flush(choice?: { label: string; condition?: string }): void {
+    if (this.findings.size === 0 && !choice) return;
+    const block: Block = { kind: "investigation", notes: this.notes, findings: this.findings };
+    if (choice) block.choice = choice;
+    if (this.from !== undefined) block.from = this.from;
+    this.blocks.push(block);
+    this.notes = [];
+    this.findings = new Map();
+    this.from = undefined;
+  }
+
+  /** Approvals given by hand one after another are one checkpoint. */
+  private approval(item: Extract<Item, { t: "approval" }>): void {
+    if (this.findings.size > 0) this.flush();
+    const last = this.blocks[this.blocks.length - 1];
+    if (item.adhoc && this.previous === "approval" && last?.kind === "approval" && last.adhoc) {
+      last.votes.push(...item.votes);
+      return;
+    }
+    const block: Block = {
+      kind: "approval",
+      notes: this.notes,
+      votes: [...item.votes],
+      adhoc: item.adhoc,
+    };
+    if (item.from !== undefined) block.from = item.from;
+    this.blocks.push(block);
+    this.notes = [];
+  }
+}
+
+/** Approvals: each person's last vote counts; a refused approval is not repeated. */
+function countApprovals(blocks: readonly Block[]): {
+  kept: Block[];
+  approvalsOf: Map<Block, Vote[]>;
+  refused: string[];
+} {
   const refused: string[] = [];
   const approvalsOf = new Map<Block, Vote[]>();
   const kept = blocks.filter((b) => {
@@ -508,45 +648,64 @@ export function draftPlaybook(
     approvalsOf.set(b, votes);
     return true;
   });
+  return { kept, approvalsOf, refused };
+}
 
-  if (kept.length === 0) {
-    const missing = [
-      "no finding recorded (/record key=value)",
-      "no choice (/choose) or approval (/approve) made by hand",
-      "no run on it with an investigation, a choice or an approval",
-      "no merged pull request linked to it",
-    ];
-    const extra: string[] = [];
-    if (endNotes.length > 0)
-      extra.push(
-        `it has ${plural(endNotes.length, "note")}, but notes only describe steps: record at least one finding`,
-      );
-    if (badKeys.length > 0)
-      extra.push(`${plural(badKeys.length, "recorded key")} could not be used as finding keys`);
-    if (refused.length > 0)
-      extra.push(
-        `${plural(refused.length, "approval")} ${refused.length === 1 ? "was" : "were"} refused`,
-      );
-    if (unmerged.length > 0)
-      extra.push(`pull requests ${unmerged.join(", ")} are linked but not merged`);
-    return {
-      ok: false,
-      problems: [
-        {
-          code: "no-work",
-          message: `${issueRef[0]?.toUpperCase()}${issueRef.slice(1)} shows no work to repeat: ${missing.join("; ")}${extra.length ? ` (${extra.join("; ")})` : ""}.`,
-        },
-      ],
-    };
-  }
+/** Nothing on the issue to repeat: what a draft needs, and what the issue had instead. */
+function noWork(
+  issueRef: string,
+  endNotes: readonly string[],
+  reader: EvidenceReader,
+  refused: readonly string[],
+): DraftResult {
+  const missing = [
+    "no finding recorded (/record key=value)",
+    "no choice (/choose) or approval (/approve) made by hand",
+    "no run on it with an investigation, a choice or an approval",
+    "no merged pull request linked to it",
+  ];
+  const extra: string[] = [];
+  if (endNotes.length > 0)
+    extra.push(
+      `it has ${plural(endNotes.length, "note")}, but notes only describe steps: record at least one finding`,
+    );
+  if (reader.badKeys.length > 0)
+    extra.push(
+      `${plural(reader.badKeys.length, "recorded key")} could not be used as finding keys`,
+    );
+  if (refused.length > 0)
+    extra.push(
+      `${plural(refused.length, "approval")} ${refused.length === 1 ? "was" : "were"} refused`,
+    );
+  if (reader.unmerged.length > 0)
+    extra.push(`pull requests ${reader.unmerged.join(", ")} are linked but not merged`);
+  return {
+    ok: false,
+    problems: [
+      {
+        code: "no-work",
+        message: `${issueRef[0]?.toUpperCase()}${issueRef.slice(1)} shows no work to repeat: ${missing.join("; ")}${extra.length ? ` (${extra.join("; ")})` : ""}.`,
+      },
+    ],
+  };
+}
 
-  // --- Steps, ids and the golden case.
+/** A block with the ids of the steps it becomes (a pull request takes three). */
+interface Planned {
+  block: Block;
+  ids: string[];
+}
+
+/** The ids of each block's steps, as many blocks as `maxSteps` allows (the end takes one). */
+function planSteps(
+  kept: readonly Block[],
+  limits: DraftLimits,
+): { planned: Planned[]; blocksCut: number } {
   const ids = new Ids();
   ids.reserve(DONE_STEP);
   ids.reserve(OTHER_PATH_STEP);
-  const prs = kept.filter((b) => b.kind === "pr").length;
   let stepsLeft = limits.maxSteps - 1; // the end
-  const planned: { block: Block; ids: string[] }[] = [];
+  const planned: Planned[] = [];
   let blocksCut = 0;
   for (const block of kept) {
     const need = block.kind === "pr" ? 3 : 1;
@@ -581,159 +740,218 @@ export function draftPlaybook(
       });
     }
   }
-  const firstId = (i: number): string => planned[i]?.ids[0] ?? DONE_STEP;
-  const described = (notesOf: string[], fallback: string): string =>
-    notesOf.length > 0 ? prose(notesOf.join("\n\n"), limits.maxProseChars) : fallback;
+  return { planned, blocksCut };
+}
 
-  const segments: Segment[] = [];
-  let findingsCut = 0;
-  let usesOtherPath = false;
-  planned.forEach(({ block, ids: own }, i) => {
-    const stepId = own[0] as string;
-    if (block.kind === "investigation") {
-      const keys = [...block.findings.keys()];
-      const expected = keys.slice(0, limits.maxFindingsPerStep);
-      findingsCut += keys.length - expected.length;
-      const where = block.from ? ` (${oneLine(block.from, 80)})` : "";
-      const step: InvestigateStep = {
-        id: stepId,
-        type: "investigate",
-        description: described(
-          block.notes,
-          expected.length > 0
-            ? `Find out ${expected.join(", ")}, as was done on ${issueRef}${where}.`
-            : `Choose how to go on, as was chosen on ${issueRef}${where}.`,
-        ),
-      };
-      if (expected.length > 0) step.expected_findings = expected;
-      const events: TestEvent[] = [];
-      if (expected.length > 0)
-        events.push({
-          record: {
-            findings: Object.fromEntries(
-              expected.map((k) => [k, block.findings.get(k) as FindingValue]),
-            ),
-          },
-        });
-      const segment: Segment = { steps: [step], events, path: [stepId] };
-      if (block.choice) {
-        usesOtherPath = true;
-        const label = asId(block.choice.label) ?? "taken";
-        const other = label.toLowerCase() === "other" ? "something-else" : "other";
-        const condition =
-          block.choice.condition !== undefined
-            ? oneLine(block.choice.condition, limits.maxLineChars)
-            : "";
-        step.next = [
-          {
-            condition: condition !== "" ? condition : `${label}, the way taken on ${issueRef}`,
-            label,
-            goto: firstId(i + 1),
-          },
-          {
-            condition: "none of these: this is not the way the playbook was drafted from",
-            label: other,
-            goto: OTHER_PATH_STEP,
-          },
-        ];
-        const choose: TestEvent = { choose: { branch: label } };
-        events.push(choose);
-        segment.choose = { event: choose, other };
-      }
-      segments.push(segment);
-    } else if (block.kind === "approval") {
-      const votes = approvalsOf.get(block) ?? [];
-      const known = votes.map((v) => v.permission);
-      const permission: Permission = known.every((p): p is Permission => p !== undefined)
-        ? known.reduce((a, b) => (permissionRank(b) < permissionRank(a) ? b : a))
-        : "write";
-      const count = Math.min(votes.length, 3);
-      const where = block.from ? ` (${oneLine(block.from, 80)})` : "";
-      const step: CheckpointStep = {
-        id: stepId,
-        type: "checkpoint",
-        description: `An approval before going on, as given on ${issueRef}${where}.`,
-        message: described(
-          block.notes,
-          `Approve going on? ${plural(votes.length, "person", "people")} approved this on ${issueRef}.`,
-        ),
-        approvers: { permission, count },
-      };
-      const taken = new Set<string>(["test-initiator"]);
-      const events: TestEvent[] = votes.slice(0, count).map((v, k) => {
-        let by = asLogin(v.by);
-        if (by === undefined || taken.has(by.toLowerCase())) by = `approver-${k + 1}`;
-        while (taken.has(by.toLowerCase())) by = `${by}-x`;
-        taken.add(by.toLowerCase());
-        return { approve: { by, permission } };
-      });
-      segments.push({ steps: [step], events, path: [stepId] });
-      summary.push(
-        `${stepId} (checkpoint): approved by ${plural(votes.length, "person", "people")}; approvers need ${permission}${known.every((p) => p !== undefined) ? " (the lowest role all of them hold)" : " (not every approver's role was known)"}, ${plural(count, "approval")}.`,
-      );
-    } else {
-      const [branchId, commitId, prId] = own as [string, string, string];
-      const pr = block.pr;
-      const n =
-        Number.isSafeInteger(pr.number) && pr.number > 0 ? `#${pr.number}` : "the pull request";
-      const prTitle = oneLine(String(pr.title ?? ""), limits.maxLineChars);
-      const base = asRefName(pr.base);
-      const suffix = prs > 1 ? `-${own[2]?.replace(/^pr-/, "")}` : "";
-      const files = (Array.isArray(pr.files) ? pr.files : [])
-        .slice(0, limits.maxFiles)
-        .map((f) => oneLine(String(f), 200))
-        .filter((f) => f !== "");
-      const moreFiles = Array.isArray(pr.files) ? Math.max(0, pr.files.length - files.length) : 0;
-      const branch: Step = {
-        id: branchId,
-        type: "branch",
-        description: `A branch for the change, as ${n} made${pr.branch ? ` on ${oneLine(String(pr.branch), 100)}` : ""}.`,
-        name: `playbook/${id}${suffix}-{{ run.id }}`,
-      };
-      if (base) branch.from = base;
-      const content = prose(
-        [
-          `# ${prTitle || `The change of ${id}`}`,
-          "",
-          `This file stands in for the change that ${n} made for ${issueRef}: replace it with the change itself.`,
-          ...(files.length > 0 ? ["", `${n} changed:`, ...files.map((f) => `- ${f}`)] : []),
-          ...(moreFiles > 0 ? [`- and ${plural(moreFiles, "more file")}`] : []),
-        ].join("\n"),
-        limits.maxProseChars * 4,
-      );
-      const commit: Step = {
-        id: commitId,
-        type: "commit",
-        description: `Commit the change of ${n}.`,
-        branch: `{{ steps.${branchId}.outputs.name }}`,
-        message: prTitle || `The change of ${id}`,
-        files: [{ path: `changes/${id}/{{ run.id }}${suffix}.md`, content }],
-      };
-      const request: Step = {
-        id: prId,
-        type: "pull_request",
-        description: described(
-          block.notes,
-          `Open the pull request and wait for its merge, as ${n} was merged.`,
-        ),
-        head: `{{ steps.${branchId}.outputs.name }}`,
-        ...(base ? { base } : {}),
-        title: prTitle || `The change of ${id}`,
-        body: `Opened by the playbook ${id}, run {{ run.id }}.`,
-        closes_issue: true,
-        wait: "merged",
-      };
-      segments.push({
-        steps: [branch, commit, request],
-        events: [{ merge: true }],
-        path: [branchId, commitId, prId],
-      });
-      summary.push(
-        `${branchId}, ${commitId}, ${prId}: the pull request ${n}${prTitle ? ` "${prTitle}"` : ""}; the commit writes a placeholder note (changes/${id}/…md) — put the change itself in its files before relying on the playbook.`,
-      );
-    }
-  });
+/** Turns planned blocks into segments: the steps, the golden case's events and path of each. */
+class SegmentBuilder {
+  /** The summary's lines of checkpoints and pull requests, in the draft's order. */
+  readonly summary: string[] = [];
+  findingsCut = 0;
+  usesOtherPath = false;
 
+  constructor(
+    private readonly id: string,
+    private readonly issueRef: string,
+    private readonly limits: DraftLimits,
+    private readonly planned: readonly Planned[],
+    private readonly approvalsOf: ReadonlyMap<Block, Vote[]>,
+    /** Pull requests the issue had (kept, planned or not): their branches then get a suffix. */
+    private readonly prs: number,
+  ) {}
+
+  /** A prose field from the notes that describe it, or `fallback` when there are none. */
+  readonly described = (notesOf: string[], fallback: string): string =>
+    notesOf.length > 0 ? prose(notesOf.join("\n\n"), this.limits.maxProseChars) : fallback;
+
+  private firstId(i: number): string {
+    return this.planned[i]?.ids[0] ?? DONE_STEP;
+  }
+
+  segment({ block, ids }: Planned, i: number): Segment {
+    if (block.kind === "investigation") return this.investigation(block, ids[0] as string, i);
+    if (block.kind === "approval") return this.approval(block, ids[0] as string);
+    return this.pullRequest(block, ids as [string, string, string]);
+  }
+
+  private investigation(block: InvestigationBlock, stepId: string, i: number): Segment {
+    const { issueRef, limits } = this;
+    const keys = [...block.findings.keys()];
+    const expected = keys.slice(0, limits.maxFindingsPerStep);
+    this.findingsCut += keys.length - expected.length;
+    const where = block.from ? ` (${oneLine(block.from, 80)})` : "";
+    const step: InvestigateStep = {
+      id: stepId,
+      type: "investigate",
+      description: this.described(
+        block.notes,
+        expected.length > 0
+          ? `Find out ${expected.join(", ")}, as was done on ${issueRef}${where}.`
+          : `Choose how to go on, as was chosen on ${issueRef}${where}.`,
+      ),
+    };
+    if (expected.length > 0) step.expected_findings = expected;
+    const events: TestEvent[] = [];
+    if (expected.length > 0)
+      events.push({
+        record: {
+          findings: Object.fromEntries(
+            expected.map((k) => [k, block.findings.get(k) as FindingValue]),
+          ),
+        },
+      });
+    const segment: Segment = { steps: [step], events, path: [stepId] };
+    if (block.choice) this.choice(block.choice, step, segment, i);
+    return segment;
+  }
+
+  /** The way chosen on the issue, and a second branch for the ways it did not take. */
+  private choice(
+    choice: { label: string; condition?: string },
+    step: InvestigateStep,
+    segment: Segment,
+    i: number,
+  ): void {
+    this.usesOtherPath = true;
+    const label = asId(choice.label) ?? "taken";
+    const other = label.toLowerCase() === "other" ? "something-else" : "other";
+    const condition =
+      choice.condition !== undefined ? oneLine(choice.condition, this.limits.maxLineChars) : "";
+    step.next = [
+      {
+        condition: condition !== "" ? condition : `${label}, the way taken on ${this.issueRef}`,
+        label,
+        goto: this.firstId(i + 1),
+      },
+      {
+        condition: "none of these: this is not the way the playbook was drafted from",
+        label: other,
+        goto: OTHER_PATH_STEP,
+      },
+    ];
+    const choose: TestEvent = { choose: { branch: label } };
+    segment.events.push(choose);
+    segment.choose = { event: choose, other };
+  }
+
+  private approval(block: Extract<Block, { kind: "approval" }>, stepId: string): Segment {
+    const issueRef = this.issueRef;
+    const votes = this.approvalsOf.get(block) ?? [];
+    const known = votes.map((v) => v.permission);
+    const permission: Permission = known.every((p): p is Permission => p !== undefined)
+      ? known.reduce((a, b) => (permissionRank(b) < permissionRank(a) ? b : a))
+      : "write";
+    const count = Math.min(votes.length, 3);
+    const where = block.from ? ` (${oneLine(block.from, 80)})` : "";
+    const step: CheckpointStep = {
+      id: stepId,
+      type: "checkpoint",
+      description: `An approval before going on, as given on ${issueRef}${where}.`,
+      message: this.described(
+        block.notes,
+        `Approve going on? ${plural(votes.length, "person", "people")} approved this on ${issueRef}.`,
+      ),
+      approvers: { permission, count },
+    };
+    const taken = new Set<string>(["test-initiator"]);
+    const events: TestEvent[] = votes.slice(0, count).map((v, k) => {
+      let by = asLogin(v.by);
+      if (by === undefined || taken.has(by.toLowerCase())) by = `approver-${k + 1}`;
+      while (taken.has(by.toLowerCase())) by = `${by}-x`;
+      taken.add(by.toLowerCase());
+      return { approve: { by, permission } };
+    });
+    this.summary.push(
+      `${stepId} (checkpoint): approved by ${plural(votes.length, "person", "people")}; approvers need ${permission}${known.every((p) => p !== undefined) ? " (the lowest role all of them hold)" : " (not every approver's role was known)"}, ${plural(count, "approval")}.`,
+    );
+    return { steps: [step], events, path: [stepId] };
+  }
+
+  /** A merged pull request: a branch, a commit of a placeholder note, and the pull request. */
+  private pullRequest(
+    block: Extract<Block, { kind: "pr" }>,
+    [branchId, commitId, prId]: [string, string, string],
+  ): Segment {
+    const { id, limits } = this;
+    const pr = block.pr;
+    const n =
+      Number.isSafeInteger(pr.number) && pr.number > 0 ? `#${pr.number}` : "the pull request";
+    const prTitle = oneLine(String(pr.title ?? ""), limits.maxLineChars);
+    const base = asRefName(pr.base);
+    const suffix = this.prs > 1 ? `-${prId.replace(/^pr-/, "")}` : "";
+    const branch: Step = {
+      id: branchId,
+      type: "branch",
+      description: `A branch for the change, as ${n} made${pr.branch ? ` on ${oneLine(String(pr.branch), 100)}` : ""}.`,
+      name: `playbook/${id}${suffix}-{{ run.id }}`,
+    };
+    if (base) branch.from = base;
+    const commit: Step = {
+      id: commitId,
+      type: "commit",
+      description: `Commit the change of ${n}.`,
+      branch: `{{ steps.${branchId}.outputs.name }}`,
+      message: prTitle || `The change of ${id}`,
+      files: [
+        {
+          path: `changes/${id}/{{ run.id }}${suffix}.md`,
+          content: this.placeholder(pr, n, prTitle),
+        },
+      ],
+    };
+    const request: Step = {
+      id: prId,
+      type: "pull_request",
+      description: this.described(
+        block.notes,
+        `Open the pull request and wait for its merge, as ${n} was merged.`,
+      ),
+      head: `{{ steps.${branchId}.outputs.name }}`,
+      ...(base ? { base } : {}),
+      title: prTitle || `The change of ${id}`,
+      body: `Opened by the playbook ${id}, run {{ run.id }}.`,
+      closes_issue: true,
+      wait: "merged",
+    };
+    this.summary.push(
+      `${branchId}, ${commitId}, ${prId}: the pull request ${n}${prTitle ? ` "${prTitle}"` : ""}; the commit writes a placeholder note (changes/${id}/…md) — put the change itself in its files before relying on the playbook.`,
+    );
+    return {
+      steps: [branch, commit, request],
+      events: [{ merge: true }],
+      path: [branchId, commitId, prId],
+    };
+  }
+
+  /** The note the commit writes in place of the change: what the pull request changed. */
+  private placeholder(pr: LinkedPullRequest, n: string, prTitle: string): string {
+    const { id, issueRef, limits } = this;
+    const files = (Array.isArray(pr.files) ? pr.files : [])
+      .slice(0, limits.maxFiles)
+      .map((f) => oneLine(String(f), 200))
+      .filter((f) => f !== "");
+    const moreFiles = Array.isArray(pr.files) ? Math.max(0, pr.files.length - files.length) : 0;
+    return prose(
+      [
+        `# ${prTitle || `The change of ${id}`}`,
+        "",
+        `This file stands in for the change that ${n} made for ${issueRef}: replace it with the change itself.`,
+        ...(files.length > 0 ? ["", `${n} changed:`, ...files.map((f) => `- ${f}`)] : []),
+        ...(moreFiles > 0 ? [`- and ${plural(moreFiles, "more file")}`] : []),
+      ].join("\n"),
+      limits.maxProseChars * 4,
+    );
+  }
+}
+
+/** The segments' steps, then the end, and the end of the ways not taken when a choice has one. */
+function withEnds(
+  segments: readonly Segment[],
+  issueRef: string,
+  endNotes: string[],
+  usesOtherPath: boolean,
+  described: (notesOf: string[], fallback: string) => string,
+): Step[] {
   const done: EndStep = {
     id: DONE_STEP,
     type: "end",
@@ -751,7 +969,11 @@ export function draftPlaybook(
       advice:
         "This run left the way the playbook was drafted from: go on by hand, and record what you find so that the playbook can learn it.",
     });
+  return steps;
+}
 
+/** The golden case that replays the issue, and one that takes the first way not taken. */
+function goldenCases(segments: readonly Segment[], issueRef: string): TestCase[] {
   const tests: TestCase[] = [
     {
       name: `replays the work of ${issueRef}`,
@@ -777,39 +999,17 @@ export function draftPlaybook(
       },
     });
   }
+  return tests;
+}
 
-  // --- Metadata: name and description from the title; labels that say what the issue is about.
-  const { labels, skipped: skippedLabels } = triggerLabels(
-    evidence.issue.labels,
-    options.genericLabels ?? GENERIC_LABELS,
-    limits.maxLabels,
-  );
-
-  const playbook: Record<string, unknown> = {
-    apiVersion: "playbook-bot/v1",
-    id,
-    name: title || id,
-    description: oneLine(
-      `Repeats the work done on ${issueRef}${title ? `: ${title}` : ""}.`,
-      limits.maxLineChars * 3,
-    ),
-  };
-  if (labels.length > 0) playbook.on = { labels };
-  playbook.steps = steps;
-  playbook.tests = tests;
-
-  const checked = checkPlaybookValue(
-    `${id}.yaml`,
-    playbook,
-    options.known ? { known: options.known } : {},
-  );
-  if (!checked.ok)
-    return {
-      ok: false,
-      problems: checked.problems.map((message) => ({ code: "invalid" as const, message })),
-    };
-
-  // --- The summary, for the reviewers of the pull request that proposes the draft.
+/** The summary's first lines: what was drafted, and each investigation. */
+function summaryHead(
+  id: string,
+  issueRef: string,
+  steps: readonly Step[],
+  tests: readonly TestCase[],
+  segments: readonly Segment[],
+): string[] {
   const counts = new Map<string, number>();
   for (const s of steps) counts.set(s.type, (counts.get(s.type) ?? 0) + 1);
   const head = [
@@ -821,15 +1021,33 @@ export function draftPlaybook(
         head.push(
           `${step.id} (investigate): ${step.expected_findings?.length ? `expects ${step.expected_findings.join(", ")}` : "no findings"}${Array.isArray(step.next) ? `; then /choose ${step.next.map((b) => b.label).join(" or ")}` : ""}.`,
         );
-  const notes2: string[] = [...seamsNotes];
+  return head;
+}
+
+/** What the draft left out, renamed or bounded (besides what the evidence reader kept). */
+interface LeftOut {
+  labels: string[];
+  skippedLabels: string[];
+  refused: string[];
+  findingsCut: number;
+  blocksCut: number;
+  usesOtherPath: boolean;
+  warnings: string[];
+}
+
+/** The summary's last lines: how the draft starts, and what it left out and why. */
+function leftOutNotes(reader: EvidenceReader, left: LeftOut, limits: DraftLimits): string[] {
+  const { labels, skippedLabels, refused } = left;
+  const { badKeys, unmerged } = reader;
+  const notes: string[] = [];
   if (labels.length > 0)
-    notes2.push(`Started by the label${labels.length > 1 ? "s" : ""} ${labels.join(", ")}.`);
+    notes.push(`Started by the label${labels.length > 1 ? "s" : ""} ${labels.join(", ")}.`);
   if (skippedLabels.length > 0)
-    notes2.push(
+    notes.push(
       `Labels left out of on.labels (generic or not plain text): ${skippedLabels.join(", ")}.`,
     );
   if (badKeys.length > 0)
-    notes2.push(
+    notes.push(
       `${plural(badKeys.length, "recorded key")} could not become finding keys and ${badKeys.length === 1 ? "was" : "were"} left out${
         badKeys.some((k) => k)
           ? `: ${badKeys
@@ -839,39 +1057,34 @@ export function draftPlaybook(
           : ""
       }.`,
     );
-  if (renamedKeys.length > 0)
-    notes2.push(`Keys renamed to fit the id pattern: ${renamedKeys.join(", ")}.`);
+  if (reader.renamedKeys.length > 0)
+    notes.push(`Keys renamed to fit the id pattern: ${reader.renamedKeys.join(", ")}.`);
   if (refused.length > 0)
-    notes2.push(
+    notes.push(
       `${plural(refused.length, "approval")} refused on the issue ${refused.length === 1 ? "is" : "are"} not repeated.`,
     );
   if (unmerged.length > 0)
-    notes2.push(`Pull requests linked but not merged are left out: ${unmerged.join(", ")}.`);
-  if (ignoredKinds.size > 0)
-    notes2.push(
-      `Steps of runs that were the bot's own work are not repeated: ${[...ignoredKinds].map(([k, n]) => `${n} ${k}`).join(", ")}.`,
+    notes.push(`Pull requests linked but not merged are left out: ${unmerged.join(", ")}.`);
+  if (reader.ignoredKinds.size > 0)
+    notes.push(
+      `Steps of runs that were the bot's own work are not repeated: ${[...reader.ignoredKinds].map(([k, n]) => `${n} ${k}`).join(", ")}.`,
     );
-  if (notesCut > 0)
-    notes2.push(`${plural(notesCut, "note")} cut to ${limits.maxNoteChars} characters.`);
-  if (findingsCut > 0)
-    notes2.push(
-      `${plural(findingsCut, "finding")} beyond ${limits.maxFindingsPerStep} a step left out.`,
+  if (reader.notesCut > 0)
+    notes.push(`${plural(reader.notesCut, "note")} cut to ${limits.maxNoteChars} characters.`);
+  if (left.findingsCut > 0)
+    notes.push(
+      `${plural(left.findingsCut, "finding")} beyond ${limits.maxFindingsPerStep} a step left out.`,
     );
-  if (blocksCut > 0)
-    notes2.push(
-      `${plural(blocksCut, "later piece")} of work left out: a draft has at most ${limits.maxSteps} steps.`,
+  if (left.blocksCut > 0)
+    notes.push(
+      `${plural(left.blocksCut, "later piece")} of work left out: a draft has at most ${limits.maxSteps} steps.`,
     );
-  if (overBudget)
-    notes2.push(`Only the first ${limits.maxEntries} entries of the issue were read.`);
-  if (usesOtherPath)
-    notes2.push(
+  if (reader.overBudget)
+    notes.push(`Only the first ${limits.maxEntries} entries of the issue were read.`);
+  if (left.usesOtherPath)
+    notes.push(
       `Each choice has a second branch to ${OTHER_PATH_STEP}, for ways the issue did not take.`,
     );
-  for (const w of checked.warnings) notes2.push(`Validation warning: ${w}`);
-  return {
-    ok: true,
-    playbook: checked.playbook,
-    yaml: checked.yaml,
-    summary: [...head, ...summary, ...notes2],
-  };
+  for (const w of left.warnings) notes.push(`Validation warning: ${w}`);
+  return notes;
 }

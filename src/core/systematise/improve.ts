@@ -8,7 +8,7 @@
  * not validate is left out and said so. The golden cases the change touches are adjusted with it
  * where that can be done without running them, and the change is left out otherwise. Pure.
  */
-import { graphOf, type Edge, type PlaybookGraph } from "../format/graph.js";
+import { graphOf, type Edge, type GraphStep, type PlaybookGraph } from "../format/graph.js";
 import { loadSourceText, type PathSegment, type SourceDocument } from "../format/source.js";
 import type { PlaybookDocument, Step, TestCase, TestEvent } from "../format/types.js";
 import {
@@ -382,7 +382,7 @@ function givenApprovals(
   minRuns: number,
   notes: string[],
 ): Plan[] {
-  const { graph, playbook } = state;
+  const { graph } = state;
   const plans: Plan[] = [];
   for (const id of approvalPoints(state)) {
     const s = graph.byId.get(id);
@@ -419,53 +419,11 @@ function givenApprovals(
     let what: string;
     if (s.step.type === "checkpoint") {
       what = "the checkpoint is dropped";
-      blockers.push(
-        ...referencesTo(state, id).filter(
-          (r) => r.endsWith("reads its outputs") || r.startsWith("the playbook's"),
-        ),
-      );
-      if (graph.steps.some((o) => o.step.needs?.includes(id)))
-        blockers.push("needs: lists name it");
-      const next = s.step.next;
-      let successor: string | undefined;
-      if (Array.isArray(next)) blockers.push("it branches (next: is a list)");
-      else if (graph.mode === "nodes") {
-        successor = next;
-        if (successor === undefined) blockers.push("it ends the playbook");
-      } else {
-        const following = graph.following(id)?.id;
-        if (next !== undefined && next !== following)
-          blockers.push("it has a next: of its own, which the step before it would lose");
-        successor = next ?? following;
-        const into = edgesInto(graph, id).filter((e) => e.kind !== "fall-through");
-        if (into.length > 0 && successor === undefined) blockers.push("it is the last step");
-      }
-      if (blockers.length === 0 && successor !== undefined) {
-        const into = edgesInto(graph, id).filter((e) => e.from !== id);
-        const moved = repoint(state, into, successor);
-        if (!moved) blockers.push("a step goes to it in a way that cannot be re-pointed");
-        else ops.push(...moved);
-        if (graph.mode === "nodes" && playbook.entrypoint === id)
-          ops.push({ op: "set", path: ["entrypoint"], value: successor });
-      }
-      ops.push({ op: "remove", path: s.path });
+      ops.push(...dropCheckpoint(state, s, blockers));
     } else {
       what =
         "its authority is lowered from ask-first to show-me (the run reports it instead of asking first)";
-      if (s.step.authority === "ask-first")
-        ops.push({ op: "set", path: [...s.path, "authority"], value: "show-me" });
-      else if (s.step.authority === undefined && playbook.authority?.default === "ask-first")
-        ops.push({
-          op: "insertEntry",
-          path: s.path,
-          key: "authority",
-          value: "show-me",
-          after: "type",
-        });
-      else
-        blockers.push(
-          "its approval comes from a playbook-wide setting (interaction_mode or ask_first_below)",
-        );
+      ops.push(...lowerAuthority(state, s, blockers));
     }
     const cases =
       blockers.length === 0
@@ -484,6 +442,67 @@ function givenApprovals(
     });
   }
   return plans;
+}
+
+/**
+ * The ops that drop an always-approved checkpoint, its way in re-pointed to what follows it;
+ * what keeps it from being dropped is added to `blockers`.
+ */
+function dropCheckpoint(state: State, s: GraphStep, blockers: string[]): Op[] {
+  const { graph, playbook } = state;
+  const id = s.id;
+  const ops: Op[] = [];
+  blockers.push(
+    ...referencesTo(state, id).filter(
+      (r) => r.endsWith("reads its outputs") || r.startsWith("the playbook's"),
+    ),
+  );
+  if (graph.steps.some((o) => o.step.needs?.includes(id))) blockers.push("needs: lists name it");
+  const next = s.step.next;
+  let successor: string | undefined;
+  if (Array.isArray(next)) blockers.push("it branches (next: is a list)");
+  else if (graph.mode === "nodes") {
+    successor = next;
+    if (successor === undefined) blockers.push("it ends the playbook");
+  } else {
+    const following = graph.following(id)?.id;
+    if (next !== undefined && next !== following)
+      blockers.push("it has a next: of its own, which the step before it would lose");
+    successor = next ?? following;
+    const into = edgesInto(graph, id).filter((e) => e.kind !== "fall-through");
+    if (into.length > 0 && successor === undefined) blockers.push("it is the last step");
+  }
+  if (blockers.length === 0 && successor !== undefined) {
+    const into = edgesInto(graph, id).filter((e) => e.from !== id);
+    const moved = repoint(state, into, successor);
+    if (!moved) blockers.push("a step goes to it in a way that cannot be re-pointed");
+    else ops.push(...moved);
+    if (graph.mode === "nodes" && playbook.entrypoint === id)
+      ops.push({ op: "set", path: ["entrypoint"], value: successor });
+  }
+  ops.push({ op: "remove", path: s.path });
+  return ops;
+}
+
+/** The ops that lower an always-given approval from ask-first to show-me. */
+function lowerAuthority(state: State, s: GraphStep, blockers: string[]): Op[] {
+  const { playbook } = state;
+  const ops: Op[] = [];
+  if (s.step.authority === "ask-first")
+    ops.push({ op: "set", path: [...s.path, "authority"], value: "show-me" });
+  else if (s.step.authority === undefined && playbook.authority?.default === "ask-first")
+    ops.push({
+      op: "insertEntry",
+      path: s.path,
+      key: "authority",
+      value: "show-me",
+      after: "type",
+    });
+  else
+    blockers.push(
+      "its approval comes from a playbook-wide setting (interaction_mode or ask_first_below)",
+    );
+  return ops;
 }
 
 // --- (a) work done by hand where the playbook has no step ----------------------------------------
@@ -539,8 +558,26 @@ function adhocWork(
   options: Required<Pick<ImprovementOptions, "maxFindings" | "maxProseChars">>,
   notes: string[],
 ): Plan[] {
-  const { graph, playbook } = state;
+  const { graph } = state;
   const expected = new Set(graph.steps.flatMap((s) => expectedFindingsOf(s.step)));
+  const groups = gatherAdhoc(state, runs, adhoc, notes);
+  const plans: Plan[] = [];
+  const taken = new Set(graph.steps.map((s) => s.id.toLowerCase()));
+  for (const g of groups.values()) {
+    const plan = investigationFor(state, g, expected, taken, options, notes);
+    if (plan) plans.push(plan);
+  }
+  return plans;
+}
+
+/** Work by hand on the runs, grouped by where in the playbook it was done. */
+function gatherAdhoc(
+  state: State,
+  runs: readonly RunEvidence[],
+  adhoc: readonly RunAdhoc[],
+  notes: string[],
+): Map<string, Gathered> {
+  const { graph, playbook } = state;
   const groups = new Map<string, Gathered>();
   for (const work of adhoc) {
     const run = runs.find((r) => r.runId === work?.runId);
@@ -584,68 +621,74 @@ function adhocWork(
     for (const n of written) if (!g.notes.includes(n) && g.notes.length < 3) g.notes.push(n);
     groups.set(key, g);
   }
+  return groups;
+}
 
-  const plans: Plan[] = [];
-  const taken = new Set(graph.steps.map((s) => s.id.toLowerCase()));
-  for (const g of groups.values()) {
-    const where =
-      g.anchor.kind === "after"
-        ? `after ${g.anchor.from}`
-        : g.anchor.from === undefined
-          ? `before ${g.anchor.to}, where the playbook starts`
-          : `between ${g.anchor.from} and ${g.anchor.to}`;
-    const fresh = [...g.findings.keys()]
-      .filter((k) => !expected.has(k))
-      .slice(0, options.maxFindings);
-    const inRuns = plural(g.runs.size, "run");
-    if (fresh.length === 0) {
-      notes.push(
-        `People worked by hand ${where} in ${inRuns}${g.notes.length ? ` (${g.notes.map((n) => quote(n)).join(", ")})` : ""}, recording nothing the playbook does not already ask for: no step is proposed for it.`,
-      );
-      continue;
-    }
-    const stem = (asId(`check-${fresh[0]}`, 56) ?? "check").replace(/[_-]+$/, "");
-    let id = stem;
-    for (let n = 2; taken.has(id.toLowerCase()); n++) id = `${stem}-${n}`;
-    const description =
-      g.notes.length > 0
-        ? prose(g.notes.join("\n\n"), options.maxProseChars)
-        : `Find out ${fresh.join(", ")}: people did this by hand ${where} in ${inRuns}.`;
-    const planned = placeInvestigation(state, g.anchor, id, {
-      type: "investigate",
-      description,
-      expected_findings: fresh,
-    });
-    if ("why" in planned) {
-      notes.push(
-        `People recorded ${fresh.join(", ")} by hand ${where} in ${inRuns}, but a step for it cannot be added: ${planned.why}.`,
-      );
-      continue;
-    }
-    const record: TestEvent = {
-      record: {
-        findings: Object.fromEntries(fresh.map((k) => [k, g.findings.get(k) as FindingValue])),
-      },
-    };
-    const cases = casesWithInvestigation(state, g.anchor, id, record, planned.chosenBy);
-    if ("why" in cases) {
-      notes.push(
-        `People recorded ${fresh.join(", ")} by hand ${where} in ${inRuns}, but the step is not proposed: ${cases.why}.`,
-      );
-      continue;
-    }
-    taken.add(id.toLowerCase());
-    plans.push({
-      change: {
-        kind: "add-investigation",
-        step: id,
-        reason: `people recorded ${fresh.join(", ")} by hand ${where} in ${inRuns}, work the playbook has no step for`,
-        tests: cases.told,
-      },
-      ops: [...planned.ops, ...cases.ops],
-    });
+/** The investigation proposed for one place's work by hand, or undefined (and a note why not). */
+function investigationFor(
+  state: State,
+  g: Gathered,
+  expected: Set<string>,
+  taken: Set<string>,
+  options: Required<Pick<ImprovementOptions, "maxFindings" | "maxProseChars">>,
+  notes: string[],
+): Plan | undefined {
+  const where =
+    g.anchor.kind === "after"
+      ? `after ${g.anchor.from}`
+      : g.anchor.from === undefined
+        ? `before ${g.anchor.to}, where the playbook starts`
+        : `between ${g.anchor.from} and ${g.anchor.to}`;
+  const fresh = [...g.findings.keys()]
+    .filter((k) => !expected.has(k))
+    .slice(0, options.maxFindings);
+  const inRuns = plural(g.runs.size, "run");
+  if (fresh.length === 0) {
+    notes.push(
+      `People worked by hand ${where} in ${inRuns}${g.notes.length ? ` (${g.notes.map((n) => quote(n)).join(", ")})` : ""}, recording nothing the playbook does not already ask for: no step is proposed for it.`,
+    );
+    return undefined;
   }
-  return plans;
+  const stem = (asId(`check-${fresh[0]}`, 56) ?? "check").replace(/[_-]+$/, "");
+  let id = stem;
+  for (let n = 2; taken.has(id.toLowerCase()); n++) id = `${stem}-${n}`;
+  const description =
+    g.notes.length > 0
+      ? prose(g.notes.join("\n\n"), options.maxProseChars)
+      : `Find out ${fresh.join(", ")}: people did this by hand ${where} in ${inRuns}.`;
+  const planned = placeInvestigation(state, g.anchor, id, {
+    type: "investigate",
+    description,
+    expected_findings: fresh,
+  });
+  if ("why" in planned) {
+    notes.push(
+      `People recorded ${fresh.join(", ")} by hand ${where} in ${inRuns}, but a step for it cannot be added: ${planned.why}.`,
+    );
+    return undefined;
+  }
+  const record: TestEvent = {
+    record: {
+      findings: Object.fromEntries(fresh.map((k) => [k, g.findings.get(k) as FindingValue])),
+    },
+  };
+  const cases = casesWithInvestigation(state, g.anchor, id, record, planned.chosenBy);
+  if ("why" in cases) {
+    notes.push(
+      `People recorded ${fresh.join(", ")} by hand ${where} in ${inRuns}, but the step is not proposed: ${cases.why}.`,
+    );
+    return undefined;
+  }
+  taken.add(id.toLowerCase());
+  return {
+    change: {
+      kind: "add-investigation",
+      step: id,
+      reason: `people recorded ${fresh.join(", ")} by hand ${where} in ${inRuns}, work the playbook has no step for`,
+      tests: cases.told,
+    },
+    ops: [...planned.ops, ...cases.ops],
+  };
 }
 
 /** The ops that put a new investigation at an anchor, and the branch label that leads to it. */
@@ -655,7 +698,7 @@ function placeInvestigation(
   id: string,
   body: Record<string, unknown>,
 ): { ops: Op[]; chosenBy?: string } | { why: string } {
-  const { graph, playbook } = state;
+  const { graph } = state;
   const own = graph.lists.get("");
   if (own?.dag)
     return { why: "the steps run by needs:, where a new step's place is not a position" };
@@ -687,29 +730,7 @@ function placeInvestigation(
   }
   const target = graph.byId.get(anchor.to);
   if (!target || target.list !== "") return { why: `${anchor.to} is inside a parallel branch` };
-  if (anchor.from === undefined) {
-    if (nodes) {
-      const keys = Object.keys(playbook.nodes ?? {});
-      const i = keys.indexOf(anchor.to);
-      return {
-        ops: [
-          { op: "set", path: ["entrypoint"], value: id },
-          {
-            op: "insertEntry",
-            path: ["nodes"],
-            key: id,
-            value: stepValue(anchor.to),
-            after: keys[i - 1] ?? anchor.to,
-          },
-        ],
-      };
-    }
-    if (graph.entry !== anchor.to)
-      return { why: `the run started at ${anchor.to}, not where the playbook starts` };
-    return {
-      ops: [{ op: "insertItem", path: ["steps"], after: -1, value: stepValue(), flowFrom: 2 }],
-    };
-  }
+  if (anchor.from === undefined) return placeAtStart(state, anchor.to, id, stepValue);
   const from = graph.byId.get(anchor.from);
   if (!from || from.list !== "") return { why: `${anchor.from} is inside a parallel branch` };
   const edges = graph.successors(anchor.from).filter((e) => e.to === anchor.to);
@@ -730,6 +751,37 @@ function placeInvestigation(
   return chosen.length === 1 && edges.length === 1
     ? { ops: [...moved, place], chosenBy: chosen[0] as string }
     : { ops: [...moved, place] };
+}
+
+/** The ops that put a new investigation first, before `to` where the playbook starts. */
+function placeAtStart(
+  state: State,
+  to: string,
+  id: string,
+  stepValue: (next?: string) => Record<string, unknown>,
+): { ops: Op[] } | { why: string } {
+  const { graph, playbook } = state;
+  const nodes = graph.mode === "nodes";
+  if (nodes) {
+    const keys = Object.keys(playbook.nodes ?? {});
+    const i = keys.indexOf(to);
+    return {
+      ops: [
+        { op: "set", path: ["entrypoint"], value: id },
+        {
+          op: "insertEntry",
+          path: ["nodes"],
+          key: id,
+          value: stepValue(to),
+          after: keys[i - 1] ?? to,
+        },
+      ],
+    };
+  }
+  if (graph.entry !== to) return { why: `the run started at ${to}, not where the playbook starts` };
+  return {
+    ops: [{ op: "insertItem", path: ["steps"], after: -1, value: stepValue(), flowFrom: 2 }],
+  };
 }
 
 /**
@@ -758,17 +810,7 @@ function casesWithInvestigation(
       return {
         why: `golden case ${quote(t.name)} has no expected path to tell whether it passes there`,
       };
-    const top = path.flatMap((p, i) => (depth0(p) ? [i] : []));
-    const spots: number[] = [];
-    if (anchor.kind === "after") {
-      if (path.length > 0 && path[path.length - 1] === anchor.from) spots.push(path.length);
-    } else if (anchor.from === undefined) {
-      if (top.length > 0 && path[top[0] as number] === anchor.to) spots.push(0);
-    } else {
-      for (let k = 0; k + 1 < top.length; k++)
-        if (path[top[k] as number] === anchor.from && path[top[k + 1] as number] === anchor.to)
-          spots.push((top[k] as number) + 1);
-    }
+    const spots = spotsOf(path, anchor);
     if (spots.length === 0) {
       // Every run starts where the playbook starts: a case that does not is one this step changes.
       if (anchor.kind === "before" && anchor.from === undefined)
@@ -825,6 +867,22 @@ function casesWithInvestigation(
   return { ops, told };
 }
 
+/** Where in a golden case's expected path the new investigation would go (each place it passes). */
+function spotsOf(path: readonly string[], anchor: Anchor): number[] {
+  const top = path.flatMap((p, i) => (depth0(p) ? [i] : []));
+  const spots: number[] = [];
+  if (anchor.kind === "after") {
+    if (path.length > 0 && path[path.length - 1] === anchor.from) spots.push(path.length);
+  } else if (anchor.from === undefined) {
+    if (top.length > 0 && path[top[0] as number] === anchor.to) spots.push(0);
+  } else {
+    for (let k = 0; k + 1 < top.length; k++)
+      if (path[top[k] as number] === anchor.from && path[top[k + 1] as number] === anchor.to)
+        spots.push((top[k] as number) + 1);
+  }
+  return spots;
+}
+
 // --- the proposal ---------------------------------------------------------------------------------
 
 /**
@@ -840,30 +898,10 @@ export function proposeImprovement(
   options: ImprovementOptions = {},
 ): Improvement | undefined {
   const file = options.file ?? `${asId(String(playbook?.id)) ?? "playbook"}.yaml`;
-  const check = (text: string) =>
+  const check: Check = (text) =>
     checkPlaybookText(file, text, options.known ? { known: options.known } : {});
-  const first = check(source);
-  if (!first.ok)
-    return {
-      status: "invalid",
-      problems: first.problems,
-      summary: ["The playbook does not validate as it is: nothing is proposed."],
-    };
-  if (first.dialect !== undefined)
-    return {
-      status: "invalid",
-      problems: [
-        `${file} is written in the ${first.dialect} dialect: changes are proposed to v1 playbooks only`,
-      ],
-      summary: [],
-    };
-  const start = stateOf(file, source);
-  if (!start || !sameData(start.value, playbook))
-    return {
-      status: "invalid",
-      problems: [`${file}: the playbook given is not the one its text holds`],
-      summary: [],
-    };
+  const start = givenState(file, source, playbook, check);
+  if ("status" in start) return start;
   const minRuns = Math.max(1, options.minRuns ?? 3);
   const own = (Array.isArray(runs) ? runs : []).filter(
     (r) => r && r.playbook === playbook.id && Array.isArray(r.path),
@@ -898,29 +936,97 @@ export function proposeImprovement(
     // validated on its own, so one that fails leaves the others standing.
     for (const plan of stage(state)) {
       if (changes.some((c) => c.step === plan.change.step)) continue;
-      const intended = applyOps(state.value, plan.ops);
-      let text = editText(state.doc, plan.ops);
-      let rewritten = false;
-      const reread = text === undefined ? undefined : stateOf(file, text);
-      if (!reread || !sameData(reread.value, intended)) {
-        text = serialisePlaybook(intended);
-        rewritten = true;
-      }
-      const checked = check(text as string);
-      const next = checked.ok ? stateOf(file, text as string) : undefined;
-      if (!checked.ok || !next) {
-        notes.push(
-          `Not proposed: ${plan.change.kind} ${plan.change.step} (${plan.change.reason}) — the playbook would not validate: ${(checked.ok ? [] : checked.problems).slice(0, 2).join("; ")}`,
-        );
-        continue;
-      }
-      if (rewritten) formatting = "rewritten";
-      state = next;
+      const applied = applyPlan(state, plan, file, check, notes);
+      if (!applied) continue;
+      if (applied.rewritten) formatting = "rewritten";
+      state = applied.state;
       changes.push(plan.change);
     }
   }
   if (changes.length === 0)
     return notes.length > 0 ? { status: "advice", summary: notes } : undefined;
+  const summary = summaryOf(changes, notes, formatting);
+  return {
+    status: "proposed",
+    yaml: state.text,
+    playbook: state.playbook,
+    changes,
+    summary,
+    formatting,
+  };
+}
+
+/** How a text is checked: the project's validator, with the playbooks it knows. */
+type Check = (text: string) => ReturnType<typeof checkPlaybookText>;
+
+/** The file as given, read: or why nothing can be proposed to it. */
+function givenState(
+  file: string,
+  source: string,
+  playbook: PlaybookDocument,
+  check: Check,
+): State | Extract<Improvement, { status: "invalid" }> {
+  const first = check(source);
+  if (!first.ok)
+    return {
+      status: "invalid",
+      problems: first.problems,
+      summary: ["The playbook does not validate as it is: nothing is proposed."],
+    };
+  if (first.dialect !== undefined)
+    return {
+      status: "invalid",
+      problems: [
+        `${file} is written in the ${first.dialect} dialect: changes are proposed to v1 playbooks only`,
+      ],
+      summary: [],
+    };
+  const start = stateOf(file, source);
+  if (!start || !sameData(start.value, playbook))
+    return {
+      status: "invalid",
+      problems: [`${file}: the playbook given is not the one its text holds`],
+      summary: [],
+    };
+  return start;
+}
+
+/**
+ * One plan applied to the file as the earlier ones left it: edited in place, or written out
+ * again when the edits do not read back as meant; undefined (and a note) when it does not validate.
+ */
+function applyPlan(
+  state: State,
+  plan: Plan,
+  file: string,
+  check: Check,
+  notes: string[],
+): { state: State; rewritten: boolean } | undefined {
+  const intended = applyOps(state.value, plan.ops);
+  let text = editText(state.doc, plan.ops);
+  let rewritten = false;
+  const reread = text === undefined ? undefined : stateOf(file, text);
+  if (!reread || !sameData(reread.value, intended)) {
+    text = serialisePlaybook(intended);
+    rewritten = true;
+  }
+  const checked = check(text as string);
+  const next = checked.ok ? stateOf(file, text as string) : undefined;
+  if (!checked.ok || !next) {
+    notes.push(
+      `Not proposed: ${plan.change.kind} ${plan.change.step} (${plan.change.reason}) — the playbook would not validate: ${(checked.ok ? [] : checked.problems).slice(0, 2).join("; ")}`,
+    );
+    return undefined;
+  }
+  return { state: next, rewritten };
+}
+
+/** The proposal's summary: each change, what was seen but not changed, and lost formatting. */
+function summaryOf(
+  changes: readonly ProposedChange[],
+  notes: readonly string[],
+  formatting: "kept" | "rewritten",
+): string[] {
   const summary = [
     ...changes.map((c) => {
       const verb =
@@ -933,12 +1039,5 @@ export function proposeImprovement(
     summary.push(
       "The file could not be edited in place, so it was written out again: its comments and layout are lost.",
     );
-  return {
-    status: "proposed",
-    yaml: state.text,
-    playbook: state.playbook,
-    changes,
-    summary,
-    formatting,
-  };
+  return summary;
 }

@@ -258,43 +258,98 @@ export function traceRecords(
   env: TraceEnv,
 ): TraceRecord[] {
   const now = env.now.toISOString();
-  const command = event.type === "command" ? event : undefined;
   if (!result.changed) {
-    if (!command || result.reply?.outcome !== "refused") return [];
-    const frame = activeFrame(before);
-    const step = stepOf(env, frame.playbook, frame.current);
-    const act: Act = {
-      depth: before.stack.length - 1,
-      playbook: frame.playbook,
-      time: now,
-      authority: commandAuthority(command.actor, false),
-      inputs: commandInputs(command),
-      outcome: "refused",
-      spanKey: seed("refused", before.id, before.seq, event.id),
-    };
-    if (frame.current) act.step = frame.current;
-    if (step) act.kind = step.type;
-    if (result.reply.reason) act.detail = result.reply.reason;
-    return finish(before, before, event, now, [act]);
+    if (event.type !== "command" || result.reply?.outcome !== "refused") return [];
+    return finish(before, before, event, now, [refusedAct(before, event, result.reply, env, now)]);
+  }
+  const acts = new Transition(before, event, result, env, now).acts();
+  return finish(before, result.run, event, now, acts);
+}
+
+/** A refused command changes nothing, and is still recorded: who asked, and why it was not. */
+function refusedAct(
+  before: RunState,
+  command: Extract<RunEvent, { type: "command" }>,
+  reply: NonNullable<AdvanceResult["reply"]>,
+  env: TraceEnv,
+  now: string,
+): Act {
+  const frame = activeFrame(before);
+  const step = stepOf(env, frame.playbook, frame.current);
+  const act: Act = {
+    depth: before.stack.length - 1,
+    playbook: frame.playbook,
+    time: now,
+    authority: commandAuthority(command.actor, false),
+    inputs: commandInputs(command),
+    outcome: "refused",
+    spanKey: seed("refused", before.id, before.seq, command.id),
+  };
+  if (frame.current) act.step = frame.current;
+  if (step) act.kind = step.type;
+  if (reply.reason) act.detail = reply.reason;
+  return act;
+}
+
+/** The acts of one transition that changed the run, gathered in the order they are recorded. */
+class Transition {
+  private readonly after: RunState;
+  private readonly command: Extract<RunEvent, { type: "command" }> | undefined;
+  private readonly entries: TraceEntry[];
+  private readonly list: Act[] = [];
+  private readonly activeDepth: number;
+  private readonly active: Frame;
+
+  constructor(
+    private readonly before: RunState,
+    private readonly event: RunEvent,
+    private readonly result: AdvanceResult,
+    private readonly env: TraceEnv,
+    private readonly now: string,
+  ) {
+    this.after = result.run;
+    this.command = event.type === "command" ? event : undefined;
+    this.entries = newEntries(before, this.after);
+    this.activeDepth = this.after.stack.length - 1;
+    this.active = activeFrame(this.after);
   }
 
-  const after = result.run;
-  const acts: Act[] = [];
-  const entries = newEntries(before, after);
-  const said = (step: string | undefined): string | undefined =>
-    entries.filter((e) => e.step === step).at(-1)?.outcome;
-  const frameAt = (depth: number, playbook: string): Frame | undefined => {
-    const b = before.stack[depth];
+  acts(): Act[] {
+    const { before, after, command } = this;
+    // Steps that finished.
+    for (const f of this.result.finished) this.list.push(this.finishedAct(f));
+    for (const effect of this.result.effects) this.effectAct(effect);
+    // A delegation: the step that started a child playbook in this run.
+    if (after.stack.length > before.stack.length && after.stack.length >= 2)
+      this.list.push(this.delegationAct());
+    if (!isFinished(after)) this.waitActs();
+    this.effectOutputs();
+    if (isFinished(after) && !isFinished(before)) this.list.push(this.endAct());
+    // A command or an event that did none of the above is an act of its own.
+    if (this.list.length === 0) this.list.push(this.plainAct());
+    else if (command) for (const act of this.list) act.inputs ??= commandInputs(command);
+    return this.list;
+  }
+
+  /** What the engine's bounded trace says of `step` in this transition, last. */
+  private said(step: string | undefined): string | undefined {
+    return this.entries.filter((e) => e.step === step).at(-1)?.outcome;
+  }
+
+  private frameAt(depth: number, playbook: string): Frame | undefined {
+    const b = this.before.stack[depth];
     if (b?.playbook === playbook) return b;
-    const a = after.stack[depth];
+    const a = this.after.stack[depth];
     return a?.playbook === playbook ? a : undefined;
-  };
-  const authorityFor = (
+  }
+
+  private authorityFor(
     depth: number,
     playbook: string,
     step: Step | undefined,
     outputs?: Record<string, unknown>,
-  ): TraceAuthority => {
+  ): TraceAuthority {
+    const { after, command } = this;
     if (command) {
       const a = commandAuthority(command.actor, true);
       // An approval that completed: everyone whose vote counted.
@@ -304,17 +359,22 @@ export function traceRecords(
       return a;
     }
     const frame = after.stack[depth]?.playbook === playbook ? after.stack[depth] : undefined;
-    return stepAuthority(after, frame ?? frameAt(depth, playbook), playbookOf(env, playbook), step);
-  };
-  const has = (depth: number, step: string | undefined): Act | undefined =>
-    acts.find((a) => a.depth === depth && a.step === step);
+    return stepAuthority(
+      after,
+      frame ?? this.frameAt(depth, playbook),
+      playbookOf(this.env, playbook),
+      step,
+    );
+  }
 
-  // Steps that finished.
-  for (const f of result.finished) acts.push(finishedAct(f));
-  function finishedAct(f: StepFinished): Act {
-    const step = stepOf(env, f.playbook, f.step);
-    const frame = frameAt(f.depth, f.playbook);
-    const afterFrame = after.stack[f.depth];
+  private has(depth: number, step: string | undefined): Act | undefined {
+    return this.list.find((a) => a.depth === depth && a.step === step);
+  }
+
+  private finishedAct(f: StepFinished): Act {
+    const step = stepOf(this.env, f.playbook, f.step);
+    const frame = this.frameAt(f.depth, f.playbook);
+    const afterFrame = this.after.stack[f.depth];
     const error =
       afterFrame?.playbook === f.playbook ? afterFrame.results[f.step]?.error : undefined;
     const act: Act = {
@@ -322,8 +382,8 @@ export function traceRecords(
       playbook: f.playbook,
       step: f.step,
       kind: f.kind,
-      time: startOf(frame, f.step, now),
-      authority: authorityFor(f.depth, f.playbook, step, f.outputs),
+      time: startOf(frame, f.step, this.now),
+      authority: this.authorityFor(f.depth, f.playbook, step, f.outputs),
       outcome: f.status === "completed" || f.status === "skipped" ? "success" : "failure",
     };
     const tool = step ? toolOfStep(step) : undefined;
@@ -331,112 +391,115 @@ export function traceRecords(
     if (f.outputs) act.outputs = f.outputs;
     if (error && DENIED.has(error.code)) act.authority.granted = false;
     const detail =
-      said(f.step) ??
+      this.said(f.step) ??
       (f.status === "completed" ? undefined : `${f.status}${error ? ` (${error.code})` : ""}`);
     if (detail) act.detail = detail;
     return act;
   }
 
-  // Effects asked for.
-  const activeDepth = after.stack.length - 1;
-  const active = activeFrame(after);
-  for (const effect of result.effects) {
+  /** An effect asked for; a handoff goes with the act of the step that hands off. */
+  private effectAct(effect: Effect): void {
+    const { after, active, activeDepth, now } = this;
     if (effect.kind === "start_playbook") {
       // A handoff: the step that ended the run hands off; a run it starts links to this span.
-      const at = acts.find((a) => a.depth === 0 && a.step === effect.step);
+      const at = this.list.find((a) => a.depth === 0 && a.step === effect.step);
       const target = at ?? {
         depth: 0,
         playbook: after.stack[0]?.playbook ?? "",
         step: effect.step,
         time: now,
-        authority: authorityFor(0, after.stack[0]?.playbook ?? "", undefined),
+        authority: this.authorityFor(0, after.stack[0]?.playbook ?? "", undefined),
         outcome: "success" as const,
       };
       target.tool = "playbook";
       target.delegation = { playbook: boundText(effect.params.playbook), mode: "handoff" };
       target.inputs = effect.params.inputs;
       target.spanKey = handoffKey(effect.key);
-      if (!at) acts.push(target);
-      continue;
+      if (!at) this.list.push(target);
+      return;
     }
-    const step = stepOf(env, active.playbook, effect.step);
+    const step = stepOf(this.env, active.playbook, effect.step);
     const act: Act = {
       depth: activeDepth,
       playbook: active.playbook,
       step: effect.step,
       tool: toolOfEffect(effect),
       time: now,
-      authority: authorityFor(activeDepth, active.playbook, step),
+      authority: this.authorityFor(activeDepth, active.playbook, step),
       inputs: effect.params,
       outcome: "waiting",
-      detail: said(effect.step) ?? `effect ${effect.kind} requested`,
+      detail: this.said(effect.step) ?? `effect ${effect.kind} requested`,
     };
     if (step) act.kind = step.type;
-    acts.push(act);
+    this.list.push(act);
   }
 
-  // A delegation: the step that started a child playbook in this run.
-  if (after.stack.length > before.stack.length && after.stack.length >= 2) {
+  private delegationAct(): Act {
+    const after = this.after;
     const depth = after.stack.length - 2;
     const parent = after.stack[depth] as Frame;
     const child = after.stack[depth + 1] as Frame;
-    const step = stepOf(env, parent.playbook, parent.current);
+    const step = stepOf(this.env, parent.playbook, parent.current);
     const act: Act = {
       depth,
       playbook: parent.playbook,
       kind: step?.type ?? "playbook",
       tool: "playbook",
-      time: now,
-      authority: authorityFor(depth, parent.playbook, step),
+      time: this.now,
+      authority: this.authorityFor(depth, parent.playbook, step),
       delegation: { playbook: boundText(child.playbook), mode: "delegate", run_id: after.id },
       inputs: child.inputs,
       outcome: "waiting",
-      detail: said(parent.current ?? undefined) ?? `delegated to ${child.playbook}`,
+      detail: this.said(parent.current ?? undefined) ?? `delegated to ${child.playbook}`,
       spanKey: delegationKey(after.id, after.stack.slice(0, depth + 1)),
     };
     if (parent.current) act.step = parent.current;
-    acts.push(act);
+    return act;
   }
 
-  // Waits that began: a checkpoint or an ask-first gate (escalation), anything else (waiting).
-  if (!isFinished(after)) {
-    const was = before.stack[activeDepth];
+  /** Waits that began: a checkpoint or an ask-first gate (escalation), anything else (waiting). */
+  private waitActs(): void {
+    const { active, activeDepth } = this;
+    const was = this.before.stack[activeDepth];
     const earlier = was?.playbook === active.playbook ? was : undefined;
     for (const [key, line] of keyedLines(active)) {
       if (line.phase !== "waiting" && line.phase !== "approval") continue;
-      if (!line.current || has(activeDepth, line.current)) continue;
+      if (!line.current || this.has(activeDepth, line.current)) continue;
       const prior = earlier ? keyedLines(earlier).get(key) : undefined;
       const same =
         prior?.current === line.current && prior.phase === line.phase && prior.since === line.since;
       if (same) continue;
-      const step = stepOf(env, active.playbook, line.current);
+      const step = stepOf(this.env, active.playbook, line.current);
       const approval = line.phase === "approval" || answeredWithApproval(step);
       const act: Act = {
         depth: activeDepth,
         playbook: active.playbook,
         step: line.current,
-        time: now,
-        authority: authorityFor(activeDepth, active.playbook, step),
+        time: this.now,
+        authority: this.authorityFor(activeDepth, active.playbook, step),
         outcome: approval ? "escalation" : "waiting",
-        detail: said(line.current) ?? (approval ? "waiting for approval" : "waiting"),
+        detail: this.said(line.current) ?? (approval ? "waiting for approval" : "waiting"),
       };
       if (step) act.kind = step.type;
-      acts.push(act);
+      this.list.push(act);
     }
   }
 
-  // An effect's result: its outputs go with the act of the step that asked for it.
-  if (event.type === "effect_result" && event.ok) {
-    const before0 = activeFrame(before);
+  /** An effect's result: its outputs go with the act of the step that asked for it. */
+  private effectOutputs(): void {
+    const event = this.event;
+    if (event.type !== "effect_result" || !event.ok) return;
+    const before0 = activeFrame(this.before);
     const line = linesOf(before0).find((l) => l.phase === "effect" && l.effectKey === event.key);
     const act = line?.current
-      ? acts.find((a) => a.step === line.current && a.outputs === undefined)
+      ? this.list.find((a) => a.step === line.current && a.outputs === undefined)
       : undefined;
     if (act) act.outputs = event.outputs;
   }
 
-  // The run's end.
-  if (isFinished(after) && !isFinished(before)) {
+  /** The run's end. */
+  private endAct(): Act {
+    const { after, command } = this;
     const root = after.stack[0] as Frame;
     const outcome: TraceOutcome =
       after.status === "cancelled"
@@ -447,10 +510,10 @@ export function traceRecords(
     const act: Act = {
       depth: 0,
       playbook: root.playbook,
-      time: now,
+      time: this.now,
       authority: command
         ? commandAuthority(command.actor, true)
-        : stepAuthority(after, root, playbookOf(env, root.playbook), undefined),
+        : stepAuthority(after, root, playbookOf(this.env, root.playbook), undefined),
       outcome,
       detail:
         after.end?.conclusion ??
@@ -458,32 +521,30 @@ export function traceRecords(
     };
     if (after.outputs) act.outputs = after.outputs;
     if (command) act.inputs = commandInputs(command);
-    acts.push(act);
+    return act;
   }
 
-  // A command or an event that did none of the above is an act of its own.
-  if (acts.length === 0) {
+  /** A command or event that finished, asked for, delegated, awaited and ended nothing. */
+  private plainAct(): Act {
+    const { before, command } = this;
     const frame = activeFrame(before);
-    const entry = entries.at(-1);
+    const entry = this.entries.at(-1);
     const stepId = entry?.step ?? frame.current ?? undefined;
-    const step = stepOf(env, frame.playbook, stepId);
+    const step = stepOf(this.env, frame.playbook, stepId);
     const depth = before.stack.length - 1;
     const act: Act = {
       depth,
       playbook: frame.playbook,
-      time: now,
-      authority: authorityFor(depth, frame.playbook, step),
-      outcome: after.status === "waiting" ? "waiting" : "success",
+      time: this.now,
+      authority: this.authorityFor(depth, frame.playbook, step),
+      outcome: this.after.status === "waiting" ? "waiting" : "success",
     };
     if (stepId) act.step = stepId;
     if (step) act.kind = step.type;
     if (command) act.inputs = commandInputs(command);
     if (entry) act.detail = entry.outcome;
-    acts.push(act);
-  } else if (command) {
-    for (const act of acts) act.inputs ??= commandInputs(command);
+    return act;
   }
-  return finish(before, after, event, now, acts);
 }
 
 /** Records from acts: the fields every record of the transition shares, and the ids' seeds. */

@@ -76,6 +76,28 @@ interface Origin {
   fields: [PathSegment[], PathSegment[]][];
 }
 
+/** One action step being converted: its action and config, and the v1 step it becomes. */
+interface ActionStep {
+  action: string;
+  config: Json;
+  /** The v1 step being filled. */
+  out: Json;
+  /** Where the action stands in the file. */
+  here: PathSegment[];
+  origin: Origin;
+  scope: Scope;
+  /** The action's main value: the action's own scalar, or key `p` of its mapping. */
+  primary(p: string): unknown;
+  /** Where a config key stands: inside the action's mapping, or beside the action. */
+  from(key: string): PathSegment[];
+  /** A value as a v1 template, located at `where` (the action by default). */
+  t(v: unknown, where?: PathSegment[]): unknown;
+}
+
+/** An action reported rather than converted: no step is added for it. */
+const REFUSED = Symbol("refused");
+type Refused = typeof REFUSED;
+
 /** How Catalyst's read actions become calls of the built-in GitHub tools. */
 const READS: Record<
   string,
@@ -134,6 +156,15 @@ const MAIN_OUTPUT: Record<string, string> = {
   script: "stdout",
   checkpoint: "choice",
 };
+
+/** What a step of a v1 kind returns, as later Catalyst steps name it. */
+function namedOutputs(kind: string): Named {
+  return {
+    id: "",
+    main: MAIN_OUTPUT[kind] ?? "value",
+    ...(FIELDS[kind] ? { fields: FIELDS[kind] } : {}),
+  };
+}
 
 export class CatalystYamlConversion extends DialectConversion {
   private readonly inputs = new Set<string>();
@@ -506,158 +537,48 @@ export class CatalystYamlConversion extends DialectConversion {
     const config: Json = isObject(value) ? { ...value, ...extra } : { ...extra };
     const here = [...at, action];
     const primary = (p: string): unknown => (isObject(value) || value === null ? config[p] : value);
-    /** Where a config key stands: inside the action's mapping, or beside the action. */
     const from = (key: string): PathSegment[] =>
       isObject(value) && key in value ? [...here, key] : [...at, key];
     if (action === "if" || action === "if-not") return this.conditional(step, action, at, scope);
     if (action === "for-each") return this.forEach(config, primary, at, scope);
     if (action === "var") return this.variable(config, primary, at, from, scope);
-    const origin: Origin = { at, fields: [[["type"], here]] };
-    const out: Json = { id: "", description: `Catalyst ${action} step` };
-    const t = (v: unknown, where: PathSegment[] = here) => this.template(v, where, scope);
-    const mainOf = (kind: string): Named => ({
-      id: "",
-      main: MAIN_OUTPUT[kind] ?? "value",
-      ...(FIELDS[kind] ? { fields: FIELDS[kind] } : {}),
-    });
-    let named: Named | undefined;
-    if (action in READS) {
-      named = this.read(action, primary, config, out, here, scope);
-    } else
-      switch (action) {
-        case "ai-prompt":
-        case "markdown": {
-          out.type = "ai";
-          out.prompt = this.prompt(primary("prompt"), config, here, from, scope);
-          const files = config.outputs ?? config.files;
-          if (Array.isArray(files)) out.expect_files = files.map((f) => this.path(f, here, scope));
-          if (typeof config.verify === "string") {
-            out.verify = config.verify;
-            origin.fields.push([["verify"], from("verify")]);
-          }
-          if (config.cache === true) out.cache = true;
-          named = {
-            id: "",
-            main: "text",
-            fields: { value: "text", text: "text", response: "text" },
-          };
-          break;
-        }
-        case "git-branch":
-          out.type = "branch";
-          out.name = t(primary("name"));
-          if (config.mustBeNew === true) out.if_exists = "fail";
-          named = mainOf("branch");
-          break;
-        case "git-commit":
-          out.type = "commit";
-          out.message = t(primary("message"));
-          out.branch = this.lastBranch() ?? "{{ repo.default_branch }}";
-          // Catalyst commits every change in the work tree.
-          out.paths = ["**"];
-          if (typeof config.push === "boolean") out.push = config.push;
-          named = mainOf("commit");
-          break;
-        case "file-write":
-        case "json-write":
-        case "gitignore-edit":
-          named = {
-            ...mainOf("commit"),
-            texts: this.write(action, primary, config, out, here, from, scope),
-          };
-          break;
-        case "checkpoint":
-          out.type = "checkpoint";
-          out.message = t(primary("message"));
-          named = mainOf("checkpoint");
-          break;
-        case "github-pr-create":
-          out.type = "pull_request";
-          out.title = t(primary("title"));
-          out.head = this.lastBranch() ?? "{{ repo.default_branch }}";
-          if (config.body !== undefined) out.body = t(config.body, from("body"));
-          named = mainOf("pull_request");
-          break;
-        case "github-pr-await":
-          // A wait for a pull request opened elsewhere (a child playbook's) is a checkpoint.
-          out.type = "checkpoint";
-          out.message = `Waiting for pull request ${String(t(primary("pr")))} to be merged; approve when it is.`;
-          this.report(
-            "dialect-drift",
-            here,
-            "waiting for a pull request opened elsewhere becomes a checkpoint people approve once it is merged",
-            undefined,
-            true,
-          );
-          named = mainOf("checkpoint");
-          break;
-        case "github-issue-create":
-          out.type = "issue";
-          out.title = t(primary("title"));
-          if (config.body !== undefined) out.body = t(config.body, from("body"));
-          named = mainOf("issue");
-          break;
-        case "github-issue-comment":
-        case "github-pr-comment":
-        case "github-pr-reply":
-          out.type = "comment";
-          out.issue = t(primary(action === "github-issue-comment" ? "issue" : "pr"));
-          out.body = t(config.body, from("body"));
-          if (action === "github-pr-reply") out.reply_to = t(config.commentId, from("commentId"));
-          named = mainOf("comment");
-          break;
-        case "display":
-          out.type = "comment";
-          out.body = t(primary("message"));
-          named = mainOf("comment");
-          break;
-        case "playbook": {
-          if (scope.loop)
-            return this.report(
-              "dialect-unmapped",
-              here,
-              "a playbook started once per item of a for-each: v1 delegates to a playbook from the main line only",
-              "start the child playbook after the loop, with the list as its input",
-            );
-          out.type = "playbook";
-          out.mode = "delegate";
-          out.playbook = primary("name");
-          const inputs = config.inputs;
-          if (isObject(inputs))
-            out.with = Object.fromEntries(
-              Object.entries(inputs).map(([k, v]) => [k, t(v, [...from("inputs"), k])]),
-            );
-          named = { id: "", main: "value" };
-          break;
-        }
-        case "return":
-          if (scope.loop)
-            return this.report(
-              "dialect-unmapped",
-              here,
-              "a return inside a for-each: v1 ends a run from the main line only",
-              "return after the loop",
-            );
-          this.returnStep(config, out, here, scope);
-          break;
-        case "bash":
-        case "powershell":
-          this.shellScript(action, primary("code"), config, out, here, scope);
-          named = mainOf("script");
-          break;
-        case "script":
-          this.jsScript(primary("code"), out, here, scope);
-          named = { id: "", main: "stdout", fields: {} };
-          break;
-        default:
-          return this.report(
-            "dialect-unmapped",
-            here,
-            `'${action}' is not an action Catalyst's engine has either (it fails when the step runs), so there is nothing to convert`,
-            "use one of Catalyst's actions (ai-prompt, git-branch, git-commit, github-pr-create, …), or write the step in v1",
-            true,
-          );
-      }
+    const s: ActionStep = {
+      action,
+      config,
+      here,
+      scope,
+      primary,
+      from,
+      out: { id: "", description: `Catalyst ${action} step` },
+      origin: { at, fields: [[["type"], here]] },
+      t: (v, where = here) => this.template(v, where, scope),
+    };
+    const convert =
+      action in READS
+        ? () => this.read(action, primary, config, s.out, here, scope)
+        : Object.hasOwn(this.actions, action)
+          ? this.actions[action]
+          : undefined;
+    if (!convert)
+      return this.report(
+        "dialect-unmapped",
+        here,
+        `'${action}' is not an action Catalyst's engine has either (it fails when the step runs), so there is nothing to convert`,
+        "use one of Catalyst's actions (ai-prompt, git-branch, git-commit, github-pr-create, …), or write the step in v1",
+        true,
+      );
+    const named = convert(s);
+    if (named !== REFUSED) this.place(step, action, at, s, named);
+  }
+
+  /** The converted step joins the list, with what its enclosing blocks and its name give it. */
+  private place(
+    step: Json,
+    action: string,
+    at: PathSegment[],
+    { out, origin, scope }: ActionStep,
+    named: Named | undefined,
+  ): void {
     out.id = this.idFor(step, action);
     if (scope.condition) out.if = scope.condition;
     if (scope.loop) out.for_each = scope.loop.over;
@@ -671,6 +592,154 @@ export class CatalystYamlConversion extends DialectConversion {
     }
     this.origins.set(out, origin);
     this.steps.push(out);
+  }
+
+  /**
+   * How each of Catalyst's actions (but reads and control flow) fills its v1 step: what the
+   * step's result is called by later steps, or REFUSED when the action is reported instead.
+   */
+  private readonly actions: Record<string, (s: ActionStep) => Named | undefined | Refused> = {
+    "ai-prompt": (s) => this.aiPrompt(s),
+    markdown: (s) => this.aiPrompt(s),
+    "git-branch": ({ out, config, primary, t }) => {
+      out.type = "branch";
+      out.name = t(primary("name"));
+      if (config.mustBeNew === true) out.if_exists = "fail";
+      return namedOutputs("branch");
+    },
+    "git-commit": ({ out, config, primary, t }) => {
+      out.type = "commit";
+      out.message = t(primary("message"));
+      out.branch = this.lastBranch() ?? "{{ repo.default_branch }}";
+      // Catalyst commits every change in the work tree.
+      out.paths = ["**"];
+      if (typeof config.push === "boolean") out.push = config.push;
+      return namedOutputs("commit");
+    },
+    "file-write": (s) => this.fileWrite(s),
+    "json-write": (s) => this.fileWrite(s),
+    "gitignore-edit": (s) => this.fileWrite(s),
+    checkpoint: ({ out, primary, t }) => {
+      out.type = "checkpoint";
+      out.message = t(primary("message"));
+      return namedOutputs("checkpoint");
+    },
+    "github-pr-create": ({ out, config, primary, from, t }) => {
+      out.type = "pull_request";
+      out.title = t(primary("title"));
+      out.head = this.lastBranch() ?? "{{ repo.default_branch }}";
+      if (config.body !== undefined) out.body = t(config.body, from("body"));
+      return namedOutputs("pull_request");
+    },
+    "github-pr-await": ({ out, primary, here, t }) => {
+      // A wait for a pull request opened elsewhere (a child playbook's) is a checkpoint.
+      out.type = "checkpoint";
+      out.message = `Waiting for pull request ${String(t(primary("pr")))} to be merged; approve when it is.`;
+      this.report(
+        "dialect-drift",
+        here,
+        "waiting for a pull request opened elsewhere becomes a checkpoint people approve once it is merged",
+        undefined,
+        true,
+      );
+      return namedOutputs("checkpoint");
+    },
+    "github-issue-create": ({ out, config, primary, from, t }) => {
+      out.type = "issue";
+      out.title = t(primary("title"));
+      if (config.body !== undefined) out.body = t(config.body, from("body"));
+      return namedOutputs("issue");
+    },
+    "github-issue-comment": (s) => this.comment(s),
+    "github-pr-comment": (s) => this.comment(s),
+    "github-pr-reply": (s) => this.comment(s),
+    display: ({ out, primary, t }) => {
+      out.type = "comment";
+      out.body = t(primary("message"));
+      return namedOutputs("comment");
+    },
+    playbook: (s) => this.childPlaybook(s),
+    return: ({ out, config, here, scope }) => {
+      if (scope.loop) {
+        this.report(
+          "dialect-unmapped",
+          here,
+          "a return inside a for-each: v1 ends a run from the main line only",
+          "return after the loop",
+        );
+        return REFUSED;
+      }
+      this.returnStep(config, out, here, scope);
+      return undefined;
+    },
+    bash: (s) => this.shell("bash", s),
+    powershell: (s) => this.shell("powershell", s),
+    script: ({ out, primary, here, scope }) => {
+      this.jsScript(primary("code"), out, here, scope);
+      return { id: "", main: "stdout", fields: {} };
+    },
+  };
+
+  private aiPrompt({ out, config, primary, here, from, scope, origin }: ActionStep): Named {
+    out.type = "ai";
+    out.prompt = this.prompt(primary("prompt"), config, here, from, scope);
+    const files = config.outputs ?? config.files;
+    if (Array.isArray(files)) out.expect_files = files.map((f) => this.path(f, here, scope));
+    if (typeof config.verify === "string") {
+      out.verify = config.verify;
+      origin.fields.push([["verify"], from("verify")]);
+    }
+    if (config.cache === true) out.cache = true;
+    return { id: "", main: "text", fields: { value: "text", text: "text", response: "text" } };
+  }
+
+  private fileWrite({ action, primary, config, out, here, from, scope }: ActionStep): Named {
+    return {
+      ...namedOutputs("commit"),
+      texts: this.write(action, primary, config, out, here, from, scope),
+    };
+  }
+
+  private comment({ action, out, config, primary, from, t }: ActionStep): Named {
+    out.type = "comment";
+    out.issue = t(primary(action === "github-issue-comment" ? "issue" : "pr"));
+    out.body = t(config.body, from("body"));
+    if (action === "github-pr-reply") out.reply_to = t(config.commentId, from("commentId"));
+    return namedOutputs("comment");
+  }
+
+  private childPlaybook({
+    out,
+    config,
+    primary,
+    here,
+    from,
+    scope,
+    t,
+  }: ActionStep): Named | Refused {
+    if (scope.loop) {
+      this.report(
+        "dialect-unmapped",
+        here,
+        "a playbook started once per item of a for-each: v1 delegates to a playbook from the main line only",
+        "start the child playbook after the loop, with the list as its input",
+      );
+      return REFUSED;
+    }
+    out.type = "playbook";
+    out.mode = "delegate";
+    out.playbook = primary("name");
+    const inputs = config.inputs;
+    if (isObject(inputs))
+      out.with = Object.fromEntries(
+        Object.entries(inputs).map(([k, v]) => [k, t(v, [...from("inputs"), k])]),
+      );
+    return { id: "", main: "value" };
+  }
+
+  private shell(shell: "bash" | "powershell", s: ActionStep): Named {
+    this.shellScript(shell, s.primary("code"), s.config, s.out, s.here, s.scope);
+    return namedOutputs("script");
   }
 
   /** A read becomes a call of a built-in GitHub tool that the bot makes itself. */

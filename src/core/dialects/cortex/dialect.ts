@@ -391,24 +391,9 @@ class CortexConversion extends DialectConversion {
       return fallback();
     }
     const file = `skills/${name}.md`;
-    const text = NAME.test(name) ? this.siblings.read(file) : undefined;
-    if (text === undefined) {
-      this.report(
-        "dialect-invalid",
-        where,
-        `step '${s.id}' uses the skill '${name}', but the package has no ${file}`,
-        `add ${file}, or name a skill the package has`,
-      );
-      return fallback();
-    }
-    const parsed = parseCortexMarkdown(`${this.dir}${file}`, text, this.limits);
-    if (!parsed.ok) {
-      this.report("dialect-invalid", where, `the skill file ${file} is too large to read`);
-      return fallback();
-    }
-    const { model, document } = parsed.parsed;
-    for (const issue of parsed.parsed.issues)
-      this.report("dialect-invalid", issue.path, issue.message, issue.hint, false, document);
+    const parsed = this.skillFile(s, name, file, where);
+    if (!parsed) return fallback();
+    const { model, document } = parsed;
     const meta = model.sections.metadata?.fields ?? {};
     const m = (key: string): PathSegment[] => ["sections", "metadata", "fields", key];
     if (meta["skill-id"] !== undefined && meta["skill-id"] !== name)
@@ -430,29 +415,7 @@ class CortexConversion extends DialectConversion {
       step.type = "investigate";
       if (prompt && promptPath)
         this.put(step, "description", prompt, [...to, "description"], promptPath, document);
-      const tools = meta.tools
-        .split(",")
-        .map((t) => t.trim().replace(/^`|`$/g, ""))
-        .filter(Boolean);
-      const calls: Json[] = [];
-      for (const tool of tools) {
-        if (!TOOL.test(tool)) {
-          this.report(
-            "dialect-invalid",
-            m("tools"),
-            `the skill's tool '${tool}' is not written <server>/<tool>`,
-            undefined,
-            false,
-            document,
-          );
-          continue;
-        }
-        calls.push({ tool });
-        this.b.locate([...to, "suggested_calls", calls.length - 1], m("tools"), document, true);
-      }
-      step.suggested_calls = calls;
-      this.b.locate([...to, "suggested_calls"], m("tools"), document);
-      return;
+      return this.suggestedCalls(meta.tools, to, step, document);
     }
     const executor = meta.executor ?? "llm";
     if (!MODEL_EXECUTORS.has(executor.toLowerCase())) {
@@ -479,6 +442,66 @@ class CortexConversion extends DialectConversion {
     }
     step.type = "ai";
     this.put(step, "prompt", prompt, [...to, "prompt"], promptPath, document);
+  }
+
+  /** The skill's Markdown file, read (its issues reported); undefined when it cannot be. */
+  private skillFile(
+    s: MarkdownStep,
+    name: string,
+    file: string,
+    where: PathSegment[],
+  ): ParsedMarkdown | undefined {
+    const text = NAME.test(name) ? this.siblings.read(file) : undefined;
+    if (text === undefined) {
+      this.report(
+        "dialect-invalid",
+        where,
+        `step '${s.id}' uses the skill '${name}', but the package has no ${file}`,
+        `add ${file}, or name a skill the package has`,
+      );
+      return undefined;
+    }
+    const parsed = parseCortexMarkdown(`${this.dir}${file}`, text, this.limits);
+    if (!parsed.ok) {
+      this.report("dialect-invalid", where, `the skill file ${file} is too large to read`);
+      return undefined;
+    }
+    const { document } = parsed.parsed;
+    for (const issue of parsed.parsed.issues)
+      this.report("dialect-invalid", issue.path, issue.message, issue.hint, false, document);
+    return parsed.parsed;
+  }
+
+  /** A skill's `tools:` (`server/tool`, comma-separated) as the step's suggested calls. */
+  private suggestedCalls(
+    list: string,
+    to: PathSegment[],
+    step: Json,
+    document: SourceDocument,
+  ): void {
+    const at: PathSegment[] = ["sections", "metadata", "fields", "tools"];
+    const tools = list
+      .split(",")
+      .map((t) => t.trim().replace(/^`|`$/g, ""))
+      .filter(Boolean);
+    const calls: Json[] = [];
+    for (const tool of tools) {
+      if (!TOOL.test(tool)) {
+        this.report(
+          "dialect-invalid",
+          at,
+          `the skill's tool '${tool}' is not written <server>/<tool>`,
+          undefined,
+          false,
+          document,
+        );
+        continue;
+      }
+      calls.push({ tool });
+      this.b.locate([...to, "suggested_calls", calls.length - 1], at, document, true);
+    }
+    step.suggested_calls = calls;
+    this.b.locate([...to, "suggested_calls"], at, document);
   }
 
   /** A contract file named by a step, as the JSON Schema of what enters or leaves it. */

@@ -86,145 +86,217 @@ export function parseCortexMarkdown(
       },
     };
   }
-  const locations = new Map<string, NodeLocation>();
-  const issues: MarkdownIssue[] = [];
-  const model: MarkdownModel = { sections: {} };
-  const at = (path: PathSegment[], value: Range, key?: Range) =>
-    locations.set(pointerOf(path), key ? { key, value } : { value });
-  at([], { start: 0, end: Math.max(0, text.length) });
-  at(["sections"], { start: 0, end: Math.max(0, text.length) });
-
-  let section: { name: string; data: MarkdownSection; bodyLines: string[] } | undefined;
-  let step: { data: MarkdownStep; path: PathSegment[] } | undefined;
+  const reader = new MarkdownReader(text.length);
   let offset = 0;
-  let inFence = false;
   for (const raw of lines) {
-    const start = offset;
+    reader.read(lineAt(raw, offset));
     offset += raw.length + 1;
-    const line = raw.replace(/\r$/, "");
-    const trimmed = line.trim();
-    const lead = line.length - line.trimStart().length;
-    const range = (from: number, length: number): Range => ({
-      start: start + from,
-      end: start + from + length,
-    });
-    const whole = range(lead, trimmed.length);
-    if (/^(```|~~~)/.test(trimmed)) inFence = !inFence;
-    if (!inFence && /^#\s+\S/.test(line) && model.title === undefined && !section) {
-      model.title = trimmed.slice(1).trim();
-      at(["title"], range(line.indexOf(model.title), model.title.length), whole);
-      continue;
+  }
+  const { model, issues, locations } = reader;
+  const document = new SourceDocument(file, text, model, locations);
+  // A value the lines above gave no place (an empty section's lists) is shown at its section.
+  return { ok: true, parsed: { document, model, issues } };
+}
+
+/** One line of the file, with the ranges of its parts in the whole text. */
+interface MarkdownLine {
+  line: string;
+  trimmed: string;
+  /** How far the line is indented. */
+  lead: number;
+  /** The line's text without its indentation. */
+  whole: Range;
+  range(from: number, length: number): Range;
+}
+
+function lineAt(raw: string, start: number): MarkdownLine {
+  const line = raw.replace(/\r$/, "");
+  const trimmed = line.trim();
+  const lead = line.length - line.trimStart().length;
+  const range = (from: number, length: number): Range => ({
+    start: start + from,
+    end: start + from + length,
+  });
+  return { line, trimmed, lead, whole: range(lead, trimmed.length), range };
+}
+
+interface OpenSection {
+  name: string;
+  data: MarkdownSection;
+  bodyLines: string[];
+}
+
+interface OpenStep {
+  data: MarkdownStep;
+  path: PathSegment[];
+}
+
+/** Reads the file line by line: each line extends the section or step it falls in. */
+class MarkdownReader {
+  readonly locations = new Map<string, NodeLocation>();
+  readonly issues: MarkdownIssue[] = [];
+  readonly model: MarkdownModel = { sections: {} };
+  private section: OpenSection | undefined;
+  private step: OpenStep | undefined;
+  private inFence = false;
+
+  constructor(textLength: number) {
+    this.at([], { start: 0, end: Math.max(0, textLength) });
+    this.at(["sections"], { start: 0, end: Math.max(0, textLength) });
+  }
+
+  private at(path: PathSegment[], value: Range, key?: Range): void {
+    this.locations.set(pointerOf(path), key ? { key, value } : { value });
+  }
+
+  read(l: MarkdownLine): void {
+    const { line, trimmed, lead } = l;
+    if (/^(```|~~~)/.test(trimmed)) this.inFence = !this.inFence;
+    if (!this.inFence && /^#\s+\S/.test(line) && this.model.title === undefined && !this.section) {
+      this.model.title = trimmed.slice(1).trim();
+      this.at(["title"], l.range(line.indexOf(this.model.title), this.model.title.length), l.whole);
+      return;
     }
-    if (!inFence && /^##\s+\S/.test(line)) {
-      const heading = trimmed.slice(2).trim();
-      const name = heading.toLowerCase();
-      step = undefined;
-      const path = ["sections", name];
-      if (model.sections[name]) {
-        issues.push({
-          path,
-          message: `the section '## ${heading}' appears twice`,
-          hint: "merge the two sections into one",
-        });
-        section = { name, data: { body: "", fields: {}, items: [], steps: [] }, bodyLines: [] };
-        continue;
-      }
-      section = { name, data: { body: "", fields: {}, items: [], steps: [] }, bodyLines: [] };
-      model.sections[name] = section.data;
-      at(path, whole, whole);
-      continue;
-    }
-    if (!section) continue;
-    if (trimmed) section.bodyLines.push(line);
-    section.data.body = section.bodyLines.join("\n").trim();
-    const base: PathSegment[] = ["sections", section.name];
-    if (locations.has(pointerOf(base)) && trimmed) {
-      // The section's value spans from its heading to its last line.
-      const loc = locations.get(pointerOf(base)) as NodeLocation;
-      locations.set(pointerOf(base), { ...loc, value: { start: loc.value.start, end: whole.end } });
-      at([...base, "body"], {
-        start: locations.get(pointerOf([...base, "body"]))?.value.start ?? whole.start,
-        end: whole.end,
-      });
-    }
-    if (inFence || !trimmed) continue;
+    if (!this.inFence && /^##\s+\S/.test(line)) return this.heading(l);
+    const section = this.section;
+    if (!section) return;
+    this.extendSection(section, l);
+    if (this.inFence || !trimmed) return;
     const numbered = lead === 0 ? STEP.exec(trimmed) : null;
-    if (numbered) {
-      const rest = numbered[2] as string;
-      const split = /^\**([^\s*—]+)\**(?:\s+[—–-]\s+(.+))?$/.exec(rest);
-      const index = section.data.steps.length;
-      const path = [...base, "steps", index];
-      const id = split ? (split[1] as string) : rest;
-      const data: MarkdownStep = { id, fields: {}, branches: [] };
-      if (split?.[2]) data.title = split[2];
-      section.data.steps.push(data);
-      step = { data, path };
-      const idAt = range(lead + trimmed.indexOf(id), id.length);
-      at(path, whole, idAt);
-      at([...path, "id"], idAt);
-      if (data.title)
-        at([...path, "title"], range(lead + trimmed.lastIndexOf(data.title), data.title.length));
-      at([...path, "fields"], whole);
-      at([...path, "branches"], whole);
-      continue;
-    }
+    if (numbered) return this.numberedStep(section, l, numbered[2] as string);
     const field = FIELD.exec(trimmed);
-    const target = step && lead > 0 ? step : undefined;
-    if (lead === 0) step = undefined;
-    if (field) {
-      const key = (field[1] as string).trim().toLowerCase();
-      const value = (field[2] as string).trim();
-      const keyAt = range(lead + trimmed.indexOf("**"), key.length + 4);
-      const valueAt = range(lead + trimmed.lastIndexOf(value), value.length);
-      if (target && key === "branch") {
-        const b = BRANCH.exec(value);
-        const path = [...target.path, "branches", target.data.branches.length];
-        if (!b) {
-          issues.push({
-            path: [...target.path, "fields"],
-            message: `step '${target.data.id}': the branch '${value}' names no step to go to`,
-            hint: "write `- **branch**: <when this applies> -> <step id>`",
-          });
-          continue;
-        }
-        const condition = b[1] as string;
-        const goto = b[2] as string;
-        target.data.branches.push({ condition, goto });
-        at(path, valueAt, keyAt);
-        at([...path, "condition"], range(lead + trimmed.lastIndexOf(value), condition.length));
-        at([...path, "goto"], range(lead + trimmed.length - goto.length, goto.length));
-        continue;
-      }
-      const fields = target ? target.data.fields : section.data.fields;
-      const path = [...(target ? [...target.path, "fields"] : [...base, "fields"]), key];
-      if (key in fields) {
-        issues.push({
-          path,
-          message: `the field '${key}' is given twice`,
-          hint: "keep one of the two lines",
-        });
-        continue;
-      }
-      fields[key] = value;
-      if (!target) at([...base, "fields"], whole);
-      at(path, valueAt, keyAt);
-      continue;
-    }
+    const target = this.step && lead > 0 ? this.step : undefined;
+    if (lead === 0) this.step = undefined;
+    if (field) return this.field(section, target, l, field);
     const item = ITEM.exec(trimmed);
     if (item && !target) {
+      const base: PathSegment[] = ["sections", section.name];
       const path = [...base, "items", section.data.items.length];
       section.data.items.push((item[1] as string).trim());
-      at([...base, "items"], whole);
-      at(path, range(lead + 2, trimmed.length - 2), whole);
+      this.at([...base, "items"], l.whole);
+      this.at(path, l.range(lead + 2, trimmed.length - 2), l.whole);
     } else if (target) {
-      issues.push({
+      this.issues.push({
         path: [...target.path, "fields"],
         message: `step '${target.data.id}': the line '${trimmed}' is not a \`- **key**: value\` field`,
         hint: "write each of a step's settings as `- **key**: value` under it",
       });
     }
   }
-  const document = new SourceDocument(file, text, model, locations);
-  // A value the lines above gave no place (an empty section's lists) is shown at its section.
-  return { ok: true, parsed: { document, model, issues } };
+
+  /** `## Section`: opens a section (a second one of the same name is read but not kept). */
+  private heading(l: MarkdownLine): void {
+    const heading = l.trimmed.slice(2).trim();
+    const name = heading.toLowerCase();
+    this.step = undefined;
+    const path = ["sections", name];
+    this.section = { name, data: { body: "", fields: {}, items: [], steps: [] }, bodyLines: [] };
+    if (this.model.sections[name]) {
+      this.issues.push({
+        path,
+        message: `the section '## ${heading}' appears twice`,
+        hint: "merge the two sections into one",
+      });
+      return;
+    }
+    this.model.sections[name] = this.section.data;
+    this.at(path, l.whole, l.whole);
+  }
+
+  private extendSection(section: OpenSection, l: MarkdownLine): void {
+    if (l.trimmed) section.bodyLines.push(l.line);
+    section.data.body = section.bodyLines.join("\n").trim();
+    const base: PathSegment[] = ["sections", section.name];
+    if (this.locations.has(pointerOf(base)) && l.trimmed) {
+      // The section's value spans from its heading to its last line.
+      const loc = this.locations.get(pointerOf(base)) as NodeLocation;
+      this.locations.set(pointerOf(base), {
+        ...loc,
+        value: { start: loc.value.start, end: l.whole.end },
+      });
+      this.at([...base, "body"], {
+        start: this.locations.get(pointerOf([...base, "body"]))?.value.start ?? l.whole.start,
+        end: l.whole.end,
+      });
+    }
+  }
+
+  /** `1. id — title`: opens a step of the section. */
+  private numberedStep(section: OpenSection, l: MarkdownLine, rest: string): void {
+    const split = /^\**([^\s*—]+)\**(?:\s+[—–-]\s+(.+))?$/.exec(rest);
+    const index = section.data.steps.length;
+    const path = ["sections", section.name, "steps", index];
+    const id = split ? (split[1] as string) : rest;
+    const data: MarkdownStep = { id, fields: {}, branches: [] };
+    if (split?.[2]) data.title = split[2];
+    section.data.steps.push(data);
+    this.step = { data, path };
+    const idAt = l.range(l.lead + l.trimmed.indexOf(id), id.length);
+    this.at(path, l.whole, idAt);
+    this.at([...path, "id"], idAt);
+    if (data.title)
+      this.at(
+        [...path, "title"],
+        l.range(l.lead + l.trimmed.lastIndexOf(data.title), data.title.length),
+      );
+    this.at([...path, "fields"], l.whole);
+    this.at([...path, "branches"], l.whole);
+  }
+
+  /** `- **key**: value`: a field of the step it is indented under, else of the section. */
+  private field(
+    section: OpenSection,
+    target: OpenStep | undefined,
+    l: MarkdownLine,
+    field: RegExpExecArray,
+  ): void {
+    const key = (field[1] as string).trim().toLowerCase();
+    const value = (field[2] as string).trim();
+    const keyAt = l.range(l.lead + l.trimmed.indexOf("**"), key.length + 4);
+    const valueAt = l.range(l.lead + l.trimmed.lastIndexOf(value), value.length);
+    if (target && key === "branch") return this.branch(target, l, value, keyAt, valueAt);
+    const base: PathSegment[] = ["sections", section.name];
+    const fields = target ? target.data.fields : section.data.fields;
+    const path = [...(target ? [...target.path, "fields"] : [...base, "fields"]), key];
+    if (key in fields) {
+      this.issues.push({
+        path,
+        message: `the field '${key}' is given twice`,
+        hint: "keep one of the two lines",
+      });
+      return;
+    }
+    fields[key] = value;
+    if (!target) this.at([...base, "fields"], l.whole);
+    this.at(path, valueAt, keyAt);
+  }
+
+  /** `- **branch**: <condition> -> <step>` under a step. */
+  private branch(
+    target: OpenStep,
+    l: MarkdownLine,
+    value: string,
+    keyAt: Range,
+    valueAt: Range,
+  ): void {
+    const b = BRANCH.exec(value);
+    const path = [...target.path, "branches", target.data.branches.length];
+    if (!b) {
+      this.issues.push({
+        path: [...target.path, "fields"],
+        message: `step '${target.data.id}': the branch '${value}' names no step to go to`,
+        hint: "write `- **branch**: <when this applies> -> <step id>`",
+      });
+      return;
+    }
+    const condition = b[1] as string;
+    const goto = b[2] as string;
+    target.data.branches.push({ condition, goto });
+    this.at(path, valueAt, keyAt);
+    this.at(
+      [...path, "condition"],
+      l.range(l.lead + l.trimmed.lastIndexOf(value), condition.length),
+    );
+    this.at([...path, "goto"], l.range(l.lead + l.trimmed.length - goto.length, goto.length));
+  }
 }

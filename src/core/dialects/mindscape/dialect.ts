@@ -320,6 +320,12 @@ class MindscapeConversion extends DialectConversion {
     }
     if (doc === this.doc && (fm.kind === "user_workflow" || fm.kind === "system_tool"))
       this.put(this.out, "kind", fm.kind, ["kind"], ["kind"], doc);
+    this.frontRequires(fm, doc);
+    this.frontLeftovers(fm, doc);
+  }
+
+  /** How the playbook talks (interaction_mode) and the tools it needs. */
+  private frontRequires(fm: Json, doc: SourceDocument): void {
     if (Array.isArray(fm.interaction_mode)) {
       const modes = fm.interaction_mode.filter((m) =>
         ["silent", "needs_review", "conversational"].includes(String(m)),
@@ -354,6 +360,10 @@ class MindscapeConversion extends DialectConversion {
         this.b.locate(["requires", "tools"], ["tool_dependencies"], doc, true);
       }
     }
+  }
+
+  /** The front matter's fields with no part in a run here: reported, not read. */
+  private frontLeftovers(fm: Json, doc: SourceDocument): void {
     if (fm.locale !== undefined && !["en", "zh-TW", "ja"].includes(String(fm.locale)))
       this.report(
         "dialect-drift",
@@ -542,57 +552,10 @@ class MindscapeConversion extends DialectConversion {
         [...at, "tool_slot"],
         "Cannot specify both 'tool' and 'tool_slot'.",
       );
-    if (typeof src.playbook_slot === "string") {
-      step.type = "playbook";
-      step.mode = "delegate";
-      this.put(step, "playbook", src.playbook_slot, [...to, "playbook"], [...at, "playbook_slot"]);
-      if (isObject(src.inputs)) {
-        const withs: Json = {};
-        for (const [k, v] of Object.entries(src.inputs))
-          if (typeof v === "string" || typeof v === "number" || typeof v === "boolean")
-            withs[k] = typeof v === "string" ? this.template(v, [...at, "inputs", k]) : v;
-        step.with = withs;
-        this.b.locate([...to, "with"], [...at, "inputs"], this.doc, true);
-      }
-    } else if (tool) {
-      if (typeof src.tool_slot === "string")
-        this.report(
-          "dialect-drift",
-          [...at, "tool_slot"],
-          "a tool slot is resolved per workspace in Mindscape; here it names the tool itself",
-          undefined,
-          true,
-        );
-      step.type = "investigate";
-      const call: Json = { tool: toolName(tool), run: "auto" };
-      this.b.locate(
-        [...to, "suggested_calls"],
-        [...at, typeof src.tool === "string" ? "tool" : "tool_slot"],
-      );
-      this.b.locate(
-        [...to, "suggested_calls", 0],
-        [...at, typeof src.tool === "string" ? "tool" : "tool_slot"],
-      );
-      this.b.locate(
-        [...to, "suggested_calls", 0, "tool"],
-        [...at, typeof src.tool === "string" ? "tool" : "tool_slot"],
-      );
-      if (src.inputs !== undefined) {
-        call.args = this.args(src.inputs, [...at, "inputs"], 0);
-        this.b.locate([...to, "suggested_calls", 0, "args"], [...at, "inputs"], this.doc, true);
-      }
-      if (isObject(src.outputs)) {
-        const outputs: Record<string, string> = {};
-        this.stepOutputs.set(src.id, outputs);
-        for (const [name, path] of Object.entries(src.outputs))
-          if (typeof path === "string" && /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/.test(name))
-            outputs[name] = path;
-        call.outputs = outputs;
-        this.b.locate([...to, "suggested_calls", 0, "outputs"], [...at, "outputs"], this.doc, true);
-      }
-      step.suggested_calls = [call];
-      this.stepCalls.set(src.id, call);
-    } else {
+    if (typeof src.playbook_slot === "string")
+      this.delegateStep(src, src.playbook_slot, at, to, step);
+    else if (tool) this.toolStep(src, src.id, tool, at, to, step);
+    else {
       this.report(
         "dialect-invalid",
         at,
@@ -602,6 +565,85 @@ class MindscapeConversion extends DialectConversion {
     }
     if (Array.isArray(src.depends_on) && src.depends_on.length)
       step.description = `Runs once ${src.depends_on.join(", ")} ran.`;
+    this.conditionAndLoop(src, at, to, step);
+    if (isObject(src.tool_policy) && src.tool_policy.risk_level === "write") {
+      step.authority = "ask-first";
+      this.b.locate([...to, "authority"], [...at, "tool_policy"]);
+    }
+    if (src.hooks !== undefined)
+      this.report(
+        "dialect-unmapped",
+        [...at, "hooks"],
+        "step hooks (pre_step, post_step, on_error) call tool slots around a step; there is no equivalent here",
+        "make them steps of their own",
+        true,
+      );
+    return step;
+  }
+
+  /** `playbook_slot`: the step delegates to another playbook, with its inputs as `with`. */
+  private delegateStep(
+    src: Json,
+    playbook: string,
+    at: PathSegment[],
+    to: PathSegment[],
+    step: Json,
+  ): void {
+    step.type = "playbook";
+    step.mode = "delegate";
+    this.put(step, "playbook", playbook, [...to, "playbook"], [...at, "playbook_slot"]);
+    if (isObject(src.inputs)) {
+      const withs: Json = {};
+      for (const [k, v] of Object.entries(src.inputs))
+        if (typeof v === "string" || typeof v === "number" || typeof v === "boolean")
+          withs[k] = typeof v === "string" ? this.template(v, [...at, "inputs", k]) : v;
+      step.with = withs;
+      this.b.locate([...to, "with"], [...at, "inputs"], this.doc, true);
+    }
+  }
+
+  /** `tool` or `tool_slot`: the step makes one call, with its inputs as the call's args. */
+  private toolStep(
+    src: Json,
+    id: string,
+    tool: string,
+    at: PathSegment[],
+    to: PathSegment[],
+    step: Json,
+  ): void {
+    if (typeof src.tool_slot === "string")
+      this.report(
+        "dialect-drift",
+        [...at, "tool_slot"],
+        "a tool slot is resolved per workspace in Mindscape; here it names the tool itself",
+        undefined,
+        true,
+      );
+    step.type = "investigate";
+    const call: Json = { tool: toolName(tool), run: "auto" };
+    const named: PathSegment[] = [...at, typeof src.tool === "string" ? "tool" : "tool_slot"];
+    this.b.locate([...to, "suggested_calls"], named);
+    this.b.locate([...to, "suggested_calls", 0], named);
+    this.b.locate([...to, "suggested_calls", 0, "tool"], named);
+    if (src.inputs !== undefined) {
+      call.args = this.args(src.inputs, [...at, "inputs"], 0);
+      this.b.locate([...to, "suggested_calls", 0, "args"], [...at, "inputs"], this.doc, true);
+    }
+    if (isObject(src.outputs)) {
+      const outputs: Record<string, string> = {};
+      this.stepOutputs.set(id, outputs);
+      for (const [name, path] of Object.entries(src.outputs))
+        if (typeof path === "string" && /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/.test(name))
+          outputs[name] = path;
+      call.outputs = outputs;
+      this.b.locate([...to, "suggested_calls", 0, "outputs"], [...at, "outputs"], this.doc, true);
+    }
+    step.suggested_calls = [call];
+    this.stepCalls.set(id, call);
+  }
+
+  /** `condition` and `for_each`, rewritten into this format's expressions. */
+  private conditionAndLoop(src: Json, at: PathSegment[], to: PathSegment[], step: Json): void {
     if (typeof src.condition === "string" && src.condition.trim()) {
       const r = rewriteCondition(src.condition);
       this.noteRewrite(r, [...at, "condition"], true);
@@ -622,19 +664,6 @@ class MindscapeConversion extends DialectConversion {
         this.put(step, "for_each", r.text, [...to, "for_each"], [...at, "for_each"]);
       }
     }
-    if (isObject(src.tool_policy) && src.tool_policy.risk_level === "write") {
-      step.authority = "ask-first";
-      this.b.locate([...to, "authority"], [...at, "tool_policy"]);
-    }
-    if (src.hooks !== undefined)
-      this.report(
-        "dialect-unmapped",
-        [...at, "hooks"],
-        "step hooks (pre_step, post_step, on_error) call tool slots around a step; there is no equivalent here",
-        "make them steps of their own",
-        true,
-      );
-    return step;
   }
 
   /**

@@ -67,6 +67,11 @@ const STEP_FIELDS = new Set(["id", "tool", "required", "purpose", "params"]);
 const SIDECARS = ["selector", "execution", "decision"] as const;
 type Sidecar = (typeof SIDECARS)[number];
 
+/** The spec's `{{context_id}}`, as this format's input. */
+function fillContextId(value: string): string {
+  return value.replace(/\{\{context_id\}\}/g, "{{ inputs.context_id }}");
+}
+
 function stemOf(file: string): string {
   return (file.split("/").pop() ?? file).replace(/\.ya?ml$/i, "");
 }
@@ -304,6 +309,46 @@ class RunbookConversion extends DialectConversion {
       return;
     }
     this.sidecarName("selector", sel, doc);
+    this.selectorRequired(sel, doc);
+    const selector: Json = {};
+    const issues: Json = {};
+    this.b.locate(["on"], [], doc);
+    this.b.locate(["on", "alerts"], [], doc);
+    this.b.locate(["on", "issues"], [], doc);
+    if (Array.isArray(sel.context_types))
+      this.selectorContextTypes(sel.context_types, types, selector, issues, doc);
+    if (typeof sel.priority === "number") {
+      this.put(selector, "priority", sel.priority, ["on", "alerts", "priority"], ["priority"], doc);
+      this.put(issues, "priority", sel.priority, ["on", "issues", "priority"], ["priority"], doc);
+    }
+    const signals: Json = {};
+    for (const [side, key] of [
+      ["positive", "positive_signals"],
+      ["negative", "negative_signals"],
+    ] as const) {
+      const list = sel[key];
+      if (!Array.isArray(list)) continue;
+      const converted: Json[] = [];
+      list.forEach((signal: unknown, i: number) => {
+        const s = this.signal(signal, key, i, doc);
+        if (!s) return;
+        converted.push(s);
+        this.b.locate(["on", "alerts", "signals", side, converted.length - 1], [key, i], doc, true);
+        this.b.locate(["on", "issues", "signals", side, converted.length - 1], [key, i], doc, true);
+      });
+      signals[side] = converted;
+    }
+    this.symptomsAsSignals(sel, signals, doc);
+    if (Object.keys(signals).length) {
+      selector.signals = signals;
+      issues.signals = structuredClone(signals);
+    }
+    this.out.on = { alerts: selector, issues, command: this.stem.replace(/_/g, "-") };
+    this.b.locate(["on", "command"], []);
+  }
+
+  /** What the spec's checker requires of a selector: context types and both signal lists. */
+  private selectorRequired(sel: Json, doc: SourceDocument): void {
     if (!Array.isArray(sel.context_types) || sel.context_types.length === 0)
       this.report(
         "dialect-invalid",
@@ -322,91 +367,89 @@ class RunbookConversion extends DialectConversion {
         false,
         doc,
       );
-    const selector: Json = {};
-    const issues: Json = {};
-    this.b.locate(["on"], [], doc);
-    this.b.locate(["on", "alerts"], [], doc);
-    this.b.locate(["on", "issues"], [], doc);
-    if (Array.isArray(sel.context_types)) {
-      const listed = sel.context_types.filter((t): t is string => typeof t === "string");
-      for (const [target, to] of [
-        [selector, "alerts"],
-        [issues, "issues"],
-      ] as const)
-        this.put(
-          target,
-          "context_types",
-          listed,
-          ["on", to, "context_types"],
-          ["context_types"],
-          doc,
-        );
-      const unsupported = listed.filter((t) => !types.includes(t));
-      if (unsupported.length)
+  }
+
+  /** The selector's context types, for alerts and issues alike. */
+  private selectorContextTypes(
+    contextTypes: unknown[],
+    types: string[],
+    selector: Json,
+    issues: Json,
+    doc: SourceDocument,
+  ): void {
+    const listed = contextTypes.filter((t): t is string => typeof t === "string");
+    for (const [target, to] of [
+      [selector, "alerts"],
+      [issues, "issues"],
+    ] as const)
+      this.put(
+        target,
+        "context_types",
+        listed,
+        ["on", to, "context_types"],
+        ["context_types"],
+        doc,
+      );
+    const unsupported = listed.filter((t) => !types.includes(t));
+    if (unsupported.length)
+      this.report(
+        "dialect-drift",
+        ["context_types"],
+        `the selector picks incidents of ${unsupported.join(", ")}, which the runbook's match.context_types refuses; such a run stops before any step`,
+        undefined,
+        false,
+        doc,
+      );
+  }
+
+  /** One positive or negative signal (pattern, weight, mode), or undefined when it is not one. */
+  private signal(
+    signal: unknown,
+    key: "positive_signals" | "negative_signals",
+    i: number,
+    doc: SourceDocument,
+  ): Json | undefined {
+    if (
+      !isObject(signal) ||
+      typeof signal.pattern !== "string" ||
+      typeof signal.weight !== "number"
+    ) {
+      this.report(
+        "dialect-invalid",
+        [key, i],
+        "a signal has a pattern (text) and a weight (number)",
+        undefined,
+        false,
+        doc,
+      );
+      return undefined;
+    }
+    for (const field of Object.keys(signal))
+      if (!["pattern", "weight", "mode"].includes(field))
         this.report(
-          "dialect-drift",
-          ["context_types"],
-          `the selector picks incidents of ${unsupported.join(", ")}, which the runbook's match.context_types refuses; such a run stops before any step`,
+          "dialect-invalid",
+          [key, i, field],
+          `'${field}' is not a field of a signal`,
           undefined,
-          false,
+          true,
           doc,
         );
-    }
-    if (typeof sel.priority === "number") {
-      this.put(selector, "priority", sel.priority, ["on", "alerts", "priority"], ["priority"], doc);
-      this.put(issues, "priority", sel.priority, ["on", "issues", "priority"], ["priority"], doc);
-    }
-    const signals: Json = {};
-    for (const [side, key] of [
-      ["positive", "positive_signals"],
-      ["negative", "negative_signals"],
-    ] as const) {
-      const list = sel[key];
-      if (!Array.isArray(list)) continue;
-      const converted: Json[] = [];
-      list.forEach((signal: unknown, i: number) => {
-        if (
-          !isObject(signal) ||
-          typeof signal.pattern !== "string" ||
-          typeof signal.weight !== "number"
-        ) {
-          this.report(
-            "dialect-invalid",
-            [key, i],
-            "a signal has a pattern (text) and a weight (number)",
-            undefined,
-            false,
-            doc,
-          );
-          return;
-        }
-        for (const field of Object.keys(signal))
-          if (!["pattern", "weight", "mode"].includes(field))
-            this.report(
-              "dialect-invalid",
-              [key, i, field],
-              `'${field}' is not a field of a signal`,
-              undefined,
-              true,
-              doc,
-            );
-        if (signal.mode !== undefined && signal.mode !== "regex")
-          this.report(
-            "dialect-invalid",
-            [key, i, "mode"],
-            `mode '${String(signal.mode)}' is not 'regex'`,
-            undefined,
-            false,
-            doc,
-          );
-        const s: Json = { pattern: signal.pattern, weight: signal.weight };
-        if (signal.mode === "regex") s.regex = true;
-        converted.push(s);
-        this.b.locate(["on", "alerts", "signals", side, converted.length - 1], [key, i], doc, true);
-        this.b.locate(["on", "issues", "signals", side, converted.length - 1], [key, i], doc, true);
-      });
-      signals[side] = converted;
-    }
+    if (signal.mode !== undefined && signal.mode !== "regex")
+      this.report(
+        "dialect-invalid",
+        [key, i, "mode"],
+        `mode '${String(signal.mode)}' is not 'regex'`,
+        undefined,
+        false,
+        doc,
+      );
+    const s: Json = { pattern: signal.pattern, weight: signal.weight };
+    if (signal.mode === "regex") s.regex = true;
+    return s;
+  }
+
+  /** With no positive signal nothing else would select it: the runbook's symptoms stand in. */
+  private symptomsAsSignals(sel: Json, signals: Json, doc: SourceDocument): void {
     const symptoms = (this.out.tags as Json | undefined)?.symptoms;
     if (
       Array.isArray(sel.positive_signals) &&
@@ -434,12 +477,6 @@ class RunbookConversion extends DialectConversion {
         doc,
       );
     }
-    if (Object.keys(signals).length) {
-      selector.signals = signals;
-      issues.signals = structuredClone(signals);
-    }
-    this.out.on = { alerts: selector, issues, command: this.stem.replace(/_/g, "-") };
-    this.b.locate(["on", "command"], []);
   }
 
   /** The name inside a sidecar must be the runbook's (the spec's checker requires it). */
@@ -616,42 +653,11 @@ class RunbookConversion extends DialectConversion {
       const direct = params[name];
       const map = params[`${name}_by_context_type`];
       const where = [...at, "params", map !== undefined ? `${name}_by_context_type` : name];
-      const check = (value: unknown, path: PathSegment[], label: string): value is string => {
-        if (typeof value !== "string") {
-          this.report(
-            "dialect-invalid",
-            path,
-            `params.${label} must be text`,
-            undefined,
-            false,
-            doc,
-          );
-          return false;
-        }
-        if (IDENTIFIER_PARAMS.includes(name) && !IDENTIFIER.test(value))
-          this.report(
-            "dialect-invalid",
-            path,
-            `Runbook ${this.stem} step [${id}]: ${label} "${value}" is not a valid identifier.`,
-            undefined,
-            false,
-            doc,
-          );
-        if (name === "key_template" && !KEY_TEMPLATE.test(value))
-          this.report(
-            "dialect-invalid",
-            path,
-            `Runbook ${this.stem} step [${id}]: params.${label} "${value}" has invalid format. Use alphanumeric, colon, dash, dot, or {{context_id}}.`,
-            undefined,
-            false,
-            doc,
-          );
-        return true;
-      };
-      const fill = (v: string) => v.replace(/\{\{context_id\}\}/g, "{{ inputs.context_id }}");
+      const check = (value: unknown, path: PathSegment[], label: string): value is string =>
+        this.paramText(value, name, path, label, id, doc);
       const fallback =
         direct !== undefined && check(direct, [...at, "params", name], name)
-          ? fill(direct)
+          ? fillContextId(direct)
           : PARAM_DEFAULTS[name];
       // The spec's key template is filled here: the call is given the key itself.
       const arg = name === "key_template" ? "key" : name;
@@ -682,12 +688,46 @@ class RunbookConversion extends DialectConversion {
             true,
             doc,
           );
-        block += `{% ${block ? "elif" : "if"} inputs.context_type == '${type}' %}${fill(value)}`;
+        block += `{% ${block ? "elif" : "if"} inputs.context_type == '${type}' %}${fillContextId(value)}`;
       }
       if (!block) continue;
       args[arg] = `${block}${fallback !== undefined ? `{% else %}${fallback}` : ""}{% endif %}`;
     }
     return args;
+  }
+
+  /** A parameter's value is text, and an identifier or key template where the spec wants one. */
+  private paramText(
+    value: unknown,
+    name: string,
+    path: PathSegment[],
+    label: string,
+    id: string,
+    doc: SourceDocument,
+  ): value is string {
+    if (typeof value !== "string") {
+      this.report("dialect-invalid", path, `params.${label} must be text`, undefined, false, doc);
+      return false;
+    }
+    if (IDENTIFIER_PARAMS.includes(name) && !IDENTIFIER.test(value))
+      this.report(
+        "dialect-invalid",
+        path,
+        `Runbook ${this.stem} step [${id}]: ${label} "${value}" is not a valid identifier.`,
+        undefined,
+        false,
+        doc,
+      );
+    if (name === "key_template" && !KEY_TEMPLATE.test(value))
+      this.report(
+        "dialect-invalid",
+        path,
+        `Runbook ${this.stem} step [${id}]: params.${label} "${value}" has invalid format. Use alphanumeric, colon, dash, dot, or {{context_id}}.`,
+        undefined,
+        false,
+        doc,
+      );
+    return true;
   }
 
   /** The decision: the sidecar's rules (the engine's), checked against the YAML's own. */
@@ -762,7 +802,7 @@ class RunbookConversion extends DialectConversion {
     index: number,
     known: Set<string> | undefined,
   ): void {
-    const at = ["steps", index];
+    const at: PathSegment[] = ["steps", index];
     const rules = sidecar.rules;
     if (!Array.isArray(rules) || rules.length === 0)
       this.report(
@@ -820,6 +860,17 @@ class RunbookConversion extends DialectConversion {
       decide.fallback = this.conclusion(fallback, ["fallback"], doc, [...at, "fallback"]);
       this.b.locate([...at, "fallback"], ["fallback"], doc);
     }
+    this.confirmedFacts(sidecar, doc, decide, at, known);
+  }
+
+  /** The facts a conclusion states: per finding (confirmed_fact_templates) and always. */
+  private confirmedFacts(
+    sidecar: Json,
+    doc: SourceDocument,
+    decide: Json,
+    at: PathSegment[],
+    known: Set<string> | undefined,
+  ): void {
     const facts: Json[] = [];
     const templates = sidecar.confirmed_fact_templates;
     if (Array.isArray(templates))

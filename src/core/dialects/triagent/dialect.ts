@@ -165,6 +165,13 @@ class Conversion extends DialectConversion {
         "name the first node",
       );
     if (src.active !== undefined) this.put(out, "active", src.active, ["active"], ["active"]);
+    this.versions(src);
+    this.typeAndDispatch(src);
+    this.tags(src, out);
+  }
+
+  /** `version` and `schema_version`: Triagent's forms, and no newer format than this reads. */
+  private versions(src: Json): void {
     if (src.version !== undefined && !/^v[1-9][0-9]*$/.test(String(src.version)))
       this.report(
         "dialect-invalid",
@@ -185,6 +192,10 @@ class Conversion extends DialectConversion {
         ["schema_version"],
         `schema_version ${sv} is newer than the Triagent format this reads (${SCHEMA_VERSION})`,
       );
+  }
+
+  /** `type:` (which Triagent does not read) and the `dispatch` mode. */
+  private typeAndDispatch(src: Json): void {
     if (src.type !== undefined)
       this.report(
         "dialect-drift",
@@ -208,6 +219,10 @@ class Conversion extends DialectConversion {
         undefined,
         true,
       );
+  }
+
+  /** The `services`, `errors` and `symptoms` lists, as the playbook's tags. */
+  private tags(src: Json, out: Json): void {
     const tags: Json = {};
     for (const kind of ["services", "errors", "symptoms"] as const) {
       const list = src[kind];
@@ -358,32 +373,7 @@ class Conversion extends DialectConversion {
     const next = Array.isArray(node.next) ? node.next : [];
     const terminal = next.length === 0 || typeof node.terminal_advice === "string";
     if (typeof node.delegate_to === "string") {
-      // A delegate node runs the other playbook and, once it returns, picks a branch.
-      step.type = "playbook";
-      step.mode = "delegate";
-      this.put(step, "playbook", node.delegate_to, [...at, "playbook"], [...at, "delegate_to"]);
-      for (const [key, why] of [
-        ["terminal_advice", "a delegate node returns to this playbook; it cannot also end it"],
-        ["handoff", "a delegate node returns to this playbook; it cannot also hand off"],
-        [
-          "suggested_calls",
-          "a delegate node only delegates; its calls belong in the delegated playbook",
-        ],
-      ] as const)
-        if (node[key] !== undefined)
-          this.report(
-            "dialect-invalid",
-            [...at, key],
-            `node '${id}' has delegate_to and ${key}: ${why}`,
-          );
-      if (next.length === 0)
-        this.report(
-          "dialect-invalid",
-          [...at, "delegate_to"],
-          `node '${id}' delegates but has no next branches to resume on`,
-          "add the branches to take once the delegated playbook returns",
-        );
-      this.branches(id, node, step);
+      this.delegate(id, node, step, node.delegate_to);
       out[id] = step;
       return;
     }
@@ -419,6 +409,37 @@ class Conversion extends DialectConversion {
       }
     } else this.branches(id, node, step);
     out[id] = step;
+  }
+
+  /** A delegate node runs the other playbook and, once it returns, picks a branch. */
+  private delegate(id: string, node: Json, step: Json, playbook: string): void {
+    const at: PathSegment[] = ["nodes", id];
+    const next = Array.isArray(node.next) ? node.next : [];
+    step.type = "playbook";
+    step.mode = "delegate";
+    this.put(step, "playbook", playbook, [...at, "playbook"], [...at, "delegate_to"]);
+    for (const [key, why] of [
+      ["terminal_advice", "a delegate node returns to this playbook; it cannot also end it"],
+      ["handoff", "a delegate node returns to this playbook; it cannot also hand off"],
+      [
+        "suggested_calls",
+        "a delegate node only delegates; its calls belong in the delegated playbook",
+      ],
+    ] as const)
+      if (node[key] !== undefined)
+        this.report(
+          "dialect-invalid",
+          [...at, key],
+          `node '${id}' has delegate_to and ${key}: ${why}`,
+        );
+    if (next.length === 0)
+      this.report(
+        "dialect-invalid",
+        [...at, "delegate_to"],
+        `node '${id}' delegates but has no next branches to resume on`,
+        "add the branches to take once the delegated playbook returns",
+      );
+    this.branches(id, node, step);
   }
 
   /** The end a terminal node's advice becomes: `<id>-end`, placed at the advice. */

@@ -155,30 +155,7 @@ function rewrite(doc: SourceDocument, err: ErrorObject): SchemaFinding | null {
   // if/then and propertyNames report a summary next to the precise error; keep the precise one.
   if (err.keyword === "if" || err.keyword === "propertyNames") return null;
 
-  if (err.propertyName !== undefined) {
-    const keyPath = [...path, err.propertyName];
-    if (err.keyword === "pattern" && params.pattern !== ID_PATTERN) {
-      // Not an id: e.g. on_error keys are error codes (GH-RATE-LIMITED) or `default`.
-      return {
-        rule: "schema-format",
-        path: formatPath(keyPath),
-        span: doc.span(keyPath, true),
-        message: `${formatPath(keyPath)}: key '${err.propertyName}' does not match ${String(params.pattern)}`,
-        found: `'${err.propertyName}'`,
-        expected: String(params.pattern),
-        hint: "see the field's description in `playbook-bot schema`",
-      };
-    }
-    return {
-      rule: "id-format",
-      path: formatPath(keyPath),
-      span: doc.span(keyPath, true),
-      message: `${formatPath(keyPath)}: name '${err.propertyName}' is not a valid id`,
-      found: `'${err.propertyName}'`,
-      expected: ID_PATTERN,
-      hint: "use letters, digits, '-' and '_', starting with a letter or digit, at most 64 characters",
-    };
-  }
+  if (err.propertyName !== undefined) return keyNameError(doc, path, err.propertyName, err.keyword, params);
 
   switch (err.keyword) {
     case "additionalProperties": {
@@ -209,33 +186,10 @@ function rewrite(doc: SourceDocument, err: ErrorObject): SchemaFinding | null {
       };
     }
     case "type":
-      // `if: {type: string}, else: {type: …}`: the value is neither of the two shapes.
-      if (err.schemaPath.endsWith("/else/type")) {
-        return {
-          rule: "schema-shape",
-          path: where,
-          span: doc.span(path),
-          message: `${where}: expected a string or ${article(String(params.type))}, found ${describeValue(found)}`,
-          found: describeValue(found),
-          expected: `string or ${String(params.type)}`,
-          hint: "see the field's description in `playbook-bot schema`",
-        };
-      }
-      return {
-        rule: "schema-type",
-        path: where,
-        span: doc.span(path),
-        message: `${where}: expected ${article(String(params.type))}, found ${describeValue(found)}`,
-        found: describeValue(found),
-        expected: String(params.type),
-        hint:
-          params.type === "string"
-            ? "quote the value"
-            : `write ${article(String(params.type))} here`,
-      };
+      return typeError({ doc, path, where, found, err, params });
     case "const":
     case "enum":
-      return enumError(doc, path, where, found, err, params);
+      return enumError({ doc, path, where, found, err, params });
     case "pattern":
       return patternError(doc, path, where, found, String(params.pattern));
     default:
@@ -248,6 +202,76 @@ function rewrite(doc: SourceDocument, err: ErrorObject): SchemaFinding | null {
         hint: "see the field's description in `playbook-bot schema`",
       };
   }
+}
+
+/** One error of the schema, with where it points in the file and the value that stands there. */
+interface ErrorAt {
+  doc: SourceDocument;
+  path: PathSegment[];
+  where: string;
+  found: unknown;
+  err: ErrorObject;
+  params: Record<string, unknown>;
+}
+
+/** A mapping key that is not a valid name (an id, or an on_error code). */
+function keyNameError(
+  doc: SourceDocument,
+  path: PathSegment[],
+  propertyName: string,
+  keyword: string,
+  params: Record<string, unknown>,
+): SchemaFinding {
+  const keyPath = [...path, propertyName];
+  if (keyword === "pattern" && params.pattern !== ID_PATTERN) {
+    // Not an id: e.g. on_error keys are error codes (GH-RATE-LIMITED) or `default`.
+    return {
+      rule: "schema-format",
+      path: formatPath(keyPath),
+      span: doc.span(keyPath, true),
+      message: `${formatPath(keyPath)}: key '${propertyName}' does not match ${String(params.pattern)}`,
+      found: `'${propertyName}'`,
+      expected: String(params.pattern),
+      hint: "see the field's description in `playbook-bot schema`",
+    };
+  }
+  return {
+    rule: "id-format",
+    path: formatPath(keyPath),
+    span: doc.span(keyPath, true),
+    message: `${formatPath(keyPath)}: name '${propertyName}' is not a valid id`,
+    found: `'${propertyName}'`,
+    expected: ID_PATTERN,
+    hint: "use letters, digits, '-' and '_', starting with a letter or digit, at most 64 characters",
+  };
+}
+
+/** A value of the wrong type (or of neither shape a field allows). */
+function typeError({ doc, path, where, found, err, params }: ErrorAt): SchemaFinding {
+  // `if: {type: string}, else: {type: …}`: the value is neither of the two shapes.
+  if (err.schemaPath.endsWith("/else/type")) {
+    return {
+      rule: "schema-shape",
+      path: where,
+      span: doc.span(path),
+      message: `${where}: expected a string or ${article(String(params.type))}, found ${describeValue(found)}`,
+      found: describeValue(found),
+      expected: `string or ${String(params.type)}`,
+      hint: "see the field's description in `playbook-bot schema`",
+    };
+  }
+  return {
+    rule: "schema-type",
+    path: where,
+    span: doc.span(path),
+    message: `${where}: expected ${article(String(params.type))}, found ${describeValue(found)}`,
+    found: describeValue(found),
+    expected: String(params.type),
+    hint:
+      params.type === "string"
+        ? "quote the value"
+        : `write ${article(String(params.type))} here`,
+  };
 }
 
 function article(type: string): string {
@@ -265,14 +289,7 @@ function article(type: string): string {
     .join(" or ");
 }
 
-function enumError(
-  doc: SourceDocument,
-  path: PathSegment[],
-  where: string,
-  found: unknown,
-  err: ErrorObject,
-  params: Record<string, unknown>,
-): SchemaFinding {
+function enumError({ doc, path, where, found, err, params }: ErrorAt): SchemaFinding {
   const allowed = (
     err.keyword === "const" ? [params.allowedValue] : (params.allowedValues as unknown[])
   ).map(String);
