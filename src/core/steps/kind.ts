@@ -34,6 +34,8 @@ export interface ShapeProblem {
  * Everything the rest of the code needs to know of one step kind, kept in the kind's folder
  * (src/core/steps/<kind>/index.ts) and listed once in ./registry.ts. Central modules ask the
  * registry instead of switching on a step's type; a hook left out means "nothing of that kind".
+ * What the format needs of the kind (its schema fragment, how it shapes the graph, whether it
+ * ends its playbook) is in ./<kind>/schema.ts instead, which the format reads without executors.
  */
 export interface StepKindPlugin<S extends Step = Step> {
   /** How a step of this kind runs; its `kind` is the kind's name. */
@@ -57,8 +59,6 @@ export interface StepKindPlugin<S extends Step = Step> {
   expectedFindings?(step: S): readonly string[];
   /** The playbooks a run may go on to from this step (one it delegates or hands off to). */
   playbooks?(step: S): readonly string[];
-  /** Whether the step ends its run's playbook: nothing follows it. */
-  terminal?(step: S): boolean;
   /** What does not fit together in the step's fields, beyond what the schema checks. */
   shapeProblems?(step: S): ShapeProblem[];
   /**

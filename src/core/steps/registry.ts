@@ -16,6 +16,7 @@ import { playbookKind } from "./playbook/index.js";
 import { pullRequestKind } from "./pull_request/index.js";
 import { scriptKind } from "./script/index.js";
 import type { ShapeProblem, StepFileReference, StepKindPlugin, StepRepoPath } from "./kind.js";
+import { stepKindSchemaOf } from "./schemas.js";
 import type { StepExecutor } from "./types.js";
 
 /**
@@ -110,7 +111,7 @@ export function playbooksOf(step: Step): readonly string[] {
 
 /** Whether a step ends its playbook (an end, a hand-off): nothing follows it. */
 export function endsPlaybook(step: Step): boolean {
-  return stepKind(step.type)?.terminal?.(step) === true;
+  return stepKindSchemaOf(step.type)?.graph?.terminal?.(step) === true;
 }
 
 /** What does not fit together in a step's fields, by its kind's own account. */

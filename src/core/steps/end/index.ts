@@ -6,6 +6,5 @@ export const endKind: StepKindPlugin<EndStep> = {
   executor: endStep,
   outputs: [],
   playbooks: (step) => step.handoff ?? [],
-  terminal: () => true,
   diagramNode: { open: '(["', close: '"])', caption: () => null },
 };

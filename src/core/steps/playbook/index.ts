@@ -7,7 +7,6 @@ export const playbookKind: StepKindPlugin<PlaybookStep> = {
   outputs: null,
   tool: () => "playbook",
   playbooks: (step) => [step.playbook],
-  terminal: (step) => step.mode === "handoff",
   canWait: () => true,
   diagramNode: { open: '[["', close: '"]]', caption: (step) => [step.mode, step.playbook] },
   answeredWith: "findings",
