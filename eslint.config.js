@@ -28,7 +28,6 @@ export const LONG_FUNCTIONS_NOT_YET_SPLIT = [
   "src/core/dialects/mindscape/dialect.ts",
   "src/core/dialects/runbook/dialect.ts",
   "src/core/dialects/triagent/dialect.ts",
-  "src/core/engine/engine.ts",
   "src/core/format/source.ts",
   "src/core/format/template.ts",
   "src/core/rules/schema/json-schema.ts",

@@ -71,6 +71,11 @@ export interface StepKindPlugin<S extends Step = Step> {
    * findings and a choice (`/record`, `/choose`). Default: nothing (it waits for an event).
    */
   readonly answeredWith?: "approval" | "findings";
+  /**
+   * Whether the step may act only once a person approved: a step answered with an approval has
+   * completed in the run, or else the step waits for an ask-first approval of its own.
+   */
+  actsAfterApproval?(step: S): boolean;
   /** Who may approve the step, when it is answered with an approval. */
   approvers?(step: S): Approvers | undefined;
   /**

@@ -134,3 +134,8 @@ export function repoPathsOf(step: Step): StepRepoPath[] {
 export function answeredWithApproval(step: Step | undefined): boolean {
   return step !== undefined && stepKind(step.type)?.answeredWith === "approval";
 }
+
+/** Whether a step may act only after a person approved (a model with write tools). */
+export function actsAfterApproval(step: Step): boolean {
+  return stepKind(step.type)?.actsAfterApproval?.(step) === true;
+}

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { STEP_KINDS } from "../../../src/core/format/schema.js";
 import type { Step } from "../../../src/core/format/types.js";
 import {
+  actsAfterApproval,
   canStopTheRun,
   defaultRegistry,
   endsPlaybook,
@@ -167,6 +168,9 @@ describe("the step kind registry", () => {
       stepKind("checkpoint")?.approvers?.(step({ type: "checkpoint", approvers: { count: 2 } })),
     ).toEqual({ count: 2 });
     expect(stepKind("investigate")?.answeredWith).toBe("findings");
+    expect(actsAfterApproval(step({ type: "ai", scope: "write" }))).toBe(true);
+    expect(actsAfterApproval(step({ type: "ai", scope: "read-only" }))).toBe(false);
+    expect(actsAfterApproval(step({ type: "commit" }))).toBe(false);
     expect(stepKind("comment")?.answeredWith).toBeUndefined();
 
     expect(shapeProblemsOf(step({ type: "label" }))).toEqual([
@@ -183,7 +187,7 @@ const KIND_TESTS_LEFT: Record<string, number> = {
   "src/adapters/local/playbook-tests.ts": 7,
   "src/core/dialects/catalyst/yaml.ts": 4,
   "src/core/dialects/triagent/dialect.ts": 2,
-  "src/core/engine/engine.ts": 6,
+  "src/core/engine/engine.ts": 1,
   "src/core/engine/render.ts": 1,
   "src/core/format/mermaid.ts": 3,
   "src/core/rules/analysis/graph.ts": 1,
