@@ -57,7 +57,7 @@ describe("the step kind registry", () => {
     expect(stepKind("no_such_kind")).toBeUndefined();
   });
 
-  it("names a kind's folder in its two lists only: executors in registry.ts, format in schemas.ts", () => {
+  it("names a kind's folder in its lists only: executors, format, and the format's Step type", () => {
     const importers = (file: string): string[] => {
       const folderImport = new RegExp(
         `["'][./]*(?:[\\w-]+/)*(${kindFolders.join("|")})/${file}\\.js["']`,
@@ -67,10 +67,12 @@ describe("the step kind registry", () => {
         .map((f) => relative(root, f));
     };
     expect(importers("index")).toEqual(["src/core/steps/registry.ts"]);
-    // The step types still written in the format take two kinds' enums from their fragments.
-    expect(importers("schema")).toEqual(["src/core/format/types.ts", "src/core/steps/schemas.ts"]);
+    expect(importers("schema")).toEqual(["src/core/steps/schemas.ts"]);
+    // The format assembles the kinds' step types into `Step`.
+    expect(importers("step")).toEqual(["src/core/format/types.ts"]);
     for (const kind of kindFolders)
-      expect(existsSync(join(stepsDir, kind, "schema.ts")), `${kind}/schema.ts`).toBe(true);
+      for (const file of ["schema.ts", "step.ts"])
+        expect(existsSync(join(stepsDir, kind, file)), `${kind}/${file}`).toBe(true);
   });
 
   it("keeps each kind's format side free of executors (the format imports it)", () => {
