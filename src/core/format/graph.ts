@@ -102,6 +102,11 @@ function heldLists(step: Step): HeldList[] {
   );
 }
 
+/** The names of the lists of steps a step holds (a parallel step's branches), as written. */
+export function heldListNames(step: Step): string[] {
+  return heldLists(step).map((l) => l.name);
+}
+
 /** Whether a step holds lists of steps run inside it (a parallel step). */
 export function holdsStepLists(step: Step): boolean {
   return stepKindSchemaOf(step.type)?.graph?.stepLists !== undefined;

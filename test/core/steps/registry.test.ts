@@ -191,7 +191,6 @@ const KIND_TESTS_LEFT: Record<string, number> = {
   "src/core/dialects/triagent/dialect.ts": 2,
   "src/core/engine/engine.ts": 1,
   "src/core/engine/render.ts": 1,
-  "src/core/format/mermaid.ts": 3,
   "src/core/rules/analysis/graph.ts": 1,
   "src/core/rules/analysis/set.ts": 2,
   "src/core/rules/graph/finding-unknown.ts": 1,
