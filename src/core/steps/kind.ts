@@ -20,6 +20,16 @@ export interface StepRepoPath {
   glob: boolean;
 }
 
+/** A playbook a step delegates to (and comes back from) or hands off to, and where it names it. */
+export interface PlaybookCall {
+  target: string;
+  kind: "delegate" | "handoff";
+  /** The path to the field, from the step. */
+  at: PathSegment[];
+  /** The inputs it maps for the playbook, as written. */
+  with?: Record<string, unknown>;
+}
+
 /** A way a step's fields do not fit together (the step-shape rule reports it). */
 export interface ShapeProblem {
   /** The path to the field, from the step (empty: the step itself). */
@@ -57,8 +67,8 @@ export interface StepKindPlugin<S extends Step = Step> {
   repoPaths?(step: S): StepRepoPath[];
   /** The finding keys the step expects to establish. */
   expectedFindings?(step: S): readonly string[];
-  /** The playbooks a run may go on to from this step (one it delegates or hands off to). */
-  playbooks?(step: S): readonly string[];
+  /** The playbooks a run may go on to from this step: each one it delegates or hands off to. */
+  calls?(step: S): PlaybookCall[];
   /** What does not fit together in the step's fields, beyond what the schema checks. */
   shapeProblems?(step: S): ShapeProblem[];
   /**

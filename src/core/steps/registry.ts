@@ -15,7 +15,13 @@ import { parallelKind } from "./parallel/index.js";
 import { playbookKind } from "./playbook/index.js";
 import { pullRequestKind } from "./pull_request/index.js";
 import { scriptKind } from "./script/index.js";
-import type { ShapeProblem, StepFileReference, StepKindPlugin, StepRepoPath } from "./kind.js";
+import type {
+  PlaybookCall,
+  ShapeProblem,
+  StepFileReference,
+  StepKindPlugin,
+  StepRepoPath,
+} from "./kind.js";
 import { stepKindSchemaOf } from "./schemas.js";
 import type { StepExecutor } from "./types.js";
 
@@ -104,9 +110,14 @@ export function expectedFindingsOf(step: Step): readonly string[] {
   return stepKind(step.type)?.expectedFindings?.(step) ?? [];
 }
 
+/** The playbooks a step delegates or hands off to, each with where the step names it. */
+export function callsOf(step: Step): PlaybookCall[] {
+  return stepKind(step.type)?.calls?.(step) ?? [];
+}
+
 /** The playbooks a run may go on to from a step (delegated to or handed off to). */
 export function playbooksOf(step: Step): readonly string[] {
-  return stepKind(step.type)?.playbooks?.(step) ?? [];
+  return callsOf(step).map((c) => c.target);
 }
 
 /** Whether a step ends its playbook (an end, a hand-off): nothing follows it. */

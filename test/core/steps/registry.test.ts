@@ -6,6 +6,7 @@ import { STEP_KINDS } from "../../../src/core/format/schema.js";
 import type { Step } from "../../../src/core/format/types.js";
 import {
   actsAfterApproval,
+  callsOf,
   canStopTheRun,
   defaultRegistry,
   endsPlaybook,
@@ -157,6 +158,14 @@ describe("the step kind registry", () => {
     ]);
 
     expect(playbooksOf(step({ type: "end", handoff: ["next"] }))).toEqual(["next"]);
+    expect(callsOf(step({ type: "end", handoff: ["a", "b"] }))).toEqual([
+      { target: "a", kind: "handoff", at: ["handoff", 0] },
+      { target: "b", kind: "handoff", at: ["handoff", 1] },
+    ]);
+    expect(
+      callsOf(step({ type: "playbook", playbook: "c", mode: "delegate", with: { x: "1" } })),
+    ).toEqual([{ target: "c", kind: "delegate", at: ["playbook"], with: { x: "1" } }]);
+    expect(callsOf(step({ type: "comment", body: "x" }))).toEqual([]);
     expect(endsPlaybook(step({ type: "end" }))).toBe(true);
     expect(endsPlaybook(step({ type: "playbook", playbook: "c", mode: "handoff" }))).toBe(true);
     expect(endsPlaybook(step({ type: "playbook", playbook: "c", mode: "delegate" }))).toBe(false);
@@ -191,8 +200,6 @@ const KIND_TESTS_LEFT: Record<string, number> = {
   "src/core/dialects/triagent/dialect.ts": 2,
   "src/core/engine/engine.ts": 1,
   "src/core/engine/render.ts": 1,
-  "src/core/rules/analysis/graph.ts": 1,
-  "src/core/rules/analysis/set.ts": 2,
   "src/core/rules/graph/finding-unknown.ts": 1,
   "src/core/rules/graph/handoff-not-terminal.ts": 2,
   "src/core/rules/style/step-no-description.ts": 1,
