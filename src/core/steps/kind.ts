@@ -67,6 +67,11 @@ export interface StepKindPlugin<S extends Step = Step> {
   repoPaths?(step: S): StepRepoPath[];
   /** The finding keys the step expects to establish. */
   expectedFindings?(step: S): readonly string[];
+  /**
+   * Whether the step may record findings of keys nobody wrote down: the results of tools the bot
+   * calls on its own when the step starts.
+   */
+  findsUnforeseen?(step: S): boolean;
   /** The playbooks a run may go on to from this step: each one it delegates or hands off to. */
   calls?(step: S): PlaybookCall[];
   /** What does not fit together in the step's fields, beyond what the schema checks. */

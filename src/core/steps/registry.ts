@@ -110,6 +110,11 @@ export function expectedFindingsOf(step: Step): readonly string[] {
   return stepKind(step.type)?.expectedFindings?.(step) ?? [];
 }
 
+/** Whether a step may record findings of keys nobody wrote down (tools the bot calls itself). */
+export function findsUnforeseen(step: Step): boolean {
+  return stepKind(step.type)?.findsUnforeseen?.(step) === true;
+}
+
 /** The playbooks a step delegates or hands off to, each with where the step names it. */
 export function callsOf(step: Step): PlaybookCall[] {
   return stepKind(step.type)?.calls?.(step) ?? [];

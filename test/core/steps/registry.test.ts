@@ -8,6 +8,7 @@ import {
   actsAfterApproval,
   callsOf,
   canStopTheRun,
+  findsUnforeseen,
   defaultRegistry,
   endsPlaybook,
   expectedFindingsOf,
@@ -166,6 +167,15 @@ describe("the step kind registry", () => {
       callsOf(step({ type: "playbook", playbook: "c", mode: "delegate", with: { x: "1" } })),
     ).toEqual([{ target: "c", kind: "delegate", at: ["playbook"], with: { x: "1" } }]);
     expect(callsOf(step({ type: "comment", body: "x" }))).toEqual([]);
+
+    const calls = (run: string) => [{ tool: "k/get" }, { tool: "k/logs", run }];
+    expect(findsUnforeseen(step({ type: "investigate", suggested_calls: calls("auto") }))).toBe(
+      true,
+    );
+    expect(findsUnforeseen(step({ type: "investigate", suggested_calls: calls("suggest") }))).toBe(
+      false,
+    );
+    expect(findsUnforeseen(step({ type: "comment", body: "x" }))).toBe(false);
     expect(endsPlaybook(step({ type: "end" }))).toBe(true);
     expect(endsPlaybook(step({ type: "playbook", playbook: "c", mode: "handoff" }))).toBe(true);
     expect(endsPlaybook(step({ type: "playbook", playbook: "c", mode: "delegate" }))).toBe(false);
@@ -200,7 +210,6 @@ const KIND_TESTS_LEFT: Record<string, number> = {
   "src/core/dialects/triagent/dialect.ts": 2,
   "src/core/engine/engine.ts": 1,
   "src/core/engine/render.ts": 1,
-  "src/core/rules/graph/finding-unknown.ts": 1,
   "src/core/rules/graph/handoff-not-terminal.ts": 2,
   "src/core/rules/style/step-no-description.ts": 1,
   "src/core/systematise/draft.ts": 1,
