@@ -81,7 +81,9 @@ export function branchListKey(parallel: string, branch: string): string {
  * (a branch step's is the branch it makes) is called by its id.
  */
 export function stepTitle(step: Step): string {
-  return stepKindSchemaOf(step.type)?.graph?.titledById ? step.id : (step.name ?? step.id);
+  return stepKindSchemaOf(step.type)?.graph?.nameIsNotTitle !== undefined
+    ? step.id
+    : (step.name ?? step.id);
 }
 
 /** A list of steps a step holds (a parallel step's branch): its field, its name, its steps. */

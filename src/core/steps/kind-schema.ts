@@ -34,8 +34,11 @@ export interface StepExit {
  * is built from the schema that is built from this fragment).
  */
 export interface StepGraphShape<F extends object> {
-  /** The step is called by its id: its `name` is not a title (a branch step's names its branch). */
-  readonly titledById?: boolean;
+  /**
+   * Why the step's `name` is not its title, when it is not (a branch step's is the branch it
+   * makes): the step is then called by its id.
+   */
+  readonly nameIsNotTitle?: string;
   /** The field that holds lists of steps by name, run inside the step (a parallel's branches). */
   readonly stepLists?: string;
   /** Whether nothing follows the step in its playbook. */

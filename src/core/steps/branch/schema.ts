@@ -44,6 +44,5 @@ export const branchSchema = stepKindSchema({
     },
     order: 5,
   },
-  // A branch step's `name` is the branch it makes, not a title.
-  graph: { titledById: true },
+  graph: { nameIsNotTitle: "a branch step's name is the branch it makes" },
 });
