@@ -43,6 +43,8 @@ export interface StepGraphShape<F extends object> {
   readonly stepLists?: string;
   /** Whether nothing follows the step in its playbook. */
   terminal?(step: F): boolean;
+  /** What a `next` written on such a step is told (the handoff-not-terminal rule). */
+  readonly terminalNext?: { message: string; hint: string };
   /**
    * The exits the step's fields write, and whether the run may also go on by `next` or falling
    * through (false: every way on is one of these exits).

@@ -43,5 +43,11 @@ export const endSchema = stepKindSchema({
     },
     order: 16,
   },
-  graph: { terminal: () => true },
+  graph: {
+    terminal: () => true,
+    terminalNext: {
+      message: "an end step ends the run and cannot have next",
+      hint: "remove next, or use another step kind",
+    },
+  },
 });

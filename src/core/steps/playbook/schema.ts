@@ -46,5 +46,11 @@ export const playbookSchema = stepKindSchema({
     },
     order: 14,
   },
-  graph: { terminal: (step: { mode?: unknown }) => step.mode === "handoff" },
+  graph: {
+    terminal: (step: { mode?: unknown }) => step.mode === "handoff",
+    terminalNext: {
+      message: "a handoff ends this run, so it cannot have next",
+      hint: "remove next, or use mode: delegate to come back here",
+    },
+  },
 });
