@@ -4,6 +4,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { STEP_KINDS } from "../../../src/core/format/schema.js";
 import type { Step } from "../../../src/core/format/types.js";
+import type { StepKindSchema } from "../../../src/core/steps/kind-schema.js";
+import { STEP_KIND_SCHEMAS } from "../../../src/core/steps/schemas.js";
 import {
   actsAfterApproval,
   callsOf,
@@ -91,6 +93,20 @@ describe("the step kind registry", () => {
         imported.filter((i) => !allowed.has(i as string)),
         `${kind}/schema.ts`,
       ).toEqual([]);
+    }
+  });
+
+  it("keeps each kind's fragment consistent with its name", () => {
+    expect(STEP_KIND_SCHEMAS.map((f) => f.kind)).toEqual(kindFolders);
+    const orders = STEP_KIND_SCHEMAS.map((f) => f.snippet.order);
+    expect(new Set(orders).size).toBe(orders.length);
+    for (const fragment of STEP_KIND_SCHEMAS) {
+      const { kind, snippet, required, fields, graph } = fragment as StepKindSchema;
+      // The snippet makes a step of this kind, and what it requires is among its fields.
+      expect(snippet.body.type, `${kind} snippet`).toBe(kind);
+      for (const field of required ?? []) expect(fields, `${kind}.${field}`).toHaveProperty(field);
+      // What a next on a terminal step is told needs a way to know the step is terminal.
+      if (graph?.terminalNext) expect(graph.terminal, `${kind}.terminal`).toBeTypeOf("function");
     }
   });
 
