@@ -2,7 +2,8 @@ import type { ProbotOctokit } from "probot";
 import { StatusCommentCache } from "../../runtime/run-service/status-ids.js";
 import { checkExpectedFiles, performAiEffect, type AiAdapter } from "../../runtime/ai.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
-import type { Effect, EffectKind, EffectParams } from "../../core/engine/events.js";
+import type { Effect, EffectParams } from "../../core/engine/events.js";
+import { describeEffect } from "../../core/steps/effects.js";
 import { activeFrame, type Frame, type RunState } from "../../core/engine/state.js";
 import type { DispatchOutputs } from "../../core/steps/dispatch/effect.js";
 import { SCRIPT_REFUSED_HINT } from "../../core/steps/script/effect.js";
@@ -547,7 +548,7 @@ export class OctokitPort implements GitHubPort {
     try {
       return await performWith(this.handlers, effect, run);
     } catch (err) {
-      return { ok: false, error: githubError(err, describe(effect)) };
+      return { ok: false, error: githubError(err, describeEffect(effect)) };
     }
   }
 
@@ -1290,31 +1291,6 @@ export class OctokitPort implements GitHubPort {
 /** A pull request this effect opened or adopted, or why one in the way is not adopted. */
 type OpenedPull =
   { pr: { number: number; html_url: string }; created: boolean } | { refused: PlaybookError };
-
-/** What an effect was trying to do, for the failure GitHub's error becomes. */
-const DOING: { [K in EffectKind]: (params: EffectParams<K>) => string } = {
-  branch: (p) => `create branch ${p.name}`,
-  commit: (p) => `commit to ${p.branch}`,
-  pull_request: (p) => `open a pull request from ${p.head}`,
-  issue: () => "open an issue",
-  label: () => "change labels",
-  close: () => "close the issue",
-  dispatch: (p) => `dispatch ${p.workflow}`,
-  comment: (p) =>
-    p.reply_to
-      ? `reply to review comment ${p.reply_to}`
-      : p.issue
-        ? `comment on #${p.issue}`
-        : "comment",
-  ai: () => "run the ai step",
-  start_playbook: () => "start_playbook",
-  script: (p) => `run a ${p.shell} script`,
-  tool_call: (p) => `call ${p.calls.map((c) => c.tool).join(", ")}`,
-};
-
-function describe<K extends EffectKind>(effect: Effect<K>): string {
-  return DOING[effect.kind](effect.params);
-}
 
 /** Timeline pages read for an issue's cross-references (100 events each). */
 const TIMELINE_PAGES = 3;

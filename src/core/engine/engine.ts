@@ -54,6 +54,7 @@ import {
 } from "../markdown/comment.js";
 import { spans } from "../markdown/replies.js";
 import {
+  actsAfterApproval,
   answeredWithApproval,
   defaultRegistry,
   hasSideEffects,
@@ -684,14 +685,12 @@ class Transition {
     return attempt;
   }
 
-  private startParallel(step: ParallelStep): void {
+  /** A step's lists of steps start side by side (a parallel step's branches), each a lane. */
+  private startLanes(step: string, lanes: { name: string; first: string }[]): void {
     this.openFork(
-      parallelForkKey(step.id),
-      { kind: "parallel", host: this.line, step: step.id, ended: {} },
-      branchNames(step).map((name) => {
-        const first = step.branches[name]?.[0]?.id ?? "";
-        return { name, current: first, attempt: this.laneAttempt(first) };
-      }),
+      parallelForkKey(step),
+      { kind: "parallel", host: this.line, step, ended: {} },
+      lanes.map(({ name, first }) => ({ name, current: first, attempt: this.laneAttempt(first) })),
     );
   }
 
@@ -954,7 +953,6 @@ class Transition {
       return;
     }
     if (step.for_each !== undefined && !item) return this.startForEach(step, ctx.resolve);
-    if (step.type === "parallel") return this.startParallel(step);
     this.apply(executor.enter(ctx));
   }
 
@@ -962,15 +960,16 @@ class Transition {
   private needsApproval(step: Step): boolean {
     const frame = this.frame();
     const playbook = this.bundleOf(frame).playbook;
-    if (step.type === "checkpoint") return false;
+    // A step that is itself an approval (a checkpoint) is never gated by one.
+    if (answeredWithApproval(step)) return false;
     // needs_review: every step that changes something waits for a person's approval first.
     if (playbook.interaction_mode?.includes("needs_review") === true && hasSideEffects(step))
       return true;
     // A model with write tools acts only after a person approved: a checkpoint passed, or this gate.
-    if (step.type === "ai" && step.scope === "write") {
+    if (actsAfterApproval(step)) {
       const graph = graphOf(this.bundleOf(frame));
       return !graph.steps.some(
-        (s) => s.step.type === "checkpoint" && stepStatus(frame, graph, s.id) === "completed",
+        (s) => answeredWithApproval(s.step) && stepStatus(frame, graph, s.id) === "completed",
       );
     }
     const authority =
@@ -1044,46 +1043,8 @@ class Transition {
     switch (outcome.type) {
       case "ignored":
         return this.noChange();
-      case "effect": {
-        if (outcome.kind === "ai") {
-          const params = outcome.params as AiParams;
-          // The model's own calls come out of the run's budget too: it may make what is left.
-          if ((params.tools?.length ?? 0) > 0)
-            params.max_tool_calls = Math.max(
-              0,
-              Math.min(AI_TOOL_CALLS_PER_STEP, this.toolCallLimit() - (this.draft.toolCalls ?? 0)),
-            );
-        }
-        if (outcome.kind === "tool_call") {
-          const calls = (outcome.params as { calls: unknown[] }).calls.length;
-          const limit = this.toolCallLimit();
-          const made = this.draft.toolCalls ?? 0;
-          if (made + calls > limit)
-            return this.stepFailed(
-              playbookError(
-                "PB-TOOL-BUDGET",
-                `step ${step.id} would make tool call ${made + calls} of a run allowed ${limit} (limits.max_tool_calls)`,
-              ),
-            );
-          this.draft.toolCalls = made + calls;
-        }
-        // (run, step, attempt[, item]): a lane's step in place of its frame's.
-        const steps = this.draft.stack.map((f) => f.current);
-        steps[steps.length - 1] = frame.current;
-        const item = frame.itemIndex === undefined ? "" : `/${frame.itemIndex}`;
-        const key = `${this.draft.id}/${steps.join(".")}/${frame.attempt}${item}`;
-        frame.phase = "effect";
-        frame.effectKey = key;
-        frame.since = this.now;
-        this.effects.push({
-          key,
-          kind: outcome.kind,
-          step: step.id,
-          params: outcome.params,
-        } as Effect);
-        this.stepOutcome = `effect ${outcome.kind} requested`;
-        return;
-      }
+      case "effect":
+        return this.requestEffect(step, outcome);
       case "wait":
         if (frame.phase !== "waiting") {
           frame.phase = "waiting";
@@ -1095,37 +1056,10 @@ class Transition {
         this.messages.push(...(outcome.messages ?? []));
         this.stepOutcome = "waiting";
         return;
-      case "done": {
-        const result: Frame["results"][string] = {
-          status: "completed",
-          attempt: frame.attempt,
-          at: this.now,
-        };
-        const previous = frame.results[step.id]?.outputs;
-        const outputs = {
-          ...(frame.results[step.id]?.status === "running" ? previous : {}),
-          ...(outcome.outputs ?? {}),
-        };
-        if (Object.keys(outputs).length > 0) result.outputs = capOutputs(outputs);
-        this.setResult(frame, step.id, result);
-        this.messages.push(...(outcome.messages ?? []));
-        if (step.authority === "show-me" && result.outputs) {
-          this.messages.push({
-            kind: "report",
-            text: renderMarkdown(
-              paragraph(
-                strong(stepTitle(step)),
-                ` done: ${Object.entries(result.outputs)
-                  .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-                  .join(", ")}`,
-              ),
-            ),
-          });
-        }
-        // A step finished by its child's return keeps saying so in the trace.
-        this.stepOutcome ||= "completed";
-        return this.moveNext(step, outcome.goto);
-      }
+      case "fork":
+        return this.startLanes(step.id, outcome.lanes);
+      case "done":
+        return this.stepDone(step, outcome);
       case "fail":
         return this.stepFailed(outcome.error);
       case "cancel":
@@ -1134,31 +1068,105 @@ class Transition {
         this.messages.push({ kind: "done", text: renderMarkdown(paragraph(outcome.message)) });
         this.stepOutcome = "cancelled";
         return;
-      case "end":
-        if (this.line !== ROOT_LINE) return this.notInLane(step);
-        this.stepOutcome = `ended (${outcome.status})`;
-        this.setResult(frame, step.id, {
-          status: "completed",
-          attempt: frame.attempt,
-          at: this.now,
-        });
-        return this.endFrame(outcome);
-      case "delegate":
-        if (this.line !== ROOT_LINE) return this.notInLane(step);
-        return this.delegate(outcome.playbook, outcome.inputs);
-      case "handoff":
-        if (this.line !== ROOT_LINE) return this.notInLane(step);
-        this.setResult(frame, step.id, {
-          status: "completed",
-          attempt: frame.attempt,
-          at: this.now,
-        });
-        this.stepOutcome = `handed off to ${outcome.playbook}`;
-        return this.endFrame(
-          { type: "end", status: "neutral", handoff: [outcome.playbook] },
-          outcome.inputs,
+      default:
+        return this.leavePlaybook(step, outcome);
+    }
+  }
+
+  /** The step asks for an effect, within the run's tool-call budget; the run waits for it. */
+  private requestEffect(step: Step, outcome: Extract<Outcome, { type: "effect" }>): void {
+    const frame = this.frame();
+    if (outcome.kind === "ai") {
+      const params = outcome.params as AiParams;
+      // The model's own calls come out of the run's budget too: it may make what is left.
+      if ((params.tools?.length ?? 0) > 0)
+        params.max_tool_calls = Math.max(
+          0,
+          Math.min(AI_TOOL_CALLS_PER_STEP, this.toolCallLimit() - (this.draft.toolCalls ?? 0)),
         );
     }
+    if (outcome.kind === "tool_call") {
+      const calls = (outcome.params as { calls: unknown[] }).calls.length;
+      const limit = this.toolCallLimit();
+      const made = this.draft.toolCalls ?? 0;
+      if (made + calls > limit)
+        return this.stepFailed(
+          playbookError(
+            "PB-TOOL-BUDGET",
+            `step ${step.id} would make tool call ${made + calls} of a run allowed ${limit} (limits.max_tool_calls)`,
+          ),
+        );
+      this.draft.toolCalls = made + calls;
+    }
+    // (run, step, attempt[, item]): a lane's step in place of its frame's.
+    const steps = this.draft.stack.map((f) => f.current);
+    steps[steps.length - 1] = frame.current;
+    const item = frame.itemIndex === undefined ? "" : `/${frame.itemIndex}`;
+    const key = `${this.draft.id}/${steps.join(".")}/${frame.attempt}${item}`;
+    frame.phase = "effect";
+    frame.effectKey = key;
+    frame.since = this.now;
+    this.effects.push({
+      key,
+      kind: outcome.kind,
+      step: step.id,
+      params: outcome.params,
+    } as Effect);
+    this.stepOutcome = `effect ${outcome.kind} requested`;
+  }
+
+  /** The step is done: its outputs are kept (a show-me step reports them) and the run goes on. */
+  private stepDone(step: Step, outcome: Extract<Outcome, { type: "done" }>): void {
+    const frame = this.frame();
+    const result: Frame["results"][string] = {
+      status: "completed",
+      attempt: frame.attempt,
+      at: this.now,
+    };
+    const previous = frame.results[step.id]?.outputs;
+    const outputs = {
+      ...(frame.results[step.id]?.status === "running" ? previous : {}),
+      ...(outcome.outputs ?? {}),
+    };
+    if (Object.keys(outputs).length > 0) result.outputs = capOutputs(outputs);
+    this.setResult(frame, step.id, result);
+    this.messages.push(...(outcome.messages ?? []));
+    if (step.authority === "show-me" && result.outputs) {
+      this.messages.push({
+        kind: "report",
+        text: renderMarkdown(
+          paragraph(
+            strong(stepTitle(step)),
+            ` done: ${Object.entries(result.outputs)
+              .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+              .join(", ")}`,
+          ),
+        ),
+      });
+    }
+    // A step finished by its child's return keeps saying so in the trace.
+    this.stepOutcome ||= "completed";
+    return this.moveNext(step, outcome.goto);
+  }
+
+  /** The step ends its playbook, starts a child, or hands off; only the run's own line may. */
+  private leavePlaybook(
+    step: Step,
+    outcome: Extract<Outcome, { type: "end" | "delegate" | "handoff" }>,
+  ): void {
+    const frame = this.frame();
+    if (this.line !== ROOT_LINE) return this.notInLane(step);
+    if (outcome.type === "delegate") return this.delegate(outcome.playbook, outcome.inputs);
+    this.setResult(frame, step.id, { status: "completed", attempt: frame.attempt, at: this.now });
+    if (outcome.type === "end") {
+      this.stepOutcome = `ended (${outcome.status})`;
+      return this.endFrame(outcome);
+    }
+    this.stepOutcome = `handed off to ${outcome.playbook}`;
+    return this.endFrame(
+      { type: "end", status: "neutral", handoff: [outcome.playbook] },
+      outcome.inputs,
+    );
   }
 
   /** Leave `step` for its successor: a goto, the first true `when`, the default, or fall-through. */

@@ -1,5 +1,7 @@
 import type { PathSegment } from "./source.js";
 import type { PlaybookDocument, Step } from "./types.js";
+import type { StepExitKind } from "../steps/kind-schema.js";
+import { stepKindSchemaOf } from "../steps/schemas.js";
 
 /**
  * The control-flow graph of a playbook, the same for both authoring modes. The validator checks
@@ -11,10 +13,8 @@ export type EdgeKind =
   | "when"
   | "condition"
   | "default"
-  | "rule"
-  | "fallback"
-  | "reject"
-  | "timeout"
+  /** Ways out a step kind's own fields write (a decide's rules, a checkpoint's `on_reject`). */
+  | StepExitKind
   /** A `parallel` step to the first step of each branch (label: the branch). */
   | "fork"
   /** The end of a branch to what follows its `parallel` step (label: the branch). */
@@ -77,11 +77,41 @@ export function branchListKey(parallel: string, branch: string): string {
 }
 
 /**
- * A step's title for people. A branch step's `name` is the branch it makes, not a title, so a
- * branch step is called by its id.
+ * A step's title for people: its `name`, else its id. A kind whose `name` means something else
+ * (a branch step's is the branch it makes) is called by its id.
  */
 export function stepTitle(step: Step): string {
-  return step.type === "branch" ? step.id : (step.name ?? step.id);
+  return stepKindSchemaOf(step.type)?.graph?.nameIsNotTitle !== undefined
+    ? step.id
+    : (step.name ?? step.id);
+}
+
+/** A list of steps a step holds (a parallel step's branch): its field, its name, its steps. */
+interface HeldList {
+  field: string;
+  name: string;
+  steps: Step[];
+}
+
+/** The lists of steps a step holds by name (a parallel step's branches), as written. */
+function heldLists(step: Step): HeldList[] {
+  const field = stepKindSchemaOf(step.type)?.graph?.stepLists;
+  if (field === undefined) return [];
+  const lists = (step as unknown as Record<string, unknown>)[field];
+  if (!lists || typeof lists !== "object") return [];
+  return Object.entries(lists as Record<string, unknown>).flatMap(([name, steps]) =>
+    Array.isArray(steps) ? [{ field, name, steps: steps as Step[] }] : [],
+  );
+}
+
+/** The names of the lists of steps a step holds (a parallel step's branches), as written. */
+export function heldListNames(step: Step): string[] {
+  return heldLists(step).map((l) => l.name);
+}
+
+/** Whether a step holds lists of steps run inside it (a parallel step). */
+export function holdsStepLists(step: Step): boolean {
+  return stepKindSchemaOf(step.type)?.graph?.stepLists !== undefined;
 }
 
 export class PlaybookGraph {
@@ -250,8 +280,7 @@ export class PlaybookGraph {
    */
   dominators(): Dominators {
     const sideBySide =
-      this.steps.some((s) => s.step.type === "parallel") ||
-      [...this.lists.values()].some((l) => l.dag);
+      this.steps.some((s) => holdsStepLists(s.step)) || [...this.lists.values()].some((l) => l.dag);
     if (!sideBySide) return this.dominatorTree();
     const sets = this.dominatorSets();
     return {
@@ -362,6 +391,10 @@ export class PlaybookGraph {
     const dom = new Map<string, Set<string>>();
     for (const id of order) dom.set(id, id === this.entry ? new Set([id]) : new Set(all));
     const insideOf = new Map<string, Set<string>>();
+    const holds = (id: string): boolean => {
+      const step = this.byId.get(id)?.step;
+      return step !== undefined && holdsStepLists(step);
+    };
     const inside = (p: string): Set<string> => {
       let set = insideOf.get(p);
       if (!set) insideOf.set(p, (set = this.inside(p)));
@@ -369,7 +402,7 @@ export class PlaybookGraph {
     };
     const out = (p: string): Set<string> => {
       const d = dom.get(p) as Set<string>;
-      return this.byId.get(p)?.step.type === "parallel" ? new Set([...d, ...inside(p)]) : d;
+      return holds(p) ? new Set([...d, ...inside(p)]) : d;
     };
     /** What every step of a list has run after: the list's host and, for a branch, the others. */
     const base = (list: StepList | undefined): Set<string> => {
@@ -388,9 +421,7 @@ export class PlaybookGraph {
         if (list?.dag) {
           const later = this.dependents(id);
           const members = list.ids.flatMap((m) =>
-            later.has(m) || m === id
-              ? []
-              : [m, ...(this.byId.get(m)?.step.type === "parallel" ? inside(m) : [])],
+            later.has(m) || m === id ? [] : [m, ...(holds(m) ? inside(m) : [])],
           );
           next = new Set([...base(list), ...members.filter((m) => all.has(m))]);
         } else {
@@ -437,18 +468,14 @@ function listSteps(playbook: PlaybookDocument, lists: Map<string, StepList>): Gr
       const path: PathSegment[] = [...at, keyed ? id : position];
       list.ids.push(id);
       out.push({ id, step, path, index: out.length, list: key, position });
-      if (step.type === "parallel" && step.branches && typeof step.branches === "object") {
-        for (const [name, steps] of Object.entries(step.branches)) {
-          if (!Array.isArray(steps)) continue;
-          walk(
-            steps.map((st) => [st.id, st]),
-            branchListKey(id, name),
-            [...path, "branches", name],
-            false,
-            { parallel: id, branch: name },
-          );
-        }
-      }
+      for (const { field, name, steps } of heldLists(step))
+        walk(
+          steps.map((st) => [st.id, st]),
+          branchListKey(id, name),
+          [...path, field, name],
+          false,
+          { parallel: id, branch: name },
+        );
     });
   };
   if (playbook.nodes) {
@@ -525,7 +552,7 @@ function addErrorEdges(
 }
 
 function isTerminalKind(step: Step): boolean {
-  return step.type === "end" || (step.type === "playbook" && step.mode === "handoff");
+  return stepKindSchemaOf(step.type)?.graph?.terminal?.(step) === true;
 }
 
 function computeEdges(graph: PlaybookGraph, gs: GraphStep, leaves: Set<string>): Edge[] {
@@ -547,32 +574,16 @@ function computeEdges(graph: PlaybookGraph, gs: GraphStep, leaves: Set<string>):
     // A terminal; a `next` written here is reported by the validator, not followed.
     return edges;
   }
-  if (step.type === "parallel" && step.branches && typeof step.branches === "object") {
-    for (const [name, steps] of Object.entries(step.branches))
-      if (Array.isArray(steps) && steps[0])
-        add(steps[0].id, "fork", [...path, "branches", name, 0], name);
-  }
+  for (const { field, name, steps } of heldLists(step))
+    if (steps[0]) add(steps[0].id, "fork", [...path, field, name, 0], name);
   addErrorEdges(step, path, add);
   // A step of a graph list goes on to the steps that need it (added with the others), never by
   // `next` or falling through.
   if (graph.lists.get(gs.list)?.dag) return edges;
-  if (step.type === "checkpoint") {
-    add(step.on_reject, "reject", [...path, "on_reject"]);
-    if (step.on_timeout && step.on_timeout !== "fail" && step.on_timeout !== "cancel") {
-      add(step.on_timeout, "timeout", [...path, "on_timeout"]);
-    }
-  }
-  let decideFallsThrough = false;
-  if (step.type === "decide") {
-    step.rules.forEach((r, i) => {
-      if (r.goto !== undefined) add(r.goto, "rule", [...path, "rules", i, "goto"], r.id);
-      else decideFallsThrough = true;
-    });
-    if (step.fallback?.goto !== undefined)
-      add(step.fallback.goto, "fallback", [...path, "fallback", "goto"]);
-    else decideFallsThrough = true;
-    if (!decideFallsThrough) return edges;
-  }
+  const own = stepKindSchemaOf(step.type)?.graph?.exits?.(step);
+  for (const exit of own?.exits ?? []) add(exit.to, exit.kind, [...path, ...exit.at], exit.label);
+  // Every way on is one of the step's own exits: `next` and falling through do not apply.
+  if (own && !own.goesOn) return edges;
   const next = step.next;
   if (next === undefined) {
     fallThrough();

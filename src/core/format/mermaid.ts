@@ -1,4 +1,12 @@
-import { branchListKey, graphOf, stepTitle, type Edge, type GraphStep } from "./graph.js";
+import {
+  branchListKey,
+  graphOf,
+  heldListNames,
+  holdsStepLists,
+  stepTitle,
+  type Edge,
+  type GraphStep,
+} from "./graph.js";
 import type { PlaybookDocument } from "./types.js";
 import { endsPlaybook, playbooksOf, stepKind } from "../steps/registry.js";
 
@@ -140,7 +148,7 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
   for (const s of graph.steps) ids.step(s.id);
   // Joins next, so they are named the same whether the whole chart is drawn or a part of it.
   for (const s of graph.steps)
-    if (s.step.type === "parallel") {
+    if (holdsStepLists(s.step)) {
       ids.join(s.id);
       ids.joinEnd(s.id);
     }
@@ -154,13 +162,12 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
       const s = graph.byId.get(id);
       if (!s || s.list !== key) continue;
       if (shown(id)) lines.push(`${indent}${shape(s, ids)}`);
-      if (s.step.type !== "parallel") continue;
+      if (!holdsStepLists(s.step)) continue;
       if (!shown(id)) {
-        for (const branch of Object.keys(s.step.branches ?? {}))
-          drawList(branchListKey(id, branch), indent);
+        for (const branch of heldListNames(s.step)) drawList(branchListKey(id, branch), indent);
         continue;
       }
-      for (const branch of Object.keys(s.step.branches ?? {})) {
+      for (const branch of heldListNames(s.step)) {
         lines.push(`${indent}subgraph ${ids.branch(id, branch)} ["${label(branch)}"]`);
         drawList(branchListKey(id, branch), `${indent}  `);
         lines.push(`${indent}end`);
@@ -171,11 +178,13 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
   drawList("", "  ");
   const drawn = new Set<string>();
   let more = false;
+  const holds = (id: string): boolean => {
+    const step = graph.byId.get(id)?.step;
+    return step !== undefined && holdsStepLists(step);
+  };
   const onlyNodes = new Set(
     [...(only ?? [])].flatMap((id) =>
-      graph.byId.get(id)?.step.type === "parallel"
-        ? [nodeId(id), ids.join(id), ids.joinEnd(id)]
-        : [nodeId(id)],
+      holds(id) ? [nodeId(id), ids.join(id), ids.joinEnd(id)] : [nodeId(id)],
     ),
   );
   const edge = (from: string, to: string, text?: string): void => {
@@ -194,7 +203,7 @@ export function renderMermaid(playbook: PlaybookDocument, options: MermaidOption
     lines.push(line);
   };
   for (const s of graph.steps) {
-    const parallel = s.step.type === "parallel";
+    const parallel = holdsStepLists(s.step);
     const joinOf = graph.branchOf(s.id)?.parallel;
     for (const e of graph.resolvedSuccessors(s.id)) {
       // A branch's end meets at its join (drawn below); a parallel step goes on from its join.

@@ -2,13 +2,47 @@
 import type {
   ALERT_SOURCES,
   AUTHORITIES,
-  BRANCH_FAILURE_POLICIES,
   INPUT_TYPES,
   PERMISSIONS,
-  SCRIPT_SHELLS,
   STEP_KINDS,
   TRANSFORMS,
 } from "./schema.js";
+
+// Each step kind's type is written in its folder (src/core/steps/<kind>/step.ts); the format
+// assembles them into `Step` here.
+import type { AiStep } from "../steps/ai/step.js";
+import type { BranchStep } from "../steps/branch/step.js";
+import type { CheckpointStep } from "../steps/checkpoint/step.js";
+import type { CloseStep } from "../steps/close/step.js";
+import type { CommentStep } from "../steps/comment/step.js";
+import type { CommitStep } from "../steps/commit/step.js";
+import type { DecideStep } from "../steps/decide/step.js";
+import type { DispatchStep } from "../steps/dispatch/step.js";
+import type { EndStep } from "../steps/end/step.js";
+import type { InvestigateStep } from "../steps/investigate/step.js";
+import type { IssueStep } from "../steps/issue/step.js";
+import type { LabelStep } from "../steps/label/step.js";
+import type { ParallelStepOf } from "../steps/parallel/step.js";
+import type { PlaybookStep } from "../steps/playbook/step.js";
+import type { PullRequestStep } from "../steps/pull_request/step.js";
+import type { ScriptStep } from "../steps/script/step.js";
+export type { Branch, ErrorPolicy, Next, StepBase } from "./step-base.js";
+export type { AiStep } from "../steps/ai/step.js";
+export type { BranchStep } from "../steps/branch/step.js";
+export type { Approvers, CheckpointStep } from "../steps/checkpoint/step.js";
+export type { CloseStep } from "../steps/close/step.js";
+export type { CommentStep } from "../steps/comment/step.js";
+export type { CommitFile, CommitStep } from "../steps/commit/step.js";
+export type { Conclusion, DecisionRule, DecideStep } from "../steps/decide/step.js";
+export type { DispatchStep } from "../steps/dispatch/step.js";
+export type { EndStep } from "../steps/end/step.js";
+export type { SuggestedCall, InvestigateStep } from "../steps/investigate/step.js";
+export type { IssueStep } from "../steps/issue/step.js";
+export type { LabelStep } from "../steps/label/step.js";
+export type { Join, BranchFailurePolicy, ParallelStepOf } from "../steps/parallel/step.js";
+export type { PlaybookStep } from "../steps/playbook/step.js";
+export type { PullRequestStep } from "../steps/pull_request/step.js";
+export type { ScriptShell, ScriptStep } from "../steps/script/step.js";
 
 export type StepKind = (typeof STEP_KINDS)[number];
 export type Permission = (typeof PERMISSIONS)[number];
@@ -16,223 +50,11 @@ export type Authority = (typeof AUTHORITIES)[number];
 export type InputType = (typeof INPUT_TYPES)[number];
 export type Transform = (typeof TRANSFORMS)[number];
 export type AlertSource = (typeof ALERT_SOURCES)[number];
-export type ScriptShell = (typeof SCRIPT_SHELLS)[number];
 
-export type ErrorPolicy = string;
+/** A parallel step's branches hold steps of any kind, parallel steps included. */
+export type ParallelStep = ParallelStepOf<Step>;
 
-export interface Branch {
-  when?: string;
-  condition?: string;
-  label?: string;
-  goto?: string;
-  default?: string;
-}
-
-export type Next = string | Branch[];
-
-export interface StepBase {
-  id: string;
-  type: StepKind;
-  name?: string;
-  description?: string;
-  if?: string;
-  next?: Next;
-  on_error?: ErrorPolicy | Record<string, ErrorPolicy>;
-  authority?: Authority;
-  timeout?: string;
-  idempotency_key?: string;
-  /** Steps of the same list that must be completed or skipped first: the list runs as a graph. */
-  needs?: string[];
-  /** A template naming a list: the step runs once per item (`{{ item }}`, `{{ item_index }}`). */
-  for_each?: string;
-  /** JSON Schemas of the data entering and leaving the step (contracts between steps). */
-  input_schema?: Record<string, unknown>;
-  output_schema?: Record<string, unknown>;
-}
-
-export interface Conclusion {
-  conclusion: string;
-  confidence?: number;
-  root_cause?: string;
-  alternatives?: string[];
-  next_actions?: string[];
-  goto?: string;
-}
-
-export interface DecisionRule extends Conclusion {
-  id: string;
-  all?: string[];
-  any?: string[];
-  none?: string[];
-}
-
-export interface CommentStep extends StepBase {
-  type: "comment";
-  body: string;
-  /** Another issue or pull request of the repository (default: the run's issue). */
-  issue?: string;
-  /** A review comment of the pull request `issue`: the comment is a reply in its thread. */
-  reply_to?: string;
-}
-export interface EndStep extends StepBase {
-  type: "end";
-  advice?: string;
-  conclusion?: string;
-  status?: "success" | "failure" | "neutral";
-  handoff?: string[];
-}
-export interface Approvers {
-  permission?: Permission;
-  users?: string[];
-  teams?: string[];
-  count?: number;
-  allow_initiator?: boolean;
-}
-export interface CheckpointStep extends StepBase {
-  type: "checkpoint";
-  message: string;
-  approvers?: Approvers;
-  response_schema?: Record<string, unknown>;
-  on_reject?: string;
-  reminder?: string;
-  on_timeout?: string;
-}
-export interface SuggestedCall {
-  tool: string;
-  args?: Record<string, unknown>;
-  purpose?: string;
-  /** A failed call is recorded as a `step_error` finding. */
-  required?: boolean;
-  /** `suggest` (default): offered to people (`/call <n>`); `auto`: run by the bot. */
-  run?: "suggest" | "auto";
-  /** Step outputs from the result: name → dotted path in it. */
-  outputs?: Record<string, string>;
-}
-export interface InvestigateStep extends StepBase {
-  type: "investigate";
-  suggested_calls?: SuggestedCall[];
-  expected_findings?: string[];
-}
-export interface DecideStep extends StepBase {
-  type: "decide";
-  rules: DecisionRule[];
-  fallback?: Conclusion;
-  /** A sentence per finding present; one without a finding is always reported. */
-  confirmed_facts?: { finding?: string; text: string }[];
-  /** Every conclusion must rest on findings (rules name some; the result lists those used). */
-  require_evidence?: boolean;
-}
-export interface BranchStep extends StepBase {
-  type: "branch";
-  name: string;
-  from?: string;
-  /** The older spelling of `if_exists: fail`. */
-  require_new?: boolean;
-  /**
-   * When the branch exists: reuse it only if it holds just this run's commits (default), fail,
-   * or pick `<name>-2`, `-3`, …
-   */
-  if_exists?: "reuse" | "fail" | "new-name";
-}
-export interface CommitFile {
-  path: string;
-  content?: string;
-  template?: string;
-}
-export interface CommitStep extends StepBase {
-  type: "commit";
-  branch: string;
-  message: string;
-  files?: CommitFile[];
-  paths?: string[];
-  push?: boolean;
-  pull?: boolean;
-}
-export interface PullRequestStep extends StepBase {
-  type: "pull_request";
-  head: string;
-  base?: string;
-  title: string;
-  body?: string;
-  draft?: boolean;
-  labels?: string[];
-  reviewers?: string[];
-  team_reviewers?: string[];
-  wait?: "merged";
-  /** End the body with `Closes #<n>` when the run has an issue (a local run may have none). */
-  closes_issue?: boolean;
-}
-export interface IssueStep extends StepBase {
-  type: "issue";
-  title: string;
-  body?: string;
-  labels?: string[];
-  assignees?: string[];
-}
-export interface LabelStep extends StepBase {
-  type: "label";
-  add?: string[];
-  remove?: string[];
-  issue?: string;
-}
-export interface CloseStep extends StepBase {
-  type: "close";
-  reason?: "completed" | "not_planned";
-  comment?: string;
-  issue?: string;
-}
-export interface DispatchStep extends StepBase {
-  type: "dispatch";
-  workflow: string;
-  ref?: string;
-  inputs?: Record<string, string | number | boolean>;
-  wait?: boolean;
-  /**
-   * A workflow input the bot sets to this dispatch's key; the workflow's `run-name` shows it, so
-   * the bot knows its run where GitHub does not return the run's id.
-   */
-  correlation_input?: string;
-}
-export interface AiStep extends StepBase {
-  type: "ai";
-  prompt?: string;
-  prompt_file?: string;
-  tools?: string[];
-  scope?: "read-only" | "write";
-  expected_findings?: string[];
-  expect_files?: string[];
-  /** Reuse an earlier result for the same prompt and inputs. */
-  cache?: boolean;
-  /** A check registered in code by this name must pass on the result. */
-  verify?: string;
-}
-/** What a `parallel` step waits for: every branch, any one, or a number of them. */
-export type Join = "all" | "any" | { count: number };
-export type BranchFailurePolicy = (typeof BRANCH_FAILURE_POLICIES)[number];
-
-export interface ParallelStep extends StepBase {
-  type: "parallel";
-  /** Branch name → steps run in order; step ids are unique across the whole playbook. */
-  branches: Record<string, Step[]>;
-  join?: Join;
-  on_branch_failure?: BranchFailurePolicy;
-}
-
-export interface PlaybookStep extends StepBase {
-  type: "playbook";
-  playbook: string;
-  mode: "delegate" | "handoff";
-  with?: Record<string, string | number | boolean>;
-}
-
-export interface ScriptStep extends StepBase {
-  type: "script";
-  shell: ScriptShell;
-  /** Script text, never templated; values reach it through `env`. */
-  run: string;
-  env?: Record<string, string | number | boolean>;
-}
-
+/** A step of any kind: one line per kind (the compiler checks it against the schema's kinds). */
 export type Step =
   | CommentStep
   | EndStep
@@ -250,6 +72,11 @@ export type Step =
   | ParallelStep
   | PlaybookStep
   | ScriptStep;
+
+// A kind the schema has and `Step` lacks fails to compile here, naming the kind.
+type Untyped = Exclude<StepKind, Step["type"]>;
+const everyKindTyped: [Untyped] extends [never] ? true : Untyped = true;
+void everyKindTyped;
 
 export interface InputSpec {
   type: InputType;

@@ -1,15 +1,35 @@
-import type { AiOutputs, AiParams } from "./ai/effect.js";
-import type { BranchOutputs, BranchParams } from "./branch/effect.js";
-import type { CloseOutputs, CloseParams } from "./close/effect.js";
-import type { CommentOutputs, CommentParams } from "./comment/effect.js";
-import type { CommitOutputs, CommitParams } from "./commit/effect.js";
-import type { DispatchOutputs, DispatchParams } from "./dispatch/effect.js";
-import type { IssueOutputs, IssueParams } from "./issue/effect.js";
-import type { ToolCallOutputs, ToolCallParams } from "./investigate/effect.js";
-import type { LabelOutputs, LabelParams } from "./label/effect.js";
-import type { StartPlaybookOutputs, StartPlaybookParams } from "./playbook/effect.js";
-import type { PullRequestOutputs, PullRequestParams } from "./pull_request/effect.js";
-import type { ScriptOutputs, ScriptParams } from "./script/effect.js";
+import { describeAiEffect, type AiOutputs, type AiParams } from "./ai/effect.js";
+import { describeBranchEffect, type BranchOutputs, type BranchParams } from "./branch/effect.js";
+import { describeCloseEffect, type CloseOutputs, type CloseParams } from "./close/effect.js";
+import {
+  describeCommentEffect,
+  type CommentOutputs,
+  type CommentParams,
+} from "./comment/effect.js";
+import { describeCommitEffect, type CommitOutputs, type CommitParams } from "./commit/effect.js";
+import {
+  describeDispatchEffect,
+  type DispatchOutputs,
+  type DispatchParams,
+} from "./dispatch/effect.js";
+import { describeIssueEffect, type IssueOutputs, type IssueParams } from "./issue/effect.js";
+import {
+  describeToolCallEffect,
+  type ToolCallOutputs,
+  type ToolCallParams,
+} from "./investigate/effect.js";
+import { describeLabelEffect, type LabelOutputs, type LabelParams } from "./label/effect.js";
+import {
+  describeStartPlaybookEffect,
+  type StartPlaybookOutputs,
+  type StartPlaybookParams,
+} from "./playbook/effect.js";
+import {
+  describePullRequestEffect,
+  type PullRequestOutputs,
+  type PullRequestParams,
+} from "./pull_request/effect.js";
+import { describeScriptEffect, type ScriptOutputs, type ScriptParams } from "./script/effect.js";
 
 /**
  * The effects steps ask adapters for, by kind: the params each takes and the outputs it returns.
@@ -91,3 +111,27 @@ export const EFFECT_OUTPUTS: { [K in keyof EffectSpecs]: readonly string[] } = {
   script: listOfEvery<RequiredKeys<ScriptOutputs>>()(["exit_code", "stdout", "stderr"]),
   tool_call: listOfEvery<RequiredKeys<ToolCallOutputs>>()(["called", "failed", "results"]),
 };
+
+/** What each effect does, in words, from its params: a failure's message says what was being done. */
+const DOING: { [K in keyof EffectSpecs]: (params: EffectSpecs[K]["params"]) => string } = {
+  comment: describeCommentEffect,
+  branch: describeBranchEffect,
+  commit: describeCommitEffect,
+  pull_request: describePullRequestEffect,
+  issue: describeIssueEffect,
+  label: describeLabelEffect,
+  close: describeCloseEffect,
+  dispatch: describeDispatchEffect,
+  ai: describeAiEffect,
+  start_playbook: describeStartPlaybookEffect,
+  script: describeScriptEffect,
+  tool_call: describeToolCallEffect,
+};
+
+/** What an effect was trying to do (`create branch x`, `dispatch deploy.yml`). */
+export function describeEffect<K extends keyof EffectSpecs>(effect: {
+  kind: K;
+  params: EffectSpecs[K]["params"];
+}): string {
+  return DOING[effect.kind](effect.params);
+}

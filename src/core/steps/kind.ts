@@ -20,6 +20,16 @@ export interface StepRepoPath {
   glob: boolean;
 }
 
+/** A playbook a step delegates to (and comes back from) or hands off to, and where it names it. */
+export interface PlaybookCall {
+  target: string;
+  kind: "delegate" | "handoff";
+  /** The path to the field, from the step. */
+  at: PathSegment[];
+  /** The inputs it maps for the playbook, as written. */
+  with?: Record<string, unknown>;
+}
+
 /** A way a step's fields do not fit together (the step-shape rule reports it). */
 export interface ShapeProblem {
   /** The path to the field, from the step (empty: the step itself). */
@@ -34,6 +44,8 @@ export interface ShapeProblem {
  * Everything the rest of the code needs to know of one step kind, kept in the kind's folder
  * (src/core/steps/<kind>/index.ts) and listed once in ./registry.ts. Central modules ask the
  * registry instead of switching on a step's type; a hook left out means "nothing of that kind".
+ * What the format needs of the kind (its schema fragment, how it shapes the graph, whether it
+ * ends its playbook) is in ./<kind>/schema.ts instead, which the format reads without executors.
  */
 export interface StepKindPlugin<S extends Step = Step> {
   /** How a step of this kind runs; its `kind` is the kind's name. */
@@ -55,10 +67,13 @@ export interface StepKindPlugin<S extends Step = Step> {
   repoPaths?(step: S): StepRepoPath[];
   /** The finding keys the step expects to establish. */
   expectedFindings?(step: S): readonly string[];
-  /** The playbooks a run may go on to from this step (one it delegates or hands off to). */
-  playbooks?(step: S): readonly string[];
-  /** Whether the step ends its run's playbook: nothing follows it. */
-  terminal?(step: S): boolean;
+  /**
+   * Whether the step may record findings of keys nobody wrote down: the results of tools the bot
+   * calls on its own when the step starts.
+   */
+  findsUnforeseen?(step: S): boolean;
+  /** The playbooks a run may go on to from this step: each one it delegates or hands off to. */
+  calls?(step: S): PlaybookCall[];
   /** What does not fit together in the step's fields, beyond what the schema checks. */
   shapeProblems?(step: S): ShapeProblem[];
   /**
@@ -71,6 +86,11 @@ export interface StepKindPlugin<S extends Step = Step> {
    * findings and a choice (`/record`, `/choose`). Default: nothing (it waits for an event).
    */
   readonly answeredWith?: "approval" | "findings";
+  /**
+   * Whether the step may act only once a person approved: a step answered with an approval has
+   * completed in the run, or else the step waits for an ask-first approval of its own.
+   */
+  actsAfterApproval?(step: S): boolean;
   /** Who may approve the step, when it is answered with an approval. */
   approvers?(step: S): Approvers | undefined;
   /**

@@ -15,7 +15,14 @@ import { parallelKind } from "./parallel/index.js";
 import { playbookKind } from "./playbook/index.js";
 import { pullRequestKind } from "./pull_request/index.js";
 import { scriptKind } from "./script/index.js";
-import type { ShapeProblem, StepFileReference, StepKindPlugin, StepRepoPath } from "./kind.js";
+import type {
+  PlaybookCall,
+  ShapeProblem,
+  StepFileReference,
+  StepKindPlugin,
+  StepRepoPath,
+} from "./kind.js";
+import { stepKindSchemaOf } from "./schemas.js";
 import type { StepExecutor } from "./types.js";
 
 /**
@@ -103,14 +110,24 @@ export function expectedFindingsOf(step: Step): readonly string[] {
   return stepKind(step.type)?.expectedFindings?.(step) ?? [];
 }
 
+/** Whether a step may record findings of keys nobody wrote down (tools the bot calls itself). */
+export function findsUnforeseen(step: Step): boolean {
+  return stepKind(step.type)?.findsUnforeseen?.(step) === true;
+}
+
+/** The playbooks a step delegates or hands off to, each with where the step names it. */
+export function callsOf(step: Step): PlaybookCall[] {
+  return stepKind(step.type)?.calls?.(step) ?? [];
+}
+
 /** The playbooks a run may go on to from a step (delegated to or handed off to). */
 export function playbooksOf(step: Step): readonly string[] {
-  return stepKind(step.type)?.playbooks?.(step) ?? [];
+  return callsOf(step).map((c) => c.target);
 }
 
 /** Whether a step ends its playbook (an end, a hand-off): nothing follows it. */
 export function endsPlaybook(step: Step): boolean {
-  return stepKind(step.type)?.terminal?.(step) === true;
+  return stepKindSchemaOf(step.type)?.graph?.terminal?.(step) === true;
 }
 
 /** What does not fit together in a step's fields, by its kind's own account. */
@@ -132,4 +149,9 @@ export function repoPathsOf(step: Step): StepRepoPath[] {
 /** Whether people answer a step with an approval (`/approve`, `/reject`) while it waits. */
 export function answeredWithApproval(step: Step | undefined): boolean {
   return step !== undefined && stepKind(step.type)?.answeredWith === "approval";
+}
+
+/** Whether a step may act only after a person approved (a model with write tools). */
+export function actsAfterApproval(step: Step): boolean {
+  return stepKind(step.type)?.actsAfterApproval?.(step) === true;
 }

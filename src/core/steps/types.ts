@@ -60,7 +60,9 @@ export type Outcome =
     }
   | { type: "delegate"; playbook: string; inputs: Record<string, Scalar> }
   | { type: "handoff"; playbook: string; inputs: Record<string, Scalar> }
-  | { type: "ignored"; reply?: Reply };
+  | { type: "ignored"; reply?: Reply }
+  /** Start lists of steps side by side, each from its first step, and wait for them (a join). */
+  | { type: "fork"; lanes: { name: string; first: string }[] };
 
 /**
  * One module per step kind. The engine enters a step, hands it the result of its effect, and

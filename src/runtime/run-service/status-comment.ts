@@ -31,7 +31,7 @@ import {
 } from "../../core/markdown/comment.js";
 import { spans } from "../../core/markdown/replies.js";
 import type { Text } from "mdast";
-import { graphOf, type PlaybookGraph, stepTitle } from "../../core/format/graph.js";
+import { graphOf, heldListNames, type PlaybookGraph, stepTitle } from "../../core/format/graph.js";
 import { stepStatus } from "../../core/engine/state-bounds.js";
 import { MERMAID_MAX_EDGES, neighbourhood, renderMermaid } from "../../core/format/mermaid.js";
 import {
@@ -181,7 +181,7 @@ function laneBlocks(f: Frame, bundle: PlaybookBundle | undefined): BlockLike[] {
     const what =
       fork.kind === "parallel" ? "Branches" : fork.kind === "for_each" ? "Items" : "Steps";
     const step = graph?.byId.get(fork.step)?.step;
-    const branches = step?.type === "parallel" ? Object.keys(step.branches) : [];
+    const branches = step ? heldListNames(step) : [];
     // In the order they are written: branches, items, steps of the list.
     const order = (name: string): number =>
       fork.kind === "parallel"

@@ -776,6 +776,27 @@ describe("set gate", () => {
       "h.yaml:4:49 set-delegate-terminal steps[0].playbook: 'only-handoff' has no terminal that returns: every way it ends hands off",
     ]);
   });
+
+  it("counts an end step that names playbooks to go on with as a handoff, and one without as a return", () => {
+    const child = (id: string, end: string) =>
+      pb(
+        id,
+        `  - { id: x, type: comment, name: X, body: b }\n  - { id: e, type: end, name: E${end} }\n`,
+      );
+    const files = {
+      "p.yaml": pb(
+        "p",
+        "  - { id: a, type: playbook, name: A, playbook: hands-off, mode: delegate }\n" +
+          "  - { id: b, type: playbook, name: B, playbook: returns, mode: delegate }\n" +
+          END,
+      ),
+      "h.yaml": child("hands-off", ", handoff: [p]"),
+      "r.yaml": child("returns", ""),
+    };
+    expect(run(files)).toEqual([
+      "p.yaml:4:49 set-delegate-terminal steps[0].playbook: 'hands-off' has no terminal that returns: every way it ends hands off",
+    ]);
+  });
 });
 
 describe("on_error goto", () => {

@@ -4,8 +4,13 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { STEP_KINDS } from "../../../src/core/format/schema.js";
 import type { Step } from "../../../src/core/format/types.js";
+import type { StepKindSchema } from "../../../src/core/steps/kind-schema.js";
+import { STEP_KIND_SCHEMAS } from "../../../src/core/steps/schemas.js";
 import {
+  actsAfterApproval,
+  callsOf,
   canStopTheRun,
+  findsUnforeseen,
   defaultRegistry,
   endsPlaybook,
   expectedFindingsOf,
@@ -56,14 +61,53 @@ describe("the step kind registry", () => {
     expect(stepKind("no_such_kind")).toBeUndefined();
   });
 
-  it("is the only module that names a kind's folder (kinds are listed nowhere else)", () => {
-    const folderImport = new RegExp(
-      `["'][./]*(?:[\\w-]+/)*(${kindFolders.join("|")})/index\\.js["']`,
-    );
-    const importers = sourceFiles(join(root, "src"))
-      .filter((f) => folderImport.test(readFileSync(f, "utf8")))
-      .map((f) => relative(root, f));
-    expect(importers).toEqual(["src/core/steps/registry.ts"]);
+  it("names a kind's folder in its lists only: executors, format, and the format's Step type", () => {
+    const importers = (file: string): string[] => {
+      const folderImport = new RegExp(
+        `["'][./]*(?:[\\w-]+/)*(${kindFolders.join("|")})/${file}\\.js["']`,
+      );
+      return sourceFiles(join(root, "src"))
+        .filter((f) => folderImport.test(readFileSync(f, "utf8")))
+        .map((f) => relative(root, f));
+    };
+    expect(importers("index")).toEqual(["src/core/steps/registry.ts"]);
+    expect(importers("schema")).toEqual(["src/core/steps/schemas.ts"]);
+    // The format assembles the kinds' step types into `Step`.
+    expect(importers("step")).toEqual(["src/core/format/types.ts"]);
+    for (const kind of kindFolders)
+      for (const file of ["schema.ts", "step.ts"])
+        expect(existsSync(join(stepsDir, kind, file)), `${kind}/${file}`).toBe(true);
+  });
+
+  it("keeps each kind's format side free of executors (the format imports it)", () => {
+    const allowed = new Set([
+      "../../format/schema-docs.js",
+      "../../format/schema-parts.js",
+      "../kind-schema.js",
+    ]);
+    for (const kind of kindFolders) {
+      const text = readFileSync(join(stepsDir, kind, "schema.ts"), "utf8");
+      const imported = [...text.matchAll(/from\s+"([^"]+)"/g)].map((m) => m[1]);
+      expect(imported.length, `${kind}/schema.ts imports`).toBeGreaterThan(0);
+      expect(
+        imported.filter((i) => !allowed.has(i as string)),
+        `${kind}/schema.ts`,
+      ).toEqual([]);
+    }
+  });
+
+  it("keeps each kind's fragment consistent with its name", () => {
+    expect(STEP_KIND_SCHEMAS.map((f) => f.kind)).toEqual(kindFolders);
+    const orders = STEP_KIND_SCHEMAS.map((f) => f.snippet.order);
+    expect(new Set(orders).size).toBe(orders.length);
+    for (const fragment of STEP_KIND_SCHEMAS) {
+      const { kind, snippet, required, fields, graph } = fragment as StepKindSchema;
+      // The snippet makes a step of this kind, and what it requires is among its fields.
+      expect(snippet.body.type, `${kind} snippet`).toBe(kind);
+      for (const field of required ?? []) expect(fields, `${kind}.${field}`).toHaveProperty(field);
+      // What a next on a terminal step is told needs a way to know the step is terminal.
+      if (graph?.terminalNext) expect(graph.terminal, `${kind}.terminal`).toBeTypeOf("function");
+    }
   });
 
   it("keeps each kind's hooks consistent", () => {
@@ -131,6 +175,23 @@ describe("the step kind registry", () => {
     ]);
 
     expect(playbooksOf(step({ type: "end", handoff: ["next"] }))).toEqual(["next"]);
+    expect(callsOf(step({ type: "end", handoff: ["a", "b"] }))).toEqual([
+      { target: "a", kind: "handoff", at: ["handoff", 0] },
+      { target: "b", kind: "handoff", at: ["handoff", 1] },
+    ]);
+    expect(
+      callsOf(step({ type: "playbook", playbook: "c", mode: "delegate", with: { x: "1" } })),
+    ).toEqual([{ target: "c", kind: "delegate", at: ["playbook"], with: { x: "1" } }]);
+    expect(callsOf(step({ type: "comment", body: "x" }))).toEqual([]);
+
+    const calls = (run: string) => [{ tool: "k/get" }, { tool: "k/logs", run }];
+    expect(findsUnforeseen(step({ type: "investigate", suggested_calls: calls("auto") }))).toBe(
+      true,
+    );
+    expect(findsUnforeseen(step({ type: "investigate", suggested_calls: calls("suggest") }))).toBe(
+      false,
+    );
+    expect(findsUnforeseen(step({ type: "comment", body: "x" }))).toBe(false);
     expect(endsPlaybook(step({ type: "end" }))).toBe(true);
     expect(endsPlaybook(step({ type: "playbook", playbook: "c", mode: "handoff" }))).toBe(true);
     expect(endsPlaybook(step({ type: "playbook", playbook: "c", mode: "delegate" }))).toBe(false);
@@ -144,6 +205,9 @@ describe("the step kind registry", () => {
       stepKind("checkpoint")?.approvers?.(step({ type: "checkpoint", approvers: { count: 2 } })),
     ).toEqual({ count: 2 });
     expect(stepKind("investigate")?.answeredWith).toBe("findings");
+    expect(actsAfterApproval(step({ type: "ai", scope: "write" }))).toBe(true);
+    expect(actsAfterApproval(step({ type: "ai", scope: "read-only" }))).toBe(false);
+    expect(actsAfterApproval(step({ type: "commit" }))).toBe(false);
     expect(stepKind("comment")?.answeredWith).toBeUndefined();
 
     expect(shapeProblemsOf(step({ type: "label" }))).toEqual([
@@ -156,20 +220,12 @@ describe("the step kind registry", () => {
 // Per-kind switches that are still outside the kinds' folders, by file: the count may only fall.
 // (Some name an effect's kind or a fork's, not a step's; both read the same to this check.)
 const KIND_TESTS_LEFT: Record<string, number> = {
-  "src/adapters/github/status-comment.ts": 2,
+  "src/adapters/github/status-comment.ts": 1,
   "src/adapters/local/playbook-tests.ts": 7,
   "src/core/dialects/catalyst/yaml.ts": 4,
   "src/core/dialects/triagent/dialect.ts": 2,
-  "src/core/engine/engine.ts": 6,
+  "src/core/engine/engine.ts": 1,
   "src/core/engine/render.ts": 1,
-  "src/core/format/graph.ts": 10,
-  "src/core/format/mermaid.ts": 3,
-  "src/core/rules/analysis/graph.ts": 1,
-  "src/core/rules/analysis/set.ts": 2,
-  "src/core/rules/graph/finding-unknown.ts": 1,
-  "src/core/rules/graph/handoff-not-terminal.ts": 2,
-  "src/core/rules/set/set-delegate-terminal.ts": 2,
-  "src/core/rules/style/step-no-description.ts": 1,
   "src/core/systematise/draft.ts": 1,
   "src/core/systematise/from-state.ts": 1,
   "src/core/systematise/improve.ts": 3,

@@ -1,6 +1,7 @@
 import type { Edge, GraphStep } from "../../format/graph.js";
 import { formatPath, type PathSegment } from "../../format/source.js";
 import type { Branch } from "../../format/types.js";
+import { callsOf } from "../../steps/registry.js";
 import { didYouMean } from "../../util/suggest.js";
 import { locate, memoised, type DocumentContext } from "../context.js";
 import type { Finding } from "../rule.js";
@@ -28,7 +29,7 @@ export function entryResolves(ctx: DocumentContext): boolean {
 
 /** Whether some step delegates: a delegated child's findings are visible to the parent. */
 export const delegates = memoised((ctx: DocumentContext) =>
-  ctx.graph.steps.some((s) => s.step.type === "playbook" && s.step.mode === "delegate"),
+  ctx.graph.steps.some((s) => callsOf(s.step).some((c) => c.kind === "delegate")),
 );
 
 /** One branch of a step's `next:` list, with the kinds of branch it is written as. */

@@ -1,6 +1,7 @@
 import { PlaybookGraph } from "../../format/graph.js";
 import type { PathSegment, SourceDocument } from "../../format/source.js";
 import type { PlaybookDocument } from "../../format/types.js";
+import { callsOf } from "../../steps/registry.js";
 import { diagnosticAt, memoised, type Finding, type Memo } from "../context.js";
 
 /** A set rule's finding: the diagnostic and the playbook it is written in. */
@@ -73,23 +74,12 @@ export const callsById = memoised((set: SetContext): Map<string, Call[]> => {
   const out = new Map<string, Call[]>();
   for (const m of membersById(set).values()) {
     const calls: Call[] = [];
-    for (const s of new PlaybookGraph(m.playbook).steps) {
-      const step = s.step;
-      if (step.type === "end") {
-        (step.handoff ?? []).forEach((t, i) =>
-          calls.push({ from: m, target: t, kind: "handoff", path: [...s.path, "handoff", i] }),
-        );
-      } else if (step.type === "playbook") {
-        const call: Call = {
-          from: m,
-          target: step.playbook,
-          kind: step.mode,
-          path: [...s.path, "playbook"],
-        };
-        if (step.with) call.with = step.with;
+    for (const s of new PlaybookGraph(m.playbook).steps)
+      for (const { target, kind, at, with: inputs } of callsOf(s.step)) {
+        const call: Call = { from: m, target, kind, path: [...s.path, ...at] };
+        if (inputs) call.with = inputs;
         calls.push(call);
       }
-    }
     out.set(m.playbook.id, calls);
   }
   return out;

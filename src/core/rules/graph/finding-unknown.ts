@@ -1,4 +1,5 @@
 import { formatPath, type PathSegment } from "../../format/source.js";
+import { findsUnforeseen } from "../../steps/registry.js";
 import { didYouMean } from "../../util/suggest.js";
 import { expectedFindings } from "../analysis/findings.js";
 import { delegates } from "../analysis/graph.js";
@@ -14,10 +15,7 @@ const GUIDANCE = "list it in an investigate or ai step's expected_findings";
  * so may any finding where the bot calls tools (`run: auto`).
  */
 function callsTools(ctx: Parameters<FileRule["check"]>[0]): boolean {
-  return ctx.graph.steps.some(
-    (s) =>
-      s.step.type === "investigate" && (s.step.suggested_calls ?? []).some((c) => c.run === "auto"),
-  );
+  return ctx.graph.steps.some((s) => findsUnforeseen(s.step));
 }
 
 export const findingUnknown: FileRule<"finding-unknown"> = {

@@ -1,4 +1,5 @@
 import { formatPath, type PathSegment } from "../../format/source.js";
+import { stepKindSchemaOf } from "../../steps/schemas.js";
 import { locate } from "../context.js";
 import type { FileRule, Finding } from "../rule.js";
 
@@ -14,21 +15,16 @@ export const handoffNotTerminal: FileRule<"handoff-not-terminal"> = {
     for (const s of graph.steps) {
       const step = s.step;
       if (step.next === undefined) continue;
+      const graphShape = stepKindSchemaOf(step.type)?.graph;
+      const told = graphShape?.terminalNext;
+      if (!told || graphShape.terminal?.(step) !== true) continue;
       const at: PathSegment[] = [...s.path, "next"];
-      if (step.type === "end")
-        out.push({
-          rule: "handoff-not-terminal",
-          ...locate(doc, at, true),
-          message: `${formatPath(at)}: an end step ends the run and cannot have next`,
-          hint: "remove next, or use another step kind",
-        });
-      else if (step.type === "playbook" && step.mode === "handoff")
-        out.push({
-          rule: "handoff-not-terminal",
-          ...locate(doc, at, true),
-          message: `${formatPath(at)}: a handoff ends this run, so it cannot have next`,
-          hint: "remove next, or use mode: delegate to come back here",
-        });
+      out.push({
+        rule: "handoff-not-terminal",
+        ...locate(doc, at, true),
+        message: `${formatPath(at)}: ${told.message}`,
+        hint: told.hint,
+      });
     }
     return out;
   },

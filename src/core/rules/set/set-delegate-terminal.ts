@@ -1,5 +1,6 @@
 import { PlaybookGraph } from "../../format/graph.js";
 import type { PlaybookDocument } from "../../format/types.js";
+import { endsPlaybook, playbooksOf } from "../../steps/registry.js";
 import { resolvedDelegations, setFinding } from "../analysis/set.js";
 import type { SetFinding, SetRule } from "../rule.js";
 
@@ -31,10 +32,8 @@ function returns(child: PlaybookDocument): boolean {
   const graph = new PlaybookGraph(child);
   return [...graph.reachable()].some((id) => {
     const st = graph.byId.get(id)?.step;
-    return (
-      graph.isTerminal(id) &&
-      !(st?.type === "end" && st.handoff?.length) &&
-      !(st?.type === "playbook" && st.mode === "handoff")
-    );
+    // A step that ends the playbook and names playbooks to go on with hands off: it never returns.
+    const handsOff = st !== undefined && endsPlaybook(st) && playbooksOf(st).length > 0;
+    return graph.isTerminal(id) && !handsOff;
   });
 }

@@ -1,5 +1,6 @@
 import { stepTitle } from "../../format/graph.js";
 import { formatPath } from "../../format/source.js";
+import { stepKindSchemaOf } from "../../steps/schemas.js";
 import type { FileRule, Finding } from "../rule.js";
 
 const GUIDANCE =
@@ -17,14 +18,15 @@ export const stepNoDescription: FileRule<"step-no-description"> = {
     const nodes = graph.mode === "nodes";
     for (const s of graph.steps) {
       if (stepTitle(s.step) !== s.id || s.step.description !== undefined) continue;
+      const nameIsNotTitle = stepKindSchemaOf(s.step.type)?.graph?.nameIsNotTitle;
       out.push({
         rule: "step-no-description",
         path: formatPath(s.path),
         span: doc.span(nodes ? s.path : [...s.path, "id"], nodes),
         message:
-          s.step.type === "branch"
-            ? `${formatPath(s.path)}: step '${s.id}' has no description (a branch step's name is the branch it makes)`
-            : `${formatPath(s.path)}: step '${s.id}' has neither name nor description`,
+          nameIsNotTitle === undefined
+            ? `${formatPath(s.path)}: step '${s.id}' has neither name nor description`
+            : `${formatPath(s.path)}: step '${s.id}' has no description (${nameIsNotTitle})`,
         hint: GUIDANCE,
       });
     }

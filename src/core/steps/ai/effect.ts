@@ -36,3 +36,6 @@ export function expectedFilesMissing(missing: readonly string[], where?: string)
     `expected files are missing${where ? ` ${where}` : ""}: ${missing.join(", ")}`,
   );
 }
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeAiEffect = (): string => "run the ai step";

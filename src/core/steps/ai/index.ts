@@ -21,6 +21,7 @@ export const aiKind: StepKindPlugin<AiStep> = {
       : [],
   // A model with write tools waits for a person's approval first.
   canWait: (step) => step.scope === "write",
+  actsAfterApproval: (step) => step.scope === "write",
   repoPaths: (step) =>
     (step.expect_files ?? []).map((f, i) => ({
       path: f,

@@ -26,3 +26,6 @@ export type BranchOutputs = {
   /** False when an existing branch of this run was reused. */
   created: boolean;
 };
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeBranchEffect = (p: BranchParams): string => `create branch ${p.name}`;

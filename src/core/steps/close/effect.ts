@@ -9,3 +9,6 @@ export type CloseParams = {
 export type CloseOutputs = {
   state: "closed";
 };
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeCloseEffect = (): string => "close the issue";

@@ -12,3 +12,11 @@ export type CommentOutputs = {
   id: string;
   url: string;
 };
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeCommentEffect = (p: CommentParams): string =>
+  p.reply_to
+    ? `reply to review comment ${p.reply_to}`
+    : p.issue
+      ? `comment on #${p.issue}`
+      : "comment";

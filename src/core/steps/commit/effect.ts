@@ -19,3 +19,6 @@ export type CommitOutputs = {
   /** False when an earlier attempt's commit was found. */
   created?: boolean;
 };
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeCommitEffect = (p: CommitParams): string => `commit to ${p.branch}`;

@@ -22,3 +22,6 @@ export type DispatchOutputs = {
   actor?: string;
   correlation?: string;
 };
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeDispatchEffect = (p: DispatchParams): string => `dispatch ${p.workflow}`;

@@ -5,7 +5,7 @@ import { endStep } from "./executor.js";
 export const endKind: StepKindPlugin<EndStep> = {
   executor: endStep,
   outputs: [],
-  playbooks: (step) => step.handoff ?? [],
-  terminal: () => true,
+  calls: (step) =>
+    (step.handoff ?? []).map((target, i) => ({ target, kind: "handoff", at: ["handoff", i] })),
   diagramNode: { open: '(["', close: '"])', caption: () => null },
 };

@@ -34,3 +34,7 @@ export type ToolCallOutputs = {
 
 /** Characters of one call's result kept in `results`. */
 export const TOOL_RESULT_TEXT_LIMIT = 1_000;
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeToolCallEffect = (p: ToolCallParams): string =>
+  `call ${p.calls.map((c) => c.tool).join(", ")}`;

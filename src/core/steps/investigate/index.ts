@@ -8,6 +8,8 @@ export const investigateKind: StepKindPlugin<InvestigateStep> = {
   // An investigate step's calls name the outputs they take from their results.
   outputsOf: (step) => (step.suggested_calls ?? []).flatMap((c) => Object.keys(c.outputs ?? {})),
   expectedFindings: (step) => step.expected_findings ?? [],
+  // Calls the bot makes itself (`run: auto`) record their results as findings of any key.
+  findsUnforeseen: (step) => (step.suggested_calls ?? []).some((c) => c.run === "auto"),
   canWait: () => true,
   answeredWith: "findings",
 };

@@ -12,3 +12,6 @@ export type IssueOutputs = {
   /** False when an earlier attempt's issue was found. */
   created?: boolean;
 };
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeIssueEffect = (): string => "open an issue";

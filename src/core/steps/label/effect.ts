@@ -9,3 +9,6 @@ export type LabelOutputs = {
   /** The labels the issue has afterwards. */
   labels: string[];
 };
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeLabelEffect = (): string => "change labels";

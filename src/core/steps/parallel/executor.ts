@@ -13,8 +13,14 @@ export const parallelStep: StepExecutor<ParallelStep> = {
   kind: "parallel",
   // A retry would start every branch again; each branch's own steps retry by their on_error.
   retryable: false,
-  enter(): Outcome {
-    return { type: "wait" };
+  enter({ step }): Outcome {
+    return {
+      type: "fork",
+      lanes: branchNames(step).map((name) => ({
+        name,
+        first: step.branches[name]?.[0]?.id ?? "",
+      })),
+    };
   },
 };
 

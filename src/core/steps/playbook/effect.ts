@@ -8,3 +8,6 @@ export type StartPlaybookParams = {
 
 /** Nothing: the new run reports for itself. */
 export type StartPlaybookOutputs = Record<string, never>;
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeStartPlaybookEffect = (): string => "start_playbook";

@@ -6,8 +6,14 @@ export const playbookKind: StepKindPlugin<PlaybookStep> = {
   executor: playbookStep,
   outputs: null,
   tool: () => "playbook",
-  playbooks: (step) => [step.playbook],
-  terminal: (step) => step.mode === "handoff",
+  calls: (step) => [
+    {
+      target: step.playbook,
+      kind: step.mode,
+      at: ["playbook"],
+      ...(step.with ? { with: step.with } : {}),
+    },
+  ],
   canWait: () => true,
   diagramNode: { open: '[["', close: '"]]', caption: (step) => [step.mode, step.playbook] },
   answeredWith: "findings",

@@ -22,3 +22,7 @@ export type PullRequestOutputs = {
   /** False when the app's open pull request for the head was found. */
   created?: boolean;
 };
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describePullRequestEffect = (p: PullRequestParams): string =>
+  `open a pull request from ${p.head}`;

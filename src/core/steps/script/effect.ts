@@ -22,3 +22,6 @@ export const SCRIPT_OUTPUT_LIMIT = 4_000;
 /** Why a host that does not run scripts refuses the step, and where it could run. */
 export const SCRIPT_REFUSED_HINT =
   "scripts run only where an operator allowed them: `playbook-bot run … --allow-scripts`, or the Actions runtime (mode: bot)";
+
+/** What the effect does, in words (a failure says what was being done). */
+export const describeScriptEffect = (p: ScriptParams): string => `run a ${p.shell} script`;
