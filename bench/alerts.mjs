@@ -6,8 +6,9 @@
 // re-fires, and GitHub requests per alert for each kind. Run after `npm run build`.
 import { createServer } from "node:http";
 import { alertsHandler } from "../dist/adapters/alerts/http.js";
-import { AlertTriage } from "../dist/adapters/alerts/triage.js";
+import { AlertTriage } from "../dist/runtime/alert-triage.js";
 import { bundledPlaybooks } from "../dist/adapters/local/library.js";
+import { MemoryCoordination } from "../dist/adapters/coordination/memory.js";
 import { fmt, now, percentile, progress, settle, table } from "./lib/common.mjs";
 
 /** GitHub's issues of one repository in memory; every call counted (one REST request each). */
@@ -88,6 +89,7 @@ const playbooks = (await bundledPlaybooks()).map((k) => ({ playbook: k.playbook,
 async function rig() {
   const port = new MemoryIssues();
   const triage = new AlertTriage({
+    coordination: new MemoryCoordination(),
     issues: () => port,
     playbooks: async () => playbooks,
     startRun: async () => undefined,

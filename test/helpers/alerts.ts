@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AlertsConfig } from "../../src/adapters/alerts/config.js";
 import { alertsHandler, type AlertRouteDeps } from "../../src/adapters/alerts/http.js";
-import type { AlertIssue, AlertIssuesPort } from "../../src/adapters/alerts/triage.js";
+import type { AlertIssue, AlertIssuesPort } from "../../src/runtime/alert-triage.js";
 import type { PlaybookBundle } from "../../src/core/steps/types.js";
 import type { PlaybookDocument } from "../../src/core/format/types.js";
 import { bundledPlaybooks } from "../../src/adapters/local/library.js";

@@ -12,7 +12,7 @@ import {
   type GenericAlert,
   type PromMessage,
 } from "./sources.js";
-import type { TriageOutcome } from "./triage.js";
+import type { TriageOutcome } from "../../runtime/alert-triage.js";
 import type { NormalizedAlert } from "../../core/alerts/types.js";
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true });

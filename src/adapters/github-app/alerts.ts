@@ -2,7 +2,7 @@ import type { ApplicationFunctionOptions, Context, Probot } from "probot";
 import type { AlertsConfig } from "../alerts/config.js";
 import { alertsHandler } from "../alerts/http.js";
 import { fromGitHubAlert } from "../alerts/sources.js";
-import { AlertTriage } from "../alerts/triage.js";
+import { AlertTriage } from "../../runtime/alert-triage.js";
 import { OctokitAlertIssues } from "../github/alert-issues.js";
 import type { PlaybookDiscovery } from "../github/discovery.js";
 import { withRequestTimeout, type Octokit } from "../github/octokit-port.js";

@@ -1,5 +1,5 @@
-import type { AlertIssue, AlertIssuesPort } from "../alerts/triage.js";
-import { ALERT_LABEL } from "../alerts/triage.js";
+import type { AlertIssue, AlertIssuesPort } from "../../runtime/alert-triage.js";
+import { ALERT_LABEL } from "../../runtime/alert-triage.js";
 import type { Octokit } from "./octokit-port.js";
 import {
   createOnce,

@@ -1,7 +1,8 @@
+import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import nock from "nock";
 import { ProbotOctokit } from "probot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AlertTriage } from "../../../src/adapters/alerts/triage.js";
+import { AlertTriage } from "../../../src/runtime/alert-triage.js";
 import { OctokitAlertIssues } from "../../../src/adapters/github/alert-issues.js";
 import type { Octokit } from "../../../src/adapters/github/octokit-port.js";
 import { alertmanagerPayload, serve, testConfig } from "../../helpers/alerts.js";
@@ -120,6 +121,7 @@ describe("OctokitAlertIssues", () => {
       );
     const port = new OctokitAlertIssues(octokit(), "acme", "ops");
     const triage = new AlertTriage({
+      coordination: new MemoryCoordination(),
       issues: () => port,
       playbooks: () => Promise.resolve([]),
       startRun: () => Promise.resolve(),

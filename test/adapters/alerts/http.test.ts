@@ -1,8 +1,9 @@
+import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AlertsConfig } from "../../../src/adapters/alerts/config.js";
 import { parseMatchers } from "../../../src/core/alerts/matchers.js";
-import { AlertTriage } from "../../../src/adapters/alerts/triage.js";
+import { AlertTriage } from "../../../src/runtime/alert-triage.js";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
 import {
   alertmanagerPayload,
@@ -50,6 +51,7 @@ async function rig(
     return p;
   };
   const triage = new AlertTriage({
+    coordination: new MemoryCoordination(),
     issues: port,
     playbooks: () => Promise.resolve(options.playbooks ?? []),
     startRun: options.startRun ?? (() => Promise.resolve()),

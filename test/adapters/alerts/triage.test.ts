@@ -1,3 +1,4 @@
+import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { describe, expect, it } from "vitest";
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
 import {
@@ -6,7 +7,7 @@ import {
   triageBody,
   triageTitle,
   type AlertIssue,
-} from "../../../src/adapters/alerts/triage.js";
+} from "../../../src/runtime/alert-triage.js";
 import type { NormalizedAlert } from "../../../src/core/alerts/types.js";
 import { bundle, libraryBundles, MemoryAlertIssues } from "../../helpers/alerts.js";
 
@@ -45,6 +46,7 @@ function setup(
   const runs: Setup["runs"] = [];
   const make = () =>
     new AlertTriage({
+      coordination: new MemoryCoordination(),
       issues: (repo) => {
         expect(repo).toBe(REPO);
         return port;

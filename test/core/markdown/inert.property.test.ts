@@ -1,3 +1,4 @@
+import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 /**
  * Random text full of Markdown, HTML and GitHub fragments, sent through every renderer of bot
  * comments; what comes out is parsed back as GitHub-flavoured Markdown and must hold no HTML but
@@ -11,7 +12,7 @@ import {
   alertMarker,
   triageBody,
   triageTitle,
-} from "../../../src/adapters/alerts/triage.js";
+} from "../../../src/runtime/alert-triage.js";
 import type { NormalizedAlert } from "../../../src/core/alerts/types.js";
 import {
   hasStateBlock,
@@ -392,6 +393,7 @@ describe("every comment renderer keeps echoed text inert", () => {
         const clock = { now: Date.parse("2026-03-01T09:00:00Z") };
         const port = new MemoryAlertIssues("acme/ops", () => clock.now);
         const triage = new AlertTriage({
+          coordination: new MemoryCoordination(),
           issues: () => port,
           playbooks: () => Promise.resolve([]),
           startRun: () => Promise.resolve(),

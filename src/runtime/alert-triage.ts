@@ -16,12 +16,11 @@ import {
   table,
   type Block,
   type InlineLike,
-} from "../../core/markdown/comment.js";
-import type { PlaybookBundle } from "../../core/steps/types.js";
-import type { Coordination, LockOptions } from "../../runtime/coordination.js";
-import { MemoryCoordination } from "../coordination/memory.js";
-import { selectPlaybook, type Selection } from "../../core/alerts/select.js";
-import type { NormalizedAlert } from "../../core/alerts/types.js";
+} from "../core/markdown/comment.js";
+import type { PlaybookBundle } from "../core/steps/types.js";
+import type { Coordination, LockOptions } from "./coordination.js";
+import { selectPlaybook, type Selection } from "../core/alerts/select.js";
+import type { NormalizedAlert } from "../core/alerts/types.js";
 
 /** The label every triage issue carries: how issues are found again without the search index. */
 export const ALERT_LABEL = "alert";
@@ -61,8 +60,8 @@ export interface TriageDeps {
   now(): number;
   reopenWindowMs: number;
   issuesPerMinute(source: string): number;
-  /** Shared with the app's other replicas (default: this triage's own memory). */
-  coordination?: Coordination;
+  /** Shared with the app's other replicas. */
+  coordination: Coordination;
   /** How long an alert waits for the work on its key elsewhere, and the locks' lease. */
   lock?: LockOptions;
   /** Told each alert's outcome (its action, or `failed`): the app's metrics. */
@@ -228,7 +227,7 @@ export class AlertTriage {
   private readonly lock: LockOptions;
 
   constructor(private readonly deps: TriageDeps) {
-    this.store = deps.coordination ?? new MemoryCoordination();
+    this.store = deps.coordination;
     this.lock = deps.lock ?? {};
   }
 
@@ -304,75 +303,82 @@ export class AlertTriage {
   }
 
   private async handleNow(alert: NormalizedAlert, repo: string): Promise<TriageOutcome> {
-    const port = this.deps.issues(repo);
-    const save = (rec: AlertRecord) => this.save(repo, alert.key, rec);
     const rec = await this.record(repo, alert.key);
-    const out = (action: TriageAction, issue?: number, playbook?: string): TriageOutcome => {
-      const o: TriageOutcome = { key: alert.key, action };
-      if (issue !== undefined) o.issue = issue;
-      if (playbook !== undefined) o.playbook = playbook;
-      return o;
-    };
     if (!rec) {
-      if (alert.status === "resolved") return out("ignored");
+      if (alert.status === "resolved") return outcome(alert, "ignored");
       return this.open(alert, repo, undefined);
     }
-    const issue = await port.getIssue(rec.issue);
+    const issue = await this.deps.issues(repo).getIssue(rec.issue);
     if (rec.startPending && rec.playbook && alert.status === "firing" && issue.state === "open") {
       // The sender retries an alert whose playbook did not start: this stage resumes.
       const bundle = (await this.deps.playbooks(repo)).find((b) => b.playbook.id === rec.playbook);
       if (bundle) await this.deps.startRun(repo, issue, bundle, alert);
       delete rec.startPending;
-      await save(rec);
-      return out("opened", rec.issue, rec.playbook);
+      await this.save(repo, alert.key, rec);
+      return outcome(alert, "opened", rec.issue, rec.playbook);
     }
-    if (alert.status === "resolved") {
-      if (rec.lastStatus === "resolved") return out("repeat", rec.issue);
-      rec.lastStatus = "resolved";
-      await save(rec);
-      if (issue.state === "closed") return out("resolved", rec.issue);
-      await port.comment(
-        rec.issue,
-        renderMarkdown(
-          paragraph(
-            `✅ Resolved${alert.notPlanned ? " (dismissed)" : ""} at ${new Date(this.deps.now()).toISOString()}.`,
-          ),
-        ),
-      );
-      const bundle = rec.playbook
-        ? (await this.deps.playbooks(repo)).find((b) => b.playbook.id === rec.playbook)
-        : undefined;
-      const closeOnResolve =
-        bundle?.playbook.on?.alerts?.resolve === "close" ||
-        (alert.source === "github" && alert.notPlanned === true);
-      if (closeOnResolve) {
-        await port.close(rec.issue, alert.notPlanned ? "not_planned" : "completed");
-        return out("closed", rec.issue);
-      }
-      return out("resolved", rec.issue);
-    }
+    if (alert.status === "resolved") return this.resolved(alert, repo, rec, issue);
     // Firing. The same firing again (same start) is a repeat: nothing changes.
     const sameCycle =
       rec.lastStatus === "firing" &&
       (alert.startsAt === undefined || alert.startsAt === rec.lastStartsAt);
-    if (sameCycle && issue.state === "open") return out("repeat", rec.issue);
-    if (issue.state === "closed") {
-      if (issue.stateReason === "not_planned") {
-        // A person decided this needs no work: never reopened, only counted.
-        rec.fired++;
-        rec.lastStatus = "firing";
-        if (alert.startsAt !== undefined) rec.lastStartsAt = alert.startsAt;
-        await save(rec);
-        return out("repeat", rec.issue);
-      }
+    if (sameCycle && issue.state === "open") return outcome(alert, "repeat", rec.issue);
+    if (issue.state === "closed") return this.firedOnClosed(alert, repo, rec, issue);
+    return this.firedAgain(alert, repo, rec);
+  }
+
+  /** A resolved alert: said on its open issue, which its playbook may ask to close. */
+  private async resolved(
+    alert: NormalizedAlert,
+    repo: string,
+    rec: AlertRecord,
+    issue: AlertIssue,
+  ): Promise<TriageOutcome> {
+    const port = this.deps.issues(repo);
+    if (rec.lastStatus === "resolved") return outcome(alert, "repeat", rec.issue);
+    rec.lastStatus = "resolved";
+    await this.save(repo, alert.key, rec);
+    if (issue.state === "closed") return outcome(alert, "resolved", rec.issue);
+    await port.comment(
+      rec.issue,
+      renderMarkdown(
+        paragraph(
+          `✅ Resolved${alert.notPlanned ? " (dismissed)" : ""} at ${new Date(this.deps.now()).toISOString()}.`,
+        ),
+      ),
+    );
+    const bundle = rec.playbook
+      ? (await this.deps.playbooks(repo)).find((b) => b.playbook.id === rec.playbook)
+      : undefined;
+    const closeOnResolve =
+      bundle?.playbook.on?.alerts?.resolve === "close" ||
+      (alert.source === "github" && alert.notPlanned === true);
+    if (!closeOnResolve) return outcome(alert, "resolved", rec.issue);
+    await port.close(rec.issue, alert.notPlanned ? "not_planned" : "completed");
+    return outcome(alert, "closed", rec.issue);
+  }
+
+  /** An alert firing again on a closed issue: counted, reopened, or a new issue after the window. */
+  private async firedOnClosed(
+    alert: NormalizedAlert,
+    repo: string,
+    rec: AlertRecord,
+    issue: AlertIssue,
+  ): Promise<TriageOutcome> {
+    if (issue.stateReason !== "not_planned") {
       const closedAt = issue.closedAt ? Date.parse(issue.closedAt) : 0;
       if (this.deps.now() - closedAt > this.deps.reopenWindowMs) return this.open(alert, repo, rec);
-      await port.reopen(rec.issue);
-      rec.fired++;
-      rec.lastStatus = "firing";
-      if (alert.startsAt !== undefined) rec.lastStartsAt = alert.startsAt;
-      await save(rec);
-      await port.comment(
+      await this.deps.issues(repo).reopen(rec.issue);
+    }
+    rec.fired++;
+    rec.lastStatus = "firing";
+    if (alert.startsAt !== undefined) rec.lastStartsAt = alert.startsAt;
+    await this.save(repo, alert.key, rec);
+    // A person decided this needs no work: never reopened, only counted.
+    if (issue.stateReason === "not_planned") return outcome(alert, "repeat", rec.issue);
+    await this.deps
+      .issues(repo)
+      .comment(
         rec.issue,
         renderMarkdown(
           paragraph(
@@ -380,12 +386,20 @@ export class AlertTriage {
           ),
         ),
       );
-      return out("reopened", rec.issue);
-    }
+    return outcome(alert, "reopened", rec.issue);
+  }
+
+  /** An alert firing again on its open issue: one comment of its own counts the firings. */
+  private async firedAgain(
+    alert: NormalizedAlert,
+    repo: string,
+    rec: AlertRecord,
+  ): Promise<TriageOutcome> {
+    const port = this.deps.issues(repo);
     rec.fired++;
     rec.lastStatus = "firing";
     if (alert.startsAt !== undefined) rec.lastStartsAt = alert.startsAt;
-    await save(rec);
+    await this.save(repo, alert.key, rec);
     const text = renderMarkdown(
       paragraph(
         `🔁 Fired again, ${rec.fired - 1} ${rec.fired - 1 === 1 ? "time" : "times"} (last at ${new Date(this.deps.now()).toISOString()}).`,
@@ -394,9 +408,9 @@ export class AlertTriage {
     if (rec.refireComment) await port.updateComment(rec.refireComment, text);
     else {
       rec.refireComment = await port.comment(rec.issue, text);
-      await save(rec);
+      await this.save(repo, alert.key, rec);
     }
-    return out("refired", rec.issue);
+    return outcome(alert, "refired", rec.issue);
   }
 
   private async open(
@@ -507,4 +521,17 @@ function digestTable(rows: string[][], omitted: number): string {
   const blocks: Block[] = [table(["time", "severity", "alert"], rows)];
   if (omitted > 0) blocks.push(paragraph(emphasis(`${omitted} earlier alerts not shown.`)));
   return renderMarkdown(...blocks);
+}
+
+/** What became of an alert: its action, and the issue and playbook where there are. */
+function outcome(
+  alert: NormalizedAlert,
+  action: TriageAction,
+  issue?: number,
+  playbook?: string,
+): TriageOutcome {
+  const o: TriageOutcome = { key: alert.key, action };
+  if (issue !== undefined) o.issue = issue;
+  if (playbook !== undefined) o.playbook = playbook;
+  return o;
 }
