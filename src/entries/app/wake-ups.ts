@@ -4,6 +4,7 @@ import {
   type WakeUp,
 } from "../../runtime/coordination.js";
 import type { Scheduler, Wake } from "../../runtime/ports.js";
+import { isNetworkError } from "../../adapters/github/request-errors.js";
 
 /**
  * Time passing in the app. A run that waits for a time (a checkpoint's reminder or timeout, a
@@ -326,39 +327,4 @@ export class WakeUpTimer {
     this.known = [];
     await this.running?.catch(() => undefined);
   }
-}
-
-/** Error codes of a connection that failed (Node's sockets and DNS, undici's fetch). */
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENETDOWN",
-  "EPIPE",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "UND_ERR_SOCKET",
-]);
-
-/**
- * Whether an error says GitHub could not be reached or did not answer: a connection that failed
- * (in the error or its causes), a request that timed out, or GitHub's own 5xx. Not a lock held,
- * a 4xx, or a playbook's fault: those are the work's, not this replica's.
- */
-export function isNetworkError(err: unknown): boolean {
-  let e: unknown = err;
-  for (let depth = 0; depth < 5 && e && typeof e === "object"; depth++) {
-    const { code, status, timeout } = e as { code?: unknown; status?: unknown; timeout?: unknown };
-    if (typeof code === "string" && NETWORK_CODES.has(code)) return true;
-    if (timeout === true || (typeof status === "number" && status >= 500 && status < 600))
-      return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
 }
