@@ -491,7 +491,8 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
               (await app.auth(installation)) as unknown as Octokit,
               requestTimeoutMs,
             ),
-          receive: (id, name, payload) => app.receive({ id, name, payload } as never),
+          // Not app.receive: it logs the whole payload at debug level.
+          receive: (id, name, payload) => app.webhooks.receive({ id, name, payload } as never),
           stateKey: (installation, repository) =>
             repositoryStateKey(config.stateSecret, installation, repository),
           carryOn: (a, eventId) => tickIssue({ ...a, run: "" }, eventId, true),
