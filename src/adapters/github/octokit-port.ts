@@ -37,6 +37,7 @@ import {
   type ThreadComment,
 } from "../../runtime/github-port.js";
 import { rateLimitRetryAfter } from "./octokit-pacing.js";
+import { requestFailure } from "./request-errors.js";
 import {
   createOnce,
   newestComments,
@@ -150,6 +151,14 @@ export class ConditionalCache {
     const etag = headers?.etag;
     if (typeof etag === "string" && etag) this.entries.set(key, { etag, data });
   }
+}
+
+/**
+ * Whether a lookup failed because GitHub said no (a 4xx other than a rate limit), as opposed to
+ * not answering: only GitHub's no may deny a person what they asked for.
+ */
+function refusedLookup(err: unknown): boolean {
+  return requestFailure(err) === "refused" && rateLimitRetryAfter(err) === undefined;
 }
 
 /** Whether a request failed with 304 Not Modified (Octokit reports it as an error). */
@@ -299,8 +308,11 @@ export class OctokitPort implements GitHubPort {
       return (PERMISSIONS as readonly string[]).includes(role ?? "")
         ? (role as Permission)
         : undefined;
-    } catch {
-      return undefined; // any error denies
+    } catch (err) {
+      // GitHub's no (not a collaborator, not visible) denies; a lookup left unanswered (a
+      // timeout, a 5xx, a rate limit) is not a no: it fails the delivery, which is tried again.
+      if (refusedLookup(err)) return undefined;
+      throw err;
     }
   }
 
@@ -323,8 +335,10 @@ export class OctokitPort implements GitHubPort {
         username: login,
       });
       return data.state === "active";
-    } catch {
-      return false; // not a member, or the app may not read teams: either way, no
+    } catch (err) {
+      // Not a member, or the app may not read teams: either way, no. Unanswered is not a no.
+      if (refusedLookup(err)) return false;
+      throw err;
     }
   }
 
