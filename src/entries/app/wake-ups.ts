@@ -51,6 +51,12 @@ const WAITING_TTL_MS = 366 * 24 * 3_600_000;
  * failures in a row), so that a replica that reaches GitHub does the work.
  */
 export const WAKE_UP_RETRY = { first: 5_000, most: 5 * 60_000 } as const;
+/**
+ * How often each process asks the store for due wake-ups. Besides the times it set itself, this
+ * is how a replica takes over a wake-up whose claimer died: with the 30 s lease, a timeout falls
+ * due at most about 45 s late on another replica. One cheap read (one Lua step on Redis).
+ */
+export const WAKE_UP_POLL_MS = 15_000;
 /** How many wake-up times one process remembers for its precise timeout (the rest: polling). */
 const MAX_KNOWN_TIMES = 1000;
 
@@ -131,7 +137,10 @@ export interface WakeUpTimerOptions {
   /** Delivers one wake-up (a tick to its issue); a failure is tried again later. */
   deliver: (wake: IssueWakeUp, at: number) => Promise<void>;
   log: (level: "info" | "warn" | "error", line: string) => void;
-  /** How often the store is asked for due wake-ups (default a minute). */
+  /**
+   * How often the store is asked for due wake-ups (default WAKE_UP_POLL_MS). The poll is what
+   * finds a wake-up another replica claimed and died with, once the claim's lease ended.
+   */
   pollMs?: number;
   /**
    * Also wake up at the times this process schedules (default true). Off when the caller moves
@@ -165,7 +174,7 @@ export class WakeUpTimer {
 
   start(): void {
     if (this.poller || this.stopped) return;
-    this.poller = setInterval(() => void this.runDue(), this.o.pollMs ?? 60_000);
+    this.poller = setInterval(() => void this.runDue(), this.o.pollMs ?? WAKE_UP_POLL_MS);
     this.poller.unref();
   }
 
