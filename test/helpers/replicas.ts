@@ -639,6 +639,8 @@ export class Replica {
   readonly rss: RssSample[] = [];
   /** How many times the process was started. */
   starts = 0;
+  /** `/readyz` answered 200 since the last start: a load balancer sends it deliveries. */
+  serving = false;
   private partial = "";
   private sampler: ReturnType<typeof setInterval> | undefined;
 
@@ -661,6 +663,7 @@ export class Replica {
   spawn(): void {
     if (this.running) throw new Error(`replica ${this.index} is running`);
     this.starts++;
+    this.serving = false;
     const child = spawn(process.execPath, [SERVER_SCRIPT], {
       cwd: this.dir,
       env: { PATH: process.env.PATH ?? "" },
@@ -694,11 +697,13 @@ export class Replica {
       },
       { timeoutMs, everyMs: 100 },
     );
+    this.serving = true;
     return this;
   }
 
   /** `kill -9`: nothing is finished, nothing is said. */
   async kill9(): Promise<void> {
+    this.serving = false;
     if (!this.running) return;
     this.child?.kill("SIGKILL");
     await this.exited;
@@ -706,6 +711,7 @@ export class Replica {
 
   /** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
   async stop(graceMs = 30_000): Promise<void> {
+    this.serving = false;
     if (this.running) {
       this.child?.kill("SIGTERM");
       const late = setTimeout(() => this.child?.kill("SIGKILL"), graceMs);
@@ -763,8 +769,9 @@ export interface OperatorOptions {
 
 /**
  * The fake GitHub on loopback, N replicas against it, and GitHub's webhook sender: deliveries go to
- * the replicas in turn (skipping those down, as a load balancer would), and the comment events the
- * fakes record are forwarded as deliveries as soon as they happen. `stop()` ends every process.
+ * the replicas in turn (skipping those down or still starting, as a load balancer would), and the
+ * comment events the fakes record are forwarded as deliveries as soon as they happen. `stop()`
+ * ends every process.
  */
 export class OperatorBench {
   readonly github: LoopbackGitHub;
@@ -945,7 +952,9 @@ export class OperatorBench {
   }
 
   private nextReplica(): Replica {
-    const up = this.replicas.filter((r) => r.running);
+    // As a load balancer does: only to replicas whose /readyz said 200 since they started (one
+    // still starting would refuse the connection, and GitHub does not send again).
+    const up = this.replicas.filter((r) => r.running && r.serving);
     // All down: GitHub still sends, to a replica that refuses the connection.
     const pool = up.length ? up : this.replicas;
     return pool[this.turn++ % pool.length]!;
