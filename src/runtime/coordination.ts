@@ -134,8 +134,12 @@ export const COORDINATION_LIMITS = {
 
 export const DEFAULT_LOCK = { leaseMs: 30_000, waitMs: 60_000 } as const;
 
-/** How long a claim holds a wake-up unless extended: a claimer that died gives it up then. */
-export const DEFAULT_WAKE_UP_LEASE_MS = 60_000;
+/**
+ * How long a claim holds a wake-up unless extended (its claimer renews it every third of this
+ * while the tick runs): a claimer that died gives it up then, and another replica's next poll
+ * takes it. As long as an issue lock's lease, so neither alone delays a takeover.
+ */
+export const DEFAULT_WAKE_UP_LEASE_MS = 30_000;
 
 /** A failure of the coordination store; `code` says which kind. */
 export class CoordinationError extends Error {

@@ -7,7 +7,14 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, generateKeyPairSync, randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { createRequire } from "node:module";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
@@ -18,6 +25,7 @@ import { readStatusUnverified } from "../../src/runtime/run-service/status-comme
 import type { RunState } from "../../src/core/engine/state.js";
 import {
   MemoryGitHubApi,
+  type ApiComment,
   type ApiIssue,
   type PendingCommentEvent,
   type Reply,
@@ -127,6 +135,44 @@ steps:
     status: success
 `;
 
+/**
+ * A checkpoint that times out after `timeout` (e.g. `20s`), then a comment saying so: one such
+ * comment per firing. Label `playbook:time-out`.
+ */
+export function approveOrTimeOut(timeout: string): string {
+  return `apiVersion: playbook-bot/v1
+id: time-out
+name: Approve within ${timeout}, or give up
+description: Nobody answers; the timeout fires and the app says so once.
+steps:
+  - id: approve
+    type: checkpoint
+    message: Go ahead?
+    approvers: { permission: maintain }
+    timeout: ${timeout}
+    on_timeout: late
+  - id: done
+    type: end
+    status: success
+  - id: late
+    type: comment
+    body: "Nobody answered on #{{ issue.number }}."
+  - id: gave-up
+    type: end
+    status: neutral
+`;
+}
+
+/** The text the timeout's comment step of `approveOrTimeOut` writes on an issue. */
+export function timedOutNoteOf(issue: number): string {
+  return `Nobody answered on #${issue}.`;
+}
+
+/** The comments of an issue whose body contains `text`. */
+export function commentsWith(fake: FakeGitHub, issue: number, text: string): ApiComment[] {
+  return [...fake.comments.values()].filter((c) => c.issue === issue && c.body.includes(text));
+}
+
 /** The text the comment step of APPROVE_THEN_COMMENT writes on an issue. */
 export function noteOf(issue: number): string {
   return `Approved work done for #${issue}.`;
@@ -135,9 +181,9 @@ export function noteOf(issue: number): string {
 /**
  * A repository with both playbooks (labels `playbook:approve-comment`, `playbook:approve-pull`),
  * alice (write) who labels, carol (maintain) who approves; `installation` > 2 makes another
- * installation with its own owner and repository id.
+ * installation with its own owner and repository id; `files` adds files (more playbooks).
  */
-export function operatorRepo(installation = 2): FakeGitHub {
+export function operatorRepo(installation = 2, files: Record<string, string> = {}): FakeGitHub {
   const fake = new MemoryGitHubApi({
     owner: installation === 2 ? "Codertocat" : `Codertocat${installation}`,
     repo: "Hello-World",
@@ -147,6 +193,7 @@ export function operatorRepo(installation = 2): FakeGitHub {
       "README.md": "# hello\n",
       ".github/playbooks/approve-comment.yaml": APPROVE_THEN_COMMENT,
       ".github/playbooks/approve-pull.yaml": APPROVE_THEN_PULL,
+      ...files,
     },
     // Real time: the replicas' clocks and the fake's agree.
     clock: () => new Date(),
@@ -231,6 +278,8 @@ export class LoopbackGitHub {
   /** Requests matching `hold` wait until `release()` (as long as it takes). */
   hold: ((method: string, path: string) => boolean) | undefined;
   held: string[] = [];
+  /** The client port of each held request's connection (`OperatorBench.replicaFrom` names it). */
+  heldFrom: number[] = [];
   private server: Server | undefined;
   private rules: FaultRule[] = [];
   private waiting: (() => void)[] = [];
@@ -364,6 +413,7 @@ export class LoopbackGitHub {
     const path = (req.url ?? "/").replace(/^\/api\/v3/, "");
     if (this.hold?.(method, path)) {
       this.held.push(`${method} ${path}`);
+      this.heldFrom.push(req.socket.remotePort ?? 0);
       for (const l of this.heldListeners.splice(0)) l();
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
@@ -549,6 +599,26 @@ export interface RssSample {
   kib: number;
 }
 
+/** The inode of the TCP socket whose local port is `port` (a client's end), from /proc/net. */
+function socketInodeOf(port: number): string | undefined {
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text: string;
+    try {
+      text = readFileSync(table, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+      const cols = line.trim().split(/\s+/);
+      const local = cols[1]?.split(":").pop();
+      if (local !== undefined && Number.parseInt(local, 16) === port && cols[9] !== "0")
+        return cols[9];
+    }
+  }
+  return undefined;
+}
+
 /** VmRSS of a process in KiB (Linux), or undefined once it is gone. */
 export function rssOf(pid: number): number | undefined {
   try {
@@ -569,6 +639,8 @@ export class Replica {
   readonly rss: RssSample[] = [];
   /** How many times the process was started. */
   starts = 0;
+  /** `/readyz` answered 200 since the last start: a load balancer sends it deliveries. */
+  serving = false;
   private partial = "";
   private sampler: ReturnType<typeof setInterval> | undefined;
 
@@ -591,6 +663,7 @@ export class Replica {
   spawn(): void {
     if (this.running) throw new Error(`replica ${this.index} is running`);
     this.starts++;
+    this.serving = false;
     const child = spawn(process.execPath, [SERVER_SCRIPT], {
       cwd: this.dir,
       env: { PATH: process.env.PATH ?? "" },
@@ -624,11 +697,13 @@ export class Replica {
       },
       { timeoutMs, everyMs: 100 },
     );
+    this.serving = true;
     return this;
   }
 
   /** `kill -9`: nothing is finished, nothing is said. */
   async kill9(): Promise<void> {
+    this.serving = false;
     if (!this.running) return;
     this.child?.kill("SIGKILL");
     await this.exited;
@@ -636,6 +711,7 @@ export class Replica {
 
   /** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
   async stop(graceMs = 30_000): Promise<void> {
+    this.serving = false;
     if (this.running) {
       this.child?.kill("SIGTERM");
       const late = setTimeout(() => this.child?.kill("SIGKILL"), graceMs);
@@ -693,8 +769,9 @@ export interface OperatorOptions {
 
 /**
  * The fake GitHub on loopback, N replicas against it, and GitHub's webhook sender: deliveries go to
- * the replicas in turn (skipping those down, as a load balancer would), and the comment events the
- * fakes record are forwarded as deliveries as soon as they happen. `stop()` ends every process.
+ * the replicas in turn (skipping those down or still starting, as a load balancer would), and the
+ * comment events the fakes record are forwarded as deliveries as soon as they happen. `stop()`
+ * ends every process.
  */
 export class OperatorBench {
   readonly github: LoopbackGitHub;
@@ -836,6 +913,30 @@ export class OperatorBench {
     return run?.status === "waiting" && run.stack.some((f) => f.prompt !== undefined);
   }
 
+  /**
+   * The running replica whose process owns the loopback connection from client port `port` (as
+   * `heldFrom` records it): the one that sent a held request. Read from Linux's /proc.
+   */
+  replicaFrom(port: number): Replica | undefined {
+    const inode = socketInodeOf(port);
+    if (inode === undefined) return undefined;
+    return this.replicas.find((r) => {
+      const pid = r.running ? r.child?.pid : undefined;
+      if (!pid) return false;
+      try {
+        return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+          try {
+            return readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`;
+          } catch {
+            return false; // closed meanwhile
+          }
+        });
+      } catch {
+        return false;
+      }
+    });
+  }
+
   /** Every log line of every replica (each with `replica`: its index). */
   logs(): Record<string, unknown>[] {
     return this.replicas.flatMap((r) => r.logs.map((l) => ({ ...l, replica: r.index })));
@@ -851,7 +952,9 @@ export class OperatorBench {
   }
 
   private nextReplica(): Replica {
-    const up = this.replicas.filter((r) => r.running);
+    // As a load balancer does: only to replicas whose /readyz said 200 since they started (one
+    // still starting would refuse the connection, and GitHub does not send again).
+    const up = this.replicas.filter((r) => r.running && r.serving);
     // All down: GitHub still sends, to a replica that refuses the connection.
     const pool = up.length ? up : this.replicas;
     return pool[this.turn++ % pool.length]!;

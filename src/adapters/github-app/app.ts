@@ -6,15 +6,8 @@ import { aiAdapterFromEnv } from "../ai/config.js";
 import type { AlertsConfig } from "../alerts/config.js";
 import { PlaybookDiscovery } from "../github/discovery.js";
 import { WakeUpTimer, waitingKey, type IssueWakeUp } from "../../runtime/run-service/wake-ups.js";
-import {
-  ConditionalCache,
-  withRequestTimeout,
-  type Octokit,
-} from "../github/octokit-port.js";
-import {
-  OctokitRepositoryHost,
-  type RepositoryHostDeps,
-} from "../github/repository-host.js";
+import { ConditionalCache, withRequestTimeout, type Octokit } from "../github/octokit-port.js";
+import { OctokitRepositoryHost, type RepositoryHostDeps } from "../github/repository-host.js";
 import { repositoryStateKey } from "../../runtime/state-codec.js";
 import { LruMap, withDeadline } from "../../runtime/lru.js";
 import {
@@ -256,7 +249,8 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
               (await app.auth(installation)) as unknown as Octokit,
               requestTimeoutMs,
             ),
-          receive: (id, name, payload) => app.receive({ id, name, payload } as never),
+          // Not app.receive: it logs the whole payload at debug level.
+          receive: (id, name, payload) => app.webhooks.receive({ id, name, payload } as never),
           stateKey: (installation, repository) =>
             repositoryStateKey(config.stateSecret, installation, repository),
           carryOn: (a, eventId) => tickIssue({ ...a, run: "" }, eventId, true),

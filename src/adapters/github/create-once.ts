@@ -9,6 +9,8 @@
  * else created again.
  */
 
+import { outcomeUnknown } from "../../runtime/request-errors.js";
+
 /** Request options that turn off Octokit's retry plugin for one request. */
 export const SINGLE_ATTEMPT = { request: { retries: 0 } } as const;
 
@@ -38,15 +40,6 @@ export interface CreateOnce<T> {
 }
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/**
- * Whether a failed request may have taken effect on GitHub all the same: a 5xx (the request
- * timeout answers 504), or no answer at all (a network error). A 4xx never made anything.
- */
-export function outcomeUnknown(err: unknown): boolean {
-  const status = (err as { status?: unknown }).status;
-  return typeof status !== "number" || status >= 500;
-}
 
 /**
  * Creates once: the first attempt creates; after an unknown outcome each further attempt (after a

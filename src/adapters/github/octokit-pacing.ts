@@ -1,5 +1,6 @@
 import Bottleneck from "bottleneck";
 import { ProbotOctokit } from "probot";
+import { isServerError } from "../../runtime/request-errors.js";
 
 /**
  * How the app's GitHub requests are paced, bounded in time and retried.
@@ -309,12 +310,6 @@ function stillRateLimited(err: unknown, line: string, retries: number, waitMs: n
     ),
     { status: e.status, response: e.response },
   );
-}
-
-function isServerError(err: unknown): boolean {
-  const e = err as RequestErrorLike;
-  // A 5xx GitHub answered (a response): not a timeout or a failure to reach it.
-  return (e.status ?? 0) >= 500 && e.response !== undefined;
 }
 
 /**

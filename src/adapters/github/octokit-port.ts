@@ -39,6 +39,7 @@ import {
   type ThreadComment,
 } from "../../runtime/github-port.js";
 import { rateLimitRetryAfter } from "./octokit-pacing.js";
+import { requestFailure } from "../../runtime/request-errors.js";
 import {
   createOnce,
   newestComments,
@@ -154,6 +155,14 @@ export class ConditionalCache {
   }
 }
 
+/**
+ * Whether a lookup failed because GitHub said no (a 4xx other than a rate limit), as opposed to
+ * not answering: only GitHub's no may deny a person what they asked for.
+ */
+function refusedLookup(err: unknown): boolean {
+  return requestFailure(err) === "refused" && rateLimitRetryAfter(err) === undefined;
+}
+
 /** Whether a request failed with 304 Not Modified (Octokit reports it as an error). */
 export function notModified(err: unknown): boolean {
   return (err as RequestErrorLike).status === 304;
@@ -161,7 +170,6 @@ export function notModified(err: unknown): boolean {
 
 /** How much earlier than a step's start (by the app's clock) GitHub's timestamps are looked at. */
 const CLOCK_SLACK_MS = 10 * 60_000;
-
 
 /** Who made an issue, a pull request or a comment, as GitHub reports it. */
 type Authored = {
@@ -281,8 +289,11 @@ export class OctokitPort implements GitHubPort {
       return (PERMISSIONS as readonly string[]).includes(role ?? "")
         ? (role as Permission)
         : undefined;
-    } catch {
-      return undefined; // any error denies
+    } catch (err) {
+      // GitHub's no (not a collaborator, not visible) denies; a lookup left unanswered (a
+      // timeout, a 5xx, a rate limit) is not a no: it fails the delivery, which is tried again.
+      if (refusedLookup(err)) return undefined;
+      throw err;
     }
   }
 
@@ -305,8 +316,10 @@ export class OctokitPort implements GitHubPort {
         username: login,
       });
       return data.state === "active";
-    } catch {
-      return false; // not a member, or the app may not read teams: either way, no
+    } catch (err) {
+      // Not a member, or the app may not read teams: either way, no. Unanswered is not a no.
+      if (refusedLookup(err)) return false;
+      throw err;
     }
   }
 
@@ -524,7 +537,8 @@ export class OctokitPort implements GitHubPort {
     issue: (effect) => this.issue(effect),
     label: (effect, run) => this.label(effect, runIssue(run)),
     close: (effect, run) => this.close(effect, runIssue(run)),
-    dispatch: (effect) => this.dispatch(effect),
+    dispatch: (effect, run) =>
+      this.dispatch(effect, run.stack?.length ? activeFrame(run).since : undefined),
     comment: (effect, run) => this.commentEffect(effect, runIssue(run), run),
     ai: (effect) => this.ai(effect),
     // The controller starts the other playbook; nothing happens on GitHub.
@@ -1100,9 +1114,14 @@ export class OctokitPort implements GitHubPort {
    * only that run ends the wait. Where it answers 204 without a body (a server without the
    * option), the outputs carry what else tells the run: this repository, the ref, GitHub's time
    * of the request (its `date` header), the app's login and the correlation value, which the
-   * step's `correlation_input` receives.
+   * step's `correlation_input` receives. A dispatch answered with a 5xx or not at all may have
+   * started the workflow: before dispatching again, the workflow's recent runs are looked at
+   * (`dispatchedRun`) and one this dispatch started is adopted.
    */
-  private async dispatch(effect: Effect<"dispatch">): Promise<EffectOutcome<"dispatch">> {
+  private async dispatch(
+    effect: Effect<"dispatch">,
+    stepSince: string | undefined,
+  ): Promise<EffectOutcome<"dispatch">> {
     const p = effect.params;
     const workflow = p.workflow;
     const ref = p.ref ?? this.o.defaultBranch;
@@ -1118,17 +1137,28 @@ export class OctokitPort implements GitHubPort {
       workflow_id: workflow,
       ref,
       inputs,
+      ...SINGLE_ATTEMPT,
     };
     const route = "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches";
-    let response: { status: number; headers: Record<string, unknown>; data: unknown };
-    try {
-      response = await this.octokit.request(route, { ...request, return_run_details: true });
-    } catch (err) {
-      // A server that does not know the option refuses it: dispatch without it.
-      const status = (err as RequestErrorLike).status;
-      if ((status !== 400 && status !== 422) || !/return_run_details/.test(String(err))) throw err;
-      response = await this.octokit.request(route, request);
-    }
+    // The step began (by the app's clock) before any attempt of its dispatch.
+    const since =
+      stepSince && !Number.isNaN(Date.parse(stepSince)) ? stepSince : new Date().toISOString();
+    const response: { status: number; headers: Record<string, unknown>; data: unknown } =
+      await createOnce({
+        create: async () => {
+          try {
+            return await this.octokit.request(route, { ...request, return_run_details: true });
+          } catch (err) {
+            // A server that does not know the option refuses it: dispatch without it.
+            const status = (err as RequestErrorLike).status;
+            if ((status !== 400 && status !== 422) || !/return_run_details/.test(String(err)))
+              throw err;
+            return await this.octokit.request(route, request);
+          }
+        },
+        find: () => this.dispatchedRun(workflow, ref, since, correlation),
+        ...this.createOptions(),
+      });
     const details = (response.status === 200 ? response.data : undefined) as
       { workflow_run_id?: unknown; html_url?: unknown } | undefined;
     const runId = details?.workflow_run_id;
@@ -1154,6 +1184,56 @@ export class OctokitPort implements GitHubPort {
     if (this.o.botLogin) outputs.actor = this.o.botLogin;
     if (correlation) outputs.correlation = correlation;
     return { ok: true, outputs };
+  }
+
+  /**
+   * A run of the workflow that an earlier attempt of this dispatch started, as the dispatch would
+   * have answered it (200 with its id), or undefined: a `workflow_dispatch` run of the workflow's
+   * file on the ref, created since the step began (less the clock's slack), by the app, with
+   * the correlation value in its title when the step has one — the facts a wait matches by.
+   */
+  private async dispatchedRun(
+    workflow: string,
+    ref: string,
+    since: string,
+    correlation: string | undefined,
+  ): Promise<{ status: number; headers: Record<string, unknown>; data: unknown } | undefined> {
+    const dispatched = {
+      repository: `${this.owner}/${this.repo}`,
+      ref: dispatchedRef(ref),
+      at: since,
+      ...(this.o.botLogin ? { actor: this.o.botLogin } : {}),
+      ...(correlation ? { correlation } : {}),
+    };
+    const from = new Date(Date.parse(since) - DISPATCH_CLOCK_SLACK_MS);
+    const { data } = await this.octokit.rest.actions.listWorkflowRuns({
+      owner: this.owner,
+      repo: this.repo,
+      workflow_id: workflow,
+      event: "workflow_dispatch",
+      branch: dispatched.ref,
+      created: `>=${from.toISOString().slice(0, 19)}Z`,
+      per_page: 20,
+    });
+    const found = (data.workflow_runs as RawWorkflowRun[]).find((raw) =>
+      workflowRunMatches(
+        { workflow, dispatched },
+        {
+          type: "workflow_run",
+          id: "",
+          workflow,
+          runId: raw.id,
+          conclusion: "",
+          run: workflowRunFacts(raw),
+        },
+      ),
+    );
+    if (!found) return undefined;
+    return {
+      status: 200,
+      headers: {},
+      data: { workflow_run_id: found.id, ...(found.html_url ? { html_url: found.html_url } : {}) },
+    };
   }
 
   /**

@@ -1015,7 +1015,7 @@ export class IssueController {
   /**
    * The other people whose approvals the waiting step holds, looked up again now: the engine
    * counts an earlier vote only if its author still passes the policy, so a completed approval
-   * never rests on someone who has since lost the role. One whose lookup fails is left out.
+   * never rests on someone who has since lost the role. A lookup left unanswered throws.
    */
   private async earlierVoters(
     loaded: LoadedRun,
@@ -1034,17 +1034,16 @@ export class IssueController {
     return out;
   }
 
-  /** A person's role and teams (among those named) as GitHub says now; undefined if it cannot say. */
-  private async currentActor(login: string, teams: readonly string[]): Promise<Actor | undefined> {
-    try {
-      const a: Actor = { login };
-      const permission = await this.o.port.permission(login);
-      if (permission) a.permission = permission;
-      if (teams.length) a.teams = await this.o.port.teams(login, teams);
-      return a;
-    } catch {
-      return undefined;
-    }
+  /**
+   * A person's role and teams (among those named) as GitHub says now. A lookup GitHub left
+   * unanswered throws: the delivery is tried again rather than the approval judged without it.
+   */
+  private async currentActor(login: string, teams: readonly string[]): Promise<Actor> {
+    const a: Actor = { login };
+    const permission = await this.o.port.permission(login);
+    if (permission) a.permission = permission;
+    if (teams.length) a.teams = await this.o.port.teams(login, teams);
+    return a;
   }
 
   private async runCommand(

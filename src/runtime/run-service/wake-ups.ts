@@ -1,5 +1,6 @@
 import { DEFAULT_WAKE_UP_LEASE_MS, type Coordination, type WakeUp } from "../coordination.js";
 import type { Scheduler, Wake } from "../ports.js";
+import { isNetworkError } from "../request-errors.js";
 
 /**
  * Time passing in the app. A run that waits for a time (a checkpoint's reminder or timeout, a
@@ -46,6 +47,12 @@ const WAITING_TTL_MS = 366 * 24 * 3_600_000;
  * failures in a row), so that a replica that reaches GitHub does the work.
  */
 export const WAKE_UP_RETRY = { first: 5_000, most: 5 * 60_000 } as const;
+/**
+ * How often each process asks the store for due wake-ups. Besides the times it set itself, this
+ * is how a replica takes over a wake-up whose claimer died: with the 30 s lease, a timeout falls
+ * due at most about 45 s late on another replica. One cheap read (one Lua step on Redis).
+ */
+export const WAKE_UP_POLL_MS = 15_000;
 /** How many wake-up times one process remembers for its precise timeout (the rest: polling). */
 const MAX_KNOWN_TIMES = 1000;
 
@@ -126,7 +133,10 @@ export interface WakeUpTimerOptions {
   /** Delivers one wake-up (a tick to its issue); a failure is tried again later. */
   deliver: (wake: IssueWakeUp, at: number) => Promise<void>;
   log: (level: "info" | "warn" | "error", line: string) => void;
-  /** How often the store is asked for due wake-ups (default a minute). */
+  /**
+   * How often the store is asked for due wake-ups (default WAKE_UP_POLL_MS). The poll is what
+   * finds a wake-up another replica claimed and died with, once the claim's lease ended.
+   */
   pollMs?: number;
   /**
    * Also wake up at the times this process schedules (default true). Off when the caller moves
@@ -160,7 +170,7 @@ export class WakeUpTimer {
 
   start(): void {
     if (this.poller || this.stopped) return;
-    this.poller = setInterval(() => void this.runDue(), this.o.pollMs ?? 60_000);
+    this.poller = setInterval(() => void this.runDue(), this.o.pollMs ?? WAKE_UP_POLL_MS);
     this.poller.unref();
   }
 
@@ -322,39 +332,4 @@ export class WakeUpTimer {
     this.known = [];
     await this.running?.catch(() => undefined);
   }
-}
-
-/** Error codes of a connection that failed (Node's sockets and DNS, undici's fetch). */
-const NETWORK_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "ETIMEDOUT",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENETDOWN",
-  "EPIPE",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "UND_ERR_SOCKET",
-]);
-
-/**
- * Whether an error says GitHub could not be reached or did not answer: a connection that failed
- * (in the error or its causes), a request that timed out, or GitHub's own 5xx. Not a lock held,
- * a 4xx, or a playbook's fault: those are the work's, not this replica's.
- */
-export function isNetworkError(err: unknown): boolean {
-  let e: unknown = err;
-  for (let depth = 0; depth < 5 && e && typeof e === "object"; depth++) {
-    const { code, status, timeout } = e as { code?: unknown; status?: unknown; timeout?: unknown };
-    if (typeof code === "string" && NETWORK_CODES.has(code)) return true;
-    if (timeout === true || (typeof status === "number" && status >= 500 && status < 600))
-      return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
 }

@@ -2,11 +2,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Effect } from "../../../src/core/engine/events.js";
 import type { RunState } from "../../../src/core/engine/state.js";
-import {
-  createOnce,
-  outcomeUnknown,
-  pullRequestExists,
-} from "../../../src/adapters/github/create-once.js";
+import { createOnce, pullRequestExists } from "../../../src/adapters/github/create-once.js";
 import { OctokitAlertIssues } from "../../../src/adapters/github/alert-issues.js";
 import {
   withRequestTimeout,
@@ -99,14 +95,6 @@ describe("createOnce", () => {
       conflict: async () => "the open one",
     });
     expect(adopted).toBe("the open one");
-  });
-
-  it("counts an error without a status (no answer) as an unknown outcome, a 4xx as none", () => {
-    expect(outcomeUnknown(new Error("socket hang up"))).toBe(true);
-    expect(outcomeUnknown(status(500))).toBe(true);
-    expect(outcomeUnknown(status(504))).toBe(true);
-    expect(outcomeUnknown(status(404))).toBe(false);
-    expect(outcomeUnknown(status(422))).toBe(false);
   });
 
   it("reads GitHub's 422 for an open pull request of the head from its errors", () => {

@@ -109,6 +109,26 @@ beforeEach(async () => {
 afterEach(() => fake.uninstall());
 
 describe("approvals checked again before an effect", () => {
+  it("a role lookup GitHub leaves unanswered then fails the delivery, to be tried again, and never the run", async () => {
+    await h.comment(1, "alice", "/run team-maintain");
+    let lookups = 0;
+    fake.fault = ({ method, path }) =>
+      method === "GET" && path.includes("/collaborators/bob/permission") && ++lookups === 2
+        ? { status: 502, body: { message: "Bad Gateway" } }
+        : undefined;
+    // The approval is taken (the first lookup); the check before the comment meets the 502.
+    await expect(h.comment(1, "bob", "/approve")).rejects.toThrow(/Bad Gateway/);
+    expect(said()).toBe(false);
+    expect(run().status).not.toBe("failed");
+    // GitHub's redelivery (or the inbox's retry) of the failed delivery carries the run on.
+    const failed = h.delivered.at(-1)!;
+    await h.deliver(failed.name, failed.payload, failed.id);
+    await h.drain();
+    expect(lookups).toBeGreaterThanOrEqual(3);
+    expect(said()).toBe(true);
+    expect(run().status).toBe("completed");
+  });
+
   it("a team admits an approver with only read access, where the policy also names a permission", async () => {
     await h.comment(1, "alice", "/run team-maintain");
     await h.comment(1, "bob", "/approve");
@@ -170,11 +190,20 @@ describe("approvals checked again before an effect", () => {
     expect(run().status).toBe("completed");
   });
 
-  it("an API error when looking up the team denies", async () => {
+  it("GitHub's refusal to show the team denies; its 5xx fails the delivery, not the run", async () => {
     await h.comment(1, "alice", "/run team");
     await commandOnly("bob", "/approve");
     fake.fault = (req) =>
       req.path.includes("/teams/") ? { status: 500, body: { message: "boom" } } : undefined;
+    await expect(h.drain()).rejects.toThrow(/boom/);
+    expect(said()).toBe(false);
+    expect(run().error).toBeUndefined();
+    fake.fault = (req) =>
+      req.path.includes("/teams/")
+        ? { status: 403, body: { message: "Resource not accessible by integration" } }
+        : undefined;
+    const failed = h.delivered.at(-1)!;
+    await h.deliver(failed.name, failed.payload, failed.id);
     await h.drain();
     expect(said()).toBe(false);
     expect(run().error?.code).toBe("GH-PERMISSION");

@@ -28,6 +28,21 @@ steps:
     status: success
 `;
 
+/** Starts CI and goes on without waiting for its run. */
+const START_CI = `apiVersion: playbook-bot/v1
+id: start-ci
+name: Start CI
+description: Dispatches the CI workflow once.
+steps:
+  - id: ci
+    type: dispatch
+    workflow: ci.yml
+    wait: false
+  - id: done
+    type: end
+    status: success
+`;
+
 let fake: FakeGitHub;
 let h: Harness;
 
@@ -37,7 +52,10 @@ beforeEach(async () => {
   fake = new FakeGitHub({
     ...EXAMPLE_REPO,
     clock,
-    files: { ".github/playbooks/notify.yaml": NOTIFY },
+    files: {
+      ".github/playbooks/notify.yaml": NOTIFY,
+      ".github/playbooks/start-ci.yaml": START_CI,
+    },
   }).install();
   fake.permissions.set("alice", "write");
   h = new Harness(fake, clock);
@@ -135,5 +153,60 @@ describe("an alert's triage issue answered 502 after it was opened", () => {
       await served.stop();
       await served.close();
     }
+  });
+});
+
+describe("a dispatch answered 502 after GitHub started the workflow", () => {
+  it("looks at the workflow's recent runs before dispatching again, and adopts the run it started", async () => {
+    let started = 0;
+    fake.fault = (r) => {
+      if (r.method !== "POST" || !/\/actions\/workflows\/ci\.yml\/dispatches$/.test(r.path)) return;
+      if (started++ > 0) return;
+      // GitHub starts the run (listed from now on), then a proxy loses the answer.
+      fake.listedRuns.push({
+        id: 7000 + fake.workflowRuns.length,
+        event: "workflow_dispatch",
+        path: ".github/workflows/ci.yml",
+        head_branch: fake.repo.defaultBranch,
+        created_at: fake.now().toISOString(),
+        status: "queued",
+        conclusion: null,
+        actor: { login: fake.botLogin },
+        triggering_actor: { login: fake.botLogin },
+        repository: { id: fake.repositoryId, full_name: `${fake.owner}/${fake.name}` },
+        head_repository: { id: fake.repositoryId, full_name: `${fake.owner}/${fake.name}` },
+        html_url: "https://github.com/o/r/actions/runs/7000",
+      });
+      return { status: 502, body: { message: "Bad Gateway" }, applied: true };
+    };
+    const issue = fake.openIssue("Run CI", "", "alice");
+    await h.label(issue.number, "playbook:start-ci", "alice");
+    await h.drain();
+    const read = readStatus(fake.statusComments(issue.number)[0]);
+    expect(read.ok && read.run.status).toBe("completed");
+    // One dispatch went out, answered 502; then the listing, and no second dispatch.
+    expect(fake.dispatches).toHaveLength(1);
+    const sent = fake.requests.filter((r) => /\/dispatches$/.test(r.path));
+    expect(sent.map((r) => r.status)).toEqual([502]);
+    const looked = fake.requests.filter((r) => /\/actions\/workflows\/ci\.yml\/runs/.test(r.path));
+    expect(looked.length).toBeGreaterThan(0);
+    expect(looked[0]!.path).toMatch(/event=workflow_dispatch/);
+  });
+
+  it("dispatches again when the listing shows no run it started (the 502 made nothing)", async () => {
+    let sent = 0;
+    fake.fault = (r) =>
+      r.method === "POST" && /\/dispatches$/.test(r.path) && sent++ === 0
+        ? { status: 502, body: { message: "Bad Gateway" } }
+        : undefined;
+    const issue = fake.openIssue("Run CI again", "", "alice");
+    await h.label(issue.number, "playbook:start-ci", "alice");
+    await h.drain();
+    const read = readStatus(fake.statusComments(issue.number)[0]);
+    expect(read.ok && read.run.status).toBe("completed");
+    expect(fake.dispatches).toHaveLength(1);
+    expect(fake.requests.filter((r) => /\/dispatches$/.test(r.path)).map((r) => r.status)).toEqual([
+      502, 200,
+    ]);
   });
 });

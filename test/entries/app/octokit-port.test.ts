@@ -82,6 +82,31 @@ describe("people", () => {
     expect(await port.permission("nobody")).toBeUndefined();
   });
 
+  it("denies on GitHub's no, but a lookup GitHub left unanswered (5xx, rate limit) is thrown, not a no", async () => {
+    fake.permissions.set("m", "maintain");
+    fake.fault = ({ path }) =>
+      path.includes("/collaborators/m/")
+        ? { status: 502, body: { message: "Bad Gateway" } }
+        : path.includes("/collaborators/limited/")
+          ? {
+              status: 403,
+              body: { message: "secondary rate limit" },
+              headers: { "retry-after": "5" },
+            }
+          : path.includes("/collaborators/hidden/")
+            ? {
+                status: 403,
+                body: { message: "Must have push access to view collaborator permission." },
+              }
+            : undefined;
+    await expect(port.permission("m")).rejects.toMatchObject({ status: 502 });
+    await expect(port.permission("limited")).rejects.toMatchObject({ status: 403 });
+    expect(await port.permission("hidden")).toBeUndefined();
+    fake.fault = ({ path }) => (path.includes("/teams/") ? { status: 503 } : undefined);
+    fake.teams.set(`${OWNER}/core`, new Set(["m"]));
+    await expect(port.teams("m", ["core"])).rejects.toMatchObject({ status: 503 });
+  });
+
   it("finds team membership among the candidates only", async () => {
     fake.teams.set(`${OWNER}/core`, new Set(["m"]));
     fake.teams.set("other/ops", new Set(["m"]));

@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
-import { LockTimeoutError } from "../../../src/runtime/coordination.js";
-import {
-  WakeUpTimer,
-  isNetworkError,
-  type IssueWakeUp,
-} from "../../../src/runtime/run-service/wake-ups.js";
+import { WakeUpTimer, type IssueWakeUp } from "../../../src/runtime/run-service/wake-ups.js";
 
 /** The process's timer on its own: the precise timeout, moved times, and stop. */
 
@@ -218,20 +213,5 @@ describe("a tick that fails", () => {
     expect(await running).toBe(1);
     expect(ticks).toBe(1);
     expect(await other.runDue()).toBe(0);
-  });
-});
-
-describe("isNetworkError", () => {
-  it("knows a connection that failed, a timeout and GitHub's 5xx, not the work's own failures", () => {
-    expect(isNetworkError(refused())).toBe(true);
-    expect(isNetworkError(Object.assign(new Error("x"), { code: "ENOTFOUND" }))).toBe(true);
-    expect(isNetworkError(Object.assign(new Error("x"), { status: 502 }))).toBe(true);
-    expect(isNetworkError(Object.assign(new Error("slow"), { status: 504, timeout: true }))).toBe(
-      true,
-    );
-    expect(isNetworkError(new LockTimeoutError("issue:o/r#1", 1000))).toBe(false);
-    expect(isNetworkError(Object.assign(new Error("Not Found"), { status: 404 }))).toBe(false);
-    expect(isNetworkError(new Error("boom"))).toBe(false);
-    expect(isNetworkError(undefined)).toBe(false);
   });
 });

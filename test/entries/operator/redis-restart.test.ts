@@ -1,9 +1,19 @@
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { startRedis, type RedisServer } from "../../helpers/redis.js";
-import { noteOf, OperatorBench, operatorRepo, waitFor } from "../../helpers/replicas.js";
+import {
+  commentsWith,
+  noteOf,
+  OperatorBench,
+  operatorRepo,
+  sleep,
+  waitFor,
+} from "../../helpers/replicas.js";
 
-/** Redis going away under the replicas, as an operator restarts or loses it. */
+/**
+ * Redis going away under the replicas, as an operator restarts or loses it: idle, or for 15 s
+ * while runs are under way; the runs complete afterwards with no person's help, each effect once.
+ */
 const started: { stop(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const s of started.splice(0).reverse()) await s.stop();
@@ -87,4 +97,54 @@ describe("operator: Redis restarted", () => {
     ).toHaveLength(1);
     expect(bench.replicas.every((r) => r.running && r.starts === 1)).toBe(true);
   }, 90_000);
+
+  it("a 15 s outage (stopped, started again with its append-only file) while runs are under way: every run completes, each effect once", async () => {
+    const redis = await redisWith("aof");
+    const bench = await OperatorBench.start({
+      fakes: operatorRepo(),
+      replicas: 2,
+      redisUrl: redis.url,
+      // Deliveries answered 503 during the outage are not sent again (GitHub does not): the
+      // sweep finds the commands and continuations they carried.
+      env: { RECONCILE_INTERVAL: "20" },
+    });
+    started.push(bench);
+    const issues = [1, 2, 3].map((i) => bench.openIssue(`Under way ${i}`).number);
+    await Promise.all(issues.map((n) => bench.label(n, "playbook:approve-comment", "alice")));
+    await waitFor(
+      "every checkpoint to be announced",
+      () => issues.every((n) => bench.announced(n)),
+      {
+        timeoutMs: 90_000,
+        everyMs: 100,
+      },
+    );
+    await bench.settled();
+
+    // The approvals' work (a reaction, the status comment, the comment step) is under way when
+    // Redis stops.
+    for (const n of issues) bench.comment(n, "carol", "/approve");
+    await sleep(500);
+    await redis.pause();
+    const downAt = Date.now();
+    await sleep(15_000);
+    await redis.resume();
+    const upAt = Date.now();
+    await waitFor(
+      "every run to complete",
+      () => issues.every((n) => bench.runOf(n)?.status === "completed"),
+      { timeoutMs: 180_000, everyMs: 200 },
+    );
+    const tookMs = Date.now() - upAt;
+    await bench.settled();
+    const refused = bench.deliveries.filter((d) => d.sentAt >= downAt && d.status === 503).length;
+    process.stderr.write(
+      `Redis down 15 s under 3 runs (${refused} deliveries answered 503): completed ${tookMs} ms after it was back\n`,
+    );
+    for (const n of issues) {
+      expect(commentsWith(bench.fake, n, noteOf(n))).toHaveLength(1);
+      expect(bench.fake.statusComments(n)).toHaveLength(1);
+    }
+    expect(bench.replicas.every((r) => r.running && r.starts === 1)).toBe(true);
+  }, 300_000);
 });
