@@ -124,7 +124,7 @@ class IssueHandlers {
     const at = this.at(context, addressOf(p, p.issue.number), issueOf(p.issue));
     const eventId = commentEventId(context);
     // Done once per comment, whichever delivery brings it: GitHub's, or the reconcile's replay.
-    await this.send(context, at, { type: "comment", comment, eventId }, eventId);
+    await this.send(context, at, { type: "new-comment", comment, eventId }, eventId);
   }
 
   async commentChanged(

@@ -56,7 +56,7 @@ export interface Sender {
 export type IssueEvent =
   | { type: "labeled"; label: string; by: Sender; eventId: string }
   | { type: "opened"; labels: string[]; byText: boolean; by: Sender; eventId: string }
-  | { type: "comment"; comment: ThreadComment; eventId: string }
+  | { type: "new-comment"; comment: ThreadComment; eventId: string }
   | { type: "comment-changed"; commentId: string; eventId: string }
   | { type: "continuation"; commentId: string; eventId: string; edited?: ThreadComment }
   | { type: "status-edited"; comment: ThreadComment; before: string | undefined; by: string }
@@ -277,7 +277,7 @@ async function dispatch(c: IssueController, e: IssueEvent, w: IssueWork): Promis
       return void (await c.onLabeled(e.label, e.by, e.eventId));
     case "opened":
       return opened(c, e);
-    case "comment":
+    case "new-comment":
       return c.onComment(e.comment, e.eventId);
     case "comment-changed":
       return c.onCommentChanged(e.commentId, e.eventId);
