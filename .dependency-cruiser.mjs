@@ -24,6 +24,21 @@ export default {
     },
     ...layerRules,
     {
+      name: "engine-through-the-run-service",
+      comment:
+        "outside core, only the interpreter and the run driver call the engine (start, advance): every host goes through src/runtime/run-service",
+      severity: "error",
+      from: {
+        path: "^src/",
+        pathNot: [
+          "^src/core/",
+          "^src/runtime/interpreter[.]ts$",
+          "^src/runtime/run-service/driver[.]ts$",
+        ],
+      },
+      to: { path: "^src/core/engine/engine[.]ts$", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "core-is-pure",
       comment: "src/core runs in a browser: no node: built-ins",
       severity: "error",

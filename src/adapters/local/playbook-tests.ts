@@ -1,5 +1,5 @@
 import { MockAiAdapter, runAiEffect } from "../../runtime/ai.js";
-import { advance, start, type StartRequest } from "../../core/engine/engine.js";
+import type { StartRequest } from "../../core/engine/engine.js";
 import { collectInputs } from "../../core/engine/inputs.js";
 import { isErrorCode, playbookError } from "../../core/engine/errors.js";
 import type { CommandName, Effect, RunEvent } from "../../core/engine/events.js";
@@ -16,7 +16,8 @@ import {
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import { printedOutputs } from "./effects.js";
 import type { EffectOutcome, EffectPerformer } from "../../runtime/effects.js";
-import { Interpreter, pickUp } from "../../runtime/interpreter.js";
+import { pickUp } from "../../runtime/interpreter.js";
+import { RunDriver, beginRun } from "../../runtime/run-service/driver.js";
 import { ManualClock, ManualScheduler } from "../../runtime/time.js";
 import type { TestActor, TestCase, TestEvent } from "../../core/format/types.js";
 
@@ -139,7 +140,7 @@ export async function runCase(
       summary: "",
       ...alert,
     } as NonNullable<RunContext["alert"]>;
-  const started = start(request, { now: new Date(clock), playbooks });
+  const started = beginRun(request, { now: new Date(clock), playbooks });
   const result: CaseResult = {
     playbook: bundle.playbook.id,
     name: tc.name,
@@ -171,7 +172,7 @@ export async function runCase(
   // Each transition takes a second, so every step has its own time.
   const time = new ManualClock(clock);
   const stepping = { now: () => time.advance(1000) };
-  const interpreter = new Interpreter(
+  const driver = new RunDriver(
     {
       store: { save: () => undefined },
       teller: {
@@ -208,7 +209,7 @@ export async function runCase(
     }
   };
   arm();
-  let run = (await interpreter.interpret(started.result.run, started.result)).run;
+  let run = (await driver.carryOn(started.result.run, started.result)).run;
   for (;;) {
     // A failed run takes a /retry; otherwise an ended run takes no more events.
     const retryNext = run.status === "failed" && queue[0] !== undefined && "retry" in queue[0];
@@ -224,9 +225,9 @@ export async function runCase(
       effects,
       (ms) => time.advance(ms),
     );
-    const first = event ? advance(run, event, { now: stepping.now(), playbooks }) : pickUp(run);
+    const first = event ? driver.answer(run, event) : pickUp(run);
     arm();
-    run = (await interpreter.interpret(run, first)).run;
+    run = (await driver.carryOn(run, first)).run;
   }
   result.status = run.status;
   if (queue.length > 0)

@@ -7,7 +7,7 @@ import { createInterface } from "node:readline/promises";
 import type { AiAdapter } from "../../runtime/ai.js";
 import { AiConfigError, aiAdapterFromEnv } from "../../adapters/ai/config.js";
 import { aiConsole } from "./ai-output.js";
-import { start } from "../../core/engine/engine.js";
+import { beginRun } from "../../runtime/run-service/driver.js";
 import { describeUnmet, unmetRequirements } from "../../core/engine/requirements.js";
 import { localHost } from "../../runtime/host.js";
 import { toolRunnerOf } from "../../runtime/tools.js";
@@ -232,7 +232,7 @@ export async function runCommand(
   const raw = collectInputs(bundle.playbook.inputs, { args: inputArgs.values, ...local.sources });
   const clock = io.clock ?? (() => new Date());
   const store = new FileRunStore(join(repo, ".playbook-runs"));
-  const started = start(
+  const started = beginRun(
     {
       bundle,
       inputs: raw,

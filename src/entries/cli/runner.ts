@@ -1,5 +1,4 @@
 import { proseBranches } from "../../core/steps/investigate/executor.js";
-import { advance } from "../../core/engine/engine.js";
 import type { AdvanceResult, Effect, Message, RunEvent } from "../../core/engine/events.js";
 import { parseArgs } from "../../core/engine/inputs.js";
 import { answerableLine } from "../../core/engine/lanes.js";
@@ -7,7 +6,8 @@ import { activeFrame, isFinished, type Actor, type RunState } from "../../core/e
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import { stepKind } from "../../core/steps/registry.js";
 import type { EffectOutcome } from "../../runtime/effects.js";
-import { Interpreter, pickUp, type Stop } from "../../runtime/interpreter.js";
+import { pickUp, type Stop } from "../../runtime/interpreter.js";
+import { RunDriver } from "../../runtime/run-service/driver.js";
 import { SleepScheduler } from "../../runtime/time.js";
 import type { TraceLog } from "../../runtime/ports.js";
 import type { LocalEffects } from "../../adapters/local/effects.js";
@@ -68,7 +68,7 @@ export class Runner {
   private seq = 0;
   private readonly timings: StepTiming[] = [];
   private readonly started = new Map<string, number>();
-  private readonly interpreter: Interpreter;
+  private readonly driver: RunDriver;
   /** Why the interpreter last stopped. */
   private stopped: Stop = "waiting";
 
@@ -77,7 +77,7 @@ export class Runner {
     private readonly deps: RunnerDeps,
   ) {
     const clock = { now: deps.clock };
-    this.interpreter = new Interpreter(
+    this.driver = new RunDriver(
       {
         store: { save: (run) => deps.store.save(this.keep(run)) },
         teller: { tell: (messages, result) => this.tell(messages, result) },
@@ -184,13 +184,13 @@ export class Runner {
 
   /** One outside event, then on as far as the run goes by itself; the event's own result. */
   private async send(event: RunEvent): Promise<AdvanceResult> {
-    const first = advance(this.run, event, this.env());
+    const first = this.driver.answer(this.run, event);
     await this.drive(first);
     return first;
   }
 
   private async drive(first: AdvanceResult): Promise<void> {
-    const done = await this.interpreter.interpret(this.run, first);
+    const done = await this.driver.carryOn(this.run, first);
     this.keep(done.run);
     this.stopped = done.stop;
   }
@@ -200,18 +200,14 @@ export class Runner {
     this.record = { ...this.record, mode };
     const f = activeFrame(this.run);
     if (f.phase === "effect") {
-      const r = advance(
-        this.run,
-        {
-          type: "command",
-          id: this.eventId("retry"),
-          command: "retry",
-          args: parseArgs(""),
-          actor: this.localActor(),
-          createdAt: this.deps.clock().toISOString(),
-        },
-        this.env(),
-      );
+      const r = this.driver.answer(this.run, {
+        type: "command",
+        id: this.eventId("retry"),
+        command: "retry",
+        args: parseArgs(""),
+        actor: this.localActor(),
+        createdAt: this.deps.clock().toISOString(),
+      });
       return this.loop(r);
     }
     return this.loop(pickUp(this.run));

@@ -1,7 +1,6 @@
 import { createHmac } from "node:crypto";
-import { advance, start, type EngineEnv } from "../../core/engine/engine.js";
+import type { EngineEnv } from "../../core/engine/engine.js";
 import type {
-  AdvanceResult,
   CommandName,
   Message,
   Reply,
@@ -17,7 +16,7 @@ import {
 } from "../../core/engine/requirements.js";
 import { ASK_FIRST_APPROVERS, approvalRefusal, atLeast } from "../../core/engine/policy.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
-import { Interpreter } from "../interpreter.js";
+import { RunDriver, beginRun } from "./driver.js";
 import { RecordingScheduler } from "../time.js";
 import type { Scheduler } from "../ports.js";
 import type { IssueWakeUps } from "./wake-ups.js";
@@ -658,7 +657,7 @@ export class IssueController {
       return { outcome: "refused", reason: told ? "requirements missing" : "" };
     }
     const inputs = collectInputs(bundle.playbook.inputs, sources);
-    const started = start(
+    const started = beginRun(
       {
         bundle,
         inputs,
@@ -688,8 +687,8 @@ export class IssueController {
     const head = await this.headCatalog();
     await this.save(started.result.run, comment.id, head);
     this.o.observe?.started?.(started.result.run);
-    await this.drive(
-      { run: started.result.run, commentId: comment.id, catalog: head },
+    await this.driverOf({ run: started.result.run, commentId: comment.id, catalog: head }).carryOn(
+      started.result.run,
       { ...started.result, changed: false },
     );
     return { outcome: "accepted" };
@@ -832,8 +831,7 @@ export class IssueController {
       createdAt: comment.createdAt,
     };
     if (name === "approve") event.voters = await this.earlierVoters(target, comment.author, teams);
-    const result = advance(target.run, event, this.env(target.catalog));
-    await this.drive(target, result);
+    const { first: result } = await this.driverOf(target).send(target.run, event);
     const reply: CommandReply = result.reply ?? {
       outcome: result.changed ? "accepted" : "ignored",
     };
@@ -1185,7 +1183,7 @@ export class IssueController {
           createdAt: this.o.clock().toISOString(),
         }
       : { type: "continue", id: eventId, seq: read.run.seq };
-    await this.drive(loaded, advance(read.run, event, this.env(loaded.catalog)));
+    await this.driverOf(loaded).send(read.run, event);
   }
 
   /** A person edited or deleted a comment: any vote it carried is withdrawn. */
@@ -1193,12 +1191,11 @@ export class IssueController {
     this.fetched.clear(); // what an earlier event read may have changed since
     for (const r of (await this.liveRuns()).runs) {
       if (isFinished(r.run)) continue;
-      const result = advance(
-        r.run,
-        { type: "vote_withdrawn", id: `${eventId}:${r.run.id}`, commentId },
-        this.env(r.catalog),
-      );
-      await this.drive(r, result);
+      await this.driverOf(r).send(r.run, {
+        type: "vote_withdrawn",
+        id: `${eventId}:${r.run.id}`,
+        commentId,
+      });
     }
   }
 
@@ -1216,7 +1213,7 @@ export class IssueController {
       if (isFinished(r.run) || !awaits) continue;
       const e: RunEvent = { type: "pull_request", id: eventId, number, merged };
       if (url) e.url = url;
-      await this.drive(r, advance(r.run, e, this.env(r.catalog)));
+      await this.driverOf(r).send(r.run, e);
     }
   }
 
@@ -1237,7 +1234,7 @@ export class IssueController {
         (l) => l.awaiting?.workflow !== undefined,
       );
       if (isFinished(r.run) || !awaits) continue;
-      await this.drive(r, advance(r.run, e, this.env(r.catalog)));
+      await this.driverOf(r).send(r.run, e);
     }
   }
 
@@ -1262,7 +1259,7 @@ export class IssueController {
       const event: RunEvent = retry
         ? { type: "continue", id: `${eventId}:${r.run.id}`, seq: r.run.seq }
         : { type: "timeout", id: `${eventId}:${r.run.id}` };
-      await this.drive(r, advance(r.run, event, this.env(r.catalog)));
+      await this.driverOf(r).send(r.run, event);
     }
   }
 
@@ -1366,11 +1363,12 @@ export class IssueController {
   }
 
   /** Save, tell people, perform effects, and go on while the run can (in process) or once. */
-  private async drive(loaded: LoadedRun, first: AdvanceResult): Promise<void> {
+  /** The driver of one loaded run: its saves go to its status comment. */
+  private driverOf(loaded: LoadedRun): RunDriver {
     // The waiting message posted as the prompt is not posted again among the others.
     let prompted: Message | undefined;
     let status = loaded.run.status;
-    const interpreter = new Interpreter(
+    return new RunDriver(
       {
         store: {
           save: async (run, result) => {
@@ -1398,7 +1396,6 @@ export class IssueController {
       },
       { env: { playbooks: (id) => loaded.catalog.get(id) }, inProcess: this.o.inProcess },
     );
-    await interpreter.interpret(loaded.run, first);
   }
 
   /** A handoff starts the other playbook on this issue, for the same initiator. */
