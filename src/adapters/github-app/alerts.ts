@@ -6,16 +6,14 @@ import { AlertTriage } from "../../runtime/alert-triage.js";
 import { OctokitAlertIssues } from "../github/alert-issues.js";
 import type { PlaybookDiscovery } from "../github/discovery.js";
 import { withRequestTimeout, type Octokit } from "../github/octokit-port.js";
-import {
-  OctokitRepositoryHost,
-  type RepositoryHostDeps,
-} from "../github/repository-host.js";
+import { OctokitRepositoryHost, type RepositoryHostDeps } from "../github/repository-host.js";
 import type { Coordination, LockOptions } from "../../runtime/coordination.js";
 import { LruMap } from "../../runtime/lru.js";
 import type { RunService } from "../../runtime/run-service/service.js";
 import type { IssueAddress } from "../../runtime/run-service/wake-ups.js";
 import type { Once } from "./handlers.js";
 import type { Serving } from "./serving.js";
+import { appOctokit, gitHubAlertPayload, octokitOf } from "./payloads.js";
 
 export interface AlertWiring {
   service: RunService;
@@ -94,13 +92,10 @@ export function registerAlerts(app: Probot, w: AlertWiring): void {
     context: Context<"code_scanning_alert" | "dependabot_alert" | "secret_scanning_alert">,
   ): Promise<void> {
     const p = context.payload;
-    const alert = fromGitHubAlert(
-      context.name,
-      p as unknown as Parameters<typeof fromGitHubAlert>[1],
-    );
+    const alert = fromGitHubAlert(context.name, gitHubAlertPayload(p));
     if (!alert) return;
     known.set(p.repository.full_name, {
-      octokit: withRequestTimeout(context.octokit as unknown as Octokit, w.requestTimeoutMs),
+      octokit: withRequestTimeout(octokitOf(context.octokit), w.requestTimeoutMs),
       owner: p.repository.owner.login,
       repo: p.repository.name,
       defaultBranch: p.repository.default_branch,
@@ -150,8 +145,8 @@ function findRepository(
   const finding = new Map<string, Promise<void>>();
   async function find(full: string): Promise<void> {
     const [owner, repo] = full.split("/") as [string, string];
-    const appOctokit = (await app.auth()) as unknown as Octokit;
-    const { data: installation } = await appOctokit.rest.apps.getRepoInstallation({ owner, repo });
+    const appClient = await appOctokit(app);
+    const { data: installation } = await appClient.rest.apps.getRepoInstallation({ owner, repo });
     const octokit = await w.installationOctokit(installation.id);
     const { data } = await octokit.rest.repos.get({ owner, repo });
     known.set(full, {

@@ -31,6 +31,7 @@ import { ReconcileSweep, sweepOptions, type ReconcileSweepOptions } from "./reco
 import { registerIssueHandlers, type Once } from "./handlers.js";
 import { registerAlerts } from "./alerts.js";
 import { recoverWaiting } from "./recover-waiting.js";
+import { appOctokit, replay } from "./payloads.js";
 
 export interface PlaybookBotOptions {
   config: AppConfig;
@@ -196,7 +197,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       armTimer: (at) => timer.arm(at),
     });
     const installationOctokit = async (installation: number): Promise<Octokit> =>
-      withRequestTimeout((await app.auth(installation)) as unknown as Octokit, requestTimeoutMs);
+      withRequestTimeout(await appOctokit(app, installation), requestTimeoutMs);
 
     /** A wake-up is due (or the sweep found a run to carry on): its issue gets a tick. */
     async function tickIssue(wake: IssueWakeUp, eventId: string, carryOn = false): Promise<void> {
@@ -245,12 +246,8 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
           appId: config.appId,
           ...(config.botLogin ? { botLogin: config.botLogin } : {}),
           auth: async (installation) =>
-            withRequestTimeout(
-              (await app.auth(installation)) as unknown as Octokit,
-              requestTimeoutMs,
-            ),
-          // Not app.receive: it logs the whole payload at debug level.
-          receive: (id, name, payload) => app.webhooks.receive({ id, name, payload } as never),
+            withRequestTimeout(await appOctokit(app, installation), requestTimeoutMs),
+          receive: (id, name, payload) => replay(app, id, name, payload),
           stateKey: (installation, repository) =>
             repositoryStateKey(config.stateSecret, installation, repository),
           carryOn: (a, eventId) => tickIssue({ ...a, run: "" }, eventId, true),

@@ -5,11 +5,7 @@ import { hasStateBlock } from "../../runtime/github-port.js";
 import { RunService, type IssueAt, type IssueEvent } from "../../runtime/run-service/service.js";
 import { WAITING_LABEL, type IssueAddress } from "../../runtime/run-service/wake-ups.js";
 import type { IssueRef } from "../../runtime/run-service/controller.js";
-import {
-  issueOfPullRequest,
-  withRequestTimeout,
-  type Octokit,
-} from "../github/octokit-port.js";
+import { issueOfPullRequest, withRequestTimeout } from "../github/octokit-port.js";
 import {
   OctokitRepositoryHost,
   labelNames,
@@ -24,6 +20,7 @@ import {
   commentEventId,
   issueByNumber,
   issueOf,
+  octokitOf,
   performedViaApp,
   senderOf,
   threadCommentOf,
@@ -62,10 +59,7 @@ class IssueHandlers {
 
   /** The issue an event is on, reached through the delivery's installation. */
   private at(context: Context, address: IssueAddress, issue: IssueRef): IssueAt {
-    const octokit = withRequestTimeout(
-      context.octokit as unknown as Octokit,
-      this.d.requestTimeoutMs,
-    );
+    const octokit = withRequestTimeout(octokitOf(context.octokit), this.d.requestTimeoutMs);
     return {
       address,
       issue,
@@ -172,8 +166,8 @@ class IssueHandlers {
     const pr = context.payload.pull_request;
     if (config.botLogin !== undefined && pr.user?.login === config.botLogin) return true;
     const { owner, repo } = context.repo();
-    const via = await (context.octokit as unknown as Octokit).rest.issues
-      .get({ owner, repo, issue_number: pr.number })
+    const via = await octokitOf(context.octokit)
+      .rest.issues.get({ owner, repo, issue_number: pr.number })
       .then(
         ({ data }) => performedViaApp(data),
         (err: { status?: number }) => {

@@ -1,6 +1,8 @@
 // The app's trust boundary: webhook payloads become the run service's plain values here, and
 // nowhere else. A payload's signature was checked; its content is still anyone's words.
-import type { Context } from "probot";
+import type { Context, Probot } from "probot";
+import type { Octokit } from "../github/octokit-port.js";
+import type { fromGitHubAlert } from "../alerts/sources.js";
 import type { IssueAddress } from "../../runtime/run-service/wake-ups.js";
 import type { ThreadComment } from "../../runtime/github-port.js";
 import type { IssueRef } from "../../runtime/run-service/controller.js";
@@ -88,4 +90,31 @@ export function commentEventId(context: Context<"issue_comment">): string {
 export function performedViaApp(data: unknown): number | undefined {
   return (data as { performed_via_github_app?: { id: number } | null }).performed_via_github_app
     ?.id;
+}
+
+/**
+ * Probot's Octokit as the adapters type it: the same client, whose Probot type adds plugins the
+ * adapters' `Octokit` type does not name.
+ */
+export function octokitOf(client: unknown): Octokit {
+  return client as Octokit;
+}
+
+/** The app's own Octokit (its JWT), or an installation's, as the adapters type it. */
+export async function appOctokit(app: Probot, installation?: number): Promise<Octokit> {
+  return octokitOf(await app.auth(installation));
+}
+
+/** A GitHub security alert event's payload, as the alert sources read it. */
+export function gitHubAlertPayload(payload: unknown): Parameters<typeof fromGitHubAlert>[1] {
+  return payload as Parameters<typeof fromGitHubAlert>[1];
+}
+
+/**
+ * A delivery replayed by the reconcile sweep, handed to the webhooks' handlers (not Probot's
+ * `receive`, which logs the whole payload at debug level). The sweep built the payload from what
+ * GitHub listed; its type is the event's.
+ */
+export function replay(app: Probot, id: string, name: string, payload: unknown): Promise<void> {
+  return app.webhooks.receive({ id, name, payload } as never);
 }

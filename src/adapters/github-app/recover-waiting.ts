@@ -1,4 +1,5 @@
 import type { Probot } from "probot";
+import { appOctokit } from "./payloads.js";
 import type { Octokit } from "../github/octokit-port.js";
 import type { Coordination } from "../../runtime/coordination.js";
 import {
@@ -27,8 +28,8 @@ export interface RecoverWaitingDeps {
  * wake-ups again), so a process that lost them (the in-memory store) loses no time.
  */
 export async function recoverWaiting(d: RecoverWaitingDeps): Promise<void> {
-  const appOctokit = (await d.app.auth()) as unknown as Octokit;
-  const installations = await appOctokit.paginate(appOctokit.rest.apps.listInstallations, {
+  const appClient = await appOctokit(d.app);
+  const installations = await appClient.paginate(appClient.rest.apps.listInstallations, {
     per_page: 100,
   });
   let found = 0;
