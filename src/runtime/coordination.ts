@@ -16,6 +16,12 @@ export interface Fence {
   readonly token: number;
   /** Aborted when the lease could not be renewed: another process may hold the lock now. */
   readonly signal: AbortSignal;
+  /**
+   * Confirms, with the store, that this holder still holds the lock (and extends its lease);
+   * throws LockLostError when it does not. Called before each write that the lock guards, so a
+   * holder whose lease ran out during a slow request never writes after another took over.
+   */
+  confirm(): Promise<void>;
 }
 
 /** A granted lock: it expires after its lease unless renewed. */
@@ -287,7 +293,7 @@ export async function acquireLease(
     if (token !== undefined) {
       const abort = new AbortController();
       let held = true;
-      return {
+      const lease: Lease = {
         key,
         token,
         signal: abort.signal,
@@ -312,7 +318,12 @@ export async function acquireLease(
           held = false;
           return backend.unlock(key, owner);
         },
+        confirm: async () => {
+          if (abort.signal.aborted || !(await lease.renew()))
+            throw abort.signal.reason instanceof Error ? abort.signal.reason : new LockLostError(key);
+        },
       };
+      return lease;
     }
     const left = deadline - Date.now();
     if (left <= 0) throw new LockTimeoutError(key, waitMs);

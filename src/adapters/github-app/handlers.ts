@@ -1,6 +1,7 @@
 // The app's webhook handlers: each translates one GitHub event into the run service's events.
 // Deliveries are deduplicated and serialised per issue by `once`; the service does the rest.
 import type { Context, Probot } from "probot";
+import type { Fence } from "../../runtime/coordination.js";
 import { hasStateBlock } from "../../runtime/github-port.js";
 import { RunService, type IssueAt, type IssueEvent } from "../../runtime/run-service/service.js";
 import { WAITING_LABEL, type IssueAddress } from "../../runtime/run-service/wake-ups.js";
@@ -30,7 +31,7 @@ import {
 export type Once = (
   context: Context,
   lockKey: string,
-  work: () => Promise<void>,
+  work: (fence: Fence) => Promise<void>,
   doneId?: string,
 ) => Promise<void>;
 
@@ -72,7 +73,7 @@ class IssueHandlers {
     return this.d.once(
       context,
       RunService.lockKey(at.address),
-      () => this.d.service.sendLocked(at, event),
+      (fence) => this.d.service.sendLocked(at, event, fence),
       doneId,
     );
   }
@@ -145,15 +146,16 @@ class IssueHandlers {
     const issue = pr.user?.type === "Bot" ? issueOfPullRequest(pr.body) : undefined;
     if (issue === undefined) return;
     const at = this.at(context, addressOf(context.payload, issue), issueByNumber(issue));
-    await this.d.once(context, RunService.lockKey(at.address), async () => {
+    await this.d.once(context, RunService.lockKey(at.address), async (fence) => {
       if (!(await this.openedByThisApp(context))) return;
-      await this.d.service.sendLocked(at, {
+      const closed: IssueEvent = {
         type: "pull-request-closed",
         number: pr.number,
         merged: pr.merged === true,
         url: pr.html_url,
         eventId: context.id,
-      });
+      };
+      await this.d.service.sendLocked(at, closed, fence);
     });
   }
 

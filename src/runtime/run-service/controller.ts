@@ -66,7 +66,7 @@ import {
   statusEditedNotice,
 } from "../../core/markdown/index.js";
 import type { StateSeal } from "../state-codec.js";
-import type { Coordination } from "../coordination.js";
+import type { Coordination, Fence } from "../coordination.js";
 import {
   MAX_INDEX_EVENTS,
   MAX_INDEX_OPEN,
@@ -153,6 +153,11 @@ export interface ControllerOptions {
   observe?: RunObserver;
   /** Where runs' trace records go (see src/runtime/trace.ts); absent: they are not kept. */
   trace?: TraceLog;
+  /**
+   * The issue's lock this event's work holds: confirmed with the store before each effect and
+   * each save, so a replica whose lease ran out during a slow request writes nothing more.
+   */
+  fence?: Pick<Fence, "confirm">;
 }
 
 /** What the controller reports as it goes: runs starting and changing status, effects, refusals. */
@@ -1372,6 +1377,7 @@ export class IssueController {
       {
         store: {
           save: async (run, result) => {
+            await this.o.fence?.confirm();
             const awaiting = isFinished(run) ? undefined : activeFrame(run).awaiting?.workflow;
             if (awaiting !== undefined) this.o.onAwaitWorkflow?.(awaiting);
             prompted = await this.prompt(run, result.messages);
@@ -1388,7 +1394,10 @@ export class IssueController {
           },
         },
         effects: this.o.observe?.effect ? timed(this.o.port, this.o.observe) : this.o.port,
-        guard: (_effect, run) => this.approvalsStillHold(run, loaded.catalog),
+        guard: async (_effect, run) => {
+          await this.o.fence?.confirm();
+          return this.approvalsStillHold(run, loaded.catalog);
+        },
         handoff: (handoff, run) => this.handOff(handoff, run),
         clock: { now: this.o.clock },
         scheduler: this.scheduler,

@@ -3,7 +3,7 @@ import type { HostCapabilities } from "../../core/engine/requirements.js";
 import type { NormalizedAlert } from "../../core/alerts/types.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { AiAdapter } from "../ai.js";
-import type { Coordination, LockOptions } from "../coordination.js";
+import type { Coordination, Fence, LockOptions } from "../coordination.js";
 import type { GitHubPort, ThreadComment } from "../github-port.js";
 import { withDeadline } from "../lru.js";
 import type { TraceLog } from "../ports.js";
@@ -128,7 +128,7 @@ export class RunService {
     return withDeadline(
       this.o.coordination.withLock(
         RunService.lockKey(at.address),
-        () => this.sendLocked(at, event),
+        (fence) => this.sendLocked(at, event, fence),
         this.o.lock,
       ),
       this.o.eventTimeoutMs,
@@ -136,9 +136,12 @@ export class RunService {
     );
   }
 
-  /** The same, for a caller that holds the issue's lock already (a delivery's dedupe). */
-  async sendLocked(at: IssueAt, event: IssueEvent): Promise<void> {
-    await this.issueWork(at, async (w, controller) => {
+  /**
+   * The same, for a caller that holds the issue's lock already (a delivery's dedupe): `fence` is
+   * that lock, confirmed before each write the event's work makes.
+   */
+  async sendLocked(at: IssueAt, event: IssueEvent, fence?: Fence): Promise<void> {
+    await this.issueWork(at, fence, async (w, controller) => {
       if (event.type === "tick" || event.type === "carry-on") {
         const issue = await at.repository.issue(at.address.issue);
         if (!issue) return; // gone
@@ -155,6 +158,7 @@ export class RunService {
    */
   private async issueWork(
     at: IssueAt,
+    fence: Fence | undefined,
     work: (w: IssueWork, controller: (at: IssueAt) => IssueController) => Promise<void>,
   ): Promise<void> {
     const { owner, repo, issue } = at.address;
@@ -171,7 +175,7 @@ export class RunService {
     await work(w, (now) => {
       last = now;
       wakeUps = this.wakeUpsOf(now.address);
-      return this.controllerOf(now, w, wakeUps);
+      return this.controllerOf(now, w, wakeUps, fence);
     });
     for (const r of await Promise.allSettled(w.writes)) if (r.status === "rejected") throw r.reason;
     if (wakeUps) await this.label(last, w, wakeUps);
@@ -201,7 +205,12 @@ export class RunService {
     if (change) await at.repository.setWaitingLabel(at.address.issue, change);
   }
 
-  private controllerOf(at: IssueAt, w: IssueWork, wakeUps: IssueWakeUps): IssueController {
+  private controllerOf(
+    at: IssueAt,
+    w: IssueWork,
+    wakeUps: IssueWakeUps,
+    fence: Fence | undefined,
+  ): IssueController {
     const { address, repository } = at;
     const { owner, repo } = address;
     const trace = this.o.trace?.(`${owner}/${repo}`);
@@ -209,6 +218,7 @@ export class RunService {
     return new IssueController({
       port: repository.port(w.statusIds),
       wakeUps,
+      ...(fence ? { fence } : {}),
       ...(observe ? { observe } : {}),
       ...(trace ? { trace } : {}),
       ...(this.o.host ? { host: this.o.host } : {}),
@@ -253,8 +263,8 @@ export class RunService {
     await withDeadline(
       this.o.coordination.withLock(
         RunService.lockKey(at.address),
-        () =>
-          this.issueWork(at, async (_w, controller) => {
+        (fence) =>
+          this.issueWork(at, fence, async (_w, controller) => {
             reply = await controller(at).startForAlert(bundle, alert, eventId);
           }),
         this.o.lock,

@@ -192,6 +192,30 @@ describe.each(STORES)("coordination contract: $name", ({ name, open }) => {
       expect((err as Error).message).toMatch(/lock on 'stalled' was lost while the work ran/);
       expect(signal?.aborted).toBe(true);
     });
+    it("confirm() before a write: passes while the lock is held, and throws once another took it over, before any renewal noticed", async () => {
+      const { a, b } = open();
+      const seen: string[] = [];
+      const err = await a
+        .withLock(
+          "fenced",
+          async (fence) => {
+            await fence.confirm();
+            seen.push("first write");
+            busy(400); // stalled past the lease, no renewal ran
+            const taken = await b.acquire("fenced", { waitMs: 0, leaseMs: 10_000 });
+            try {
+              await fence.confirm();
+              seen.push("second write");
+            } finally {
+              await taken.release();
+            }
+          },
+          { leaseMs: 150 },
+        )
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(LockLostError);
+      expect(seen).toEqual(["first write"]);
+    });
   });
 
   describe("done ids", () => {

@@ -1,5 +1,6 @@
 import { StatusCommentCache } from "../../../src/runtime/run-service/status-ids.js";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
+import { LockLostError, type Fence } from "../../../src/runtime/coordination.js";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -77,9 +78,11 @@ function controller(
   catalog: PlaybookCatalog,
   inProcess: boolean,
   statusCache = new StatusCommentCache(),
+  fence?: Pick<Fence, "confirm">,
 ) {
   const port = testPort({ statusCache });
   return new IssueController({
+    ...(fence ? { fence } : {}),
     memory: new MemoryCoordination(),
     port,
     catalog,
@@ -156,6 +159,59 @@ describe("the issue controller on GitHub through Octokit", () => {
     expect([...fake.comments.values()].filter((x) => x.body.includes("is frozen"))).toHaveLength(1);
     // The run pinned to no commit uses the current catalog.
     expect(await c.runs()).toEqual([]);
+  });
+});
+
+const TWO_NOTES = bundle(`apiVersion: playbook-bot/v1
+id: two-notes
+name: Two notes
+description: Two comments, one after the other.
+steps:
+  - id: first
+    type: comment
+    body: First note.
+  - id: second
+    type: comment
+    body: Second note.
+  - id: done
+    type: end
+    status: success
+`);
+
+describe("the issue's lock, confirmed before each write", () => {
+  const bodies = () => [...fake.comments.values()].map((x) => x.body);
+
+  it("a replica whose lock another took over during an effect writes nothing more: no save, no next effect", async () => {
+    let confirmed = 0;
+    const fence = {
+      confirm: async () => {
+        confirmed++;
+        // The lease ran out while the first comment was being posted: another replica holds it.
+        if (bodies().some((b) => b.startsWith("First note."))) throw new LockLostError("issue:x");
+      },
+    };
+    const c = controller(single(TWO_NOTES), true, undefined, fence);
+    await expect(c.onComment(comment("alice", "/run two-notes"), "f1")).rejects.toBeInstanceOf(
+      LockLostError,
+    );
+    expect(bodies().filter((b) => b.startsWith("First note."))).toHaveLength(1);
+    expect(bodies().some((b) => b.startsWith("Second note."))).toBe(false);
+    // Confirmed for the save that asked for the first note and before it went out; the save of
+    // its result was refused.
+    expect(confirmed).toBe(3);
+    const saved = readStatus(fake.statusComments(1)[0]);
+    expect(saved.ok && saved.run.status).toBe("running");
+    expect(saved.ok && saved.run.stack[0]?.current).toBe("first");
+  });
+
+  it("with the lock held throughout, both notes are posted and the run completes", async () => {
+    let confirmed = 0;
+    const c = controller(single(TWO_NOTES), true, undefined, {
+      confirm: async () => void confirmed++,
+    });
+    await c.onComment(comment("alice", "/run two-notes"), "f2");
+    expect(bodies().filter((b) => /^(First|Second) note\./.test(b))).toHaveLength(2);
+    expect(confirmed).toBeGreaterThanOrEqual(4);
   });
 });
 
