@@ -346,9 +346,15 @@ describe("npm start (node dist/entries/server.js)", () => {
       await sleep(50);
     expect(server.stderr).toContain("starting the playground");
     expect(server.stdout).toContain(`Playbook Bot playground: http://127.0.0.1:${port}/`);
-    const page = await fetch(`http://127.0.0.1:${port}/`);
-    expect(await page.text()).toContain("Playbook Bot playground");
-    const state = (await (await fetch(`http://127.0.0.1:${port}/api/state`)).json()) as {
+    const page = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    expect(page).toContain("Playbook Bot playground");
+    // The API answers the page: with the token written into it.
+    const token = /<meta name="playground-token" content="([^"]+)"/.exec(page)?.[1] ?? "";
+    expect((await fetch(`http://127.0.0.1:${port}/api/state`)).status).toBe(403);
+    const answer = await fetch(`http://127.0.0.1:${port}/api/state`, {
+      headers: { "x-playground-token": token },
+    });
+    const state = (await answer.json()) as {
       playbooks: { id: string }[];
     };
     expect(state.playbooks.map((p) => p.id)).toContain("hello-world");

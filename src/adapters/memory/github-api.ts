@@ -227,6 +227,23 @@ export class ApiRepository {
   }
 }
 
+/** What `serve()` asks of a request before reading it. */
+export interface ServeOptions {
+  /** Consulted first: a refusal here is the answer (JSON `{ error }`), and the body is not read. */
+  admit?: (req: IncomingMessage) => { status: number; error: string } | undefined;
+  /** Bytes of a body read at most; a larger one is refused with 413 (default: no limit). */
+  maxBodyBytes?: number;
+}
+
+/** A refused request's answer; the connection closes, so the rest of its body is never read. */
+function refuseRequest(res: ServerResponse, refusal: { status: number; error: string }): void {
+  res.writeHead(refusal.status, {
+    "content-type": "application/json; charset=utf-8",
+    connection: "close",
+  });
+  res.end(JSON.stringify({ error: refusal.error }), () => res.socket?.destroySoon());
+}
+
 /** The model and its answers; `serve()` puts it on a loopback HTTP server. */
 export class MemoryGitHubApi {
   readonly owner: string;
@@ -341,11 +358,28 @@ export class MemoryGitHubApi {
   }
 
   /** Answers HTTP requests as GitHub's API would, from the model (conditional GETs included). */
-  private requestListener(): (req: IncomingMessage, res: ServerResponse) => void {
+  private requestListener(
+    options: ServeOptions = {},
+  ): (req: IncomingMessage, res: ServerResponse) => void {
+    const max = options.maxBodyBytes ?? Number.POSITIVE_INFINITY;
     return (req, res) => {
+      const refused = options.admit?.(req);
+      if (refused) return refuseRequest(res, refused);
+      if (Number(req.headers["content-length"] ?? 0) > max)
+        return refuseRequest(res, { status: 413, error: `a body is at most ${max} bytes` });
       const chunks: Buffer[] = [];
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
+      let size = 0;
+      const onData = (c: Buffer) => {
+        size += c.length;
+        if (size > max) {
+          req.off("data", onData).off("end", onEnd).pause();
+          refuseRequest(res, { status: 413, error: `a body is at most ${max} bytes` });
+          return;
+        }
+        chunks.push(c);
+      };
+      req.on("data", onData);
+      const onEnd = () => {
         const method = (req.method ?? "GET").toUpperCase();
         const raw = Buffer.concat(chunks).toString("utf8");
         const uri = req.url ?? "/";
@@ -363,7 +397,8 @@ export class MemoryGitHubApi {
           ...headers,
         });
         res.end(status === 304 || status === 204 ? undefined : text);
-      });
+      };
+      req.on("end", onEnd);
     };
   }
 
@@ -371,8 +406,8 @@ export class MemoryGitHubApi {
    * The model on a loopback HTTP server (port 0), as a GitHub API a process reaches through its
    * API URL (`GITHUB_API_URL`, Probot's `baseUrl`): `url` is its base, `close` stops it.
    */
-  async serve(): Promise<{ url: string; close: () => Promise<void> }> {
-    const server = createServer(this.requestListener());
+  async serve(options: ServeOptions = {}): Promise<{ url: string; close: () => Promise<void> }> {
+    const server = createServer(this.requestListener(options));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address() as { port: number };
     return {
@@ -704,6 +739,8 @@ export class MemoryGitHubApi {
 
   /** Installation tokens issued (POST /app/installations/:id/access_tokens). */
   tokensIssued = 0;
+  /** What an installation token starts with (a count follows); a secret one makes them unguessable. */
+  installationTokenPrefix = "ghs_fake";
 
   handle(method: string, uri: string, rawBody: unknown): Reply {
     const path = decodeURIComponent(uri);
@@ -763,7 +800,7 @@ export class MemoryGitHubApi {
       return [
         201,
         {
-          token: `ghs_fake${this.tokensIssued}`,
+          token: `${this.installationTokenPrefix}${this.tokensIssued}`,
           expires_at: new Date(Date.now() + 3_600_000).toISOString(),
           permissions: { issues: "write", contents: "write", pull_requests: "write" },
           repository_selection: "all",

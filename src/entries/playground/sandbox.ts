@@ -6,10 +6,11 @@
  * webhook over HTTP; the comment events the app's own requests cause (its status comment edited,
  * which brings the next step) are delivered the same way, until none is left. Nothing leaves the
  * machine: both servers listen on 127.0.0.1, the app's key pair is made at start, and the AI
- * adapter is the mock.
+ * adapter is the mock. Neither serves a page elsewhere: the in-memory GitHub answers only requests
+ * signed as the app's are, the app only signed deliveries, each of a bounded size (guard.ts).
  */
-import { createHmac, generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createHmac, generateKeyPairSync, randomBytes, randomUUID, verify } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot, ProbotOctokit } from "probot";
 import { MockAiAdapter } from "../../runtime/ai.js";
@@ -24,6 +25,16 @@ import {
 import type { Permission } from "../../core/format/types.js";
 import { repositoryStateKey, type StateSeal } from "../../runtime/state-codec.js";
 import { createPlaybookBot } from "../../adapters/github-app/app.js";
+import {
+  checkAddress,
+  checkDeclaredLength,
+  checkJson,
+  isSafeMethod,
+  newToken,
+  Refusal,
+  refuse,
+  sameSecret,
+} from "./guard.js";
 import type { AppConfig } from "../../adapters/github-app/config.js";
 
 export const SANDBOX_OWNER = "playground";
@@ -33,6 +44,12 @@ const APP_ID = 1;
 const APP_SLUG = "playbook-bot";
 /** Events one action may cause before the sandbox calls it a loop and stops delivering. */
 const MAX_EVENTS_PER_ACTION = 500;
+/**
+ * The largest request the app makes to the in-memory GitHub (a commit of a playbook's files, in
+ * base64, is the largest), and the largest delivery (an issue or comment of 65,536 characters).
+ */
+const MAX_API_BODY_BYTES = 8 * 1024 * 1024;
+const MAX_DELIVERY_BYTES = 1024 * 1024;
 
 export interface SandboxOptions {
   /** Files of the repository's default branch (playbooks under `.github/playbooks/`). */
@@ -61,9 +78,12 @@ export class Sandbox {
 
   private constructor(
     readonly api: MemoryGitHubApi,
+    /** Where the in-memory GitHub answers (the app's API URL). */
+    readonly apiUrl: string,
     private readonly closeApi: () => Promise<void>,
     private readonly appServer: Server,
-    private readonly webhookUrl: string,
+    /** Where the app takes deliveries. */
+    readonly webhookUrl: string,
     private readonly secret: string,
     readonly config: AppConfig,
     private readonly closeApp: () => Promise<void>,
@@ -83,8 +103,20 @@ export class Sandbox {
     });
     for (const [login, role] of Object.entries(options.people ?? {}))
       api.permissions.set(login, role);
-    const served = await api.serve();
+    // Installation tokens no one can guess: with the app's JWT, what the API asks of a request.
+    api.installationTokenPrefix = `ghs_${newToken()}_`;
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+      publicKeyEncoding: { type: "spki", format: "pem" },
+    });
+    let apiPort = 0;
+    const served = await api.serve({
+      maxBodyBytes: MAX_API_BODY_BYTES,
+      admit: (req) => admitToApi(req, apiPort, publicKey, api.installationTokenPrefix),
+    });
     const apiUrl = served.url;
+    apiPort = Number(new URL(apiUrl).port);
 
     const secret = randomBytes(24).toString("hex");
     const config: AppConfig = {
@@ -93,11 +125,6 @@ export class Sandbox {
       stateSecret: randomBytes(24).toString("hex"),
       botLogin: `${APP_SLUG}[bot]`,
     };
-    const { privateKey } = generateKeyPairSync("rsa", {
-      modulusLength: 2048,
-      privateKeyEncoding: { type: "pkcs8", format: "pem" },
-      publicKeyEncoding: { type: "spki", format: "pem" },
-    });
     const probot = new Probot({
       appId: APP_ID,
       privateKey,
@@ -123,6 +150,8 @@ export class Sandbox {
     const middleware = await createNodeMiddleware(bot, { probot });
     const appServer = await listen(
       createServer((req, res) => {
+        const refused = admitToApp(req, port(appServer));
+        if (refused) return refuse(res, refused);
         void middleware(req, res, () => {
           res.writeHead(404, { "content-type": "application/json" });
           res.end(JSON.stringify({ error: "not found" }));
@@ -131,6 +160,7 @@ export class Sandbox {
     );
     const sandbox = new Sandbox(
       api,
+      apiUrl,
       served.close,
       appServer,
       `http://127.0.0.1:${port(appServer)}/api/github/webhooks`,
@@ -257,6 +287,76 @@ export class Sandbox {
     await this.closeApp();
     await Promise.all([stop(this.appServer), this.closeApi()]);
   }
+}
+
+/**
+ * A request to the in-memory GitHub: addressed to it, from no page, a body only as JSON, and
+ * signed as the app's requests are — its JWT (the app's key, made at this start) or an
+ * installation token the in-memory GitHub issued (their prefix is secret).
+ */
+function admitToApi(
+  req: IncomingMessage,
+  apiPort: number,
+  publicKey: string,
+  tokenPrefix: string,
+): { status: number; error: string } | undefined {
+  try {
+    checkAddress(req, apiPort);
+    if (req.headers.origin !== undefined)
+      throw new Refusal(403, "the sandbox's GitHub takes requests from the app only");
+    if (hasBody(req)) checkJson(req);
+    const [scheme, credential = ""] = String(req.headers.authorization ?? "").split(" ", 2);
+    const known =
+      scheme?.toLowerCase() === "bearer"
+        ? isAppJwt(credential, publicKey)
+        : scheme?.toLowerCase() === "token" &&
+          sameSecret(credential.slice(0, tokenPrefix.length), tokenPrefix) &&
+          /^[0-9]+$/.test(credential.slice(tokenPrefix.length));
+    if (!known) throw new Refusal(401, "the sandbox's GitHub takes requests from the app only");
+    return undefined;
+  } catch (err) {
+    if (err instanceof Refusal) return { status: err.status, error: err.message };
+    throw err;
+  }
+}
+
+/** Whether a JWT is signed by the app's key (RS256, as Octokit's app auth signs). */
+function isAppJwt(jwt: string, publicKey: string): boolean {
+  const [head, claims, sig] = jwt.split(".");
+  if (!head || !claims || !sig) return false;
+  return verify(
+    "RSA-SHA256",
+    Buffer.from(`${head}.${claims}`),
+    publicKey,
+    Buffer.from(sig, "base64url"),
+  );
+}
+
+/**
+ * A delivery to the app: addressed to it, from no page, JSON of a declared size (the app checks
+ * its signature; Probot reads the body, so its length is checked before it is read).
+ */
+function admitToApp(req: IncomingMessage, appPort: number): Refusal | undefined {
+  try {
+    checkAddress(req, appPort);
+    if (req.headers.origin !== undefined)
+      throw new Refusal(403, "the sandbox's app takes deliveries from the sandbox only");
+    if (!isSafeMethod(req.method ?? "GET")) {
+      checkJson(req);
+      if (req.headers["content-length"] === undefined)
+        throw new Refusal(411, "a delivery declares its length");
+      checkDeclaredLength(req, MAX_DELIVERY_BYTES);
+    }
+    return undefined;
+  } catch (err) {
+    if (err instanceof Refusal) return err;
+    throw err;
+  }
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers["content-length"];
+  return (length !== undefined && length !== "0") || req.headers["transfer-encoding"] !== undefined;
 }
 
 /** GitHub's `X-Hub-Signature-256` of a body. */

@@ -4,7 +4,8 @@
  * as the CLI and the app, the diagram, the golden cases, and an issue thread where you act as
  * people with the roles you choose. The page talks to this server's JSON API; the server listens
  * on 127.0.0.1 only, answers only requests addressed to it by that name (a page elsewhere cannot
- * reach it through DNS rebinding), and takes changes only as JSON from its own origin.
+ * reach it through DNS rebinding), and serves its API only to requests from its own origin that
+ * carry the token written into the page at this start, changes only as JSON (see guard.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -17,9 +18,25 @@ import { activeFrame } from "../../core/engine/state.js";
 import { PERMISSIONS } from "../../core/format/schema.js";
 import type { Permission } from "../../core/format/types.js";
 import { LOGIN } from "../../core/markdown/comment.js";
+import {
+  checkAddress,
+  checkJson,
+  checkToken,
+  isSafeMethod,
+  newToken,
+  readCapped,
+  Refusal,
+  refuse,
+} from "./guard.js";
 import { commentHtml } from "./render.js";
 import { listen, port, Sandbox, SANDBOX_BRANCH, stop, type SandboxOptions } from "./sandbox.js";
-import { isPlaybookFileName, MAX_PLAYBOOK_CHARS, Workbench, type Edited } from "./workbench.js";
+import {
+  isBundledName,
+  isPlaybookFileName,
+  MAX_PLAYBOOK_CHARS,
+  Workbench,
+  type Edited,
+} from "./workbench.js";
 
 /** People the sandbox starts with, one per role that matters to a playbook. */
 export const DEFAULT_PEOPLE: Record<string, Permission> = {
@@ -30,7 +47,10 @@ export const DEFAULT_PEOPLE: Record<string, Permission> = {
   erin: "read",
 };
 
-const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** A request's body at most: an edited playbook (up to 1 MiB of text) in JSON, escapes included. */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** The header that carries the page's token to the API. */
+export const TOKEN_HEADER = "x-playground-token";
 const MAX_TITLE = 256;
 const MAX_COMMENT = 65_536;
 const MAX_LABEL = 50;
@@ -54,7 +74,7 @@ export class Playground {
       people: options.people ?? DEFAULT_PEOPLE,
     });
     const workbench = new Workbench(() => sandbox.api.filesUnder(SANDBOX_BRANCH, PLAYBOOK_DIR));
-    const page = new PageApi(sandbox, workbench);
+    const page = new PageApi(sandbox, workbench, newToken());
     const server = createServer((req, res) => void page.handle(req, res, server));
     try {
       await listen(server, options.port ?? 0);
@@ -71,15 +91,6 @@ export class Playground {
   }
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** The page's files: this folder's `page/` (beside the built module, or the source). */
 function pageDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -89,12 +100,19 @@ function pageDir(): string {
     : join(here, "..", "..", "..", "src", "entries", "playground", "page");
 }
 
-/** Mermaid's browser bundle: copied beside the page when the package is built, else installed. */
-function mermaidBundle(): string | undefined {
-  const copied = join(pageDir(), "vendor", "mermaid.min.js");
+/** The page's vendored browser bundles: its name under /vendor/ and the installed file. */
+const VENDOR: Record<string, string> = {
+  "mermaid.min.js": "mermaid/dist/mermaid.min.js",
+  // Sanitises Mermaid's SVG before the page puts it into the document.
+  "purify.min.js": "dompurify/dist/purify.min.js",
+};
+
+/** A vendored bundle: copied beside the page when the package is built, else installed. */
+function vendorBundle(name: string): string | undefined {
+  const copied = join(pageDir(), "vendor", name);
   if (existsSync(copied)) return copied;
   try {
-    return createRequire(import.meta.url).resolve("mermaid/dist/mermaid.min.js");
+    return createRequire(import.meta.url).resolve(VENDOR[name]!);
   } catch {
     return undefined;
   }
@@ -115,47 +133,51 @@ const SECURITY_HEADERS = {
   "cross-origin-resource-policy": "same-origin",
 };
 
+/** Where index.html takes the token: `<meta name="playground-token" content="">`. */
+const TOKEN_SLOT = 'name="playground-token" content=""';
+
 class PageApi {
   constructor(
     private readonly sandbox: Sandbox,
     private readonly workbench: Workbench,
+    private readonly token: string,
   ) {}
 
   async handle(req: IncomingMessage, res: ServerResponse, server: Server): Promise<void> {
     try {
-      const own = `127.0.0.1:${port(server)}`;
-      const host = req.headers.host ?? "";
-      // Only requests addressed to this server by its loopback name: DNS rebinding finds nothing.
-      if (host !== own && host !== `localhost:${port(server)}`)
-        throw new HttpError(421, "this server answers requests to 127.0.0.1 or localhost only");
-      const url = new URL(req.url ?? "/", `http://${own}`);
+      const host = checkAddress(req, port(server));
+      const url = new URL(req.url ?? "/", `http://${host}`);
       const method = req.method ?? "GET";
       if (method === "GET" && STATIC[url.pathname]) return this.file(res, STATIC[url.pathname]!);
-      if (method === "GET" && url.pathname === "/vendor/mermaid.min.js") {
-        const bundle = mermaidBundle();
-        if (!bundle) throw new HttpError(404, "mermaid is not installed");
+      const vendored = /^\/vendor\/([a-z.]+)$/.exec(url.pathname)?.[1];
+      if (method === "GET" && vendored !== undefined && Object.hasOwn(VENDOR, vendored)) {
+        const bundle = vendorBundle(vendored);
+        if (!bundle) throw new Refusal(404, `${VENDOR[vendored]} is not installed`);
         return send(res, 200, readFileSync(bundle), "text/javascript; charset=utf-8");
       }
-      if (!url.pathname.startsWith("/api/")) throw new HttpError(404, "not found");
+      if (!url.pathname.startsWith("/api/")) throw new Refusal(404, "not found");
+      checkToken(req, TOKEN_HEADER, this.token);
       let body: Record<string, unknown> = {};
-      if (method !== "GET") {
-        const origin = req.headers.origin;
-        if (origin !== undefined && origin !== `http://${host}`)
-          throw new HttpError(403, "changes are taken from this page only");
-        if (!String(req.headers["content-type"] ?? "").startsWith("application/json"))
-          throw new HttpError(415, "send JSON (content-type: application/json)");
-        body = await readJson(req);
+      if (!isSafeMethod(method)) {
+        checkJson(req);
+        body = parseJson(await readCapped(req, MAX_BODY_BYTES));
       }
       const answer = await this.api(method, url.pathname, body);
       return json(res, 200, answer);
     } catch (err) {
-      if (err instanceof HttpError) return json(res, err.status, { error: err.message });
+      if (err instanceof Refusal) return refuse(res, err, SECURITY_HEADERS);
       return json(res, 500, { error: err instanceof Error ? err.message : String(err) });
     }
   }
 
   private file(res: ServerResponse, f: { file: string; type: string }): void {
-    send(res, 200, readFileSync(join(pageDir(), f.file)), f.type);
+    let content = readFileSync(join(pageDir(), f.file));
+    // The page carries this start's token; no other site can read it (no CORS, Host checked).
+    if (f.file === "index.html")
+      content = Buffer.from(
+        content.toString("utf8").replace(TOKEN_SLOT, `${TOKEN_SLOT.slice(0, -1)}${this.token}"`),
+      );
+    send(res, 200, content, f.type);
   }
 
   private async api(method: string, path: string, b: Record<string, unknown>): Promise<unknown> {
@@ -189,30 +211,30 @@ class PageApi {
     const pull = /^\/api\/pulls\/(\d{1,9})\/(merge|close)$/.exec(path);
     if (method === "POST" && pull) {
       const pr = api.pulls.get(Number(pull[1]));
-      if (!pr) throw new HttpError(404, `there is no pull request #${pull[1]}`);
-      if (pr.state !== "open") throw new HttpError(409, `#${pr.number} is already closed`);
+      if (!pr) throw new Refusal(404, `there is no pull request #${pull[1]}`);
+      if (pr.state !== "open") throw new Refusal(409, `#${pr.number} is already closed`);
       await this.sandbox.closePull(pr.number, pull[2] === "merge", login(b.author));
       return { ok: true };
     }
     if (method === "POST" && path === "/api/people") {
       const role = b.permission === null || b.permission === "none" ? undefined : b.permission;
       if (role !== undefined && !(PERMISSIONS as readonly unknown[]).includes(role))
-        throw new HttpError(400, `permission: one of ${PERMISSIONS.join(", ")}, or none`);
+        throw new Refusal(400, `permission: one of ${PERMISSIONS.join(", ")}, or none`);
       this.sandbox.setPermission(login(b.login), role as Permission | undefined);
       return { ok: true };
     }
     if (method === "POST" && (path === "/api/check" || path === "/api/test")) {
-      const edited = editedPlaybook(b);
+      const edited = await this.edited(b);
       if (path === "/api/test") return this.workbench.test(edited);
       const current = typeof b.current === "string" ? b.current.slice(0, 200) : undefined;
       return this.workbench.check(edited, current);
     }
     if (method === "PUT" && path === "/api/playbooks") {
-      const edited = editedPlaybook(b);
+      const edited = await this.edited(b);
       const saved = await this.workbench.save(edited);
       if (!saved.ok) {
         const first = saved.errors[0];
-        throw new HttpError(
+        throw new Refusal(
           422,
           first
             ? `not saved: ${saved.errors.length} error(s), the first at line ${first.line}: ${first.message}`
@@ -222,11 +244,19 @@ class PageApi {
       this.sandbox.writeFiles(saved.files, `Update ${edited.file}`);
       return { ok: true, file: edited.file, files: Object.keys(saved.files) };
     }
-    throw new HttpError(404, `no ${method} ${path}`);
+    throw new Refusal(404, `no ${method} ${path}`);
+  }
+
+  /** The editor's playbook in a request; a copy names a playbook the bundled library has. */
+  private async edited(b: Record<string, unknown>): Promise<Edited> {
+    const edited = editedPlaybook(b);
+    if (edited.from !== undefined && !(await this.workbench.isBundled(edited.from)))
+      throw new Refusal(404, `from: the bundled library has no ${edited.from}`);
+    return edited;
   }
 
   private existing(n: number): number {
-    if (!this.sandbox.api.issues.has(n)) throw new HttpError(404, `there is no issue #${n}`);
+    if (!this.sandbox.api.issues.has(n)) throw new Refusal(404, `there is no issue #${n}`);
     return n;
   }
 
@@ -303,37 +333,29 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   send(res, status, JSON.stringify(value), "application/json; charset=utf-8");
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES)
-      throw new HttpError(413, `a request is at most ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
+function parseJson(raw: Buffer): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+    value = JSON.parse(raw.toString("utf8") || "{}");
   } catch {
-    throw new HttpError(400, "the body is not JSON");
+    throw new Refusal(400, "the body is not JSON");
   }
   if (value === null || typeof value !== "object" || Array.isArray(value))
-    throw new HttpError(400, "the body is not a JSON object");
+    throw new Refusal(400, "the body is not a JSON object");
   return value as Record<string, unknown>;
 }
 
 function text(v: unknown, what: string, max: number, empty: boolean, keepAll = false): string {
-  if (typeof v !== "string") throw new HttpError(400, `${what}: text expected`);
+  if (typeof v !== "string") throw new Refusal(400, `${what}: text expected`);
   const s = keepAll ? v : v.trim();
-  if (!empty && s === "") throw new HttpError(400, `${what}: may not be empty`);
-  if (s.length > max) throw new HttpError(400, `${what}: at most ${max} characters`);
+  if (!empty && s === "") throw new Refusal(400, `${what}: may not be empty`);
+  if (s.length > max) throw new Refusal(400, `${what}: at most ${max} characters`);
   return s;
 }
 
 function login(v: unknown): string {
   if (typeof v !== "string" || !LOGIN.test(v))
-    throw new HttpError(400, "a login has letters, digits and single hyphens (at most 39)");
+    throw new Refusal(400, "a login has letters, digits and single hyphens (at most 39)");
   return v;
 }
 
@@ -341,7 +363,7 @@ function label(v: unknown): string {
   const s = text(v, "label", MAX_LABEL, false);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f,]/.test(s))
-    throw new HttpError(400, "label: no commas or control characters");
+    throw new Refusal(400, "label: no commas or control characters");
   return s;
 }
 
@@ -351,14 +373,20 @@ function editedPlaybook(b: Record<string, unknown>): Edited {
     file: playbookFile(b.file),
     text: text(b.text, "text", MAX_PLAYBOOK_CHARS, true, true),
   };
-  if (typeof b.from === "string" && /^bundled\/[A-Za-z0-9_./-]{1,200}$/.test(b.from))
+  if (b.from !== undefined) {
+    if (typeof b.from !== "string" || !isBundledName(b.from))
+      throw new Refusal(
+        400,
+        "from: a bundled playbook's name, such as bundled/hello-world.yaml (no .., no absolute path)",
+      );
     edited.from = b.from;
+  }
   return edited;
 }
 
 function playbookFile(v: unknown): string {
   if (typeof v !== "string" || !isPlaybookFileName(v))
-    throw new HttpError(
+    throw new Refusal(
       400,
       "file: a name such as deploy.yml or team/deploy.yaml, inside .github/playbooks/",
     );

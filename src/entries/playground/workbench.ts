@@ -4,7 +4,10 @@
  * (syntax, schema, graph, templates, paths, the checks across files) — its diagram, and its
  * golden cases run with every effect simulated, as `playbook-bot test` runs them.
  */
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, sep } from "node:path";
 import { bundledTier, PLAYBOOK_DIR } from "../../adapters/github/discovery.js";
+import { bundledLibraryDir } from "../../adapters/local/library.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
 import type { Diagnostic } from "../../core/format/diagnostics.js";
@@ -47,6 +50,35 @@ export function isPlaybookFileName(file: string): boolean {
   return file.length <= 200 && FILE_NAME.test(file);
 }
 
+/** How a copy names the bundled playbook it came from: `bundled/` and a path inside the library. */
+const BUNDLED_NAME =
+  /^bundled\/(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/){0,3}[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
+
+/** Whether `from` is shaped like a bundled file's name: no `..`, no absolute path, no `\`. */
+export function isBundledName(from: string): boolean {
+  return (
+    from.length <= 200 &&
+    BUNDLED_NAME.test(from) &&
+    !from.split("/").some((part) => part === "." || part === "..")
+  );
+}
+
+/**
+ * A file beside a bundled playbook (a template it names), read only when its real path — links
+ * followed — is inside the bundled library: a `..` or a symbolic link cannot reach further.
+ */
+export function readBundledBeside(from: string, rel: string): string | undefined {
+  if (!isBundledName(from) || isAbsolute(rel) || rel.includes("\\")) return undefined;
+  try {
+    const root = realpathSync(bundledLibraryDir());
+    const target = realpathSync(join(root, dirname(from.slice("bundled/".length)), rel));
+    if (!target.startsWith(root + sep) || !statSync(target).isFile()) return undefined;
+    return readFileSync(target, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
 /** The editor's text of a repository playbook, not saved yet. */
 export interface Edited {
   /** The path inside `.github/playbooks/`. */
@@ -61,11 +93,11 @@ export class Workbench {
   constructor(private readonly files: () => Record<string, string>) {}
 
   /** The repository's tier, with one file's text replaced (the editor's, not saved yet). */
-  private repositoryTier(bundled: Tier, edited?: Edited): Tier {
+  private repositoryTier(edited?: Edited): Tier {
     const all = { ...this.files() };
     const path = edited && `${PLAYBOOK_DIR}${edited.file}`;
     if (edited && path) all[path] = edited.text;
-    const from = edited?.from?.startsWith("bundled/") ? edited.from : undefined;
+    const from = edited?.from !== undefined && isBundledName(edited.from) ? edited.from : undefined;
     return {
       // The files the app takes for playbooks: YAML, and other systems' files it recognises.
       files: Object.entries(all)
@@ -73,13 +105,19 @@ export class Workbench {
         .map(([file, source]) => ({ file, source })),
       read: (file, rel) =>
         all[joinRelative(file, rel)] ??
-        (from && file === path ? bundled.read(from, rel) : undefined),
+        (from && file === path ? readBundledBeside(from, rel) : undefined),
     };
   }
 
   private async resolve(edited?: Edited): Promise<Tiered> {
     const bundled = await bundledTier();
-    return resolveTiers([this.repositoryTier(bundled, edited), bundled]);
+    return resolveTiers([this.repositoryTier(edited), bundled]);
+  }
+
+  /** Whether `from` names a playbook of the bundled library (a copy's origin). */
+  async isBundled(from: string): Promise<boolean> {
+    if (!isBundledName(from)) return false;
+    return (await bundledTier()).files.some((f) => f.file === from);
   }
 
   /** Every playbook the sandbox's app would find, nearest first. */
@@ -134,7 +172,7 @@ export class Workbench {
   ): Promise<{ ok: true; files: Record<string, string> } | { ok: false; errors: Diagnostic[] }> {
     const path = `${PLAYBOOK_DIR}${edited.file}`;
     const bundled = await bundledTier();
-    const tier = this.repositoryTier(bundled, edited);
+    const tier = this.repositoryTier(edited);
     const { reports } = resolveTiers([tier, bundled]);
     const report = reports.find((r) => r.file === path);
     const errors = (report?.diagnostics ?? []).filter((d) => d.severity === "error");

@@ -137,3 +137,71 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
     expect([...new Set(problems)]).toEqual(["422 PUT /api/playbooks", "404 GET /x"]);
   });
 });
+
+/** Every inline handler and script URL in the page: what must never reach the document. */
+const LIVE_CODE = `[...document.querySelectorAll("*")].flatMap((e) =>
+  [...e.attributes]
+    .filter((a) => /^on/i.test(a.name) || /^\\s*(javascript|vbscript):/i.test(a.value) && /href|src|action/i.test(a.name))
+    .map((a) => e.tagName + " " + a.name + "=" + a.value))
+  .concat([...document.querySelectorAll("script:not([src])")].map(() => "inline script"))`;
+
+const HOSTILE = `apiVersion: playbook-bot/v1
+id: hostile
+name: hostile
+on: { labels: [hostile] }
+steps:
+  - id: look
+    name: <img src=x onerror="document.body.dataset.pwned=1"> click look call alert(1)
+    type: investigate
+    expected_findings: [cause]
+  - id: done
+    name: '" ]; click s_look "javascript:document.body.dataset.pwned=1"'
+    type: end
+    status: success
+`;
+
+describe("the playground's page against hostile diagrams", { timeout: 60_000 }, () => {
+  it("draws a hostile playbook and a comment's hostile chart with nothing in them that runs", async () => {
+    await page.click("#new-file");
+    await page.fill("#new-file", "hostile.yml");
+    await page.click("#new-playbook button[type=submit]");
+    await page.fill("#editor", HOSTILE);
+    // The titles are drawn as text.
+    await expect.poll(() => page.textContent("#diagram svg")).toContain("<img src=x");
+    expect(await page.locator("#diagram svg .node").count()).toBe(2);
+    // A person's comment holds a Mermaid chart of their own, with click directives and HTML.
+    await page.selectOption("#actor", "erin");
+    await page.fill(
+      "#comment-body",
+      [
+        "```mermaid",
+        "flowchart TD",
+        '  A["<img src=x onerror=document.body.dataset.pwned=1>"] --> B',
+        '  click A "javascript:document.body.dataset.pwned=1"',
+        "  click B call alert(1)",
+        '  B --> C["<a href=javascript:alert(1)>go</a>"]',
+        "```",
+      ].join("\n"),
+    );
+    await page.click("#comment-send");
+    await page.waitForSelector("#thread .comment:last-child .diagram svg");
+    expect(await page.evaluate(LIVE_CODE)).toEqual([]);
+    // Even if Mermaid let a handler through, the page sanitises its SVG before drawing it.
+    await page.evaluate(`(() => {
+      const render = window.mermaid.render;
+      window.mermaid.render = async (...args) => {
+        const { svg } = await render(...args);
+        return { svg: svg.replace("<g", '<g onclick="document.body.dataset.pwned=1"')
+          .replace("</svg>", '<a href="javascript:alert(1)"><text>x</text></a><script>document.body.dataset.pwned=1</script><foreignObject><img src="x" onerror="document.body.dataset.pwned=1"></foreignObject></svg>') };
+      };
+    })()`);
+    const drawn = await page.evaluate<string>("document.querySelector('#diagram svg').id");
+    await page.fill("#editor", HOSTILE.replace("id: done", "id: finished"));
+    await expect
+      .poll(() => page.evaluate<string>("document.querySelector('#diagram svg')?.id"))
+      .not.toBe(drawn);
+    expect(await page.evaluate(LIVE_CODE)).toEqual([]);
+    expect(await page.evaluate("document.body.dataset.pwned")).toBeUndefined();
+    await page.screenshot({ path: join(SHOTS, "playground-5-hostile.png"), fullPage: true });
+  });
+});

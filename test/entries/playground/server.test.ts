@@ -1,18 +1,25 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Playground } from "../../../src/entries/playground/server.js";
+import { Playground, TOKEN_HEADER } from "../../../src/entries/playground/server.js";
 
 let pg: Playground;
+/** The token the page carries, as the page's script reads it. */
+let token: string;
 
 beforeAll(async () => {
   pg = await Playground.start({ port: 0, wakeUpPollMs: false });
+  const page = await (await fetch(`${pg.url}/`)).text();
+  token = /<meta name="playground-token" content="([^"]+)"/.exec(page)![1]!;
 });
 afterAll(async () => pg.close());
 
 async function api(method: string, path: string, body?: unknown) {
   const res = await fetch(`${pg.url}${path}`, {
     method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
+    headers: {
+      [TOKEN_HEADER]: token,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON answers, read field by field
@@ -66,7 +73,7 @@ describe("the playground's page and API", () => {
   it("answers only requests addressed to it by its loopback name, and takes changes only as JSON from itself", async () => {
     const { port } = new URL(pg.url);
     const rebound = await raw("GET", "/api/state", { host: `attacker.example:${port}` });
-    expect(rebound.status).toBe(421);
+    expect(rebound.status).toBe(403);
     const cross = await raw(
       "POST",
       "/api/people",
@@ -74,6 +81,7 @@ describe("the playground's page and API", () => {
         host: `127.0.0.1:${port}`,
         origin: "https://attacker.example",
         "content-type": "application/json",
+        [TOKEN_HEADER]: token,
       },
       JSON.stringify({ login: "mallory", permission: "admin" }),
     );
@@ -81,7 +89,7 @@ describe("the playground's page and API", () => {
     const form = await raw(
       "POST",
       "/api/people",
-      { host: `127.0.0.1:${port}`, "content-type": "text/plain" },
+      { host: `127.0.0.1:${port}`, "content-type": "text/plain", [TOKEN_HEADER]: token },
       JSON.stringify({ login: "mallory", permission: "admin" }),
     );
     expect(form.status).toBe(415);
@@ -89,7 +97,7 @@ describe("the playground's page and API", () => {
     const big = await raw(
       "POST",
       "/api/check",
-      { host: `localhost:${port}`, "content-type": "application/json" },
+      { host: `localhost:${port}`, "content-type": "application/json", [TOKEN_HEADER]: token },
       JSON.stringify({ file: "a.yml", text: "x".repeat(3 * 1024 * 1024) }),
     );
     expect(big.status).toBe(413);

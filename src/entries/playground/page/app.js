@@ -19,10 +19,16 @@ function notice(text, bad = false) {
   el.className = bad ? "bad" : "";
 }
 
+// The API serves only requests that carry this start's token, which the server wrote into the page.
+const TOKEN = document.querySelector('meta[name="playground-token"]')?.content ?? "";
+
 async function call(method, path, body) {
   const res = await fetch(path, {
     method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
+    headers: {
+      "x-playground-token": TOKEN,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const value = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
@@ -57,6 +63,25 @@ function mermaidLib() {
   return mermaidReady;
 }
 
+/**
+ * Mermaid's SVG as nodes with nothing that runs: no script, no event handler, no `javascript:`
+ * link, whatever a diagram's source (a comment's, a playbook's titles) held. Mermaid's strict
+ * mode should already ensure it; DOMPurify makes sure, before anything reaches the document.
+ * Without DOMPurify nothing is drawn (the source is shown as text).
+ */
+function sanitizeSvg(svg) {
+  const purify = window.DOMPurify;
+  if (!purify?.isSupported) return undefined;
+  return purify.sanitize(svg, {
+    USE_PROFILES: { svg: true, svgFilters: true, html: true },
+    // Mermaid writes its labels as HTML inside <foreignObject>.
+    ADD_TAGS: ["foreignObject"],
+    HTML_INTEGRATION_POINTS: { foreignobject: true },
+    FORBID_TAGS: ["script", "iframe", "object", "embed"],
+    RETURN_DOM_FRAGMENT: true,
+  });
+}
+
 async function drawInto(target, source) {
   const mermaid = await mermaidLib();
   if (!mermaid) {
@@ -65,7 +90,12 @@ async function drawInto(target, source) {
   }
   try {
     const { svg } = await mermaid.render(`diagram-${++state.diagrams}`, source);
-    target.innerHTML = svg;
+    const safe = sanitizeSvg(svg);
+    if (!safe) {
+      target.replaceChildren(el("pre", {}, source));
+      return;
+    }
+    target.replaceChildren(safe);
     target.dataset.drawn = "true";
   } catch (err) {
     target.replaceChildren(
