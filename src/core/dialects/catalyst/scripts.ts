@@ -200,7 +200,7 @@ class BashScanner {
       if (kind === "command") break;
     }
     const line = this.text.slice(this.text.lastIndexOf("\n", start - 1) + 1, start);
-    const rest = this.text.slice(end);
+    const rest = this.text.slice(end, end + 40);
     return (
       new RegExp(`${ARITH_TEST.source}\\s+["']?$`).test(line) ||
       new RegExp(`^["']?\\s+${ARITH_TEST.source}(?:\\s|$)`).test(rest) ||
