@@ -89,6 +89,9 @@ describe("Catalyst values in a bash script", () => {
     "a=(1 2); echo ${a[{{n}}]}",
     'if [[ "{{n}}" -eq 1 ]]; then echo one; fi',
     "let y={{n}}+1",
+    "declare -i y={{n}}; echo $y",
+    "if true; then let y={{n}}; fi",
+    "f() { local -ri y={{n}}; echo $y; }; f",
     's=abc; echo "${s:{{n}}}"',
   ])("arithmetic gets a plain number only: %s", (script) => {
     const pwned = pwnedPath();

@@ -148,6 +148,12 @@ interface Frame {
 }
 
 const ARITH_TEST = /-(?:eq|ne|lt|le|gt|ge)/;
+/** Where a command starts on a line: its beginning, after `;`, `&`, `|`, `(`, `{`, `then`, `do`, `else`. */
+const COMMAND_START = /(?:^|[;&|({]\s*|\b(?:then|do|else)\s+)/.source;
+/** A command that evaluates its arguments (or an integer variable's assignment) as arithmetic. */
+const ARITH_COMMAND = new RegExp(
+  `${COMMAND_START}(?:let|(?:declare|typeset|local|export|readonly)\\s+(?:-\\w+\\s+)*-\\w*i\\w*)\\s[^;&|]*$`,
+);
 
 /** The splices of a bash script, each with the context it stands in. */
 export function bashSplices(text: string): BashSplice[] {
@@ -204,7 +210,7 @@ class BashScanner {
     return (
       new RegExp(`${ARITH_TEST.source}\\s+["']?$`).test(line) ||
       new RegExp(`^["']?\\s+${ARITH_TEST.source}(?:\\s|$)`).test(rest) ||
-      /(?:^|[;&|(]\s*)let\s[^;&|]*$/.test(line.trimStart())
+      ARITH_COMMAND.test(line.trimStart())
     );
   }
 
