@@ -6,6 +6,7 @@ import type {
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import { redactSecrets } from "../../runtime/tools.js";
+import { crossOriginRedirectIn, sameOriginFetch } from "../same-origin-fetch.js";
 import type { ToolCallResult, ToolSummary } from "../../runtime/tool-calls.js";
 import {
   AiAdapterError,
@@ -188,6 +189,8 @@ function resultForModel(result: ToolCallResult): string {
 /** Whether a failure may pass if the same request is sent again (nothing was yielded yet). */
 function isTransient(err: unknown): boolean {
   if (err instanceof APIUserAbortError) return false;
+  // The same request would be redirected again.
+  if (crossOriginRedirectIn(err)) return false;
   if (err instanceof StreamCutShort) return true;
   if (err instanceof APIConnectionError) return true;
   if (err instanceof APIError) {
@@ -236,6 +239,8 @@ export class OpenAiCompatibleAdapter implements AiAdapter {
       maxRetries: 0,
       timeout: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       logLevel: "off" as const,
+      // The key goes to the configured endpoint only: a redirect to another origin is refused.
+      fetch: sameOriginFetch(),
     };
     this.client =
       config.provider === "azure"
@@ -447,7 +452,10 @@ export class OpenAiCompatibleAdapter implements AiAdapter {
     const keyVar = this.config.keyVariable ?? "PLAYBOOK_AI_API_KEY";
     const status = err instanceof APIError ? err.status : undefined;
     let what: string;
-    if (status === 401 || status === 403) {
+    const redirect = crossOriginRedirectIn(err);
+    if (redirect) {
+      what = `redirected the request to another origin: ${redirect.message}`;
+    } else if (status === 401 || status === 403) {
       // The provider's own words may echo part of the key: not shown.
       what =
         provider === "github-models"

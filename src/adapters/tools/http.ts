@@ -255,8 +255,8 @@ export function httpTools(
           if (hop >= MAX_REDIRECTS)
             throw new ToolError("TOOL-FAILED", `more than ${MAX_REDIRECTS} redirects`);
           const next = new URL(res.location, url);
-          // The configured credentials are for the configured host only.
-          if (next.host !== url.host)
+          // The configured credentials are for the configured origin only (scheme, host and port).
+          if (next.origin !== url.origin)
             for (const h of Object.keys(c.headers ?? {})) delete headers[h];
           url = next;
           continue;

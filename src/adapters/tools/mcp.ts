@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolError, type ToolDescriptor, type ToolProvider } from "../../runtime/tools.js";
+import { sameOriginFetch } from "../same-origin-fetch.js";
 import { DEFAULT_MAX_RESPONSE_BYTES, urlProblem, type SecretHeader } from "./http.js";
 
 export interface McpServerConfig {
@@ -23,8 +24,10 @@ const MAX_TEXT_CHARS = 2000;
  * The SDK may only log a broken stream, so `onOverflow` tells the waiting calls.
  */
 function cappedFetch(maxBytes: number, onOverflow: (err: ToolError) => void): typeof fetch {
+  // The configured headers are for the configured server: a redirect to another origin is refused.
+  const send = sameOriginFetch();
   return async (input, init) => {
-    const res = await fetch(input, init);
+    const res = await send(input, init);
     if (!res.body) return res;
     let size = 0;
     const limited = res.body.pipeThrough(

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { sameOriginFetch } from "../../adapters/same-origin-fetch.js";
 
 /** The pull request files API returns at most this many files per page... */
 export const FILES_PER_PAGE = 100;
@@ -55,10 +56,12 @@ async function listedFiles(
   const api = (o.env.GITHUB_API_URL ?? "https://api.github.com").replace(/\/+$/, "");
   const files = new Set<string>();
   let listed = 0;
+  // fetch drops Authorization on a redirect to another origin; this refuses such a redirect outright.
+  const send = sameOriginFetch({ fetch: o.fetch });
   for (let page = 1; page <= MAX_LISTED_FILES / FILES_PER_PAGE; page++) {
     let response: Response;
     try {
-      response = await o.fetch(
+      response = await send(
         `${api}/repos/${repo}/pulls/${number}/files?per_page=${FILES_PER_PAGE}&page=${page}`,
         {
           headers: {

@@ -8,6 +8,7 @@ import {
   type HttpToolConfig,
 } from "../../../src/adapters/tools/http.js";
 import { createToolsPort } from "../../../src/runtime/tools.js";
+import { redirectingPair } from "../../helpers/redirect-servers.js";
 
 const SECRET = "tok-9f8e7d6c5b4a";
 let server: Server;
@@ -267,4 +268,38 @@ describe("guardedLookup", () => {
     expect(err).toBeNull();
     expect(typeof address).toBe("string");
   });
+});
+
+describe("an HTTP tool redirected to another origin its hosts allow", () => {
+  it.each([302, 307])(
+    "%i: the request arrives there without the configured headers",
+    async (status) => {
+      const pair = await redirectingPair(status);
+      try {
+        const provider = httpTools(
+          [
+            {
+              name: "moved",
+              url: `${pair.endpoint.url}/away/status`,
+              method: "POST",
+              hosts: ["127.0.0.1"],
+              headers: { ...auth, "x-api-key": { env: "STATUS_TOKEN" } },
+            },
+          ],
+          { STATUS_TOKEN: SECRET },
+        );
+        const port = createToolsPort([provider], {
+          secrets: provider.secrets,
+          defaultDeadlineMs: 2000,
+        });
+        const outcome = await port.call("http/moved", { service: "cart" }, { writeApproved: true });
+        expect(outcome).toMatchObject({ ok: true, result: { path: "/away/status" } });
+        expect(pair.endpoint.seen[0]?.headers["x-api-key"]).toBe(SECRET);
+        expect(pair.elsewhere.seen).toHaveLength(1);
+        expect(JSON.stringify(pair.elsewhere.seen[0]?.headers)).not.toContain(SECRET);
+      } finally {
+        await pair.close();
+      }
+    },
+  );
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpTools } from "../../../src/adapters/tools/mcp.js";
 import { createToolsPort } from "../../../src/runtime/tools.js";
 import { startMcpServer, type LoopbackMcp } from "../../helpers/mcp-server.js";
+import { redirectingPair } from "../../helpers/redirect-servers.js";
 
 const SECRET = "mcp-key-0a1b2c3d4e";
 let url: string;
@@ -186,5 +187,37 @@ describe("MCP tools", () => {
     expect(() => mcpTools("ops", { url, headers: { Authorization: { env: "NOPE" } } }, {})).toThrow(
       /NOPE/,
     );
+  });
+});
+
+describe("an MCP server that redirects to another origin", () => {
+  it.each([302, 307])("%i: its headers never reach the other origin", async (status) => {
+    const pair = await redirectingPair(status);
+    try {
+      const provider = mcpTools(
+        "ops",
+        {
+          url: `${pair.endpoint.url}/away/mcp`,
+          headers: {
+            Authorization: { env: "OPS_MCP_KEY", prefix: "Bearer " },
+            "x-api-key": { env: "OPS_MCP_KEY" },
+          },
+        },
+        env,
+      );
+      const port = createToolsPort([provider], {
+        secrets: provider.secrets,
+        defaultDeadlineMs: 3000,
+      });
+      const outcome = await port.call("ops/pod_status", { service: "cart" });
+      expect(outcome).toMatchObject({ ok: false });
+      expect(JSON.stringify(outcome)).not.toContain(SECRET);
+      expect(pair.endpoint.seen.length).toBeGreaterThan(0);
+      expect(pair.endpoint.seen[0]?.headers["x-api-key"]).toBe(SECRET);
+      expect(pair.elsewhere.seen).toEqual([]);
+      await provider.close?.();
+    } finally {
+      await pair.close();
+    }
   });
 });

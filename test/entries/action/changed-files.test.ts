@@ -7,6 +7,7 @@ import {
   FILES_PER_PAGE,
   MAX_LISTED_FILES,
 } from "../../../src/entries/action/changed-files.js";
+import { redirectingPair } from "../../helpers/redirect-servers.js";
 
 let dir: string;
 let warnings: string[];
@@ -153,5 +154,28 @@ describe("changedFiles", () => {
     );
     expect(r).toEqual({ pullRequest: true });
     expect(warnings[0]).toContain("(HTTP 404)");
+  });
+
+  it("refuses a redirect to another origin: the token's request never reaches it, and it falls back", async () => {
+    const pair = await redirectingPair(302);
+    try {
+      const r = await changedFiles({
+        env: {
+          GITHUB_EVENT_PATH: eventFile(pullRequest()),
+          GITHUB_API_URL: `${pair.endpoint.url}/away`,
+        },
+        workspace: dir,
+        token: "ghs_redirected0123456789",
+        fetch,
+        warn: (m) => warnings.push(m),
+      });
+      expect(r).toEqual({ pullRequest: true });
+      expect(pair.endpoint.seen[0]?.headers.authorization).toBe("Bearer ghs_redirected0123456789");
+      expect(pair.elsewhere.seen).toEqual([]);
+      expect(warnings[0]).toContain("refused a redirect");
+      expect(warnings[0]).not.toContain("ghs_redirected0123456789");
+    } finally {
+      await pair.close();
+    }
   });
 });

@@ -50,22 +50,315 @@ export function nodeProgram(body: string): string {
   ].join("\n");
 }
 
-/**
- * A shell script's `{{x}}` splices replaced by environment variables: `$CATALYST_1` … in the
- * order they appear (one variable per distinct reference).
- */
+/** A `{{x}}` splice in a script's text (`${{x}}` too). */
+const SPLICE = /\$?\{\{\s*([^{}]*?)\s*\}\}/y;
+
+/** A shell script's `{{x}}` splices replaced by environment variables (see `bashText`). */
 export function shellText(
   text: string,
   shell: "bash" | "powershell",
 ): { text: string; refs: { env: string; expr: string }[] } {
+  if (shell === "bash") return bashText(text);
+  // PowerShell binds a variable as one value and never parses it as code.
   const refs: { env: string; expr: string }[] = [];
-  const out = text.replace(/\$?\{\{\s*([^{}]*?)\s*\}\}/g, (_whole, expr: string) => {
-    let ref = refs.find((r) => r.expr === expr);
-    if (!ref) {
-      ref = { env: `CATALYST_${refs.length + 1}`, expr };
-      refs.push(ref);
-    }
-    return shell === "bash" ? `\${${ref.env}}` : `$env:${ref.env}`;
+  const out = text.replace(new RegExp(SPLICE.source, "g"), (_whole, expr: string) => {
+    return `$env:${refOf(refs, expr).env}`;
   });
   return { text: out, refs };
+}
+
+function refOf(refs: { env: string; expr: string }[], expr: string): { env: string; expr: string } {
+  let ref = refs.find((r) => r.expr === expr);
+  if (!ref) {
+    ref = { env: `CATALYST_${refs.length + 1}`, expr };
+    refs.push(ref);
+  }
+  return ref;
+}
+
+/**
+ * A bash script's splices as `$CATALYST_1` … (one variable per distinct reference, in order of
+ * appearance), each written so that bash takes its value as data, whatever it holds: one argument
+ * where it stood unquoted (`"${CATALYST_1}"`), inside the quotes where it stood quoted. Arithmetic
+ * (`$(( ))`, `(( ))`, `let`, subscripts, offsets, `[[ -eq ]]`) evaluates a value as an expression,
+ * `a[$(cmd)]` included, so a value used there must be a plain integer: a check at the top of the
+ * script stops it with a clear error before anything runs.
+ */
+export function bashText(text: string): { text: string; refs: { env: string; expr: string }[] } {
+  const refs: { env: string; expr: string }[] = [];
+  const numeric = new Set<string>();
+  let out = "";
+  let from = 0;
+  for (const s of bashSplices(text)) {
+    const ref = refOf(refs, s.expr);
+    if (s.numeric) numeric.add(ref.env);
+    out += text.slice(from, s.start) + SPLICE_FORM[s.context](ref.env);
+    from = s.end;
+  }
+  out += text.slice(from);
+  const checks = refs
+    .filter((r) => numeric.has(r.env))
+    .map(
+      (r) =>
+        `[[ \${${r.env}} =~ ^-?[0-9]+$ ]] || { printf '%s\\n' ${shellQuote(`the value of ${r.expr} ($${r.env}) is used in arithmetic but is not a plain number`)} >&2; exit 2; }\n`,
+    );
+  return { text: checks.join("") + out, refs };
+}
+
+/** A text as one single-quoted bash word. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Where a splice stands, as the scanner sees it: what bash does with the text there. */
+type BashContext = "plain" | "double" | "single" | "ansi" | "arith" | "literal";
+
+const SPLICE_FORM: Record<BashContext, (env: string) => string> = {
+  plain: (env) => `"\${${env}}"`,
+  double: (env) => `\${${env}}`,
+  // Out of the single quotes, in as a double-quoted value, and back in.
+  single: (env) => `'"\${${env}}"'`,
+  ansi: (env) => `'"\${${env}}"$'`,
+  // Parenthesised so that `10-{{n}}` with n = -5 reads 10-(-5).
+  arith: (env) => `(\${${env}})`,
+  // A quoted here-document expands nothing; kept as before.
+  literal: (env) => `\${${env}}`,
+};
+
+interface BashSplice {
+  start: number;
+  end: number;
+  expr: string;
+  context: BashContext;
+  numeric: boolean;
+}
+
+type FrameKind =
+  "plain" | "command" | "double" | "single" | "ansi" | "arith" | "param" | "heredoc" | "literal";
+
+interface Frame {
+  kind: FrameKind;
+  /** What ends the frame: `)`, `` ` ``, `))`, `]`, `}` or a here-document's delimiter line. */
+  close: string;
+  depth: number;
+  /** A `${…}` past its name (an operator seen): what follows is a word, not an offset. */
+  word?: boolean;
+  /** A here-document whose delimiter may be indented with tabs (`<<-`). */
+  tabs?: boolean;
+}
+
+const ARITH_TEST = /-(?:eq|ne|lt|le|gt|ge)/;
+/** Where a command starts on a line: its beginning, after `;`, `&`, `|`, `(`, `{`, `then`, `do`, `else`. */
+const COMMAND_START = /(?:^|[;&|({]\s*|\b(?:then|do|else)\s+)/.source;
+/** A command that evaluates its arguments (or an integer variable's assignment) as arithmetic. */
+const ARITH_COMMAND = new RegExp(
+  `${COMMAND_START}(?:let|(?:declare|typeset|local|export|readonly)\\s+(?:-\\w+\\s+)*-\\w*i\\w*)\\s[^;&|]*$`,
+);
+
+/** The splices of a bash script, each with the context it stands in. */
+export function bashSplices(text: string): BashSplice[] {
+  return new BashScanner(text).scan();
+}
+
+/**
+ * A small bash lexer: enough of quoting, expansions, arithmetic and here-documents to know what
+ * bash would do with the text at each splice. Text it does not understand reads as plain.
+ */
+class BashScanner {
+  private readonly stack: Frame[] = [{ kind: "plain", close: "", depth: 0 }];
+  private readonly heredocs: { delim: string; quoted: boolean; tabs: boolean }[] = [];
+  private readonly splices: BashSplice[] = [];
+
+  constructor(private readonly text: string) {}
+
+  scan(): BashSplice[] {
+    for (let i = 0; i < this.text.length;) {
+      SPLICE.lastIndex = i;
+      const m = SPLICE.exec(this.text);
+      if (m) {
+        this.splice(i, i + m[0].length, m[1] ?? "");
+        i += m[0].length;
+      } else i = this.step(i);
+    }
+    return this.splices;
+  }
+
+  private get top(): Frame {
+    return this.stack[this.stack.length - 1]!;
+  }
+
+  private splice(start: number, end: number, expr: string): void {
+    const kind = this.top.kind;
+    const context: BashContext =
+      kind === "plain" || kind === "command" || kind === "param"
+        ? "plain"
+        : kind === "heredoc"
+          ? "double"
+          : kind;
+    this.splices.push({ start, end, expr, context, numeric: this.numeric(start, end) });
+  }
+
+  /** Whether bash evaluates the text at the splice as arithmetic. */
+  private numeric(start: number, end: number): boolean {
+    for (let f = this.stack.length - 1; f >= 0; f--) {
+      const kind = this.stack[f]!.kind;
+      if (kind === "arith") return true;
+      if (kind === "command") break;
+    }
+    const line = this.text.slice(this.text.lastIndexOf("\n", start - 1) + 1, start);
+    const rest = this.text.slice(end, end + 40);
+    return (
+      new RegExp(`${ARITH_TEST.source}\\s+["']?$`).test(line) ||
+      new RegExp(`^["']?\\s+${ARITH_TEST.source}(?:\\s|$)`).test(rest) ||
+      ARITH_COMMAND.test(line.trimStart())
+    );
+  }
+
+  private push(kind: FrameKind, close: string, extra: Partial<Frame> = {}): void {
+    this.stack.push({ kind, close, depth: 0, ...extra });
+  }
+
+  private pop(): void {
+    if (this.stack.length > 1) this.stack.pop();
+  }
+
+  /** Opens a frame; the scan goes on at `next`. */
+  private enter(next: number, kind: FrameKind, close: string): number {
+    this.push(kind, close);
+    return next;
+  }
+
+  /** Closes the frame; the scan goes on at `next`. */
+  private leave(next: number): number {
+    this.pop();
+    return next;
+  }
+
+  /** One step of the scan from `i`; returns where the next step starts. */
+  private step(i: number): number {
+    const frame = this.top;
+    switch (frame.kind) {
+      case "single":
+        if (this.text[i] === "'") this.pop();
+        return i + 1;
+      case "ansi":
+        if (this.text[i] === "\\") return i + 2;
+        if (this.text[i] === "'") this.pop();
+        return i + 1;
+      case "literal":
+      case "heredoc":
+        return this.heredocStep(i, frame);
+      case "double":
+        if (this.text[i] === '"') {
+          this.pop();
+          return i + 1;
+        }
+        return this.expansion(i) ?? (this.text[i] === "\\" ? i + 2 : i + 1);
+      default:
+        return this.codeStep(i, frame);
+    }
+  }
+
+  /** `$((`, `$[`, `$(`, `${` and backquotes: where an expansion starts, else undefined. */
+  private expansion(i: number): number | undefined {
+    const t = this.text;
+    if (t.startsWith("$((", i)) return this.enter(i + 3, "arith", "))");
+    if (t.startsWith("$[", i)) return this.enter(i + 2, "arith", "]");
+    if (t.startsWith("$(", i)) return this.enter(i + 2, "command", ")");
+    if (t.startsWith("${", i)) return this.enter(i + 2, "param", "}");
+    if (t[i] === "`") {
+      if (this.top.kind === "command" && this.top.close === "`") this.pop();
+      else this.push("command", "`");
+      return i + 1;
+    }
+    return undefined;
+  }
+
+  /** Unquoted text: plain, in `$( )`, in `${ }` or in arithmetic. */
+  private codeStep(i: number, frame: Frame): number {
+    const t = this.text;
+    const c = t[i];
+    if (c === "\\") return i + 2;
+    if (c === "'") return this.enter(i + 1, "single", "'");
+    if (t.startsWith("$'", i)) return this.enter(i + 2, "ansi", "'");
+    if (c === '"') return this.enter(i + 1, "double", '"');
+    const closed = this.closes(i, frame);
+    if (closed !== undefined) return closed;
+    const expanded = this.expansion(i);
+    if (expanded !== undefined) return expanded;
+    // A subscript, `a[i]=` or `${a[i]}`, is arithmetic.
+    if (c === "[" && /[A-Za-z0-9_]/.test(t[i - 1] ?? "")) return this.enter(i + 1, "arith", "]");
+    if (frame.kind === "param") return this.paramStep(i, frame);
+    if (c === "(") {
+      if (frame.kind !== "arith" && t[i + 1] === "(") return this.enter(i + 2, "arith", "))");
+      frame.depth++;
+      return i + 1;
+    }
+    if (c === ")") frame.depth = Math.max(0, frame.depth - 1);
+    if (frame.kind === "arith") return i + 1;
+    if (c === "#" && /^$|[\s;&|()]/.test(t[i - 1] ?? "")) {
+      const nl = t.indexOf("\n", i);
+      return nl === -1 ? t.length : nl;
+    }
+    if (c === "<" && t.startsWith("<<", i) && t[i + 2] !== "<") return this.heredocStart(i);
+    if (c === "\n" && this.heredocs.length) {
+      const next = this.heredocs.shift()!;
+      this.push(next.quoted ? "literal" : "heredoc", next.delim, { tabs: next.tabs });
+    }
+    return i + 1;
+  }
+
+  /** Where the frame ends at `i` (the index after its end), or undefined. */
+  private closes(i: number, frame: Frame): number | undefined {
+    const t = this.text;
+    if (frame.kind === "command" && frame.close === ")" && t[i] === ")" && frame.depth === 0)
+      return this.leave(i + 1);
+    if (frame.kind === "param" && t[i] === "}") return this.leave(i + 1);
+    if (frame.kind !== "arith") return undefined;
+    if (frame.close === "]" && t[i] === "]") return this.leave(i + 1);
+    // An offset ends where its `${…}` does; the `}` is the parameter's.
+    if (frame.close === "}" && t[i] === "}") return this.leave(i);
+    if (frame.close === "))" && frame.depth === 0 && t.startsWith("))", i))
+      return this.leave(i + 2);
+    return undefined;
+  }
+
+  /** Inside `${…}`: `${s:offset:length}` is arithmetic until an operator makes it a word. */
+  private paramStep(i: number, frame: Frame): number {
+    const c = this.text[i] ?? "";
+    if (frame.word) return i + 1;
+    if (c === ":" && !/[-=+?]/.test(this.text[i + 1] ?? "")) {
+      frame.word = true;
+      return this.enter(i + 1, "arith", "}");
+    }
+    if (!/[A-Za-z0-9_#!@*]/.test(c)) frame.word = true;
+    return i + 1;
+  }
+
+  private heredocStart(i: number): number {
+    const m = /<<(-?)[ \t]*(?:'([^'\n]*)'|"([^"\n]*)"|\\?([A-Za-z0-9_.-]+))/y;
+    m.lastIndex = i;
+    const found = m.exec(this.text);
+    if (!found) return i + 2;
+    const delim = found[2] ?? found[3] ?? found[4] ?? "";
+    // Any quoting of the delimiter (`'EOF'`, `"EOF"`, `\EOF`) turns expansion off in the body.
+    const quoted = found[4] === undefined || found[0].includes("\\");
+    this.heredocs.push({ delim, quoted, tabs: found[1] === "-" });
+    return i + found[0].length;
+  }
+
+  /** A here-document's body: ends at its delimiter line; expands like double quotes unless quoted. */
+  private heredocStep(i: number, frame: Frame): number {
+    const t = this.text;
+    if (i === 0 || t[i - 1] === "\n") {
+      const nl = t.indexOf("\n", i);
+      const line = t.slice(i, nl === -1 ? t.length : nl);
+      if ((frame.tabs ? line.replace(/^\t+/, "") : line) === frame.close) {
+        this.pop();
+        return nl === -1 ? t.length : nl;
+      }
+    }
+    if (frame.kind === "literal") return i + 1;
+    return this.expansion(i) ?? (t[i] === "\\" ? i + 2 : i + 1);
+  }
 }

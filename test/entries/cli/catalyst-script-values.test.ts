@@ -1,0 +1,96 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { main } from "../../../src/entries/cli/main.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  vi.unstubAllEnvs();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A Catalyst playbook with one bash step; the inputs' defaults are the values under test. */
+function catalyst(code: string, inputs: Record<string, string>): string {
+  return [
+    "name: quoted-values",
+    "description: Values reach a bash script as data",
+    "owner: Engineer",
+    "inputs:",
+    ...Object.entries(inputs).map(
+      ([name, value]) => `  - string: ${name}\n    default: ${JSON.stringify(value)}`,
+    ),
+    "steps:",
+    "  - name: work",
+    "    bash: |",
+    ...code.split("\n").map((l) => `      ${l}`),
+    "",
+  ].join("\n");
+}
+
+/**
+ * Runs the Catalyst file through `playbook-bot run --allow-scripts`; `pwned` is where an injection
+ * would write, `printed` what the script wrote to the file named by `to` (its stdout is not shown).
+ */
+async function runCatalyst(
+  code: (to: string) => string,
+  inputs: (pwned: string) => Record<string, string>,
+): Promise<{ code: number; out: string; pwned: string; printed: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "pb-catalyst-"));
+  dirs.push(dir);
+  const pwned = join(dir, "pwned");
+  const file = join(dir, "quoted-values.yaml");
+  const printed = join(dir, "printed.txt");
+  writeFileSync(file, catalyst(code(printed), inputs(pwned)));
+  vi.stubEnv("GITHUB_TOKEN", "");
+  let out = "";
+  const exit = await main(["run", file, "--mode", "autonomous", "--scratch", "--allow-scripts"], {
+    out: (t) => void (out += t),
+    err: (t) => void (out += t),
+    cwd: dir,
+  });
+  const scratch = /Scratch repository: (.+)\n/.exec(out)?.[1];
+  if (scratch) dirs.push(scratch);
+  return {
+    code: exit,
+    out,
+    pwned,
+    printed: existsSync(printed) ? readFileSync(printed, "utf8") : "",
+  };
+}
+
+describe("Catalyst values in a converted bash script (run with --allow-scripts)", () => {
+  it("each value arrives as one argument and as data, quoted or not where it stood", async () => {
+    const r = await runCatalyst(
+      (to) =>
+        [
+          "set -- {{spaced}} {{hostile}} \"{{hostile}}\" '{{spaced}}'",
+          `printf "args=%s\\n" "$#" > ${to}`,
+          `printf "[%s]\\n" "$@" >> ${to}`,
+        ].join("\n"),
+      (pwned) => ({ spaced: "a b  *", hostile: `$(touch ${pwned}) \`touch ${pwned}\`` }),
+    );
+    expect(r.code, r.out).toBe(0);
+    expect(existsSync(r.pwned)).toBe(false);
+    const hostile = `[$(touch ${r.pwned}) \`touch ${r.pwned}\`]`;
+    expect(r.printed.split("\n")).toEqual(["args=4", "[a b  *]", hostile, hostile, "[a b  *]", ""]);
+  });
+
+  it("a value in arithmetic runs nothing: it must be a plain number, else the step stops and says so", async () => {
+    const arithmetic = (to: string) =>
+      [
+        `echo sum=$(( {{count}} + 1 )) > ${to}`,
+        `(( {{count}} > 0 )) && echo positive >> ${to}`,
+        `if [[ "{{count}}" -eq 7 ]]; then echo seven >> ${to}; fi`,
+      ].join("\n");
+    const hostile = await runCatalyst(arithmetic, (pwned) => ({ count: `a[$(touch ${pwned})]` }));
+    expect(hostile.code).not.toBe(0);
+    expect(existsSync(hostile.pwned)).toBe(false);
+    expect(hostile.out).toContain("is used in arithmetic but is not a plain number");
+    expect(hostile.printed).toBe("");
+
+    const plain = await runCatalyst(arithmetic, () => ({ count: "7" }));
+    expect(plain.code, plain.out).toBe(0);
+    expect(plain.printed).toBe("sum=8\npositive\nseven\n");
+  });
+});
