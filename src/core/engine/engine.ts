@@ -3,7 +3,14 @@ import { contractBreach } from "./contracts.js";
 import type { AdvanceResult, Effect, Message, Reply, RunEvent, StepFinished } from "./events.js";
 import { resolveInputs, type InputProblem } from "./inputs.js";
 import { wakeAt } from "./deadlines.js";
-import { ASK_FIRST_APPROVERS, atLeast, backoffMs, durationMs, errorAction } from "./policy.js";
+import {
+  ASK_FIRST_APPROVERS,
+  atLeast,
+  backoffMs,
+  durationMs,
+  errorAction,
+  runPermissionOf,
+} from "./policy.js";
 import {
   NEEDS_FORK,
   ROOT_LINE,
@@ -1157,6 +1164,15 @@ class Transition {
     const frame = this.frame();
     if (this.line !== ROOT_LINE) return this.notInLane(step);
     if (outcome.type === "delegate") return this.delegate(outcome.playbook, outcome.inputs);
+    // A handoff (or an end naming one playbook, at the root) starts that playbook for the initiator.
+    const started =
+      outcome.type === "handoff"
+        ? outcome.playbook
+        : outcome.handoff?.length === 1 && this.draft.stack.length === 1
+          ? outcome.handoff[0]
+          : undefined;
+    const refused = started === undefined ? undefined : this.enterRefusal(started);
+    if (refused) return this.stepFailed(refused);
     this.setResult(frame, step.id, { status: "completed", attempt: frame.attempt, at: this.now });
     if (outcome.type === "end") {
       this.stepOutcome = `ended (${outcome.status})`;
@@ -1357,6 +1373,24 @@ class Transition {
     this.stepOutcome = "effect requested again";
   }
 
+  /**
+   * Entering another playbook (delegated to or handed off to) needs that playbook's
+   * `permissions.run` of the person the run acts for, as starting it would: otherwise a run anyone
+   * may start could carry them into one only admins may run. A run with no recorded permission was
+   * started by the app itself (for an alert) and acts for nobody.
+   */
+  private enterRefusal(id: string): PlaybookError | undefined {
+    const permission = this.draft.initiatorPermission;
+    const bundle = this.env.playbooks(id);
+    if (permission === undefined || !bundle) return undefined;
+    const least = runPermissionOf(bundle.playbook);
+    if (atLeast({ login: this.draft.initiator, permission }, least)) return undefined;
+    return playbookError(
+      "PB-PERMISSION",
+      `@${this.draft.initiator} (${permission}) may not run playbook '${id}': it needs ${least} access or more`,
+    );
+  }
+
   private delegate(child: string, inputs: Record<string, Scalar>): void {
     const root = this.bundleOf(this.draft.stack[0] as Frame).playbook;
     const maxDepth = root.limits?.max_depth ?? DEFAULT_MAX_DEPTH;
@@ -1371,6 +1405,8 @@ class Transition {
     const bundle = this.env.playbooks(child);
     if (!bundle)
       return this.stepFailed(playbookError("PB-PLAYBOOK-UNKNOWN", `no playbook has id '${child}'`));
+    const refused = this.enterRefusal(child);
+    if (refused) return this.stepFailed(refused);
     const checked = resolveInputs(bundle.playbook.inputs, inputs);
     if (!checked.ok) {
       return this.stepFailed(

@@ -14,7 +14,12 @@ import {
   unmetRequirements,
   type HostCapabilities,
 } from "../../core/engine/requirements.js";
-import { ASK_FIRST_APPROVERS, approvalRefusal, atLeast } from "../../core/engine/policy.js";
+import {
+  ASK_FIRST_APPROVERS,
+  approvalRefusal,
+  atLeast,
+  DEFAULT_RUN_PERMISSION,
+} from "../../core/engine/policy.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { RunDriver, beginRun } from "./driver.js";
 import { RecordingScheduler } from "../time.js";
@@ -199,8 +204,6 @@ const POSTED: ReadonlySet<Message["kind"]> = new Set([
   "done",
   "report",
 ]);
-
-const DEFAULT_RUN_PERMISSION: Permission = "triage";
 
 /**
  * Runs playbooks on one issue: starts them from labels and /run, feeds them commands and
@@ -1407,7 +1410,11 @@ export class IssueController {
       {
         args: Object.fromEntries(Object.entries(handoff.inputs).map(([k, v]) => [k, String(v)])),
       },
-      { login: run.initiator },
+      // The new run acts for the same person, with the role they started this one with.
+      {
+        login: run.initiator,
+        ...(run.initiatorPermission ? { permission: run.initiatorPermission } : {}),
+      },
       handoff.key,
       undefined,
       // The new run carries on this run's trace.
