@@ -221,6 +221,8 @@ export class IssueController {
     this.o.port.createComment(this.o.issue.number, text).then(() => true);
   /** Whether the commenter has any role above read in the repository. */
   private member = true;
+  /** Whether a `/systematise` of the comment being handled has already been answered. */
+  private systematised = false;
 
   constructor(private readonly o: ControllerOptions) {
     this.memory = o.memory;
@@ -747,6 +749,7 @@ export class IssueController {
         : false;
     this.replyTo = reply;
     this.member = member;
+    this.systematised = false;
     let refused = false;
     let accepted = false;
     for (const [i, cmd] of commands.entries()) {
@@ -932,6 +935,13 @@ export class IssueController {
         outcome: "refused",
         reason: `@${comment.author} may not /systematise here; that needs ${least} access or more`,
       };
+    // A pull request is many requests: one per comment, and only within the reply budget,
+    // spent before any of them is made.
+    if (this.systematised)
+      return { outcome: "refused", reason: "one /systematise per comment opens a pull request" };
+    this.systematised = true;
+    if (!(this.member && (await this.mayReply(comment.author))))
+      return { outcome: "refused", reason: "" };
     const answer = await systematise(
       {
         port: this.o.port,
@@ -951,9 +961,9 @@ export class IssueController {
       `systematise/${this.o.issue.number}/${eventId}`,
     );
     if (answer.outcome !== "accepted" || answer.body === undefined) return answer;
-    return (await this.replyTo(answer.body))
-      ? { outcome: "accepted" }
-      : { outcome: "refused", reason: "" };
+    // Its reply was paid for above.
+    await this.o.port.createComment(this.o.issue.number, answer.body);
+    return { outcome: "accepted" };
   }
 
   /** Runs of a playbook on other issues labelled to start it (`playbook:<id>`), their seals checked. */
