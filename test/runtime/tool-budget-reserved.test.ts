@@ -110,6 +110,34 @@ describe("the tool-call budget is reserved before an ai step is offered calls", 
     expect(d.run.toolCallsReserved).toBeUndefined();
   });
 
+  it("a branch cancelled while its ai step was out gives its reservation back", () => {
+    const race = yaml`
+      apiVersion: playbook-bot/v1
+      id: race
+      limits: { max_tool_calls: 3 }
+      steps:
+        - id: look
+          type: parallel
+          join: any
+          branches:
+            slow: [{ id: ask, type: ai, prompt: Look around., tools: [metrics/query] }]
+            fast: [{ id: say, type: comment, body: quick }]
+        - { id: again, type: ai, prompt: Look again., tools: [metrics/query] }
+        - { id: done, type: end }
+    `;
+    const d = new Driver(bundle(race));
+    d.start();
+    d.cont();
+    const entered = d.cont();
+    const ask = entered.effects.find((e) => e.step === "ask")!;
+    const say = entered.effects.find((e) => e.step === "say")!;
+    expect((ask.params as AiParams).max_tool_calls).toBe(3);
+    // The comment answers first: join any is met, the ai branch is cancelled unanswered.
+    d.answer({ id: "c-1", url: "u/1" }, say.key);
+    d.drive();
+    expect(d.effect()).toMatchObject({ step: "again", params: { max_tool_calls: 3 } });
+  });
+
   it("an ai step asked again (/retry of a lost result) is offered its reservation, not 20", () => {
     const one = yaml`
       apiVersion: playbook-bot/v1

@@ -449,8 +449,7 @@ class Transition {
   /** Tool calls reserved for ai effects still out, other than the one with `key`. */
   private reservedExcept(key: string): number {
     let sum = 0;
-    for (const [k, n] of Object.entries(this.draft.toolCallsReserved ?? {}))
-      if (k !== key) sum += n;
+    for (const [k, n] of Object.entries(this.liveReservations())) if (k !== key) sum += n;
     return sum;
   }
 
@@ -460,13 +459,29 @@ class Transition {
    * Asked again for the same effect, it offers the same reservation.
    */
   private reserveToolCalls(key: string): number {
-    const reserved = this.draft.toolCallsReserved ?? {};
+    const reserved = this.liveReservations();
     const held = reserved[key];
     if (held !== undefined) return held;
-    const left = this.toolCallLimit() - (this.draft.toolCalls ?? 0) - this.reservedExcept(key);
+    const others = Object.values(reserved).reduce((sum, n) => sum + n, 0);
+    const left = this.toolCallLimit() - (this.draft.toolCalls ?? 0) - others;
     const grant = Math.max(0, Math.min(AI_TOOL_CALLS_PER_STEP, left));
     this.draft.toolCallsReserved = { ...reserved, [key]: grant };
     return grant;
+  }
+
+  /**
+   * The reservations of effects some line still waits for: a lane cancelled while its ai step was
+   * out (a `join: any` met, a branch failing) gives its reservation back.
+   */
+  private liveReservations(): Record<string, number> {
+    const waiting = new Set<string>();
+    for (const f of this.draft.stack) {
+      if (f.effectKey !== undefined) waiting.add(f.effectKey);
+      for (const lane of Object.values(f.lanes ?? {}))
+        if (lane.effectKey !== undefined) waiting.add(lane.effectKey);
+    }
+    const live = Object.entries(this.draft.toolCallsReserved ?? {}).filter(([k]) => waiting.has(k));
+    return Object.fromEntries(live);
   }
 
   /** The effect's answer came back: its reservation is given up; returns what it was. */
