@@ -166,6 +166,11 @@ export const RUN_STATE_SCHEMA = {
     seq: { type: "integer", minimum: 1 },
     steps: { type: "integer", minimum: 0 },
     toolCalls: { type: "integer", minimum: 0 },
+    toolCallsReserved: {
+      type: "object",
+      maxProperties: 1000,
+      additionalProperties: { type: "integer", minimum: 0 },
+    },
     stack: { type: "array", minItems: 1, items: frame },
     context: { type: "object" },
     error,

@@ -3,7 +3,14 @@ import { contractBreach } from "./contracts.js";
 import type { AdvanceResult, Effect, Message, Reply, RunEvent, StepFinished } from "./events.js";
 import { resolveInputs, type InputProblem } from "./inputs.js";
 import { wakeAt } from "./deadlines.js";
-import { ASK_FIRST_APPROVERS, atLeast, backoffMs, durationMs, errorAction } from "./policy.js";
+import {
+  ASK_FIRST_APPROVERS,
+  atLeast,
+  backoffMs,
+  durationMs,
+  errorAction,
+  runPermissionOf,
+} from "./policy.js";
 import {
   NEEDS_FORK,
   ROOT_LINE,
@@ -439,15 +446,71 @@ class Transition {
     );
   }
 
+  /** Tool calls reserved for ai effects still out, other than the one with `key`. */
+  private reservedExcept(key: string): number {
+    let sum = 0;
+    for (const [k, n] of Object.entries(this.liveReservations())) if (k !== key) sum += n;
+    return sum;
+  }
+
+  /**
+   * Reserves the tool calls an ai effect is offered: what the budget has left after the calls
+   * made and the reservations of effects still out (a parallel branch's, a for_each item's).
+   * Asked again for the same effect, it offers the same reservation.
+   */
+  private reserveToolCalls(key: string): number {
+    const reserved = this.liveReservations();
+    const held = reserved[key];
+    if (held !== undefined) return held;
+    const others = Object.values(reserved).reduce((sum, n) => sum + n, 0);
+    const left = this.toolCallLimit() - (this.draft.toolCalls ?? 0) - others;
+    const grant = Math.max(0, Math.min(AI_TOOL_CALLS_PER_STEP, left));
+    this.draft.toolCallsReserved = { ...reserved, [key]: grant };
+    return grant;
+  }
+
+  /**
+   * The reservations of effects some line still waits for: a lane cancelled while its ai step was
+   * out (a `join: any` met, a branch failing) gives its reservation back.
+   */
+  private liveReservations(): Record<string, number> {
+    const waiting = new Set<string>();
+    for (const f of this.draft.stack) {
+      if (f.effectKey !== undefined) waiting.add(f.effectKey);
+      for (const lane of Object.values(f.lanes ?? {}))
+        if (lane.effectKey !== undefined) waiting.add(lane.effectKey);
+    }
+    const live = Object.entries(this.draft.toolCallsReserved ?? {}).filter(([k]) => waiting.has(k));
+    return Object.fromEntries(live);
+  }
+
+  /** The effect's answer came back: its reservation is given up; returns what it was. */
+  private releaseToolCalls(key: string): number | undefined {
+    const reserved = this.draft.toolCallsReserved;
+    const held = reserved?.[key];
+    if (!reserved || held === undefined) return undefined;
+    const rest = { ...reserved };
+    delete rest[key];
+    if (Object.keys(rest).length > 0) this.draft.toolCallsReserved = rest;
+    else delete this.draft.toolCallsReserved;
+    return held;
+  }
+
   private effectResult(e: Extract<RunEvent, { type: "effect_result" }>): void {
     const frame = this.frame();
-    if (!e.ok) return this.stepFailed(e.error);
+    if (!e.ok) {
+      this.releaseToolCalls(e.key);
+      return this.stepFailed(e.error);
+    }
     const { ctx, executor } = this.stepContext();
-    // The calls a model made in an ai step, counted against the run's budget.
+    // The calls a model made in an ai step, counted against the run's budget; at most what it
+    // was offered, and the rest of its reservation comes back.
+    const granted = this.releaseToolCalls(e.key);
     const modelCalls = executor.kind === "ai" ? e.outputs.tool_calls : undefined;
     if (typeof modelCalls === "number" && Number.isFinite(modelCalls) && modelCalls > 0)
       this.draft.toolCalls =
-        (this.draft.toolCalls ?? 0) + Math.min(Math.floor(modelCalls), AI_TOOL_CALLS_PER_STEP);
+        (this.draft.toolCalls ?? 0) +
+        Math.min(Math.floor(modelCalls), granted ?? AI_TOOL_CALLS_PER_STEP);
     // Kept while the step goes on waiting (a pull request until merged), merged when it is done.
     this.setResult(frame, ctx.step.id, {
       status: "running",
@@ -1076,33 +1139,27 @@ class Transition {
   /** The step asks for an effect, within the run's tool-call budget; the run waits for it. */
   private requestEffect(step: Step, outcome: Extract<Outcome, { type: "effect" }>): void {
     const frame = this.frame();
-    if (outcome.kind === "ai") {
-      const params = outcome.params as AiParams;
-      // The model's own calls come out of the run's budget too: it may make what is left.
-      if ((params.tools?.length ?? 0) > 0)
-        params.max_tool_calls = Math.max(
-          0,
-          Math.min(AI_TOOL_CALLS_PER_STEP, this.toolCallLimit() - (this.draft.toolCalls ?? 0)),
-        );
-    }
-    if (outcome.kind === "tool_call") {
-      const calls = (outcome.params as { calls: unknown[] }).calls.length;
-      const limit = this.toolCallLimit();
-      const made = this.draft.toolCalls ?? 0;
-      if (made + calls > limit)
-        return this.stepFailed(
-          playbookError(
-            "PB-TOOL-BUDGET",
-            `step ${step.id} would make tool call ${made + calls} of a run allowed ${limit} (limits.max_tool_calls)`,
-          ),
-        );
-      this.draft.toolCalls = made + calls;
-    }
     // (run, step, attempt[, item]): a lane's step in place of its frame's.
     const steps = this.draft.stack.map((f) => f.current);
     steps[steps.length - 1] = frame.current;
     const item = frame.itemIndex === undefined ? "" : `/${frame.itemIndex}`;
     const key = `${this.draft.id}/${steps.join(".")}/${frame.attempt}${item}`;
+    // The model's own calls come out of the run's budget too: it may make what is left.
+    if (outcome.kind === "ai") this.offerToolCalls(outcome.params as AiParams, key);
+    if (outcome.kind === "tool_call") {
+      const calls = (outcome.params as { calls: unknown[] }).calls.length;
+      const limit = this.toolCallLimit();
+      const made = this.draft.toolCalls ?? 0;
+      const committed = made + this.reservedExcept(key);
+      if (committed + calls > limit)
+        return this.stepFailed(
+          playbookError(
+            "PB-TOOL-BUDGET",
+            `step ${step.id} would make tool call ${committed + calls} of a run allowed ${limit} (limits.max_tool_calls)`,
+          ),
+        );
+      this.draft.toolCalls = made + calls;
+    }
     frame.phase = "effect";
     frame.effectKey = key;
     frame.since = this.now;
@@ -1157,6 +1214,15 @@ class Transition {
     const frame = this.frame();
     if (this.line !== ROOT_LINE) return this.notInLane(step);
     if (outcome.type === "delegate") return this.delegate(outcome.playbook, outcome.inputs);
+    // A handoff (or an end naming one playbook, at the root) starts that playbook for the initiator.
+    const started =
+      outcome.type === "handoff"
+        ? outcome.playbook
+        : outcome.handoff?.length === 1 && this.draft.stack.length === 1
+          ? outcome.handoff[0]
+          : undefined;
+    const refused = started === undefined ? undefined : this.enterRefusal(started);
+    if (refused) return this.stepFailed(refused);
     this.setResult(frame, step.id, { status: "completed", attempt: frame.attempt, at: this.now });
     if (outcome.type === "end") {
       this.stepOutcome = `ended (${outcome.status})`;
@@ -1343,11 +1409,19 @@ class Transition {
     });
   }
 
+  /** An ai step with tools is offered the calls reserved for it (see reserveToolCalls). */
+  private offerToolCalls(params: AiParams, key: string): void {
+    if ((params.tools?.length ?? 0) > 0) params.max_tool_calls = this.reserveToolCalls(key);
+  }
+
   private requestEffectAgain(): void {
     const frame = this.frame();
     const { ctx, executor } = this.stepContext();
     const outcome = executor.enter(ctx);
     if (outcome.type !== "effect") return this.apply(outcome);
+    // Asked again (after a restart), it is offered its reservation, not a step's whole allowance.
+    if (outcome.kind === "ai")
+      this.offerToolCalls(outcome.params as AiParams, frame.effectKey ?? "");
     this.effects.push({
       key: frame.effectKey ?? "",
       kind: outcome.kind,
@@ -1355,6 +1429,24 @@ class Transition {
       params: outcome.params,
     } as Effect);
     this.stepOutcome = "effect requested again";
+  }
+
+  /**
+   * Entering another playbook (delegated to or handed off to) needs that playbook's
+   * `permissions.run` of the person the run acts for, as starting it would: otherwise a run anyone
+   * may start could carry them into one only admins may run. A run with no recorded permission was
+   * started by the app itself (for an alert) and acts for nobody.
+   */
+  private enterRefusal(id: string): PlaybookError | undefined {
+    const permission = this.draft.initiatorPermission;
+    const bundle = this.env.playbooks(id);
+    if (permission === undefined || !bundle) return undefined;
+    const least = runPermissionOf(bundle.playbook);
+    if (atLeast({ login: this.draft.initiator, permission }, least)) return undefined;
+    return playbookError(
+      "PB-PERMISSION",
+      `@${this.draft.initiator} (${permission}) may not run playbook '${id}': it needs ${least} access or more`,
+    );
   }
 
   private delegate(child: string, inputs: Record<string, Scalar>): void {
@@ -1371,6 +1463,8 @@ class Transition {
     const bundle = this.env.playbooks(child);
     if (!bundle)
       return this.stepFailed(playbookError("PB-PLAYBOOK-UNKNOWN", `no playbook has id '${child}'`));
+    const refused = this.enterRefusal(child);
+    if (refused) return this.stepFailed(refused);
     const checked = resolveInputs(bundle.playbook.inputs, inputs);
     if (!checked.ok) {
       return this.stepFailed(

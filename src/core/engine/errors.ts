@@ -64,6 +64,8 @@ export const ERROR_CATALOGUE = {
   "PB-EVIDENCE-MISSING":
     "A conclusion was reached without the findings it must rest on (require_evidence); record them, then /retry.",
   "PB-VERIFY-FAILED": "The step's registered check refused its result; the message says why.",
+  "PB-PERMISSION":
+    "The person the run acts for may not run the playbook it would enter; someone with that access starts it.",
   "PB-REQUIREMENT-MISSING":
     "The playbook requires a secret or tool this host does not have; configure it, then start the run again.",
   "GH-RATE-LIMITED": "GitHub asked us to slow down; the run resumes with /retry or the next event.",

@@ -11,6 +11,14 @@ export function atLeast(actor: Actor, least: Permission): boolean {
   return permissionRank(actor.permission) >= permissionRank(least);
 }
 
+/** Running a playbook that sets no `permissions.run` needs triage access or more. */
+export const DEFAULT_RUN_PERMISSION: Permission = "triage";
+
+/** The access running a playbook needs: its `permissions.run`, or the default. */
+export function runPermissionOf(playbook: { permissions?: { run?: Permission } }): Permission {
+  return playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
+}
+
 /** The approval policy of an ask-first gate on a step that is not a checkpoint. */
 export const ASK_FIRST_APPROVERS: Approvers = {
   permission: "maintain",

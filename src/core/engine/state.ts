@@ -229,6 +229,12 @@ export interface RunState {
   steps: number;
   /** Tool calls the bot made for the run: what limits.max_tool_calls bounds. */
   toolCalls?: number;
+  /**
+   * Tool calls offered to ai steps whose answer has not come back, by effect key: reserved when
+   * offered, so parallel branches and for_each items share what is left instead of each being
+   * offered all of it; what a step did not use comes back with its answer.
+   */
+  toolCallsReserved?: Record<string, number>;
   stack: Frame[];
   context: RunContext;
   error?: PlaybookError;

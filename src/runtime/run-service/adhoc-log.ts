@@ -33,6 +33,11 @@ export interface AdhocLog {
   suggested?: string;
   /** The recorded findings that made it suggest it (so alike issues are not told again). */
   suggestedFor?: string[];
+  /**
+   * Raised by one each time the app writes the log (and remembered in the coordination store):
+   * an earlier sealed body put back by an edit still verifies, its sequence gives it away.
+   */
+  seq?: number;
 }
 
 /** Bounds: the newest entries kept, and the longest key, value and note. */
@@ -180,6 +185,7 @@ function readBlock(body: string, seal: StateSeal | undefined): AdhocLog | "tampe
       entries: [],
       dropped: typeof o.dropped === "number" && o.dropped >= 0 ? Math.floor(o.dropped) : 0,
     };
+    if (typeof o.seq === "number" && Number.isSafeInteger(o.seq) && o.seq > 0) log.seq = o.seq;
     if (typeof o.suggested === "string") log.suggested = o.suggested.slice(0, 40);
     if (Array.isArray(o.suggestedFor))
       log.suggestedFor = o.suggestedFor

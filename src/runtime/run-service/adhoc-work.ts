@@ -27,7 +27,7 @@ export const SUGGESTION_MARKER = "playbook-bot:suggest-systematise";
 
 export interface AdhocWorkOptions {
   port: GitHubPort;
-  memory: Pick<Coordination, "get" | "put">;
+  memory: Pick<Coordination, "get" | "put" | "raiseTo">;
   repo: { owner: string; name: string };
   issue: { number: number; comments?: number; labels?: string[] };
   /** Seals a block to a comment of an issue (the repository's state key). */
@@ -79,7 +79,10 @@ export class AdhocWork {
       };
     const found = await this.log();
     if (hasEvent(found.log, eventId)) return { outcome: "accepted" };
-    let log = withEntries(found.log, entries);
+    // Past every sequence written on this issue (a log begun anew after an edit broke the seal too).
+    const written = await this.o.memory.raiseTo(this.seqKey(this.o.issue.number), 0, REMEMBER_MS);
+    const seq = Math.max(found.log.seq ?? 0, written.highest) + 1;
+    let log: AdhocLog = { ...withEntries(found.log, entries), seq };
     const id =
       found.commentId ??
       (await this.o.port.createComment(this.o.issue.number, "Recording work done by hand…")).id;
@@ -90,17 +93,60 @@ export class AdhocWork {
     );
     const told = changed ? await this.recurs(log) : undefined;
     if (told) log = { ...log, suggested: this.o.clock().toISOString(), suggestedFor: told };
-    await this.o.port.updateComment(
-      this.o.issue.number,
-      id,
-      renderAdhocComment(log, this.o.seal(this.o.issue.number, id)),
-    );
-    await this.o.memory.put(this.key(this.o.issue.number), id, REMEMBER_MS);
+    const body = renderAdhocComment(log, this.o.seal(this.o.issue.number, id));
+    await this.o.port.updateComment(this.o.issue.number, id, body);
+    const issue = this.o.issue.number;
+    await this.o.memory.put(this.key(issue), id, REMEMBER_MS);
+    // The newest log is kept beside its sequence: a restored earlier one gives way to it.
+    await this.o.memory.put(this.copyKey(issue), { commentId: id, body }, REMEMBER_MS);
+    await this.o.memory.raiseTo(this.seqKey(issue), log.seq ?? 0, REMEMBER_MS);
+    if (found.restored)
+      await this.o.port.createComment(
+        issue,
+        renderMarkdown(
+          paragraph(
+            "The log of work recorded by hand had been edited back to an earlier version; ",
+            "the newest one the app wrote is kept, with this entry added.",
+          ),
+        ),
+      );
     return { outcome: "accepted" };
   }
 
   private key(issue: number): string {
     return `adhoc:${this.o.repo.owner}/${this.o.repo.name}#${issue}`;
+  }
+
+  private seqKey(issue: number): string {
+    return `adhoc-seq:${this.o.repo.owner}/${this.o.repo.name}#${issue}`;
+  }
+
+  private copyKey(issue: number): string {
+    return `adhoc-copy:${this.o.repo.owner}/${this.o.repo.name}#${issue}`;
+  }
+
+  /**
+   * The log in a comment, checked against the newest sequence the app wrote: an earlier one (an
+   * edit restored a sealed body from the comment's history) gives way to the copy the app kept.
+   */
+  private async newest(
+    issue: number,
+    commentId: string,
+    log: AdhocLog,
+  ): Promise<{ log: AdhocLog; restored?: true }> {
+    const raised = await this.o.memory.raiseTo(this.seqKey(issue), log.seq ?? 0, REMEMBER_MS);
+    if (!raised.behind) return { log };
+    const copy = await this.o.memory.get<{ commentId?: unknown; body?: unknown }>(
+      this.copyKey(issue),
+    );
+    const kept =
+      copy?.commentId === commentId && typeof copy.body === "string"
+        ? readAdhocComment(copy.body, this.o.seal(issue, commentId))
+        : undefined;
+    if (typeof kept === "object" && (kept.seq ?? 0) >= raised.highest)
+      return { log: kept, restored: true };
+    // The newest is gone from the store too: the earlier log is all there is, still said.
+    return { log: { ...log, seq: raised.highest }, restored: true };
   }
 
   /**
@@ -111,7 +157,7 @@ export class AdhocWork {
   async log(
     issue = this.o.issue.number,
     count = issue === this.o.issue.number ? this.o.issue.comments : undefined,
-  ): Promise<{ log: AdhocLog; commentId?: string }> {
+  ): Promise<{ log: AdhocLog; commentId?: string; restored?: true }> {
     const empty: AdhocLog = { entries: [], dropped: 0 };
     const known = await this.o.memory.get<string>(this.key(issue));
     let c = known ? await this.o.port.comment(issue, known) : undefined;
@@ -123,7 +169,8 @@ export class AdhocWork {
     }
     if (!c) return { log: empty };
     const log = readAdhocComment(c.body, this.o.seal(issue, c.id));
-    return typeof log === "object" ? { log, commentId: c.id } : { log: empty };
+    if (typeof log !== "object") return { log: empty };
+    return { ...(await this.newest(issue, c.id, log)), commentId: c.id };
   }
 
   /**

@@ -14,7 +14,12 @@ import {
   unmetRequirements,
   type HostCapabilities,
 } from "../../core/engine/requirements.js";
-import { ASK_FIRST_APPROVERS, approvalRefusal, atLeast } from "../../core/engine/policy.js";
+import {
+  ASK_FIRST_APPROVERS,
+  approvalRefusal,
+  atLeast,
+  DEFAULT_RUN_PERMISSION,
+} from "../../core/engine/policy.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { RunDriver, beginRun } from "./driver.js";
 import { RecordingScheduler } from "../time.js";
@@ -205,8 +210,6 @@ const POSTED: ReadonlySet<Message["kind"]> = new Set([
   "report",
 ]);
 
-const DEFAULT_RUN_PERMISSION: Permission = "triage";
-
 /**
  * Runs playbooks on one issue: starts them from labels and /run, feeds them commands and
  * outside events, performs their effects through the port, and keeps each run's state in its
@@ -223,6 +226,8 @@ export class IssueController {
     this.o.port.createComment(this.o.issue.number, text).then(() => true);
   /** Whether the commenter has any role above read in the repository. */
   private member = true;
+  /** Whether a `/systematise` of the comment being handled has already been answered. */
+  private systematised = false;
 
   constructor(private readonly o: ControllerOptions) {
     this.memory = o.memory;
@@ -749,6 +754,7 @@ export class IssueController {
         : false;
     this.replyTo = reply;
     this.member = member;
+    this.systematised = false;
     let refused = false;
     let accepted = false;
     for (const [i, cmd] of commands.entries()) {
@@ -934,6 +940,13 @@ export class IssueController {
         outcome: "refused",
         reason: `@${comment.author} may not /systematise here; that needs ${least} access or more`,
       };
+    // A pull request is many requests: one per comment, and only within the reply budget,
+    // spent before any of them is made.
+    if (this.systematised)
+      return { outcome: "refused", reason: "one /systematise per comment opens a pull request" };
+    this.systematised = true;
+    if (!(this.member && (await this.mayReply(comment.author))))
+      return { outcome: "refused", reason: "" };
     const answer = await systematise(
       {
         port: this.o.port,
@@ -953,9 +966,9 @@ export class IssueController {
       `systematise/${this.o.issue.number}/${eventId}`,
     );
     if (answer.outcome !== "accepted" || answer.body === undefined) return answer;
-    return (await this.replyTo(answer.body))
-      ? { outcome: "accepted" }
-      : { outcome: "refused", reason: "" };
+    // Its reply was paid for above.
+    await this.o.port.createComment(this.o.issue.number, answer.body);
+    return { outcome: "accepted" };
   }
 
   /** Runs of a playbook on other issues labelled to start it (`playbook:<id>`), their seals checked. */
@@ -1416,7 +1429,11 @@ export class IssueController {
       {
         args: Object.fromEntries(Object.entries(handoff.inputs).map(([k, v]) => [k, String(v)])),
       },
-      { login: run.initiator },
+      // The new run acts for the same person, with the role they started this one with.
+      {
+        login: run.initiator,
+        ...(run.initiatorPermission ? { permission: run.initiatorPermission } : {}),
+      },
       handoff.key,
       undefined,
       // The new run carries on this run's trace.
