@@ -320,7 +320,9 @@ export async function acquireLease(
         },
         confirm: async () => {
           if (abort.signal.aborted || !(await lease.renew()))
-            throw abort.signal.reason instanceof Error ? abort.signal.reason : new LockLostError(key);
+            throw abort.signal.reason instanceof Error
+              ? abort.signal.reason
+              : new LockLostError(key);
         },
       };
       return lease;

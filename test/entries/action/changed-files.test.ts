@@ -124,7 +124,7 @@ describe("changedFiles", () => {
     }) as unknown as typeof fetch;
     expect(await changed(pullRequest(), down)).toEqual({ pullRequest: true });
     const thrown = (async () => {
-      throw "reset"; // eslint-disable-line @typescript-eslint/only-throw-error
+      throw "reset";
     }) as unknown as typeof fetch;
     await changed(pullRequest(), thrown);
     await changed(pullRequest(), pagesOf([{ message: "not a list" }]).fetcher);
