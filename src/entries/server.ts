@@ -11,7 +11,12 @@ import {
   GitHubReachability,
   githubPacing,
 } from "../adapters/github/octokit-pacing.js";
-import { AppConfigError, loadDotEnv, readAppConfig, startMode } from "../adapters/github-app/config.js";
+import {
+  AppConfigError,
+  loadDotEnv,
+  readAppConfig,
+  startMode,
+} from "../adapters/github-app/config.js";
 import { createPlaybookBot } from "../adapters/github-app/app.js";
 import type { Serving } from "../adapters/github-app/serving.js";
 import { deliveryInbox } from "./app/delivery-inbox.js";

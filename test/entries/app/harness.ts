@@ -2,7 +2,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
-import { createPlaybookBot, type PlaybookBotOptions } from "../../../src/adapters/github-app/app.js";
+import {
+  createPlaybookBot,
+  type PlaybookBotOptions,
+} from "../../../src/adapters/github-app/app.js";
 import { readStatusComment } from "../../../src/runtime/run-service/status-comment.js";
 import { repositoryStateKey, type StateSeal } from "../../../src/runtime/state-codec.js";
 import type { AppConfig } from "../../../src/adapters/github-app/config.js";

@@ -1,7 +1,10 @@
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeGitHub, requestsDuring, type PendingCommentEvent } from "../../helpers/fake-github.js";
-import { sweepOptions, type ReconcileSweep } from "../../../src/adapters/github-app/reconcile-sweep.js";
+import {
+  sweepOptions,
+  type ReconcileSweep,
+} from "../../../src/adapters/github-app/reconcile-sweep.js";
 import { AppMetrics } from "../../../src/adapters/metrics/metrics.js";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { WAITING_LABEL } from "../../../src/runtime/run-service/wake-ups.js";
