@@ -21,6 +21,8 @@ import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { startRedis, type RedisServer } from "./redis.js";
 import { readStatusUnverified } from "../../src/runtime/run-service/status-comment.js";
 import type { RunState } from "../../src/core/engine/state.js";
 import {
@@ -1010,4 +1012,32 @@ export function unfinished(
   for (const l of logs)
     if (typeof l.id === "string" && typeof l.outcome === "string") ended.add(l.id);
   return deliveries.filter((d) => delivered(d) && !ended.has(d.id));
+}
+
+/**
+ * An operator suite's shared rig: one real redis-server for the file (started before its first
+ * test, stopped after its last) and the bench each test starts on it (stopped after the test).
+ */
+export function operatorSuite(): {
+  start(options: Omit<OperatorOptions, "redisUrl">): Promise<OperatorBench>;
+} {
+  let redis: RedisServer | undefined;
+  let bench: OperatorBench | undefined;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  afterEach(async () => {
+    await bench?.stop();
+    bench = undefined;
+  });
+  return {
+    async start(options) {
+      if (!redis) throw new Error("operatorSuite: the redis-server has not started");
+      bench = await OperatorBench.start({ ...options, redisUrl: redis.url });
+      return bench;
+    },
+  };
 }

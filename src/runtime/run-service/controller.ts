@@ -599,12 +599,7 @@ export class IssueController {
         bundle,
         {
           form,
-          issue: {
-            title: this.o.issue.title,
-            ...(this.o.issue.body !== undefined ? { body: this.o.issue.body } : {}),
-            number: this.o.issue.number,
-            author: this.o.issue.author,
-          },
+          issue: this.issueFacts(),
         },
         actor,
         `${eventId}:${bundle.playbook.id}`,
@@ -634,12 +629,7 @@ export class IssueController {
       bundle,
       {
         form,
-        issue: {
-          title: this.o.issue.title,
-          body: this.o.issue.body,
-          number: this.o.issue.number,
-          author: this.o.issue.author,
-        },
+        issue: this.issueFacts(),
       },
       actor,
       `${eventId}:${bundle.playbook.id}`,
@@ -1013,6 +1003,12 @@ export class IssueController {
     return b ? new PlaybookGraph(b.playbook).byId.get(at ?? "")?.step : undefined;
   }
 
+  /** The issue as a run's inputs see it (`issue.title`, `issue.body`, …). */
+  private issueFacts(): NonNullable<InputSources["issue"]> {
+    const { title, body, number, author } = this.o.issue;
+    return { title, ...(body !== undefined ? { body } : {}), number, author };
+  }
+
   /** A loaded run as the command's target is picked from (`commandTarget`). */
   private candidate(loaded: LoadedRun): CandidateRun & { loaded: LoadedRun } {
     return { run: loaded.run, step: (id) => this.stepOf(loaded.run, loaded.catalog, id), loaded };
@@ -1099,12 +1095,7 @@ export class IssueController {
       bundle,
       {
         args: args.values,
-        issue: {
-          title: this.o.issue.title,
-          ...(this.o.issue.body !== undefined ? { body: this.o.issue.body } : {}),
-          number: this.o.issue.number,
-          author: this.o.issue.author,
-        },
+        issue: this.issueFacts(),
       },
       actor,
       eventId,

@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type RedisServer } from "../../helpers/redis.js";
+import { describe, expect, it } from "vitest";
 import {
   commentsWith,
   delivered,
   noteOf,
   OperatorBench,
+  operatorSuite,
   operatorRepo,
   waitFor,
 } from "../../helpers/replicas.js";
@@ -15,19 +15,7 @@ import {
  * rate limit on writes for a while. Every run completes with no person's help, every delivery is
  * answered at once, and nothing is done twice.
  */
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-
-let bench: OperatorBench | undefined;
-afterEach(async () => {
-  await bench?.stop();
-  bench = undefined;
-});
+const suite = operatorSuite();
 
 const COMMENT = "playbook:approve-comment";
 
@@ -54,8 +42,7 @@ async function completed(b: OperatorBench, issues: number[], timeoutMs: number):
 
 describe("operator: GitHub misbehaves", () => {
   it("a role lookup that hangs 40 s: the /approve is answered 202 at once, and the run goes on afterwards with one approval", async () => {
-    bench = await OperatorBench.start({ fakes: operatorRepo(), replicas: 2, redisUrl: redis.url });
-    const b = bench;
+    const b = await suite.start({ fakes: operatorRepo(), replicas: 2 });
     const issue = b.openIssue("Slow roles").number;
     await announced(b, [issue]);
 
@@ -87,8 +74,7 @@ describe("operator: GitHub misbehaves", () => {
   }, 240_000);
 
   it("502 after a comment and after a pull request were made: one comment, one pull request", async () => {
-    bench = await OperatorBench.start({ fakes: operatorRepo(), replicas: 2, redisUrl: redis.url });
-    const b = bench;
+    const b = await suite.start({ fakes: operatorRepo(), replicas: 2 });
     const commented = b.openIssue("Comment, told it failed").number;
     const pulled = b.openIssue("Pull request, told it failed").number;
     await announced(b, [commented]);
@@ -118,8 +104,7 @@ describe("operator: GitHub misbehaves", () => {
   }, 240_000);
 
   it("a secondary rate limit on every write for 20 s: every run completes, nothing twice", async () => {
-    bench = await OperatorBench.start({ fakes: operatorRepo(), replicas: 2, redisUrl: redis.url });
-    const b = bench;
+    const b = await suite.start({ fakes: operatorRepo(), replicas: 2 });
     const issues = [1, 2, 3].map((i) => b.openIssue(`Limited ${i}`).number);
     await announced(b, issues);
 

@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type RedisServer } from "../../helpers/redis.js";
+import { describe, expect, it } from "vitest";
 import {
   approveOrTimeOut,
   commentsWith,
   OperatorBench,
+  operatorSuite,
   operatorRepo,
   timedOutNoteOf,
   waitFor,
@@ -16,19 +16,7 @@ import {
  * pull request, a timeout's comment) happens once. Two real `npm start` replicas share a real
  * redis-server; the replica killed is the one whose connection the held request came on.
  */
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-
-let bench: OperatorBench | undefined;
-afterEach(async () => {
-  await bench?.stop();
-  bench = undefined;
-});
+const suite = operatorSuite();
 
 const TIMEOUT_S = 20;
 
@@ -42,13 +30,11 @@ async function holder(b: OperatorBench, what: string, timeoutMs: number): Promis
 
 describe("operator: a replica killed with kill -9 mid-work", () => {
   it("killed while GitHub holds its pull-request creation: the other replica finishes the run, with one branch, one commit and one pull request", async () => {
-    bench = await OperatorBench.start({
+    const b = await suite.start({
       fakes: operatorRepo(),
       replicas: 2,
-      redisUrl: redis.url,
       env: { INBOX_CLAIM_TIMEOUT: "5" },
     });
-    const b = bench;
     const issue = b.openIssue("Open a pull request").number;
     await b.label(issue, "playbook:approve-pull", "alice");
     await waitFor("the checkpoint to be announced", () => b.announced(issue), {
@@ -89,14 +75,12 @@ describe("operator: a replica killed with kill -9 mid-work", () => {
   }, 240_000);
 
   it("killed while GitHub holds the request of a checkpoint's timeout tick: the timeout fires once, on the other replica", async () => {
-    bench = await OperatorBench.start({
+    const b = await suite.start({
       fakes: operatorRepo(2, {
         ".github/playbooks/time-out.yaml": approveOrTimeOut(`${TIMEOUT_S}s`),
       }),
       replicas: 2,
-      redisUrl: redis.url,
     });
-    const b = bench;
     const issue = b.openIssue("Nobody answers").number;
     await b.label(issue, "playbook:time-out", "alice");
     await waitFor("the checkpoint to be announced", () => b.announced(issue), {

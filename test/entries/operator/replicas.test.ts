@@ -1,31 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   delivered,
   failedAfterAnswer,
   noteOf,
   OperatorBench,
+  operatorSuite,
   operatorRepo,
   waitFor,
 } from "../../helpers/replicas.js";
-import { startRedis, type RedisServer } from "../../helpers/redis.js";
 
 /**
  * The operator's view: real `npm start` replicas (dist/, built by `npm test`'s pretest) sharing a
  * real redis-server, in front of a fake GitHub on loopback that delivers the events the app causes.
  */
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-
-let bench: OperatorBench | undefined;
-afterEach(async () => {
-  await bench?.stop();
-  bench = undefined;
-});
+const suite = operatorSuite();
 
 const LABEL = "playbook:approve-comment";
 
@@ -49,8 +37,7 @@ async function approveAndComplete(b: OperatorBench, issues: number[], timeoutMs:
 
 describe("operator: two replicas and Redis", () => {
   it("three issues labelled and approved complete once each, with each effect once", async () => {
-    bench = await OperatorBench.start({ fakes: operatorRepo(), replicas: 2, redisUrl: redis.url });
-    const b = bench;
+    const b = await suite.start({ fakes: operatorRepo(), replicas: 2 });
     const issues = Array.from({ length: 3 }, (_, i) => b.openIssue(`Change ${i}`).number);
     const labels = await Promise.all(issues.map((n) => b.label(n, LABEL, "alice")));
     // 200, or 202 when the app's work outlasts the webhook middleware's 9 s (GitHub counts both).
@@ -80,8 +67,7 @@ describe("operator: two replicas and Redis", () => {
   }, 90_000);
 
   it("a replica killed with kill -9 while idle is restarted and serves again", async () => {
-    bench = await OperatorBench.start({ fakes: operatorRepo(), replicas: 2, redisUrl: redis.url });
-    const b = bench;
+    const b = await suite.start({ fakes: operatorRepo(), replicas: 2 });
     const [first, second] = b.replicas as [(typeof b.replicas)[0], (typeof b.replicas)[0]];
     await first.kill9();
     expect(first.running).toBe(false);
