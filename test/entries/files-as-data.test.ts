@@ -122,6 +122,17 @@ describe("the CLI reads playbook files as data", () => {
       }
     }
   }, 60_000);
+
+  it("validate: a config file linked to /dev/zero stops the command with its reason", async () => {
+    const repo = checkout();
+    symlinkSync("/dev/zero", join(repo, ".playbook-bot.yml"));
+    const r = await run([BIN, "validate", ".github/playbooks/fine.yaml"], repo);
+    expect(r.ms).toBeLessThan(LIMIT_MS);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain(
+      ".playbook-bot.yml: file is a symbolic link; links are not followed (symlink)",
+    );
+  }, 30_000);
 });
 
 describe("the bundled Action reads playbook files as data", () => {

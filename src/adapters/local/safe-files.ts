@@ -37,6 +37,16 @@ export interface FileRefusal {
   hint: string;
 }
 
+/** A file a command cannot do without (a config, an alert) that was refused. */
+export class FileRefusedError extends Error {
+  constructor(
+    readonly what: string,
+    readonly refusal: FileRefusal,
+  ) {
+    super(`${what} ${refusal.file}: ${refusal.message} (${refusal.rule}); ${refusal.hint}`);
+  }
+}
+
 export type FileRead = { ok: true; bytes: Buffer } | { ok: false; refusal: FileRefusal };
 
 export interface ReadOptions {
@@ -53,7 +63,7 @@ const HINTS: Record<RefusalRule, string> = {
   missing: "check the path",
   symlink: "commit the file itself rather than a link to it",
   "outside-root": "keep playbooks and the files they use inside the repository",
-  "not-regular": "only regular files are read; remove the device, pipe or socket from the folder",
+  "not-regular": "only regular files are read, never a folder, device, named pipe or socket",
   "too-large": "split the procedure into several playbooks joined by delegate or handoff",
 };
 

@@ -24,6 +24,7 @@ import { findRepositoryRoot, sarifRoot, toolInfo } from "../../adapters/local/sa
 import { DEFAULT_LIMITS, isRefusedSource } from "../../core/format/source.js";
 import {
   filesUnder,
+  FileRefusedError,
   playbookSource,
   readConfined,
   rootFor,
@@ -779,7 +780,11 @@ export async function main(
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? EXIT.ok : EXIT.failure;
     }
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (
+      err instanceof UsageError ||
+      err instanceof ConfigError ||
+      err instanceof FileRefusedError
+    ) {
       io.err(`playbook-bot: ${err.message}\n`);
       return EXIT.failure;
     }
