@@ -108,10 +108,15 @@ export function readConfined(file: string, options: ReadOptions): FileRead {
   const real = realOrUndefined(abs);
   if (real === undefined || !inside(root, real))
     return refuse(file, "outside-root", "file resolves outside the folder it was read from");
-  return readOpened(file, real, maxBytes);
+  return readOpened(file, real, maxBytes, link);
 }
 
-function readOpened(file: string, real: string, maxBytes: number): FileRead {
+function readOpened(
+  file: string,
+  real: string,
+  maxBytes: number,
+  checked: { dev: number; ino: number },
+): FileRead {
   let fd: number;
   try {
     fd = openSync(real, OPEN_FLAGS);
@@ -124,6 +129,9 @@ function readOpened(file: string, real: string, maxBytes: number): FileRead {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return refuse(file, "not-regular", `file is ${kindOf(stat)}, not a file`);
+    // A folder on the way swapped for a link after the checks opens another file: refused.
+    if (stat.dev !== checked.dev || stat.ino !== checked.ino)
+      return refuse(file, "outside-root", "file changed while it was being read");
     // The size is what was read, one byte past the cap at most; stat's size is not trusted.
     const buffer = Buffer.alloc(Math.min(maxBytes + 1, 64 * 1024));
     const chunks: Buffer[] = [];
