@@ -3,10 +3,13 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
+import { StreamMessageReader, StreamMessageWriter } from "vscode-languageserver/node";
 import { Workspace } from "../../src/entries/lsp/workspace.js";
 import { folderFiles } from "../../src/entries/playground/start.js";
 import { BIN, cleanup, makeDir } from "../helpers/git-repo.js";
 import { workflowCommands } from "../helpers/workflow-commands.js";
+import { TestClient } from "./lsp/lsp-client.js";
 
 /**
  * Issue #15: a fork's playbook folder is read as data by every entry that reads it from disk.
@@ -190,6 +193,41 @@ describe("the language server reads playbook files as data", () => {
       "pipe.yaml": ["file-refused"],
       "zero.yaml": ["file-refused"],
     });
+  }, 30_000);
+});
+
+describe("the language server over stdio, as an editor starts it", () => {
+  it("publishes file-refused on each refused file of the set and stays up", async () => {
+    const repo = checkout();
+    const proc = spawn(process.execPath, [BIN, "lsp", "--stdio"], {
+      cwd: repo,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    try {
+      const client = new TestClient(
+        new StreamMessageReader(proc.stdout),
+        new StreamMessageWriter(proc.stdin),
+      );
+      await client.connection.sendRequest("initialize", {
+        processId: process.pid,
+        rootUri: pathToFileURL(repo).href,
+        capabilities: {},
+        initializationOptions: { debounceMs: 20 },
+      });
+      await client.connection.sendNotification("initialized", {});
+      const dir = join(repo, ".github/playbooks");
+      client.open(pathToFileURL(join(dir, "fine.yaml")).href, PLAYBOOK);
+      for (const name of HOSTILE) {
+        const found = await client.diagnosticsFor(pathToFileURL(join(dir, name)).href, (d) =>
+          d.some((x) => x.code === "file-refused"),
+        );
+        expect(found.map((d) => d.code)).toEqual(["file-refused"]);
+      }
+      expect(proc.exitCode).toBeNull();
+      expect(JSON.stringify([...client.diagnostics.values()])).not.toContain(SECRET);
+    } finally {
+      proc.kill();
+    }
   }, 30_000);
 });
 
