@@ -196,6 +196,32 @@ describe("the language server reads playbook files as data", () => {
   }, 30_000);
 });
 
+describe("the language server's folder sets", () => {
+  it("keep a refused YAML file beside a playbook outside the playbook folders, with its finding", async () => {
+    const repo = checkout();
+    const docs = join(repo, "docs");
+    mkdirSync(docs);
+    writeFileSync(join(docs, "flow.yaml"), PLAYBOOK);
+    symlinkSync("/dev/zero", join(docs, "zero.yaml"));
+    execFileSync("mkfifo", [join(docs, "pipe.yml")]);
+    const ws = new Workspace([repo], () => undefined);
+    const set = ws.setOf(join(docs, "flow.yaml"));
+    expect(set?.kind).toBe("folder");
+    const result = await ws.validate(set!);
+    expect(result.files.map((f) => relative(docs, f))).toEqual([
+      "flow.yaml",
+      "pipe.yml",
+      "zero.yaml",
+    ]);
+    expect(result.diagnostics.get(join(docs, "zero.yaml"))?.map((d) => d.rule)).toEqual([
+      "file-refused",
+    ]);
+    expect(result.diagnostics.get(join(docs, "pipe.yml"))?.map((d) => d.rule)).toEqual([
+      "file-refused",
+    ]);
+  });
+});
+
 describe("the language server over stdio, as an editor starts it", () => {
   it("publishes file-refused on each refused file of the set and stays up", async () => {
     const repo = checkout();

@@ -10,6 +10,7 @@ import {
 import { CONFIG_FILES, ConfigError, loadConfig } from "../../adapters/local/rule-config.js";
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
 import { readConfined } from "../../adapters/local/safe-files.js";
+import { isRefusedSource } from "../../core/format/source.js";
 import { dialectOf, isDialectPart, type Siblings } from "../../core/dialects/index.js";
 import { PLAYBOOK_FOLDERS } from "../../core/dialects/files.js";
 import type { Diagnostic } from "../../core/format/diagnostics.js";
@@ -120,6 +121,12 @@ export class Workspace {
     return { refused: { message: read.refusal.message, hint: read.refusal.hint } };
   }
 
+  /** A YAML file refused as data: kept in a folder's set, as `validate <folder>` reports it. */
+  private isRefusedYaml(file: string): boolean {
+    const source = this.source(file);
+    return /\.ya?ml$/i.test(file) && isRefusedSource(source);
+  }
+
   private text(file: string): string | undefined {
     const source = this.source(file);
     if (typeof source === "string" || source === undefined) return source;
@@ -164,7 +171,12 @@ export class Workspace {
     for (const dir of set.dirs) {
       if (!existsSync(dir)) continue;
       for (const f of await playbookFilesIn(dir)) {
-        if (set.kind === "folder" && !isPlaybookText(f, this.text(f) ?? "")) continue;
+        if (
+          set.kind === "folder" &&
+          !this.isRefusedYaml(f) &&
+          !isPlaybookText(f, this.text(f) ?? "")
+        )
+          continue;
         files.add(f);
       }
     }
