@@ -3,7 +3,7 @@ import { posix } from "node:path";
 import type { PlaybookBundle } from "../core/steps/types.js";
 import { PlaybookGraph } from "../core/format/graph.js";
 import type { PlaybookDocument } from "../core/format/types.js";
-import { validateSet, type FileReport } from "../core/rules/validate.js";
+import { validateSet, type FileReport, type PlaybookSource } from "../core/rules/validate.js";
 import { filesOfStep } from "../core/steps/registry.js";
 
 /** A playbook bundle that remembers where it came from. */
@@ -11,7 +11,7 @@ export type SourcedBundle = PlaybookBundle & { file: string; source: string };
 
 /** One tier of playbooks: files, and how to read a file a step refers to (relative to the playbook). */
 export interface Tier {
-  files: { file: string; source: string | Uint8Array }[];
+  files: { file: string; source: PlaybookSource }[];
   read(file: string, relative: string): string | undefined;
   /** The commit the tier was read at (GitHub), pinned into runs. */
   commit?: string;

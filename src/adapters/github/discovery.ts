@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { bundledLibraryDir, playbookFilesIn, SYSTEM_PLAYBOOKS } from "../local/library.js";
+import { playbookSource, readConfinedText } from "../local/safe-files.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
 import { joinRelative, resolveTiers, type Tier, type Tiered } from "../../runtime/tiers.js";
 import { LruMap } from "../../runtime/lru.js";
@@ -61,15 +61,10 @@ export function bundledTier(): Promise<Tier> {
     return {
       files: files.map((file) => ({
         file: `bundled/${relative(dir, file)}`,
-        source: readFileSync(file),
+        source: playbookSource(file, { root: dir }),
       })),
-      read: (file: string, rel: string) => {
-        try {
-          return readFileSync(join(dir, dirname(file.slice("bundled/".length)), rel), "utf8");
-        } catch {
-          return undefined;
-        }
-      },
+      read: (file: string, rel: string) =>
+        readConfinedText(join(dir, dirname(file.slice("bundled/".length)), rel), { root: dir }),
       locked: SYSTEM_PLAYBOOKS,
     };
   })();

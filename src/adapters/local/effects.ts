@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { glob } from "tinyglobby";
 import {
@@ -13,6 +13,10 @@ import type { RunState } from "../../core/engine/state.js";
 import type { CommitFileContent } from "../../core/steps/commit/effect.js";
 import { gitBranch, gitCommit, LocalGit } from "./git.js";
 import { runScript } from "./script.js";
+import { readConfinedText } from "./safe-files.js";
+
+/** A work-tree file a local commit step takes at most (text files a playbook writes). */
+const MAX_COMMIT_FILE_BYTES = 10 * 1024 * 1024;
 import { NO_TOOLS, performToolCalls, type ToolRunner } from "../../runtime/tool-calls.js";
 import { SCRIPT_REFUSED_HINT } from "../../core/steps/script/effect.js";
 import {
@@ -214,12 +218,13 @@ export class LocalEffects implements EffectPerformer {
       cwd: this.options.repo,
       dot: false,
       ignore: [".git/**", ".playbook-runs/**"],
+      followSymbolicLinks: false,
     });
-    return Promise.all(
-      paths.sort().map(async (path) => ({
-        path,
-        content: await readFile(`${this.options.repo}/${path}`, "utf8"),
-      })),
-    );
+    // Read as data inside the work tree: a link, a device or pipe, or a file over the cap is left out.
+    const within = { root: this.options.repo, maxBytes: MAX_COMMIT_FILE_BYTES };
+    return paths.sort().flatMap((path) => {
+      const content = readConfinedText(join(this.options.repo, path), within);
+      return content === undefined ? [] : [{ path, content }];
+    });
   }
 }

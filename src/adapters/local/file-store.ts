@@ -4,7 +4,6 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
   readdirSync,
   renameSync,
   rmSync,
@@ -14,6 +13,10 @@ import { dirname, join } from "node:path";
 import type { RunState } from "../../core/engine/state.js";
 import { isFinished } from "../../core/engine/state.js";
 import { parseRunState } from "../../runtime/state-codec.js";
+import { readConfined } from "./safe-files.js";
+
+/** A run record or pinned playbook copy the store reads at most. */
+const MAX_STATE_FILE_BYTES = 16 * 1024 * 1024;
 
 /** What a local run keeps besides the engine's state: how it was started, and where its playbooks are. */
 export interface LocalRunRecord {
@@ -114,7 +117,18 @@ export class FileRunStore {
         "restore it from version control, or start a new run",
       );
     }
-    return readFileSync(file, "utf8");
+    return this.readState(file);
+  }
+
+  /** A file of the store, read as data inside it (the folder sits in a checkout anyone may write). */
+  private readState(file: string): string {
+    const read = readConfined(file, { root: this.dir, maxBytes: MAX_STATE_FILE_BYTES });
+    if (!read.ok)
+      throw new StateError(
+        `${file}: ${read.refusal.message} (${read.refusal.rule})`,
+        corruptHint(file),
+      );
+    return read.bytes.toString("utf8");
   }
 
   save(record: LocalRunRecord): void {
@@ -144,7 +158,7 @@ export class FileRunStore {
           : "finished runs are under history/; start a new run with `playbook-bot run`",
       );
     }
-    const text = readFileSync(file, "utf8");
+    const text = this.readState(file);
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -189,7 +203,7 @@ export class FileRunStore {
       .filter((f) => /^run-.*\.json$/.test(f))
       .flatMap((f) => {
         try {
-          return [JSON.parse(readFileSync(join(this.dir, f), "utf8")) as LocalRunRecord];
+          return [JSON.parse(this.readState(join(this.dir, f))) as LocalRunRecord];
         } catch {
           return [];
         }

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { glob } from "tinyglobby";
+import { filesUnder, playbookSource, readConfinedText } from "./safe-files.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
 import { validateSet, type FileReport, type KnownPlaybook } from "../../core/rules/validate.js";
 
@@ -28,18 +28,12 @@ export const DIALECT_GLOBS = ["**/*.json", "**/*.md"];
  * a dialect recognises — never a dialect's sidecar, which loads with its playbook.
  */
 export async function playbookFilesIn(dir: string): Promise<string[]> {
-  const options = { cwd: dir, ignore: IGNORED_GLOBS, absolute: false, dot: false };
-  const found = await glob([...PLAYBOOK_GLOBS, ...DIALECT_GLOBS], options);
+  // Linked folders are not walked; links, pipes and devices are listed, to be refused when read.
+  const found = await filesUnder(dir, [...PLAYBOOK_GLOBS, ...DIALECT_GLOBS], {
+    ignore: IGNORED_GLOBS,
+  });
   return found
-    .filter((f) =>
-      isPlaybookFile(f, () => {
-        try {
-          return readFileSync(join(dir, f), "utf8");
-        } catch {
-          return "";
-        }
-      }),
-    )
+    .filter((f) => isPlaybookFile(f, () => readConfinedText(join(dir, f), { root: dir }) ?? ""))
     .sort()
     .map((f) => join(dir, f));
 }
@@ -64,7 +58,7 @@ export function loadBundledReports(): Promise<FileReport[]> {
     if (!existsSync(dir)) return [];
     const files = await playbookFilesIn(dir);
     return validateSet(
-      files.map((file) => ({ file, source: readFileSync(file) })),
+      files.map((file) => ({ file, source: playbookSource(file, { root: dir }) })),
       { fileExists: fileExistsNextTo },
     );
   })();

@@ -1,13 +1,17 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { isRuleCode, RULE_CODES, type RuleCode } from "../../core/rules/catalogue.js";
 import { formatPath, loadSourceText } from "../../core/format/source.js";
 import type { RuleSetting } from "../../core/rules/validate.js";
 import { didYouMean } from "../../core/util/suggest.js";
+import { FileRefusedError, readConfined, rootFor } from "./safe-files.js";
 
 export const CONFIG_FILES = [".playbook-bot.yml", ".playbook-bot.yaml"];
 
 export class ConfigError extends Error {}
+
+/** A config file is a few lines; this is far above any real one. */
+const MAX_CONFIG_BYTES = 256 * 1024;
 
 export interface ValidatorConfig {
   file?: string;
@@ -63,5 +67,9 @@ export function loadConfig(dir: string, explicit?: string): ValidatorConfig {
   const file = explicit ?? CONFIG_FILES.map((f) => join(dir, f)).find((f) => existsSync(f));
   if (!file) return { rules: {} };
   if (!existsSync(file)) throw new ConfigError(`config file ${file} does not exist`);
-  return parseConfig(file, readFileSync(file, "utf8"));
+  // The config is in the checkout, as the playbooks are: read as data, inside the folder.
+  const read = readConfined(file, { root: rootFor(file, dir), maxBytes: MAX_CONFIG_BYTES });
+  // Like a config path that cannot be read at all, a refused one is no config error: it fails.
+  if (!read.ok) throw new FileRefusedError("config file", read.refusal);
+  return parseConfig(file, read.bytes.toString("utf8"));
 }

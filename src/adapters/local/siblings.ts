@@ -1,6 +1,6 @@
-import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import type { Siblings } from "../../core/dialects/index.js";
+import { readConfinedText } from "./safe-files.js";
 
 /** A sidecar larger than this is not read (a playbook is a few kilobytes). */
 const MAX_SIBLING_BYTES = 1024 * 1024;
@@ -17,12 +17,8 @@ export function siblingsOnDisk(file: string, root: string): Siblings {
       const target = resolve(dir, relativePath);
       const inside = relative(root, target);
       if (inside.startsWith("..") || isAbsolute(inside)) return undefined;
-      try {
-        if (statSync(target).size > MAX_SIBLING_BYTES) return undefined;
-        return readFileSync(target, "utf8");
-      } catch {
-        return undefined;
-      }
+      // A link, a device or pipe, or a file over the cap reads as absent too.
+      return readConfinedText(target, { root, maxBytes: MAX_SIBLING_BYTES });
     },
   };
 }

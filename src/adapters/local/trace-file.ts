@@ -4,7 +4,7 @@ import {
   closeSync,
   existsSync,
   openSync,
-  readFileSync,
+  lstatSync,
   readSync,
   statSync,
 } from "node:fs";
@@ -13,6 +13,10 @@ import { checkStoredRecord, checkStoredRecords } from "../../core/trace/types.js
 import type { StoredTraceRecord } from "../../core/trace/types.js";
 import type { TraceLog, TraceRead } from "../../runtime/ports.js";
 import { traceFileNextTo, type FileRunStore } from "./file-store.js";
+import { readConfined } from "./safe-files.js";
+
+/** A trace file read at most: spans are bounded per run, far below this. */
+const MAX_TRACE_FILE_BYTES = 64 * 1024 * 1024;
 
 /** What a trace file held: its records, and the lines that were not records (passed over). */
 export interface TraceFileRead extends TraceRead {
@@ -24,10 +28,13 @@ export interface TraceFileRead extends TraceRead {
  * crash, an edit) is counted and passed over; a span is read once.
  */
 export function readTraceFile(file: string): TraceFileRead {
-  if (!existsSync(file)) return { records: [], dropped: 0, invalid: 0 };
+  // Read as data beside its run's state: a link, a device or pipe is no trace (one invalid entry).
+  const read = readConfined(file, { root: dirname(file), maxBytes: MAX_TRACE_FILE_BYTES });
+  if (!read.ok)
+    return { records: [], dropped: 0, invalid: read.refusal.rule === "missing" ? 0 : 1 };
   const records: unknown[] = [];
   let invalid = 0;
-  for (const line of readFileSync(file, "utf8").split("\n")) {
+  for (const line of read.bytes.toString("utf8").split("\n")) {
     if (line.trim() === "") continue;
     try {
       const r = checkStoredRecord(JSON.parse(line));
@@ -42,7 +49,8 @@ export function readTraceFile(file: string): TraceFileRead {
 
 /** Whether a file's last byte is not a line break (a line cut short). */
 function endsMidLine(file: string): boolean {
-  if (!existsSync(file)) return false;
+  // Only a regular file: opening a pipe would block.
+  if (!existsSync(file) || !lstatSync(file).isFile()) return false;
   const size = statSync(file).size;
   if (size === 0) return false;
   const fd = openSync(file, "r");

@@ -118,7 +118,32 @@ class LocationsOnDemand implements LocationTable {
   }
 }
 
-export type SourceProblemKind = "syntax" | "duplicate-key" | "limit" | "encoding";
+export type SourceProblemKind = "syntax" | "duplicate-key" | "limit" | "encoding" | "refused";
+
+/**
+ * A file the reader would not open as data (a link, a device or pipe, a file out of the folder,
+ * one over the size cap): what a validator reports in place of its text.
+ */
+export interface RefusedSource {
+  refused: { message: string; hint: string };
+}
+
+export function isRefusedSource(source: unknown): source is RefusedSource {
+  return typeof source === "object" && source !== null && "refused" in source;
+}
+
+/** The finding for a refused file, on its first line. */
+export function refusedFile(source: RefusedSource): {
+  ok: false;
+  problems: SourceProblem[];
+  text: string;
+} {
+  return {
+    ok: false,
+    text: "",
+    problems: [{ kind: "refused", span: WHOLE_FILE, ...source.refused }],
+  };
+}
 
 export interface SourceProblem {
   kind: SourceProblemKind;

@@ -93,6 +93,12 @@ export const RULE_DOCS: Readonly<Record<RuleCode, RuleDoc>> = {
     example:
       "A playbook saved as UTF-16 or Latin-1, or an image left in `.github/playbooks/`, is reported at line 1; saved as UTF-8 it is read normally.",
   },
+  "file-refused": {
+    why: "A playbook folder comes from whoever wrote the branch: a link can point at a file outside the checkout or at a device that never ends, and a pipe blocks whoever opens it. The bot reads playbook files as data: regular files inside the folder, up to a size cap, and no link.",
+    fix: "Commit the playbook itself rather than a link to it, keep it inside the repository, and split a file over the cap into several playbooks.",
+    example:
+      "`.github/playbooks/x.yaml` as a link to `/etc/passwd` or `/dev/zero`, a named pipe, or a 50 MiB file is reported at line 1 and nothing of it is read; the same playbook committed as a regular file is read normally.",
+  },
   "dialect-unmapped": {
     why: TRIAGENT_WHY,
     example: {

@@ -8,7 +8,13 @@ import {
   type SourceDocument,
   type SourceLimits,
   type SourceProblem,
+  isRefusedSource,
+  refusedFile,
+  type RefusedSource,
 } from "../format/source.js";
+
+/** What a playbook file holds as read: its text or bytes, or why it was not read. */
+export type PlaybookSource = string | Uint8Array | RefusedSource;
 import {
   DIALECTS,
   NO_SIBLINGS,
@@ -79,12 +85,13 @@ const GRAPH_ERROR_RULES = FILE_RULES.filter((r) => r.layer === "graph" && r.seve
  */
 export function loadPlaybookSource(
   file: string,
-  source: string | Uint8Array,
+  source: PlaybookSource,
   limits: SourceLimits = DEFAULT_LIMITS,
   siblings: Siblings = NO_SIBLINGS,
 ):
   | { ok: true; document: SourceDocument; dialect?: DialectId; problems: DialectFinding[] }
   | { ok: false; problems: SourceProblem[]; text: string } {
+  if (isRefusedSource(source)) return refusedFile(source);
   const text = typeof source === "string" ? source : decodeSource(source);
   const dialect =
     text === null || text.length > limits.maxBytes ? undefined : dialectOf(file, text);
@@ -103,7 +110,7 @@ export function loadPlaybookSource(
 /** Validate one file through the single-file layers: syntax → schema → graph → templates, style. */
 export function validateSource(
   file: string,
-  source: string | Uint8Array,
+  source: PlaybookSource,
   options: ValidateOptions = {},
 ): FileReport {
   const limits = options.limits ?? DEFAULT_LIMITS;
@@ -183,7 +190,7 @@ export function runFileRules(
 
 /** Validate several files as one set: each file alone, then the checks across files. */
 export function validateSet(
-  files: { file: string; source: string | Uint8Array }[],
+  files: { file: string; source: PlaybookSource }[],
   options: ValidateOptions = {},
 ): FileReport[] {
   const reports = files.map((f) => validateSource(f.file, f.source, options));

@@ -1,12 +1,12 @@
 import "../../adapters/local/yaml-library.js";
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve, sep } from "node:path";
 import * as core from "@actions/core";
 import { plainLine } from "../../core/util/log-line.js";
-import { glob } from "tinyglobby";
 import { compareDiagnostics, type Diagnostic } from "../../core/format/diagnostics.js";
 import { bundledPlaybooks, fileExistsNextTo, IGNORED_GLOBS } from "../../adapters/local/library.js";
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
+import { filesUnder, playbookSource, readConfinedText } from "../../adapters/local/safe-files.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
@@ -244,25 +244,28 @@ export async function run(a: ActionEnv): Promise<number> {
     return 1;
   }
   const changedOnly = (core.getInput("changed-only") || "false").toLowerCase() === "true";
-  const files = (
-    await glob(patterns.length ? patterns : DEFAULT_PATHS, {
-      cwd: a.workspace,
-      ignore: IGNORED_GLOBS,
-      onlyFiles: true,
-    })
-  )
-    .filter((f) =>
-      isPlaybookFile(f, () => {
-        try {
-          return readFileSync(resolve(a.workspace, f), "utf8");
-        } catch {
-          return "";
-        }
-      }),
+  const files =
+    // A linked folder is not walked (it may lead out of the checkout); a linked file, a pipe or
+    // a device is listed, and refused when read.
+    (
+      await filesUnder(a.workspace, patterns.length ? patterns : DEFAULT_PATHS, {
+        ignore: IGNORED_GLOBS,
+      })
     )
-    .sort();
+      .filter((f) =>
+        isPlaybookFile(
+          f,
+          () => readConfinedText(resolve(a.workspace, f), { root: a.workspace }) ?? "",
+        ),
+      )
+      .sort();
+  // Files are read as data inside the workspace: a link, a device or pipe, or a file over the
+  // cap is a finding of its own (file-refused), not a hang of the job or a file from elsewhere.
   const reports = validateSet(
-    files.map((f) => ({ file: f, source: readFileSync(resolve(a.workspace, f)) })),
+    files.map((f) => ({
+      file: f,
+      source: playbookSource(resolve(a.workspace, f), { root: a.workspace }),
+    })),
     // Targets may also be bundled playbooks, as the app offers them.
     {
       fileExists: (file, rel) => fileExistsNextTo(resolve(a.workspace, file), rel),

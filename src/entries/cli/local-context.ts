@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { readConfined, rootFor } from "../../adapters/local/safe-files.js";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { capAlertData, shortened } from "../../core/alerts/caps.js";
@@ -60,7 +61,10 @@ export function parseAlertFile(file: string, text: string): LocalAlert {
 export function readAlertFile(cwd: string, given: string): LocalAlert {
   const file = resolve(cwd, given);
   if (!existsSync(file)) throw new LocalContextError(`--alert ${given}: no such file`);
-  return parseAlertFile(given, readFileSync(file, "utf8"));
+  const read = readConfined(file, { root: rootFor(file, cwd) });
+  if (!read.ok)
+    throw new LocalContextError(`--alert ${given}: ${read.refusal.message} (${read.refusal.rule})`);
+  return parseAlertFile(given, read.bytes.toString("utf8"));
 }
 
 export interface LocalContextOptions {

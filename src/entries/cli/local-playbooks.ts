@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import {
@@ -6,6 +6,7 @@ import {
   playbookFilesIn,
   SYSTEM_PLAYBOOKS,
 } from "../../adapters/local/library.js";
+import { playbookSource, readConfinedText, rootFor } from "../../adapters/local/safe-files.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import {
   bundleHash,
@@ -25,10 +26,9 @@ export interface LoadedSet {
   reports: FileReport[];
 }
 
-/** Read a file a playbook refers to, relative to the playbook's folder. */
-function readNextTo(file: string, rel: string): string | undefined {
-  const abs = join(dirname(file), rel);
-  return existsSync(abs) ? readFileSync(abs, "utf8") : undefined;
+/** Read a file a playbook refers to, relative to the playbook's folder and inside it. */
+function readNextTo(file: string, rel: string, root = dirname(file)): string | undefined {
+  return readConfinedText(join(dirname(file), rel), { root });
 }
 
 /** A bundle for a valid report read from disk. */
@@ -41,21 +41,26 @@ export function bundleOf(report: FileReport): SourcedBundle | undefined {
  * library. A file named on the command line comes first, with the playbooks beside it.
  */
 export async function loadLocalPlaybooks(repo: string, explicitFile?: string): Promise<LoadedSet> {
-  const tiers: string[][] = [];
+  // Each tier's files are read inside its folder.
+  const tiers: { root: string; files: string[] }[] = [];
   if (explicitFile) {
     const dir = dirname(explicitFile);
-    tiers.push([
-      explicitFile,
-      ...(await playbookFilesIn(dir)).filter((f) => resolve(f) !== resolve(explicitFile)),
-    ]);
+    tiers.push({
+      root: rootFor(explicitFile, repo),
+      files: [
+        explicitFile,
+        ...(await playbookFilesIn(dir)).filter((f) => resolve(f) !== resolve(explicitFile)),
+      ],
+    });
   }
   const local = join(repo, ".github", "playbooks");
-  if (existsSync(local)) tiers.push(await playbookFilesIn(local));
-  tiers.push(await playbookFilesIn(bundledLibraryDir()));
+  if (existsSync(local)) tiers.push({ root: repo, files: await playbookFilesIn(local) });
+  const library = bundledLibraryDir();
+  tiers.push({ root: library, files: await playbookFilesIn(library) });
   const { bundles, reports } = resolveTiers(
-    tiers.map((files, i) => ({
-      files: files.map((file) => ({ file, source: readFileSync(file) })),
-      read: readNextTo,
+    tiers.map(({ root, files }, i) => ({
+      files: files.map((file) => ({ file, source: playbookSource(file, { root }) })),
+      read: (file: string, rel: string) => readNextTo(file, rel, root),
       // The last tier is the bundled library, whose system playbooks nothing replaces.
       ...(i === tiers.length - 1 ? { locked: SYSTEM_PLAYBOOKS } : {}),
     })),

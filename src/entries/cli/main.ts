@@ -2,7 +2,6 @@ import "../../adapters/local/yaml-library.js";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { Command, CommanderError, Option } from "commander";
-import { glob } from "tinyglobby";
 import { yamlLibrary } from "../../core/format/yaml-library.js";
 
 const dumpYaml: ReturnType<typeof yamlLibrary>["dump"] = (...args) => yamlLibrary().dump(...args);
@@ -22,7 +21,14 @@ import { formatText, type TextStyle } from "../../core/format/report/text.js";
 import { ruleHelpText, rulesMarkdown, ruleUrl } from "../../core/format/report/rule-help.js";
 import { didYouMean } from "../../core/util/suggest.js";
 import { findRepositoryRoot, sarifRoot, toolInfo } from "../../adapters/local/sarif-context.js";
-import { DEFAULT_LIMITS } from "../../core/format/source.js";
+import { DEFAULT_LIMITS, isRefusedSource } from "../../core/format/source.js";
+import {
+  filesUnder,
+  FileRefusedError,
+  playbookSource,
+  readConfined,
+  rootFor,
+} from "../../adapters/local/safe-files.js";
 import { distance } from "fastest-levenshtein";
 import { graphOf } from "../../core/format/graph.js";
 import { plainLine } from "../../core/util/log-line.js";
@@ -145,8 +151,8 @@ export async function resolvePlaybookFiles(
       if (statSync(abs).isDirectory()) for (const f of await playbookFilesIn(abs)) files.add(f);
       else files.add(abs);
     } else if (/[*?{[]/.test(target)) {
-      for (const f of await glob(target, { cwd, ignore: IGNORED_GLOBS, absolute: true }))
-        files.add(f);
+      for (const f of await filesUnder(cwd, [target], { ignore: IGNORED_GLOBS }))
+        files.add(resolve(cwd, f));
     } else if (explicit) {
       throw new UsageError(`${target}: no such file or folder`);
     }
@@ -189,7 +195,9 @@ async function simulateCommand(
   }
   let script;
   try {
-    script = parseScript(eventsFile, readFileSync(file, "utf8"));
+    const read = readConfined(file, { root: rootFor(file, io.cwd) });
+    if (!read.ok) throw new UsageError(`${eventsFile}: ${read.refusal.message}`);
+    script = parseScript(eventsFile, read.bytes.toString("utf8"));
   } catch (err) {
     if (err instanceof ScriptError) throw new UsageError(err.message);
     throw err;
@@ -203,7 +211,10 @@ async function testCommand(paths: readonly string[], io: CliIo, c: Colours): Pro
   const files = await resolvePlaybookFiles(paths, io.cwd);
   const known = await bundledPlaybooks();
   const reports = validateSet(
-    files.map((file) => ({ file: relative(io.cwd, file) || file, source: readFileSync(file) })),
+    files.map((file) => ({
+      file: relative(io.cwd, file) || file,
+      source: playbookSource(file, { root: rootFor(file, io.cwd) }),
+    })),
     {
       ...onDisk(io.cwd),
       known,
@@ -342,7 +353,7 @@ export async function main(
         ? (await playbookFilesIn(dirname(abs))).filter((f) => resolve(f) !== abs)
         : [];
     const near = validateSet(
-      beside.map((f) => ({ file: f, source: readFileSync(f) })),
+      beside.map((f) => ({ file: f, source: playbookSource(f, { root: dirname(abs) }) })),
       { ...check, known: library },
     ).flatMap((r) => (r.playbook ? [{ id: r.playbook.id, playbook: r.playbook }] : []));
     return validateSet([{ file, source }], { ...check, known: [...near, ...library] });
@@ -396,7 +407,7 @@ export async function main(
         reports = validateSet(
           files.map((file) => ({
             file: relative(io.cwd, file) || file,
-            source: readFileSync(file),
+            source: playbookSource(file, { root: rootFor(file, io.cwd) }),
           })),
           { ...check, known },
         );
@@ -467,7 +478,10 @@ export async function main(
             : [];
         const library = opts.library ? await loadBundledReports() : [];
         const reports = validateSet(
-          files.map((file) => ({ file, source: readFileSync(file) })),
+          files.map((file) => ({
+            file,
+            source: playbookSource(file, { root: rootFor(file, io.cwd) }),
+          })),
           {
             ...onDisk(io.cwd),
             rules: config.rules,
@@ -656,7 +670,11 @@ export async function main(
     .action((file: string, opts: { current?: string }) => {
       const abs = resolve(io.cwd, file);
       if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
-      const report = validateSource(file, readFileSync(abs), onDisk(io.cwd));
+      const report = validateSource(
+        file,
+        playbookSource(abs, { root: rootFor(abs, io.cwd) }),
+        onDisk(io.cwd),
+      );
       if (!report.playbook) {
         io.err(formatText([report], textStyle("err")));
         code = EXIT.invalid;
@@ -681,7 +699,13 @@ export async function main(
       const abs = resolve(io.cwd, file);
       if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
       const siblings = siblingsOnDisk(abs, io.cwd);
-      const report = validateSource(file, readFileSync(abs), onDisk(io.cwd));
+      const source = playbookSource(abs, { root: rootFor(abs, io.cwd) });
+      const report = validateSource(file, source, onDisk(io.cwd));
+      if (isRefusedSource(source)) {
+        io.err(formatText([report], textStyle("err")));
+        code = EXIT.invalid;
+        return;
+      }
       if (!report.dialect) {
         io.err(
           `playbook-bot: ${file} is not a playbook of another system this reads (${DIALECTS.map((d) => d.title).join(", ")}); a v1 playbook needs no import\n`,
@@ -690,7 +714,7 @@ export async function main(
         return;
       }
       const errors = report.diagnostics.filter((d) => d.severity === "error");
-      const loaded = loadPlaybookSource(file, readFileSync(abs), undefined, siblings);
+      const loaded = loadPlaybookSource(file, source, undefined, siblings);
       if (errors.length > 0 || !loaded.ok) {
         io.err(formatText([report], textStyle("err")));
         io.err(`playbook-bot: ${file} does not convert as it is; nothing was written\n`);
@@ -756,7 +780,11 @@ export async function main(
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? EXIT.ok : EXIT.failure;
     }
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (
+      err instanceof UsageError ||
+      err instanceof ConfigError ||
+      err instanceof FileRefusedError
+    ) {
       io.err(`playbook-bot: ${err.message}\n`);
       return EXIT.failure;
     }

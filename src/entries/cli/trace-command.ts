@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
+import { readConfined, rootFor } from "../../adapters/local/safe-files.js";
 import { join, resolve } from "node:path";
 import { RUN_ID_PATTERN } from "../../core/engine/state.js";
 import { exportTrace, type TraceFormat } from "../../core/trace/export.js";
@@ -20,6 +21,9 @@ export interface TraceOptions {
 }
 
 const RUN_ID = new RegExp(RUN_ID_PATTERN);
+
+/** A run's state file read at most (as the run store reads it). */
+const MAX_STATE_BYTES = 16 * 1024 * 1024;
 
 /** The state file `target` names: a file as given, or a run id looked up open, then archived. */
 function stateFileOf(target: string, opts: TraceOptions, io: CommandIo): string | undefined {
@@ -46,9 +50,14 @@ export async function traceCommand(
     );
     return RUN_EXIT.state;
   }
+  const read = readConfined(file, { root: rootFor(file, io.cwd), maxBytes: MAX_STATE_BYTES });
+  if (!read.ok) {
+    io.err(`playbook-bot: ${file}: ${read.refusal.message} (${read.refusal.rule})\n`);
+    return RUN_EXIT.state;
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(read.bytes.toString("utf8"));
   } catch (err) {
     io.err(`playbook-bot: ${file} is not valid JSON (${(err as Error).message})\n`);
     return RUN_EXIT.state;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import {
@@ -9,10 +9,17 @@ import {
 } from "../../adapters/local/library.js";
 import { CONFIG_FILES, ConfigError, loadConfig } from "../../adapters/local/rule-config.js";
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
+import { readConfined } from "../../adapters/local/safe-files.js";
+import { isRefusedSource } from "../../core/format/source.js";
 import { dialectOf, isDialectPart, type Siblings } from "../../core/dialects/index.js";
 import { PLAYBOOK_FOLDERS } from "../../core/dialects/files.js";
 import type { Diagnostic } from "../../core/format/diagnostics.js";
-import { validateSet, type FileReport, type ValidateOptions } from "../../core/rules/validate.js";
+import {
+  validateSet,
+  type FileReport,
+  type PlaybookSource,
+  type ValidateOptions,
+} from "../../core/rules/validate.js";
 import type { PlaybookSummary } from "./completion.js";
 
 /** A v1 playbook says so on a line of its own (as the loaders decide it is not a dialect's). */
@@ -100,22 +107,30 @@ export class Workspace {
       .find((r) => inside(file, r) || resolve(r) === resolve(file));
   }
 
-  /** A file's source: the editor's text when it is open, else its bytes on disk, if it can be read. */
-  private source(file: string): string | Uint8Array | undefined {
+  /**
+   * A file's source: the editor's text when it is open, else its bytes on disk read as data inside
+   * its root (a link, a device or pipe, a file over the cap is a refusal the validator reports),
+   * undefined when it is gone.
+   */
+  private source(file: string): PlaybookSource | undefined {
     const open = this.overlay(file);
     if (open !== undefined) return open;
-    try {
-      return readFileSync(file);
-    } catch {
-      return undefined;
-    }
+    const read = readConfined(file, { root: this.rootOf(file) ?? dirname(file) });
+    if (read.ok) return read.bytes;
+    if (read.refusal.rule === "missing") return undefined;
+    return { refused: { message: read.refusal.message, hint: read.refusal.hint } };
+  }
+
+  /** A YAML file refused as data: kept in a folder's set, as `validate <folder>` reports it. */
+  private isRefusedYaml(file: string): boolean {
+    const source = this.source(file);
+    return /\.ya?ml$/i.test(file) && isRefusedSource(source);
   }
 
   private text(file: string): string | undefined {
     const source = this.source(file);
-    return typeof source === "string" || source === undefined
-      ? source
-      : new TextDecoder().decode(source);
+    if (typeof source === "string" || source === undefined) return source;
+    return source instanceof Uint8Array ? new TextDecoder().decode(source) : undefined;
   }
 
   /** The set a file on disk belongs to, or undefined when it is no playbook nor part of one. */
@@ -156,7 +171,12 @@ export class Workspace {
     for (const dir of set.dirs) {
       if (!existsSync(dir)) continue;
       for (const f of await playbookFilesIn(dir)) {
-        if (set.kind === "folder" && !isPlaybookText(f, this.text(f) ?? "")) continue;
+        if (
+          set.kind === "folder" &&
+          !this.isRefusedYaml(f) &&
+          !isPlaybookText(f, this.text(f) ?? "")
+        )
+          continue;
         files.add(f);
       }
     }
@@ -181,7 +201,7 @@ export class Workspace {
     const files = await this.filesOf(set);
     const alone = set.kind === "alone";
     const absolute = (name: string): string => (alone ? name : resolve(set.root, name));
-    const entries: { file: string; source: string | Uint8Array }[] = [];
+    const entries: { file: string; source: PlaybookSource }[] = [];
     for (const f of files) {
       // A file removed since it was listed is left out: its removal is reported on its own.
       const source = this.source(f);

@@ -4,10 +4,10 @@
  * them) become the sandbox repository's `.github/playbooks/`; the bundled library is there as in
  * the app. Nothing in the folder is changed.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { relative, resolve } from "node:path";
-import { glob } from "tinyglobby";
 import { PLAYBOOK_DIR } from "../../adapters/github/discovery.js";
+import { filesUnder, readConfined, type FileRefusal } from "../../adapters/local/safe-files.js";
 import { Playground } from "./server.js";
 
 /** Files a folder gives the sandbox at most, and the bytes of one. */
@@ -20,26 +20,32 @@ export interface PlaygroundIo {
   cwd: string;
 }
 
-/** The sandbox repository's files from a folder: its YAML and Markdown (templates), bounded. */
+/**
+ * The sandbox repository's files from a folder: its YAML and Markdown (templates), bounded, read
+ * as data inside the folder. `skipped` are files over the count limit; `refused` the files not
+ * read (a link, a device or pipe, a file over the size cap), each with its reason.
+ */
 export async function folderFiles(
   dir: string,
-): Promise<{ files: Record<string, string>; skipped: string[] }> {
-  const paths = await glob(["**/*.yml", "**/*.yaml", "**/*.md", "**/*.json"], {
-    cwd: dir,
+): Promise<{ files: Record<string, string>; skipped: string[]; refused: FileRefusal[] }> {
+  // A linked folder is not walked (it may lead out of the folder given); links, pipes and devices
+  // are listed, and refused when read.
+  const paths = await filesUnder(dir, ["**/*.yml", "**/*.yaml", "**/*.md", "**/*.json"], {
     ignore: ["**/node_modules/**"],
-    dot: false,
   });
   const files: Record<string, string> = {};
   const skipped: string[] = [];
+  const refused: FileRefusal[] = [];
   for (const path of paths.sort()) {
-    const full = resolve(dir, path);
-    if (Object.keys(files).length >= MAX_FILES || statSync(full).size > MAX_FILE_BYTES) {
+    if (Object.keys(files).length >= MAX_FILES) {
       skipped.push(path);
       continue;
     }
-    files[`${PLAYBOOK_DIR}${path}`] = readFileSync(full, "utf8");
+    const read = readConfined(resolve(dir, path), { root: dir, maxBytes: MAX_FILE_BYTES });
+    if (read.ok) files[`${PLAYBOOK_DIR}${path}`] = read.bytes.toString("utf8");
+    else refused.push({ ...read.refusal, file: path });
   }
-  return { files, skipped };
+  return { files, skipped, refused };
 }
 
 /** Starts the playground; resolves with it running (the caller keeps the process alive). */
@@ -51,7 +57,9 @@ export async function startPlayground(
   const named = opts.playbooks !== undefined;
   if (named && !(existsSync(dir) && statSync(dir).isDirectory()))
     throw new Error(`--playbooks ${opts.playbooks}: no such folder`);
-  const { files, skipped } = existsSync(dir) ? await folderFiles(dir) : { files: {}, skipped: [] };
+  const { files, skipped, refused } = existsSync(dir)
+    ? await folderFiles(dir)
+    : { files: {}, skipped: [], refused: [] };
   const playground = await Playground.start({
     port: opts.port,
     files: { "README.md": "# sandbox\n", ...files },
@@ -65,7 +73,8 @@ export async function startPlayground(
   );
   if (skipped.length > 0)
     io.err(
-      `playground: left out ${skipped.length} file(s) over the limits (${MAX_FILES} files, 1 MiB each): ${skipped.slice(0, 5).join(", ")}\n`,
+      `playground: left out ${skipped.length} file(s) over the limit of ${MAX_FILES} files: ${skipped.slice(0, 5).join(", ")}\n`,
     );
+  for (const r of refused) io.err(`playground: ${r.file}: not read (${r.rule}): ${r.message}\n`);
   return playground;
 }

@@ -3,6 +3,7 @@ import { RULES, RULE_CODES, type RuleCode } from "../../../src/core/rules/catalo
 import {
   validateSet,
   validateSource,
+  type PlaybookSource,
   type ValidateOptions,
 } from "../../../src/core/rules/validate.js";
 import { yaml } from "./helpers.js";
@@ -12,7 +13,7 @@ import { yaml } from "./helpers.js";
  * record is typed by RuleCode, so a rule added to the catalogue without an example fails to compile.
  */
 interface Case {
-  source: string | Uint8Array;
+  source: PlaybookSource;
   /** [line, column] or [line, column, endLine, endColumn]. */
   at: number[];
   message: (string | RegExp)[];
@@ -53,6 +54,16 @@ const CASES: Record<RuleCode, Case> = {
     source: new Uint8Array([0x69, 0x64, 0x3a, 0x20, 0x00, 0x0a]),
     at: [1, 1, 1, 1],
     message: ["file is not UTF-8 text (it contains a NUL byte or an invalid byte sequence)"],
+  },
+  "file-refused": {
+    source: {
+      refused: {
+        message: "file is a symbolic link; links are not followed",
+        hint: "commit the playbook itself",
+      },
+    },
+    at: [1, 1, 1, 1],
+    message: ["file is a symbolic link"],
   },
   "dialect-unmapped": {
     source: yaml`

@@ -53,6 +53,7 @@ describe("rule documentation", () => {
     expect(RULE_CODES.filter((c) => typeof RULE_DOCS[c].example === "string")).toEqual([
       "yaml-limit",
       "yaml-encoding",
+      "file-refused",
     ]);
   });
 

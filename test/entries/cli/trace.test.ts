@@ -1,4 +1,11 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { OtlpTrace, TraceDocument } from "../../../src/core/trace/export.js";
@@ -120,6 +127,25 @@ describe("playbook-bot trace", () => {
     expect(doc.records.length).toBeGreaterThan(0);
     expect(doc.records[0]).toMatchObject({ event: "start", actor: "local-cli" });
     expect(doc.records.every((x) => x.authority.claim === "unknown")).toBe(true);
+  });
+
+  it("reads state and trace files as data: a link is refused, a trace linked to /dev/zero is none", async () => {
+    const repo = makeRepo();
+    await runIn(repo, "hello-world", [], { mode: "autonomous" });
+    const state = join(repo, HISTORY, `run-${FIXED_ID}.json`);
+    const trace = join(repo, HISTORY, `run-${FIXED_ID}.trace.jsonl`);
+    rmSync(trace);
+    symlinkSync("/dev/zero", trace);
+    const started = Date.now();
+    const summary = await runCli(["trace", FIXED_ID], repo);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(summary.code).toBe(0);
+    expect(parse(summary.out).records[0]).toMatchObject({ event: "start", actor: "local-cli" });
+
+    symlinkSync(state, join(repo, "linked-state.json"));
+    const linked = await runCli(["trace", "linked-state.json"], repo);
+    expect(linked.code).toBe(3);
+    expect(linked.err).toContain("file is a symbolic link; links are not followed (symlink)");
   });
 
   it("says what it needs for a run it cannot find (exit 3)", async () => {

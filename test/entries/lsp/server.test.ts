@@ -266,7 +266,9 @@ describe("the language server", () => {
     mkdirSync(join(dir, ".playbook-bot.yml"));
     client.replace(main, MAIN.replace("Greets.", "Greets!"), 2);
     await expect.poll(() => client.logs.length).toBeGreaterThan(0);
-    expect(client.logs[0]).toMatch(/^validating repository:.* failed: .*EISDIR/s);
+    expect(client.logs[0]).toMatch(
+      /^validating repository:.* failed: .*config file .*\.playbook-bot\.yml: file is a folder, not a file \(not-regular\)/s,
+    );
   });
 
   it("takes a file URI it cannot map to a path as a buffer", async () => {

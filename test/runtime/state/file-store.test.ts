@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -152,6 +153,20 @@ describe("FileRunStore", () => {
       s.save(record());
       const e = loadError(s, "20240101-0000-001");
       expect(e.hint).toBe("open runs: 20240305-1020-001");
+    });
+
+    it("a run file linked to /dev/zero or left as a pipe: refused at once, skipped by list", () => {
+      const s = store();
+      s.save(record());
+      const id = "20240305-1020-001";
+      rmSync(s.fileOf(id));
+      symlinkSync("/dev/zero", s.fileOf(id));
+      execFileSync("mkfifo", [s.fileOf("20240305-1020-002")]);
+      const started = Date.now();
+      expect(loadError(s, id).message).toContain("file is a symbolic link");
+      expect(loadError(s, "20240305-1020-002").message).toContain("file is a named pipe (FIFO)");
+      expect(s.list()).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(2000);
     });
 
     it("invalid JSON", () => {

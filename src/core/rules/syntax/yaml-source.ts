@@ -1,7 +1,8 @@
 import type { SourceProblem, SourceProblemKind } from "../../format/source.js";
 import type { RulePass } from "../rule.js";
 
-type YamlCode = "yaml-syntax" | "yaml-duplicate-key" | "yaml-limit" | "yaml-encoding";
+type YamlCode =
+  "yaml-syntax" | "yaml-duplicate-key" | "yaml-limit" | "yaml-encoding" | "file-refused";
 
 // One loader reads the bytes, decodes them and parses the YAML: each kind of problem it stops at has its code.
 const CODES: Record<SourceProblemKind, YamlCode> = {
@@ -9,6 +10,7 @@ const CODES: Record<SourceProblemKind, YamlCode> = {
   "duplicate-key": "yaml-duplicate-key",
   limit: "yaml-limit",
   encoding: "yaml-encoding",
+  refused: "file-refused",
 };
 
 /** The problems that stop a file from loading as YAML, as findings on the whole document. */
@@ -37,6 +39,13 @@ export const yamlSource: RulePass<YamlCode, readonly SourceProblem[]> = {
       layer: "syntax",
       severity: "error",
       summary: "the file is not UTF-8 text",
+    },
+    {
+      code: "file-refused",
+      layer: "syntax",
+      severity: "error",
+      summary:
+        "the file is not read: a link, a device, pipe or socket, a file outside the folder, or one too large",
     },
   ],
   check: (problems) =>

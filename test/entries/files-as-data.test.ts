@@ -1,0 +1,275 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, relative, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
+import { StreamMessageReader, StreamMessageWriter } from "vscode-languageserver/node";
+import { Workspace } from "../../src/entries/lsp/workspace.js";
+import { folderFiles } from "../../src/entries/playground/start.js";
+import { BIN, cleanup, makeDir } from "../helpers/git-repo.js";
+import { workflowCommands } from "../helpers/workflow-commands.js";
+import { TestClient } from "./lsp/lsp-client.js";
+
+/**
+ * Issue #15: a fork's playbook folder is read as data by every entry that reads it from disk.
+ * Links out of the checkout, a link to /dev/zero, a named pipe and an oversized file are each a
+ * finding that names the file — the built CLI, the bundled Action as a runner runs it, the
+ * language server and the playground finish, and none prints a byte from outside the checkout.
+ */
+
+afterEach(cleanup);
+
+const BUNDLE = resolve(__dirname, "../../dist/action/index.js");
+/** What a command may take at most here; a hang on /dev/zero or the pipe would exceed it. */
+const LIMIT_MS = 20_000;
+const SECRET = "s3cret-from-outside";
+
+const PLAYBOOK = `apiVersion: playbook-bot/v1
+id: fine
+description: A playbook committed as a file.
+steps:
+  - id: done
+    type: end
+    description: Nothing to do.
+`;
+
+const HOSTILE = ["big.yaml", "out.yaml", "pipe.yaml", "zero.yaml"];
+
+/** A checkout as a fork's pull request could leave it. */
+function checkout(): string {
+  const base = makeDir("pb-files-");
+  const repo = join(base, "repo");
+  const dir = join(repo, ".github", "playbooks");
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(join(base, "outside"));
+  writeFileSync(join(base, "outside", "secret.yaml"), `id: ${SECRET}\n`);
+  writeFileSync(join(dir, "fine.yaml"), PLAYBOOK);
+  writeFileSync(join(dir, "big.yaml"), `# ${"x".repeat(2 * 1024 * 1024)}\n${PLAYBOOK}`);
+  symlinkSync(join(base, "outside", "secret.yaml"), join(dir, "out.yaml"));
+  symlinkSync("/dev/zero", join(dir, "zero.yaml"));
+  execFileSync("mkfifo", [join(dir, "pipe.yaml")]);
+  return repo;
+}
+
+function run(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; out: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, {
+      cwd,
+      env: { PATH: process.env.PATH, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), LIMIT_MS);
+    child.on("error", fail);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      done({ code, out, ms: Date.now() - started });
+    });
+  });
+}
+
+interface JsonReport {
+  files: { file: string; diagnostics: { rule: string; message: string }[] }[];
+}
+
+describe("the CLI reads playbook files as data", () => {
+  it("validate: one finding per refused file, the rest validated, nothing from outside", async () => {
+    const repo = checkout();
+    const r = await run([BIN, "validate", "-f", "json"], repo);
+    expect(r.code).toBe(1);
+    expect(r.ms).toBeLessThan(LIMIT_MS);
+    expect(r.out).not.toContain(SECRET);
+    const report = JSON.parse(r.out) as JsonReport;
+    const rules = Object.fromEntries(
+      report.files.map((f) => [f.file.split("/").pop(), f.diagnostics.map((d) => d.rule)]),
+    );
+    expect(rules).toEqual({
+      "big.yaml": ["file-refused"],
+      "fine.yaml": [],
+      "out.yaml": ["file-refused"],
+      "pipe.yaml": ["file-refused"],
+      "zero.yaml": ["file-refused"],
+    });
+    const messages = report.files.flatMap((f) => f.diagnostics.map((d) => d.message));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        "file is a symbolic link; links are not followed",
+        "file is a named pipe (FIFO), not a file",
+        expect.stringMatching(/^file is more than the \d+ bytes it may be$/),
+      ]),
+    );
+  }, 30_000);
+
+  it("validate, graph and import name the file given when it is a link or a pipe", async () => {
+    const repo = checkout();
+    for (const name of ["zero.yaml", "pipe.yaml", "out.yaml"]) {
+      const file = `.github/playbooks/${name}`;
+      for (const command of [
+        ["validate", file],
+        ["graph", file],
+        ["import", file],
+      ]) {
+        const r = await run([BIN, ...command], repo);
+        expect(r.code, `${command.join(" ")}: ${r.out}`).toBe(1);
+        expect(r.out).toContain(name);
+        expect(r.out).toContain("file-refused");
+        expect(r.out).not.toContain(SECRET);
+      }
+    }
+  }, 60_000);
+
+  it("validate: a config file linked to /dev/zero stops the command with its reason", async () => {
+    const repo = checkout();
+    symlinkSync("/dev/zero", join(repo, ".playbook-bot.yml"));
+    const r = await run([BIN, "validate", ".github/playbooks/fine.yaml"], repo);
+    expect(r.ms).toBeLessThan(LIMIT_MS);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain(
+      ".playbook-bot.yml: file is a symbolic link; links are not followed (symlink)",
+    );
+  }, 30_000);
+});
+
+describe("the bundled Action reads playbook files as data", () => {
+  it("annotates each refused file and finishes, as a runner runs it", async () => {
+    const repo = checkout();
+    const examples = createRequire(import.meta.url)(
+      "@octokit/webhooks-examples/api.github.com/index.json",
+    ) as { name: string; examples: unknown[] }[];
+    const push = examples.find((d) => d.name === "push")?.examples[0];
+    const eventPath = join(repo, "..", "event.json");
+    writeFileSync(eventPath, JSON.stringify(push));
+    const output = join(repo, "..", "output");
+    writeFileSync(output, "");
+    const r = await run([BUNDLE], repo, {
+      GITHUB_ACTIONS: "true",
+      GITHUB_EVENT_NAME: "push",
+      GITHUB_EVENT_PATH: eventPath,
+      GITHUB_WORKSPACE: repo,
+      GITHUB_OUTPUT: output,
+      GITHUB_REPOSITORY: "octo/playbooks",
+      INPUT_TOKEN: "",
+    });
+    expect(r.ms).toBeLessThan(LIMIT_MS);
+    expect(r.code).toBe(1);
+    expect(r.out).not.toContain(SECRET);
+    const annotated = workflowCommands(r.out)
+      .filter((c) => c.name === "error" && c.properties.file !== undefined)
+      .filter(
+        (c) => c.data.includes("file-refused") || c.properties.title?.includes("file-refused"),
+      )
+      .map((c) => (c.properties.file ?? "").split("/").pop());
+    expect(annotated.sort()).toEqual(HOSTILE);
+  }, 30_000);
+});
+
+describe("the language server reads playbook files as data", () => {
+  it("reports each refused file of the repository's set and validates the rest", async () => {
+    const repo = checkout();
+    const ws = new Workspace([repo], () => undefined);
+    const set = ws.setOf(join(repo, ".github/playbooks/fine.yaml"));
+    expect(set?.kind).toBe("repository");
+    const started = Date.now();
+    const result = await ws.validate(set!);
+    expect(Date.now() - started).toBeLessThan(LIMIT_MS);
+    const rules = new Map(
+      result.files.map((f) => [
+        relative(join(repo, ".github/playbooks"), f),
+        (result.diagnostics.get(f) ?? []).map((d) => d.rule),
+      ]),
+    );
+    expect(Object.fromEntries(rules)).toEqual({
+      "big.yaml": ["file-refused"],
+      "fine.yaml": [],
+      "out.yaml": ["file-refused"],
+      "pipe.yaml": ["file-refused"],
+      "zero.yaml": ["file-refused"],
+    });
+  }, 30_000);
+});
+
+describe("the language server's folder sets", () => {
+  it("keep a refused YAML file beside a playbook outside the playbook folders, with its finding", async () => {
+    const repo = checkout();
+    const docs = join(repo, "docs");
+    mkdirSync(docs);
+    writeFileSync(join(docs, "flow.yaml"), PLAYBOOK);
+    symlinkSync("/dev/zero", join(docs, "zero.yaml"));
+    execFileSync("mkfifo", [join(docs, "pipe.yml")]);
+    const ws = new Workspace([repo], () => undefined);
+    const set = ws.setOf(join(docs, "flow.yaml"));
+    expect(set?.kind).toBe("folder");
+    const result = await ws.validate(set!);
+    expect(result.files.map((f) => relative(docs, f))).toEqual([
+      "flow.yaml",
+      "pipe.yml",
+      "zero.yaml",
+    ]);
+    expect(result.diagnostics.get(join(docs, "zero.yaml"))?.map((d) => d.rule)).toEqual([
+      "file-refused",
+    ]);
+    expect(result.diagnostics.get(join(docs, "pipe.yml"))?.map((d) => d.rule)).toEqual([
+      "file-refused",
+    ]);
+  });
+});
+
+describe("the language server over stdio, as an editor starts it", () => {
+  it("publishes file-refused on each refused file of the set and stays up", async () => {
+    const repo = checkout();
+    const proc = spawn(process.execPath, [BIN, "lsp", "--stdio"], {
+      cwd: repo,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    try {
+      const client = new TestClient(
+        new StreamMessageReader(proc.stdout),
+        new StreamMessageWriter(proc.stdin),
+      );
+      await client.connection.sendRequest("initialize", {
+        processId: process.pid,
+        rootUri: pathToFileURL(repo).href,
+        capabilities: {},
+        initializationOptions: { debounceMs: 20 },
+      });
+      await client.connection.sendNotification("initialized", {});
+      const dir = join(repo, ".github/playbooks");
+      client.open(pathToFileURL(join(dir, "fine.yaml")).href, PLAYBOOK);
+      for (const name of HOSTILE) {
+        const found = await client.diagnosticsFor(pathToFileURL(join(dir, name)).href, (d) =>
+          d.some((x) => x.code === "file-refused"),
+        );
+        expect(found.map((d) => d.code)).toEqual(["file-refused"]);
+      }
+      expect(proc.exitCode).toBeNull();
+      expect(JSON.stringify([...client.diagnostics.values()])).not.toContain(SECRET);
+    } finally {
+      proc.kill();
+    }
+  }, 30_000);
+});
+
+describe("the playground reads a folder as data", () => {
+  it("takes the regular files and names each refused one with its rule", async () => {
+    const repo = checkout();
+    const started = Date.now();
+    const { files, refused } = await folderFiles(join(repo, ".github/playbooks"));
+    expect(Date.now() - started).toBeLessThan(LIMIT_MS);
+    expect(Object.keys(files)).toEqual([".github/playbooks/fine.yaml"]);
+    expect(Object.values(files).join("")).not.toContain(SECRET);
+    expect(refused.map((r) => [r.file, r.rule])).toEqual([
+      ["big.yaml", "too-large"],
+      ["out.yaml", "symlink"],
+      ["pipe.yaml", "not-regular"],
+      ["zero.yaml", "symlink"],
+    ]);
+  });
+});
