@@ -100,12 +100,14 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
     await page.waitForSelector("#issue-head h3");
     await page.fill("#label-name", "hello");
     await page.click("#label-add");
-    await page.waitForSelector("#issue-head .run");
-    expect(await page.textContent("#issue-head .run")).toMatch(
-      /of hello-world: waiting, at approve$/,
-    );
+    // The run's line shows each state the page polls (running, then waiting): wait for the wait.
+    await expect
+      .poll(() => page.textContent("#issue-head .run"), { timeout: 15_000 })
+      .toMatch(/of hello-world: waiting, at approve$/);
     const status = page.locator("#thread .comment.bot").first();
-    expect(await status.locator(".markdown").textContent()).toContain("Approve the greeting");
+    await expect
+      .poll(() => status.locator(".markdown").textContent(), { timeout: 15_000 })
+      .toContain("Approve the greeting");
     // The status comment's own flowchart is drawn, and the editor's diagram marks the step.
     // (inside its collapsed block, as on GitHub)
     await page.waitForSelector("#thread details .diagram svg", { state: "attached" });
