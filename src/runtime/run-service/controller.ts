@@ -594,16 +594,7 @@ export class IssueController {
         this.o.observe?.refused?.();
         continue;
       }
-      const form = this.o.issue.body ? parseIssueForm(this.o.issue.body) : {};
-      await this.startRun(
-        bundle,
-        {
-          form,
-          issue: this.issueFacts(),
-        },
-        actor,
-        `${eventId}:${bundle.playbook.id}`,
-      );
+      await this.startRun(bundle, this.issueSources(), actor, `${eventId}:${bundle.playbook.id}`);
     }
     return matches.length > 0;
   }
@@ -624,16 +615,7 @@ export class IssueController {
     const actor = await this.actor(by.login, by.bot);
     const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
     if (actor.bot || !atLeast(actor, least)) return;
-    const form = this.o.issue.body ? parseIssueForm(this.o.issue.body) : {};
-    await this.startRun(
-      bundle,
-      {
-        form,
-        issue: this.issueFacts(),
-      },
-      actor,
-      `${eventId}:${bundle.playbook.id}`,
-    );
+    await this.startRun(bundle, this.issueSources(), actor, `${eventId}:${bundle.playbook.id}`);
   }
 
   private async startRun(
@@ -1001,6 +983,12 @@ export class IssueController {
     const f = activeFrame(run);
     const b = catalog.get(f.playbook);
     return b ? new PlaybookGraph(b.playbook).byId.get(at ?? "")?.step : undefined;
+  }
+
+  /** What a run started by the issue itself reads its inputs from: its form and its facts. */
+  private issueSources(): InputSources {
+    const form = this.o.issue.body ? parseIssueForm(this.o.issue.body) : {};
+    return { form, issue: this.issueFacts() };
   }
 
   /** The issue as a run's inputs see it (`issue.title`, `issue.body`, …). */
