@@ -124,13 +124,14 @@ export class RunService {
 
   /** One event on one issue, alone across replicas (the issue's lock), within the event's time. */
   send(at: IssueAt, event: IssueEvent): Promise<void> {
+    return this.locked(at, (fence) => this.sendLocked(at, event, fence));
+  }
+
+  /** `work` under the issue's lock, within one event's time. */
+  private locked<T>(at: IssueAt, work: (fence: Fence) => Promise<T>): Promise<T> {
     const { owner, repo, issue } = at.address;
     return withDeadline(
-      this.o.coordination.withLock(
-        RunService.lockKey(at.address),
-        (fence) => this.sendLocked(at, event, fence),
-        this.o.lock,
-      ),
+      this.o.coordination.withLock(RunService.lockKey(at.address), work, this.o.lock),
       this.o.eventTimeoutMs,
       `work on ${owner}/${repo}#${issue}`,
     );
@@ -260,17 +261,10 @@ export class RunService {
     eventId: string,
   ) {
     let reply: Reply | undefined;
-    await withDeadline(
-      this.o.coordination.withLock(
-        RunService.lockKey(at.address),
-        (fence) =>
-          this.issueWork(at, fence, async (_w, controller) => {
-            reply = await controller(at).startForAlert(bundle, alert, eventId);
-          }),
-        this.o.lock,
-      ),
-      this.o.eventTimeoutMs,
-      `work on ${at.address.owner}/${at.address.repo}#${at.address.issue}`,
+    await this.locked(at, (fence) =>
+      this.issueWork(at, fence, async (_w, controller) => {
+        reply = await controller(at).startForAlert(bundle, alert, eventId);
+      }),
     );
     return reply;
   }
