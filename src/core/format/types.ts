@@ -8,41 +8,12 @@ import type {
   TRANSFORMS,
 } from "./schema.js";
 
-// Each step kind's type is written in its folder (src/core/steps/<kind>/step.ts); the format
-// assembles them into `Step` here.
-import type { AiStep } from "../steps/ai/step.js";
-import type { BranchStep } from "../steps/branch/step.js";
-import type { CheckpointStep } from "../steps/checkpoint/step.js";
-import type { CloseStep } from "../steps/close/step.js";
-import type { CommentStep } from "../steps/comment/step.js";
-import type { CommitStep } from "../steps/commit/step.js";
-import type { DecideStep } from "../steps/decide/step.js";
-import type { DispatchStep } from "../steps/dispatch/step.js";
-import type { EndStep } from "../steps/end/step.js";
-import type { InvestigateStep } from "../steps/investigate/step.js";
-import type { IssueStep } from "../steps/issue/step.js";
-import type { LabelStep } from "../steps/label/step.js";
-import type { ParallelStepOf } from "../steps/parallel/step.js";
-import type { PlaybookStep } from "../steps/playbook/step.js";
-import type { PullRequestStep } from "../steps/pull_request/step.js";
-import type { ScriptStep } from "../steps/script/step.js";
+// Each step kind's type is written in its folder (src/core/steps/<kind>/step.ts); `Step`, their
+// union, is written from src/core/steps/kinds.ts (`npm run kinds:write`).
+import type { Step } from "../steps/generated/step.js";
+export type { Step };
 export type { Branch, ErrorPolicy, Next, StepBase } from "./step-base.js";
-export type { AiStep } from "../steps/ai/step.js";
-export type { BranchStep } from "../steps/branch/step.js";
-export type { Approvers, CheckpointStep } from "../steps/checkpoint/step.js";
-export type { CloseStep } from "../steps/close/step.js";
-export type { CommentStep } from "../steps/comment/step.js";
-export type { CommitFile, CommitStep } from "../steps/commit/step.js";
-export type { Conclusion, DecisionRule, DecideStep } from "../steps/decide/step.js";
-export type { DispatchStep } from "../steps/dispatch/step.js";
-export type { EndStep } from "../steps/end/step.js";
-export type { SuggestedCall, InvestigateStep } from "../steps/investigate/step.js";
-export type { IssueStep } from "../steps/issue/step.js";
-export type { LabelStep } from "../steps/label/step.js";
-export type { Join, BranchFailurePolicy, ParallelStepOf } from "../steps/parallel/step.js";
-export type { PlaybookStep } from "../steps/playbook/step.js";
-export type { PullRequestStep } from "../steps/pull_request/step.js";
-export type { ScriptShell, ScriptStep } from "../steps/script/step.js";
+export type * from "../steps/generated/step.js";
 
 export type StepKind = (typeof STEP_KINDS)[number];
 export type Permission = (typeof PERMISSIONS)[number];
@@ -52,26 +23,7 @@ export type Transform = (typeof TRANSFORMS)[number];
 export type AlertSource = (typeof ALERT_SOURCES)[number];
 
 /** A parallel step's branches hold steps of any kind, parallel steps included. */
-export type ParallelStep = ParallelStepOf<Step>;
-
-/** A step of any kind: one line per kind (the compiler checks it against the schema's kinds). */
-export type Step =
-  | CommentStep
-  | EndStep
-  | CheckpointStep
-  | InvestigateStep
-  | DecideStep
-  | BranchStep
-  | CommitStep
-  | PullRequestStep
-  | IssueStep
-  | LabelStep
-  | CloseStep
-  | DispatchStep
-  | AiStep
-  | ParallelStep
-  | PlaybookStep
-  | ScriptStep;
+export type ParallelStep = Extract<Step, { type: "parallel" }>;
 
 // A kind the schema has and `Step` lacks fails to compile here, naming the kind.
 type Untyped = Exclude<StepKind, Step["type"]>;

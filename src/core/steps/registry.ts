@@ -1,20 +1,5 @@
 import type { Step, StepKind } from "../format/types.js";
-import { aiKind } from "./ai/index.js";
-import { branchKind } from "./branch/index.js";
-import { checkpointKind } from "./checkpoint/index.js";
-import { closeKind } from "./close/index.js";
-import { commentKind } from "./comment/index.js";
-import { commitKind } from "./commit/index.js";
-import { decideKind } from "./decide/index.js";
-import { dispatchKind } from "./dispatch/index.js";
-import { endKind } from "./end/index.js";
-import { investigateKind } from "./investigate/index.js";
-import { issueKind } from "./issue/index.js";
-import { labelKind } from "./label/index.js";
-import { parallelKind } from "./parallel/index.js";
-import { playbookKind } from "./playbook/index.js";
-import { pullRequestKind } from "./pull_request/index.js";
-import { scriptKind } from "./script/index.js";
+import { STEP_KINDS_IN_FOLDERS } from "./generated/plugins.js";
 import type {
   PlaybookCall,
   ShapeProblem,
@@ -26,27 +11,10 @@ import { stepKindSchemaOf } from "./schemas.js";
 import type { StepExecutor } from "./types.js";
 
 /**
- * Every step kind, listed here and nowhere else: each lives in its folder (./<kind>/index.ts says
- * what the rest of the code needs of it). A new kind is a new folder and one line in this list.
+ * Every step kind: each lives in its folder (./<kind>/index.ts says what the rest of the code needs
+ * of it), listed once in ./kinds.ts, from which `npm run kinds:write` writes this list.
  */
-const KINDS = [
-  aiKind,
-  branchKind,
-  checkpointKind,
-  closeKind,
-  commentKind,
-  commitKind,
-  decideKind,
-  dispatchKind,
-  endKind,
-  investigateKind,
-  issueKind,
-  labelKind,
-  parallelKind,
-  playbookKind,
-  pullRequestKind,
-  scriptKind,
-] as const;
+const KINDS = STEP_KINDS_IN_FOLDERS;
 
 // The compiler checks the list against the format: a kind the schema has must be registered.
 type Unregistered = Exclude<StepKind, (typeof KINDS)[number]["executor"]["kind"]>;

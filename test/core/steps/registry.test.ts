@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { STEP_KINDS } from "../../../src/core/format/schema.js";
 import type { Step } from "../../../src/core/format/types.js";
 import type { StepKindSchema } from "../../../src/core/steps/kind-schema.js";
+import { STEP_KIND_FOLDERS } from "../../../src/core/steps/kinds.js";
 import { STEP_KIND_SCHEMAS } from "../../../src/core/steps/schemas.js";
+import { stepKindModules } from "../../../scripts/write-step-kinds.js";
 import {
   actsAfterApproval,
   callsOf,
@@ -27,8 +29,9 @@ import {
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const stepsDir = join(root, "src", "core", "steps");
+// Every folder under src/core/steps/ is a kind's, but the lists written from ./kinds.ts.
 const kindFolders = readdirSync(stepsDir, { withFileTypes: true })
-  .filter((e) => e.isDirectory())
+  .filter((e) => e.isDirectory() && e.name !== "generated")
   .map((e) => e.name)
   .sort();
 
@@ -45,6 +48,41 @@ function sourceFiles(dir: string): string[] {
 const step = (s: Record<string, unknown>): Step => ({ id: "s", ...s }) as unknown as Step;
 
 describe("the step kind registry", () => {
+  it("lists each kind once in src/core/steps/kinds.ts, and every kind folder is listed", () => {
+    expect([...STEP_KIND_FOLDERS].sort()).toEqual(kindFolders);
+    expect(new Set(STEP_KIND_FOLDERS).size).toBe(STEP_KIND_FOLDERS.length);
+  });
+
+  it("has its generated lists as `npm run kinds:write` writes them from that one list", () => {
+    for (const [path, text] of Object.entries(stepKindModules()))
+      expect(readFileSync(join(stepsDir, path), "utf8"), `src/core/steps/${path}`).toBe(text);
+  });
+
+  it("makes a new kind's lines in all three lists from its folder and its one line", () => {
+    const folders = [...STEP_KIND_FOLDERS, "wait_for_deploy"] as const;
+    const fake: Record<string, string> = {
+      "index.ts": "export const waitForDeployKind = {};",
+      "schema.ts": "export const waitForDeploySchema = {};",
+      "step.ts": "export interface WaitForDeployStep extends StepBase {}",
+    };
+    const read = (folder: string, file: string) =>
+      folder === "wait_for_deploy"
+        ? fake[file]!
+        : readFileSync(join(stepsDir, folder, file), "utf8");
+    const written = stepKindModules(read, folders);
+    expect(written["generated/plugins.ts"]).toContain(
+      'import { waitForDeployKind } from "../wait_for_deploy/index.js";',
+    );
+    expect(written["generated/plugins.ts"]).toContain("  waitForDeployKind,\n] as const;");
+    expect(written["generated/schemas.ts"]).toContain("  waitForDeploySchema,\n] as const;");
+    expect(written["generated/step.ts"]).toContain("  | WaitForDeployStep;");
+    // A folder that does not export what the lists name is told what it lacks.
+    fake["schema.ts"] = "export const schema = {};";
+    expect(() => stepKindModules(read, folders)).toThrow(
+      "src/core/steps/wait_for_deploy/schema.ts must export `waitForDeploySchema`",
+    );
+  });
+
   it("registers every kind folder once, under the folder's name", () => {
     const registered = STEP_KIND_PLUGINS.map((p) => p.executor.kind);
     expect(new Set(registered).size).toBe(registered.length);
@@ -70,10 +108,10 @@ describe("the step kind registry", () => {
         .filter((f) => folderImport.test(readFileSync(f, "utf8")))
         .map((f) => relative(root, f));
     };
-    expect(importers("index")).toEqual(["src/core/steps/registry.ts"]);
-    expect(importers("schema")).toEqual(["src/core/steps/schemas.ts"]);
-    // The format assembles the kinds' step types into `Step`.
-    expect(importers("step")).toEqual(["src/core/format/types.ts"]);
+    // Only the lists written from src/core/steps/kinds.ts name a kind's folder.
+    expect(importers("index")).toEqual(["src/core/steps/generated/plugins.ts"]);
+    expect(importers("schema")).toEqual(["src/core/steps/generated/schemas.ts"]);
+    expect(importers("step")).toEqual(["src/core/steps/generated/step.ts"]);
     for (const kind of kindFolders)
       for (const file of ["schema.ts", "step.ts"])
         expect(existsSync(join(stepsDir, kind, file)), `${kind}/${file}`).toBe(true);
