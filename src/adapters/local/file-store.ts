@@ -1,19 +1,10 @@
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { RunState } from "../../core/engine/state.js";
 import { isFinished } from "../../core/engine/state.js";
 import { parseRunState } from "../../runtime/state-codec.js";
 import { readConfined } from "./safe-files.js";
+import { moveInside, writeAtomicInside, WriteRefusedError } from "./safe-writes.js";
 
 /** A run record or pinned playbook copy the store reads at most. */
 const MAX_STATE_FILE_BYTES = 16 * 1024 * 1024;
@@ -38,26 +29,23 @@ export class StateError extends Error {
   }
 }
 
-/** Write a file so that a crash leaves either the old or the new content, never half of one. */
-export function writeAtomic(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = openSync(tmp, "w");
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-}
-
 /**
  * Run state on disk: `.playbook-runs/run-<id>.json` while a run is open, moved to
  * `history/YYYY/MM/DD/` when it ends. Playbook versions a run is pinned to are kept next to it.
  */
 export class FileRunStore {
-  constructor(readonly dir: string) {}
+  /**
+   * `dir` is the store's folder; `root`, the checkout it sits in (its parent by default): every
+   * folder between them and under `dir` is written only as a real folder, never through a link.
+   */
+  constructor(
+    readonly dir: string,
+    readonly root: string = dirname(dir),
+  ) {}
+
+  private write(file: string, text: string): void {
+    refusedAsStateError(() => writeAtomicInside(file, text, this.root));
+  }
 
   fileOf(id: string): string {
     return join(this.dir, `run-${id}.json`);
@@ -105,7 +93,7 @@ export class FileRunStore {
   pinPlaybook(hash: string, source: string): string {
     const rel = join("playbooks", `${hash}.yaml`);
     const file = join(this.dir, rel);
-    if (!existsSync(file)) writeAtomic(file, source);
+    if (!existsSync(file)) this.write(file, source);
     return rel;
   }
 
@@ -133,15 +121,16 @@ export class FileRunStore {
 
   save(record: LocalRunRecord): void {
     this.ensureIgnored();
-    writeAtomic(this.fileOf(record.run.id), JSON.stringify(record, null, 2) + "\n");
+    this.write(this.fileOf(record.run.id), JSON.stringify(record, null, 2) + "\n");
   }
 
   /** Move a finished run to the history folder, its trace with it. */
   archive(record: LocalRunRecord): string {
     const target = this.historyFileOf(record.run);
-    writeAtomic(target, JSON.stringify(record, null, 2) + "\n");
+    this.write(target, JSON.stringify(record, null, 2) + "\n");
     const trace = this.traceFileOf(record.run.id);
-    if (existsSync(trace)) renameSync(trace, traceFileNextTo(target));
+    if (existsSync(trace))
+      refusedAsStateError(() => moveInside(trace, traceFileNextTo(target), this.root));
     rmSync(this.fileOf(record.run.id), { force: true });
     return target;
   }
@@ -213,7 +202,7 @@ export class FileRunStore {
   /** Run state is working data, never source: keep the folder out of git. */
   private ensureIgnored(): void {
     const ignore = join(this.dir, ".gitignore");
-    if (!existsSync(ignore)) writeAtomic(ignore, "*\n");
+    if (!existsSync(ignore)) this.write(ignore, "*\n");
   }
 }
 
@@ -224,4 +213,17 @@ export function traceFileNextTo(stateFile: string): string {
 
 function corruptHint(file: string): string {
   return `the file was edited or damaged: restore it from a backup, or delete ${file} and start a new run (steps already done, such as commits, are found again and not repeated)`;
+}
+
+/** A write the store refused (a link planted on the way) stops the run with a way out. */
+export function refusedAsStateError(write: () => void): void {
+  try {
+    write();
+  } catch (err) {
+    if (!(err instanceof WriteRefusedError)) throw err;
+    throw new StateError(
+      err.message,
+      "`.playbook-runs` and the folders under it must be real folders of the checkout: a link there would send the run's state and trace elsewhere",
+    );
+  }
 }

@@ -1,19 +1,10 @@
-import {
-  appendFileSync,
-  mkdirSync,
-  closeSync,
-  existsSync,
-  openSync,
-  lstatSync,
-  readSync,
-  statSync,
-} from "node:fs";
 import { dirname } from "node:path";
 import { checkStoredRecord, checkStoredRecords } from "../../core/trace/types.js";
 import type { StoredTraceRecord } from "../../core/trace/types.js";
 import type { TraceLog, TraceRead } from "../../runtime/ports.js";
-import { traceFileNextTo, type FileRunStore } from "./file-store.js";
+import { refusedAsStateError, traceFileNextTo, type FileRunStore } from "./file-store.js";
 import { readConfined } from "./safe-files.js";
+import { appendLinesInside } from "./safe-writes.js";
 
 /** A trace file read at most: spans are bounded per run, far below this. */
 const MAX_TRACE_FILE_BYTES = 64 * 1024 * 1024;
@@ -47,22 +38,6 @@ export function readTraceFile(file: string): TraceFileRead {
   return { records: checkStoredRecords(records), dropped: 0, invalid };
 }
 
-/** Whether a file's last byte is not a line break (a line cut short). */
-function endsMidLine(file: string): boolean {
-  // Only a regular file: opening a pipe would block.
-  if (!existsSync(file) || !lstatSync(file).isFile()) return false;
-  const size = statSync(file).size;
-  if (size === 0) return false;
-  const fd = openSync(file, "r");
-  try {
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * The CLI's trace log: `run-<id>.trace.jsonl` beside the run's state file (it moves to the
  * history folder with it). Spans already in the file are not written again.
@@ -83,9 +58,8 @@ export class FileTraceLog implements TraceLog {
     const fresh = checkStoredRecords(records).filter((r) => !known.has(r.span_id));
     if (fresh.length === 0) return;
     const text = fresh.map((r) => JSON.stringify(r)).join("\n") + "\n";
-    mkdirSync(dirname(file), { recursive: true });
-    // A line a crash cut short stays a line of its own.
-    appendFileSync(file, endsMidLine(file) ? `\n${text}` : text);
+    // A line a crash cut short stays a line of its own; no link on the way is written through.
+    refusedAsStateError(() => appendLinesInside(file, text, this.store.root));
     for (const r of fresh) known.add(r.span_id);
   }
 

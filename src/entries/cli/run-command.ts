@@ -263,12 +263,18 @@ export async function runCommand(
     );
     return RUN_EXIT.invalid;
   }
+  let playbooks: LocalRunRecord["playbooks"];
+  try {
+    playbooks = pinBundles(store, ids, set.bundles);
+  } catch (err) {
+    return stateErrorExit(io, err);
+  }
   const record: LocalRunRecord = {
     run: started.result.run,
     mode: opts.mode,
     dryRun: opts.dryRun,
     repo,
-    playbooks: pinBundles(store, ids, set.bundles),
+    playbooks,
   };
   const runner = makeRunner(
     record,
@@ -285,7 +291,14 @@ export async function runCommand(
   io.out(
     `Run ${record.run.id}: ${bundle.playbook.name ?? bundle.playbook.id} (${opts.mode}${opts.dryRun ? ", dry run" : ""})\n`,
   );
-  return runner.start(started.result);
+  return runner.start(started.result).catch((err: unknown) => stateErrorExit(io, err));
+}
+
+/** A run store that cannot be read or written stops the command with its way out. */
+function stateErrorExit(io: CommandIo, err: unknown): number {
+  if (!(err instanceof StateError)) throw err;
+  io.err(`playbook-bot: ${err.message}\n  how to recover: ${err.hint}\n`);
+  return RUN_EXIT.state;
 }
 
 function makeRunner(
@@ -353,10 +366,7 @@ export async function resumeCommand(
     );
     return await runner.resume(opts.mode ?? record.mode);
   } catch (err) {
-    if (err instanceof StateError) {
-      io.err(`playbook-bot: ${err.message}\n  how to recover: ${err.hint}\n`);
-      return RUN_EXIT.state;
-    }
+    if (err instanceof StateError) return stateErrorExit(io, err);
     if (err instanceof ToolsConfigError || err instanceof AiConfigError) {
       io.err(`playbook-bot: ${err.message}\n`);
       return RUN_EXIT.invalid;

@@ -6,9 +6,9 @@ import {
   FileRunStore,
   StateError,
   traceFileNextTo,
-  writeAtomic,
   type LocalRunRecord,
 } from "../../../src/adapters/local/file-store.js";
+import { writeAtomicInside } from "../../../src/adapters/local/safe-writes.js";
 import { cleanup, makeDir } from "../../helpers/git-repo.js";
 import { sampleRun } from "./fixtures.js";
 
@@ -39,12 +39,12 @@ function loadError(s: FileRunStore, id: string): StateError {
   throw new Error("load did not fail");
 }
 
-describe("writeAtomic", () => {
+describe("writeAtomicInside", () => {
   it("creates folders, writes the text and leaves no temporary file", () => {
     const dir = makeDir();
     const file = join(dir, "a", "b", "state.json");
-    writeAtomic(file, "one");
-    writeAtomic(file, "two");
+    writeAtomicInside(file, "one", dir);
+    writeAtomicInside(file, "two", dir);
     expect(readFileSync(file, "utf8")).toBe("two");
     expect(readdirSync(join(dir, "a", "b"))).toEqual(["state.json"]);
   });
