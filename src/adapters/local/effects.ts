@@ -216,7 +216,8 @@ export class LocalEffects implements EffectPerformer {
   private async readWorkTree(pattern: string): Promise<CommitFileContent[]> {
     const paths = await glob(pattern, {
       cwd: this.options.repo,
-      dot: false,
+      // A path is a path: dot-folders (`.github/…`, Catalyst's `.xe/…`) are files like any other.
+      dot: true,
       ignore: [".git/**", ".playbook-runs/**"],
       followSymbolicLinks: false,
     });

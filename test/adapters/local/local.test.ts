@@ -170,7 +170,7 @@ describe("LocalEffects.perform", () => {
     expect(git(repo, "show", "w:a.txt")).toBe("A");
   });
 
-  it("commits work-tree files matched by paths, sorted, never dotfiles or run state", async () => {
+  it("commits work-tree files matched by paths, sorted, dot-folders included, never run state", async () => {
     const repo = makeRepo();
     write(repo, "notes/b.md", "B\n");
     write(repo, "notes/a.md", "A\n");
@@ -185,10 +185,33 @@ describe("LocalEffects.perform", () => {
     expect(r.ok).toBe(true);
     expect(git(repo, "ls-tree", "-r", "--name-only", "w").split("\n")).toEqual([
       "README.md",
+      "notes/.hidden",
       "notes/a.md",
       "notes/b.md",
     ]);
     expect(git(repo, "show", "w:notes/b.md")).toBe("B");
+  });
+
+  it("commits files that lie only under dot-folders (.xe/…, .github/…), never .git/", async () => {
+    const repo = makeRepo();
+    write(repo, ".xe/features/login/spec.md", "# Login\n");
+    write(repo, ".github/workflows/ci.yml", "on: push\n");
+    git(repo, "branch", "w");
+    const { e } = effects({ repo });
+    const r = await e.perform(
+      eff("commit", {
+        branch: "w",
+        message: "m",
+        paths: [".xe/**", ".github/**/*.yml", "**/HEAD"],
+      }),
+      sampleRun(),
+    );
+    expect(r.ok).toBe(true);
+    expect(git(repo, "ls-tree", "-r", "--name-only", "w").split("\n")).toEqual([
+      ".github/workflows/ci.yml",
+      ".xe/features/login/spec.md",
+      "README.md",
+    ]);
   });
 
   it("refuses git effects outside a repository", async () => {

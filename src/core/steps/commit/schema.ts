@@ -46,7 +46,7 @@ export const commitSchema = stepKindSchema({
       ),
     ),
     paths: texts({
-      md: "In a local run: globs of working-tree files to commit as they are. On GitHub a commit takes `files` only.",
+      md: "In a local run: globs of working-tree files to commit as they are, files in dot-folders such as `.github/` included (never `.git/` or the run store `.playbook-runs/`). On GitHub a commit takes `files` only.",
       examples: [["dist/**", "CHANGELOG.md"]],
     }),
     push: flag(
