@@ -20,3 +20,15 @@ describe("the runbook spec's own repository (UnCooe/debug-runbook)", () => {
     },
   );
 });
+
+describe("Catalyst's own repository (Xerilium/catalyst)", () => {
+  it.each(PLACEMENTS)(
+    "its Markdown playbooks are found and load in each placement (%s)",
+    async (p) => {
+      const files = await validatePlacement("catalyst", p);
+      const markdown = files.filter((f) => f.file.endsWith(".md"));
+      expect(markdown).toHaveLength(9);
+      expect(markdown.flatMap((f) => f.errors)).toEqual([]);
+    },
+  );
+});
