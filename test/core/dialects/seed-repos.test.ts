@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { dialectOf } from "../../../src/core/dialects/index.js";
+import { isPlaybookFile } from "../../../src/core/dialects/files.js";
+import { NO_SIBLINGS, dialectOf } from "../../../src/core/dialects/index.js";
+import { validateSource } from "../../../src/core/rules/validate.js";
 import { SEED_REPOS, seedFiles } from "../../helpers/seed-repos.js";
 
 const read = (file: string) => readFileSync(file, "utf8");
@@ -20,5 +22,32 @@ describe("Catalyst's Markdown playbooks are recognised by their text, wherever t
     expect(dialectOf("src/resources/playbooks/notes.md", notes)).toBeUndefined();
     const action = read(join(SEED_REPOS, "catalyst/src/resources/playbooks/start-rollout.md"));
     expect(dialectOf("x.md", action.replace("# Playbook:", "## Playbook:"))).toBeUndefined();
+  });
+});
+
+describe("Mindscape's spec and SOP kept in one folder are one playbook", () => {
+  const specs = join(SEED_REPOS, "mindscape/backend/playbooks/specs");
+  const sops = join(SEED_REPOS, "mindscape/backend/i18n/playbooks/en");
+  const spec = read(join(specs, "grant_scout.json"));
+  const beside = { read: (rel: string) => (rel === "grant_scout.json" ? spec : undefined) };
+
+  it("the SOP beside its spec is a part, loaded with the spec; alone it is a playbook", () => {
+    expect(
+      isPlaybookFile("flat/grant_scout.md", () => read(join(sops, "grant_scout.md")), beside),
+    ).toBe(false);
+    expect(isPlaybookFile("flat/grant_scout.md", () => read(join(sops, "grant_scout.md")))).toBe(
+      true,
+    );
+    expect(isPlaybookFile("flat/grant_scout.json", () => spec, NO_SIBLINGS)).toBe(true);
+  });
+
+  it("a spec missing keys Mindscape requires is still Mindscape's, refused as its loader would", () => {
+    const value = JSON.parse(spec) as Record<string, unknown>;
+    delete value.steps;
+    const text = JSON.stringify(value, null, 2);
+    expect(dialectOf("specs/grant_scout.json", text)?.id).toBe("mindscape");
+    const report = validateSource("specs/grant_scout.json", text);
+    expect(report.dialect).toBe("mindscape");
+    expect(report.diagnostics.some((d) => d.severity === "error")).toBe(true);
   });
 });
