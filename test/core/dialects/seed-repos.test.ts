@@ -51,3 +51,43 @@ describe("Mindscape's spec and SOP kept in one folder are one playbook", () => {
     expect(report.diagnostics.some((d) => d.severity === "error")).toBe(true);
   });
 });
+
+describe("Triagent: two conditions that lead to one node", () => {
+  // The shape of sourcehawk/triagent system/git_inspect.yaml (check_consumer_handler): two
+  // branches to the same terminal. Triagent's agent moves by naming the target node.
+  const text = [
+    "id: consumer_check",
+    "schema_version: 1",
+    'symptom: "a consumer may not handle a change"',
+    "entrypoint: check",
+    "nodes:",
+    "  check:",
+    '    description: "Search the consumer for the handler."',
+    "    next:",
+    '      - condition: "consumer never updated"',
+    "        goto: handler_missing",
+    '      - condition: "consumer updated after current_version"',
+    "        goto: handler_missing",
+    '      - condition: "consumer handles it"',
+    "        goto: unrelated",
+    "  handler_missing:",
+    '    description: "Terminal: the handler is missing."',
+    '    terminal_advice: "Fix the consumer."',
+    "  unrelated:",
+    '    description: "Terminal: unrelated."',
+    '    terminal_advice: "Keep looking."',
+    "",
+  ].join("\n");
+
+  it("are one choice that holds when either condition does, not a duplicate label", () => {
+    const report = validateSource("investigation/consumer_check.yaml", text);
+    expect(report.dialect).toBe("triagent");
+    expect(report.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const nodes = (report.playbook as { nodes?: Record<string, unknown> } | undefined)?.nodes;
+    const check = nodes?.check as { next?: { condition?: string; goto?: string }[] } | undefined;
+    expect(check?.next).toHaveLength(2);
+    expect(check?.next?.[0]?.condition).toBe(
+      "consumer never updated; or: consumer updated after current_version",
+    );
+  });
+});
