@@ -134,7 +134,11 @@ async function tierAt(
       // In the tree's order, whichever texts came from the cache.
       files: entries
         .map((e) => ({ file: e.path, source: contents.get(e.path) ?? "" }))
-        .filter((f) => isPlaybookFile(f.file, () => f.source)),
+        .filter((f) =>
+          isPlaybookFile(f.file, () => f.source, {
+            read: (rel) => contents.get(joinRelative(f.file, rel)),
+          }),
+        ),
       read: (file, rel) => contents.get(joinRelative(file, rel)),
       commit,
     },

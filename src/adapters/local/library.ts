@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { filesUnder, playbookSource, readConfinedText } from "./safe-files.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
+import { siblingsOnDisk } from "./siblings.js";
 import { validateSet, type FileReport, type KnownPlaybook } from "../../core/rules/validate.js";
 
 /** The bundled library: `playbooks/` in this package, the lowest discovery tier. */
@@ -33,7 +34,13 @@ export async function playbookFilesIn(dir: string): Promise<string[]> {
     ignore: IGNORED_GLOBS,
   });
   return found
-    .filter((f) => isPlaybookFile(f, () => readConfinedText(join(dir, f), { root: dir }) ?? ""))
+    .filter((f) =>
+      isPlaybookFile(
+        f,
+        () => readConfinedText(join(dir, f), { root: dir }) ?? "",
+        siblingsOnDisk(join(dir, f), dir),
+      ),
+    )
     .sort()
     .map((f) => join(dir, f));
 }

@@ -49,9 +49,9 @@ export interface Dialect {
   recognise(file: string, text: string): boolean;
   /**
    * Whether a file is only part of another one of this dialect (a sidecar, a paired file): it is
-   * loaded with its main file, never on its own.
+   * loaded with its main file, never on its own. `siblings` are the files beside it, when known.
    */
-  isPart?(file: string): boolean;
+  isPart?(file: string, siblings: Siblings): boolean;
   /**
    * Rules whose errors are only warnings on this dialect's files, because its system treats the
    * problem as soft (Triagent offers a playbook that is not installed rather than refusing).

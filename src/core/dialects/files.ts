@@ -1,4 +1,4 @@
-import { dialectOf, isDialectPart } from "./index.js";
+import { NO_SIBLINGS, dialectOf, isDialectPart, type Siblings } from "./index.js";
 
 /** The folders of a repository (or a working copy) playbooks are found in when none are named. */
 export const PLAYBOOK_FOLDERS: readonly string[] = [".github/playbooks", "playbooks"];
@@ -11,10 +11,15 @@ const DIALECT_FILE = /\.(json|md)$/i;
 /**
  * Whether a file found in a playbook folder is a playbook to load: a YAML file, or a JSON or
  * Markdown file a dialect recognises — never a dialect's sidecar, which loads with its playbook,
- * and never a step's template file.
+ * and never a step's template file. `siblings` are the files beside it, when the caller can read
+ * them (a Mindscape SOP beside its spec is part of the spec).
  */
-export function isPlaybookFile(path: string, text: () => string): boolean {
-  if (isDialectPart(path) || /(^|\/)templates\//.test(path)) return false;
+export function isPlaybookFile(
+  path: string,
+  text: () => string,
+  siblings: Siblings = NO_SIBLINGS,
+): boolean {
+  if (isDialectPart(path, siblings) || /(^|\/)templates\//.test(path)) return false;
   if (YAML_FILE.test(path)) return true;
   return DIALECT_FILE.test(path) && dialectOf(path, text()) !== undefined;
 }

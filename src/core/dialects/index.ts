@@ -1,6 +1,6 @@
 import { catalyst } from "./catalyst/dialect.js";
 import { cortex } from "./cortex/dialect.js";
-import type { Dialect } from "./dialect.js";
+import { NO_SIBLINGS, type Dialect, type Siblings } from "./dialect.js";
 import { mindscape } from "./mindscape/dialect.js";
 import { runbook } from "./runbook/dialect.js";
 import { triagent } from "./triagent/dialect.js";
@@ -24,7 +24,10 @@ export function dialectOf(file: string, text: string): Dialect | undefined {
   return DIALECTS.find((d) => d.recognise(file, text));
 }
 
-/** Whether a file is only part of another dialect file (a sidecar): not loaded on its own. */
-export function isDialectPart(file: string): boolean {
-  return DIALECTS.some((d) => d.isPart?.(file) ?? false);
+/**
+ * Whether a file is only part of another dialect file (a sidecar, a paired file): not loaded on
+ * its own. `siblings` (the files beside it, when known) tell a pair kept in one folder.
+ */
+export function isDialectPart(file: string, siblings: Siblings = NO_SIBLINGS): boolean {
+  return DIALECTS.some((d) => d.isPart?.(file, siblings) ?? false);
 }

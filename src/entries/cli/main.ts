@@ -120,11 +120,15 @@ const STDIN_MAX = 16 * DEFAULT_LIMITS.maxBytes;
 
 class UsageError extends Error {}
 
-/** What validation reads beside a playbook on disk (templates, sidecars), paths from `cwd`. */
+/**
+ * What validation reads beside a playbook on disk (templates, sidecars), paths from `cwd`. The
+ * sidecars are confined as the playbook itself is read: to the working folder, or, for a file
+ * outside it, to the file's own folder — never looked up from the working folder.
+ */
 function onDisk(cwd: string): Pick<ValidateOptions, "fileExists" | "siblings"> {
   return {
     fileExists: (file, rel) => fileExistsNextTo(resolve(cwd, file), rel),
-    siblings: (file) => siblingsOnDisk(resolve(cwd, file), cwd),
+    siblings: (file) => siblingsOnDisk(resolve(cwd, file), rootFor(resolve(cwd, file), cwd)),
   };
 }
 
@@ -698,7 +702,7 @@ export async function main(
     .action((file: string) => {
       const abs = resolve(io.cwd, file);
       if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
-      const siblings = siblingsOnDisk(abs, io.cwd);
+      const siblings = siblingsOnDisk(abs, rootFor(abs, io.cwd));
       const source = playbookSource(abs, { root: rootFor(abs, io.cwd) });
       const report = validateSource(file, source, onDisk(io.cwd));
       if (isRefusedSource(source)) {

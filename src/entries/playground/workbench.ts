@@ -101,7 +101,9 @@ export class Workbench {
     return {
       // The files the app takes for playbooks: YAML, and other systems' files it recognises.
       files: Object.entries(all)
-        .filter(([p, source]) => isPlaybookFile(p, () => source))
+        .filter(([p, source]) =>
+          isPlaybookFile(p, () => source, { read: (rel) => all[joinRelative(p, rel)] }),
+        )
         .map(([file, source]) => ({ file, source })),
       read: (file, rel) =>
         all[joinRelative(file, rel)] ??

@@ -61,7 +61,9 @@ describe("Catalyst playbooks load as written", () => {
     expect(FILES.length).toBeGreaterThanOrEqual(9);
     for (const f of FILES) expect(dialectOf(f.file, f.source)?.id, f.file).toBe("catalyst");
     expect(dialectOf("pb.yaml", "entrypoint: a\nnodes: {}\nsymptom: x\n")?.id).toBe("triagent");
-    expect(dialectOf("notes/readme.md", "# Playbook: x\n")).toBeUndefined();
+    // A Markdown playbook is known by its title, not its folder.
+    expect(dialectOf("notes/readme.md", "# Playbook: x\n")?.id).toBe("catalyst");
+    expect(dialectOf("notes/readme.md", "# Read me\n\nAbout playbooks.\n")).toBeUndefined();
     expect(
       dialectOf("pb.yaml", "apiVersion: playbook-bot/v1\nid: x\nowner: a\nsteps: []\n"),
     ).toBeUndefined();

@@ -11,16 +11,28 @@ import { CATALYST_HINTS, CatalystYamlConversion } from "./yaml.js";
  * prompt of one AI task. Each step becomes the v1 step that does what Catalyst's engine does.
  */
 
-/** Folders Catalyst keeps playbooks in, across its generations. */
-const PLAYBOOK_FOLDER =
-  /(^|\/)(src\/playbooks|src\/resources\/playbooks|tests\/fixtures\/playbooks)\//;
+/** How far into a Markdown file its title is looked for (front matter and title come first). */
+const TITLE_WITHIN = 8192;
+
+/**
+ * Whether a Markdown file is a Catalyst playbook, from its text alone (wherever it lies): its
+ * first level-one heading, after an optional front matter, reads `# Playbook: <title>`.
+ */
+export function isCatalystMarkdown(text: string): boolean {
+  let head = text.slice(0, TITLE_WITHIN).replace(/^\uFEFF/, "");
+  const fm = /^---[ \t]*\r?\n[\s\S]*?^---[ \t]*$/m.exec(head);
+  if (fm?.index === 0) head = head.slice(fm[0].length);
+  const title = /^#[ \t]+(.*)$/m.exec(head);
+  return title !== null && /^Playbook:\s*\S/.test(title[1] ?? "");
+}
+
 export const catalyst: Dialect = {
   id: "catalyst",
   title: "Catalyst",
   // Catalyst finds a child playbook when the step runs (PlaybookNotFound there), not at load.
   softRules: ["set-unresolved-playbook"],
   recognise: (file, text) => {
-    if (/\.md$/i.test(file)) return PLAYBOOK_FOLDER.test(file) && /^#\s+Playbook:/m.test(text);
+    if (/\.md$/i.test(file)) return isCatalystMarkdown(text);
     if (!/\.ya?ml$/i.test(file)) return false;
     // Triagent files have nodes/entrypoint; runbooks have match/tool steps.
     if (/^(nodes|entrypoint|match)\s*:/m.test(text)) return false;

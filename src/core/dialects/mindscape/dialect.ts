@@ -96,6 +96,32 @@ function frontMatter(file: string, text: string, limits: SourceLimits) {
 const hasFrontMatterCode = (text: string) =>
   /^---[ \t]*\r?\n[\s\S]*?^playbook_code\s*:/m.test(text.slice(0, 8192));
 
+/**
+ * A spec as Mindscape's own loader takes one: a JSON object naming its `playbook_code` (the
+ * loader then requires its kind, steps, inputs and outputs, which the conversion checks). A v1
+ * playbook says `apiVersion`.
+ */
+function isSpecText(text: string): boolean {
+  return /"playbook_code"\s*:/.test(text) && !/"apiVersion"\s*:/.test(text);
+}
+
+/**
+ * Whether `file` is an SOP (`<code>.md`, or a locale's `<code>.<locale>.md`) with its spec
+ * (`<code>.json`, of that code) beside it.
+ */
+function isSopBesideItsSpec(file: string, siblings: Siblings): boolean {
+  const name = /(?:^|\/)([^/.]+)(?:\.[A-Za-z]{2}(?:-[A-Za-z]{2,4})?)?\.md$/i.exec(file)?.[1];
+  if (name === undefined || HANDOFF_FILE.test(file)) return false;
+  const spec = siblings.read(`${name}.json`);
+  if (spec === undefined || !isSpecText(spec)) return false;
+  try {
+    const value: unknown = JSON.parse(spec);
+    return isObject(value) && value.playbook_code === name;
+  } catch {
+    return false;
+  }
+}
+
 export const mindscape: Dialect = {
   id: "mindscape",
   title: "Mindscape",
@@ -103,13 +129,12 @@ export const mindscape: Dialect = {
   softRules: ["set-unresolved-playbook"],
   recognise: (file, text) =>
     HANDOFF_FILE.test(file) ||
-    (/\.json$/i.test(file) &&
-      /"playbook_code"\s*:/.test(text) &&
-      /"steps"\s*:/.test(text) &&
-      !/"apiVersion"/.test(text)) ||
+    (/\.json$/i.test(file) && isSpecText(text)) ||
     (/\.(md|ya?ml)$/i.test(file) && text.startsWith("---") && hasFrontMatterCode(text)),
-  // The SOPs beside the specs (i18n/playbooks/<locale>/) load with their spec.
-  isPart: (file) => /(^|\/)i18n\/playbooks\/[^/]+\/[^/]+\.md$/i.test(file),
+  // The SOPs load with their spec: where Mindscape keeps them (i18n/playbooks/<locale>/), or
+  // beside it in one folder (`<code>.md` next to `<code>.json`).
+  isPart: (file, siblings) =>
+    /(^|\/)i18n\/playbooks\/[^/]+\/[^/]+\.md$/i.test(file) || isSopBesideItsSpec(file, siblings),
   load: (file, text, siblings, limits) =>
     HANDOFF_FILE.test(file)
       ? loadHandoff(file, text, limits)

@@ -495,6 +495,13 @@ class Conversion extends DialectConversion {
           [...at, i],
           `node '${id}' next[${i}] has an empty condition: every branch says when it applies`,
         );
+      // Triagent's agent moves by naming the target (step_complete's goto): two conditions for
+      // one target are one choice, which holds when either does.
+      const same = out.find((b) => b.goto === branch.goto && b.label === undefined);
+      if (same && branch.label === undefined && typeof branch.condition === "string") {
+        same.condition = `${String(same.condition)}; or: ${branch.condition}`;
+        return;
+      }
       out.push({ ...branch });
       this.b.locate([...at, out.length - 1], [...at, i], this.doc, true);
     });
