@@ -35,7 +35,14 @@ export type Requirement =
   /** Exactly one of steps: and nodes: (steps-and-nodes reports the rest): the graph is the playbook's. */
   | "one-step-form"
   /** No graph-layer error: references checked over unresolved targets would only add noise. */
-  | "sound-graph";
+  | "sound-graph"
+  /**
+   * The whole graph is there: one step form, every id once, and no step set aside for a schema
+   * error (a stand-in's edges and fields are not the step's). Verdicts over all the steps
+   * (reachability, cycles, endings, what nothing uses) wait for it: made over a partial graph they
+   * would report a consequence as a cause.
+   */
+  | "whole-graph";
 
 /** A rule over one playbook that passed the schema. */
 export interface FileRule<Code extends string = string> extends RuleMeta<Code> {

@@ -24,13 +24,16 @@ import {
 } from "../dialects/index.js";
 import { dialectConversion, type DialectFinding } from "./syntax/dialect-conversion.js";
 import type { PlaybookDocument } from "../format/types.js";
+import type { DiagnosticInput } from "../format/diagnostics.js";
 import { hasOneStepForm } from "./analysis/graph.js";
 import type { KnownPlaybook, SetContext } from "./analysis/set.js";
 import { makeDiagnostic, type RuleCode, type RuleDiagnostic, type Severity } from "./catalogue.js";
 import type { RuleContext } from "./context.js";
 import { RULE_MODULES } from "./index.js";
 import type { FileRule, Finding, SetRule } from "./rule.js";
+import { stepDuplicateId } from "./graph/step-duplicate-id.js";
 import { jsonSchema } from "./schema/json-schema.js";
+import { beyondSchema } from "./analysis/beyond-schema.js";
 import { yamlSource } from "./syntax/yaml-source.js";
 
 // Rules are registered in ./index.ts (one line per module); this file only runs them.
@@ -130,21 +133,28 @@ export function validateSource(
     );
   }
   const schemaFindings = jsonSchema.check(doc);
-  if (schemaFindings.length > 0) {
-    report.diagnostics.push(...schemaFindings.map((d) => makeDiagnostic(file, d)));
-    return finish(report, options);
-  }
-  const playbook = doc.value as PlaybookDocument;
-  report.playbook = playbook;
+  report.diagnostics.push(...schemaFindings.map((d) => makeDiagnostic(file, d)));
+  // A file that fails the schema is still checked beyond it, with the failing steps set aside, so
+  // that one run reports every finding the file allows.
+  const beyond = beyondSchema(doc, schemaFindings);
+  if (!beyond) return finish(report, options);
+  if (schemaFindings.length === 0) report.playbook = beyond.playbook;
   const exists = options.fileExists;
   const findings = runFileRules({
     doc,
-    playbook,
-    graph: new PlaybookGraph(playbook),
+    playbook: beyond.playbook,
+    graph: new PlaybookGraph(beyond.playbook),
+    stepsSetAside: beyond.setAside.length > 0,
     ...(exists ? { fileExists: (rel: string) => exists(file, rel) } : {}),
   });
+  const seen = new Set(schemaFindings.map(findingKey));
   for (const { found } of findings)
-    report.diagnostics.push(...found.map((d) => makeDiagnostic(file, d)));
+    for (const d of found) {
+      // A finding inside a step set aside is about the stand-in, not the file; each finding once.
+      if (beyond.isSetAside(d) || seen.has(findingKey(d))) continue;
+      seen.add(findingKey(d));
+      report.diagnostics.push(makeDiagnostic(file, d));
+    }
   return finish(report, options);
 }
 
@@ -153,7 +163,7 @@ export function validateSource(
  * registration order. A rule runs only where its `requires` holds.
  */
 export function runFileRules(
-  document: Omit<RuleContext, "analyses" | "graphSound">,
+  document: Omit<RuleContext, "analyses" | "graphSound"> & { stepsSetAside?: boolean },
 ): { rule: FileRule<RuleCode>; found: Finding<RuleCode>[] }[] {
   const done = new Map<FileRule<RuleCode>, Finding<RuleCode>[]>();
   let sound: boolean | undefined;
@@ -174,9 +184,13 @@ export function runFileRules(
     },
   };
   const oneStepForm = hasOneStepForm(ctx);
-  const applies = (rule: FileRule<RuleCode>): boolean =>
-    rule.requires === undefined ||
-    (rule.requires === "one-step-form" ? oneStepForm : ctx.graphSound());
+  const wholeGraph = (): boolean =>
+    oneStepForm && !document.stepsSetAside && findingsOf(stepDuplicateId).length === 0;
+  const applies = (rule: FileRule<RuleCode>): boolean => {
+    if (rule.requires === undefined) return true;
+    if (rule.requires === "one-step-form") return oneStepForm;
+    return rule.requires === "whole-graph" ? wholeGraph() : ctx.graphSound();
+  };
   function findingsOf(rule: FileRule<RuleCode>): Finding<RuleCode>[] {
     let found = done.get(rule);
     if (!found) {
@@ -246,4 +260,9 @@ export function countBySeverity(reports: readonly FileReport[]): {
       else warnings++;
     }
   return { errors, warnings };
+}
+
+/** What makes two findings the same: their rule, where they are, and what they say. */
+function findingKey(d: DiagnosticInput): string {
+  return `${d.rule}\n${d.span.line}:${d.span.column}\n${d.message}`;
 }

@@ -124,7 +124,7 @@ describe("rule settings in validation", () => {
     expect(ds.map((d) => [d.rule, d.severity])).toEqual([["yaml-duplicate-key", "warning"]]);
   });
 
-  it("checks references only once the graph has no errors", () => {
+  it("checks references in the same run as the graph's errors", () => {
     const src = yaml`
       apiVersion: playbook-bot/v1
       id: t
@@ -132,10 +132,11 @@ describe("rule settings in validation", () => {
         - { id: a, type: comment, name: A, body: "{{ inputs.nope }}" }
         - { id: b, type: comment, name: B, body: x, next: a }
     `;
-    expect(validateSource("pb.yaml", src).diagnostics.map((d) => d.rule)).toEqual([
-      "terminal-missing",
-      "cycle-without-limit",
-    ]);
+    expect(
+      validateSource("pb.yaml", src)
+        .diagnostics.map((d) => d.rule)
+        .sort(),
+    ).toEqual(["cycle-without-limit", "template-unresolved", "terminal-missing"]);
     const fixed = src.replace(", next: a }", " }\n  - { id: e, type: end, name: E }");
     expect(validateSource("pb.yaml", fixed).diagnostics.map((d) => d.rule)).toEqual([
       "template-unresolved",

@@ -229,7 +229,7 @@ describe("running the rules", () => {
     expect(ran.flatMap((r) => r.found)).toEqual([]);
   });
 
-  it("checks references only over a sound graph", () => {
+  it("checks references in the same run as the graph, but order over a sound graph only", () => {
     const text = [
       "apiVersion: playbook-bot/v1",
       "id: t",
@@ -239,9 +239,53 @@ describe("running the rules", () => {
     ].join("\n");
     const rules = (t: string): string[] =>
       validateSource("pb.yaml", t).diagnostics.map((d) => d.rule);
-    expect(rules(text)).toContain("goto-unresolved");
-    expect(rules(text)).not.toContain("template-unresolved");
+    // One run names both; b is not called unreachable while a's next, which may have meant b, is gone.
+    expect(rules(text).sort()).toEqual(["goto-unresolved", "template-unresolved"]);
     expect(rules(text.replace("next: gone", "next: b"))).toEqual(["template-unresolved"]);
+    // What depends on the order of steps waits for a sound graph.
+    const order = text
+      .replace("'{{ inputs.nope }}'", "'{{ steps.b.outputs.x }}'")
+      .replace("next: gone", "next: b");
+    expect(rules(order)).toContain("template-unresolved");
+  });
+
+  it("reports every layer of a file in one run, each finding once, no consequence as a cause", () => {
+    const text = [
+      "apiVersion: playbook-bot/v1",
+      "id: t",
+      "description: errors in every layer",
+      "steps:",
+      "  - { id: a, type: comment, name: A, body: '{{ inputs.nope }}', next: missing }",
+      "  - { id: b, type: checkpoint, name: B, bogus: 1, timeout: soon }",
+      "  - { id: b, type: decide, name: B2, rules: 5 }",
+      "  - { id: c, type: end, name: C, next: a }",
+    ].join("\n");
+    const found = validateSource("pb.yaml", text).diagnostics.map((d) => `${d.path} ${d.rule}`);
+    expect(found.sort()).toEqual(
+      [
+        "steps[0].body template-unresolved",
+        "steps[0].next goto-unresolved",
+        "steps[1] schema-missing-field",
+        "steps[1].bogus schema-unknown-field",
+        "steps[1].timeout schema-format",
+        "steps[2].id step-duplicate-id",
+        "steps[2].rules schema-type",
+        "steps[3].next handoff-not-terminal",
+      ].sort(),
+    );
+  });
+
+  it("judges cycles and reachability only over the whole graph: not past a repeated id", () => {
+    const text = [
+      "apiVersion: playbook-bot/v1",
+      "id: t",
+      "steps:",
+      "  - { id: a, type: comment, name: A, body: x, next: b }",
+      "  - { id: b, type: comment, name: B, body: y, next: a }",
+      "  - { id: b, type: end, name: End }",
+    ].join("\n");
+    const rules = validateSource("pb.yaml", text).diagnostics.map((d) => d.rule);
+    expect(rules).toEqual(["step-duplicate-id"]);
   });
 
   it("skips the graph rules when the playbook has both steps and nodes, and says only that", () => {

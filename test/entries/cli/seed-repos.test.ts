@@ -44,8 +44,7 @@ describe("Mindscape's own repository (HansC-anafter/mindscape-ai-local-core)", (
       p === "own" ? [] : ["threejs_hero_adjustment.md", "threejs_hero_landing.md"],
     );
     // Left of #16: an SOP without a spec names inputs its front matter does not declare.
-    const unresolved =
-      p === "own" ? [] : Array(4).fill("threejs_hero_landing.md: template-unresolved");
+    const unresolved = p === "own" ? [] : ["threejs_hero_landing.md: template-unresolved"];
     expect(
       files.flatMap((f) => f.errors.map((e) => `${f.file.split("/").pop()}: ${e.rule}`)),
     ).toEqual(unresolved);

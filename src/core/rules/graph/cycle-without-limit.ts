@@ -11,7 +11,7 @@ export const cycleWithoutLimit: FileRule<"cycle-without-limit"> = {
   severity: "error",
   summary: "the graph has a cycle but no limits.max_steps",
   guidance: GUIDANCE,
-  requires: "one-step-form",
+  requires: "whole-graph",
   check(ctx): Finding<"cycle-without-limit">[] {
     const { doc, playbook, graph } = ctx;
     if (!entryResolves(ctx) || playbook.limits?.max_steps !== undefined) return [];

@@ -11,7 +11,7 @@ export const terminalMissing: FileRule<"terminal-missing"> = {
   severity: "error",
   summary: "no step ends the playbook",
   guidance: GUIDANCE,
-  requires: "one-step-form",
+  requires: "whole-graph",
   check(ctx): Finding<"terminal-missing">[] {
     // With a target missing, "no terminal" would only repeat that error in other words.
     if (!entryResolves(ctx) || missingTargets(ctx).length > 0) return [];

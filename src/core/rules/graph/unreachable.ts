@@ -1,5 +1,5 @@
 import { formatPath } from "../../format/source.js";
-import { entryResolves, reachableSteps } from "../analysis/graph.js";
+import { entryResolves, missingTargets, reachableSteps } from "../analysis/graph.js";
 import { locate } from "../context.js";
 import type { FileRule, Finding } from "../rule.js";
 
@@ -12,11 +12,13 @@ export const unreachable: FileRule<"unreachable"> = {
   severity: "error",
   summary: "a step cannot be reached",
   guidance: GUIDANCE,
-  requires: "one-step-form",
+  requires: "whole-graph",
   check(ctx) {
     const { doc, graph } = ctx;
     if (!entryResolves(ctx)) return [];
     const reach = reachableSteps(ctx);
+    // A reachable step whose next is missing may have been meant to lead anywhere: wait for it.
+    if (missingTargets(ctx).some((m) => m.kind !== "no-default" && reach.has(m.step.id))) return [];
     const out: Finding<"unreachable">[] = [];
     for (const s of graph.steps) {
       // A repeated id is step-duplicate-id's finding; only the first step of an id counts here.

@@ -361,3 +361,8 @@ function patternError(
     hint: "see the field's description in `playbook-bot schema`",
   };
 }
+
+/** Whether a value passes the schema (a document's repaired form: see ./beyond-schema.ts). */
+export function passesSchema(value: unknown): boolean {
+  return validator(value);
+}

@@ -29,6 +29,7 @@ export const inputUnused: FileRule<"input-unused"> = {
   layer: "style",
   severity: "warning",
   summary: "an input is never used",
+  requires: "whole-graph",
   check({ doc, playbook }) {
     const out: Finding<"input-unused">[] = [];
     if (playbook.inputs === undefined) return out;

@@ -12,7 +12,7 @@ export const expressionSyntax: FileRule<"expression-syntax"> = {
   severity: "error",
   summary: "an if or when expression is malformed",
   guidance: GUIDANCE,
-  requires: "sound-graph",
+  requires: "one-step-form",
   check: (ctx) =>
     templateScan(ctx).expressions.flatMap(({ text, at, error }) =>
       error

@@ -8,7 +8,7 @@ export const templateSyntax: FileRule<"template-syntax"> = {
   layer: "templates",
   severity: "error",
   summary: "a template is malformed",
-  requires: "sound-graph",
+  requires: "one-step-form",
   check: (ctx) =>
     [...templateScan(ctx).templates, ...inputDefaultTemplates(ctx)].flatMap(({ at, problems }) =>
       problems.map((p) => diagnosticAt(ctx.doc, "template-syntax", at, p.message, p.hint)),

@@ -15,7 +15,7 @@ export const templateUnresolved: FileRule<"template-unresolved"> = {
   layer: "templates",
   severity: "error",
   summary: "a template names something that does not exist",
-  requires: "sound-graph",
+  requires: "one-step-form",
   check(ctx) {
     const out: Unresolved[] = [];
     for (const { resolution: r, at, raw } of references(ctx)) {
