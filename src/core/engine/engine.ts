@@ -1077,6 +1077,7 @@ class Transition {
     // Kept for the check before the step acts: the approver must still hold the role then.
     const by = result.outputs.approved_by;
     frame.approvedBy = { ...frame.approvedBy, [step]: Array.isArray(by) ? by.map(String) : [] };
+    frame.approvalFacts = { ...frame.approvalFacts, [step]: result.facts };
     frame.phase = "pending";
     frame.votes = [];
     this.stepOutcome = "approved (ask-first)";
@@ -1186,6 +1187,7 @@ class Transition {
       ...(outcome.outputs ?? {}),
     };
     if (Object.keys(outputs).length > 0) result.outputs = capOutputs(outputs);
+    if (outcome.approvals?.length) result.approvals = outcome.approvals;
     this.setResult(frame, step.id, result);
     this.messages.push(...(outcome.messages ?? []));
     if (step.authority === "show-me" && result.outputs) {
@@ -1279,10 +1281,10 @@ class Transition {
     frame.votes = [];
     frame.approved = (frame.approved ?? []).filter((id) => id !== target);
     if (frame.approved.length === 0) delete frame.approved;
-    if (frame.approvedBy) {
-      const kept = Object.entries(frame.approvedBy).filter(([id]) => id !== target);
-      if (kept.length > 0) frame.approvedBy = Object.fromEntries(kept);
-      else delete frame.approvedBy;
+    for (const field of ["approvedBy", "approvalFacts"] as const) {
+      const kept = Object.entries(frame[field] ?? {}).filter(([id]) => id !== target);
+      if (kept.length > 0) frame[field] = Object.fromEntries(kept) as never;
+      else delete frame[field];
     }
     delete frame.effectKey;
     delete frame.awaiting;
