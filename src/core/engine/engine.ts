@@ -64,6 +64,7 @@ import {
   actsAfterApproval,
   answeredWithApproval,
   defaultRegistry,
+  callsOf,
   hasSideEffects,
   stepKind,
   type StepRegistry,
@@ -654,7 +655,32 @@ class Transition {
     if (hostedFork(activeFrame(this.draft), this.line) !== undefined) return this.noChange();
     const { ctx, executor } = this.stepContext();
     if (!executor.onEvent) return this.noChange();
-    this.apply(executor.onEvent(ctx, this.event));
+    const outcome = executor.onEvent(ctx, this.event);
+    const refused = this.choiceRefusal(ctx.graph, outcome);
+    if (refused) {
+      this.reply = { outcome: "refused", reason: refused };
+      return this.noChange();
+    }
+    this.apply(outcome);
+  }
+
+  /**
+   * A `/choose` whose branch is a step that enters another playbook (delegate or handoff) is the
+   * chooser's doing too: they must be allowed to run that playbook (`permissions.run`), as the
+   * person the run acts for must be when it is entered.
+   */
+  private choiceRefusal(graph: PlaybookGraph, outcome: Outcome): string | undefined {
+    const e = this.event;
+    if (e.type !== "command" || e.command !== "choose") return undefined;
+    if (outcome.type !== "done" || outcome.goto === undefined) return undefined;
+    const target = graph.byId.get(outcome.goto)?.step;
+    for (const call of target ? callsOf(target) : []) {
+      const bundle = this.env.playbooks(call.target);
+      const least = bundle ? runPermissionOf(bundle.playbook) : undefined;
+      if (least && !atLeast(e.actor, least))
+        return `@${e.actor.login} may not choose '${outcome.goto}': it enters playbook '${call.target}', which needs ${least} access or more`;
+    }
+    return undefined;
   }
 
   private timeout(): void {
@@ -1437,13 +1463,22 @@ class Transition {
    * Entering another playbook (delegated to or handed off to) needs that playbook's
    * `permissions.run` of the person the run acts for, as starting it would: otherwise a run anyone
    * may start could carry them into one only admins may run. A run with no recorded permission was
-   * started by the app itself (for an alert) and acts for nobody.
+   * started by the app itself (for an alert) and acts for nobody: it may enter a playbook that an
+   * alert may start itself (`on.alerts`) or that anyone may run (`permissions.run: read`).
    */
   private enterRefusal(id: string): PlaybookError | undefined {
     const permission = this.draft.initiatorPermission;
     const bundle = this.env.playbooks(id);
-    if (permission === undefined || !bundle) return undefined;
+    if (!bundle) return undefined;
     const least = runPermissionOf(bundle.playbook);
+    // A run that acts for nobody (an alert's) enters only what an alert may start or anyone may run.
+    if (permission === undefined)
+      return bundle.playbook.on?.alerts !== undefined || least === "read"
+        ? undefined
+        : playbookError(
+            "PB-PERMISSION",
+            `a run started by an alert acts for nobody: it may enter only a playbook an alert may start (on.alerts) or anyone may run (permissions.run: read), and playbook '${id}' is neither (it needs ${least} access or more)`,
+          );
     if (atLeast({ login: this.draft.initiator, permission }, least)) return undefined;
     return playbookError(
       "PB-PERMISSION",
