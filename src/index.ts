@@ -9,7 +9,11 @@ import { loadAlertsConfig } from "./adapters/alerts/config.js";
 
 /** The Probot app: settings from the environment (WEBHOOK_SECRET is required, APP_ID, STATE_SECRET, APP_SLUG). */
 export default function playbookBot(app: Probot, options?: ApplicationFunctionOptions): void {
-  const bot: Parameters<typeof createPlaybookBot>[0] = { config: readAppConfig(process.env) };
+  // A server of the app's own holds STATE_SECRET: a state it can verify was written by the app.
+  const bot: Parameters<typeof createPlaybookBot>[0] = {
+    config: readAppConfig(process.env),
+    believeUnrecordedApprovals: true,
+  };
   if (process.env.ALERTS_CONFIG)
     bot.alerts = loadAlertsConfig(process.env.ALERTS_CONFIG, process.env);
   createPlaybookBot(bot)(app, options);

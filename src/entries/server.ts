@@ -87,7 +87,12 @@ async function serve(): Promise<void> {
   const config = readAppConfig(process.env);
   const alertsFile = process.env.ALERTS_CONFIG;
   const metrics = new AppMetrics({ processMetrics: true });
-  const options: Parameters<typeof createPlaybookBot>[0] = { config, metrics };
+  // This server alone holds STATE_SECRET: a state it can verify was written by this app.
+  const options: Parameters<typeof createPlaybookBot>[0] = {
+    config,
+    metrics,
+    believeUnrecordedApprovals: true,
+  };
   if (alertsFile) options.alerts = loadAlertsConfig(alertsFile, process.env);
   const inboxSettings = readInboxSettings(process.env, config.redis);
   const bot = createPlaybookBot(options);

@@ -70,6 +70,10 @@ export interface ThreadComment {
   byThisApp: boolean;
   body: string;
   createdAt: string;
+  /** When it was last changed (GitHub's `updated_at`), where the read says. */
+  updatedAt?: string;
+  /** The issue (or pull request) it is on, where the read says. */
+  issue?: number;
 }
 
 /**

@@ -25,6 +25,18 @@ const error = {
     cause: { type: "string" },
   },
 };
+/** An approval as a fact (see `ApprovalFact`): its approver, comment and prompt comment ids. */
+const commentId = { type: "string", pattern: "^[0-9]{1,20}$" };
+const approvalFacts = {
+  type: "array",
+  maxItems: 100,
+  items: {
+    type: "object",
+    required: ["user", "comment"],
+    additionalProperties: false,
+    properties: { user: { type: "string" }, comment: commentId, prompt: commentId },
+  },
+};
 /** Lines that run side by side (see `Lane` and `Fork` in the run state), each bounded. */
 const MAX_LANES = 200;
 const lane = {
@@ -96,6 +108,7 @@ const frame = {
           at: { type: "string" },
           outputs: { type: "object", additionalProperties: value },
           error,
+          approvals: approvalFacts,
         },
       },
     },
@@ -120,6 +133,8 @@ const frame = {
       type: "object",
       additionalProperties: { type: "array", items: { type: "string" } },
     },
+    // Optional: states written before approvals were kept as facts load as they are.
+    approvalFacts: { type: "object", additionalProperties: approvalFacts },
     reminded: { type: "boolean" },
     effectKey: { type: "string" },
     awaiting: { type: "object" },

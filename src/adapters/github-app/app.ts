@@ -87,6 +87,14 @@ export interface PlaybookBotOptions {
    */
   ephemeralStore?: boolean;
   /**
+   * The state key (STATE_SECRET) is the app server's alone: nobody with write access to a
+   * repository can read it, so a state sealed with it was written by this app. Then approvals a
+   * state from before approvals were recorded with their comments names are believed (their
+   * approvers' roles checked again); otherwise (default; the Actions runtime, whose state secret
+   * every workflow a write user may change can read) such an approval must be given again.
+   */
+  believeUnrecordedApprovals?: boolean;
+  /**
    * The reconcile sweep (reconcile-sweep.ts): every interval and at start, what was asked for and
    * never done is done. `false`: none (the Actions runtime reconciles each issue itself).
    */
@@ -194,6 +202,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       observe: (issue) => serving.runObserver(issue),
       inProcess: options.inProcess ?? false,
       ...(options.ephemeralStore ? { ephemeralStore: true } : {}),
+      ...(options.believeUnrecordedApprovals ? { believeUnrecordedApprovals: true } : {}),
       armTimer: (at) => timer.arm(at),
     });
     const installationOctokit = async (installation: number): Promise<Octokit> =>

@@ -181,9 +181,17 @@ type RestComment = {
   id: number;
   body?: string | null;
   created_at: string;
+  updated_at?: string;
+  issue_url?: string;
   user: { login: string; type: string } | null;
   performed_via_github_app?: { id: number } | null;
 };
+
+/** The issue number at the end of a comment's `issue_url`. */
+function issueOf(url: string | undefined): number | undefined {
+  const m = url ? /\/issues\/([0-9]+)$/.exec(url) : null;
+  return m ? Number(m[1]) : undefined;
+}
 
 /** GitHub through Octokit: the port the Probot app gives the issue controller. */
 export class OctokitPort implements GitHubPort {
@@ -215,6 +223,8 @@ export class OctokitPort implements GitHubPort {
       byThisApp,
       body: c.body ?? "",
       createdAt: c.created_at,
+      ...(c.updated_at ? { updatedAt: c.updated_at } : {}),
+      ...(issueOf(c.issue_url) !== undefined ? { issue: issueOf(c.issue_url) } : {}),
     };
   }
 

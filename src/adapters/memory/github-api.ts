@@ -478,13 +478,19 @@ export class MemoryGitHubApi {
     for (let i = 0; i < count; i++) this.addComment(issue, `comment ${i}`, this.user(login), null);
   }
 
+  /** When an edit happens: now, but never at the creation's instant (a clock held still in tests). */
+  private editTime(c: ApiComment): string {
+    const now = this.clock().getTime();
+    return new Date(Math.max(now, Date.parse(c.created_at) + 1000)).toISOString();
+  }
+
   /** Someone edits a comment: its author unless `by` names another person (write users can edit any). */
   editAs(id: number, body: string, by?: string): ApiComment {
     const c = this.comments.get(id);
     if (!c) throw new Error(`no comment ${id}`);
     const previous = c.body;
     c.body = body;
-    c.updated_at = this.clock().toISOString();
+    c.updated_at = this.editTime(c);
     this.events.push({
       action: "edited",
       comment: { ...c },
@@ -1042,7 +1048,7 @@ export class MemoryGitHubApi {
       if (method === "PATCH") {
         const previous = c.body;
         c.body = String(b.body);
-        c.updated_at = this.clock().toISOString();
+        c.updated_at = this.editTime(c);
         this.events.push({
           action: "edited",
           comment: { ...c },

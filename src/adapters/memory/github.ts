@@ -86,6 +86,8 @@ function publicView(c: StoredComment): ThreadComment {
     byThisApp: c.byThisApp,
     body: c.body,
     createdAt: c.createdAt,
+    updatedAt: c.updatedAt ?? c.createdAt,
+    issue: c.issue,
   };
 }
 
@@ -196,6 +198,7 @@ export class MemoryGitHub implements GitHubPort {
     if (c) {
       c.body = body;
       c.edits++;
+      c.updatedAt = this.editTime(c);
     }
   }
 
@@ -314,6 +317,13 @@ export class MemoryGitHub implements GitHubPort {
     if (!c) throw new Error(`comment ${id} not found`);
     c.body = body;
     c.edits++;
+    c.updatedAt = this.editTime(c);
+  }
+
+  /** When an edit happens: now, but never at the creation's instant (a clock held still in tests). */
+  private editTime(c: StoredComment): string {
+    const now = this.clock().getTime();
+    return new Date(Math.max(now, Date.parse(c.createdAt) + 1000)).toISOString();
   }
 
   async react(_issue: number, commentId: string, reaction: Reaction): Promise<void> {

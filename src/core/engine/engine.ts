@@ -64,6 +64,7 @@ import {
   actsAfterApproval,
   answeredWithApproval,
   defaultRegistry,
+  callsOf,
   hasSideEffects,
   stepKind,
   type StepRegistry,
@@ -654,7 +655,32 @@ class Transition {
     if (hostedFork(activeFrame(this.draft), this.line) !== undefined) return this.noChange();
     const { ctx, executor } = this.stepContext();
     if (!executor.onEvent) return this.noChange();
-    this.apply(executor.onEvent(ctx, this.event));
+    const outcome = executor.onEvent(ctx, this.event);
+    const refused = this.choiceRefusal(ctx.graph, outcome);
+    if (refused) {
+      this.reply = { outcome: "refused", reason: refused };
+      return this.noChange();
+    }
+    this.apply(outcome);
+  }
+
+  /**
+   * A `/choose` whose branch is a step that enters another playbook (delegate or handoff) is the
+   * chooser's doing too: they must be allowed to run that playbook (`permissions.run`), as the
+   * person the run acts for must be when it is entered.
+   */
+  private choiceRefusal(graph: PlaybookGraph, outcome: Outcome): string | undefined {
+    const e = this.event;
+    if (e.type !== "command" || e.command !== "choose") return undefined;
+    if (outcome.type !== "done" || outcome.goto === undefined) return undefined;
+    const target = graph.byId.get(outcome.goto)?.step;
+    for (const call of target ? callsOf(target) : []) {
+      const bundle = this.env.playbooks(call.target);
+      const least = bundle ? runPermissionOf(bundle.playbook) : undefined;
+      if (least && !atLeast(e.actor, least))
+        return `@${e.actor.login} may not choose '${outcome.goto}': it enters playbook '${call.target}', which needs ${least} access or more`;
+    }
+    return undefined;
   }
 
   private timeout(): void {
@@ -1077,6 +1103,7 @@ class Transition {
     // Kept for the check before the step acts: the approver must still hold the role then.
     const by = result.outputs.approved_by;
     frame.approvedBy = { ...frame.approvedBy, [step]: Array.isArray(by) ? by.map(String) : [] };
+    frame.approvalFacts = { ...frame.approvalFacts, [step]: result.facts };
     frame.phase = "pending";
     frame.votes = [];
     this.stepOutcome = "approved (ask-first)";
@@ -1186,6 +1213,7 @@ class Transition {
       ...(outcome.outputs ?? {}),
     };
     if (Object.keys(outputs).length > 0) result.outputs = capOutputs(outputs);
+    if (outcome.approvals?.length) result.approvals = outcome.approvals;
     this.setResult(frame, step.id, result);
     this.messages.push(...(outcome.messages ?? []));
     if (step.authority === "show-me" && result.outputs) {
@@ -1279,10 +1307,10 @@ class Transition {
     frame.votes = [];
     frame.approved = (frame.approved ?? []).filter((id) => id !== target);
     if (frame.approved.length === 0) delete frame.approved;
-    if (frame.approvedBy) {
-      const kept = Object.entries(frame.approvedBy).filter(([id]) => id !== target);
-      if (kept.length > 0) frame.approvedBy = Object.fromEntries(kept);
-      else delete frame.approvedBy;
+    for (const field of ["approvedBy", "approvalFacts"] as const) {
+      const kept = Object.entries(frame[field] ?? {}).filter(([id]) => id !== target);
+      if (kept.length > 0) frame[field] = Object.fromEntries(kept) as never;
+      else delete frame[field];
     }
     delete frame.effectKey;
     delete frame.awaiting;
@@ -1435,13 +1463,22 @@ class Transition {
    * Entering another playbook (delegated to or handed off to) needs that playbook's
    * `permissions.run` of the person the run acts for, as starting it would: otherwise a run anyone
    * may start could carry them into one only admins may run. A run with no recorded permission was
-   * started by the app itself (for an alert) and acts for nobody.
+   * started by the app itself (for an alert) and acts for nobody: it may enter a playbook that an
+   * alert may start itself (`on.alerts`) or that anyone may run (`permissions.run: read`).
    */
   private enterRefusal(id: string): PlaybookError | undefined {
     const permission = this.draft.initiatorPermission;
     const bundle = this.env.playbooks(id);
-    if (permission === undefined || !bundle) return undefined;
+    if (!bundle) return undefined;
     const least = runPermissionOf(bundle.playbook);
+    // A run that acts for nobody (an alert's) enters only what an alert may start or anyone may run.
+    if (permission === undefined)
+      return bundle.playbook.on?.alerts !== undefined || least === "read"
+        ? undefined
+        : playbookError(
+            "PB-PERMISSION",
+            `a run started by an alert acts for nobody: it may enter only a playbook an alert may start (on.alerts) or anyone may run (permissions.run: read), and playbook '${id}' is neither (it needs ${least} access or more)`,
+          );
     if (atLeast({ login: this.draft.initiator, permission }, least)) return undefined;
     return playbookError(
       "PB-PERMISSION",

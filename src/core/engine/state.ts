@@ -40,6 +40,18 @@ export interface Vote {
   note?: string;
 }
 
+/**
+ * An approval as a fact on the thread: who gave it and the comment they gave it in (GitHub's
+ * immutable id), and the comment that asked for it (`prompt`), when known. Before each effect the
+ * run service reads the comment again (see src/runtime/run-service/approval-guard.ts), so an
+ * approval rests on what GitHub says, not on what the state says.
+ */
+export interface ApprovalFact {
+  user: string;
+  comment: string;
+  prompt?: string;
+}
+
 export interface StepResult {
   /** `running`: the effect is done but the step still waits (e.g. for a merge). */
   status: "running" | "completed" | "skipped" | "failed" | "ignored";
@@ -47,6 +59,8 @@ export interface StepResult {
   at: string;
   outputs?: Record<string, Value>;
   error?: PlaybookError;
+  /** A step answered with an approval: the approvals it completed with, as facts. */
+  approvals?: ApprovalFact[];
 }
 
 /** One playbook's execution; a delegated child runs in a frame pushed above its parent's. */
@@ -75,6 +89,8 @@ export interface Frame {
   approved?: string[];
   /** Who gave each ask-first approval in `approved`: checked again before the step acts. */
   approvedBy?: Record<string, string[]>;
+  /** The same ask-first approvals as facts (the comments they were given in). */
+  approvalFacts?: Record<string, ApprovalFact[]>;
   reminded?: boolean;
   /** Idempotency key of the effect awaited in phase `effect`. */
   effectKey?: string;
@@ -118,6 +134,7 @@ export const LINE_FIELDS = [
   "votes",
   "approved",
   "approvedBy",
+  "approvalFacts",
   "reminded",
   "effectKey",
   "awaiting",
@@ -128,7 +145,9 @@ export const LINE_FIELDS = [
 export interface Lane
   extends
     Pick<Frame, "current" | "phase" | "since" | "attempt">,
-    Partial<Pick<Frame, "notBefore" | "votes" | "approved" | "approvedBy" | "reminded">>,
+    Partial<
+      Pick<Frame, "notBefore" | "votes" | "approved" | "approvedBy" | "approvalFacts" | "reminded">
+    >,
     Partial<Pick<Frame, "effectKey" | "awaiting" | "prompt">> {
   /** The fork it belongs to. */
   fork: string;

@@ -1,7 +1,7 @@
 import { playbookError, type PlaybookError } from "../engine/errors.js";
 import type { EffectKind, EffectParams, Message, Reply, RunEvent } from "../engine/events.js";
 import type { RenderUse, Rendered } from "../engine/render.js";
-import type { Frame, RunState, Scalar, Value } from "../engine/state.js";
+import type { ApprovalFact, Frame, RunState, Scalar, Value } from "../engine/state.js";
 import type { Resolver } from "../format/expression.js";
 import type { PlaybookGraph } from "../format/graph.js";
 import type { PlaybookDocument, Step } from "../format/types.js";
@@ -36,6 +36,8 @@ export type Outcome =
   | {
       type: "done";
       outputs?: Record<string, Value>;
+      /** A step answered with an approval: the approvals it completed with, as facts. */
+      approvals?: ApprovalFact[];
       goto?: string;
       findings?: Record<string, Scalar>;
       messages?: Message[];

@@ -14,14 +14,10 @@ import {
   unmetRequirements,
   type HostCapabilities,
 } from "../../core/engine/requirements.js";
-import {
-  ASK_FIRST_APPROVERS,
-  approvalRefusal,
-  atLeast,
-  DEFAULT_RUN_PERMISSION,
-} from "../../core/engine/policy.js";
-import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
+import { atLeast, DEFAULT_RUN_PERMISSION } from "../../core/engine/policy.js";
+import { playbookError } from "../../core/engine/errors.js";
 import { RunDriver, beginRun } from "./driver.js";
+import { ApprovalGuard } from "./approval-guard.js";
 import { RecordingScheduler } from "../time.js";
 import type { Scheduler } from "../ports.js";
 import type { IssueWakeUps } from "./wake-ups.js";
@@ -51,7 +47,7 @@ import { renderTraceComment } from "./trace-comment.js";
 import { exportTrace, type TraceFormat } from "../../core/trace/export.js";
 import type { GitHubPort, ThreadComment } from "../github-port.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
-import type { Approvers, Permission } from "../../core/format/types.js";
+import type { Permission } from "../../core/format/types.js";
 import { formatText } from "../../core/format/report/text.js";
 import type { FileReport } from "../../core/rules/validate.js";
 import type { Effect } from "../../core/engine/events.js";
@@ -163,6 +159,12 @@ export interface ControllerOptions {
    * each save, so a replica whose lease ran out during a slow request writes nothing more.
    */
   fence?: Pick<Fence, "confirm">;
+  /**
+   * Whether approvals a state names without their comments (states sealed before approvals were
+   * recorded as facts) are believed: only where no one with write access can read the state key
+   * (the GitHub App's server). See `ApprovalGuardOptions.believeUnrecorded`.
+   */
+  believeUnrecordedApprovals?: boolean;
 }
 
 /** What the controller reports as it goes: runs starting and changing status, effects, refusals. */
@@ -229,8 +231,16 @@ export class IssueController {
   /** Whether a `/systematise` of the comment being handled has already been answered. */
   private systematised = false;
 
+  /** The check before every effect that the approvals it rests on still hold. */
+  private readonly guard: ApprovalGuard;
+
   constructor(private readonly o: ControllerOptions) {
     this.memory = o.memory;
+    this.guard = new ApprovalGuard({
+      port: o.port,
+      issue: o.issue.number,
+      ...(o.believeUnrecordedApprovals ? { believeUnrecorded: true } : {}),
+    });
     this.scheduler = o.wakeUps?.scheduler ?? new RecordingScheduler();
   }
 
@@ -276,6 +286,12 @@ export class IssueController {
 
   /** Comments read (or written) in this event, by id: read once; forgotten when the next begins. */
   private readonly fetched = new Map<string, ThreadComment>();
+
+  /** A new event begins: what the last one read may have changed since. */
+  private beginEvent(): void {
+    this.fetched.clear();
+    this.guard.forget();
+  }
 
   private indexKey(): string {
     return `open-runs:${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}`;
@@ -467,7 +483,7 @@ export class IssueController {
     previousBody: string | undefined,
     editor: string,
   ): Promise<void> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     const seal = this.seal(c.id);
     const reads = [previousBody, c.body]
       .filter((b): b is string => b !== undefined)
@@ -525,7 +541,7 @@ export class IssueController {
 
   /** A status comment was deleted: its run cannot go on, and the issue is told how to start again. */
   async onStatusCommentDeleted(c: ThreadComment, by: string): Promise<void> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     const read = readStatusComment(c.body, this.seal(c.id));
     if (!read.ok || isFinished(read.run)) return;
     const run = read.run;
@@ -557,7 +573,7 @@ export class IssueController {
     by: { login: string; bot: boolean },
     eventId: string,
   ): Promise<boolean> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     const head = await this.headCatalog();
     const matches = head
       .all()
@@ -604,7 +620,7 @@ export class IssueController {
    * author may run that playbook (anyone can open an issue: an outsider's starts nothing).
    */
   async onOpened(by: { login: string; bot: boolean }, eventId: string): Promise<void> {
-    this.fetched.clear();
+    this.beginEvent();
     const head = await this.headCatalog();
     const chosen = selectForIssue(
       { title: this.o.issue.title ?? "", body: this.o.issue.body ?? "" },
@@ -682,7 +698,7 @@ export class IssueController {
     alert: NormalizedAlert,
     eventId: string,
   ): Promise<Reply> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     // An alert may carry any amount of labels: only a bounded part reaches the state's context,
     // and the inputs the playbook declares take their (shortened) values from all of them.
     const capped = capAlertData(alert.labels, alert.annotations);
@@ -710,7 +726,7 @@ export class IssueController {
 
   /** A new comment: its commands, in order. Bots and this app are never obeyed. */
   async onComment(comment: ThreadComment, eventId: string): Promise<void> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     if (comment.bot || comment.byThisApp) return;
     const commands = parseCommands(comment.body);
     if (commands.length === 0) return;
@@ -1147,7 +1163,7 @@ export class IssueController {
    * does not know (a restart), the comment is read.
    */
   async onContinuation(commentId: string, eventId: string, edited?: ThreadComment): Promise<void> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     let c: ThreadComment | undefined;
     const sent = edited?.byThisApp
       ? readStatusComment(edited.body, this.seal(commentId))
@@ -1185,7 +1201,7 @@ export class IssueController {
 
   /** A person edited or deleted a comment: any vote it carried is withdrawn. */
   async onCommentChanged(commentId: string, eventId: string): Promise<void> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     for (const r of (await this.liveRuns()).runs) {
       if (isFinished(r.run)) continue;
       await this.driverOf(r).send(r.run, {
@@ -1202,7 +1218,7 @@ export class IssueController {
     eventId: string,
     url?: string,
   ): Promise<void> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     for (const r of (await this.liveRuns()).runs) {
       const awaits = commandLines(activeFrame(r.run)).some(
         (l) => l.awaiting?.pullRequest === number,
@@ -1222,7 +1238,7 @@ export class IssueController {
     eventId: string,
     details?: { run?: WorkflowRunFacts; url?: string },
   ): Promise<void> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     const e: RunEvent = { type: "workflow_run", id: eventId, workflow, runId, conclusion };
     if (details?.run) e.run = details.run;
     if (details?.url) e.url = details.url;
@@ -1247,7 +1263,7 @@ export class IssueController {
   }
 
   async onTick(eventId: string, runId?: string): Promise<void> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     for (const r of (await this.liveRuns()).runs) {
       if (isFinished(r.run) || (runId && r.run.id !== runId)) continue;
       const f = activeFrame(r.run);
@@ -1268,78 +1284,12 @@ export class IssueController {
    * safe to repeat. Returns how many runs were open.
    */
   async carryOn(eventId: string): Promise<number> {
-    this.fetched.clear(); // what an earlier event read may have changed since
+    this.beginEvent(); // what an earlier event read may have changed since
     const open = (await this.liveRuns()).runs.filter((r) => !isFinished(r.run));
     for (const r of open)
       await this.onContinuation(r.commentId, `${eventId}:${r.commentId}:${r.run.seq}`);
     if (open.length) await this.onTick(eventId);
     return open.length;
-  }
-
-  /**
-   * Permissions are checked when a command arrives and again before an effect runs: everyone whose
-   * approval let this run go on is looked up again and judged by the policy that admitted them
-   * (users, teams, permission, allow_initiator). A lookup that fails denies.
-   */
-  private async approvalsStillHold(
-    run: RunState,
-    catalog: PlaybookCatalog,
-  ): Promise<PlaybookError | undefined> {
-    const given = this.approvalsInForce(run, catalog);
-    if (typeof given === "string")
-      return playbookError(
-        "GH-PERMISSION",
-        `the approvals of playbook '${given}' cannot be checked: it is not available`,
-      );
-    const looked = new Map<string, Actor | undefined>();
-    for (const g of given) {
-      const teams = g.policy.teams ?? [];
-      for (const login of g.approvers) {
-        const key = [login.toLowerCase(), ...teams].join("\n");
-        if (!looked.has(key)) looked.set(key, await this.currentActor(login, teams));
-        const now = looked.get(key);
-        const why = now
-          ? approvalRefusal(now, g.policy, run.initiator)
-          : `@${login} could not be looked up`;
-        if (why)
-          return playbookError(
-            "GH-PERMISSION",
-            `the approval of '${g.step}' no longer holds: ${why}`,
-          );
-      }
-    }
-    return undefined;
-  }
-
-  /**
-   * The approvals an effect rests on: every checkpoint passed in the run's frames (a delegated
-   * playbook acts on its parent's approvals too), and the ask-first approval of the step each frame
-   * is at. The id of a playbook that is not available, when one is not.
-   */
-  private approvalsInForce(
-    run: RunState,
-    catalog: PlaybookCatalog,
-  ): { step: string; approvers: string[]; policy: Approvers }[] | string {
-    const out: { step: string; approvers: string[]; policy: Approvers }[] = [];
-    for (const frame of run.stack) {
-      const bundle = catalog.get(frame.playbook);
-      if (!bundle) return frame.playbook;
-      const graph = new PlaybookGraph(bundle.playbook);
-      for (const [id, r] of Object.entries(frame.results)) {
-        const step = graph.byId.get(id)?.step;
-        const by = r.outputs?.approved_by;
-        if (step?.type === "checkpoint" && r.status === "completed" && Array.isArray(by))
-          out.push({ step: id, approvers: by.map(String), policy: step.approvers ?? {} });
-      }
-      const current = frame.current;
-      if (current !== null && frame.approved?.includes(current))
-        out.push({
-          step: current,
-          approvers: frame.approvedBy?.[current] ?? [],
-          policy: ASK_FIRST_APPROVERS,
-        });
-    }
-    return out;
   }
 
   /**
@@ -1388,7 +1338,9 @@ export class IssueController {
         effects: this.o.observe?.effect ? timed(this.o.port, this.o.observe) : this.o.port,
         guard: async (_effect, run) => {
           await this.o.fence?.confirm();
-          return this.approvalsStillHold(run, loaded.catalog);
+          // Permissions are checked when a command arrives and again here, before each effect,
+          // from what GitHub says now (see approval-guard.ts).
+          return this.guard.check(run, (id) => loaded.catalog.get(id), loaded.commentId);
         },
         handoff: (handoff, run) => this.handOff(handoff, run),
         clock: { now: this.o.clock },

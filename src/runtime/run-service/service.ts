@@ -93,6 +93,8 @@ export interface RunServiceOptions {
   inProcess: boolean;
   /** The store lives for one event only (the Actions runtime): the waiting label carries the wait. */
   ephemeralStore?: boolean;
+  /** Approvals a state names without their comments are believed (see ControllerOptions). */
+  believeUnrecordedApprovals?: boolean;
   /** A wake-up was recorded for this time: the timer should look then. */
   armTimer(at: number): void;
 }
@@ -224,6 +226,7 @@ export class RunService {
       ...(trace ? { trace } : {}),
       ...(this.o.host ? { host: this.o.host } : {}),
       ...(this.o.ai ? { ai: this.o.ai } : {}),
+      ...(this.o.believeUnrecordedApprovals ? { believeUnrecordedApprovals: true } : {}),
       catalog: () => repository.catalog(),
       catalogAt: (commit) => repository.catalogAt(commit),
       stateKey: this.o.stateKey(address.installation, address.repository),

@@ -63,9 +63,9 @@ describe("MemoryGitHub: the thread", () => {
     expect(c.createdAt).toBe(T.toISOString());
     expect(bot).toMatchObject({ bot: true, byThisApp: false });
     expect(mine).toMatchObject({ author: "app[bot]", bot: true, byThisApp: true });
-    // The public view carries no bookkeeping.
+    // The public view carries no bookkeeping (but what GitHub says: its issue, when it changed).
     expect(Object.keys(mine).sort()).toEqual(
-      ["author", "body", "bot", "byThisApp", "createdAt", "id"].sort(),
+      ["author", "body", "bot", "byThisApp", "createdAt", "id", "issue", "updatedAt"].sort(),
     );
     expect((await gh.comments(issue.number)).map((x) => x.id)).toEqual([c.id, bot.id, mine.id]);
     expect(await gh.comments(42)).toEqual([]);
@@ -632,5 +632,23 @@ describe("MemoryGitHub: evidence and proposals for /systematise", () => {
     });
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error.code).toBe("GH-CONFLICT");
+  });
+});
+
+describe("MemoryGitHub: a comment read again", () => {
+  it("says when it was edited and which issue it is on", async () => {
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const gh = new MemoryGitHub("app[bot]", () => new Date(now));
+    const issue = gh.openIssue("t", "b", "alice").number;
+    const c = gh.postAs(issue, "carol", "looks fine");
+    const read = await gh.comment(issue, c.id);
+    expect(read).toMatchObject({ issue, createdAt: read?.updatedAt });
+    // A reaction is no edit.
+    await gh.react(issue, c.id, "eyes");
+    expect((await gh.comment(issue, c.id))?.updatedAt).toBe(read?.createdAt);
+    now += 5000;
+    gh.editAs(c.id, "/approve");
+    const edited = await gh.comment(issue, c.id);
+    expect(edited?.updatedAt).not.toBe(edited?.createdAt);
   });
 });

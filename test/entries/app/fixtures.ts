@@ -65,6 +65,8 @@ export interface Snapshots {
   statusId: number;
   /** The default branch's head the run is pinned to. */
   head: string;
+  /** carol's `/approve`, as GitHub's REST API shows it: the guard reads it before each effect. */
+  approval: Record<string, unknown> & { id: number };
 }
 
 /**
@@ -86,7 +88,8 @@ export async function snapshots(): Promise<Snapshots> {
     const read = readStatus(status);
     const promptId = Number(read.ok ? read.run.stack[0]?.prompt?.comment : NaN);
     if (!Number.isInteger(promptId)) throw new Error("the wait was not announced");
-    fake.postAs(issue.number, "carol", "/approve");
+    const vote = fake.postAs(issue.number, "carol", "/approve");
+    const approval = fake.restComment(vote) as Record<string, unknown> & { id: number };
     await h.deliver("issue_comment", h.commentPayload(fake.events.shift()!));
     const approved = status.body;
     fake.events.length = 0;
@@ -96,7 +99,7 @@ export async function snapshots(): Promise<Snapshots> {
     );
     await h.drain();
     const merging = status.body;
-    return { created, waiting, promptId, approved, merging, statusId: status.id, head };
+    return { created, waiting, promptId, approved, merging, statusId: status.id, head, approval };
   } finally {
     fake.uninstall();
   }

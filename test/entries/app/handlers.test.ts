@@ -391,7 +391,9 @@ describe("issue_comment.edited and .deleted", () => {
         b.body.includes("**`branch`** ← current"),
       )
       .reply(200, {})
-      // The approver's role is checked again before the effect runs.
+      // The approving comment is read again before the effect runs, then the approver's role.
+      .get(`${R}/issues/comments/${snap.approval.id}`)
+      .reply(200, snap.approval)
       .get(`${R}/collaborators/carol/permission`)
       .reply(200, { permission: "write", role_name: "maintain" })
       .get(`${R}/git/ref/heads%2Fplaybook%2Fship-1`)
@@ -412,6 +414,7 @@ describe("issue_comment.edited and .deleted", () => {
       `GET ${R}/issues/comments/${snap.statusId}`,
       ...discovered(),
       `PATCH ${R}/issues/comments/${snap.statusId}`,
+      `GET ${R}/issues/comments/${snap.approval.id}`,
       `GET ${R}/collaborators/carol/permission`,
       `GET ${R}/git/ref/heads/playbook/ship-1`,
       `GET ${R}/git/ref/heads/master`,
@@ -428,6 +431,8 @@ describe("issue_comment.edited and .deleted", () => {
         b.body.includes("**`branch`** ← current"),
       )
       .reply(200, {})
+      .get(`${R}/issues/comments/${snap.approval.id}`)
+      .reply(200, snap.approval)
       .get(`${R}/collaborators/carol/permission`)
       .reply(200, { permission: "read", role_name: "triage" })
       .patch(`${R}/issues/comments/${snap.statusId}`, (b: { body: string }) =>

@@ -150,6 +150,8 @@ export async function makeProbot(
     reconcile?: PlaybookBotOptions["reconcile"];
     /** Where the app's metrics are kept (default: a registry of its own). */
     metrics?: AppMetrics;
+    /** Approvals a state names without their comments are believed (the app server's setting). */
+    believeUnrecordedApprovals?: boolean;
   } = {},
 ): Promise<{ probot: Probot; handlers: Handler[]; close: () => Promise<void> }> {
   const probot = new Probot({
@@ -170,6 +172,7 @@ export async function makeProbot(
     reconcile: options.reconcile ?? false,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
+    ...(options.believeUnrecordedApprovals ? { believeUnrecordedApprovals: true } : {}),
   });
   await probot.load(bot, {
     cwd: process.cwd(),
@@ -223,6 +226,8 @@ export class Harness {
   reconcile: PlaybookBotOptions["reconcile"] = false;
   /** The metrics of the next `start()` (default: a registry of the app's own). */
   metrics: AppMetrics | undefined;
+  /** Approvals a state names without their comments are believed in the next `start()`. */
+  believeUnrecordedApprovals = false;
   /** The app's close hook from the last `start()`: its timer stops, its own store closes. */
   close: () => Promise<void> = async () => undefined;
 
@@ -237,6 +242,7 @@ export class Harness {
       ...(this.metrics ? { metrics: this.metrics } : {}),
       ...(this.ai ? { ai: this.ai } : {}),
       octokitRetries: this.octokitRetries,
+      ...(this.believeUnrecordedApprovals ? { believeUnrecordedApprovals: true } : {}),
     });
     this.probot = started.probot;
     this.close = started.close;

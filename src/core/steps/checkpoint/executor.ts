@@ -3,6 +3,7 @@ import type { CommandArgs, Message, RunEvent } from "../../engine/events.js";
 import { approvalRefusal, describeApprovers, durationMs, tally } from "../../engine/policy.js";
 import {
   capValue,
+  type ApprovalFact,
   type Frame,
   type RunState,
   type Scalar,
@@ -52,7 +53,12 @@ export function castVote(
   responseSchema?: Record<string, unknown>,
 ):
   | { outcome: "refused"; reason: string }
-  | { outcome: "approved"; outputs: Record<string, Value>; dropped: string[] }
+  | {
+      outcome: "approved";
+      outputs: Record<string, Value>;
+      facts: ApprovalFact[];
+      dropped: string[];
+    }
   | { outcome: "rejected"; reason: string }
   | { outcome: "pending"; have: number; need: number; dropped: string[] } {
   const refusal = approvalRefusal(event.actor, approvers, ctx.run.initiator);
@@ -108,7 +114,21 @@ export function castVote(
   if (t.approvals.some((v) => v.user.toLowerCase() === ctx.run.initiator.toLowerCase())) {
     ctx.run.selfApproved = [...(ctx.run.selfApproved ?? []), ctx.stepId];
   }
-  return { outcome: "approved", outputs, dropped };
+  return { outcome: "approved", outputs, facts: approvalFacts(ctx.frame, t.approvals), dropped };
+}
+
+/**
+ * The approvals as facts: each approver with the comment they approved in, and the comment that
+ * asked (the wait's prompt, when it was posted for this wait). A vote without a comment (none
+ * comes from a person's comment without one) gives no fact: the guard cannot check it.
+ */
+function approvalFacts(frame: Frame, approvals: readonly Frame["votes"][number][]): ApprovalFact[] {
+  const prompt = frame.prompt?.since === frame.since ? frame.prompt.comment : undefined;
+  return approvals.flatMap((v) =>
+    v.commentId === undefined
+      ? []
+      : [{ user: v.user, comment: v.commentId, ...(prompt ? { prompt } : {}) }],
+  );
 }
 
 /**
@@ -257,7 +277,12 @@ export const checkpointStep: StepExecutor<CheckpointStep> = {
           reply: { outcome: "accepted" },
         };
       case "approved":
-        return { type: "done", outputs: result.outputs, reply: { outcome: "accepted" } };
+        return {
+          type: "done",
+          outputs: result.outputs,
+          approvals: result.facts,
+          reply: { outcome: "accepted" },
+        };
     }
   },
 };
