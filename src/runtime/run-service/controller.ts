@@ -75,10 +75,12 @@ import type { Coordination, Fence } from "../coordination.js";
 import {
   MAX_INDEX_EVENTS,
   MAX_INDEX_OPEN,
+  handledEvents,
   hasStateBlock,
   readIndexBlock,
   readStatusComment,
   renderStatusComment,
+  withStarted,
   type OpenRunIndex,
 } from "./status-comment.js";
 
@@ -330,7 +332,7 @@ export class IssueController {
     const open = runs.map((r) => r.commentId);
     if (open.join() !== index.open.join())
       await this.memory.put(this.indexKey(), { ...index, open }, RUN_MEMORY_TTL_MS);
-    return { runs, events: index.events };
+    return { runs, events: handledEvents(index) };
   }
 
   /**
@@ -441,8 +443,8 @@ export class IssueController {
       if (loaded) out.push(loaded);
     }
     out.reverse();
-    const events = (await this.memory.get<OpenRunIndex>(this.indexKey()))?.events ?? [];
-    await this.memory.put(this.indexKey(), indexOf(out, events), RUN_MEMORY_TTL_MS);
+    const known = await this.memory.get<OpenRunIndex>(this.indexKey());
+    await this.memory.put(this.indexKey(), indexOf(out, known), RUN_MEMORY_TTL_MS);
     return out;
   }
 
@@ -667,6 +669,11 @@ export class IssueController {
       startingNotice(bundle.playbook.id, started.result.run.id),
     );
     const head = await this.headCatalog();
+    // Its start is noted in the issue's index (saved with it) for as long as a replay may bring
+    // that event back, however the run goes on.
+    const at = this.o.clock().getTime();
+    const index = withStarted(await this.openIndex(), eventId, at);
+    await this.memory.put(this.indexKey(), index, RUN_MEMORY_TTL_MS);
     await this.save(started.result.run, comment.id, head);
     this.o.observe?.started?.(started.result.run);
     await this.driverOf({ run: started.result.run, commentId: comment.id, catalog: head }).carryOn(
@@ -780,7 +787,7 @@ export class IssueController {
     const runs = live?.runs ?? (await this.runs());
     // A redelivery of a command already obeyed (the process restarted since): the run remembers
     // it, and a refusal now ("nothing waits") would contradict the first answer.
-    const events = live?.events ?? (await this.openIndex()).events;
+    const events = live?.events ?? handledEvents(await this.openIndex());
     if (IssueController.handled({ runs, events }, eventId)) return { outcome: "accepted" };
     if (name === "status") return this.status(runs, eventId);
     const picked = commandTarget(
@@ -1447,15 +1454,17 @@ function lastEvents(events: readonly string[]): string[] {
 function withRun(index: OpenRunIndex, commentId: string, run: RunState): OpenRunIndex {
   const others = index.open.filter((id) => id !== commentId);
   if (!mayMove(run))
-    return { open: others, events: lastEvents([...index.events, ...run.recentEvents]) };
+    return { ...index, open: others, events: lastEvents([...index.events, ...run.recentEvents]) };
   const open = [commentId, ...others].sort((a, b) => Number(b) - Number(a));
-  return { open: open.slice(0, MAX_INDEX_OPEN), events: index.events };
+  return { ...index, open: open.slice(0, MAX_INDEX_OPEN) };
 }
 
-/** The index of runs read from the whole thread (newest first). */
-function indexOf(runs: readonly LoadedRun[], events: readonly string[]): OpenRunIndex {
+/** The index of runs read from the whole thread (newest first); starts carried from `known`. */
+function indexOf(runs: readonly LoadedRun[], known: OpenRunIndex | undefined): OpenRunIndex {
   const ended = runs.filter((r) => !mayMove(r.run)).reverse();
+  const events = known?.events ?? [];
   return {
+    ...(known?.started ? { started: known.started } : {}),
     open: runs
       .filter((r) => mayMove(r.run))
       .map((r) => r.commentId)
