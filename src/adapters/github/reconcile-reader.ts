@@ -1,5 +1,6 @@
 import {
   ANSWER_REACTIONS,
+  editedCommands,
   issueReplays,
   isCommandComment,
   mayBeAnswered,
@@ -98,6 +99,8 @@ export interface IssueReadOptions {
   ignoredLabels: ReadonlySet<string>;
   /** When the issue was opened, when this reconcile follows its opening. */
   openedAt?: number;
+  /** Told of each comment that reads as a command but was edited after it was written. */
+  onEdited?: (c: RestReconcileComment) => void;
 }
 
 /**
@@ -123,6 +126,7 @@ export async function readIssueReplays<E extends ReconcileLabelEvent = Reconcile
   for (const c of comments)
     if (c.user?.login === o.botLogin) for (const id of o.answersOf(c.body ?? "")) noticed.add(id);
   const candidates = recentCommands(comments, o.since);
+  for (const c of editedCommands(comments, o.since)) o.onEdited?.(c);
   return issueReplays({
     comments,
     labelEvents: events,

@@ -177,6 +177,45 @@ describe("mode: bot, the bundled Action against a GitHub API on loopback", () =>
     expect(status(issue.number)?.status).toBe("completed");
   }, 60_000);
 
+  it("takes no comment edited into a command for one: neither the edit's own run nor a later replay", async () => {
+    const issue = fake.openIssue("Ship this too", "", "alice");
+    fake.labelAs(issue.number, "playbook:ship", "alice");
+    expect((await runAction("issues", labeled(issue.number, "playbook:ship", "alice"))).code).toBe(
+      0,
+    );
+    expect(status(issue.number)?.stack[0]?.phase).toBe("waiting");
+    // carol (maintain) remarks twice; alice (write, who may edit anyone's comment) makes one an
+    // /approve and the other a /run, as if carol had asked for both.
+    const remark = fake.postAs(issue.number, "carol", "Looks fine to me.");
+    expect((await runAction("issue_comment", commented(remark.id))).code).toBe(0);
+    const other = fake.postAs(issue.number, "carol", "Thanks.");
+    expect((await runAction("issue_comment", commented(other.id))).code).toBe(0);
+    fake.editAs(remark.id, "/approve", "alice");
+    fake.editAs(other.id, "/run ship", "alice");
+    // The edit's own workflow run (`issue_comment.edited`), then a later comment's run, which
+    // replays the issue's last day.
+    const edited = await runAction("issue_comment", {
+      ...commented(remark.id),
+      action: "edited",
+      changes: { body: { from: "Looks fine to me." } },
+      sender: fake.user("alice"),
+    });
+    expect(edited.code).toBe(0);
+    const later = fake.postAs(issue.number, "alice", "Any news?");
+    const replay = await runAction("issue_comment", commented(later.id));
+    expect(replay.code).toBe(0);
+    expect(status(issue.number)?.stack[0]?.current).toBe("approve");
+    expect(status(issue.number)?.stack[0]?.phase).toBe("waiting");
+    expect(fake.statusComments(issue.number)).toHaveLength(1);
+    expect(reactionsOn(remark.id)).toEqual([]);
+    expect(reactionsOn(other.id)).toEqual([]);
+    // Said in the job's log, not silently.
+    for (const c of [remark, other])
+      expect(replay.out).toContain(
+        `comment ${c.id} by @carol on #${issue.number} was edited after it was written`,
+      );
+  }, 60_000);
+
   it("refuses to start without a state secret, saying how to give one", async () => {
     const issue = fake.openIssue("Another", "", "alice");
     const r = await runAction("issues", labeled(issue.number, "playbook:ship", "alice"), {
