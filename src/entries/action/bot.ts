@@ -341,6 +341,7 @@ async function reconcile(
     repo,
     issue: o.issue.number,
     botLogin: ACTIONS_BOT_LOGIN,
+    appId: ACTIONS_APP_ID,
     since: o.clock().getTime() - RECONCILE_WINDOW_MS,
     labels: true,
     answersOf: answeredEvents,
