@@ -70,6 +70,8 @@ export interface ThreadComment {
   byThisApp: boolean;
   body: string;
   createdAt: string;
+  /** When it was last changed, where the reader knows: a comment whose differs was edited. */
+  updatedAt?: string;
 }
 
 /**

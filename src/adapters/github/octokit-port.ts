@@ -181,6 +181,7 @@ type RestComment = {
   id: number;
   body?: string | null;
   created_at: string;
+  updated_at?: string;
   user: { login: string; type: string } | null;
   performed_via_github_app?: { id: number } | null;
 };
@@ -216,6 +217,7 @@ export class OctokitPort implements GitHubPort {
       byThisApp,
       body: c.body ?? "",
       createdAt: c.created_at,
+      ...(c.updated_at ? { updatedAt: c.updated_at } : {}),
     };
   }
 

@@ -22,6 +22,7 @@ import {
 } from "../../core/engine/policy.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { RunDriver, beginRun } from "./driver.js";
+import { cancelStands } from "./cancel-guard.js";
 import { RecordingScheduler } from "../time.js";
 import type { Scheduler } from "../ports.js";
 import type { IssueWakeUps } from "./wake-ups.js";
@@ -165,6 +166,11 @@ export interface ControllerOptions {
    * each save, so a replica whose lease ran out during a slow request writes nothing more.
    */
   fence?: Pick<Fence, "confirm">;
+  /**
+   * Re-read the thread for a `/cancel` against a run before each of its effects (see
+   * cancel-guard.ts): for a host whose state secret the people it guards against can read.
+   */
+  cancelFacts?: boolean;
 }
 
 /** What the controller reports as it goes: runs starting and changing status, effects, refusals. */
@@ -1395,6 +1401,8 @@ export class IssueController {
         effects: this.o.observe?.effect ? timed(this.o.port, this.o.observe) : this.o.port,
         guard: async (_effect, run) => {
           await this.o.fence?.confirm();
+          const cancelled = await this.cancelFact(run, loaded);
+          if (cancelled) return cancelled;
           return this.approvalsStillHold(run, loaded.catalog);
         },
         handoff: (handoff, run) => this.handOff(handoff, run),
@@ -1404,6 +1412,21 @@ export class IssueController {
       },
       { env: { playbooks: (id) => loaded.catalog.get(id) }, inProcess: this.o.inProcess },
     );
+  }
+
+  /** The thread as this event read it for the cancel guard (see cancel-guard.ts). */
+  private readonly cancelReads: { thread?: Promise<ThreadComment[]> } = {};
+
+  /** With `cancelFacts`: the `/cancel` on the thread that stands against this run, if one does. */
+  private cancelFact(run: RunState, loaded: LoadedRun): Promise<PlaybookError | undefined> {
+    if (!this.o.cancelFacts || run.status === "cancelled") return Promise.resolve(undefined);
+    const least = this.bundleOf(run, loaded.catalog)?.playbook.permissions?.cancel;
+    return cancelStands(this.o.port, {
+      issue: this.o.issue.number,
+      statusCommentId: loaded.commentId,
+      ...(least ? { least } : {}),
+      cache: this.cancelReads,
+    });
   }
 
   /** A handoff starts the other playbook on this issue, for the same initiator. */

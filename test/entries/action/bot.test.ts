@@ -216,6 +216,40 @@ describe("mode: bot, the bundled Action against a GitHub API on loopback", () =>
       );
   }, 60_000);
 
+  it("holds a cancelled run cancelled when a write user puts back its state from before the /cancel", async () => {
+    const issue = fake.openIssue("Ship, then stop", "", "alice");
+    fake.labelAs(issue.number, "playbook:ship", "alice");
+    await runAction("issues", labeled(issue.number, "playbook:ship", "alice"));
+    const approve = fake.postAs(issue.number, "carol", "/approve");
+    expect((await runAction("issue_comment", commented(approve.id))).code).toBe(0);
+    expect(status(issue.number)?.stack[0]?.current).toBe("pr");
+    const [statusComment] = fake.statusComments(issue.number);
+    const approved = statusComment!.body;
+    const pr = [...fake.pulls.values()].find((p) => p.head === `playbook/ship-${issue.number}`)!;
+
+    // carol cancels; then alice, who can read `state-secret` and write as github-actions[bot]
+    // with any workflow's token, puts the approved state back and merges the pull request.
+    const cancel = fake.postAs(issue.number, "carol", "/cancel");
+    expect((await runAction("issue_comment", commented(cancel.id))).code).toBe(0);
+    expect(status(issue.number)?.status).toBe("cancelled");
+    fake.editAs(statusComment!.id, approved);
+    expect(status(issue.number)?.status).toBe("waiting");
+    fake.closePull(pr.number, true);
+    const p = example("pull_request", "closed");
+    delete p.installation;
+    const merged = await runAction("pull_request", {
+      ...p,
+      number: pr.number,
+      pull_request: { ...p.pull_request, ...fake.restPull(fake.pulls.get(pr.number)!) },
+      repository: repository(),
+    });
+    expect(merged.code).toBe(0);
+    // carol's /cancel is on the thread as she wrote it: the run does nothing more.
+    expect(fake.issues.get(issue.number)?.state).toBe("open");
+    expect(status(issue.number)?.error?.code).toBe("PB-CANCELLED");
+    expect(status(issue.number)?.error?.message).toContain(`@carol cancelled this run`);
+  }, 60_000);
+
   it("refuses to start without a state secret, saying how to give one", async () => {
     const issue = fake.openIssue("Another", "", "alice");
     const r = await runAction("issues", labeled(issue.number, "playbook:ship", "alice"), {
