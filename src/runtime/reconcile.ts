@@ -50,12 +50,39 @@ export const ANSWER_REACTIONS = ["rocket", "-1"] as const;
  * Whether a comment is a command the bot would obey: a person's (never a bot's), with a command
  * line, and never edited. Text can be rewritten after the fact, its creation cannot: a comment
  * edited into `/approve` was not an approval when it was written, and its edit is an event of
- * its own (withdrawing the votes it carried).
+ * its own (withdrawing the votes it carried). Write users may edit anyone's comment, so the
+ * command is the comment as it was created, and a replay sees only its current text.
+ *
+ * "Never edited" is `updated_at` equal to `created_at`. GitHub's REST reference does not say
+ * whether a reaction moves an issue comment's `updated_at` (reactions are a resource of their
+ * own, and no `issue_comment` event is sent for one); should anything but an edit move it, the
+ * comment is merely not replayed, and `editedCommands` names it in the log: failing shut, never
+ * open. The webhook of its creation, where the app or the workflow gets it, carries it as written.
  */
 export function isCommandComment(c: ReconcileComment): boolean {
+  return isPersonsCommand(c) && !wasEdited(c);
+}
+
+function isPersonsCommand(c: ReconcileComment): boolean {
   if (!c.user || c.user.type === "Bot") return false;
-  if (c.updated_at !== undefined && c.updated_at !== c.created_at) return false;
   return parseCommands(c.body ?? "").length > 0;
+}
+
+function wasEdited(c: ReconcileComment): boolean {
+  return c.updated_at !== undefined && c.updated_at !== c.created_at;
+}
+
+/**
+ * The comments made since `since` (epoch ms) that read as a person's commands now but were edited
+ * after they were written: never replayed (see `isCommandComment`), and said so, not silently.
+ */
+export function editedCommands<C extends ReconcileComment>(
+  comments: readonly C[],
+  since: number,
+): C[] {
+  return comments.filter(
+    (c) => Date.parse(c.created_at) >= since && isPersonsCommand(c) && wasEdited(c),
+  );
 }
 
 /**

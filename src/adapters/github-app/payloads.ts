@@ -39,11 +39,15 @@ export function threadCommentOf(
     id: String(c.id),
     author: c.user?.login ?? "ghost",
     bot: c.user?.type === "Bot",
-    // The app's own bot account, not a person acting through the app with a user token.
+    // The app's own bot account, written through the app (GitHub sets performed_via_github_app;
+    // nobody can), and under its login when known — not a person acting through the app with a
+    // user token, nor another app's bot. In the Actions bot: github-actions[bot] via the GitHub
+    // Actions app (15368), which every workflow's token writes as; so a state in it is still
+    // believed only with a valid seal (see status-comment.ts).
     byThisApp:
       c.user?.type === "Bot" &&
-      (c.performed_via_github_app?.id === config.appId ||
-        (config.botLogin !== undefined && c.user.login === config.botLogin)),
+      c.performed_via_github_app?.id === config.appId &&
+      (config.botLogin === undefined || c.user.login === config.botLogin),
     body: c.body ?? "",
     createdAt: c.created_at,
   };

@@ -211,11 +211,12 @@ export class OctokitPort implements GitHubPort {
   }
 
   private view(c: RestComment): ThreadComment {
-    // The app's own bot account, not a person acting through the app with a user token.
+    // The app's own bot account, written through the app and under its login when known (see
+    // threadCommentOf in src/adapters/github-app/payloads.ts, which judges webhooks alike).
     const byThisApp =
       c.user?.type === "Bot" &&
-      (c.performed_via_github_app?.id === this.o.appId ||
-        (this.o.botLogin !== undefined && c.user.login === this.o.botLogin));
+      c.performed_via_github_app?.id === this.o.appId &&
+      (this.o.botLogin === undefined || c.user.login === this.o.botLogin);
     return {
       id: String(c.id),
       author: c.user?.login ?? "ghost",

@@ -1,5 +1,6 @@
 import {
   ANSWER_REACTIONS,
+  editedCommands,
   issueReplays,
   isCommandComment,
   mayBeAnswered,
@@ -88,6 +89,8 @@ export interface IssueReadOptions {
   issue: number;
   /** The account the bot writes (and reacts) as. */
   botLogin: string;
+  /** The app it writes through: a notice counts only when GitHub says that app wrote it. */
+  appId?: number;
   /** Only what was asked for since then (epoch ms). */
   since: number;
   /** Whether label events are reconciled too (the Actions bot); else comments only. */
@@ -98,6 +101,8 @@ export interface IssueReadOptions {
   ignoredLabels: ReadonlySet<string>;
   /** When the issue was opened, when this reconcile follows its opening. */
   openedAt?: number;
+  /** Told of each comment that reads as a command but was edited after it was written. */
+  onEdited?: (c: RestReconcileComment) => void;
 }
 
 /**
@@ -121,8 +126,13 @@ export async function readIssueReplays<E extends ReconcileLabelEvent = Reconcile
   ]);
   const noticed = new Set<string>();
   for (const c of comments)
-    if (c.user?.login === o.botLogin) for (const id of o.answersOf(c.body ?? "")) noticed.add(id);
+    if (
+      c.user?.login === o.botLogin &&
+      (o.appId === undefined || c.performed_via_github_app?.id === o.appId)
+    )
+      for (const id of o.answersOf(c.body ?? "")) noticed.add(id);
   const candidates = recentCommands(comments, o.since);
+  for (const c of editedCommands(comments, o.since)) o.onEdited?.(c);
   return issueReplays({
     comments,
     labelEvents: events,

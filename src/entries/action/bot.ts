@@ -215,6 +215,7 @@ export async function runBot(o: BotEnv): Promise<number> {
         receive,
         clock,
         openedEvent: false,
+        log: o.log,
       });
       return 0;
     }
@@ -293,6 +294,7 @@ export async function runBot(o: BotEnv): Promise<number> {
       receive,
       clock,
       openedEvent: name === "issues" && payload.action === "opened",
+      log: o.log,
     });
     return 0;
   } catch (err) {
@@ -330,6 +332,7 @@ async function reconcile(
     receive: (id: string, name: string, payload: unknown) => Promise<void>;
     clock: () => Date;
     openedEvent: boolean;
+    log: (line: string) => void;
   },
 ): Promise<void> {
   const { owner, repo } = o;
@@ -338,12 +341,19 @@ async function reconcile(
     repo,
     issue: o.issue.number,
     botLogin: ACTIONS_BOT_LOGIN,
+    appId: ACTIONS_APP_ID,
     since: o.clock().getTime() - RECONCILE_WINDOW_MS,
     labels: true,
     answersOf: answeredEvents,
     ignoredLabels: new Set([WAITING_LABEL.name]),
     // Labels the issue was opened with are its opening's (handled with that event).
     ...(o.openedEvent ? { openedAt: Date.parse(String(o.issue.created_at ?? "")) } : {}),
+    onEdited: (c) =>
+      o.log(
+        plainLine(
+          `comment ${c.id} by @${c.user?.login ?? "ghost"} on #${o.issue.number} was edited after it was written: a command is the comment as it was created, so it is not replayed`,
+        ),
+      ),
   });
   // The issue as it is now (its labels, body and comment count), read once.
   const { data: issue } = await octokit.rest.issues.get({

@@ -15,9 +15,10 @@ import {
   type HostCapabilities,
 } from "../../core/engine/requirements.js";
 import { atLeast, DEFAULT_RUN_PERMISSION } from "../../core/engine/policy.js";
-import { playbookError } from "../../core/engine/errors.js";
+import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { RunDriver, beginRun } from "./driver.js";
 import { ApprovalGuard } from "./approval-guard.js";
+import { cancelStands } from "./cancel-guard.js";
 import { RecordingScheduler } from "../time.js";
 import type { Scheduler } from "../ports.js";
 import type { IssueWakeUps } from "./wake-ups.js";
@@ -71,10 +72,12 @@ import type { Coordination, Fence } from "../coordination.js";
 import {
   MAX_INDEX_EVENTS,
   MAX_INDEX_OPEN,
+  handledEvents,
   hasStateBlock,
   readIndexBlock,
   readStatusComment,
   renderStatusComment,
+  withStarted,
   type OpenRunIndex,
 } from "./status-comment.js";
 
@@ -165,6 +168,11 @@ export interface ControllerOptions {
    * (the GitHub App's server). See `ApprovalGuardOptions.believeUnrecorded`.
    */
   believeUnrecordedApprovals?: boolean;
+  /**
+   * Re-read the thread for a `/cancel` against a run before each of its effects (see
+   * cancel-guard.ts): for a host whose state secret the people it guards against can read.
+   */
+  cancelFacts?: boolean;
 }
 
 /** What the controller reports as it goes: runs starting and changing status, effects, refusals. */
@@ -346,7 +354,7 @@ export class IssueController {
     const open = runs.map((r) => r.commentId);
     if (open.join() !== index.open.join())
       await this.memory.put(this.indexKey(), { ...index, open }, RUN_MEMORY_TTL_MS);
-    return { runs, events: index.events };
+    return { runs, events: handledEvents(index) };
   }
 
   /**
@@ -457,8 +465,8 @@ export class IssueController {
       if (loaded) out.push(loaded);
     }
     out.reverse();
-    const events = (await this.memory.get<OpenRunIndex>(this.indexKey()))?.events ?? [];
-    await this.memory.put(this.indexKey(), indexOf(out, events), RUN_MEMORY_TTL_MS);
+    const known = await this.memory.get<OpenRunIndex>(this.indexKey());
+    await this.memory.put(this.indexKey(), indexOf(out, known), RUN_MEMORY_TTL_MS);
     return out;
   }
 
@@ -683,6 +691,11 @@ export class IssueController {
       startingNotice(bundle.playbook.id, started.result.run.id),
     );
     const head = await this.headCatalog();
+    // Its start is noted in the issue's index (saved with it) for as long as a replay may bring
+    // that event back, however the run goes on.
+    const at = this.o.clock().getTime();
+    const index = withStarted(await this.openIndex(), eventId, at);
+    await this.memory.put(this.indexKey(), index, RUN_MEMORY_TTL_MS);
     await this.save(started.result.run, comment.id, head);
     this.o.observe?.started?.(started.result.run);
     await this.driverOf({ run: started.result.run, commentId: comment.id, catalog: head }).carryOn(
@@ -796,7 +809,7 @@ export class IssueController {
     const runs = live?.runs ?? (await this.runs());
     // A redelivery of a command already obeyed (the process restarted since): the run remembers
     // it, and a refusal now ("nothing waits") would contradict the first answer.
-    const events = live?.events ?? (await this.openIndex()).events;
+    const events = live?.events ?? handledEvents(await this.openIndex());
     if (IssueController.handled({ runs, events }, eventId)) return { outcome: "accepted" };
     if (name === "status") return this.status(runs, eventId);
     const picked = commandTarget(
@@ -1338,6 +1351,8 @@ export class IssueController {
         effects: this.o.observe?.effect ? timed(this.o.port, this.o.observe) : this.o.port,
         guard: async (_effect, run) => {
           await this.o.fence?.confirm();
+          const cancelled = await this.cancelFact(run, loaded);
+          if (cancelled) return cancelled;
           // Permissions are checked when a command arrives and again here, before each effect,
           // from what GitHub says now (see approval-guard.ts).
           return this.guard.check(run, (id) => loaded.catalog.get(id), loaded.commentId);
@@ -1349,6 +1364,21 @@ export class IssueController {
       },
       { env: { playbooks: (id) => loaded.catalog.get(id) }, inProcess: this.o.inProcess },
     );
+  }
+
+  /** The thread as this event read it for the cancel guard (see cancel-guard.ts). */
+  private readonly cancelReads: { thread?: Promise<ThreadComment[]> } = {};
+
+  /** With `cancelFacts`: the `/cancel` on the thread that stands against this run, if one does. */
+  private cancelFact(run: RunState, loaded: LoadedRun): Promise<PlaybookError | undefined> {
+    if (!this.o.cancelFacts || run.status === "cancelled") return Promise.resolve(undefined);
+    const least = this.bundleOf(run, loaded.catalog)?.playbook.permissions?.cancel;
+    return cancelStands(this.o.port, {
+      issue: this.o.issue.number,
+      statusCommentId: loaded.commentId,
+      ...(least ? { least } : {}),
+      cache: this.cancelReads,
+    });
   }
 
   /** A handoff starts the other playbook on this issue, for the same initiator. */
@@ -1399,15 +1429,17 @@ function lastEvents(events: readonly string[]): string[] {
 function withRun(index: OpenRunIndex, commentId: string, run: RunState): OpenRunIndex {
   const others = index.open.filter((id) => id !== commentId);
   if (!mayMove(run))
-    return { open: others, events: lastEvents([...index.events, ...run.recentEvents]) };
+    return { ...index, open: others, events: lastEvents([...index.events, ...run.recentEvents]) };
   const open = [commentId, ...others].sort((a, b) => Number(b) - Number(a));
-  return { open: open.slice(0, MAX_INDEX_OPEN), events: index.events };
+  return { ...index, open: open.slice(0, MAX_INDEX_OPEN) };
 }
 
-/** The index of runs read from the whole thread (newest first). */
-function indexOf(runs: readonly LoadedRun[], events: readonly string[]): OpenRunIndex {
+/** The index of runs read from the whole thread (newest first); starts carried from `known`. */
+function indexOf(runs: readonly LoadedRun[], known: OpenRunIndex | undefined): OpenRunIndex {
   const ended = runs.filter((r) => !mayMove(r.run)).reverse();
+  const events = known?.events ?? [];
   return {
+    ...(known?.started ? { started: known.started } : {}),
     open: runs
       .filter((r) => mayMove(r.run))
       .map((r) => r.commentId)

@@ -235,6 +235,10 @@ export class RunService {
       issue: at.issue,
       repo: { owner, name: repo, default_branch: address.defaultBranch },
       inProcess: this.o.inProcess,
+      // A store that lives for one event cannot tell an older state put back from the newest
+      // (the Actions runtime, whose state secret every workflow can read): a /cancel on the
+      // thread is re-read before each effect instead.
+      ...(this.o.ephemeralStore ? { cancelFacts: true } : {}),
       // Dispatched workflows a run waits for, by repository and workflow (its file name or id, as
       // the playbook names it): a route only; the step decides which run it awaits.
       onAwaitWorkflow: (workflow) => {

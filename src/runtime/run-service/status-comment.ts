@@ -43,6 +43,7 @@ import {
 } from "../state-codec.js";
 
 import { STATE_MARKER } from "../github-port.js";
+import { RECONCILE_WINDOW_MS } from "../reconcile.js";
 
 export { STATE_MARKER, hasStateBlock } from "../github-port.js";
 const BLOCK = new RegExp(`<!-- ${STATE_MARKER} (\\S+ [A-Za-z0-9_.-]+) -->`);
@@ -56,10 +57,35 @@ const INDEX_BLOCK = new RegExp(`<!-- ${INDEX_MARKER} ([A-Za-z0-9_-]+)\\.([A-Za-z
  * once its run has ended). Kept in the coordination store; every status comment the app saves
  * carries a sealed copy, so after a restart the newest status comment on the thread's last page
  * gives it back without listing every page.
+ *
+ * `started`: the event that started each run (a label event's `label-<id>:<playbook>`, a
+ * command's `comment-<id>:<n>`, …) with when (epoch ms), kept by time — as long as a replay may
+ * bring that event back (see `startedFor`) — never cut to a count: however many events a run
+ * handles after its start, and whether it has finished, its start is never taken for new.
  */
 export interface OpenRunIndex {
   open: string[];
   events: string[];
+  started?: [string, number][];
+}
+
+/**
+ * How long a run's start event is kept: the reconcile's window (a replay brings back only what was
+ * asked for within it, and a run starts after what started it), and an hour for clocks that differ.
+ */
+export const STARTED_KEEP_MS = RECONCILE_WINDOW_MS + 3_600_000;
+
+/** The index with `eventId` noted as a run's start at `now` (epoch ms), the expired ones dropped. */
+export function withStarted(index: OpenRunIndex, eventId: string, now: number): OpenRunIndex {
+  const kept = (index.started ?? []).filter(
+    ([id, at]) => at >= now - STARTED_KEEP_MS && id !== eventId,
+  );
+  return { ...index, started: [...kept, [eventId, now]] };
+}
+
+/** Every event the index knows as handled: finished runs' last events, and runs' starts. */
+export function handledEvents(index: OpenRunIndex): string[] {
+  return [...index.events, ...(index.started ?? []).map(([id]) => id)];
 }
 
 /** At most this many ids of each kind: a bounded block in every status comment. */
@@ -77,6 +103,7 @@ export function renderIndexBlock(index: OpenRunIndex, seal: StateSeal): string {
   const bounded: OpenRunIndex = {
     open: index.open.filter((id) => /^[0-9]+$/.test(id)).slice(0, MAX_INDEX_OPEN),
     events: index.events.slice(-MAX_INDEX_EVENTS),
+    ...(index.started?.length ? { started: index.started } : {}),
   };
   const payload = Buffer.from(JSON.stringify(bounded)).toString("base64url");
   return `<!-- ${INDEX_MARKER} ${payload}.${indexMac(payload, seal)} -->`;
@@ -96,9 +123,16 @@ export function readIndexBlock(body: string, seal: StateSeal): OpenRunIndex | un
     const strings = (a: unknown): a is string[] =>
       Array.isArray(a) && a.every((x) => typeof x === "string");
     if (!strings(o.open) || !strings(o.events)) return undefined;
+    const started = Array.isArray(o.started)
+      ? o.started.filter(
+          (x): x is [string, number] =>
+            Array.isArray(x) && typeof x[0] === "string" && Number.isFinite(x[1]),
+        )
+      : [];
     return {
       open: o.open.filter((id) => /^[0-9]+$/.test(id)).slice(0, MAX_INDEX_OPEN),
       events: o.events.slice(-MAX_INDEX_EVENTS),
+      ...(started.length ? { started } : {}),
     };
   } catch {
     return undefined;

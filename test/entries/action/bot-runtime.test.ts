@@ -32,6 +32,20 @@ steps:
     type: end
 `;
 
+/** A playbook of many steps, each a comment: its run hands many events through its state. */
+const LONG = `apiVersion: playbook-bot/v1
+id: long
+name: Many steps
+description: Twenty-four comments in a row, then the end.
+steps:
+${Array.from(
+  { length: 24 },
+  (_, i) => `  - id: s${i}\n    type: comment\n    body: Step ${i} done.\n`,
+).join("")}  - id: done
+    type: end
+    status: success
+`;
+
 describe("mode: bot, in process", () => {
   let fake: FakeGitHub;
   let api: { url: string; close: () => Promise<void> };
@@ -49,6 +63,7 @@ describe("mode: bot, in process", () => {
       files: {
         ".github/playbooks/wait.yaml": WAIT,
         ".github/playbooks/deploy.yaml": DEPLOY_CORRELATED,
+        ".github/playbooks/long.yaml": LONG,
       },
     });
     fake.permissions.set("alice", "write");
@@ -171,6 +186,23 @@ describe("mode: bot, in process", () => {
     expect(await run("issue_comment", { ...p, issue: fake.restIssue(issue) })).toBe(0);
     expect(notices()).toHaveLength(1);
     expect(status(issue.number)).toBeUndefined();
+  });
+
+  it("never replays the label that started a long run once it has finished, for the whole window", async () => {
+    const issue = fake.openIssue("Long", "", "alice");
+    fake.labelAs(issue.number, "playbook:long", "alice");
+    expect(await run("issues", labeled(issue.number, "playbook:long", "alice"))).toBe(0);
+    expect(status(issue.number)?.status).toBe("completed");
+    const runs = () => fake.statusComments(issue.number).length;
+    expect(runs()).toBe(1);
+    // Twenty hours later an outsider comments: the reconcile reads the day's label event again,
+    // and the run it started (finished, its own events long past) is still recognised by it.
+    now += 20 * HOUR;
+    fake.postAs(issue.number, "bob", "Any news?");
+    const p = example("issue_comment", "created");
+    delete p.installation;
+    expect(await run("issue_comment", { ...p, issue: fake.restIssue(issue) })).toBe(0);
+    expect(runs()).toBe(1);
   });
 
   it("leaves pull requests alone: playbooks run on issues", async () => {

@@ -177,6 +177,79 @@ describe("mode: bot, the bundled Action against a GitHub API on loopback", () =>
     expect(status(issue.number)?.status).toBe("completed");
   }, 60_000);
 
+  it("takes no comment edited into a command for one: neither the edit's own run nor a later replay", async () => {
+    const issue = fake.openIssue("Ship this too", "", "alice");
+    fake.labelAs(issue.number, "playbook:ship", "alice");
+    expect((await runAction("issues", labeled(issue.number, "playbook:ship", "alice"))).code).toBe(
+      0,
+    );
+    expect(status(issue.number)?.stack[0]?.phase).toBe("waiting");
+    // carol (maintain) remarks twice; alice (write, who may edit anyone's comment) makes one an
+    // /approve and the other a /run, as if carol had asked for both.
+    const remark = fake.postAs(issue.number, "carol", "Looks fine to me.");
+    expect((await runAction("issue_comment", commented(remark.id))).code).toBe(0);
+    const other = fake.postAs(issue.number, "carol", "Thanks.");
+    expect((await runAction("issue_comment", commented(other.id))).code).toBe(0);
+    fake.editAs(remark.id, "/approve", "alice");
+    fake.editAs(other.id, "/run ship", "alice");
+    // The edit's own workflow run (`issue_comment.edited`), then a later comment's run, which
+    // replays the issue's last day.
+    const edited = await runAction("issue_comment", {
+      ...commented(remark.id),
+      action: "edited",
+      changes: { body: { from: "Looks fine to me." } },
+      sender: fake.user("alice"),
+    });
+    expect(edited.code).toBe(0);
+    const later = fake.postAs(issue.number, "alice", "Any news?");
+    const replay = await runAction("issue_comment", commented(later.id));
+    expect(replay.code).toBe(0);
+    expect(status(issue.number)?.stack[0]?.current).toBe("approve");
+    expect(status(issue.number)?.stack[0]?.phase).toBe("waiting");
+    expect(fake.statusComments(issue.number)).toHaveLength(1);
+    expect(reactionsOn(remark.id)).toEqual([]);
+    expect(reactionsOn(other.id)).toEqual([]);
+    // Said in the job's log, not silently.
+    for (const c of [remark, other])
+      expect(replay.out).toContain(
+        `comment ${c.id} by @carol on #${issue.number} was edited after it was written`,
+      );
+  }, 60_000);
+
+  it("holds a cancelled run cancelled when a write user puts back its state from before the /cancel", async () => {
+    const issue = fake.openIssue("Ship, then stop", "", "alice");
+    fake.labelAs(issue.number, "playbook:ship", "alice");
+    await runAction("issues", labeled(issue.number, "playbook:ship", "alice"));
+    const approve = fake.postAs(issue.number, "carol", "/approve");
+    expect((await runAction("issue_comment", commented(approve.id))).code).toBe(0);
+    expect(status(issue.number)?.stack[0]?.current).toBe("pr");
+    const [statusComment] = fake.statusComments(issue.number);
+    const approved = statusComment!.body;
+    const pr = [...fake.pulls.values()].find((p) => p.head === `playbook/ship-${issue.number}`)!;
+
+    // carol cancels; then alice, who can read `state-secret` and write as github-actions[bot]
+    // with any workflow's token, puts the approved state back and merges the pull request.
+    const cancel = fake.postAs(issue.number, "carol", "/cancel");
+    expect((await runAction("issue_comment", commented(cancel.id))).code).toBe(0);
+    expect(status(issue.number)?.status).toBe("cancelled");
+    fake.editAs(statusComment!.id, approved);
+    expect(status(issue.number)?.status).toBe("waiting");
+    fake.closePull(pr.number, true);
+    const p = example("pull_request", "closed");
+    delete p.installation;
+    const merged = await runAction("pull_request", {
+      ...p,
+      number: pr.number,
+      pull_request: { ...p.pull_request, ...fake.restPull(fake.pulls.get(pr.number)!) },
+      repository: repository(),
+    });
+    expect(merged.code).toBe(0);
+    // carol's /cancel is on the thread as she wrote it: the run does nothing more.
+    expect(fake.issues.get(issue.number)?.state).toBe("open");
+    expect(status(issue.number)?.error?.code).toBe("PB-CANCELLED");
+    expect(status(issue.number)?.error?.message).toContain(`@carol cancelled this run`);
+  }, 60_000);
+
   it("refuses to start without a state secret, saying how to give one", async () => {
     const issue = fake.openIssue("Another", "", "alice");
     const r = await runAction("issues", labeled(issue.number, "playbook:ship", "alice"), {

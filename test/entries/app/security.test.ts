@@ -98,6 +98,13 @@ describe("state blocks", () => {
     expect(fake.reactions.filter((x) => x.commentId === c.id)).toEqual([]);
     expect(runOf(fake.comments.get(status.id)).status).toBe("waiting");
     expect(fake.branches()).toEqual(["master"]);
+    // Nor does a remark edited into /run start one: `issue_comment.edited` is never a command.
+    const other = fake.postAs(1, "carol", "Thanks.");
+    await h.drain();
+    fake.editAs(other.id, "/run ship", "alice");
+    await h.drain();
+    expect(fake.statusComments(1)).toHaveLength(1);
+    expect(fake.reactions.filter((x) => x.commentId === other.id)).toEqual([]);
   });
 
   it("does not obey a bot's /approve, and makes no request for it", async () => {
