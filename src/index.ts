@@ -12,7 +12,7 @@ export default function playbookBot(app: Probot, options?: ApplicationFunctionOp
   // A server of the app's own holds STATE_SECRET: a state it can verify was written by the app.
   const bot: Parameters<typeof createPlaybookBot>[0] = {
     config: readAppConfig(process.env),
-    believeUnrecordedApprovals: true,
+    stateKeyPrivate: true,
   };
   if (process.env.ALERTS_CONFIG)
     bot.alerts = loadAlertsConfig(process.env.ALERTS_CONFIG, process.env);

@@ -91,7 +91,7 @@ async function serve(): Promise<void> {
   const options: Parameters<typeof createPlaybookBot>[0] = {
     config,
     metrics,
-    believeUnrecordedApprovals: true,
+    stateKeyPrivate: true,
   };
   if (alertsFile) options.alerts = loadAlertsConfig(alertsFile, process.env);
   const inboxSettings = readInboxSettings(process.env, config.redis);

@@ -93,7 +93,7 @@ export interface PlaybookBotOptions {
    * approvers' roles checked again); otherwise (default; the Actions runtime, whose state secret
    * every workflow a write user may change can read) such an approval must be given again.
    */
-  believeUnrecordedApprovals?: boolean;
+  stateKeyPrivate?: boolean;
   /**
    * The reconcile sweep (reconcile-sweep.ts): every interval and at start, what was asked for and
    * never done is done. `false`: none (the Actions runtime reconciles each issue itself).
@@ -202,7 +202,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       observe: (issue) => serving.runObserver(issue),
       inProcess: options.inProcess ?? false,
       ...(options.ephemeralStore ? { ephemeralStore: true } : {}),
-      ...(options.believeUnrecordedApprovals ? { believeUnrecordedApprovals: true } : {}),
+      ...(options.stateKeyPrivate ? { stateKeyPrivate: true } : {}),
       armTimer: (at) => timer.arm(at),
     });
     const installationOctokit = async (installation: number): Promise<Octokit> =>

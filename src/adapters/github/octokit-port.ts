@@ -289,12 +289,23 @@ export class OctokitPort implements GitHubPort {
   }
 
   private async lookUpPermission(login: string): Promise<Permission | undefined> {
+    // Conditional: a role asked again in a later delivery (the guard re-checks approvers before
+    // each effect) is answered 304 while unchanged, which GitHub does not count against the limit.
+    const key = `permission\n${this.owner}/${this.repo}\n${login.toLowerCase()}`;
+    const known = this.o.conditional?.get(key);
     try {
-      const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({
-        owner: this.owner,
-        repo: this.repo,
-        username: login,
-      });
+      const { data, headers } = await this.octokit.rest.repos
+        .getCollaboratorPermissionLevel({
+          owner: this.owner,
+          repo: this.repo,
+          username: login,
+          ...(known ? { headers: { "if-none-match": known.etag } } : {}),
+        })
+        .catch((err: unknown) => {
+          if (known && notModified(err)) return { data: known.data, headers: {} };
+          throw err;
+        });
+      if (data !== known?.data) this.o.conditional?.remember(key, headers, data);
       // role_name is the real role; the legacy `permission` reports maintain as write and triage as read.
       const role = (data as { role_name?: string }).role_name;
       return (PERMISSIONS as readonly string[]).includes(role ?? "")

@@ -35,12 +35,15 @@ export interface ApprovalGuardOptions {
   port: Pick<GitHubPort, "comment" | "permission" | "teams">;
   issue: number;
   /**
-   * Whether an approval the state names without its comment (a state sealed before approvals were
-   * kept as facts) is believed, its approver's role checked again. Only a host whose sealing key
-   * nobody with write access can read may say so (the GitHub App's server): there such a state
-   * was written by the app. Elsewhere (the Actions runtime) the approval must be given again.
+   * Whether the key that seals states is this host's alone (the GitHub App's server, whose
+   * STATE_SECRET nobody with write access can read): then a state was written by this app, its
+   * approvals were checked as their comments were written when the commands came, and before an
+   * effect only the approvers' roles are asked again (no comment is re-read, which would cost a
+   * request per effect and prove nothing more). Elsewhere (the Actions runtime, where anyone who
+   * can push a workflow can read the key) each approving comment is read again as described above,
+   * and an approval the state names without its comment must be given again.
    */
-  believeUnrecorded?: boolean;
+  stateKeyPrivate?: boolean;
 }
 
 /** An approval an effect rests on: the step, who approved, as facts, and the policy. */
@@ -80,10 +83,20 @@ export class ApprovalGuard {
         "GH-PERMISSION",
         `the approvals of playbook '${given}' cannot be checked: it is not available`,
       );
+    // Where the state cannot be believed, it must not skip a checkpoint either (see skipped()).
+    const skipped = this.o.stateKeyPrivate ? undefined : skippedCheckpoint(run, playbooks);
+    if (skipped)
+      return playbookError(
+        "GH-PERMISSION",
+        `the run's state is past checkpoint '${skipped}' but holds no approval of it, so nothing on GitHub says it was approved; start the run again`,
+      );
     for (const g of given) {
       const why = await this.refusal(g, run, statusComment);
       if (why)
-        return playbookError("GH-PERMISSION", `the approval of '${g.step}' no longer holds: ${why}`);
+        return playbookError(
+          "GH-PERMISSION",
+          `the approval of '${g.step}' no longer holds: ${why}`,
+        );
     }
     return undefined;
   }
@@ -95,9 +108,10 @@ export class ApprovalGuard {
   ): Promise<string | undefined> {
     for (const login of g.approvers) {
       const fact = g.facts.find((f) => f.user.toLowerCase() === login.toLowerCase());
-      if (!fact && !this.o.believeUnrecorded)
+      if (!fact && !this.o.stateKeyPrivate)
         return `the run's state names @${login} but not the comment they approved in (a state written before approvals were recorded with their comments, or not by this app), so it cannot be checked on GitHub; the approval must be given again: start the run again`;
-      const wrong = fact && (await this.commentRefusal(fact, g, statusComment));
+      const wrong =
+        fact && !this.o.stateKeyPrivate && (await this.commentRefusal(fact, g, statusComment));
       if (wrong) return wrong;
       const now = await this.actor(login, g.policy.teams ?? []);
       const why = approvalRefusal(now, g.policy, run.initiator);
@@ -218,4 +232,32 @@ export function approvalsInForce(
       });
   }
   return out;
+}
+
+/**
+ * A checkpoint every path to a frame's current step passes through, that the state records no
+ * approval of: a state written by someone who can seal one (the Actions runtime's key is readable
+ * by anyone with write access) could simply leave the checkpoint out. A checkpoint left through
+ * its `on_reject` or `on_timeout` exit has no approvers; that is believed only where it has such
+ * an exit (the state still cannot prove which exit was taken: the residue the README names).
+ */
+export function skippedCheckpoint(
+  run: RunState,
+  playbooks: (id: string) => PlaybookBundle | undefined,
+): string | undefined {
+  for (const frame of run.stack) {
+    const bundle = playbooks(frame.playbook);
+    if (!bundle || frame.current === null) continue;
+    const graph = new PlaybookGraph(bundle.playbook);
+    for (const id of graph.dominators().get(frame.current)?.ids() ?? []) {
+      const step = graph.byId.get(id)?.step;
+      if (id === frame.current || step?.type !== "checkpoint") continue;
+      const r = frame.results[id];
+      const by = r?.outputs?.approved_by;
+      const approved = r?.status === "completed" && Array.isArray(by) && by.length > 0;
+      const exited = r?.status === "completed" && (step.on_reject ?? step.on_timeout) !== undefined;
+      if (!approved && !exited) return id;
+    }
+  }
+  return undefined;
 }

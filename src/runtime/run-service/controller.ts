@@ -163,11 +163,10 @@ export interface ControllerOptions {
    */
   fence?: Pick<Fence, "confirm">;
   /**
-   * Whether approvals a state names without their comments (states sealed before approvals were
-   * recorded as facts) are believed: only where no one with write access can read the state key
-   * (the GitHub App's server). See `ApprovalGuardOptions.believeUnrecorded`.
+   * Whether the state key is this host's alone (the GitHub App's server): the guard then believes
+   * who approved and re-checks only their roles. See `ApprovalGuardOptions.stateKeyPrivate`.
    */
-  believeUnrecordedApprovals?: boolean;
+  stateKeyPrivate?: boolean;
   /**
    * Re-read the thread for a `/cancel` against a run before each of its effects (see
    * cancel-guard.ts): for a host whose state secret the people it guards against can read.
@@ -247,7 +246,7 @@ export class IssueController {
     this.guard = new ApprovalGuard({
       port: o.port,
       issue: o.issue.number,
-      ...(o.believeUnrecordedApprovals ? { believeUnrecorded: true } : {}),
+      ...(o.stateKeyPrivate ? { stateKeyPrivate: true } : {}),
     });
     this.scheduler = o.wakeUps?.scheduler ?? new RecordingScheduler();
   }

@@ -94,7 +94,7 @@ export interface RunServiceOptions {
   /** The store lives for one event only (the Actions runtime): the waiting label carries the wait. */
   ephemeralStore?: boolean;
   /** Approvals a state names without their comments are believed (see ControllerOptions). */
-  believeUnrecordedApprovals?: boolean;
+  stateKeyPrivate?: boolean;
   /** A wake-up was recorded for this time: the timer should look then. */
   armTimer(at: number): void;
 }
@@ -226,7 +226,7 @@ export class RunService {
       ...(trace ? { trace } : {}),
       ...(this.o.host ? { host: this.o.host } : {}),
       ...(this.o.ai ? { ai: this.o.ai } : {}),
-      ...(this.o.believeUnrecordedApprovals ? { believeUnrecordedApprovals: true } : {}),
+      ...(this.o.stateKeyPrivate ? { stateKeyPrivate: true } : {}),
       catalog: () => repository.catalog(),
       catalogAt: (commit) => repository.catalogAt(commit),
       stateKey: this.o.stateKey(address.installation, address.repository),

@@ -127,7 +127,7 @@ describe("the guard reads each approval again from GitHub", () => {
   });
 
   it("believes such a state on the app's own server (its key is its alone), the approver's role checked", async () => {
-    h.believeUnrecordedApprovals = true;
+    h.stateKeyPrivate = true;
     await h.comment(1, "alice", "/run gated");
     await forgeApproval(["carol"]);
     expect(said()).toBe(1);
@@ -177,6 +177,29 @@ describe("the guard reads each approval again from GitHub", () => {
     );
   });
 
+  it("refuses a forged state that leaves the checkpoint out altogether, where the key is not the app's alone", async () => {
+    await h.comment(1, "alice", "/run gated");
+    const forged = run();
+    const frame = forged.stack[0]!;
+    // No result for the gate at all: past it, with nothing to check.
+    frame.current = "say";
+    frame.phase = "pending";
+    frame.votes = [];
+    forged.status = "running";
+    forged.seq += 1;
+    const c = status();
+    c.body = renderStatusComment(forged, () => undefined, sealOf(1, c.id));
+    await h.start();
+    await h.deliver("issue_comment", h.commentPayload({ action: "edited", comment: { ...c } }));
+    await h.drain();
+    expect(said()).toBe(0);
+    expect(run().error).toMatchObject({
+      code: "GH-PERMISSION",
+      message:
+        "the run's state is past checkpoint 'gate' but holds no approval of it, so nothing on GitHub says it was approved; start the run again",
+    });
+  });
+
   it("refuses an outsider's /approve: at the command, and when a state names it", async () => {
     await h.comment(1, "alice", "/run gated");
     const prompt = promptOf();
@@ -204,7 +227,9 @@ describe("the guard reads each approval again from GitHub", () => {
     expect(said()).toBe(1);
     expect(run().status).toBe("completed");
     const facts = run().stack[0]!.results.gate!.approvals;
-    expect(facts).toEqual([{ user: "carol", comment: String(vote.id), prompt: expect.any(String) }]);
+    expect(facts).toEqual([
+      { user: "carol", comment: String(vote.id), prompt: expect.any(String) },
+    ]);
     // At most one read of the approving comment in any delivery: within the 2 extra allowed.
     for (const requests of perDelivery)
       expect(requests.filter((r) => r.startsWith(approval)).length).toBeLessThanOrEqual(1);

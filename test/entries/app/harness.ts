@@ -151,7 +151,7 @@ export async function makeProbot(
     /** Where the app's metrics are kept (default: a registry of its own). */
     metrics?: AppMetrics;
     /** Approvals a state names without their comments are believed (the app server's setting). */
-    believeUnrecordedApprovals?: boolean;
+    stateKeyPrivate?: boolean;
   } = {},
 ): Promise<{ probot: Probot; handlers: Handler[]; close: () => Promise<void> }> {
   const probot = new Probot({
@@ -172,7 +172,7 @@ export async function makeProbot(
     reconcile: options.reconcile ?? false,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.ai ? { ai: options.ai } : {}),
-    ...(options.believeUnrecordedApprovals ? { believeUnrecordedApprovals: true } : {}),
+    ...(options.stateKeyPrivate ? { stateKeyPrivate: true } : {}),
   });
   await probot.load(bot, {
     cwd: process.cwd(),
@@ -227,7 +227,7 @@ export class Harness {
   /** The metrics of the next `start()` (default: a registry of the app's own). */
   metrics: AppMetrics | undefined;
   /** Approvals a state names without their comments are believed in the next `start()`. */
-  believeUnrecordedApprovals = false;
+  stateKeyPrivate = false;
   /** The app's close hook from the last `start()`: its timer stops, its own store closes. */
   close: () => Promise<void> = async () => undefined;
 
@@ -242,7 +242,7 @@ export class Harness {
       ...(this.metrics ? { metrics: this.metrics } : {}),
       ...(this.ai ? { ai: this.ai } : {}),
       octokitRetries: this.octokitRetries,
-      ...(this.believeUnrecordedApprovals ? { believeUnrecordedApprovals: true } : {}),
+      ...(this.stateKeyPrivate ? { stateKeyPrivate: true } : {}),
     });
     this.probot = started.probot;
     this.close = started.close;

@@ -87,7 +87,10 @@ export interface DeliveryCost {
    * person sees (a reply, a prompt, the final reaction).
    */
   work: number;
-  /** The rest: reading state and roles, extra saves, 👀, discovery, tokens. */
+  /**
+   * The rest that counts against the rate limit: reading state and roles, extra saves, 👀,
+   * discovery (a conditional re-read answered 304 is free, and not counted).
+   */
   overhead: number;
   /** Of all requests, those answered 304 (not counted against the rate limit). */
   notModified: number;
@@ -167,7 +170,11 @@ function costOf(
     total: requests.length,
     effect,
     work,
-    overhead: requests.length - effect - work,
+    overhead:
+      requests.length -
+      effect -
+      work -
+      requests.filter((r) => !EFFECT.has(r) && r.status === 304).length,
     notModified: requests.filter((r) => r.status === 304).length,
     tokens,
     requests: requests.map(

@@ -37,10 +37,14 @@ describe("GitHub requests per delivery", () => {
   it("neither the thread's length nor the finished runs cost anything: no listing, no old status comment read", () => {
     const all = r.release.flatMap((d) => d.requests);
     expect(all.filter((q) => q.startsWith("GET /issues/1/comments"))).toEqual([]);
+    // The app's server believes its own sealed states: no approving comment is read again.
     expect(all.filter((q) => /^GET \/issues\/comments\//.test(q))).toEqual([]);
     // The same approval on an issue without history costs the same.
     const approve = r.release.find((d) => d.kind === "command");
-    expect(approve?.overhead).toBe(r.freshApprove.overhead);
+    // (A role asked before may be answered 304 in one and not the other: count those too.)
+    expect((approve?.overhead ?? 0) + (approve?.notModified ?? 0)).toBe(
+      r.freshApprove.overhead + r.freshApprove.notModified,
+    );
     expect(approve?.total).toBe(r.freshApprove.total);
   });
 
@@ -70,7 +74,8 @@ describe("GitHub requests per delivery", () => {
     expect(merge?.tokens).toBe(1);
     expect(r.tokensIssued).toBe(2);
     // After that first delivery, the restarted process costs what the first one did.
-    for (const d of r.afterRestart.slice(1)) expect(d.overhead).toBeLessThanOrEqual(2);
+    for (const d of r.afterRestart.slice(1))
+      expect(d.overhead, `${d.kind}: ${d.requests.join(", ")}`).toBeLessThanOrEqual(2);
     // And the run finished: merged, closed, labels taken off.
     const issue = r.fake.issues.get(1);
     expect(issue?.state).toBe("closed");

@@ -78,11 +78,12 @@ describe("a full playbook on a fake repository", () => {
       "GET /collaborators/bob/permission",
       "POST /issues/comments/1002/reactions",
     ]);
-    // alice may not approve her own run: 👀, her role, the run, the one-line reply, 👎.
+    // alice may not approve her own run: 👀, her role (asked at the start: a conditional re-read
+    // answered 304, free), the run, the one-line reply, 👎.
     const alice = log.findIndex((l) => l.event === "issue_comment.created by alice");
     expect(at(alice)).toEqual([
       "POST /issues/comments/1003/reactions",
-      "GET /collaborators/alice/permission",
+      "GET /collaborators/alice/permission (304)",
       "POST /issues/1/comments",
       "POST /issues/comments/1003/reactions",
     ]);
@@ -103,7 +104,10 @@ describe("a full playbook on a fake repository", () => {
     const [branch, commit, pull] = after(carol);
     expect(branch).toEqual([
       "PATCH /issues/comments/1000",
-      "GET /collaborators/carol/permission",
+      // Where the state key is not the host's alone, the approving comment is read again
+      // (never edited, carol's, /approve); her role, asked before, is a free 304.
+      "GET /issues/comments/1005",
+      "GET /collaborators/carol/permission (304)",
       "GET /git/ref/heads/playbook/ship-1",
       "GET /git/ref/heads/master",
       "POST /git/refs",
@@ -111,7 +115,8 @@ describe("a full playbook on a fake repository", () => {
     ]);
     expect(commit).toEqual([
       "PATCH /issues/comments/1000",
-      "GET /collaborators/carol/permission",
+      "GET /issues/comments/1005 (304)",
+      "GET /collaborators/carol/permission (304)",
       "GET /git/ref/heads/playbook/ship-1",
       "GET /commits",
       "GET /git/commits/<sha>",
@@ -122,7 +127,8 @@ describe("a full playbook on a fake repository", () => {
     ]);
     expect(pull).toEqual([
       "PATCH /issues/comments/1000",
-      "GET /collaborators/carol/permission",
+      "GET /issues/comments/1005 (304)",
+      "GET /collaborators/carol/permission (304)",
       "GET /pulls",
       "POST /pulls",
       "POST /issues/1/comments",
@@ -134,7 +140,8 @@ describe("a full playbook on a fake repository", () => {
     expect(at(merged)).toEqual(["GET /issues/2", "PATCH /issues/comments/1000"]);
     expect(after(merged)[0]).toEqual([
       "PATCH /issues/comments/1000",
-      "GET /collaborators/carol/permission",
+      "GET /issues/comments/1005 (304)",
+      "GET /collaborators/carol/permission (304)",
       "GET /issues/1",
       "PATCH /issues/1",
       "PATCH /issues/comments/1000",
@@ -186,9 +193,9 @@ describe("a full playbook on a fake repository", () => {
     expect(bodies.at(-1)).toMatch(
       /^playbook-bot\[bot\]: Run 20260301-0900-1-[a-z0-9]{5} completed\.$/,
     );
-    // The whole run: 51 requests over 23 deliveries.
+    // The whole run: 55 requests over 23 deliveries (4 of them the guard's conditional re-reads).
     expect(log).toHaveLength(23);
-    expect(fake.requests).toHaveLength(51);
+    expect(fake.requests).toHaveLength(55);
     expect(describeRequests(fake.requests).length).toBe(
       log.reduce((n, l) => n + l.requests.length, 0),
     );

@@ -54,6 +54,8 @@ export class ServedHarness extends Harness {
         ...(this.coordination ? { coordination: this.coordination } : {}),
         wakeUps: this.wakeUps,
         reconcile: false,
+        // As `npm start` runs it: the state key is the server's alone.
+        stateKeyPrivate: true,
         ...(this.alerts ? { alerts: this.alerts } : {}),
       }),
       { probot, webhooksPath: "/api/github/webhooks" },
