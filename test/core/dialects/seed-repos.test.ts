@@ -129,3 +129,40 @@ describe("Triagent: call arguments read as Triagent's walker reads them", () => 
     expect(rendered).toEqual({ ok: true, value: "${pod_namespace}" });
   });
 });
+
+describe("Mindscape: a key written twice in an SOP's front matter", () => {
+  const sops = join(SEED_REPOS, "mindscape/backend/i18n/playbooks/en");
+  const sop = read(join(sops, "threejs_hero_adjustment.md"));
+  // The same front matter with its name written a second time, further down.
+  const twice = sop.replace(/\n---\n/, "\nname: Hero Adjustment (renamed)\n---\n");
+
+  it("keeps the last value, as Mindscape's loader does, with a dialect-drift warning at the line", () => {
+    expect(twice).not.toBe(sop);
+    const report = validateSource("en/threejs_hero_adjustment.md", twice);
+    expect(report.dialect).toBe("mindscape");
+    expect(report.diagnostics.filter((d) => d.rule === "syntax-duplicate-key")).toEqual([]);
+    expect(report.playbook?.name).toBe("Hero Adjustment (renamed)");
+    const line = twice.split("\n").indexOf("name: Hero Adjustment (renamed)") + 1;
+    expect(
+      report.diagnostics.find((d) => d.rule === "dialect-drift" && d.line === line),
+    ).toMatchObject({ severity: "warning" });
+    expect(report.diagnostics.filter((d) => d.severity === "error")).toEqual(
+      validateSource("en/threejs_hero_adjustment.md", sop).diagnostics.filter(
+        (d) => d.severity === "error",
+      ),
+    );
+  });
+
+  it("in the SOP beside its spec, the warning names the SOP's file", () => {
+    const spec = read(join(SEED_REPOS, "mindscape/backend/playbooks/specs/grant_scout.json"));
+    const grant = read(join(sops, "grant_scout.md"));
+    const doubled = grant.replace(/\n---\n/, "\nname: Grant Finder\n---\n");
+    const siblings = { read: (rel: string) => (rel === "grant_scout.md" ? doubled : undefined) };
+    const report = validateSource("specs/grant_scout.json", spec, { siblings });
+    expect(report.playbook?.name).toBe("Grant Finder");
+    const drift = report.diagnostics.find(
+      (d) => d.rule === "dialect-drift" && d.message.includes("'name'"),
+    );
+    expect(drift).toMatchObject({ file: "specs/grant_scout.md", severity: "warning" });
+  });
+});
