@@ -881,7 +881,13 @@ export class CatalystYamlConversion extends DialectConversion {
     for (const [k, v] of Object.entries(values))
       if (k === "message") out.advice = this.template(v, here, scope);
       else if (k === "code") out.conclusion = v;
-      else if (k !== "outputs") outputs[k] = this.template(v, here, scope);
+      else if (k !== "outputs") {
+        // A playbook's outputs are text here: `success: true` is returned as "true".
+        const value = typeof v === "boolean" || typeof v === "number" || v === null ? String(v) : v;
+        outputs[k] = this.template(value, here, scope);
+        const from = isObject(config.outputs) ? [...here, "outputs", k] : [...here, k];
+        this.b.locate(["outputs", k], from, this.doc, true);
+      }
     if (Object.keys(outputs).length) this.outputs = outputs;
   }
 
