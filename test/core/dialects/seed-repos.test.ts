@@ -140,7 +140,7 @@ describe("Mindscape: a key written twice in an SOP's front matter", () => {
     expect(twice).not.toBe(sop);
     const report = validateSource("en/threejs_hero_adjustment.md", twice);
     expect(report.dialect).toBe("mindscape");
-    expect(report.diagnostics.filter((d) => d.rule === "syntax-duplicate-key")).toEqual([]);
+    expect(report.diagnostics.filter((d) => d.rule === "yaml-duplicate-key")).toEqual([]);
     expect(report.playbook?.name).toBe("Hero Adjustment (renamed)");
     const line = twice.split("\n").indexOf("name: Hero Adjustment (renamed)") + 1;
     expect(
