@@ -1025,7 +1025,10 @@ class Transition {
     ) {
       this.setResult(frame, step.id, { status: "skipped", attempt: frame.attempt, at: this.now });
       this.stepOutcome = "skipped (if is false)";
-      return this.moveNext(step);
+      // A skipped end does not end the run: the step after it comes next.
+      const after =
+        step.type === "end" ? graphOf(this.bundleOf(frame)).following(step.id)?.id : undefined;
+      return this.moveNext(step, after);
     }
     if (!item && this.needsApproval(step) && !(frame.approved ?? []).includes(step.id)) {
       frame.phase = "approval";

@@ -571,7 +571,9 @@ function computeEdges(graph: PlaybookGraph, gs: GraphStep, leaves: Set<string>):
   };
 
   if (isTerminalKind(step)) {
-    // A terminal; a `next` written here is reported by the validator, not followed.
+    // A terminal; a `next` written here is reported by the validator, not followed. One with
+    // an `if:` that is false is skipped, and the run goes on to the step after it.
+    if (step.if !== undefined) fallThrough();
     return edges;
   }
   for (const { field, name, steps } of heldLists(step))

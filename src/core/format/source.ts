@@ -303,7 +303,21 @@ function lineStartsOf(text: string): number[] {
 }
 
 export type LoadResult =
-  { ok: true; document: SourceDocument } | { ok: false; problems: SourceProblem[]; text: string };
+  | {
+      ok: true;
+      document: SourceDocument;
+      /** With `duplicateKeys: "last"`: each key written again, where the value kept is. */
+      duplicates?: SourceProblem[];
+    }
+  | { ok: false; problems: SourceProblem[]; text: string };
+
+/**
+ * How a duplicate key in a mapping is read: refused (YAML's rule, and this project's), or the
+ * last value kept, as PyYAML-based loaders of other systems do.
+ */
+export interface LoadOptions {
+  duplicateKeys?: "refuse" | "last";
+}
 
 /** Decode bytes as UTF-8, refusing binary data rather than guessing. */
 export function decodeSource(bytes: Uint8Array): string | null {
@@ -344,6 +358,7 @@ export function loadSourceText(
   file: string,
   input: string,
   limits: SourceLimits = DEFAULT_LIMITS,
+  options: LoadOptions = {},
 ): LoadResult {
   const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
   if (text.length > limits.maxBytes) {
@@ -362,6 +377,7 @@ export function loadSourceText(
   // refuses them, and a second, full walk then says where each one is.
   const walked = walkEvents(text, events, limits, false);
   if ("problems" in walked) return { ok: false, problems: walked.problems, text };
+  if (options.duplicateKeys === "last") return keepingLast(file, text, events, limits);
   let value: unknown;
   try {
     const docs = yamlLibrary().constructFromEvents(events, {
@@ -388,6 +404,36 @@ export function loadSourceText(
     return "locations" in again ? again.locations : new Map<string, NodeLocation>();
   });
   return { ok: true, document: new SourceDocument(file, text, value, locations) };
+}
+
+/** A document read with each duplicate key's last value kept, and the duplicates said. */
+function keepingLast(
+  file: string,
+  text: string,
+  events: Event[],
+  limits: SourceLimits,
+): LoadResult {
+  let value: unknown;
+  try {
+    const docs = yamlLibrary().constructFromEvents(events, {
+      source: text,
+      filename: file,
+      schema: yamlLibrary().CORE_SCHEMA,
+      maxAliases: limits.maxAliases,
+      // js-yaml's JSON compatibility: a key written again overrides the earlier value.
+      json: true,
+    });
+    value = docs[0] ?? null;
+  } catch (err) {
+    return yamlFailure(text, err);
+  }
+  const full = walkEvents(text, events, limits, true, true);
+  if ("problems" in full) return { ok: false, problems: full.problems, text };
+  return {
+    ok: true,
+    document: new SourceDocument(file, text, value, full.locations),
+    duplicates: full.duplicates,
+  };
 }
 
 function yamlFailure(text: string, err: unknown): LoadResult {
@@ -453,8 +499,9 @@ function walkEvents(
   events: Event[],
   limits: SourceLimits,
   full: boolean,
-): { locations: PackedLocations } | { problems: SourceProblem[] } {
-  const walker = new EventWalker(text, limits, full);
+  keepLast = false,
+): { locations: PackedLocations; duplicates: SourceProblem[] } | { problems: SourceProblem[] } {
+  const walker = new EventWalker(text, limits, full, keepLast);
   for (const ev of events) {
     const stop = walker.step(ev);
     if (stop) return stop;
@@ -472,6 +519,7 @@ class EventWalker {
   private readonly locations = new PackedLocations();
   private readonly anchorSizes = new Map<string, number>();
   private readonly problems: SourceProblem[] = [];
+  private readonly duplicates: SourceProblem[] = [];
   private readonly doc: SourceDocument;
   private readonly stack: Frame[] = [];
   private documents = 0;
@@ -482,13 +530,16 @@ class EventWalker {
     private readonly text: string,
     private readonly limits: SourceLimits,
     private readonly full: boolean,
+    /** A duplicate key is noted, not refused (its last value is the one kept). */
+    private readonly keepLast = false,
   ) {
     this.doc = new SourceDocument("", text, null, new Map());
   }
 
-  result(): { locations: PackedLocations } | { problems: SourceProblem[] } {
+  result():
+    { locations: PackedLocations; duplicates: SourceProblem[] } | { problems: SourceProblem[] } {
     if (this.problems.length > 0) return { problems: this.problems };
-    return { locations: this.locations };
+    return { locations: this.locations, duplicates: this.duplicates };
   }
 
   step(ev: Event): Stop {
@@ -648,7 +699,7 @@ class EventWalker {
       const seen = parent.keys?.get(name);
       if (seen) {
         const first = this.doc.position(seen.start);
-        this.problems.push({
+        (this.keepLast ? this.duplicates : this.problems).push({
           kind: "duplicate-key",
           message: `key '${name}' appears twice in this mapping (first at line ${first.line}, column ${first.column})`,
           span: this.doc.spanOfRange(range),

@@ -34,9 +34,6 @@ function file(strings: TemplateStringsArray, ...values: unknown[]): string {
   return lines.map((l) => l.slice(cut)).join("\n");
 }
 
-const TRIAGENT_WHY =
-  "Playbooks written for Triagent run here as they are; what does not carry over must be said where it is written, not found when a run gets there.";
-
 export const RULE_DOCS: Readonly<Record<RuleCode, RuleDoc>> = {
   "yaml-syntax": {
     why: "A file that is not YAML cannot be read at all: nothing else in it is checked until it parses.",
@@ -100,31 +97,22 @@ export const RULE_DOCS: Readonly<Record<RuleCode, RuleDoc>> = {
       "`.github/playbooks/x.yaml` as a link to `/etc/passwd` or `/dev/zero`, a named pipe, or a 50 MiB file is reported at line 1 and nothing of it is read; the same playbook committed as a regular file is read normally.",
   },
   "dialect-unmapped": {
-    why: TRIAGENT_WHY,
+    why: "Playbooks written for another system run here as they are; what does not carry over must be said where it is written, not found when a run gets there.",
     example: {
       bad: file`
-        id: restart-check
-        symptom: pods restart
-        entrypoint: look
-        nodes:
-          look:
-            description: Look at the pods.
-            suggested_calls:
-              - tool: k8s/get
-                args: { name: "${"${service}"}" }
-            terminal_advice: Done.
+        name: restart-check
+        description: Look at the pods.
+        owner: Engineer
+        steps:
+          - custom-action: "look at the pods"
       `,
       good: file`
-        id: restart-check
-        symptom: pods restart
-        entrypoint: look
-        nodes:
-          look:
-            description: Look at the pods.
-            suggested_calls:
-              - tool: k8s/get
-                args: { name: checkout }
-            terminal_advice: Done.
+        name: restart-check
+        description: Look at the pods.
+        owner: Engineer
+        steps:
+          - ai-prompt:
+              prompt: "Look at the pods."
       `,
     },
   },

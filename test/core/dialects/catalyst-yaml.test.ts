@@ -170,21 +170,23 @@ describe("Catalyst's first YAML generation (start-blueprint) loads as written", 
       id: "read-xe-rollouts-rollout-blueprint",
       suggested_calls: [{ args: { path: ".xe/rollouts/rollout-blueprint" } }],
     });
-    expect(steps[1]).toMatchObject({
+    // The run's own branch comes before the write (the playbook opens none).
+    expect(steps[1]).toMatchObject({ id: "run-branch", type: "branch", if_exists: "new-name" });
+    expect(steps[2]).toMatchObject({
       id: "init-blueprint-rollout",
       if: "not (steps.read-xe-rollouts-rollout-blueprint.outputs.content)",
     });
   });
 
-  it("writes the file as a commit, with its front matter and replacements, today's date as run.date", () => {
-    const write = steps[1] as Step & { files: { path: string; content: string }[] };
-    expect(write).toMatchObject({ type: "commit", branch: "{{ repo.default_branch }}" });
+  it("writes the file as a commit on the run's own branch, never the default branch, with its front matter and replacements, today's date as run.date", () => {
+    const write = steps[2] as Step & { files: { path: string; content: string }[] };
+    expect(write).toMatchObject({ type: "commit", branch: "{{ steps.run-branch.outputs.name }}" });
     expect(write.files[0]?.path).toBe(".xe/rollouts/rollout-blueprint.md");
     expect(write.files[0]?.content).toMatch(
       /^---\nfeatures:\n {2}- blueprint\nstatus: in-progress\ncreated: '\{\{ run\.date \}\}'\n---\ncatalyst:\/\/templates\/specs\/rollout$/,
     );
     // `{{init-blueprint-rollout.content}}` is the text written, known when converting.
-    const ai = steps[2] as Step;
+    const ai = steps[3] as Step;
     expect(ai.prompt).toContain("### rollout\n\n---\nfeatures:");
     const date = r.diagnostics.find((d) => d.message.startsWith("today's date"));
     expect(date).toMatchObject({ line: 34, column: 21, severity: "warning" });

@@ -3,6 +3,7 @@ import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isPlaybookFile } from "../../../src/core/dialects/files.js";
 import { NO_SIBLINGS, dialectOf } from "../../../src/core/dialects/index.js";
+import { renderTemplate } from "../../../src/core/engine/render.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
 import { SEED_REPOS, seedFiles } from "../../helpers/seed-repos.js";
 
@@ -89,5 +90,79 @@ describe("Triagent: two conditions that lead to one node", () => {
     expect(check?.next?.[0]?.condition).toBe(
       "consumer never updated; or: consumer updated after current_version",
     );
+  });
+});
+
+describe("Triagent: call arguments read as Triagent's walker reads them", () => {
+  const file = join(SEED_REPOS, "triagent/system/strategic_log_extraction.yaml");
+  const text = read(file);
+  type Call = { tool: string; args?: Record<string, unknown> };
+  const callsOf = (report: ReturnType<typeof validateSource>, node: string): Call[] => {
+    const nodes = (report.playbook as { nodes?: Record<string, { suggested_calls?: Call[] }> })
+      .nodes;
+    return nodes?.[node]?.suggested_calls ?? [];
+  };
+
+  it("`args:` holding only comments is a call without arguments, not a type error", () => {
+    const report = validateSource("system/strategic_log_extraction.yaml", text);
+    expect(report.dialect).toBe("triagent");
+    expect(report.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const [search] = callsOf(report, "filtered_search");
+    expect(search).toEqual({ tool: "triagent-k8s/search_log_stream" });
+    // ${namespace} is one Triagent fills: an optional input.
+    expect(callsOf(report, "stream_capture")[0]?.args).toEqual({ namespace: "${namespace}" });
+    expect(report.playbook?.inputs?.namespace).toMatchObject({ required: false });
+  });
+
+  it("a `${…}` Triagent does not fill stays literal text, with a warning at its line", () => {
+    const other = text.replace("namespace: ${namespace}", "namespace: ${pod_namespace}");
+    const report = validateSource("system/strategic_log_extraction.yaml", other);
+    expect(report.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const line = other.split("\n").findIndex((l) => l.includes("${pod_namespace}")) + 1;
+    const drift = report.diagnostics.find(
+      (d) => d.rule === "dialect-drift" && d.message.includes("${pod_namespace}"),
+    );
+    expect(drift).toMatchObject({ line, severity: "warning" });
+    expect(report.playbook?.inputs?.pod_namespace).toBeUndefined();
+    const arg = callsOf(report, "stream_capture")[0]?.args?.namespace as string;
+    const rendered = renderTemplate(arg, () => undefined, "plain");
+    expect(rendered).toEqual({ ok: true, value: "${pod_namespace}" });
+  });
+});
+
+describe("Mindscape: a key written twice in an SOP's front matter", () => {
+  const sops = join(SEED_REPOS, "mindscape/backend/i18n/playbooks/en");
+  const sop = read(join(sops, "threejs_hero_adjustment.md"));
+  // The same front matter with its name written a second time, further down.
+  const twice = sop.replace(/\n---\n/, "\nname: Hero Adjustment (renamed)\n---\n");
+
+  it("keeps the last value, as Mindscape's loader does, with a dialect-drift warning at the line", () => {
+    expect(twice).not.toBe(sop);
+    const report = validateSource("en/threejs_hero_adjustment.md", twice);
+    expect(report.dialect).toBe("mindscape");
+    expect(report.diagnostics.filter((d) => d.rule === "yaml-duplicate-key")).toEqual([]);
+    expect(report.playbook?.name).toBe("Hero Adjustment (renamed)");
+    const line = twice.split("\n").indexOf("name: Hero Adjustment (renamed)") + 1;
+    expect(
+      report.diagnostics.find((d) => d.rule === "dialect-drift" && d.line === line),
+    ).toMatchObject({ severity: "warning" });
+    expect(report.diagnostics.filter((d) => d.severity === "error")).toEqual(
+      validateSource("en/threejs_hero_adjustment.md", sop).diagnostics.filter(
+        (d) => d.severity === "error",
+      ),
+    );
+  });
+
+  it("in the SOP beside its spec, the warning names the SOP's file", () => {
+    const spec = read(join(SEED_REPOS, "mindscape/backend/playbooks/specs/grant_scout.json"));
+    const grant = read(join(sops, "grant_scout.md"));
+    const doubled = grant.replace(/\n---\n/, "\nname: Grant Finder\n---\n");
+    const siblings = { read: (rel: string) => (rel === "grant_scout.md" ? doubled : undefined) };
+    const report = validateSource("specs/grant_scout.json", spec, { siblings });
+    expect(report.playbook?.name).toBe("Grant Finder");
+    const drift = report.diagnostics.find(
+      (d) => d.rule === "dialect-drift" && d.message.includes("'name'"),
+    );
+    expect(drift).toMatchObject({ file: "specs/grant_scout.md", severity: "warning" });
   });
 });

@@ -67,19 +67,13 @@ const CASES: Record<RuleCode, Case> = {
   },
   "dialect-unmapped": {
     source: yaml`
-      id: t
-      symptom: s
-      entrypoint: a
-      nodes:
-        a:
-          description: look
-          suggested_calls:
-            - tool: k8s/get
-              args: { name: "${"${service}"}" }
-          terminal_advice: done
+      name: t
+      owner: o
+      steps:
+        - custom-action: "look"
     `,
-    at: [9, 24],
-    message: [/^'\$\{service\}' stays as written in Triagent/],
+    at: [4, 5],
+    message: [/^'custom-action' is not an action Catalyst's engine has either/],
   },
   "dialect-invalid": {
     source: yaml`

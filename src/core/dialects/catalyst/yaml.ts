@@ -607,10 +607,10 @@ export class CatalystYamlConversion extends DialectConversion {
       if (config.mustBeNew === true) out.if_exists = "fail";
       return namedOutputs("branch");
     },
-    "git-commit": ({ out, config, primary, t }) => {
+    "git-commit": ({ out, config, primary, here, t }) => {
       out.type = "commit";
       out.message = t(primary("message"));
-      out.branch = this.lastBranch() ?? "{{ repo.default_branch }}";
+      out.branch = this.lastBranch() ?? this.runBranch(here);
       // Catalyst commits every change in the work tree.
       out.paths = ["**"];
       if (typeof config.push === "boolean") out.push = config.push;
@@ -624,10 +624,10 @@ export class CatalystYamlConversion extends DialectConversion {
       out.message = t(primary("message"));
       return namedOutputs("checkpoint");
     },
-    "github-pr-create": ({ out, config, primary, from, t }) => {
+    "github-pr-create": ({ out, config, primary, from, here, t }) => {
       out.type = "pull_request";
       out.title = t(primary("title"));
-      out.head = this.lastBranch() ?? "{{ repo.default_branch }}";
+      out.head = this.lastBranch() ?? this.runBranch(here);
       if (config.body !== undefined) out.body = t(config.body, from("body"));
       return namedOutputs("pull_request");
     },
@@ -857,17 +857,9 @@ export class CatalystYamlConversion extends DialectConversion {
         content = `---\n${yamlLibrary().dump(fm, { lineWidth: -1 }).trimEnd()}\n---\n${content}`;
       }
     }
-    const branch = this.lastBranch();
-    if (!branch)
-      this.report(
-        "dialect-drift",
-        here,
-        "Catalyst writes into the checkout; with no git-branch before it, the file is committed to the checked-out branch (a local run) or the default branch (on GitHub)",
-        "create a branch first (git-branch) to keep the default branch clean",
-        true,
-      );
+    const branch = this.lastBranch() ?? this.runBranch(here);
     out.type = "commit";
-    out.branch = branch ?? "{{ repo.default_branch }}";
+    out.branch = branch;
     out.message = `${action} ${String(path)}`;
     out.files = [{ path, content }];
     return { path: String(path), content };
@@ -881,7 +873,13 @@ export class CatalystYamlConversion extends DialectConversion {
     for (const [k, v] of Object.entries(values))
       if (k === "message") out.advice = this.template(v, here, scope);
       else if (k === "code") out.conclusion = v;
-      else if (k !== "outputs") outputs[k] = this.template(v, here, scope);
+      else if (k !== "outputs") {
+        // A playbook's outputs are text here: `success: true` is returned as "true".
+        const value = typeof v === "boolean" || typeof v === "number" || v === null ? String(v) : v;
+        outputs[k] = this.template(value, here, scope);
+        const from = isObject(config.outputs) ? [...here, "outputs", k] : [...here, k];
+        this.b.locate(["outputs", k], from, this.doc, true);
+      }
     if (Object.keys(outputs).length) this.outputs = outputs;
   }
 
@@ -1313,6 +1311,34 @@ export class CatalystYamlConversion extends DialectConversion {
     return this.reserveId(
       typeof step.name === "string" ? step.name : `${action}-${this.steps.length + 1}`,
     );
+  }
+
+  /**
+   * A branch of the run's own, opened before the first write that no git-branch precedes: a run
+   * never commits to the default branch (Catalyst would write into the checked-out one).
+   */
+  private runBranch(here: PathSegment[]): string {
+    const id = this.reserveId("run-branch");
+    const name = String(isObject(this.doc.value) ? (this.doc.value.name ?? "catalyst") : "catalyst")
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .slice(0, 40);
+    const step: Json = {
+      id,
+      type: "branch",
+      name: `playbook/${name}`,
+      if_exists: "new-name",
+      description: "A branch for this run's changes (the playbook opens none before it writes).",
+    };
+    this.origins.set(step, { at: here, fields: [] });
+    this.steps.push(step);
+    this.report(
+      "dialect-drift",
+      here,
+      "Catalyst writes into the checked-out branch when no git-branch comes first; here the run opens a branch of its own first, and never commits to the default branch",
+      "create a branch first (git-branch) to choose its name",
+      true,
+    );
+    return `{{ steps.${id}.outputs.name }}`;
   }
 
   private lastBranch(): string | undefined {

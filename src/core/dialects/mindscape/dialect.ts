@@ -4,6 +4,7 @@ import {
   type PathSegment,
   type SourceDocument,
   type SourceLimits,
+  type SourceProblem,
 } from "../../format/source.js";
 import { DialectConversion, isObject, type Json } from "../conversion.js";
 import { frontMatter as splitFrontMatter } from "../front-matter.js";
@@ -89,7 +90,8 @@ export function toolName(tool: string): string {
 
 /** The front matter and the trimmed body of an SOP. */
 function frontMatter(file: string, text: string, limits: SourceLimits) {
-  const split = splitFrontMatter(file, text, limits);
+  // Mindscape reads front matter with PyYAML, which keeps the last value of a key written twice.
+  const split = splitFrontMatter(file, text, limits, { duplicateKeys: "last" });
   return { ...split, body: split.body.trim() };
 }
 
@@ -158,7 +160,7 @@ function loadSpec(
       : "";
   // The SOP is found by its code: next to the spec, or where Mindscape keeps them.
   const dir = file.includes("/") ? file.slice(0, file.lastIndexOf("/") + 1) : "";
-  let sop: { doc?: SourceDocument; body: string } | undefined;
+  let sop: { doc?: SourceDocument; body: string; duplicates?: SourceProblem[] } | undefined;
   for (const rel of [
     `${code}.md`,
     `../../i18n/playbooks/en/${code}.md`,
@@ -170,6 +172,7 @@ function loadSpec(
     break;
   }
   const c = new MindscapeConversion(doc, sop?.doc);
+  if (sop?.doc && sop.duplicates) c.duplicateKeys(sop.duplicates, sop.doc);
   return { ok: true, document: c.spec(sop?.body), problems: c.problems };
 }
 
@@ -183,6 +186,7 @@ function loadSop(file: string, text: string, limits: SourceLimits): DialectResul
     return { ok: true, document: c.sopOnly(fm.body), problems: c.problems };
   }
   const c = new MindscapeConversion(fm.doc, fm.doc);
+  if (fm.duplicates) c.duplicateKeys(fm.duplicates, fm.doc);
   return { ok: true, document: c.sopOnly(fm.body), problems: c.problems };
 }
 
@@ -209,6 +213,18 @@ class MindscapeConversion extends DialectConversion {
     private readonly sop: SourceDocument | undefined,
   ) {
     super(doc, HINTS);
+  }
+
+  /** Keys the front matter writes twice: read as Mindscape reads them, the last value kept. */
+  duplicateKeys(list: SourceProblem[], source: SourceDocument): void {
+    for (const d of list)
+      this.problems.push({
+        rule: "dialect-drift",
+        path: "",
+        span: source === this.doc ? d.span : { ...d.span, file: source.file },
+        message: `${d.message}: Mindscape's loader keeps the last value, and so does this reading`,
+        hint: "remove the earlier one, so the file says once what it means",
+      });
   }
 
   /** The spec, with its SOP's front matter for who it is and how it talks. */

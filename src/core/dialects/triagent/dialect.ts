@@ -516,6 +516,7 @@ class Conversion extends DialectConversion {
       this.report("dialect-invalid", at, `node '${id}': suggested_calls must be a list`);
       return;
     }
+    const converted: unknown[] = [...calls];
     calls.forEach((call: unknown, i: number) => {
       const tool = isObject(call) ? call.tool : undefined;
       if (typeof tool !== "string" || !/^[^/\s]+\/[^/\s]+$/.test(tool))
@@ -524,24 +525,46 @@ class Conversion extends DialectConversion {
           [...at, i, "tool"],
           `node '${id}' suggested_calls[${i}]: the tool must be written <server>/<tool>`,
         );
-      const args = isObject(call) ? call.args : undefined;
-      if (isObject(args))
-        for (const [arg, value] of Object.entries(args)) {
-          if (typeof value !== "string") continue;
-          for (const m of value.matchAll(/\$\{([^}]*)\}/g)) {
-            const name = m[1] as string;
-            if ((PLACEHOLDERS as readonly string[]).includes(name)) this.placeholders.add(name);
-            else
-              this.report(
-                "dialect-unmapped",
-                [...at, i, "args", arg],
-                `'\${${name}}' stays as written in Triagent (it fills only \${cluster_id} and \${namespace}); here it would name an input`,
-                "write the value without ${…}, or declare the input in a v1 playbook",
-              );
-          }
-        }
+      if (!isObject(call)) return;
+      // `args:` holding only comments is YAML null: Triagent reads it as a call without args.
+      if (call.args === null) {
+        const rest = { ...call };
+        delete rest.args;
+        converted[i] = rest;
+        return;
+      }
+      if (isObject(call.args))
+        converted[i] = { ...call, args: this.args(call.args, [...at, i, "args"]) };
     });
-    this.put(step, "suggested_calls", calls, at, at);
+    this.put(step, "suggested_calls", converted, at, at);
+  }
+
+  /**
+   * A call's arguments as Triagent's walker fills them: `${cluster_id}` and `${namespace}` are
+   * placeholders (optional inputs here); any other `${…}` stays as written, so it is kept as
+   * literal text and the difference is said where it stands.
+   */
+  private args(value: unknown, at: PathSegment[]): unknown {
+    if (Array.isArray(value)) return value.map((v, i) => this.args(v, [...at, i]));
+    if (isObject(value))
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, this.args(v, [...at, k])]),
+      );
+    if (typeof value !== "string" || !value.includes("${")) return value;
+    return value.replace(/\$\{([^}]*)\}/g, (whole, name: string) => {
+      if ((PLACEHOLDERS as readonly string[]).includes(name)) {
+        this.placeholders.add(name);
+        return whole;
+      }
+      this.report(
+        "dialect-drift",
+        at,
+        `'${whole}' is not one of the placeholders Triagent fills (\${cluster_id}, \${namespace}); it stays as written, as Triagent's walker leaves it`,
+        "write the value without ${…} if it is meant as text, or declare an input in a v1 playbook",
+      );
+      // A quoted literal in a template is text, never a name.
+      return whole.includes("'") ? `{{ "${whole}" }}` : `{{ '${whole}' }}`;
+    });
   }
 
   /** The walker's whole-graph gates: a landing spot exists, every node is reachable. */
