@@ -147,14 +147,14 @@ describe("Catalyst values that reach bash arithmetic through a variable", () => 
     "i={{n}}; a=(x y z w); echo ${a[i]}",
     "i={{n}}; a[i]=1; echo ok",
     "i={{n}}; s=abcdef; echo ${s:i:1}",
-    "declare -a arr; printf -v \"arr[{{n}}]\" x; echo ok",
-    "declare -a arr; read -r \"arr[{{n}}]\" <<< x; echo ok",
-    "declare -a arr=(1); test -v \"arr[{{n}}]\"; echo ok",
+    'declare -a arr; printf -v "arr[{{n}}]" x; echo ok',
+    'declare -a arr; read -r "arr[{{n}}]" <<< x; echo ok',
+    'declare -a arr=(1); test -v "arr[{{n}}]"; echo ok',
     "declare -a arr=(1); [[ -v 'arr[{{n}}]' ]]; echo ok",
-    "declare -a arr=(1); unset \"arr[{{n}}]\"; echo ok",
+    'declare -a arr=(1); unset "arr[{{n}}]"; echo ok',
     "declare -a arr=(1); unset 'arr[{{n}}]'; echo ok",
     "arr=([{{n}}]=x); echo ok",
-    "i={{n}}; declare -a arr; printf -v \"arr[$i]\" x; echo ok",
+    'i={{n}}; declare -a arr; printf -v "arr[$i]" x; echo ok',
     "i={{n}}; declare -a arr=(1); unset 'arr[i]'; echo ok",
     "for i in {{n}}; do (( i > 0 )) && echo yes; done",
     "x=$(echo {{n}}); (( x > 0 )) && echo yes",
@@ -179,27 +179,50 @@ describe("Catalyst values that reach bash arithmetic through a variable", () => 
     ["eval", 'count={{n}}; eval "echo $count"; echo {{s}}'],
     ["${!name} indirection", "name=count; count={{n}}; (( ${!name} > 0 )); echo {{s}}"],
     ["a name reference (declare -n)", "declare -n r=count; r={{n}}; (( count > 0 )); echo {{s}}"],
-    ["a variable name built at run time", 'v=count; declare "$v={{n}}"; (( count > 0 )); echo {{s}}'],
-    ["a variable name built at run time", 'v=count; printf -v "$v" %s {{n}}; (( count > 0 )); echo {{s}}'],
-    ["count, read from input, in arithmetic", 'read -r count <<< "{{n}}"; (( count > 0 )); echo {{s}}'],
+    [
+      "a variable name built at run time",
+      'v=count; declare "$v={{n}}"; (( count > 0 )); echo {{s}}',
+    ],
+    [
+      "a variable name built at run time",
+      'v=count; printf -v "$v" %s {{n}}; (( count > 0 )); echo {{s}}',
+    ],
+    [
+      "count, read from input, in arithmetic",
+      'read -r count <<< "{{n}}"; (( count > 0 )); echo {{s}}',
+    ],
     ["REPLY, read from input, in arithmetic", 'read <<< "{{n}}"; (( REPLY > 0 )); echo {{s}}'],
-    ["BASH_REMATCH, read from input, in arithmetic", '[[ {{n}} =~ (.*) ]]; (( BASH_REMATCH[1] > 0 )); echo {{s}}'],
+    [
+      "BASH_REMATCH, read from input, in arithmetic",
+      "[[ {{n}} =~ (.*) ]]; (( BASH_REMATCH[1] > 0 )); echo {{s}}",
+    ],
     ["positional parameters ($1, $@) in arithmetic", "f() { (( $1 > 0 )); }; f {{n}}; echo {{s}}"],
-    ["positional parameters ($1, $@) in arithmetic", "f() { local c=$1; (( c > 0 )); }; f {{n}}; echo {{s}}"],
-    ["positional parameters ($1, $@) in arithmetic", "set -- {{n}}; for c; do (( c > 0 )); done; echo {{s}}"],
-  ])("where the script hides where values go (%s), every value must be a plain number: %s", (why, script) => {
-    const pwned = pwnedPath();
-    for (const n of hostile(pwned)) {
-      const r = run(script, { n, s: "1" });
-      expect(r.code, `${n}: ${r.out}${r.err}`).toBe(2);
-      expect(r.err).toContain(`the value of n ($CATALYST_1) must be a plain number: the script uses ${why}`);
-      expect(existsSync(pwned)).toBe(false);
-    }
-    const word = run(script, { n: "1", s: "a b" });
-    expect(word.code).toBe(2);
-    expect(word.err).toContain("the value of s ($CATALYST_2) must be a plain number");
-    expect(run(script, { n: "1", s: "2" }).code).toBe(0);
-  });
+    [
+      "positional parameters ($1, $@) in arithmetic",
+      "f() { local c=$1; (( c > 0 )); }; f {{n}}; echo {{s}}",
+    ],
+    [
+      "positional parameters ($1, $@) in arithmetic",
+      "set -- {{n}}; for c; do (( c > 0 )); done; echo {{s}}",
+    ],
+  ])(
+    "where the script hides where values go (%s), every value must be a plain number: %s",
+    (why, script) => {
+      const pwned = pwnedPath();
+      for (const n of hostile(pwned)) {
+        const r = run(script, { n, s: "1" });
+        expect(r.code, `${n}: ${r.out}${r.err}`).toBe(2);
+        expect(r.err).toContain(
+          `the value of n ($CATALYST_1) must be a plain number: the script uses ${why}`,
+        );
+        expect(existsSync(pwned)).toBe(false);
+      }
+      const word = run(script, { n: "1", s: "a b" });
+      expect(word.code).toBe(2);
+      expect(word.err).toContain("the value of s ($CATALYST_2) must be a plain number");
+      expect(run(script, { n: "1", s: "2" }).code).toBe(0);
+    },
+  );
 
   it("values used as words stay data beside arithmetic: spaces, globs and $(…) text pass unchanged", () => {
     const pwned = pwnedPath();
@@ -207,12 +230,12 @@ describe("Catalyst values that reach bash arithmetic through a variable", () => 
     const r = run(
       [
         "# eval and let in a comment change nothing",
-        "name={{s}}; count={{n}}; label=\"{{s}}\"",
+        'name={{s}}; count={{n}}; label="{{s}}"',
         'printf "[%s]\\n" "$name" "$label" {{s}}',
-        "for w in {{s}}; do printf \"<%s>\\n\" \"$w\"; done",
+        'for w in {{s}}; do printf "<%s>\\n" "$w"; done',
         "(( count > 0 )) && echo positive",
-        "i=0; while (( i < count )); do echo \"{{s}}\"; (( i++ )) || true; done",
-        "a=(x y); for k in \"${!a[@]}\"; do echo \"$k {{s}}\"; done",
+        'i=0; while (( i < count )); do echo "{{s}}"; (( i++ )) || true; done',
+        'a=(x y); for k in "${!a[@]}"; do echo "$k {{s}}"; done',
         "cat <<EOF",
         "eval {{s}} let x[i]",
         "EOF",

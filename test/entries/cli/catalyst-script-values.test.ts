@@ -102,10 +102,19 @@ describe("Catalyst values in a converted bash script (run with --allow-scripts)"
  */
 describe("Catalyst values that reach bash arithmetic through a variable (run with --allow-scripts)", () => {
   const scripts: [string, (to: string) => string][] = [
-    ["named in (( ))", (to) => `count={{count}}\nif (( count > 0 )); then echo positive > ${to}; fi`],
-    ["expanded in [[ -gt ]]", (to) => `count={{count}}\nif [[ $count -gt 0 ]]; then echo positive > ${to}; fi`],
+    [
+      "named in (( ))",
+      (to) => `count={{count}}\nif (( count > 0 )); then echo positive > ${to}; fi`,
+    ],
+    [
+      "expanded in [[ -gt ]]",
+      (to) => `count={{count}}\nif [[ $count -gt 0 ]]; then echo positive > ${to}; fi`,
+    ],
     ["assigned to declare -i", (to) => `declare -i total=0\ntotal={{count}}\necho $total > ${to}`],
-    ["printf -v into a subscript", (to) => `declare -a arr\nprintf -v "arr[{{count}}]" x\necho ok > ${to}`],
+    [
+      "printf -v into a subscript",
+      (to) => `declare -a arr\nprintf -v "arr[{{count}}]" x\necho ok > ${to}`,
+    ],
     ["let", (to) => `count={{count}}\nlet next=count+1\necho $next > ${to}`],
     ["unset of a subscript", (to) => `declare -a arr=(1)\nunset "arr[{{count}}]"\necho ok > ${to}`],
   ];

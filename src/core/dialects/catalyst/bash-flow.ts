@@ -53,7 +53,12 @@ const SUBSCRIPT = /[A-Za-z_][A-Za-z0-9_]*\[([^\]\n]*)\]/g;
 const OPAQUE: [RegExp, string][] = [
   [/(?:^|[\s;&|({`])eval(?:\s|$)/, "eval"],
   [/\$\{![A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_[*@])/, "${!name} indirection"],
-  [new RegExp(`(?:^|[\\s;&|({\`])(?:declare|typeset|local|readonly)[ \\t]+(?:[-+]\\w+[ \\t]+)*-\\w*n`), "a name reference (declare -n)"],
+  [
+    new RegExp(
+      `(?:^|[\\s;&|({\`])(?:declare|typeset|local|readonly)[ \\t]+(?:[-+]\\w+[ \\t]+)*-\\w*n`,
+    ),
+    "a name reference (declare -n)",
+  ],
   [
     new RegExp(
       `(?:^|[\\s;&|({\`])(?:${DECLARE}|unset|read|mapfile|readarray)(?:[ \\t]+[^\\s;&|<>]+)*?[ \\t]+["']?[A-Za-z0-9_]*\\$`,
@@ -69,7 +74,8 @@ export function arithmeticFlow(text: string, layout: ScriptLayout): ArithmeticFl
   const opaque = OPAQUE.find(([re]) => re.test(code));
   if (opaque && layout.splices.length) return { splices: new Set(), all: opaque[1] };
   const { names, positional } = arithmeticNames(code, layout.arith);
-  if (positional) return { splices: new Set(), all: "positional parameters ($1, $@) in arithmetic" };
+  if (positional)
+    return { splices: new Set(), all: "positional parameters ($1, $@) in arithmetic" };
   const assignments = [...layout.assignments, ...loopAndPrintfAssignments(code)];
   if (!spread(code, assignments, names) || positionalLoops(code).some((n) => names.has(n)))
     return { splices: new Set(), all: "positional parameters ($1, $@) in arithmetic" };
@@ -108,12 +114,16 @@ function spread(code: string, assignments: Assignment[], names: Set<string>): bo
 function blank(text: string, quiet: Range[]): string {
   let out = text;
   for (const q of quiet)
-    out = out.slice(0, q.start) + out.slice(q.start, q.end).replace(/[^\n]/g, " ") + out.slice(q.end);
+    out =
+      out.slice(0, q.start) + out.slice(q.start, q.end).replace(/[^\n]/g, " ") + out.slice(q.end);
   return out;
 }
 
 /** The names used in arithmetic, and whether a positional parameter is. */
-function arithmeticNames(code: string, arith: Range[]): { names: Set<string>; positional: boolean } {
+function arithmeticNames(
+  code: string,
+  arith: Range[],
+): { names: Set<string>; positional: boolean } {
   const parts = arith.map((r) => code.slice(r.start, r.end));
   for (const m of code.matchAll(ARITH_TEST)) parts.push(m[1] ?? "", m[2] ?? "");
   for (const m of code.matchAll(ARITH_COMMAND)) parts.push(m[1] ?? "");
@@ -127,15 +137,25 @@ function arithmeticNames(code: string, arith: Range[]): { names: Set<string>; po
 function loopAndPrintfAssignments(code: string): Assignment[] {
   const out: Assignment[] = [];
   for (const m of code.matchAll(/\b(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b([^;\n]*)/g))
-    out.push({ name: m[1]!, start: m.index + m[0].length - m[2]!.length, end: m.index + m[0].length });
+    out.push({
+      name: m[1]!,
+      start: m.index + m[0].length - m[2]!.length,
+      end: m.index + m[0].length,
+    });
   for (const m of code.matchAll(/\bprintf\s+-v\s*["']?([A-Za-z_][A-Za-z0-9_]*)([^;&|\n]*)/g))
-    out.push({ name: m[1]!, start: m.index + m[0].length - m[2]!.length, end: m.index + m[0].length });
+    out.push({
+      name: m[1]!,
+      start: m.index + m[0].length - m[2]!.length,
+      end: m.index + m[0].length,
+    });
   return out;
 }
 
 /** `for x; do` and `for x do`: loops over the positional parameters. */
 function positionalLoops(code: string): string[] {
-  return [...code.matchAll(/\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:;|\n|\s+do\b)/g)].map((m) => m[1]!);
+  return [...code.matchAll(/\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:;|\n|\s+do\b)/g)].map(
+    (m) => m[1]!,
+  );
 }
 
 /** The names `read`, `mapfile` and `readarray` assign (options' words included: more is safe). */
@@ -143,6 +163,7 @@ function readTargets(code: string): string[] {
   const out: string[] = [];
   for (const m of code.matchAll(/(?:^|[\s;&|({`])(?:read|mapfile|readarray)\b([^;&|<>\n]*)/g))
     for (const word of (m[1] ?? "").split(/\s+/))
-      if (!word.startsWith("-")) out.push(...(word.replace(/["']/g, "").match(/^[A-Za-z_]\w*/) ?? []));
+      if (!word.startsWith("-"))
+        out.push(...(word.replace(/["']/g, "").match(/^[A-Za-z_]\w*/) ?? []));
   return out;
 }

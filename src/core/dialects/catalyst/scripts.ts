@@ -221,8 +221,12 @@ class BashScanner {
     const f = this.top;
     const o = this.open;
     const level = this.stack.length;
-    if (o && (level < o.level || i >= t.length ||
-      (level === o.level && f.depth <= o.depth && /[\s;&|)]/.test(t[i] ?? "")))) {
+    if (
+      o &&
+      (level < o.level ||
+        i >= t.length ||
+        (level === o.level && f.depth <= o.depth && /[\s;&|)]/.test(t[i] ?? "")))
+    ) {
       this.layout.assignments.push({ name: o.name, start: o.start, end: i });
       this.open = undefined;
     }
@@ -373,7 +377,9 @@ class BashScanner {
   private inArrayWord(i: number, frame: Frame): boolean {
     const o = this.open;
     return (
-      o !== undefined && o.level === this.stack.length && frame.depth > o.depth &&
+      o !== undefined &&
+      o.level === this.stack.length &&
+      frame.depth > o.depth &&
       /[\s(]/.test(this.text[i - 1] ?? "")
     );
   }
