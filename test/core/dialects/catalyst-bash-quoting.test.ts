@@ -106,8 +106,156 @@ describe("Catalyst values in a bash script", () => {
     expect(run(script, { n: "1" }).code).toBe(0);
   });
 
+  it("a here-string's word is one word, quoted for where it stands (not a here-document)", () => {
+    const pwned = pwnedPath();
+    const v = `$(touch ${pwned}) * a  b`;
+    const r = run('cat <<< {{v}}; cat <<< "x {{v}}"; echo {{v}}', { v });
+    expect(r.code, r.err).toBe(0);
+    expect(existsSync(pwned)).toBe(false);
+    expect(r.out).toBe(`${v}\nx ${v}\n${v}\n`);
+  });
+
   it("negative numbers keep their meaning in arithmetic", () => {
     expect(run("echo $((10-{{n}}))", { n: "-5" }).out).toBe("15\n");
     expect(run("a=(x y z); echo ${a[{{n}}]}", { n: "-1" }).out).toBe("z\n");
+  });
+});
+
+describe("Catalyst values that reach bash arithmetic through a variable", () => {
+  const hostile = (pwned: string) => [`a[$(touch ${pwned})]`, `x[\`touch ${pwned}\`]`, "1+1", ""];
+
+  it.each([
+    "count={{n}}\nif (( count > 0 )); then echo positive; fi",
+    "count={{n}}; echo $((count + 1))",
+    'count="{{n}}"; echo $(( $count + 1 ))',
+    "count={{n}}; echo $[count]",
+    "count={{n}}; if [[ $count -gt 0 ]]; then echo yes; fi",
+    'count={{n}}; [[ "${count}" -lt 9 ]] && echo yes',
+    "count={{n}}; [[ 1 -eq $count ]] && echo yes",
+    "count={{n}}; [[ $count -ne 0 && $count -le 9 && $count -ge 1 ]] && echo yes",
+    "count={{n}}; let y=count+1; echo $y",
+    "declare -i total=0\ntotal={{n}}\necho $total",
+    "declare -i total; total+={{n}}; echo $total",
+    "f() { local n={{n}}; (( n > 0 )) && echo yes; }; f",
+    "f() { local -r n='{{n}}'; (( n > 0 )) && echo yes; }; f",
+    "export n={{n}}; (( n > 0 )) && echo yes",
+    "readonly n={{n}}; (( n > 0 )) && echo yes",
+    "typeset n={{n}}; (( n > 0 )) && echo yes",
+    "m={{n}}; c=$m; (( c > 0 )) && echo yes",
+    "m={{n}}; c=m; (( c > 0 )) && echo yes",
+    "i={{n}}; a=(x y z w); echo ${a[$i]}",
+    "i={{n}}; a=(x y z w); echo ${a[i]}",
+    "i={{n}}; a[i]=1; echo ok",
+    "i={{n}}; s=abcdef; echo ${s:i:1}",
+    'declare -a arr; printf -v "arr[{{n}}]" x; echo ok',
+    'declare -a arr; read -r "arr[{{n}}]" <<< x; echo ok',
+    'declare -a arr=(1); test -v "arr[{{n}}]"; echo ok',
+    "declare -a arr=(1); [[ -v 'arr[{{n}}]' ]]; echo ok",
+    'declare -a arr=(1); unset "arr[{{n}}]"; echo ok',
+    "declare -a arr=(1); unset 'arr[{{n}}]'; echo ok",
+    "arr=([{{n}}]=x); echo ok",
+    'i={{n}}; declare -a arr; printf -v "arr[$i]" x; echo ok',
+    "i={{n}}; declare -a arr=(1); unset 'arr[i]'; echo ok",
+    "for i in {{n}}; do (( i > 0 )) && echo yes; done",
+    "x=$(echo {{n}}); (( x > 0 )) && echo yes",
+    "printf -v c '%s' {{n}}; (( c > 0 )) && echo yes",
+    "arr=({{n}}); (( arr[0] > 0 )) && echo yes",
+    "for (( i = 0; i < limit; i++ )); do :; done; limit={{n}}; echo ok",
+  ])("a variable named in arithmetic takes a plain number only: %s", (script) => {
+    const pwned = pwnedPath();
+    for (const n of hostile(pwned)) {
+      const r = run(script, { n });
+      expect(r.code, `${n}: ${r.out}${r.err}`).toBe(2);
+      expect(r.err).toContain(
+        "the value of n ($CATALYST_1) is used in arithmetic but is not a plain number",
+      );
+      expect(existsSync(pwned)).toBe(false);
+    }
+    const plain = run(script, { n: "1" });
+    expect(plain.code, plain.err).toBe(0);
+  });
+
+  it.each([
+    ["eval", 'count={{n}}; eval "echo $count"; echo {{s}}'],
+    ["${!name} indirection", "name=count; count={{n}}; (( ${!name} > 0 )); echo {{s}}"],
+    ["a name reference (declare -n)", "declare -n r=count; r={{n}}; (( count > 0 )); echo {{s}}"],
+    [
+      "a variable name built at run time",
+      'v=count; declare "$v={{n}}"; (( count > 0 )); echo {{s}}',
+    ],
+    [
+      "a variable name built at run time",
+      'v=count; printf -v "$v" %s {{n}}; (( count > 0 )); echo {{s}}',
+    ],
+    [
+      "count, read from input, in arithmetic",
+      'read -r count <<< "{{n}}"; (( count > 0 )); echo {{s}}',
+    ],
+    ["REPLY, read from input, in arithmetic", 'read <<< "{{n}}"; (( REPLY > 0 )); echo {{s}}'],
+    [
+      "BASH_REMATCH, read from input, in arithmetic",
+      "[[ {{n}} =~ (.*) ]]; (( BASH_REMATCH[1] > 0 )); echo {{s}}",
+    ],
+    ["positional parameters ($1, $@) in arithmetic", "f() { (( $1 > 0 )); }; f {{n}}; echo {{s}}"],
+    [
+      "positional parameters ($1, $@) in arithmetic",
+      "f() { local c=$1; (( c > 0 )); }; f {{n}}; echo {{s}}",
+    ],
+    [
+      "positional parameters ($1, $@) in arithmetic",
+      "set -- {{n}}; for c; do (( c > 0 )); done; echo {{s}}",
+    ],
+  ])(
+    "where the script hides where values go (%s), every value must be a plain number: %s",
+    (why, script) => {
+      const pwned = pwnedPath();
+      for (const n of hostile(pwned)) {
+        const r = run(script, { n, s: "1" });
+        expect(r.code, `${n}: ${r.out}${r.err}`).toBe(2);
+        expect(r.err).toContain(
+          `the value of n ($CATALYST_1) must be a plain number: the script uses ${why}`,
+        );
+        expect(existsSync(pwned)).toBe(false);
+      }
+      const word = run(script, { n: "1", s: "a b" });
+      expect(word.code).toBe(2);
+      expect(word.err).toContain("the value of s ($CATALYST_2) must be a plain number");
+      expect(run(script, { n: "1", s: "2" }).code).toBe(0);
+    },
+  );
+
+  it("values used as words stay data beside arithmetic: spaces, globs and $(…) text pass unchanged", () => {
+    const pwned = pwnedPath();
+    const s = `$(touch ${pwned}) \`touch ${pwned}\` * a  b [x] arr[$(touch ${pwned})]`;
+    const r = run(
+      [
+        "# eval and let in a comment change nothing",
+        'name={{s}}; count={{n}}; label="{{s}}"',
+        'printf "[%s]\\n" "$name" "$label" {{s}}',
+        'for w in {{s}}; do printf "<%s>\\n" "$w"; done',
+        "(( count > 0 )) && echo positive",
+        'i=0; while (( i < count )); do echo "{{s}}"; (( i++ )) || true; done',
+        'a=(x y); for k in "${!a[@]}"; do echo "$k {{s}}"; done',
+        "cat <<EOF",
+        "eval {{s}} let x[i]",
+        "EOF",
+      ].join("\n"),
+      { s, n: "2" },
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(existsSync(pwned)).toBe(false);
+    expect(r.out.split("\n")).toEqual([
+      `[${s}]`,
+      `[${s}]`,
+      `[${s}]`,
+      `<${s}>`,
+      "positive",
+      s,
+      s,
+      `0 ${s}`,
+      `1 ${s}`,
+      `eval ${s} let x[i]`,
+      "",
+    ]);
   });
 });

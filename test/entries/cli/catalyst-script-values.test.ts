@@ -94,3 +94,39 @@ describe("Catalyst values in a converted bash script (run with --allow-scripts)"
     expect(plain.printed).toBe("sum=8\npositive\nseven\n");
   });
 });
+
+/**
+ * Bash also evaluates a variable's value as an arithmetic expression where the variable is named
+ * in arithmetic, assigned to an integer variable, or given as a subscript in a quoted name
+ * (`printf -v "arr[i]"`): the value `a[$(cmd)]` would run `cmd` there.
+ */
+describe("Catalyst values that reach bash arithmetic through a variable (run with --allow-scripts)", () => {
+  const scripts: [string, (to: string) => string][] = [
+    [
+      "named in (( ))",
+      (to) => `count={{count}}\nif (( count > 0 )); then echo positive > ${to}; fi`,
+    ],
+    [
+      "expanded in [[ -gt ]]",
+      (to) => `count={{count}}\nif [[ $count -gt 0 ]]; then echo positive > ${to}; fi`,
+    ],
+    ["assigned to declare -i", (to) => `declare -i total=0\ntotal={{count}}\necho $total > ${to}`],
+    [
+      "printf -v into a subscript",
+      (to) => `declare -a arr\nprintf -v "arr[{{count}}]" x\necho ok > ${to}`,
+    ],
+    ["let", (to) => `count={{count}}\nlet next=count+1\necho $next > ${to}`],
+    ["unset of a subscript", (to) => `declare -a arr=(1)\nunset "arr[{{count}}]"\necho ok > ${to}`],
+  ];
+  it.each(scripts)("%s runs nothing: the step stops before anything runs", async (_name, code) => {
+    const hostile = await runCatalyst(code, (pwned) => ({ count: `a[$(touch ${pwned})]` }));
+    expect(existsSync(hostile.pwned), hostile.out).toBe(false);
+    expect(hostile.code).not.toBe(0);
+    expect(hostile.out).toContain("is used in arithmetic but is not a plain number");
+    expect(hostile.printed).toBe("");
+
+    const plain = await runCatalyst(code, () => ({ count: "3" }));
+    expect(plain.code, plain.out).toBe(0);
+    expect(plain.printed).not.toBe("");
+  });
+});

@@ -6,6 +6,8 @@
  * scripts; the app refuses it.
  */
 
+import { arithmeticFlow, type ScriptLayout } from "./bash-flow.js";
+
 /** A value the script needs: the environment variable that carries it, and its v1 template. */
 export interface ScriptValue {
   env: string;
@@ -81,27 +83,33 @@ function refOf(refs: { env: string; expr: string }[], expr: string): { env: stri
  * appearance), each written so that bash takes its value as data, whatever it holds: one argument
  * where it stood unquoted (`"${CATALYST_1}"`), inside the quotes where it stood quoted. Arithmetic
  * (`$(( ))`, `(( ))`, `let`, subscripts, offsets, `[[ -eq ]]`) evaluates a value as an expression,
- * `a[$(cmd)]` included, so a value used there must be a plain integer: a check at the top of the
- * script stops it with a clear error before anything runs.
+ * `a[$(cmd)]` included, and so does a variable's value where the variable is named in arithmetic
+ * (`n={{n}}; (( n > 0 ))`, see `bash-flow.ts`), so a value that reaches arithmetic must be a plain
+ * integer: a check at the top of the script stops it with a clear error before anything runs.
+ * Where the script hides where values go (`eval`, `${!x}`, …), every value must be one.
  */
 export function bashText(text: string): { text: string; refs: { env: string; expr: string }[] } {
   const refs: { env: string; expr: string }[] = [];
   const numeric = new Set<string>();
+  const layout = bashLayout(text);
+  const flow = arithmeticFlow(text, layout);
   let out = "";
   let from = 0;
-  for (const s of bashSplices(text)) {
+  layout.splices.forEach((s, i) => {
     const ref = refOf(refs, s.expr);
-    if (s.numeric) numeric.add(ref.env);
+    if (s.numeric || flow.splices.has(i) || flow.all) numeric.add(ref.env);
     out += text.slice(from, s.start) + SPLICE_FORM[s.context](ref.env);
     from = s.end;
-  }
+  });
   out += text.slice(from);
   const checks = refs
     .filter((r) => numeric.has(r.env))
-    .map(
-      (r) =>
-        `[[ \${${r.env}} =~ ^-?[0-9]+$ ]] || { printf '%s\\n' ${shellQuote(`the value of ${r.expr} ($${r.env}) is used in arithmetic but is not a plain number`)} >&2; exit 2; }\n`,
-    );
+    .map((r) => {
+      const why = flow.all
+        ? `must be a plain number: the script uses ${flow.all}, which may take it into arithmetic`
+        : "is used in arithmetic but is not a plain number";
+      return `[[ \${${r.env}} =~ ^-?[0-9]+$ ]] || { printf '%s\\n' ${shellQuote(`the value of ${r.expr} ($${r.env}) ${why}`)} >&2; exit 2; }\n`;
+    });
   return { text: checks.join("") + out, refs };
 }
 
@@ -125,12 +133,17 @@ const SPLICE_FORM: Record<BashContext, (env: string) => string> = {
   literal: (env) => `\${${env}}`,
 };
 
-interface BashSplice {
+export interface BashSplice {
   start: number;
   end: number;
   expr: string;
   context: BashContext;
   numeric: boolean;
+}
+
+/** What the scan saw besides the splices: where bash evaluates arithmetic, assigns, or runs nothing. */
+export interface BashLayout extends ScriptLayout {
+  splices: BashSplice[];
 }
 
 type FrameKind =
@@ -145,6 +158,8 @@ interface Frame {
   word?: boolean;
   /** A here-document whose delimiter may be indented with tabs (`<<-`). */
   tabs?: boolean;
+  /** Where the frame's text starts. */
+  from: number;
 }
 
 const ARITH_TEST = /-(?:eq|ne|lt|le|gt|ge)/;
@@ -157,22 +172,36 @@ const ARITH_COMMAND = new RegExp(
 
 /** The splices of a bash script, each with the context it stands in. */
 export function bashSplices(text: string): BashSplice[] {
+  return new BashScanner(text).scan().splices;
+}
+
+/** The splices of a bash script and where it evaluates arithmetic and assigns variables. */
+export function bashLayout(text: string): BashLayout {
   return new BashScanner(text).scan();
 }
+
+/** `name=`, `name[i]=` or `name+=` where a word starts. */
+const ASSIGNMENT = /([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]\n]*\])?\+?=/y;
 
 /**
  * A small bash lexer: enough of quoting, expansions, arithmetic and here-documents to know what
  * bash would do with the text at each splice. Text it does not understand reads as plain.
  */
 class BashScanner {
-  private readonly stack: Frame[] = [{ kind: "plain", close: "", depth: 0 }];
+  private readonly stack: Frame[] = [{ kind: "plain", close: "", depth: 0, from: 0 }];
   private readonly heredocs: { delim: string; quoted: boolean; tabs: boolean }[] = [];
-  private readonly splices: BashSplice[] = [];
+  private readonly layout: BashLayout = { splices: [], arith: [], assignments: [], quiet: [] };
+  /** The assignment whose word is being read: its frame level and parenthesis depth. */
+  private open?: { name: string; start: number; level: number; depth: number };
+  /** Where the scan is (for frames closed without an index at hand). */
+  private at = 0;
 
   constructor(private readonly text: string) {}
 
-  scan(): BashSplice[] {
+  scan(): BashLayout {
     for (let i = 0; i < this.text.length;) {
+      this.at = i;
+      this.track(i);
       SPLICE.lastIndex = i;
       const m = SPLICE.exec(this.text);
       if (m) {
@@ -180,7 +209,32 @@ class BashScanner {
         i += m[0].length;
       } else i = this.step(i);
     }
-    return this.splices;
+    this.at = this.text.length;
+    this.track(this.text.length);
+    while (this.stack.length > 1) this.pop();
+    return this.layout;
+  }
+
+  /** Opens and closes assignments: a word ends at unquoted blank, `;`, `&`, `|` or `)`. */
+  private track(i: number): void {
+    const t = this.text;
+    const f = this.top;
+    const o = this.open;
+    const level = this.stack.length;
+    if (
+      o &&
+      (level < o.level ||
+        i >= t.length ||
+        (level === o.level && f.depth <= o.depth && /[\s;&|)]/.test(t[i] ?? "")))
+    ) {
+      this.layout.assignments.push({ name: o.name, start: o.start, end: i });
+      this.open = undefined;
+    }
+    if (this.open || (f.kind !== "plain" && f.kind !== "command")) return;
+    if (i > 0 && !/[\s;&|(`]/.test(t[i - 1] ?? "")) return;
+    ASSIGNMENT.lastIndex = i;
+    const m = ASSIGNMENT.exec(t);
+    if (m) this.open = { name: m[1]!, start: i + m[0].length, level, depth: f.depth };
   }
 
   private get top(): Frame {
@@ -195,7 +249,7 @@ class BashScanner {
         : kind === "heredoc"
           ? "double"
           : kind;
-    this.splices.push({ start, end, expr, context, numeric: this.numeric(start, end) });
+    this.layout.splices.push({ start, end, expr, context, numeric: this.numeric(start, end) });
   }
 
   /** Whether bash evaluates the text at the splice as arithmetic. */
@@ -206,20 +260,27 @@ class BashScanner {
       if (kind === "command") break;
     }
     const line = this.text.slice(this.text.lastIndexOf("\n", start - 1) + 1, start);
-    const rest = this.text.slice(end, end + 40);
+    const rest = this.text.slice(end, end + 200);
     return (
-      new RegExp(`${ARITH_TEST.source}\\s+["']?$`).test(line) ||
-      new RegExp(`^["']?\\s+${ARITH_TEST.source}(?:\\s|$)`).test(rest) ||
-      ARITH_COMMAND.test(line.trimStart())
+      // In a word beside `-eq` … `-ge` (within `[[ ]]` bash evaluates both sides).
+      new RegExp(`${ARITH_TEST.source}\\s+\\S*$`).test(line) ||
+      new RegExp(`^\\S*\\s+${ARITH_TEST.source}(?:\\s|$)`).test(rest) ||
+      ARITH_COMMAND.test(line.trimStart()) ||
+      // In a subscript within a quoted name, `"arr[{{n}}]"` (printf -v, read, test -v, unset).
+      /[A-Za-z_][A-Za-z0-9_]*\[[^\]\s]*$/.test(line)
     );
   }
 
   private push(kind: FrameKind, close: string, extra: Partial<Frame> = {}): void {
-    this.stack.push({ kind, close, depth: 0, ...extra });
+    this.stack.push({ kind, close, depth: 0, from: this.at, ...extra });
   }
 
   private pop(): void {
-    if (this.stack.length > 1) this.stack.pop();
+    if (this.stack.length <= 1) return;
+    const f = this.stack.pop()!;
+    const range = { start: f.from, end: this.at };
+    if (f.kind === "arith") this.layout.arith.push(range);
+    if (f.kind === "heredoc" || f.kind === "literal") this.layout.quiet.push(range);
   }
 
   /** Opens a frame; the scan goes on at `next`. */
@@ -286,8 +347,9 @@ class BashScanner {
     if (closed !== undefined) return closed;
     const expanded = this.expansion(i);
     if (expanded !== undefined) return expanded;
-    // A subscript, `a[i]=` or `${a[i]}`, is arithmetic.
-    if (c === "[" && /[A-Za-z0-9_]/.test(t[i - 1] ?? "")) return this.enter(i + 1, "arith", "]");
+    // A subscript, `a[i]=`, `${a[i]}` or `a=([i]=x)`, is arithmetic.
+    if (c === "[" && (/[A-Za-z0-9_]/.test(t[i - 1] ?? "") || this.inArrayWord(i, frame)))
+      return this.enter(i + 1, "arith", "]");
     if (frame.kind === "param") return this.paramStep(i, frame);
     if (c === "(") {
       if (frame.kind !== "arith" && t[i + 1] === "(") return this.enter(i + 2, "arith", "))");
@@ -298,14 +360,28 @@ class BashScanner {
     if (frame.kind === "arith") return i + 1;
     if (c === "#" && /^$|[\s;&|()]/.test(t[i - 1] ?? "")) {
       const nl = t.indexOf("\n", i);
+      this.layout.quiet.push({ start: i, end: nl === -1 ? t.length : nl });
       return nl === -1 ? t.length : nl;
     }
-    if (c === "<" && t.startsWith("<<", i) && t[i + 2] !== "<") return this.heredocStart(i);
+    // A here-string, `<<< word`, is a word like any other.
+    if (t.startsWith("<<<", i)) return i + 3;
+    if (c === "<" && t.startsWith("<<", i)) return this.heredocStart(i);
     if (c === "\n" && this.heredocs.length) {
       const next = this.heredocs.shift()!;
       this.push(next.quoted ? "literal" : "heredoc", next.delim, { tabs: next.tabs });
     }
     return i + 1;
+  }
+
+  /** Whether `[` at `i` starts a word inside an array assignment's parentheses, `a=([i]=x)`. */
+  private inArrayWord(i: number, frame: Frame): boolean {
+    const o = this.open;
+    return (
+      o !== undefined &&
+      o.level === this.stack.length &&
+      frame.depth > o.depth &&
+      /[\s(]/.test(this.text[i - 1] ?? "")
+    );
   }
 
   /** Where the frame ends at `i` (the index after its end), or undefined. */

@@ -1,0 +1,169 @@
+/**
+ * Which of a bash script's values reach arithmetic through a variable. Bash evaluates a variable's
+ * value as an arithmetic expression wherever the variable is named in arithmetic (`(( n > 0 ))`,
+ * `$((n))`, `[[ $n -gt 0 ]]`, `let`, subscripts, an integer variable's assignment), and an
+ * expression such as `a[$(cmd)]` runs `cmd`. So a value assigned to such a variable (or to one
+ * whose value reaches it, `m={{v}}; n=$m`) must be a plain integer too. Where the text cannot say
+ * where a value goes (`eval`, `${!x}`, a name reference, a name built at run time, `read` into such
+ * a variable, positional parameters in arithmetic), every value of the script must be one.
+ */
+
+export interface Range {
+  start: number;
+  end: number;
+}
+
+/** What a scan of the script saw (see `bashLayout` in `scripts.ts`). */
+export interface ScriptLayout {
+  splices: Range[];
+  /** The text of each arithmetic context: `$(( ))`, `(( ))`, `$[ ]`, subscripts, offsets. */
+  arith: Range[];
+  /** `name=word`, `name+=word`, `name=(words)` at a word's start: the name and the word. */
+  assignments: Assignment[];
+  /** Comments and here-document bodies: text bash runs nothing of. */
+  quiet: Range[];
+}
+
+export interface Assignment extends Range {
+  name: string;
+}
+
+/** The splices (by index in `layout.splices`) that must be plain integers, and why all must be. */
+export interface ArithmeticFlow {
+  splices: Set<number>;
+  /** Set when every value must be a plain integer: what the script does that hides where values go. */
+  all?: string;
+}
+
+const NAME = /[A-Za-z_][A-Za-z0-9_]*/g;
+/** `$1`, `${2}`, `$@`, `$*`: values a function or `set --` may have been given. */
+const POSITIONAL = /\$(?:[1-9@*]|\{[#!]?[1-9@*])/;
+/** Variables bash sets from data: `read`'s default, `getopts`, `mapfile`'s default, `=~` groups. */
+const SET_BY_BASH = ["REPLY", "OPTARG", "MAPFILE", "BASH_REMATCH"];
+const ARITH_TEST = /(\S+)\s+-(?:eq|ne|lt|le|gt|ge)\s+(\S+)/g;
+const DECLARE = "(?:declare|typeset|local|export|readonly)";
+const ARITH_COMMAND = new RegExp(
+  `(?:^|[\\s;&|({\`])(?:let|${DECLARE}\\s+(?:[-+]\\w+\\s+)*-\\w*i\\w*)\\s([^;&|\\n]*)`,
+  "g",
+);
+/** `name[...]` anywhere: in a quoted name (`printf -v "a[$i]"`) the subscript is arithmetic. */
+const SUBSCRIPT = /[A-Za-z_][A-Za-z0-9_]*\[([^\]\n]*)\]/g;
+
+/** What hides where a value goes: the text's first such construct, or undefined. */
+const OPAQUE: [RegExp, string][] = [
+  [/(?:^|[\s;&|({`])eval(?:\s|$)/, "eval"],
+  [/\$\{![A-Za-z_][A-Za-z0-9_]*(?![A-Za-z0-9_[*@])/, "${!name} indirection"],
+  [
+    new RegExp(
+      `(?:^|[\\s;&|({\`])(?:declare|typeset|local|readonly)[ \\t]+(?:[-+]\\w+[ \\t]+)*-\\w*n`,
+    ),
+    "a name reference (declare -n)",
+  ],
+  [
+    new RegExp(
+      `(?:^|[\\s;&|({\`])(?:${DECLARE}|unset|read|mapfile|readarray)(?:[ \\t]+[^\\s;&|<>]+)*?[ \\t]+["']?[A-Za-z0-9_]*\\$`,
+    ),
+    "a variable name built at run time",
+  ],
+  [/(?:^|[\s;&|({`])printf[ \t]+-v[ \t]*["']?[A-Za-z0-9_]*\$/, "a variable name built at run time"],
+];
+
+/** The splices of `layout` whose values reach arithmetic (see the module's comment). */
+export function arithmeticFlow(text: string, layout: ScriptLayout): ArithmeticFlow {
+  const code = blank(text, layout.quiet);
+  const opaque = OPAQUE.find(([re]) => re.test(code));
+  if (opaque && layout.splices.length) return { splices: new Set(), all: opaque[1] };
+  const { names, positional } = arithmeticNames(code, layout.arith);
+  if (positional)
+    return { splices: new Set(), all: "positional parameters ($1, $@) in arithmetic" };
+  const assignments = [...layout.assignments, ...loopAndPrintfAssignments(code)];
+  if (!spread(code, assignments, names) || positionalLoops(code).some((n) => names.has(n)))
+    return { splices: new Set(), all: "positional parameters ($1, $@) in arithmetic" };
+  const read = readTargets(code).find((n) => names.has(n)) ?? SET_BY_BASH.find((n) => names.has(n));
+  if (read) return { splices: new Set(), all: `${read}, read from input, in arithmetic` };
+  const splices = new Set<number>();
+  layout.splices.forEach((s, i) => {
+    if (assignments.some((a) => names.has(a.name) && s.start >= a.start && s.start < a.end))
+      splices.add(i);
+  });
+  return { splices };
+}
+
+/**
+ * Adds to `names` every name in the value of an assignment to one of them (bash evaluates a bare
+ * name in arithmetic too); false where such a value holds a positional parameter.
+ */
+function spread(code: string, assignments: Assignment[], names: Set<string>): boolean {
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const a of assignments) {
+      if (!names.has(a.name)) continue;
+      const value = code.slice(a.start, a.end);
+      if (POSITIONAL.test(value)) return false;
+      for (const [n] of value.matchAll(NAME))
+        if (!names.has(n)) {
+          names.add(n);
+          grew = true;
+        }
+    }
+  }
+  return true;
+}
+
+/** The text with comments and here-document bodies blanked out (same length). */
+function blank(text: string, quiet: Range[]): string {
+  let out = text;
+  for (const q of quiet)
+    out =
+      out.slice(0, q.start) + out.slice(q.start, q.end).replace(/[^\n]/g, " ") + out.slice(q.end);
+  return out;
+}
+
+/** The names used in arithmetic, and whether a positional parameter is. */
+function arithmeticNames(
+  code: string,
+  arith: Range[],
+): { names: Set<string>; positional: boolean } {
+  const parts = arith.map((r) => code.slice(r.start, r.end));
+  for (const m of code.matchAll(ARITH_TEST)) parts.push(m[1] ?? "", m[2] ?? "");
+  for (const m of code.matchAll(ARITH_COMMAND)) parts.push(m[1] ?? "");
+  for (const m of code.matchAll(SUBSCRIPT)) parts.push(m[1] ?? "");
+  const names = new Set<string>();
+  for (const p of parts) for (const [n] of p.matchAll(NAME)) names.add(n);
+  return { names, positional: parts.some((p) => POSITIONAL.test(p)) };
+}
+
+/** `for x in words` and `printf -v x …`: assignments the scanner does not see as `x=`. */
+function loopAndPrintfAssignments(code: string): Assignment[] {
+  const out: Assignment[] = [];
+  for (const m of code.matchAll(/\b(?:for|select)\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b([^;\n]*)/g))
+    out.push({
+      name: m[1]!,
+      start: m.index + m[0].length - m[2]!.length,
+      end: m.index + m[0].length,
+    });
+  for (const m of code.matchAll(/\bprintf\s+-v\s*["']?([A-Za-z_][A-Za-z0-9_]*)([^;&|\n]*)/g))
+    out.push({
+      name: m[1]!,
+      start: m.index + m[0].length - m[2]!.length,
+      end: m.index + m[0].length,
+    });
+  return out;
+}
+
+/** `for x; do` and `for x do`: loops over the positional parameters. */
+function positionalLoops(code: string): string[] {
+  return [...code.matchAll(/\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:;|\n|\s+do\b)/g)].map(
+    (m) => m[1]!,
+  );
+}
+
+/** The names `read`, `mapfile` and `readarray` assign (options' words included: more is safe). */
+function readTargets(code: string): string[] {
+  const out: string[] = [];
+  for (const m of code.matchAll(/(?:^|[\s;&|({`])(?:read|mapfile|readarray)\b([^;&|<>\n]*)/g))
+    for (const word of (m[1] ?? "").split(/\s+/))
+      if (!word.startsWith("-"))
+        out.push(...(word.replace(/["']/g, "").match(/^[A-Za-z_]\w*/) ?? []));
+  return out;
+}
