@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -740,7 +740,7 @@ describe("the inbox through real processes", () => {
     process.stderr.write(
       `RSS growth after refused bodies: 60 MB declared ${Math.round((afterDeclared - before) / 2 ** 20)} MiB, 200 MB streamed ${Math.round((afterStreamed - afterDeclared) / 2 ** 20)} MiB\n`,
     );
-    // Refused by its declared length, nothing is read; streamed, at most the 25 MB cap is kept
+    // Refused by its declared length, nothing is read; streamed, at most the 2 MiB cap is kept
     // (with the collector's lag, well under the 200 MB sent).
     expect(afterDeclared - before).toBeLessThan(10 * 2 ** 20);
     expect(afterStreamed - before).toBeLessThan(100 * 2 ** 20);
@@ -761,4 +761,89 @@ describe("the inbox through real processes", () => {
     expect(server.stdout).not.toContain(marker);
     expect(await server.metric('playbook_bot_webhook_deliveries_total{status="413"}')).toBe(2);
   }, 60_000);
+});
+
+/**
+ * A sender without the secret: a delivery's headers with a bad signature and `length` declared,
+ * then `send` bytes of the body, and nothing more. `sent` settles once they are written or the
+ * server closed the connection; `answer` is what the server said.
+ */
+function unsigned(url: string, id: string, length: number, send: number) {
+  const socket = connect(Number(new URL(url).port), "127.0.0.1");
+  let answer = "";
+  socket.on("data", (c: Buffer) => (answer += c.toString()));
+  socket.on("error", () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  const sent = new Promise<void>((resolve) => {
+    closed.then(resolve, resolve);
+    socket.once("connect", () => {
+      void (async () => {
+        socket.write(
+          `POST /api/github/webhooks HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-github-event: issues\r\nx-github-delivery: ${id}\r\nx-hub-signature-256: sha256=${"0".repeat(64)}\r\ncontent-length: ${length}\r\n\r\n`,
+        );
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        for (let left = send; left > 0 && !socket.destroyed; left -= chunk.length) {
+          const ok = socket.write(left >= chunk.length ? chunk : chunk.subarray(0, left));
+          if (!ok) await Promise.race([new Promise((r) => socket.once("drain", r)), closed]);
+        }
+        resolve();
+      })();
+    });
+  });
+  return { sent, closed, answer: () => answer, stop: () => socket.destroy() };
+}
+
+describe("npm start under senders without the secret", () => {
+  it("holds little for unsigned bodies, however many connections send them, and a signed delivery goes through meanwhile", async () => {
+    const { server, h, issue } = await servedApp({ WEBHOOK_BODY_TIMEOUT: "6" });
+    const rss = async () => (await server.metric("process_resident_memory_bytes")) ?? 0;
+    const MiB = 2 ** 20;
+    const before = await rss();
+    // As reported: eight 24 MB bodies, each one byte short. Refused by their declared length.
+    const large = Array.from({ length: 8 }, (_, i) =>
+      unsigned(server.url, `large-${i}`, 24 * MiB, 24 * MiB - 1),
+    );
+    await Promise.all(large.map((s) => s.closed));
+    expect(large.map((s) => s.answer().split("\r\n")[0])).toEqual(
+      Array(8).fill("HTTP/1.1 413 Payload Too Large"),
+    );
+    // Six bodies of 2 MiB less a byte are held (12 MiB of the 16 MiB budget), forty senders
+    // trickle: connections that hold almost nothing.
+    const held = Array.from({ length: 6 }, (_, i) =>
+      unsigned(server.url, `held-${i}`, 2 * MiB, 2 * MiB - 1),
+    );
+    const trickle = Array.from({ length: 40 }, (_, i) =>
+      unsigned(server.url, `trickle-${i}`, 100_000, 10),
+    );
+    await Promise.all([...held, ...trickle].map((s) => s.sent));
+    await sleep(300);
+    const whileHeld = (await rss()) - before;
+    // A signed delivery goes through while they hold their connections, and is done.
+    const labeled = h.labeledPayload(issue, "playbook:ship", "alice");
+    expect((await server.deliver("issues", labeled, "signed-1")).status).toBe(202);
+    await until("signed-1 handled", () =>
+      server.lines().some((l) => l.id === "signed-1" && typeof l.outcome === "string"),
+    );
+    // More bodies than the budget holds: answered 503 with retry-after, unread.
+    const over = Array.from({ length: 4 }, (_, i) =>
+      unsigned(server.url, `over-${i}`, 2 * MiB, 2 * MiB - 1),
+    );
+    await Promise.all(over.map((s) => s.closed));
+    const answers = over.map((s) => s.answer());
+    // 4 MiB were left: at most two more fit, the others are refused.
+    expect(answers.filter((a) => a.startsWith("HTTP/1.1 503 ")).length).toBeGreaterThanOrEqual(2);
+    expect(answers.filter((a) => a.startsWith("HTTP/1.1 503 "))).toSatisfy((all: string[]) =>
+      all.every((a) => /\r\nretry-after: 6\r\n/i.test(a)),
+    );
+    const peak = (await rss()) - before;
+    // The body timeout closes every sender that did not finish: 408.
+    await Promise.all([...held, ...trickle].map((s) => s.closed));
+    expect([...held, ...trickle].every((s) => s.answer().startsWith("HTTP/1.1 408 "))).toBe(true);
+    expect((await server.deliver("issues", labeled, "signed-2")).status).toBe(202);
+    process.stderr.write(
+      `RSS growth under unsigned senders: ${Math.round(whileHeld / MiB)} MiB while 6 held 2 MiB and 40 trickled, ${Math.round(peak / MiB)} MiB after 8 x 24 MB and 4 more refused\n`,
+    );
+    expect(whileHeld).toBeLessThan(48 * MiB);
+    expect(peak).toBeLessThan(64 * MiB);
+  }, 90_000);
 });

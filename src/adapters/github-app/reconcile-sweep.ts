@@ -274,6 +274,8 @@ export class ReconcileSweep {
               labels: false,
               answersOf: () => [],
               ignoredLabels: new Set(),
+              onCut: (line) =>
+                this.host.log("warn", `reconcile: ${repo.owner.login}/${repo.name}${line}`),
             });
         await this.replay(octokit, installation, repo, issue, replays, report);
         remember(

@@ -29,19 +29,97 @@ export interface RestReconcileComment extends ReconcileComment {
 
 const PAGE = 100;
 
-/** The last page of a list the API gives oldest first: one request when it fits a page. */
-async function lastPage<T>(
+/**
+ * How many pages (of 100) an issue's replay window is read in at most, for its comments and for
+ * its events each: 3,000 of either in one day is a flood, and a log line says what was cut.
+ */
+export const MAX_WINDOW_PAGES = 30;
+
+/** The page number a Link header names as `rel` (next, last, …). */
+function linkedPage(link: unknown, rel: string): number | undefined {
+  for (const part of String(link ?? "").split(","))
+    if (new RegExp(`rel="${rel}"`).test(part)) {
+      const n = Number(/[?&]page=(\d+)/.exec(part)?.[1]);
+      if (Number.isSafeInteger(n) && n > 0) return n;
+    }
+  return undefined;
+}
+
+type Page<T> = { data: T[]; last: number | undefined };
+
+async function readPage<T>(
   octokit: Octokit,
   route: string,
   params: Record<string, unknown>,
+  page: number,
+): Promise<Page<T>> {
+  const answer = await octokit.request(route, { ...params, per_page: PAGE, page });
+  return { data: answer.data as T[], last: linkedPage(answer.headers.link, "last") };
+}
+
+/** Each item once (a page boundary may move while the pages are read), in order. */
+function once<T extends { id: number }>(items: T[]): T[] {
+  const seen = new Set<number>();
+  return items.filter((i) => !seen.has(i.id) && Boolean(seen.add(i.id)));
+}
+
+/**
+ * An issue's comments updated since `since` (the API's `since`: the window's comments, and older
+ * ones edited in it), every page, oldest first. Past MAX_WINDOW_PAGES pages, the first page and the
+ * newest ones are read, and `cut` is told how many pages were not.
+ */
+async function commentsSince<T extends { id: number }>(
+  octokit: Octokit,
+  route: string,
+  params: Record<string, unknown>,
+  since: number,
+  cut: (line: string) => void,
 ): Promise<T[]> {
-  const first = await octokit.request(route, { ...params, per_page: PAGE });
-  const last = /<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="last"/.exec(
-    String(first.headers.link ?? ""),
-  )?.[1];
-  if (!last) return first.data as T[];
-  const page = await octokit.request(route, { ...params, per_page: PAGE, page: Number(last) });
-  return page.data as T[];
+  const windowed = { ...params, since: new Date(since).toISOString() };
+  const first = await readPage<T>(octokit, route, windowed, 1);
+  const last = first.last ?? 1;
+  // The newest pages when there are too many: a command is read by the run its comment starts,
+  // before a flood that follows it can be that large.
+  const from = Math.max(2, last - MAX_WINDOW_PAGES + 2);
+  if (from > 2)
+    cut(
+      `${last} pages of comments since ${windowed.since}: read the first and the newest ${last - from + 1}, not pages 2 to ${from - 1}`,
+    );
+  const items = [...first.data];
+  for (let page = from; page <= last; page++)
+    items.push(...(await readPage<T>(octokit, route, windowed, page)).data);
+  return once(items);
+}
+
+/**
+ * An issue's events since `since`, oldest first. The API lists them oldest first with no `since`:
+ * the pages are read from the last one backwards until one starts before `since` (at most
+ * MAX_WINDOW_PAGES; `cut` is told when that bound stopped it).
+ */
+async function eventsSince<T extends { id: number; created_at: string }>(
+  octokit: Octokit,
+  route: string,
+  params: Record<string, unknown>,
+  since: number,
+  cut: (line: string) => void,
+): Promise<T[]> {
+  const first = await readPage<T>(octokit, route, params, 1);
+  if (!first.last || first.last <= 1) return first.data;
+  const pages: T[][] = [];
+  let page = first.last;
+  for (; page > 1; page--) {
+    if (pages.length + 1 >= MAX_WINDOW_PAGES) {
+      cut(
+        `${first.last} pages of events: read the first and the newest ${pages.length}, not pages 2 to ${page}`,
+      );
+      break;
+    }
+    const { data } = await readPage<T>(octokit, route, params, page);
+    pages.unshift(data);
+    const oldest = data[0];
+    if (!oldest || Date.parse(oldest.created_at) < since) return once(pages.flat());
+  }
+  return once([...first.data, ...pages.flat()]);
 }
 
 /** Whether the bot (`botLogin`) answered a command comment: its own 🚀 or 👎 is on it. */
@@ -103,25 +181,36 @@ export interface IssueReadOptions {
   openedAt?: number;
   /** Told of each comment that reads as a command but was edited after it was written. */
   onEdited?: (c: RestReconcileComment) => void;
+  /** Told when the window held more than MAX_WINDOW_PAGES pages of comments or events. */
+  onCut?: (line: string) => void;
 }
 
 /**
- * One issue's replays, oldest first: its last page of comments (and of label events) read, the
- * bot's reactions asked for where the counts show one may be there.
+ * One issue's replays, oldest first: every comment (and event) of the window read, however long
+ * the thread, the bot's reactions asked for where the counts show one may be there.
  */
 export async function readIssueReplays<E extends ReconcileLabelEvent = ReconcileLabelEvent>(
   octokit: Octokit,
   o: IssueReadOptions,
 ): Promise<Replay<RestReconcileComment, E>[]> {
   const params = { owner: o.owner, repo: o.repo, issue_number: o.issue };
+  const cut = (line: string) => o.onCut?.(`#${o.issue}: ${line}`);
   const [comments, events] = await Promise.all([
-    lastPage<RestReconcileComment>(
+    commentsSince<RestReconcileComment>(
       octokit,
       "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
       params,
+      o.since,
+      cut,
     ),
     o.labels
-      ? lastPage<E>(octokit, "GET /repos/{owner}/{repo}/issues/{issue_number}/events", params)
+      ? eventsSince<E>(
+          octokit,
+          "GET /repos/{owner}/{repo}/issues/{issue_number}/events",
+          params,
+          o.since,
+          cut,
+        )
       : Promise.resolve([] as E[]),
   ]);
   const noticed = new Set<string>();

@@ -4,7 +4,13 @@ import { RedisInbox } from "./redis.js";
 
 export { MemoryInbox } from "./memory.js";
 export { RedisInbox } from "./redis.js";
-export { webhookRoute, MAX_WEBHOOK_BYTES } from "./webhook-route.js";
+export {
+  webhookRoute,
+  BODY_TIMEOUT_MS,
+  MAX_UNVERIFIED_BYTES,
+  MAX_WEBHOOK_BYTES,
+} from "./webhook-route.js";
+import { BODY_TIMEOUT_MS, MAX_UNVERIFIED_BYTES, MAX_WEBHOOK_BYTES } from "./webhook-route.js";
 
 /** The inbox's settings from the environment (INBOX_*), with the shared Redis when there is one. */
 export interface InboxSettings {
@@ -12,6 +18,8 @@ export interface InboxSettings {
   /** Seconds an entry of a worker that stopped touching it waits before another claims it. */
   claimAfterMs: number;
   worker: Pick<InboxWorkerOptions, "concurrency" | "maxAttempts" | "retryBaseMs" | "retryCapMs">;
+  /** What the webhook route reads before a delivery's signature is checked. */
+  route: { maxBytes: number; maxUnverifiedBytes: number; bodyTimeoutMs: number };
 }
 
 export class InboxConfigError extends Error {}
@@ -29,7 +37,9 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, unit =
  * INBOX_CONCURRENCY (deliveries worked on at once per replica, 8), INBOX_MAX_ATTEMPTS (tries
  * before a delivery is dead, 8), INBOX_RETRY_BASE and INBOX_RETRY_CAP (seconds: the first retry's
  * delay, doubling up to the cap; 1 and 300), INBOX_CLAIM_TIMEOUT (seconds an entry of a replica
- * that died waits before another replica takes it, 30; Redis only).
+ * that died waits before another replica takes it, 30; Redis only); and the webhook route's
+ * limits on bodies not yet verified: WEBHOOK_MAX_BYTES (one body, 2 MiB), WEBHOOK_UNVERIFIED_BYTES
+ * (all bodies being read at once, 16 MiB), WEBHOOK_BODY_TIMEOUT (seconds a body may take, 15).
  */
 export function readInboxSettings(
   env: NodeJS.ProcessEnv,
@@ -43,6 +53,11 @@ export function readInboxSettings(
       maxAttempts: positive(env, "INBOX_MAX_ATTEMPTS", 8),
       retryBaseMs: positive(env, "INBOX_RETRY_BASE", 1_000, 1000),
       retryCapMs: positive(env, "INBOX_RETRY_CAP", 300_000, 1000),
+    },
+    route: {
+      maxBytes: positive(env, "WEBHOOK_MAX_BYTES", MAX_WEBHOOK_BYTES),
+      maxUnverifiedBytes: positive(env, "WEBHOOK_UNVERIFIED_BYTES", MAX_UNVERIFIED_BYTES),
+      bodyTimeoutMs: positive(env, "WEBHOOK_BODY_TIMEOUT", BODY_TIMEOUT_MS, 1000),
     },
   };
 }

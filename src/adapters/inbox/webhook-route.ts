@@ -1,8 +1,22 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InboxDelivery } from "../../runtime/inbox.js";
 
-/** GitHub caps a webhook payload at 25 MB: anything larger is not GitHub's. */
-export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
+/**
+ * The largest body read before its signature can be checked (WEBHOOK_MAX_BYTES). GitHub caps a
+ * payload at 25 MB, but the events the app subscribes to (app.yml) are far smaller: an issue's or
+ * a comment's body is at most 65,536 characters, so a delivery is well under 1 MiB.
+ */
+export const MAX_WEBHOOK_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The bytes of unverified bodies held at once across all connections (WEBHOOK_UNVERIFIED_BYTES):
+ * past it a delivery is answered 503 with Retry-After, so senders without the secret cannot fill
+ * the process's memory however many connections they open.
+ */
+export const MAX_UNVERIFIED_BYTES = 16 * 1024 * 1024;
+
+/** How long a body may take to arrive, from its headers (WEBHOOK_BODY_TIMEOUT): 408 after. */
+export const BODY_TIMEOUT_MS = 15_000;
 
 /** The lines the route writes: fields first, as pino takes them. */
 export interface RouteLog {
@@ -20,6 +34,10 @@ export interface WebhookRouteOptions {
   log: RouteLog;
   /** Larger bodies are refused with 413 (default MAX_WEBHOOK_BYTES). */
   maxBytes?: number;
+  /** Unverified bytes held at once, all requests together (default MAX_UNVERIFIED_BYTES). */
+  maxUnverifiedBytes?: number;
+  /** A body not complete this long after its headers is refused with 408 (BODY_TIMEOUT_MS). */
+  bodyTimeoutMs?: number;
   /** Told every answer's status (for metrics). */
   answered?: (status: number) => void;
 }
@@ -45,32 +63,82 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return one === undefined ? undefined : one.slice(0, 200);
 }
 
+/** The unverified bytes held by all the route's requests, and by one. */
+class Held {
+  bytes = 0;
+  constructor(readonly max: number) {}
+}
+
+interface ReadLimits {
+  max: number;
+  held: Held;
+  timeoutMs: number;
+}
+
+const tooLarge = (max: number) =>
+  new Refusal(413, `the body is larger than ${max} bytes (the route's cap)`, {
+    connection: "close",
+  });
+const busy = (limits: ReadLimits) =>
+  new Refusal(503, `unverified bodies fill the ${limits.held.max} bytes held at once`, {
+    connection: "close",
+    "retry-after": String(Math.ceil(limits.timeoutMs / 1000)),
+  });
+
 /**
- * The body, read as it streams in and refused with 413 once it passes `max` bytes (or at once when
- * its declared length does): what is past the cap is never kept.
+ * The body, read as it streams in and refused once it passes `max` bytes (413), once the bytes of
+ * every unverified body together would pass the budget (503), or when it is not complete within
+ * the timeout (408): what is past a limit is never kept. `mine` counts what this request holds of
+ * the budget, given back by the caller.
  */
-function readCapped(req: IncomingMessage, max: number, size: { bytes: number }): Promise<Buffer> {
-  const tooLarge = () =>
-    new Refusal(413, `the body is larger than ${max} bytes (GitHub's cap)`, {
-      connection: "close",
-    });
+function readCapped(
+  req: IncomingMessage,
+  limits: ReadLimits,
+  size: { bytes: number },
+  mine: { bytes: number },
+): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > max) {
+  if (declared > limits.max) {
     size.bytes = declared;
-    return Promise.reject(tooLarge());
+    return Promise.reject(tooLarge(limits.max));
   }
+  // Refused at once, unread, when what it says it brings does not fit.
+  if (limits.held.bytes + Math.max(1, declared) > limits.held.max)
+    return Promise.reject(busy(limits));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    const stop = (err?: Refusal) => {
+      clearTimeout(timer);
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+      if (!err) return;
+      chunks.length = 0;
+      req.resume(); // what still comes is dropped, and the connection closes after the answer
+      reject(err);
+    };
     const onData = (c: Buffer) => {
       size.bytes += c.length;
-      if (size.bytes <= max) return void chunks.push(c);
-      chunks.length = 0;
-      req.off("data", onData);
-      reject(tooLarge());
+      if (size.bytes > limits.max) return stop(tooLarge(limits.max));
+      if (limits.held.bytes + c.length > limits.held.max) return stop(busy(limits));
+      limits.held.bytes += c.length;
+      mine.bytes += c.length;
+      chunks.push(c);
     };
-    req.on("data", onData);
-    req.once("end", () => resolve(Buffer.concat(chunks)));
-    req.once("error", reject);
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = () => stop(new Refusal(400, "the connection failed before the body ended"));
+    const onClose = () => stop(new Refusal(400, "the connection closed before the body ended"));
+    const timer = setTimeout(
+      () =>
+        stop(
+          new Refusal(408, `the body did not arrive within ${limits.timeoutMs / 1000} s`, {
+            connection: "close",
+          }),
+        ),
+      limits.timeoutMs,
+    );
+    req.on("data", onData).once("end", onEnd).once("error", onError).once("close", onClose);
   });
 }
 
@@ -88,15 +156,21 @@ function eventPayload(body: string): Record<string, unknown> {
 }
 
 /**
- * The webhook route: checks a delivery's headers, reads its body with GitHub's cap, checks its
- * signature on the raw bytes, then stores it in the inbox and answers 202 at once (workers do the
- * work afterwards). The status codes are @octokit/webhooks' own: 404 for another method, 415 for
- * another content type, 400 for missing headers or a bad signature; then 413 for a body past the
- * cap, 400 for a body that is not a JSON object, and 503 when the inbox cannot store it (GitHub's
- * redelivery then brings it again). A refusal is logged by delivery id, event, size and reason.
+ * The webhook route: checks a delivery's headers, reads its body within the limits (its size, the
+ * unverified bytes held at once, its time), checks its signature on the raw bytes, then stores it
+ * in the inbox and answers 202 at once (workers do the work afterwards). The status codes are
+ * @octokit/webhooks' own: 404 for another method, 415 for another content type, 400 for missing
+ * headers or a bad signature; then 413 for a body past the cap, 408 for a body not complete in
+ * time, 503 with Retry-After while unverified bodies fill the budget, 400 for a body that is not a
+ * JSON object, and 503 when the inbox cannot store it (GitHub's redelivery then brings it again).
+ * A refusal is logged by delivery id, event, size and reason.
  */
 export function webhookRoute(options: WebhookRouteOptions) {
-  const max = options.maxBytes ?? MAX_WEBHOOK_BYTES;
+  const limits: ReadLimits = {
+    max: options.maxBytes ?? MAX_WEBHOOK_BYTES,
+    held: new Held(options.maxUnverifiedBytes ?? MAX_UNVERIFIED_BYTES),
+    timeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
+  };
   const path = options.path.replace(/\/+$/, "") || "/";
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = (req.url ?? "").split("?")[0] ?? "";
@@ -104,6 +178,12 @@ export function webhookRoute(options: WebhookRouteOptions) {
     const id = header(req, "x-github-delivery");
     const event = header(req, "x-github-event");
     const size = { bytes: 0 };
+    // This request's share of the unverified bytes, given back once the body is checked (or not).
+    const mine = { bytes: 0 };
+    const release = () => {
+      limits.held.bytes -= mine.bytes;
+      mine.bytes = 0;
+    };
     try {
       if (req.method !== "POST") throw new Refusal(404, `Unknown route: ${req.method} ${path}`);
       if (!JSON_TYPE.test(header(req, "content-type") ?? ""))
@@ -113,9 +193,10 @@ export function webhookRoute(options: WebhookRouteOptions) {
         );
       const missing = REQUIRED.filter((h) => req.headers[h] === undefined);
       if (missing.length) throw new Refusal(400, `Required headers missing: ${missing.join(", ")}`);
-      const body = (await readCapped(req, max, size)).toString("utf8");
-      if (!(await options.verify(body, header(req, "x-hub-signature-256") ?? "")))
-        throw new Refusal(400, "signature does not match event payload and secret");
+      const body = (await readCapped(req, limits, size, mine)).toString("utf8");
+      const signed = await options.verify(body, header(req, "x-hub-signature-256") ?? "");
+      release();
+      if (!signed) throw new Refusal(400, "signature does not match event payload and secret");
       const payload = eventPayload(body);
       const delivery = { id: id ?? "", name: event ?? "", payload };
       try {
@@ -146,6 +227,8 @@ export function webhookRoute(options: WebhookRouteOptions) {
         res.end(JSON.stringify({ error: refusal.message }));
       }
       options.answered?.(refusal.status);
+    } finally {
+      release();
     }
     return true;
   };

@@ -49,12 +49,15 @@ export interface ApiIssue {
   created_at?: string;
 }
 
-/** An issue's timeline event (GET /issues/:n/events): labels added, as GitHub lists them. */
+/**
+ * An issue's event (GET /issues/:n/events), as GitHub lists them: labels added, and others
+ * (`mentioned`, `subscribed`, …) that the model records only when a test asks.
+ */
 export interface ApiIssueEvent {
   id: number;
   issue: number;
-  event: "labeled";
-  label: { name: string };
+  event: string;
+  label?: { name: string };
   actor: ApiUser;
   created_at: string;
 }
@@ -342,6 +345,18 @@ export class MemoryGitHubApi {
     if (!i) throw new Error(`no issue ${issue}`);
     if (!i.labels.includes(label)) i.labels.push(label);
     return this.recordLabel(issue, label, this.user(login), this.clock().toISOString());
+  }
+
+  /** Events of another kind on an issue (`mentioned`, `subscribed`, …): they start nothing. */
+  recordEvents(issue: number, event: string, login: string, count = 1): void {
+    for (let i = 0; i < count; i++)
+      this.issueEvents.push({
+        id: 70_000 + this.issueEvents.length,
+        issue,
+        event,
+        actor: this.user(login),
+        created_at: this.clock().toISOString(),
+      });
   }
 
   private recordLabel(issue: number, label: string, actor: ApiUser, at: string): ApiIssueEvent {
@@ -1082,13 +1097,23 @@ export class MemoryGitHubApi {
       ];
     }
     if ((m = /^\/issues\/([0-9]+)\/events$/.exec(sub)) && method === "GET") {
+      // Oldest first, paged with links (next and last) as GitHub pages them.
       const issue = Number(m[1]);
-      return [
-        200,
-        this.issueEvents
-          .filter((e) => e.issue === issue)
-          .map(({ issue: _, ...e }) => ({ ...e, label: { ...e.label, color: "ededed" } })),
-      ];
+      const all = this.issueEvents
+        .filter((e) => e.issue === issue)
+        .map(({ issue: _, ...e }) =>
+          e.label ? { ...e, label: { ...e.label, color: "ededed" } } : e,
+        );
+      const perPage = Number(q.get("per_page") ?? 30);
+      const page = Number(q.get("page") ?? 1);
+      const pages = Math.max(1, Math.ceil(all.length / perPage));
+      const headers: Record<string, string> = {};
+      if (page < pages) {
+        const link = (n: number) =>
+          `<${API}/repos/${this.owner}/${this.name}/issues/${issue}/events?per_page=${perPage}&page=${n}>`;
+        headers.link = `${link(page + 1)}; rel="next", ${link(pages)}; rel="last"`;
+      }
+      return [200, all.slice((page - 1) * perPage, page * perPage), headers];
     }
 
     // An issue's timeline: the pull requests whose title or body names it (`#n`), as

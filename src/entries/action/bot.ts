@@ -354,6 +354,7 @@ async function reconcile(
           `comment ${c.id} by @${c.user?.login ?? "ghost"} on #${o.issue.number} was edited after it was written: a command is the comment as it was created, so it is not replayed`,
         ),
       ),
+    onCut: (line) => o.log(plainLine(`reconcile: ${line}`)),
   });
   // The issue as it is now (its labels, body and comment count), read once.
   const { data: issue } = await octokit.rest.issues.get({

@@ -88,6 +88,7 @@ export function deliveryInbox(
       warn: (fields, line) => webhooksLog().warn(fields, line),
     },
     answered: (status) => counts.answered.inc({ status: String(status) }),
+    ...settings.route,
   });
 
   async function drain(ms: number, inFlight: string[]): Promise<string[]> {

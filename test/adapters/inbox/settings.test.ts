@@ -12,6 +12,7 @@ describe("the inbox's settings (INBOX_*)", () => {
     expect(readInboxSettings({})).toEqual({
       claimAfterMs: 30_000,
       worker: { concurrency: 8, maxAttempts: 8, retryBaseMs: 1_000, retryCapMs: 300_000 },
+      route: { maxBytes: 2 * 2 ** 20, maxUnverifiedBytes: 16 * 2 ** 20, bodyTimeoutMs: 15_000 },
     });
     const redis = { url: "redis://127.0.0.1:1", prefix: "pb:" };
     const set = readInboxSettings(
@@ -21,6 +22,9 @@ describe("the inbox's settings (INBOX_*)", () => {
         INBOX_RETRY_BASE: "0.5",
         INBOX_RETRY_CAP: "60",
         INBOX_CLAIM_TIMEOUT: "1.5",
+        WEBHOOK_MAX_BYTES: "1048576",
+        WEBHOOK_UNVERIFIED_BYTES: "4194304",
+        WEBHOOK_BODY_TIMEOUT: "5",
       },
       redis,
     );
@@ -28,6 +32,7 @@ describe("the inbox's settings (INBOX_*)", () => {
       redis,
       claimAfterMs: 1_500,
       worker: { concurrency: 2, maxAttempts: 3, retryBaseMs: 500, retryCapMs: 60_000 },
+      route: { maxBytes: 2 ** 20, maxUnverifiedBytes: 4 * 2 ** 20, bodyTimeoutMs: 5_000 },
     });
     expect(openInbox(readInboxSettings({}))).toBeInstanceOf(MemoryInbox);
     const shared = openInbox(set);
@@ -40,6 +45,7 @@ describe("the inbox's settings (INBOX_*)", () => {
       ["INBOX_CONCURRENCY", "0"],
       ["INBOX_MAX_ATTEMPTS", "many"],
       ["INBOX_CLAIM_TIMEOUT", "-1"],
+      ["WEBHOOK_MAX_BYTES", "lots"],
     ] as const) {
       expect(() => readInboxSettings({ [name]: value })).toThrow(InboxConfigError);
       expect(() => readInboxSettings({ [name]: value })).toThrow(

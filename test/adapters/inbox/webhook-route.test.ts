@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { createServer, request, type Server } from "node:http";
+import { connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { verify } from "@octokit/webhooks-methods";
@@ -139,7 +140,7 @@ describe("the webhook route", () => {
     const declared = await post(s.url, big);
     expect(declared.status).toBe(413);
     expect(JSON.parse(declared.text)).toEqual({
-      error: "the body is larger than 1000 bytes (GitHub's cap)",
+      error: "the body is larger than 1000 bytes (the route's cap)",
     });
     // Chunked, without a declared length: refused once the bytes read pass the cap.
     const status = await new Promise<number>((resolve, reject) => {
@@ -209,5 +210,72 @@ describe("the webhook route", () => {
     expect(await res.json()).toEqual({
       error: "the inbox cannot store the delivery: Redis is down",
     });
+  });
+
+  /** A raw connection that sends a delivery's headers and `sent` bytes of its body, then waits. */
+  function slowSender(url: string, id: string, length: number, sent: number) {
+    const { port } = new URL(url);
+    let answer = "";
+    const socket: Socket = connect(Number(port), "127.0.0.1", () => {
+      socket.write(
+        `POST ${PATH} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nx-github-event: issues\r\nx-github-delivery: ${id}\r\nx-hub-signature-256: sha256=${"0".repeat(64)}\r\ncontent-length: ${length}\r\n\r\n`,
+      );
+      socket.write(Buffer.alloc(sent, 0x20));
+    });
+    socket.on("data", (c: Buffer) => (answer += c.toString()));
+    socket.on("error", () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+    return { socket, answer: () => answer, closed };
+  }
+
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it("answers 503 with retry-after, unread, while unverified bodies fill the budget; a signed delivery goes through once they are gone", async () => {
+    const s = await serve({ maxBytes: 10_000, maxUnverifiedBytes: 25_000, bodyTimeoutMs: 60_000 });
+    // Three senders hold 8,000 bytes each of bodies they never finish: 24,000 of 25,000.
+    const held = ["h-1", "h-2", "h-3"].map((id) => slowSender(s.url, id, 9_000, 8_000));
+    await sleep(300);
+    const body = JSON.stringify({ action: "created", pad: "x".repeat(2_000) });
+    const refused = await fetch(s.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issue_comment",
+        "x-github-delivery": "d-busy",
+        "x-hub-signature-256": sign(body),
+      },
+      body,
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect(await refused.json()).toEqual({
+      error: "unverified bodies fill the 25000 bytes held at once",
+    });
+    // A small delivery still fits, though the senders hold their connections.
+    expect((await post(s.url, "{}")).status).toBe(202);
+    for (const h of held) h.socket.destroy();
+    await Promise.all(held.map((h) => h.closed));
+    await sleep(50);
+    // Their bytes are given back: the larger delivery fits now.
+    expect((await post(s.url, body)).status).toBe(202);
+    expect(
+      s.lines
+        .filter((l) => l.fields.status === 400)
+        .map((l) => l.fields.id)
+        .sort(),
+    ).toEqual(["h-1", "h-2", "h-3"]);
+  });
+
+  it("answers 408 and closes the connection when a body does not arrive in time", async () => {
+    const s = await serve({ bodyTimeoutMs: 300 });
+    const slow = slowSender(s.url, "d-slow", 1_000, 10);
+    await slow.closed;
+    expect(slow.answer()).toMatch(/^HTTP\/1\.1 408 /);
+    expect(s.lines.find((l) => l.fields.id === "d-slow")?.fields).toMatchObject({
+      status: 408,
+      reason: "the body did not arrive within 0.3 s",
+    });
+    // Nothing is held after it.
+    expect((await post(s.url, JSON.stringify(issueComment))).status).toBe(202);
   });
 });
