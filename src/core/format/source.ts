@@ -380,13 +380,7 @@ export function loadSourceText(
   if (options.duplicateKeys === "last") return keepingLast(file, text, events, limits);
   let value: unknown;
   try {
-    const docs = yamlLibrary().constructFromEvents(events, {
-      source: text,
-      filename: file,
-      schema: yamlLibrary().CORE_SCHEMA,
-      maxAliases: limits.maxAliases,
-    });
-    value = docs[0] ?? null;
+    value = construct(file, text, events, limits, false);
   } catch (err) {
     const full = walkEvents(text, events, limits, true);
     return "problems" in full
@@ -415,15 +409,7 @@ function keepingLast(
 ): LoadResult {
   let value: unknown;
   try {
-    const docs = yamlLibrary().constructFromEvents(events, {
-      source: text,
-      filename: file,
-      schema: yamlLibrary().CORE_SCHEMA,
-      maxAliases: limits.maxAliases,
-      // js-yaml's JSON compatibility: a key written again overrides the earlier value.
-      json: true,
-    });
-    value = docs[0] ?? null;
+    value = construct(file, text, events, limits, true);
   } catch (err) {
     return yamlFailure(text, err);
   }
@@ -434,6 +420,27 @@ function keepingLast(
     document: new SourceDocument(file, text, value, full.locations),
     duplicates: full.duplicates,
   };
+}
+
+/**
+ * The document's value from its events (the first document, or null). `lastKeyWins`: js-yaml's
+ * JSON compatibility, where a key written again overrides the earlier value; else it throws.
+ */
+function construct(
+  file: string,
+  text: string,
+  events: Event[],
+  limits: SourceLimits,
+  lastKeyWins: boolean,
+): unknown {
+  const docs = yamlLibrary().constructFromEvents(events, {
+    source: text,
+    filename: file,
+    schema: yamlLibrary().CORE_SCHEMA,
+    maxAliases: limits.maxAliases,
+    ...(lastKeyWins ? { json: true } : {}),
+  });
+  return docs[0] ?? null;
 }
 
 function yamlFailure(text: string, err: unknown): LoadResult {

@@ -80,6 +80,11 @@ async function forgeApproval(approvers: string[], facts?: ApprovalFact[]): Promi
   frame.current = "say";
   frame.phase = "pending";
   frame.votes = [];
+  await writeForged(forged);
+}
+
+/** The forged state sealed into the run's status comment, and the run carried on from it. */
+async function writeForged(forged: RunState): Promise<void> {
   forged.status = "running";
   forged.seq += 1;
   const c = status();
@@ -185,13 +190,7 @@ describe("the guard reads each approval again from GitHub", () => {
     frame.current = "say";
     frame.phase = "pending";
     frame.votes = [];
-    forged.status = "running";
-    forged.seq += 1;
-    const c = status();
-    c.body = renderStatusComment(forged, () => undefined, sealOf(1, c.id));
-    await h.start();
-    await h.deliver("issue_comment", h.commentPayload({ action: "edited", comment: { ...c } }));
-    await h.drain();
+    await writeForged(forged);
     expect(said()).toBe(0);
     expect(run().error).toMatchObject({
       code: "GH-PERMISSION",
