@@ -65,6 +65,7 @@ import {
   answeredWithApproval,
   defaultRegistry,
   callsOf,
+  endsPlaybook,
   hasSideEffects,
   stepKind,
   type StepRegistry,
@@ -1025,9 +1026,10 @@ class Transition {
     ) {
       this.setResult(frame, step.id, { status: "skipped", attempt: frame.attempt, at: this.now });
       this.stepOutcome = "skipped (if is false)";
-      // A skipped end does not end the run: the step after it comes next.
-      const after =
-        step.type === "end" ? graphOf(this.bundleOf(frame)).following(step.id)?.id : undefined;
+      // A skipped end (or hand-off) does not end the run: the step after it comes next.
+      const after = endsPlaybook(step)
+        ? graphOf(this.bundleOf(frame)).following(step.id)?.id
+        : undefined;
       return this.moveNext(step, after);
     }
     if (!item && this.needsApproval(step) && !(frame.approved ?? []).includes(step.id)) {

@@ -3,7 +3,8 @@ import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { ASK_FIRST_APPROVERS, approvalRefusal } from "../../core/engine/policy.js";
 import type { Actor, ApprovalFact, RunState } from "../../core/engine/state.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
-import type { Approvers } from "../../core/format/types.js";
+import type { Approvers, CheckpointStep, Step } from "../../core/format/types.js";
+import { answeredWithApproval } from "../../core/steps/registry.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { GitHubPort, ThreadComment } from "../github-port.js";
 
@@ -210,9 +211,9 @@ export function approvalsInForce(
     const graph = new PlaybookGraph(bundle.playbook);
     const steps = new Set(graph.byId.keys());
     for (const [id, r] of Object.entries(frame.results)) {
-      const step = graph.byId.get(id)?.step;
+      const step = approvalStep(graph.byId.get(id)?.step);
       const by = r.outputs?.approved_by;
-      if (step?.type === "checkpoint" && r.status === "completed" && Array.isArray(by))
+      if (step && r.status === "completed" && Array.isArray(by))
         out.push({
           step: id,
           approvers: by.map(String),
@@ -250,8 +251,8 @@ export function skippedCheckpoint(
     if (!bundle || frame.current === null) continue;
     const graph = new PlaybookGraph(bundle.playbook);
     for (const id of graph.dominators().get(frame.current)?.ids() ?? []) {
-      const step = graph.byId.get(id)?.step;
-      if (id === frame.current || step?.type !== "checkpoint") continue;
+      const step = approvalStep(graph.byId.get(id)?.step);
+      if (id === frame.current || !step) continue;
       const r = frame.results[id];
       const by = r?.outputs?.approved_by;
       const approved = r?.status === "completed" && Array.isArray(by) && by.length > 0;
@@ -260,4 +261,9 @@ export function skippedCheckpoint(
     }
   }
   return undefined;
+}
+
+/** The step when people answer it with an approval (its kind says: a checkpoint). */
+function approvalStep(step: Step | undefined): CheckpointStep | undefined {
+  return answeredWithApproval(step) ? (step as CheckpointStep) : undefined;
 }
