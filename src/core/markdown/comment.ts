@@ -354,6 +354,15 @@ const OPTIONS: Options = {
   listItemIndent: "one",
   rule: "-",
   extensions: [gfmToMarkdown({ tablePipeAlign: false })],
+  // GitHub renders `$…$` and `$$…$$` as math: text could look like large, coloured words of the
+  // bot's own. Every `$` in text (paragraphs, headings, table cells, a link's text) is escaped.
+  unsafe: [
+    {
+      character: "$",
+      inConstruct: "phrasing",
+      notInConstruct: ["destinationLiteral", "destinationRaw", "titleApostrophe", "titleQuote"],
+    },
+  ],
   // A bullet list follows the line that introduces it ("Next actions:") without a blank line.
   join: [
     (left, right) =>
