@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 import { ToolError, type ToolDescriptor, type ToolProvider } from "../../runtime/tools.js";
 
 /** A header whose value comes from an environment variable, never from the config file. */
@@ -25,33 +25,54 @@ export interface HttpToolConfig {
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024;
 const MAX_REDIRECTS = 3;
 
-/** Loopback, private, link-local, unspecified and similar addresses: not reachable by default. */
+/**
+ * Addresses a tool does not reach unless its host is listed: IPv4 "this network", private,
+ * loopback, shared (CGNAT), link-local, IETF and benchmarking ranges, multicast and above; IPv6
+ * unspecified and loopback, IPv4-compatible (`::a.b.c.d`), NAT64 (well-known and local),
+ * discard, Teredo and 6to4 (which carry any IPv4 address), unique-local, link-local, site-local
+ * and multicast. An IPv4-mapped address (`::ffff:a.b.c.d`, also written `::ffff:7f00:1`) is
+ * judged by its IPv4 address (node's BlockList does that).
+ */
+const INTERNAL = (() => {
+  const list = new BlockList();
+  const v4: [string, number][] = [
+    ["0.0.0.0", 8],
+    ["10.0.0.0", 8],
+    ["100.64.0.0", 10],
+    ["127.0.0.0", 8],
+    ["169.254.0.0", 16],
+    ["172.16.0.0", 12],
+    ["192.0.0.0", 24],
+    ["192.168.0.0", 16],
+    ["198.18.0.0", 15],
+    ["224.0.0.0", 3],
+  ];
+  const v6: [string, number][] = [
+    ["::", 96],
+    ["64:ff9b::", 96],
+    ["64:ff9b:1::", 48],
+    ["100::", 64],
+    ["2001::", 32],
+    ["2002::", 16],
+    ["fc00::", 7],
+    ["fe80::", 10],
+    ["fec0::", 10],
+    ["ff00::", 8],
+  ];
+  for (const [net, bits] of v4) list.addSubnet(net, bits, "ipv4");
+  for (const [net, bits] of v6) list.addSubnet(net, bits, "ipv6");
+  return list;
+})();
+
+/** Whether an address is internal (see `INTERNAL`); anything that is no IP address counts as one. */
 export function isInternalAddress(address: string): boolean {
-  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
-  if (isIP(v4) === 4) {
-    const [a = 0, b = 0] = v4.split(".").map(Number);
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      a >= 224
-    );
+  const family = isIP(address);
+  if (family === 0) return true;
+  try {
+    return INTERNAL.check(address, family === 4 ? "ipv4" : "ipv6");
+  } catch {
+    return true;
   }
-  const v6 = address.toLowerCase();
-  return (
-    v6 === "::" ||
-    v6 === "::1" ||
-    v6.startsWith("fc") ||
-    v6.startsWith("fd") ||
-    v6.startsWith("fe8") ||
-    v6.startsWith("fe9") ||
-    v6.startsWith("fea") ||
-    v6.startsWith("feb")
-  );
 }
 
 function hostOf(url: URL): string {

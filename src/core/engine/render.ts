@@ -20,10 +20,39 @@ export type Rendered = { ok: true; value: string } | { ok: false; error: Playboo
  * as the bot's hidden state marker.
  */
 export function inert(text: string): string {
-  return text
-    .replace(/@(?=[A-Za-z0-9_-])/g, "@\u200b")
-    .replace(/<!--/g, "&lt;!--")
-    .replace(/--!?>/g, (m) => m.replace(">", "&gt;"));
+  return inertWhereValues([{ text, value: true }]);
+}
+
+/** A stretch of rendered text: the playbook author's own words, or a value put into them. */
+type Piece = { text: string; value: boolean };
+
+/** `@name`, `<!--` and `-->`/`--!>`, found at every position (they may overlap). */
+const TOKENS = /(?=(@[A-Za-z0-9_-]|<!--|--!?>))/g;
+
+/**
+ * The pieces joined, with every mention or HTML comment marker that any value takes part in made
+ * inert, whether it lies in one value, spans adjacent values (`{{a}}{{b}}` with `@` and `name`)
+ * or joins a value to the author's text (`@{{ inputs.user }}`, `<!-{{ x }}`): the `@` is followed
+ * by a zero-width space, the `<` of `<!--` and the `>` of `-->` become entities. What the author
+ * wrote alone is kept, so an author's own `<!-- note -->` or `@octocat` stays.
+ */
+function inertWhereValues(pieces: readonly Piece[]): string {
+  const joined = pieces.map((p) => p.text).join("");
+  const fromValue: boolean[] = [];
+  for (const p of pieces) for (let i = 0; i < p.text.length; i++) fromValue.push(p.value);
+  const edits = new Map<number, string>();
+  for (const m of joined.matchAll(TOKENS)) {
+    const token = m[1] ?? "";
+    const at = m.index;
+    if (!fromValue.slice(at, at + token.length).some(Boolean)) continue;
+    if (token.startsWith("@")) edits.set(at, "@\u200b");
+    else if (token.startsWith("<")) edits.set(at, "&lt;");
+    else edits.set(at + token.length - 1, "&gt;");
+  }
+  if (edits.size === 0) return joined;
+  let out = "";
+  for (let i = 0; i < joined.length; i++) out += edits.get(i) ?? joined[i];
+  return out;
 }
 
 function asText(v: Value): string {
@@ -63,17 +92,16 @@ export function renderTemplate(src: string, resolve: Resolver, use: RenderUse = 
       error: playbookError("PB-TEMPLATE-UNDEFINED", `template '${src}': ${first.message}`),
     };
   let missing: string | undefined;
-  const fill = (list: readonly TemplatePart[]): string => {
-    let out = "";
+  const fill = (list: readonly TemplatePart[], into: Piece[]): void => {
     for (const p of list) {
-      if (missing !== undefined) return out;
+      if (missing !== undefined) return;
       if (p.kind === "text") {
-        out += p.text;
+        into.push({ text: p.text, value: false });
         continue;
       }
       if (p.kind === "if") {
         const branch = p.branches.find((b) => evaluateExpression(b.test, resolve));
-        out += fill(branch ? branch.parts : p.otherwise);
+        fill(branch ? branch.parts : p.otherwise, into);
         continue;
       }
       const v = (
@@ -81,18 +109,21 @@ export function renderTemplate(src: string, resolve: Resolver, use: RenderUse = 
       ) as Value | undefined;
       if (v === undefined) {
         missing = p.raw;
-        return out;
+        return;
       }
-      out += use === "text" ? inert(asText(v)) : asText(v);
+      into.push({ text: asText(v), value: true });
     }
-    return out;
   };
-  const out = fill(parts);
+  const pieces: Piece[] = [];
+  fill(parts, pieces);
   if (missing !== undefined)
     return {
       ok: false,
       error: playbookError("PB-TEMPLATE-UNDEFINED", `'${missing}' has no value in this run`),
     };
+  // Values are made inert together with what surrounds them, never one by one: adjacent values,
+  // or a value and the author's text, must not join into a mention or a marker.
+  const out = use === "text" ? inertWhereValues(pieces) : pieces.map((p) => p.text).join("");
   const problem =
     use === "branch"
       ? branchNameProblem(out)

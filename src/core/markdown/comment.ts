@@ -354,6 +354,15 @@ const OPTIONS: Options = {
   listItemIndent: "one",
   rule: "-",
   extensions: [gfmToMarkdown({ tablePipeAlign: false })],
+  // GitHub renders `$…$` and `$$…$$` as math: text could look like large, coloured words of the
+  // bot's own. Every `$` in text (paragraphs, headings, table cells, a link's text) is escaped.
+  unsafe: [
+    {
+      character: "$",
+      inConstruct: "phrasing",
+      notInConstruct: ["destinationLiteral", "destinationRaw", "titleApostrophe", "titleQuote"],
+    },
+  ],
   // A bullet list follows the line that introduces it ("Next actions:") without a blank line.
   join: [
     (left, right) =>
@@ -408,7 +417,12 @@ function harden(node: Nodes, inCell: boolean, inLink = false): Nodes {
       const href = safeUrl(child.url) ?? (ANCHOR.test(child.url) ? child.url : undefined);
       const label = hardenChildren(child.children, cell, href !== undefined);
       if (href === undefined) kids.push(...label, text(" ("), code(child.url), text(")"));
-      else kids.push({ type: "link", url: href, children: label });
+      else if (namesAnotherHost(plainText(child.children), href)) {
+        // The label stays as text and the destination is shown, as the link itself.
+        const shown = hardenChildren([{ type: "text", value: href }], cell, true);
+        kids.push(...hardenChildren(child.children, cell, false), text(" ("));
+        kids.push({ type: "link", url: href, children: shown }, text(")"));
+      } else kids.push({ type: "link", url: href, children: label });
       continue;
     }
     if (child.type === "linkReference") {
@@ -427,6 +441,39 @@ function harden(node: Nodes, inCell: boolean, inLink = false): Nodes {
     kids.push(harden(child, cell, inLink));
   }
   return { ...parent, children: joinText(kids, cell, inLink) } as Nodes;
+}
+
+/** The words of inline content, without the zero-width spaces that neutralising put in. */
+function plainText(nodes: readonly Nodes[]): string {
+  return nodes
+    .map((n) =>
+      "value" in n && typeof n.value === "string"
+        ? n.value
+        : "children" in n
+          ? plainText(n.children as Nodes[])
+          : "",
+    )
+    .join("")
+    .replace(/\u200b/g, "");
+}
+
+/** Host names and URLs as a link's label may show them (`grafana.example.com`, `https://…`). */
+const SHOWN_HOST = /(?:\b[a-z][a-z0-9+.-]*:\/\/)?((?:[a-z0-9-]+\.)+[a-z]{2,})(?![a-z0-9-])/gi;
+
+/**
+ * Whether a link's label reads as an address on another host than the link goes to, so that it
+ * would show one address and go to another (`[https://grafana.example.com](https://evil.example)`).
+ */
+function namesAnotherHost(label: string, href: string): boolean {
+  let host: string;
+  try {
+    host = new URL(href, "https://github.com").hostname.toLowerCase();
+  } catch {
+    return true;
+  }
+  const bare = (h: string) => h.toLowerCase().replace(/^www\./, "");
+  for (const m of label.matchAll(SHOWN_HOST)) if (bare(m[1] ?? "") !== bare(host)) return true;
+  return false;
 }
 
 function hardenChildren(children: readonly Inline[], inCell: boolean, inLink: boolean): Inline[] {

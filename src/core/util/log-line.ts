@@ -23,3 +23,15 @@ export function plainLine(text: string): string {
   const one = inertLines(text.replace(/\r/g, "\\r").replace(/\n/g, "\\n"));
   return /^\s*::/.test(one) ? one.replace(/::/, "\\::") : one;
 }
+
+/**
+ * Text of any number of lines (a comment's body, a line describing an effect) as a terminal and
+ * a GitHub Actions runner may safely be shown it: `inertLines`, and a line that would start with
+ * `::` after its leading whitespace has that `::` escaped, so no line is a workflow command.
+ */
+export function terminalLines(text: string): string {
+  return inertLines(text.replace(/\r\n/g, "\n"))
+    .split("\n")
+    .map((line) => (/^\s*::/.test(line) ? line.replace(/::/, "\\::") : line))
+    .join("\n");
+}

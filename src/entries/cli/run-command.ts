@@ -42,6 +42,7 @@ import {
   type LocalAlert,
 } from "./local-context.js";
 import { RUN_EXIT, Runner, type RunnerIo } from "./runner.js";
+import { terminalLines } from "../../core/util/log-line.js";
 
 export interface RunOptions {
   mode: "manual" | "autonomous";
@@ -117,7 +118,8 @@ function terminalAsk(io: CommandIo): (q: string) => Promise<string | null> {
 function runnerIo(io: CommandIo): RunnerIo {
   const clock = io.clock ?? (() => new Date());
   const r: RunnerIo = {
-    log: (line) => io.out(`[${clock().toISOString().slice(11, 19)}] ${line}\n`),
+    // Lines carry values (a comment's body, an issue's title): no terminal sequence, no workflow command.
+    log: (line) => io.out(`[${clock().toISOString().slice(11, 19)}] ${terminalLines(line)}\n`),
     out: io.out,
     ask: terminalAsk(io),
   };

@@ -15,6 +15,7 @@ import type { FileRunStore, LocalRunRecord } from "../../adapters/local/file-sto
 import { PlaybookGraph } from "../../core/format/graph.js";
 import type { Step } from "../../core/format/types.js";
 import { markdownToPlain, spansToPlain } from "./plain-text.js";
+import { terminalLines } from "../../core/util/log-line.js";
 
 /** Exit codes of `run`, `resume` and `test`. 4: paused, waiting for a person (resume later). */
 export const RUN_EXIT = { completed: 0, invalid: 1, failed: 2, state: 3, paused: 4 } as const;
@@ -145,7 +146,7 @@ export class Runner {
 
   /** A message for people, as plain text: the terminal is no GitHub thread to render Markdown. */
   private message(m: Message): void {
-    const text = markdownToPlain(m.text);
+    const text = terminalLines(markdownToPlain(m.text));
     this.deps.io.out(
       `${m.kind === "failure" ? "✖ " : m.kind === "waiting" || m.kind === "reminder" ? "⏸ " : "  "}${text.split("\n").join("\n  ")}\n`,
     );

@@ -246,10 +246,32 @@ describe("isInternalAddress", () => {
     "fd00::1",
     "fe80::1",
     "::ffff:10.0.0.1",
+    "100.64.0.1",
+    "224.0.0.1",
   ])("%s is internal", (a) => expect(isInternalAddress(a)).toBe(true));
-  it.each(["8.8.8.8", "172.32.0.1", "2606:4700::1111"])("%s is not", (a) =>
-    expect(isInternalAddress(a)).toBe(false),
-  );
+  it.each([
+    ["NAT64, well-known prefix", "64:ff9b::7f00:1"],
+    ["NAT64, well-known prefix, dotted", "64:ff9b::10.0.0.1"],
+    ["NAT64, local-use prefix", "64:ff9b:1::a00:1"],
+    ["site-local", "fec0::1"],
+    ["site-local, upper end", "feff::1"],
+    ["IPv4-compatible", "::127.0.0.1"],
+    ["IPv4-compatible, hex", "::a9fe:a9fe"],
+    ["IPv4-mapped in hex", "::ffff:7f00:1"],
+    ["IPv4-mapped in hex, metadata", "::ffff:a9fe:a9fe"],
+    ["6to4", "2002:7f00:1::1"],
+    ["Teredo", "2001:0:4136:e378::1"],
+    ["multicast", "ff02::1"],
+    ["not an address", "localhost"],
+  ])("%s (%s) is internal", (_, a) => expect(isInternalAddress(a)).toBe(true));
+  it.each([
+    "8.8.8.8",
+    "172.32.0.1",
+    "2606:4700::1111",
+    "::ffff:8.8.8.8",
+    "2001:db8:1::1",
+    "2a00:1450::1",
+  ])("%s is not", (a) => expect(isInternalAddress(a)).toBe(false));
 });
 
 describe("guardedLookup", () => {

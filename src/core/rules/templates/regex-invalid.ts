@@ -1,18 +1,26 @@
 import { describeValue } from "../../format/describe.js";
 import type { PathSegment } from "../../format/source.js";
-import { compileLinear, type CompileResult } from "../../util/regex.js";
+import {
+  compileLinear,
+  MAX_PROGRAM_SIZE,
+  TOO_LARGE_GUIDANCE,
+  type CompileResult,
+} from "../../util/regex.js";
 import { inputPatterns } from "../analysis/inputs.js";
 import { diagnosticAt } from "../context.js";
 import type { FileRule, Finding } from "../rule.js";
 
 const GUIDANCE = "write an RE2 expression: no backreferences or lookarounds";
 
-/** Input patterns, alert signal patterns and label matchers compile on the linear-time engine. */
+/**
+ * Input patterns, alert signal patterns and label matchers compile on the linear-time engine, to a
+ * program small enough that matching stays cheap (`MAX_PROGRAM_SIZE`).
+ */
 export const regexInvalid: FileRule<"regex-invalid"> = {
   code: "regex-invalid",
   layer: "templates",
   severity: "error",
-  summary: "a regular expression does not compile on the linear-time engine",
+  summary: `a regular expression does not compile on the linear-time engine, or compiles to more than ${MAX_PROGRAM_SIZE} instructions`,
   guidance: GUIDANCE,
   check(ctx) {
     const { doc, playbook } = ctx;
@@ -25,7 +33,7 @@ export const regexInvalid: FileRule<"regex-invalid"> = {
           "regex-invalid",
           at,
           `pattern ${describeValue(pattern)} does not compile: ${compiled.error}`,
-          GUIDANCE,
+          compiled.tooLarge ? TOO_LARGE_GUIDANCE : GUIDANCE,
           { found: describeValue(pattern) },
         ),
       );
