@@ -91,10 +91,12 @@ describe("the bundled action", () => {
       .filter((l) => l.startsWith("::error title=") || l.startsWith("::warning title="));
     expect(commands).toEqual([
       "::error title=schema-step-type,file=.github/playbooks/broken.yaml,line=6,endLine=6,col=11,endColumn=16::steps[0].type: unknown step kind 'comit' (expected one of: ai, branch, checkpoint, close, comment, commit, decide, dispatch, end, investigate, issue, label, parallel, playbook, pull_request, script) — did you mean 'commit'?%0Awrite 'commit'",
+      // The other step is checked beyond the first one's schema error, in the same run.
+      "::error title=goto-unresolved,file=.github/playbooks/broken.yaml,line=12,endLine=12,col=11,endColumn=18::steps[1].next: 'nowhere' names no step%0Aname an existing step, or add the step",
     ]);
-    expect(r.stdout).toContain("::error::1 error and 0 warnings in 2 playbook files");
-    expect(r.outputs).toEqual({ files: "2", errors: "1", warnings: "0" });
-    expect(r.summary).toContain("### ❌ Playbooks: 2 checked, 1 error, 0 warnings");
+    expect(r.stdout).toContain("::error::2 errors and 0 warnings in 2 playbook files");
+    expect(r.outputs).toEqual({ files: "2", errors: "2", warnings: "0" });
+    expect(r.summary).toContain("### ❌ Playbooks: 2 checked, 2 errors, 0 warnings");
     expect(r.summary).toContain("| ok | `.github/playbooks/ok.yaml` | 1 | ✅ valid |");
     expect(r.summary).toContain(
       "[.github/playbooks/broken.yaml:6:11](https://github.com/octo/repo/blob/abc123/.github/playbooks/broken.yaml#L6) | ❌ `schema-step-type`",
@@ -187,8 +189,9 @@ describe("the bundled action", () => {
     );
     const annotated = r.stdout.split("\n").filter((l) => l.startsWith("::error title="));
     expect(annotated.every((l) => l.includes(",file=playbooks/new.yaml,"))).toBe(true);
-    expect(annotated).toHaveLength(1);
-    expect(r.outputs.errors).toBe("2");
+    // Each file has two errors (a schema error and, beyond it, a goto naming no step).
+    expect(annotated).toHaveLength(2);
+    expect(r.outputs.errors).toBe("4");
     expect(r.code).toBe(1);
   });
 
