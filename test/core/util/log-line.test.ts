@@ -9,7 +9,9 @@ describe("terminalLines", () => {
     );
   });
   it("leaves no line a workflow command, whatever whitespace leads it", () => {
-    const out = terminalLines("x\n::add-mask::y\n  ::warning::z\r\n\t::error::w\nok :: not a command");
+    const out = terminalLines(
+      "x\n::add-mask::y\n  ::warning::z\r\n\t::error::w\nok :: not a command",
+    );
     expect(workflowCommands(out)).toEqual([]);
     expect(out).toContain("ok :: not a command");
   });
