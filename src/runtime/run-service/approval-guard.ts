@@ -2,7 +2,7 @@ import { parseCommands } from "../../core/engine/commands.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { ASK_FIRST_APPROVERS, approvalRefusal } from "../../core/engine/policy.js";
 import type { Actor, ApprovalFact, RunState } from "../../core/engine/state.js";
-import { PlaybookGraph } from "../../core/format/graph.js";
+import { graphOf } from "../../core/format/graph.js";
 import type { Approvers, CheckpointStep, Step } from "../../core/format/types.js";
 import { answeredWithApproval } from "../../core/steps/registry.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
@@ -208,7 +208,7 @@ export function approvalsInForce(
   for (const frame of run.stack) {
     const bundle = playbooks(frame.playbook);
     if (!bundle) return frame.playbook;
-    const graph = new PlaybookGraph(bundle.playbook);
+    const graph = graphOf(bundle.playbook);
     const steps = new Set(graph.byId.keys());
     for (const [id, r] of Object.entries(frame.results)) {
       const step = approvalStep(graph.byId.get(id)?.step);
@@ -249,7 +249,7 @@ export function skippedCheckpoint(
   for (const frame of run.stack) {
     const bundle = playbooks(frame.playbook);
     if (!bundle || frame.current === null) continue;
-    const graph = new PlaybookGraph(bundle.playbook);
+    const graph = graphOf(bundle.playbook);
     for (const id of graph.dominators().get(frame.current)?.ids() ?? []) {
       const step = approvalStep(graph.byId.get(id)?.step);
       if (id === frame.current || !step) continue;

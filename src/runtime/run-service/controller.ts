@@ -47,7 +47,7 @@ import { issueTrace, refusalRecord, refusalTraceId, type Refusal } from "./issue
 import { renderTraceComment } from "./trace-comment.js";
 import { exportTrace, type TraceFormat } from "../../core/trace/export.js";
 import type { GitHubPort, ThreadComment } from "../github-port.js";
-import { PlaybookGraph } from "../../core/format/graph.js";
+import { graphOf } from "../../core/format/graph.js";
 import type { Permission } from "../../core/format/types.js";
 import { formatText } from "../../core/format/report/text.js";
 import type { FileReport } from "../../core/rules/validate.js";
@@ -1010,7 +1010,7 @@ export class IssueController {
   private stepOf(run: RunState, catalog: PlaybookCatalog, at = activeFrame(run).current) {
     const f = activeFrame(run);
     const b = catalog.get(f.playbook);
-    return b ? new PlaybookGraph(b.playbook).byId.get(at ?? "")?.step : undefined;
+    return b ? graphOf(b.playbook).byId.get(at ?? "")?.step : undefined;
   }
 
   /** What a run started by the issue itself reads its inputs from: its form and its facts. */
