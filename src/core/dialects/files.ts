@@ -1,7 +1,6 @@
 import { NO_SIBLINGS, dialectOf, isDialectPart, type Siblings } from "./index.js";
 
-/** The folders of a repository (or a working copy) playbooks are found in when none are named. */
-export const PLAYBOOK_FOLDERS: readonly string[] = [".github/playbooks", "playbooks"];
+export { PLAYBOOK_FOLDERS } from "./folders.js";
 
 /** Extensions a v1 playbook (or a YAML dialect file) has. */
 const YAML_FILE = /\.ya?ml$/i;

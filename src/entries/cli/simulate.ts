@@ -291,7 +291,9 @@ function transcript(gh: MemoryGitHub, issue: number): string {
           new RegExp(`<!-- ${ADHOC_MARKER} [^ ]+ -->`),
           `<!-- ${ADHOC_MARKER} … (sealed log) -->`,
         );
-      out.push(...body.split("\n").map((l) => (l ? `   ${l}` : "")), "");
+      // The zero-width spaces that keep mentions inert on GitHub are noise in text people copy.
+      const shown = body.replace(/\u200b/g, "");
+      out.push(...shown.split("\n").map((l) => (l ? `   ${l}` : "")), "");
     }
   }
   const prs = [...gh.pulls.values()].map(

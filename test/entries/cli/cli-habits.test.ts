@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { unknownStep } from "../../../src/entries/cli/main.js";
+import { unknownStep } from "../../../src/entries/cli/commands/graph.js";
+import { EXIT_CODES } from "../../../src/entries/cli/cli-io.js";
 import { colours, colourWanted } from "../../../src/entries/cli/colour.js";
 import { bundledLibraryDir } from "../../../src/adapters/local/library.js";
 import { HOSTILE, workflowCommands } from "../../helpers/workflow-commands.js";
@@ -116,7 +117,33 @@ describe("validate --help", () => {
     expect(r.code).toBe(0);
     for (const option of ["--quiet", "--max-warnings <n>", "--output-file <file>", "--stdin"])
       expect(r.out).toContain(option);
-    expect(r.out).toContain("Exit codes: 0 valid (warnings allowed), 1 invalid");
+    expect(r.out).toContain(
+      "Exit codes: 0 valid (warnings allowed), 1 invalid or more warnings than --max-warnings, 2 the",
+    );
+  });
+
+  it("every command's help, and the program's, names the exit codes", async () => {
+    const commands = ["", "validate", "list", "run", "resume", "trace", "test", "simulate"];
+    for (const command of [
+      ...commands,
+      "playground",
+      "graph",
+      "import",
+      "schema",
+      "lsp",
+      "rules",
+    ]) {
+      const r = await cli(command ? [command, "--help"] : ["--help"], dir);
+      expect(r.code, command).toBe(0);
+      const codes = r.out.slice(r.out.indexOf("Exit codes: ")).replace(/\s+/g, " ");
+      expect(codes, command).toMatch(/^Exit codes: 0 [^,]+, .*2 /);
+      expect(codes, command).toContain(EXIT_CODES[command] ?? "");
+    }
+  });
+
+  it("simulate's help says its events option is required", async () => {
+    const r = await cli(["simulate", "--help"], dir);
+    expect(r.out).toMatch(/-e, --events <file>\s+events file \(YAML\) — required/);
   });
 });
 

@@ -100,7 +100,7 @@ describe("playbook-bot --version and --help", () => {
     expect(r.err).toContain("unknown option '--frmat'");
     const g = await cli(["graph"], dir);
     expect(g.code).toBe(2);
-    expect(g.err).toContain("missing required argument 'file'");
+    expect(g.err).toContain("missing required argument 'playbook'");
     const f = await cli(["validate", "--format", "xml"], dir);
     expect(f.code).toBe(2);
     expect(f.err).toContain("Allowed choices are text, json, github, sarif");
@@ -211,9 +211,26 @@ describe("playbook-bot validate --format on warnings only", () => {
 });
 
 describe("playbook-bot graph", () => {
-  it("exits 2 for a missing file", async () => {
+  it("exits 2 for a missing file that is no playbook's id either", async () => {
     const r = await cli(["graph", "missing.yaml"], dir);
-    expect(r).toEqual({ code: 2, out: "", err: "playbook-bot: missing.yaml: no such file\n" });
+    expect(r).toEqual({
+      code: 2,
+      out: "",
+      err: "playbook-bot: missing.yaml: no such file, and no playbook has that id (playbook-bot list shows them)\n",
+    });
+  });
+
+  it("draws a playbook named by its id, as run takes it", async () => {
+    const r = await cli(["graph", "hello-world"], dir);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^flowchart TD/m);
+    expect(r.out).toContain("checkpoint");
+  });
+
+  it("suggests the id nearest a mistyped one", async () => {
+    const r = await cli(["graph", "helo-world"], dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("did you mean 'hello-world'?");
   });
 
   it("draws without a current step when none is named", async () => {
@@ -317,6 +334,65 @@ describe("playbook-bot test", () => {
     const r = await cli(["test", "pbs"], dir);
     expect(r.code).toBe(0);
     expect(r.out).toBe("✔ hello-world: greets\n1 case passed, 0 failed\n");
+  });
+
+  it("writes JUnit XML CI systems read: a suite per playbook, a failure per failed case", async () => {
+    write("pbs/greet.yaml", GREET.replace("status: completed", "status: failed"));
+    write("pbs/ok.yaml", GREET.replace("id: greet", "id: greet-ok"));
+    const r = await cli(["test", "pbs", "-f", "junit", "-o", "out/junit.xml"], dir);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe("");
+    const xml = readFileSync(join(dir, "out/junit.xml"), "utf8");
+    expect(xml).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="playbook-bot test" tests="2" failures="1"/,
+    );
+    expect(xml).toMatch(
+      /<testsuite name="greet" tests="1" failures="1"[^>]* file="pbs\/greet.yaml">/,
+    );
+    expect(xml).toContain(
+      '<failure message="status: expected failed, got completed" type="case">status: expected failed, got completed</failure>',
+    );
+    expect(xml).toMatch(
+      /<testcase name="greets" classname="greet-ok" file="pbs\/ok.yaml" time="\d+\.\d{3}"\/>/,
+    );
+  });
+
+  it("reports an invalid file in JUnit as a failed case with each error's line, and in JSON", async () => {
+    write("pbs/broken.yaml", BROKEN);
+    const junit = await cli(["test", "pbs", "--format", "junit"], dir);
+    expect(junit.code).toBe(1);
+    expect(junit.out).toMatch(/<testcase name="validates" classname="pbs\/broken.yaml"/);
+    expect(junit.out).toMatch(/<failure message="pbs\/broken.yaml:\d+:\d+ schema-step-type: /);
+    const json = await cli(["test", "pbs", "--format", "json"], dir);
+    const body = JSON.parse(json.out) as {
+      failed: number;
+      invalid: number;
+      invalidFiles: { file: string; errors: { rule: string }[] }[];
+    };
+    expect(body).toMatchObject({ failed: 0, invalid: 1 });
+    expect(body.invalidFiles[0]?.file).toBe("pbs/broken.yaml");
+    expect(body.invalidFiles[0]?.errors.map((e) => e.rule)).toContain("schema-step-type");
+  });
+
+  it("gives every case as JSON, with its path and problems", async () => {
+    write("pbs/greet.yaml", GREET);
+    write("pbs/warned.yaml", WARNED);
+    const r = await cli(["test", "pbs", "-f", "json"], dir);
+    expect(r.code).toBe(0);
+    const body = JSON.parse(r.out) as {
+      passed: number;
+      failed: number;
+      withoutTests: number;
+      cases: { playbook: string; file: string; ok: boolean; status: string; path: string[] }[];
+    };
+    expect(body).toMatchObject({ passed: 1, failed: 0, withoutTests: 1 });
+    expect(body.cases[0]).toMatchObject({
+      playbook: "greet",
+      file: "pbs/greet.yaml",
+      ok: true,
+      status: "completed",
+    });
+    expect(body.cases[0]?.path.length).toBeGreaterThan(0);
   });
 
   it("exits 2 for a glob that matches nothing", async () => {

@@ -263,7 +263,7 @@ describe("simulate", () => {
     const closed = await run({ ...base, events: [...base.events, { close_pr: true }] });
     expect(closed).toContain("   · pull request #2 was closed without merging\n");
     expect(closed).toContain(
-      "**Status:** failed — pull request #\u200b2 was closed without being merged",
+      "**Status:** failed — pull request #2 was closed without being merged",
     );
     expect(closed).toContain("- [ ] `pr` — Open the PR _(failed)_");
     expect(closed).toContain("  #2 Ship (playbook/ship → main): closed\n");
