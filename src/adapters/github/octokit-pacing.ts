@@ -446,3 +446,13 @@ export function withRequestTimeout<T extends { hook: Octokit["hook"] }>(octokit:
   });
   return octokit;
 }
+
+/**
+ * An Octokit for a command run by a person (`run` with a GitHub remote, `trace owner/repo#n`):
+ * the deployment's deadlines and retries, so a GitHub that cannot be reached (no DNS, no route)
+ * fails at once naming the cause, rather than being retried as a server error.
+ */
+export function commandOctokit(token: string, baseUrl?: string): Octokit {
+  const { Octokit: Paced } = githubPacing();
+  return new Paced({ auth: { token }, ...(baseUrl ? { baseUrl } : {}) }) as unknown as Octokit;
+}

@@ -139,9 +139,12 @@ export class AppMetrics {
     });
     hook.error("request", (error, options) => {
       const e = error as { status?: unknown; response?: ResponseLike };
+      // Only an answer has a status: @octokit/request gives a DNS failure or a reset connection
+      // the status 500, and a deadline the status 504, though GitHub said nothing.
+      const answered = e.response !== undefined && typeof e.status === "number";
       this.request(
         options.method,
-        typeof e.status === "number" ? e.status : undefined,
+        answered ? (e.status as number) : undefined,
         e.response?.headers,
       );
       throw error;

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { ProbotOctokit } from "probot";
+import { commandOctokit } from "../../adapters/github/octokit-pacing.js";
 import { MockAiAdapter } from "../../runtime/ai.js";
-import { OctokitPort, type Octokit } from "../../adapters/github/octokit-port.js";
+import { OctokitPort } from "../../adapters/github/octokit-port.js";
 
 /** owner/repo of a GitHub remote URL (https or ssh), or undefined. */
 export function parseGitHubRemote(url: string): { owner: string; repo: string } | undefined {
@@ -31,7 +31,7 @@ export async function localGitHub(
   }
   const remote = parseGitHubRemote(url);
   if (!remote) return undefined;
-  const octokit = new ProbotOctokit({ auth: { token } }) as unknown as Octokit;
+  const octokit = commandOctokit(token);
   const { data } = await octokit.rest.repos.get({ owner: remote.owner, repo: remote.repo });
   return new OctokitPort({
     octokit,

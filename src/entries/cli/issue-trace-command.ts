@@ -1,7 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { ProbotOctokit } from "probot";
-import type { Octokit } from "../../adapters/github/octokit-port.js";
+import { commandOctokit } from "../../adapters/github/octokit-pacing.js";
 import {
   hasStateBlock,
   readStatusComment,
@@ -55,10 +54,7 @@ export async function issueTraceCommand(
     );
     return 1;
   }
-  const octokit = new ProbotOctokit({
-    auth: { token },
-    ...(env.GITHUB_API_URL ? { baseUrl: env.GITHUB_API_URL } : {}),
-  }) as unknown as Octokit;
+  const octokit = commandOctokit(token, env.GITHUB_API_URL || undefined);
   const at = { owner: issue.owner, repo: issue.repo };
   let comments: { id: number; body?: string; user: { type?: string } | null }[];
   let seal: ((comment: string) => StateSeal) | undefined;
@@ -79,9 +75,11 @@ export async function issueTraceCommand(
       if (comments.length >= MAX_COMMENTS) break;
     }
   } catch (err) {
-    const status = (err as { status?: number }).status;
+    // Only an answer has a status worth naming; a failure to reach GitHub names its cause.
+    const e = err as { status?: number; response?: unknown };
+    const answered = e.response !== undefined && e.status ? ` (GitHub answered ${e.status})` : "";
     io.err(
-      `playbook-bot: cannot read ${issue.owner}/${issue.repo}#${issue.number}${status ? ` (GitHub answered ${status})` : ""}: ${(err as Error).message}\n`,
+      `playbook-bot: cannot read ${issue.owner}/${issue.repo}#${issue.number}${answered}: ${(err as Error).message}\n`,
     );
     return 1;
   }

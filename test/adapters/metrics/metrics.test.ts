@@ -44,13 +44,17 @@ describe("AppMetrics", () => {
       ),
     ).toThrow();
     expect(() => error[0]?.(new Error("socket hang up"), { method: "PATCH" })).toThrow();
+    // What @octokit/request makes of a failed fetch: status 500, but no answer came.
+    const dns = Object.assign(new Error("getaddrinfo ENOTFOUND api.github.com"), { status: 500 });
+    expect(() => error[0]?.(dns, { method: "PATCH" })).toThrow();
     expect(await value(m, 'playbook_bot_github_requests_total{method="GET",status="200"}')).toBe(1);
     expect(await value(m, 'playbook_bot_github_requests_total{method="POST",status="404"}')).toBe(
       1,
     );
     expect(
       await value(m, 'playbook_bot_github_requests_total{method="PATCH",status="error"}'),
-    ).toBe(1);
+    ).toBe(2);
+    expect(await m.registry.metrics()).not.toContain('status="500"');
     expect(await value(m, 'playbook_bot_github_rate_limit_remaining{resource="core"}')).toBe(98);
   });
 
