@@ -198,6 +198,8 @@ describe("the packed tarball", () => {
     for (const file of [
       "package.json",
       "README.md",
+      "LICENSE",
+      "CHANGELOG.md",
       "app.yml",
       "bin/playbook-bot.js",
       "dist/index.js",
