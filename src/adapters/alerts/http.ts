@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv, type ValidateFunction } from "ajv";
 import { rateLimitRetryAfter } from "../github/octokit-port.js";
 import { doOnce, type Coordination, type LockOptions } from "../../runtime/coordination.js";
 import { MemoryCoordination } from "../coordination/memory.js";
@@ -15,7 +15,7 @@ import {
 import type { TriageOutcome } from "../../runtime/alert-triage.js";
 import type { NormalizedAlert } from "../../core/alerts/types.js";
 
-const ajv = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true });
+const ajv = new Ajv({ strict: false, allErrors: true, allowUnionTypes: true });
 const validators: Record<ExternalSource, ValidateFunction> = {
   generic: ajv.compile(GENERIC_ALERT_SCHEMA),
   alertmanager: ajv.compile(PROMETHEUS_STYLE_SCHEMA),

@@ -1,6 +1,9 @@
-/** The generic alert format (version 1), published as JSON Schema for senders. */
+/**
+ * The generic alert format (version 1), published as JSON Schema for senders: draft-07, as the
+ * playbook schema is, so one validator and every editor read both.
+ */
 export const GENERIC_ALERT_SCHEMA = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
+  $schema: "http://json-schema.org/draft-07/schema#",
   $id: "https://playbook-bot.dev/schema/alert.generic.v1.schema.json",
   title: "Playbook Bot generic alert (v1)",
   type: "object",

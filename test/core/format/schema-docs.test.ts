@@ -26,6 +26,7 @@ import {
   VALIDATOR_OPTIONS,
 } from "../../../src/core/format/validator-source.js";
 import { main } from "../../../src/entries/cli/main.js";
+import { GENERIC_ALERT_SCHEMA } from "../../../src/core/alerts/generic-schema.js";
 
 const schema = PLAYBOOK_SCHEMA as unknown as Json;
 const definitions = schema.definitions as Record<string, Json>;
@@ -244,6 +245,14 @@ describe("the schema's identity and its files", () => {
     expect(readme).toContain("# yaml-language-server: $schema=");
     expect(readme).toContain('"yaml.schemas"');
     expect(readme).toContain("node_modules/playbook-bot/schema/playbook.v1.schema.json");
+  });
+
+  it("shares its draft with the generic alert schema, which compiles strictly in it", () => {
+    expect(GENERIC_ALERT_SCHEMA.$schema).toBe(schema.$schema);
+    const ajv = new Ajv({ strict: true, allowUnionTypes: true });
+    const validate = ajv.compile(GENERIC_ALERT_SCHEMA);
+    expect(validate({ version: "1", dedup_key: "k", status: "firing", title: "t" })).toBe(true);
+    expect(validate({ version: "1", dedup_key: "k", status: "firing" })).toBe(false);
   });
 
   it("is what `playbook-bot schema` prints, byte for byte, for both schemas in schema/", async () => {
