@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm test` needs two programs the tests start themselves: a real redis-server (the
- * coordination tests) and a Chromium (the playground page is tested in a headless browser).
+ * `npm test` needs three programs the tests start themselves: a real redis-server (the
+ * coordination tests), a Chromium (the playground page is tested in a headless browser) and
+ * Neovim (the README's editor recipe is run in the Neovim Debian ships).
  * Present: nothing to do. Missing: installed with apt-get when this runs as root on Debian or
  * Ubuntu; otherwise the test run stops here with the command that installs them.
  */
@@ -26,6 +27,10 @@ const NEEDED = [
       [process.env.CHROMIUM_PATH, ...CHROMIUM_PATHS].some(
         (p) => p !== undefined && p !== "" && existsSync(p),
       ),
+  },
+  {
+    pkg: "neovim",
+    present: () => spawnSync("nvim", ["--version"], { stdio: "ignore" }).status === 0,
   },
 ];
 
