@@ -205,6 +205,7 @@ describe("the packed tarball", () => {
       "dist/index.js",
       "dist/index.d.ts",
       "dist/entries/cli/main.js",
+      "dist/cli/main.js",
       "dist/entries/server.js",
       "dist/core/format/generated/playbook-validator.js",
       "schema/playbook.v1.schema.json",

@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { CommandIo } from "./run-command.js";
 import { colours, colourWanted, reportStyle, type Colours } from "./colour.js";
 import type { TextStyle } from "../../core/format/report/text.js";
@@ -89,7 +91,21 @@ export async function readProcessStdin(max: number): Promise<Uint8Array> {
   return Buffer.concat(chunks).subarray(0, max + 1);
 }
 
-export const defaultIo = (): CliIo => ({
+/** A reader that stopped reading (`| head`) ends the output, not the process with a stack. */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  if (stream.listenerCount("error") > 0) return;
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
+export const defaultIo = (): CliIo => {
+  quietOnClosedPipe(process.stdout);
+  return defaultStreams();
+};
+
+const defaultStreams = (): CliIo => ({
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
   cwd: process.cwd(),
@@ -115,10 +131,21 @@ export function issueNumber(value: string): number {
   return Number(value);
 }
 
-/** The package's version, from its `package.json`. */
+/**
+ * The package's version, from its `package.json`: the nearest one up from this module that is
+ * this package's, wherever the build put the module (`dist/entries/cli/`, or the bundle in
+ * `dist/cli/`).
+ */
 export function packageVersion(): string {
-  const pkg = JSON.parse(
-    readFileSync(new URL("../../../package.json", import.meta.url), "utf8"),
-  ) as { version: string };
-  return pkg.version;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version: string };
+      if (pkg.name === "playbook-bot") return pkg.version;
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new Error("the playbook-bot package.json was not found");
+    dir = up;
+  }
 }
