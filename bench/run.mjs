@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BENCHMARKS = [
+  "commands.mjs",
   "validate-1000.mjs",
   "load-20.mjs",
   "hostile.mjs",
