@@ -1,4 +1,5 @@
 import { capValue, type Scalar, type Value } from "../../engine/state.js";
+import { ExpressionError, evaluateExpression, parseExpression } from "../../format/expression.js";
 
 /** Longest summary of a result kept as a finding's value. */
 const SUMMARY_LIMIT = 500;
@@ -94,5 +95,80 @@ export function findingsOfResult(tool: string, result: unknown): Record<string, 
   }
   const key = findingKey(tool);
   if (key) out[key] = capValue(summarise(result));
+  return out;
+}
+
+/**
+ * How one finding is read from a call's raw result: recorded when `when` holds over `result`
+ * (and, with `each`, over one `item` of the list or mapping it names: the first that fits); its
+ * value is `value`'s (a name such as `result.key` or `item.0.status`) or `true`, and a rule whose
+ * value is missing records nothing.
+ */
+export interface FindingRule {
+  finding: string;
+  when?: string;
+  each?: string;
+  value?: string;
+}
+
+/** Most items of one `each` a rule looks at. */
+const MAX_EACH_ITEMS = 200;
+
+/** A name in a rule (`result.rows`, `item.0.status`) inside the scope it is read in. */
+function lookUp(scope: Record<string, unknown>, path: readonly string[]): unknown {
+  let v: unknown = scope;
+  for (const key of path) {
+    if (Array.isArray(v) && /^[0-9]+$/.test(key)) v = v[Number(key)];
+    else if (isRecord(v) && Object.hasOwn(v, key)) v = v[key];
+    else return undefined;
+  }
+  return v;
+}
+
+/** The finding a rule gives in one scope, or undefined when it gives none. */
+function ruleValue(rule: FindingRule, scope: Record<string, unknown>): Scalar | undefined {
+  if (
+    rule.when !== undefined &&
+    !evaluateExpression(parseExpression(rule.when), (p) => lookUp(scope, p))
+  )
+    return undefined;
+  if (rule.value === undefined) return true;
+  const v = lookUp(scope, rule.value.split("."));
+  if (v === undefined || v === null) return undefined;
+  return typeof v === "object" ? capValue(summarise(v)) : capValue(v as Scalar);
+}
+
+/** The items `each` names: a list's items or a mapping's values, in order. */
+function itemsOf(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value.slice(0, MAX_EACH_ITEMS);
+  return isRecord(value) ? Object.values(value).slice(0, MAX_EACH_ITEMS) : [];
+}
+
+/**
+ * The findings a call's rules read from its raw result. A rule that cannot be read (an
+ * expression that does not parse, which validation reports) gives nothing.
+ */
+export function findingsByRules(
+  rules: readonly FindingRule[],
+  result: unknown,
+): Record<string, Scalar> {
+  const out: Record<string, Scalar> = {};
+  for (const rule of rules) {
+    const key = findingKey(rule.finding);
+    if (!key || Object.hasOwn(out, key)) continue; // the first rule for a finding wins
+    try {
+      const scopes = rule.each
+        ? itemsOf(lookUp({ result }, rule.each.split("."))).map((item) => ({ result, item }))
+        : [{ result }];
+      for (const scope of scopes) {
+        const v = ruleValue(rule, scope);
+        if (v === undefined) continue;
+        out[key] = v;
+        break;
+      }
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+    }
+  }
   return out;
 }

@@ -1,5 +1,6 @@
 // The `investigate` step as TypeScript reads it; ./schema.ts is the contract it follows.
 import type { StepBase } from "../../format/step-base.js";
+import type { FindingRule } from "./findings.js";
 
 export interface SuggestedCall {
   tool: string;
@@ -11,6 +12,8 @@ export interface SuggestedCall {
   run?: "suggest" | "auto";
   /** Step outputs from the result: name → dotted path in it. */
   outputs?: Record<string, string>;
+  /** Findings read from the raw result, each by a rule (see `FindingRule`). */
+  findings?: FindingRule[];
 }
 
 export interface InvestigateStep extends StepBase {

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlaybookBundle } from "../../../src/core/steps/types.js";
+import { cleanup } from "../../helpers/git-repo.js";
+import { caseNames, loadRunbooks, readCase, replayCase } from "./replay.js";
+
+/**
+ * The runbook spec's own replay cases (its `fixtures/cases/`): each incident opens an issue, the
+ * runbooks' selectors pick one, its steps call the tools (answered with the case's recorded
+ * responses) and the decision sidecar concludes. The spec's case runner expects the runbook and
+ * the primary conclusion named in each manifest, and every required finding type among the
+ * evidence.
+ */
+let runbooks: Map<string, PlaybookBundle>;
+beforeAll(async () => {
+  runbooks = await loadRunbooks();
+});
+afterAll(cleanup);
+
+describe("the runbook spec's replay cases", () => {
+  it("are the seven the spec ships", () => {
+    expect(caseNames()).toHaveLength(7);
+  });
+
+  for (const name of caseNames()) {
+    const c = readCase(name);
+    it(`${name}: ${c.expected.runbook} concludes ${c.expected.primary_conclusion}`, async () => {
+      const r = await replayCase(name, runbooks);
+      expect(r.runbook).toBe(c.expected.runbook);
+      expect(r.status).toBe("completed");
+      expect(r.decision?.conclusion).toBe(c.expected.primary_conclusion);
+      for (const finding of c.expected.required_finding_types)
+        expect(r.findings, `finding ${finding}`).toHaveProperty(finding);
+    });
+  }
+});

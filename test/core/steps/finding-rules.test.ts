@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import { findingsByRules } from "../../../src/core/steps/investigate/findings.js";
+import { deriveFindings } from "../../../src/core/steps/decide/executor.js";
+import { performToolCalls, type ToolRunner } from "../../../src/runtime/tool-calls.js";
+
+const CACHE = {
+  ok: true,
+  key: "order:view:1",
+  exists: true,
+  ttl_seconds: 420,
+  value_preview: { status: "pending" },
+};
+
+describe("findings read from a raw result by a call's rules", () => {
+  it("records a finding when its expression holds over the result, true unless a value is named", () => {
+    expect(
+      findingsByRules(
+        [
+          { finding: "cache_key_exists", when: "result.exists" },
+          { finding: "cache_key_missing", when: "not result.exists" },
+          {
+            finding: "cache_ttl_positive",
+            when: "result.exists == true and result.ttl_seconds > 0",
+          },
+          { finding: "cache_key", value: "result.key" },
+          { finding: "preview", value: "result.value_preview" },
+          { finding: "writer", value: "result.value_preview.writer" },
+        ],
+        CACHE,
+      ),
+    ).toEqual({
+      cache_key_exists: true,
+      cache_ttl_positive: true,
+      cache_key: "order:view:1",
+      preview: '{"status":"pending"}',
+    });
+  });
+
+  it("with each, looks at a mapping's values or a list's items, and the first that fits gives it", () => {
+    const rows = { ok: true, rows: { order_main: [{ status: "created" }], task_main: [] } };
+    const rules = [
+      { finding: "db_row_found", each: "result.rows", when: "item" },
+      { finding: "db_row_missing", each: "result.rows", when: "not item" },
+      { finding: "db_status", each: "result.rows", when: "result.ok", value: "item.0.status" },
+      { finding: "span_missing", each: "result.spans" },
+      { finding: "first_span", each: "result.spans", value: "item" },
+    ];
+    expect(findingsByRules(rules, rows)).toEqual({
+      db_row_found: true,
+      db_row_missing: true,
+      db_status: "created",
+    });
+    expect(
+      findingsByRules(rules, { ok: false, rows: [[]], spans: ["CreateTask", "Notify"] }),
+    ).toEqual({
+      db_row_missing: true,
+      span_missing: true,
+      first_span: "CreateTask",
+    });
+    expect(findingsByRules(rules, "not json")).toEqual({});
+  });
+
+  it("the first rule for a finding that fits wins; a bad name or expression gives nothing", () => {
+    expect(
+      findingsByRules(
+        [
+          { finding: "state", when: "result.ok == false", value: "result.reason" },
+          { finding: "state", value: "result.ok" },
+          { finding: "state", value: "result.key" },
+          { finding: "!!", when: "true" },
+          { finding: "broken", when: "result.ok ==" },
+          { finding: "after", when: "result.ok" },
+        ],
+        CACHE,
+      ),
+    ).toEqual({ state: true, after: true });
+  });
+});
+
+describe("a call's rules in the tool_call effect", () => {
+  it("give findings beside what the result reports itself, and win over it", async () => {
+    const runner: ToolRunner = {
+      call: async () => ({
+        ok: true,
+        result: { ...CACHE, findings: { cache_key_exists: "told" } },
+      }),
+    };
+    const out = await performToolCalls(runner, {
+      calls: [
+        {
+          number: 1,
+          tool: "redis/inspect",
+          args: {},
+          required: false,
+          findings: [
+            { finding: "cache_key_exists", when: "result.exists" },
+            { finding: "redis_status", value: "result.value_preview.status" },
+          ],
+        },
+      ],
+    });
+    expect(out["finding.cache_key_exists"]).toBe(true);
+    expect(out["finding.redis_status"]).toBe("pending");
+  });
+});
+
+describe("a decide step's derived findings", () => {
+  const findings: Record<string, unknown> = { redis_status: "pending", db_status: "paid" };
+  const resolve = (path: readonly string[]) =>
+    path[0] === "findings" ? findings[path[1] as string] : undefined;
+  const mismatch = {
+    finding: "status_mismatch",
+    when: "findings.redis_status and findings.db_status and findings.redis_status != findings.db_status",
+  };
+
+  it("are recorded when their expression holds, in order, a later one seeing an earlier one", () => {
+    expect(
+      deriveFindings(
+        [
+          mismatch,
+          {
+            finding: "stale_view",
+            when: "findings.status_mismatch and findings.redis_status == 'pending'",
+          },
+          { finding: "same", when: "findings.redis_status == findings.db_status" },
+          { finding: "broken", when: "findings.(" },
+        ],
+        resolve,
+      ),
+    ).toEqual({ status_mismatch: true, stale_view: true });
+  });
+
+  it("need both statuses", () => {
+    delete findings.db_status;
+    expect(deriveFindings([mismatch], resolve)).toEqual({});
+  });
+});
