@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { findingsByRules } from "../../../src/core/steps/investigate/findings.js";
 import { deriveFindings } from "../../../src/core/steps/decide/executor.js";
+import { validateSource } from "../../../src/core/rules/validate.js";
 import { performToolCalls, type ToolRunner } from "../../../src/runtime/tool-calls.js";
 
 const CACHE = {
@@ -133,5 +134,80 @@ describe("a decide step's derived findings", () => {
   it("need both statuses", () => {
     delete findings.db_status;
     expect(deriveFindings([mismatch], resolve)).toEqual({});
+  });
+});
+
+describe("validation of finding rules and derived findings", () => {
+  const playbook = (call: string, derive = "") => `apiVersion: playbook-bot/v1
+id: cache-check
+description: Compares the cache with the database.
+steps:
+  - id: look
+    type: investigate
+    description: Look at the cache.
+    suggested_calls:
+      - tool: redis/inspect
+        findings:
+${call}
+  - id: decide
+    type: decide
+    description: Conclude.
+${derive}    rules:
+      - { id: stale, all: [cache_key_exists, status_mismatch], conclusion: stale_cache }
+    fallback: { conclusion: inconclusive }
+`;
+  const GOOD_CALL = `          - { finding: cache_key_exists, when: result.exists and item, each: result.keys }
+          - { finding: redis_status, value: result.value_preview.status }
+          - { finding: first_key, each: result.keys, value: item }`;
+  const DERIVE = `    derive:
+      - { finding: status_mismatch, when: findings.redis_status != 'paid' }
+`;
+  const problems = (text: string) =>
+    validateSource("cache-check.yaml", text).diagnostics.map(
+      (d) => `${d.rule} ${d.path ?? ""}: ${d.message}`,
+    );
+
+  it("a call's rules and a derived finding are findings the decision may use", () => {
+    expect(problems(playbook(GOOD_CALL, DERIVE))).toEqual([]);
+    // Without the derivation, nothing establishes status_mismatch.
+    expect(problems(playbook(GOOD_CALL))).toEqual([
+      expect.stringMatching(
+        /^finding-unknown .*finding 'status_mismatch' is used here but no step expects it/,
+      ),
+    ]);
+  });
+
+  it("an expression that does not parse is an error where it is written", () => {
+    const found = problems(
+      playbook(
+        "          - { finding: cache_key_exists, when: 'result.exists ==' }",
+        "    derive:\n      - { finding: status_mismatch, when: 'findings.a !=' }\n",
+      ),
+    ).filter((p) => p.startsWith("expression-syntax"));
+    expect(found).toEqual([
+      expect.stringContaining("steps[0].suggested_calls[0].findings[0].when"),
+      expect.stringContaining("steps[1].derive[0].when"),
+    ]);
+  });
+
+  it("a rule reads only its result: other names, and items without each, are refused", () => {
+    const found = problems(
+      playbook(
+        [
+          "          - { finding: a, when: inputs.level == 'major' and result.ok }",
+          "          - { finding: b, each: rows }",
+          "          - { finding: c, value: 'result.rows[0]' }",
+          "          - { finding: d, value: item.status }",
+          "          - { finding: cache_key_exists, when: 'result.ok ==' }",
+        ].join("\n"),
+        DERIVE,
+      ),
+    ).filter((p) => p.startsWith("step-shape"));
+    expect(found).toEqual([
+      expect.stringContaining("when: 'inputs.level' is not in the call's result"),
+      expect.stringContaining("each: 'rows' is not a name in the result"),
+      expect.stringContaining("value: 'result.rows[0]' is not a name in the result or the item"),
+      expect.stringContaining("value: an item is read only with each:"),
+    ]);
   });
 });
