@@ -1,6 +1,6 @@
 import type { Scalar, Value } from "../../engine/state.js";
 import type { Authority } from "../../format/types.js";
-import type { FindingRule } from "./findings.js";
+import type { FindingRule } from "./step.js";
 
 /** One tool call as the bot makes it: the step's call number (from 1), the tool, its arguments. */
 export type ToolCallRequest = {

@@ -1,5 +1,8 @@
 import { capValue, type Scalar, type Value } from "../../engine/state.js";
 import { ExpressionError, evaluateExpression, parseExpression } from "../../format/expression.js";
+import type { FindingRule } from "./step.js";
+
+export type { FindingRule };
 
 /** Longest summary of a result kept as a finding's value. */
 const SUMMARY_LIMIT = 500;
@@ -96,19 +99,6 @@ export function findingsOfResult(tool: string, result: unknown): Record<string, 
   const key = findingKey(tool);
   if (key) out[key] = capValue(summarise(result));
   return out;
-}
-
-/**
- * How one finding is read from a call's raw result: recorded when `when` holds over `result`
- * (and, with `each`, over one `item` of the list or mapping it names: the first that fits); its
- * value is `value`'s (a name such as `result.key` or `item.0.status`) or `true`, and a rule whose
- * value is missing records nothing.
- */
-export interface FindingRule {
-  finding: string;
-  when?: string;
-  each?: string;
-  value?: string;
 }
 
 /** Most items of one `each` a rule looks at. */
