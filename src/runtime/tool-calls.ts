@@ -5,6 +5,7 @@ import { TOOL_RESULT_TEXT_LIMIT, type ToolCallOutputs } from "../core/steps/inve
 import {
   findingsByRules,
   findingsOfResult,
+  reportsFindings,
   summarise,
   valueAtPath,
 } from "../core/steps/investigate/findings.js";
@@ -116,8 +117,10 @@ export async function performToolCalls(
     const outcome = await callTool(runner, call.tool, call.args, params.authority, timeoutMs);
     if (outcome.ok) {
       Object.assign(findings, findingsOfResult(call.tool, outcome.result));
-      // The call's own rules read the raw result: their findings win over the generic reading.
-      if (call.findings) Object.assign(findings, findingsByRules(call.findings, outcome.result));
+      // The call's own rules read a raw result (their findings win over the generic reading);
+      // a result that is already evidence is taken as it reports itself.
+      if (call.findings && !reportsFindings(outcome.result))
+        Object.assign(findings, findingsByRules(call.findings, outcome.result));
       for (const [name, path] of Object.entries(call.outputs ?? {})) {
         const value = valueAtPath(outcome.result, path);
         if (value !== undefined) taken[`output.${name}`] = value;

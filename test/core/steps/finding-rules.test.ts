@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { findingsByRules } from "../../../src/core/steps/investigate/findings.js";
+import { findingsByRules, reportsFindings } from "../../../src/core/steps/investigate/findings.js";
 import { deriveFindings } from "../../../src/core/steps/decide/executor.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
-import { performToolCalls, type ToolRunner } from "../../../src/runtime/tool-calls.js";
+import { performToolCalls } from "../../../src/runtime/tool-calls.js";
 
 const CACHE = {
   ok: true,
@@ -79,29 +79,45 @@ describe("findings read from a raw result by a call's rules", () => {
 });
 
 describe("a call's rules in the tool_call effect", () => {
-  it("give findings beside what the result reports itself, and win over it", async () => {
-    const runner: ToolRunner = {
-      call: async () => ({
-        ok: true,
-        result: { ...CACHE, findings: { cache_key_exists: "told" } },
-      }),
-    };
-    const out = await performToolCalls(runner, {
-      calls: [
-        {
-          number: 1,
-          tool: "redis/inspect",
-          args: {},
-          required: false,
-          findings: [
-            { finding: "cache_key_exists", when: "result.exists" },
-            { finding: "redis_status", value: "result.value_preview.status" },
-          ],
-        },
-      ],
-    });
+  const REDIS_RULES = [
+    { finding: "cache_key_exists", when: "result.exists" },
+    { finding: "cache_key_missing", when: "not result.exists" },
+    { finding: "redis_status", value: "result.value_preview.status" },
+  ];
+  const callWith = (result: unknown) =>
+    performToolCalls(
+      { call: async () => ({ ok: true, result }) },
+      {
+        calls: [
+          { number: 1, tool: "redis/inspect", args: {}, required: false, findings: REDIS_RULES },
+        ],
+      },
+    );
+
+  it("read a raw answer", async () => {
+    const out = await callWith(CACHE);
     expect(out["finding.cache_key_exists"]).toBe(true);
+    expect(out["finding.cache_key_missing"]).toBeUndefined();
     expect(out["finding.redis_status"]).toBe("pending");
+  });
+
+  it("leave an answer that is already evidence as it reports itself", async () => {
+    // The runbook spec's live adapters answer with normalised evidence, not the raw key.
+    const adapter = {
+      ok: true,
+      source: "redis",
+      evidence: [{ finding_type: "cache_key_exists", summary: "key exists", confidence: "high" }],
+      errors: [],
+    };
+    const out = await callWith(adapter);
+    expect(out["finding.cache_key_exists"]).toBe("key exists");
+    expect(out["finding.cache_key_missing"]).toBeUndefined();
+    expect(
+      [[], [{ finding_type: "x" }], { evidence: [] }, { ok: true }, "x"].map(reportsFindings),
+    ).toEqual([false, true, true, false, false]);
+    const told = await callWith({ findings: { cache_key_exists: "told" } });
+    expect(told["finding.cache_key_exists"]).toBe("told");
+    expect(told["finding.cache_key_missing"]).toBeUndefined();
   });
 });
 

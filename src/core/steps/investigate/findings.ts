@@ -60,6 +60,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /**
+ * Whether a result reports its findings itself: evidence items, an `evidence` list (even empty:
+ * the runbook spec's adapters answer so when they found nothing) or a `findings` map. Such a
+ * result is already evidence, so a call's finding rules do not read it again.
+ */
+export function reportsFindings(result: unknown): boolean {
+  if (Array.isArray(result))
+    return result.some((i) => isRecord(i) && typeof i.finding_type === "string");
+  return isRecord(result) && (Array.isArray(result.evidence) || isRecord(result.findings));
+}
+
+/**
  * The findings a tool's result gives. Evidence items (`{ finding_type, summary, confidence }`,
  * as the runbook spec has its tools return them; a list, or under `evidence`) give one finding
  * per type, its value the summary and `<type>_confidence` its confidence as a number; a
