@@ -10,15 +10,34 @@ import { caseNames, loadRunbooks, readCase, replayCase } from "./replay.js";
  * the primary conclusion named in each manifest, and every required finding type among the
  * evidence.
  */
-let runbooks: Map<string, PlaybookBundle>;
-beforeAll(async () => {
-  runbooks = await loadRunbooks();
-});
 afterAll(cleanup);
 
-describe("the runbook spec's replay cases", () => {
+describe.each([
+  ["as copied (the spec's own readings stand in for its adapters)", false],
+  ["beside the spec's adapters and evidence policy", true],
+])("the runbook spec's replay cases, its runbooks %s", (_, withMetadata) => {
+  let runbooks: Map<string, PlaybookBundle>;
+  beforeAll(async () => {
+    runbooks = await loadRunbooks(withMetadata);
+  });
+
   it("are the seven the spec ships", () => {
     expect(caseNames()).toHaveLength(7);
+  });
+
+  it(`read the cache's TTL by ${withMetadata ? "its adapter's file" : "the spec's own reading"}`, () => {
+    const steps = runbooks.get("cache_stale")!.playbook.steps as {
+      suggested_calls?: { tool: string; findings?: { finding: string; when?: string }[] }[];
+    }[];
+    const redis = steps
+      .flatMap((s) => s.suggested_calls ?? [])
+      .find((c) => c.tool === "redis/inspect");
+    // A case's when and an emit's requires are joined, each in parentheses, when translated.
+    expect(redis?.findings?.find((f) => f.finding === "cache_ttl_positive")?.when).toBe(
+      withMetadata
+        ? "(result.exists == true) and (result.ttl_seconds > 0)"
+        : "result.exists == true and result.ttl_seconds > 0",
+    );
   });
 
   for (const name of caseNames()) {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { MemoryCoordination } from "../../../src/adapters/coordination/memory.js";
 import { MemoryGitHub } from "../../../src/adapters/memory/github.js";
@@ -9,6 +9,7 @@ import type { PlaybookBundle } from "../../../src/core/steps/types.js";
 import type { Value } from "../../../src/core/engine/state.js";
 import { loadLocalPlaybooks } from "../../../src/entries/cli/local-playbooks.js";
 import { SEED_REPOS, place } from "../../helpers/seed-repos.js";
+import { ROOT } from "../../helpers/git-repo.js";
 
 /** The spec's replay cases, as its repository keeps them (copied unedited). */
 export const CASES_DIR = join(SEED_REPOS, "runbook/fixtures/cases");
@@ -44,9 +45,19 @@ export function caseTools(name: string, calls: string[] = []): ToolRunner {
   };
 }
 
-/** The spec's three runbooks, loaded from their own layout by the CLI's loader. */
-export async function loadRunbooks(): Promise<Map<string, PlaybookBundle>> {
+/** The spec's adapters and evidence policy (copied unedited, with its dialect fixtures). */
+const SPEC_METADATA = join(ROOT, "test/fixtures/dialects/runbook");
+
+/**
+ * The spec's three runbooks, loaded from their own layout by the CLI's loader: as copied (the
+ * runbooks alone), or with the spec's adapters' normalization files and evidence policy beside
+ * them, as its repository keeps them.
+ */
+export async function loadRunbooks(withMetadata = false): Promise<Map<string, PlaybookBundle>> {
   const { repo } = place("runbook", "own");
+  if (withMetadata)
+    for (const dir of ["adapters", "evidence-policies"])
+      cpSync(join(SPEC_METADATA, dir), join(repo, dir), { recursive: true });
   const set = await loadLocalPlaybooks(repo, join(repo, "runbooks/cache_stale.yaml"));
   const runbooks = new Map<string, PlaybookBundle>();
   for (const id of ["cache_stale", "request_not_effective", "state_abnormal"]) {
