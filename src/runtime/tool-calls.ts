@@ -2,7 +2,13 @@ import type { EffectParams } from "../core/engine/events.js";
 import type { Scalar, Value } from "../core/engine/state.js";
 import type { Authority } from "../core/format/types.js";
 import { TOOL_RESULT_TEXT_LIMIT, type ToolCallOutputs } from "../core/steps/investigate/effect.js";
-import { findingsOfResult, summarise, valueAtPath } from "../core/steps/investigate/findings.js";
+import {
+  findingsByRules,
+  findingsOfResult,
+  reportsFindings,
+  summarise,
+  valueAtPath,
+} from "../core/steps/investigate/findings.js";
 
 /** What one tool call gives: its result, or a coded failure with a message. */
 export type ToolCallResult =
@@ -111,6 +117,10 @@ export async function performToolCalls(
     const outcome = await callTool(runner, call.tool, call.args, params.authority, timeoutMs);
     if (outcome.ok) {
       Object.assign(findings, findingsOfResult(call.tool, outcome.result));
+      // The call's own rules read a raw result (their findings win over the generic reading);
+      // a result that is already evidence is taken as it reports itself.
+      if (call.findings && !reportsFindings(outcome.result))
+        Object.assign(findings, findingsByRules(call.findings, outcome.result));
       for (const [name, path] of Object.entries(call.outputs ?? {})) {
         const value = valueAtPath(outcome.result, path);
         if (value !== undefined) taken[`output.${name}`] = value;

@@ -30,6 +30,15 @@ export interface PlaybookCall {
   with?: Record<string, unknown>;
 }
 
+/** An expression a step holds beyond its `if` (checked by the expression rules). */
+export interface StepExpression {
+  text: string;
+  /** The path to the field, from the step. */
+  at: PathSegment[];
+  /** Names it reads from the step's own values (a call's `result`), not from the run. */
+  own?: readonly string[];
+}
+
 /** A way a step's fields do not fit together (the step-shape rule reports it). */
 export interface ShapeProblem {
   /** The path to the field, from the step (empty: the step itself). */
@@ -74,6 +83,8 @@ export interface StepKindPlugin<S extends Step = Step> {
   findsUnforeseen?(step: S): boolean;
   /** The playbooks a run may go on to from this step: each one it delegates or hands off to. */
   calls?(step: S): PlaybookCall[];
+  /** The expressions the step holds besides `if` (a branch's `when` is the graph's). */
+  expressions?(step: S): StepExpression[];
   /** What does not fit together in the step's fields, beyond what the schema checks. */
   shapeProblems?(step: S): ShapeProblem[];
   /**

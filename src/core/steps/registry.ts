@@ -3,6 +3,7 @@ import { STEP_KINDS_IN_FOLDERS } from "./generated/plugins.js";
 import type {
   PlaybookCall,
   ShapeProblem,
+  StepExpression,
   StepFileReference,
   StepKindPlugin,
   StepRepoPath,
@@ -76,6 +77,11 @@ export function filesOfStep(step: Step): StepFileReference[] {
 /** The finding keys a step expects to establish. */
 export function expectedFindingsOf(step: Step): readonly string[] {
   return stepKind(step.type)?.expectedFindings?.(step) ?? [];
+}
+
+/** The expressions a step holds besides `if`, with the path to each from the step. */
+export function expressionsOf(step: Step): StepExpression[] {
+  return stepKind(step.type)?.expressions?.(step) ?? [];
 }
 
 /** Whether a step may record findings of keys nobody wrote down (tools the bot calls itself). */

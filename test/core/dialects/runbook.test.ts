@@ -1,9 +1,11 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dialectOf, isDialectPart, type Siblings } from "../../../src/core/dialects/index.js";
 import { collectInputs, parseIssueForm } from "../../../src/core/engine/inputs.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
+import { defaultRules, rulesOfNormalization } from "../../../src/core/dialects/runbook/evidence.js";
+import type { FindingRule } from "../../../src/core/steps/investigate/findings.js";
 
 const ROOT = join(import.meta.dirname, "../../..");
 const SPEC = join(ROOT, "test/fixtures/dialects/runbook");
@@ -189,13 +191,99 @@ describe("runbook-spec runbooks load as written", () => {
     });
   });
 
-  it("a rule on the derived status_mismatch needs what the spec's executor derives it from", () => {
+  it("a rule on status_mismatch keeps it, and the decision derives it from the two statuses", () => {
     const decide = stepsOf(load("cache_stale")).find((s) => s.type === "decide") as {
-      rules: { all?: string[] }[];
+      rules: { id: string; all?: string[] }[];
+      derive?: { finding: string; when: string }[];
     };
-    const all = decide.rules.flatMap((x) => x.all ?? []);
-    expect(all).not.toContain("status_mismatch");
-    expect(all).toEqual(expect.arrayContaining(["cache_key_exists", "db_row_missing"]));
+    expect(decide.rules[0]).toMatchObject({
+      id: "cache_db_mismatch",
+      all: ["cache_key_exists", "status_mismatch"],
+    });
+    // The evidence policy's one rule: the cached status and the persisted one differ.
+    expect(decide.derive).toEqual([
+      {
+        finding: "status_mismatch",
+        when: "findings.redis_status and findings.db_status and findings.redis_status != findings.db_status",
+      },
+    ]);
+  });
+
+  it("each call reads its raw answer as its adapter's normalization file says", () => {
+    const calls = Object.fromEntries(
+      stepsOf(load("cache_stale")).flatMap((s) => {
+        const call = (
+          s.suggested_calls as { tool: string; findings?: unknown[] }[] | undefined
+        )?.[0];
+        return call ? [[call.tool, call.findings]] : [];
+      }),
+    );
+    expect(calls["redis/inspect"]).toEqual([
+      { finding: "cache_key_exists", when: "result.exists" },
+      { finding: "cache_key_missing", when: "not result.exists" },
+      {
+        finding: "cache_ttl_positive",
+        when: "(result.exists == true) and (result.ttl_seconds > 0)",
+      },
+      { finding: "redis_status", when: "result.ok", value: "result.value_preview.status" },
+    ]);
+    expect(calls["db/readonly_query"]).toEqual([
+      { finding: "db_row_found", each: "result.rows", when: "item" },
+      { finding: "db_row_missing", each: "result.rows", when: "not item" },
+      { finding: "db_status", each: "result.rows", when: "result.ok", value: "item.0.status" },
+    ]);
+    expect(calls["trace/lookup"]).toEqual([
+      { finding: "trace_found", when: "result.ok == true" },
+      { finding: "trace_missing", when: "result.ok == false" },
+    ]);
+  });
+
+  it("without the adapters beside it, a runbook reads answers as the spec's own files do", () => {
+    for (const prefix of readdirSync(join(SPEC, "adapters")))
+      for (const name of readdirSync(join(SPEC, "adapters", prefix))) {
+        const tool = name.replace(".normalization.json", "");
+        const own = rulesOfNormalization(JSON.parse(read(`adapters/${prefix}/${name}`)));
+        const standIn = defaultRules(tool)!;
+        // The same findings under the same conditions (parenthesised or not).
+        const plain = (rules: FindingRule[]) =>
+          rules.map((r) => ({ ...r, ...(r.when ? { when: r.when.replace(/[()]/g, "") } : {}) }));
+        expect(plain(standIn), tool).toEqual(plain(own!));
+      }
+    expect(defaultRules("kafka.inspect")).toBeUndefined();
+  });
+
+  it("a normalization file in another form is unmapped at the call, whose answer reports itself", () => {
+    const r = load("cache_stale", undefined, {
+      "../adapters/redis/redis.inspect.normalization.json": JSON.stringify({ rules: [] }),
+    });
+    const found = r.diagnostics.filter((d) => d.rule === "dialect-unmapped");
+    expect(found.map((d) => d.message)).toEqual([
+      expect.stringContaining("the normalization file of redis.inspect is in none of the forms"),
+    ]);
+    const redis = stepsOf(r).find((s) => s.id === "inspect_cache_key") as {
+      suggested_calls: { findings?: { finding: string }[] }[];
+    };
+    // Only what the derivation needs of it.
+    expect(redis.suggested_calls[0]!.findings?.map((f) => f.finding)).toEqual(["redis_status"]);
+  });
+
+  it("the evidence policy names what is derived; a runbook without a cache call derives nothing", () => {
+    const policy = JSON.stringify({ rules: [{ emit: { finding_type: "state_conflict" } }, 3] });
+    const decideOf = (r: ReturnType<typeof load>) =>
+      stepsOf(r).find((s) => s.type === "decide") as { derive?: { finding: string }[] };
+    const r = load("state_abnormal", undefined, {
+      "../evidence-policies/derived-evidence.json": policy,
+    });
+    expect(decideOf(r).derive?.map((d) => d.finding)).toEqual(["state_conflict"]);
+    const none = load("state_abnormal", undefined, {
+      "../evidence-policies/derived-evidence.json": JSON.stringify({ rules: [] }),
+    });
+    expect(decideOf(none).derive).toBeUndefined();
+    const text = read("runbooks/state_abnormal.yaml").replace(
+      / {2}- id: inspect_cache[\s\S]*?(?=\ndecision_rules)/,
+      "",
+    );
+    expect(decideOf(load("state_abnormal", text)).derive).toBeUndefined();
   });
 
   it("a runbook without steps runs its execution sidecar's operations", () => {

@@ -8,6 +8,15 @@ import {
 import { confidenceOf } from "../../steps/investigate/findings.js";
 import { DialectConversion, isObject, type Json } from "../conversion.js";
 import type { Dialect, DialectResult, Siblings } from "../dialect.js";
+import type { FindingRule } from "../../steps/investigate/findings.js";
+import {
+  defaultRules,
+  derivesStatus,
+  policyFindings,
+  rulesOfNormalization,
+  statusDerivation,
+  statusRules,
+} from "./evidence.js";
 
 /**
  * The runbook spec: `<name>.yaml` (match, limits, steps that call `trace.`/`db.`/`redis.` tools,
@@ -43,7 +52,6 @@ const PARAM_DEFAULTS: Record<string, string> = {
 };
 /** Finding types the spec's executor derives itself, whatever the adapters emit. */
 const DERIVED_FINDINGS = ["step_error", "status_mismatch"];
-const DERIVED_STATUS_MISMATCH = ["cache_key_exists", "db_row_missing"];
 const DEFAULT_ROOT_CAUSE = "Current evidence is insufficient to isolate a single root cause.";
 
 const HINTS: Record<DialectCode, string> = {
@@ -121,6 +129,8 @@ class RunbookConversion extends DialectConversion {
   private readonly out: Json = { apiVersion: "playbook-bot/v1" };
   /** Each operation the runbook calls, where it is named. */
   private readonly operations: { tool: string; at: PathSegment[]; doc: SourceDocument }[] = [];
+  /** Each converted call with its operation, for the derivation's rules added once all are known. */
+  private readonly calls: { tool: string; call: Json }[] = [];
   /** The finding types each operation's adapter emits; undefined when its file is absent. */
   private readonly emitted = new Map<string, string[] | undefined>();
 
@@ -593,6 +603,9 @@ class RunbookConversion extends DialectConversion {
     };
     if (step.required === true) call.required = true;
     if (typeof step.purpose === "string") call.purpose = step.purpose;
+    const rules = this.evidenceRules(tool, [...at, "tool"], doc);
+    if (rules) call.findings = rules;
+    this.calls.push({ tool, call });
     const index = out.length;
     const converted: Json = {
       id: (id ?? `step-${index + 1}`).slice(0, 64),
@@ -612,6 +625,7 @@ class RunbookConversion extends DialectConversion {
     this.b.locate(["steps", index, "suggested_calls"], at, doc);
     this.b.locate(["steps", index, "suggested_calls", 0], at, doc);
     this.b.locate(["steps", index, "suggested_calls", 0, "tool"], [...at, "tool"], doc);
+    this.b.locate(["steps", index, "suggested_calls", 0, "findings"], [...at, "tool"], doc);
     this.b.locate(
       ["steps", index, "suggested_calls", 0, "args"],
       step.params !== undefined ? [...at, "params"] : at,
@@ -743,6 +757,7 @@ class RunbookConversion extends DialectConversion {
     steps.push(decide);
     const output = src.output;
     if (output !== undefined) this.output(output, decide, index);
+    this.derivation(decide, index);
     const known = this.knownFindings();
     if (doc && isObject(sidecar)) {
       this.b.locate(["steps", index], [], doc);
@@ -833,7 +848,7 @@ class RunbookConversion extends DialectConversion {
         );
       this.b.locate([...at, "rules", converted.length, "id"], ["rules", i, "id"], doc);
       if (Array.isArray(rule.all)) {
-        c.all = withDerived(rule.all);
+        c.all = rule.all;
         this.b.locate([...at, "rules", converted.length, "all"], ["rules", i, "all"], doc, true);
         this.knownCheck(
           rule.all,
@@ -1079,13 +1094,63 @@ class RunbookConversion extends DialectConversion {
     return known;
   }
 
+  /**
+   * How the call's raw answer becomes findings: its adapter's normalization file next door, as
+   * the spec reads it, or else the spec's own reading of that operation; undefined for another
+   * operation without a file (its answer then gives what it reports itself).
+   */
+  private evidenceRules(
+    tool: string,
+    at: PathSegment[],
+    doc: SourceDocument,
+  ): FindingRule[] | undefined {
+    const text = this.normalizationText(tool);
+    if (text === undefined) return defaultRules(tool);
+    const rules = rulesOfNormalization(parseJson(text));
+    if (rules) return rules;
+    this.report(
+      "dialect-unmapped",
+      at,
+      `the normalization file of ${tool} is in none of the forms the spec's engine reads (cases, collection, table_rows); the call's answer gives only the findings it reports itself`,
+      "write the normalization as cases, collection or table_rows",
+      false,
+      doc,
+    );
+    return undefined;
+  }
+
+  private normalizationText(tool: string): string | undefined {
+    const prefix = tool.slice(0, Math.max(0, tool.indexOf(".")));
+    return /^[a-z0-9_]+\.[a-z0-9_]+$/i.test(tool)
+      ? this.siblings.read(`../adapters/${prefix}/${tool}.normalization.json`)
+      : undefined;
+  }
+
+  /**
+   * The spec's cross-source derivation: with a cache and a database call, the cached status and
+   * the persisted one are read from their answers, and each finding of the evidence policy (by
+   * default `status_mismatch`) is derived when both are known and differ.
+   */
+  private derivation(decide: Json, index: number): void {
+    if (!derivesStatus(this.calls.map((c) => c.tool))) return;
+    for (const { tool, call } of this.calls) {
+      const extra = statusRules(tool);
+      if (extra.length)
+        call.findings = [...((call.findings as FindingRule[] | undefined) ?? []), ...extra];
+    }
+    const policy = this.siblings.read("../evidence-policies/derived-evidence.json");
+    const findings = (policy === undefined ? undefined : policyFindings(parseJson(policy))) ?? [
+      "status_mismatch",
+    ];
+    if (findings.length === 0) return;
+    decide.derive = findings.map(statusDerivation);
+    this.b.locate(["steps", index, "derive"], []);
+  }
+
   /** The finding types the adapter of `tool` emits, from its normalization file next door. */
   private adapterFindings(tool: string): string[] | undefined {
     if (this.emitted.has(tool)) return this.emitted.get(tool);
-    const prefix = tool.slice(0, Math.max(0, tool.indexOf(".")));
-    const text = /^[a-z0-9_]+\.[a-z0-9_]+$/i.test(tool)
-      ? this.siblings.read(`../adapters/${prefix}/${tool}.normalization.json`)
-      : undefined;
+    const text = this.normalizationText(tool);
     const found = text === undefined ? undefined : new Set<string>();
     if (text !== undefined && found) collectFindingTypes(parseJson(text), found);
     const list = found && [...found];
@@ -1113,17 +1178,6 @@ class RunbookConversion extends DialectConversion {
         );
     });
   }
-}
-
-/**
- * The spec's executor records `status_mismatch` itself when a cache key exists and the row is
- * missing: a rule that needs it needs those two findings (or the finding, should a tool report it).
- */
-function withDerived(all: unknown[]): unknown[] {
-  if (!all.includes("status_mismatch")) return all;
-  return [
-    ...new Set(all.flatMap((f) => (f === "status_mismatch" ? DERIVED_STATUS_MISMATCH : [f]))),
-  ];
 }
 
 /** A JSON file's value, or undefined when it does not parse (the spec's own check reports it). */

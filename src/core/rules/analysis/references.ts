@@ -9,7 +9,7 @@ import {
   type TemplateProblem,
 } from "../../format/template.js";
 import { CONTEXT_MAPS, CONTEXT_VARIABLES } from "../../format/vocabulary.js";
-import { outputsOfStep } from "../../steps/registry.js";
+import { expressionsOf, outputsOfStep } from "../../steps/registry.js";
 import { didYouMean } from "../../util/suggest.js";
 import { memoised, type DocumentContext } from "../context.js";
 
@@ -106,9 +106,16 @@ export const templateScan = memoised(
       templates.push({ text, at, scope, ...parseTemplate(text) }),
     );
     const expressions: WrittenExpression[] = [];
-    const expression = (text: string, at: PathSegment[], scope: Scope): void => {
+    const expression = (
+      text: string,
+      at: PathSegment[],
+      scope: Scope,
+      own: readonly string[] = [],
+    ): void => {
       try {
-        const refs = expressionRefs(parseExpression(text)).map((r) => r.path);
+        const refs = expressionRefs(parseExpression(text))
+          .map((r) => r.path)
+          .filter((path) => !own.includes(path[0] as string));
         expressions.push({ text, at, scope, refs });
       } catch (err) {
         if (!(err instanceof ExpressionError)) throw err;
@@ -118,6 +125,8 @@ export const templateScan = memoised(
     for (const s of ctx.graph.steps) {
       if (s.step.if !== undefined)
         expression(s.step.if, [...s.path, "if"], { stepId: s.id, selfVisible: false });
+      for (const e of expressionsOf(s.step))
+        expression(e.text, [...s.path, ...e.at], { stepId: s.id, selfVisible: false }, e.own);
       if (Array.isArray(s.step.next)) {
         s.step.next.forEach((b, i) => {
           if (b.when !== undefined && b.when.trim() !== "")

@@ -1,5 +1,11 @@
 import type { Scalar, Value } from "../../engine/state.js";
-import type { Conclusion, DecideStep, DecisionRule } from "../../format/types.js";
+import type { Conclusion, DecideStep, DecisionRule, DerivedFinding } from "../../format/types.js";
+import {
+  ExpressionError,
+  evaluateExpression,
+  parseExpression,
+  type Resolver,
+} from "../../format/expression.js";
 import { stepTitle } from "../../format/graph.js";
 import type { Outcome, StepExecutor } from "../types.js";
 import {
@@ -37,13 +43,37 @@ function conclusionOutputs(c: Conclusion, rule: string | null): Record<string, V
   };
 }
 
+/**
+ * The step's derived findings, in order: each is recorded (`true`) when its expression holds
+ * over the findings so far; one that does not parse (validation reports it) is not recorded.
+ */
+export function deriveFindings(
+  derive: readonly DerivedFinding[],
+  resolve: Resolver,
+): Record<string, Scalar> {
+  const derived: Record<string, Scalar> = {};
+  const seen: Resolver = (path) =>
+    path[0] === "findings" && path.length === 2 && Object.hasOwn(derived, path[1] as string)
+      ? derived[path[1] as string]
+      : resolve(path);
+  for (const d of derive) {
+    try {
+      if (evaluateExpression(parseExpression(d.when), seen)) derived[d.finding] = true;
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+    }
+  }
+  return derived;
+}
+
 /** Rules over findings, first match wins; the fallback (or nothing) when none matches. */
 export const decideStep: StepExecutor<DecideStep> = {
   kind: "decide",
   retryable: true,
   enter(ctx): Outcome {
     const step = ctx.step;
-    const findings = ctx.frame.findings;
+    const derived = deriveFindings(step.derive ?? [], ctx.resolve);
+    const findings = { ...ctx.frame.findings, ...derived };
     const rule = step.rules.find((r) => ruleMatches(r, findings));
     const chosen: Conclusion | undefined = rule ?? step.fallback;
     const facts = (step.confirmed_facts ?? []).filter(
@@ -92,6 +122,7 @@ export const decideStep: StepExecutor<DecideStep> = {
     const out: Outcome = {
       type: "done",
       outputs,
+      ...(Object.keys(derived).length ? { findings: derived } : {}),
       messages: [{ kind: "report", text: renderMarkdown(...body) }],
     };
     if (chosen?.goto !== undefined) out.goto = chosen.goto;

@@ -14,5 +14,9 @@ export const decideKind: StepKindPlugin<DecideStep> = {
     "facts",
     "evidence",
   ],
+  // A derived finding is the step's own: rules and templates may use it.
+  expectedFindings: (step) => (step.derive ?? []).map((d) => d.finding),
+  expressions: (step) =>
+    (step.derive ?? []).map((d, i) => ({ text: d.when, at: ["derive", i, "when"] })),
   diagramNode: { open: '{"', close: '"}', caption: () => null },
 };

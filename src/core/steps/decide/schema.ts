@@ -43,6 +43,24 @@ export const decideSchema = stepKindSchema({
         yaml: "fallback: { conclusion: inconclusive, confidence: 0.4, goto: report }",
       },
     ),
+    derive: texts(
+      {
+        md: "Findings the step records itself before reading its rules, in order: each is recorded (as `true`) when its expression over the findings holds, and a later one may use an earlier one.",
+        yaml: "derive:\n  - finding: status_mismatch\n    when: findings.cache_status and findings.db_status and findings.cache_status != findings.db_status",
+      },
+      documented(
+        {
+          type: "object",
+          additionalProperties: false,
+          required: ["finding", "when"],
+          properties: {
+            finding: refDoc("id", "The finding recorded when the expression holds."),
+            when: text("An expression over the findings (`findings.<key>`)."),
+          },
+        },
+        "A derived finding and when it holds.",
+      ),
+    ),
     confirmed_facts: texts(
       {
         md: "Sentences reported with the conclusion: each one whose `finding` is present, and each one without a finding.",

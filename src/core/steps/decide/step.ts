@@ -17,8 +17,17 @@ export interface DecisionRule extends Conclusion {
   none?: string[];
 }
 
+/** A finding the step records itself from others, before its rules are read. */
+export interface DerivedFinding {
+  finding: string;
+  /** An expression over the findings (`findings.a != findings.b`). */
+  when: string;
+}
+
 export interface DecideStep extends StepBase {
   type: "decide";
+  /** Findings derived from the others, in order (a later one may use an earlier one). */
+  derive?: DerivedFinding[];
   rules: DecisionRule[];
   fallback?: Conclusion;
   /** A sentence per finding present; one without a finding is always reported. */

@@ -1,5 +1,6 @@
 import type { Scalar, Value } from "../../engine/state.js";
 import type { Authority } from "../../format/types.js";
+import type { FindingRule } from "./step.js";
 
 /** One tool call as the bot makes it: the step's call number (from 1), the tool, its arguments. */
 export type ToolCallRequest = {
@@ -10,6 +11,8 @@ export type ToolCallRequest = {
   required: boolean;
   /** Outputs of the step taken from the result: name → dotted path in it. */
   outputs?: Record<string, string>;
+  /** Findings read from the raw result by rules, besides those it reports itself. */
+  findings?: FindingRule[];
 };
 
 /** The calls an `investigate` step has the bot make (its `run: auto` calls, or one `/call <n>`). */

@@ -140,6 +140,7 @@ function callEffect(ctx: StepContext<InvestigateStep>, numbers: readonly number[
       args: args.value as Record<string, unknown>,
       required: call.required === true,
       ...(call.outputs ? { outputs: call.outputs } : {}),
+      ...(call.findings ? { findings: call.findings } : {}),
     });
   }
   const authority = ctx.step.authority;

@@ -1,4 +1,8 @@
 import { capValue, type Scalar, type Value } from "../../engine/state.js";
+import { ExpressionError, evaluateExpression, parseExpression } from "../../format/expression.js";
+import type { FindingRule } from "./step.js";
+
+export type { FindingRule };
 
 /** Longest summary of a result kept as a finding's value. */
 const SUMMARY_LIMIT = 500;
@@ -56,6 +60,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /**
+ * Whether a result reports its findings itself: evidence items, an `evidence` list (even empty:
+ * the runbook spec's adapters answer so when they found nothing) or a `findings` map. Such a
+ * result is already evidence, so a call's finding rules do not read it again.
+ */
+export function reportsFindings(result: unknown): boolean {
+  if (Array.isArray(result))
+    return result.some((i) => isRecord(i) && typeof i.finding_type === "string");
+  return isRecord(result) && (Array.isArray(result.evidence) || isRecord(result.findings));
+}
+
+/**
  * The findings a tool's result gives. Evidence items (`{ finding_type, summary, confidence }`,
  * as the runbook spec has its tools return them; a list, or under `evidence`) give one finding
  * per type, its value the summary and `<type>_confidence` its confidence as a number; a
@@ -94,5 +109,67 @@ export function findingsOfResult(tool: string, result: unknown): Record<string, 
   }
   const key = findingKey(tool);
   if (key) out[key] = capValue(summarise(result));
+  return out;
+}
+
+/** Most items of one `each` a rule looks at. */
+const MAX_EACH_ITEMS = 200;
+
+/** A name in a rule (`result.rows`, `item.0.status`) inside the scope it is read in. */
+function lookUp(scope: Record<string, unknown>, path: readonly string[]): unknown {
+  let v: unknown = scope;
+  for (const key of path) {
+    if (Array.isArray(v) && /^[0-9]+$/.test(key)) v = v[Number(key)];
+    else if (isRecord(v) && Object.hasOwn(v, key)) v = v[key];
+    else return undefined;
+  }
+  return v;
+}
+
+/** The finding a rule gives in one scope, or undefined when it gives none. */
+function ruleValue(rule: FindingRule, scope: Record<string, unknown>): Scalar | undefined {
+  if (
+    rule.when !== undefined &&
+    !evaluateExpression(parseExpression(rule.when), (p) => lookUp(scope, p))
+  )
+    return undefined;
+  if (rule.value === undefined) return true;
+  const v = lookUp(scope, rule.value.split("."));
+  if (v === undefined || v === null) return undefined;
+  return typeof v === "object" ? capValue(summarise(v)) : capValue(v as Scalar);
+}
+
+/** The items `each` names: a list's items or a mapping's values, in order. */
+function itemsOf(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value.slice(0, MAX_EACH_ITEMS);
+  return isRecord(value) ? Object.values(value).slice(0, MAX_EACH_ITEMS) : [];
+}
+
+/**
+ * The findings a call's rules read from its raw result. A rule that cannot be read (an
+ * expression that does not parse, which validation reports) gives nothing.
+ */
+export function findingsByRules(
+  rules: readonly FindingRule[],
+  result: unknown,
+): Record<string, Scalar> {
+  const out: Record<string, Scalar> = {};
+  for (const rule of rules) {
+    const key = findingKey(rule.finding);
+    if (!key || Object.hasOwn(out, key)) continue; // the first rule for a finding wins
+    try {
+      const scopes = rule.each
+        ? itemsOf(lookUp({ result }, rule.each.split("."))).map((item) => ({ result, item }))
+        : [{ result }];
+      for (const scope of scopes) {
+        const v = ruleValue(rule, scope);
+        if (v === undefined) continue;
+        out[key] = v;
+        break;
+      }
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+    }
+  }
   return out;
 }

@@ -44,6 +44,33 @@ export const investigateSchema = stepKindSchema({
                 yaml: "outputs: { first_pod: items.0.metadata.name, all: '' }",
               },
             ),
+            findings: documented(
+              {
+                type: "array",
+                maxItems: 50,
+                items: {
+                  type: "object",
+                  additionalProperties: false,
+                  required: ["finding"],
+                  properties: {
+                    finding: refDoc("id", "The finding the rule records."),
+                    when: text(
+                      "An expression over `result` (the raw result) and, with `each`, `item`: the finding is recorded when it holds.",
+                    ),
+                    each: text(
+                      "A name in the result (`result.rows`): the rule looks at each item of that list (or each value of that mapping), and the first it fits gives the finding.",
+                    ),
+                    value: text(
+                      "A name (`result.key`, `item.0.status`) whose value the finding takes (default `true`); when it has none, nothing is recorded.",
+                    ),
+                  },
+                },
+              },
+              {
+                md: "Findings read from the call's raw result, each by a rule; the first rule for a finding that fits wins, and these findings win over what the result reports itself.",
+                yaml: "findings:\n  - { finding: cache_key_exists, when: result.exists }\n  - { finding: db_row_missing, each: result.rows, when: not item }\n  - { finding: cache_status, value: result.value_preview.status }",
+              },
+            ),
             run: documented(
               documentedEnum(["suggest", "auto"], {
                 suggest:
