@@ -14,7 +14,12 @@ import {
   unmetRequirements,
   type HostCapabilities,
 } from "../../core/engine/requirements.js";
-import { atLeast, DEFAULT_RUN_PERMISSION } from "../../core/engine/policy.js";
+import {
+  atLeast,
+  DEFAULT_RUN_PERMISSION,
+  permissionRank,
+  runPermissionOf,
+} from "../../core/engine/policy.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { RunDriver, beginRun } from "./driver.js";
 import { ApprovalGuard } from "./approval-guard.js";
@@ -237,6 +242,8 @@ export class IssueController {
   private member = true;
   /** Whether a `/systematise` of the comment being handled has already been answered. */
   private systematised = false;
+  /** Whether a person without a role above read started a run with the comment being handled. */
+  private outsiderStarted = false;
 
   /** The check before every effect that the approvals it rests on still hold. */
   private readonly guard: ApprovalGuard;
@@ -755,6 +762,7 @@ export class IssueController {
     this.replyTo = reply;
     this.member = member;
     this.systematised = false;
+    this.outsiderStarted = false;
     let refused = false;
     let accepted = false;
     for (const [i, cmd] of commands.entries()) {
@@ -823,7 +831,9 @@ export class IssueController {
       name === "cancel"
         ? (this.bundleOf(target.run, target.catalog)?.playbook.permissions?.cancel ??
           DEFAULT_RUN_PERMISSION)
-        : DEFAULT_RUN_PERMISSION;
+        : name === "retry"
+          ? this.retryPermission(target)
+          : DEFAULT_RUN_PERMISSION;
     const teams = this.policyTeams(target);
     const actor = await this.actor(comment.author, comment.bot, teams);
     if ((name === "cancel" || name === "retry") && !atLeast(actor, least)) {
@@ -1034,6 +1044,21 @@ export class IssueController {
     return catalog.get(run.stack[0]?.playbook ?? "");
   }
 
+  /**
+   * What `/retry` needs: a retry does the failed effect again and carries the run on through every
+   * playbook on its stack, so it needs each one's `permissions.run` (a playbook no longer on the
+   * default branch, the default).
+   */
+  private retryPermission(loaded: LoadedRun): Permission {
+    let least: Permission = DEFAULT_RUN_PERMISSION;
+    for (const frame of loaded.run.stack) {
+      const bundle = loaded.catalog.get(frame.playbook);
+      const needs = bundle ? runPermissionOf(bundle.playbook) : DEFAULT_RUN_PERMISSION;
+      if (permissionRank(needs) > permissionRank(least)) least = needs;
+    }
+    return least;
+  }
+
   /** Teams the waiting step's policy names: membership is looked up only for those. */
   private policyTeams(loaded: LoadedRun): string[] {
     const step = this.stepOf(loaded.run, loaded.catalog);
@@ -1107,6 +1132,8 @@ export class IssueController {
         outcome: "refused",
         reason: `@${comment.author} may not start **${bundle.playbook.id}**; that needs ${least} access or more`,
       };
+    if (!(await this.outsiderMayStart(comment.author, eventId)))
+      return { outcome: "refused", reason: "" };
     return this.startRun(
       bundle,
       {
@@ -1116,6 +1143,19 @@ export class IssueController {
       actor,
       eventId,
     );
+  }
+
+  /**
+   * A run writes comments (its status comment, its steps'), so a person without a role above read,
+   * who gets no replies (No amplification), starts at most one run per comment, spent from their
+   * reply budget. A redelivered start is not spent again.
+   */
+  private async outsiderMayStart(login: string, eventId: string): Promise<boolean> {
+    if (this.member) return true;
+    if (IssueController.handled(await this.liveRuns(), eventId)) return true;
+    if (this.outsiderStarted) return false;
+    this.outsiderStarted = true;
+    return this.mayReply(login);
   }
 
   private async status(runs: LoadedRun[], eventId: string): Promise<Reply> {

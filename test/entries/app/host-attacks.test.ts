@@ -1,0 +1,87 @@
+import { request } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import type { FakeGitHub } from "../../helpers/fake-github.js";
+import { installedRepository, makeClock, readStatus } from "./harness.js";
+import { ServedHarness } from "./served.js";
+import { ALERTS_CONFIG } from "./alert-scenario.js";
+
+/** Only admins may run it; its branch step fails while GitHub refuses new refs. */
+const ADMIN_BRANCH = `apiVersion: playbook-bot/v1
+id: rotate
+name: Rotate
+description: Makes a branch with the rotated credentials.
+permissions: { run: admin }
+steps:
+  - id: branch
+    type: branch
+    name: playbook/rotate-{{ issue.number }}
+  - id: done
+    type: end
+    status: success
+`;
+
+/** Anyone may run it (permissions.run: read). */
+const OPEN = `apiVersion: playbook-bot/v1
+id: hello
+name: Hello
+description: Says hello.
+permissions: { run: read }
+steps:
+  - id: say
+    type: comment
+    body: Hello.
+  - id: done
+    type: end
+    status: success
+`;
+
+let fake: FakeGitHub;
+let h: ServedHarness;
+afterEach(async () => {
+  await h?.stop();
+  fake.uninstall();
+});
+
+async function served(): Promise<ServedHarness> {
+  const clock = makeClock();
+  fake = installedRepository(
+    { ".github/playbooks/rotate.yaml": ADMIN_BRANCH, ".github/playbooks/hello.yaml": OPEN },
+    { ada: "admin", tom: "triage", wes: "write", bob: "read" },
+    clock,
+  );
+  h = new ServedHarness(fake, clock);
+  h.alerts = ALERTS_CONFIG;
+  await h.start();
+  fake.openIssue("credentials leaked", "", "tom");
+  return h;
+}
+
+const runs = () =>
+  fake.statusComments(1).map((c) => {
+    const read = readStatus(c);
+    if (!read.ok) throw new Error(read.detail);
+    return read.run;
+  });
+
+describe("attacks on the served app", () => {
+  it("a triage user's /retry of an admin-only run is refused", async () => {
+    await served();
+    fake.fault = ({ method, path }) =>
+      method === "POST" && path.includes("/git/refs") ? { status: 500 } : undefined;
+    await h.comment(1, "ada", "/run rotate");
+    await h.drain();
+    expect(runs()[0]?.status).toBe("failed");
+    fake.fault = undefined;
+    await h.comment(1, "tom", "/retry");
+    await h.drain();
+    expect(fake.branches()).toEqual(["master"]);
+    expect(runs()[0]?.status).toBe("failed");
+  });
+
+  it("one outsider comment with ten /run lines starts one run", async () => {
+    await served();
+    await h.comment(1, "bob", Array.from({ length: 10 }, () => "/run hello").join("\n"));
+    await h.drain();
+    expect(fake.statusComments(1).length).toBe(1);
+  });
+});
