@@ -85,3 +85,54 @@ describe("attacks on the served app", () => {
     expect(fake.statusComments(1).length).toBe(1);
   });
 });
+
+/** A POST to the served app's alert route whose body is sent in part, then held open. */
+function heldAlert(
+  port: number,
+  declared: number,
+  sent: number,
+): Promise<{ status: number; body: string; req: ReturnType<typeof request> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/alerts/alertmanager",
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": String(declared) },
+      },
+      (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body, req }));
+      },
+    );
+    req.on("error", reject);
+    req.write("x".repeat(sent));
+  });
+}
+
+describe("hostile alert senders, without credentials", () => {
+  it("a body that never ends is answered 408, not held", async () => {
+    await served();
+    h.alerts = { ...ALERTS_CONFIG, bodyTimeoutMs: 300 };
+    await h.start();
+    const started = Date.now();
+    const r = await heldAlert(h.port(), 5000, 10);
+    expect(r.status).toBe(408);
+    expect(Date.now() - started).toBeLessThan(5000);
+    r.req.destroy();
+  });
+
+  it("bodies held at once past the budget are answered 503", async () => {
+    await served();
+    h.alerts = { ...ALERTS_CONFIG, maxUnverifiedBytes: 4096, bodyTimeoutMs: 2000 };
+    await h.start();
+    const first = heldAlert(h.port(), 3000, 2999);
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await heldAlert(h.port(), 3000, 10);
+    expect(second.status).toBe(503);
+    second.req.destroy();
+    expect((await first).status).toBe(408);
+  });
+});
