@@ -307,6 +307,11 @@ export class IssueController {
     this.guard.forget();
   }
 
+  /** Where the app notes that a person's comment was edited or deleted (see onCommentChanged). */
+  private changedKey(commentId: string): string {
+    return `comment-changed:${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}:${commentId}`;
+  }
+
   private indexKey(): string {
     return `open-runs:${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}`;
   }
@@ -749,6 +754,14 @@ export class IssueController {
     if (comment.bot || comment.byThisApp) return;
     const commands = parseCommands(comment.body);
     if (commands.length === 0) return;
+    if (await this.memory.get<boolean>(this.changedKey(comment.id)))
+      return this.traceRefusal({
+        eventId,
+        event: "comment",
+        actor: comment.author,
+        reason: `comment ${comment.id} was edited or deleted before its commands were read: a command counts only as it was written, so write it again in a new comment`,
+        at: this.o.clock().toISOString(),
+      });
     await this.o.port.react(this.o.issue.number, comment.id, "eyes");
     // People without access get reactions only, and everyone has a reply budget per issue: one
     // comment must not make the bot write many.
@@ -1254,6 +1267,10 @@ export class IssueController {
   /** A person edited or deleted a comment: any vote it carried is withdrawn. */
   async onCommentChanged(commentId: string, eventId: string): Promise<void> {
     this.beginEvent(); // what an earlier event read may have changed since
+    // Its creation may not have been handled yet (a delivery retried later, or redelivered): a
+    // command is the comment as it was created only while it still is, so a creation that comes
+    // after its edit or deletion is not obeyed (onComment).
+    await this.memory.put(this.changedKey(commentId), true, RUN_MEMORY_TTL_MS);
     for (const r of (await this.liveRuns()).runs) {
       if (isFinished(r.run)) continue;
       await this.driverOf(r).send(r.run, {

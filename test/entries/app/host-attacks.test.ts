@@ -4,6 +4,7 @@ import type { FakeGitHub } from "../../helpers/fake-github.js";
 import { installedRepository, makeClock, readStatus } from "./harness.js";
 import { ServedHarness } from "./served.js";
 import { ALERTS_CONFIG } from "./alert-scenario.js";
+import { SHIP } from "./fixtures.js";
 
 /** Only admins may run it; its branch step fails while GitHub refuses new refs. */
 const ADMIN_BRANCH = `apiVersion: playbook-bot/v1
@@ -45,8 +46,12 @@ afterEach(async () => {
 async function served(): Promise<ServedHarness> {
   const clock = makeClock();
   fake = installedRepository(
-    { ".github/playbooks/rotate.yaml": ADMIN_BRANCH, ".github/playbooks/hello.yaml": OPEN },
-    { ada: "admin", tom: "triage", wes: "write", bob: "read" },
+    {
+      ".github/playbooks/rotate.yaml": ADMIN_BRANCH,
+      ".github/playbooks/hello.yaml": OPEN,
+      ".github/playbooks/ship.yaml": SHIP,
+    },
+    { ada: "admin", tom: "triage", wes: "write", bob: "read", carol: "maintain" },
     clock,
   );
   h = new ServedHarness(fake, clock);
@@ -64,6 +69,25 @@ const runs = () =>
   });
 
 describe("attacks on the served app", () => {
+  for (const change of ["deleted", "edited"] as const)
+    it(`an /approve ${change} before its creation's delivery is handled does not approve`, async () => {
+      await served();
+      await h.comment(1, "tom", "/run ship");
+      await h.drain();
+      const vote = fake.postAs(1, "carol", "/approve");
+      const created = fake.events.shift();
+      if (!created) throw new Error("no created event");
+      // The creation's delivery failed and is retried later; the change's comes first.
+      if (change === "deleted") fake.deleteAs(vote.id);
+      else fake.editAs(vote.id, "/approve\n\nOn second thought: no, not yet.", "wes");
+      await h.drain();
+      await h.deliver("issue_comment", h.commentPayload(created));
+      await h.drain();
+      expect(runs()[0]?.stack[0]?.current).toBe("approve");
+      expect(runs()[0]?.stack[0]?.votes).toEqual([]);
+      expect(fake.branches()).toEqual(["master"]);
+    });
+
   it("a triage user's /retry of an admin-only run is refused", async () => {
     await served();
     fake.fault = ({ method, path }) =>
