@@ -47,6 +47,8 @@ export interface ApiIssue {
   user: ApiUser;
   pull_request?: boolean;
   created_at?: string;
+  /** When it last changed (its opening, a label): the issue in a webhook is as at its event. */
+  updated_at?: string;
 }
 
 /**
@@ -333,6 +335,7 @@ export class MemoryGitHubApi {
       user: this.user(author),
       created_at: this.clock().toISOString(),
     };
+    issue.updated_at = issue.created_at;
     this.issues.set(issue.number, issue);
     for (const l of labels)
       this.recordLabel(issue.number, l, issue.user, issue.created_at as string);
@@ -344,7 +347,8 @@ export class MemoryGitHubApi {
     const i = this.issues.get(issue);
     if (!i) throw new Error(`no issue ${issue}`);
     if (!i.labels.includes(label)) i.labels.push(label);
-    return this.recordLabel(issue, label, this.user(login), this.clock().toISOString());
+    i.updated_at = this.clock().toISOString();
+    return this.recordLabel(issue, label, this.user(login), i.updated_at);
   }
 
   /** Events of another kind on an issue (`mentioned`, `subscribed`, …): they start nothing. */
@@ -673,6 +677,7 @@ export class MemoryGitHubApi {
       // As the webhook's issue says: how many comments the thread has.
       comments: [...this.comments.values()].filter((c) => c.issue === i.number).length,
       ...(i.created_at ? { created_at: i.created_at } : {}),
+      ...(i.updated_at ? { updated_at: i.updated_at } : {}),
       ...(i.pull_request ? { pull_request: {} } : {}),
     };
   }

@@ -612,10 +612,14 @@ export class IssueController {
       const actor = await this.actor(by.login, by.bot);
       const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
       if (actor.bot || !atLeast(actor, least)) {
+        // Told once per label event: an opening's label comes with the opening and on its own.
+        const told = `label-refused:${this.indexKey()}:${eventId}:${bundle.playbook.id}`;
+        if (await this.memory.get<boolean>(told)) continue;
         await this.o.port.createComment(
           this.o.issue.number,
           labelRefusedNotice(label, bundle.playbook.id, by.login, least) + answersMarker(eventId),
         );
+        await this.memory.put(told, true, RUN_MEMORY_TTL_MS);
         await this.traceRefusal({
           eventId: `${eventId}:${bundle.playbook.id}`,
           event: `label ${label}`,

@@ -170,6 +170,23 @@ describe("mode: bot under attack", () => {
     expect(statuses(issue.number)).toHaveLength(1);
   }, 60_000);
 
+  it("an issue opened with a playbook's label starts it once: the opening's run and the label's run", async () => {
+    const issue = fake.openIssue("from a form", "", "ada", ["playbook:hello"]);
+    const p = example("issues", "opened");
+    delete p.installation;
+    const opened = {
+      ...p,
+      issue: issuePayload(issue.number),
+      sender: fake.user("ada"),
+      repository: repository(),
+    };
+    expect((await runAction("issues", opened)).code).toBe(0);
+    expect((await runAction("issues", labeled(issue.number, "playbook:hello", "ada"))).code).toBe(
+      0,
+    );
+    expect(fake.statusComments(issue.number)).toHaveLength(1);
+  }, 60_000);
+
   it("a label or a /run written with a workflow's token (github-actions[bot]) starts nothing", async () => {
     const issue = fake.openIssue("by a workflow", "", "tom");
     fake.labelAs(issue.number, "playbook:rotate", "github-actions[bot]");

@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FakeGitHub } from "../../helpers/fake-github.js";
-import { installedRepository, makeClock, readStatus } from "./harness.js";
+import { example, installedRepository, makeClock, readStatus } from "./harness.js";
 import { ServedHarness } from "./served.js";
 import { ALERTS_CONFIG } from "./alert-scenario.js";
 import { SHIP } from "./fixtures.js";
@@ -69,6 +69,51 @@ const runs = () =>
   });
 
 describe("attacks on the served app", () => {
+  /** GitHub's `issues.opened` of an issue opened with labels (an issue form's, say). */
+  const openedWith = (number: number, by: string) => {
+    const p = example("issues", "opened");
+    const issue = h.issuePayload(number);
+    p.issue = {
+      ...issue,
+      labels: (issue.labels as { name: string }[]).map(({ name }) => ({ name })),
+    };
+    p.sender = fake.user(by);
+    return p;
+  };
+
+  for (const order of ["opened first", "labeled first"] as const)
+    it(`an issue opened with a playbook's label starts it once (${order})`, async () => {
+      await served();
+      const issue = fake.openIssue("from a form", "", "tom", ["playbook:hello"]);
+      // GitHub sends both for a label set at creation.
+      const deliveries = [
+        () => h.deliver("issues", openedWith(issue.number, "tom")),
+        () => h.deliver("issues", h.labeledPayload(issue.number, "playbook:hello", "tom")),
+      ];
+      if (order === "labeled first") deliveries.reverse();
+      for (const d of deliveries) {
+        await d();
+        await h.drain();
+      }
+      expect(fake.statusComments(issue.number)).toHaveLength(1);
+      expect([...fake.comments.values()].filter((c) => c.body.startsWith("Hello."))).toHaveLength(
+        1,
+      );
+    });
+
+  it("an outsider's issue opened with a playbook's label is answered once", async () => {
+    await served();
+    const issue = fake.openIssue("from a form", "", "bob", ["playbook:rotate"]);
+    await h.deliver("issues", openedWith(issue.number, "bob"));
+    await h.deliver("issues", h.labeledPayload(issue.number, "playbook:rotate", "bob"));
+    await h.drain();
+    const notices = [...fake.comments.values()].filter(
+      (c) => c.issue === issue.number && c.body.startsWith("Label `playbook:rotate` did not start"),
+    );
+    expect(notices).toHaveLength(1);
+    expect(fake.statusComments(issue.number)).toEqual([]);
+  });
+
   for (const change of ["deleted", "edited"] as const)
     it(`an /approve ${change} before its creation's delivery is handled does not approve`, async () => {
       await served();
