@@ -1195,7 +1195,8 @@ export class MemoryGitHubApi {
       for (const l of b.labels as string[])
         if (!target.labels.includes(l)) {
           target.labels.push(l);
-          this.recordLabel(n, l, this.user(this.botLogin), this.clock().toISOString());
+          target.updated_at = this.clock().toISOString();
+          this.recordLabel(n, l, this.user(this.botLogin), target.updated_at);
         }
       return [200, target.labels.map((name) => ({ name }))];
     }
@@ -1203,6 +1204,7 @@ export class MemoryGitHubApi {
       const i = this.issues.get(Number(m[1]));
       if (!i || !i.labels.includes(m[2] as string)) return notFound();
       i.labels = i.labels.filter((l) => l !== m?.[2]);
+      i.updated_at = this.clock().toISOString();
       return [200, i.labels.map((name) => ({ name }))];
     }
 
