@@ -1149,8 +1149,7 @@ export class IssueController {
         outcome: "refused",
         reason: `@${comment.author} may not start **${bundle.playbook.id}**; that needs ${least} access or more`,
       };
-    if (!(await this.outsiderMayStart(comment.author, eventId)))
-      return { outcome: "refused", reason: "" };
+    if (!(await this.outsiderMayStart(comment.author))) return { outcome: "refused", reason: "" };
     return this.startRun(
       bundle,
       {
@@ -1165,11 +1164,10 @@ export class IssueController {
   /**
    * A run writes comments (its status comment, its steps'), so a person without a role above read,
    * who gets no replies (No amplification), starts at most one run per comment, spent from their
-   * reply budget. A redelivered start is not spent again.
+   * reply budget.
    */
-  private async outsiderMayStart(login: string, eventId: string): Promise<boolean> {
+  private async outsiderMayStart(login: string): Promise<boolean> {
     if (this.member) return true;
-    if (IssueController.handled(await this.liveRuns(), eventId)) return true;
     if (this.outsiderStarted) return false;
     this.outsiderStarted = true;
     return this.mayReply(login);

@@ -147,6 +147,14 @@ describe("attacks on the served app", () => {
     expect(runs()[0]?.status).toBe("failed");
   });
 
+  it("an outsider's runs come out of their reply budget", async () => {
+    await served();
+    for (let i = 0; i < 6; i++) await h.comment(1, "bob", "/run hello");
+    await h.drain();
+    // Five per issue per 10 minutes.
+    expect(fake.statusComments(1)).toHaveLength(5);
+  });
+
   it("one outsider comment with ten /run lines starts one run", async () => {
     await served();
     await h.comment(1, "bob", Array.from({ length: 10 }, () => "/run hello").join("\n"));
