@@ -116,14 +116,32 @@ export interface IssueReconcileInput<C extends ReconcileComment, E extends Recon
   /** Only what was asked for since then (epoch ms) is replayed. */
   since: number;
   /**
-   * When the issue was opened, if this reconcile follows its opening: labels it was opened with
-   * belong to that event (handled with it), not to label events of their own.
+   * When the issue was opened: labels it was opened with are replayed under the opening's id
+   * (`openingLabelEventId`), the one its `issues.opened` started them under.
    */
   openedAt?: number;
 }
 
 /** Labels within this long of the opening were set by it. */
 const OPENING_SLACK_MS = 5_000;
+
+/**
+ * The id under which a label the issue was opened with starts its playbooks, whichever event
+ * brings it: GitHub sends `issues.opened` (naming the label) and then `issues.labeled` for each
+ * label set at creation (an issue form's, or labels given when opening), so both must be one start.
+ */
+export function openingLabelEventId(label: string): string {
+  // Only characters an answers marker keeps (see answeredEvents): the others as `.<hex>.`.
+  const safe = Array.from(label, (c) =>
+    /[A-Za-z0-9_-]/.test(c) ? c : `.${(c.codePointAt(0) ?? 0).toString(16)}.`,
+  ).join("");
+  return `opening:${safe}`;
+}
+
+/** Whether a label added at `labelledAt` was set by the opening of an issue opened at `openedAt`. */
+export function labelledAtOpening(labelledAt: number, openedAt: number): boolean {
+  return Math.abs(labelledAt - openedAt) < OPENING_SLACK_MS;
+}
 
 /** What to do again on one issue, oldest first. */
 export function issueReplays<C extends ReconcileComment, E extends ReconcileLabelEvent>(
@@ -136,14 +154,12 @@ export function issueReplays<C extends ReconcileComment, E extends ReconcileLabe
   }
   for (const e of input.labelEvents) {
     if (e.event !== "labeled" || !e.label || Date.parse(e.created_at) < input.since) continue;
-    if (input.ignoredLabels.has(e.label.name) || input.answeredEvents.has(`label-${e.id}`))
-      continue;
-    if (
-      input.openedAt !== undefined &&
-      Math.abs(Date.parse(e.created_at) - input.openedAt) < OPENING_SLACK_MS
-    )
-      continue;
-    todo.push({ id: `label-${e.id}`, at: e.created_at, kind: "label", event: e });
+    const id =
+      input.openedAt !== undefined && labelledAtOpening(Date.parse(e.created_at), input.openedAt)
+        ? openingLabelEventId(e.label.name)
+        : `label-${e.id}`;
+    if (input.ignoredLabels.has(e.label.name) || input.answeredEvents.has(id)) continue;
+    todo.push({ id, at: e.created_at, kind: "label", event: e });
   }
   // Stable: the same instant keeps the comments' and events' own order.
   return todo.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));

@@ -97,7 +97,7 @@ describe("an issue's replays", () => {
     expect(replays(c)).toEqual(["comment-2"]);
   });
 
-  it("labels among commands by time; the waiting label, answered ones and the opening's are left", () => {
+  it("labels among commands by time, the opening's under the opening's id; the waiting label and answered ones are left", () => {
     const events = [
       labelled(70, "playbook:ship", 15),
       labelled(71, "playbook-bot:waiting", 14),
@@ -111,7 +111,15 @@ describe("an issue's replays", () => {
       answeredEvents: new Set(["label-72"]),
       openedAt: NOW - 60 * 60_000,
     });
-    expect(ids).toEqual(["label-70", "comment-1", "comment-2"]);
+    // The label set with the opening is the one its `issues.opened` started (or answered).
+    expect(ids).toEqual(["opening:playbook.3a.triage", "label-70", "comment-1", "comment-2"]);
+    const answered = replays([], {
+      labelEvents: events,
+      ignoredLabels: new Set(["playbook-bot:waiting"]),
+      answeredEvents: new Set(["label-72", "opening:playbook.3a.triage"]),
+      openedAt: NOW - 60 * 60_000,
+    });
+    expect(answered).toEqual(["label-70"]);
   });
 });
 

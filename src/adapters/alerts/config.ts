@@ -85,6 +85,10 @@ export interface AlertsConfig {
   routes: { matchers: LabelMatcher[]; repo: string }[];
   reopenWindowMs: number;
   maxBodyBytes: number;
+  /** Unverified bytes held at once by all alert requests (default 32 MiB). */
+  maxUnverifiedBytes?: number;
+  /** How long a body may take to arrive, from its headers: 408 after (default 15 s). */
+  bodyTimeoutMs?: number;
 }
 
 const DEFAULT_SIGNATURE_HEADER: Record<ExternalSource, string> = {

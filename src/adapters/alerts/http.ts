@@ -4,6 +4,7 @@ import { rateLimitRetryAfter } from "../github/octokit-port.js";
 import { doOnce, type Coordination, type LockOptions } from "../../runtime/coordination.js";
 import { MemoryCoordination } from "../coordination/memory.js";
 import { verifyRequest } from "./auth.js";
+import { Held, HttpRefusal, readCapped, type ReadLimits } from "../capped-body.js";
 import { routeAlert, type AlertsConfig, type ExternalSource } from "./config.js";
 import { GENERIC_ALERT_SCHEMA, PROMETHEUS_STYLE_SCHEMA } from "../../core/alerts/generic-schema.js";
 import {
@@ -46,15 +47,14 @@ export interface AlertRouteDeps {
 /** How long a handled alert event id is remembered. */
 const EVENT_TTL_MS = 7 * 24 * 3_600_000;
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
+/** A refusal with its status (and headers); a body's refusals are the same kind. */
+const HttpError = HttpRefusal;
+type HttpError = HttpRefusal;
+
+/** Unverified bytes held at once by all alert requests together, unless the config says. */
+export const MAX_UNVERIFIED_ALERT_BYTES = 32 * 1024 * 1024;
+/** How long an alert's body may take to arrive, unless the config says. */
+export const ALERT_BODY_TIMEOUT_MS = 15_000;
 
 function send(
   res: ServerResponse,
@@ -64,31 +64,6 @@ function send(
 ): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
-}
-
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"] ?? "0");
-  const tooLarge = () =>
-    new HttpError(413, `the body is larger than ${max} bytes`, { connection: "close" });
-  if (declared > max) return Promise.reject(tooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        // Stop keeping the body but let the 413 reach the sender (destroying the socket here
-        // would cut the answer off); the connection closes once it is sent.
-        req.removeAllListeners("data");
-        req.resume();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
 }
 
 /** A GitHub rate limit reached while handling: the sender should come back later (Alertmanager retries 5xx only). */
@@ -110,6 +85,12 @@ export function alertsHandler(deps: AlertRouteDeps) {
   // handled again, not answered "duplicate".
   const events = deps.coordination ?? new MemoryCoordination();
   const log = deps.log ?? (() => undefined);
+  // As the webhook route: what senders without credentials hold is bounded in all and in time.
+  const limits: ReadLimits = {
+    max: deps.config.maxBodyBytes,
+    held: new Held(deps.config.maxUnverifiedBytes ?? MAX_UNVERIFIED_ALERT_BYTES),
+    timeoutMs: deps.config.bodyTimeoutMs ?? ALERT_BODY_TIMEOUT_MS,
+  };
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const path = (req.url ?? "").split("?")[0] ?? "";
     const m = /^\/alerts\/([a-z]+)\/?$/.exec(path);
@@ -124,7 +105,14 @@ export function alertsHandler(deps: AlertRouteDeps) {
       if (!configured) throw new HttpError(404, `no alert source '${source}' is configured`);
       if (!/^application\/json\b/i.test(String(req.headers["content-type"] ?? "")))
         throw new HttpError(415, "send application/json");
-      const body = await readBody(req, deps.config.maxBodyBytes);
+      const mine = { bytes: 0 };
+      let body: Buffer;
+      try {
+        body = await readCapped(req, limits, { bytes: 0 }, mine);
+      } finally {
+        // Held only while unverified: what is checked next is bounded by the cap alone.
+        limits.held.bytes -= mine.bytes;
+      }
       if (!verifyRequest(configured.auth, req.headers, body, deps.now?.() ?? Date.now())) {
         log(`alerts/${source}: rejected credentials`);
         deps.observe?.(source, "rejected", 1);

@@ -3,6 +3,7 @@
 import type { Context, Probot } from "probot";
 import type { Fence } from "../../runtime/coordination.js";
 import { hasStateBlock } from "../../runtime/github-port.js";
+import { labelledAtOpening, openingLabelEventId } from "../../runtime/reconcile.js";
 import { RunService, type IssueAt, type IssueEvent } from "../../runtime/run-service/service.js";
 import { WAITING_LABEL, type IssueAddress } from "../../runtime/run-service/wake-ups.js";
 import type { IssueRef } from "../../runtime/run-service/controller.js";
@@ -83,11 +84,17 @@ class IssueHandlers {
     // The app's own waiting label starts nothing.
     if (!p.label || p.label.name === WAITING_LABEL.name) return;
     const at = this.at(context, addressOf(p, p.issue.number), issueOf(p.issue));
+    // A label the issue was opened with was started by `issues.opened`, under the opening's id.
+    // The payload is the issue as at the label: its last change is the label's own.
+    const atOpening = labelledAtOpening(
+      Date.parse(String(p.issue.updated_at)),
+      Date.parse(String(p.issue.created_at)),
+    );
     await this.send(context, at, {
       type: "labeled",
       label: p.label.name,
       by: senderOf(p.sender),
-      eventId: context.id,
+      eventId: atOpening ? openingLabelEventId(p.label.name) : context.id,
     });
   }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InboxDelivery } from "../../runtime/inbox.js";
+import { Held, HttpRefusal as Refusal, readCapped, type ReadLimits } from "../capped-body.js";
 
 /**
  * The largest body read before its signature can be checked (WEBHOOK_MAX_BYTES). GitHub caps a
@@ -45,101 +46,11 @@ export interface WebhookRouteOptions {
 const JSON_TYPE = /^\s*application\/json\s*(?:;|$)/i;
 const REQUIRED = ["x-github-event", "x-hub-signature-256", "x-github-delivery"] as const;
 
-/** A refusal: the status, and the reason logged and answered (never the payload). */
-class Refusal extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
 /** A header as one bounded string (senders choose headers, and they reach the logs). */
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   const one = Array.isArray(v) ? v[0] : v;
   return one === undefined ? undefined : one.slice(0, 200);
-}
-
-/** The unverified bytes held by all the route's requests, and by one. */
-class Held {
-  bytes = 0;
-  constructor(readonly max: number) {}
-}
-
-interface ReadLimits {
-  max: number;
-  held: Held;
-  timeoutMs: number;
-}
-
-const tooLarge = (max: number) =>
-  new Refusal(413, `the body is larger than ${max} bytes (the route's cap)`, {
-    connection: "close",
-  });
-const busy = (limits: ReadLimits) =>
-  new Refusal(503, `unverified bodies fill the ${limits.held.max} bytes held at once`, {
-    connection: "close",
-    "retry-after": String(Math.ceil(limits.timeoutMs / 1000)),
-  });
-
-/**
- * The body, read as it streams in and refused once it passes `max` bytes (413), once the bytes of
- * every unverified body together would pass the budget (503), or when it is not complete within
- * the timeout (408): what is past a limit is never kept. `mine` counts what this request holds of
- * the budget, given back by the caller.
- */
-function readCapped(
-  req: IncomingMessage,
-  limits: ReadLimits,
-  size: { bytes: number },
-  mine: { bytes: number },
-): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > limits.max) {
-    size.bytes = declared;
-    return Promise.reject(tooLarge(limits.max));
-  }
-  // Refused at once, unread, when what it says it brings does not fit.
-  if (limits.held.bytes + Math.max(1, declared) > limits.held.max)
-    return Promise.reject(busy(limits));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const stop = (err?: Refusal) => {
-      clearTimeout(timer);
-      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
-      if (!err) return;
-      chunks.length = 0;
-      req.resume(); // what still comes is dropped, and the connection closes after the answer
-      reject(err);
-    };
-    const onData = (c: Buffer) => {
-      size.bytes += c.length;
-      if (size.bytes > limits.max) return stop(tooLarge(limits.max));
-      if (limits.held.bytes + c.length > limits.held.max) return stop(busy(limits));
-      limits.held.bytes += c.length;
-      mine.bytes += c.length;
-      chunks.push(c);
-    };
-    const onEnd = () => {
-      stop();
-      resolve(Buffer.concat(chunks));
-    };
-    const onError = () => stop(new Refusal(400, "the connection failed before the body ended"));
-    const onClose = () => stop(new Refusal(400, "the connection closed before the body ended"));
-    const timer = setTimeout(
-      () =>
-        stop(
-          new Refusal(408, `the body did not arrive within ${limits.timeoutMs / 1000} s`, {
-            connection: "close",
-          }),
-        ),
-      limits.timeoutMs,
-    );
-    req.on("data", onData).once("end", onEnd).once("error", onError).once("close", onClose);
-  });
 }
 
 /** The payload, when the body is a JSON object (every GitHub event is one). */

@@ -47,6 +47,8 @@ export interface ApiIssue {
   user: ApiUser;
   pull_request?: boolean;
   created_at?: string;
+  /** When it last changed (its opening, a label): the issue in a webhook is as at its event. */
+  updated_at?: string;
 }
 
 /**
@@ -333,6 +335,7 @@ export class MemoryGitHubApi {
       user: this.user(author),
       created_at: this.clock().toISOString(),
     };
+    issue.updated_at = issue.created_at;
     this.issues.set(issue.number, issue);
     for (const l of labels)
       this.recordLabel(issue.number, l, issue.user, issue.created_at as string);
@@ -344,7 +347,8 @@ export class MemoryGitHubApi {
     const i = this.issues.get(issue);
     if (!i) throw new Error(`no issue ${issue}`);
     if (!i.labels.includes(label)) i.labels.push(label);
-    return this.recordLabel(issue, label, this.user(login), this.clock().toISOString());
+    i.updated_at = this.clock().toISOString();
+    return this.recordLabel(issue, label, this.user(login), i.updated_at);
   }
 
   /** Events of another kind on an issue (`mentioned`, `subscribed`, …): they start nothing. */
@@ -673,6 +677,7 @@ export class MemoryGitHubApi {
       // As the webhook's issue says: how many comments the thread has.
       comments: [...this.comments.values()].filter((c) => c.issue === i.number).length,
       ...(i.created_at ? { created_at: i.created_at } : {}),
+      ...(i.updated_at ? { updated_at: i.updated_at } : {}),
       ...(i.pull_request ? { pull_request: {} } : {}),
     };
   }
@@ -1190,7 +1195,8 @@ export class MemoryGitHubApi {
       for (const l of b.labels as string[])
         if (!target.labels.includes(l)) {
           target.labels.push(l);
-          this.recordLabel(n, l, this.user(this.botLogin), this.clock().toISOString());
+          target.updated_at = this.clock().toISOString();
+          this.recordLabel(n, l, this.user(this.botLogin), target.updated_at);
         }
       return [200, target.labels.map((name) => ({ name }))];
     }
@@ -1198,6 +1204,7 @@ export class MemoryGitHubApi {
       const i = this.issues.get(Number(m[1]));
       if (!i || !i.labels.includes(m[2] as string)) return notFound();
       i.labels = i.labels.filter((l) => l !== m?.[2]);
+      i.updated_at = this.clock().toISOString();
       return [200, i.labels.map((name) => ({ name }))];
     }
 

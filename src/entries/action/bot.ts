@@ -214,7 +214,6 @@ export async function runBot(o: BotEnv): Promise<number> {
         repository,
         receive,
         clock,
-        openedEvent: false,
         log: o.log,
       });
       return 0;
@@ -293,7 +292,6 @@ export async function runBot(o: BotEnv): Promise<number> {
       repository,
       receive,
       clock,
-      openedEvent: name === "issues" && payload.action === "opened",
       log: o.log,
     });
     return 0;
@@ -331,11 +329,16 @@ async function reconcile(
     repository: NonNullable<EventPayload["repository"]>;
     receive: (id: string, name: string, payload: unknown) => Promise<void>;
     clock: () => Date;
-    openedEvent: boolean;
     log: (line: string) => void;
   },
 ): Promise<void> {
   const { owner, repo } = o;
+  // The issue as it is now (its labels, body, comment count and when it was opened), read once.
+  const { data: issue } = await octokit.rest.issues.get({
+    owner,
+    repo,
+    issue_number: o.issue.number,
+  });
   const todo = await readIssueReplays<RestIssueEvent>(octokit, {
     owner,
     repo,
@@ -346,8 +349,8 @@ async function reconcile(
     labels: true,
     answersOf: answeredEvents,
     ignoredLabels: new Set([WAITING_LABEL.name]),
-    // Labels the issue was opened with are its opening's (handled with that event).
-    ...(o.openedEvent ? { openedAt: Date.parse(String(o.issue.created_at ?? "")) } : {}),
+    // Labels the issue was opened with are its opening's: replayed under the id it used.
+    openedAt: Date.parse(issue.created_at),
     onEdited: (c) =>
       o.log(
         plainLine(
@@ -355,12 +358,6 @@ async function reconcile(
         ),
       ),
     onCut: (line) => o.log(plainLine(`reconcile: ${line}`)),
-  });
-  // The issue as it is now (its labels, body and comment count), read once.
-  const { data: issue } = await octokit.rest.issues.get({
-    owner,
-    repo,
-    issue_number: o.issue.number,
   });
   for (const r of todo) {
     if (r.kind === "command")

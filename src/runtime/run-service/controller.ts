@@ -14,7 +14,12 @@ import {
   unmetRequirements,
   type HostCapabilities,
 } from "../../core/engine/requirements.js";
-import { atLeast, DEFAULT_RUN_PERMISSION } from "../../core/engine/policy.js";
+import {
+  atLeast,
+  DEFAULT_RUN_PERMISSION,
+  permissionRank,
+  runPermissionOf,
+} from "../../core/engine/policy.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { RunDriver, beginRun } from "./driver.js";
 import { ApprovalGuard } from "./approval-guard.js";
@@ -237,6 +242,8 @@ export class IssueController {
   private member = true;
   /** Whether a `/systematise` of the comment being handled has already been answered. */
   private systematised = false;
+  /** Whether a person without a role above read started a run with the comment being handled. */
+  private outsiderStarted = false;
 
   /** The check before every effect that the approvals it rests on still hold. */
   private readonly guard: ApprovalGuard;
@@ -298,6 +305,11 @@ export class IssueController {
   private beginEvent(): void {
     this.fetched.clear();
     this.guard.forget();
+  }
+
+  /** Where the app notes that a person's comment was edited or deleted (see onCommentChanged). */
+  private changedKey(commentId: string): string {
+    return `comment-changed:${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}:${commentId}`;
   }
 
   private indexKey(): string {
@@ -600,10 +612,14 @@ export class IssueController {
       const actor = await this.actor(by.login, by.bot);
       const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
       if (actor.bot || !atLeast(actor, least)) {
+        // Told once per label event: an opening's label comes with the opening and on its own.
+        const told = `label-refused:${this.indexKey()}:${eventId}:${bundle.playbook.id}`;
+        if (await this.memory.get<boolean>(told)) continue;
         await this.o.port.createComment(
           this.o.issue.number,
           labelRefusedNotice(label, bundle.playbook.id, by.login, least) + answersMarker(eventId),
         );
+        await this.memory.put(told, true, RUN_MEMORY_TTL_MS);
         await this.traceRefusal({
           eventId: `${eventId}:${bundle.playbook.id}`,
           event: `label ${label}`,
@@ -742,6 +758,14 @@ export class IssueController {
     if (comment.bot || comment.byThisApp) return;
     const commands = parseCommands(comment.body);
     if (commands.length === 0) return;
+    if (await this.memory.get<boolean>(this.changedKey(comment.id)))
+      return this.traceRefusal({
+        eventId,
+        event: "comment",
+        actor: comment.author,
+        reason: `comment ${comment.id} was edited or deleted before its commands were read: a command counts only as it was written, so write it again in a new comment`,
+        at: this.o.clock().toISOString(),
+      });
     await this.o.port.react(this.o.issue.number, comment.id, "eyes");
     // People without access get reactions only, and everyone has a reply budget per issue: one
     // comment must not make the bot write many.
@@ -755,6 +779,7 @@ export class IssueController {
     this.replyTo = reply;
     this.member = member;
     this.systematised = false;
+    this.outsiderStarted = false;
     let refused = false;
     let accepted = false;
     for (const [i, cmd] of commands.entries()) {
@@ -823,7 +848,9 @@ export class IssueController {
       name === "cancel"
         ? (this.bundleOf(target.run, target.catalog)?.playbook.permissions?.cancel ??
           DEFAULT_RUN_PERMISSION)
-        : DEFAULT_RUN_PERMISSION;
+        : name === "retry"
+          ? this.retryPermission(target)
+          : DEFAULT_RUN_PERMISSION;
     const teams = this.policyTeams(target);
     const actor = await this.actor(comment.author, comment.bot, teams);
     if ((name === "cancel" || name === "retry") && !atLeast(actor, least)) {
@@ -1034,6 +1061,21 @@ export class IssueController {
     return catalog.get(run.stack[0]?.playbook ?? "");
   }
 
+  /**
+   * What `/retry` needs: a retry does the failed effect again and carries the run on through every
+   * playbook on its stack, so it needs each one's `permissions.run` (a playbook no longer on the
+   * default branch, the default).
+   */
+  private retryPermission(loaded: LoadedRun): Permission {
+    let least: Permission = DEFAULT_RUN_PERMISSION;
+    for (const frame of loaded.run.stack) {
+      const bundle = loaded.catalog.get(frame.playbook);
+      const needs = bundle ? runPermissionOf(bundle.playbook) : DEFAULT_RUN_PERMISSION;
+      if (permissionRank(needs) > permissionRank(least)) least = needs;
+    }
+    return least;
+  }
+
   /** Teams the waiting step's policy names: membership is looked up only for those. */
   private policyTeams(loaded: LoadedRun): string[] {
     const step = this.stepOf(loaded.run, loaded.catalog);
@@ -1107,6 +1149,7 @@ export class IssueController {
         outcome: "refused",
         reason: `@${comment.author} may not start **${bundle.playbook.id}**; that needs ${least} access or more`,
       };
+    if (!(await this.outsiderMayStart(comment.author))) return { outcome: "refused", reason: "" };
     return this.startRun(
       bundle,
       {
@@ -1116,6 +1159,18 @@ export class IssueController {
       actor,
       eventId,
     );
+  }
+
+  /**
+   * A run writes comments (its status comment, its steps'), so a person without a role above read,
+   * who gets no replies (No amplification), starts at most one run per comment, spent from their
+   * reply budget.
+   */
+  private async outsiderMayStart(login: string): Promise<boolean> {
+    if (this.member) return true;
+    if (this.outsiderStarted) return false;
+    this.outsiderStarted = true;
+    return this.mayReply(login);
   }
 
   private async status(runs: LoadedRun[], eventId: string): Promise<Reply> {
@@ -1214,6 +1269,10 @@ export class IssueController {
   /** A person edited or deleted a comment: any vote it carried is withdrawn. */
   async onCommentChanged(commentId: string, eventId: string): Promise<void> {
     this.beginEvent(); // what an earlier event read may have changed since
+    // Its creation may not have been handled yet (a delivery retried later, or redelivered): a
+    // command is the comment as it was created only while it still is, so a creation that comes
+    // after its edit or deletion is not obeyed (onComment).
+    await this.memory.put(this.changedKey(commentId), true, RUN_MEMORY_TTL_MS);
     for (const r of (await this.liveRuns()).runs) {
       if (isFinished(r.run)) continue;
       await this.driverOf(r).send(r.run, {

@@ -6,6 +6,7 @@ import type { AiAdapter } from "../ai.js";
 import type { Coordination, Fence, LockOptions } from "../coordination.js";
 import type { GitHubPort, ThreadComment } from "../github-port.js";
 import { withDeadline } from "../lru.js";
+import { openingLabelEventId } from "../reconcile.js";
 import type { TraceLog } from "../ports.js";
 import {
   IssueController,
@@ -315,7 +316,8 @@ async function dispatch(c: IssueController, e: IssueEvent, w: IssueWork): Promis
 /** A new issue: each of its labels may start a run; failing that, its text may (`on.issues`). */
 async function opened(c: IssueController, e: IssueEvent & { type: "opened" }): Promise<void> {
   let named = false;
+  // Each label under the opening's id: GitHub's `issues.labeled` for it is the same start.
   for (const label of e.labels)
-    named = (await c.onLabeled(label, e.by, `${e.eventId}:${label}`)) || named;
+    named = (await c.onLabeled(label, e.by, openingLabelEventId(label))) || named;
   if (!named && e.byText) await c.onOpened(e.by, e.eventId);
 }

@@ -255,7 +255,7 @@ describe("POST /alerts/<source>: request checks", () => {
     const big = JSON.stringify(one({ alertname: "X", pad: "x".repeat(4000) }));
     const res = await post(`${r.url}/alerts/alertmanager`, big, amAuth);
     expect(res.status).toBe(413);
-    expect(res.json.error).toBe("the body is larger than 2048 bytes");
+    expect(res.json.error).toBe("the body is larger than 2048 bytes (the route's cap)");
     // Chunked, without a content length: cut off while streaming.
     const { port } = new URL(r.url);
     const status = await new Promise<number>((resolve, reject) => {

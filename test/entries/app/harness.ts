@@ -298,8 +298,8 @@ export class Harness {
   }
 
   async label(issue: number, label: string, by: string): Promise<string> {
-    const i = this.fake.issues.get(issue);
-    if (i && !i.labels.includes(label)) i.labels.push(label);
+    // As GitHub records it: the label event, and the issue's last change.
+    this.fake.labelAs(issue, label, by);
     return this.deliver("issues", this.labeledPayload(issue, label, by));
   }
 

@@ -71,6 +71,11 @@ export class ServedHarness extends Harness {
     return this;
   }
 
+  /** The loopback port the app listens on. */
+  port(): number {
+    return Number(new URL(this.url).port);
+  }
+
   /** A POST to the app's `/alerts/<source>` route, as an alert source sends it. */
   async postAlert(
     source: string,

@@ -1,0 +1,215 @@
+import { request } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import type { FakeGitHub } from "../../helpers/fake-github.js";
+import { example, installedRepository, makeClock, readStatus } from "./harness.js";
+import { ServedHarness } from "./served.js";
+import { ALERTS_CONFIG } from "./alert-scenario.js";
+import { SHIP } from "./fixtures.js";
+
+/** Only admins may run it; its branch step fails while GitHub refuses new refs. */
+const ADMIN_BRANCH = `apiVersion: playbook-bot/v1
+id: rotate
+name: Rotate
+description: Makes a branch with the rotated credentials.
+permissions: { run: admin }
+steps:
+  - id: branch
+    type: branch
+    name: playbook/rotate-{{ issue.number }}
+  - id: done
+    type: end
+    status: success
+`;
+
+/** Anyone may run it (permissions.run: read). */
+const OPEN = `apiVersion: playbook-bot/v1
+id: hello
+name: Hello
+description: Says hello.
+permissions: { run: read }
+steps:
+  - id: say
+    type: comment
+    body: Hello.
+  - id: done
+    type: end
+    status: success
+`;
+
+let fake: FakeGitHub;
+let h: ServedHarness;
+afterEach(async () => {
+  await h?.stop();
+  fake.uninstall();
+});
+
+async function served(): Promise<ServedHarness> {
+  const clock = makeClock();
+  fake = installedRepository(
+    {
+      ".github/playbooks/rotate.yaml": ADMIN_BRANCH,
+      ".github/playbooks/hello.yaml": OPEN,
+      ".github/playbooks/ship.yaml": SHIP,
+    },
+    { ada: "admin", tom: "triage", wes: "write", bob: "read", carol: "maintain" },
+    clock,
+  );
+  h = new ServedHarness(fake, clock);
+  h.alerts = ALERTS_CONFIG;
+  await h.start();
+  fake.openIssue("credentials leaked", "", "tom");
+  return h;
+}
+
+const runs = () =>
+  fake.statusComments(1).map((c) => {
+    const read = readStatus(c);
+    if (!read.ok) throw new Error(read.detail);
+    return read.run;
+  });
+
+describe("attacks on the served app", () => {
+  /** GitHub's `issues.opened` of an issue opened with labels (an issue form's, say). */
+  const openedWith = (number: number, by: string) => {
+    const p = example("issues", "opened");
+    const issue = h.issuePayload(number);
+    p.issue = {
+      ...issue,
+      labels: (issue.labels as { name: string }[]).map(({ name }) => ({ name })),
+    };
+    p.sender = fake.user(by);
+    return p;
+  };
+
+  for (const order of ["opened first", "labeled first"] as const)
+    it(`an issue opened with a playbook's label starts it once (${order})`, async () => {
+      await served();
+      const issue = fake.openIssue("from a form", "", "tom", ["playbook:hello"]);
+      // GitHub sends both for a label set at creation.
+      const deliveries = [
+        () => h.deliver("issues", openedWith(issue.number, "tom")),
+        () => h.deliver("issues", h.labeledPayload(issue.number, "playbook:hello", "tom")),
+      ];
+      if (order === "labeled first") deliveries.reverse();
+      for (const d of deliveries) {
+        await d();
+        await h.drain();
+      }
+      expect(fake.statusComments(issue.number)).toHaveLength(1);
+      expect([...fake.comments.values()].filter((c) => c.body.startsWith("Hello."))).toHaveLength(
+        1,
+      );
+    });
+
+  it("an outsider's issue opened with a playbook's label is answered once", async () => {
+    await served();
+    const issue = fake.openIssue("from a form", "", "bob", ["playbook:rotate"]);
+    await h.deliver("issues", openedWith(issue.number, "bob"));
+    await h.deliver("issues", h.labeledPayload(issue.number, "playbook:rotate", "bob"));
+    await h.drain();
+    const notices = [...fake.comments.values()].filter(
+      (c) => c.issue === issue.number && c.body.startsWith("Label `playbook:rotate` did not start"),
+    );
+    expect(notices).toHaveLength(1);
+    expect(fake.statusComments(issue.number)).toEqual([]);
+  });
+
+  for (const change of ["deleted", "edited"] as const)
+    it(`an /approve ${change} before its creation's delivery is handled does not approve`, async () => {
+      await served();
+      await h.comment(1, "tom", "/run ship");
+      await h.drain();
+      const vote = fake.postAs(1, "carol", "/approve");
+      const created = fake.events.shift();
+      if (!created) throw new Error("no created event");
+      // The creation's delivery failed and is retried later; the change's comes first.
+      if (change === "deleted") fake.deleteAs(vote.id);
+      else fake.editAs(vote.id, "/approve\n\nOn second thought: no, not yet.", "wes");
+      await h.drain();
+      await h.deliver("issue_comment", h.commentPayload(created));
+      await h.drain();
+      expect(runs()[0]?.stack[0]?.current).toBe("approve");
+      expect(runs()[0]?.stack[0]?.votes).toEqual([]);
+      expect(fake.branches()).toEqual(["master"]);
+    });
+
+  it("a triage user's /retry of an admin-only run is refused", async () => {
+    await served();
+    fake.fault = ({ method, path }) =>
+      method === "POST" && path.includes("/git/refs") ? { status: 500 } : undefined;
+    await h.comment(1, "ada", "/run rotate");
+    await h.drain();
+    expect(runs()[0]?.status).toBe("failed");
+    fake.fault = undefined;
+    await h.comment(1, "tom", "/retry");
+    await h.drain();
+    expect(fake.branches()).toEqual(["master"]);
+    expect(runs()[0]?.status).toBe("failed");
+  });
+
+  it("an outsider's runs come out of their reply budget", async () => {
+    await served();
+    for (let i = 0; i < 6; i++) await h.comment(1, "bob", "/run hello");
+    await h.drain();
+    // Five per issue per 10 minutes.
+    expect(fake.statusComments(1)).toHaveLength(5);
+  });
+
+  it("one outsider comment with ten /run lines starts one run", async () => {
+    await served();
+    await h.comment(1, "bob", Array.from({ length: 10 }, () => "/run hello").join("\n"));
+    await h.drain();
+    expect(fake.statusComments(1).length).toBe(1);
+  });
+});
+
+/** A POST to the served app's alert route whose body is sent in part, then held open. */
+function heldAlert(
+  port: number,
+  declared: number,
+  sent: number,
+): Promise<{ status: number; body: string; req: ReturnType<typeof request> }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/alerts/alertmanager",
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": String(declared) },
+      },
+      (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body, req }));
+      },
+    );
+    req.on("error", reject);
+    req.write("x".repeat(sent));
+  });
+}
+
+describe("hostile alert senders, without credentials", () => {
+  it("a body that never ends is answered 408, not held", async () => {
+    await served();
+    h.alerts = { ...ALERTS_CONFIG, bodyTimeoutMs: 300 };
+    await h.start();
+    const started = Date.now();
+    const r = await heldAlert(h.port(), 5000, 10);
+    expect(r.status).toBe(408);
+    expect(Date.now() - started).toBeLessThan(5000);
+    r.req.destroy();
+  });
+
+  it("bodies held at once past the budget are answered 503", async () => {
+    await served();
+    h.alerts = { ...ALERTS_CONFIG, maxUnverifiedBytes: 4096, bodyTimeoutMs: 2000 };
+    await h.start();
+    const first = heldAlert(h.port(), 3000, 2999);
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await heldAlert(h.port(), 3000, 10);
+    expect(second.status).toBe(503);
+    second.req.destroy();
+    expect((await first).status).toBe(408);
+  });
+});
