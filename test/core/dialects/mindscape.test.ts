@@ -147,7 +147,8 @@ describe("Mindscape playbooks load as written", () => {
     expect(d.effect().params).toMatchObject({ calls: [{ args: { text: "Invoice 42" } }] });
     d.answer({ called: 1, failed: [], results: "", "output.vector_ids": ["v-1", "v-2"] });
     d.drive();
-    expect(d.effect().params).toMatchObject({ calls: [{ args: { vector_ids: "v-1, v-2" } }] });
+    // `{{step.embed.vector_ids}}` alone passes the list itself, as Mindscape's engine does.
+    expect(d.effect().params).toMatchObject({ calls: [{ args: { vector_ids: ["v-1", "v-2"] } }] });
     d.answer({ called: 1, failed: [], results: "", "output.index_id": "idx-7" });
     d.drive();
     expect(d.run.status).toBe("completed");
