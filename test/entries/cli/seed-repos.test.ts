@@ -36,9 +36,9 @@ describe("Catalyst's own repository (Xerilium/catalyst)", () => {
 describe("Mindscape's own repository (HansC-anafter/mindscape-ai-local-core)", () => {
   it.each(PLACEMENTS)("each spec loads once, with its SOP, in each placement (%s)", async (p) => {
     const files = await validatePlacement("mindscape", p);
-    // 34 specs and 2 front-matter playbooks; an SOP (and a locale's, `.en.md`) loads with its
+    // 35 specs and 2 front-matter playbooks; an SOP (and a locale's, `.en.md`) loads with its
     // spec, and only the two SOPs without a spec load on their own (in the flat placements).
-    expect(files.filter((f) => f.file.endsWith(".json"))).toHaveLength(34);
+    expect(files.filter((f) => f.file.endsWith(".json"))).toHaveLength(35);
     const alone = files.filter((f) => f.file.endsWith(".md")).map((f) => f.file.split("/").pop());
     expect(alone).toEqual(
       p === "own" ? [] : ["threejs_hero_adjustment.md", "threejs_hero_landing.md"],

@@ -10,7 +10,13 @@ import { DialectConversion, isObject, type Json } from "../conversion.js";
 import { frontMatter as splitFrontMatter } from "../front-matter.js";
 import type { Dialect, DialectResult, Siblings } from "../dialect.js";
 import { HANDOFF_FILE, loadHandoff } from "./handoff.js";
-import { rewriteCondition, rewriteTemplate, type Rewrite } from "./templates.js";
+import {
+  LOOP_RESULTS,
+  rewriteCondition,
+  rewriteTemplate,
+  type LoopReading,
+  type Rewrite,
+} from "./templates.js";
 
 /**
  * Mindscape: an execution spec `<code>.json` (`playbook_code`, `kind`, `inputs`, `steps` that
@@ -207,6 +213,9 @@ class MindscapeConversion extends DialectConversion {
   private readonly stepOutputs = new Map<string, Record<string, string>>();
   private readonly stepCalls = new Map<string, Json>();
   private readonly stepReads: { id: string; key: string; at: PathSegment[] }[] = [];
+  private loops: LoopReading = { results: new Set() };
+  /** What the for_each of the step being converted iterates over, when Mindscape's differs. */
+  private loopPath: string | undefined;
 
   constructor(
     doc: SourceDocument,
@@ -548,6 +557,7 @@ class MindscapeConversion extends DialectConversion {
               `depends_on names no step: '${String(d)}'`,
             );
         });
+    this.loops = { results: loopResultsRead(steps, this.doc.value) };
     const out: Json[] = [];
     this.b.locate(["steps"], ["steps"]);
     const taken = new Set(ids.filter((id): id is string => id !== undefined));
@@ -580,6 +590,7 @@ class MindscapeConversion extends DialectConversion {
         );
     this.b.locate(to, at);
     this.b.locate([...to, "id"], [...at, "id"]);
+    this.readLoop(src);
     const step: Json = { id: src.id };
     const tool =
       typeof src.tool === "string"
@@ -679,14 +690,50 @@ class MindscapeConversion extends DialectConversion {
       call.outputs = outputs;
       this.b.locate([...to, "suggested_calls", 0, "outputs"], [...at, "outputs"], this.doc, true);
     }
+    // Mindscape's `results` of a for_each step: each item's result, which a later step reads.
+    if (this.loops.results.has(id)) {
+      call.outputs = { ...(call.outputs as Json | undefined), [LOOP_RESULTS]: "" };
+      this.stepOutputs.set(id, { ...this.stepOutputs.get(id), [LOOP_RESULTS]: "" });
+    }
     step.suggested_calls = [call];
     this.stepCalls.set(id, call);
+  }
+
+  /**
+   * A for_each over the `results` of an earlier for_each step: Mindscape's items are that step's
+   * outputs, one map per item. A step reading one of their fields loops over that output's values
+   * (`item.temp_path` is the item); one reading more reads each item's whole result.
+   */
+  private readLoop(src: Json): void {
+    this.loopPath = undefined;
+    this.loops = { results: this.loops.results };
+    const over =
+      typeof src.for_each === "string"
+        ? /^step\.([A-Za-z0-9_-]+)\.results$/.exec(src.for_each.trim())
+        : null;
+    const from = over ? this.stepOutputs.get(over[1] as string) : undefined;
+    if (!over || !from || !this.loops.results.has(over[1] as string)) return;
+    const text = JSON.stringify([src.inputs, src.condition]);
+    const fields = new Set(
+      [...text.matchAll(/\{\{\s*item\.([A-Za-z0-9_]+)/g)].map((m) => m[1] as string),
+    );
+    const whole = /\{\{\s*item\s*\}\}/.test(text);
+    const [only] = fields;
+    if (fields.size === 1 && !whole && only !== undefined && Object.hasOwn(from, only)) {
+      this.loopPath = `step.${over[1] as string}.${only}`;
+      this.loops = { ...this.loops, itemFields: { [only]: "item" } };
+      return;
+    }
+    const itemFields: Record<string, string> = {};
+    for (const [name, path] of Object.entries(from))
+      itemFields[name] = path ? `item.${path}` : "item";
+    this.loops = { ...this.loops, itemFields };
   }
 
   /** `condition` and `for_each`, rewritten into this format's expressions. */
   private conditionAndLoop(src: Json, at: PathSegment[], to: PathSegment[], step: Json): void {
     if (typeof src.condition === "string" && src.condition.trim()) {
-      const r = rewriteCondition(src.condition);
+      const r = rewriteCondition(src.condition, this.loops);
       this.noteRewrite(r, [...at, "condition"], true);
       this.put(step, "if", r.text, [...to, "if"], [...at, "condition"]);
     }
@@ -700,7 +747,7 @@ class MindscapeConversion extends DialectConversion {
           `for_each must be input.<name> or step.<id>.<path>, not '${path}'`,
         );
       else {
-        const r = rewriteTemplate(`{{${path}}}`);
+        const r = rewriteTemplate(`{{${this.loopPath ?? path}}}`, this.loops);
         this.noteRewrite(r, [...at, "for_each"], false);
         this.put(step, "for_each", r.text, [...to, "for_each"], [...at, "for_each"]);
       }
@@ -795,7 +842,7 @@ class MindscapeConversion extends DialectConversion {
   }
 
   private template(text: string, at: PathSegment[]): string {
-    const r = rewriteTemplate(text);
+    const r = rewriteTemplate(text, this.loops);
     this.noteRewrite(r, at, false);
     return r.text;
   }
@@ -918,4 +965,19 @@ function runOrder(steps: unknown[]): number[] | undefined {
     }
   }
   return order;
+}
+
+/**
+ * The for_each steps whose `results` some template or output reads (`step.<id>.results`): they
+ * keep each item's result for it.
+ */
+function loopResultsRead(steps: unknown[], spec: unknown): Set<string> {
+  const loops = new Set(
+    steps.flatMap((s) =>
+      isObject(s) && typeof s.id === "string" && typeof s.for_each === "string" ? [s.id] : [],
+    ),
+  );
+  const text = JSON.stringify(spec) ?? "";
+  const read = [...text.matchAll(/step\.([A-Za-z0-9_-]+)\.results\b/g)].map((m) => m[1] as string);
+  return new Set(read.filter((id) => loops.has(id)));
 }
