@@ -28,6 +28,7 @@ import {
   playbookSource,
   readConfined,
   rootFor,
+  sidecarRoot,
 } from "../../adapters/local/safe-files.js";
 import { distance } from "fastest-levenshtein";
 import { graphOf } from "../../core/format/graph.js";
@@ -122,13 +123,14 @@ class UsageError extends Error {}
 
 /**
  * What validation reads beside a playbook on disk (templates, sidecars), paths from `cwd`. The
- * sidecars are confined as the playbook itself is read: to the working folder, or, for a file
- * outside it, to the file's own folder — never looked up from the working folder.
+ * sidecars are looked up from the playbook, never from the working folder, and read within its
+ * repository (outside any, see `sidecarRoot`), so a system's own layout reads the same from
+ * any working folder.
  */
 function onDisk(cwd: string): Pick<ValidateOptions, "fileExists" | "siblings"> {
   return {
     fileExists: (file, rel) => fileExistsNextTo(resolve(cwd, file), rel),
-    siblings: (file) => siblingsOnDisk(resolve(cwd, file), rootFor(resolve(cwd, file), cwd)),
+    siblings: (file) => siblingsOnDisk(resolve(cwd, file), sidecarRoot(file, cwd)),
   };
 }
 
@@ -702,7 +704,7 @@ export async function main(
     .action((file: string) => {
       const abs = resolve(io.cwd, file);
       if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
-      const siblings = siblingsOnDisk(abs, rootFor(abs, io.cwd));
+      const siblings = siblingsOnDisk(abs, sidecarRoot(abs, io.cwd));
       const source = playbookSource(abs, { root: rootFor(abs, io.cwd) });
       const report = validateSource(file, source, onDisk(io.cwd));
       if (isRefusedSource(source)) {

@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanup } from "../../helpers/git-repo.js";
-import { validatePlacement, type Placement } from "../../helpers/seed-repos.js";
+import { runCli } from "../../helpers/cli.js";
+import { ROOT, cleanup, makeDir } from "../../helpers/git-repo.js";
+import { place, validatePlacement, type Placement } from "../../helpers/seed-repos.js";
 
 afterEach(cleanup);
 
@@ -48,5 +50,48 @@ describe("Mindscape's own repository (HansC-anafter/mindscape-ai-local-core)", (
     expect(
       files.flatMap((f) => f.errors.map((e) => `${f.file.split("/").pop()}: ${e.rule}`)),
     ).toEqual(unresolved);
+  });
+});
+
+describe("Mindscape's SOPs are found from the spec, whatever the working folder", () => {
+  const SPEC = "backend/playbooks/specs/grant_scout.json";
+  const SOP = "backend/i18n/playbooks/en/grant_scout.md";
+
+  /** The files `validate` of one spec names in its findings, from `cwd`. */
+  async function namedFiles(file: string, cwd: string): Promise<string[]> {
+    const r = await runCli(["validate", "-f", "json", "--no-library", file], cwd);
+    const report = JSON.parse(r.out) as {
+      files: { diagnostics: { file?: string; message: string }[] }[];
+    };
+    const diagnostics = report.files.flatMap((f) => f.diagnostics);
+    expect(diagnostics.map((d) => d.message).join("\n")).not.toContain("no SOP");
+    return [...new Set(diagnostics.map((d) => (d.file ?? "").split("/").slice(-2).join("/")))];
+  }
+
+  it.each([
+    ["the spec's own folder", "backend/playbooks/specs", "grant_scout.json"],
+    ["the backend folder", "backend", "playbooks/specs/grant_scout.json"],
+    ["another folder", undefined, undefined],
+  ])("from %s, the spec is read with its SOP's front matter", async (_, at, file) => {
+    const { repo } = place("mindscape", "own");
+    const cwd = at === undefined ? makeDir("pb-elsewhere-") : join(repo, at);
+    const files = await namedFiles(file ?? join(repo, SPEC), cwd);
+    expect(files).toContain(SOP.split("/").slice(-2).join("/"));
+  });
+
+  it("a run from the spec's own folder takes its SOP too: the silent playbook makes one comment", async () => {
+    const { repo } = place("mindscape", "own");
+    const events = join(
+      ROOT,
+      "test/fixtures/dialect-simulations/mindscape-pdf-ocr-and-index.events.yaml",
+    );
+    const r = await runCli(
+      ["simulate", "pdf_ocr_and_index.json", "--events", events],
+      join(repo, "backend/playbooks/specs"),
+    );
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out).toContain("**Status:** completed");
+    // interaction_mode: silent, from the SOP: the status comment is the bot's only comment.
+    expect(r.out.match(/💬 @playbook-bot\[bot\]/g)).toHaveLength(1);
   });
 });
