@@ -42,7 +42,7 @@ describe("Mindscape playbooks load as written", () => {
 
   it("an SOP beside its spec is part of it, never a playbook of its own", () => {
     const sop = join(BACKEND, "i18n/playbooks/en/pdf_ocr_and_index.md");
-    expect(isPlaybookFile(rel(sop), () => read(sop))).toBe(false);
+    expect(isPlaybookFile(rel(sop), () => read(sop), siblingsOnDisk(sop, BACKEND))).toBe(false);
     expect(isPlaybookFile(rel(spec("file_write")), () => read(spec("file_write")))).toBe(true);
   });
 

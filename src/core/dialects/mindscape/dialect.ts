@@ -130,6 +130,19 @@ function isSopBesideItsSpec(file: string, siblings: Siblings): boolean {
   }
 }
 
+/**
+ * Whether `file` is an SOP where Mindscape keeps them (`i18n/playbooks/<locale>/<code>.md`) whose
+ * spec is where Mindscape keeps specs (`playbooks/specs/<code>.json`). Mindscape's registry loads
+ * every SOP there; one without a spec is a playbook of its own, its body the procedure.
+ */
+function isSopOfSpecInLayout(file: string, siblings: Siblings): boolean {
+  const name =
+    /(?:^|\/)i18n\/playbooks\/[^/]+\/([^/.]+)(?:\.[A-Za-z]{2}(?:-[A-Za-z]{2,4})?)?\.md$/i.exec(
+      file,
+    )?.[1];
+  return name !== undefined && siblings.read(`../../../playbooks/specs/${name}.json`) !== undefined;
+}
+
 export const mindscape: Dialect = {
   id: "mindscape",
   title: "Mindscape",
@@ -142,7 +155,7 @@ export const mindscape: Dialect = {
   // The SOPs load with their spec: where Mindscape keeps them (i18n/playbooks/<locale>/), or
   // beside it in one folder (`<code>.md` next to `<code>.json`).
   isPart: (file, siblings) =>
-    /(^|\/)i18n\/playbooks\/[^/]+\/[^/]+\.md$/i.test(file) || isSopBesideItsSpec(file, siblings),
+    isSopOfSpecInLayout(file, siblings) || isSopBesideItsSpec(file, siblings),
   load: (file, text, siblings, limits) =>
     HANDOFF_FILE.test(file)
       ? loadHandoff(file, text, limits)
@@ -194,6 +207,11 @@ function loadSop(file: string, text: string, limits: SourceLimits): DialectResul
   const c = new MindscapeConversion(fm.doc, fm.doc);
   if (fm.duplicates) c.duplicateKeys(fm.duplicates, fm.doc);
   return { ok: true, document: c.sopOnly(fm.body), problems: c.problems };
+}
+
+/** Text whose `{{` and `{%` are said literally in a v1 template. */
+function literal(text: string): string {
+  return text.replace(/\{([{%])/g, (_, c: string) => `{{ '{${c}' }}`);
 }
 
 /** `a/b/../../c` → `c`, for the file a diagnostic names. */
@@ -305,7 +323,8 @@ class MindscapeConversion extends DialectConversion {
       id: "sop",
       type: "ai",
       description: "The procedure of the SOP.",
-      prompt: body || String(fm.description ?? ""),
+      // Mindscape gives the model the SOP as written: its `{{ }}` are words, not templates.
+      prompt: literal(body || String(fm.description ?? "")),
     };
     if (tools.length) {
       step.tools = tools;
