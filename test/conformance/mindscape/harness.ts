@@ -55,6 +55,7 @@ export async function runWith(
   inputs: Record<string, Scalar>,
   tools: Tools,
   ai = "done",
+  others: PlaybookBundle[] = [],
 ): Promise<{ driver: Driver; calls: Call[] }> {
   const calls: Call[] = [];
   const runner: ToolRunner = {
@@ -69,7 +70,7 @@ export async function runWith(
       }
     },
   };
-  const d = new Driver(bundle);
+  const d = new Driver(bundle, others);
   d.start(inputs);
   d.drive();
   for (let round = 0; d.last.effects.length > 0; round++) {

@@ -232,6 +232,8 @@ class MindscapeConversion extends DialectConversion {
   private readonly stepCalls = new Map<string, Json>();
   private readonly stepReads: { id: string; key: string; at: PathSegment[] }[] = [];
   private loops: LoopReading = { results: new Set() };
+  /** Per playbook-slot step: its output names → the outputs of its playbook they are. */
+  private readonly slotOutputs = new Map<string, Record<string, string>>();
   /** What the for_each of the step being converted iterates over, when Mindscape's differs. */
   private loopPath: string | undefined;
 
@@ -576,7 +578,7 @@ class MindscapeConversion extends DialectConversion {
               `depends_on names no step: '${String(d)}'`,
             );
         });
-    this.loops = { results: loopResultsRead(steps, this.doc.value) };
+    this.loops = { results: loopResultsRead(steps, this.doc.value), slots: this.slotOutputs };
     const out: Json[] = [];
     this.b.locate(["steps"], ["steps"]);
     const taken = new Set(ids.filter((id): id is string => id !== undefined));
@@ -671,6 +673,13 @@ class MindscapeConversion extends DialectConversion {
       step.with = withs;
       this.b.locate([...to, "with"], [...at, "inputs"], this.doc, true);
     }
+    // Mindscape maps the playbook's outputs to the step's: `summary: report` reads its report.
+    if (isObject(src.outputs) && typeof src.id === "string") {
+      const named: Record<string, string> = {};
+      for (const [name, from] of Object.entries(src.outputs))
+        if (typeof from === "string" && /^[A-Za-z0-9_.-]+$/.test(from)) named[name] = from;
+      this.slotOutputs.set(src.id, named);
+    }
   }
 
   /** `tool` or `tool_slot`: the step makes one call, with its inputs as the call's args. */
@@ -725,7 +734,7 @@ class MindscapeConversion extends DialectConversion {
    */
   private readLoop(src: Json): void {
     this.loopPath = undefined;
-    this.loops = { results: this.loops.results };
+    this.loops = { results: this.loops.results, slots: this.slotOutputs };
     const over =
       typeof src.for_each === "string"
         ? /^step\.([A-Za-z0-9_-]+)\.results$/.exec(src.for_each.trim())
@@ -949,6 +958,9 @@ class MindscapeConversion extends DialectConversion {
     if (!m) return undefined;
     const id = m[1] as string;
     let key = m[2] as string;
+    const [first, ...rest] = key.split(".");
+    const slot = this.slotOutputs.get(id)?.[first as string];
+    if (slot) key = [slot, ...rest].join(".");
     const mapped = this.stepOutputs.get(id);
     if (mapped && !Object.hasOwn(mapped, key.split(".")[0] as string)) {
       // The model's own text reads the map as "result field → output name"; some specs do.

@@ -46,6 +46,8 @@ export interface LoopReading {
   results: ReadonlySet<string>;
   /** `item.<name>` → what it is read as (`item`, `item.<path>`), in a step looping over results. */
   itemFields?: Readonly<Record<string, string>>;
+  /** Per playbook-slot step, its output names → the outputs of its playbook they are. */
+  slots?: ReadonlyMap<string, Readonly<Record<string, string>>>;
 }
 
 /** A dotted name with optional `[n]` items, not inside a string literal (handled by the caller). */
@@ -100,7 +102,12 @@ function rewriteName(name: string, found: Rewrite, loops?: LoopReading): string 
       found.wholeSteps.add(first);
       return `steps.${first}.outputs.results`;
     }
-    const key = parts[2] === "results" && loops?.results.has(first) ? LOOP_RESULTS : parts[2];
+    const slot = loops?.slots?.get(first)?.[parts[2] as string];
+    const key = slot
+      ? slot
+      : parts[2] === "results" && loops?.results.has(first)
+        ? LOOP_RESULTS
+        : parts[2];
     found.stepKeys.push([first, key as string]);
     return `steps.${first}.outputs.${[key, ...parts.slice(3)].join(".")}${index}`;
   }
