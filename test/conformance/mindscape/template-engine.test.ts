@@ -97,4 +97,15 @@ describe("a template that is exactly one variable passes the value itself", () =
     );
     expect(calls[0]?.args).toEqual({ tags: ["yoga", "travel"], text: "Tags: yoga, travel" });
   });
+
+  it("an optional input not given, or one the spec does not declare, reads as empty text", async () => {
+    const bundle = loadSpec(
+      spec({ note: { type: "string", required: false } }, [
+        step({ note: "{{input.note}}", text: "by {{input.workspace_id}}." }),
+      ]),
+    );
+    const { driver, calls } = await runWith(bundle, {}, { "demo/take": () => ({ taken: true }) });
+    expect(driver.run.status).toBe("completed");
+    expect(calls[0]?.args).toEqual({ note: "", text: "by ." });
+  });
 });

@@ -533,6 +533,8 @@ class MindscapeConversion extends DialectConversion {
           true,
         );
     } else if (required) input.required = true;
+    // An optional input not given reads as "" in Mindscape's templates; so it does here.
+    else if (input.type === "string" || input.type === "list") input.default = "";
     this.inputs[name] = input;
     this.b.locate(["inputs", name], at, this.doc);
     for (const [key, as] of [
@@ -901,6 +903,7 @@ class MindscapeConversion extends DialectConversion {
       if (!Object.hasOwn(this.inputs, name) && /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/.test(name)) {
         this.inputs[name] = {
           type: "string",
+          default: "",
           description: `Used by the playbook's templates; Mindscape's executor may pass it.`,
         };
         added = true;
