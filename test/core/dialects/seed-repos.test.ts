@@ -71,7 +71,7 @@ describe("Mindscape's SOPs in its own layout (i18n/playbooks/<locale>/)", () => 
     const text = read(join(sops, "threejs_hero_landing.md"));
     const report = validateSource("backend/i18n/playbooks/en/threejs_hero_landing.md", text);
     expect(report.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    const step = report.playbook?.steps[0] as { type: string; prompt: string };
+    const step = report.playbook?.steps?.[0] as { type: string; prompt: string };
     expect(step.type).toBe("ai");
     const prompt = renderTemplate(step.prompt, () => undefined, "plain");
     expect(prompt.ok && prompt.value).toBe(text.slice(text.indexOf("# Three.js")).trim());
