@@ -57,6 +57,7 @@ describe("a for_each over the results of an earlier for_each", () => {
   });
 
   it("a step reading several fields of each item reads them from each item's result", async () => {
+    const result = (name: string) => ({ local: { path: `/x/${name}` }, bytes: 7 });
     const bundle = loadSpec({
       version: "1.0",
       playbook_code: "case",
@@ -80,6 +81,7 @@ describe("a for_each over the results of an earlier for_each", () => {
             size: "{{item.size}}",
             note: "{{item.path}} ({{index}})",
             raw: "{{item.raw}}",
+            all: "{{item}}",
           },
           outputs: { id: "id" },
           depends_on: ["fetch"],
@@ -97,8 +99,8 @@ describe("a for_each over the results of an earlier for_each", () => {
     );
     expect(driver.run.status).toBe("completed");
     expect(calls.filter((c) => c.tool === "demo/index").map((c) => c.args)).toEqual([
-      { path: "/x/a", size: 7, note: "/x/a (0)", raw: { local: { path: "/x/a" }, bytes: 7 } },
-      { path: "/x/b", size: 7, note: "/x/b (1)", raw: { local: { path: "/x/b" }, bytes: 7 } },
+      { path: "/x/a", size: 7, note: "/x/a (0)", raw: result("a"), all: result("a") },
+      { path: "/x/b", size: 7, note: "/x/b (1)", raw: result("b"), all: result("b") },
     ]);
   });
 
