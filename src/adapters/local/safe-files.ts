@@ -1,6 +1,7 @@
 import {
   closeSync,
   constants,
+  existsSync,
   fstatSync,
   lstatSync,
   openSync,
@@ -168,6 +169,32 @@ export function playbookSource(file: string, options: ReadOptions): Uint8Array |
 export function rootFor(file: string, cwd: string): string {
   const abs = resolve(cwd, file);
   return inside(resolve(cwd), abs) ? cwd : resolve(abs, "..");
+}
+
+/** The nearest folder at or above `dir` holding `.git`: the repository it lies in. */
+function repositoryOf(dir: string): string | undefined {
+  for (let at = resolve(dir), n = 0; n < 64; n++) {
+    if (existsSync(join(at, ".git"))) return at;
+    const up = resolve(at, "..");
+    if (up === at) return undefined;
+    at = up;
+  }
+  return undefined;
+}
+
+/**
+ * The folder a playbook's sidecars and paired files are read within, whatever the working
+ * folder: the file's repository; outside any, the working folder when the file is in it, or the
+ * folder two above the file's (a system's own layout climbs so far: Mindscape keeps its SOPs in
+ * `specs/../../i18n/playbooks/`), whichever holds the other.
+ */
+export function sidecarRoot(file: string, cwd: string): string {
+  const abs = resolve(cwd, file);
+  const repo = repositoryOf(resolve(abs, ".."));
+  if (repo) return repo;
+  const root = rootFor(abs, cwd);
+  const layout = resolve(abs, "../../..");
+  return inside(layout, root) ? layout : root;
 }
 
 export interface ListOptions {

@@ -6,7 +6,12 @@ import {
   playbookFilesIn,
   SYSTEM_PLAYBOOKS,
 } from "../../adapters/local/library.js";
-import { playbookSource, readConfinedText, rootFor } from "../../adapters/local/safe-files.js";
+import {
+  playbookSource,
+  readConfinedText,
+  rootFor,
+  sidecarRoot,
+} from "../../adapters/local/safe-files.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import {
   bundleHash,
@@ -42,11 +47,12 @@ export function bundleOf(report: FileReport): SourcedBundle | undefined {
  */
 export async function loadLocalPlaybooks(repo: string, explicitFile?: string): Promise<LoadedSet> {
   // Each tier's files are read inside its folder.
-  const tiers: { root: string; files: string[] }[] = [];
+  const tiers: { root: string; files: string[]; sidecars?: string }[] = [];
   if (explicitFile) {
     const dir = dirname(explicitFile);
     tiers.push({
       root: rootFor(explicitFile, repo),
+      sidecars: sidecarRoot(explicitFile, repo),
       files: [
         explicitFile,
         ...(await playbookFilesIn(dir)).filter((f) => resolve(f) !== resolve(explicitFile)),
@@ -58,9 +64,9 @@ export async function loadLocalPlaybooks(repo: string, explicitFile?: string): P
   const library = bundledLibraryDir();
   tiers.push({ root: library, files: await playbookFilesIn(library) });
   const { bundles, reports } = resolveTiers(
-    tiers.map(({ root, files }, i) => ({
+    tiers.map(({ root, files, sidecars }, i) => ({
       files: files.map((file) => ({ file, source: playbookSource(file, { root }) })),
-      read: (file: string, rel: string) => readNextTo(file, rel, root),
+      read: (file: string, rel: string) => readNextTo(file, rel, sidecars ?? root),
       // The last tier is the bundled library, whose system playbooks nothing replaces.
       ...(i === tiers.length - 1 ? { locked: SYSTEM_PLAYBOOKS } : {}),
     })),

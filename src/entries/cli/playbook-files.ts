@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { fileExistsNextTo, IGNORED_GLOBS, playbookFilesIn } from "../../adapters/local/library.js";
-import { filesUnder, rootFor } from "../../adapters/local/safe-files.js";
+import { filesUnder, sidecarRoot } from "../../adapters/local/safe-files.js";
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
 import { PLAYBOOK_FOLDERS } from "../../core/dialects/folders.js";
 import type { ValidateOptions } from "../../core/rules/validate.js";
@@ -41,12 +41,13 @@ export async function resolvePlaybookFiles(
 
 /**
  * What validation reads beside a playbook on disk (templates, sidecars), paths from `cwd`. The
- * sidecars are confined as the playbook itself is read: to the working folder, or, for a file
- * outside it, to the file's own folder — never looked up from the working folder.
+ * sidecars are looked up from the playbook, never from the working folder, and read within its
+ * repository (outside any, see `sidecarRoot`), so a system's own layout reads the same from
+ * any working folder.
  */
 export function onDisk(cwd: string): Pick<ValidateOptions, "fileExists" | "siblings"> {
   return {
     fileExists: (file, rel) => fileExistsNextTo(resolve(cwd, file), rel),
-    siblings: (file) => siblingsOnDisk(resolve(cwd, file), rootFor(resolve(cwd, file), cwd)),
+    siblings: (file) => siblingsOnDisk(resolve(cwd, file), sidecarRoot(file, cwd)),
   };
 }

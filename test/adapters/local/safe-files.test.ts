@@ -6,6 +6,7 @@ import {
   filesUnder,
   readConfined,
   readConfinedText,
+  sidecarRoot,
 } from "../../../src/adapters/local/safe-files.js";
 import { cleanup, makeDir } from "../../helpers/git-repo.js";
 
@@ -99,5 +100,26 @@ describe("listing files under a folder", () => {
       "../pipe.yaml",
       "../zero.yaml",
     ]);
+  });
+});
+
+describe("sidecarRoot: where a playbook's paired files are read", () => {
+  it("is the file's repository, whatever the working folder", () => {
+    const repo = makeDir("pb-side-");
+    mkdirSync(join(repo, ".git"));
+    mkdirSync(join(repo, "a", "b", "c", "d"), { recursive: true });
+    const file = join(repo, "a", "b", "c", "d", "x.json");
+    expect(sidecarRoot(file, join(repo, "a", "b", "c", "d"))).toBe(repo);
+    expect(sidecarRoot(file, makeDir("pb-else-"))).toBe(repo);
+  });
+
+  it("outside a repository: the working folder holding the file, else two folders above it", () => {
+    const base = makeDir("pb-side-");
+    mkdirSync(join(base, "a", "b", "c"), { recursive: true });
+    expect(sidecarRoot("a/b/c/x.json", base)).toBe(base);
+    expect(sidecarRoot("x.json", join(base, "a", "b", "c"))).toBe(join(base, "a"));
+    expect(sidecarRoot(join(base, "a", "b", "c", "x.json"), makeDir("pb-else-"))).toBe(
+      join(base, "a"),
+    );
   });
 });

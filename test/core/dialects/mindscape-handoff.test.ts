@@ -110,10 +110,9 @@ describe("a Mindscape HandoffPlan is one playbook that delegates to each step's 
     const d = new Driver(bundle(PLAN), children);
     d.start({});
     d.drive();
+    // The plan's number reaches the tool as a number, as Mindscape's template engine passes it.
     expect(d.effect().params).toMatchObject({
-      calls: [
-        { tool: "core_files/ocr_pdf", args: { file_path: "uploads/week-12.pdf", dpi: "300" } },
-      ],
+      calls: [{ tool: "core_files/ocr_pdf", args: { file_path: "uploads/week-12.pdf", dpi: 300 } }],
     });
     d.answer({ called: 1, failed: [], results: "", "output.text": "two incidents" });
     d.drive();

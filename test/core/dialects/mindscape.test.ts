@@ -42,7 +42,7 @@ describe("Mindscape playbooks load as written", () => {
 
   it("an SOP beside its spec is part of it, never a playbook of its own", () => {
     const sop = join(BACKEND, "i18n/playbooks/en/pdf_ocr_and_index.md");
-    expect(isPlaybookFile(rel(sop), () => read(sop))).toBe(false);
+    expect(isPlaybookFile(rel(sop), () => read(sop), siblingsOnDisk(sop, BACKEND))).toBe(false);
     expect(isPlaybookFile(rel(spec("file_write")), () => read(spec("file_write")))).toBe(true);
   });
 
@@ -147,7 +147,8 @@ describe("Mindscape playbooks load as written", () => {
     expect(d.effect().params).toMatchObject({ calls: [{ args: { text: "Invoice 42" } }] });
     d.answer({ called: 1, failed: [], results: "", "output.vector_ids": ["v-1", "v-2"] });
     d.drive();
-    expect(d.effect().params).toMatchObject({ calls: [{ args: { vector_ids: "v-1, v-2" } }] });
+    // `{{step.embed.vector_ids}}` alone passes the list itself, as Mindscape's engine does.
+    expect(d.effect().params).toMatchObject({ calls: [{ args: { vector_ids: ["v-1", "v-2"] } }] });
     d.answer({ called: 1, failed: [], results: "", "output.index_id": "idx-7" });
     d.drive();
     expect(d.run.status).toBe("completed");

@@ -53,6 +53,32 @@ describe("Mindscape's spec and SOP kept in one folder are one playbook", () => {
   });
 });
 
+describe("Mindscape's SOPs in its own layout (i18n/playbooks/<locale>/)", () => {
+  const sops = join(SEED_REPOS, "mindscape/backend/i18n/playbooks/en");
+  const layout = (rel: string) => (rel.startsWith("../../../playbooks/specs/") ? "{}" : undefined);
+
+  it("one with its spec in playbooks/specs/ is a part; one without is a playbook of its own", () => {
+    const text = () => read(join(sops, "grant_scout.md"));
+    expect(isPlaybookFile("backend/i18n/playbooks/en/grant_scout.md", text, { read: layout })).toBe(
+      false,
+    );
+    expect(isPlaybookFile("backend/i18n/playbooks/en/grant_scout.md", text, NO_SIBLINGS)).toBe(
+      true,
+    );
+  });
+
+  it("an SOP without a spec gives the model its procedure as written: its {{ }} are words", () => {
+    const text = read(join(sops, "threejs_hero_landing.md"));
+    const report = validateSource("backend/i18n/playbooks/en/threejs_hero_landing.md", text);
+    expect(report.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const step = report.playbook?.steps?.[0] as { type: string; prompt: string };
+    expect(step.type).toBe("ai");
+    const prompt = renderTemplate(step.prompt, () => undefined, "plain");
+    expect(prompt.ok && prompt.value).toBe(text.slice(text.indexOf("# Three.js")).trim());
+    expect(prompt.ok && prompt.value).toContain("artifacts/threejs_hero_landing/{{execution_id}}/");
+  });
+});
+
 describe("Triagent: two conditions that lead to one node", () => {
   // The shape of sourcehawk/triagent system/git_inspect.yaml (check_consumer_handler): two
   // branches to the same terminal. Triagent's agent moves by naming the target node.

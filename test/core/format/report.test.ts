@@ -213,6 +213,18 @@ describe("text", () => {
       "f:1:5: m [goto-unresolved]\n  = hint: h\nf:7:5: n [goto-unresolved]\n2 errors and 0 warnings in 1 file (1 invalid)\n",
     );
   });
+  it("shows no excerpt of the playbook's text for a finding in another file (a paired SOP)", () => {
+    const report: FileReport = {
+      file: "specs/a.json",
+      text: '{\n  "playbook_code": "a"\n}\n',
+      diagnostics: [
+        d({ file: "i18n/playbooks/en/a.md", message: "m", line: 2, severity: "warning" }),
+      ],
+    };
+    expect(formatText([report])).toBe(
+      "i18n/playbooks/en/a.md:2:5: warning: m [goto-unresolved]\n0 errors and 1 warning in 1 file\n",
+    );
+  });
 });
 
 describe("diagnostics helpers", () => {

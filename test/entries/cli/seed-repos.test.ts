@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanup } from "../../helpers/git-repo.js";
-import { validatePlacement, type Placement } from "../../helpers/seed-repos.js";
+import { runCli } from "../../helpers/cli.js";
+import { ROOT, cleanup, makeDir } from "../../helpers/git-repo.js";
+import { place, validatePlacement, type Placement } from "../../helpers/seed-repos.js";
 
 afterEach(cleanup);
 
@@ -36,17 +38,56 @@ describe("Catalyst's own repository (Xerilium/catalyst)", () => {
 describe("Mindscape's own repository (HansC-anafter/mindscape-ai-local-core)", () => {
   it.each(PLACEMENTS)("each spec loads once, with its SOP, in each placement (%s)", async (p) => {
     const files = await validatePlacement("mindscape", p);
-    // 34 specs and 2 front-matter playbooks; an SOP (and a locale's, `.en.md`) loads with its
-    // spec, and only the two SOPs without a spec load on their own (in the flat placements).
-    expect(files.filter((f) => f.file.endsWith(".json"))).toHaveLength(34);
+    // 35 specs and 2 front-matter playbooks; an SOP (and a locale's, `.en.md`) loads with its
+    // spec, and the two SOPs without a spec load on their own, as Mindscape's registry loads
+    // every SOP of i18n/playbooks/<locale>/.
+    expect(files.filter((f) => f.file.endsWith(".json"))).toHaveLength(35);
     const alone = files.filter((f) => f.file.endsWith(".md")).map((f) => f.file.split("/").pop());
-    expect(alone).toEqual(
-      p === "own" ? [] : ["threejs_hero_adjustment.md", "threejs_hero_landing.md"],
+    expect(alone).toEqual(["threejs_hero_adjustment.md", "threejs_hero_landing.md"]);
+    // Their `{{execution_id}}` is prose for the model, not a template (it was four errors).
+    expect(files.flatMap((f) => f.errors)).toEqual([]);
+  });
+});
+
+describe("Mindscape's SOPs are found from the spec, whatever the working folder", () => {
+  const SPEC = "backend/playbooks/specs/grant_scout.json";
+  const SOP = "backend/i18n/playbooks/en/grant_scout.md";
+
+  /** The files `validate` of one spec names in its findings, from `cwd`. */
+  async function namedFiles(file: string, cwd: string): Promise<string[]> {
+    const r = await runCli(["validate", "-f", "json", "--no-library", file], cwd);
+    const report = JSON.parse(r.out) as {
+      files: { diagnostics: { file?: string; message: string }[] }[];
+    };
+    const diagnostics = report.files.flatMap((f) => f.diagnostics);
+    expect(diagnostics.map((d) => d.message).join("\n")).not.toContain("no SOP");
+    return [...new Set(diagnostics.map((d) => (d.file ?? "").split("/").slice(-2).join("/")))];
+  }
+
+  it.each([
+    ["the spec's own folder", "backend/playbooks/specs", "grant_scout.json"],
+    ["the backend folder", "backend", "playbooks/specs/grant_scout.json"],
+    ["another folder", undefined, undefined],
+  ])("from %s, the spec is read with its SOP's front matter", async (_, at, file) => {
+    const { repo } = place("mindscape", "own");
+    const cwd = at === undefined ? makeDir("pb-elsewhere-") : join(repo, at);
+    const files = await namedFiles(file ?? join(repo, SPEC), cwd);
+    expect(files).toContain(SOP.split("/").slice(-2).join("/"));
+  });
+
+  it("a run from the spec's own folder takes its SOP too: the silent playbook makes one comment", async () => {
+    const { repo } = place("mindscape", "own");
+    const events = join(
+      ROOT,
+      "test/fixtures/dialect-simulations/mindscape-pdf-ocr-and-index.events.yaml",
     );
-    // Left of #16: an SOP without a spec names inputs its front matter does not declare.
-    const unresolved = p === "own" ? [] : ["threejs_hero_landing.md: template-unresolved"];
-    expect(
-      files.flatMap((f) => f.errors.map((e) => `${f.file.split("/").pop()}: ${e.rule}`)),
-    ).toEqual(unresolved);
+    const r = await runCli(
+      ["simulate", "pdf_ocr_and_index.json", "--events", events],
+      join(repo, "backend/playbooks/specs"),
+    );
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out).toContain("**Status:** completed");
+    // interaction_mode: silent, from the SOP: the status comment is the bot's only comment.
+    expect(r.out.match(/💬 @playbook-bot\[bot\]/g)).toHaveLength(1);
   });
 });

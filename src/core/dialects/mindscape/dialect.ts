@@ -10,7 +10,13 @@ import { DialectConversion, isObject, type Json } from "../conversion.js";
 import { frontMatter as splitFrontMatter } from "../front-matter.js";
 import type { Dialect, DialectResult, Siblings } from "../dialect.js";
 import { HANDOFF_FILE, loadHandoff } from "./handoff.js";
-import { rewriteCondition, rewriteTemplate, type Rewrite } from "./templates.js";
+import {
+  LOOP_RESULTS,
+  rewriteCondition,
+  rewriteTemplate,
+  type LoopReading,
+  type Rewrite,
+} from "./templates.js";
 
 /**
  * Mindscape: an execution spec `<code>.json` (`playbook_code`, `kind`, `inputs`, `steps` that
@@ -124,6 +130,19 @@ function isSopBesideItsSpec(file: string, siblings: Siblings): boolean {
   }
 }
 
+/**
+ * Whether `file` is an SOP where Mindscape keeps them (`i18n/playbooks/<locale>/<code>.md`) whose
+ * spec is where Mindscape keeps specs (`playbooks/specs/<code>.json`). Mindscape's registry loads
+ * every SOP there; one without a spec is a playbook of its own, its body the procedure.
+ */
+function isSopOfSpecInLayout(file: string, siblings: Siblings): boolean {
+  const name =
+    /(?:^|\/)i18n\/playbooks\/[^/]+\/([^/.]+)(?:\.[A-Za-z]{2}(?:-[A-Za-z]{2,4})?)?\.md$/i.exec(
+      file,
+    )?.[1];
+  return name !== undefined && siblings.read(`../../../playbooks/specs/${name}.json`) !== undefined;
+}
+
 export const mindscape: Dialect = {
   id: "mindscape",
   title: "Mindscape",
@@ -136,7 +155,7 @@ export const mindscape: Dialect = {
   // The SOPs load with their spec: where Mindscape keeps them (i18n/playbooks/<locale>/), or
   // beside it in one folder (`<code>.md` next to `<code>.json`).
   isPart: (file, siblings) =>
-    /(^|\/)i18n\/playbooks\/[^/]+\/[^/]+\.md$/i.test(file) || isSopBesideItsSpec(file, siblings),
+    isSopOfSpecInLayout(file, siblings) || isSopBesideItsSpec(file, siblings),
   load: (file, text, siblings, limits) =>
     HANDOFF_FILE.test(file)
       ? loadHandoff(file, text, limits)
@@ -190,6 +209,11 @@ function loadSop(file: string, text: string, limits: SourceLimits): DialectResul
   return { ok: true, document: c.sopOnly(fm.body), problems: c.problems };
 }
 
+/** Text whose `{{` and `{%` are said literally in a v1 template. */
+function literal(text: string): string {
+  return text.replace(/\{([{%])/g, (_, c: string) => `{{ '{${c}' }}`);
+}
+
 /** `a/b/../../c` → `c`, for the file a diagnostic names. */
 function normalise(path: string): string {
   const out: string[] = [];
@@ -207,6 +231,11 @@ class MindscapeConversion extends DialectConversion {
   private readonly stepOutputs = new Map<string, Record<string, string>>();
   private readonly stepCalls = new Map<string, Json>();
   private readonly stepReads: { id: string; key: string; at: PathSegment[] }[] = [];
+  private loops: LoopReading = { results: new Set() };
+  /** Per playbook-slot step: its output names → the outputs of its playbook they are. */
+  private readonly slotOutputs = new Map<string, Record<string, string>>();
+  /** What the for_each of the step being converted iterates over, when Mindscape's differs. */
+  private loopPath: string | undefined;
 
   constructor(
     doc: SourceDocument,
@@ -296,7 +325,8 @@ class MindscapeConversion extends DialectConversion {
       id: "sop",
       type: "ai",
       description: "The procedure of the SOP.",
-      prompt: body || String(fm.description ?? ""),
+      // Mindscape gives the model the SOP as written: its `{{ }}` are words, not templates.
+      prompt: literal(body || String(fm.description ?? "")),
     };
     if (tools.length) {
       step.tools = tools;
@@ -503,6 +533,8 @@ class MindscapeConversion extends DialectConversion {
           true,
         );
     } else if (required) input.required = true;
+    // An optional input not given reads as "" in Mindscape's templates; so it does here.
+    else if (input.type === "string" || input.type === "list") input.default = "";
     this.inputs[name] = input;
     this.b.locate(["inputs", name], at, this.doc);
     for (const [key, as] of [
@@ -548,6 +580,7 @@ class MindscapeConversion extends DialectConversion {
               `depends_on names no step: '${String(d)}'`,
             );
         });
+    this.loops = { results: loopResultsRead(steps, this.doc.value), slots: this.slotOutputs };
     const out: Json[] = [];
     this.b.locate(["steps"], ["steps"]);
     const taken = new Set(ids.filter((id): id is string => id !== undefined));
@@ -580,6 +613,7 @@ class MindscapeConversion extends DialectConversion {
         );
     this.b.locate(to, at);
     this.b.locate([...to, "id"], [...at, "id"]);
+    this.readLoop(src);
     const step: Json = { id: src.id };
     const tool =
       typeof src.tool === "string"
@@ -641,6 +675,13 @@ class MindscapeConversion extends DialectConversion {
       step.with = withs;
       this.b.locate([...to, "with"], [...at, "inputs"], this.doc, true);
     }
+    // Mindscape maps the playbook's outputs to the step's: `summary: report` reads its report.
+    if (isObject(src.outputs) && typeof src.id === "string") {
+      const named: Record<string, string> = {};
+      for (const [name, from] of Object.entries(src.outputs))
+        if (typeof from === "string" && /^[A-Za-z0-9_.-]+$/.test(from)) named[name] = from;
+      this.slotOutputs.set(src.id, named);
+    }
   }
 
   /** `tool` or `tool_slot`: the step makes one call, with its inputs as the call's args. */
@@ -679,14 +720,50 @@ class MindscapeConversion extends DialectConversion {
       call.outputs = outputs;
       this.b.locate([...to, "suggested_calls", 0, "outputs"], [...at, "outputs"], this.doc, true);
     }
+    // Mindscape's `results` of a for_each step: each item's result, which a later step reads.
+    if (this.loops.results.has(id)) {
+      call.outputs = { ...(call.outputs as Json | undefined), [LOOP_RESULTS]: "" };
+      this.stepOutputs.set(id, { ...this.stepOutputs.get(id), [LOOP_RESULTS]: "" });
+    }
     step.suggested_calls = [call];
     this.stepCalls.set(id, call);
+  }
+
+  /**
+   * A for_each over the `results` of an earlier for_each step: Mindscape's items are that step's
+   * outputs, one map per item. A step reading one of their fields loops over that output's values
+   * (`item.temp_path` is the item); one reading more reads each item's whole result.
+   */
+  private readLoop(src: Json): void {
+    this.loopPath = undefined;
+    this.loops = { results: this.loops.results, slots: this.slotOutputs };
+    const over =
+      typeof src.for_each === "string"
+        ? /^step\.([A-Za-z0-9_-]+)\.results$/.exec(src.for_each.trim())
+        : null;
+    const from = over ? this.stepOutputs.get(over[1] as string) : undefined;
+    if (!over || !from || !this.loops.results.has(over[1] as string)) return;
+    const text = JSON.stringify([src.inputs, src.condition]);
+    const fields = new Set(
+      [...text.matchAll(/\{\{\s*item\.([A-Za-z0-9_]+)/g)].map((m) => m[1] as string),
+    );
+    const whole = /\{\{\s*item\s*\}\}/.test(text);
+    const [only] = fields;
+    if (fields.size === 1 && !whole && only !== undefined && Object.hasOwn(from, only)) {
+      this.loopPath = `step.${over[1] as string}.${only}`;
+      this.loops = { ...this.loops, itemFields: { [only]: "item" } };
+      return;
+    }
+    const itemFields: Record<string, string> = {};
+    for (const [name, path] of Object.entries(from))
+      itemFields[name] = path ? `item.${path}` : "item";
+    this.loops = { ...this.loops, itemFields };
   }
 
   /** `condition` and `for_each`, rewritten into this format's expressions. */
   private conditionAndLoop(src: Json, at: PathSegment[], to: PathSegment[], step: Json): void {
     if (typeof src.condition === "string" && src.condition.trim()) {
-      const r = rewriteCondition(src.condition);
+      const r = rewriteCondition(src.condition, this.loops);
       this.noteRewrite(r, [...at, "condition"], true);
       this.put(step, "if", r.text, [...to, "if"], [...at, "condition"]);
     }
@@ -700,7 +777,7 @@ class MindscapeConversion extends DialectConversion {
           `for_each must be input.<name> or step.<id>.<path>, not '${path}'`,
         );
       else {
-        const r = rewriteTemplate(`{{${path}}}`);
+        const r = rewriteTemplate(`{{${this.loopPath ?? path}}}`, this.loops);
         this.noteRewrite(r, [...at, "for_each"], false);
         this.put(step, "for_each", r.text, [...to, "for_each"], [...at, "for_each"]);
       }
@@ -795,7 +872,7 @@ class MindscapeConversion extends DialectConversion {
   }
 
   private template(text: string, at: PathSegment[]): string {
-    const r = rewriteTemplate(text);
+    const r = rewriteTemplate(text, this.loops);
     this.noteRewrite(r, at, false);
     return r.text;
   }
@@ -826,6 +903,7 @@ class MindscapeConversion extends DialectConversion {
       if (!Object.hasOwn(this.inputs, name) && /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/.test(name)) {
         this.inputs[name] = {
           type: "string",
+          default: "",
           description: `Used by the playbook's templates; Mindscape's executor may pass it.`,
         };
         added = true;
@@ -883,6 +961,9 @@ class MindscapeConversion extends DialectConversion {
     if (!m) return undefined;
     const id = m[1] as string;
     let key = m[2] as string;
+    const [first, ...rest] = key.split(".");
+    const slot = this.slotOutputs.get(id)?.[first as string];
+    if (slot) key = [slot, ...rest].join(".");
     const mapped = this.stepOutputs.get(id);
     if (mapped && !Object.hasOwn(mapped, key.split(".")[0] as string)) {
       // The model's own text reads the map as "result field → output name"; some specs do.
@@ -918,4 +999,19 @@ function runOrder(steps: unknown[]): number[] | undefined {
     }
   }
   return order;
+}
+
+/**
+ * The for_each steps whose `results` some template or output reads (`step.<id>.results`): they
+ * keep each item's result for it.
+ */
+function loopResultsRead(steps: unknown[], spec: unknown): Set<string> {
+  const loops = new Set(
+    steps.flatMap((s) =>
+      isObject(s) && typeof s.id === "string" && typeof s.for_each === "string" ? [s.id] : [],
+    ),
+  );
+  const text = JSON.stringify(spec) ?? "";
+  const read = [...text.matchAll(/step\.([A-Za-z0-9_-]+)\.results\b/g)].map((m) => m[1] as string);
+  return new Set(read.filter((id) => loops.has(id)));
 }

@@ -37,13 +37,26 @@ const WORDS = new Set([
   "False",
   "None",
 ]);
+/**
+ * How `step.<id>.results` of a for_each step and the fields of `item` are read: Mindscape keeps a
+ * for_each step's result as `results`, one map of the step's outputs per item.
+ */
+export interface LoopReading {
+  /** Ids of for_each steps whose `results` a template reads: each item's whole result. */
+  results: ReadonlySet<string>;
+  /** `item.<name>` → what it is read as (`item`, `item.<path>`), in a step looping over results. */
+  itemFields?: Readonly<Record<string, string>>;
+  /** Per playbook-slot step, its output names → the outputs of its playbook they are. */
+  slots?: ReadonlyMap<string, Readonly<Record<string, string>>>;
+}
+
 /** A dotted name with optional `[n]` items, not inside a string literal (handled by the caller). */
 const NAME = /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*(?:\[[0-9]{1,4}\])*/g;
 /** The longest template this rewrites: spec values are prompts, not books. */
 const MAX_LENGTH = 64 * 1024;
 
 /** Rewrites the names in one expression (the inside of `{{ }}` or of a `{% if %}` tag). */
-function rewriteExpression(expr: string, found: Rewrite): string {
+function rewriteExpression(expr: string, found: Rewrite, loops?: LoopReading): string {
   let out = "";
   let i = 0;
   while (i < expr.length) {
@@ -58,7 +71,7 @@ function rewriteExpression(expr: string, found: Rewrite): string {
     NAME.lastIndex = i;
     const m = NAME.exec(expr);
     if (m && m.index === i && !/[A-Za-z0-9_.]/.test(expr[i - 1] ?? "")) {
-      out += rewriteName(m[0], found);
+      out += rewriteName(m[0], found, loops);
       i += m[0].length;
       continue;
     }
@@ -68,7 +81,7 @@ function rewriteExpression(expr: string, found: Rewrite): string {
   return out;
 }
 
-function rewriteName(name: string, found: Rewrite): string {
+function rewriteName(name: string, found: Rewrite, loops?: LoopReading): string {
   const bracket = name.indexOf("[");
   const path = bracket === -1 ? name : name.slice(0, bracket);
   const index = bracket === -1 ? "" : name.slice(bracket);
@@ -89,9 +102,17 @@ function rewriteName(name: string, found: Rewrite): string {
       found.wholeSteps.add(first);
       return `steps.${first}.outputs.results`;
     }
-    found.stepKeys.push([first, parts[2] as string]);
-    return `steps.${first}.outputs.${parts.slice(2).join(".")}${index}`;
+    const slot = loops?.slots?.get(first)?.[parts[2] as string];
+    const key = slot
+      ? slot
+      : parts[2] === "results" && loops?.results.has(first)
+        ? LOOP_RESULTS
+        : parts[2];
+    found.stepKeys.push([first, key as string]);
+    return `steps.${first}.outputs.${[key, ...parts.slice(3)].join(".")}${index}`;
   }
+  const field = root === "item" && first !== undefined ? loops?.itemFields?.[first] : undefined;
+  if (field !== undefined) return [field, ...parts.slice(2)].join(".") + index;
   if (root === "item" || root === "index")
     return parts.length === 1 ? (root === "item" ? "item" : "item_index") + index : name;
   if (root === "context" && first !== undefined) {
@@ -118,8 +139,11 @@ function emptyRewrite(): Rewrite {
   };
 }
 
+/** The output of a for_each step that keeps each item's whole result (Mindscape's `results`). */
+export const LOOP_RESULTS = "item_results";
+
 /** Rewrites a Mindscape template (text with `{{ }}` and `{% %}`) into v1's. */
-export function rewriteTemplate(text: string): Rewrite {
+export function rewriteTemplate(text: string, loops?: LoopReading): Rewrite {
   const found = emptyRewrite();
   if (text.length > MAX_LENGTH) {
     found.text = text;
@@ -137,7 +161,7 @@ export function rewriteTemplate(text: string): Rewrite {
         break;
       }
       const inner = text.slice(i + 2, close);
-      out += `${open} ${rewriteExpression(inner.trim(), found)} ${closer}`;
+      out += `${open} ${rewriteExpression(inner.trim(), found, loops)} ${closer}`;
       i = close + 2;
       continue;
     }
@@ -149,11 +173,11 @@ export function rewriteTemplate(text: string): Rewrite {
 }
 
 /** A condition `{{ expr }}` (or a bare expression) as a v1 expression. */
-export function rewriteCondition(condition: string): Rewrite {
+export function rewriteCondition(condition: string, loops?: LoopReading): Rewrite {
   const trimmed = condition.trim();
   const inner =
     trimmed.startsWith("{{") && trimmed.endsWith("}}") ? trimmed.slice(2, -2).trim() : trimmed;
   const found = emptyRewrite();
-  found.text = rewriteExpression(inner, found);
+  found.text = rewriteExpression(inner, found, loops);
   return found;
 }

@@ -54,7 +54,9 @@ export function formatText(reports: readonly FileReport[], style: TextStyle = PL
   const lines: string[] = [];
   for (const r of reports) {
     const source = r.text.split(/\r?\n/);
-    for (const d of r.diagnostics) lines.push(...formatOne(d, source, style));
+    // A finding in another file (a sidecar, a paired SOP) has no excerpt: its text is not here.
+    for (const d of r.diagnostics)
+      lines.push(...formatOne(d, d.file === r.file ? source : [], style));
   }
   const { errors, warnings } = countBySeverity(reports);
   const bad = reports.filter((r) => r.diagnostics.some((d) => d.severity === "error")).length;

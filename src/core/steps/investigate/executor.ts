@@ -1,4 +1,5 @@
 import { atLeast } from "../../engine/policy.js";
+import { soleValue } from "../../engine/sole-value.js";
 import { capValue, type Scalar, type Value } from "../../engine/state.js";
 import type { RunEvent } from "../../engine/events.js";
 import type { Branch, InvestigateStep, Step, SuggestedCall } from "../../format/types.js";
@@ -111,6 +112,10 @@ function renderArgs(
   depth = 0,
 ): { ok: true; value: unknown } | { ok: false; error: PlaybookError } {
   if (typeof value === "string") {
+    // An argument that is one name passes its value (a list, an object), not its text.
+    const inputs = ctx.bundle.playbook.inputs ?? {};
+    const sole = soleValue(value, ctx.resolve, (name) => inputs[name]?.type === "list");
+    if (sole !== undefined) return { ok: true, value: sole };
     const r = ctx.render(value, "value");
     return r.ok ? { ok: true, value: r.value } : r;
   }

@@ -25,7 +25,7 @@ export const investigateSchema = stepKindSchema({
             args: documented(
               { type: "object" },
               {
-                md: "Arguments of the call; string values at any depth are templates.",
+                md: "Arguments of the call; string values at any depth are templates. A value that is exactly one `{{ name }}` passes that value itself: a list stays a list (a list input too), an object or list kept as JSON text is that object or list, a number or boolean stays one.",
                 yaml: "args: { kind: Pod, namespace: '{{ inputs.namespace }}' }",
               },
             ),

@@ -1,7 +1,7 @@
 import "../../../adapters/local/yaml-library.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { playbookSource, rootFor } from "../../../adapters/local/safe-files.js";
+import { playbookSource, rootFor, sidecarRoot } from "../../../adapters/local/safe-files.js";
 import { siblingsOnDisk } from "../../../adapters/local/siblings.js";
 import { DIALECTS } from "../../../core/dialects/index.js";
 import { formatText } from "../../../core/format/report/text.js";
@@ -16,7 +16,7 @@ export function importCommand(ctx: CliContext, file: string): number {
   const { io } = ctx;
   const abs = resolve(io.cwd, file);
   if (!existsSync(abs)) throw new UsageError(`${file}: no such file`);
-  const siblings = siblingsOnDisk(abs, rootFor(abs, io.cwd));
+  const siblings = siblingsOnDisk(abs, sidecarRoot(abs, io.cwd));
   const source = playbookSource(abs, { root: rootFor(abs, io.cwd) });
   const report = validateSource(file, source, onDisk(io.cwd));
   const style = textStyle(ctx, "err");
