@@ -5,6 +5,7 @@ import { filesUnder, playbookSource, readConfinedText } from "./safe-files.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
 import { siblingsOnDisk } from "./siblings.js";
 import { validateSet, type FileReport, type KnownPlaybook } from "../../core/rules/validate.js";
+import { cachedLibrary } from "./library-cache.js";
 
 /** The bundled library: `playbooks/` in this package, the lowest discovery tier. */
 export function bundledLibraryDir(): string {
@@ -72,8 +73,18 @@ export function loadBundledReports(): Promise<FileReport[]> {
   return bundled;
 }
 
-/** Valid bundled playbooks, for resolving targets that a repository's playbooks name. */
+/**
+ * Valid bundled playbooks, for resolving targets that a repository's playbooks name: from the
+ * build's cache when it matches the library's files, else validated here.
+ */
 export async function bundledPlaybooks(): Promise<KnownPlaybook[]> {
+  const cached = cachedLibrary(bundledLibraryDir());
+  if (cached) return cached;
+  return validatedLibrary();
+}
+
+/** The library's valid playbooks, validated now (what the cache holds). */
+export async function validatedLibrary(): Promise<KnownPlaybook[]> {
   const reports = await loadBundledReports();
   return reports.flatMap((r) =>
     r.playbook && !r.diagnostics.some((d) => d.severity === "error")
