@@ -130,3 +130,37 @@ describe("Catalyst values that reach bash arithmetic through a variable (run wit
     expect(plain.printed).not.toBe("");
   });
 });
+
+/**
+ * A value inside text that something runs as code — another shell's `-c` or standard input,
+ * `source`, a `trap` action, the `PS4` prompt, an interpreter's inline program — is code there,
+ * however it was quoted in this script: like `eval`, such a script takes only plain numbers.
+ */
+describe("Catalyst values inside text another shell or interpreter runs (run with --allow-scripts)", () => {
+  const scripts: [string, (to: string) => string][] = [
+    ["bash -c", (to) => `bash -c "echo {{v}} > ${to}"`],
+    ["sh -c", (to) => `sh -c 'echo {{v}}' > ${to}`],
+    ["a shell reading a pipe", (to) => `echo "echo {{v}}" | bash > ${to}`],
+    ["a shell reading a here-document", (to) => `bash > ${to} <<EOF\necho {{v}}\nEOF`],
+    ["find -exec sh -c", (to) => `find . -maxdepth 0 -exec sh -c "echo {{v}}" \\; > ${to}`],
+    ["source", (to) => `source <(echo "echo {{v}}") > ${to}`],
+    [". (dot)", (to) => `printf '%s\\n' "echo {{v}}" > run.sh\n. ./run.sh > ${to}`],
+    ["trap", (to) => `trap "echo {{v}} > ${to}" EXIT`],
+    ["PS4", (to) => `PS4="{{v}}"\nset -x\necho ok > ${to}`],
+    ["python -c", (to) => `python3 -c "print('{{v}}')" > ${to}`],
+    ["awk", (to) => `awk 'BEGIN { print "{{v}}" }' > ${to}`],
+  ];
+  it.each(scripts)("%s runs nothing: the step stops before anything runs", async (_name, code) => {
+    const hostile = await runCatalyst(code, (pwned) => ({
+      v: `$(touch ${pwned})'); import os; os.system('touch ${pwned}'); print('" system("touch ${pwned}") "`,
+    }));
+    expect(existsSync(hostile.pwned), hostile.out).toBe(false);
+    expect(hostile.code).not.toBe(0);
+    expect(hostile.out).toContain("must be a plain number: the script uses");
+    expect(hostile.out).toContain("which runs text as code");
+    expect(hostile.printed).toBe("");
+
+    const plain = await runCatalyst(code, () => ({ v: "3" }));
+    expect(plain.code, plain.out).toBe(0);
+  });
+});

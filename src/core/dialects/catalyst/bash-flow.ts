@@ -33,6 +33,8 @@ export interface ArithmeticFlow {
   splices: Set<number>;
   /** Set when every value must be a plain integer: what the script does that hides where values go. */
   all?: string;
+  /** Set when that is because the script runs text as code (`bash -c`, `trap`, …). */
+  code?: true;
 }
 
 const NAME = /[A-Za-z_][A-Za-z0-9_]*/g;
@@ -68,9 +70,49 @@ const OPAQUE: [RegExp, string][] = [
   [/(?:^|[\s;&|({`])printf[ \t]+-v[ \t]*["']?[A-Za-z0-9_]*\$/, "a variable name built at run time"],
 ];
 
+/** Where a command word starts (a path's last part counts: `/bin/sh`). */
+const WORD = "(?:^|[\\s;&|({`/])";
+/** Options before the part that says where the program comes from. */
+const OPTIONS = "(?:[ \\t]+-[\\w-]*)*?";
+/** Where a command's words end: the program then comes from standard input (`| bash`, `bash <<EOF`). */
+const FROM_STDIN = "[ \\t]*(?=$|[;&|<>\\n)])";
+const SHELLS = "(?:ba|da|k|z|c|tc)?sh|su|runuser";
+const INTERPRETERS = "python[0-9.]*|perl|ruby|node|nodejs|php|deno|bun|lua|Rscript|tclsh";
+
+/**
+ * What runs text as code, where a value inside that text is code however this script quoted it:
+ * another shell's `-c` or standard input, `source` and `.`, a `trap` action, a prompt (bash
+ * expands `$(…)` in `PS4`), `ssh` and `watch` (their words are a remote or a new shell's
+ * command line), an interpreter's inline program or standard input, and an awk program.
+ */
+const RUNS_CODE: [RegExp, string][] = [
+  [
+    new RegExp(`${WORD}(?:${SHELLS})${OPTIONS}[ \\t]+-[a-zA-Z]*[cs](?=[ \\t]|$)`),
+    "a shell's -c or -s",
+  ],
+  [new RegExp(`${WORD}(?:${SHELLS})${OPTIONS}${FROM_STDIN}`), "a shell reading standard input"],
+  [/(?:^|[\n;&|({`]|\b(?:then|do|else))[ \t]*(?:source|\.)[ \t]/, "source"],
+  [/(?:^|[\s;&|({`])trap[ \t]/, "trap"],
+  [/(?:^|[\s;&|({`])(?:PS[0-4]|PROMPT_COMMAND)\+?=/, "a prompt variable"],
+  [/(?:^|[\s;&|({`])(?:ssh|watch)[ \t]/, "ssh or watch"],
+  [
+    new RegExp(
+      `${WORD}(?:${INTERPRETERS})${OPTIONS}[ \\t]+(?:-[a-zA-Z]*[ceEpr]|--eval|--print|-)(?=[ \\t=]|$)`,
+    ),
+    "an interpreter's inline program",
+  ],
+  [
+    new RegExp(`${WORD}(?:${INTERPRETERS})${OPTIONS}${FROM_STDIN}`),
+    "an interpreter reading standard input",
+  ],
+  [/(?:^|[\s;&|({`/])[gmn]?awk[ \t](?!(?:[^\n;&|]*[ \t])?-f[ \t])/, "an awk program"],
+];
+
 /** The splices of `layout` whose values reach arithmetic (see the module's comment). */
 export function arithmeticFlow(text: string, layout: ScriptLayout): ArithmeticFlow {
   const code = blank(text, layout.quiet);
+  const runs = RUNS_CODE.find(([re]) => re.test(code));
+  if (runs && layout.splices.length) return { splices: new Set(), all: runs[1], code: true };
   const opaque = OPAQUE.find(([re]) => re.test(code));
   if (opaque && layout.splices.length) return { splices: new Set(), all: opaque[1] };
   const { names, positional } = arithmeticNames(code, layout.arith);
