@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -272,4 +272,50 @@ describe("the playground reads a folder as data", () => {
       ["zero.yaml", "symlink"],
     ]);
   });
+});
+
+describe("validation agrees with the run about the files a playbook names", () => {
+  const TEMPLATED = (template: string) => `apiVersion: playbook-bot/v1
+id: tpl
+description: Commits a template.
+steps:
+  - id: c
+    type: commit
+    description: Commit.
+    branch: work
+    message: m
+    files: [{ path: a.md, template: ${template} }]
+  - id: done
+    type: end
+    description: Done.
+`;
+
+  it("a template out of the checkout, or a link, is missing to validate and the language server, as to a run", async () => {
+    const repo = checkout();
+    const dir = join(repo, ".github", "playbooks");
+    rmSync(join(dir, "pipe.yaml"));
+    for (const h of ["big.yaml", "out.yaml", "zero.yaml"]) rmSync(join(dir, h));
+    writeFileSync(join(dir, "up.yaml"), TEMPLATED("../../../outside/secret.yaml"));
+    mkdirSync(join(dir, "templates"));
+    symlinkSync(join(repo, "..", "outside", "secret.yaml"), join(dir, "templates", "linked.md"));
+    writeFileSync(
+      join(dir, "linked.yaml"),
+      TEMPLATED("templates/linked.md").replace("id: tpl", "id: tpl2"),
+    );
+    const r = await run([BIN, "validate", "-f", "json"], repo);
+    const report = JSON.parse(r.out) as JsonReport;
+    const rules = Object.fromEntries(
+      report.files.map((f) => [f.file.split("/").pop(), f.diagnostics.map((d) => d.rule)]),
+    );
+    expect(rules).toEqual({
+      "fine.yaml": [],
+      "linked.yaml": ["file-missing"],
+      "up.yaml": ["file-missing"],
+    });
+    expect(r.out).not.toContain(SECRET);
+    const ws = new Workspace([repo], () => undefined);
+    const result = await ws.validate(ws.setOf(join(dir, "up.yaml"))!);
+    for (const name of ["up.yaml", "linked.yaml"])
+      expect(result.diagnostics.get(join(dir, name))?.map((d) => d.rule)).toEqual(["file-missing"]);
+  }, 30_000);
 });
