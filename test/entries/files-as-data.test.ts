@@ -319,3 +319,52 @@ steps:
       expect(result.diagnostics.get(join(dir, name))?.map((d) => d.rule)).toEqual(["file-missing"]);
   }, 30_000);
 });
+
+describe("the language server over stdio, with the playbook folder's parent a link out", () => {
+  it("reads nothing through `.github` linked out of the workspace, and stays up", async () => {
+    const base = makeDir("pb-files-");
+    const repo = join(base, "repo");
+    mkdirSync(join(repo, "playbooks"), { recursive: true });
+    mkdirSync(join(base, "outside", "playbooks"), { recursive: true });
+    // A sibling the set around an opened file would read from disk.
+    writeFileSync(
+      join(base, "outside", "playbooks", "other.yaml"),
+      `${PLAYBOOK.replace("id: fine", "id: other")}    nope: ${SECRET}\n`,
+    );
+    symlinkSync(join(base, "outside"), join(repo, ".github"));
+    writeFileSync(join(repo, "playbooks", "fine.yaml"), PLAYBOOK);
+    const proc = spawn(process.execPath, [BIN, "lsp", "--stdio"], {
+      cwd: repo,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    try {
+      const client = new TestClient(
+        new StreamMessageReader(proc.stdout),
+        new StreamMessageWriter(proc.stdin),
+      );
+      await client.connection.sendRequest("initialize", {
+        processId: process.pid,
+        rootUri: pathToFileURL(repo).href,
+        capabilities: {},
+        initializationOptions: { debounceMs: 20 },
+      });
+      await client.connection.sendNotification("initialized", {});
+      // An editor opening the repository's playbook: the set around it is read from disk.
+      const fine = pathToFileURL(join(repo, "playbooks", "fine.yaml")).href;
+      client.open(fine, PLAYBOOK);
+      expect(await client.diagnosticsFor(fine, () => true)).toEqual([]);
+      // A file opened through the link: the siblings around it are not read through the link.
+      const linked = pathToFileURL(join(repo, ".github", "playbooks", "leak.yaml")).href;
+      client.open(linked, PLAYBOOK.replace("id: fine", "id: leak"));
+      const other = pathToFileURL(join(repo, ".github", "playbooks", "other.yaml")).href;
+      const refused = await client.diagnosticsFor(other, (d) => d.length > 0);
+      expect(refused.map((d) => [d.code, d.message])).toEqual([
+        ["file-refused", "file resolves outside the folder it was read from"],
+      ]);
+      expect(proc.exitCode).toBeNull();
+      expect(JSON.stringify([...client.diagnostics.values()])).not.toContain(SECRET);
+    } finally {
+      proc.kill();
+    }
+  }, 30_000);
+});
