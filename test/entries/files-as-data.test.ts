@@ -368,3 +368,30 @@ describe("the language server over stdio, with the playbook folder's parent a li
     }
   }, 30_000);
 });
+
+describe("a socket where a playbook should be", () => {
+  it("validate names it and finishes, without connecting or blocking", async () => {
+    const { createServer } = await import("node:net");
+    const repo = checkout();
+    const dir = join(repo, ".github", "playbooks");
+    for (const h of HOSTILE) rmSync(join(dir, h));
+    const server = createServer((s) => s.end(`id: ${SECRET}\n`));
+    await new Promise<void>((done) => server.listen(join(dir, "sock.yaml"), done));
+    try {
+      const r = await run([BIN, "validate", "-f", "json"], repo);
+      expect(r.ms).toBeLessThan(LIMIT_MS);
+      const report = JSON.parse(r.out) as JsonReport;
+      const found = report.files.map((f) => [
+        f.file.split("/").pop(),
+        f.diagnostics.map((d) => d.message),
+      ]);
+      expect(found).toEqual([
+        ["fine.yaml", []],
+        ["sock.yaml", ["file is a socket, not a file"]],
+      ]);
+      expect(r.out).not.toContain(SECRET);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
+  }, 30_000);
+});
