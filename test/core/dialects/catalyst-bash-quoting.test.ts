@@ -187,6 +187,9 @@ describe("Catalyst values that reach bash arithmetic through a variable", () => 
       "a variable name built at run time",
       'v=count; printf -v "$v" %s {{n}}; (( count > 0 )); echo {{s}}',
     ],
+    ["a variable name built at run time", "[[ -v {{n}} ]] || true; echo {{s}}"],
+    ["a variable name built at run time", "v={{n}}; test ! -v $v; echo {{s}}"],
+    ["a variable name built at run time", "read {{n}} <<< 1 2>/dev/null || true; echo {{s}}"],
     [
       "count, read from input, in arithmetic",
       'read -r count <<< "{{n}}"; (( count > 0 )); echo {{s}}',

@@ -164,3 +164,33 @@ describe("Catalyst values inside text another shell or interpreter runs (run wit
     expect(plain.code, plain.out).toBe(0);
   });
 });
+
+/**
+ * Where bash takes a value as a variable's name (`test -v`, `printf -v`, `read`, `declare`,
+ * `local`), it evaluates a subscript in it: the name `a[$(cmd)]` runs `cmd`. A name chosen by a
+ * value is a name built at run time, and the script then takes only plain numbers.
+ */
+describe("Catalyst values used as variable names (run with --allow-scripts)", () => {
+  const scripts: [string, (to: string) => string][] = [
+    ["[[ -v ]]", (to) => `if [[ -v {{v}} ]]; then :; fi\necho ok > ${to}`],
+    ["test -v", (to) => `test -v "{{v}}" || echo ok > ${to}`],
+    ["printf -v", (to) => `printf -v {{v}} '%s' x 2>/dev/null || true\necho ok > ${to}`],
+    ["read", (to) => `read {{v}} <<< x 2>/dev/null || true\necho ok > ${to}`],
+    ["declare", (to) => `declare {{v}}=1 2>/dev/null || true\necho ok > ${to}`],
+    ["local", (to) => `f() { local {{v}}=1 || true; }\nf 2>/dev/null\necho ok > ${to}`],
+    [
+      "a variable's value as the name",
+      (to) => `name={{v}}\n[[ -v $name ]] || true\necho ok > ${to}`,
+    ],
+  ];
+  it.each(scripts)("%s runs nothing: the step stops before anything runs", async (_name, code) => {
+    const hostile = await runCatalyst(code, (pwned) => ({ v: `a[$(touch ${pwned})]` }));
+    expect(existsSync(hostile.pwned), hostile.out).toBe(false);
+    expect(hostile.code).not.toBe(0);
+    expect(hostile.out).toContain("the script uses a variable name built at run time");
+    expect(hostile.printed).toBe("");
+
+    const plain = await runCatalyst(code, () => ({ v: "3" }));
+    expect(plain.code, plain.out).toBe(0);
+  });
+});

@@ -51,6 +51,12 @@ const ARITH_COMMAND = new RegExp(
 /** `name[...]` anywhere: in a quoted name (`printf -v "a[$i]"`) the subscript is arithmetic. */
 const SUBSCRIPT = /[A-Za-z_][A-Za-z0-9_]*\[([^\]\n]*)\]/g;
 
+/**
+ * A variable name that an expansion or a splice makes (`"$v"`, `{{v}}`): bash evaluates a
+ * subscript in it (`a[$(cmd)]`) where it takes a name (`declare`, `read`, `printf -v`, `test -v`).
+ */
+const BUILT_NAME = `["']?[A-Za-z0-9_]*(?:\\$|\\{\\{)`;
+
 /** What hides where a value goes: the text's first such construct, or undefined. */
 const OPAQUE: [RegExp, string][] = [
   [/(?:^|[\s;&|({`])eval(?:\s|$)/, "eval"],
@@ -63,11 +69,18 @@ const OPAQUE: [RegExp, string][] = [
   ],
   [
     new RegExp(
-      `(?:^|[\\s;&|({\`])(?:${DECLARE}|unset|read|mapfile|readarray)(?:[ \\t]+[^\\s;&|<>]+)*?[ \\t]+["']?[A-Za-z0-9_]*\\$`,
+      `(?:^|[\\s;&|({\`])(?:${DECLARE}|unset|read|mapfile|readarray)(?:[ \\t]+[^\\s;&|<>]+)*?[ \\t]+${BUILT_NAME}`,
     ),
     "a variable name built at run time",
   ],
-  [/(?:^|[\s;&|({`])printf[ \t]+-v[ \t]*["']?[A-Za-z0-9_]*\$/, "a variable name built at run time"],
+  [
+    new RegExp(`(?:^|[\\s;&|({\`])printf[ \\t]+-v[ \\t]*${BUILT_NAME}`),
+    "a variable name built at run time",
+  ],
+  [
+    new RegExp(`(?:^|[\\s;&|({\`])(?:\\[\\[?|test)[ \\t]+(?:![ \\t]+)?-v[ \\t]+${BUILT_NAME}`),
+    "a variable name built at run time",
+  ],
 ];
 
 /** Where a command word starts (a path's last part counts: `/bin/sh`). */
