@@ -279,6 +279,11 @@ describe("Catalyst values inside text that something runs as code", () => {
     ["an interpreter's inline program", "perl -ne 'print \"{{s}}\"' </dev/null"],
     ["an interpreter reading standard input", "echo \"print('{{s}}')\" | python3"],
     ["an awk program", "awk 'BEGIN { print \"{{s}}\" }'"],
+    ["alias or completion words", 'shopt -s expand_aliases\nalias x="echo {{s}}"\nx'],
+    ["alias or completion words", 'compgen -W "{{s}}" a || true'],
+    ["prompt expansion (${x@P})", 'x="{{s}}"; echo "${x@P}"'],
+    ['a quoted array assignment (declare a="(…)")', 'declare -a a="({{s}})"'],
+    ['a quoted array assignment (declare a="(…)")', 'x="{{s}}"; local_x=1; declare -a a="($x)"'],
   ])("%s: every value must be a plain number (%s)", (why, script) => {
     const pwned = pwnedPath();
     const r = run(script, { s: `$(touch ${pwned})'); import os; os.system('touch ${pwned}')#` });

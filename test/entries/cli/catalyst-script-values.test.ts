@@ -149,6 +149,9 @@ describe("Catalyst values inside text another shell or interpreter runs (run wit
     ["PS4", (to) => `PS4="{{v}}"\nset -x\necho ok > ${to}`],
     ["python -c", (to) => `python3 -c "print('{{v}}')" > ${to}`],
     ["awk", (to) => `awk 'BEGIN { print "{{v}}" }' > ${to}`],
+    ["${x@P}", (to) => `x="{{v}}"\necho "\${x@P}" > ${to}`],
+    ["compgen -W", (to) => `compgen -W "{{v}}" a > ${to} || true`],
+    ['declare a="(…)"', (to) => `declare -a a="({{v}})"\necho ok > ${to}`],
   ];
   it.each(scripts)("%s runs nothing: the step stops before anything runs", async (_name, code) => {
     const hostile = await runCatalyst(code, (pwned) => ({

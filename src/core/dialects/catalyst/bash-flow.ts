@@ -95,8 +95,10 @@ const INTERPRETERS = "python[0-9.]*|perl|ruby|node|nodejs|php|deno|bun|lua|Rscri
 /**
  * What runs text as code, where a value inside that text is code however this script quoted it:
  * another shell's `-c` or standard input, `source` and `.`, a `trap` action, a prompt (bash
- * expands `$(…)` in `PS4`), `ssh` and `watch` (their words are a remote or a new shell's
- * command line), an interpreter's inline program or standard input, and an awk program.
+ * expands `$(…)` in `PS4`, and in any value by `${x@P}`), `ssh` and `watch` (their words are a
+ * remote or a new shell's command line), an interpreter's inline program or standard input, an
+ * awk program, an alias's text, completion word lists (`compgen -W` expands them), and a quoted
+ * array assignment to `declare` (`declare -a a="($x)"` parses the value again).
  */
 const RUNS_CODE: [RegExp, string][] = [
   [
@@ -119,6 +121,12 @@ const RUNS_CODE: [RegExp, string][] = [
     "an interpreter reading standard input",
   ],
   [/(?:^|[\s;&|({`/])[gmn]?awk[ \t](?!(?:[^\n;&|]*[ \t])?-f[ \t])/, "an awk program"],
+  [/(?:^|[\s;&|({`])(?:alias|compgen|complete)[ \t]/, "alias or completion words"],
+  [/@P\}/, "prompt expansion (${x@P})"],
+  [
+    new RegExp(`(?:^|[\\s;&|({\`])${DECLARE}[ \\t][^;&|\\n]*=["']\\(`),
+    'a quoted array assignment (declare a="(…)")',
+  ],
 ];
 
 /** The splices of `layout` whose values reach arithmetic (see the module's comment). */
