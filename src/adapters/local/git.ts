@@ -210,7 +210,9 @@ export async function gitCommit(
     };
   // A commit is made with plumbing: on a checked-out branch it would move the branch under its
   // work tree and index, and the next `git commit` there would quietly undo it.
-  if ((await git.protectedBranches()).has(branch))
+  // By case too: on a case-insensitive file system `MAIN` is the ref file of `main`.
+  const protectedNames = [...(await git.protectedBranches())].map((b) => b.toLowerCase());
+  if (protectedNames.includes(branch.toLowerCase()))
     return {
       ok: false,
       error: playbookError(

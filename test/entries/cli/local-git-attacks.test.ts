@@ -73,6 +73,17 @@ describe("a local commit never moves a checked-out or default branch", () => {
     expect(git(repo, "rev-parse", "main")).toBe(before);
   });
 
+  it("refuses a name that is the checked-out branch but for case (one ref file where case is folded)", () => {
+    const repo = makeRepo("pb-attack-git-");
+    git(repo, "branch", "MAIN");
+    write(repo, ".github/playbooks/sneak.yaml", commitTo("MAIN"));
+    const before = git(repo, "rev-parse", "MAIN");
+    const r = spawnCli(RUN, repo);
+    expect(r.code).toBe(2);
+    expect(r.out).toContain("branch 'MAIN' is checked out or is the default branch");
+    expect(git(repo, "rev-parse", "MAIN")).toBe(before);
+  });
+
   it("still commits to a branch of the run's own", () => {
     const repo = makeRepo("pb-attack-git-");
     git(repo, "branch", "notes");
