@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -272,4 +272,126 @@ describe("the playground reads a folder as data", () => {
       ["zero.yaml", "symlink"],
     ]);
   });
+});
+
+describe("validation agrees with the run about the files a playbook names", () => {
+  const TEMPLATED = (template: string) => `apiVersion: playbook-bot/v1
+id: tpl
+description: Commits a template.
+steps:
+  - id: c
+    type: commit
+    description: Commit.
+    branch: work
+    message: m
+    files: [{ path: a.md, template: ${template} }]
+  - id: done
+    type: end
+    description: Done.
+`;
+
+  it("a template out of the checkout, or a link, is missing to validate and the language server, as to a run", async () => {
+    const repo = checkout();
+    const dir = join(repo, ".github", "playbooks");
+    rmSync(join(dir, "pipe.yaml"));
+    for (const h of ["big.yaml", "out.yaml", "zero.yaml"]) rmSync(join(dir, h));
+    writeFileSync(join(dir, "up.yaml"), TEMPLATED("../../../outside/secret.yaml"));
+    mkdirSync(join(dir, "templates"));
+    symlinkSync(join(repo, "..", "outside", "secret.yaml"), join(dir, "templates", "linked.md"));
+    writeFileSync(
+      join(dir, "linked.yaml"),
+      TEMPLATED("templates/linked.md").replace("id: tpl", "id: tpl2"),
+    );
+    const r = await run([BIN, "validate", "-f", "json"], repo);
+    const report = JSON.parse(r.out) as JsonReport;
+    const rules = Object.fromEntries(
+      report.files.map((f) => [f.file.split("/").pop(), f.diagnostics.map((d) => d.rule)]),
+    );
+    expect(rules).toEqual({
+      "fine.yaml": [],
+      "linked.yaml": ["file-missing"],
+      "up.yaml": ["file-missing"],
+    });
+    expect(r.out).not.toContain(SECRET);
+    const ws = new Workspace([repo], () => undefined);
+    const result = await ws.validate(ws.setOf(join(dir, "up.yaml"))!);
+    for (const name of ["up.yaml", "linked.yaml"])
+      expect(result.diagnostics.get(join(dir, name))?.map((d) => d.rule)).toEqual(["file-missing"]);
+  }, 30_000);
+});
+
+describe("the language server over stdio, with the playbook folder's parent a link out", () => {
+  it("reads nothing through `.github` linked out of the workspace, and stays up", async () => {
+    const base = makeDir("pb-files-");
+    const repo = join(base, "repo");
+    mkdirSync(join(repo, "playbooks"), { recursive: true });
+    mkdirSync(join(base, "outside", "playbooks"), { recursive: true });
+    // A sibling the set around an opened file would read from disk.
+    writeFileSync(
+      join(base, "outside", "playbooks", "other.yaml"),
+      `${PLAYBOOK.replace("id: fine", "id: other")}    nope: ${SECRET}\n`,
+    );
+    symlinkSync(join(base, "outside"), join(repo, ".github"));
+    writeFileSync(join(repo, "playbooks", "fine.yaml"), PLAYBOOK);
+    const proc = spawn(process.execPath, [BIN, "lsp", "--stdio"], {
+      cwd: repo,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    try {
+      const client = new TestClient(
+        new StreamMessageReader(proc.stdout),
+        new StreamMessageWriter(proc.stdin),
+      );
+      await client.connection.sendRequest("initialize", {
+        processId: process.pid,
+        rootUri: pathToFileURL(repo).href,
+        capabilities: {},
+        initializationOptions: { debounceMs: 20 },
+      });
+      await client.connection.sendNotification("initialized", {});
+      // An editor opening the repository's playbook: the set around it is read from disk.
+      const fine = pathToFileURL(join(repo, "playbooks", "fine.yaml")).href;
+      client.open(fine, PLAYBOOK);
+      expect(await client.diagnosticsFor(fine, () => true)).toEqual([]);
+      // A file opened through the link: the siblings around it are not read through the link.
+      const linked = pathToFileURL(join(repo, ".github", "playbooks", "leak.yaml")).href;
+      client.open(linked, PLAYBOOK.replace("id: fine", "id: leak"));
+      const other = pathToFileURL(join(repo, ".github", "playbooks", "other.yaml")).href;
+      const refused = await client.diagnosticsFor(other, (d) => d.length > 0);
+      expect(refused.map((d) => [d.code, d.message])).toEqual([
+        ["file-refused", "file resolves outside the folder it was read from"],
+      ]);
+      expect(proc.exitCode).toBeNull();
+      expect(JSON.stringify([...client.diagnostics.values()])).not.toContain(SECRET);
+    } finally {
+      proc.kill();
+    }
+  }, 30_000);
+});
+
+describe("a socket where a playbook should be", () => {
+  it("validate names it and finishes, without connecting or blocking", async () => {
+    const { createServer } = await import("node:net");
+    const repo = checkout();
+    const dir = join(repo, ".github", "playbooks");
+    for (const h of HOSTILE) rmSync(join(dir, h));
+    const server = createServer((s) => s.end(`id: ${SECRET}\n`));
+    await new Promise<void>((done) => server.listen(join(dir, "sock.yaml"), done));
+    try {
+      const r = await run([BIN, "validate", "-f", "json"], repo);
+      expect(r.ms).toBeLessThan(LIMIT_MS);
+      const report = JSON.parse(r.out) as JsonReport;
+      const found = report.files.map((f) => [
+        f.file.split("/").pop(),
+        f.diagnostics.map((d) => d.message),
+      ]);
+      expect(found).toEqual([
+        ["fine.yaml", []],
+        ["sock.yaml", ["file is a socket, not a file"]],
+      ]);
+      expect(r.out).not.toContain(SECRET);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
+  }, 30_000);
 });

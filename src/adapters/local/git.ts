@@ -70,6 +70,23 @@ export class LocalGit {
     return env;
   }
 
+  /**
+   * The branches a local commit must leave alone: each one checked out in a work tree of this
+   * repository (this one's, and any `git worktree`'s), and the default branch (origin's HEAD).
+   */
+  async protectedBranches(): Promise<Set<string>> {
+    const names = new Set<string>();
+    const worktrees = (await this.tryGit(["worktree", "list", "--porcelain"])) ?? "";
+    for (const line of worktrees.split("\n"))
+      if (line.startsWith("branch refs/heads/")) names.add(line.slice("branch refs/heads/".length));
+    const head = await this.tryGit(["symbolic-ref", "-q", "HEAD"]);
+    if (head?.startsWith("refs/heads/")) names.add(head.slice("refs/heads/".length));
+    const origin = await this.tryGit(["symbolic-ref", "-q", "refs/remotes/origin/HEAD"]);
+    if (origin?.startsWith("refs/remotes/origin/"))
+      names.add(origin.slice("refs/remotes/origin/".length));
+    return names;
+  }
+
   async hasRemote(name = "origin"): Promise<boolean> {
     return (await this.tryGit(["remote", "get-url", name])) !== undefined;
   }
@@ -189,6 +206,18 @@ export async function gitCommit(
       error: playbookError(
         "GH-NOT-FOUND",
         `branch '${branch}' does not exist; create it with a branch step first`,
+      ),
+    };
+  // A commit is made with plumbing: on a checked-out branch it would move the branch under its
+  // work tree and index, and the next `git commit` there would quietly undo it.
+  // By case too: on a case-insensitive file system `MAIN` is the ref file of `main`.
+  const protectedNames = [...(await git.protectedBranches())].map((b) => b.toLowerCase());
+  if (protectedNames.includes(branch.toLowerCase()))
+    return {
+      ok: false,
+      error: playbookError(
+        "PB-EFFECT-FAILED",
+        `branch '${branch}' is checked out or is the default branch, and a local run commits only to a branch of its own: create one with a branch step and commit to it`,
       ),
     };
   const log =

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { filesUnder, playbookSource, readConfinedText } from "./safe-files.js";
+import { confinedFileExists, filesUnder, playbookSource, readConfinedText } from "./safe-files.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
 import { siblingsOnDisk } from "./siblings.js";
 import { validateSet, type FileReport, type KnownPlaybook } from "../../core/rules/validate.js";
@@ -52,9 +52,12 @@ export async function playbookFilesIn(dir: string): Promise<string[]> {
  */
 export const SYSTEM_PLAYBOOKS: ReadonlySet<string> = new Set(["alert-triage"]);
 
-/** Whether `rel` exists next to playbook `file`. */
-export function fileExistsNextTo(file: string, rel: string): boolean {
-  return existsSync(join(dirname(file), rel));
+/**
+ * Whether `rel` next to playbook `file` is a file that would be read inside `root`: a link, a
+ * pipe or a path out of the root counts as missing, as the run that reads it finds it.
+ */
+export function fileExistsNextTo(file: string, rel: string, root: string): boolean {
+  return confinedFileExists(join(dirname(file), rel), root);
 }
 
 let bundled: Promise<FileReport[]> | undefined;
@@ -67,7 +70,7 @@ export function loadBundledReports(): Promise<FileReport[]> {
     const files = await playbookFilesIn(dir);
     return validateSet(
       files.map((file) => ({ file, source: playbookSource(file, { root: dir }) })),
-      { fileExists: fileExistsNextTo },
+      { fileExists: (file, rel) => fileExistsNextTo(file, rel, dir) },
     );
   })();
   return bundled;

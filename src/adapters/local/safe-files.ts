@@ -151,6 +151,21 @@ function readOpened(
   }
 }
 
+/**
+ * Whether a file would be read under the rules above (size aside), without reading it: what
+ * validation asks of a template or sidecar, so that it agrees with the run that reads it.
+ */
+export function confinedFileExists(file: string, root: string): boolean {
+  try {
+    const abs = resolve(file);
+    const link = lstatSync(abs);
+    if (link.isSymbolicLink() || !link.isFile()) return false;
+    return inside(realpathSync(root), realpathSync(abs));
+  } catch {
+    return false;
+  }
+}
+
 /** A file's text, or undefined when it is refused (for optional files: sidecars, templates). */
 export function readConfinedText(file: string, options: ReadOptions): string | undefined {
   const read = readConfined(file, options);

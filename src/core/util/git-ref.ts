@@ -11,6 +11,8 @@ export function branchNameProblem(name: string): string | undefined {
   if (name.endsWith(".")) return "it ends with '.'";
   if (name.endsWith(".lock")) return "it ends with '.lock'";
   if (name === "@") return "it is '@'";
+  // git refuses it as a branch name: `refs/heads/HEAD` makes every `HEAD` ambiguous.
+  if (name === "HEAD") return "it is 'HEAD'";
   if (name.includes("..")) return "it contains '..'";
   if (name.includes("//")) return "it contains '//'";
   if (name.includes("@{")) return "it contains '@{'";

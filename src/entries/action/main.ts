@@ -268,7 +268,7 @@ export async function run(a: ActionEnv): Promise<number> {
     })),
     // Targets may also be bundled playbooks, as the app offers them.
     {
-      fileExists: (file, rel) => fileExistsNextTo(resolve(a.workspace, file), rel),
+      fileExists: (file, rel) => fileExistsNextTo(resolve(a.workspace, file), rel, a.workspace),
       // A dialect's sidecars, read inside the workspace only.
       siblings: (file) => siblingsOnDisk(resolve(a.workspace, file), a.workspace),
       known: await bundledPlaybooks(),

@@ -47,7 +47,7 @@ export async function resolvePlaybookFiles(
  */
 export function onDisk(cwd: string): Pick<ValidateOptions, "fileExists" | "siblings"> {
   return {
-    fileExists: (file, rel) => fileExistsNextTo(resolve(cwd, file), rel),
+    fileExists: (file, rel) => fileExistsNextTo(resolve(cwd, file), rel, sidecarRoot(file, cwd)),
     siblings: (file) => siblingsOnDisk(resolve(cwd, file), sidecarRoot(file, cwd)),
   };
 }

@@ -223,7 +223,7 @@ export class Workspace {
     const onDisk: ValidateOptions = alone
       ? {}
       : {
-          fileExists: (file, rel) => fileExistsNextTo(absolute(file), rel),
+          fileExists: (file, rel) => fileExistsNextTo(absolute(file), rel, set.root),
           siblings: (file) => this.siblings(absolute(file), set.root),
         };
     const reports = validateSet(entries, { ...onDisk, rules, known });

@@ -33,6 +33,18 @@ describe("LocalGit", () => {
     expect(await g.hasRemote("upstream")).toBe(false);
   });
 
+  it("protects the checked-out branches and origin's default branch, none when detached alone", async () => {
+    const repo = makeRepo();
+    const g = new LocalGit(repo);
+    expect([...(await g.protectedBranches())]).toEqual(["main"]);
+    git(repo, "checkout", "-q", "--detach");
+    expect([...(await g.protectedBranches())]).toEqual([]);
+    git(repo, "update-ref", "refs/remotes/origin/trunk", "HEAD");
+    git(repo, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk");
+    expect([...(await g.protectedBranches())]).toEqual(["trunk"]);
+    expect([...(await new LocalGit(makeDir()).protectedBranches())]).toEqual([]);
+  });
+
   it("passes input on stdin and throws on failure (tryGit returns undefined)", async () => {
     const g = new LocalGit(makeRepo());
     const blob = await g.git(["hash-object", "--stdin"], { input: "hello\n" });
@@ -68,13 +80,14 @@ describe("LocalGit", () => {
         GIT_AUTHOR_EMAIL: "playbook-bot@localhost",
         GIT_COMMITTER_EMAIL: "playbook-bot@localhost",
       });
+      git(repo, "branch", "work");
       const r = await gitCommit(
         new LocalGit(repo),
-        commitEffect("k/1", { branch: "main", message: "m", files: [{ path: "a", content: "" }] }),
+        commitEffect("k/1", { branch: "work", message: "m", files: [{ path: "a", content: "" }] }),
         noFiles,
       );
       expect(r.ok).toBe(true);
-      expect(git(repo, "log", "-1", "--format=%an <%ae> / %cn <%ce>")).toBe(
+      expect(git(repo, "log", "-1", "--format=%an <%ae> / %cn <%ce>", "work")).toBe(
         "playbook-bot <playbook-bot@localhost> / playbook-bot <playbook-bot@localhost>",
       );
     });

@@ -187,6 +187,9 @@ describe("Catalyst values that reach bash arithmetic through a variable", () => 
       "a variable name built at run time",
       'v=count; printf -v "$v" %s {{n}}; (( count > 0 )); echo {{s}}',
     ],
+    ["a variable name built at run time", "[[ -v {{n}} ]] || true; echo {{s}}"],
+    ["a variable name built at run time", "v={{n}}; test ! -v $v; echo {{s}}"],
+    ["a variable name built at run time", "read {{n}} <<< 1 2>/dev/null || true; echo {{s}}"],
     [
       "count, read from input, in arithmetic",
       'read -r count <<< "{{n}}"; (( count > 0 )); echo {{s}}',
@@ -257,5 +260,47 @@ describe("Catalyst values that reach bash arithmetic through a variable", () => 
       `eval ${s} let x[i]`,
       "",
     ]);
+  });
+});
+
+describe("Catalyst values inside text that something runs as code", () => {
+  it.each([
+    ["a shell's -c or -s", 'bash -c "echo {{s}}"'],
+    ["a shell's -c or -s", "/bin/sh -ec 'echo {{s}}'"],
+    ["a shell's -c or -s", "find . -maxdepth 0 -exec sh -c 'echo {{s}}' \\;"],
+    ["a shell reading standard input", 'echo "echo {{s}}" | bash'],
+    ["a shell's -c or -s", "bash -s <<EOF\necho {{s}}\nEOF"],
+    ["source", 'source <(echo "echo {{s}}")'],
+    ["source", "printf '%s' 'echo {{s}}' > f.sh && . ./f.sh"],
+    ["trap", 'trap "echo {{s}}" EXIT'],
+    ["a prompt variable", 'export PS4="{{s}}"; set -x; :'],
+    ["ssh or watch", 'ssh -o BatchMode=yes host "echo {{s}}" || true'],
+    ["an interpreter's inline program", "python3 -c \"print('{{s}}')\""],
+    ["an interpreter's inline program", "perl -ne 'print \"{{s}}\"' </dev/null"],
+    ["an interpreter reading standard input", "echo \"print('{{s}}')\" | python3"],
+    ["an awk program", "awk 'BEGIN { print \"{{s}}\" }'"],
+    ["alias or completion words", 'shopt -s expand_aliases\nalias x="echo {{s}}"\nx'],
+    ["alias or completion words", 'compgen -W "{{s}}" a || true'],
+    ["prompt expansion (${x@P})", 'x="{{s}}"; echo "${x@P}"'],
+    ['a quoted array assignment (declare a="(…)")', 'declare -a a="({{s}})"'],
+    ['a quoted array assignment (declare a="(…)")', 'x="{{s}}"; local_x=1; declare -a a="($x)"'],
+  ])("%s: every value must be a plain number (%s)", (why, script) => {
+    const pwned = pwnedPath();
+    const r = run(script, { s: `$(touch ${pwned})'); import os; os.system('touch ${pwned}')#` });
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toContain(`the script uses ${why}, which runs text as code`);
+    expect(existsSync(pwned)).toBe(false);
+  });
+
+  it.each([
+    'bash ./deploy.sh "{{s}}" || true',
+    "node ./tool.js {{s}} || true",
+    "python3 ./tool.py --name {{s}} || true",
+    "awk -f prog.awk {{s}} 2>/dev/null || true",
+    'echo "{{s}}" | tee /dev/null >/dev/null; echo "the sh and bash words in text"',
+    "echo x | sed 's/x/y/' >/dev/null; echo {{s}} > /dev/null",
+  ])("a value given to a program as an argument stays a word: %s", (script) => {
+    const r = run(script, { s: "a b $(x)" });
+    expect(r.err).not.toContain("must be a plain number");
   });
 });

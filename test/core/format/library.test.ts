@@ -30,7 +30,7 @@ describe("bundled playbooks", () => {
     const files = await playbookFilesIn(bundledLibraryDir());
     const reports = validateSet(
       files.map((file) => ({ file, source: readFileSync(file, "utf8") })),
-      { fileExists: fileExistsNextTo },
+      { fileExists: (file, rel) => fileExistsNextTo(file, rel, bundledLibraryDir()) },
     );
     expect(reports.flatMap((r) => r.diagnostics)).toEqual([]);
     expect(reports.every((r) => r.playbook !== undefined)).toBe(true);
@@ -55,8 +55,12 @@ describe("bundled playbooks", () => {
 
   it("checks files next to a playbook", () => {
     const pb = join(bundledLibraryDir(), "dependency-bump.yaml");
-    expect(fileExistsNextTo(pb, "templates/bump.md")).toBe(true);
-    expect(fileExistsNextTo(pb, "templates/nope.md")).toBe(false);
+    const root = bundledLibraryDir();
+    expect(fileExistsNextTo(pb, "templates/bump.md", root)).toBe(true);
+    expect(fileExistsNextTo(pb, "templates/nope.md", root)).toBe(false);
+    // A file outside the root is missing to validation, as to the run that would read it.
+    expect(fileExistsNextTo(pb, "../package.json", root)).toBe(false);
+    expect(fileExistsNextTo(pb, "templates", root)).toBe(false);
   });
 
   it("resolve a repository playbook's delegate target", async () => {

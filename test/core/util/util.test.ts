@@ -15,6 +15,7 @@ describe("branchNameProblem", () => {
     ["x.", "it ends with '.'"],
     ["x.lock", "it ends with '.lock'"],
     ["@", "it is '@'"],
+    ["HEAD", "it is 'HEAD'"],
     ["a..b", "it contains '..'"],
     ["a//b", "it contains '//'"],
     ["a@{b", "it contains '@{'"],

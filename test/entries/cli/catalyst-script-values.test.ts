@@ -130,3 +130,70 @@ describe("Catalyst values that reach bash arithmetic through a variable (run wit
     expect(plain.printed).not.toBe("");
   });
 });
+
+/**
+ * A value inside text that something runs as code — another shell's `-c` or standard input,
+ * `source`, a `trap` action, the `PS4` prompt, an interpreter's inline program — is code there,
+ * however it was quoted in this script: like `eval`, such a script takes only plain numbers.
+ */
+describe("Catalyst values inside text another shell or interpreter runs (run with --allow-scripts)", () => {
+  const scripts: [string, (to: string) => string][] = [
+    ["bash -c", (to) => `bash -c "echo {{v}} > ${to}"`],
+    ["sh -c", (to) => `sh -c 'echo {{v}}' > ${to}`],
+    ["a shell reading a pipe", (to) => `echo "echo {{v}}" | bash > ${to}`],
+    ["a shell reading a here-document", (to) => `bash > ${to} <<EOF\necho {{v}}\nEOF`],
+    ["find -exec sh -c", (to) => `find . -maxdepth 0 -exec sh -c "echo {{v}}" \\; > ${to}`],
+    ["source", (to) => `source <(echo "echo {{v}}") > ${to}`],
+    [". (dot)", (to) => `printf '%s\\n' "echo {{v}}" > run.sh\n. ./run.sh > ${to}`],
+    ["trap", (to) => `trap "echo {{v}} > ${to}" EXIT`],
+    ["PS4", (to) => `PS4="{{v}}"\nset -x\necho ok > ${to}`],
+    ["python -c", (to) => `python3 -c "print('{{v}}')" > ${to}`],
+    ["awk", (to) => `awk 'BEGIN { print "{{v}}" }' > ${to}`],
+    ["${x@P}", (to) => `x="{{v}}"\necho "\${x@P}" > ${to}`],
+    ["compgen -W", (to) => `compgen -W "{{v}}" a > ${to} || true`],
+    ['declare a="(…)"', (to) => `declare -a a="({{v}})"\necho ok > ${to}`],
+  ];
+  it.each(scripts)("%s runs nothing: the step stops before anything runs", async (_name, code) => {
+    const hostile = await runCatalyst(code, (pwned) => ({
+      v: `$(touch ${pwned})'); import os; os.system('touch ${pwned}'); print('" system("touch ${pwned}") "`,
+    }));
+    expect(existsSync(hostile.pwned), hostile.out).toBe(false);
+    expect(hostile.code).not.toBe(0);
+    expect(hostile.out).toContain("must be a plain number: the script uses");
+    expect(hostile.out).toContain("which runs text as code");
+    expect(hostile.printed).toBe("");
+
+    const plain = await runCatalyst(code, () => ({ v: "3" }));
+    expect(plain.code, plain.out).toBe(0);
+  });
+});
+
+/**
+ * Where bash takes a value as a variable's name (`test -v`, `printf -v`, `read`, `declare`,
+ * `local`), it evaluates a subscript in it: the name `a[$(cmd)]` runs `cmd`. A name chosen by a
+ * value is a name built at run time, and the script then takes only plain numbers.
+ */
+describe("Catalyst values used as variable names (run with --allow-scripts)", () => {
+  const scripts: [string, (to: string) => string][] = [
+    ["[[ -v ]]", (to) => `if [[ -v {{v}} ]]; then :; fi\necho ok > ${to}`],
+    ["test -v", (to) => `test -v "{{v}}" || echo ok > ${to}`],
+    ["printf -v", (to) => `printf -v {{v}} '%s' x 2>/dev/null || true\necho ok > ${to}`],
+    ["read", (to) => `read {{v}} <<< x 2>/dev/null || true\necho ok > ${to}`],
+    ["declare", (to) => `declare {{v}}=1 2>/dev/null || true\necho ok > ${to}`],
+    ["local", (to) => `f() { local {{v}}=1 || true; }\nf 2>/dev/null\necho ok > ${to}`],
+    [
+      "a variable's value as the name",
+      (to) => `name={{v}}\n[[ -v $name ]] || true\necho ok > ${to}`,
+    ],
+  ];
+  it.each(scripts)("%s runs nothing: the step stops before anything runs", async (_name, code) => {
+    const hostile = await runCatalyst(code, (pwned) => ({ v: `a[$(touch ${pwned})]` }));
+    expect(existsSync(hostile.pwned), hostile.out).toBe(false);
+    expect(hostile.code).not.toBe(0);
+    expect(hostile.out).toContain("the script uses a variable name built at run time");
+    expect(hostile.printed).toBe("");
+
+    const plain = await runCatalyst(code, () => ({ v: "3" }));
+    expect(plain.code, plain.out).toBe(0);
+  });
+});

@@ -33,6 +33,8 @@ export interface ArithmeticFlow {
   splices: Set<number>;
   /** Set when every value must be a plain integer: what the script does that hides where values go. */
   all?: string;
+  /** Set when that is because the script runs text as code (`bash -c`, `trap`, …). */
+  code?: true;
 }
 
 const NAME = /[A-Za-z_][A-Za-z0-9_]*/g;
@@ -49,6 +51,12 @@ const ARITH_COMMAND = new RegExp(
 /** `name[...]` anywhere: in a quoted name (`printf -v "a[$i]"`) the subscript is arithmetic. */
 const SUBSCRIPT = /[A-Za-z_][A-Za-z0-9_]*\[([^\]\n]*)\]/g;
 
+/**
+ * A variable name that an expansion or a splice makes (`"$v"`, `{{v}}`): bash evaluates a
+ * subscript in it (`a[$(cmd)]`) where it takes a name (`declare`, `read`, `printf -v`, `test -v`).
+ */
+const BUILT_NAME = `["']?[A-Za-z0-9_]*(?:\\$|\\{\\{)`;
+
 /** What hides where a value goes: the text's first such construct, or undefined. */
 const OPAQUE: [RegExp, string][] = [
   [/(?:^|[\s;&|({`])eval(?:\s|$)/, "eval"],
@@ -61,16 +69,71 @@ const OPAQUE: [RegExp, string][] = [
   ],
   [
     new RegExp(
-      `(?:^|[\\s;&|({\`])(?:${DECLARE}|unset|read|mapfile|readarray)(?:[ \\t]+[^\\s;&|<>]+)*?[ \\t]+["']?[A-Za-z0-9_]*\\$`,
+      `(?:^|[\\s;&|({\`])(?:${DECLARE}|unset|read|mapfile|readarray)(?:[ \\t]+[^\\s;&|<>]+)*?[ \\t]+${BUILT_NAME}`,
     ),
     "a variable name built at run time",
   ],
-  [/(?:^|[\s;&|({`])printf[ \t]+-v[ \t]*["']?[A-Za-z0-9_]*\$/, "a variable name built at run time"],
+  [
+    new RegExp(`(?:^|[\\s;&|({\`])printf[ \\t]+-v[ \\t]*${BUILT_NAME}`),
+    "a variable name built at run time",
+  ],
+  [
+    new RegExp(`(?:^|[\\s;&|({\`])(?:\\[\\[?|test)[ \\t]+(?:![ \\t]+)?-v[ \\t]+${BUILT_NAME}`),
+    "a variable name built at run time",
+  ],
+];
+
+/** Where a command word starts (a path's last part counts: `/bin/sh`). */
+const WORD = "(?:^|[\\s;&|({`/])";
+/** Options before the part that says where the program comes from. */
+const OPTIONS = "(?:[ \\t]+-[\\w-]*)*?";
+/** Where a command's words end: the program then comes from standard input (`| bash`, `bash <<EOF`). */
+const FROM_STDIN = "[ \\t]*(?=$|[;&|<>\\n)])";
+const SHELLS = "(?:ba|da|k|z|c|tc)?sh|su|runuser";
+const INTERPRETERS = "python[0-9.]*|perl|ruby|node|nodejs|php|deno|bun|lua|Rscript|tclsh";
+
+/**
+ * What runs text as code, where a value inside that text is code however this script quoted it:
+ * another shell's `-c` or standard input, `source` and `.`, a `trap` action, a prompt (bash
+ * expands `$(…)` in `PS4`, and in any value by `${x@P}`), `ssh` and `watch` (their words are a
+ * remote or a new shell's command line), an interpreter's inline program or standard input, an
+ * awk program, an alias's text, completion word lists (`compgen -W` expands them), and a quoted
+ * array assignment to `declare` (`declare -a a="($x)"` parses the value again).
+ */
+const RUNS_CODE: [RegExp, string][] = [
+  [
+    new RegExp(`${WORD}(?:${SHELLS})${OPTIONS}[ \\t]+-[a-zA-Z]*[cs](?=[ \\t]|$)`),
+    "a shell's -c or -s",
+  ],
+  [new RegExp(`${WORD}(?:${SHELLS})${OPTIONS}${FROM_STDIN}`), "a shell reading standard input"],
+  [/(?:^|[\n;&|({`]|\b(?:then|do|else))[ \t]*(?:source|\.)[ \t]/, "source"],
+  [/(?:^|[\s;&|({`])trap[ \t]/, "trap"],
+  [/(?:^|[\s;&|({`])(?:PS[0-4]|PROMPT_COMMAND)\+?=/, "a prompt variable"],
+  [/(?:^|[\s;&|({`])(?:ssh|watch)[ \t]/, "ssh or watch"],
+  [
+    new RegExp(
+      `${WORD}(?:${INTERPRETERS})${OPTIONS}[ \\t]+(?:-[a-zA-Z]*[ceEpr]|--eval|--print|-)(?=[ \\t=]|$)`,
+    ),
+    "an interpreter's inline program",
+  ],
+  [
+    new RegExp(`${WORD}(?:${INTERPRETERS})${OPTIONS}${FROM_STDIN}`),
+    "an interpreter reading standard input",
+  ],
+  [/(?:^|[\s;&|({`/])[gmn]?awk[ \t](?!(?:[^\n;&|]*[ \t])?-f[ \t])/, "an awk program"],
+  [/(?:^|[\s;&|({`])(?:alias|compgen|complete)[ \t]/, "alias or completion words"],
+  [/@P\}/, "prompt expansion (${x@P})"],
+  [
+    new RegExp(`(?:^|[\\s;&|({\`])${DECLARE}[ \\t][^;&|\\n]*=["']\\(`),
+    'a quoted array assignment (declare a="(…)")',
+  ],
 ];
 
 /** The splices of `layout` whose values reach arithmetic (see the module's comment). */
 export function arithmeticFlow(text: string, layout: ScriptLayout): ArithmeticFlow {
   const code = blank(text, layout.quiet);
+  const runs = RUNS_CODE.find(([re]) => re.test(code));
+  if (runs && layout.splices.length) return { splices: new Set(), all: runs[1], code: true };
   const opaque = OPAQUE.find(([re]) => re.test(code));
   if (opaque && layout.splices.length) return { splices: new Set(), all: opaque[1] };
   const { names, positional } = arithmeticNames(code, layout.arith);

@@ -106,7 +106,7 @@ export function bashText(text: string): { text: string; refs: { env: string; exp
     .filter((r) => numeric.has(r.env))
     .map((r) => {
       const why = flow.all
-        ? `must be a plain number: the script uses ${flow.all}, which may take it into arithmetic`
+        ? `must be a plain number: the script uses ${flow.all}, which ${flow.code ? "runs text as code" : "may take it into arithmetic"}`
         : "is used in arithmetic but is not a plain number";
       return `[[ \${${r.env}} =~ ^-?[0-9]+$ ]] || { printf '%s\\n' ${shellQuote(`the value of ${r.expr} ($${r.env}) ${why}`)} >&2; exit 2; }\n`;
     });
