@@ -2,6 +2,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dialectOf } from "../../../src/core/dialects/index.js";
+import { renderTemplate } from "../../../src/core/engine/render.js";
 import { validateSet, validateSource } from "../../../src/core/rules/validate.js";
 
 const ROOT = join(import.meta.dirname, "../../..");
@@ -206,5 +207,46 @@ nodes:
       [18, 15, "node 'look' next[1] goto 'nowhere' does not resolve"],
       [22, 3, "node 'other' is unreachable from entrypoint 'look'"],
     ]);
+  });
+});
+
+describe("Triagent's prose is text, not a template", () => {
+  // As in sourcehawk/triagent system/playbook_proposal.yaml: the prose names the placeholders.
+  const PB = `id: drafting
+symptom: Draft a playbook
+dispatch: subagent
+entrypoint: draft
+nodes:
+  draft:
+    description: Use \${cluster_id} / \${namespace} in suggested_calls.args, never {{ x }}.
+    next:
+      - condition: the draft names \${slug}
+        goto: done
+  done:
+    description: Drafted.
+    terminal_advice: Link {repo}#{number}; keep \${slug} and {% raw %} as written.
+`;
+  const rendered = (t: unknown) => renderTemplate(String(t), () => undefined, "plain");
+
+  it("a subagent's walk names ${…}, {{ and {% in its prose as written", () => {
+    const r = validateSource("system/drafting.yaml", PB);
+    expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(r.playbook?.inputs).toBeUndefined();
+    const prompt = rendered(nodeOf(PB, "walk")?.prompt);
+    expect(prompt.ok && prompt.value).toContain(
+      "Use ${cluster_id} / ${namespace} in suggested_calls.args, never {{ x }}.",
+    );
+    expect(prompt.ok && prompt.value).toContain("- when the draft names ${slug}: stop here");
+    expect(prompt.ok && prompt.value).toContain("keep ${slug} and {% raw %} as written.");
+  });
+
+  it("a terminal's advice shows ${…} and {% as written, on a step-by-step walk", () => {
+    const stepwise = PB.replace("dispatch: subagent\n", "");
+    const r = validateSource("system/drafting.yaml", stepwise);
+    expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(rendered(nodeOf(stepwise, "done")?.advice)).toEqual({
+      ok: true,
+      value: "Link {repo}#{number}; keep ${slug} and {% raw %} as written.",
+    });
   });
 });

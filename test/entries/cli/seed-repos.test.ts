@@ -50,3 +50,50 @@ describe("Mindscape's own repository (HansC-anafter/mindscape-ai-local-core)", (
     ).toEqual(unresolved);
   });
 });
+
+describe("Triagent's own repository (sourcehawk/triagent)", () => {
+  // Every playbook of its `system/` folder and of its walker's testdata.
+  const SYSTEM = [
+    "bug_report_proposal",
+    "capture_offer",
+    "cloud_triage",
+    "followup_conversation",
+    "gather_incidentio_context",
+    "gather_slack_context",
+    "git_inspect",
+    "investigation",
+    "playbook_proposal",
+    "pr_proposal",
+    "prom_lookup",
+    "strategic_log_extraction",
+    "wiki_backfill_ingestion",
+    "wiki_proposal",
+    "wiki_recall",
+  ];
+  const TESTDATA = [
+    "cluster_health",
+    "connectivity",
+    "delegate_parent",
+    "delegate_target",
+    "elasticsearch",
+    "example_general",
+    "k8s_context",
+  ];
+
+  it.each(PLACEMENTS)(
+    "each playbook loads and validates clean in each placement (%s)",
+    async (p) => {
+      const files = await validatePlacement("triagent", p);
+      const names = files.map((f) =>
+        f.file
+          .split("/")
+          .pop()
+          ?.replace(/\.yaml$/, ""),
+      );
+      expect(names.sort()).toEqual([...SYSTEM, ...TESTDATA].sort());
+      expect(
+        files.flatMap((f) => f.errors.map((e) => `${f.file}: ${e.rule}: ${e.message}`)),
+      ).toEqual([]);
+    },
+  );
+});

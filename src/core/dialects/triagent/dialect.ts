@@ -253,9 +253,9 @@ class Conversion extends DialectConversion {
   private subagent(src: Json, nodes: Json, out: Json): void {
     this.walkGates(src);
     const lines: string[] = [
-      `Walk the playbook "${String(src.symptom ?? src.id)}" from node \`${String(src.entrypoint)}\`, node by node, and record the findings each node expects.`,
+      `Walk the playbook "${prose(String(src.symptom ?? src.id))}" from node \`${String(src.entrypoint)}\`, node by node, and record the findings each node expects.`,
     ];
-    if (typeof src.description === "string") lines.push("", src.description.trim());
+    if (typeof src.description === "string") lines.push("", prose(src.description.trim()));
     const tools = new Set<string>();
     const findings = new Set<string>();
     for (const [id, node] of Object.entries(nodes)) {
@@ -367,7 +367,8 @@ class Conversion extends DialectConversion {
     const step: Json = {};
     this.b.locate(at, at);
     const copy = (key: string, as = key) => {
-      if (node[key] !== undefined) this.put(step, as, node[key], [...at, as], [...at, key]);
+      const value = typeof node[key] === "string" ? prose(node[key]) : node[key];
+      if (value !== undefined) this.put(step, as, value, [...at, as], [...at, key]);
     };
     copy("description");
     const next = Array.isArray(node.next) ? node.next : [];
@@ -452,7 +453,7 @@ class Conversion extends DialectConversion {
       this.put(
         end,
         "advice",
-        node.terminal_advice,
+        prose(node.terminal_advice),
         ["nodes", endId, "advice"],
         [...at, "terminal_advice"],
       );
@@ -499,10 +500,14 @@ class Conversion extends DialectConversion {
       // one target are one choice, which holds when either does.
       const same = out.find((b) => b.goto === branch.goto && b.label === undefined);
       if (same && branch.label === undefined && typeof branch.condition === "string") {
-        same.condition = `${String(same.condition)}; or: ${branch.condition}`;
+        same.condition = `${String(same.condition)}; or: ${prose(branch.condition)}`;
         return;
       }
-      out.push({ ...branch });
+      out.push(
+        typeof branch.condition === "string"
+          ? { ...branch, condition: prose(branch.condition) }
+          : { ...branch },
+      );
       this.b.locate([...at, out.length - 1], [...at, i], this.doc, true);
     });
     step.next = out;
@@ -595,4 +600,12 @@ function cycleIn(nodes: Json): string[] | undefined {
     );
   };
   return cycleAmong(Object.keys(nodes), edges);
+}
+
+/**
+ * Triagent's prose as text of a template: its walker fills nothing outside call arguments, so a
+ * `${…}`, `{{` or `{%` the author wrote stays as written (a quoted literal, never a name).
+ */
+function prose(text: string): string {
+  return text.replace(/\$\{|\{\{|\{%/g, (open) => `{{ '${open}' }}`);
 }
