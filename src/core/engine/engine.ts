@@ -59,7 +59,7 @@ import {
   strong,
   type InlineLike,
 } from "../markdown/comment.js";
-import { spans } from "../markdown/replies.js";
+import { authorMarkdown } from "../markdown/author.js";
 import {
   actsAfterApproval,
   answeredWithApproval,
@@ -1596,12 +1596,7 @@ class Transition {
     if (end.handoff?.length) record.handoff = end.handoff;
     this.draft.end = record;
     if (Object.keys(outputs.values).length > 0) this.draft.outputs = outputs.values;
-    const said: InlineLike[][] = [
-      [
-        `Run ${this.draft.id} ${this.draft.status === "failed" ? "ended with a failure" : "completed"}.`,
-      ],
-    ];
-    if (end.advice) said.push(spans(end.advice));
+    const said: InlineLike[][] = [];
     if (end.handoff?.length) {
       said.push(
         end.handoff.length === 1
@@ -1617,7 +1612,18 @@ class Transition {
         });
       }
     }
-    this.messages.push({ kind: "done", text: renderMarkdown(lines(...said)) });
+    this.messages.push({ kind: "done", text: this.endMessage(end.advice, said) });
+  }
+
+  /** How the run ended, the advice (the author's Markdown, kept as such), then what follows. */
+  private endMessage(advice: string | undefined, after: InlineLike[][]): string {
+    const ran = `Run ${this.draft.id} ${this.draft.status === "failed" ? "ended with a failure" : "completed"}.`;
+    if (!advice) return renderMarkdown(lines([ran], ...after));
+    return renderMarkdown(
+      paragraph(ran),
+      ...authorMarkdown(advice),
+      ...(after.length ? [lines(...after)] : []),
+    );
   }
 
   private declaredOutputs(
