@@ -88,7 +88,32 @@ export interface EngineEnv {
   now: Date;
   /** Playbooks by id, in the versions this run is pinned to (the root and any delegates). */
   playbooks: (id: string) => PlaybookBundle | undefined;
+  /** Why a playbook of this id is not among them: the report of its file, which did not load. */
+  invalidPlaybook?: (id: string) => InvalidPlaybook | undefined;
   registry?: StepRegistry;
+}
+
+/** A playbook file that did not load, as its validation report tells it. */
+export interface InvalidPlaybook {
+  file: string;
+  diagnostics: readonly { severity: string; message: string; line?: number }[];
+}
+
+/** How many of an invalid playbook's errors a failure names. */
+const NAMED_FINDINGS = 3;
+
+/** Why a delegated playbook cannot run: its file and its first errors, with their lines. */
+function invalidPlaybookError(id: string, report: InvalidPlaybook): PlaybookError {
+  const errors = report.diagnostics.filter((d) => d.severity === "error");
+  const named = errors
+    .slice(0, NAMED_FINDINGS)
+    .map((d) => (d.line !== undefined ? `line ${d.line}: ${d.message}` : d.message));
+  const more =
+    errors.length > NAMED_FINDINGS ? ` (and ${errors.length - NAMED_FINDINGS} more)` : "";
+  return playbookError(
+    "PB-PLAYBOOK-INVALID",
+    `playbook '${id}' cannot run: ${report.file} is invalid — ${named.join("; ")}${more}`,
+  );
 }
 
 export interface StartRequest {
@@ -1503,6 +1528,8 @@ class Transition {
       );
     }
     const bundle = this.env.playbooks(child);
+    const invalid = bundle ? undefined : this.env.invalidPlaybook?.(child);
+    if (invalid) return this.stepFailed(invalidPlaybookError(child, invalid));
     if (!bundle)
       return this.stepFailed(playbookError("PB-PLAYBOOK-UNKNOWN", `no playbook has id '${child}'`));
     const refused = this.enterRefusal(child);

@@ -54,6 +54,7 @@ import {
   bundleOf,
   findTarget,
   loadLocalPlaybooks,
+  localProblems,
   playbookFileArgument,
 } from "./local-playbooks.js";
 import { parseScript, ScriptError, simulate } from "./simulate.js";
@@ -206,7 +207,7 @@ async function simulateCommand(
     if (err instanceof ScriptError) throw new UsageError(err.message);
     throw err;
   }
-  io.out(await simulate(set.bundles, script));
+  io.out(await simulate(set.bundles, script, (id) => localProblems(set, id, io.cwd)));
   return EXIT.ok;
 }
 
