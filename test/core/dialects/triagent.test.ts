@@ -231,7 +231,8 @@ nodes:
   it("a subagent's walk names ${…}, {{ and {% in its prose as written", () => {
     const r = validateSource("system/drafting.yaml", PB);
     expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    expect(r.playbook?.inputs).toBeUndefined();
+    // Only the two Triagent fills, which every Triagent playbook takes.
+    expect(Object.keys(r.playbook?.inputs ?? {})).toEqual(["cluster_id", "namespace"]);
     const prompt = rendered(nodeOf(PB, "walk")?.prompt);
     expect(prompt.ok && prompt.value).toContain(
       "Use ${cluster_id} / ${namespace} in suggested_calls.args, never {{ x }}.",

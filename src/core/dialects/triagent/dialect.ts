@@ -81,8 +81,6 @@ function loadTriagent(file: string, text: string, limits: SourceLimits): Dialect
 }
 
 class Conversion extends DialectConversion {
-  private readonly placeholders = new Set<string>();
-
   constructor(doc: SourceDocument) {
     super(doc, DEFAULT_HINTS);
   }
@@ -119,16 +117,17 @@ class Conversion extends DialectConversion {
         true,
       );
     }
-    if (this.placeholders.size) {
-      const inputs: Json = {};
-      for (const name of this.placeholders)
-        inputs[name] = {
+    // Triagent's walk_playbook takes both for every playbook, whether its calls use them or not.
+    out.inputs = Object.fromEntries(
+      PLACEHOLDERS.map((name) => [
+        name,
+        {
           type: "string",
           required: false,
           description: `Triagent's \${${name}}, filled into suggested calls.`,
-        };
-      out.inputs = inputs;
-    }
+        },
+      ]),
+    );
     return this.b.build(out);
   }
 
@@ -557,10 +556,7 @@ class Conversion extends DialectConversion {
       );
     if (typeof value !== "string" || !value.includes("${")) return value;
     return value.replace(/\$\{([^}]*)\}/g, (whole, name: string) => {
-      if ((PLACEHOLDERS as readonly string[]).includes(name)) {
-        this.placeholders.add(name);
-        return whole;
-      }
+      if ((PLACEHOLDERS as readonly string[]).includes(name)) return whole;
       this.report(
         "dialect-drift",
         at,
