@@ -110,6 +110,12 @@ describe("Triagent's walker tests, run here", () => {
     expect(out).toContain("Hand back to the operator with the failing subsystem named.");
   });
 
+  it("WalkPlaybook_RejectsMissingClusterIDForInvestigationType differs: the run starts, the call unfilled", async () => {
+    const out = await walk({ cluster_health: testdata("cluster_health") }, ["/run cluster_health"]);
+    expect(lastStatus(out)).toMatch(/^waiting/);
+    expect(out).toContain('{"kind":"ZeebeCluster","name":"\\${cluster_id}"}');
+  });
+
   it("WalkPlaybook_AcceptsMissingClusterIDForGeneralType: a general playbook runs without one", async () => {
     const out = await walk({ example_general: testdata("example_general") }, [
       "/run example_general",
