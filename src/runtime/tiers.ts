@@ -99,6 +99,8 @@ export function resolveTiers(tiers: Tier[]): Tiered {
   for (const { tier, reports: tierReports } of validated) {
     for (const r of tierReports) {
       reports.push(r);
+      // A draft (Triagent's proposal) is no playbook of the catalogue.
+      if (r.draft) continue;
       const b = bundleOf(r, tier.read, tier.commit);
       const id = b?.playbook.id ?? writtenId(r);
       if (id === undefined || bundles.has(id) || disabled.has(id)) continue;

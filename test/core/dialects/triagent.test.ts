@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { dialectOf } from "../../../src/core/dialects/index.js";
 import { renderTemplate } from "../../../src/core/engine/render.js";
 import { validateSet, validateSource } from "../../../src/core/rules/validate.js";
+import { resolveTiers } from "../../../src/runtime/tiers.js";
 
 const ROOT = join(import.meta.dirname, "../../..");
 const FIXTURES = join(ROOT, "test/fixtures/dialects/triagent");
@@ -249,5 +250,58 @@ nodes:
       ok: true,
       value: "Link {repo}#{number}; keep ${slug} and {% raw %} as written.",
     });
+  });
+});
+
+describe("Triagent's proposals: drafts of a new version, kept apart from the playbooks", () => {
+  const E2E = join(
+    ROOT,
+    "test/fixtures/seed-repos/triagent/e2e/fixtures/playbooks/with-pending-proposal",
+  );
+  const live = {
+    file: "investigation/payments_latency.yaml",
+    source: readFileSync(join(E2E, "investigation/payments_latency.yaml"), "utf8"),
+  };
+  const proposal = {
+    file: "proposals/investigation/payments_latency__abc123def456.yaml",
+    source: readFileSync(
+      join(E2E, "proposals/investigation/payments_latency__abc123def456.yaml"),
+      "utf8",
+    ),
+  };
+
+  it("a proposal is checked alone and shares its playbook's id without a duplicate", () => {
+    const [a, b] = validateSet([proposal, live]);
+    expect(b?.draft).toBeUndefined();
+    expect(a?.draft).toBe(true);
+    expect(a?.playbook?.id).toBe("payments_latency");
+    expect(
+      [...(a?.diagnostics ?? []), ...(b?.diagnostics ?? [])].filter((d) => d.severity === "error"),
+    ).toEqual([]);
+  });
+
+  it("is no playbook of the catalogue: the id runs the live file", () => {
+    const tiered = resolveTiers([{ files: [proposal, live], read: () => undefined }]);
+    expect(tiered.bundles.get("payments_latency")?.file).toBe(live.file);
+  });
+
+  it("a file named <id>__<token> that writes another id is no proposal", () => {
+    const [r] = validateSet([{ ...live, file: "x/other__abc.yaml" }]);
+    expect(r?.draft).toBeUndefined();
+  });
+});
+
+describe("Triagent's cluster_id and namespace", () => {
+  it("are inputs of every playbook, never reported unused", () => {
+    const text = readFileSync(
+      join(
+        ROOT,
+        "test/fixtures/seed-repos/triagent/pkg/mcp/strategies/testdata/playbooks/general/example_general.yaml",
+      ),
+      "utf8",
+    );
+    const r = validateSource("general/example_general.yaml", text);
+    expect(Object.keys(r.playbook?.inputs ?? {})).toEqual(["cluster_id", "namespace"]);
+    expect(r.diagnostics.filter((d) => d.rule === "input-unused")).toEqual([]);
   });
 });

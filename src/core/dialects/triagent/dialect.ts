@@ -64,13 +64,25 @@ export const triagent: Dialect = {
   title: "Triagent",
   // Triagent resolves delegate and handoff targets when the walk gets there.
   softRules: ["set-unresolved-playbook"],
+  // Every Triagent playbook takes cluster_id and namespace, whether its calls use them or not.
+  quietRules: ["input-unused"],
   recognise: (file, text) =>
     /\.ya?ml$/i.test(file) &&
     /^entrypoint\s*:/m.test(text) &&
     /^nodes\s*:/m.test(text) &&
     /^(symptom|schema_version)\s*:/m.test(text),
+  // A proposal: `proposals/<type>/<id>__<proposal>.yaml`, a draft of a new version of `<id>`.
+  isDraft: (file, text) => {
+    const id = /([^/\\]+)__[A-Za-z0-9_-]+\.ya?ml$/i.exec(file)?.[1];
+    return id !== undefined && topId(text) === id;
+  },
   load: (file, text, _siblings, limits) => loadTriagent(file, text, limits),
 };
+
+/** The `id:` a file writes at its top level, read without parsing it. */
+function topId(text: string): string | undefined {
+  return /^id:[ \t]*["']?([A-Za-z0-9_-]+)["']?[ \t]*(?:#.*)?$/m.exec(text)?.[1];
+}
 
 function loadTriagent(file: string, text: string, limits: SourceLimits): DialectResult {
   const loaded = loadSourceText(file, text, limits);
