@@ -99,6 +99,8 @@ export function resolveTiers(tiers: Tier[]): Tiered {
   for (const { tier, reports: tierReports } of validated) {
     for (const r of tierReports) {
       reports.push(r);
+      // A draft (Triagent's proposal) is no playbook of the catalogue.
+      if (r.draft) continue;
       const b = bundleOf(r, tier.read, tier.commit);
       const id = b?.playbook.id ?? writtenId(r);
       if (id === undefined || bundles.has(id) || disabled.has(id)) continue;
@@ -112,6 +114,21 @@ export function resolveTiers(tiers: Tier[]): Tiered {
 }
 
 /** The id a file names, even when it has errors (so its id does not fall to a farther tier). */
+/**
+ * The report of a file with errors that is the playbook of this id (the id it writes, or its file's
+ * name): why that playbook is not in the catalogue.
+ */
+export function invalidReportOf(
+  reports: readonly FileReport[],
+  id: string,
+): FileReport | undefined {
+  return reports.find(
+    (r) =>
+      r.diagnostics.some((d) => d.severity === "error") &&
+      (writtenId(r) === id || r.file.replace(/^.*[/\\]/, "").replace(/\.ya?ml$/, "") === id),
+  );
+}
+
 function writtenId(report: FileReport): string | undefined {
   const value = report.doc?.value;
   const id =

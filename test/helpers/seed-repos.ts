@@ -14,7 +14,7 @@ const PLAYBOOK_DIRS: Record<SeedSystem, string[]> = {
   runbook: ["runbooks"],
   catalyst: ["src/resources/playbooks", "tests/fixtures/playbooks"],
   mindscape: ["backend/playbooks/specs", "backend/playbooks", "backend/i18n/playbooks/en"],
-  triagent: ["system", "pkg/mcp/strategies/testdata/playbooks"],
+  triagent: ["system", "pkg/mcp/strategies/testdata/playbooks", "e2e/fixtures/playbooks"],
 };
 
 function filesIn(dir: string): string[] {

@@ -5,7 +5,7 @@ import type { IssueRef, PlaybookCatalog } from "../../runtime/run-service/contro
 import type { RepositoryHost } from "../../runtime/run-service/service.js";
 import type { StatusCommentCache } from "../../runtime/run-service/status-ids.js";
 import { WAITING_LABEL } from "../../runtime/run-service/wake-ups.js";
-import type { Tiered } from "../../runtime/tiers.js";
+import { invalidReportOf, type Tiered } from "../../runtime/tiers.js";
 import { toolRunnerOf } from "../../runtime/tools.js";
 import type { DeploymentTools } from "../tools/registry.js";
 import type { PlaybookDiscovery } from "./discovery.js";
@@ -164,11 +164,6 @@ export function catalogOf(tiered: Tiered): PlaybookCatalog {
       const b = tiered.bundles.get(id);
       return b ? { file: b.file, source: b.source } : undefined;
     },
-    problems: (id) =>
-      tiered.reports.find(
-        (r) =>
-          r.diagnostics.some((d) => d.severity === "error") &&
-          (r.playbook?.id === id || r.file.replace(/^.*\//, "").replace(/\.ya?ml$/, "") === id),
-      ),
+    problems: (id) => invalidReportOf(tiered.reports, id),
   };
 }

@@ -53,10 +53,17 @@ export interface Dialect {
    */
   isPart?(file: string, siblings: Siblings): boolean;
   /**
+   * Whether a file is this system's draft of a playbook (Triagent's proposals): it is validated on
+   * its own but is no playbook of the set (its id is the playbook's it revises) and never runs.
+   */
+  isDraft?(file: string, text: string): boolean;
+  /**
    * Rules whose errors are only warnings on this dialect's files, because its system treats the
    * problem as soft (Triagent offers a playbook that is not installed rather than refusing).
    */
   readonly softRules?: readonly RuleCode[];
+  /** Rules that say nothing true of this dialect's files, left out of their reports. */
+  readonly quietRules?: readonly RuleCode[];
   /** Parse and convert; a file that does not parse is refused with positions (`ok: false`). */
   load(file: string, text: string, siblings: Siblings, limits: SourceLimits): DialectResult;
 }

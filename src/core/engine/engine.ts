@@ -59,7 +59,7 @@ import {
   strong,
   type InlineLike,
 } from "../markdown/comment.js";
-import { spans } from "../markdown/replies.js";
+import { authorMarkdown } from "../markdown/author.js";
 import {
   actsAfterApproval,
   answeredWithApproval,
@@ -88,7 +88,32 @@ export interface EngineEnv {
   now: Date;
   /** Playbooks by id, in the versions this run is pinned to (the root and any delegates). */
   playbooks: (id: string) => PlaybookBundle | undefined;
+  /** Why a playbook of this id is not among them: the report of its file, which did not load. */
+  invalidPlaybook?: (id: string) => InvalidPlaybook | undefined;
   registry?: StepRegistry;
+}
+
+/** A playbook file that did not load, as its validation report tells it. */
+export interface InvalidPlaybook {
+  file: string;
+  diagnostics: readonly { severity: string; message: string; line?: number }[];
+}
+
+/** How many of an invalid playbook's errors a failure names. */
+const NAMED_FINDINGS = 3;
+
+/** Why a delegated playbook cannot run: its file and its first errors, with their lines. */
+function invalidPlaybookError(id: string, report: InvalidPlaybook): PlaybookError {
+  const errors = report.diagnostics.filter((d) => d.severity === "error");
+  const named = errors
+    .slice(0, NAMED_FINDINGS)
+    .map((d) => (d.line !== undefined ? `line ${d.line}: ${d.message}` : d.message));
+  const more =
+    errors.length > NAMED_FINDINGS ? ` (and ${errors.length - NAMED_FINDINGS} more)` : "";
+  return playbookError(
+    "PB-PLAYBOOK-INVALID",
+    `playbook '${id}' cannot run: ${report.file} is invalid — ${named.join("; ")}${more}`,
+  );
 }
 
 export interface StartRequest {
@@ -1503,6 +1528,8 @@ class Transition {
       );
     }
     const bundle = this.env.playbooks(child);
+    const invalid = bundle ? undefined : this.env.invalidPlaybook?.(child);
+    if (invalid) return this.stepFailed(invalidPlaybookError(child, invalid));
     if (!bundle)
       return this.stepFailed(playbookError("PB-PLAYBOOK-UNKNOWN", `no playbook has id '${child}'`));
     const refused = this.enterRefusal(child);
@@ -1596,12 +1623,7 @@ class Transition {
     if (end.handoff?.length) record.handoff = end.handoff;
     this.draft.end = record;
     if (Object.keys(outputs.values).length > 0) this.draft.outputs = outputs.values;
-    const said: InlineLike[][] = [
-      [
-        `Run ${this.draft.id} ${this.draft.status === "failed" ? "ended with a failure" : "completed"}.`,
-      ],
-    ];
-    if (end.advice) said.push(spans(end.advice));
+    const said: InlineLike[][] = [];
     if (end.handoff?.length) {
       said.push(
         end.handoff.length === 1
@@ -1617,7 +1639,18 @@ class Transition {
         });
       }
     }
-    this.messages.push({ kind: "done", text: renderMarkdown(lines(...said)) });
+    this.messages.push({ kind: "done", text: this.endMessage(end.advice, said) });
+  }
+
+  /** How the run ended, the advice (the author's Markdown, kept as such), then what follows. */
+  private endMessage(advice: string | undefined, after: InlineLike[][]): string {
+    const ran = `Run ${this.draft.id} ${this.draft.status === "failed" ? "ended with a failure" : "completed"}.`;
+    if (!advice) return renderMarkdown(lines([ran], ...after));
+    return renderMarkdown(
+      paragraph(ran),
+      ...authorMarkdown(advice),
+      ...(after.length ? [lines(...after)] : []),
+    );
   }
 
   private declaredOutputs(

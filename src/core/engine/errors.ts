@@ -19,6 +19,8 @@ export const ERROR_CATALOGUE = {
   "PB-PLAYBOOK-CHANGED":
     "The run is pinned to the playbook it started with; finish or cancel it, then start a new run.",
   "PB-PLAYBOOK-UNKNOWN": "Add the playbook, or fix the id in the delegate or handoff step.",
+  "PB-PLAYBOOK-INVALID":
+    "The playbook's file does not load: fix it (`playbook-bot validate <file>` lists every finding), then /retry. The other playbooks of the set still run.",
   "PB-MAX-STEPS":
     "The run took more steps than limits.max_steps allows; check for a loop or raise the limit.",
   "PB-MAX-DEPTH":

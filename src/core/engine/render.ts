@@ -8,9 +8,11 @@ import { branchNameProblem, repoPathProblem } from "../util/git-ref.js";
  * What a rendered value will be used as; each use has its own safety check. `text` is for people
  * (values made inert); `plain` is for a text node of a comment tree, which makes the whole
  * string inert, so values pass unchanged (inert twice would show `&lt;`); `value` passes values
- * through unchanged (inputs of a child playbook or workflow).
+ * through unchanged (inputs of a child playbook or workflow); `markdown` is the author's Markdown
+ * (an end's advice), with values escaped so that they stay text in it.
  */
-export type RenderUse = "text" | "plain" | "value" | "branch" | "path" | "label" | "number";
+export type RenderUse =
+  "text" | "plain" | "markdown" | "value" | "branch" | "path" | "label" | "number";
 
 export type Rendered = { ok: true; value: string } | { ok: false; error: PlaybookError };
 
@@ -53,6 +55,11 @@ function inertWhereValues(pieces: readonly Piece[]): string {
   let out = "";
   for (let i = 0; i < joined.length; i++) out += edits.get(i) ?? joined[i];
   return out;
+}
+
+/** A value inside Markdown as text: what could open emphasis, code, a link or HTML is escaped. */
+function markdownText(value: string): string {
+  return value.replace(/[\\`*_[\]<>!&~|#]/g, "\\$&");
 }
 
 function asText(v: Value): string {
@@ -123,7 +130,10 @@ export function renderTemplate(src: string, resolve: Resolver, use: RenderUse = 
     };
   // Values are made inert together with what surrounds them, never one by one: adjacent values,
   // or a value and the author's text, must not join into a mention or a marker.
-  const out = use === "text" ? inertWhereValues(pieces) : pieces.map((p) => p.text).join("");
+  const out =
+    use === "text"
+      ? inertWhereValues(pieces)
+      : pieces.map((p) => (use === "markdown" && p.value ? markdownText(p.text) : p.text)).join("");
   const problem =
     use === "branch"
       ? branchNameProblem(out)

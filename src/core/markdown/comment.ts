@@ -227,10 +227,13 @@ export function quote(...children: BlockLike[]): Blockquote {
   return { type: "blockquote", children: blocks(children) as Blockquote["children"] };
 }
 
+/** A code block's language, as a fence's info string may name it. */
+const LANG = /^[A-Za-z0-9_+-]{1,30}$/;
+
 /** A fenced code block; the fence is longer than any run of backticks in the value. */
 export function codeBlock(value: string, lang?: string): Code {
   const node: Code = { type: "code", value: neutralizeCode(value).replace(/\n+$/, "") };
-  if (lang !== undefined && /^[A-Za-z0-9_+-]{1,30}$/.test(lang)) node.lang = lang;
+  if (lang !== undefined && LANG.test(lang)) node.lang = lang;
   return node;
 }
 
@@ -396,8 +399,12 @@ function harden(node: Nodes, inCell: boolean, inLink = false): Nodes {
       const value = flat(neutralizeCode(node.value));
       return value === "" ? text("") : { ...node, value };
     }
-    case "code":
-      return { ...node, value: neutralizeCode(node.value) };
+    case "code": {
+      // A fence's info string is kept only when it is a language name (never `<!--`).
+      const fenced: Code = { type: "code", value: neutralizeCode(node.value) };
+      if (node.lang && LANG.test(node.lang)) fenced.lang = node.lang;
+      return fenced;
+    }
     case "html":
       return node.data?.playbookTrusted ? node : text(node.value);
     case "image":

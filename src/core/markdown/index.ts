@@ -1,2 +1,3 @@
+export * from "./author.js";
 export * from "./comment.js";
 export * from "./replies.js";

@@ -66,6 +66,8 @@ export interface FileReport {
   playbook?: PlaybookDocument;
   /** The system whose dialect the file is written in, when it is not a v1 playbook. */
   dialect?: DialectId;
+  /** Set when the file is its system's draft of a playbook: checked alone, not one of the set. */
+  draft?: true;
   diagnostics: RuleDiagnostic[];
 }
 
@@ -128,6 +130,8 @@ export function validateSource(
   const report: FileReport = { file, text: doc.text, doc, diagnostics: [] };
   if (loaded.dialect) {
     report.dialect = loaded.dialect;
+    if (DIALECTS.find((x) => x.id === loaded.dialect)?.isDraft?.(file, doc.text))
+      report.draft = true;
     report.diagnostics.push(
       ...dialectConversion.check(loaded.problems).map((d) => makeDiagnostic(file, d)),
     );
@@ -210,7 +214,7 @@ export function validateSet(
   const reports = files.map((f) => validateSource(f.file, f.source, options));
   const set: SetContext = {
     members: reports.flatMap((r) =>
-      r.doc && r.playbook ? [{ doc: r.doc, playbook: r.playbook }] : [],
+      r.doc && r.playbook && !r.draft ? [{ doc: r.doc, playbook: r.playbook }] : [],
     ),
     known: options.known ?? [],
     analyses: new Map(),
@@ -228,8 +232,11 @@ export function validateSet(
 /** Apply the rule config and sort: errors first, then by position. */
 function finish(report: FileReport, options: ValidateOptions): FileReport {
   const settings = options.rules ?? {};
-  const soft = new Set<RuleCode>(DIALECTS.find((x) => x.id === report.dialect)?.softRules ?? []);
+  const dialect = DIALECTS.find((x) => x.id === report.dialect);
+  const soft = new Set<RuleCode>(dialect?.softRules ?? []);
+  const quiet = new Set<RuleCode>(dialect?.quietRules ?? []);
   report.diagnostics = report.diagnostics
+    .filter((d) => !quiet.has(d.rule))
     .map((d) =>
       soft.has(d.rule) && d.severity === "error"
         ? {

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { basename, dirname, extname, join, resolve } from "node:path";
+import { basename, dirname, extname, join, relative, resolve } from "node:path";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import {
   bundledLibraryDir,
@@ -16,6 +16,7 @@ import { PlaybookGraph } from "../../core/format/graph.js";
 import {
   bundleHash,
   bundleOf as bundleFromReport,
+  invalidReportOf,
   resolveTiers,
   type SourcedBundle,
 } from "../../runtime/tiers.js";
@@ -72,6 +73,12 @@ export async function loadLocalPlaybooks(repo: string, explicitFile?: string): P
     })),
   );
   return { bundles, reports };
+}
+
+/** Why the playbook of this id did not load: its file's report, the file named from `cwd`. */
+export function localProblems(set: LoadedSet, id: string, cwd: string): FileReport | undefined {
+  const report = invalidReportOf(set.reports, id);
+  return report && { ...report, file: relative(cwd, report.file) };
 }
 
 /** A command's playbook argument as a file: one with a playbook's extension (v1 or a dialect's). */

@@ -31,6 +31,7 @@ import {
   findTarget,
   playbookFileArgument,
   loadLocalPlaybooks,
+  localProblems,
   loadPinned,
   pinBundles,
 } from "./local-playbooks.js";
@@ -41,7 +42,7 @@ import {
   readAlertFile,
   type LocalAlert,
 } from "./local-context.js";
-import { RUN_EXIT, Runner, type RunnerIo } from "./runner.js";
+import { RUN_EXIT, Runner, type RunnerDeps, type RunnerIo } from "./runner.js";
 import { terminalLines } from "../../core/util/log-line.js";
 
 export interface RunOptions {
@@ -289,6 +290,7 @@ export async function runCommand(
     opts.allowScripts === true,
     tools,
     ai,
+    (id) => localProblems(set, id, io.cwd),
   );
   io.out(
     `Run ${record.run.id}: ${bundle.playbook.name ?? bundle.playbook.id} (${opts.mode}${opts.dryRun ? ", dry run" : ""})\n`,
@@ -312,6 +314,7 @@ function makeRunner(
   allowScripts = false,
   tools?: DeploymentTools,
   ai: AiAdapter = aiAdapterFromEnv(process.env),
+  invalidPlaybook?: RunnerDeps["invalidPlaybook"],
 ): Runner {
   const rio = runnerIo(io);
   const options: ConstructorParameters<typeof LocalEffects>[0] = {
@@ -336,6 +339,7 @@ function makeRunner(
     trace: new FileTraceLog(store),
   };
   if (github) deps.github = github;
+  if (invalidPlaybook) deps.invalidPlaybook = invalidPlaybook;
   const hook = faultHook();
   if (hook) deps.afterEffect = hook;
   if (io.sleep) deps.sleep = io.sleep;

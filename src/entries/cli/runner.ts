@@ -4,6 +4,7 @@ import { parseArgs } from "../../core/engine/inputs.js";
 import { answerableLine } from "../../core/engine/lanes.js";
 import { activeFrame, isFinished, type Actor, type RunState } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
+import type { EngineEnv } from "../../core/engine/engine.js";
 import { stepKind } from "../../core/steps/registry.js";
 import type { EffectOutcome } from "../../runtime/effects.js";
 import { pickUp, type Stop } from "../../runtime/interpreter.js";
@@ -35,6 +36,8 @@ export interface RunnerDeps {
   store: FileRunStore;
   effects: LocalEffects;
   bundles: Map<string, PlaybookBundle>;
+  /** Why a playbook the run delegates to is not among them: its file's report. */
+  invalidPlaybook?: EngineEnv["invalidPlaybook"];
   io: RunnerIo;
   clock: () => Date;
   /** Who answers at the terminal (approves in manual mode). */
@@ -95,7 +98,7 @@ export class Runner {
         }),
       },
       {
-        env: { playbooks: (id) => deps.bundles.get(id) },
+        env: this.catalogEnv(),
         inProcess: true,
         ids: {
           effectResult: () => this.eventId("effect"),
@@ -113,7 +116,12 @@ export class Runner {
   }
 
   private env() {
-    return { now: this.deps.clock(), playbooks: (id: string) => this.deps.bundles.get(id) };
+    return { now: this.deps.clock(), ...this.catalogEnv() };
+  }
+
+  private catalogEnv(): Omit<EngineEnv, "now"> {
+    const { bundles, invalidPlaybook } = this.deps;
+    return { playbooks: (id) => bundles.get(id), ...(invalidPlaybook ? { invalidPlaybook } : {}) };
   }
 
   private eventId(kind: string): string {

@@ -7,6 +7,7 @@ import { ADHOC_MARKER } from "../../runtime/run-service/adhoc-log.js";
 import { durationMs } from "../../core/engine/policy.js";
 import { activeFrame } from "../../core/engine/state.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
+import type { FileReport } from "../../core/rules/validate.js";
 import { MemoryGitHub } from "../../adapters/memory/github.js";
 import {
   PERMISSIONS,
@@ -158,6 +159,7 @@ function cannedTools(answers: Record<string, unknown>): ToolRunner {
 export async function simulate(
   bundles: Map<string, PlaybookBundle>,
   script: Script,
+  problems?: (id: string) => FileReport | undefined,
 ): Promise<string> {
   let now = Date.parse("2026-01-05T09:00:00Z");
   const clock = () => new Date(now);
@@ -181,7 +183,11 @@ export async function simulate(
   const controller = new IssueController({
     memory: new MemoryCoordination(),
     port: gh,
-    catalog: { get: (id) => bundles.get(id), all: () => [...bundles.values()] },
+    catalog: {
+      get: (id) => bundles.get(id),
+      all: () => [...bundles.values()],
+      ...(problems ? { problems } : {}),
+    },
     stateKey: repositoryStateKey("simulation", 0, 0),
     clock,
     issue: {

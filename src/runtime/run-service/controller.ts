@@ -400,7 +400,12 @@ export class IssueController {
   }
 
   private env(catalog: PlaybookCatalog): EngineEnv {
-    return { now: this.o.clock(), playbooks: (id) => catalog.get(id) };
+    return { now: this.o.clock(), ...this.catalogEnv(catalog) };
+  }
+
+  /** The playbooks a run may enter, and why one of them is missing when its file does not load. */
+  private catalogEnv(catalog: PlaybookCatalog): Omit<EngineEnv, "now"> {
+    return { playbooks: (id) => catalog.get(id), invalidPlaybook: (id) => catalog.problems?.(id) };
   }
 
   /**
@@ -1420,7 +1425,7 @@ export class IssueController {
         scheduler: this.scheduler,
         ...(this.o.trace ? { trace: this.o.trace } : {}),
       },
-      { env: { playbooks: (id) => loaded.catalog.get(id) }, inProcess: this.o.inProcess },
+      { env: this.catalogEnv(loaded.catalog), inProcess: this.o.inProcess },
     );
   }
 

@@ -29,7 +29,7 @@ import {
   type BlockLike,
   type InlineLike,
 } from "../../core/markdown/comment.js";
-import { spans } from "../../core/markdown/replies.js";
+import { authorMarkdown } from "../../core/markdown/author.js";
 import type { Text } from "mdast";
 import { graphOf, heldListNames, type PlaybookGraph, stepTitle } from "../../core/format/graph.js";
 import { stepStatus } from "../../core/engine/state-bounds.js";
@@ -300,7 +300,8 @@ export function renderStatusComment(
     if (!isFinished(run)) blocks.push(...laneBlocks(f, bundle));
     if (!isFinished(run) && step?.description)
       blocks.push(quote(paragraph(strong(stepTitle(step), ":"), " ", step.description)));
-    if (run.end?.advice) blocks.push(paragraph(...spans(run.end.advice)));
+    // The author's Markdown, as Markdown (the builder keeps it inert).
+    if (run.end?.advice) blocks.push(...authorMarkdown(run.end.advice));
     chart = flowchart(run, rootBundle, graph, lanesAt);
     answers = aiAnswers(run.stack[0] as Frame, graph);
   }

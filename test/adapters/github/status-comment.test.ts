@@ -17,6 +17,7 @@ import {
   type StateSeal,
 } from "../../../src/runtime/state-codec.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
+import { expectInert } from "../../core/markdown/audit.js";
 
 /** The seal of status comment 77 on issue 5 of one repository. */
 const SECRET: StateSeal = { key: repositoryStateKey("s3cret", 1, 2), issue: 5, comment: "77" };
@@ -257,6 +258,45 @@ describe("renderStatusComment", () => {
     expect(body).toContain("\nMerged; thanks @\u200bteam \\<!\u200b-- x -\u200b->\n");
     expect(body).toContain("- [x] `fin` — Done\n");
     expect(body).not.toContain("← current");
+  });
+
+  it("shows an author's Markdown advice as Markdown, still inert", () => {
+    // The shape of Triagent's terminal_advice (sourcehawk/triagent system/wiki_recall.yaml).
+    const advice = [
+      "Hand the citations back to the parent investigation:",
+      "",
+      "  - INC-1234 (resolved) — overlaps on `control-plane`, `oom-kill`.",
+      "",
+      "This playbook does NOT call summarize — it's a **sub-flow**.",
+      "Ping @ops about #12 <b>now</b>: [the issue](https://github.com/o/r/issues/3),",
+      "[a dashboard](https://grafana.example.com/d/1), [x](javascript:alert(1)).",
+      "",
+    ].join("\n");
+    const done = at("fin", "pending", {
+      results: { fin: { status: "completed", attempt: 1, at: "2026-01-05T10:00:00Z" } },
+    });
+    done.status = "completed";
+    done.end = { status: "success", advice };
+    const body = render(done);
+    expect(body).not.toContain("&#xA;");
+    expect(body).not.toContain("\\`");
+    expect(body).toContain(
+      "\nHand the citations back to the parent investigation:\n- INC-1234 (resolved) — overlaps on `control-plane`, `oom-kill`.\n\nThis playbook does NOT call summarize — it's a **sub-flow**.\n",
+    );
+    const a = expectInert(body, { details: 2, markers: 1 });
+    // Only the http(s) link outside GitHub's threads is a link; the others are shown as text.
+    expect(a.links).toEqual(["https://grafana.example.com/d/1"]);
+    expect(body).toContain("Ping @\u200bops about #\u200b12 \\<b>now\\</b>");
+    expect(body).toContain("`https://github.com/o/r/issues/3`");
+    expect(body).toContain("`javascript:alert(1)`");
+    // A fence's info string is the author's too: it never opens an HTML comment.
+    done.end = {
+      status: "success",
+      advice: "~~~<!-- x\nkubectl get pods\n~~~\n\n```sh run\nls\n```",
+    };
+    const fenced = render(done);
+    expectInert(fenced, { details: 2, markers: 1 });
+    expect(fenced).toContain("\n```\nkubectl get pods\n```\n\n```sh\nls\n```\n");
   });
 
   it("shows the step of a delegated child next to the parent's current step", () => {

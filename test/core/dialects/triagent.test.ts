@@ -2,7 +2,9 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dialectOf } from "../../../src/core/dialects/index.js";
+import { renderTemplate } from "../../../src/core/engine/render.js";
 import { validateSet, validateSource } from "../../../src/core/rules/validate.js";
+import { resolveTiers } from "../../../src/runtime/tiers.js";
 
 const ROOT = join(import.meta.dirname, "../../..");
 const FIXTURES = join(ROOT, "test/fixtures/dialects/triagent");
@@ -206,5 +208,100 @@ nodes:
       [18, 15, "node 'look' next[1] goto 'nowhere' does not resolve"],
       [22, 3, "node 'other' is unreachable from entrypoint 'look'"],
     ]);
+  });
+});
+
+describe("Triagent's prose is text, not a template", () => {
+  // As in sourcehawk/triagent system/playbook_proposal.yaml: the prose names the placeholders.
+  const PB = `id: drafting
+symptom: Draft a playbook
+dispatch: subagent
+entrypoint: draft
+nodes:
+  draft:
+    description: Use \${cluster_id} / \${namespace} in suggested_calls.args, never {{ x }}.
+    next:
+      - condition: the draft names \${slug}
+        goto: done
+  done:
+    description: Drafted.
+    terminal_advice: Link {repo}#{number}; keep \${slug} and {% raw %} as written.
+`;
+  const rendered = (t: unknown) => renderTemplate(String(t), () => undefined, "plain");
+
+  it("a subagent's walk names ${…}, {{ and {% in its prose as written", () => {
+    const r = validateSource("system/drafting.yaml", PB);
+    expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    // Only the two Triagent fills, which every Triagent playbook takes.
+    expect(Object.keys(r.playbook?.inputs ?? {})).toEqual(["cluster_id", "namespace"]);
+    const prompt = rendered(nodeOf(PB, "walk")?.prompt);
+    expect(prompt.ok && prompt.value).toContain(
+      "Use ${cluster_id} / ${namespace} in suggested_calls.args, never {{ x }}.",
+    );
+    expect(prompt.ok && prompt.value).toContain("- when the draft names ${slug}: stop here");
+    expect(prompt.ok && prompt.value).toContain("keep ${slug} and {% raw %} as written.");
+  });
+
+  it("a terminal's advice shows ${…} and {% as written, on a step-by-step walk", () => {
+    const stepwise = PB.replace("dispatch: subagent\n", "");
+    const r = validateSource("system/drafting.yaml", stepwise);
+    expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    expect(rendered(nodeOf(stepwise, "done")?.advice)).toEqual({
+      ok: true,
+      value: "Link {repo}#{number}; keep ${slug} and {% raw %} as written.",
+    });
+  });
+});
+
+describe("Triagent's proposals: drafts of a new version, kept apart from the playbooks", () => {
+  const E2E = join(
+    ROOT,
+    "test/fixtures/seed-repos/triagent/e2e/fixtures/playbooks/with-pending-proposal",
+  );
+  const live = {
+    file: "investigation/payments_latency.yaml",
+    source: readFileSync(join(E2E, "investigation/payments_latency.yaml"), "utf8"),
+  };
+  const proposal = {
+    file: "proposals/investigation/payments_latency__abc123def456.yaml",
+    source: readFileSync(
+      join(E2E, "proposals/investigation/payments_latency__abc123def456.yaml"),
+      "utf8",
+    ),
+  };
+
+  it("a proposal is checked alone and shares its playbook's id without a duplicate", () => {
+    const [a, b] = validateSet([proposal, live]);
+    expect(b?.draft).toBeUndefined();
+    expect(a?.draft).toBe(true);
+    expect(a?.playbook?.id).toBe("payments_latency");
+    expect(
+      [...(a?.diagnostics ?? []), ...(b?.diagnostics ?? [])].filter((d) => d.severity === "error"),
+    ).toEqual([]);
+  });
+
+  it("is no playbook of the catalogue: the id runs the live file", () => {
+    const tiered = resolveTiers([{ files: [proposal, live], read: () => undefined }]);
+    expect(tiered.bundles.get("payments_latency")?.file).toBe(live.file);
+  });
+
+  it("a file named <id>__<token> that writes another id is no proposal", () => {
+    const [r] = validateSet([{ ...live, file: "x/other__abc.yaml" }]);
+    expect(r?.draft).toBeUndefined();
+  });
+});
+
+describe("Triagent's cluster_id and namespace", () => {
+  it("are inputs of every playbook, never reported unused", () => {
+    const text = readFileSync(
+      join(
+        ROOT,
+        "test/fixtures/seed-repos/triagent/pkg/mcp/strategies/testdata/playbooks/general/example_general.yaml",
+      ),
+      "utf8",
+    );
+    const r = validateSource("general/example_general.yaml", text);
+    expect(Object.keys(r.playbook?.inputs ?? {})).toEqual(["cluster_id", "namespace"]);
+    expect(r.diagnostics.filter((d) => d.rule === "input-unused")).toEqual([]);
   });
 });

@@ -23,7 +23,7 @@ import {
 import type { PlaybookBundle } from "../../../src/core/steps/types.js";
 import type { RuleCode } from "../../../src/core/rules/catalogue.js";
 import type { PlaybookDocument } from "../../../src/core/format/types.js";
-import { validateSource } from "../../../src/core/rules/validate.js";
+import { validateSource, type FileReport } from "../../../src/core/rules/validate.js";
 import { Interpreter } from "../../../src/runtime/interpreter.js";
 
 /** Inline YAML: the first newline and the common indentation are removed. */
@@ -79,6 +79,8 @@ export class Driver {
   readonly all: AdvanceResult[] = [];
   private n = 0;
   readonly bundles = new Map<string, PlaybookBundle>();
+  /** Playbooks whose files did not load, by id: their validation reports. */
+  readonly invalid = new Map<string, FileReport>();
 
   constructor(
     readonly root: PlaybookBundle,
@@ -91,7 +93,11 @@ export class Driver {
   }
 
   get env(): EngineEnv {
-    return { now: this.now, playbooks: (id) => this.bundles.get(id) };
+    return {
+      now: this.now,
+      playbooks: (id) => this.bundles.get(id),
+      invalidPlaybook: (id) => this.invalid.get(id),
+    };
   }
 
   get frame() {
@@ -146,7 +152,10 @@ export class Driver {
         clock: { now: () => this.now },
       },
       {
-        env: { playbooks: (id) => this.bundles.get(id) },
+        env: {
+          playbooks: (id) => this.bundles.get(id),
+          invalidPlaybook: (id) => this.invalid.get(id),
+        },
         inProcess: true,
         ids: { continuation: () => this.nextId("c") },
         maxTransitions: 200,

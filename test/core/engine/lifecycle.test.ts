@@ -1,3 +1,4 @@
+import { validateSource } from "../../../src/core/rules/validate.js";
 import { describe, expect, it } from "vitest";
 import { advance, start } from "../../../src/core/engine/engine.js";
 import { MAX_RECENT_EVENTS, MAX_TRACE } from "../../../src/core/engine/state.js";
@@ -212,6 +213,45 @@ describe("playbook delegate", () => {
     expect(d.run.error?.code).toBe("PB-MAX-DEPTH");
     expect(d.run.stack).toHaveLength(3);
     expect(d.run.error?.message).toContain("would nest 4 playbooks deep (limit 3)");
+  });
+
+  it("fails with PB-PLAYBOOK-INVALID when the child's file does not load, saying why", () => {
+    const d = new Driver(
+      bundle(yaml`
+        apiVersion: playbook-bot/v1
+        id: caller
+        steps:
+          - id: sub
+            type: playbook
+            playbook: broken
+            mode: delegate
+          - id: fin
+            type: end
+      `),
+    );
+    // A Triagent sibling with four findings: the first three are named, the rest counted.
+    const broken = [
+      "id: broken",
+      "symptom: ''",
+      "entrypoint: a",
+      "nodes:",
+      "  a:",
+      "    description: ''",
+      "    next: [{ condition: '', goto: b }, { condition: '', goto: b }]",
+      "  b:",
+      "    description: Done.",
+      "    terminal_advice: Stop.",
+      "",
+    ].join("\n");
+    d.invalid.set("broken", validateSource("investigation/broken.yaml", broken));
+    d.start();
+    d.drive();
+    expect(d.run.status).toBe("failed");
+    expect(d.run.error?.code).toBe("PB-PLAYBOOK-INVALID");
+    expect(d.run.error?.message).toBe(
+      "playbook 'broken' cannot run: investigation/broken.yaml is invalid — line 2: the playbook has no symptom; line 6: node 'a' has an empty description; line 7: node 'a' next[0] has an empty condition: every branch says when it applies (and 1 more)",
+    );
+    expect(d.run.error?.guidance).toContain("playbook-bot validate");
   });
 
   it("fails with PB-PLAYBOOK-UNKNOWN for an unknown child, and PB-INPUT-INVALID for bad inputs", () => {

@@ -432,6 +432,32 @@ describe("end", () => {
     expect(d.last.continue).toBe(false);
   });
 
+  it("advice is the author's Markdown: a value in it stays text, and the message keeps its form", () => {
+    const d = new Driver(
+      bundle(yaml`
+        apiVersion: playbook-bot/v1
+        id: ends
+        inputs:
+          who: { type: string, default: ${JSON.stringify("*[me](https://e.example)* `x` #1 <b>")} }
+        steps:
+          - id: fin
+            type: end
+            advice: ${JSON.stringify("Ask **{{ inputs.who }}**.\n\nThen run `make`.")}
+      `),
+    );
+    d.start();
+    d.drive();
+    expect(d.run.end?.advice).toBe(
+      "Ask **\\*\\[me\\](https://e.example)\\* \\`x\\` \\#1 \\<b\\>**.\n\nThen run `make`.",
+    );
+    const said = d.last.messages.at(-1)?.text ?? "";
+    expect(said).toContain(
+      "completed.\n\nAsk **\\*\\[me]\\(https:\u200b//e.example)\\* \\`x\\` #\u200b1 \\<b>**.",
+    );
+    expect(said).toContain("\n\nThen run `make`.");
+    expect(said).not.toContain("&#xA;");
+  });
+
   it("a neutral end with one handoff requests a start_playbook effect; several are listed", () => {
     const one = new Driver(
       bundle(yaml`

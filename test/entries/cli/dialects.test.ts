@@ -36,6 +36,47 @@ describe("other systems' playbooks in the CLI", () => {
     expect(r.out).toMatch(/Run \S+ completed\.\n\s+All done\./);
   });
 
+  it("a delegate whose target file does not load says why, and the rest of the set still runs", async () => {
+    const repo = makeDir();
+    write(
+      repo,
+      ".github/playbooks/delegate_parent.yaml",
+      fixture("testdata/playbooks/investigation/delegate_parent.yaml"),
+    );
+    // The target as an author might break it: its symptom left empty.
+    const target = fixture("testdata/playbooks/investigation/delegate_target.yaml");
+    write(
+      repo,
+      ".github/playbooks/delegate_target.yaml",
+      target.replace(/^symptom:.*$/m, 'symptom: ""'),
+    );
+    write(
+      repo,
+      ".github/playbooks/connectivity.yaml",
+      fixture("testdata/playbooks/investigation/connectivity.yaml"),
+    );
+    const events = write(
+      repo,
+      "events.yaml",
+      [
+        "issue: { title: walk the fixture, author: dana }",
+        "users: { dana: write }",
+        "events:",
+        "  - { comment: /run delegate_parent, by: dana }",
+        "  - { comment: /choose walk_target, by: dana }",
+        "  - { comment: /run connectivity, by: dana }",
+        "",
+      ].join("\n"),
+    );
+    const r = await cli(["simulate", "delegate_parent", "--events", events], repo);
+    expect(r.out).toContain(
+      "**Status:** failed — playbook 'delegate_target' cannot run: .github/playbooks/delegate_target.yaml is invalid — line 3: the playbook has no symptom (`PB-PLAYBOOK-INVALID`)",
+    );
+    expect(r.out).not.toContain("no playbook has id");
+    // A sibling that loads runs as before.
+    expect(r.out).toMatch(/completed\.\n\n\s+Operator-side network triage required\./);
+  });
+
   it("validate reads the runbook spec's folder: runbooks with their sidecars, nothing else", async () => {
     const r = await cli(["validate", "test/fixtures/dialects/runbook"]);
     expect(r.code, r.out + r.err).toBe(0);

@@ -328,6 +328,31 @@ describe("the runner answers what a local run waits for", () => {
     expect(r2.out).toContain("disk false");
   });
 
+  it("a delegate to a playbook whose file does not load fails saying why", async () => {
+    // Triagent's walker fixtures, the target broken (its symptom left empty).
+    const repo = makeRepo();
+    const fixture = (id: string) =>
+      readFileSync(
+        join(
+          ROOT,
+          "test/fixtures/seed-repos/triagent/pkg/mcp/strategies/testdata/playbooks/investigation",
+          `${id}.yaml`,
+        ),
+        "utf8",
+      );
+    write(repo, ".github/playbooks/delegate_parent.yaml", fixture("delegate_parent"));
+    write(
+      repo,
+      ".github/playbooks/delegate_target.yaml",
+      fixture("delegate_target").replace(/^symptom:.*$/m, 'symptom: ""'),
+    );
+    const r = await runIn(repo, "delegate_parent", [], {}, { answers: ["walk_target"] });
+    expect(r.out + r.err).toContain(
+      "playbook 'delegate_target' cannot run: .github/playbooks/delegate_target.yaml is invalid — line 3: the playbook has no symptom",
+    );
+    expect(r.out + r.err).not.toContain("no playbook has id");
+  });
+
   it("walks an investigation with choices, a delegate and a handoff", async () => {
     const repo = makeRepo();
     const r = await runIn(

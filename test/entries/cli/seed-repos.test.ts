@@ -91,3 +91,60 @@ describe("Mindscape's SOPs are found from the spec, whatever the working folder"
     expect(r.out.match(/💬 @playbook-bot\[bot\]/g)).toHaveLength(1);
   });
 });
+
+describe("Triagent's own repository (sourcehawk/triagent)", () => {
+  // Every playbook of its `system/` folder, of its walker's testdata and of its e2e fixtures.
+  const SYSTEM = [
+    "bug_report_proposal",
+    "capture_offer",
+    "cloud_triage",
+    "followup_conversation",
+    "gather_incidentio_context",
+    "gather_slack_context",
+    "git_inspect",
+    "investigation",
+    "playbook_proposal",
+    "pr_proposal",
+    "prom_lookup",
+    "strategic_log_extraction",
+    "wiki_backfill_ingestion",
+    "wiki_proposal",
+    "wiki_recall",
+  ];
+  const TESTDATA = [
+    "cluster_health",
+    "connectivity",
+    "delegate_parent",
+    "delegate_target",
+    "elasticsearch",
+    "example_general",
+    "k8s_context",
+  ];
+  // Its end-to-end fixtures: playbooks, and proposals (drafts kept apart from the playbooks).
+  const E2E = [
+    "broker_ooms",
+    "capture_routing",
+    "new_synthetic_playbook__synthpid01",
+    "payments_latency",
+    "payments_latency__abc123def456",
+  ];
+
+  it.each(PLACEMENTS)(
+    "each playbook and proposal loads and validates clean in each placement (%s)",
+    async (p) => {
+      const files = await validatePlacement("triagent", p);
+      const names = files.map((f) =>
+        f.file
+          .split("/")
+          .pop()
+          ?.replace(/\.yaml$/, ""),
+      );
+      expect(names.sort()).toEqual([...SYSTEM, ...TESTDATA, ...E2E].sort());
+      // A proposal (a draft of a new version) has the id of the playbook it revises: it is checked
+      // on its own, not counted as a second playbook of that id.
+      expect(
+        files.flatMap((f) => f.errors.map((e) => `${f.file}: ${e.rule}: ${e.message}`)),
+      ).toEqual([]);
+    },
+  );
+});

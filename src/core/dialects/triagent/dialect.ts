@@ -64,13 +64,25 @@ export const triagent: Dialect = {
   title: "Triagent",
   // Triagent resolves delegate and handoff targets when the walk gets there.
   softRules: ["set-unresolved-playbook"],
+  // Every Triagent playbook takes cluster_id and namespace, whether its calls use them or not.
+  quietRules: ["input-unused"],
   recognise: (file, text) =>
     /\.ya?ml$/i.test(file) &&
     /^entrypoint\s*:/m.test(text) &&
     /^nodes\s*:/m.test(text) &&
     /^(symptom|schema_version)\s*:/m.test(text),
+  // A proposal: `proposals/<type>/<id>__<proposal>.yaml`, a draft of a new version of `<id>`.
+  isDraft: (file, text) => {
+    const id = /([^/\\]+)__[A-Za-z0-9_-]+\.ya?ml$/i.exec(file)?.[1];
+    return id !== undefined && topId(text) === id;
+  },
   load: (file, text, _siblings, limits) => loadTriagent(file, text, limits),
 };
+
+/** The `id:` a file writes at its top level, read without parsing it. */
+function topId(text: string): string | undefined {
+  return /^id:[ \t]*["']?([A-Za-z0-9_-]+)["']?[ \t]*(?:#.*)?$/m.exec(text)?.[1];
+}
 
 function loadTriagent(file: string, text: string, limits: SourceLimits): DialectResult {
   const loaded = loadSourceText(file, text, limits);
@@ -81,8 +93,6 @@ function loadTriagent(file: string, text: string, limits: SourceLimits): Dialect
 }
 
 class Conversion extends DialectConversion {
-  private readonly placeholders = new Set<string>();
-
   constructor(doc: SourceDocument) {
     super(doc, DEFAULT_HINTS);
   }
@@ -119,16 +129,17 @@ class Conversion extends DialectConversion {
         true,
       );
     }
-    if (this.placeholders.size) {
-      const inputs: Json = {};
-      for (const name of this.placeholders)
-        inputs[name] = {
+    // Triagent's walk_playbook takes both for every playbook, whether its calls use them or not.
+    out.inputs = Object.fromEntries(
+      PLACEHOLDERS.map((name) => [
+        name,
+        {
           type: "string",
           required: false,
           description: `Triagent's \${${name}}, filled into suggested calls.`,
-        };
-      out.inputs = inputs;
-    }
+        },
+      ]),
+    );
     return this.b.build(out);
   }
 
@@ -253,9 +264,9 @@ class Conversion extends DialectConversion {
   private subagent(src: Json, nodes: Json, out: Json): void {
     this.walkGates(src);
     const lines: string[] = [
-      `Walk the playbook "${String(src.symptom ?? src.id)}" from node \`${String(src.entrypoint)}\`, node by node, and record the findings each node expects.`,
+      `Walk the playbook "${prose(String(src.symptom ?? src.id))}" from node \`${String(src.entrypoint)}\`, node by node, and record the findings each node expects.`,
     ];
-    if (typeof src.description === "string") lines.push("", src.description.trim());
+    if (typeof src.description === "string") lines.push("", prose(src.description.trim()));
     const tools = new Set<string>();
     const findings = new Set<string>();
     for (const [id, node] of Object.entries(nodes)) {
@@ -367,7 +378,8 @@ class Conversion extends DialectConversion {
     const step: Json = {};
     this.b.locate(at, at);
     const copy = (key: string, as = key) => {
-      if (node[key] !== undefined) this.put(step, as, node[key], [...at, as], [...at, key]);
+      const value = typeof node[key] === "string" ? prose(node[key]) : node[key];
+      if (value !== undefined) this.put(step, as, value, [...at, as], [...at, key]);
     };
     copy("description");
     const next = Array.isArray(node.next) ? node.next : [];
@@ -452,7 +464,7 @@ class Conversion extends DialectConversion {
       this.put(
         end,
         "advice",
-        node.terminal_advice,
+        prose(node.terminal_advice),
         ["nodes", endId, "advice"],
         [...at, "terminal_advice"],
       );
@@ -499,10 +511,14 @@ class Conversion extends DialectConversion {
       // one target are one choice, which holds when either does.
       const same = out.find((b) => b.goto === branch.goto && b.label === undefined);
       if (same && branch.label === undefined && typeof branch.condition === "string") {
-        same.condition = `${String(same.condition)}; or: ${branch.condition}`;
+        same.condition = `${String(same.condition)}; or: ${prose(branch.condition)}`;
         return;
       }
-      out.push({ ...branch });
+      out.push(
+        typeof branch.condition === "string"
+          ? { ...branch, condition: prose(branch.condition) }
+          : { ...branch },
+      );
       this.b.locate([...at, out.length - 1], [...at, i], this.doc, true);
     });
     step.next = out;
@@ -552,10 +568,7 @@ class Conversion extends DialectConversion {
       );
     if (typeof value !== "string" || !value.includes("${")) return value;
     return value.replace(/\$\{([^}]*)\}/g, (whole, name: string) => {
-      if ((PLACEHOLDERS as readonly string[]).includes(name)) {
-        this.placeholders.add(name);
-        return whole;
-      }
+      if ((PLACEHOLDERS as readonly string[]).includes(name)) return whole;
       this.report(
         "dialect-drift",
         at,
@@ -595,4 +608,12 @@ function cycleIn(nodes: Json): string[] | undefined {
     );
   };
   return cycleAmong(Object.keys(nodes), edges);
+}
+
+/**
+ * Triagent's prose as text of a template: its walker fills nothing outside call arguments, so a
+ * `${…}`, `{{` or `{%` the author wrote stays as written (a quoted literal, never a name).
+ */
+function prose(text: string): string {
+  return text.replace(/\$\{|\{\{|\{%/g, (open) => `{{ '${open}' }}`);
 }

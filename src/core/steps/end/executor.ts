@@ -6,8 +6,9 @@ export const endStep: StepExecutor<EndStep> = {
   kind: "end",
   retryable: true,
   enter(ctx): Outcome {
-    // Kept as written: it is shown as text, which the comment builder makes inert.
-    const advice = ctx.step.advice === undefined ? undefined : ctx.render(ctx.step.advice, "plain");
+    // The author's Markdown (values in it stay text); the comment builder makes it inert.
+    const advice =
+      ctx.step.advice === undefined ? undefined : ctx.render(ctx.step.advice, "markdown");
     if (advice && !advice.ok) return { type: "fail", error: advice.error };
     const out: Outcome = { type: "end", status: ctx.step.status ?? "success" };
     if (advice) out.advice = advice.value;

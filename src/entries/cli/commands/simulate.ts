@@ -4,7 +4,12 @@ import { resolve } from "node:path";
 import { readConfined, rootFor } from "../../../adapters/local/safe-files.js";
 import { formatText } from "../../../core/format/report/text.js";
 import { EXIT, textStyle, UsageError, type CliContext } from "../cli-io.js";
-import { findTarget, loadLocalPlaybooks, playbookFileArgument } from "../local-playbooks.js";
+import {
+  findTarget,
+  loadLocalPlaybooks,
+  localProblems,
+  playbookFileArgument,
+} from "../local-playbooks.js";
 import { parseScript, ScriptError, simulate } from "../simulate.js";
 
 /** The events script: read inside its folder, parsed with each mistake located. */
@@ -36,6 +41,7 @@ export async function simulateCommand(
     else io.err(`playbook-bot: no playbook '${target}'\n`);
     return EXIT.invalid;
   }
-  io.out(await simulate(set.bundles, scriptOf(io.cwd, eventsFile)));
+  const script = scriptOf(io.cwd, eventsFile);
+  io.out(await simulate(set.bundles, script, (id) => localProblems(set, id, io.cwd)));
   return EXIT.ok;
 }
