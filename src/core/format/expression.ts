@@ -3,25 +3,27 @@
  * (inputs.x, steps.id.outputs.k, findings.k, issue.number, ...) and literals. It is parsed into a
  * small tree and interpreted; nothing in it is ever handed to a JavaScript evaluator.
  */
-export type Literal = string | number | boolean | null;
+import { ExpressionError, type Literal } from "./expression-error.js";
+import {
+  catalystTruthy,
+  evaluateJsSubset,
+  jsSubsetRefs,
+  parseJsSubset,
+  type JsNode,
+} from "./js-subset.js";
+
+export { ExpressionError, type Literal } from "./expression-error.js";
 
 export type Expr =
   | { kind: "literal"; value: Literal }
   | { kind: "ref"; path: string[]; offset: number; index?: number[] }
   | { kind: "not"; operand: Expr }
   | { kind: "logic"; op: "and" | "or"; left: Expr; right: Expr }
-  | { kind: "compare"; op: CompareOp; left: Expr; right: Expr };
+  | { kind: "compare"; op: CompareOp; left: Expr; right: Expr }
+  /** `${{ … }}`: a JavaScript expression of the subset in `js-subset.ts` (Catalyst's conditions). */
+  | { kind: "js"; node: JsNode };
 
 export type CompareOp = "==" | "!=" | "<" | "<=" | ">" | ">=";
-
-export class ExpressionError extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
-    super(message);
-  }
-}
 
 type Token =
   | { t: "num"; v: number; at: number }
@@ -86,7 +88,12 @@ function tokenize(src: string): Token[] {
   return out;
 }
 
+/** The text inside `${{ … }}` when an expression is written so, and where it starts. */
+const JS_FORM = /^(\s*\$\{\{)([\s\S]*)\}\}\s*$/;
+
 export function parseExpression(src: string): Expr {
+  const js = JS_FORM.exec(src);
+  if (js) return { kind: "js", node: parseJsSubset(js[2] as string, (js[1] as string).length) };
   const tokens = tokenize(src);
   let pos = 0;
   const peek = (): Token => tokens[pos] as Token;
@@ -176,6 +183,8 @@ export function expressionRefs(e: Expr): { path: string[]; offset: number }[] {
       return [{ path: e.path, offset: e.offset }];
     case "not":
       return expressionRefs(e.operand);
+    case "js":
+      return jsSubsetRefs(e.node);
     default:
       return [...expressionRefs(e.left), ...expressionRefs(e.right)];
   }
@@ -230,6 +239,7 @@ function equal(a: unknown, b: unknown): boolean {
 }
 
 export function evaluateExpression(e: Expr, resolve: Resolver): boolean {
+  if (e.kind === "js") return catalystTruthy(evaluateJsSubset(e.node, resolve));
   return truthy(evaluate(e, resolve));
 }
 
@@ -239,6 +249,8 @@ function evaluate(e: Expr, resolve: Resolver): unknown {
       return e.value;
     case "ref":
       return indexed(resolve(e.path), e.index);
+    case "js":
+      return evaluateJsSubset(e.node, resolve);
     case "not":
       return !truthy(evaluate(e.operand, resolve));
     case "logic": {
