@@ -65,8 +65,8 @@ function tokenize(src: string): Token[] {
     }
     const word = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*/.exec(rest);
     if (word) {
-      // `name[0]`: an item of a list, by position (a fixed number, never a computed one).
-      const index = /^(\[[0-9]{1,4}\])+/.exec(rest.slice(word[0].length));
+      // `name[0]`: an item of a list, by position (a fixed number, or the item at hand's).
+      const index = /^(\[(?:[0-9]{1,4}|item_index)\])+/.exec(rest.slice(word[0].length));
       out.push({
         t: "id",
         v: word[0],
@@ -190,9 +190,14 @@ export function expressionRefs(e: Expr): { path: string[]; offset: number }[] {
   }
 }
 
-/** The positions written after a name: `[0][2]` is `[0, 2]`. */
+/** The position `[item_index]` stands for: the index of the for_each item at hand. */
+export const ITEM_INDEX = -1;
+
+/** The positions written after a name: `[0][2]` is `[0, 2]`, `[item_index]` is `[ITEM_INDEX]`. */
 export function indexesOf(brackets: string): number[] {
-  return (brackets.match(/[0-9]+/g) ?? []).map(Number);
+  return (brackets.match(/[0-9]+|item_index/g) ?? []).map((i) =>
+    i === "item_index" ? ITEM_INDEX : Number(i),
+  );
 }
 
 /** Looks a reference up; `undefined` when it has no value. */
@@ -202,9 +207,15 @@ export type Resolver = (path: readonly string[]) => unknown;
  * An item of a list value by position (`topics[0]`); `undefined` where there is none. A text
  * value is a list of its items separated by commas or line breaks, as a list input keeps them.
  */
-export function indexed(value: unknown, index: readonly number[] | undefined): unknown {
+export function indexed(
+  value: unknown,
+  index: readonly number[] | undefined,
+  resolve?: Resolver,
+): unknown {
   let v = value;
-  for (const i of index ?? []) {
+  for (const at of index ?? []) {
+    // A loop step's output is one entry per item: `[item_index]` reads the item at hand's.
+    const i = at === ITEM_INDEX ? Number(resolve?.(["item_index"])) : at;
     const list =
       typeof v === "string"
         ? v
@@ -248,7 +259,7 @@ function evaluate(e: Expr, resolve: Resolver): unknown {
     case "literal":
       return e.value;
     case "ref":
-      return indexed(resolve(e.path), e.index);
+      return indexed(resolve(e.path), e.index, resolve);
     case "js":
       return evaluateJsSubset(e.node, resolve);
     case "not":

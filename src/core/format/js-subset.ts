@@ -50,8 +50,11 @@ const parse = (jsepModule as unknown as { default: (src: string) => jsepModule.E
 
 const HOW = "write a comparison, a reference, or one of the text and list methods of the subset";
 
-/** Parses the text inside `${{ … }}`; `base` is where that text starts in its field. */
-export function parseJsSubset(src: string, base = 0): JsNode {
+/**
+ * Parses the text inside `${{ … }}`; `base` is where that text starts in its field. With
+ * `lookups`, `get('a.b')` (Catalyst's look-up of a run value by name) is the reference `a.b`.
+ */
+export function parseJsSubset(src: string, base = 0, lookups = false): JsNode {
   let tree: jsepModule.Expression;
   try {
     tree = parse(src);
@@ -62,13 +65,14 @@ export function parseJsSubset(src: string, base = 0): JsNode {
       base + (e.index ?? 0),
     );
   }
-  return new Compiler(src, base).node(tree);
+  return new Compiler(src, base, lookups).node(tree);
 }
 
 class Compiler {
   constructor(
     private readonly src: string,
     private readonly base: number,
+    private readonly lookups: boolean,
   ) {}
 
   /** Where `needle` is first written, for a located error (jsep keeps no positions). */
@@ -147,6 +151,8 @@ class Compiler {
 
   private call(n: jsepModule.CallExpression): JsNode {
     const callee = n.callee;
+    const looked = this.lookup(n);
+    if (looked) return looked;
     if (callee.type !== "MemberExpression") {
       const name = callee.type === "Identifier" ? (callee as jsepModule.Identifier).name : "";
       return this.outside(`a call of the function '${name || "…"}'`, name ? `${name}(` : "(");
@@ -161,6 +167,19 @@ class Compiler {
       object,
       args: n.arguments.map((a: jsepModule.Expression) => this.node(a)),
     };
+  }
+
+  /** `get('name')` with `lookups`: the named value (a `xe://` name stays whole). */
+  private lookup(n: jsepModule.CallExpression): JsNode | undefined {
+    const arg = n.arguments[0] as jsepModule.Literal | undefined;
+    const callee = n.callee as jsepModule.Identifier;
+    if (!this.lookups || callee.type !== "Identifier" || callee.name !== "get") return undefined;
+    if (n.arguments.length !== 1 || arg?.type !== "Literal" || typeof arg.value !== "string")
+      return this.outside("get() of anything but one quoted name", "get(");
+    const name = arg.value;
+    if (name.split(".").some((part) => FORBIDDEN.has(part))) return this.outside(`'${name}'`, name);
+    const path = name.includes("://") ? [name] : name.split(".");
+    return { k: "ref", path, offset: this.at("get(") };
   }
 
   private unary(n: jsepModule.UnaryExpression): JsNode {
@@ -323,4 +342,31 @@ function order(op: string, a: unknown, b: unknown): boolean {
   if (op === "<=") return x <= y;
   if (op === ">") return x > y;
   return x >= y;
+}
+
+/** The text of a tree, as `${{ … }}` holds it (every operation in parentheses). */
+export function jsSubsetText(n: JsNode): string {
+  switch (n.k) {
+    case "lit":
+      if (Array.isArray(n.v)) return `[${n.v.map(jsSubsetText).join(", ")}]`;
+      return n.v === undefined ? "undefined" : JSON.stringify(n.v);
+    case "ref":
+      return n.path.reduce((text, seg, i) => (i === 0 ? seg : text + field(seg)), "");
+    case "get":
+      return n.key.k === "lit" && typeof n.key.v === "string"
+        ? jsSubsetText(n.object) + field(n.key.v)
+        : `${jsSubsetText(n.object)}[${jsSubsetText(n.key)}]`;
+    case "call":
+      return `${jsSubsetText(n.object)}.${n.method}(${n.args.map(jsSubsetText).join(", ")})`;
+    case "unary":
+      return `${n.op}(${jsSubsetText(n.arg)})`;
+    case "binary":
+      return `(${jsSubsetText(n.left)} ${n.op} ${jsSubsetText(n.right)})`;
+    case "cond":
+      return `(${jsSubsetText(n.test)} ? ${jsSubsetText(n.then)} : ${jsSubsetText(n.otherwise)})`;
+  }
+}
+
+function field(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
 }
