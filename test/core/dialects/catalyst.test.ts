@@ -106,7 +106,7 @@ describe("Catalyst playbooks load as written", () => {
       expect_files: ["docs/{{ inputs.slug }}.md"],
     });
     expect(steps[1]).toMatchObject({
-      if: "inputs.mode == 'pull-request'",
+      if: '${{ (inputs.mode == "pull-request") }}',
       name: "xe/{{ inputs.slug }}",
     });
     expect(steps[3]).toMatchObject({ head: "{{ steps.work.outputs.name }}" });
@@ -131,7 +131,7 @@ describe("Catalyst playbooks load as written", () => {
     expect(d?.message).toContain("custom-action");
   });
 
-  it("refuses conditions that read files or run code, never evaluating them", () => {
+  it("refuses conditions that call out of the expression subset, at the call, never evaluating them", () => {
     const { file, source } = fixture("2025-12-6ceab93/src/playbooks/start-blueprint.yaml");
     // Its xe:// conditions are file reads the bot makes itself: nothing is refused.
     expect(errors(file, source)).toEqual([]);
@@ -139,7 +139,13 @@ describe("Catalyst playbooks load as written", () => {
       "x.yaml",
       PLAYBOOK.replace("get('mode') == 'pull-request'", "process.exit(1)"),
     );
-    expect(code.find((d) => d.rule === "dialect-unmapped")?.message).toContain("never evaluated");
+    const refused = code.find((d) => d.rule === "dialect-unmapped");
+    expect(refused?.message).toContain("the method 'exit'");
+    expect(refused?.message).toContain("outside the expression subset");
+    expect(refused?.hint).toContain("includes, startsWith");
+    const text = PLAYBOOK.replace("get('mode') == 'pull-request'", "process.exit(1)");
+    const line = text.split("\n")[(refused?.line ?? 0) - 1];
+    expect(line?.slice((refused?.column ?? 0) - 1)).toMatch(/^exit\(1\)/);
   });
 
   it("runs Catalyst's own structure checks at their place", () => {
@@ -199,7 +205,7 @@ steps:
       type: "script",
       shell: "bash",
       run: "make quick",
-      if: "inputs.fast",
+      if: "${{ inputs.fast }}",
       on_error: "continue",
     });
     // The check is not registered: the error stands at the author's `verify:` value.
@@ -209,7 +215,7 @@ steps:
     });
     expect(steps[1]).toMatchObject({
       type: "ai",
-      if: "not (inputs.fast)",
+      if: "${{ !(inputs.fast) }}",
       cache: true,
       verify: "no-such-check",
       on_error: { default: "retry:2" },

@@ -3,6 +3,8 @@ import type { DialectCode } from "../../rules/syntax/dialect-conversion.js";
 import type { PathSegment, SourceDocument } from "../../format/source.js";
 import { DialectConversion, isObject, type Json } from "../conversion.js";
 import { getEnvName, getNames, nodeProgram, shellText } from "./scripts.js";
+import { ExpressionError } from "../../format/expression-error.js";
+import { jsSubsetText, parseJsSubset, type JsNode } from "../../format/js-subset.js";
 
 /**
  * Catalyst's YAML playbooks: steps that name their action by their first key ("action as key":
@@ -36,6 +38,12 @@ const MAX_NESTING = 16;
 const XE_ENDINGS = [".md", ".json"];
 /** Protocols naming files the bot has no copy of (Catalyst's package, its temp folder). */
 const FOREIGN_PROTOCOL = /^(catalyst|temp):\/\//;
+/** A v1 condition of the `${{ … }}` form. */
+const ifOf = (condition: string): string => `\${{ ${condition} }}`;
+
+/** A dotted v1 reference as a reference of a condition. */
+const refOf = (dotted: string): JsNode => ({ k: "ref", path: dotted.split("."), offset: 0 });
+
 /** Today's date as Catalyst's earliest playbooks wrote it, in JavaScript. */
 const TODAY_IDIOM = /^new Date\(\)\.toISOString\(\)\.split\(\s*'T'\s*\)\[0\]$/;
 
@@ -62,7 +70,7 @@ interface Loop {
 }
 
 interface Scope {
-  /** The v1 condition the steps of this list run under (from enclosing `if`s). */
+  /** The condition the steps of this list run under (from enclosing `if`s), inside `${{ }}`. */
   condition?: string;
   depth: number;
   loop?: Loop;
@@ -580,7 +588,7 @@ export class CatalystYamlConversion extends DialectConversion {
     named: Named | undefined,
   ): void {
     out.id = this.idFor(step, action);
-    if (scope.condition) out.if = scope.condition;
+    if (scope.condition) out.if = ifOf(scope.condition);
     if (scope.loop) out.for_each = scope.loop.over;
     if (step.errorPolicy !== undefined)
       this.errorPolicy(step.errorPolicy, [...at, "errorPolicy"], out, origin);
@@ -946,9 +954,9 @@ export class CatalystYamlConversion extends DialectConversion {
     const raw = step[action];
     const cond = this.expression(isObject(raw) ? raw.condition : raw, [...at, action], scope);
     if (cond === undefined) return;
-    const yes = action === "if" ? cond : `not (${cond})`;
-    const no = action === "if" ? `not (${cond})` : cond;
-    const join = (c: string) => (scope.condition ? `(${scope.condition}) and (${c})` : c);
+    const yes = action === "if" ? cond : `!(${cond})`;
+    const no = action === "if" ? `!(${cond})` : cond;
+    const join = (c: string) => (scope.condition ? `(${scope.condition}) && (${c})` : c);
     this.list(step.then, [...at, "then"], {
       ...scope,
       condition: join(yes),
@@ -1062,7 +1070,11 @@ export class CatalystYamlConversion extends DialectConversion {
 
   // ---- expressions and templates ------------------------------------------------------------
 
-  /** `${{ … }}` → a v1 expression: comparisons and look-ups only, never evaluated. */
+  /**
+   * `${{ … }}` → the same JavaScript over the run's v1 values (`get('x')` becomes the reference
+   * to `x`), interpreted within the subset of `js-subset.ts`; anything outside it is reported
+   * where it is written.
+   */
   private expression(v: unknown, at: PathSegment[], scope: Scope): string | undefined {
     if (typeof v === "boolean") return String(v);
     if (typeof v !== "string") {
@@ -1070,28 +1082,108 @@ export class CatalystYamlConversion extends DialectConversion {
       return undefined;
     }
     const inner = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(v)?.[1] ?? v;
-    const m =
-      /^\s*(!\s*)?(get\(\s*'([^']*)'\s*\)|[A-Za-z][\w.-]*)\s*(?:(===?|!==?|<=|>=|<|>)\s*('[^']*'|-?\d+(?:\.\d+)?|true|false))?\s*$/.exec(
-        inner,
-      );
-    if (!m) {
-      this.report(
-        "dialect-unmapped",
+    let node: JsNode;
+    try {
+      node = parseJsSubset(inner, 0, true);
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+      this.reportInExpression(
         at,
-        `the condition '${inner.trim().slice(0, 80)}' is code, not a comparison or look-up v1 can express; it is never evaluated, and the steps under it are not converted`,
-        "express it as a comparison of inputs or step results, e.g. ${{ get('x') == 'y' }}",
+        inner,
+        err.offset,
+        `the condition '${inner.trim().slice(0, 80)}': ${err.message}; the steps under it are not converted`,
       );
       return undefined;
     }
-    const name = m[3] ?? m[2] ?? "";
+    const mapped = this.mapRefs(node, at, scope);
+    return mapped && jsSubsetText(mapped);
+  }
+
+  /** A finding at a character of a condition, when the condition is written on one line. */
+  private reportInExpression(
+    at: PathSegment[],
+    inner: string,
+    offset: number,
+    message: string,
+  ): void {
+    this.report(
+      "dialect-unmapped",
+      at,
+      message,
+      "use references (get('name')), comparisons, && || ! ?:, and text or list methods such as includes, startsWith, trim or length",
+    );
+    const problem = this.problems[this.problems.length - 1];
+    const line = this.doc.text.split(/\r?\n/)[(problem?.span.line ?? 0) - 1];
+    const from = line?.indexOf(inner, (problem?.span.column ?? 1) - 1) ?? -1;
+    if (!problem || from < 0) return;
+    const column = from + offset + 1;
+    problem.span = {
+      ...problem.span,
+      line: problem.span.line,
+      column,
+      endLine: problem.span.line,
+      endColumn: column + 1,
+    };
+  }
+
+  /** Each Catalyst name of a tree as its v1 reference; undefined (reported) when one is not. */
+  private mapRefs(n: JsNode, at: PathSegment[], scope: Scope): JsNode | undefined {
+    const all = (xs: JsNode[]): JsNode[] | undefined => {
+      const out = xs.map((x) => this.mapRefs(x, at, scope));
+      return out.every((x) => x !== undefined) ? (out as JsNode[]) : undefined;
+    };
+    switch (n.k) {
+      case "ref":
+        return this.refNode(n.path, at, scope);
+      case "lit": {
+        if (!Array.isArray(n.v)) return n;
+        const v = all(n.v);
+        return v && { k: "lit", v };
+      }
+      case "get": {
+        const [object, key] = all([n.object, n.key]) ?? [];
+        return object && key && { k: "get", object, key };
+      }
+      case "call": {
+        const [object, ...args] = all([n.object, ...n.args]) ?? [];
+        return object && { ...n, object, args };
+      }
+      case "unary": {
+        const arg = this.mapRefs(n.arg, at, scope);
+        return arg && { ...n, arg };
+      }
+      case "binary": {
+        const [left, right] = all([n.left, n.right]) ?? [];
+        return left && right && { ...n, left, right };
+      }
+      case "cond": {
+        const [test, then, otherwise] = all([n.test, n.then, n.otherwise]) ?? [];
+        return test && then && otherwise && { ...n, test, then, otherwise };
+      }
+    }
+  }
+
+  /**
+   * A Catalyst name read in a condition, as a v1 reference. A step of the same loop is read for
+   * the item at hand: v1 has run it over every item already, its output is the list of them.
+   */
+  private refNode(path: string[], at: PathSegment[], scope: Scope): JsNode | undefined {
+    const name = path.join(".");
     const xe = /^xe:\/\/(.+)$/.exec(name);
-    const path = xe
-      ? this.xeRead(xe[1] as string, at, scope, "content")
-      : this.reference(name, at, scope);
-    if (path === undefined) return undefined;
-    const op = m[4]?.replace(/^(!|=)==$/, "$1=");
-    const test = op ? `${path} ${op} ${m[5] as string}` : path;
-    return m[1] ? `not (${test})` : test;
+    if (xe) return refOf(this.xeRead(xe[1] as string, at, scope, "content"));
+    const [head = "", ...rest] = path;
+    const named = this.named.get(head);
+    if (named?.loop && named.loop === scope.loop && !this.aliases.has(head)) {
+      const [key = "", ...more] = this.output(named, rest).split(".");
+      const list = refOf(["steps", named.id, "outputs", key].join("."));
+      return more.reduce<JsNode>((object, f) => ({ k: "get", object, key: { k: "lit", v: f } }), {
+        k: "get",
+        object: list,
+        key: { k: "ref", path: ["item_index"], offset: 0 },
+      });
+    }
+    const ref = this.reference(name, at, scope);
+    return ref === undefined ? undefined : refOf(ref);
   }
 
   /**
@@ -1120,11 +1212,14 @@ export class CatalystYamlConversion extends DialectConversion {
     if (named) {
       if (named.loop && named.loop !== loop)
         return ["steps", named.id, "outputs", this.output(named, rest)].join(".");
+      const [key = "", ...more] = this.output(named, rest).split(".");
+      // The same loop's step has run over every item already: its output lists them.
+      if (named.loop && more.length === 0) return `steps.${named.id}.outputs.${key}[item_index]`;
       if (named.loop) {
         this.report(
           "dialect-unmapped",
           at,
-          `'{{${name}}}' reads step '${head}' for the same item: v1 runs each loop step over every item before the next step, so one item's result is not there yet`,
+          `'{{${name}}}' reads a field of step '${head}' for the same item: v1 reads the item's entry of a loop step's output only as a whole`,
           "compute what you need in one step, or loop in a child playbook",
         );
         return undefined;
@@ -1258,7 +1353,7 @@ export class CatalystYamlConversion extends DialectConversion {
         },
       ],
     };
-    if (scope.condition) step.if = scope.condition;
+    if (scope.condition) step.if = ifOf(scope.condition);
     this.origins.set(step, { at, fields: [] });
     this.steps.push(step);
     return `steps.${id}.outputs.${output}`;
