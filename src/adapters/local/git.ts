@@ -171,6 +171,19 @@ export async function gitBranch(
 }
 
 /**
+ * Why a run may not commit to a branch here, if it may not: the repository's default branch
+ * (origin's HEAD), or the branch checked out in the work tree (moving it under the work tree
+ * would leave the checkout's files and index behind it, the change seen as staged undone).
+ */
+async function keptBranch(git: LocalGit, branch: string): Promise<string | undefined> {
+  const checkedOut = await git.tryGit(["symbolic-ref", "--short", "-q", "HEAD"]);
+  if (checkedOut === branch) return "the branch checked out in the work tree";
+  const origin = await git.tryGit(["symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD"]);
+  if (origin?.replace(/^origin\//, "") === branch) return "the repository's default branch";
+  return undefined;
+}
+
+/**
  * `commit` effect: all files in one commit on the branch, made with a temporary index (like the
  * Git Data API: blobs, tree, commit, ref update). A commit whose trailer names the effect key is
  * found and reused, so a retry after a crash does not commit twice.
@@ -182,6 +195,15 @@ export async function gitCommit(
 ): Promise<EffectOutcome<"commit">> {
   const branch = effect.params.branch;
   const trailer = runTrailer(effect.key);
+  const kept = await keptBranch(git, branch);
+  if (kept)
+    return {
+      ok: false,
+      error: playbookError(
+        "PB-EFFECT-FAILED",
+        `a run does not commit to '${branch}': it is ${kept}. Open the run's own branch with a branch step before the commit, and commit there ({{ steps.<branch-step>.outputs.name }})`,
+      ),
+    };
   const parent = await git.branchHead(branch);
   if (!parent)
     return {
