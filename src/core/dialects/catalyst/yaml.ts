@@ -612,6 +612,9 @@ export class CatalystYamlConversion extends DialectConversion {
     "git-branch": ({ out, config, primary, t }) => {
       out.type = "branch";
       out.name = t(primary("name"));
+      // Catalyst branches from the checkout, which holds the run's work so far.
+      const current = this.lastBranch();
+      if (current) out.from = current;
       if (config.mustBeNew === true) out.if_exists = "fail";
       return namedOutputs("branch");
     },
@@ -1337,7 +1340,7 @@ export class CatalystYamlConversion extends DialectConversion {
   private xeRead(file: string, at: PathSegment[], scope: Scope, output: string): string {
     const id = this.reserveId(`read-xe-${file.replace(/[^A-Za-z0-9]+/g, "-")}`.slice(0, 60));
     const args: Json = { path: `.xe/${file}`, extensions: XE_ENDINGS, missing_ok: true };
-    const branch = this.lastBranch();
+    const branch = this.lastBranch(scope);
     if (branch) args.ref = branch;
     const step: Json = {
       id,
@@ -1414,7 +1417,8 @@ export class CatalystYamlConversion extends DialectConversion {
    */
   private runBranch(here: PathSegment[]): string {
     const id = this.reserveId("run-branch");
-    const name = String(isObject(this.doc.value) ? (this.doc.value.name ?? "catalyst") : "catalyst")
+    const doc = isObject(this.doc.value) ? this.doc.value : {};
+    const name = String(doc.id ?? doc.name ?? "catalyst")
       .replace(/[^A-Za-z0-9._-]+/g, "-")
       .slice(0, 40);
     const step: Json = {
@@ -1436,8 +1440,14 @@ export class CatalystYamlConversion extends DialectConversion {
     return `{{ steps.${id}.outputs.name }}`;
   }
 
-  private lastBranch(): string | undefined {
-    const b = [...this.steps].reverse().find((s) => s.type === "branch");
+  /**
+   * The branch the run's work is on: the last branch step, or with `scope`, the last one sure
+   * to have run there (none under another condition: a skipped branch has no name).
+   */
+  private lastBranch(scope?: Scope): string | undefined {
+    const sure = (s: Json) =>
+      !scope || s.if === undefined || (scope.condition && s.if === ifOf(scope.condition));
+    const b = [...this.steps].reverse().find((s) => s.type === "branch" && sure(s));
     return b ? `{{ steps.${String(b.id)}.outputs.name }}` : undefined;
   }
 }
