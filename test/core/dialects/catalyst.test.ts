@@ -1,4 +1,5 @@
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { dialectOf } from "../../../src/core/dialects/index.js";
@@ -124,11 +125,37 @@ describe("Catalyst playbooks load as written", () => {
     expect(drift).toMatchObject({ line: 10, column: 9 });
   });
 
-  it("reports an action with no v1 equivalent as an error at its own line and column", () => {
+  it("loads a file naming an action no engine has, with a warning at its line, and a run stops there saying why", async () => {
     const { file, source } = fixture("head/tests/fixtures/playbooks/valid-minimal.yaml");
-    const d = errors(file, source).find((x) => x.rule === "dialect-unmapped");
-    expect(d).toMatchObject({ line: 5, column: 5 });
-    expect(d?.message).toContain("custom-action");
+    expect(errors(file, source)).toEqual([]);
+    const r = validateSource(file, source);
+    const d = r.diagnostics.find((x) => x.message.includes("'custom-action'"));
+    expect(d).toMatchObject({ rule: "dialect-drift", severity: "warning", line: 5, column: 5 });
+    expect(r.playbook?.steps[0]).toMatchObject({
+      type: "end",
+      status: "failure",
+      conclusion: "ActionNotFound",
+    });
+    let out = "";
+    const cwd = mkdtempSync(join(tmpdir(), "pb-catalyst-missing-"));
+    const code = await main(["run", join(ROOT, file), "--mode", "autonomous", "--dry-run"], {
+      out: (t) => void (out += t),
+      err: (t) => void (out += t),
+      cwd,
+    });
+    rmSync(cwd, { recursive: true, force: true });
+    expect(code, out).not.toBe(0);
+    expect(out).toContain("ended with a failure");
+    expect(out).toContain("names an action that neither Catalyst's engine nor this bot has");
+  });
+
+  it("loads Catalyst's test fixtures that its own loader accepts, and refuses its invalid one", () => {
+    for (const name of ["valid-minimal", "valid-complete", "edge-cases"]) {
+      const { file, source } = fixture(`head/tests/fixtures/playbooks/${name}.yaml`);
+      expect(errors(file, source), name).toEqual([]);
+    }
+    const { file, source } = fixture("head/tests/fixtures/playbooks/invalid-schema.yaml");
+    expect(errors(file, source).map((e) => e.rule)).toContain("dialect-invalid");
   });
 
   it("refuses conditions that call out of the expression subset, at the call, never evaluating them", () => {

@@ -29,8 +29,9 @@ export function isCatalystMarkdown(text: string): boolean {
 export const catalyst: Dialect = {
   id: "catalyst",
   title: "Catalyst",
-  // Catalyst finds a child playbook when the step runs (PlaybookNotFound there), not at load.
-  softRules: ["set-unresolved-playbook"],
+  // Catalyst finds a child playbook when the step runs (PlaybookNotFound there), not at load;
+  // and it runs its steps in order, so a step after one that stops the run is no load error.
+  softRules: ["set-unresolved-playbook", "unreachable"],
   recognise: (file, text) => {
     if (/\.md$/i.test(file)) return isCatalystMarkdown(text);
     if (!/\.ya?ml$/i.test(file)) return false;

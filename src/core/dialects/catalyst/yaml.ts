@@ -492,8 +492,9 @@ export class CatalystYamlConversion extends DialectConversion {
       const firstStep = this.steps[first];
       if (firstStep) firstStep.id = ids.catches[i];
       else this.note(ids.catches[i] as string, `Error ${c.code} caught.`, c.at);
-      // A catch block goes on to finally, not into the next block.
-      (this.steps[this.steps.length - 1] as Json).next = ids.failed;
+      // A catch block goes on to finally, not into the next block (unless it ends the run).
+      const last = this.steps[this.steps.length - 1] as Json;
+      if (last.type !== "end") last.next = ids.failed;
     });
     const first = this.steps.length;
     this.list(src.finally ?? [], ["finally"], { depth: 0 });
@@ -567,16 +568,31 @@ export class CatalystYamlConversion extends DialectConversion {
         : Object.hasOwn(this.actions, action)
           ? this.actions[action]
           : undefined;
-    if (!convert)
-      return this.report(
-        "dialect-unmapped",
-        here,
-        `'${action}' is not an action Catalyst's engine has either (it fails when the step runs), so there is nothing to convert`,
-        "use one of Catalyst's actions (ai-prompt, git-branch, git-commit, github-pr-create, …), or write the step in v1",
-        true,
-      );
+    if (!convert) return this.missingAction(step, action, at, s);
     const named = convert(s);
     if (named !== REFUSED) this.place(step, action, at, s, named);
+  }
+
+  /**
+   * An action Catalyst's engine does not have either (its test fixtures' `custom-action`): the
+   * file loads there and the run fails when it reaches the step (ActionNotFound). So here: a
+   * warning at the step, and a step that ends the run there, failed, saying why.
+   */
+  private missingAction(step: Json, action: string, at: PathSegment[], s: ActionStep): void {
+    this.report(
+      "dialect-drift",
+      s.here,
+      `'${action}' is not an action Catalyst's engine has: the file loads, and a run stops at this step (as Catalyst's stops with ActionNotFound)`,
+      "use one of Catalyst's actions (ai-prompt, git-branch, git-commit, github-pr-create, …), or write the step in v1",
+      true,
+    );
+    Object.assign(s.out, {
+      type: "end",
+      status: "failure",
+      conclusion: "ActionNotFound",
+      advice: `The playbook's step '${action}' names an action that neither Catalyst's engine nor this bot has, so the run stops here.`,
+    });
+    this.place(step, action, at, s, undefined);
   }
 
   /** The converted step joins the list, with what its enclosing blocks and its name give it. */
