@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { catalyst } from "../../../src/core/dialects/catalyst/dialect.js";
 import { dialectOf } from "../../../src/core/dialects/index.js";
+import { DEFAULT_LIMITS } from "../../../src/core/format/source.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
 import { main } from "../../../src/entries/cli/main.js";
 import { FIXED_NOW } from "../../helpers/git-repo.js";
@@ -131,7 +133,7 @@ describe("Catalyst playbooks load as written", () => {
     const r = validateSource(file, source);
     const d = r.diagnostics.find((x) => x.message.includes("'custom-action'"));
     expect(d).toMatchObject({ rule: "dialect-drift", severity: "warning", line: 5, column: 5 });
-    expect(r.playbook?.steps[0]).toMatchObject({
+    expect(r.playbook?.steps?.[0]).toMatchObject({
       type: "end",
       status: "failure",
       conclusion: "ActionNotFound",
@@ -398,6 +400,71 @@ describe("Catalyst playbooks: each malformed part reported where it stands", () 
         'Playbook must have a non-empty "name" field',
         'Playbook must have a non-empty "description" field',
       ]),
+    );
+  });
+});
+
+describe("Catalyst's two generations of one playbook in one folder", () => {
+  const yamlText = readFileSync(
+    join(
+      ROOT,
+      "test/fixtures/seed-repos/catalyst/src/resources/playbooks/update-pull-request.yaml",
+    ),
+    "utf8",
+  );
+  const mdText = readFileSync(
+    join(ROOT, "test/fixtures/seed-repos/catalyst/src/resources/playbooks/update-pull-request.md"),
+    "utf8",
+  );
+  const beside = (files: Record<string, string>) => ({ read: (name: string) => files[name] });
+
+  it("runs the YAML, as Catalyst's engine resolves <id>.yaml, and reads the Markdown with it", () => {
+    expect(
+      catalyst.isPart?.(
+        "p/update-pull-request.md",
+        beside({ "update-pull-request.yaml": yamlText }),
+      ),
+    ).toBe(true);
+    expect(
+      catalyst.isPart?.(
+        "p/update-pull-request.md",
+        beside({ "update-pull-request.yml": yamlText }),
+      ),
+    ).toBe(true);
+    expect(catalyst.isPart?.("p/update-pull-request.md", beside({}))).toBe(false);
+    expect(
+      catalyst.isPart?.(
+        "p/update-pull-request.md",
+        beside({ "update-pull-request.yaml": "a: 1\n" }),
+      ),
+    ).toBe(false);
+    expect(
+      catalyst.isPart?.(
+        "p/update-pull-request.yaml",
+        beside({ "update-pull-request.yaml": yamlText }),
+      ),
+    ).toBe(false);
+    const limits = DEFAULT_LIMITS;
+    const loaded = catalyst.load(
+      "p/update-pull-request.yaml",
+      yamlText,
+      beside({ "update-pull-request.md": mdText }),
+      limits,
+    );
+    expect(
+      loaded.ok &&
+        loaded.problems.find((p) => p.message.includes("'update-pull-request.md' beside")),
+    ).toMatchObject({
+      rule: "dialect-drift",
+    });
+    const alone = catalyst.load(
+      "p/update-pull-request.yaml",
+      yamlText,
+      beside({ "update-pull-request.md": "# Notes\n" }),
+      limits,
+    );
+    expect(alone.ok && alone.problems.some((p) => p.message.includes("beside this file"))).toBe(
+      false,
     );
   });
 });
