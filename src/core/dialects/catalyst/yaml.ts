@@ -4,7 +4,12 @@ import type { PathSegment, SourceDocument } from "../../format/source.js";
 import { DialectConversion, isObject, type Json } from "../conversion.js";
 import { getEnvName, getNames, nodeProgram, shellText } from "./scripts.js";
 import { ExpressionError } from "../../format/expression-error.js";
-import { jsSubsetText, parseJsSubset, type JsNode } from "../../format/js-subset.js";
+import {
+  catalystTruthy,
+  jsSubsetText,
+  parseJsSubset,
+  type JsNode,
+} from "../../format/js-subset.js";
 
 /**
  * Catalyst's YAML playbooks: steps that name their action by their first key ("action as key":
@@ -1100,7 +1105,14 @@ export class CatalystYamlConversion extends DialectConversion {
       this.report("dialect-invalid", at, "a condition is a string or a boolean");
       return undefined;
     }
-    const inner = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(v)?.[1] ?? v;
+    const wrapped = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(v)?.[1];
+    if (wrapped === undefined && v.trim() === "") {
+      this.report("dialect-invalid", at, "a condition is not empty (Catalyst's if refuses it)");
+      return undefined;
+    }
+    // Plain text is a condition by its own value, as Catalyst's if reads a text ('0' is true).
+    if (wrapped === undefined && !v.includes("{{")) return String(catalystTruthy(v));
+    const inner = wrapped ?? v;
     let node: JsNode;
     try {
       node = parseJsSubset(inner, 0, true);
