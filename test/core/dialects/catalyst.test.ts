@@ -468,3 +468,55 @@ describe("Catalyst's two generations of one playbook in one folder", () => {
     );
   });
 });
+
+describe("Catalyst conditions: every form of the subset, converted to the run's references", () => {
+  const withIf = (condition: string) =>
+    [
+      "name: forms",
+      "description: d",
+      "owner: o",
+      "inputs:",
+      "  - string: mode",
+      "  - string: tags",
+      "steps:",
+      `  - if: ${condition}`,
+      "    then:",
+      "      - checkpoint: Go?",
+      "",
+    ].join("\n");
+  const ifOf = (condition: string) =>
+    (validateSource("forms.yaml", withIf(condition)).playbook?.steps?.[0] as { if?: string })?.if;
+
+  it("keeps lists, ternaries, fields, methods and negation, each name as its reference", () => {
+    expect(
+      ifOf(
+        `"\${{ ['a', get('mode')].includes(get('tags').split(',')[0]) ? !get('mode') : -get('tags')['x'] }}"`,
+      ),
+    ).toBe(
+      '${{ (["a", inputs.mode].includes(inputs.tags.split(",")[0]) ? !(inputs.mode) : -(inputs.tags.x)) }}',
+    );
+  });
+
+  it.each([
+    "['a', get('nobody')].length",
+    "get('mode')[get('nobody')]",
+    "get('mode').includes(get('nobody'))",
+    "!get('nobody')",
+    "get('nobody') == 1",
+    "get('nobody') ? 1 : 2",
+  ])("refuses %s, whose name is nothing the playbook has", (condition) => {
+    const r = validateSource("forms.yaml", withIf(`"\${{ ${condition} }}"`));
+    expect(
+      r.diagnostics.some((d) => d.severity === "error" && d.message.includes("'nobody'")),
+    ).toBe(true);
+  });
+
+  it("locates a refusal at the value when the condition spans lines", () => {
+    const text = withIf(">-\n      ${{ get('mode') +\n      1 }}");
+    const d = validateSource("forms.yaml", text).diagnostics.find(
+      (x) => x.rule === "dialect-unmapped",
+    );
+    expect(d?.message).toContain("the operator '+'");
+    expect(d?.line).toBe(9);
+  });
+});
