@@ -520,3 +520,43 @@ describe("Catalyst conditions: every form of the subset, converted to the run's 
     expect(d?.line).toBe(9);
   });
 });
+
+describe("Catalyst loops: a step reads an earlier step of the same loop for its item", () => {
+  const loop = (read: string) =>
+    [
+      "name: loop-reads",
+      "description: d",
+      "owner: o",
+      "inputs:",
+      "  - string: list",
+      "steps:",
+      "  - for-each: x",
+      '    in: "{{list}}"',
+      "    steps:",
+      "      - name: probe",
+      "        bash: echo hi",
+      read,
+      "",
+    ].join("\n");
+
+  it("in a condition, with the fields of the item's entry", () => {
+    const r = validateSource(
+      "l.yaml",
+      loop(
+        `      - if: \${{ get('probe').stdout.trim() == 'hi' }}\n        then:\n          - checkpoint: Go?`,
+      ),
+    );
+    expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const steps = r.playbook?.steps as unknown as { if?: string }[];
+    expect(steps[1]?.if).toBe('${{ (steps.probe.outputs.stdout[item_index].trim() == "hi") }}');
+  });
+
+  it("in a template, as a whole entry only: a field of it is refused at its line", () => {
+    const whole = validateSource("l.yaml", loop("      - checkpoint: 'Saw {{probe}}'"));
+    expect(whole.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const field = validateSource("l.yaml", loop("      - checkpoint: 'Saw {{probe.stdout.first}}'"));
+    expect(field.diagnostics.find((d) => d.severity === "error")?.message).toContain(
+      "reads a field of step 'probe' for the same item",
+    );
+  });
+});
