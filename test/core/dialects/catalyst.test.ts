@@ -555,7 +555,7 @@ describe("Catalyst loops: a step reads an earlier step of the same loop for its 
     const whole = validateSource("l.yaml", loop("      - checkpoint: 'Saw {{probe}}'"));
     expect(whole.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     const field = validateSource("l.yaml", loop("      - checkpoint: 'Saw {{probe.stdout.first}}'"));
-    expect(field.diagnostics.find((d) => d.severity === "error")?.message).toContain(
+    expect(field.diagnostics.find((d) => d.rule === "dialect-unmapped")?.message).toContain(
       "reads a field of step 'probe' for the same item",
     );
   });
