@@ -554,7 +554,10 @@ describe("Catalyst loops: a step reads an earlier step of the same loop for its 
   it("in a template, as a whole entry only: a field of it is refused at its line", () => {
     const whole = validateSource("l.yaml", loop("      - checkpoint: 'Saw {{probe}}'"));
     expect(whole.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-    const field = validateSource("l.yaml", loop("      - checkpoint: 'Saw {{probe.stdout.first}}'"));
+    const field = validateSource(
+      "l.yaml",
+      loop("      - checkpoint: 'Saw {{probe.stdout.first}}'"),
+    );
     expect(field.diagnostics.find((d) => d.rule === "dialect-unmapped")?.message).toContain(
       "reads a field of step 'probe' for the same item",
     );
