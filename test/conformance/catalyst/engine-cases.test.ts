@@ -91,6 +91,24 @@ describe("Catalyst's if action", () => {
     expect(run(branchPlaybook(condition, [])).said).toEqual(said);
   });
 
+  it.each([
+    ["false", ["else", "after"]],
+    [" FALSE ", ["else", "after"]],
+    ["undefined", ["else", "after"]],
+    ["yes", ["then", "after"]],
+  ])("a ${{ get('flag') }} whose value is the text %j runs %j", (flag, said) => {
+    const text = branchPlaybook("${{ get('flag') }}", ["flag"]);
+    expect(run(text, { flag }).said).toEqual(said);
+  });
+
+  it("an if inside an else, when the outer value is the text 'false'", () => {
+    const text = branchPlaybook("${{ get('flag') }}", ["flag"]).replace(
+      '      - display: "else"\n',
+      '      - display: "else"\n      - if: ${{ get(\'flag\') }}\n        then:\n          - display: "never"\n        else:\n          - display: "inner else"\n',
+    );
+    expect(run(text, { flag: "false" }).said).toEqual(["else", "inner else", "after"]);
+  });
+
   it("an empty condition is refused (Catalyst: the condition is required)", () => {
     expect(errorsOf(branchPlaybook("''", []))).toEqual([
       expect.stringContaining("a condition is not empty"),

@@ -174,7 +174,7 @@ describe("Catalyst's first YAML generation (start-blueprint) loads as written", 
     expect(steps[1]).toMatchObject({ id: "run-branch", type: "branch", if_exists: "new-name" });
     expect(steps[2]).toMatchObject({
       id: "init-blueprint-rollout",
-      if: '${{ !(steps["read-xe-rollouts-rollout-blueprint"].outputs.content) }}',
+      if: '${{ (!(steps["read-xe-rollouts-rollout-blueprint"].outputs.content) || ["", "false", "null", "undefined"].includes((steps["read-xe-rollouts-rollout-blueprint"].outputs.content).trim().toLowerCase())) }}',
     });
   });
 

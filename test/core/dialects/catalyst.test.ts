@@ -244,7 +244,7 @@ steps:
     });
     expect(steps[1]).toMatchObject({
       type: "ai",
-      if: "${{ !(inputs.fast) }}",
+      if: '${{ (!(inputs.fast) || ["", "false", "null", "undefined"].includes((inputs.fast).trim().toLowerCase())) }}',
       cache: true,
       verify: "no-such-check",
       on_error: { default: "retry:2" },

@@ -46,6 +46,15 @@ const FOREIGN_PROTOCOL = /^(catalyst|temp):\/\//;
 /** A v1 condition of the `${{ … }}` form. */
 const ifOf = (condition: string): string => `\${{ ${condition} }}`;
 
+/**
+ * Whether a condition's value is false as Catalyst's `if` reads it (false, 0, empty, or the text
+ * `false`, `null` or `undefined`), written in the expression subset: JavaScript's `!` alone
+ * would call the text `false` true. A value that is not a text has no `trim` (undefined).
+ */
+const falsyIn = (c: string): string =>
+  `(!(${c}) || ["", "false", "null", "undefined"].includes((${c}).trim().toLowerCase()))`;
+const truthyIn = (c: string): string => (c === "true" || c === "false" ? c : `!${falsyIn(c)}`);
+
 /** A dotted v1 reference as a reference of a condition. */
 const refOf = (dotted: string): JsNode => ({ k: "ref", path: dotted.split("."), offset: 0 });
 
@@ -978,9 +987,10 @@ export class CatalystYamlConversion extends DialectConversion {
     const raw = step[action];
     const cond = this.expression(isObject(raw) ? raw.condition : raw, [...at, action], scope);
     if (cond === undefined) return;
-    const yes = action === "if" ? cond : `!(${cond})`;
-    const no = action === "if" ? `!(${cond})` : cond;
-    const join = (c: string) => (scope.condition ? `(${scope.condition}) && (${c})` : c);
+    const yes = action === "if" ? cond : falsyIn(cond);
+    const no = action === "if" ? falsyIn(cond) : cond;
+    const join = (c: string) =>
+      scope.condition ? `${truthyIn(scope.condition)} && ${truthyIn(c)}` : c;
     this.list(step.then, [...at, "then"], {
       ...scope,
       condition: join(yes),
