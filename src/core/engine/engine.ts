@@ -71,7 +71,7 @@ import {
   type StepRegistry,
 } from "../steps/registry.js";
 import type { Outcome, PlaybookBundle, StepContext } from "../steps/types.js";
-import { evaluateExpression, parseExpression } from "../format/expression.js";
+import { evaluateExpression, expressionRefs, parseExpression } from "../format/expression.js";
 import { graphOf as graphOfPlaybook, stepTitle, type PlaybookGraph } from "../format/graph.js";
 import type { ParallelStep, Step } from "../format/types.js";
 import { branchNames, joinDecision, parallelOutputs } from "../steps/parallel/executor.js";
@@ -1043,9 +1043,11 @@ class Transition {
         ),
       );
     }
-    // An item of a for_each was checked (if, approval) when the step began.
+    // An item of a for_each was checked (if, approval) when the step began, unless its `if`
+    // reads the item: then each item is tested, and an item it is false for is skipped.
+    const perItem = step.for_each !== undefined && step.if !== undefined && readsItem(step.if);
     if (
-      !item &&
+      item === perItem &&
       step.if !== undefined &&
       !evaluateExpression(parseExpression(step.if), ctx.resolve)
     ) {
@@ -1801,4 +1803,12 @@ function parallelForkKey(step: string): string {
 
 function eachForkKey(step: string): string {
   return `each:${step}`;
+}
+
+/** Whether an `if` reads the for_each item at hand (`item…` or `item_index`). */
+function readsItem(test: string): boolean {
+  if (test.includes("[item_index]")) return true;
+  return expressionRefs(parseExpression(test)).some(
+    (r) => r.path[0] === "item" || r.path[0] === "item_index",
+  );
 }

@@ -175,7 +175,7 @@ export function forEachItems(
   const only = parts.filter((p) => p.kind !== "text" || p.text.trim() !== "");
   const ref = only.length === 1 && only[0]?.kind === "ref" ? only[0] : undefined;
   if (ref) {
-    const value = indexed(resolve(ref.path), ref.index) as Value | undefined;
+    const value = indexed(resolve(ref.path), ref.index, resolve) as Value | undefined;
     if (value === undefined) return { ok: false, message: `'${ref.raw}' has no value in this run` };
     if (Array.isArray(value)) return { ok: true, items: value.map(capItem) };
     if (typeof value === "string") {

@@ -71,7 +71,7 @@ function asText(v: Value): string {
 function valueOf(v: TemplateValue, resolve: Resolver): unknown {
   switch (v.kind) {
     case "name":
-      return indexed(resolve(v.path), v.index);
+      return indexed(resolve(v.path), v.index, resolve);
     case "literal":
       return v.value;
     case "first": {
@@ -112,7 +112,7 @@ export function renderTemplate(src: string, resolve: Resolver, use: RenderUse = 
         continue;
       }
       const v = (
-        p.kind === "ref" ? indexed(resolve(p.path), p.index) : valueOf(p.value, resolve)
+        p.kind === "ref" ? indexed(resolve(p.path), p.index, resolve) : valueOf(p.value, resolve)
       ) as Value | undefined;
       if (v === undefined) {
         missing = p.raw;

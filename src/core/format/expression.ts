@@ -3,25 +3,27 @@
  * (inputs.x, steps.id.outputs.k, findings.k, issue.number, ...) and literals. It is parsed into a
  * small tree and interpreted; nothing in it is ever handed to a JavaScript evaluator.
  */
-export type Literal = string | number | boolean | null;
+import { ExpressionError, type Literal } from "./expression-error.js";
+import {
+  catalystTruthy,
+  evaluateJsSubset,
+  jsSubsetRefs,
+  parseJsSubset,
+  type JsNode,
+} from "./js-subset.js";
+
+export { ExpressionError, type Literal } from "./expression-error.js";
 
 export type Expr =
   | { kind: "literal"; value: Literal }
   | { kind: "ref"; path: string[]; offset: number; index?: number[] }
   | { kind: "not"; operand: Expr }
   | { kind: "logic"; op: "and" | "or"; left: Expr; right: Expr }
-  | { kind: "compare"; op: CompareOp; left: Expr; right: Expr };
+  | { kind: "compare"; op: CompareOp; left: Expr; right: Expr }
+  /** `${{ … }}`: a JavaScript expression of the subset in `js-subset.ts` (Catalyst's conditions). */
+  | { kind: "js"; node: JsNode };
 
 export type CompareOp = "==" | "!=" | "<" | "<=" | ">" | ">=";
-
-export class ExpressionError extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
-    super(message);
-  }
-}
 
 type Token =
   | { t: "num"; v: number; at: number }
@@ -63,8 +65,8 @@ function tokenize(src: string): Token[] {
     }
     const word = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*/.exec(rest);
     if (word) {
-      // `name[0]`: an item of a list, by position (a fixed number, never a computed one).
-      const index = /^(\[[0-9]{1,4}\])+/.exec(rest.slice(word[0].length));
+      // `name[0]`: an item of a list, by position (a fixed number, or the item at hand's).
+      const index = /^(\[(?:[0-9]{1,4}|item_index)\])+/.exec(rest.slice(word[0].length));
       out.push({
         t: "id",
         v: word[0],
@@ -86,7 +88,12 @@ function tokenize(src: string): Token[] {
   return out;
 }
 
+/** The text inside `${{ … }}` when an expression is written so, and where it starts. */
+const JS_FORM = /^(\s*\$\{\{)([\s\S]*)\}\}\s*$/;
+
 export function parseExpression(src: string): Expr {
+  const js = JS_FORM.exec(src);
+  if (js) return { kind: "js", node: parseJsSubset(js[2] as string, (js[1] as string).length) };
   const tokens = tokenize(src);
   let pos = 0;
   const peek = (): Token => tokens[pos] as Token;
@@ -176,14 +183,21 @@ export function expressionRefs(e: Expr): { path: string[]; offset: number }[] {
       return [{ path: e.path, offset: e.offset }];
     case "not":
       return expressionRefs(e.operand);
+    case "js":
+      return jsSubsetRefs(e.node);
     default:
       return [...expressionRefs(e.left), ...expressionRefs(e.right)];
   }
 }
 
-/** The positions written after a name: `[0][2]` is `[0, 2]`. */
+/** The position `[item_index]` stands for: the index of the for_each item at hand. */
+export const ITEM_INDEX = -1;
+
+/** The positions written after a name: `[0][2]` is `[0, 2]`, `[item_index]` is `[ITEM_INDEX]`. */
 export function indexesOf(brackets: string): number[] {
-  return (brackets.match(/[0-9]+/g) ?? []).map(Number);
+  return (brackets.match(/[0-9]+|item_index/g) ?? []).map((i) =>
+    i === "item_index" ? ITEM_INDEX : Number(i),
+  );
 }
 
 /** Looks a reference up; `undefined` when it has no value. */
@@ -193,9 +207,15 @@ export type Resolver = (path: readonly string[]) => unknown;
  * An item of a list value by position (`topics[0]`); `undefined` where there is none. A text
  * value is a list of its items separated by commas or line breaks, as a list input keeps them.
  */
-export function indexed(value: unknown, index: readonly number[] | undefined): unknown {
+export function indexed(
+  value: unknown,
+  index: readonly number[] | undefined,
+  resolve?: Resolver,
+): unknown {
   let v = value;
-  for (const i of index ?? []) {
+  for (const at of index ?? []) {
+    // A loop step's output is one entry per item: `[item_index]` reads the item at hand's.
+    const i = at === ITEM_INDEX ? Number(resolve?.(["item_index"])) : at;
     const list =
       typeof v === "string"
         ? v
@@ -230,6 +250,7 @@ function equal(a: unknown, b: unknown): boolean {
 }
 
 export function evaluateExpression(e: Expr, resolve: Resolver): boolean {
+  if (e.kind === "js") return catalystTruthy(evaluateJsSubset(e.node, resolve));
   return truthy(evaluate(e, resolve));
 }
 
@@ -238,7 +259,9 @@ function evaluate(e: Expr, resolve: Resolver): unknown {
     case "literal":
       return e.value;
     case "ref":
-      return indexed(resolve(e.path), e.index);
+      return indexed(resolve(e.path), e.index, resolve);
+    case "js":
+      return evaluateJsSubset(e.node, resolve);
     case "not":
       return !truthy(evaluate(e.operand, resolve));
     case "logic": {

@@ -62,7 +62,7 @@ export const MAX_TEMPLATE_LENGTH = 256 * 1024;
 
 const REF = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$/;
 const INDEXED_REF =
-  /^([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*)((?:\[[0-9]{1,4}\])+)?$/;
+  /^([A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*)((?:\[(?:[0-9]{1,4}|item_index)\])+)?$/;
 
 type Token =
   | { t: "name"; v: string; at: number }
@@ -71,7 +71,8 @@ type Token =
   | { t: "op"; v: string; at: number }
   | { t: "end"; at: number };
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*(?:\[[0-9]{1,4}\])*/;
+const NAME =
+  /^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)*(?:\[(?:[0-9]{1,4}|item_index)\])*/;
 
 function tokenize(src: string, base: number): Token[] {
   const out: Token[] = [];

@@ -103,16 +103,25 @@ export const RULE_DOCS: Readonly<Record<RuleCode, RuleDoc>> = {
         name: restart-check
         description: Look at the pods.
         owner: Engineer
+        inputs:
+          - string: namespace
         steps:
-          - custom-action: "look at the pods"
+          - if: ${"$"}{{ fetch(get('namespace')) }}
+            then:
+              - ai-prompt:
+                  prompt: "Look at the pods."
       `,
       good: file`
         name: restart-check
         description: Look at the pods.
         owner: Engineer
+        inputs:
+          - string: namespace
         steps:
-          - ai-prompt:
-              prompt: "Look at the pods."
+          - if: ${"$"}{{ get('namespace').startsWith('prod') }}
+            then:
+              - ai-prompt:
+                  prompt: "Look at the pods."
       `,
     },
   },

@@ -74,6 +74,7 @@ describe("LocalGit", () => {
 
     it("supplies a name and an email when git has none", async () => {
       const repo = makeRepo();
+      git(repo, "branch", "work");
       expect(await new LocalGit(repo).identityEnv()).toEqual({
         GIT_AUTHOR_NAME: "playbook-bot",
         GIT_COMMITTER_NAME: "playbook-bot",
@@ -311,6 +312,42 @@ describe("gitBranch", () => {
 });
 
 describe("gitCommit", () => {
+  it("never commits to the branch checked out in the work tree, nor to origin's default branch", async () => {
+    const repo = makeRepo();
+    git(repo, "branch", "trunk");
+    git(repo, "branch", "run-branch");
+    git(repo, "update-ref", "refs/remotes/origin/trunk", "trunk");
+    git(repo, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk");
+    const heads = () => ["main", "trunk"].map((b) => git(repo, "rev-parse", b));
+    const before = heads();
+    const commit = (branch: string) =>
+      gitCommit(
+        new LocalGit(repo),
+        commitEffect(`k/${branch}`, {
+          branch,
+          message: "m",
+          files: [{ path: "a.md", content: "x" }],
+        }),
+        noFiles,
+      );
+    const onCheckout = await commit("main");
+    expect(onCheckout.ok).toBe(false);
+    if (!onCheckout.ok) {
+      expect(onCheckout.error.message).toContain("branch 'main' is checked out or is the default");
+      expect(onCheckout.error.message).toContain("create one with a branch step");
+    }
+    const onDefault = await commit("trunk");
+    expect(onDefault.ok).toBe(false);
+    if (!onDefault.ok)
+      expect(onDefault.error.message).toContain("branch 'trunk' is checked out or is the default");
+    expect(heads()).toEqual(before);
+    expect(git(repo, "status", "--porcelain")).toBe("");
+    // The run's own branch takes the commit; the checkout is as it was.
+    expect((await commit("run-branch")).ok).toBe(true);
+    expect(git(repo, "show", "run-branch:a.md")).toBe("x");
+    expect(git(repo, "status", "--porcelain")).toBe("");
+  });
+
   async function setup() {
     const repo = makeRepo();
     git(repo, "branch", "work");

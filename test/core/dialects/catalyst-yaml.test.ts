@@ -174,7 +174,7 @@ describe("Catalyst's first YAML generation (start-blueprint) loads as written", 
     expect(steps[1]).toMatchObject({ id: "run-branch", type: "branch", if_exists: "new-name" });
     expect(steps[2]).toMatchObject({
       id: "init-blueprint-rollout",
-      if: "not (steps.read-xe-rollouts-rollout-blueprint.outputs.content)",
+      if: '${{ (!(steps["read-xe-rollouts-rollout-blueprint"].outputs.content) || ["", "false", "null", "undefined"].includes((steps["read-xe-rollouts-rollout-blueprint"].outputs.content).trim().toLowerCase())) }}',
     });
   });
 
@@ -201,16 +201,19 @@ describe("Catalyst's first YAML generation (start-blueprint) loads as written", 
   });
 });
 
-describe("Catalyst's install-ai-providers: what converts, and the two parts that cannot", () => {
+describe("Catalyst's install-ai-providers: every part converts", () => {
   const r = load(`${HEAD}/install-ai-providers.yaml`);
   const steps = stepsOf(r);
 
-  it("reports exactly the per-item data flow and the code condition, at their lines", () => {
-    expect(errorsOf(r).map((d) => [d.rule, d.line, d.column])).toEqual([
-      ["dialect-unmapped", 147, 1],
-      ["dialect-unmapped", 150, 13],
-    ]);
-    expect(errorsOf(r)[1]?.message).toContain("is code");
+  it("reads a step of the same loop for the item at hand, and keeps the JavaScript condition", () => {
+    expect(errorsOf(r)).toEqual([]);
+    expect(steps.find((s) => s.id === "tracked")).toMatchObject({
+      env: { CATALYST_1: "{{ steps.legacy-pattern.outputs.stdout[item_index] }}" },
+    });
+    expect(steps.find((s) => s.id === "bash-9")).toMatchObject({
+      if: "${{ (steps.tracked.outputs.stdout[item_index].trim().length > 0) }}",
+      for_each: "{{ steps.providers-for-migrate.outputs.stdout }}",
+    });
   });
 
   it("inlines var values, keeping Catalyst package paths as text with a warning", () => {

@@ -1,7 +1,10 @@
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { catalyst } from "../../../src/core/dialects/catalyst/dialect.js";
 import { dialectOf } from "../../../src/core/dialects/index.js";
+import { DEFAULT_LIMITS } from "../../../src/core/format/source.js";
 import { validateSource } from "../../../src/core/rules/validate.js";
 import { main } from "../../../src/entries/cli/main.js";
 import { FIXED_NOW } from "../../helpers/git-repo.js";
@@ -106,7 +109,7 @@ describe("Catalyst playbooks load as written", () => {
       expect_files: ["docs/{{ inputs.slug }}.md"],
     });
     expect(steps[1]).toMatchObject({
-      if: "inputs.mode == 'pull-request'",
+      if: '${{ (inputs.mode == "pull-request") }}',
       name: "xe/{{ inputs.slug }}",
     });
     expect(steps[3]).toMatchObject({ head: "{{ steps.work.outputs.name }}" });
@@ -124,14 +127,40 @@ describe("Catalyst playbooks load as written", () => {
     expect(drift).toMatchObject({ line: 10, column: 9 });
   });
 
-  it("reports an action with no v1 equivalent as an error at its own line and column", () => {
+  it("loads a file naming an action no engine has, with a warning at its line, and a run stops there saying why", async () => {
     const { file, source } = fixture("head/tests/fixtures/playbooks/valid-minimal.yaml");
-    const d = errors(file, source).find((x) => x.rule === "dialect-unmapped");
-    expect(d).toMatchObject({ line: 5, column: 5 });
-    expect(d?.message).toContain("custom-action");
+    expect(errors(file, source)).toEqual([]);
+    const r = validateSource(file, source);
+    const d = r.diagnostics.find((x) => x.message.includes("'custom-action'"));
+    expect(d).toMatchObject({ rule: "dialect-drift", severity: "warning", line: 5, column: 5 });
+    expect(r.playbook?.steps?.[0]).toMatchObject({
+      type: "end",
+      status: "failure",
+      conclusion: "ActionNotFound",
+    });
+    let out = "";
+    const cwd = mkdtempSync(join(tmpdir(), "pb-catalyst-missing-"));
+    const code = await main(["run", join(ROOT, file), "--mode", "autonomous", "--dry-run"], {
+      out: (t) => void (out += t),
+      err: (t) => void (out += t),
+      cwd,
+    });
+    rmSync(cwd, { recursive: true, force: true });
+    expect(code, out).not.toBe(0);
+    expect(out).toContain("ended with a failure");
+    expect(out).toContain("names an action that neither Catalyst's engine nor this bot has");
   });
 
-  it("refuses conditions that read files or run code, never evaluating them", () => {
+  it("loads Catalyst's test fixtures that its own loader accepts, and refuses its invalid one", () => {
+    for (const name of ["valid-minimal", "valid-complete", "edge-cases"]) {
+      const { file, source } = fixture(`head/tests/fixtures/playbooks/${name}.yaml`);
+      expect(errors(file, source), name).toEqual([]);
+    }
+    const { file, source } = fixture("head/tests/fixtures/playbooks/invalid-schema.yaml");
+    expect(errors(file, source).map((e) => e.rule)).toContain("dialect-invalid");
+  });
+
+  it("refuses conditions that call out of the expression subset, at the call, never evaluating them", () => {
     const { file, source } = fixture("2025-12-6ceab93/src/playbooks/start-blueprint.yaml");
     // Its xe:// conditions are file reads the bot makes itself: nothing is refused.
     expect(errors(file, source)).toEqual([]);
@@ -139,7 +168,13 @@ describe("Catalyst playbooks load as written", () => {
       "x.yaml",
       PLAYBOOK.replace("get('mode') == 'pull-request'", "process.exit(1)"),
     );
-    expect(code.find((d) => d.rule === "dialect-unmapped")?.message).toContain("never evaluated");
+    const refused = code.find((d) => d.rule === "dialect-unmapped");
+    expect(refused?.message).toContain("the method 'exit'");
+    expect(refused?.message).toContain("outside the expression subset");
+    expect(refused?.hint).toContain("includes, startsWith");
+    const text = PLAYBOOK.replace("get('mode') == 'pull-request'", "process.exit(1)");
+    const line = text.split("\n")[(refused?.line ?? 0) - 1];
+    expect(line?.slice((refused?.column ?? 0) - 1)).toMatch(/^exit\(1\)/);
   });
 
   it("runs Catalyst's own structure checks at their place", () => {
@@ -199,7 +234,7 @@ steps:
       type: "script",
       shell: "bash",
       run: "make quick",
-      if: "inputs.fast",
+      if: "${{ inputs.fast }}",
       on_error: "continue",
     });
     // The check is not registered: the error stands at the author's `verify:` value.
@@ -209,7 +244,7 @@ steps:
     });
     expect(steps[1]).toMatchObject({
       type: "ai",
-      if: "not (inputs.fast)",
+      if: '${{ (!(inputs.fast) || ["", "false", "null", "undefined"].includes((inputs.fast).trim().toLowerCase())) }}',
       cache: true,
       verify: "no-such-check",
       on_error: { default: "retry:2" },
@@ -365,6 +400,166 @@ describe("Catalyst playbooks: each malformed part reported where it stands", () 
         'Playbook must have a non-empty "name" field',
         'Playbook must have a non-empty "description" field',
       ]),
+    );
+  });
+});
+
+describe("Catalyst's two generations of one playbook in one folder", () => {
+  const yamlText = readFileSync(
+    join(
+      ROOT,
+      "test/fixtures/seed-repos/catalyst/src/resources/playbooks/update-pull-request.yaml",
+    ),
+    "utf8",
+  );
+  const mdText = readFileSync(
+    join(ROOT, "test/fixtures/seed-repos/catalyst/src/resources/playbooks/update-pull-request.md"),
+    "utf8",
+  );
+  const beside = (files: Record<string, string>) => ({ read: (name: string) => files[name] });
+
+  it("runs the YAML, as Catalyst's engine resolves <id>.yaml, and reads the Markdown with it", () => {
+    expect(
+      catalyst.isPart?.(
+        "p/update-pull-request.md",
+        beside({ "update-pull-request.yaml": yamlText }),
+      ),
+    ).toBe(true);
+    expect(
+      catalyst.isPart?.(
+        "p/update-pull-request.md",
+        beside({ "update-pull-request.yml": yamlText }),
+      ),
+    ).toBe(true);
+    expect(catalyst.isPart?.("p/update-pull-request.md", beside({}))).toBe(false);
+    expect(
+      catalyst.isPart?.(
+        "p/update-pull-request.md",
+        beside({ "update-pull-request.yaml": "a: 1\n" }),
+      ),
+    ).toBe(false);
+    expect(
+      catalyst.isPart?.(
+        "p/update-pull-request.yaml",
+        beside({ "update-pull-request.yaml": yamlText }),
+      ),
+    ).toBe(false);
+    const limits = DEFAULT_LIMITS;
+    const loaded = catalyst.load(
+      "p/update-pull-request.yaml",
+      yamlText,
+      beside({ "update-pull-request.md": mdText }),
+      limits,
+    );
+    expect(
+      loaded.ok &&
+        loaded.problems.find((p) => p.message.includes("'update-pull-request.md' beside")),
+    ).toMatchObject({
+      rule: "dialect-drift",
+    });
+    const alone = catalyst.load(
+      "p/update-pull-request.yaml",
+      yamlText,
+      beside({ "update-pull-request.md": "# Notes\n" }),
+      limits,
+    );
+    expect(alone.ok && alone.problems.some((p) => p.message.includes("beside this file"))).toBe(
+      false,
+    );
+  });
+});
+
+describe("Catalyst conditions: every form of the subset, converted to the run's references", () => {
+  const withIf = (condition: string) =>
+    [
+      "name: forms",
+      "description: d",
+      "owner: o",
+      "inputs:",
+      "  - string: mode",
+      "  - string: tags",
+      "steps:",
+      `  - if: ${condition}`,
+      "    then:",
+      "      - checkpoint: Go?",
+      "",
+    ].join("\n");
+  const ifOf = (condition: string) =>
+    (validateSource("forms.yaml", withIf(condition)).playbook?.steps?.[0] as { if?: string })?.if;
+
+  it("keeps lists, ternaries, fields, methods and negation, each name as its reference", () => {
+    expect(
+      ifOf(
+        `"\${{ ['a', get('mode')].includes(get('tags').split(',')[0]) ? !get('mode') : -get('tags')['x'] }}"`,
+      ),
+    ).toBe(
+      '${{ (["a", inputs.mode].includes(inputs.tags.split(",")[0]) ? !(inputs.mode) : -(inputs.tags.x)) }}',
+    );
+  });
+
+  it.each([
+    "['a', get('nobody')].length",
+    "get('mode')[get('nobody')]",
+    "get('mode').includes(get('nobody'))",
+    "!get('nobody')",
+    "get('nobody') == 1",
+    "get('nobody') ? 1 : 2",
+  ])("refuses %s, whose name is nothing the playbook has", (condition) => {
+    const r = validateSource("forms.yaml", withIf(`"\${{ ${condition} }}"`));
+    expect(
+      r.diagnostics.some((d) => d.severity === "error" && d.message.includes("'nobody'")),
+    ).toBe(true);
+  });
+
+  it("locates a refusal at the value when the condition spans lines", () => {
+    const text = withIf(">-\n      ${{ get('mode') +\n      1 }}");
+    const d = validateSource("forms.yaml", text).diagnostics.find(
+      (x) => x.rule === "dialect-unmapped",
+    );
+    expect(d?.message).toContain("the operator '+'");
+    expect(d?.line).toBe(9);
+  });
+});
+
+describe("Catalyst loops: a step reads an earlier step of the same loop for its item", () => {
+  const loop = (read: string) =>
+    [
+      "name: loop-reads",
+      "description: d",
+      "owner: o",
+      "inputs:",
+      "  - string: list",
+      "steps:",
+      "  - for-each: x",
+      '    in: "{{list}}"',
+      "    steps:",
+      "      - name: probe",
+      "        bash: echo hi",
+      read,
+      "",
+    ].join("\n");
+
+  it("in a condition, with the fields of the item's entry", () => {
+    const r = validateSource(
+      "l.yaml",
+      loop(
+        `      - if: \${{ get('probe').stdout.trim() == 'hi' }}\n        then:\n          - checkpoint: Go?`,
+      ),
+    );
+    expect(r.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const steps = r.playbook?.steps as unknown as { if?: string }[];
+    expect(steps[1]?.if).toBe('${{ (steps.probe.outputs.stdout[item_index].trim() == "hi") }}');
+  });
+
+  it("in a template, as a whole entry only: a field of it is refused at its line", () => {
+    const whole = validateSource("l.yaml", loop("      - checkpoint: 'Saw {{probe}}'"));
+    expect(whole.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const field = validateSource(
+      "l.yaml",
+      loop("      - checkpoint: 'Saw {{probe.stdout.first}}'"),
+    );
+    expect(field.diagnostics.find((d) => d.rule === "dialect-unmapped")?.message).toContain(
+      "reads a field of step 'probe' for the same item",
     );
   });
 });

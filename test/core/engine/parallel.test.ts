@@ -529,3 +529,57 @@ describe("for_each over a list kept as JSON text", () => {
     });
   });
 });
+
+describe("for_each with an if that reads the item", () => {
+  const PER_ITEM = yaml`
+    apiVersion: playbook-bot/v1
+    id: per-item
+    limits: { max_parallel: 1 }
+    inputs:
+      names: { type: string, default: "api, web, jobs" }
+    steps:
+      - id: size
+        type: comment
+        for_each: "{{ inputs.names }}"
+        body: "{{ item }}"
+      - id: only-long
+        type: comment
+        for_each: "{{ inputs.names }}"
+        if: '${"$"}{{ steps.size.outputs.url[item_index].length > 6 && item != "jobs" }}'
+        body: "long {{ item }}, read as {{ steps.size.outputs.url[item_index] }}"
+      - id: never
+        type: comment
+        for_each: "{{ inputs.names }}"
+        if: '${"$"}{{ inputs.names == "none" }}'
+        body: "never {{ item }}"
+      - { id: done, type: comment, body: "done" }
+  `;
+
+  /** Continue and answer every effect (its url: 'u-' and the body) until the run waits or ends. */
+  function settle(d: Driver): string[] {
+    const bodies: string[] = [];
+    for (let i = 0; i < 40 && d.run.status === "running"; i++) {
+      const r = d.last.continue ? d.cont() : d.last;
+      if (r.effects.length === 0 && !r.continue) break;
+      for (const e of r.effects) {
+        const body = String((e.params as { body: string }).body);
+        bodies.push(body);
+        answer(d, e, { url: body === "web" ? "u-web-long" : `u-${body}` });
+      }
+    }
+    return bodies;
+  }
+
+  it("tests each item, skips the items it is false for, and an if without the item once", () => {
+    const d = new Driver(bundle(PER_ITEM));
+    d.start();
+    const bodies = settle(d);
+    expect(bodies).toEqual(["api", "web", "jobs", "long web, read as u-web-long", "done"]);
+    expect(d.frame.results["only-long"]?.outputs?.url).toEqual([
+      null,
+      "u-long web, read as u-web-long",
+      null,
+    ]);
+    expect(d.frame.results.never?.status).toBe("skipped");
+  });
+});

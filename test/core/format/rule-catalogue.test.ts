@@ -70,10 +70,12 @@ const CASES: Record<RuleCode, Case> = {
       name: t
       owner: o
       steps:
-        - custom-action: "look"
+        - if: ${"${{"} fetch(get('x')) }}
+          then:
+            - checkpoint: Go?
     `,
-    at: [4, 5],
-    message: [/^'custom-action' is not an action Catalyst's engine has either/],
+    at: [4, 13],
+    message: [/^the condition 'fetch\(get\('x'\)\)': a call of the function 'fetch' is outside/],
   },
   "dialect-invalid": {
     source: yaml`

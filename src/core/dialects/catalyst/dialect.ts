@@ -1,7 +1,7 @@
 import { loadSourceText, type SourceDocument, type SourceLimits } from "../../format/source.js";
 import { frontMatter } from "../front-matter.js";
 import { DialectConversion, isObject, type Json } from "../conversion.js";
-import type { Dialect, DialectResult } from "../dialect.js";
+import type { Dialect, DialectResult, Siblings } from "../dialect.js";
 import { CATALYST_HINTS, CatalystYamlConversion } from "./yaml.js";
 
 /**
@@ -29,8 +29,9 @@ export function isCatalystMarkdown(text: string): boolean {
 export const catalyst: Dialect = {
   id: "catalyst",
   title: "Catalyst",
-  // Catalyst finds a child playbook when the step runs (PlaybookNotFound there), not at load.
-  softRules: ["set-unresolved-playbook"],
+  // Catalyst finds a child playbook when the step runs (PlaybookNotFound there), not at load;
+  // and it runs its steps in order, so a step after one that stops the run is no load error.
+  softRules: ["set-unresolved-playbook", "unreachable"],
   recognise: (file, text) => {
     if (/\.md$/i.test(file)) return isCatalystMarkdown(text);
     if (!/\.ya?ml$/i.test(file)) return false;
@@ -38,15 +39,44 @@ export const catalyst: Dialect = {
     if (/^(nodes|entrypoint|match)\s*:/m.test(text)) return false;
     return /^(id|name)\s*:/m.test(text) && /^steps\s*:/m.test(text) && /^owner\s*:/m.test(text);
   },
-  load: (file, text, _siblings, limits) => loadCatalyst(file, text, limits),
+  // Catalyst's engine finds a playbook by id as `<id>.yaml` (then `.yml`): a Markdown file of
+  // the same name beside one is not what it runs, so it is read with the YAML, not on its own.
+  isPart: (file, siblings) => yamlBeside(file, siblings) !== undefined,
+  load: (file, text, siblings, limits) => loadCatalyst(file, text, siblings, limits),
 };
 
-function loadCatalyst(file: string, text: string, limits: SourceLimits): DialectResult {
+/** The Catalyst YAML playbook of the same name beside a Markdown file, if there is one. */
+function yamlBeside(file: string, siblings: Siblings): string | undefined {
+  const stem = /([^/]+)\.md$/i.exec(file)?.[1];
+  if (stem === undefined) return undefined;
+  return [`${stem}.yaml`, `${stem}.yml`].find((name) => {
+    const text = siblings.read(name);
+    return text !== undefined && catalyst.recognise(name, text);
+  });
+}
+
+function loadCatalyst(
+  file: string,
+  text: string,
+  siblings: Siblings,
+  limits: SourceLimits,
+): DialectResult {
   if (/\.md$/i.test(file)) return loadMarkdown(file, text, limits);
   const loaded = loadSourceText(file, text, limits);
   if (!loaded.ok) return { ok: false, failure: loaded };
   const c = new CatalystYamlConversion(loaded.document);
-  return { ok: true, document: c.convert(), problems: c.problems };
+  const document = c.convert();
+  const stem = /([^/]+)\.ya?ml$/i.exec(file)?.[1] ?? "";
+  const markdown = siblings.read(`${stem}.md`);
+  if (markdown !== undefined && isCatalystMarkdown(markdown))
+    c.problems.push({
+      rule: "dialect-drift",
+      path: "",
+      span: loaded.document.span([]),
+      message: `'${stem}.md' beside this file is the same playbook written for an AI assistant; Catalyst's engine runs this YAML (it looks for '<id>.yaml' first), and so does the bot: the Markdown is not loaded on its own`,
+      hint: CATALYST_HINTS["dialect-drift"],
+    });
+  return { ok: true, document, problems: c.problems };
 }
 
 /** A Markdown playbook: front matter (owner, reviewers), and a body that is the prompt. */

@@ -3,6 +3,13 @@ import type { DialectCode } from "../../rules/syntax/dialect-conversion.js";
 import type { PathSegment, SourceDocument } from "../../format/source.js";
 import { DialectConversion, isObject, type Json } from "../conversion.js";
 import { getEnvName, getNames, nodeProgram, shellText } from "./scripts.js";
+import { ExpressionError } from "../../format/expression-error.js";
+import {
+  catalystTruthy,
+  jsSubsetText,
+  parseJsSubset,
+  type JsNode,
+} from "../../format/js-subset.js";
 
 /**
  * Catalyst's YAML playbooks: steps that name their action by their first key ("action as key":
@@ -36,6 +43,21 @@ const MAX_NESTING = 16;
 const XE_ENDINGS = [".md", ".json"];
 /** Protocols naming files the bot has no copy of (Catalyst's package, its temp folder). */
 const FOREIGN_PROTOCOL = /^(catalyst|temp):\/\//;
+/** A v1 condition of the `${{ … }}` form. */
+const ifOf = (condition: string): string => `\${{ ${condition} }}`;
+
+/**
+ * Whether a condition's value is false as Catalyst's `if` reads it (false, 0, empty, or the text
+ * `false`, `null` or `undefined`), written in the expression subset: JavaScript's `!` alone
+ * would call the text `false` true. A value that is not a text has no `trim` (undefined).
+ */
+const falsyIn = (c: string): string =>
+  `(!(${c}) || ["", "false", "null", "undefined"].includes((${c}).trim().toLowerCase()))`;
+const truthyIn = (c: string): string => (c === "true" || c === "false" ? c : `!${falsyIn(c)}`);
+
+/** A dotted v1 reference as a reference of a condition. */
+const refOf = (dotted: string): JsNode => ({ k: "ref", path: dotted.split("."), offset: 0 });
+
 /** Today's date as Catalyst's earliest playbooks wrote it, in JavaScript. */
 const TODAY_IDIOM = /^new Date\(\)\.toISOString\(\)\.split\(\s*'T'\s*\)\[0\]$/;
 
@@ -62,7 +84,7 @@ interface Loop {
 }
 
 interface Scope {
-  /** The v1 condition the steps of this list run under (from enclosing `if`s). */
+  /** The condition the steps of this list run under (from enclosing `if`s), inside `${{ }}`. */
   condition?: string;
   depth: number;
   loop?: Loop;
@@ -484,8 +506,9 @@ export class CatalystYamlConversion extends DialectConversion {
       const firstStep = this.steps[first];
       if (firstStep) firstStep.id = ids.catches[i];
       else this.note(ids.catches[i] as string, `Error ${c.code} caught.`, c.at);
-      // A catch block goes on to finally, not into the next block.
-      (this.steps[this.steps.length - 1] as Json).next = ids.failed;
+      // A catch block goes on to finally, not into the next block (unless it ends the run).
+      const last = this.steps[this.steps.length - 1] as Json;
+      if (last.type !== "end") last.next = ids.failed;
     });
     const first = this.steps.length;
     this.list(src.finally ?? [], ["finally"], { depth: 0 });
@@ -559,16 +582,31 @@ export class CatalystYamlConversion extends DialectConversion {
         : Object.hasOwn(this.actions, action)
           ? this.actions[action]
           : undefined;
-    if (!convert)
-      return this.report(
-        "dialect-unmapped",
-        here,
-        `'${action}' is not an action Catalyst's engine has either (it fails when the step runs), so there is nothing to convert`,
-        "use one of Catalyst's actions (ai-prompt, git-branch, git-commit, github-pr-create, …), or write the step in v1",
-        true,
-      );
+    if (!convert) return this.missingAction(step, action, at, s);
     const named = convert(s);
     if (named !== REFUSED) this.place(step, action, at, s, named);
+  }
+
+  /**
+   * An action Catalyst's engine does not have either (its test fixtures' `custom-action`): the
+   * file loads there and the run fails when it reaches the step (ActionNotFound). So here: a
+   * warning at the step, and a step that ends the run there, failed, saying why.
+   */
+  private missingAction(step: Json, action: string, at: PathSegment[], s: ActionStep): void {
+    this.report(
+      "dialect-drift",
+      s.here,
+      `'${action}' is not an action Catalyst's engine has: the file loads, and a run stops at this step (as Catalyst's stops with ActionNotFound)`,
+      "use one of Catalyst's actions (ai-prompt, git-branch, git-commit, github-pr-create, …), or write the step in v1",
+      true,
+    );
+    Object.assign(s.out, {
+      type: "end",
+      status: "failure",
+      conclusion: "ActionNotFound",
+      advice: `The playbook's step '${action}' names an action that neither Catalyst's engine nor this bot has, so the run stops here.`,
+    });
+    this.place(step, action, at, s, undefined);
   }
 
   /** The converted step joins the list, with what its enclosing blocks and its name give it. */
@@ -580,7 +618,7 @@ export class CatalystYamlConversion extends DialectConversion {
     named: Named | undefined,
   ): void {
     out.id = this.idFor(step, action);
-    if (scope.condition) out.if = scope.condition;
+    if (scope.condition) out.if = ifOf(scope.condition);
     if (scope.loop) out.for_each = scope.loop.over;
     if (step.errorPolicy !== undefined)
       this.errorPolicy(step.errorPolicy, [...at, "errorPolicy"], out, origin);
@@ -604,6 +642,9 @@ export class CatalystYamlConversion extends DialectConversion {
     "git-branch": ({ out, config, primary, t }) => {
       out.type = "branch";
       out.name = t(primary("name"));
+      // Catalyst branches from the checkout, which holds the run's work so far.
+      const current = this.lastBranch();
+      if (current) out.from = current;
       if (config.mustBeNew === true) out.if_exists = "fail";
       return namedOutputs("branch");
     },
@@ -946,9 +987,10 @@ export class CatalystYamlConversion extends DialectConversion {
     const raw = step[action];
     const cond = this.expression(isObject(raw) ? raw.condition : raw, [...at, action], scope);
     if (cond === undefined) return;
-    const yes = action === "if" ? cond : `not (${cond})`;
-    const no = action === "if" ? `not (${cond})` : cond;
-    const join = (c: string) => (scope.condition ? `(${scope.condition}) and (${c})` : c);
+    const yes = action === "if" ? cond : falsyIn(cond);
+    const no = action === "if" ? falsyIn(cond) : cond;
+    const join = (c: string) =>
+      scope.condition ? `${truthyIn(scope.condition)} && ${truthyIn(c)}` : c;
     this.list(step.then, [...at, "then"], {
       ...scope,
       condition: join(yes),
@@ -1062,36 +1104,127 @@ export class CatalystYamlConversion extends DialectConversion {
 
   // ---- expressions and templates ------------------------------------------------------------
 
-  /** `${{ … }}` → a v1 expression: comparisons and look-ups only, never evaluated. */
+  /**
+   * `${{ … }}` → the same JavaScript over the run's v1 values (`get('x')` becomes the reference
+   * to `x`), interpreted within the subset of `js-subset.ts`; anything outside it is reported
+   * where it is written.
+   */
   private expression(v: unknown, at: PathSegment[], scope: Scope): string | undefined {
     if (typeof v === "boolean") return String(v);
     if (typeof v !== "string") {
       this.report("dialect-invalid", at, "a condition is a string or a boolean");
       return undefined;
     }
-    const inner = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(v)?.[1] ?? v;
-    const m =
-      /^\s*(!\s*)?(get\(\s*'([^']*)'\s*\)|[A-Za-z][\w.-]*)\s*(?:(===?|!==?|<=|>=|<|>)\s*('[^']*'|-?\d+(?:\.\d+)?|true|false))?\s*$/.exec(
-        inner,
-      );
-    if (!m) {
-      this.report(
-        "dialect-unmapped",
+    const wrapped = /^\s*\$\{\{([\s\S]*)\}\}\s*$/.exec(v)?.[1];
+    if (wrapped === undefined && v.trim() === "") {
+      this.report("dialect-invalid", at, "a condition is not empty (Catalyst's if refuses it)");
+      return undefined;
+    }
+    // Plain text is a condition by its own value, as Catalyst's if reads a text ('0' is true).
+    if (wrapped === undefined && !v.includes("{{")) return String(catalystTruthy(v));
+    const inner = wrapped ?? v;
+    let node: JsNode;
+    try {
+      node = parseJsSubset(inner, 0, true);
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+      this.reportInExpression(
         at,
-        `the condition '${inner.trim().slice(0, 80)}' is code, not a comparison or look-up v1 can express; it is never evaluated, and the steps under it are not converted`,
-        "express it as a comparison of inputs or step results, e.g. ${{ get('x') == 'y' }}",
+        inner,
+        err.offset,
+        `the condition '${inner.trim().slice(0, 80)}': ${err.message}; the steps under it are not converted`,
       );
       return undefined;
     }
-    const name = m[3] ?? m[2] ?? "";
+    const mapped = this.mapRefs(node, at, scope);
+    return mapped && jsSubsetText(mapped);
+  }
+
+  /** A finding at a character of a condition, when the condition is written on one line. */
+  private reportInExpression(
+    at: PathSegment[],
+    inner: string,
+    offset: number,
+    message: string,
+  ): void {
+    this.report(
+      "dialect-unmapped",
+      at,
+      message,
+      "use references (get('name')), comparisons, && || ! ?:, and text or list methods such as includes, startsWith, trim or length",
+    );
+    const problem = this.problems[this.problems.length - 1];
+    const line = this.doc.text.split(/\r?\n/)[(problem?.span.line ?? 0) - 1];
+    const from = line?.indexOf(inner, (problem?.span.column ?? 1) - 1) ?? -1;
+    if (!problem || from < 0) return;
+    const column = from + offset + 1;
+    problem.span = {
+      ...problem.span,
+      line: problem.span.line,
+      column,
+      endLine: problem.span.line,
+      endColumn: column + 1,
+    };
+  }
+
+  /** Each Catalyst name of a tree as its v1 reference; undefined (reported) when one is not. */
+  private mapRefs(n: JsNode, at: PathSegment[], scope: Scope): JsNode | undefined {
+    const all = (xs: JsNode[]): JsNode[] | undefined => {
+      const out = xs.map((x) => this.mapRefs(x, at, scope));
+      return out.every((x) => x !== undefined) ? (out as JsNode[]) : undefined;
+    };
+    switch (n.k) {
+      case "ref":
+        return this.refNode(n.path, at, scope);
+      case "lit": {
+        if (!Array.isArray(n.v)) return n;
+        const v = all(n.v);
+        return v && { k: "lit", v };
+      }
+      case "get": {
+        const [object, key] = all([n.object, n.key]) ?? [];
+        return object && key && { k: "get", object, key };
+      }
+      case "call": {
+        const [object, ...args] = all([n.object, ...n.args]) ?? [];
+        return object && { ...n, object, args };
+      }
+      case "unary": {
+        const arg = this.mapRefs(n.arg, at, scope);
+        return arg && { ...n, arg };
+      }
+      case "binary": {
+        const [left, right] = all([n.left, n.right]) ?? [];
+        return left && right && { ...n, left, right };
+      }
+      case "cond": {
+        const [test, then, otherwise] = all([n.test, n.then, n.otherwise]) ?? [];
+        return test && then && otherwise && { ...n, test, then, otherwise };
+      }
+    }
+  }
+
+  /**
+   * A Catalyst name read in a condition, as a v1 reference. A step of the same loop is read for
+   * the item at hand: v1 has run it over every item already, its output is the list of them.
+   */
+  private refNode(path: string[], at: PathSegment[], scope: Scope): JsNode | undefined {
+    const name = path.join(".");
     const xe = /^xe:\/\/(.+)$/.exec(name);
-    const path = xe
-      ? this.xeRead(xe[1] as string, at, scope, "content")
-      : this.reference(name, at, scope);
-    if (path === undefined) return undefined;
-    const op = m[4]?.replace(/^(!|=)==$/, "$1=");
-    const test = op ? `${path} ${op} ${m[5] as string}` : path;
-    return m[1] ? `not (${test})` : test;
+    if (xe) return refOf(this.xeRead(xe[1] as string, at, scope, "content"));
+    const [head = "", ...rest] = path;
+    const named = this.named.get(head);
+    if (named?.loop && named.loop === scope.loop && !this.aliases.has(head)) {
+      const [key = "", ...more] = this.output(named, rest).split(".");
+      const list = refOf(["steps", named.id, "outputs", key].join("."));
+      return more.reduce<JsNode>((object, f) => ({ k: "get", object, key: { k: "lit", v: f } }), {
+        k: "get",
+        object: list,
+        key: { k: "ref", path: ["item_index"], offset: 0 },
+      });
+    }
+    const ref = this.reference(name, at, scope);
+    return ref === undefined ? undefined : refOf(ref);
   }
 
   /**
@@ -1120,11 +1253,14 @@ export class CatalystYamlConversion extends DialectConversion {
     if (named) {
       if (named.loop && named.loop !== loop)
         return ["steps", named.id, "outputs", this.output(named, rest)].join(".");
+      const [key = "", ...more] = this.output(named, rest).split(".");
+      // The same loop's step has run over every item already: its output lists them.
+      if (named.loop && more.length === 0) return `steps.${named.id}.outputs.${key}[item_index]`;
       if (named.loop) {
         this.report(
           "dialect-unmapped",
           at,
-          `'{{${name}}}' reads step '${head}' for the same item: v1 runs each loop step over every item before the next step, so one item's result is not there yet`,
+          `'{{${name}}}' reads a field of step '${head}' for the same item: v1 reads the item's entry of a loop step's output only as a whole`,
           "compute what you need in one step, or loop in a child playbook",
         );
         return undefined;
@@ -1242,7 +1378,7 @@ export class CatalystYamlConversion extends DialectConversion {
   private xeRead(file: string, at: PathSegment[], scope: Scope, output: string): string {
     const id = this.reserveId(`read-xe-${file.replace(/[^A-Za-z0-9]+/g, "-")}`.slice(0, 60));
     const args: Json = { path: `.xe/${file}`, extensions: XE_ENDINGS, missing_ok: true };
-    const branch = this.lastBranch();
+    const branch = this.lastBranch(scope);
     if (branch) args.ref = branch;
     const step: Json = {
       id,
@@ -1258,7 +1394,7 @@ export class CatalystYamlConversion extends DialectConversion {
         },
       ],
     };
-    if (scope.condition) step.if = scope.condition;
+    if (scope.condition) step.if = ifOf(scope.condition);
     this.origins.set(step, { at, fields: [] });
     this.steps.push(step);
     return `steps.${id}.outputs.${output}`;
@@ -1319,7 +1455,8 @@ export class CatalystYamlConversion extends DialectConversion {
    */
   private runBranch(here: PathSegment[]): string {
     const id = this.reserveId("run-branch");
-    const name = String(isObject(this.doc.value) ? (this.doc.value.name ?? "catalyst") : "catalyst")
+    const doc = isObject(this.doc.value) ? this.doc.value : {};
+    const name = String(doc.id ?? doc.name ?? "catalyst")
       .replace(/[^A-Za-z0-9._-]+/g, "-")
       .slice(0, 40);
     const step: Json = {
@@ -1341,8 +1478,14 @@ export class CatalystYamlConversion extends DialectConversion {
     return `{{ steps.${id}.outputs.name }}`;
   }
 
-  private lastBranch(): string | undefined {
-    const b = [...this.steps].reverse().find((s) => s.type === "branch");
+  /**
+   * The branch the run's work is on: the last branch step, or with `scope`, the last one sure
+   * to have run there (none under another condition: a skipped branch has no name).
+   */
+  private lastBranch(scope?: Scope): string | undefined {
+    const sure = (s: Json) =>
+      !scope || s.if === undefined || (scope.condition && s.if === ifOf(scope.condition));
+    const b = [...this.steps].reverse().find((s) => s.type === "branch" && sure(s));
     return b ? `{{ steps.${String(b.id)}.outputs.name }}` : undefined;
   }
 }
