@@ -3,7 +3,7 @@
 // js-yaml + ajv script on the same files and the published schema. Peak RSS is the process's own
 // (getrusage at exit, through a preloaded hook both sides get).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
