@@ -23,6 +23,7 @@ import {
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { RunDriver, beginRun } from "./driver.js";
 import { ApprovalGuard } from "./approval-guard.js";
+import { defaultBranchRefusal } from "./default-branch-guard.js";
 import { cancelStands } from "./cancel-guard.js";
 import { RecordingScheduler } from "../time.js";
 import type { Scheduler } from "../ports.js";
@@ -1412,8 +1413,10 @@ export class IssueController {
           },
         },
         effects: this.o.observe?.effect ? timed(this.o.port, this.o.observe) : this.o.port,
-        guard: async (_effect, run) => {
+        guard: async (effect, run) => {
           await this.o.fence?.confirm();
+          const onDefault = defaultBranchRefusal(effect, this.o.repo.default_branch);
+          if (onDefault) return onDefault;
           const cancelled = await this.cancelFact(run, loaded);
           if (cancelled) return cancelled;
           // Permissions are checked when a command arrives and again here, before each effect,
