@@ -144,7 +144,20 @@ function globMatch(p: string, s: string): boolean {
   return i === p.length;
 }
 
-type Content = Awaited<ReturnType<Octokit["rest"]["repos"]["getContent"]>>["data"];
+/** What a repository holds at a path, as GitHub's contents API describes it. */
+export type RepositoryContent =
+  | readonly { name: string; type: string }[]
+  | { type: string; size: number; sha: string; content?: string };
+
+/**
+ * Where the file tools read a repository: GitHub's contents API for the app, the local clone's
+ * git objects for a local run. Undefined when the repository has nothing at the path.
+ */
+export type ContentSource = (
+  path: string,
+  ref: string | undefined,
+  signal: AbortSignal,
+) => Promise<RepositoryContent | undefined>;
 
 /** A path's content, or undefined when the repository has nothing there. */
 async function contentOrMissing(
@@ -153,7 +166,7 @@ async function contentOrMissing(
   path: string,
   ref: string | undefined,
   signal: AbortSignal,
-): Promise<Content | undefined> {
+): Promise<RepositoryContent | undefined> {
   try {
     const { data } = await octokit.rest.repos.getContent({
       ...r,
@@ -211,6 +224,103 @@ export function reviewThreads(
     remainingCount: out.filter((t) => t.needs_reply).length,
   };
 }
+
+interface FileTool {
+  description: string;
+  inputSchema: Record<string, unknown>;
+  read(source: ContentSource, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+}
+
+/** A text file of the repository (tried with each ending), or a folder's entries. */
+async function readFile(
+  source: ContentSource,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const path = repositoryPath(args.path);
+  const ref = refArg(args.ref);
+  for (const ending of extensionsArg(args.extensions)) {
+    const data = await source(`${path}${ending}`, ref, signal);
+    if (data === undefined) continue;
+    const at = `${path}${ending}`;
+    if (isFolder(data))
+      return {
+        path: at,
+        type: "dir",
+        exists: true,
+        entries: data.slice(0, 200).map((e) => ({ name: e.name, type: e.type })),
+      };
+    if (data.type !== "file" || data.content === undefined)
+      return { path: at, type: data.type, exists: true };
+    if (data.size > MAX_FILE_BYTES)
+      throw new ToolError(
+        "TOOL-TOO-LARGE",
+        `${at} has ${data.size} bytes; file_read returns at most ${MAX_FILE_BYTES}`,
+      );
+    const content = Buffer.from(data.content, "base64").toString("utf8");
+    const file = { path: at, type: "file", exists: true, size: data.size, sha: data.sha };
+    return args.json === true ? { ...file, value: parseJson(at, content) } : { ...file, content };
+  }
+  if (args.missing_ok === true) return { path, type: "none", exists: false };
+  throw new ToolError("TOOL-NOT-FOUND", `${path} is not in the repository`);
+}
+
+function isFolder(data: RepositoryContent): data is readonly { name: string; type: string }[] {
+  return Array.isArray(data);
+}
+
+/** The names of a folder's files, optionally matching a pattern. */
+async function listFolder(
+  source: ContentSource,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const path = repositoryPath(args.path);
+  const ref = refArg(args.ref);
+  const match = globMatcher(args.pattern);
+  const data = await source(path, ref, signal);
+  if (data === undefined || !isFolder(data))
+    throw new ToolError("TOOL-NOT-FOUND", `${path} is not a folder of the repository`);
+  const names = data
+    .filter((e) => e.type === "file" && match(e.name))
+    .map((e) => e.name)
+    .sort()
+    .slice(0, 500);
+  return { path, names, count: names.length };
+}
+
+/** The tools that read the run's repository's files, whatever holds the repository. */
+export const FILE_TOOLS: Readonly<Record<"file_read" | "file_list", FileTool>> = {
+  file_read: {
+    description: `A text file of the run's repository (at most ${MAX_FILE_BYTES} bytes), or a folder's entries.`,
+    inputSchema: {
+      type: "object",
+      required: ["path"],
+      properties: {
+        ...PATH_AT_REF,
+        extensions: {
+          type: "array",
+          maxItems: 4,
+          items: { type: "string", pattern: "^(\\.[A-Za-z0-9]{1,10})?$" },
+          description: 'Endings tried in order after the path as written ("" for none).',
+        },
+        missing_ok: { type: "boolean", description: "A missing file is { exists: false }." },
+        json: { type: "boolean", description: "Parse the file as JSON into `value`." },
+      },
+    },
+    read: readFile,
+  },
+  file_list: {
+    description:
+      "The names of the files in a folder of the run's repository, optionally matching a pattern (* and ?).",
+    inputSchema: {
+      type: "object",
+      required: ["path"],
+      properties: { ...PATH_AT_REF, pattern: { type: "string", maxLength: 100 } },
+    },
+    read: listFolder,
+  },
+};
 
 const BUILT_INS: Record<string, BuiltIn> = {
   issue_get: {
@@ -305,76 +415,22 @@ const BUILT_INS: Record<string, BuiltIn> = {
     },
   },
   file_read: {
-    description: `A text file of the run's repository (at most ${MAX_FILE_BYTES} bytes), or a folder's entries.`,
-    inputSchema: {
-      type: "object",
-      required: ["path"],
-      properties: {
-        ...PATH_AT_REF,
-        extensions: {
-          type: "array",
-          maxItems: 4,
-          items: { type: "string", pattern: "^(\\.[A-Za-z0-9]{1,10})?$" },
-          description: 'Endings tried in order after the path as written ("" for none).',
-        },
-        missing_ok: { type: "boolean", description: "A missing file is { exists: false }." },
-        json: { type: "boolean", description: "Parse the file as JSON into `value`." },
-      },
-    },
-    run: async (octokit, r, args, signal) => {
-      const path = repositoryPath(args.path);
-      const ref = refArg(args.ref);
-      const endings = extensionsArg(args.extensions);
-      for (const ending of endings) {
-        const data = await contentOrMissing(octokit, r, `${path}${ending}`, ref, signal);
-        if (data === undefined) continue;
-        const at = `${path}${ending}`;
-        if (Array.isArray(data))
-          return {
-            path: at,
-            type: "dir",
-            exists: true,
-            entries: data.slice(0, 200).map((e) => ({ name: e.name, type: e.type })),
-          };
-        if (data.type !== "file" || !("content" in data))
-          return { path: at, type: data.type, exists: true };
-        if (data.size > MAX_FILE_BYTES)
-          throw new ToolError(
-            "TOOL-TOO-LARGE",
-            `${at} has ${data.size} bytes; file_read returns at most ${MAX_FILE_BYTES}`,
-          );
-        const content = Buffer.from(data.content, "base64").toString("utf8");
-        const file = { path: at, type: "file", exists: true, size: data.size, sha: data.sha };
-        return args.json === true
-          ? { ...file, value: parseJson(at, content) }
-          : { ...file, content };
-      }
-      if (args.missing_ok === true) return { path, type: "none", exists: false };
-      throw new ToolError("TOOL-NOT-FOUND", `${path} is not in the repository`);
-    },
+    ...FILE_TOOLS.file_read,
+    run: (octokit, r, args, signal) =>
+      FILE_TOOLS.file_read.read(
+        (path, ref, sig) => contentOrMissing(octokit, r, path, ref, sig),
+        args,
+        signal,
+      ),
   },
   file_list: {
-    description:
-      "The names of the files in a folder of the run's repository, optionally matching a pattern (* and ?).",
-    inputSchema: {
-      type: "object",
-      required: ["path"],
-      properties: { ...PATH_AT_REF, pattern: { type: "string", maxLength: 100 } },
-    },
-    run: async (octokit, r, args, signal) => {
-      const path = repositoryPath(args.path);
-      const ref = refArg(args.ref);
-      const match = globMatcher(args.pattern);
-      const data = await contentOrMissing(octokit, r, path, ref, signal);
-      if (!Array.isArray(data))
-        throw new ToolError("TOOL-NOT-FOUND", `${path} is not a folder of the repository`);
-      const names = data
-        .filter((e) => e.type === "file" && match(e.name))
-        .map((e) => e.name)
-        .sort()
-        .slice(0, 500);
-      return { path, names, count: names.length };
-    },
+    ...FILE_TOOLS.file_list,
+    run: (octokit, r, args, signal) =>
+      FILE_TOOLS.file_list.read(
+        (path, ref, sig) => contentOrMissing(octokit, r, path, ref, sig),
+        args,
+        signal,
+      ),
   },
   review_threads: {
     description:

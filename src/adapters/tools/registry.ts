@@ -144,7 +144,14 @@ export interface DeploymentTools {
    * tool, an HTTP tool, or a tool of a configured MCP server (its allowlist, when it has one).
    */
   has(name: string): boolean;
-  forRun(run?: { octokit: Octokit; repository: { owner: string; repo: string } }): ToolsPort;
+  /**
+   * The tools of one run: the GitHub tools on its repository when GitHub is reached, else
+   * `local` in their place (a local run's file tools reading its clone).
+   */
+  forRun(
+    run?: { octokit: Octokit; repository: { owner: string; repo: string } },
+    local?: ToolProvider,
+  ): ToolsPort;
   close(): Promise<void>;
 }
 
@@ -175,11 +182,17 @@ export function createDeploymentTools(
         server !== undefined && (server.tools === undefined || server.tools.includes(parsed.tool))
       );
     },
-    forRun: (run) =>
+    forRun: (run, local) =>
       createToolsPort(
         [
           ...shared,
-          ...(run && config.github !== false ? [githubTools(run.octokit, run.repository)] : []),
+          ...(config.github === false
+            ? []
+            : run
+              ? [githubTools(run.octokit, run.repository)]
+              : local
+                ? [local]
+                : []),
         ],
         { secrets, ...(config.timeout_ms ? { defaultDeadlineMs: config.timeout_ms } : {}) },
       ),

@@ -11,6 +11,7 @@ import { beginRun } from "../../runtime/run-service/driver.js";
 import { describeUnmet, unmetRequirements } from "../../core/engine/requirements.js";
 import { localHost } from "../../runtime/host.js";
 import { toolRunnerOf } from "../../runtime/tools.js";
+import { LOCAL_GITHUB_TOOLS, localRepositoryTools } from "../../adapters/tools/local-repository.js";
 import {
   loadDeploymentTools,
   ToolsConfigError,
@@ -213,7 +214,9 @@ export async function runCommand(
   const github = opts.dryRun ? undefined : await localGitHub(repo, process.env);
   const host = localHost(
     process.env,
-    (name) => tools.has(name) && (github !== undefined || !name.startsWith("github/")),
+    (name) =>
+      tools.has(name) &&
+      (github !== undefined || LOCAL_GITHUB_TOOLS.includes(name) || !name.startsWith("github/")),
   );
   const unmet = unmetRequirements(bundle, (id) => set.bundles.get(id), host);
   if (unmet.length > 0) {
@@ -325,7 +328,9 @@ function makeRunner(
     // The answer is printed as it arrives.
     aiMessage: aiConsole(io.out, rio.log),
     allowScripts,
-    ...(tools ? { tools: toolRunnerOf(tools.forRun(github?.repository)) } : {}),
+    ...(tools
+      ? { tools: toolRunnerOf(tools.forRun(github?.repository, localRepositoryTools(record.repo))) }
+      : {}),
   };
   if (github) options.github = github;
   const effects = new LocalEffects(options);
