@@ -61,6 +61,9 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
     await page.click("#new-file");
     await page.fill("#new-file", "broken.yml");
     await page.click("#new-playbook button[type=submit]");
+    // A new playbook starts clean: nothing to fix before the first edit.
+    await expect.poll(() => page.textContent("#check-summary")).toBe("No problems.");
+    expect(await page.inputValue("#editor")).toContain("id: broken\n");
     await page.fill("#editor", BROKEN);
     const error = page.locator("#diagnostics li.error", { hasText: "nowhere" });
     await error.waitFor();

@@ -161,6 +161,27 @@ function currentStepFor(text) {
   return run?.current;
 }
 
+/** A new playbook that validates with no finding: every step named, as people read it. */
+function starterPlaybook(id) {
+  return [
+    "apiVersion: playbook-bot/v1",
+    `id: ${id}`,
+    `name: ${id}`,
+    "on:",
+    `  labels: [${id}]`,
+    "steps:",
+    "  - id: look",
+    "    type: investigate",
+    "    name: Find the cause",
+    "    expected_findings: [cause]",
+    "  - id: done",
+    "    type: end",
+    "    name: Done",
+    "    status: success",
+    "",
+  ].join("\n");
+}
+
 async function check() {
   if (!state.open) return;
   const text = $("#editor").value;
@@ -415,7 +436,7 @@ function wire() {
     openPlaybook({
       file,
       tier: "repository",
-      source: `apiVersion: playbook-bot/v1\nid: ${id}\nname: ${id}\non:\n  labels: [${id}]\nsteps:\n  - id: look\n    type: investigate\n    expected_findings: [cause]\n  - id: done\n    type: end\n    status: success\n`,
+      source: starterPlaybook(id),
     });
   });
   $("#add-person").addEventListener("submit", async (e) => {
