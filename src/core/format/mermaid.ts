@@ -79,7 +79,8 @@ function shape(s: GraphStep, ids: NodeIds): string {
   const node = stepKind(s.step.type)?.diagramNode ?? { open: '["', close: '"]' };
   const caption = node.caption ? node.caption(s.step) : undefined;
   const words = caption === undefined ? kind : caption?.map(label).join(" ");
-  const under = words === undefined ? "" : `<br/>${words}`;
+  // A step named as its kind (`id: branch`, `type: branch`) says it once, not "branch / branch".
+  const under = words === undefined || words === text ? "" : `<br/>${words}`;
   return `${id}${node.open}${text}${under}${node.close}`;
 }
 

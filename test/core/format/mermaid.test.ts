@@ -280,3 +280,25 @@ describe("renderMermaid node ids", () => {
     expect(hostile).not.toMatch(/%%|`|\{/);
   });
 });
+
+describe("renderMermaid of a step named as its kind", () => {
+  it("says the kind once, not twice", () => {
+    const chart = renderMermaid(
+      playbookOf(yaml`
+        apiVersion: playbook-bot/v1
+        id: t
+        steps:
+          - id: comment
+            type: comment
+            body: hi
+          - id: note
+            type: comment
+            body: hi
+          - id: done
+            type: end
+      `),
+    );
+    expect(chart).toContain('s_comment["comment"]');
+    expect(chart).toContain('s_note["note<br/>comment"]');
+  });
+});

@@ -128,7 +128,12 @@ describe("the playground's page and API refuse what its page would not send", ()
       ["no token", { ...own(), ...json }, 403, /missing/],
       [
         "wrong token",
-        { ...own(), [TOKEN_HEADER]: `${token.slice(0, -1)}A`, ...json },
+        // Another last character: one that is never the token's own.
+        {
+          ...own(),
+          [TOKEN_HEADER]: `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`,
+          ...json,
+        },
         403,
         /wrong/,
       ],
