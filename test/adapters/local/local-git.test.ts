@@ -81,7 +81,6 @@ describe("LocalGit", () => {
         GIT_AUTHOR_EMAIL: "playbook-bot@localhost",
         GIT_COMMITTER_EMAIL: "playbook-bot@localhost",
       });
-      git(repo, "branch", "work");
       const r = await gitCommit(
         new LocalGit(repo),
         commitEffect("k/1", { branch: "work", message: "m", files: [{ path: "a", content: "" }] }),
