@@ -40,6 +40,7 @@ interface PackageJson {
   exports?: Record<string, string | Record<string, string>>;
   engines?: Record<string, string>;
   dependencies?: Record<string, string>;
+  overrides?: Record<string, unknown>;
 }
 
 interface LockEntry {
@@ -178,6 +179,8 @@ beforeAll(() => {
       private: true,
       type: "module",
       dependencies: { [pkg.name]: spec },
+      // What the README asks of a project on Node 20 (npm applies overrides at the root only).
+      overrides: pkg.overrides,
     }),
   );
   writeFileSync(join(consumer, "package-lock.json"), JSON.stringify(consumerLock(spec)));
@@ -250,7 +253,9 @@ describe("the packed tarball", () => {
       "dist/entries/playground/page/vendor/purify.min.js",
     ]);
     const vendored = vendor.reduce((n, f) => n + f.size, 0);
-    expect(packed.unpackedSize - vendored).toBeLessThan(4_000_000);
+    // The modules the library, the server and the language server import, and the CLI's bundle
+    // (dist/cli/, about 1.9 MB: a command starts from a few files instead of ~290 modules).
+    expect(packed.unpackedSize - vendored).toBeLessThan(6_000_000);
     // The bundle packs to about a third of its size.
     expect(packed.size).toBeLessThan(1_000_000 + vendored / 2);
   });
@@ -266,7 +271,8 @@ describe("the packed tarball", () => {
     ];
     expect(targets.length).toBeGreaterThan(4);
     for (const target of targets) expect(paths).toContain(target?.replace(/^\.\//, ""));
-    expect(pkg.engines?.node).toMatch(/^>=20(\.|$)/);
+    // Node 20, 22 and 24 (test/package/engines.test.ts checks what each line's lowest needs).
+    expect(pkg.engines?.node).toMatch(/^\^20\.\d+\.\d+ \|\| \^22\.\d+\.\d+ \|\| >=24$/);
   });
 });
 
