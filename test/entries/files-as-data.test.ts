@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
@@ -222,6 +222,26 @@ describe("the language server's folder sets", () => {
   });
 });
 
+/**
+ * Ends the language server as an editor does (`shutdown`, then `exit`) and waits for it to go, so
+ * no answer of the client is written to a pipe already closed; killed if it does not go.
+ */
+async function closeServer(client: TestClient, proc: ChildProcess): Promise<void> {
+  const gone = new Promise<void>((done) =>
+    proc.exitCode !== null || proc.signalCode !== null ? done() : proc.once("exit", () => done()),
+  );
+  const timer = setTimeout(() => proc.kill(), 5_000);
+  try {
+    await client.connection.sendRequest("shutdown");
+    await client.connection.sendNotification("exit");
+  } catch {
+    proc.kill();
+  }
+  await gone;
+  clearTimeout(timer);
+  client.connection.dispose();
+}
+
 describe("the language server over stdio, as an editor starts it", () => {
   it("publishes file-refused on each refused file of the set and stays up", async () => {
     const repo = checkout();
@@ -229,11 +249,11 @@ describe("the language server over stdio, as an editor starts it", () => {
       cwd: repo,
       stdio: ["pipe", "pipe", "pipe"],
     });
+    const client = new TestClient(
+      new StreamMessageReader(proc.stdout),
+      new StreamMessageWriter(proc.stdin),
+    );
     try {
-      const client = new TestClient(
-        new StreamMessageReader(proc.stdout),
-        new StreamMessageWriter(proc.stdin),
-      );
       await client.connection.sendRequest("initialize", {
         processId: process.pid,
         rootUri: pathToFileURL(repo).href,
@@ -252,7 +272,7 @@ describe("the language server over stdio, as an editor starts it", () => {
       expect(proc.exitCode).toBeNull();
       expect(JSON.stringify([...client.diagnostics.values()])).not.toContain(SECRET);
     } finally {
-      proc.kill();
+      await closeServer(client, proc);
     }
   }, 30_000);
 });
@@ -337,11 +357,11 @@ describe("the language server over stdio, with the playbook folder's parent a li
       cwd: repo,
       stdio: ["pipe", "pipe", "pipe"],
     });
+    const client = new TestClient(
+      new StreamMessageReader(proc.stdout),
+      new StreamMessageWriter(proc.stdin),
+    );
     try {
-      const client = new TestClient(
-        new StreamMessageReader(proc.stdout),
-        new StreamMessageWriter(proc.stdin),
-      );
       await client.connection.sendRequest("initialize", {
         processId: process.pid,
         rootUri: pathToFileURL(repo).href,
@@ -364,7 +384,7 @@ describe("the language server over stdio, with the playbook folder's parent a li
       expect(proc.exitCode).toBeNull();
       expect(JSON.stringify([...client.diagnostics.values()])).not.toContain(SECRET);
     } finally {
-      proc.kill();
+      await closeServer(client, proc);
     }
   }, 30_000);
 });

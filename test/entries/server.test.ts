@@ -516,6 +516,13 @@ describe("npm start when GitHub stops answering", () => {
       () => github.fake.statusComments(issue).length === 1,
       45_000,
     );
+    // Its work done (not only its first comment), a SIGTERM stops the app with nothing unfinished.
+    await until(
+      "down-1 counted as handled",
+      async () =>
+        (await server.metric('playbook_bot_events_handled_total{event="issues.labeled"}')) === 1,
+      45_000,
+    );
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
   }, 150_000);
