@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { SarifOptions, SarifRoot } from "../../core/format/report/sarif.js";
+import { ownPackage } from "./own-package.js";
 
 /** How the repository root was found: what README's SARIF section promises, in this order. */
 export type RootSource = "git" | "GITHUB_WORKSPACE" | "working directory";
@@ -85,25 +86,12 @@ export function repositoryUrlOf(repository: unknown): string | undefined {
 
 /** This package's version, home page and repository (from its package.json), for SARIF's tool. */
 export function toolInfo(): Omit<SarifOptions, "root"> {
-  // This module sits at different depths in src/, dist/ and the Action's bundle: the package is
-  // the nearest package.json above it that names playbook-bot.
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let up = 0; up < 6; up++, dir = dirname(dir)) {
-    const file = join(dir, "package.json");
-    if (!existsSync(file)) continue;
-    const pkg = JSON.parse(readFileSync(file, "utf8")) as {
-      name?: string;
-      version?: string;
-      homepage?: string;
-      repository?: unknown;
-    };
-    if (pkg.name !== "playbook-bot") continue;
-    const repositoryUrl = repositoryUrlOf(pkg.repository);
-    return {
-      version: pkg.version ?? "0.0.0",
-      ...(repositoryUrl ? { repositoryUrl } : {}),
-      ...(pkg.homepage ? { homepage: pkg.homepage } : {}),
-    };
-  }
-  return { version: "0.0.0" };
+  const pkg = ownPackage();
+  if (!pkg) return { version: "0.0.0" };
+  const repositoryUrl = repositoryUrlOf(pkg.repository);
+  return {
+    version: pkg.version ?? "0.0.0",
+    ...(repositoryUrl ? { repositoryUrl } : {}),
+    ...(pkg.homepage ? { homepage: pkg.homepage } : {}),
+  };
 }

@@ -1,6 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { ownPackage } from "../../adapters/local/own-package.js";
 import type { CommandIo } from "./run-command.js";
 import { colours, colourWanted, reportStyle, type Colours } from "./colour.js";
 import type { TextStyle } from "../../core/format/report/text.js";
@@ -131,21 +129,9 @@ export function issueNumber(value: string): number {
   return Number(value);
 }
 
-/**
- * The package's version, from its `package.json`: the nearest one up from this module that is
- * this package's, wherever the build put the module (`dist/entries/cli/`, or the bundle in
- * `dist/cli/`).
- */
+/** The package's version, from its `package.json`, wherever the build put this module. */
 export function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const file = join(dir, "package.json");
-    if (existsSync(file)) {
-      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version: string };
-      if (pkg.name === "playbook-bot") return pkg.version;
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error("the playbook-bot package.json was not found");
-    dir = up;
-  }
+  const version = ownPackage()?.version;
+  if (version === undefined) throw new Error("the playbook-bot package.json was not found");
+  return version;
 }

@@ -8,7 +8,7 @@ afterEach(() => nock.cleanAll());
 
 async function traceOffline(error: Error & { code: string }) {
   let requests = 0;
-  const scope = nock("https://api.github.com")
+  nock("https://api.github.com")
     .get("/repos/octo/repo")
     .times(5)
     .replyWithError(error)
@@ -20,7 +20,6 @@ async function traceOffline(error: Error & { code: string }) {
     { out: () => undefined, err: (t) => void (err += t), cwd: process.cwd() },
     { GITHUB_TOKEN: "ghs_test" },
   );
-  scope.persist(false);
   return { code, err, requests };
 }
 

@@ -15,7 +15,7 @@ import {
   type KnownPlaybook,
   type ValidateOptions,
 } from "../../../core/rules/validate.js";
-import { EXIT, textStyle, UsageError, type CliContext } from "../cli-io.js";
+import { EXIT, readProcessStdin, textStyle, UsageError, type CliContext } from "../cli-io.js";
 import { onDisk, resolvePlaybookFiles } from "../playbook-files.js";
 
 export interface ValidateFlags {
@@ -42,7 +42,7 @@ async function validateStdin(
   check: Check,
 ): Promise<FileReport[]> {
   const { io } = ctx;
-  const read = io.readStdin ?? (await import("../cli-io.js")).readProcessStdin;
+  const read = io.readStdin ?? readProcessStdin;
   const source = await read(STDIN_MAX);
   const abs = resolve(io.cwd, name ?? "<stdin>");
   const file = name === undefined ? "<stdin>" : relative(io.cwd, abs) || name;
