@@ -222,6 +222,30 @@ describe("the language server's folder sets", () => {
   });
 });
 
+/** The built CLI's language server over stdio in `repo`, as an editor starts it. */
+function startLanguageServer(repo: string): { proc: ChildProcess; client: TestClient } {
+  const proc = spawn(process.execPath, [BIN, "lsp", "--stdio"], {
+    cwd: repo,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const client = new TestClient(
+    new StreamMessageReader(proc.stdout!),
+    new StreamMessageWriter(proc.stdin!),
+  );
+  return { proc, client };
+}
+
+/** The editor's first two messages, with the workspace at `repo`. */
+async function initialize(client: TestClient, repo: string): Promise<void> {
+  await client.connection.sendRequest("initialize", {
+    processId: process.pid,
+    rootUri: pathToFileURL(repo).href,
+    capabilities: {},
+    initializationOptions: { debounceMs: 20 },
+  });
+  await client.connection.sendNotification("initialized", {});
+}
+
 /**
  * Ends the language server as an editor does (`shutdown`, then `exit`) and waits for it to go, so
  * no answer of the client is written to a pipe already closed; killed if it does not go.
@@ -245,22 +269,9 @@ async function closeServer(client: TestClient, proc: ChildProcess): Promise<void
 describe("the language server over stdio, as an editor starts it", () => {
   it("publishes file-refused on each refused file of the set and stays up", async () => {
     const repo = checkout();
-    const proc = spawn(process.execPath, [BIN, "lsp", "--stdio"], {
-      cwd: repo,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const client = new TestClient(
-      new StreamMessageReader(proc.stdout),
-      new StreamMessageWriter(proc.stdin),
-    );
+    const { proc, client } = startLanguageServer(repo);
     try {
-      await client.connection.sendRequest("initialize", {
-        processId: process.pid,
-        rootUri: pathToFileURL(repo).href,
-        capabilities: {},
-        initializationOptions: { debounceMs: 20 },
-      });
-      await client.connection.sendNotification("initialized", {});
+      await initialize(client, repo);
       const dir = join(repo, ".github/playbooks");
       client.open(pathToFileURL(join(dir, "fine.yaml")).href, PLAYBOOK);
       for (const name of HOSTILE) {
@@ -353,22 +364,9 @@ describe("the language server over stdio, with the playbook folder's parent a li
     );
     symlinkSync(join(base, "outside"), join(repo, ".github"));
     writeFileSync(join(repo, "playbooks", "fine.yaml"), PLAYBOOK);
-    const proc = spawn(process.execPath, [BIN, "lsp", "--stdio"], {
-      cwd: repo,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const client = new TestClient(
-      new StreamMessageReader(proc.stdout),
-      new StreamMessageWriter(proc.stdin),
-    );
+    const { proc, client } = startLanguageServer(repo);
     try {
-      await client.connection.sendRequest("initialize", {
-        processId: process.pid,
-        rootUri: pathToFileURL(repo).href,
-        capabilities: {},
-        initializationOptions: { debounceMs: 20 },
-      });
-      await client.connection.sendNotification("initialized", {});
+      await initialize(client, repo);
       // An editor opening the repository's playbook: the set around it is read from disk.
       const fine = pathToFileURL(join(repo, "playbooks", "fine.yaml")).href;
       client.open(fine, PLAYBOOK);
