@@ -35,6 +35,18 @@ describe("install-app.md", () => {
   });
 });
 
+describe("action.md", () => {
+  it("names every input and output action.yml declares", () => {
+    const action = load(read("action.yml")) as {
+      inputs: Record<string, unknown>;
+      outputs: Record<string, unknown>;
+    };
+    const names = [...Object.keys(action.inputs), ...Object.keys(action.outputs)];
+    expect(names).toEqual(expect.arrayContaining(["paths", "mode", "errors"]));
+    expect(missingFrom("docs/action.md", names)).toEqual([]);
+  });
+});
+
 /** The sections of a commander help text: "Options:" → its lines. */
 function helpSection(help: string, title: string): string[] {
   const lines = help.split("\n");
