@@ -229,6 +229,20 @@ describe("the README and docs/*.md", () => {
     expect(relativeLinks(read("README.md"))).toContain("docs/images/status-comment.png");
   });
 
+  it("name as code only repository paths that exist", () => {
+    const named = PAGES.flatMap((page) =>
+      [
+        ...read(page).matchAll(
+          /`((?:src|test|bench|scripts|examples|schema|playbooks)\/[\w./-]+)`/g,
+        ),
+      ]
+        .map((m) => m[1]!)
+        .filter((path) => !existsSync(join(ROOT, path)))
+        .map((path) => `${page}: ${path}`),
+    );
+    expect(named).toEqual([]);
+  });
+
   it("judge links by GitHub's anchors", () => {
     expect(slugOf("Settings and `.env`")).toBe("settings-and-env");
     expect(slugOf("The bot in a workflow (`mode: bot`)")).toBe("the-bot-in-a-workflow-mode-bot");
