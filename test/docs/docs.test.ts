@@ -2,6 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { load } from "js-yaml";
 import { describe, expect, it } from "vitest";
+import { AppMetrics } from "../../src/adapters/metrics/metrics.js";
+import { COMMANDS } from "../../src/core/engine/commands.js";
 import { cliIn } from "../helpers/cli.js";
 
 // The user's guide (README.md and docs/*.md) checked against what it documents: the app's
@@ -130,6 +132,23 @@ describe("running.md", () => {
       expect(names).toContain(known);
     expect(names).not.toContain("GIT_AUTHOR_NAME"); // written for git, not read
     expect(missingFrom("docs/running.md", names)).toEqual([]);
+  });
+});
+
+describe("running.md and commands.md", () => {
+  it("list every metric the app exposes", async () => {
+    const metrics = (await new AppMetrics().registry.getMetricsAsJSON()).map((m) => m.name);
+    expect(metrics).toContain("playbook_bot_runs_total");
+    expect(missingFrom("docs/running.md", metrics)).toEqual([]);
+  });
+
+  it("name every command people may write on an issue", () => {
+    expect(
+      missingFrom(
+        "docs/commands.md",
+        COMMANDS.map((c) => `/${c}`),
+      ),
+    ).toEqual([]);
   });
 });
 
