@@ -141,6 +141,12 @@ describe("Catalyst values in a sed program where they cannot be escaped: refused
     ["a variable in the program", 'new={{v}}\nsed -i "s/x/$new/e" f', "touch pwned"],
     ["a command's output in the program", 'sed -i "s/x/$(echo {{v}})/e" f', "touch pwned"],
     ["a positional parameter", 'f() { sed -i "s/x/$1/e" f; }\nf {{v}}', "touch pwned"],
+    [
+      "a loop over positional parameters",
+      'set -- {{v}}\nfor a; do sed -i "s/x/$a/e" f; done',
+      "touch pwned",
+    ],
+    ["a variable read from input", 'read -r a <<< "{{v}}"\nsed -i "s/x/$a/e" f', "touch pwned"],
     ["a program read after an expansion", 'sed -i "s/$HOME/y/;s/x/{{v}}/e" f', "touch pwned"],
     ["sed -f - (standard input)", "sed -f - f <<EOF\ns/x/{{v}}/e\nEOF", "touch pwned"],
   ])("%s: the step stops before anything runs", (_where, script, v) => {
@@ -292,5 +298,66 @@ describe("Programs that run text as code, with options before the code", () => {
     "sed -n 's/x/y/p' f; echo {{s}}",
   ])("a script file's own -c or -e is its argument: %s", (script) => {
     expect(shellText(script, "bash").text).not.toContain("must be a plain number");
+  });
+});
+
+describe("How a value in a program's arguments is read", () => {
+  /** escaped, refused (a plain number only), option (no leading -), or word (untouched). */
+  function outcome(script: string): string {
+    const { text } = shellText(script, "bash");
+    if (text.includes("must be a plain number")) return "refused";
+    if (text.includes("CATALYST_ESC_")) return "escaped";
+    if (text.includes("would read it as an option")) return "option";
+    return "word";
+  }
+
+  it.each([
+    ["sed -n '1,/{{v}}/p' f", "escaped"],
+    ["sed -n '0,\\,{{v}},Ip' f", "escaped"],
+    ["sed -n '$!{/a/d;=;l 5;q3};s/x/{{v}}/' f", "escaped"],
+    ["sed -n '/a/,+2{s/x/{{v}}/p}' f", "escaped"],
+    ["sed -e ':a' -e 'N;$!ba' -e 's/x/{{v}}/' f", "escaped"],
+    ["sed 's/x/y/w out\ns/a/{{v}}/' f", "escaped"],
+    ["sed -s -z -u --posix -l 5 --line-length=5 -n 's/x/{{v}}/' f 2>/dev/null", "escaped"],
+    ["sed -ne 's/x/y/; s/a/{{v}}/p' f", "escaped"],
+    ["sed -es/x/{{v}}/ f", "escaped"],
+    ["sed --expression 's/x/{{v}}/' f", "escaped"],
+    ["sed 's/x/{{v}}/' < f > g", "escaped"],
+    ["sed 's/x/{{v}}/' <<< x", "escaped"],
+    ["sed 's/[[:alpha:]]/{{v}}/' f", "escaped"],
+    ["sed 's/[^]/]/{{v}}/' f", "refused"],
+    ["sed 's/[[:alpha:]{{v}}]/y/' f", "refused"],
+    ["sed 's/x/y/;# {{v}}' f", "refused"],
+    ["sed 'r {{v}}' f", "refused"],
+    ["sed 'b {{v}}' f", "refused"],
+    ["sed 'K{{v}}' f", "refused"],
+    ["sed 'a\\\\{{v}}' f", "refused"],
+    ["sed \"s/x/$'\\t'{{v}}/\" f", "refused"],
+    ["sed $'s/x/{{v}}/' f", "refused"],
+    ['sed "s/x/`echo a`{{v}}/" f', "refused"],
+    ["sed -e{{v}} f", "refused"],
+    ["sed {{v}} f", "refused"],
+    ["sed -f prog {{v}}", "option"],
+    ["sed -f prog -- {{v}}", "word"],
+    ["sed -i{{v}} 's/x/y/' f", "word"],
+    ["sed 's/x/y/' f > {{v}}", "word"],
+    ["echo {{v}} | sed 's/x/y/'", "word"],
+    ['echo "sed {{v}}"', "word"],
+    ["x=`sed 's/x/{{v}}/' f`", "escaped"],
+    ["jq -r '.a # c\n| \"\\(.b) {{v}}\"' f", "escaped"],
+    ['jq -r "$filter{{v}}" f', "refused"],
+    ["jq -r '\"\\({{v}})\"' f", "refused"],
+    ["jq -f prog.jq {{v}}", "option"],
+    ["jq -f prog.jq -- {{v}}", "word"],
+    ["jq --argjson n 1 --slurpfile s f -L lib --indent 2 -n '\"{{v}}\"'", "escaped"],
+    ['jq -n \'"a\\\\" + "{{v}}"\'', "escaped"],
+    ["git -C repo -c core.editor={{v}} commit", "refused"],
+    ["git -c color.ui={{v}} log", "word"],
+    ["git config --global user.email {{v}}", "word"],
+    ["git commit -m {{v}}", "word"],
+    ["export EDITOR={{v}}", "refused"],
+    ["LABEL={{v}} git log", "word"],
+  ])("%s: %s", (script, expected) => {
+    expect(outcome(script)).toBe(expected);
   });
 });
