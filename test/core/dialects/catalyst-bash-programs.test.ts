@@ -149,6 +149,9 @@ describe("Catalyst values in a sed program where they cannot be escaped: refused
     ["a variable read from input", 'read -r a <<< "{{v}}"\nsed -i "s/x/$a/e" f', "touch pwned"],
     ["a program read after an expansion", 'sed -i "s/$HOME/y/;s/x/{{v}}/e" f', "touch pwned"],
     ["sed -f - (standard input)", "sed -f - f <<EOF\ns/x/{{v}}/e\nEOF", "touch pwned"],
+    ["sed -f <( )", 'sed -i -f <(echo "s/x/{{v}}/e") f', "touch pwned"],
+    ["sed --file=/dev/stdin", 'echo "s/x/{{v}}/e" | sed -i --file=/dev/stdin f', "touch pwned"],
+    ["xargs -I into sed", 'echo "{{v}}" | xargs -I{} sed -i "s/x/{}/e" f', "touch pwned"],
   ])("%s: the step stops before anything runs", (_where, script, v) => {
     const r = run(script, { v });
     expect(r.code, r.err).toBe(2);

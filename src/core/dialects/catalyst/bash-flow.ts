@@ -107,7 +107,8 @@ const INTERPRETERS = "python[0-9.]*|perl|ruby|node|nodejs|php|deno|bun|lua|Rscri
  * awk program, an alias's text, completion word lists (`compgen -W` expands them), a quoted
  * array assignment to `declare` (`declare -a a="($x)"` parses the value again), `env -S` (one
  * word split into a command line), GNU `parallel`, `flock -c` and `script -c` (a shell's command
- * line), and sed reading its program from standard input.
+ * line), sed reading its program from standard input or a `<( )`, and `xargs -I` putting its
+ * input into sed's or jq's arguments (see `program-places.ts` for values written into them).
  */
 const RUNS_CODE: [RegExp, string][] = [
   [
@@ -145,8 +146,12 @@ const RUNS_CODE: [RegExp, string][] = [
     "flock -c or script -c",
   ],
   [
-    /(?:^|[\s;&|({`/])g?sed(?=[ \t])[^\n;&|]*?(?:[ \t]-[a-zA-Z]*f[ \t]*(?:-|\/dev\/stdin)|[ \t]--file=(?:-|\/dev\/stdin))(?=[\s;&|<>]|$)/,
+    /(?:^|[\s;&|({`/])g?sed(?=[ \t])[^\n;&|]*?(?:[ \t]-[a-zA-Z]*f[ \t]*|[ \t]--file[ \t=])(?:-(?=[\s;&|<>]|$)|\/dev\/(?:stdin|fd\/)|<\()/,
     "sed reading its program from standard input",
+  ],
+  [
+    /(?:^|[\s;&|({`/])xargs(?=[ \t])[^\n;&|]*?[ \t](?:-[a-zA-Z]*[Ii]|--replace)[^\n;&|]*?[ \t]\/?(?:[\w./-]*\/)?(?:g?sed|jq)[ \t]/,
+    "xargs putting its input into sed's or jq's arguments",
   ],
 ];
 
