@@ -32,6 +32,8 @@ export function commandWords(src: WordSource, from: number): CommandWord[] {
 class WordReader {
   private words: CommandWord[] = [];
   private pieces: Piece[] = [];
+  /** Whether a word has begun (an empty quoted word, `""`, is a word with no pieces yet). */
+  private started = false;
   private start = 0;
   private quote: "" | '"' | "'" = "";
   private redirect = false;
@@ -67,11 +69,11 @@ class WordReader {
     if (c === "\\") return t[i + 1] === "\n" ? i + 2 : this.char(t[i + 1] ?? "", i, 2);
     if (c === "'" || c === '"') {
       this.quote = c;
-      if (!this.pieces.length) this.start = i;
-      this.pieces.push({ text: "" });
+      if (!this.started) this.start = i;
+      this.started = true;
       return i + 1;
     }
-    if (ENDS.has(c) || (c === "#" && !this.pieces.length)) return undefined;
+    if (ENDS.has(c) || (c === "#" && !this.started)) return undefined;
     if (c === " " || c === "\t") {
       this.endWord(i);
       return i + 1;
@@ -94,7 +96,8 @@ class WordReader {
   }
 
   private add(piece: Piece, at: number, next: number): number {
-    if (!this.pieces.length) this.start = at;
+    if (!this.started) this.start = at;
+    this.started = true;
     const last = this.pieces[this.pieces.length - 1];
     if ("text" in piece && last && "text" in last) last.text += piece.text;
     else this.pieces.push(piece);
@@ -120,7 +123,10 @@ class WordReader {
   /** `>`, `>>`, `2>`, `<`, `&>`, `<<<`: the operator and the word after it are not arguments. */
   private redirection(i: number): number {
     const t = this.src.text;
-    if (/^[0-9]+$/.test(this.pieceText())) this.pieces = [];
+    if (/^[0-9]+$/.test(this.pieceText())) {
+      this.pieces = [];
+      this.started = false;
+    }
     this.endWord(i);
     let j = i;
     while (/[<>&]/.test(t[j] ?? "")) j++;
@@ -134,10 +140,12 @@ class WordReader {
   }
 
   private endWord(_at: number): void {
-    if (this.quote || !this.pieces.length) return;
-    if (!this.redirect) this.words.push({ pieces: this.pieces, start: this.start });
+    if (this.quote || !this.started) return;
+    const pieces = this.pieces.length ? this.pieces : [{ text: "" }];
+    if (!this.redirect) this.words.push({ pieces, start: this.start });
     this.redirect = false;
     this.pieces = [];
+    this.started = false;
   }
 }
 

@@ -13,6 +13,7 @@ import {
   lead,
   leadingOperands,
   sedPlaces,
+  startsUnknown,
   type Place,
   type ProgramPlaces,
 } from "./sed-script.js";
@@ -62,6 +63,7 @@ function jqPlaces(words: CommandWord[]): ProgramPlaces {
   const places = new Map<number, Place>();
   const opaque: Range[] = [];
   const operands: CommandWord[] = [];
+  const filters: CommandWord[] = [];
   let fromFile = false;
   for (let k = 0, options = true; k < words.length; k++) {
     const w = words[k]!;
@@ -70,10 +72,12 @@ function jqPlaces(words: CommandWord[]): ProgramPlaces {
     else if (options && text.startsWith("-") && text.length > 1) {
       fromFile ||= text === "-f" || text === "--from-file";
       k += JQ_ARGUMENTS[text] ?? 0;
-    } else operands.push(w);
+    } else if (options && k > 0 && startsUnknown(words[k - 1]!)) filters.push(w);
+    else operands.push(w);
   }
-  const filter = fromFile ? undefined : operands.shift();
-  if (filter) new JqFilter(filter, places, opaque).read();
+  // After a word known only at run time (`$opts`), the next word may be the filter.
+  if (!fromFile && operands.length) filters.unshift(operands.shift()!);
+  for (const filter of filters) new JqFilter(filter, places, opaque).read();
   leadingOperands(operands, words, places);
   return { places, opaque };
 }

@@ -34,6 +34,12 @@ export function lead(w: CommandWord): string {
   return head && "text" in head ? head.text : "";
 }
 
+/** Whether the word starts with text known only at run time (`$x`, `$(…)`): it may be an option. */
+export function startsUnknown(w: CommandWord): boolean {
+  const head = w.pieces[0];
+  return head !== undefined && "opaque" in head;
+}
+
 /** Whether the word is all literal text equal to `text`. */
 export function isWord(w: CommandWord, text: string): boolean {
   return w.pieces.length === 1 && lead(w) === text;
@@ -92,7 +98,9 @@ function sedArguments(words: CommandWord[]) {
     if (options && isWord(w, "--")) options = false;
     const option = options && !isWord(w, "--") ? sedOption(lead(w)) : undefined;
     if (!option) {
-      if (!isWord(w, "--")) operands.push(w);
+      // After a word known only at run time (`$opts`: maybe `-n`, maybe `-e`), the next may be the program.
+      if (options && k > 0 && startsUnknown(words[k - 1]!)) programs.push(w);
+      else if (!isWord(w, "--")) operands.push(w);
       continue;
     }
     ere ||= option.ere;
