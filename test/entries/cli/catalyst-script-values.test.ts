@@ -252,6 +252,25 @@ describe("Catalyst values inside a program's own code (run with --allow-scripts)
       (p) => `'); import os; os.system('touch ${p}'); print('`,
       "an interpreter's inline program",
     ],
+    [
+      "env -S",
+      (to) => `env -S 'sh -c "echo {{v}}"' > ${to}`,
+      (p) => `$(touch ${p})`,
+      "the script uses a shell's -c or -s, which runs text as code",
+    ],
+    [
+      "xargs -I into sed",
+      (to) => `printf 'x\\n' > f\necho "{{v}}" | xargs -I{} sed -n "s|x|{}|" f > ${to}`,
+      (p) => `touch ${p}|e;#`,
+      "xargs putting its input into sed's or jq's arguments",
+    ],
+    [
+      "GIT_EXTERNAL_DIFF",
+      (to) =>
+        `echo a > a; echo b > b\nGIT_EXTERNAL_DIFF={{v}} git diff --no-index a b > ${to} || true`,
+      (p) => `touch ${p};:`,
+      "it is assigned to GIT_EXTERNAL_DIFF, whose value a program runs",
+    ],
   ];
   it.each(refused)("%s: the step stops before anything runs", async (_name, code, value, why) => {
     const hostile = await runCatalyst(code, (pwned) => ({ v: value(pwned) }));
@@ -261,5 +280,17 @@ describe("Catalyst values inside a program's own code (run with --allow-scripts)
     expect(hostile.out).toContain("the value of v ($CATALYST_1) must be a plain number");
     expect(hostile.out).toContain(why);
     expect(hostile.printed).toBe("");
+  });
+
+  it("a value that starts sed's file operand with - is refused: sed reads options after operands", async () => {
+    const code = (to: string) => `printf 'x\\n' > f\nsed -n "s/x/y/p" {{v}} > ${to}`;
+    const hostile = await runCatalyst(code, (pwned) => ({ v: `--expression=1e touch ${pwned}` }));
+    expect(existsSync(hostile.pwned), hostile.out).toBe(false);
+    expect(hostile.code).not.toBe(0);
+    expect(hostile.out).toContain('starts with "-", and sed would read it as an option');
+
+    const plain = await runCatalyst(code, () => ({ v: "f" }));
+    expect(plain.code, plain.out).toBe(0);
+    expect(plain.printed).toBe("y\n");
   });
 });
