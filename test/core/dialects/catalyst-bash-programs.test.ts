@@ -298,6 +298,8 @@ describe("Programs that run text as code, with options before the code", () => {
     "python3 ./tool.py -c {{s}} || true",
     "bash ./deploy.sh -c {{s}} || true",
     "node build.js -e {{s}} || true",
+    "python3 -m pip install -r requirements.txt {{s}} || true",
+    "python3 -m venv .venv && bash scripts/setup -c {{s}} || true",
     "sed -n 's/x/y/p' f; echo {{s}}",
   ])("a script file's own -c or -e is its argument: %s", (script) => {
     expect(shellText(script, "bash").text).not.toContain("must be a plain number");

@@ -89,11 +89,12 @@ const WORD = "(?:^|[\\s;&|({`/'\"])";
 const OPTIONS = "(?:[ \\t]+-[\\w-]*)*?";
 /**
  * Words before an inline program's flag: options (`-i.bak`, `-I/lib`, `--input-type=module`) and
- * their arguments (`-o pipefail`, `-W ignore`), but not a script file (`./x`, `x.py`), after which
- * a `-c` is the script's own argument.
+ * the arguments of the options that take one (`-o pipefail`, `-W ignore`, `-I lib`, `-d x=1`,
+ * `-r module`), but not a script file, a module (`-m pip`) or a subcommand, after which a `-c` or
+ * `-r` is theirs (`python3 -m pip install -r requirements.txt`).
  */
 const OPTION_WORDS =
-  "(?:[ \\t]+(?:-[^\\s;&|<>]*|(?!\\.{0,2}/|[^\\s;&|<>]*\\.(?:sh|bash|py|js|mjs|cjs|ts|rb|pl|pm|php|lua|R|tcl)(?=[\\s;&|<>]|$))[^\\s;&|<>-][^\\s;&|<>]*))*?";
+  "(?:[ \\t]+(?:[-+][oO]|-[WXIdr]|--(?:require|import|loader|rcfile|init-file))[ \\t]+[^-\\s;&|<>][^\\s;&|<>]*|[ \\t]+-[^\\s;&|<>]*)*?";
 /** Where a command's words end: the program then comes from standard input (`| bash`, `bash <<EOF`). */
 const FROM_STDIN = "[ \\t]*(?=$|[;&|<>\\n)])";
 const SHELLS = "(?:ba|da|k|z|c|tc|a|mk|ya|po)?sh|fish|su|runuser";
