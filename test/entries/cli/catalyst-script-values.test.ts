@@ -197,3 +197,100 @@ describe("Catalyst values used as variable names (run with --allow-scripts)", ()
     expect(plain.code, plain.out).toBe(0);
   });
 });
+
+/**
+ * Some programs read an argument as code of their own: sed's program (its `e` and `w` run and
+ * write), a jq filter, a git setting that names a command, an interpreter's inline program after
+ * other options. A value in a sed program or a jq string is escaped for its place there; one
+ * where it could leave its place is refused.
+ */
+describe("Catalyst values inside a program's own code (run with --allow-scripts)", () => {
+  it("a value in sed's replacement is the text it holds and runs nothing", async () => {
+    const code = (to: string) =>
+      `printf 'version: 0\\n' > f\nsed -i "s|version: .*|version: {{v}}|" f\ncat f > ${to}`;
+    const hostile = await runCatalyst(code, (pwned) => ({ v: `touch ${pwned}|e;#` }));
+    expect(hostile.code, hostile.out).toBe(0);
+    expect(existsSync(hostile.pwned)).toBe(false);
+    expect(hostile.printed).toBe(`version: touch ${hostile.pwned}|e;#\n`);
+
+    const plain = await runCatalyst(code, () => ({ v: "1.2.3" }));
+    expect(plain.code, plain.out).toBe(0);
+    expect(plain.printed).toBe("version: 1.2.3\n");
+  });
+
+  it("a value in a jq string is the text it holds", async () => {
+    const r = await runCatalyst(
+      (to) => `jq -rn '"v={{v}}"' > ${to}`,
+      () => ({ v: "\\(1 + 1)" }),
+    );
+    expect(r.code, r.out).toBe(0);
+    expect(r.printed).toBe("v=\\(1 + 1)\n");
+  });
+
+  const refused: [string, (to: string) => string, (pwned: string) => string, string][] = [
+    [
+      "a sed command",
+      (to) => `printf 'x\\n' > f\nsed -n "{{v}}" f > ${to}`,
+      (p) => `1e touch ${p}`,
+      "is in sed's program text",
+    ],
+    [
+      "a git alias",
+      (to) => `git -c alias.pw={{v}} pw > ${to} || true`,
+      (p) => `!touch ${p}`,
+      "is in a git setting",
+    ],
+    [
+      "perl -i.bak -pe",
+      (to) => `printf 'x\\n' > f\nperl -i.bak -pe 's/x/{{v}}/' f\ncat f > ${to}`,
+      (p) => `y/; system q{touch ${p}}; s/y/y`,
+      "an interpreter's inline program",
+    ],
+    [
+      "python3 -W ignore -c",
+      (to) => `python3 -W ignore -c "print('{{v}}')" > ${to}`,
+      (p) => `'); import os; os.system('touch ${p}'); print('`,
+      "an interpreter's inline program",
+    ],
+    [
+      "env -S",
+      (to) => `env -S 'sh -c "echo {{v}}"' > ${to}`,
+      (p) => `$(touch ${p})`,
+      "the script uses a shell's -c or -s, which runs text as code",
+    ],
+    [
+      "xargs -I into sed",
+      (to) => `printf 'x\\n' > f\necho "{{v}}" | xargs -I{} sed -n "s|x|{}|" f > ${to}`,
+      (p) => `touch ${p}|e;#`,
+      "xargs putting its input into sed's or jq's arguments",
+    ],
+    [
+      "GIT_EXTERNAL_DIFF",
+      (to) =>
+        `echo a > a; echo b > b\nGIT_EXTERNAL_DIFF={{v}} git diff --no-index a b > ${to} || true`,
+      (p) => `touch ${p};:`,
+      "it is assigned to GIT_EXTERNAL_DIFF, whose value a program runs",
+    ],
+  ];
+  it.each(refused)("%s: the step stops before anything runs", async (_name, code, value, why) => {
+    const hostile = await runCatalyst(code, (pwned) => ({ v: value(pwned) }));
+    expect(existsSync(hostile.pwned), hostile.out).toBe(false);
+    expect(hostile.code).not.toBe(0);
+    expect(hostile.out).toContain("failed at work");
+    expect(hostile.out).toContain("the value of v ($CATALYST_1) must be a plain number");
+    expect(hostile.out).toContain(why);
+    expect(hostile.printed).toBe("");
+  });
+
+  it("a value that starts sed's file operand with - is refused: sed reads options after operands", async () => {
+    const code = (to: string) => `printf 'x\\n' > f\nsed -n "s/x/y/p" {{v}} > ${to}`;
+    const hostile = await runCatalyst(code, (pwned) => ({ v: `--expression=1e touch ${pwned}` }));
+    expect(existsSync(hostile.pwned), hostile.out).toBe(false);
+    expect(hostile.code).not.toBe(0);
+    expect(hostile.out).toContain('starts with "-", and sed would read it as an option');
+
+    const plain = await runCatalyst(code, () => ({ v: "f" }));
+    expect(plain.code, plain.out).toBe(0);
+    expect(plain.printed).toBe("y\n");
+  });
+});

@@ -83,13 +83,21 @@ const OPAQUE: [RegExp, string][] = [
   ],
 ];
 
-/** Where a command word starts (a path's last part counts: `/bin/sh`). */
-const WORD = "(?:^|[\\s;&|({`/])";
+/** Where a command word starts (a path's last part counts: `/bin/sh`; so does a quoted word). */
+const WORD = "(?:^|[\\s;&|({`/'\"])";
 /** Options before the part that says where the program comes from. */
 const OPTIONS = "(?:[ \\t]+-[\\w-]*)*?";
+/**
+ * Words before an inline program's flag: options (`-i.bak`, `-I/lib`, `--input-type=module`) and
+ * the arguments of the options that take one (`-o pipefail`, `-W ignore`, `-I lib`, `-d x=1`,
+ * `-r module`), but not a script file, a module (`-m pip`) or a subcommand, after which a `-c` or
+ * `-r` is theirs (`python3 -m pip install -r requirements.txt`).
+ */
+const OPTION_WORDS =
+  "(?:[ \\t]+(?:[-+][oO]|-[WXIdr]|--(?:require|import|loader|rcfile|init-file))[ \\t]+[^-\\s;&|<>][^\\s;&|<>]*|[ \\t]+-[^\\s;&|<>]*)*?";
 /** Where a command's words end: the program then comes from standard input (`| bash`, `bash <<EOF`). */
 const FROM_STDIN = "[ \\t]*(?=$|[;&|<>\\n)])";
-const SHELLS = "(?:ba|da|k|z|c|tc)?sh|su|runuser";
+const SHELLS = "(?:ba|da|k|z|c|tc|a|mk|ya|po)?sh|fish|su|runuser";
 const INTERPRETERS = "python[0-9.]*|perl|ruby|node|nodejs|php|deno|bun|lua|Rscript|tclsh";
 
 /**
@@ -97,12 +105,15 @@ const INTERPRETERS = "python[0-9.]*|perl|ruby|node|nodejs|php|deno|bun|lua|Rscri
  * another shell's `-c` or standard input, `source` and `.`, a `trap` action, a prompt (bash
  * expands `$(…)` in `PS4`, and in any value by `${x@P}`), `ssh` and `watch` (their words are a
  * remote or a new shell's command line), an interpreter's inline program or standard input, an
- * awk program, an alias's text, completion word lists (`compgen -W` expands them), and a quoted
- * array assignment to `declare` (`declare -a a="($x)"` parses the value again).
+ * awk program, an alias's text, completion word lists (`compgen -W` expands them), a quoted
+ * array assignment to `declare` (`declare -a a="($x)"` parses the value again), `env -S` (one
+ * word split into a command line), GNU `parallel`, `flock -c` and `script -c` (a shell's command
+ * line), sed reading its program from standard input or a `<( )`, and `xargs -I` putting its
+ * input into sed's or jq's arguments (see `program-places.ts` for values written into them).
  */
 const RUNS_CODE: [RegExp, string][] = [
   [
-    new RegExp(`${WORD}(?:${SHELLS})${OPTIONS}[ \\t]+-[a-zA-Z]*[cs](?=[ \\t]|$)`),
+    new RegExp(`${WORD}(?:${SHELLS})${OPTION_WORDS}[ \\t]+-[a-zA-Z]*[cs](?=[ \\t]|$)`),
     "a shell's -c or -s",
   ],
   [new RegExp(`${WORD}(?:${SHELLS})${OPTIONS}${FROM_STDIN}`), "a shell reading standard input"],
@@ -112,20 +123,36 @@ const RUNS_CODE: [RegExp, string][] = [
   [/(?:^|[\s;&|({`])(?:ssh|watch)[ \t]/, "ssh or watch"],
   [
     new RegExp(
-      `${WORD}(?:${INTERPRETERS})${OPTIONS}[ \\t]+(?:-[a-zA-Z]*[ceEpr]|--eval|--print|-)(?=[ \\t=]|$)`,
+      `${WORD}(?:${INTERPRETERS})${OPTION_WORDS}[ \\t]+(?:-[a-zA-Z]*[ceEpr]|--eval|--print|-)(?=[ \\t=]|$)`,
     ),
     "an interpreter's inline program",
   ],
+  [new RegExp(`${WORD}deno[ \\t]+eval(?=[ \\t]|$)`), "an interpreter's inline program"],
   [
     new RegExp(`${WORD}(?:${INTERPRETERS})${OPTIONS}${FROM_STDIN}`),
     "an interpreter reading standard input",
   ],
   [/(?:^|[\s;&|({`/])[gmn]?awk[ \t](?!(?:[^\n;&|]*[ \t])?-f[ \t])/, "an awk program"],
+  [/(?:^|[\s;&|({`/])[gmn]?awk(?=[ \t])[^\n;&|]*?[ \t](?:-e|--source)(?=[ \t=])/, "an awk program"],
   [/(?:^|[\s;&|({`])(?:alias|compgen|complete)[ \t]/, "alias or completion words"],
   [/@P\}/, "prompt expansion (${x@P})"],
   [
     new RegExp(`(?:^|[\\s;&|({\`])${DECLARE}[ \\t][^;&|\\n]*=["']\\(`),
     'a quoted array assignment (declare a="(…)")',
+  ],
+  [/(?:^|[\s;&|({`/])env(?:[ \t]+-[^\s;&|]*)*?[ \t]+(?:-[a-zA-Z]*S|--split-string)/, "env -S"],
+  [/(?:^|[\s;&|({`/])parallel[ \t]/, "GNU parallel"],
+  [
+    /(?:^|[\s;&|({`/])(?:flock|script)(?=[ \t])[^\n;&|]*?[ \t]-[a-zA-Z]*c(?=[ \t])/,
+    "flock -c or script -c",
+  ],
+  [
+    /(?:^|[\s;&|({`/])g?sed(?=[ \t])[^\n;&|]*?(?:[ \t]-[a-zA-Z]*f[ \t]*|[ \t]--file[ \t=])(?:-(?=[\s;&|<>]|$)|\/dev\/(?:stdin|fd\/)|<\()/,
+    "sed reading its program from standard input",
+  ],
+  [
+    /(?:^|[\s;&|({`/])xargs(?=[ \t])[^\n;&|]*?[ \t](?:-[a-zA-Z]*[Ii]|--replace)[^\n;&|]*?[ \t]\/?(?:[\w./-]*\/)?(?:g?sed|jq)[ \t]/,
+    "xargs putting its input into sed's or jq's arguments",
   ],
 ];
 
@@ -139,11 +166,36 @@ export function arithmeticFlow(text: string, layout: ScriptLayout): ArithmeticFl
   const { names, positional } = arithmeticNames(code, layout.arith);
   if (positional)
     return { splices: new Set(), all: "positional parameters ($1, $@) in arithmetic" };
+  return flowInto(code, layout, names, "arithmetic");
+}
+
+/**
+ * The splices whose values reach the text of `sinks` (expansions inside another program's code,
+ * see `program-places.ts`) through a variable, as they reach arithmetic: the same assignments,
+ * loops, `printf -v` and reads, and positional parameters hide where a value goes.
+ */
+export function variableFlow(text: string, layout: ScriptLayout, sinks: Range[]): ArithmeticFlow {
+  if (!sinks.length) return { splices: new Set() };
+  const code = blank(text, layout.quiet);
+  const parts = sinks.map((r) => code.slice(r.start, r.end));
+  const names = new Set(parts.flatMap((p) => [...p.matchAll(NAME)].map((m) => m[0])));
+  if (parts.some((p) => POSITIONAL.test(p)))
+    return { splices: new Set(), all: "positional parameters ($1, $@) in program text" };
+  return flowInto(code, layout, names, "program text");
+}
+
+/** The splices assigned to `names` (spread through the variables that feed them). */
+function flowInto(
+  code: string,
+  layout: ScriptLayout,
+  names: Set<string>,
+  where: string,
+): ArithmeticFlow {
   const assignments = [...layout.assignments, ...loopAndPrintfAssignments(code)];
   if (!spread(code, assignments, names) || positionalLoops(code).some((n) => names.has(n)))
-    return { splices: new Set(), all: "positional parameters ($1, $@) in arithmetic" };
+    return { splices: new Set(), all: `positional parameters ($1, $@) in ${where}` };
   const read = readTargets(code).find((n) => names.has(n)) ?? SET_BY_BASH.find((n) => names.has(n));
-  if (read) return { splices: new Set(), all: `${read}, read from input, in arithmetic` };
+  if (read) return { splices: new Set(), all: `${read}, read from input, in ${where}` };
   const splices = new Set<number>();
   layout.splices.forEach((s, i) => {
     if (assignments.some((a) => names.has(a.name) && s.start >= a.start && s.start < a.end))

@@ -6,7 +6,15 @@
  * scripts; the app refuses it.
  */
 
-import { arithmeticFlow, type ScriptLayout } from "./bash-flow.js";
+import {
+  arithmeticFlow,
+  variableFlow,
+  type ArithmeticFlow,
+  type Range,
+  type ScriptLayout,
+} from "./bash-flow.js";
+import { PROGRAM_TEXT, programPlaces } from "./program-places.js";
+import type { Escape } from "./sed-script.js";
 
 /** A value the script needs: the environment variable that carries it, and its v1 template. */
 export interface ScriptValue {
@@ -86,31 +94,120 @@ function refOf(refs: { env: string; expr: string }[], expr: string): { env: stri
  * `a[$(cmd)]` included, and so does a variable's value where the variable is named in arithmetic
  * (`n={{n}}; (( n > 0 ))`, see `bash-flow.ts`), so a value that reaches arithmetic must be a plain
  * integer: a check at the top of the script stops it with a clear error before anything runs.
- * Where the script hides where values go (`eval`, `${!x}`, …), every value must be one.
+ * Where the script hides where values go (`eval`, `${!x}`, …), every value must be one. A value
+ * inside a program's own code (a sed program, a jq filter, see `program-places.ts`) is escaped
+ * for its place there, or must be a plain integer where it cannot be.
  */
 export function bashText(text: string): { text: string; refs: { env: string; expr: string }[] } {
   const refs: { env: string; expr: string }[] = [];
-  const numeric = new Set<string>();
   const layout = bashLayout(text);
-  const flow = arithmeticFlow(text, layout);
+  const guard = new ValueGuard(text, layout);
   let out = "";
   let from = 0;
   layout.splices.forEach((s, i) => {
     const ref = refOf(refs, s.expr);
-    if (s.numeric || flow.splices.has(i) || flow.all) numeric.add(ref.env);
-    out += text.slice(from, s.start) + SPLICE_FORM[s.context](ref.env);
+    out += text.slice(from, s.start) + SPLICE_FORM[s.context](guard.form(i, ref));
     from = s.end;
   });
   out += text.slice(from);
-  const checks = refs
-    .filter((r) => numeric.has(r.env))
-    .map((r) => {
-      const why = flow.all
-        ? `must be a plain number: the script uses ${flow.all}, which ${flow.code ? "runs text as code" : "may take it into arithmetic"}`
-        : "is used in arithmetic but is not a plain number";
-      return `[[ \${${r.env}} =~ ^-?[0-9]+$ ]] || { printf '%s\\n' ${shellQuote(`the value of ${r.expr} ($${r.env}) ${why}`)} >&2; exit 2; }\n`;
-    });
-  return { text: checks.join("") + out, refs };
+  return { text: guard.prelude(refs) + out, refs };
+}
+
+/** `\` and the given characters escaped with `\`, newlines as given: one value for one place. */
+const ESCAPE_FUNCTION = `__catalyst_escape() { local s=\${!1} c b='\\' rest=$3; s=\${s//"$b"/"$b$b"}; while [[ -n $rest ]]; do c=\${rest:0:1}; rest=\${rest:1}; [[ $c == "$b" ]] || s=\${s//"$c"/"$b$c"}; done; s=\${s//$'\\n'/"$4"}; printf -v "$2" '%s' "$s"; }\n`;
+
+/** Variables whose value a program runs as a command or loads as code. */
+const CODE_VARIABLE =
+  /^(?:GIT_(?:SSH|SSH_COMMAND|PROXY_COMMAND|EDITOR|SEQUENCE_EDITOR|PAGER|ASKPASS|EXTERNAL_DIFF|CONFIG_PARAMETERS|CONFIG_VALUE_\d+|CONFIG_KEY_\d+)|SSH_ASKPASS|EDITOR|VISUAL|PAGER|MANPAGER|BASH_ENV|ENV|LD_PRELOAD|PERL5OPT|NODE_OPTIONS|PYTHONSTARTUP|RUBYOPT)$/;
+
+/**
+ * What each splice's value must be, and the form it takes: the checks at the top of the script
+ * (a plain number, no leading `-`) and the escaped copies a program's code gets.
+ */
+class ValueGuard {
+  private readonly flow: ArithmeticFlow;
+  private readonly programs: ReturnType<typeof programPlaces>;
+  private readonly viaVariables: ArithmeticFlow;
+  private readonly numbers = new Map<string, { expr: string; why: string }>();
+  private readonly options = new Map<string, { expr: string; program: string }>();
+  private readonly escapes = new Map<string, { name: string; env: string; escape: Escape }>();
+
+  constructor(
+    text: string,
+    private readonly layout: BashLayout,
+  ) {
+    this.flow = arithmeticFlow(text, layout);
+    this.programs = programPlaces({ text, ...layout });
+    this.viaVariables = variableFlow(text, layout, this.programs.opaque);
+  }
+
+  /** The variable the splice reads (an escaped copy where it lands in a program's code). */
+  form(i: number, ref: { env: string; expr: string }): string {
+    const why = this.why(i, ref.expr);
+    if (why) {
+      if (!this.numbers.has(ref.env)) this.numbers.set(ref.env, { expr: ref.expr, why });
+      return ref.env;
+    }
+    const place = this.programs.places.get(i);
+    if (place && "operand" in place)
+      this.options.set(ref.env, { expr: ref.expr, program: place.program });
+    if (!place || !("escape" in place)) return ref.env;
+    const key = `${ref.env} ${place.escape.chars} ${place.escape.newline}`;
+    let copy = this.escapes.get(key);
+    if (!copy) {
+      copy = { name: `CATALYST_ESC_${this.escapes.size + 1}`, env: ref.env, escape: place.escape };
+      this.escapes.set(key, copy);
+    }
+    return copy.name;
+  }
+
+  /** Why the splice's value must be a plain number, or undefined. */
+  private why(i: number, expr: string): string | undefined {
+    const s = this.layout.splices[i]!;
+    const { flow, programs, viaVariables } = this;
+    if (flow.all)
+      return `must be a plain number: the script uses ${flow.all}, which ${flow.code ? "runs text as code" : "may take it into arithmetic"}`;
+    if (s.numeric || flow.splices.has(i)) return "is used in arithmetic but is not a plain number";
+    const place = programs.places.get(i);
+    if (place && "refuse" in place)
+      return `must be a plain number: it ${PROGRAM_TEXT[place.program]!.replaceAll("{{x}}", `{{${expr}}}`)}`;
+    const inside = programs.opaque.some((r) => s.start >= r.start && s.start < r.end);
+    if (inside || viaVariables.all || viaVariables.splices.has(i))
+      return `must be a plain number: it reaches a sed program, a jq filter or a git setting through ${viaVariables.all ?? "a variable or a command's output"}, where it cannot be escaped; write {{${expr}}} in that text itself`;
+    const assigned = this.layout.assignments.find(
+      (a) => CODE_VARIABLE.test(a.name) && s.start >= a.start && s.start < a.end,
+    );
+    if (assigned)
+      return `must be a plain number: it is assigned to ${assigned.name}, whose value a program runs`;
+    return undefined;
+  }
+
+  /** The checks and escaped copies, before the script's own text. */
+  prelude(refs: { env: string; expr: string }[]): string {
+    const lines: string[] = [];
+    for (const r of refs) {
+      const n = this.numbers.get(r.env);
+      if (n)
+        lines.push(
+          `[[ \${${r.env}} =~ ^-?[0-9]+$ ]] || { printf '%s\\n' ${shellQuote(`the value of ${r.expr} ($${r.env}) ${n.why}`)} >&2; exit 2; }\n`,
+        );
+      const o = this.options.get(r.env);
+      if (o)
+        lines.push(
+          `[[ \${${r.env}} != -* ]] || { printf '%s\\n' ${shellQuote(`the value of ${r.expr} ($${r.env}) starts with "-", and ${o.program} would read it as an option: write -- before it in the script`)} >&2; exit 2; }\n`,
+        );
+    }
+    if (this.escapes.size)
+      lines.push(
+        "# Values escaped for where they stand in a sed program or a jq filter.\n",
+        ESCAPE_FUNCTION,
+      );
+    for (const c of this.escapes.values())
+      lines.push(
+        `__catalyst_escape ${c.env} ${c.name} ${shellQuote(c.escape.chars)} ${shellQuote(c.escape.newline)}\n`,
+      );
+    return lines.join("");
+  }
 }
 
 /** A text as one single-quoted bash word. */
@@ -144,7 +241,20 @@ export interface BashSplice {
 /** What the scan saw besides the splices: where bash evaluates arithmetic, assigns, or runs nothing. */
 export interface BashLayout extends ScriptLayout {
   splices: BashSplice[];
+  /** Where a program whose arguments are read as its code is named (see `program-places.ts`). */
+  commands: CommandWord[];
+  /** `$( )`, backquotes and `${ }`: from the `$` (or backquote) to its closing character. */
+  substitutions: Range[];
 }
+
+/** A command word the scan noticed: its name and where the word ends. */
+export interface CommandWord {
+  name: string;
+  end: number;
+}
+
+/** `sed`, `jq`, `git` (a path before it counts) at a word's start. */
+const WATCHED_COMMAND = /(?:[^\s;&|()<>'"`$]*\/)?(g?sed|jq|git)(?=[ \t]|\\\n)/y;
 
 type FrameKind =
   "plain" | "command" | "double" | "single" | "ansi" | "arith" | "param" | "heredoc" | "literal";
@@ -190,7 +300,14 @@ const ASSIGNMENT = /([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]\n]*\])?\+?=/y;
 class BashScanner {
   private readonly stack: Frame[] = [{ kind: "plain", close: "", depth: 0, from: 0 }];
   private readonly heredocs: { delim: string; quoted: boolean; tabs: boolean }[] = [];
-  private readonly layout: BashLayout = { splices: [], arith: [], assignments: [], quiet: [] };
+  private readonly layout: BashLayout = {
+    splices: [],
+    arith: [],
+    assignments: [],
+    quiet: [],
+    commands: [],
+    substitutions: [],
+  };
   /** The assignment whose word is being read: its frame level and parenthesis depth. */
   private open?: { name: string; start: number; level: number; depth: number };
   /** Where the scan is (for frames closed without an index at hand). */
@@ -202,6 +319,7 @@ class BashScanner {
     for (let i = 0; i < this.text.length;) {
       this.at = i;
       this.track(i);
+      this.command(i);
       SPLICE.lastIndex = i;
       const m = SPLICE.exec(this.text);
       if (m) {
@@ -235,6 +353,17 @@ class BashScanner {
     ASSIGNMENT.lastIndex = i;
     const m = ASSIGNMENT.exec(t);
     if (m) this.open = { name: m[1]!, start: i + m[0].length, level, depth: f.depth };
+  }
+
+  /** Notes a watched command's name where a word starts in code. */
+  private command(i: number): void {
+    const kind = this.top.kind;
+    if (kind !== "plain" && kind !== "command") return;
+    if (i > 0 && !/[\s;&|(`]/.test(this.text[i - 1] ?? "")) return;
+    WATCHED_COMMAND.lastIndex = i;
+    const m = WATCHED_COMMAND.exec(this.text);
+    if (m)
+      this.layout.commands.push({ name: m[1]!.replace(/^g(?=sed)/, ""), end: i + m[0].length });
   }
 
   private get top(): Frame {
@@ -281,6 +410,7 @@ class BashScanner {
     const range = { start: f.from, end: this.at };
     if (f.kind === "arith") this.layout.arith.push(range);
     if (f.kind === "heredoc" || f.kind === "literal") this.layout.quiet.push(range);
+    if (f.kind === "command" || f.kind === "param") this.layout.substitutions.push(range);
   }
 
   /** Opens a frame; the scan goes on at `next`. */
