@@ -103,8 +103,9 @@ export class ApprovalGuard {
         "GH-PERMISSION",
         `run ${run.id} is not the run of status comment ${statusComment} (a run's id names its status comment), so no approval naming it counts here; start the run again`,
       );
+    const at = { run, statusComment, shared: sharedComments(given) };
     for (const g of given) {
-      const why = await this.refusal(g, run, statusComment);
+      const why = await this.refusal(g, at);
       if (why)
         return playbookError(
           "GH-PERMISSION",
@@ -114,17 +115,13 @@ export class ApprovalGuard {
     return undefined;
   }
 
-  private async refusal(
-    g: GivenApproval,
-    run: RunState,
-    statusComment: string,
-  ): Promise<string | undefined> {
+  private async refusal(g: GivenApproval, at: CheckedRun): Promise<string | undefined> {
+    const { run } = at;
     for (const login of g.approvers) {
       const fact = g.facts.find((f) => f.user.toLowerCase() === login.toLowerCase());
       if (!fact && !this.o.stateKeyPrivate)
         return `the run's state names @${login} but not the comment they approved in (a state written before approvals were recorded with their comments, or not by this app), so it cannot be checked on GitHub; the approval must be given again: start the run again`;
-      const wrong =
-        fact && !this.o.stateKeyPrivate && (await this.commentRefusal(fact, g, run, statusComment));
+      const wrong = fact && !this.o.stateKeyPrivate && (await this.commentRefusal(fact, g, at));
       if (wrong) return wrong;
       const now = await this.actor(login, g.policy.teams ?? []);
       const why = approvalRefusal(now, g.policy, run.initiator);
@@ -137,8 +134,7 @@ export class ApprovalGuard {
   private async commentRefusal(
     fact: ApprovalFact,
     g: GivenApproval,
-    run: RunState,
-    statusComment: string,
+    { run, statusComment, shared }: CheckedRun,
   ): Promise<string | undefined> {
     const c = await this.read(fact.comment);
     const it = `@${fact.user}'s approving comment ${fact.comment}`;
@@ -150,8 +146,10 @@ export class ApprovalGuard {
       return `${it} cannot be checked: GitHub did not say whether it was edited`;
     if (Date.parse(c.updatedAt) !== Date.parse(c.createdAt))
       return `${it} was edited after it was written; an approval counts only as it was given, so it must be given again in a new comment`;
-    if (!approves(c.body, g, run.id, this.o.runNamed === true))
-      return `${it} does not say ${this.o.runNamed ? `/approve ${run.id}` : "/approve"} for '${g.step}'`;
+    const runNamed = this.o.runNamed === true;
+    const stepNamed = shared.has(fact.comment);
+    if (!approves(c.body, g, { runId: run.id, runNamed, stepNamed }))
+      return `${it} does not say ${runNamed ? `/approve ${run.id}` : "/approve"}${stepNamed ? ` ${g.step}` : ""} for '${g.step}'${stepNamed ? " (the state cites it for more than one step, so it must name each)" : ""}`;
     if (!newer(c.id, statusComment) || (fact.prompt !== undefined && !newer(c.id, fact.prompt)))
       return `${it} is older than the request for approval`;
     return undefined;
@@ -187,12 +185,37 @@ export class ApprovalGuard {
   }
 }
 
+/** The run whose approvals are checked, and the comments its state cites for several of them. */
+interface CheckedRun {
+  run: RunState;
+  statusComment: string;
+  shared: ReadonlySet<string>;
+}
+
+/**
+ * The comments cited for more than one approval: one vote approves one step, so such a comment
+ * counts for a step only where it names that step (`/approve <step>`). Otherwise a state sealed
+ * by someone who can read the key could spend one approval on every checkpoint of the run.
+ */
+function sharedComments(given: readonly GivenApproval[]): Set<string> {
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const f of given.flatMap((g) => g.facts))
+    if (seen.has(f.comment)) shared.add(f.comment);
+    else seen.add(f.comment);
+  return shared;
+}
+
 /**
  * Whether a comment's words approve the step of run `runId`: its last vote for them is `/approve`.
  * A vote naming another run is not for this one; with `runNamed`, an approval must name it (a
- * bare `/reject` still counts against it).
+ * bare `/reject` still counts against it); with `stepNamed`, it must name the step.
  */
-function approves(body: string, g: GivenApproval, runId: string, runNamed: boolean): boolean {
+function approves(
+  body: string,
+  g: GivenApproval,
+  o: { runId: string; runNamed: boolean; stepNamed: boolean },
+): boolean {
   const votes = parseCommands(body).flatMap((c) =>
     c.kind === "command" && (c.name === "approve" || c.name === "reject")
       ? [{ name: c.name, ...namedRun(c.args) }]
@@ -200,15 +223,18 @@ function approves(body: string, g: GivenApproval, runId: string, runNamed: boole
   );
   const mine = votes.filter(
     (v) =>
-      (v.run === undefined ? !runNamed || v.name === "reject" : v.run === runId) &&
-      forStep(v.args.positional[0], g),
+      (v.run === undefined ? !o.runNamed || v.name === "reject" : v.run === o.runId) &&
+      forStep(v.args.positional[0], g, o.stepNamed),
   );
   return mine.at(-1)?.name === "approve";
 }
 
-/** A vote's first word names this step, or no step at all (then it is the note). */
-function forStep(word: string | undefined, g: GivenApproval): boolean {
-  return word === undefined || word === g.step || !g.steps.has(word);
+/**
+ * A vote's first word names this step, or no step at all (then it is the note); with `named`, it
+ * must name this step.
+ */
+function forStep(word: string | undefined, g: GivenApproval, named: boolean): boolean {
+  return word === g.step || (!named && (word === undefined || !g.steps.has(word)));
 }
 
 /** Whether GitHub id `a` is newer than `b` (ids only grow; compared as whole numbers). */

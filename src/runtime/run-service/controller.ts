@@ -866,15 +866,12 @@ export class IssueController {
     const events = live?.events ?? handledEvents(await this.openIndex());
     if (IssueController.handled({ runs, events }, eventId)) return { outcome: "accepted" };
     if (name === "status") return this.status(runs, eventId);
-    const vote = name === "approve" || name === "reject" ? namedRun(args) : { args };
-    // A run named by its id is only the one whose id names its status comment: a state sealed
-    // elsewhere under that id does not take the vote from it (see named-approvals.ts).
+    const voting = name === "approve" || name === "reject";
+    const vote = voting ? namedRun(args) : { args };
+    // Where approvals name their run, a vote is only for a run whose id names its status comment:
+    // a state sealed elsewhere under that id does not take it (see named-approvals.ts).
     const candidates = runs
-      .filter(
-        (r) =>
-          !(this.o.namedApprovals && vote.run !== undefined) ||
-          runNamesComment(r.run.id, r.commentId),
-      )
+      .filter((r) => !(this.o.namedApprovals && voting) || runNamesComment(r.run.id, r.commentId))
       .map((r) => this.candidate(r));
     if (name === "approve" && vote.run === undefined && this.o.namedApprovals)
       return unnamedApproval(args, candidates);

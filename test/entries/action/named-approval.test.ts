@@ -40,6 +40,28 @@ steps:
     status: success
 `;
 
+/** Two maintainers' gos in a row before the effect. */
+const TWICE = `apiVersion: playbook-bot/v1
+id: twice
+name: Twice
+description: Two checkpoints, then ships.
+steps:
+  - id: first
+    type: checkpoint
+    message: Really?
+    approvers: { permission: maintain }
+  - id: second
+    type: checkpoint
+    message: Really really?
+    approvers: { permission: maintain }
+  - id: ship
+    type: comment
+    body: Shipped twice.
+  - id: done
+    type: end
+    status: success
+`;
+
 describe("mode: bot: approvals name their run", () => {
   let fake: FakeGitHub;
   let api: { url: string; close: () => Promise<void> };
@@ -54,7 +76,7 @@ describe("mode: bot: approvals name their run", () => {
       appId: 15368,
       appSlug: "github-actions",
       clock: () => new Date(now),
-      files: { ".github/playbooks/gated.yaml": GATED },
+      files: { ".github/playbooks/gated.yaml": GATED, ".github/playbooks/twice.yaml": TWICE },
     });
     for (const [who, role] of [
       ["alice", "write"],
@@ -202,6 +224,42 @@ describe("mode: bot: approvals name their run", () => {
     },
     60_000,
   );
+
+  it("counts one approval once: a state citing the first checkpoint's /approve for the second is refused", async () => {
+    const issue = fake.openIssue("Twice", "", "alice").number;
+    await comment(issue, "alice", "/run twice");
+    const [{ comment: status, run }] = runsOn(issue) as [ReturnType<typeof runsOn>[0]];
+    const first = await comment(issue, "carol", `/approve ${run.id}`);
+    const waiting = runsOn(issue)[0]!.run;
+    expect(waiting.stack[0]?.current).toBe("second");
+
+    const forged = structuredClone(waiting);
+    const frame = forged.stack[0]!;
+    frame.results.second = {
+      status: "completed",
+      attempt: 1,
+      at: frame.since,
+      outputs: { approved_by: ["carol"], note: "" },
+      approvals: [{ user: "carol", comment: String(first.id) }],
+    };
+    frame.current = "ship";
+    frame.phase = "pending";
+    frame.votes = [];
+    forged.status = "running";
+    fake.editAs(
+      status.id,
+      renderStatusComment(forged, () => undefined, {
+        key: key(),
+        issue,
+        comment: String(status.id),
+      }),
+    );
+    await comment(issue, "alice", "/retry");
+    expect(saying(issue, "Shipped twice.")).toHaveLength(0);
+    expect(runsOn(issue)[0]?.run.error?.message).toContain(
+      "the state cites it for more than one step, so it must name each",
+    );
+  }, 60_000);
 
   it("spends one reply budget across workflow runs: three comments of five /help lines get five replies", async () => {
     const issue = fake.openIssue("Help?", "", "tom");
