@@ -191,6 +191,11 @@ export interface ControllerOptions {
    * command to write, and the request for approval says it.
    */
   namedApprovals?: boolean;
+  /**
+   * Replies carry a hidden marker naming the person answered: for a host whose store lives for
+   * one event, which counts the reply budget from the bot's own comments (see reply-budget.ts).
+   */
+  markReplies?: boolean;
 }
 
 /** What the controller reports as it goes: runs starting and changing status, effects, refusals. */
@@ -412,6 +417,11 @@ export class IssueController {
   }
 
   /** Whether the app may answer this person with a comment now (reactions are always possible). */
+  /** A reply to `login` as it is posted (marked where the budget is counted on GitHub). */
+  private marked(text: string, login: string): string {
+    return this.o.markReplies ? markedReply(text, login) : text;
+  }
+
   private mayReply(login: string): Promise<boolean> {
     const key = replyBudgetKey(this.o.repo, this.o.issue.number, login);
     return this.memory.spend(key, REPLY_BUDGET, this.o.clock().getTime());
@@ -803,7 +813,7 @@ export class IssueController {
     const reply = async (text: string) =>
       member && (await this.mayReply(comment.author))
         ? this.o.port
-            .createComment(this.o.issue.number, markedReply(text, comment.author))
+            .createComment(this.o.issue.number, this.marked(text, comment.author))
             .then(() => true)
         : false;
     this.replyTo = reply;
@@ -1029,7 +1039,7 @@ export class IssueController {
     );
     if (answer.outcome !== "accepted" || answer.body === undefined) return answer;
     // Its reply was paid for above.
-    await this.o.port.createComment(this.o.issue.number, markedReply(answer.body, comment.author));
+    await this.o.port.createComment(this.o.issue.number, this.marked(answer.body, comment.author));
     return { outcome: "accepted" };
   }
 
