@@ -24,6 +24,7 @@ describe("the reply budget counted from the bot's own replies", () => {
       { body: markedReply("a", "tom"), created_at: at(120_000) },
       { body: markedReply("old", "tom"), created_at: at(REPLY_BUDGET.windowMs) },
       { body: "a status comment", created_at: at(1_000) },
+      { body: `${replyMarker("tom")}and then more`, created_at: at(1_000) },
       { body: null, created_at: at(1_000) },
     ];
     expect(repliesSince(own, now)).toEqual([

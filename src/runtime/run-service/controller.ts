@@ -29,6 +29,7 @@ import {
   commentRunToken,
   runNamesComment,
   unnamedApproval,
+  withOlderRuns,
 } from "./named-approvals.js";
 import { defaultBranchRefusal } from "./default-branch-guard.js";
 import { cancelStands } from "./cancel-guard.js";
@@ -880,14 +881,16 @@ export class IssueController {
     const vote = voting ? namedRun(args) : { args };
     // Where approvals name their run, a vote is only for a run whose id names its status comment:
     // a state sealed elsewhere under that id does not take it (see named-approvals.ts).
-    const candidates = runs
-      .filter((r) => !(this.o.namedApprovals && voting) || runNamesComment(r.run.id, r.commentId))
-      .map((r) => this.candidate(r));
+    const unbound = (r: LoadedRun) =>
+      this.o.namedApprovals === true && voting && !runNamesComment(r.run.id, r.commentId);
+    const candidates = runs.filter((r) => !unbound(r)).map((r) => this.candidate(r));
+    const older = runs.filter((r) => unbound(r) && !isFinished(r.run));
     if (name === "approve" && vote.run === undefined && this.o.namedApprovals)
-      return unnamedApproval(args, candidates);
+      return withOlderRuns(unnamedApproval(args, candidates), older);
     const picked = commandTarget(name as CommandName, vote.args, candidates, vote.run);
     if ("unanswered" in picked) return this.recordByHand("record", args, comment, eventId);
-    if ("refused" in picked) return { outcome: "refused", reason: picked.refused };
+    if ("refused" in picked)
+      return withOlderRuns({ outcome: "refused", reason: picked.refused }, older);
     const target = picked.run.loaded;
     const least: Permission =
       name === "cancel"
@@ -1427,6 +1430,7 @@ export class IssueController {
     // Where an approval names its run, the request says the command to copy.
     const named =
       this.o.namedApprovals &&
+      runNamesComment(run.id, loaded.commentId) &&
       "run" in commandTarget("approve", EMPTY_ARGS, [this.candidate({ ...loaded, run })]);
     const text = named
       ? `${waiting.text.trimEnd()}\n\n${approvalPromptLine(run.id)}`

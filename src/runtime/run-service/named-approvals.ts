@@ -62,3 +62,19 @@ export function unnamedApproval<R extends CandidateRun>(
     reason: `here an approval names the run it is for; write ${commands.join(" or ")}`,
   };
 }
+
+/**
+ * A refusal, with the open runs no vote can be for: begun before approvals named their run (their
+ * ids name no status comment), or sealed by someone else. They must be started again.
+ */
+export function withOlderRuns(
+  reply: Reply,
+  older: readonly { run: { id: string }; commentId: string }[],
+): Reply {
+  if (reply.outcome !== "refused" || older.length === 0) return reply;
+  const runs = older.map((r) => `\`${r.run.id}\` (status comment ${r.commentId})`).join(", ");
+  return {
+    ...reply,
+    reason: `${reply.reason ?? ""}; no approval counts for ${runs}: a run's id here names its own status comment, and this one's does not (begun before approvals named their run, or sealed by someone else), so start it again with /run`,
+  };
+}

@@ -20,7 +20,8 @@ export function replyBudgetKey(
   return `replies:${repo.owner}/${repo.name}#${issue}:${login.toLowerCase()}`;
 }
 
-const MARKER = /<!-- playbook-bot:reply-to ([a-z0-9[\]_.-]+) -->/;
+/** The marker as a reply ends with it (what the bot appended last, never an echo). */
+const MARKER = /\n<!-- playbook-bot:reply-to ([a-z0-9[\]_.-]+) -->\n?$/;
 
 /** The hidden line a reply to `login` carries (a login keeps to `[A-Za-z0-9-]`, a bot's `[bot]`). */
 export function replyMarker(login: string): string {

@@ -225,6 +225,32 @@ describe("mode: bot: approvals name their run", () => {
     60_000,
   );
 
+  it("gives no vote to a waiting state a write user sealed under another run's id, and says so", async () => {
+    const { issue, failed, waiting } = await failedThenWaiting();
+    const id = waiting.run.id;
+    fake.editAs(
+      failed.comment.id,
+      renderStatusComment(waiting.run, () => undefined, {
+        key: key(),
+        issue,
+        comment: String(failed.comment.id),
+      }),
+    );
+    await comment(issue, "carol", "/approve");
+    const [told] = saying(issue, "here an approval names the run it is for");
+    expect(told?.body).toContain(`\`/approve ${id}\``);
+    expect(told?.body).toContain(
+      `no approval counts for \`${id}\` (status comment ${failed.comment.id})`,
+    );
+    // The named run takes the vote, its copy none: a /reject naming it keeps its reason.
+    const reject = await comment(issue, "carol", `/reject ${id} not today`);
+    expect(reactionsOn(reject.id)).toEqual(["eyes", "rocket"]);
+    const [copy, real] = runsOn(issue);
+    expect(real?.run.status).toBe("failed");
+    expect(real?.run.error?.message).toContain("not today");
+    expect(copy?.run.status).toBe("waiting");
+  }, 60_000);
+
   it("counts one approval once: a state citing the first checkpoint's /approve for the second is refused", async () => {
     const issue = fake.openIssue("Twice", "", "alice").number;
     await comment(issue, "alice", "/run twice");
