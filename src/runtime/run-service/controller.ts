@@ -889,8 +889,7 @@ export class IssueController {
       return withOlderRuns(unnamedApproval(args, candidates), older);
     const picked = commandTarget(name as CommandName, vote.args, candidates, vote.run);
     if ("unanswered" in picked) return this.recordByHand("record", args, comment, eventId);
-    if ("refused" in picked)
-      return withOlderRuns({ outcome: "refused", reason: picked.refused }, older);
+    if ("refused" in picked) return withOlderRuns(picked.refused, older);
     const target = picked.run.loaded;
     const least: Permission =
       name === "cancel"

@@ -21,12 +21,12 @@ import { code, paragraph, renderMarkdown, strong } from "../../core/markdown/com
  * comment's run alone.
  */
 export function commentRunToken(commentId: string, token: string): string {
-  return `${commentId}-${token.split("-").at(-1) ?? ""}`;
+  return `${commentId}-${token.slice(token.lastIndexOf("-") + 1)}`;
 }
 
 /** Whether run id `runId` names status comment `commentId` (see `commentRunToken`). */
 export function runNamesComment(runId: string, commentId: string): boolean {
-  return /^[0-9]+$/.test(commentId) && runId.split("-")[2] === commentId;
+  return runId.split("-")[2] === commentId;
 }
 
 /** The command that approves run `runId`, with the words that followed a bare `/approve`. */
@@ -46,21 +46,17 @@ export function approvalPromptLine(runId: string): string {
   );
 }
 
-/** A bare `/approve` where approvals name their run: refused, with the command to write. */
+/** Why a bare `/approve` is refused where approvals name their run: the command to write. */
 export function unnamedApproval<R extends CandidateRun>(
   args: CommandArgs,
   runs: readonly R[],
-): Reply {
+): string {
   const waiting = runs.filter((r) => "run" in commandTarget("approve", args, [r]));
-  if (waiting.length === 0)
-    return { outcome: "refused", reason: "nothing on this issue waits for /approve" };
+  if (waiting.length === 0) return "nothing on this issue waits for /approve";
   // The words that followed, as they can sit in a code span.
   const words = args.text.replace(/`/g, "").slice(0, 200);
   const commands = waiting.map((r) => `\`${approveCommand(r.run.id, words)}\``);
-  return {
-    outcome: "refused",
-    reason: `here an approval names the run it is for; write ${commands.join(" or ")}`,
-  };
+  return `here an approval names the run it is for; write ${commands.join(" or ")}`;
 }
 
 /**
@@ -68,13 +64,13 @@ export function unnamedApproval<R extends CandidateRun>(
  * ids name no status comment), or sealed by someone else. They must be started again.
  */
 export function withOlderRuns(
-  reply: Reply,
+  reason: string,
   older: readonly { run: { id: string }; commentId: string }[],
 ): Reply {
-  if (reply.outcome !== "refused" || older.length === 0) return reply;
+  if (older.length === 0) return { outcome: "refused", reason };
   const runs = older.map((r) => `\`${r.run.id}\` (status comment ${r.commentId})`).join(", ");
   return {
-    ...reply,
-    reason: `${reply.reason ?? ""}; no approval counts for ${runs}: a run's id here names its own status comment, and this one's does not (begun before approvals named their run, or sealed by someone else), so start it again with /run`,
+    outcome: "refused",
+    reason: `${reason}; no approval counts for ${runs}: a run's id here names its own status comment, and this one's does not (begun before approvals named their run, or sealed by someone else), so start it again with /run`,
   };
 }

@@ -178,9 +178,11 @@ describe("mode: bot: approvals name their run", () => {
     expect(after.stack[0]?.results.approve?.outputs?.note).toBe("looks good");
     expect(saying(issue, "Shipped.")).toHaveLength(1);
 
-    // The finished run's id: nothing waits there any more.
+    // The finished run's id: nothing waits there any more; nor for a bare /approve.
     const late = await comment(issue, "carol", `/approve ${id}`);
     expect(reactionsOn(late.id)).toContain("-1");
+    await comment(issue, "carol", "/approve");
+    expect(saying(issue, "nothing on this issue waits for /approve")).toHaveLength(1);
     expect(saying(issue, "Shipped.")).toHaveLength(1);
   }, 60_000);
 
@@ -250,6 +252,55 @@ describe("mode: bot: approvals name their run", () => {
     expect(real?.run.error?.message).toContain("not today");
     expect(copy?.run.status).toBe("waiting");
   }, 60_000);
+
+  /** The run's own status comment sealed past its checkpoint, citing carol's `comment`. */
+  function forgePast(issue: number, status: { id: number }, run: RunState, comment: number) {
+    const forged = structuredClone(run);
+    const frame = forged.stack[0]!;
+    frame.results.approve = {
+      status: "completed",
+      attempt: 1,
+      at: frame.since,
+      outputs: { approved_by: ["carol"], note: "" },
+      approvals: [{ user: "carol", comment: String(comment) }],
+    };
+    frame.current = "ship";
+    frame.phase = "pending";
+    frame.votes = [];
+    forged.status = "running";
+    forged.recentEvents = [];
+    delete forged.error;
+    fake.editAs(
+      status.id,
+      renderStatusComment(forged, () => undefined, {
+        key: key(),
+        issue,
+        comment: String(status.id),
+      }),
+    );
+  }
+
+  it.each([
+    ["a bare /approve", () => "/approve"],
+    ["its /approve, then a bare /reject", (id: string) => `/approve ${id}\n/reject`],
+  ])(
+    "counts no comment for a run whose words are %s",
+    async (_, words) => {
+      const issue = fake.openIssue("Forged", "", "alice").number;
+      await comment(issue, "alice", "/run gated");
+      const [{ comment: status, run }] = runsOn(issue) as [ReturnType<typeof runsOn>[0]];
+      const cited = await comment(issue, "carol", words(run.id));
+      // Whatever the comment did when it came, the run is put back before the effect.
+      forgePast(issue, status, run, cited.id);
+      const shipped = saying(issue, "Shipped.").length;
+      await comment(issue, "alice", "/retry");
+      expect(saying(issue, "Shipped.")).toHaveLength(shipped);
+      expect(runsOn(issue)[0]?.run.error?.message).toContain(
+        `does not say /approve ${run.id} for 'approve'`,
+      );
+    },
+    60_000,
+  );
 
   it("counts one approval once: a state citing the first checkpoint's /approve for the second is refused", async () => {
     const issue = fake.openIssue("Twice", "", "alice").number;
