@@ -38,10 +38,11 @@ export function approveCommand(runId: string, words = ""): string {
 export function approvalPromptLine(runId: string): string {
   return renderMarkdown(
     paragraph(
-      strong("To approve, copy:"),
-      " ",
+      strong("Here an approval names its run"),
+      " (a bare ",
+      code("/approve"),
+      " does not count) — copy: ",
       code(approveCommand(runId)),
-      " (here an approval counts only for the run it names)",
     ),
   );
 }
