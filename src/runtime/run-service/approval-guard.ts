@@ -28,7 +28,9 @@ import { runNamesComment } from "./named-approvals.js";
  *   whole seconds: an edit within the second the comment was made is not told apart;
  * - its words, as written, approve this step (`/approve`, or `/approve <step>`) of this run: a vote
  *   naming another run (`/approve <run-id>`) is not for it, and with `runNamed` only a vote naming
- *   this run is (see named-approvals.ts);
+ *   this run is (see named-approvals.ts), and then only for a run whose id names its status
+ *   comment; a comment the state cites for more than one approval counts only for the steps it
+ *   names;
  * - it is newer than the run's status comment and than the comment that asked for the approval
  *   (GitHub's comment ids only grow): an approval from an earlier run or wait does not count;
  * - its author's role now still passes the policy that admitted them.
