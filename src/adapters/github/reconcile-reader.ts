@@ -183,6 +183,8 @@ export interface IssueReadOptions {
   onEdited?: (c: RestReconcileComment) => void;
   /** Told when the window held more than MAX_WINDOW_PAGES pages of comments or events. */
   onCut?: (line: string) => void;
+  /** Given the bot's own comments of the window, as read (the Actions bot counts its replies). */
+  onOwn?: (own: RestReconcileComment[]) => void;
 }
 
 /**
@@ -213,13 +215,14 @@ export async function readIssueReplays<E extends ReconcileLabelEvent = Reconcile
         )
       : Promise.resolve([] as E[]),
   ]);
-  const noticed = new Set<string>();
-  for (const c of comments)
-    if (
+  const own = comments.filter(
+    (c) =>
       c.user?.login === o.botLogin &&
-      (o.appId === undefined || c.performed_via_github_app?.id === o.appId)
-    )
-      for (const id of o.answersOf(c.body ?? "")) noticed.add(id);
+      (o.appId === undefined || c.performed_via_github_app?.id === o.appId),
+  );
+  const noticed = new Set<string>();
+  for (const c of own) for (const id of o.answersOf(c.body ?? "")) noticed.add(id);
+  o.onOwn?.(own);
   const candidates = recentCommands(comments, o.since);
   for (const c of editedCommands(comments, o.since)) o.onEdited?.(c);
   return issueReplays({

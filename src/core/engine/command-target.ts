@@ -2,7 +2,7 @@ import type { Step } from "../format/types.js";
 import { stepKind } from "../steps/registry.js";
 import type { CommandArgs, CommandName } from "./events.js";
 import { commandLines, type CommandLine } from "./lanes.js";
-import { activeFrame, isFinished, type RunState } from "./state.js";
+import { activeFrame, isFinished, RUN_ID_PATTERN, type RunState } from "./state.js";
 
 /** A run a command may be for, with a way to find its steps (its playbook, as pinned). */
 export interface CandidateRun {
@@ -30,17 +30,42 @@ export function lineTakes(
   return line.phase === "waiting" && answeredWith === "findings";
 }
 
+const RUN_ID = new RegExp(RUN_ID_PATTERN);
+
+/**
+ * A vote's words with the run it names, if its first word is a run id (`/approve
+ * 20261202-0330-42-k3f9q`, in any case: ids are lower-case): step ids start with a letter and run
+ * ids with a digit, so the two never meet. `args` are the words after it, as the engine reads them.
+ */
+export function namedRun(args: CommandArgs): { run?: string; args: CommandArgs } {
+  const first = args.positional[0]?.toLowerCase();
+  if (first === undefined || !RUN_ID.test(first)) return { args };
+  const word = /^(\S+)(\s+|$)/.exec(args.text);
+  const text = word?.[1]?.toLowerCase() === first ? args.text.slice(word[0].length) : args.text;
+  return { run: first, args: { ...args, positional: args.positional.slice(1), text } };
+}
+
 /**
  * Which run a command is for, among an issue's runs: `/retry` the one that failed or stalled,
  * `/cancel` the first open one, any other the one waiting for it — named by its step when several
  * wait. A first word names a step only when it names one that waits; otherwise it is the note or
- * the reason (`/reject too risky`), and the engine reads it so too.
+ * the reason (`/reject too risky`), and the engine reads it so too. `run`: the id the command
+ * named (see `namedRun`): only that run may take it.
  */
 export function commandTarget<R extends CandidateRun>(
   command: CommandName,
   args: CommandArgs,
   runs: readonly R[],
+  run?: string,
 ): CommandTarget<R> {
+  if (run !== undefined) {
+    const named = runs.filter((r) => r.run.id === run);
+    if (named.length === 0) return { refused: `no run \`${run}\` is open on this issue` };
+    const picked = commandTarget(command, args, named);
+    return "refused" in picked || "unanswered" in picked
+      ? { refused: `run \`${run}\` does not wait for /${command} now` }
+      : picked;
+  }
   const open = runs.filter((r) => !isFinished(r.run));
   if (command === "retry")
     return orRefused(runs.find(mayRetry), "no run on this issue has failed or stalled");

@@ -70,10 +70,10 @@ const HELP: [string, string][] = [
     "start a playbook (needs triage access unless the playbook says otherwise)",
   ],
   [
-    "/approve [step] [note] [key=value …]",
-    "approve the step that waits (name it when several wait)",
+    "/approve [run-id] [step] [note] [key=value …]",
+    "approve the step that waits (name its run where its request for approval says so, the step when several wait)",
   ],
-  ["/reject [step] [reason]", "reject the step that waits (name it when several wait)"],
+  ["/reject [run-id] [step] [reason]", "reject the step that waits (name it when several wait)"],
   ["/choose <branch>", "pick a branch of an investigation step"],
   [
     "/record key=value …",

@@ -10,7 +10,15 @@ import { answeredEvents } from "../../runtime/run-service/controller.js";
 import type { AppConfig } from "../../adapters/github-app/config.js";
 import { WAITING_LABEL, type IssueWakeUp } from "../../runtime/run-service/wake-ups.js";
 import type { Octokit } from "../../adapters/github/octokit-port.js";
-import { readIssueReplays } from "../../adapters/github/reconcile-reader.js";
+import {
+  readIssueReplays,
+  type RestReconcileComment,
+} from "../../adapters/github/reconcile-reader.js";
+import {
+  REPLY_BUDGET,
+  repliesSince,
+  replyBudgetKey,
+} from "../../runtime/run-service/reply-budget.js";
 import { RECONCILE_WINDOW_MS } from "../../runtime/reconcile.js";
 
 /**
@@ -215,6 +223,7 @@ export async function runBot(o: BotEnv): Promise<number> {
         receive,
         clock,
         log: o.log,
+        coordination,
       });
       return 0;
     }
@@ -293,6 +302,7 @@ export async function runBot(o: BotEnv): Promise<number> {
       receive,
       clock,
       log: o.log,
+      coordination,
     });
     return 0;
   } catch (err) {
@@ -330,6 +340,7 @@ async function reconcile(
     receive: (id: string, name: string, payload: unknown) => Promise<void>;
     clock: () => Date;
     log: (line: string) => void;
+    coordination: Pick<MemoryCoordination, "spend">;
   },
 ): Promise<void> {
   const { owner, repo } = o;
@@ -339,6 +350,7 @@ async function reconcile(
     repo,
     issue_number: o.issue.number,
   });
+  let seen: RestReconcileComment[] = [];
   const todo = await readIssueReplays<RestIssueEvent>(octokit, {
     owner,
     repo,
@@ -358,7 +370,18 @@ async function reconcile(
         ),
       ),
     onCut: (line) => o.log(plainLine(`reconcile: ${line}`)),
+    onOwn: (own) => {
+      seen = own;
+    },
   });
+  // Each workflow run's store starts empty: what the bot already replied to each person in the
+  // budget's window is spent first, counted from its own comments just read.
+  for (const r of repliesSince(seen, o.clock().getTime()))
+    await o.coordination.spend(
+      replyBudgetKey({ owner, name: repo }, o.issue.number, r.login),
+      REPLY_BUDGET,
+      r.at,
+    );
   for (const r of todo) {
     if (r.kind === "command")
       await o.receive(r.id, "issue_comment", {

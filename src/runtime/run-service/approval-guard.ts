@@ -1,3 +1,4 @@
+import { namedRun } from "../../core/engine/command-target.js";
 import { parseCommands } from "../../core/engine/commands.js";
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { ASK_FIRST_APPROVERS, approvalRefusal } from "../../core/engine/policy.js";
@@ -7,6 +8,7 @@ import type { Approvers, CheckpointStep, Step } from "../../core/format/types.js
 import { answeredWithApproval } from "../../core/steps/registry.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { GitHubPort, ThreadComment } from "../github-port.js";
+import { runNamesComment } from "./named-approvals.js";
 
 /**
  * The one guard before every effect, on every host: an effect runs only while every approval it
@@ -24,7 +26,11 @@ import type { GitHubPort, ThreadComment } from "../github-port.js";
  *   `updated_at` alone (the in-memory GitHub does so too). Were it otherwise, approvals would be
  *   refused (the app reacts to every command it reads), never wrongly accepted. GitHub's times are
  *   whole seconds: an edit within the second the comment was made is not told apart;
- * - its words, as written, approve this step (`/approve`, or `/approve <step>`);
+ * - its words, as written, approve this step (`/approve`, or `/approve <step>`) of this run: a vote
+ *   naming another run (`/approve <run-id>`) is not for it, and with `runNamed` only a vote naming
+ *   this run is (see named-approvals.ts), and then only for a run whose id names its status
+ *   comment; a comment the state cites for more than one approval counts only for the steps it
+ *   names;
  * - it is newer than the run's status comment and than the comment that asked for the approval
  *   (GitHub's comment ids only grow): an approval from an earlier run or wait does not count;
  * - its author's role now still passes the policy that admitted them.
@@ -45,6 +51,8 @@ export interface ApprovalGuardOptions {
    * and an approval the state names without its comment must be given again.
    */
   stateKeyPrivate?: boolean;
+  /** Only an approval whose words name the run counts for it (`/approve <run-id>`). */
+  runNamed?: boolean;
 }
 
 /** An approval an effect rests on: the step, who approved, as facts, and the policy. */
@@ -91,8 +99,15 @@ export class ApprovalGuard {
         "GH-PERMISSION",
         `the run's state is past checkpoint '${skipped}' but holds no approval of it, so nothing on GitHub says it was approved; start the run again`,
       );
+    // An approval names its run by id; a sealed state may carry any id, its comment's it must.
+    if (this.o.runNamed && given.length > 0 && !runNamesComment(run.id, statusComment))
+      return playbookError(
+        "GH-PERMISSION",
+        `run ${run.id} is not the run of status comment ${statusComment} (a run's id names its status comment), so no approval naming it counts here; start the run again`,
+      );
+    const at = { run, statusComment, shared: sharedComments(given) };
     for (const g of given) {
-      const why = await this.refusal(g, run, statusComment);
+      const why = await this.refusal(g, at);
       if (why)
         return playbookError(
           "GH-PERMISSION",
@@ -102,17 +117,13 @@ export class ApprovalGuard {
     return undefined;
   }
 
-  private async refusal(
-    g: GivenApproval,
-    run: RunState,
-    statusComment: string,
-  ): Promise<string | undefined> {
+  private async refusal(g: GivenApproval, at: CheckedRun): Promise<string | undefined> {
+    const { run } = at;
     for (const login of g.approvers) {
       const fact = g.facts.find((f) => f.user.toLowerCase() === login.toLowerCase());
       if (!fact && !this.o.stateKeyPrivate)
         return `the run's state names @${login} but not the comment they approved in (a state written before approvals were recorded with their comments, or not by this app), so it cannot be checked on GitHub; the approval must be given again: start the run again`;
-      const wrong =
-        fact && !this.o.stateKeyPrivate && (await this.commentRefusal(fact, g, statusComment));
+      const wrong = fact && !this.o.stateKeyPrivate && (await this.commentRefusal(fact, g, at));
       if (wrong) return wrong;
       const now = await this.actor(login, g.policy.teams ?? []);
       const why = approvalRefusal(now, g.policy, run.initiator);
@@ -125,7 +136,7 @@ export class ApprovalGuard {
   private async commentRefusal(
     fact: ApprovalFact,
     g: GivenApproval,
-    statusComment: string,
+    { run, statusComment, shared }: CheckedRun,
   ): Promise<string | undefined> {
     const c = await this.read(fact.comment);
     const it = `@${fact.user}'s approving comment ${fact.comment}`;
@@ -137,7 +148,10 @@ export class ApprovalGuard {
       return `${it} cannot be checked: GitHub did not say whether it was edited`;
     if (Date.parse(c.updatedAt) !== Date.parse(c.createdAt))
       return `${it} was edited after it was written; an approval counts only as it was given, so it must be given again in a new comment`;
-    if (!approves(c.body, g)) return `${it} does not say /approve for '${g.step}'`;
+    const runNamed = this.o.runNamed === true;
+    const stepNamed = shared.has(fact.comment);
+    if (!approves(c.body, g, { runId: run.id, runNamed, stepNamed }))
+      return `${it} does not say ${runNamed ? `/approve ${run.id}` : "/approve"}${stepNamed ? ` ${g.step}` : ""} for '${g.step}'${stepNamed ? " (the state cites it for more than one step, so it must name each)" : ""}`;
     if (!newer(c.id, statusComment) || (fact.prompt !== undefined && !newer(c.id, fact.prompt)))
       return `${it} is older than the request for approval`;
     return undefined;
@@ -173,21 +187,56 @@ export class ApprovalGuard {
   }
 }
 
-/** Whether a comment's words approve the step: its last vote for that step is `/approve`. */
-function approves(body: string, g: GivenApproval): boolean {
-  const votes = parseCommands(body).filter(
-    (c) =>
-      c.kind === "command" &&
-      (c.name === "approve" || c.name === "reject") &&
-      forStep(c.args.positional[0], g),
-  );
-  const last = votes.at(-1);
-  return last?.kind === "command" && last.name === "approve";
+/** The run whose approvals are checked, and the comments its state cites for several of them. */
+interface CheckedRun {
+  run: RunState;
+  statusComment: string;
+  shared: ReadonlySet<string>;
 }
 
-/** A vote's first word names this step, or no step at all (then it is the note). */
-function forStep(word: string | undefined, g: GivenApproval): boolean {
-  return word === undefined || word === g.step || !g.steps.has(word);
+/**
+ * The comments cited for more than one approval: one vote approves one step, so such a comment
+ * counts for a step only where it names that step (`/approve <step>`). Otherwise a state sealed
+ * by someone who can read the key could spend one approval on every checkpoint of the run.
+ */
+function sharedComments(given: readonly GivenApproval[]): Set<string> {
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const f of given.flatMap((g) => g.facts))
+    if (seen.has(f.comment)) shared.add(f.comment);
+    else seen.add(f.comment);
+  return shared;
+}
+
+/**
+ * Whether a comment's words approve the step of run `runId`: its last vote for them is `/approve`.
+ * A vote naming another run is not for this one; with `runNamed`, an approval must name it (a
+ * bare `/reject` still counts against it); with `stepNamed`, it must name the step.
+ */
+function approves(
+  body: string,
+  g: GivenApproval,
+  o: { runId: string; runNamed: boolean; stepNamed: boolean },
+): boolean {
+  const votes = parseCommands(body).flatMap((c) =>
+    c.kind === "command" && (c.name === "approve" || c.name === "reject")
+      ? [{ name: c.name, ...namedRun(c.args) }]
+      : [],
+  );
+  const mine = votes.filter(
+    (v) =>
+      (v.run === undefined ? !o.runNamed || v.name === "reject" : v.run === o.runId) &&
+      forStep(v.args.positional[0], g, o.stepNamed),
+  );
+  return mine.at(-1)?.name === "approve";
+}
+
+/**
+ * A vote's first word names this step, or no step at all (then it is the note); with `named`, it
+ * must name this step.
+ */
+function forStep(word: string | undefined, g: GivenApproval, named: boolean): boolean {
+  return word === g.step || (!named && (word === undefined || !g.steps.has(word)));
 }
 
 /** Whether GitHub id `a` is newer than `b` (ids only grow; compared as whole numbers). */

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import type { EngineEnv } from "../../core/engine/engine.js";
+import type { EngineEnv, StartRequest, StartResult } from "../../core/engine/engine.js";
 import type {
   CommandName,
   Message,
@@ -23,6 +23,14 @@ import {
 import { playbookError, type PlaybookError } from "../../core/engine/errors.js";
 import { RunDriver, beginRun } from "./driver.js";
 import { ApprovalGuard } from "./approval-guard.js";
+import { REPLY_BUDGET, markedReply, replyBudgetKey } from "./reply-budget.js";
+import {
+  approvalPromptLine,
+  commentRunToken,
+  runNamesComment,
+  unnamedApproval,
+  withOlderRuns,
+} from "./named-approvals.js";
 import { defaultBranchRefusal } from "./default-branch-guard.js";
 import { cancelStands } from "./cancel-guard.js";
 import { RecordingScheduler } from "../time.js";
@@ -42,7 +50,7 @@ import {
   type RunState,
 } from "../../core/engine/state.js";
 import { commandLines } from "../../core/engine/lanes.js";
-import { commandTarget, type CandidateRun } from "../../core/engine/command-target.js";
+import { commandTarget, namedRun, type CandidateRun } from "../../core/engine/command-target.js";
 import type { PlaybookBundle } from "../../core/steps/types.js";
 import type { NormalizedAlert } from "../../core/alerts/types.js";
 import { HELP_TEXT, parseCommands } from "../../core/engine/commands.js";
@@ -57,7 +65,7 @@ import { graphOf } from "../../core/format/graph.js";
 import type { Permission } from "../../core/format/types.js";
 import { formatText } from "../../core/format/report/text.js";
 import type { FileReport } from "../../core/rules/validate.js";
-import type { Effect } from "../../core/engine/events.js";
+import type { CommandArgs, Effect } from "../../core/engine/events.js";
 import type { EffectPerformer } from "../effects.js";
 import { capAlertData, shortened } from "../../core/alerts/caps.js";
 import {
@@ -120,8 +128,7 @@ export type RunMemory = Pick<Coordination, "raiseTo" | "spend" | "get" | "put">;
 /** How long a run's sequence number and a frozen notice are remembered. */
 export const RUN_MEMORY_TTL_MS = 90 * 24 * 3_600_000;
 
-/** At most this many replies (comments) to one person on one issue per window; beyond: reactions only. */
-export const REPLY_BUDGET = { count: 5, windowMs: 10 * 60_000 };
+export { REPLY_BUDGET };
 
 export interface ControllerOptions {
   port: GitHubPort;
@@ -178,6 +185,18 @@ export interface ControllerOptions {
    * cancel-guard.ts): for a host whose state secret the people it guards against can read.
    */
   cancelFacts?: boolean;
+  /**
+   * An approval counts for a run only when its words name the run (`/approve <run-id>`): for a
+   * host whose state secret the people it guards against can read, so that a state they seal
+   * cannot claim a maintainer's approval of another run. A bare `/approve` is answered with the
+   * command to write, and the request for approval says it.
+   */
+  namedApprovals?: boolean;
+  /**
+   * Replies carry a hidden marker naming the person answered: for a host whose store lives for
+   * one event, which counts the reply budget from the bot's own comments (see reply-budget.ts).
+   */
+  markReplies?: boolean;
 }
 
 /** What the controller reports as it goes: runs starting and changing status, effects, refusals. */
@@ -215,6 +234,9 @@ export function answeredEvents(body: string): string[] {
     (m) => m[1] as string,
   );
 }
+
+/** A command's words when there are none. */
+const EMPTY_ARGS: CommandArgs = { positional: [], values: {}, text: "" };
 
 /** Messages that need people's attention get a comment of their own; the rest live in the status. */
 const POSTED: ReadonlySet<Message["kind"]> = new Set([
@@ -255,6 +277,7 @@ export class IssueController {
       port: o.port,
       issue: o.issue.number,
       ...(o.stateKeyPrivate ? { stateKeyPrivate: true } : {}),
+      ...(o.namedApprovals ? { runNamed: true } : {}),
     });
     this.scheduler = o.wakeUps?.scheduler ?? new RecordingScheduler();
   }
@@ -395,8 +418,13 @@ export class IssueController {
   }
 
   /** Whether the app may answer this person with a comment now (reactions are always possible). */
+  /** A reply to `login` as it is posted (marked where the budget is counted on GitHub). */
+  private marked(text: string, login: string): string {
+    return this.o.markReplies ? markedReply(text, login) : text;
+  }
+
   private mayReply(login: string): Promise<boolean> {
-    const key = `replies:${this.o.repo.owner}/${this.o.repo.name}#${this.o.issue.number}:${login.toLowerCase()}`;
+    const key = replyBudgetKey(this.o.repo, this.o.issue.number, login);
     return this.memory.spend(key, REPLY_BUDGET, this.o.clock().getTime());
   }
 
@@ -684,19 +712,17 @@ export class IssueController {
       return { outcome: "refused", reason: told ? "requirements missing" : "" };
     }
     const inputs = collectInputs(bundle.playbook.inputs, sources);
-    const started = beginRun(
-      {
-        bundle,
-        inputs,
-        initiator: actor,
-        eventId,
-        context: alert ? { ...this.context(), alert } : this.context(),
-        // The issue number keeps ids apart across issues; the key makes them unguessable.
-        runToken: issueRunToken(this.o.issue.number, eventId, this.o.stateKey),
-        ...(origin ? { origin } : {}),
-      },
-      this.env(await this.headCatalog()),
-    );
+    const request: StartRequest = {
+      bundle,
+      inputs,
+      initiator: actor,
+      eventId,
+      context: alert ? { ...this.context(), alert } : this.context(),
+      // The issue number keeps ids apart across issues; the key makes them unguessable.
+      runToken: issueRunToken(this.o.issue.number, eventId, this.o.stateKey),
+      ...(origin ? { origin } : {}),
+    };
+    let started = beginRun(request, this.env(await this.headCatalog()));
     if (!started.ok) {
       const told = await this.replyTo(
         invalidInputsNotice(
@@ -711,6 +737,13 @@ export class IssueController {
       this.o.issue.number,
       startingNotice(bundle.playbook.id, started.result.run.id),
     );
+    // Where approvals name their run, its id names this comment (see named-approvals.ts): the
+    // same request with another token begins as it did above.
+    if (this.o.namedApprovals)
+      started = beginRun(
+        { ...request, runToken: commentRunToken(comment.id, request.runToken ?? "") },
+        this.env(await this.headCatalog()),
+      ) as Extract<StartResult, { ok: true }>;
     const head = await this.headCatalog();
     // Its start is noted in the issue's index (saved with it) for as long as a replay may bring
     // that event back, however the run goes on.
@@ -780,7 +813,9 @@ export class IssueController {
     const member = permission !== undefined && permission !== "read";
     const reply = async (text: string) =>
       member && (await this.mayReply(comment.author))
-        ? this.o.port.createComment(this.o.issue.number, text).then(() => true)
+        ? this.o.port
+            .createComment(this.o.issue.number, this.marked(text, comment.author))
+            .then(() => true)
         : false;
     this.replyTo = reply;
     this.member = member;
@@ -842,13 +877,19 @@ export class IssueController {
     const events = live?.events ?? handledEvents(await this.openIndex());
     if (IssueController.handled({ runs, events }, eventId)) return { outcome: "accepted" };
     if (name === "status") return this.status(runs, eventId);
-    const picked = commandTarget(
-      name as CommandName,
-      args,
-      runs.map((r) => this.candidate(r)),
-    );
+    const voting = name === "approve" || name === "reject";
+    const vote = voting ? namedRun(args) : { args };
+    // Where approvals name their run, a vote is only for a run whose id names its status comment:
+    // a state sealed elsewhere under that id does not take it (see named-approvals.ts).
+    const unbound = (r: LoadedRun) =>
+      this.o.namedApprovals === true && voting && !runNamesComment(r.run.id, r.commentId);
+    const candidates = runs.filter((r) => !unbound(r)).map((r) => this.candidate(r));
+    const older = runs.filter((r) => unbound(r) && !isFinished(r.run));
+    if (name === "approve" && vote.run === undefined && this.o.namedApprovals)
+      return withOlderRuns(unnamedApproval(args, candidates), older);
+    const picked = commandTarget(name as CommandName, vote.args, candidates, vote.run);
     if ("unanswered" in picked) return this.recordByHand("record", args, comment, eventId);
-    if ("refused" in picked) return { outcome: "refused", reason: picked.refused };
+    if ("refused" in picked) return withOlderRuns(picked.refused, older);
     const target = picked.run.loaded;
     const least: Permission =
       name === "cancel"
@@ -869,7 +910,7 @@ export class IssueController {
       type: "command",
       id: eventId,
       command: name as CommandName,
-      args,
+      args: vote.args,
       actor,
       commentId: comment.id,
       createdAt: comment.createdAt,
@@ -1000,7 +1041,7 @@ export class IssueController {
     );
     if (answer.outcome !== "accepted" || answer.body === undefined) return answer;
     // Its reply was paid for above.
-    await this.o.port.createComment(this.o.issue.number, answer.body);
+    await this.o.port.createComment(this.o.issue.number, this.marked(answer.body, comment.author));
     return { outcome: "accepted" };
   }
 
@@ -1374,14 +1415,29 @@ export class IssueController {
    * gives that comment orders the commands that answer it (a command in an older comment does not
    * count), so no clock is compared with another.
    */
-  private async prompt(run: RunState, messages: readonly Message[]): Promise<Message | undefined> {
+  private async prompt(
+    loaded: LoadedRun,
+    run: RunState,
+    messages: readonly Message[],
+  ): Promise<Message | undefined> {
     if (isFinished(run)) return undefined;
     const frame = activeFrame(run);
     if (frame.phase !== "waiting" && frame.phase !== "approval") return undefined;
     if (frame.prompt?.since === frame.since) return undefined;
     const waiting = messages.find((m) => m.kind === "waiting");
     if (!waiting) return undefined;
-    const posted = await this.o.port.createComment(this.o.issue.number, messageComment(waiting));
+    // Where an approval names its run, the request says the command to copy.
+    const named =
+      this.o.namedApprovals &&
+      runNamesComment(run.id, loaded.commentId) &&
+      "run" in commandTarget("approve", EMPTY_ARGS, [this.candidate({ ...loaded, run })]);
+    const text = named
+      ? `${waiting.text.trimEnd()}\n\n${approvalPromptLine(run.id)}`
+      : waiting.text;
+    const posted = await this.o.port.createComment(
+      this.o.issue.number,
+      messageComment({ ...waiting, text }),
+    );
     frame.prompt = { comment: posted.id, since: frame.since };
     return waiting;
   }
@@ -1399,7 +1455,7 @@ export class IssueController {
             await this.o.fence?.confirm();
             const awaiting = isFinished(run) ? undefined : activeFrame(run).awaiting?.workflow;
             if (awaiting !== undefined) this.o.onAwaitWorkflow?.(awaiting);
-            prompted = await this.prompt(run, result.messages);
+            prompted = await this.prompt(loaded, run, result.messages);
             await this.save(run, loaded.commentId, loaded.catalog);
             if (run.status !== status) this.o.observe?.status?.(run, status);
             status = run.status;

@@ -239,7 +239,11 @@ export class RunService {
       // A store that lives for one event cannot tell an older state put back from the newest
       // (the Actions runtime, whose state secret every workflow can read): a /cancel on the
       // thread is re-read before each effect instead.
-      ...(this.o.ephemeralStore ? { cancelFacts: true } : {}),
+      // For the same reason an approval counts only for the run its words name; and the reply
+      // budget, which such a store forgets, is counted from the bot's replies on the thread.
+      ...(this.o.ephemeralStore
+        ? { cancelFacts: true, namedApprovals: true, markReplies: true }
+        : {}),
       // Dispatched workflows a run waits for, by repository and workflow (its file name or id, as
       // the playbook names it): a route only; the step decides which run it awaits.
       onAwaitWorkflow: (workflow) => {

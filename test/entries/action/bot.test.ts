@@ -141,9 +141,10 @@ describe("mode: bot, the bundled Action against a GitHub API on loopback", () =>
     expect(reactionsOn(bob.id)).toContain("-1");
     expect(status(issue.number)?.stack[0]?.current).toBe("approve");
 
-    // carol's /approve started a workflow run that waited in the concurrency group and was
-    // replaced by the next comment's: that run honours it all the same.
-    const carol = fake.postAs(issue.number, "carol", "/approve");
+    // carol's /approve (naming the run, as the prompt asks here) started a workflow run that
+    // waited in the concurrency group and was replaced by the next comment's: that run honours
+    // it all the same.
+    const carol = fake.postAs(issue.number, "carol", `/approve ${status(issue.number)?.id}`);
     const chatter = fake.postAs(issue.number, "alice", "Thanks, carol.");
     const next = await runAction("issue_comment", commented(chatter.id));
     expect(next.code).toBe(0);
@@ -220,7 +221,7 @@ describe("mode: bot, the bundled Action against a GitHub API on loopback", () =>
     const issue = fake.openIssue("Ship, then stop", "", "alice");
     fake.labelAs(issue.number, "playbook:ship", "alice");
     await runAction("issues", labeled(issue.number, "playbook:ship", "alice"));
-    const approve = fake.postAs(issue.number, "carol", "/approve");
+    const approve = fake.postAs(issue.number, "carol", `/approve ${status(issue.number)?.id}`);
     expect((await runAction("issue_comment", commented(approve.id))).code).toBe(0);
     expect(status(issue.number)?.stack[0]?.current).toBe("pr");
     const [statusComment] = fake.statusComments(issue.number);

@@ -182,6 +182,23 @@ describe("the guard reads each approval again from GitHub", () => {
     );
   });
 
+  it("takes an /approve naming this run, and counts no vote naming another run for it", async () => {
+    await h.comment(1, "alice", "/run gated");
+    const prompt = promptOf();
+    const other = fake.postAs(1, "carol", "/approve 20261202-0330-7-zzzzz");
+    await h.drain();
+    expect(run().status).toBe("waiting");
+    await forgeApproval(["carol"], [{ user: "carol", comment: String(other.id), prompt }]);
+    expect(said()).toBe(0);
+    expect(run().error?.message).toContain(
+      `@carol's approving comment ${other.id} does not say /approve for 'gate'`,
+    );
+    await h.comment(1, "alice", "/run gated");
+    await h.comment(1, "carol", `/approve ${run().id.toUpperCase()} fine`);
+    expect(said()).toBe(1);
+    expect(run().stack[0]?.results.gate?.outputs?.note).toBe("fine");
+  });
+
   it("refuses a forged state that leaves the checkpoint out altogether, where the key is not the app's alone", async () => {
     await h.comment(1, "alice", "/run gated");
     const forged = run();
