@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { FakeGitHub } from "../../helpers/fake-github.js";
 import { example, installedRepository, makeClock, readStatus } from "./harness.js";
 import { ServedHarness } from "./served.js";
-import { ALERTS_CONFIG } from "./alert-scenario.js";
+import { ALERT_TOKEN, ALERTS_CONFIG, notification } from "./alert-scenario.js";
+import { ALERT_LABEL, alertMarker } from "../../../src/runtime/alert-triage.js";
 import { SHIP } from "./fixtures.js";
 
 /** Only admins may run it; its branch step fails while GitHub refuses new refs. */
@@ -211,5 +212,32 @@ describe("hostile alert senders, without credentials", () => {
     expect(second.status).toBe(503);
     second.req.destroy();
     expect((await first).status).toBe(408);
+  });
+});
+
+describe("hostile triage users against alerts", () => {
+  it("an issue of theirs carrying an alert's marker and label is not taken for the alert's issue", async () => {
+    await served();
+    const fingerprint = "00000000000decoy";
+    // A triage user plants an issue for a predictable alert key and closes it as not planned.
+    const decoy = fake.openIssue(
+      "nothing to see",
+      `all quiet\n\n${alertMarker(`alertmanager:${fingerprint}`)}\n`,
+      "tom",
+      [ALERT_LABEL],
+    );
+    decoy.state = "closed";
+    decoy.state_reason = "not_planned";
+    const res = await h.postAlert("alertmanager", notification([fingerprint]), {
+      authorization: `Bearer ${ALERT_TOKEN}`,
+    });
+    expect(res.status).toBe(200);
+    await h.drain();
+    // The alert opens its own issue (and its run), and the decoy is left alone.
+    const opened = [...fake.issues.values()].filter((i) => i.user.login === fake.botLogin);
+    expect(opened).toHaveLength(1);
+    expect(fake.statusComments(opened[0]?.number ?? 0)).toHaveLength(1);
+    expect([...fake.comments.values()].filter((c) => c.issue === decoy.number)).toEqual([]);
+    expect(decoy.state).toBe("closed");
   });
 });
