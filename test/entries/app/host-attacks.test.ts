@@ -241,3 +241,36 @@ describe("hostile triage users against alerts", () => {
     expect(decoy.state).toBe("closed");
   });
 });
+
+describe("a fork's pull request against GitHub's code scanning alerts", () => {
+  /** GitHub's `code_scanning_alert` of alert 7, on a ref. */
+  const scanning = (action: string, ref: string, state: string) => {
+    const p = example("code_scanning_alert", action === "created" ? "created" : "fixed");
+    p.action = action;
+    p.ref = ref;
+    (p.alert as { number: number; state: string }).number = 7;
+    (p.alert as { state: string }).state = state;
+    return p;
+  };
+  const alertIssues = () => [...fake.issues.values()].filter((i) => i.labels.includes(ALERT_LABEL));
+
+  it("an alert only in a pull request's merge ref opens nothing; one there 'fixed' resolves nothing", async () => {
+    await served();
+    // CodeQL runs on a fork's pull request: the alert exists only in its merge ref.
+    await h.deliver("code_scanning_alert", scanning("created", "refs/pull/7/merge", "open"));
+    await h.drain();
+    expect(alertIssues()).toEqual([]);
+    // The same rule fires on the default branch: a triage issue.
+    await h.deliver("code_scanning_alert", scanning("created", "refs/heads/master", "open"));
+    await h.drain();
+    expect(alertIssues()).toHaveLength(1);
+    const issue = alertIssues()[0]?.number ?? 0;
+    const said = () => [...fake.comments.values()].filter((c) => c.issue === issue).length;
+    const before = said();
+    // The fork's pull request removes the code: "fixed" in its merge ref, never merged.
+    await h.deliver("code_scanning_alert", scanning("fixed", "refs/pull/7/merge", "fixed"));
+    await h.drain();
+    expect(said()).toBe(before);
+    expect(alertIssues()[0]?.state).toBe("open");
+  });
+});
