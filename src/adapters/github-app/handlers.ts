@@ -22,6 +22,7 @@ import {
   commentEventId,
   issueByNumber,
   issueOf,
+  labelEventId,
   octokitOf,
   performedViaApp,
   senderOf,
@@ -94,7 +95,7 @@ class IssueHandlers {
       type: "labeled",
       label: p.label.name,
       by: senderOf(p.sender),
-      eventId: atOpening ? openingLabelEventId(p.label.name) : context.id,
+      eventId: atOpening ? openingLabelEventId(p.label.name) : labelEventId(context),
     });
   }
 

@@ -1,6 +1,8 @@
 // The app's trust boundary: webhook payloads become the run service's plain values here, and
 // nowhere else. A payload's signature was checked; its content is still anyone's words.
+import { createHash } from "node:crypto";
 import type { Context, Probot } from "probot";
+import { REPLAY_ID } from "../../runtime/reconcile.js";
 import type { Octokit } from "../github/octokit-port.js";
 import type { fromGitHubAlert } from "../alerts/sources.js";
 import type { IssueAddress } from "../../runtime/run-service/wake-ups.js";
@@ -88,6 +90,20 @@ export function byCollaborator(issue: { author_association?: string }): boolean 
 /** The delivery id of a comment: one per comment, whichever delivery brings it. */
 export function commentEventId(context: Context<"issue_comment">): string {
   return `comment-${context.payload.comment.id}`;
+}
+
+/**
+ * The id a label's start is known by. The reconcile's replay names the label event itself
+ * (`label-<id>`, or `opening:<label>` for a label the issue was opened with). A webhook's delivery id is a header the signature does not cover: a signed
+ * body sent again under a new one would be a new label. So a delivery is named by what its body
+ * says: the issue, the label, and the issue's last change, which is the label's own.
+ */
+export function labelEventId(context: Context<"issues.labeled">): string {
+  if (REPLAY_ID.test(context.id)) return context.id;
+  const p = context.payload;
+  const facts = [p.repository.id, p.issue.id, p.label?.id, p.label?.name, p.issue.updated_at];
+  const hash = createHash("sha256").update(JSON.stringify(facts)).digest("hex").slice(0, 32);
+  return `labeled-${hash}`;
 }
 
 /** The app a pull request's issue view says opened it (its payload does not name it). */

@@ -134,6 +134,25 @@ describe("attacks on the served app", () => {
       expect(fake.branches()).toEqual(["master"]);
     });
 
+  it("a signed label delivery sent again under a new delivery id starts nothing more", async () => {
+    await served();
+    const hellos = () => [...fake.comments.values()].filter((c) => c.body.startsWith("Hello."));
+    for (let i = 0; i < 10; i++) fake.now(); // well after the opening
+    await h.label(1, "playbook:hello", "tom");
+    const signed = h.delivered.at(-1)?.payload;
+    if (!signed) throw new Error("no label delivered");
+    await h.drain();
+    // Whoever holds the signed body (a proxy's log, say) posts it again: the id is an unsigned header.
+    await h.deliver("issues", structuredClone(signed), "4c9a0f2e-0000-4000-8000-000000000001");
+    await h.drain();
+    expect(fake.statusComments(1)).toHaveLength(1);
+    expect(hellos()).toHaveLength(1);
+    // The label added again later is a new label: it runs again.
+    await h.label(1, "playbook:hello", "tom");
+    await h.drain();
+    expect(hellos()).toHaveLength(2);
+  });
+
   it("a triage user's /retry of an admin-only run is refused", async () => {
     await served();
     fake.fault = ({ method, path }) =>
