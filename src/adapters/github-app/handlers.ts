@@ -24,6 +24,7 @@ import {
   issueOf,
   labelEventId,
   octokitOf,
+  openedEventId,
   performedViaApp,
   senderOf,
   threadCommentOf,
@@ -114,7 +115,7 @@ class IssueHandlers {
       labels,
       byText,
       by: senderOf(p.sender),
-      eventId: context.id,
+      eventId: openedEventId(p.issue),
     });
   }
 

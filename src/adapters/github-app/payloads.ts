@@ -106,6 +106,14 @@ export function labelEventId(context: Context<"issues.labeled">): string {
   return `labeled-${hash}`;
 }
 
+/**
+ * The id an issue's opening is known by: an issue is opened once, so its own id names it (a signed
+ * `issues.opened` sent again under a new delivery id is the same opening).
+ */
+export function openedEventId(issue: { id: number }): string {
+  return `opened-${issue.id}`;
+}
+
 /** The app a pull request's issue view says opened it (its payload does not name it). */
 export function performedViaApp(data: unknown): number | undefined {
   return (data as { performed_via_github_app?: { id: number } | null }).performed_via_github_app

@@ -37,6 +37,19 @@ steps:
     status: success
 `;
 
+/** Started by a new issue whose text fits it (on.issues). */
+const SLOW = `apiVersion: playbook-bot/v1
+id: slow
+on:
+  issues:
+    signals:
+      positive: [{ pattern: slow, weight: 2 }]
+    min_score: 2
+steps:
+  - { id: say, type: comment, body: Looking. }
+  - { id: done, type: end }
+`;
+
 let fake: FakeGitHub;
 let h: ServedHarness;
 afterEach(async () => {
@@ -151,6 +164,22 @@ describe("attacks on the served app", () => {
     await h.label(1, "playbook:hello", "tom");
     await h.drain();
     expect(hellos()).toHaveLength(2);
+  });
+
+  it("a signed issues.opened sent again under a new delivery id starts its on.issues run once", async () => {
+    const clock = makeClock();
+    fake = installedRepository({ ".github/playbooks/slow.yaml": SLOW }, { wes: "write" }, clock);
+    h = new ServedHarness(fake, clock);
+    await h.start();
+    const issue = fake.openIssue("Checkout is slow", "request_id: abc timed out", "wes");
+    const p = example("issues", "opened");
+    p.issue = { ...h.issuePayload(issue.number), author_association: "COLLABORATOR" };
+    p.sender = fake.user("wes");
+    await h.deliver("issues", p);
+    await h.drain();
+    await h.deliver("issues", structuredClone(p), "4c9a0f2e-0000-4000-8000-000000000002");
+    await h.drain();
+    expect(fake.statusComments(issue.number)).toHaveLength(1);
   });
 
   it("a triage user's /retry of an admin-only run is refused", async () => {
