@@ -96,7 +96,14 @@ class IssueHandlers {
       type: "labeled",
       label: p.label.name,
       by: senderOf(p.sender),
-      eventId: atOpening ? openingLabelEventId(p.label.name) : labelEventId(context),
+      eventId: atOpening
+        ? openingLabelEventId(p.label.name)
+        : labelEventId(context.id, {
+            repository: p.repository.id,
+            issue: p.issue.id,
+            label: p.label,
+            at: String(p.issue.updated_at),
+          }),
     });
   }
 

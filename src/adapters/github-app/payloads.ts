@@ -94,14 +94,23 @@ export function commentEventId(context: Context<"issue_comment">): string {
 
 /**
  * The id a label's start is known by. The reconcile's replay names the label event itself
- * (`label-<id>`, or `opening:<label>` for a label the issue was opened with). A webhook's delivery id is a header the signature does not cover: a signed
- * body sent again under a new one would be a new label. So a delivery is named by what its body
- * says: the issue, the label, and the issue's last change, which is the label's own.
+ * (`label-<id>`, or `opening:<label>` for a label the issue was opened with). A webhook's
+ * delivery id is a header the signature does not cover: a signed body sent again under a new one
+ * would be a new label. So a delivery is named by what its body says: the repository, the issue,
+ * the label, and the issue's last change, which is the label's own.
  */
-export function labelEventId(context: Context<"issues.labeled">): string {
-  if (REPLAY_ID.test(context.id)) return context.id;
-  const p = context.payload;
-  const facts = [p.repository.id, p.issue.id, p.label?.id, p.label?.name, p.issue.updated_at];
+export function labelEventId(
+  deliveryId: string,
+  labeled: { repository: number; issue: number; label: { id: number; name: string }; at: string },
+): string {
+  if (REPLAY_ID.test(deliveryId)) return deliveryId;
+  const facts = [
+    labeled.repository,
+    labeled.issue,
+    labeled.label.id,
+    labeled.label.name,
+    labeled.at,
+  ];
   const hash = createHash("sha256").update(JSON.stringify(facts)).digest("hex").slice(0, 32);
   return `labeled-${hash}`;
 }
