@@ -38,7 +38,10 @@ export interface AlertIssue {
 
 /** The GitHub operations triage needs, for one repository. */
 export interface AlertIssuesPort {
-  /** Issues with the alert label, open and closed (a strongly consistent listing, not search). */
+  /**
+   * The issues this app opened with the alert label, open and closed (a strongly consistent
+   * listing, not search): anyone who can label an issue could copy a marker into one of theirs.
+   */
   listAlertIssues(): Promise<AlertIssue[]>;
   getIssue(number: number): Promise<AlertIssue>;
   createIssue(title: string, body: string, labels: string[]): Promise<AlertIssue>;

@@ -9,6 +9,14 @@ import { activeFrame, isFinished, type RunState } from "../core/engine/state.js"
  * (`comment-<id>`, `label-<id>`) under which it is done once, however many sweeps find it.
  */
 
+/**
+ * The ids replays are handled under (`comment-<id>`, `label-<id>`: GitHub's ids of the comment
+ * and of the label event; `opening:<label>`, see `openingLabelEventId`). Never a webhook
+ * delivery's: its id is a header no signature covers, so the webhook route refuses these (a
+ * signed label sent again under `label-<id>` would pass for a replay of another label event).
+ */
+export const REPLAY_ID = /^(?:(?:comment|label)-[0-9]+|opening:[A-Za-z0-9_.-]*)$/;
+
 /** How far back unanswered commands and labels are looked for (and replayed). */
 export const RECONCILE_WINDOW_MS = 24 * 3_600_000;
 

@@ -104,7 +104,20 @@ export function fromGeneric(g: GenericAlert): NormalizedAlert {
   return alert;
 }
 
-type Repo = { id: number; full_name: string };
+type Repo = { id: number; full_name: string; default_branch?: string };
+
+/**
+ * Whether a code scanning event is about the default branch. Code scanning keeps an alert per
+ * ref: a fork's pull request gets alerts of its own in its merge ref (created, and "fixed" when
+ * it drops the code), which must neither open nor resolve the repository's triage issue. An alert
+ * reaches the default branch by `appeared_in_branch` there. A person's dismissal or reopening
+ * names no ref: it is about the alert itself.
+ */
+function onDefaultBranch(payload: { ref?: string; repository: Repo }): boolean {
+  const ref = payload.ref ?? "";
+  const branch = payload.repository.default_branch;
+  return ref === "" || (branch !== undefined && ref === `refs/heads/${branch}`);
+}
 
 /**
  * GitHub's own security alerts, by the alert's state (the truth), not the action name. The
@@ -112,8 +125,9 @@ type Repo = { id: number; full_name: string };
  */
 export function fromGitHubAlert(
   event: string,
-  payload: { action: string; alert: Record<string, unknown>; repository: Repo },
+  payload: { action: string; alert: Record<string, unknown>; repository: Repo; ref?: string },
 ): NormalizedAlert | undefined {
+  if (event === "code_scanning_alert" && !onDefaultBranch(payload)) return undefined;
   const a = payload.alert;
   const repo = payload.repository;
   const number = Number(a.number);

@@ -3,7 +3,7 @@ import type { AlertsConfig } from "../alerts/config.js";
 import { alertsHandler } from "../alerts/http.js";
 import { fromGitHubAlert } from "../alerts/sources.js";
 import { AlertTriage } from "../../runtime/alert-triage.js";
-import { OctokitAlertIssues } from "../github/alert-issues.js";
+import { OctokitAlertIssues, type AlertIssuesAuthor } from "../github/alert-issues.js";
 import type { PlaybookDiscovery } from "../github/discovery.js";
 import { withRequestTimeout, type Octokit } from "../github/octokit-port.js";
 import { OctokitRepositoryHost, type RepositoryHostDeps } from "../github/repository-host.js";
@@ -24,6 +24,8 @@ export interface AlertWiring {
   clock: () => Date;
   serving: Serving;
   requestTimeoutMs: number;
+  /** This app: an alert's issue is one it opened (see OctokitAlertIssues). */
+  app: AlertIssuesAuthor;
   installationOctokit(installation: number): Promise<Octokit>;
   once: Once;
   /** External alert sources and routes (ALERTS_CONFIG); without it, only GitHub's own alerts. */
@@ -45,7 +47,7 @@ export function registerAlerts(app: Probot, w: AlertWiring): void {
     issues: (full) => {
       const r = known.get(full);
       if (!r) throw new Error(`no installation known for ${full}`);
-      return new OctokitAlertIssues(r.octokit, r.owner, r.repo);
+      return new OctokitAlertIssues(r.octokit, r.owner, r.repo, w.app);
     },
     playbooks: async (full) => {
       const r = known.get(full);

@@ -279,6 +279,7 @@ export function createPlaybookBot(options: PlaybookBotOptions) {
       clock,
       serving,
       requestTimeoutMs,
+      app: { appId: config.appId, ...(config.botLogin ? { botLogin: config.botLogin } : {}) },
       installationOctokit,
       once: deliveryOnce(coordination, serving, lock, eventTimeoutMs),
       ...(options.alerts ? { config: options.alerts } : {}),

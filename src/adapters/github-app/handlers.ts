@@ -22,7 +22,9 @@ import {
   commentEventId,
   issueByNumber,
   issueOf,
+  labelEventId,
   octokitOf,
+  openedEventId,
   performedViaApp,
   senderOf,
   threadCommentOf,
@@ -94,7 +96,14 @@ class IssueHandlers {
       type: "labeled",
       label: p.label.name,
       by: senderOf(p.sender),
-      eventId: atOpening ? openingLabelEventId(p.label.name) : context.id,
+      eventId: atOpening
+        ? openingLabelEventId(p.label.name)
+        : labelEventId(context.id, {
+            repository: p.repository.id,
+            issue: p.issue.id,
+            label: p.label,
+            at: String(p.issue.updated_at),
+          }),
     });
   }
 
@@ -113,7 +122,7 @@ class IssueHandlers {
       labels,
       byText,
       by: senderOf(p.sender),
-      eventId: context.id,
+      eventId: openedEventId(p.issue),
     });
   }
 

@@ -1,6 +1,8 @@
 // The app's trust boundary: webhook payloads become the run service's plain values here, and
 // nowhere else. A payload's signature was checked; its content is still anyone's words.
+import { createHash } from "node:crypto";
 import type { Context, Probot } from "probot";
+import { REPLAY_ID } from "../../runtime/reconcile.js";
 import type { Octokit } from "../github/octokit-port.js";
 import type { fromGitHubAlert } from "../alerts/sources.js";
 import type { IssueAddress } from "../../runtime/run-service/wake-ups.js";
@@ -88,6 +90,37 @@ export function byCollaborator(issue: { author_association?: string }): boolean 
 /** The delivery id of a comment: one per comment, whichever delivery brings it. */
 export function commentEventId(context: Context<"issue_comment">): string {
   return `comment-${context.payload.comment.id}`;
+}
+
+/**
+ * The id a label's start is known by. The reconcile's replay names the label event itself
+ * (`label-<id>`, or `opening:<label>` for a label the issue was opened with). A webhook's
+ * delivery id is a header the signature does not cover: a signed body sent again under a new one
+ * would be a new label. So a delivery is named by what its body says: the repository, the issue,
+ * the label, and the issue's last change, which is the label's own.
+ */
+export function labelEventId(
+  deliveryId: string,
+  labeled: { repository: number; issue: number; label: { id: number; name: string }; at: string },
+): string {
+  if (REPLAY_ID.test(deliveryId)) return deliveryId;
+  const facts = [
+    labeled.repository,
+    labeled.issue,
+    labeled.label.id,
+    labeled.label.name,
+    labeled.at,
+  ];
+  const hash = createHash("sha256").update(JSON.stringify(facts)).digest("hex").slice(0, 32);
+  return `labeled-${hash}`;
+}
+
+/**
+ * The id an issue's opening is known by: an issue is opened once, so its own id names it (a signed
+ * `issues.opened` sent again under a new delivery id is the same opening).
+ */
+export function openedEventId(issue: { id: number }): string {
+  return `opened-${issue.id}`;
 }
 
 /** The app a pull request's issue view says opened it (its payload does not name it). */

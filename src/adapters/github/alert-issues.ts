@@ -18,7 +18,28 @@ type RestIssue = {
   state_reason?: string | null;
   closed_at?: string | null;
   pull_request?: unknown;
+  user?: { login: string; type?: string } | null;
+  performed_via_github_app?: { id: number } | null;
 };
+
+/** Who this app is on GitHub: what its own issues carry (see `openedBy`). */
+export interface AlertIssuesAuthor {
+  appId: number;
+  botLogin?: string;
+}
+
+/**
+ * Whether this app opened the issue: GitHub names the app that made it (nobody can set
+ * `performed_via_github_app`), through its bot account. An alert's marker is plain text that
+ * anyone who can open and label an issue can copy; only the app's own issues carry an alert.
+ */
+function openedBy(i: RestIssue, author: AlertIssuesAuthor): boolean {
+  return (
+    i.user?.type === "Bot" &&
+    i.performed_via_github_app?.id === author.appId &&
+    (author.botLogin === undefined || i.user.login === author.botLogin)
+  );
+}
 
 function view(i: RestIssue): AlertIssue {
   return {
@@ -38,6 +59,8 @@ export class OctokitAlertIssues implements AlertIssuesPort {
     private readonly octokit: Octokit,
     private readonly owner: string,
     private readonly repo: string,
+    /** This app: only the issues it opened are triage issues. */
+    private readonly author: AlertIssuesAuthor,
     /** How a creation that failed uncertainly is retried (see create-once). */
     private readonly createRetry?: Partial<CreateRetry>,
   ) {}
@@ -54,7 +77,7 @@ export class OctokitAlertIssues implements AlertIssuesPort {
       state: "all",
       per_page: 100,
     })) as RestIssue[];
-    return all.filter((i) => !i.pull_request).map(view);
+    return all.filter((i) => !i.pull_request && openedBy(i, this.author)).map(view);
   }
 
   async getIssue(number: number): Promise<AlertIssue> {
@@ -94,7 +117,11 @@ export class OctokitAlertIssues implements AlertIssuesPort {
           per_page: 30,
         });
         return (recent as RestIssue[]).find(
-          (i) => !i.pull_request && i.title === title && (i.body ?? "").trim() === body.trim(),
+          (i) =>
+            !i.pull_request &&
+            openedBy(i, this.author) &&
+            i.title === title &&
+            (i.body ?? "").trim() === body.trim(),
         );
       },
       ...this.retryOptions(),

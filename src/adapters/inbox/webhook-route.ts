@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { InboxDelivery } from "../../runtime/inbox.js";
 import { Held, HttpRefusal as Refusal, readCapped, type ReadLimits } from "../capped-body.js";
+import { REPLAY_ID } from "../../runtime/reconcile.js";
 
 /**
  * The largest body read before its signature can be checked (WEBHOOK_MAX_BYTES). GitHub caps a
@@ -104,6 +105,8 @@ export function webhookRoute(options: WebhookRouteOptions) {
         );
       const missing = REQUIRED.filter((h) => req.headers[h] === undefined);
       if (missing.length) throw new Refusal(400, `Required headers missing: ${missing.join(", ")}`);
+      if (REPLAY_ID.test(id ?? ""))
+        throw new Refusal(400, "a delivery id of the form the app gives its own replays");
       const body = (await readCapped(req, limits, size, mine)).toString("utf8");
       const signed = await options.verify(body, header(req, "x-hub-signature-256") ?? "");
       release();

@@ -23,8 +23,12 @@ const rest = (n: number, extra: Record<string, unknown> = {}) => ({
   title: `Issue ${n}`,
   body: `body ${n}`,
   state: "open",
+  user: { login: "playbook-bot[bot]", type: "Bot" },
+  performed_via_github_app: { id: 7 },
   ...extra,
 });
+
+const APP = { appId: 7, botLogin: "playbook-bot[bot]" };
 
 beforeEach(() => {
   nock.disableNetConnect();
@@ -47,6 +51,12 @@ describe("OctokitAlertIssues", () => {
       .get("/repos/acme/ops/issues")
       .query({ labels: "alert", state: "all", per_page: "100", page: "2" })
       .reply(200, [
+        // Another's issues carrying the label (and maybe a marker) are not triage issues.
+        rest(5, { user: { login: "tom", type: "User" }, performed_via_github_app: null }),
+        rest(4, {
+          user: { login: "other[bot]", type: "Bot" },
+          performed_via_github_app: { id: 8 },
+        }),
         rest(1, {
           body: null,
           state: "closed",
@@ -54,7 +64,7 @@ describe("OctokitAlertIssues", () => {
           closed_at: "2026-03-01T00:00:00Z",
         }),
       ]);
-    const list = await new OctokitAlertIssues(octokit(), "acme", "ops").listAlertIssues();
+    const list = await new OctokitAlertIssues(octokit(), "acme", "ops", APP).listAlertIssues();
     expect(list).toEqual([
       {
         number: 3,
@@ -93,7 +103,7 @@ describe("OctokitAlertIssues", () => {
       .reply(200, rest(8))
       .patch("/repos/acme/ops/issues/8", (b: unknown) => bodies.push(b) > 0)
       .reply(200, rest(8, { state: "closed" }));
-    const port = new OctokitAlertIssues(octokit(), "acme", "ops");
+    const port = new OctokitAlertIssues(octokit(), "acme", "ops", APP);
     expect((await port.getIssue(7)).number).toBe(7);
     expect((await port.createIssue("T", "B", ["alert", "severity:high"])).number).toBe(8);
     expect(await port.comment(8, "c")).toBe("555");
@@ -119,7 +129,7 @@ describe("OctokitAlertIssues", () => {
         { message: "You have exceeded a secondary rate limit." },
         { "retry-after": "30" },
       );
-    const port = new OctokitAlertIssues(octokit(), "acme", "ops");
+    const port = new OctokitAlertIssues(octokit(), "acme", "ops", APP);
     const triage = new AlertTriage({
       coordination: new MemoryCoordination(),
       issues: () => port,

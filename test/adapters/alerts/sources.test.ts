@@ -282,6 +282,7 @@ describe("generic (version 1)", () => {
 describe("GitHub code_scanning_alert (webhooks-examples)", () => {
   it("created: open → firing, keyed by repo id and number, rule severity error → high", () => {
     const p = example("code_scanning_alert", "created");
+    p.ref = `refs/heads/${p.repository.default_branch}`; // the example's is a feature branch
     const a = gh("code_scanning_alert", p);
     expect(a).toMatchObject({
       source: "github",
@@ -303,6 +304,7 @@ describe("GitHub code_scanning_alert (webhooks-examples)", () => {
 
   it("fixed: resolved, with the instance path as a label", () => {
     const p = example("code_scanning_alert", "fixed");
+    p.ref = `refs/heads/${p.repository.default_branch}`; // the example's is a pull request's
     const a = gh("code_scanning_alert", p);
     expect(a?.status).toBe("resolved");
     expect(a?.labels.path).toBe("src/main/java/com/github/demo/service/BookService.java");
@@ -334,9 +336,27 @@ describe("GitHub code_scanning_alert (webhooks-examples)", () => {
 
   it("the state is the truth, not the action name", () => {
     const p = example("code_scanning_alert", "fixed");
+    p.ref = `refs/heads/${p.repository.default_branch}`;
     p.action = "appeared_in_branch";
     p.alert.state = "fixed";
     expect(gh("code_scanning_alert", p)?.status).toBe("resolved");
+  });
+
+  it("only the default branch's: another ref's alert (a pull request's merge ref, a feature branch) is none of the repository's", () => {
+    const created = example("code_scanning_alert", "created");
+    expect(created.ref).toBe("refs/heads/code-feature");
+    expect(gh("code_scanning_alert", created)).toBeUndefined();
+    const fixed = example("code_scanning_alert", "fixed");
+    expect(fixed.ref).toBe("refs/pull/11/merge");
+    expect(gh("code_scanning_alert", fixed)).toBeUndefined();
+    // Without a default branch to compare with, a ref is never taken for it.
+    delete fixed.repository.default_branch;
+    fixed.ref = "refs/heads/";
+    expect(gh("code_scanning_alert", fixed)).toBeUndefined();
+    // A person's dismissal names no ref: it is the alert's own.
+    expect(
+      gh("code_scanning_alert", example("code_scanning_alert", "closed_by_user"))?.status,
+    ).toBe("resolved");
   });
 
   it("a sparse alert still normalises (no rule, no tool, no url)", () => {
@@ -394,6 +414,23 @@ describe("GitHub dependabot_alert (webhooks-examples)", () => {
       status: "firing",
       startsAt: "2026-05-05T05:05:05Z",
     });
+  });
+
+  it("only the default branch's: another ref's alert (a pull request's merge ref, a feature branch) is none of the repository's", () => {
+    const created = example("code_scanning_alert", "created");
+    expect(created.ref).toBe("refs/heads/code-feature");
+    expect(gh("code_scanning_alert", created)).toBeUndefined();
+    const fixed = example("code_scanning_alert", "fixed");
+    expect(fixed.ref).toBe("refs/pull/11/merge");
+    expect(gh("code_scanning_alert", fixed)).toBeUndefined();
+    // Without a default branch to compare with, a ref is never taken for it.
+    delete fixed.repository.default_branch;
+    fixed.ref = "refs/heads/";
+    expect(gh("code_scanning_alert", fixed)).toBeUndefined();
+    // A person's dismissal names no ref: it is the alert's own.
+    expect(
+      gh("code_scanning_alert", example("code_scanning_alert", "closed_by_user"))?.status,
+    ).toBe("resolved");
   });
 
   it("a sparse alert still normalises", () => {

@@ -231,7 +231,13 @@ describe("issues under Octokit's retries", () => {
   });
 
   it("opens an alert's triage issue and its comment once", async () => {
-    const alerts = new OctokitAlertIssues(productionOctokit(), OWNER, REPO, { delayMs: 5 });
+    const alerts = new OctokitAlertIssues(
+      productionOctokit(),
+      OWNER,
+      REPO,
+      { appId: fake.appId },
+      { delayMs: 5 },
+    );
     fake.fault = answerLost((r) => r.method === "POST" && r.path.endsWith(`${REPO}/issues`));
     const body = "Disk full.\n\n<!-- playbook-bot:alert 0123 -->";
     const issue = await alerts.createIssue("[alert] Disk full", body, ["alert", "severity:page"]);

@@ -117,6 +117,17 @@ describe("the webhook route", () => {
     expect(s.stored).toEqual([]);
   });
 
+  it("refuses a signed body under a delivery id of the form the app gives its replays (label-<id>)", async () => {
+    const s = await serve();
+    const body = JSON.stringify(issueComment);
+    for (const id of ["label-123", "comment-9", "opening:playbook.3a.ship"]) {
+      const res = await post(s.url, body, { "x-github-delivery": id });
+      expect(res.status).toBe(400);
+      expect(res.text).toContain("a delivery id of the form the app gives its own replays");
+    }
+    expect(s.stored).toEqual([]);
+  });
+
   it("answers a signed body that is JSON but not an event with a clear 400", async () => {
     const s = await serve();
     for (const body of ["42", "[1,2]", "null", '"text"']) {

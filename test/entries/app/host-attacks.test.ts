@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { FakeGitHub } from "../../helpers/fake-github.js";
 import { example, installedRepository, makeClock, readStatus } from "./harness.js";
 import { ServedHarness } from "./served.js";
-import { ALERTS_CONFIG } from "./alert-scenario.js";
+import { ALERT_TOKEN, ALERTS_CONFIG, notification } from "./alert-scenario.js";
+import { ALERT_LABEL, alertMarker } from "../../../src/runtime/alert-triage.js";
 import { SHIP } from "./fixtures.js";
 
 /** Only admins may run it; its branch step fails while GitHub refuses new refs. */
@@ -34,6 +35,19 @@ steps:
   - id: done
     type: end
     status: success
+`;
+
+/** Started by a new issue whose text fits it (on.issues). */
+const SLOW = `apiVersion: playbook-bot/v1
+id: slow
+on:
+  issues:
+    signals:
+      positive: [{ pattern: slow, weight: 2 }]
+    min_score: 2
+steps:
+  - { id: say, type: comment, body: Looking. }
+  - { id: done, type: end }
 `;
 
 let fake: FakeGitHub;
@@ -133,6 +147,41 @@ describe("attacks on the served app", () => {
       expect(fake.branches()).toEqual(["master"]);
     });
 
+  it("a signed label delivery sent again under a new delivery id starts nothing more", async () => {
+    await served();
+    const hellos = () => [...fake.comments.values()].filter((c) => c.body.startsWith("Hello."));
+    for (let i = 0; i < 10; i++) fake.now(); // well after the opening
+    await h.label(1, "playbook:hello", "tom");
+    const signed = h.delivered.at(-1)?.payload;
+    if (!signed) throw new Error("no label delivered");
+    await h.drain();
+    // Whoever holds the signed body (a proxy's log, say) posts it again: the id is an unsigned header.
+    await h.deliver("issues", structuredClone(signed), "4c9a0f2e-0000-4000-8000-000000000001");
+    await h.drain();
+    expect(fake.statusComments(1)).toHaveLength(1);
+    expect(hellos()).toHaveLength(1);
+    // The label added again later is a new label: it runs again.
+    await h.label(1, "playbook:hello", "tom");
+    await h.drain();
+    expect(hellos()).toHaveLength(2);
+  });
+
+  it("a signed issues.opened sent again under a new delivery id starts its on.issues run once", async () => {
+    const clock = makeClock();
+    fake = installedRepository({ ".github/playbooks/slow.yaml": SLOW }, { wes: "write" }, clock);
+    h = new ServedHarness(fake, clock);
+    await h.start();
+    const issue = fake.openIssue("Checkout is slow", "request_id: abc timed out", "wes");
+    const p = example("issues", "opened");
+    p.issue = { ...h.issuePayload(issue.number), author_association: "COLLABORATOR" };
+    p.sender = fake.user("wes");
+    await h.deliver("issues", p);
+    await h.drain();
+    await h.deliver("issues", structuredClone(p), "4c9a0f2e-0000-4000-8000-000000000002");
+    await h.drain();
+    expect(fake.statusComments(issue.number)).toHaveLength(1);
+  });
+
   it("a triage user's /retry of an admin-only run is refused", async () => {
     await served();
     fake.fault = ({ method, path }) =>
@@ -211,5 +260,65 @@ describe("hostile alert senders, without credentials", () => {
     expect(second.status).toBe(503);
     second.req.destroy();
     expect((await first).status).toBe(408);
+  });
+});
+
+describe("hostile triage users against alerts", () => {
+  it("an issue of theirs carrying an alert's marker and label is not taken for the alert's issue", async () => {
+    await served();
+    const fingerprint = "00000000000decoy";
+    // A triage user plants an issue for a predictable alert key and closes it as not planned.
+    const decoy = fake.openIssue(
+      "nothing to see",
+      `all quiet\n\n${alertMarker(`alertmanager:${fingerprint}`)}\n`,
+      "tom",
+      [ALERT_LABEL],
+    );
+    decoy.state = "closed";
+    decoy.state_reason = "not_planned";
+    const res = await h.postAlert("alertmanager", notification([fingerprint]), {
+      authorization: `Bearer ${ALERT_TOKEN}`,
+    });
+    expect(res.status).toBe(200);
+    await h.drain();
+    // The alert opens its own issue (and its run), and the decoy is left alone.
+    const opened = [...fake.issues.values()].filter((i) => i.user.login === fake.botLogin);
+    expect(opened).toHaveLength(1);
+    expect(fake.statusComments(opened[0]?.number ?? 0)).toHaveLength(1);
+    expect([...fake.comments.values()].filter((c) => c.issue === decoy.number)).toEqual([]);
+    expect(decoy.state).toBe("closed");
+  });
+});
+
+describe("a fork's pull request against GitHub's code scanning alerts", () => {
+  /** GitHub's `code_scanning_alert` of alert 7, on a ref. */
+  const scanning = (action: string, ref: string, state: string) => {
+    const p = example("code_scanning_alert", action === "created" ? "created" : "fixed");
+    p.action = action;
+    p.ref = ref;
+    (p.alert as { number: number; state: string }).number = 7;
+    (p.alert as { state: string }).state = state;
+    return p;
+  };
+  const alertIssues = () => [...fake.issues.values()].filter((i) => i.labels.includes(ALERT_LABEL));
+
+  it("an alert only in a pull request's merge ref opens nothing; one there 'fixed' resolves nothing", async () => {
+    await served();
+    // CodeQL runs on a fork's pull request: the alert exists only in its merge ref.
+    await h.deliver("code_scanning_alert", scanning("created", "refs/pull/7/merge", "open"));
+    await h.drain();
+    expect(alertIssues()).toEqual([]);
+    // The same rule fires on the default branch: a triage issue.
+    await h.deliver("code_scanning_alert", scanning("created", "refs/heads/master", "open"));
+    await h.drain();
+    expect(alertIssues()).toHaveLength(1);
+    const issue = alertIssues()[0]?.number ?? 0;
+    const said = () => [...fake.comments.values()].filter((c) => c.issue === issue).length;
+    const before = said();
+    // The fork's pull request removes the code: "fixed" in its merge ref, never merged.
+    await h.deliver("code_scanning_alert", scanning("fixed", "refs/pull/7/merge", "fixed"));
+    await h.drain();
+    expect(said()).toBe(before);
+    expect(alertIssues()[0]?.state).toBe("open");
   });
 });
