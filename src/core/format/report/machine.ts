@@ -91,5 +91,3 @@ export function formatGithub(reports: readonly FileReport[]): string {
     (reports.some((r) => r.diagnostics.length) ? "\n" : "")
   );
 }
-
-export { formatSarif, type SarifOptions, type SarifRoot } from "./sarif.js";
