@@ -1,7 +1,8 @@
 // Whole commands as people run them, each a fresh `node` process, timed side by side with its
 // floor in the same run: `node -e 0` for start-up, and for validating 1,000 playbooks a plain
-// js-yaml + ajv script on the same files and the published schema. Peak RSS is the process's own
-// (getrusage at exit, through a preloaded hook both sides get).
+// js-yaml + ajv script on the same files and the published schema. Peak RSS and CPU time are the
+// process's own (getrusage at exit, through a preloaded hook both sides get): on a machine shared
+// with other work, CPU time says what a command costs when wall time says mostly how busy it was.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,7 +19,7 @@ const dir = mkdtempSync(join(tmpdir(), "pb-bench-commands-"));
 const rssHook = join(dir, "rss.mjs");
 writeFileSync(
   rssHook,
-  'process.on("exit", () => process.stderr.write(`\\nPEAK_RSS_KB ${process.resourceUsage().maxRSS}\\n`));\n',
+  'process.on("exit", () => { const u = process.resourceUsage(); process.stderr.write(`\\nPEAK_RSS_KB ${u.maxRSS}\\nCPU_US ${u.userCPUTime + u.systemCPUTime}\\n`); });\n',
 );
 
 // The floor: what any validator of these files must do at least — read each, parse the YAML,
@@ -52,7 +53,7 @@ mkdirSync(many);
 for (const p of generatePlaybooks(1000, { steps: 30 }))
   writeFileSync(join(many, p.file.replace("playbooks/", "")), p.text);
 
-/** One whole process: wall time and peak RSS. */
+/** One whole process: wall time, CPU time and peak RSS. */
 function once(args) {
   const t0 = now();
   const r = spawnSync(process.execPath, ["--import", pathToFileURL(rssHook).href, ...args], {
@@ -64,20 +65,22 @@ function once(args) {
   const ms = now() - t0;
   if (r.status !== 0) throw new Error(`${args.join(" ")}: exit ${r.status}\n${r.stderr}`);
   const rss = Number(/PEAK_RSS_KB (\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1024;
-  return { ms, rss, out: r.stdout };
+  const cpu = Number(/CPU_US (\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1000;
+  return { ms, cpu, rss, out: r.stdout };
 }
 
 /** Each measure `runs` times after a warm-up, taking turns so load falls on all alike. */
 function sideBySide(measures, runs) {
-  const results = measures.map(() => ({ ms: [], rss: [] }));
+  const results = measures.map(() => ({ ms: [], cpu: [], rss: [] }));
   for (const m of measures) once(m.args);
   for (let i = 0; i < runs; i++)
     measures.forEach((m, j) => {
       const r = once(m.args);
       results[j].ms.push(r.ms);
+      results[j].cpu.push(r.cpu);
       results[j].rss.push(r.rss);
     });
-  return results.map((r) => ({ ms: median(r.ms), rss: median(r.rss) }));
+  return results.map((r) => ({ ms: median(r.ms), cpu: median(r.cpu), rss: median(r.rss) }));
 }
 
 const START = [
@@ -110,12 +113,14 @@ console.log(
 );
 console.log(
   table(
-    ["process", "median ms", "ratio to `node -e 0`", "goal", "peak RSS MiB"],
+    ["process", "median ms", "ratio to `node -e 0`", "goal", "CPU ms", "CPU ratio", "peak RSS MiB"],
     start.map((r, i) => [
       START[i].name,
       fmt(r.ms),
       fmtRatio(r.ms / start[0].ms),
       goal(r.ms / start[0].ms, START[i].goal),
+      fmt(r.cpu),
+      fmtRatio(r.cpu / start[0].cpu),
       r.rss.toFixed(0),
     ]),
   ),
@@ -125,12 +130,24 @@ console.log(
 );
 console.log(
   table(
-    ["process", "median ms", "ratio to floor", "goal", "peak RSS MiB", "RSS ratio", "goal"],
+    [
+      "process",
+      "median ms",
+      "ratio to floor",
+      "goal",
+      "CPU ms",
+      "CPU ratio",
+      "peak RSS MiB",
+      "RSS ratio",
+      "goal",
+    ],
     set.map((r, i) => [
       SET[i].name,
       fmt(r.ms),
       fmtRatio(r.ms / set[0].ms),
       goal(r.ms / set[0].ms, SET[i].goal),
+      fmt(r.cpu),
+      fmtRatio(r.cpu / set[0].cpu),
       r.rss.toFixed(0),
       fmtRatio(r.rss / set[0].rss),
       goal(r.rss / set[0].rss, SET[i].goal),

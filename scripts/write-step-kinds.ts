@@ -1,7 +1,8 @@
-// Writes src/core/steps/generated/: the three lists a step kind must be in, made from the one list
-// in src/core/steps/kinds.ts and the kinds' folders. They are three because each feeds a module
-// graph of its own (the format must not import executors, which import the format), so they cannot
-// be one list in code without an import circle. Run by `npm run kinds:write`; a test fails when the
+// Writes src/core/steps/generated/: the four lists a step kind must be in, made from the one list
+// in src/core/steps/kinds.ts and the kinds' folders. They are four because each feeds a module
+// graph of its own (the format must not import executors, which import the format; validation
+// must not load executors, which render Markdown), so they cannot be one list in code without an
+// import circle or a validation path that loads how steps run. Run by `npm run kinds:write`; a test fails when the
 // files are not what this writes.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +22,7 @@ function namesOf(folder: string, read: (file: string) => string) {
     return found;
   };
   expect("index.ts", new RegExp(`export const ${camel}Kind\\b`), `\`${camel}Kind\``);
+  expect("executor.ts", new RegExp(`export const ${camel}Step\\b`), `\`${camel}Step\``);
   expect("schema.ts", new RegExp(`export const ${camel}Schema\\b`), `\`${camel}Schema\``);
   // A kind that holds steps takes the step type as a parameter (`ParallelStepOf<S>`).
   const step = expect(
@@ -63,7 +65,16 @@ export function stepKindModules(
     list(
       "STEP_KINDS_IN_FOLDERS",
       kinds.map((k) => `${k.camel}Kind`),
-      "/** Every kind's plugin (its folder's index.ts): executor and hooks. */",
+      "/** Every kind's hooks (its folder's index.ts): what validation and the engine ask of it. */",
+    );
+  const executors =
+    NOTICE +
+    imports((k) => `${k.camel}Step`, "executor") +
+    "\n" +
+    list(
+      "STEP_EXECUTORS_IN_FOLDERS",
+      kinds.map((k) => `${k.camel}Step`),
+      "/** Every kind's executor (its folder's executor.ts): how its steps run. */",
     );
   const union = kinds.map((k) => (k.generic ? `${k.step}<Step>` : k.step));
   const steps =
@@ -76,6 +87,7 @@ export function stepKindModules(
   return {
     "generated/schemas.ts": schemas,
     "generated/plugins.ts": plugins,
+    "generated/executors.ts": executors,
     "generated/step.ts": steps,
   };
 }

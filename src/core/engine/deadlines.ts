@@ -2,7 +2,7 @@ import { durationMs } from "./policy.js";
 import { ROOT_LINE, activeLines, laneView } from "./lanes.js";
 import { activeFrame, isFinished, type Frame, type RunState } from "./state.js";
 import { graphOf } from "../format/graph.js";
-import { defaultRegistry, type StepRegistry } from "../steps/registry.js";
+import { defaultRegistry, type StepRegistry } from "../steps/executors.js";
 import type { PlaybookBundle } from "../steps/types.js";
 
 /** What `wakeAt` reads: the run's playbooks (as the engine gets them) and the step kinds. */

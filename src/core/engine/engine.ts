@@ -63,13 +63,12 @@ import { authorMarkdown } from "../markdown/author.js";
 import {
   actsAfterApproval,
   answeredWithApproval,
-  defaultRegistry,
   callsOf,
   endsPlaybook,
   hasSideEffects,
   stepKind,
-  type StepRegistry,
 } from "../steps/registry.js";
+import { defaultRegistry, type StepRegistry } from "../steps/executors.js";
 import type { Outcome, PlaybookBundle, StepContext } from "../steps/types.js";
 import { evaluateExpression, expressionRefs, parseExpression } from "../format/expression.js";
 import { graphOf as graphOfPlaybook, stepTitle, type PlaybookGraph } from "../format/graph.js";

@@ -26,7 +26,12 @@ import { dialectConversion, type DialectFinding } from "./syntax/dialect-convers
 import type { PlaybookDocument } from "../format/types.js";
 import type { DiagnosticInput } from "../format/diagnostics.js";
 import { hasOneStepForm } from "./analysis/graph.js";
-import type { KnownPlaybook, SetContext } from "./analysis/set.js";
+import {
+  playbookFacts,
+  type KnownPlaybook,
+  type SetContext,
+  type SetMember,
+} from "./analysis/set.js";
 import { makeDiagnostic, type RuleCode, type RuleDiagnostic, type Severity } from "./catalogue.js";
 import type { RuleContext } from "./context.js";
 import { RULE_MODULES } from "./index.js";
@@ -55,6 +60,19 @@ export interface ValidateOptions {
   rules?: Partial<Record<RuleCode, RuleSetting>>;
   /** Playbooks outside the set that targets may name (the bundled library). */
   known?: KnownPlaybook[];
+  /**
+   * What `validateSet`'s reports keep: everything (`all`, the default), or `findings`, what a
+   * report prints: each file's diagnostics, id and dialect, and its text only when it has a
+   * finding. A file's document is released once its own rules ran; the checks across files
+   * keep its playbook and load the document again only to place a finding.
+   */
+  retain?: "all" | "findings";
+}
+
+/** A file of a set: what it holds, or how to read it when its turn comes (`retain: findings`). */
+export interface SetFile {
+  file: string;
+  source: PlaybookSource | (() => PlaybookSource);
 }
 
 export interface FileReport {
@@ -64,6 +82,8 @@ export interface FileReport {
   doc?: SourceDocument;
   /** Set when the file passed the schema: its value is a playbook. */
   playbook?: PlaybookDocument;
+  /** With `retain: findings`, the playbook's id when it passed the schema (its playbook is dropped). */
+  id?: string;
   /** The system whose dialect the file is written in, when it is not a v1 playbook. */
   dialect?: DialectId;
   /** Set when the file is its system's draft of a playbook: checked alone, not one of the set. */
@@ -207,26 +227,77 @@ export function runFileRules(
 }
 
 /** Validate several files as one set: each file alone, then the checks across files. */
-export function validateSet(
-  files: { file: string; source: PlaybookSource }[],
-  options: ValidateOptions = {},
-): FileReport[] {
-  const reports = files.map((f) => validateSource(f.file, f.source, options));
-  const set: SetContext = {
-    members: reports.flatMap((r) =>
-      r.doc && r.playbook && !r.draft ? [{ doc: r.doc, playbook: r.playbook }] : [],
-    ),
-    known: options.known ?? [],
-    analyses: new Map(),
-  };
+export function validateSet(files: SetFile[], options: ValidateOptions = {}): FileReport[] {
+  const members: SetMember[] = [];
+  const reports = files.map((f) => {
+    const read = typeof f.source === "function" ? f.source : () => f.source as PlaybookSource;
+    const report = validateSource(f.file, read(), options);
+    if (report.doc && report.playbook && !report.draft)
+      members.push(
+        options.retain === "findings"
+          ? releasedMember(report.playbook, () => reloaded(f.file, read(), options))
+          : { doc: report.doc, playbook: report.playbook },
+      );
+    return options.retain === "findings" ? findingsOnly(report) : report;
+  });
+  const set: SetContext = { members, known: options.known ?? [], analyses: new Map() };
   const byFile = new Map(reports.map((r) => [r.file, r]));
   for (const rule of SET_RULES)
     for (const { doc, d } of rule.check(set)) {
       const r = byFile.get(doc.file);
-      if (r) r.diagnostics.push(makeDiagnostic(doc.file, d));
+      if (!r) continue;
+      r.diagnostics.push(makeDiagnostic(doc.file, d));
+      if (r.text === "") r.text = doc.text;
     }
   for (const r of reports) finish(r, options);
   return reports;
+}
+
+/** What a report of `retain: findings` keeps: no document, no playbook, no text without findings. */
+function findingsOnly(report: FileReport): FileReport {
+  const { doc, playbook, text, ...kept } = report;
+  void doc;
+  return {
+    ...kept,
+    ...(playbook ? { id: playbook.id } : {}),
+    text: report.diagnostics.length > 0 ? text : "",
+  };
+}
+
+/**
+ * A member that keeps its facts only: its document and playbook are loaded again when a check
+ * across files places a finding in it (or compares it whole, as set-locked-id does).
+ */
+function releasedMember(
+  playbook: PlaybookDocument,
+  load: () => { doc: SourceDocument; playbook: PlaybookDocument },
+): SetMember {
+  let again: { doc: SourceDocument; playbook: PlaybookDocument } | undefined;
+  return {
+    facts: playbookFacts(playbook),
+    get doc() {
+      again ??= load();
+      return again.doc;
+    },
+    get playbook() {
+      again ??= load();
+      return again.playbook;
+    },
+  };
+}
+
+/** A file's document and playbook read again (it passed the schema before, so it loads). */
+function reloaded(
+  file: string,
+  source: PlaybookSource,
+  options: ValidateOptions,
+): { doc: SourceDocument; playbook: PlaybookDocument } {
+  const siblings =
+    typeof options.siblings === "function" ? options.siblings(file) : options.siblings;
+  const loaded = loadPlaybookSource(file, source, options.limits, siblings ?? NO_SIBLINGS);
+  if (!loaded.ok) throw new Error(`${file} changed while it was validated`);
+  // It passed the schema: its value is the playbook, as validateSource took it.
+  return { doc: loaded.document, playbook: loaded.document.value as PlaybookDocument };
 }
 
 /** Apply the rule config and sort: errors first, then by position. */

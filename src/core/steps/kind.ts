@@ -1,6 +1,5 @@
 import type { PathSegment } from "../format/source.js";
 import type { Approvers, Step } from "../format/types.js";
-import type { StepExecutor } from "./types.js";
 
 /** A file next to the playbook a step reads (a template, a prompt), and where the step names it. */
 export interface StepFileReference {
@@ -50,15 +49,17 @@ export interface ShapeProblem {
 }
 
 /**
- * Everything the rest of the code needs to know of one step kind, kept in the kind's folder
- * (src/core/steps/<kind>/index.ts) and listed once in ./registry.ts. Central modules ask the
+ * What the rest of the code needs to know of one step kind besides how it runs, kept in the kind's
+ * folder (src/core/steps/<kind>/index.ts) and listed once in ./registry.ts. Central modules ask the
  * registry instead of switching on a step's type; a hook left out means "nothing of that kind".
+ * It is the kind's validation half: it never imports the kind's executor (./<kind>/executor.ts,
+ * listed in ./executors.ts), so validating a playbook loads no executor and nothing they render.
  * What the format needs of the kind (its schema fragment, how it shapes the graph, whether it
  * ends its playbook) is in ./<kind>/schema.ts instead, which the format reads without executors.
  */
 export interface StepKindPlugin<S extends Step = Step> {
-  /** How a step of this kind runs; its `kind` is the kind's name. */
-  readonly executor: StepExecutor<S>;
+  /** The kind's name: its folder's, and its steps' `type`. */
+  readonly kind: S["type"];
   /**
    * The outputs every step of this kind produces. `null`: they depend on the step (a checkpoint's
    * response schema, a child playbook's outputs); `outputsOf` adds what a given step declares.

@@ -9,22 +9,22 @@ import type {
   StepRepoPath,
 } from "./kind.js";
 import { stepKindSchemaOf } from "./schemas.js";
-import type { StepExecutor } from "./types.js";
 
 /**
  * Every step kind: each lives in its folder (./<kind>/index.ts says what the rest of the code needs
- * of it), listed once in ./kinds.ts, from which `npm run kinds:write` writes this list.
+ * of it besides how it runs), listed once in ./kinds.ts, from which `npm run kinds:write` writes
+ * this list. Its executors are in ./executors.ts: validation asks this module and runs no step.
  */
 const KINDS = STEP_KINDS_IN_FOLDERS;
 
 // The compiler checks the list against the format: a kind the schema has must be registered.
-type Unregistered = Exclude<StepKind, (typeof KINDS)[number]["executor"]["kind"]>;
+type Unregistered = Exclude<StepKind, (typeof KINDS)[number]["kind"]>;
 const everyKindRegistered: [Unregistered] extends [never] ? true : Unregistered = true;
 void everyKindRegistered;
 
 export const STEP_KIND_PLUGINS = KINDS as unknown as readonly StepKindPlugin[];
 
-const byName = new Map(STEP_KIND_PLUGINS.map((p) => [p.executor.kind as string, p]));
+const byName = new Map(STEP_KIND_PLUGINS.map((p) => [p.kind as string, p]));
 
 /** The kind's plugin, or undefined for a name that is not a step kind. */
 export function stepKind(kind: StepKind | string): StepKindPlugin | undefined {
@@ -42,26 +42,6 @@ export function outputsOfStep(step: Step): readonly string[] | null {
 /** Whether a step's effects change the repository or the thread (authority applies to it). */
 export function hasSideEffects(step: Step): boolean {
   return stepKind(step.type)?.sideEffect === true;
-}
-
-/** The executors by kind. A new kind is a new module registered here; the engine does not change. */
-export class StepRegistry {
-  private readonly executors = new Map<string, StepExecutor>();
-
-  register<S extends Step>(executor: StepExecutor<S>): this {
-    this.executors.set(executor.kind, executor as unknown as StepExecutor);
-    return this;
-  }
-
-  get(kind: StepKind | string): StepExecutor | undefined {
-    return this.executors.get(kind);
-  }
-}
-
-export function defaultRegistry(): StepRegistry {
-  const registry = new StepRegistry();
-  for (const plugin of STEP_KIND_PLUGINS) registry.register(plugin.executor);
-  return registry;
 }
 
 /** The tool a trace names for a step's act, known from its definition (undefined: none). */

@@ -10,7 +10,8 @@ import { filesUnder, playbookSource, readConfinedText } from "../../adapters/loc
 import { isPlaybookFile } from "../../core/dialects/files.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
-import { annotation, formatSarif } from "../../core/format/report/machine.js";
+import { annotation } from "../../core/format/report/machine.js";
+import { formatSarif } from "../../core/format/report/sarif.js";
 import { findRepositoryRoot, sarifRoot, toolInfo } from "../../adapters/local/sarif-context.js";
 import { changedFiles } from "./changed-files.js";
 import { countBySeverity, validateSet, type FileReport } from "../../core/rules/validate.js";

@@ -13,7 +13,6 @@ import {
   callsOf,
   canStopTheRun,
   findsUnforeseen,
-  defaultRegistry,
   endsPlaybook,
   expectedFindingsOf,
   filesOfStep,
@@ -26,6 +25,7 @@ import {
   stepKind,
   toolOfStep,
 } from "../../../src/core/steps/registry.js";
+import { defaultRegistry } from "../../../src/core/steps/executors.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const stepsDir = join(root, "src", "core", "steps");
@@ -58,10 +58,11 @@ describe("the step kind registry", () => {
       expect(readFileSync(join(stepsDir, path), "utf8"), `src/core/steps/${path}`).toBe(text);
   });
 
-  it("makes a new kind's lines in all three lists from its folder and its one line", () => {
+  it("makes a new kind's lines in all four lists from its folder and its one line", () => {
     const folders = [...STEP_KIND_FOLDERS, "wait_for_deploy"] as const;
     const fake: Record<string, string> = {
       "index.ts": "export const waitForDeployKind = {};",
+      "executor.ts": "export const waitForDeployStep = {};",
       "schema.ts": "export const waitForDeploySchema = {};",
       "step.ts": "export interface WaitForDeployStep extends StepBase {}",
     };
@@ -74,6 +75,10 @@ describe("the step kind registry", () => {
       'import { waitForDeployKind } from "../wait_for_deploy/index.js";',
     );
     expect(written["generated/plugins.ts"]).toContain("  waitForDeployKind,\n] as const;");
+    expect(written["generated/executors.ts"]).toContain(
+      'import { waitForDeployStep } from "../wait_for_deploy/executor.js";',
+    );
+    expect(written["generated/executors.ts"]).toContain("  waitForDeployStep,\n] as const;");
     expect(written["generated/schemas.ts"]).toContain("  waitForDeploySchema,\n] as const;");
     expect(written["generated/step.ts"]).toContain("  | WaitForDeployStep;");
     // A folder that does not export what the lists name is told what it lacks.
@@ -84,7 +89,7 @@ describe("the step kind registry", () => {
   });
 
   it("registers every kind folder once, under the folder's name", () => {
-    const registered = STEP_KIND_PLUGINS.map((p) => p.executor.kind);
+    const registered = STEP_KIND_PLUGINS.map((p) => p.kind);
     expect(new Set(registered).size).toBe(registered.length);
     expect([...registered].sort()).toEqual(kindFolders);
     for (const kind of kindFolders)
@@ -92,10 +97,10 @@ describe("the step kind registry", () => {
   });
 
   it("registers exactly the kinds the schema allows, and runs each with its own executor", () => {
-    expect(STEP_KIND_PLUGINS.map((p) => p.executor.kind).sort()).toEqual([...STEP_KINDS].sort());
+    expect(STEP_KIND_PLUGINS.map((p) => p.kind).sort()).toEqual([...STEP_KINDS].sort());
     const executors = defaultRegistry();
     for (const plugin of STEP_KIND_PLUGINS)
-      expect(executors.get(plugin.executor.kind)).toBe(plugin.executor);
+      expect(executors.get(plugin.kind)?.kind, plugin.kind).toBe(plugin.kind);
     expect(stepKind("no_such_kind")).toBeUndefined();
   });
 
@@ -110,6 +115,13 @@ describe("the step kind registry", () => {
     };
     // Only the lists written from src/core/steps/kinds.ts name a kind's folder.
     expect(importers("index")).toEqual(["src/core/steps/generated/plugins.ts"]);
+    // How a kind runs is the engine's: no rule, no part of the format and no kind's hooks import it.
+    expect(
+      importers("executor").filter((f) =>
+        /^src\/core\/(rules|format)\/|^src\/core\/steps\/[^/]+\/(index|schema|checks)\.ts$/.test(f),
+      ),
+    ).toEqual([]);
+    expect(importers("executor")).toContain("src/core/steps/generated/executors.ts");
     expect(importers("schema")).toEqual(["src/core/steps/generated/schemas.ts"]);
     expect(importers("step")).toEqual(["src/core/steps/generated/step.ts"]);
     for (const kind of kindFolders)
@@ -150,7 +162,7 @@ describe("the step kind registry", () => {
 
   it("keeps each kind's hooks consistent", () => {
     for (const plugin of STEP_KIND_PLUGINS) {
-      const kind = plugin.executor.kind;
+      const kind = plugin.kind;
       // Outputs that depend on the step need a hook to say them, or a place that knows (a child).
       if (plugin.outputs === null && kind !== "playbook")
         expect(plugin.outputsOf, `${kind}.outputsOf`).toBeTypeOf("function");

@@ -13,7 +13,7 @@ export function formatJson(reports: readonly FileReport[]): string {
         warnings,
         files: reports.map((r) => ({
           file: r.file,
-          id: r.playbook?.id ?? null,
+          id: r.id ?? r.playbook?.id ?? null,
           valid: !r.diagnostics.some((d) => d.severity === "error"),
           diagnostics: r.diagnostics,
         })),
@@ -91,5 +91,3 @@ export function formatGithub(reports: readonly FileReport[]): string {
     (reports.some((r) => r.diagnostics.length) ? "\n" : "")
   );
 }
-
-export { formatSarif, type SarifOptions, type SarifRoot } from "./sarif.js";

@@ -1,7 +1,7 @@
 import { PlaybookGraph } from "../../format/graph.js";
 import type { PathSegment, SourceDocument } from "../../format/source.js";
 import type { PlaybookDocument } from "../../format/types.js";
-import { callsOf } from "../../steps/registry.js";
+import { callsOf, endsPlaybook, playbooksOf } from "../../steps/registry.js";
 import { diagnosticAt, memoised, type Finding, type Memo } from "../context.js";
 
 /** A set rule's finding: the diagnostic and the playbook it is written in. */
@@ -16,6 +16,67 @@ export const DEFAULT_MAX_DEPTH = 10;
 export interface SetMember {
   doc: SourceDocument;
   playbook: PlaybookDocument;
+  /**
+   * What the checks across files read of it, when taken while its document was at hand (then
+   * `doc` and `playbook` may be loaded again on demand: see `validateSet`'s `retain`).
+   */
+  facts?: PlaybookFacts;
+}
+
+/** A call a playbook makes, where its step names it. */
+export interface PlaybookCall {
+  target: string;
+  kind: "delegate" | "handoff";
+  path: PathSegment[];
+  with?: Record<string, unknown>;
+}
+
+/**
+ * What the checks across files need of a playbook, and no more: a set of a thousand files keeps
+ * these rather than a thousand playbooks (whose strings hold on to the text they were read from).
+ */
+export interface PlaybookFacts {
+  id: string;
+  inputs: NonNullable<PlaybookDocument["inputs"]>;
+  maxDepth: number | undefined;
+  /** Its calls, in step order. */
+  calls: PlaybookCall[];
+  /** Whether a way it ends does not hand off: a delegate to it comes back. */
+  returns: boolean;
+}
+
+/** The facts of a playbook, read from it. */
+export function playbookFacts(playbook: PlaybookDocument): PlaybookFacts {
+  const graph = new PlaybookGraph(playbook);
+  const calls: PlaybookCall[] = [];
+  for (const s of graph.steps)
+    for (const { target, kind, at, with: inputs } of callsOf(s.step)) {
+      const call: PlaybookCall = { target, kind, path: [...s.path, ...at] };
+      if (inputs) call.with = inputs;
+      calls.push(call);
+    }
+  return {
+    id: playbook.id,
+    inputs: playbook.inputs ?? {},
+    maxDepth: playbook.limits?.max_depth,
+    calls,
+    returns: [...graph.reachable()].some((id) => {
+      const st = graph.byId.get(id)?.step;
+      // A step that ends the playbook and names playbooks to go on with hands off: it never returns.
+      const handsOff = st !== undefined && endsPlaybook(st) && playbooksOf(st).length > 0;
+      return graph.isTerminal(id) && !handsOff;
+    }),
+  };
+}
+
+const factsCache = new WeakMap<object, PlaybookFacts>();
+
+/** A member's facts (or a known playbook's): taken when it was read, or now from its playbook. */
+export function factsOf(m: SetMember | KnownPlaybook): PlaybookFacts {
+  if ("facts" in m && m.facts) return m.facts;
+  let facts = factsCache.get(m);
+  if (!facts) factsCache.set(m, (facts = playbookFacts(m.playbook)));
+  return facts;
 }
 
 /** What the set rules need to know of a playbook outside the set (e.g. the bundled library). */
@@ -46,13 +107,14 @@ export function setFinding<Code extends string>(
 /** The first member of each id (set-duplicate-id reports the others). */
 export const membersById = memoised((set: SetContext): Map<string, SetMember> => {
   const byId = new Map<string, SetMember>();
-  for (const m of set.members) if (!byId.has(m.playbook.id)) byId.set(m.playbook.id, m);
+  for (const m of set.members) if (!byId.has(factsOf(m).id)) byId.set(factsOf(m).id, m);
   return byId;
 });
 
-/** A playbook of the set or a known one, by id. */
-export function lookupPlaybook(set: SetContext, id: string): PlaybookDocument | undefined {
-  return membersById(set).get(id)?.playbook ?? set.known.find((k) => k.id === id)?.playbook;
+/** What is known of a playbook of the set or a known one, by id. */
+export function lookupPlaybook(set: SetContext, id: string): PlaybookFacts | undefined {
+  const found = membersById(set).get(id) ?? set.known.find((k) => k.id === id);
+  return found && factsOf(found);
 }
 
 /** Every id a target may name. */
@@ -61,34 +123,27 @@ export const targetIds = memoised((set: SetContext): string[] => [
 ]);
 
 /** A member's step that hands off to or delegates to another playbook. */
-export interface Call {
+export interface Call extends PlaybookCall {
   from: SetMember;
-  target: string;
-  kind: "delegate" | "handoff";
-  path: PathSegment[];
-  with?: Record<string, unknown>;
 }
 
 /** The calls of each member (the first of each id), in step order. */
 export const callsById = memoised((set: SetContext): Map<string, Call[]> => {
   const out = new Map<string, Call[]>();
   for (const m of membersById(set).values()) {
-    const calls: Call[] = [];
-    for (const s of new PlaybookGraph(m.playbook).steps)
-      for (const { target, kind, at, with: inputs } of callsOf(s.step)) {
-        const call: Call = { from: m, target, kind, path: [...s.path, ...at] };
-        if (inputs) call.with = inputs;
-        calls.push(call);
-      }
-    out.set(m.playbook.id, calls);
+    const facts = factsOf(m);
+    out.set(
+      facts.id,
+      facts.calls.map((c) => ({ ...c, from: m })),
+    );
   }
   return out;
 });
 
 /** Calls in member order whose target exists, with the target. */
 export const resolvedDelegations = memoised(
-  (set: SetContext): { call: Call; target: PlaybookDocument }[] => {
-    const out: { call: Call; target: PlaybookDocument }[] = [];
+  (set: SetContext): { call: Call; target: PlaybookFacts }[] => {
+    const out: { call: Call; target: PlaybookFacts }[] = [];
     for (const calls of callsById(set).values())
       for (const call of calls) {
         const target = lookupPlaybook(set, call.target);
@@ -130,7 +185,7 @@ export const delegationWalk = memoised(
         }
         return deepest;
       };
-      depths.set(m, walk(m.playbook.id, [m.playbook.id]) - 1);
+      depths.set(m, walk(factsOf(m).id, [factsOf(m).id]) - 1);
     }
     return { cycles, depths };
   },

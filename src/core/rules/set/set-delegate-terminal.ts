@@ -1,6 +1,3 @@
-import { PlaybookGraph } from "../../format/graph.js";
-import type { PlaybookDocument } from "../../format/types.js";
-import { endsPlaybook, playbooksOf } from "../../steps/registry.js";
 import { resolvedDelegations, setFinding } from "../analysis/set.js";
 import type { SetFinding, SetRule } from "../rule.js";
 
@@ -13,7 +10,7 @@ export const setDelegateTerminal: SetRule<"set-delegate-terminal"> = {
   check(set) {
     const out: SetFinding<"set-delegate-terminal">[] = [];
     for (const { call, target } of resolvedDelegations(set)) {
-      if (returns(target)) continue;
+      if (target.returns) continue;
       out.push(
         setFinding(
           call.from,
@@ -27,13 +24,3 @@ export const setDelegateTerminal: SetRule<"set-delegate-terminal"> = {
     return out;
   },
 };
-
-function returns(child: PlaybookDocument): boolean {
-  const graph = new PlaybookGraph(child);
-  return [...graph.reachable()].some((id) => {
-    const st = graph.byId.get(id)?.step;
-    // A step that ends the playbook and names playbooks to go on with hands off: it never returns.
-    const handsOff = st !== undefined && endsPlaybook(st) && playbooksOf(st).length > 0;
-    return graph.isTerminal(id) && !handsOff;
-  });
-}

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_DEPTH, delegationWalk, setFinding } from "../analysis/set.js";
+import { DEFAULT_MAX_DEPTH, delegationWalk, factsOf, setFinding } from "../analysis/set.js";
 import type { SetFinding, SetRule } from "../rule.js";
 
 const GUIDANCE = "raise limits.max_depth or flatten the delegation";
@@ -13,14 +13,14 @@ export const setDepth: SetRule<"set-depth"> = {
   check(set) {
     const out: SetFinding<"set-depth">[] = [];
     for (const [m, depth] of delegationWalk(set).depths) {
-      const maxDepth = m.playbook.limits?.max_depth ?? DEFAULT_MAX_DEPTH;
+      const { id, maxDepth = DEFAULT_MAX_DEPTH } = factsOf(m);
       if (depth > maxDepth)
         out.push(
           setFinding(
             m,
             "set-depth",
             ["id"],
-            `delegation from '${m.playbook.id}' nests ${depth} levels deep, more than limits.max_depth ${maxDepth}`,
+            `delegation from '${id}' nests ${depth} levels deep, more than limits.max_depth ${maxDepth}`,
             GUIDANCE,
           ),
         );

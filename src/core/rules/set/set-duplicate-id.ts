@@ -1,4 +1,4 @@
-import { membersById, setFinding } from "../analysis/set.js";
+import { factsOf, membersById, setFinding } from "../analysis/set.js";
 import type { SetFinding, SetRule } from "../rule.js";
 
 /** Labels and /run find playbooks by id: one playbook per id in a set. */
@@ -11,14 +11,15 @@ export const setDuplicateId: SetRule<"set-duplicate-id"> = {
     const out: SetFinding<"set-duplicate-id">[] = [];
     const first = membersById(set);
     for (const m of set.members) {
-      const prev = first.get(m.playbook.id);
+      const { id } = factsOf(m);
+      const prev = first.get(id);
       if (prev && prev !== m)
         out.push(
           setFinding(
             m,
             "set-duplicate-id",
             ["id"],
-            `playbook id '${m.playbook.id}' is also used by ${prev.doc.file}`,
+            `playbook id '${id}' is also used by ${prev.doc.file}`,
             "give every playbook its own id (labels and /run find playbooks by id)",
           ),
         );

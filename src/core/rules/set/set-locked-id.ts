@@ -1,4 +1,4 @@
-import { setFinding } from "../analysis/set.js";
+import { factsOf, setFinding } from "../analysis/set.js";
 import type { SetFinding, SetRule } from "../rule.js";
 
 /**
@@ -15,7 +15,7 @@ export const setLockedId: SetRule<"set-locked-id"> = {
     const out: SetFinding<"set-locked-id">[] = [];
     const locked = new Map(set.known.filter((k) => k.locked === true).map((k) => [k.id, k]));
     for (const m of set.members) {
-      const system = locked.get(m.playbook.id);
+      const system = locked.get(factsOf(m).id);
       // The system playbook itself (validated with the library) is not an override of itself.
       if (!system || JSON.stringify(system.playbook) === JSON.stringify(m.playbook)) continue;
       out.push(

@@ -6,20 +6,26 @@ import type { FileRule, Finding } from "../rule.js";
 const INPUT_REF = /inputs\.([A-Za-z0-9_-]+)/g;
 const PLACEHOLDER = /\$\{\s*([A-Za-z0-9_-]+)\s*\}/g;
 
-/** Adds to `used` every input a text mentions: `inputs.<name>` or a `${name}` placeholder. */
-function mentionsIn(text: string, used: Set<string>): void {
-  if (text.includes("inputs.")) for (const m of text.matchAll(INPUT_REF)) used.add(m[1] as string);
-  if (text.includes("${")) for (const m of text.matchAll(PLACEHOLDER)) used.add(m[1] as string);
+/** The declared inputs not yet seen mentioned. */
+type Unseen = Set<string>;
+
+/** Removes from `unseen` every input a text mentions: `inputs.<name>` or a `${name}` placeholder. */
+function mentionsIn(text: string, unseen: Unseen): void {
+  if (text.includes("inputs."))
+    for (const m of text.matchAll(INPUT_REF)) unseen.delete(m[1] as string);
+  if (text.includes("${"))
+    for (const m of text.matchAll(PLACEHOLDER)) unseen.delete(m[1] as string);
 }
 
-/** Every string of a value, its keys included. */
-function mentionsUnder(value: unknown, used: Set<string>): void {
-  if (typeof value === "string") mentionsIn(value, used);
-  else if (Array.isArray(value)) for (const v of value) mentionsUnder(v, used);
+/** Every string of a value, its keys included, until every input was seen. */
+function mentionsUnder(value: unknown, unseen: Unseen): void {
+  if (unseen.size === 0) return;
+  if (typeof value === "string") mentionsIn(value, unseen);
+  else if (Array.isArray(value)) for (const v of value) mentionsUnder(v, unseen);
   else if (value !== null && typeof value === "object")
     for (const [k, v] of Object.entries(value)) {
-      mentionsIn(k, used);
-      mentionsUnder(v, used);
+      mentionsIn(k, unseen);
+      mentionsUnder(v, unseen);
     }
 }
 
@@ -33,11 +39,11 @@ export const inputUnused: FileRule<"input-unused"> = {
   check({ doc, playbook }) {
     const out: Finding<"input-unused">[] = [];
     if (playbook.inputs === undefined) return out;
-    const used = new Set<string>();
-    for (const [k, v] of Object.entries(playbook)) if (k !== "inputs") mentionsUnder(v, used);
-    for (const input of Object.values(playbook.inputs)) mentionsUnder(input.default, used);
+    const unseen: Unseen = new Set(Object.keys(playbook.inputs));
+    for (const [k, v] of Object.entries(playbook)) if (k !== "inputs") mentionsUnder(v, unseen);
+    for (const input of Object.values(playbook.inputs)) mentionsUnder(input.default, unseen);
     for (const name of Object.keys(playbook.inputs)) {
-      if (used.has(name)) continue;
+      if (!unseen.has(name)) continue;
       const at = locate(doc, ["inputs", name], true);
       out.push({
         rule: "input-unused",

@@ -1,9 +1,8 @@
 import type { AiStep } from "../../format/types.js";
 import type { StepKindPlugin } from "../kind.js";
-import { aiStep } from "./executor.js";
 
 export const aiKind: StepKindPlugin<AiStep> = {
-  executor: aiStep,
+  kind: "ai",
   outputs: ["text"],
   tool: (step) => (step.tools?.length ? `ai(${[...new Set(step.tools)].join(",")})` : "ai"),
   files: (step) =>

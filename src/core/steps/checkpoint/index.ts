@@ -1,10 +1,9 @@
 import type { CheckpointStep } from "../../format/types.js";
 import { CHECKPOINT_OUTPUTS } from "../../format/vocabulary.js";
 import type { ShapeProblem, StepKindPlugin } from "../kind.js";
-import { checkpointStep } from "./executor.js";
 
 export const checkpointKind: StepKindPlugin<CheckpointStep> = {
-  executor: checkpointStep,
+  kind: "checkpoint",
   outputs: null,
   // Who approved and their note, and the fields of the response schema the step asks for.
   outputsOf(step) {

@@ -1,9 +1,8 @@
 import type { CloseStep } from "../../format/types.js";
 import type { StepKindPlugin } from "../kind.js";
-import { closeStep } from "./executor.js";
 
 export const closeKind: StepKindPlugin<CloseStep> = {
-  executor: closeStep,
+  kind: "close",
   outputs: ["state"],
   sideEffect: true,
   tool: () => "close",

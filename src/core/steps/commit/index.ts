@@ -1,9 +1,8 @@
 import type { CommitStep } from "../../format/types.js";
 import type { ShapeProblem, StepKindPlugin } from "../kind.js";
-import { commitStep } from "./executor.js";
 
 export const commitKind: StepKindPlugin<CommitStep> = {
-  executor: commitStep,
+  kind: "commit",
   outputs: ["sha", "url", "branch"],
   sideEffect: true,
   tool: () => "git",

@@ -1,9 +1,8 @@
 import type { DecideStep } from "../../format/types.js";
 import type { StepKindPlugin } from "../kind.js";
-import { decideStep } from "./executor.js";
 
 export const decideKind: StepKindPlugin<DecideStep> = {
-  executor: decideStep,
+  kind: "decide",
   outputs: [
     "conclusion",
     "confidence",

@@ -16,7 +16,7 @@ import { playbookKind } from "../playbook/index.js";
 import { pullRequestKind } from "../pull_request/index.js";
 import { scriptKind } from "../script/index.js";
 
-/** Every kind's plugin (its folder's index.ts): executor and hooks. */
+/** Every kind's hooks (its folder's index.ts): what validation and the engine ask of it. */
 export const STEP_KINDS_IN_FOLDERS = [
   aiKind,
   branchKind,

@@ -3,7 +3,6 @@ import type { ShapeProblem, StepKindPlugin } from "../kind.js";
 import type { PathSegment } from "../../format/source.js";
 import type { FindingRule } from "./findings.js";
 import { expressionRefs, parseExpression } from "../../format/expression.js";
-import { investigateStep } from "./executor.js";
 
 /** What a call's finding rules read: the call's result, and an item of it. */
 const RESULT_NAMES = ["result", "item"];
@@ -60,7 +59,7 @@ function ruleNameProblems(rule: FindingRule, at: PathSegment[]): ShapeProblem[] 
 }
 
 export const investigateKind: StepKindPlugin<InvestigateStep> = {
-  executor: investigateStep,
+  kind: "investigate",
   outputs: ["results", "chosen"],
   // An investigate step's calls name the outputs they take from their results.
   outputsOf: (step) => (step.suggested_calls ?? []).flatMap((c) => Object.keys(c.outputs ?? {})),

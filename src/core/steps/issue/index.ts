@@ -1,9 +1,8 @@
 import type { IssueStep } from "../../format/types.js";
 import type { StepKindPlugin } from "../kind.js";
-import { issueStep } from "./executor.js";
 
 export const issueKind: StepKindPlugin<IssueStep> = {
-  executor: issueStep,
+  kind: "issue",
   outputs: ["number", "url"],
   sideEffect: true,
   tool: () => "issue",

@@ -1,9 +1,8 @@
 import type { PlaybookStep } from "../../format/types.js";
 import type { StepKindPlugin } from "../kind.js";
-import { playbookStep } from "./executor.js";
 
 export const playbookKind: StepKindPlugin<PlaybookStep> = {
-  executor: playbookStep,
+  kind: "playbook",
   outputs: null,
   tool: () => "playbook",
   calls: (step) => [

@@ -1,9 +1,8 @@
 import type { ScriptStep } from "../../format/types.js";
 import type { StepKindPlugin } from "../kind.js";
-import { scriptStep } from "./executor.js";
 
 export const scriptKind: StepKindPlugin<ScriptStep> = {
-  executor: scriptStep,
+  kind: "script",
   outputs: ["exit_code", "stdout", "stderr"],
   sideEffect: true,
   tool: () => "script",

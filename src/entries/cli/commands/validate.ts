@@ -4,8 +4,7 @@ import { dirname, relative, resolve } from "node:path";
 import { loadConfig } from "../../../adapters/local/rule-config.js";
 import { bundledPlaybooks, playbookFilesIn } from "../../../adapters/local/library.js";
 import { playbookSource, rootFor } from "../../../adapters/local/safe-files.js";
-import { findRepositoryRoot, sarifRoot, toolInfo } from "../../../adapters/local/sarif-context.js";
-import { formatGithub, formatJson, formatSarif } from "../../../core/format/report/machine.js";
+import { formatGithub, formatJson } from "../../../core/format/report/machine.js";
 import { formatText } from "../../../core/format/report/text.js";
 import { DEFAULT_LIMITS } from "../../../core/format/source.js";
 import {
@@ -80,33 +79,44 @@ async function reportsOf(
   }
   const files = await resolvePlaybookFiles(paths, io.cwd);
   // Playbooks in the set win over bundled ones with the same id, as in discovery.
+  // Each file read when its turn comes, and of each report only what is printed kept: validating
+  // a thousand files holds a thousand reports, not a thousand documents.
   return validateSet(
     files.map((file) => ({
       file: relative(io.cwd, file) || file,
-      source: playbookSource(file, { root: rootFor(file, io.cwd) }),
+      source: () => playbookSource(file, { root: rootFor(file, io.cwd) }),
     })),
-    { ...check, known },
+    { ...check, known, retain: "findings" },
   );
 }
 
+/** SARIF, with every rule's help: loaded only when asked for (the rules' docs are large). */
+async function formattedSarif(ctx: CliContext, shown: FileReport[]): Promise<string> {
+  const [{ formatSarif }, { findRepositoryRoot, sarifRoot, toolInfo }] = await Promise.all([
+    import("../../../core/format/report/sarif.js"),
+    import("../../../adapters/local/sarif-context.js"),
+  ]);
+  return formatSarif(shown, {
+    ...toolInfo(),
+    // Paths from the repository root, wherever in it the command runs.
+    root: sarifRoot(findRepositoryRoot(ctx.io.cwd, process.env).dir, ctx.io.cwd),
+  });
+}
+
 /** The report in the format asked for. */
-function formatted(
+async function formatted(
   ctx: CliContext,
   shown: FileReport[],
   opts: ValidateFlags,
   errors: number,
-): string {
+): Promise<string> {
   switch (opts.format) {
     case "json":
       return formatJson(shown);
     case "github":
       return formatGithub(shown);
     case "sarif":
-      return formatSarif(shown, {
-        ...toolInfo(),
-        // Paths from the repository root, wherever in it the command runs.
-        root: sarifRoot(findRepositoryRoot(ctx.io.cwd, process.env).dir, ctx.io.cwd),
-      });
+      return formattedSarif(ctx, shown);
     default:
       if (opts.quiet && errors === 0) return "";
       return formatText(shown, textStyle(ctx, opts.outputFile !== undefined ? "file" : "out"));
@@ -139,7 +149,7 @@ export async function validateCommand(
         diagnostics: r.diagnostics.filter((d) => d.severity === "error"),
       }))
     : reports;
-  const text = formatted(ctx, shown, opts, errors);
+  const text = await formatted(ctx, shown, opts, errors);
   if (opts.outputFile !== undefined) writeReport(resolve(io.cwd, opts.outputFile), text);
   else io.out(text);
   if (opts.maxWarnings !== undefined && warnings > opts.maxWarnings) {
