@@ -95,6 +95,8 @@ await h.start();
 
 type Kind = "start" | "command" | "step" | "other" | "ignored";
 const times: Record<Kind, number[]> = { start: [], command: [], step: [], other: [], ignored: [] };
+/** The process's CPU time per delivery (ms): what the delivery cost, whatever else the machine ran. */
+const cpu: Record<Kind, number[]> = { start: [], command: [], step: [], other: [], ignored: [] };
 
 /** When profiling: each delivery's kind and span on the profiler's clock (µs). */
 const spans: [Kind, number, number][] = [];
@@ -104,10 +106,13 @@ async function timed(kind: Kind | undefined, deliver: () => Promise<unknown>): P
   const before = effects;
   const from = micros();
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   await deliver();
+  const used = process.cpuUsage(c0);
   const ms = performance.now() - t0;
   const k = kind ?? (effects > before ? "step" : "other");
   times[k].push(ms);
+  cpu[k].push((used.user + used.system) / 1000);
   if (profileTo) spans.push([k, from, micros()]);
 }
 
@@ -144,7 +149,7 @@ function settledRss(): number {
 
 process.stderr.write("  app-load: warm-up\n");
 for (let i = 0; i < WARM_UP; i++) await oneIssue(i);
-for (const list of Object.values(times)) list.length = 0;
+for (const list of [...Object.values(times), ...Object.values(cpu)]) list.length = 0;
 const rssStart = settledRss();
 const heapStart = process.memoryUsage().heapUsed;
 
@@ -171,10 +176,11 @@ await h.stop();
 if (github === "nock") fake.uninstall();
 
 const floor = median(times.ignored);
+const cpuFloor = median(cpu.ignored);
 const mib = (b: number) => (b / 2 ** 20).toFixed(1);
 console.log(`## The GitHub App over ${ISSUES} issues: time per delivery and memory\n`);
 console.log(
-  `${ISSUES} issues after ${WARM_UP} warm-up ones, one after another, each running a four-step playbook (a checkpoint a maintainer approves, a comment, a label, the end) through Probot's HTTP middleware on loopback with signed deliveries; GitHub is the tests' in-memory fake, ${github === "nock" ? "behind nock (which answers each request after two timers of at least a millisecond each)" : "answering the app's fetch in process, at once"}. A step delivery is one during which the app performed an effect. Floor: a delivery the app ignores (a bot's comment), one per issue through the same server.\n`,
+  `${ISSUES} issues after ${WARM_UP} warm-up ones, one after another, each running a four-step playbook (a checkpoint a maintainer approves, a comment, a label, the end) through Probot's HTTP middleware on loopback with signed deliveries; GitHub is the tests' in-memory fake, ${github === "nock" ? "behind nock (which answers each request after two timers of at least a millisecond each)" : "answering the app's fetch in process, at once"}. A step delivery is one during which the app performed an effect. Floor: a delivery the app ignores (a bot's comment), one per issue through the same server. Wall time is what the sender waits; CPU time is the process's own (user and system, every thread) during the delivery, which other work on the machine does not inflate.\n`,
 );
 const ORDER: [Kind, string][] = [
   ["ignored", "ignored (the floor)"],
@@ -185,13 +191,15 @@ const ORDER: [Kind, string][] = [
 ];
 console.log(
   table(
-    ["delivery", "count", "median ms", "p95 ms", "× floor (median)"],
+    ["delivery", "count", "median ms", "p95 ms", "× floor", "CPU ms (median)", "CPU × floor"],
     ORDER.map(([k, label]) => [
       label,
       String(times[k].length),
       fmt(median(times[k])),
       fmt(percentile(times[k], 95)),
       fmtRatio(median(times[k]) / floor),
+      fmt(median(cpu[k])),
+      fmtRatio(median(cpu[k]) / cpuFloor),
     ]),
   ),
 );
