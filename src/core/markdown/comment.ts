@@ -25,7 +25,7 @@ import type {
   Text,
   ThematicBreak,
 } from "mdast";
-import { toMarkdown, type Handle, type Options } from "mdast-util-to-markdown";
+import { toMarkdown, type Handle, type Options, type SafeConfig } from "mdast-util-to-markdown";
 import { gfmToMarkdown } from "mdast-util-gfm";
 import { LruMap } from "../util/lru.js";
 
@@ -371,13 +371,14 @@ const rememberedText: Handle = (node, parent, state, info) => {
   const afterNode = siblings[index + 1];
   const value = (node as Text).value;
   // As the serializer's own text handler escapes it.
-  const escape = () => state.safe(value, { ...info, beforeNode, afterNode } as typeof info);
+  const escape = () => state.safe(value, { ...info, beforeNode, afterNode });
   if (!remembering) return escape();
   const key = [
     state.stack.join(" "),
     info.before,
     info.after,
-    info.encode?.join("") ?? "",
+    // Handlers may pass characters to encode along with the surroundings.
+    (info as SafeConfig).encode?.join("") ?? "",
     beforeNode?.type ?? "",
     afterNode?.type ?? "",
     value,
