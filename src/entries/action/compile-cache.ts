@@ -1,5 +1,9 @@
 import * as nodeModule from "node:module";
 
+// `module.constants.compileCacheStatus` (Node 22.1+): FAILED 0, ENABLED 1, ALREADY_ENABLED 2, DISABLED 3.
+const ENABLED = 1;
+const ALREADY_ENABLED = 2;
+
 /** What Node 22.1+ offers (`module.enableCompileCache`); absent on Node 20. */
 type EnableCompileCache = (directory?: string) => { status: number; message?: string };
 
@@ -21,16 +25,8 @@ export function enableCompileCache(
   if (enable === null) return false;
   try {
     const { status } = enable(env.NODE_COMPILE_CACHE || directory);
-    const { ENABLED, ALREADY_ENABLED } = compileCacheStatus();
     return status === ENABLED || status === ALREADY_ENABLED;
   } catch {
     return false;
   }
-}
-
-/** `module.constants.compileCacheStatus`, with the values Node 22 gives them. */
-function compileCacheStatus(): { ENABLED: number; ALREADY_ENABLED: number } {
-  const constants = (nodeModule as { constants?: { compileCacheStatus?: Record<string, number> } })
-    .constants?.compileCacheStatus;
-  return { ENABLED: constants?.ENABLED ?? 1, ALREADY_ENABLED: constants?.ALREADY_ENABLED ?? 2 };
 }
