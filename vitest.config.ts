@@ -12,6 +12,7 @@ export default defineConfig({
       // Generated code (the precompiled schema) is checked against its source by a test instead.
       exclude: [
         "src/entries/action/index.ts",
+        "src/entries/action/start.ts",
         "src/entries/server.ts",
         "src/core/format/generated/**",
       ],

@@ -18,6 +18,7 @@ const BENCHMARKS = [
   "alerts.mjs",
   "alerts-app.ts",
   "app.ts",
+  "app-load.ts",
   "inbox.ts",
   // Last and longest (about 5 minutes): replicas of npm start under load.
   "replicas.mjs",

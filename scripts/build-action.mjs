@@ -1,5 +1,6 @@
-// Bundles the Action: dist/action/index.js, which the runner starts with Node, and the chunks it
-// loads (the bot's code, Probot included, only in `mode: bot`).
+// Bundles the Action: dist/action/index.js, which the runner starts with Node (it turns Node's
+// compile cache on, then imports the rest), and the chunks it loads (the bot's code, Probot
+// included, only in `mode: bot`).
 // Start-up is most of the Action's time, so the bundle is minified (names kept, for readable
 // stack traces) and leaves out @actions/http-client: @actions/core imports it for OIDC tokens
 // only, which the Action never asks for, and with it comes undici, a third of the bundle.

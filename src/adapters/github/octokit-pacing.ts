@@ -134,8 +134,13 @@ export function deadlineFetch(
     try {
       const response = await Promise.race([send(input, { ...init, signal }), abandoned]);
       reachability?.answered();
-      return response;
+      // The body is read within the deadline too, and then the deadline goes: a pending timer
+      // would hold the answer, and all its closures reach, for the whole deadline after its use.
+      const body = await Promise.race([response.arrayBuffer(), abandoned]);
+      clearTimeout(timer);
+      return answered(response, body);
     } catch (err) {
+      clearTimeout(timer);
       if (deadline.signal.aborted) {
         reachability?.failed(`no answer within ${ms} ms`);
         throw deadline.signal.reason as GitHubRequestTimeout;
@@ -147,6 +152,18 @@ export function deadlineFetch(
     }
   };
   return Object.assign(deadlined as Fetch, { [DEADLINED]: ms });
+}
+
+/** The answer again, its body read: status, headers and URL as they came. */
+function answered(response: Response, body: ArrayBuffer): Response {
+  const copy = new Response(body.byteLength === 0 ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  // Octokit reports the URL an answer came from (after redirects); a new Response has none.
+  Object.defineProperty(copy, "url", { value: response.url });
+  return copy;
 }
 
 function isDeadlined(fetch: unknown): fetch is DeadlineFetch {

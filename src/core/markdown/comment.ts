@@ -25,8 +25,9 @@ import type {
   Text,
   ThematicBreak,
 } from "mdast";
-import { toMarkdown, type Options } from "mdast-util-to-markdown";
+import { toMarkdown, type Handle, type Options, type SafeConfig } from "mdast-util-to-markdown";
 import { gfmToMarkdown } from "mdast-util-gfm";
+import { LruMap } from "../util/lru.js";
 
 declare module "mdast" {
   interface TextData {
@@ -347,7 +348,51 @@ export function raw(marker: string): Html {
 
 // ---- serializing ----
 
+/**
+ * Text as the serializer escapes it, remembered: escaping runs every unsafe pattern over the text
+ * (most of a comment's rendering time), and a status comment says the same things again and again
+ * (headers, step ids, statuses). The escaped text depends only on the text, the constructs around
+ * it, the characters and nodes on either side and what must be encoded, so those are the key.
+ */
+const escapedTexts = new LruMap<string, string>(5000);
+let remembering = true;
+
+/** Whether escaped text is remembered (on by default); tests compare with the serializer's own. */
+export function rememberEscapedText(on: boolean): void {
+  remembering = on;
+  escapedTexts.clear();
+}
+
+const rememberedText: Handle = (node, parent, state, info) => {
+  const siblings = (parent?.children ?? []) as Nodes[];
+  // As the serializer's text handler finds them (no index: neither).
+  const index = state.indexStack.at(-1) ?? Number.NaN;
+  const beforeNode = siblings[index - 1];
+  const afterNode = siblings[index + 1];
+  const value = (node as Text).value;
+  // As the serializer's own text handler escapes it.
+  const escape = () => state.safe(value, { ...info, beforeNode, afterNode });
+  if (!remembering) return escape();
+  const key = [
+    state.stack.join(" "),
+    info.before,
+    info.after,
+    // Handlers may pass characters to encode along with the surroundings.
+    (info as SafeConfig).encode?.join("") ?? "",
+    beforeNode?.type ?? "",
+    afterNode?.type ?? "",
+    value,
+  ].join("\0");
+  let escaped = escapedTexts.get(key);
+  if (escaped === undefined) {
+    escaped = escape();
+    escapedTexts.set(key, escaped);
+  }
+  return escaped;
+};
+
 const OPTIONS: Options = {
+  handlers: { text: rememberedText },
   bullet: "-",
   bulletOther: "*",
   emphasis: "_",

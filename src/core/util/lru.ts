@@ -26,6 +26,10 @@ export class LruMap<K, V> {
     return this.map.delete(key);
   }
 
+  clear(): void {
+    this.map.clear();
+  }
+
   get size(): number {
     return this.map.size;
   }

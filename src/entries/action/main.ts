@@ -277,7 +277,9 @@ export async function run(a: ActionEnv): Promise<number> {
   );
   const token = core.getInput("token");
   if (token) core.setSecret(token);
-  const root = findRepositoryRoot(a.workspace, a.env);
+  // Asked of git only when a changed-file list or SARIF needs it: git is a process of its own.
+  let root: ReturnType<typeof findRepositoryRoot> | undefined;
+  const repositoryRoot = () => (root ??= findRepositoryRoot(a.workspace, a.env));
   const listed = changedOnly
     ? await changedFiles({
         env: a.env,
@@ -287,7 +289,7 @@ export async function run(a: ActionEnv): Promise<number> {
         warn: (message) => core.warning(message),
       })
     : undefined;
-  const changed = listed?.files && inWorkspace(listed.files, root.dir, a.workspace);
+  const changed = listed?.files && inWorkspace(listed.files, repositoryRoot().dir, a.workspace);
   if (listed && !listed.pullRequest)
     say("changed-only: the workflow does not run for a pull request; annotating every file.");
   const all = reports.flatMap((r) => r.diagnostics);
@@ -319,13 +321,14 @@ export async function run(a: ActionEnv): Promise<number> {
   const sarifFile = core.getInput("sarif-file");
   if (sarifFile) {
     const target = resolve(a.workspace, sarifFile);
+    const { dir } = repositoryRoot();
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(
       target,
-      formatSarif(reports, { ...toolInfo(), root: sarifRoot(root.dir, a.workspace) }),
+      formatSarif(reports, { ...toolInfo(), root: sarifRoot(dir, a.workspace) }),
     );
     core.setOutput("sarif-file", target);
-    say(`Wrote SARIF for ${all.length} diagnostics to ${sarifFile} (paths from ${root.dir}).`);
+    say(`Wrote SARIF for ${all.length} diagnostics to ${sarifFile} (paths from ${dir}).`);
   }
   if (token && (core.getInput("checks") || "false").toLowerCase() === "true") {
     await publishCheck(a.env, token, annotationOrder(all, changed), summary, a.fetch ?? fetch, say);

@@ -2,9 +2,10 @@ import { generateKeyPairSync } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Probot } from "probot";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { githubError } from "../../../src/adapters/github/octokit-port.js";
 import {
+  deadlineFetch,
   GitHubReachability,
   GitHubRequestTimeout,
   githubPacing,
@@ -239,6 +240,50 @@ describe("deadlines start when a request is sent", () => {
       (e: unknown) => e,
     );
     expect(err).toMatchObject({ status: 504, timeout: true });
+  });
+});
+
+describe("an answered request lets its deadline go", () => {
+  it("reads the body within the deadline and leaves no timer holding the answer", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const answer = new Response(JSON.stringify({ id: 1 }), {
+      status: 201,
+      statusText: "Created",
+      headers: { "content-type": "application/json", etag: '"a"' },
+    });
+    Object.defineProperty(answer, "url", { value: "https://api.github.com/x" });
+    const fetch = deadlineFetch(60_000, { fetch: async () => answer });
+    const res = await fetch("https://api.github.com/x", { method: "POST" }).finally(() => {
+      // A pending deadline would keep the answer (and all it reaches) for a minute.
+      expect(vi.getTimerCount()).toBe(0);
+      vi.useRealTimers();
+    });
+    expect(res).toMatchObject({
+      status: 201,
+      statusText: "Created",
+      url: "https://api.github.com/x",
+    });
+    expect(res.headers.get("etag")).toBe('"a"');
+    expect(await res.json()).toEqual({ id: 1 });
+  });
+
+  it("an answer without a body (304, 204) is passed on as one", async () => {
+    const fetch = deadlineFetch(60_000, {
+      fetch: async () => new Response(null, { status: 304, headers: { etag: '"b"' } }),
+    });
+    const res = await fetch("https://api.github.com/y");
+    expect(res.status).toBe(304);
+    expect(res.body).toBeNull();
+  });
+
+  it("a body that stops coming fails at the deadline as a timeout", async () => {
+    const stalled = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"partial":'));
+      },
+    });
+    const fetch = deadlineFetch(100, { fetch: async () => new Response(stalled) });
+    await expect(fetch("https://api.github.com/z")).rejects.toBeInstanceOf(GitHubRequestTimeout);
   });
 });
 
