@@ -7,9 +7,9 @@ import {
   completionsAt,
   stepOutputs,
   type PlaybookSummary,
-} from "../../../src/entries/lsp/completion.js";
-import { outlineAt } from "../../../src/entries/lsp/cursor.js";
-import { branchDescriptions, type SchemaNode } from "../../../src/entries/lsp/schema-docs.js";
+} from "../../../src/core/editor/completion.js";
+import { outlineAt } from "../../../src/core/editor/cursor.js";
+import { branchDescriptions, type SchemaNode } from "../../../src/core/editor/schema-docs.js";
 import { withCursor } from "./cursor-helpers.js";
 
 const PLAYBOOK = `apiVersion: playbook-bot/v1

@@ -1,12 +1,8 @@
-import { PLAYBOOK_SCHEMA } from "../../core/format/schema.js";
-import type { Span } from "../../core/format/diagnostics.js";
-import type { PathSegment } from "../../core/format/source.js";
-import {
-  CHECKPOINT_OUTPUTS,
-  CONTEXT_VARIABLES,
-  ITEM_VARIABLES,
-} from "../../core/format/vocabulary.js";
-import { stepKind } from "../../core/steps/registry.js";
+import { PLAYBOOK_SCHEMA } from "../format/schema.js";
+import type { Span } from "../format/diagnostics.js";
+import type { PathSegment } from "../format/source.js";
+import { CHECKPOINT_OUTPUTS, CONTEXT_VARIABLES, ITEM_VARIABLES } from "../format/vocabulary.js";
+import { stepKind } from "../steps/registry.js";
 import type { Outline } from "./cursor.js";
 import {
   enclosingStep,
