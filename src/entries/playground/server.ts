@@ -18,6 +18,8 @@ import { activeFrame } from "../../core/engine/state.js";
 import { PERMISSIONS } from "../../core/format/schema.js";
 import type { Permission } from "../../core/format/types.js";
 import { LOGIN } from "../../core/markdown/comment.js";
+import { STEP_KIND_FOLDERS } from "../../core/steps/kinds.js";
+import { stepKind } from "../../core/steps/registry.js";
 import {
   checkAddress,
   checkJson,
@@ -28,6 +30,7 @@ import {
   Refusal,
   refuse,
 } from "./guard.js";
+import { bundleEditor, editorEntry } from "./editor-bundle.js";
 import { commentHtml } from "./render.js";
 import { listen, port, Sandbox, SANDBOX_BRANCH, stop, type SandboxOptions } from "./sandbox.js";
 import {
@@ -118,6 +121,22 @@ function vendorBundle(name: string): string | undefined {
   }
 }
 
+/** The page's editor: built beside the page by the package's build, else from the sources once. */
+let editorBuilt: Promise<string> | undefined;
+function editorScript(): Promise<string> {
+  const built = join(pageDir(), "editor.js");
+  if (existsSync(built)) return Promise.resolve(readFileSync(built, "utf8"));
+  const entry = editorEntry();
+  if (!entry) return Promise.reject(new Refusal(404, "the editor is not built"));
+  editorBuilt ??= bundleEditor(entry).then((b) => b.code);
+  return editorBuilt;
+}
+
+/** What every step of each kind outputs, for the editor's completion of `steps.<id>.outputs.`. */
+const KIND_OUTPUTS = Object.fromEntries(
+  STEP_KIND_FOLDERS.map((kind) => [kind, stepKind(kind)?.outputs ?? []]),
+);
+
 const STATIC: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
@@ -135,6 +154,8 @@ const SECURITY_HEADERS = {
 
 /** Where index.html takes the token: `<meta name="playground-token" content="">`. */
 const TOKEN_SLOT = 'name="playground-token" content=""';
+/** Where index.html names the sandbox repository, so that the first paint says which. */
+const REPOSITORY_SLOT = '<span id="repository">the sandbox repository</span>';
 
 class PageApi {
   constructor(
@@ -149,6 +170,8 @@ class PageApi {
       const url = new URL(req.url ?? "/", `http://${host}`);
       const method = req.method ?? "GET";
       if (method === "GET" && STATIC[url.pathname]) return this.file(res, STATIC[url.pathname]!);
+      if (method === "GET" && url.pathname === "/editor.js")
+        return send(res, 200, await editorScript(), "text/javascript; charset=utf-8");
       const vendored = /^\/vendor\/([a-z.]+)$/.exec(url.pathname)?.[1];
       if (method === "GET" && vendored !== undefined && Object.hasOwn(VENDOR, vendored)) {
         const bundle = vendorBundle(vendored);
@@ -173,10 +196,16 @@ class PageApi {
   private file(res: ServerResponse, f: { file: string; type: string }): void {
     let content = readFileSync(join(pageDir(), f.file));
     // The page carries this start's token; no other site can read it (no CORS, Host checked).
-    if (f.file === "index.html")
+    if (f.file === "index.html") {
+      const api = this.sandbox.api;
       content = Buffer.from(
-        content.toString("utf8").replace(TOKEN_SLOT, `${TOKEN_SLOT.slice(0, -1)}${this.token}"`),
+        content
+          .toString("utf8")
+          .replace(TOKEN_SLOT, `${TOKEN_SLOT.slice(0, -1)}${this.token}"`)
+          // The owner and name are the sandbox's own, letters only: nothing to escape.
+          .replace(REPOSITORY_SLOT, `<span id="repository">${api.owner}/${api.name}</span>`),
       );
+    }
     send(res, 200, content, f.type);
   }
 
@@ -281,6 +310,7 @@ class PageApi {
         author: p.user.login,
       })),
       playbooks: await this.workbench.list(),
+      kindOutputs: KIND_OUTPUTS,
       deliveries: this.sandbox.deliveries.slice(-20),
     };
   }
@@ -288,6 +318,7 @@ class PageApi {
   private issue(n: number): unknown {
     const api = this.sandbox.api;
     const issue = api.issues.get(this.existing(n))!;
+    const repository = { owner: api.owner, name: api.name };
     const runs = api.statusComments(n).flatMap((c) => {
       const read = readStatusComment(c.body, this.sandbox.sealOf(n, c.id));
       if (!read.ok) return [];
@@ -304,7 +335,7 @@ class PageApi {
     return {
       number: issue.number,
       title: issue.title,
-      body: commentHtml(issue.body),
+      body: commentHtml(issue.body, repository),
       author: issue.user.login,
       state: issue.state,
       labels: issue.labels,
@@ -316,7 +347,7 @@ class PageApi {
           bot: c.user.type === "Bot",
           createdAt: c.created_at,
           edited: c.updated_at !== c.created_at,
-          html: commentHtml(c.body),
+          html: commentHtml(c.body, repository),
           reactions: api.reactions.filter((r) => r.commentId === c.id).map((r) => r.content),
         })),
       runs,

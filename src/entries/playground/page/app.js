@@ -1,5 +1,7 @@
 // The playground page: plain DOM, no framework. Text from the server is set as text; only
 // comments come as HTML, already sanitised by the server the way GitHub sanitises a thread.
+// The editor is CodeMirror, bundled with the language server's completion and hover (editor.js).
+import { createPlaybookEditor } from "./editor.js";
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -138,7 +140,7 @@ function openPlaybook(p) {
   $("#file").textContent = editable
     ? `.github/playbooks/${file}`
     : `${p.file} (saving copies it to .github/playbooks/${file})`;
-  $("#editor").value = p.source;
+  editor.setText(p.source);
   renderPlaybooks();
   void check();
 }
@@ -146,7 +148,7 @@ function openPlaybook(p) {
 /** The editor's playbook as the API takes it. */
 function edited() {
   const { file, from } = state.open;
-  return { file, text: $("#editor").value, ...(from ? { from } : {}) };
+  return { file, text: editor.text(), ...(from ? { from } : {}) };
 }
 
 let timer;
@@ -184,7 +186,7 @@ function starterPlaybook(id) {
 
 async function check() {
   if (!state.open) return;
-  const text = $("#editor").value;
+  const text = editor.text();
   const ticket = ++state.checking;
   const current = currentStepFor(text);
   try {
@@ -193,6 +195,8 @@ async function check() {
       ...(current ? { current } : {}),
     });
     if (ticket !== state.checking) return;
+    // Underlined in place, with the rule and its fix (unless the text changed meanwhile).
+    editor.showFindings(result.diagnostics, text);
     const errors = result.diagnostics.filter((d) => d.severity === "error").length;
     const warnings = result.diagnostics.filter((d) => d.severity === "warning").length;
     $("#check-summary").textContent =
@@ -222,11 +226,7 @@ async function check() {
 }
 
 function selectLine(line) {
-  const editor = $("#editor");
-  const lines = editor.value.split("\n");
-  const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
-  editor.focus();
-  editor.setSelectionRange(start, start + (lines[line - 1]?.length ?? 0));
+  editor.selectLine(line);
 }
 
 async function save() {
@@ -388,7 +388,11 @@ async function renderThread() {
     body.innerHTML = c.html;
     return el(
       "li",
-      { class: c.bot ? "comment bot" : "comment", "data-comment": String(c.id) },
+      {
+        class: c.bot ? "comment bot" : "comment",
+        "data-comment": String(c.id),
+        id: `issuecomment-${c.id}`,
+      },
       el(
         "div",
         { class: "who" },
@@ -411,6 +415,7 @@ async function refresh() {
     const s = await call("GET", "/api/state");
     $("#repository").textContent = s.repository;
     state.playbooks = s.playbooks;
+    editor.setPlaybooks(s.playbooks, s.kindOutputs);
     renderPlaybooks();
     renderPeople(s.people, s.permissions);
     renderIssues(s.issues);
@@ -421,8 +426,30 @@ async function refresh() {
   }
 }
 
+/**
+ * A link in a comment to the sandbox's issue or pull request (the server turned GitHub's
+ * addresses into `#issue-N`, `#pull-N`) opens it here.
+ */
+function followSandboxLink(e) {
+  const href = e.target.closest?.("a[href^='#']")?.getAttribute("href") ?? "";
+  const m = /^#(issue|pull)-(\d+)$/.exec(href);
+  if (!m) return;
+  e.preventDefault();
+  if (m[1] === "issue") {
+    state.issue = Number(m[2]);
+    $("#issue-select").value = m[2];
+    void renderThread();
+    $("#issue-pane").scrollIntoView({ block: "start" });
+    return;
+  }
+  const pull = $(`#pulls li[data-pull="${m[2]}"]`);
+  pull?.scrollIntoView({ block: "center" });
+  pull?.classList.add("flash");
+  setTimeout(() => pull?.classList.remove("flash"), 1500);
+}
+
 function wire() {
-  $("#editor").addEventListener("input", scheduleCheck);
+  $("#thread").addEventListener("click", followSandboxLink);
   $("#save").addEventListener("click", () => void save());
   $("#run-cases").addEventListener("click", () => void runCases());
   $("#issue-select").addEventListener("change", (e) => {
@@ -504,6 +531,9 @@ function wire() {
   }, 3000);
 }
 
+const editor = createPlaybookEditor($("#editor"), scheduleCheck);
+// The browser's console (and the page's tests) reach the editor here.
+window.playground = { editor };
 wire();
 await refresh();
 const first =
