@@ -121,15 +121,23 @@ function vendorBundle(name: string): string | undefined {
   }
 }
 
+/** The page's editor bundles built from the sources, by entry module (built once each). */
+const editorBuilds = new Map<string, Promise<string>>();
+
 /** The page's editor: built beside the page by the package's build, else from the sources once. */
-let editorBuilt: Promise<string> | undefined;
-function editorScript(): Promise<string> {
-  const built = join(pageDir(), "editor.js");
+export function editorScript(
+  dir = pageDir(),
+  entry: string | null = editorEntry() ?? null,
+): Promise<string> {
+  const built = join(dir, "editor.js");
   if (existsSync(built)) return Promise.resolve(readFileSync(built, "utf8"));
-  const entry = editorEntry();
   if (!entry) return Promise.reject(new Refusal(404, "the editor is not built"));
-  editorBuilt ??= bundleEditor(entry).then((b) => b.code);
-  return editorBuilt;
+  if (!editorBuilds.has(entry))
+    editorBuilds.set(
+      entry,
+      bundleEditor(entry).then((b) => b.code),
+    );
+  return editorBuilds.get(entry)!;
 }
 
 /** What every step of each kind outputs, for the editor's completion of `steps.<id>.outputs.`. */

@@ -20,6 +20,10 @@ const HEAVY = [
   "prom-client",
   "bottleneck",
   "mdast-util-from-markdown",
+  // The playground's editor is a browser bundle the playground serves; esbuild builds it.
+  "@codemirror/",
+  "@lezer/",
+  "esbuild",
 ];
 
 let dir: string;

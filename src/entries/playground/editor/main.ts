@@ -83,8 +83,7 @@ export function toCmDiagnostic(doc: Text, f: Finding): CmDiagnostic {
     from,
     to,
     severity: f.severity,
-    source: f.rule,
-    message: f.hint ? `${f.message} — fix: ${f.hint}` : f.message,
+    message: `${f.rule}: ${f.message}${f.hint ? ` — fix: ${f.hint}` : ""}`,
     renderMessage: () => {
       const box = document.createElement("div");
       box.className = "pb-finding";

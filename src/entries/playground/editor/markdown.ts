@@ -1,7 +1,7 @@
 /**
  * The little Markdown the schema's descriptions and the hover text are written in, as DOM nodes:
- * paragraphs, `- ` lists, `inline code`, **bold** and [links](…) shown as their text. Nothing is
- * parsed as HTML: every piece of text becomes a text node.
+ * paragraphs, `- ` lists, fenced examples, `inline code`, **bold** and [links](…) shown as their
+ * text. Nothing is parsed as HTML: every piece of text becomes a text node.
  */
 
 /** Inline Markdown: code spans, bold and links (their text only), the rest as text. */
@@ -26,10 +26,24 @@ export function inlineNodes(text: string): Node[] {
   return out;
 }
 
-/** Blocks separated by blank lines: a paragraph, or a list when every line starts with `- `. */
+/** Fenced blocks (an example), then blocks separated by blank lines: a paragraph, or a list. */
 export function markdownNodes(markdown: string): HTMLElement {
   const box = document.createElement("div");
   box.className = "pb-markdown";
+  const parts = markdown.split(/^```[^\n]*\n([^]*?)^```[ \t]*$/m);
+  parts.forEach((part, i) => {
+    if (i % 2 === 1) {
+      const pre = document.createElement("pre");
+      pre.textContent = part.replace(/\n$/, "");
+      box.append(pre);
+    } else box.append(...textBlocks(part));
+  });
+  return box;
+}
+
+/** Blocks separated by blank lines: a paragraph, or a list when every line starts with `- `. */
+function textBlocks(markdown: string): HTMLElement[] {
+  const out: HTMLElement[] = [];
   for (const block of markdown.split(/\n\s*\n/)) {
     const lines = block.split("\n").filter((l) => l.trim() !== "");
     if (lines.length === 0) continue;
@@ -40,12 +54,12 @@ export function markdownNodes(markdown: string): HTMLElement {
         item.append(...inlineNodes(l.replace(/^\s*[-*] /, "")));
         list.append(item);
       }
-      box.append(list);
+      out.push(list);
     } else {
       const p = document.createElement("p");
       p.append(...inlineNodes(lines.join(" ")));
-      box.append(p);
+      out.push(p);
     }
   }
-  return box;
+  return out;
 }
