@@ -106,6 +106,7 @@ describe("the playground's editor", { timeout: 60_000 }, () => {
       `[...new Set([...document.querySelectorAll("#editor .cm-line span")].map((s) => getComputedStyle(s).color))]`,
     );
     expect(colours.length).toBeGreaterThan(1);
+    await page.screenshot({ path: join(SHOTS, "playground-editor-desktop.png") });
     // The page as served, before any script: the repository's name, no "…" waiting for one.
     const html = await (await fetch(`${pg.url}/`)).text();
     expect(html).toContain('<span id="repository">playground/sandbox</span>');
@@ -220,7 +221,9 @@ describe("the playground's editor", { timeout: 60_000 }, () => {
       .toMatch(/completed$/);
     const status = page.locator("#thread .comment.bot").first();
     await status.locator("details .diagram svg").waitFor({ state: "attached" });
-    await status.evaluate((e) => e.querySelectorAll("details").forEach((d) => (d.open = true)));
+    await status.evaluate(
+      "(e) => e.querySelectorAll('details').forEach((d) => { d.open = true; })",
+    );
     // The flowchart is shown whole: nothing cut off below it, no scrolling inside the comment.
     const chart = status.locator("details .diagram");
     const { scrollHeight, clientHeight } = await chart.evaluate((e) => ({
@@ -242,7 +245,6 @@ describe("the playground's editor", { timeout: 60_000 }, () => {
   });
 
   it("sends no request anywhere but the playground, and nothing on the page was refused", async () => {
-    await page.screenshot({ path: join(SHOTS, "playground-editor-desktop.png") });
     expect(requests.length).toBeGreaterThan(5);
     expect(requests.filter((u) => !u.startsWith(`${pg.url}/`) && !u.startsWith("data:"))).toEqual(
       [],
