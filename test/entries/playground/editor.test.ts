@@ -113,6 +113,21 @@ describe("the playground's editor", { timeout: 60_000 }, () => {
     expect(html).not.toContain("…<");
   });
 
+  it("paints content before any script runs: the repository's name and what the editor is for", async () => {
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const first = await plain.newPage();
+      await first.setViewportSize({ width: 390, height: 844 });
+      await first.goto(`${pg.url}/`);
+      expect(await first.textContent("#repository")).toBe("playground/sandbox");
+      expect(await first.textContent("#editor")).toContain("Open a playbook from the list");
+      expect(await first.textContent("body")).not.toContain("…");
+      await first.screenshot({ path: join(SHOTS, "playground-editor-phone-first-paint.png") });
+    } finally {
+      await plain.close();
+    }
+  });
+
   it("underlines an error where it is, with its rule and its fix", async () => {
     await newPlaybook("draft.yml", DRAFT);
     const finding = page.locator("#diagnostics li.error", { hasText: "nowhere" });
