@@ -1,7 +1,8 @@
 /**
  * `playbook-bot playground`: the sandbox (an in-memory GitHub and the real app over HTTP) and a
- * web page to work with it — the playbooks, an editor checked as you type by the same validator
- * as the CLI and the app, the diagram, the golden cases, and an issue thread where you act as
+ * web page to work with it — the playbooks, an editor (CodeMirror, with the language server's
+ * completion and hover) checked as you type by the same validator as the CLI and the app, the
+ * diagram, the golden cases, and an issue thread where you act as
  * people with the roles you choose. The page talks to this server's JSON API; the server listens
  * on 127.0.0.1 only, answers only requests addressed to it by that name (a page elsewhere cannot
  * reach it through DNS rebinding), and serves its API only to requests from its own origin that
@@ -152,7 +153,11 @@ const STATIC: Record<string, { file: string; type: string }> = {
 };
 
 const SECURITY_HEADERS = {
-  // Mermaid writes its diagrams' styles inline; nothing else is allowed that is not the page's own.
+  // Mermaid writes its diagrams' styles inline, and CodeMirror (editor.js) its editor's into one
+  // <style> element: the page's styles may be inline; its scripts, data and fonts only its own.
+  // (A nonce would serve CodeMirror, which takes one, but browsers then ignore 'unsafe-inline'
+  // and Mermaid's styles, which take none, would be refused.) CSS cannot send anything away:
+  // images, fonts and requests go nowhere but here.
   "content-security-policy":
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   "x-content-type-options": "nosniff",
