@@ -2,8 +2,8 @@
  * `playbook-bot playground`: the sandbox (an in-memory GitHub and the real app over HTTP) and a
  * web page to work with it — the playbooks, an editor (CodeMirror, with the language server's
  * completion and hover) checked as you type by the same validator as the CLI and the app, the
- * diagram, the golden cases, and an issue thread where you act as
- * people with the roles you choose. The page talks to this server's JSON API; the server listens
+ * diagram, the golden cases, and an issue thread where you act as people with the roles you
+ * choose. The page talks to this server's JSON API; the server listens
  * on 127.0.0.1 only, answers only requests addressed to it by that name (a page elsewhere cannot
  * reach it through DNS rebinding), and serves its API only to requests from its own origin that
  * carry the token written into the page at this start, changes only as JSON (see guard.ts).
