@@ -30,9 +30,16 @@ export interface SandboxRepository {
   name: string;
 }
 
-/** An address the bot broke with a zero-width space (`https:\u200b//…`, `www\u200b.`), mended. */
+/**
+ * An address the bot broke with a zero-width space (`https:\u200b//…`, `www\u200b.`), mended; a
+ * mention or a reference it broke (`@\u200bcarol`, `#\u200b2`) joined instead, so that a line
+ * never breaks inside it (and it still names no one, links nothing).
+ */
 function mendAddresses(text: string): string {
-  return text.replace(/\b(https?):\u200b\/\//gi, "$1://").replace(/\b(www)\u200b\./gi, "$1.");
+  return text
+    .replace(/\b(https?):\u200b\/\//gi, "$1://")
+    .replace(/\b(www)\u200b\./gi, "$1.")
+    .replace(/([@#])\u200b/g, "$1\u2060");
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

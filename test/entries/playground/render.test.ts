@@ -71,6 +71,14 @@ describe("comments rendered for the playground's page", () => {
     expect(html).toContain('<a href="https://example.com/x">docs</a>');
     expect(html).toContain('<a href="https://github.com/playground/sandbox-other/pull/1">');
     expect(html).not.toContain("\u200b");
+    // A mention or a reference the bot broke stays whole on a line, and still links nothing.
+    const thread = commentHtml(
+      "start by @\u200bcarol, see #\u200b2 and bob@\u200bexample.com",
+      repo,
+    );
+    expect(thread).toBe(
+      "<p>start by @\u2060carol, see #\u2060" + "2 and bob@\u2060example.com</p>",
+    );
     // Without a sandbox, as GitHub shows it: the broken address stays text.
     expect(commentHtml(markdown)).toContain("https:\u200b//github.com/playground/sandbox/pull/2.");
     expect(commentHtml(markdown)).not.toContain("#pull-2");
