@@ -32,11 +32,12 @@ export async function bundleEditor(entry: string): Promise<{ code: string; packa
     metafile: true,
     logLevel: "silent",
   });
-  const code = result.outputFiles[0]?.text ?? "";
+  // Without `write`, esbuild hands back the one output file it made.
+  const code = result.outputFiles[0]!.text;
   const packages = new Set<string>();
   for (const input of Object.keys(result.metafile.inputs)) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (m?.[1]) packages.add(m[1]);
+    if (m) packages.add(m[1]!);
   }
   return { code, packages: [...packages].sort() };
 }
