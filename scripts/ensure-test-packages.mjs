@@ -2,7 +2,7 @@
 /**
  * `npm test` needs three programs the tests start themselves: a real redis-server (the
  * coordination tests), a Chromium (the playground page is tested in a headless browser) and
- * Neovim (the README's editor recipe is run in the Neovim Debian ships).
+ * Neovim (docs/editors.md's editor recipe is run in the Neovim Debian ships).
  * Present: nothing to do. Missing: installed with apt-get when this runs as root on Debian or
  * Ubuntu; otherwise the test run stops here with the command that installs them.
  */

@@ -1,22 +1,18 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { confinedFileExists, filesUnder, playbookSource, readConfinedText } from "./safe-files.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
 import { siblingsOnDisk } from "./siblings.js";
 import { validateSet, type FileReport, type KnownPlaybook } from "../../core/rules/validate.js";
 import { cachedLibrary } from "./library-cache.js";
+import { ownPackageDir } from "./own-package.js";
 
 /** The bundled library: `playbooks/` in this package, the lowest discovery tier. */
 export function bundledLibraryDir(): string {
-  // This module sits at different depths in src/, dist/ and the Action's bundle: the package root
-  // is the nearest folder above it with a package.json beside a playbooks/ folder.
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let up = 0; up < 6; up++) {
-    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "playbooks"))) break;
-    dir = dirname(dir);
-  }
-  return join(dir, "playbooks");
+  const root = ownPackageDir();
+  if (root === undefined)
+    throw new Error("playbook-bot's package.json was not found above its modules");
+  return join(root, "playbooks");
 }
 
 export const PLAYBOOK_GLOBS = ["**/*.yaml", "**/*.yml"];

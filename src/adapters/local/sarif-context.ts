@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import type { SarifOptions, SarifRoot } from "../../core/format/report/sarif.js";
 import { ownPackage } from "./own-package.js";
 
-/** How the repository root was found: what README's SARIF section promises, in this order. */
+/** How the repository root was found: what docs/cli.md's SARIF section promises, in this order. */
 export type RootSource = "git" | "GITHUB_WORKSPACE" | "working directory";
 
 export interface RepositoryRoot {

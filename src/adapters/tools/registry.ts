@@ -119,7 +119,9 @@ export function parseToolsConfig(file: string, text: string): ToolsConfig {
       const extra = unknown !== undefined ? ` ('${unknown}')` : "";
       return `${file}:${s.line}:${s.column}: ${formatPath(path)}: ${e.message ?? "invalid"}${extra}`;
     });
-    throw new ToolsConfigError(`${lines.join("\n")}\nSee docs/tools.md for the format.`);
+    throw new ToolsConfigError(
+      `${lines.join("\n")}\nSee docs/ai-and-tools.md (Tools) for the format.`,
+    );
   }
   const config = doc.value as ToolsConfig;
   const seen = new Set<string>();

@@ -77,7 +77,7 @@ export function randomRunToken(): string {
   return tokenChars(randomBytes(6), 6);
 }
 
-/** A throwaway git repository with one commit: where the README's first command runs. */
+/** A throwaway git repository with one commit: where the README's first command runs (its main job). */
 export function makeScratchRepo(): string {
   const dir = mkdtempSync(join(tmpdir(), "playbook-bot-scratch-"));
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });

@@ -332,9 +332,12 @@ class PageApi {
     const api = this.sandbox.api;
     const issue = api.issues.get(this.existing(n))!;
     const repository = { owner: api.owner, name: api.name };
+    // The comments that verify as a run's status comment: the page marks them.
+    const statusIds = new Set<number>();
     const runs = api.statusComments(n).flatMap((c) => {
       const read = readStatusComment(c.body, this.sandbox.sealOf(n, c.id));
       if (!read.ok) return [];
+      statusIds.add(c.id);
       const frame = activeFrame(read.run);
       return [
         {
@@ -358,6 +361,7 @@ class PageApi {
           id: c.id,
           author: c.user.login,
           bot: c.user.type === "Bot",
+          status: statusIds.has(c.id),
           createdAt: c.created_at,
           edited: c.updated_at !== c.created_at,
           html: commentHtml(c.body, repository),

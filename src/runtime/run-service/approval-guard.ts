@@ -240,7 +240,8 @@ export function approvalsInForce(
  * approval of: a state written by someone who can seal one (the Actions runtime's key is readable
  * by anyone with write access) could simply leave the checkpoint out. A checkpoint left through
  * its `on_reject` or `on_timeout` exit has no approvers; that is believed only where it has such
- * an exit (the state still cannot prove which exit was taken: the residue the README names).
+ * an exit (the state still cannot prove which exit was taken: a residue of the Actions bot's
+ * row in docs/security.md).
  */
 export function skippedCheckpoint(
   run: RunState,

@@ -111,7 +111,7 @@ export interface IssueRef {
 
 /**
  * What the app remembers across events, shared by its replicas through the coordination port (see
- * README "Deployment"): the highest state sequence number the app wrote or read for a run (a state
+ * docs/running.md, "One replica, or several with Redis"): the highest state sequence number the app wrote or read for a run (a state
  * never goes back), replies to one person on one issue (the reply budget), and status comments
  * whose frozen notice has been posted (the thread is listed only once).
  */

@@ -234,12 +234,12 @@ describe("the playbook schema's documentation", () => {
 });
 
 describe("the schema's identity and its files", () => {
-  it("is written in draft-07, identified as format v1, as the README says", () => {
+  it("is written in draft-07, identified as format v1, as docs/editors.md says", () => {
     expect(schema.$schema).toBe("http://json-schema.org/draft-07/schema#");
     expect(SCHEMA_DRAFT).toBe(schema.$schema);
     expect(schema.$id).toBe("https://playbook-bot.dev/schema/playbook.v1.schema.json");
     expect(SCHEMA_ID).toBe(schema.$id);
-    const readme = readFileSync("README.md", "utf8");
+    const readme = readFileSync("docs/editors.md", "utf8");
     expect(readme).toContain(SCHEMA_ID);
     expect(readme).toContain("draft-07");
     expect(readme).toContain("# yaml-language-server: $schema=");

@@ -84,7 +84,7 @@ function expectEndOrPause(r: LocalRun, playbook: PlaybookDocument): void {
 }
 
 describe("every bundled playbook runs locally", () => {
-  it("the library holds the playbooks the README lists, each with runnable golden cases", () => {
+  it("the library holds the playbooks docs/playbooks.md lists, each with runnable golden cases", () => {
     expect(LIBRARY.map((l) => l.playbook.id)).toEqual([
       "alert-high-error-rate",
       "alert-triage",
@@ -112,7 +112,7 @@ describe("every bundled playbook runs locally", () => {
     }
   }
 
-  it("the README's dependency bump runs without --issue: its pull request says `Closes #n` only when there is an issue", async () => {
+  it("the dependency bump runs without --issue: its pull request says `Closes #n` only when there is an issue", async () => {
     const bare = await cli([
       "run",
       "dependency-bump",

@@ -4,16 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// The README's Neovim recipe, as written there, in the Neovim the machine has (Debian's 0.7.2 in
+// The Neovim recipe of docs/editors.md, as written there, in the Neovim the machine has (Debian's 0.7.2 in
 // CI): the only change is the server's command, the built CLI instead of `npx` (no network).
 const root = join(import.meta.dirname, "..", "..", "..");
 const BIN = join(root, "bin", "playbook-bot.js");
 
-function readmeRecipe(): string {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const from = readme.indexOf("**Neovim** 0.7 and later");
-  const block = /```lua\n([\s\S]*?)```/.exec(readme.slice(from));
-  if (from < 0 || !block?.[1]) throw new Error("the README has no Neovim 0.7 recipe");
+function editorsPageRecipe(): string {
+  const page = readFileSync(join(root, "docs", "editors.md"), "utf8");
+  const from = page.indexOf("**Neovim** 0.7 and later");
+  const block = /```lua\n([\s\S]*?)```/.exec(page.slice(from));
+  if (from < 0 || !block?.[1]) throw new Error("docs/editors.md has no Neovim 0.7 recipe");
   return block[1];
 }
 
@@ -38,9 +38,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("the README's Neovim recipe", () => {
+describe("the Neovim recipe in docs/editors.md", () => {
   it("is the one for 0.7 and later, and uses nothing newer", () => {
-    const recipe = readmeRecipe();
+    const recipe = editorsPageRecipe();
     expect(recipe).toContain('cmd = { "npx", "playbook-bot", "lsp", "--stdio" }');
     // vim.lsp.start (0.8), vim.fs (0.8) and vim.lsp.config/enable (0.11) are not in Debian's 0.7.
     expect(recipe).not.toMatch(/vim\.lsp\.start\(|vim\.fs\.|vim\.lsp\.config|vim\.lsp\.enable/);
@@ -49,7 +49,7 @@ describe("the README's Neovim recipe", () => {
   it("shows a playbook's mistake at its line and column in Debian's Neovim", () => {
     const version = spawnSync("nvim", ["--version"], { encoding: "utf8" });
     expect(version.status, "nvim is installed (apt-get install neovim)").toBe(0);
-    const recipe = readmeRecipe().replace(
+    const recipe = editorsPageRecipe().replace(
       '{ "npx", "playbook-bot", "lsp", "--stdio" }',
       `{ ${JSON.stringify(process.execPath)}, ${JSON.stringify(BIN)}, "lsp", "--stdio" }`,
     );

@@ -218,6 +218,11 @@ describe("the playground's page and API", () => {
     ]);
     const status = thread.comments.find((c: { bot: boolean }) => c.bot);
     expect(status.html).toContain("Approve the greeting");
+    // The status comment is marked as one; the bot's other comments (the checkpoint's) are not.
+    expect(thread.comments.filter((c: { status: boolean }) => c.status)).toEqual([status]);
+    expect(thread.comments.some((c: { bot: boolean; status: boolean }) => c.bot && !c.status)).toBe(
+      true,
+    );
     expect(status.html).not.toContain("playbook-bot:state");
     // A person's text is shown inert: the handler never reaches the page.
     await api("POST", `/api/issues/${n}/comments`, {

@@ -386,13 +386,17 @@ async function renderThread() {
   const items = issue.comments.map((c) => {
     const body = el("div", { class: "markdown" });
     body.innerHTML = c.html;
+    const attributes = {
+      class: c.bot ? "comment bot" : "comment",
+      "data-comment": String(c.id),
+      // Where a link to the comment (`#issuecomment-N`) leads.
+      id: `issuecomment-${c.id}`,
+    };
+    // A run's status comment, for whoever needs to find it (the README's picture is taken of it).
+    if (c.status) attributes["data-status-comment"] = "";
     return el(
       "li",
-      {
-        class: c.bot ? "comment bot" : "comment",
-        "data-comment": String(c.id),
-        id: `issuecomment-${c.id}`,
-      },
+      attributes,
       el(
         "div",
         { class: "who" },
