@@ -236,9 +236,12 @@ describe("the playground's editor", { timeout: 60_000 }, () => {
       .toMatch(/completed$/);
     const status = page.locator("#thread .comment.bot").first();
     await status.locator("details .diagram svg").waitFor({ state: "attached" });
-    await status.evaluate(
-      "(e) => e.querySelectorAll('details').forEach((d) => { d.open = true; })",
+    await status.evaluate((e) =>
+      e.querySelectorAll("details").forEach((d: { open: boolean }) => {
+        d.open = true;
+      }),
     );
+    expect(await status.locator("details[open]").count()).toBe(2);
     // The flowchart is shown whole: nothing cut off below it, no scrolling inside the comment.
     const chart = status.locator("details .diagram");
     const { scrollHeight, clientHeight } = await chart.evaluate((e) => ({
@@ -257,6 +260,10 @@ describe("the playground's editor", { timeout: 60_000 }, () => {
     await status.screenshot({ path: join(SHOTS, "playground-editor-status-comment.png") });
     await status.locator("a[href^='#pull-']").click();
     await page.locator("#pulls li.flash").waitFor();
+    // The thread redrawn (a new comment) keeps what was opened open.
+    await act("carol", "Thanks!");
+    await page.locator("#thread .comment", { hasText: "Thanks!" }).waitFor();
+    expect(await status.locator("details[open]").count()).toBe(2);
   });
 
   it("sends no request anywhere but the playground, and nothing on the page was refused", async () => {

@@ -354,6 +354,16 @@ async function closePull(number, how) {
 
 const REACTIONS = { eyes: "👀", rocket: "🚀", "-1": "👎", "+1": "👍" };
 
+/** The open <details> of each comment in the thread: its id, and which of its blocks. */
+function openDetails() {
+  const opened = new Map();
+  for (const li of document.querySelectorAll("#thread li[data-comment]")) {
+    const indexes = [...li.querySelectorAll("details")].flatMap((d, i) => (d.open ? [i] : []));
+    if (indexes.length > 0) opened.set(li.dataset.comment, indexes);
+  }
+  return opened;
+}
+
 async function renderThread() {
   if (!state.issue) {
     state.shown = undefined;
@@ -406,7 +416,13 @@ async function renderThread() {
       el("div", { class: "reactions" }, c.reactions.map((r) => REACTIONS[r] ?? r).join(" ")),
     );
   });
+  // What people opened (a comment's flowchart, its events) stays open when the thread is redrawn.
+  const opened = openDetails();
   $("#thread").replaceChildren(...items);
+  for (const [id, indexes] of opened) {
+    const details = $(`#thread li[data-comment="${id}"]`)?.querySelectorAll("details") ?? [];
+    for (const i of indexes) if (details[i]) details[i].open = true;
+  }
   for (const code of $("#thread").querySelectorAll("code.language-mermaid")) {
     const holder = el("div", { class: "diagram" });
     code.parentElement.replaceWith(holder);
