@@ -211,15 +211,21 @@ describe("the packed tarball", () => {
       "dist/cli/main.js",
       "dist/entries/server.js",
       "dist/core/format/generated/playbook-validator.js",
+      "dist/entries/playground/page/editor.js",
+      "dist/entries/playground/page/editor.LICENSES.txt",
       "schema/playbook.v1.schema.json",
       "schema/alert.generic.v1.schema.json",
     ])
       expect(paths, file).toContain(file);
     for (const file of filesUnder(join(root, "playbooks")))
       expect(paths, `playbooks/${file}`).toContain(`playbooks/${file}`);
-    // Every source module is built, with its declarations (the Action is bundled apart).
+    // Every source module is built, with its declarations (the Action and the playground's
+    // editor, a browser module, are bundled apart).
     for (const file of filesUnder(join(root, "src")).filter(
-      (f) => f.endsWith(".ts") && !f.startsWith("entries/action/"),
+      (f) =>
+        f.endsWith(".ts") &&
+        !f.startsWith("entries/action/") &&
+        !f.startsWith("entries/playground/editor/"),
     )) {
       const stem = `dist/${file.replace(/\.ts$/, "")}`;
       expect(paths, `${stem}.js`).toContain(`${stem}.js`);
@@ -242,7 +248,7 @@ describe("the packed tarball", () => {
     expect(paths.has("action.yml")).toBe(false);
   });
 
-  it("is small: besides the playground's browser bundles (Mermaid, DOMPurify), under 1 MB packed", () => {
+  it("is small: besides the playground's browser bundles (Mermaid, DOMPurify, the editor), under 1 MB packed", () => {
     const vendor = packed.files.filter((f) =>
       f.path.startsWith("dist/entries/playground/page/vendor/"),
     );
@@ -252,7 +258,14 @@ describe("the packed tarball", () => {
       "dist/entries/playground/page/vendor/purify.LICENSE",
       "dist/entries/playground/page/vendor/purify.min.js",
     ]);
-    const vendored = vendor.reduce((n, f) => n + f.size, 0);
+    // The editor: CodeMirror and the language server's completion and hover, about 550 kB.
+    const editor = packed.files.filter((f) =>
+      /^dist\/entries\/playground\/page\/editor\.(js|LICENSES\.txt)$/.test(f.path),
+    );
+    expect(editor).toHaveLength(2);
+    const editorSize = editor.reduce((n, f) => n + f.size, 0);
+    expect(editorSize).toBeLessThan(700_000);
+    const vendored = vendor.reduce((n, f) => n + f.size, 0) + editorSize;
     // The modules the library, the server and the language server import, and the CLI's bundle
     // (dist/cli/, about 1.9 MB: a command starts from a few files instead of ~290 modules).
     expect(packed.unpackedSize - vendored).toBeLessThan(6_000_000);

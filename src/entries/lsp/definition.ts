@@ -1,7 +1,13 @@
 import type { Span } from "../../core/format/diagnostics.js";
 import type { SourceDocument } from "../../core/format/source.js";
-import { nodeAt } from "./cursor.js";
-import { isPlaybookTarget, isStepTarget, targetId, valueAt, writtenSteps } from "./references.js";
+import { nodeAt } from "../../core/editor/cursor.js";
+import {
+  isPlaybookTarget,
+  isStepTarget,
+  targetId,
+  valueAt,
+  writtenSteps,
+} from "../../core/editor/references.js";
 
 export type DefinitionTarget =
   /** A place in the same file: a step's id, an input's name. */

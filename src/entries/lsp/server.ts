@@ -18,13 +18,18 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import { PLAYBOOK_SCHEMA } from "../../core/format/schema.js";
 import type { SourceDocument } from "../../core/format/source.js";
 import { loadPlaybookSource } from "../../core/rules/validate.js";
-import { completionsAt, type CandidateKind, type PlaybookSummary } from "./completion.js";
-import { outlineAt } from "./cursor.js";
+import { stepKind } from "../../core/steps/registry.js";
+import {
+  completionsAt,
+  type CandidateKind,
+  type PlaybookSummary,
+} from "../../core/editor/completion.js";
+import { outlineAt } from "../../core/editor/cursor.js";
 import { definitionAt } from "./definition.js";
-import { hoverAt } from "./hover.js";
+import { hoverAt } from "../../core/editor/hover.js";
 import { loaderOffset, offsetsToRange, spanToRange, toLspDiagnostic } from "./positions.js";
 import type { Diagnostic } from "../../core/format/diagnostics.js";
-import type { SchemaNode } from "./schema-docs.js";
+import type { SchemaNode } from "../../core/editor/schema-docs.js";
 import {
   libraryPlaybooks,
   servesFeatures,
@@ -281,7 +286,13 @@ export function startServer(connection: Connection): void {
     if (spaced && outline.mode === "key" && !outline.template) return null;
     const playbooks = await playbooksFor(setOfUri(textDocument.uri, open.text.getText()));
     const document = open.doc?.value ?? lastGood.get(textDocument.uri);
-    const { candidates, from } = completionsAt({ outline, document, playbooks, schema: SCHEMA });
+    const { candidates, from } = completionsAt({
+      outline,
+      document,
+      playbooks,
+      schema: SCHEMA,
+      kindOutputs: (kind) => stepKind(kind)?.outputs,
+    });
     const range = { start: { line: position.line, character: from }, end: position };
     return candidates.map((c): CompletionItem => {
       const item: CompletionItem = {

@@ -20,7 +20,7 @@ import {
   type PlaybookSource,
   type ValidateOptions,
 } from "../../core/rules/validate.js";
-import type { PlaybookSummary } from "./completion.js";
+import type { PlaybookSummary } from "../../core/editor/completion.js";
 
 /** A v1 playbook says so on a line of its own (as the loaders decide it is not a dialect's). */
 export const V1_PLAYBOOK = /^\s*apiVersion\s*:\s*["']?playbook-bot\//m;

@@ -1,8 +1,9 @@
 /**
  * `playbook-bot playground`: the sandbox (an in-memory GitHub and the real app over HTTP) and a
- * web page to work with it — the playbooks, an editor checked as you type by the same validator
- * as the CLI and the app, the diagram, the golden cases, and an issue thread where you act as
- * people with the roles you choose. The page talks to this server's JSON API; the server listens
+ * web page to work with it — the playbooks, an editor (CodeMirror, with the language server's
+ * completion and hover) checked as you type by the same validator as the CLI and the app, the
+ * diagram, the golden cases, and an issue thread where you act as people with the roles you
+ * choose. The page talks to this server's JSON API; the server listens
  * on 127.0.0.1 only, answers only requests addressed to it by that name (a page elsewhere cannot
  * reach it through DNS rebinding), and serves its API only to requests from its own origin that
  * carry the token written into the page at this start, changes only as JSON (see guard.ts).
@@ -18,6 +19,8 @@ import { activeFrame } from "../../core/engine/state.js";
 import { PERMISSIONS } from "../../core/format/schema.js";
 import type { Permission } from "../../core/format/types.js";
 import { LOGIN } from "../../core/markdown/comment.js";
+import { STEP_KIND_FOLDERS } from "../../core/steps/kinds.js";
+import { stepKind } from "../../core/steps/registry.js";
 import {
   checkAddress,
   checkJson,
@@ -28,6 +31,7 @@ import {
   Refusal,
   refuse,
 } from "./guard.js";
+import { bundleEditor, editorEntry } from "./editor-bundle.js";
 import { commentHtml } from "./render.js";
 import { listen, port, Sandbox, SANDBOX_BRANCH, stop, type SandboxOptions } from "./sandbox.js";
 import {
@@ -118,6 +122,30 @@ function vendorBundle(name: string): string | undefined {
   }
 }
 
+/** The page's editor bundles built from the sources, by entry module (built once each). */
+const editorBuilds = new Map<string, Promise<string>>();
+
+/** The page's editor: built beside the page by the package's build, else from the sources once. */
+export function editorScript(
+  dir = pageDir(),
+  entry: string | null = editorEntry() ?? null,
+): Promise<string> {
+  const built = join(dir, "editor.js");
+  if (existsSync(built)) return Promise.resolve(readFileSync(built, "utf8"));
+  if (!entry) return Promise.reject(new Refusal(404, "the editor is not built"));
+  if (!editorBuilds.has(entry))
+    editorBuilds.set(
+      entry,
+      bundleEditor(entry).then((b) => b.code),
+    );
+  return editorBuilds.get(entry)!;
+}
+
+/** What every step of each kind outputs, for the editor's completion of `steps.<id>.outputs.`. */
+const KIND_OUTPUTS = Object.fromEntries(
+  STEP_KIND_FOLDERS.map((kind) => [kind, stepKind(kind)?.outputs ?? []]),
+);
+
 const STATIC: Record<string, { file: string; type: string }> = {
   "/": { file: "index.html", type: "text/html; charset=utf-8" },
   "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
@@ -125,7 +153,11 @@ const STATIC: Record<string, { file: string; type: string }> = {
 };
 
 const SECURITY_HEADERS = {
-  // Mermaid writes its diagrams' styles inline; nothing else is allowed that is not the page's own.
+  // Mermaid writes its diagrams' styles inline, and CodeMirror (editor.js) its editor's into one
+  // <style> element: the page's styles may be inline; its scripts, data and fonts only its own.
+  // (A nonce would serve CodeMirror, which takes one, but browsers then ignore 'unsafe-inline'
+  // and Mermaid's styles, which take none, would be refused.) CSS cannot send anything away:
+  // images, fonts and requests go nowhere but here.
   "content-security-policy":
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   "x-content-type-options": "nosniff",
@@ -135,6 +167,8 @@ const SECURITY_HEADERS = {
 
 /** Where index.html takes the token: `<meta name="playground-token" content="">`. */
 const TOKEN_SLOT = 'name="playground-token" content=""';
+/** Where index.html names the sandbox repository, so that the first paint says which. */
+const REPOSITORY_SLOT = '<span id="repository">the sandbox repository</span>';
 
 class PageApi {
   constructor(
@@ -149,6 +183,8 @@ class PageApi {
       const url = new URL(req.url ?? "/", `http://${host}`);
       const method = req.method ?? "GET";
       if (method === "GET" && STATIC[url.pathname]) return this.file(res, STATIC[url.pathname]!);
+      if (method === "GET" && url.pathname === "/editor.js")
+        return send(res, 200, await editorScript(), "text/javascript; charset=utf-8");
       const vendored = /^\/vendor\/([a-z.]+)$/.exec(url.pathname)?.[1];
       if (method === "GET" && vendored !== undefined && Object.hasOwn(VENDOR, vendored)) {
         const bundle = vendorBundle(vendored);
@@ -173,10 +209,16 @@ class PageApi {
   private file(res: ServerResponse, f: { file: string; type: string }): void {
     let content = readFileSync(join(pageDir(), f.file));
     // The page carries this start's token; no other site can read it (no CORS, Host checked).
-    if (f.file === "index.html")
+    if (f.file === "index.html") {
+      const api = this.sandbox.api;
       content = Buffer.from(
-        content.toString("utf8").replace(TOKEN_SLOT, `${TOKEN_SLOT.slice(0, -1)}${this.token}"`),
+        content
+          .toString("utf8")
+          .replace(TOKEN_SLOT, `${TOKEN_SLOT.slice(0, -1)}${this.token}"`)
+          // The owner and name are the sandbox's own, letters only: nothing to escape.
+          .replace(REPOSITORY_SLOT, `<span id="repository">${api.owner}/${api.name}</span>`),
       );
+    }
     send(res, 200, content, f.type);
   }
 
@@ -281,6 +323,7 @@ class PageApi {
         author: p.user.login,
       })),
       playbooks: await this.workbench.list(),
+      kindOutputs: KIND_OUTPUTS,
       deliveries: this.sandbox.deliveries.slice(-20),
     };
   }
@@ -288,6 +331,7 @@ class PageApi {
   private issue(n: number): unknown {
     const api = this.sandbox.api;
     const issue = api.issues.get(this.existing(n))!;
+    const repository = { owner: api.owner, name: api.name };
     // The comments that verify as a run's status comment: the page marks them.
     const statusIds = new Set<number>();
     const runs = api.statusComments(n).flatMap((c) => {
@@ -307,7 +351,7 @@ class PageApi {
     return {
       number: issue.number,
       title: issue.title,
-      body: commentHtml(issue.body),
+      body: commentHtml(issue.body, repository),
       author: issue.user.login,
       state: issue.state,
       labels: issue.labels,
@@ -320,7 +364,7 @@ class PageApi {
           status: statusIds.has(c.id),
           createdAt: c.created_at,
           edited: c.updated_at !== c.created_at,
-          html: commentHtml(c.body),
+          html: commentHtml(c.body, repository),
           reactions: api.reactions.filter((r) => r.commentId === c.id).map((r) => r.content),
         })),
       runs,

@@ -21,6 +21,10 @@ const HEAVY = [
   "prom-client",
   "bottleneck",
   "mdast-util-from-markdown",
+  // The playground's editor is a browser bundle the playground serves; esbuild builds it.
+  "@codemirror/",
+  "@lezer/",
+  "esbuild",
 ];
 
 let dir: string;

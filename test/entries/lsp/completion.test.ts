@@ -7,9 +7,9 @@ import {
   completionsAt,
   stepOutputs,
   type PlaybookSummary,
-} from "../../../src/entries/lsp/completion.js";
-import { outlineAt } from "../../../src/entries/lsp/cursor.js";
-import { branchDescriptions, type SchemaNode } from "../../../src/entries/lsp/schema-docs.js";
+} from "../../../src/core/editor/completion.js";
+import { outlineAt } from "../../../src/core/editor/cursor.js";
+import { branchDescriptions, type SchemaNode } from "../../../src/core/editor/schema-docs.js";
 import { withCursor } from "./cursor-helpers.js";
 
 const PLAYBOOK = `apiVersion: playbook-bot/v1
@@ -72,8 +72,11 @@ function complete(
   const { lines, line, character } = withCursor(edit(PLAYBOOK));
   const outline = outlineAt(lines, line, character);
   if (!outline) throw new Error("no outline");
-  return completionsAt({ outline, document: parsed.document, playbooks: PLAYBOOKS });
+  return completionsAt({ outline, document: parsed.document, playbooks: PLAYBOOKS, kindOutputs });
 }
+
+/** What the language server tells completion each kind outputs: the registry's word. */
+const kindOutputs = (kind: string) => stepKind(kind)?.outputs;
 
 /** What the server has when the text never parsed. */
 const NOTHING = { document: undefined };
@@ -221,9 +224,12 @@ describe("completion", () => {
 
   it("reads outputs whatever a step declares", () => {
     expect(stepOutputs({ type: "checkpoint" }, [])).toEqual(["approved_by", "note"]);
-    expect(stepOutputs({ type: "investigate", suggested_calls: "x" }, [])).toEqual(
+    expect(stepOutputs({ type: "investigate", suggested_calls: "x" }, [], kindOutputs)).toEqual(
       stepKind("investigate")?.outputs,
     );
+    // Without the registry's word, only what the step itself declares.
+    expect(stepOutputs({ type: "investigate" }, [])).toEqual([]);
+    expect(stepOutputs({ type: "branch" }, [], kindOutputs)).toEqual(stepKind("branch")?.outputs);
     expect(stepOutputs({ type: "playbook", playbook: "gone" }, [])).toEqual([]);
     expect(stepOutputs({ type: "unknown" }, [])).toEqual([]);
     expect(stepOutputs({}, [])).toEqual([]);

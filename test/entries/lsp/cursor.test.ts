@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nodeAt, outlineAt } from "../../../src/entries/lsp/cursor.js";
+import { nodeAt, outlineAt } from "../../../src/core/editor/cursor.js";
 import { parsed, withCursor } from "./cursor-helpers.js";
 
 function node(marked: string) {

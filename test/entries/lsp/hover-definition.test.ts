@@ -5,8 +5,8 @@ import {
   stepDefinition,
   templateNameAt,
 } from "../../../src/entries/lsp/definition.js";
-import { hoverAt, inlineCode } from "../../../src/entries/lsp/hover.js";
-import type { SchemaNode } from "../../../src/entries/lsp/schema-docs.js";
+import { hoverAt, inlineCode } from "../../../src/core/editor/hover.js";
+import type { SchemaNode } from "../../../src/core/editor/schema-docs.js";
 import { parsed, withCursor } from "./cursor-helpers.js";
 
 const SCHEMA = PLAYBOOK_SCHEMA as unknown as SchemaNode;

@@ -6,7 +6,7 @@ import {
   targetId,
   valueAt,
   writtenSteps,
-} from "../../../src/entries/lsp/references.js";
+} from "../../../src/core/editor/references.js";
 
 const LISTED = {
   steps: [

@@ -9,7 +9,7 @@ import {
   schemasAt,
   typesOf,
   type SchemaNode,
-} from "../../../src/entries/lsp/schema-docs.js";
+} from "../../../src/core/editor/schema-docs.js";
 
 const SCHEMA = PLAYBOOK_SCHEMA as unknown as SchemaNode;
 

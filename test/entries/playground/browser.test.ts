@@ -39,6 +39,16 @@ afterAll(async () => {
   await pg?.close();
 });
 
+/** The editor's text (CodeMirror's, through the page's handle on it). */
+const editorText = () => page.evaluate<string>("window.playground.editor.text()");
+
+/** Replaces the editor's text as typing would: select all, then the text comes in as input. */
+async function typeInEditor(text: string): Promise<void> {
+  await page.click("#editor .cm-content");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(text);
+}
+
 const BROKEN = `apiVersion: playbook-bot/v1
 id: broken
 steps:
@@ -52,7 +62,7 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
     await page.waitForSelector("#diagram svg");
     const items = await page.locator("#playbooks li").allTextContents();
     expect(items.some((t) => t.startsWith("hello-world") && t.includes("bundled"))).toBe(true);
-    expect(await page.inputValue("#editor")).toContain("id: hello-world");
+    expect(await editorText()).toContain("id: hello-world");
     expect(await page.locator("#diagram svg .node").count()).toBe(4);
     await page.screenshot({ path: join(SHOTS, "playground-1-editor.png"), fullPage: true });
   });
@@ -63,14 +73,14 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
     await page.click("#new-playbook button[type=submit]");
     // A new playbook starts clean: nothing to fix before the first edit.
     await expect.poll(() => page.textContent("#check-summary")).toBe("No problems.");
-    expect(await page.inputValue("#editor")).toContain("id: broken\n");
-    await page.fill("#editor", BROKEN);
+    expect(await editorText()).toContain("id: broken\n");
+    await typeInEditor(BROKEN);
     const error = page.locator("#diagnostics li.error", { hasText: "nowhere" });
     await error.waitFor();
     expect(await error.locator(".where").textContent()).toBe("6:11");
     await error.click();
     const selected = await page.evaluate<string>(
-      "(e => e.value.slice(e.selectionStart, e.selectionEnd))(document.querySelector('#editor'))",
+      "(s => s.sliceDoc(s.selection.main.from, s.selection.main.to))(window.playground.editor.view.state)",
     );
     expect(selected).toBe("    next: nowhere");
     await page.click("#save");
@@ -83,7 +93,7 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
 
   it("saves a copy of hello-world and runs its golden cases", async () => {
     await page.click("#playbooks li[data-file='bundled/hello-world.yaml'] button");
-    await expect.poll(() => page.inputValue("#editor")).toContain("id: hello-world");
+    await expect.poll(editorText).toContain("id: hello-world");
     await page.click("#run-cases");
     await page.waitForSelector("#cases li.pass");
     expect(await page.locator("#cases li.fail").count()).toBe(0);
@@ -114,6 +124,10 @@ describe("the playground's page in a browser", { timeout: 60_000 }, () => {
     // The status comment's own flowchart is drawn, and the editor's diagram marks the step.
     // (inside its collapsed block, as on GitHub)
     await page.waitForSelector("#thread details .diagram svg", { state: "attached" });
+    // A step without a name is drawn by its id once, not as "branch / branch".
+    const labels = await status.locator(".diagram svg .node").allTextContents();
+    expect(labels.map((l) => l.trim())).toContain("branch");
+    expect(labels.filter((l) => /branch.*branch/s.test(l))).toEqual([]);
     await expect.poll(() => page.textContent("#diagram-current")).toContain("approve");
     await page.waitForSelector("#diagram svg .current");
     await page.screenshot({ path: join(SHOTS, "playground-3-waiting.png"), fullPage: true });
@@ -170,7 +184,7 @@ describe("the playground's page against hostile diagrams", { timeout: 60_000 }, 
     await page.click("#new-file");
     await page.fill("#new-file", "hostile.yml");
     await page.click("#new-playbook button[type=submit]");
-    await page.fill("#editor", HOSTILE);
+    await typeInEditor(HOSTILE);
     // The titles are drawn as text.
     await expect.poll(() => page.textContent("#diagram svg")).toContain("<img src=x");
     expect(await page.locator("#diagram svg .node").count()).toBe(2);
@@ -201,7 +215,7 @@ describe("the playground's page against hostile diagrams", { timeout: 60_000 }, 
       };
     })()`);
     const drawn = await page.evaluate<string>("document.querySelector('#diagram svg').id");
-    await page.fill("#editor", HOSTILE.replace("id: done", "id: finished"));
+    await typeInEditor(HOSTILE.replace("id: done", "id: finished"));
     await expect
       .poll(() => page.evaluate<string>("document.querySelector('#diagram svg')?.id"))
       .not.toBe(drawn);

@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Playground, TOKEN_HEADER } from "../../../src/entries/playground/server.js";
+import { Refusal } from "../../../src/entries/playground/guard.js";
+import { editorScript, Playground, TOKEN_HEADER } from "../../../src/entries/playground/server.js";
 
 let pg: Playground;
 /** The token the page carries, as the page's script reads it. */
@@ -68,6 +72,39 @@ describe("the playground's page and API", () => {
     const mermaid = await fetch(`${pg.url}/vendor/mermaid.min.js`);
     expect(mermaid.status).toBe(200);
     expect((await mermaid.text()).length).toBeGreaterThan(1_000_000);
+  });
+
+  it("serves its editor itself, built from the sources here, with the policy unchanged", async () => {
+    const editor = await fetch(`${pg.url}/editor.js`);
+    expect(editor.status).toBe(200);
+    expect(editor.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    const code = await editor.text();
+    // CodeMirror, and the language server's completion and hover.
+    expect(code).toContain("cm-editor");
+    expect(code).toContain("createPlaybookEditor");
+    // Nothing in it may need more than the page's policy allows: no eval, no other origin.
+    const csp = editor.headers.get("content-security-policy") ?? "";
+    expect(csp).not.toContain("unsafe-eval");
+    expect(csp).toMatch(/script-src 'self';/);
+    expect(csp).toMatch(/connect-src 'self';/);
+    // The page's first paint names the repository; the state tells completion each kind's outputs.
+    expect(await (await fetch(`${pg.url}/`)).text()).toContain(
+      '<span id="repository">playground/sandbox</span>',
+    );
+    const state = await api("GET", "/api/state");
+    expect(state.body.kindOutputs.branch).toEqual(expect.arrayContaining(["name", "sha"]));
+  });
+
+  it("serves the editor the build put beside the page, and says so when there is none", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pb-editor-"));
+    try {
+      writeFileSync(join(dir, "editor.js"), "export const built = true;\n");
+      expect(await editorScript(dir, null)).toBe("export const built = true;\n");
+      rmSync(join(dir, "editor.js"));
+      await expect(editorScript(dir, null)).rejects.toBeInstanceOf(Refusal);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("answers only requests addressed to it by its loopback name, and takes changes only as JSON from itself", async () => {

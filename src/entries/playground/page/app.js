@@ -1,5 +1,7 @@
 // The playground page: plain DOM, no framework. Text from the server is set as text; only
 // comments come as HTML, already sanitised by the server the way GitHub sanitises a thread.
+// The editor is CodeMirror, bundled with the language server's completion and hover (editor.js).
+import { createPlaybookEditor } from "./editor.js";
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -138,7 +140,7 @@ function openPlaybook(p) {
   $("#file").textContent = editable
     ? `.github/playbooks/${file}`
     : `${p.file} (saving copies it to .github/playbooks/${file})`;
-  $("#editor").value = p.source;
+  editor.setText(p.source);
   renderPlaybooks();
   void check();
 }
@@ -146,7 +148,7 @@ function openPlaybook(p) {
 /** The editor's playbook as the API takes it. */
 function edited() {
   const { file, from } = state.open;
-  return { file, text: $("#editor").value, ...(from ? { from } : {}) };
+  return { file, text: editor.text(), ...(from ? { from } : {}) };
 }
 
 let timer;
@@ -184,7 +186,7 @@ function starterPlaybook(id) {
 
 async function check() {
   if (!state.open) return;
-  const text = $("#editor").value;
+  const text = editor.text();
   const ticket = ++state.checking;
   const current = currentStepFor(text);
   try {
@@ -193,6 +195,8 @@ async function check() {
       ...(current ? { current } : {}),
     });
     if (ticket !== state.checking) return;
+    // Underlined in place, with the rule and its fix (unless the text changed meanwhile).
+    editor.showFindings(result.diagnostics, text);
     const errors = result.diagnostics.filter((d) => d.severity === "error").length;
     const warnings = result.diagnostics.filter((d) => d.severity === "warning").length;
     $("#check-summary").textContent =
@@ -222,11 +226,7 @@ async function check() {
 }
 
 function selectLine(line) {
-  const editor = $("#editor");
-  const lines = editor.value.split("\n");
-  const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
-  editor.focus();
-  editor.setSelectionRange(start, start + (lines[line - 1]?.length ?? 0));
+  editor.selectLine(line);
 }
 
 async function save() {
@@ -354,6 +354,16 @@ async function closePull(number, how) {
 
 const REACTIONS = { eyes: "👀", rocket: "🚀", "-1": "👎", "+1": "👍" };
 
+/** The open <details> of each comment in the thread: its id, and which of its blocks. */
+function openDetails() {
+  const opened = new Map();
+  for (const li of document.querySelectorAll("#thread li[data-comment]")) {
+    const indexes = [...li.querySelectorAll("details")].flatMap((d, i) => (d.open ? [i] : []));
+    if (indexes.length > 0) opened.set(li.dataset.comment, indexes);
+  }
+  return opened;
+}
+
 async function renderThread() {
   if (!state.issue) {
     state.shown = undefined;
@@ -386,7 +396,12 @@ async function renderThread() {
   const items = issue.comments.map((c) => {
     const body = el("div", { class: "markdown" });
     body.innerHTML = c.html;
-    const attributes = { class: c.bot ? "comment bot" : "comment", "data-comment": String(c.id) };
+    const attributes = {
+      class: c.bot ? "comment bot" : "comment",
+      "data-comment": String(c.id),
+      // Where a link to the comment (`#issuecomment-N`) leads.
+      id: `issuecomment-${c.id}`,
+    };
     // A run's status comment, for whoever needs to find it (the README's picture is taken of it).
     if (c.status) attributes["data-status-comment"] = "";
     return el(
@@ -401,7 +416,13 @@ async function renderThread() {
       el("div", { class: "reactions" }, c.reactions.map((r) => REACTIONS[r] ?? r).join(" ")),
     );
   });
+  // What people opened (a comment's flowchart, its events) stays open when the thread is redrawn.
+  const opened = openDetails();
   $("#thread").replaceChildren(...items);
+  for (const [id, indexes] of opened) {
+    const details = $(`#thread li[data-comment="${id}"]`)?.querySelectorAll("details") ?? [];
+    for (const i of indexes) if (details[i]) details[i].open = true;
+  }
   for (const code of $("#thread").querySelectorAll("code.language-mermaid")) {
     const holder = el("div", { class: "diagram" });
     code.parentElement.replaceWith(holder);
@@ -414,6 +435,7 @@ async function refresh() {
     const s = await call("GET", "/api/state");
     $("#repository").textContent = s.repository;
     state.playbooks = s.playbooks;
+    editor.setPlaybooks(s.playbooks, s.kindOutputs);
     renderPlaybooks();
     renderPeople(s.people, s.permissions);
     renderIssues(s.issues);
@@ -424,8 +446,30 @@ async function refresh() {
   }
 }
 
+/**
+ * A link in a comment to the sandbox's issue or pull request (the server turned GitHub's
+ * addresses into `#issue-N`, `#pull-N`) opens it here.
+ */
+function followSandboxLink(e) {
+  const href = e.target.closest?.("a[href^='#']")?.getAttribute("href") ?? "";
+  const m = /^#(issue|pull)-(\d+)$/.exec(href);
+  if (!m) return;
+  e.preventDefault();
+  if (m[1] === "issue") {
+    state.issue = Number(m[2]);
+    $("#issue-select").value = m[2];
+    void renderThread();
+    $("#issue-pane").scrollIntoView({ block: "start" });
+    return;
+  }
+  const pull = $(`#pulls li[data-pull="${m[2]}"]`);
+  pull?.scrollIntoView({ block: "center" });
+  pull?.classList.add("flash");
+  setTimeout(() => pull?.classList.remove("flash"), 1500);
+}
+
 function wire() {
-  $("#editor").addEventListener("input", scheduleCheck);
+  $("#thread").addEventListener("click", followSandboxLink);
   $("#save").addEventListener("click", () => void save());
   $("#run-cases").addEventListener("click", () => void runCases());
   $("#issue-select").addEventListener("change", (e) => {
@@ -507,6 +551,9 @@ function wire() {
   }, 3000);
 }
 
+const editor = createPlaybookEditor($("#editor"), scheduleCheck);
+// The browser's console (and the page's tests) reach the editor here.
+window.playground = { editor };
 wire();
 await refresh();
 const first =

@@ -1,4 +1,4 @@
-import { parsePointer, type PathSegment, type SourceDocument } from "../../core/format/source.js";
+import { parsePointer, type PathSegment, type SourceDocument } from "../format/source.js";
 import { valueAt } from "./references.js";
 
 /** A key or a scalar value of a parsed document under the cursor, with its range (loader offsets). */
@@ -117,6 +117,88 @@ function itemIndex(lines: readonly string[], line: number, column: number): numb
   return count;
 }
 
+interface FlowFrame {
+  kind: "map" | "seq";
+  key?: string;
+  index: number;
+}
+
+/**
+ * The flow collections (`{ … }`, `[ … ]`) open at the end of a line's prefix, from `restAt`, and
+ * where the token being typed starts; `comment` when a comment starts before the prefix ends.
+ */
+function flowAt(
+  prefix: string,
+  restAt: number,
+): { frames: FlowFrame[]; tokenStart: number; inQuote: boolean; comment: boolean } {
+  const frames: FlowFrame[] = [];
+  let tokenStart = restAt;
+  let inQuote = false;
+  for (let i = restAt; i < prefix.length; i++) {
+    const c = prefix[i] as string;
+    if (c === '"' || c === "'") {
+      const close = prefix.indexOf(c, i + 1);
+      if (close === -1) {
+        inQuote = true;
+        tokenStart = i + 1;
+        break;
+      }
+      i = close;
+      continue;
+    }
+    if (c === "#" && (i === 0 || prefix[i - 1] === " "))
+      return { frames, tokenStart, inQuote, comment: true };
+    const top = frames[frames.length - 1];
+    if (c === "{" || c === "[") {
+      if (c === "{" && prefix[i + 1] === "{") break; // a template written unquoted
+      frames.push({ kind: c === "{" ? "map" : "seq", index: 0 });
+      tokenStart = i + 1;
+    } else if (c === "}" || c === "]") {
+      frames.pop();
+      tokenStart = i + 1;
+    } else if (c === "," && top) {
+      top.index++;
+      delete top.key;
+      tokenStart = i + 1;
+    } else if (c === ":" && top?.kind === "map" && /[\s,}]/.test(prefix[i + 1] ?? " ")) {
+      top.key = prefix
+        .slice(tokenStart, i)
+        .trim()
+        .replace(/^["']|["']$/g, "");
+      tokenStart = i + 1;
+    }
+  }
+  return { frames, tokenStart, inQuote, comment: false };
+}
+
+/** The keys and items on the lines above `line` that contain a node starting at `column`. */
+function ancestorsAbove(
+  lines: readonly string[],
+  line: number,
+  column: number,
+  isItem: boolean,
+): { node: BlockNode; line: number }[] {
+  const ancestors: { node: BlockNode; line: number }[] = [];
+  let threshold = column;
+  let childIsItem = isItem;
+  for (let j = line - 1; j >= 0; j--) {
+    const text = lines[j] ?? "";
+    if (isBlank(text)) continue;
+    const found = blockNodes(text).nodes;
+    for (let k = found.length - 1; k >= 0; k--) {
+      const n = found[k] as BlockNode;
+      const compactList = n.kind === "key" && n.column === threshold && childIsItem && n.open;
+      if (n.column < threshold || compactList) {
+        if (n.kind === "key" && !n.open) continue;
+        ancestors.unshift({ node: n, line: j });
+        threshold = n.column;
+        childIsItem = n.kind === "item";
+      }
+    }
+  }
+  return ancestors;
+}
+
 /**
  * Where the cursor is in the YAML outline, from indentation and the current line: enough for
  * completion while the file is being typed and may not parse. Block style is read across
@@ -146,45 +228,8 @@ export function outlineAt(
   let mode: Outline["mode"] =
     lastNode?.kind === "key" ? "value" : lastNode?.kind === "item" ? "item" : "key";
 
-  const frames: { kind: "map" | "seq"; key?: string; index: number }[] = [];
-  let tokenStart = restAt;
-  let inQuote = false;
-  for (let i = restAt; i < prefix.length; i++) {
-    const c = prefix[i] as string;
-    if (c === '"' || c === "'") {
-      const close = prefix.indexOf(c, i + 1);
-      if (close === -1) {
-        inQuote = true;
-        tokenStart = i + 1;
-        break;
-      }
-      i = close;
-      continue;
-    }
-    if (c === "#" && (i === 0 || prefix[i - 1] === " ")) {
-      if (!template) return undefined;
-      break;
-    }
-    const top = frames[frames.length - 1];
-    if (c === "{" || c === "[") {
-      if (c === "{" && prefix[i + 1] === "{") break; // a template written unquoted
-      frames.push({ kind: c === "{" ? "map" : "seq", index: 0 });
-      tokenStart = i + 1;
-    } else if (c === "}" || c === "]") {
-      frames.pop();
-      tokenStart = i + 1;
-    } else if (c === "," && top) {
-      top.index++;
-      delete top.key;
-      tokenStart = i + 1;
-    } else if (c === ":" && top?.kind === "map" && /[\s,}]/.test(prefix[i + 1] ?? " ")) {
-      top.key = prefix
-        .slice(tokenStart, i)
-        .trim()
-        .replace(/^["']|["']$/g, "");
-      tokenStart = i + 1;
-    }
-  }
+  const { frames, tokenStart, inQuote, comment } = flowAt(prefix, restAt);
+  if (comment && !template) return undefined;
   for (const f of frames) {
     if (f.kind === "seq") {
       own.push(f.index);
@@ -199,24 +244,7 @@ export function outlineAt(
   const partialStart = character - partial.length;
 
   // The lines above: every less indented key or item that contains this line.
-  const ancestors: { node: BlockNode; line: number }[] = [];
-  let threshold = firstColumn;
-  let childIsItem = nodes[0]?.kind === "item";
-  for (let j = line - 1; j >= 0; j--) {
-    const text = lines[j] ?? "";
-    if (isBlank(text)) continue;
-    const found = blockNodes(text).nodes;
-    for (let k = found.length - 1; k >= 0; k--) {
-      const n = found[k] as BlockNode;
-      const compactList = n.kind === "key" && n.column === threshold && childIsItem && n.open;
-      if (n.column < threshold || compactList) {
-        if (n.kind === "key" && !n.open) continue;
-        ancestors.unshift({ node: n, line: j });
-        threshold = n.column;
-        childIsItem = n.kind === "item";
-      }
-    }
-  }
+  const ancestors = ancestorsAbove(lines, line, firstColumn, nodes[0]?.kind === "item");
   const path: PathSegment[] = [];
   for (const a of ancestors) {
     if (a.node.kind === "key") {

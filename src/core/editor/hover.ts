@@ -1,4 +1,4 @@
-import { formatPath, type SourceDocument } from "../../core/format/source.js";
+import { formatPath, type SourceDocument } from "../format/source.js";
 import { nodeAt } from "./cursor.js";
 import { valueAt } from "./references.js";
 import {

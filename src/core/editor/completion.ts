@@ -1,12 +1,7 @@
-import { PLAYBOOK_SCHEMA } from "../../core/format/schema.js";
-import type { Span } from "../../core/format/diagnostics.js";
-import type { PathSegment } from "../../core/format/source.js";
-import {
-  CHECKPOINT_OUTPUTS,
-  CONTEXT_VARIABLES,
-  ITEM_VARIABLES,
-} from "../../core/format/vocabulary.js";
-import { stepKind } from "../../core/steps/registry.js";
+import { PLAYBOOK_SCHEMA } from "../format/schema.js";
+import type { Span } from "../format/diagnostics.js";
+import type { PathSegment } from "../format/source.js";
+import { CHECKPOINT_OUTPUTS, CONTEXT_VARIABLES, ITEM_VARIABLES } from "../format/vocabulary.js";
 import type { Outline } from "./cursor.js";
 import {
   enclosingStep,
@@ -48,6 +43,13 @@ export interface Candidate {
   documentation?: string;
 }
 
+/**
+ * The outputs every step of a kind produces (the step-kind registry's `outputs`). Passed in, so
+ * that completion runs without the registry's executors (the playground's page has no use for
+ * them).
+ */
+export type KindOutputs = (kind: string) => readonly string[] | null | undefined;
+
 export interface CompletionRequest {
   outline: Outline;
   /** The document's value: as it parses now, or as it last parsed. */
@@ -55,6 +57,8 @@ export interface CompletionRequest {
   /** The playbooks of the set and of the library, the set's first. */
   playbooks: readonly PlaybookSummary[];
   schema?: SchemaNode;
+  /** What steps of each kind output; without it, only what a step declares is offered. */
+  kindOutputs?: KindOutputs;
 }
 
 export interface Completions {
@@ -82,6 +86,7 @@ function stepDetail(step: Record<string, unknown>): string {
 export function stepOutputs(
   step: Record<string, unknown>,
   playbooks: readonly PlaybookSummary[],
+  kindOutputs: KindOutputs = () => undefined,
 ): string[] {
   const kind = str(step.type);
   if (kind === "checkpoint") {
@@ -91,7 +96,7 @@ export function stepOutputs(
   if (kind === "investigate") {
     const calls = Array.isArray(step.suggested_calls) ? step.suggested_calls : [];
     return [
-      ...(stepKind("investigate")?.outputs ?? []),
+      ...(kindOutputs("investigate") ?? []),
       ...calls.flatMap((c: unknown) => (isMap(c) ? keysOf(c.outputs) : [])),
     ];
   }
@@ -99,7 +104,7 @@ export function stepOutputs(
     const target = str(step.playbook);
     return playbooks.find((p) => p.id === target)?.outputs ?? [];
   }
-  return [...((kind && stepKind(kind)?.outputs) || [])];
+  return [...((kind && kindOutputs(kind)) || [])];
 }
 
 /** Finding keys the playbook mentions: what its steps expect and what its rules test. */
@@ -152,7 +157,7 @@ function templateCompletions(req: CompletionRequest, ref: string, start: number)
     out.push({ label: "outputs", kind: "field", detail: `outputs of step ${second}` });
   } else if (head === "steps" && segments.length === 3 && third === "outputs") {
     const step = writtenSteps(doc).find((s) => s.id === second);
-    for (const name of step ? stepOutputs(step.value, req.playbooks) : [])
+    for (const name of step ? stepOutputs(step.value, req.playbooks, req.kindOutputs) : [])
       out.push({
         label: name,
         kind: "field",

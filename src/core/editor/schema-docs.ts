@@ -1,4 +1,4 @@
-import type { PathSegment } from "../../core/format/source.js";
+import type { PathSegment } from "../format/source.js";
 
 /**
  * What the JSON Schema says about a place in a playbook: the schemas that apply there, read

@@ -1,4 +1,4 @@
-import type { PathSegment } from "../../core/format/source.js";
+import type { PathSegment } from "../format/source.js";
 
 /**
  * Where a playbook names its own steps and other playbooks, read from the document's value as it
