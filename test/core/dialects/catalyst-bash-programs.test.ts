@@ -365,11 +365,91 @@ describe("How a value in a program's arguments is read", () => {
     ['jq -n \'"a\\\\" + "{{v}}"\'', "escaped"],
     ["git -C repo -c core.editor={{v}} commit", "refused"],
     ["git -c color.ui={{v}} log", "word"],
-    ["git config --global user.email {{v}}", "word"],
-    ["git commit -m {{v}}", "word"],
+    ["git config --global user.email {{v}}", "option"],
+    ["git commit -m {{v}}", "option"],
+    ["git commit -m={{v}}", "word"],
+    ["find {{v}} -name x", "option"],
+    ["find -- {{v}} -name x", "option"],
+    ["ls -- {{v}}", "word"],
+    ["x=$(curl -sL {{v}})", "option"],
+    ["a=({{v}} b)", "word"],
+    ['[[ -n x && "{{v}}" == y ]]', "word"],
+    ['printf "%s\\n" {{v}}', "word"],
+    ["printf {{v}}", "option"],
+    ["printf -v x {{v}}", "option"],
+    ['printf -v x "%s" {{v}}', "word"],
+    ["printf -- {{v}}", "word"],
+    ['"$tool" {{v}}', "option"],
+    ["ls 2>&1 &> log {{v}}", "option"],
+    ['case x in\n  a) rm "{{v}}" ;;\nesac', "option"],
+    ['(cd /; ls) && [[ "{{v}}" ]] || echo {{v}}', "word"],
     ["export EDITOR={{v}}", "refused"],
     ["LABEL={{v}} git log", "word"],
   ])("%s: %s", (script, expected) => {
     expect(outcome(script)).toBe(expected);
+  });
+});
+
+describe("Values that start a command's word: no leading - unless -- comes first", () => {
+  it("find with -delete as the value deletes nothing and says what to do", () => {
+    const script = "touch a.tmp\nfind \"{{v}}\" -name '*.tmp' -print";
+    const hostile = run(script, { v: "-delete" });
+    expect(hostile.code).toBe(2);
+    expect(hostile.f).toBe("x\n");
+    expect(hostile.err).toContain(
+      'the value of v ($CATALYST_1) starts with "-", and find would read it as an option: write ./ before it, or make the value not start with -',
+    );
+    // find reads -delete as its expression even after --.
+    expect(run(`find -- "{{v}}" -name f`, { v: "-delete" }).f).toBe("x\n");
+    const plain = run(script, { v: "." });
+    expect(plain.code, plain.err).toBe(0);
+    expect(plain.out).toBe("./a.tmp\n");
+  });
+
+  it("git clone with --upload-pack as the value runs nothing", () => {
+    const script =
+      "git init -q --bare src.git\ngit clone -q {{url}} {{dir}} dst 2>/dev/null || true";
+    const values = { url: "--upload-pack=touch pwned;:", dir: "file://$PWD/src.git" };
+    const hostile = run(script.replace("{{dir}}", '"file://$PWD/src.git"'), values);
+    expect(hostile.code).toBe(2);
+    expect(hostile.pwned).toBe(false);
+    expect(hostile.err).toContain("git would read it as an option");
+  });
+
+  it.each([
+    ["tar", "tar -cf out.tar --checkpoint=1 {{v}} f", "--checkpoint-action=exec=touch pwned"],
+    ["rsync", "rsync {{v}} f g", "-e touch pwned"],
+    ["curl", "curl -s {{v}}", "-K pwned"],
+    ["wget", "wget -q {{v}}", "-e use_proxy=on"],
+    ["a value after the name, in a pipe", "true | xargs ls {{v}}", "--version"],
+    ["a word that starts with the value", 'ls "{{v}}.txt"', "--help"],
+  ])("%s: refused before anything runs", (_name, script, v) => {
+    const r = run(script, { v });
+    expect(r.code).toBe(2);
+    expect(r.pwned).toBe(false);
+    expect(r.err).toContain("would read it as an option");
+  });
+
+  it("-- before the value, a plain number, --opt={{v}} and echo or printf's data are untouched", () => {
+    const dashes = run('ls -- "{{v}}" 2>/dev/null || true', { v: "--help" });
+    expect(dashes.code, dashes.err).toBe(0);
+    expect(dashes.out).toBe("");
+    const negative = run("printf '%s\\n' 1 2 3 | head {{n}}", { n: "-2" });
+    expect(negative.out).toBe("1\n2\n");
+    expect(run("printf '%s\\n' 1 2 3 | head -n {{n}}", { n: "-1.5" }).code).not.toBe(2);
+    const data = run('echo "{{v}}"; printf "%s\\n" "{{v}}"; x="{{v}}"; echo "$x"', {
+      v: "--- a/file",
+    });
+    expect(data.out).toBe("--- a/file\n--- a/file\n--- a/file\n");
+    expect(run("grep --regexp={{v}} f", { v: "-x" }).code).toBe(1);
+  });
+
+  it("a value as the command's name is refused when the script is converted", () => {
+    expect(shellText("{{tool}} --version", "bash").refused).toEqual([
+      "{{tool}} names the command to run: a value that chooses the program is code; name the program in the script and pass the value as its argument",
+    ]);
+    expect(shellText('if true; then "{{t}}" x; fi', "bash").refused).toHaveLength(1);
+    expect(shellText("X=1 {{t}}", "bash").refused).toHaveLength(1);
+    expect(shellText('npm run "{{t}}"', "bash").refused).toEqual([]);
   });
 });

@@ -307,8 +307,9 @@ describe("Catalyst script helpers", () => {
   });
 
   it("passes a shell script's values as environment variables, never spliced into its text", () => {
-    expect(shellText('cd "{{root}}" && git rm {{files}} {{root}}', "bash")).toEqual({
-      text: 'cd "${CATALYST_1}" && git rm "${CATALYST_2}" "${CATALYST_1}"',
+    expect(shellText('cd -- "{{root}}" && git rm -- {{files}} {{root}}', "bash")).toEqual({
+      text: 'cd -- "${CATALYST_1}" && git rm -- "${CATALYST_2}" "${CATALYST_1}"',
+      refused: [],
       refs: [
         { env: "CATALYST_1", expr: "root" },
         { env: "CATALYST_2", expr: "files" },

@@ -294,3 +294,31 @@ describe("Catalyst values inside a program's own code (run with --allow-scripts)
     expect(plain.printed).toBe("y\n");
   });
 });
+
+describe("playbook-bot run --allow-scripts: a value that starts a command's word", () => {
+  it("find with -delete as the value deletes nothing; a path value still works", async () => {
+    const code = (to: string) =>
+      `mkdir -p keep && touch keep/a.tmp keep/b.txt\nfind "{{v}}" -name '*.tmp' -print > ${to}`;
+    const hostile = await runCatalyst(code, () => ({ v: "-delete" }));
+    expect(hostile.code).not.toBe(0);
+    // The run names the step, the value and what to do about it.
+    expect(hostile.out).toContain(
+      'failed at work: the bash script exited with 2: the value of v ($CATALYST_1) starts with "-", and find would read it as an option: write ./ before it, or make the value not start with -',
+    );
+    expect(hostile.printed).toBe("");
+
+    const plain = await runCatalyst(code, () => ({ v: "keep" }));
+    expect(plain.code, plain.out).toBe(0);
+    expect(plain.printed).toBe("keep/a.tmp\n");
+  });
+
+  it("a value as the command's name is refused before anything runs", async () => {
+    const r = await runCatalyst(
+      (to) => `{{tool}} > ${to}`,
+      (pwned) => ({ tool: `touch ${pwned}` }),
+    );
+    expect(r.code).not.toBe(0);
+    expect(existsSync(r.pwned)).toBe(false);
+    expect(r.out).toContain("{{tool}} names the command to run");
+  });
+});

@@ -73,6 +73,8 @@ class WordReader {
       this.started = true;
       return i + 1;
     }
+    // `&>` and `&>>` redirect both outputs; any other `&` ends the command.
+    if (c === "&" && t[i + 1] === ">") return this.redirection(i);
     if (ENDS.has(c) || (c === "#" && !this.started)) return undefined;
     if (c === " " || c === "\t") {
       this.endWord(i);

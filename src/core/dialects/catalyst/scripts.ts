@@ -13,6 +13,7 @@ import {
   type Range,
   type ScriptLayout,
 } from "./bash-flow.js";
+import { optionFix, optionPlaces, type OptionPlaces } from "./option-places.js";
 import { PROGRAM_TEXT, programPlaces } from "./program-places.js";
 import type { Escape } from "./sed-script.js";
 
@@ -64,17 +65,22 @@ export function nodeProgram(body: string): string {
 const SPLICE = /\$?\{\{\s*([^{}]*?)\s*\}\}/y;
 
 /** A shell script's `{{x}}` splices replaced by environment variables (see `bashText`). */
-export function shellText(
-  text: string,
-  shell: "bash" | "powershell",
-): { text: string; refs: { env: string; expr: string }[] } {
+export function shellText(text: string, shell: "bash" | "powershell"): ScriptText {
   if (shell === "bash") return bashText(text);
   // PowerShell binds a variable as one value and never parses it as code.
   const refs: { env: string; expr: string }[] = [];
   const out = text.replace(new RegExp(SPLICE.source, "g"), (_whole, expr: string) => {
     return `$env:${refOf(refs, expr).env}`;
   });
-  return { text: out, refs };
+  return { text: out, refs, refused: [] };
+}
+
+/** A script with its values as variables, and what the conversion refuses in it. */
+export interface ScriptText {
+  text: string;
+  refs: { env: string; expr: string }[];
+  /** Why the script cannot run as written: a value that names the command to run. */
+  refused: string[];
 }
 
 function refOf(refs: { env: string; expr: string }[], expr: string): { env: string; expr: string } {
@@ -98,7 +104,7 @@ function refOf(refs: { env: string; expr: string }[], expr: string): { env: stri
  * inside a program's own code (a sed program, a jq filter, see `program-places.ts`) is escaped
  * for its place there, or must be a plain integer where it cannot be.
  */
-export function bashText(text: string): { text: string; refs: { env: string; expr: string }[] } {
+export function bashText(text: string): ScriptText {
   const refs: { env: string; expr: string }[] = [];
   const layout = bashLayout(text);
   const guard = new ValueGuard(text, layout);
@@ -110,7 +116,7 @@ export function bashText(text: string): { text: string; refs: { env: string; exp
     from = s.end;
   });
   out += text.slice(from);
-  return { text: guard.prelude(refs) + out, refs };
+  return { text: guard.prelude(refs) + out, refs, refused: guard.refused() };
 }
 
 /** `\` and the given characters escaped with `\`, newlines as given: one value for one place. */
@@ -128,6 +134,7 @@ class ValueGuard {
   private readonly flow: ArithmeticFlow;
   private readonly programs: ReturnType<typeof programPlaces>;
   private readonly viaVariables: ArithmeticFlow;
+  private readonly words: OptionPlaces;
   private readonly numbers = new Map<string, { expr: string; why: string }>();
   private readonly options = new Map<string, { expr: string; program: string }>();
   private readonly escapes = new Map<string, { name: string; env: string; escape: Escape }>();
@@ -139,6 +146,16 @@ class ValueGuard {
     this.flow = arithmeticFlow(text, layout);
     this.programs = programPlaces({ text, ...layout });
     this.viaVariables = variableFlow(text, layout, this.programs.opaque);
+    this.words = optionPlaces({ text, ...layout }, layout.starts);
+  }
+
+  /** The values that name the command a script runs: the program to run is code. */
+  refused(): string[] {
+    const exprs = new Set(this.words.names.map((i) => this.layout.splices[i]!.expr));
+    return [...exprs].map(
+      (expr) =>
+        `{{${expr}}} names the command to run: a value that chooses the program is code; name the program in the script and pass the value as its argument`,
+    );
   }
 
   /** The variable the splice reads (an escaped copy where it lands in a program's code). */
@@ -149,8 +166,9 @@ class ValueGuard {
       return ref.env;
     }
     const place = this.programs.places.get(i);
-    if (place && "operand" in place)
-      this.options.set(ref.env, { expr: ref.expr, program: place.program });
+    const program = place && "operand" in place ? place.program : this.words.operands.get(i);
+    if (program !== undefined && !this.options.has(ref.env))
+      this.options.set(ref.env, { expr: ref.expr, program });
     if (!place || !("escape" in place)) return ref.env;
     const key = `${ref.env} ${place.escape.chars} ${place.escape.newline}`;
     let copy = this.escapes.get(key);
@@ -182,6 +200,12 @@ class ValueGuard {
     return undefined;
   }
 
+  /** A value that starts a word must not start with `-` (a plain number may): it would be an option. */
+  private optionCheck(env: string, o: { expr: string; program: string }): string {
+    const message = `the value of ${o.expr} ($${env}) starts with "-", and ${o.program} would read it as an option: ${optionFix(o.program)}`;
+    return `[[ \${${env}} != -* || \${${env}} =~ ^-[0-9]+(\\.[0-9]+)?$ ]] || { printf '%s\\n' ${shellQuote(message)} >&2; exit 2; }\n`;
+  }
+
   /** The checks and escaped copies, before the script's own text. */
   prelude(refs: { env: string; expr: string }[]): string {
     const lines: string[] = [];
@@ -192,10 +216,7 @@ class ValueGuard {
           `[[ \${${r.env}} =~ ^-?[0-9]+$ ]] || { printf '%s\\n' ${shellQuote(`the value of ${r.expr} ($${r.env}) ${n.why}`)} >&2; exit 2; }\n`,
         );
       const o = this.options.get(r.env);
-      if (o)
-        lines.push(
-          `[[ \${${r.env}} != -* ]] || { printf '%s\\n' ${shellQuote(`the value of ${r.expr} ($${r.env}) starts with "-", and ${o.program} would read it as an option: write -- before it in the script`)} >&2; exit 2; }\n`,
-        );
+      if (o) lines.push(this.optionCheck(r.env, o));
     }
     if (this.escapes.size)
       lines.push(
@@ -245,6 +266,8 @@ export interface BashLayout extends ScriptLayout {
   commands: CommandWord[];
   /** `$( )`, backquotes and `${ }`: from the `$` (or backquote) to its closing character. */
   substitutions: Range[];
+  /** Where each simple command starts (its first word, or a reserved word before it). */
+  starts: number[];
 }
 
 /** A command word the scan noticed: its name and where the word ends. */
@@ -270,6 +293,10 @@ interface Frame {
   tabs?: boolean;
   /** Where the frame's text starts. */
   from: number;
+  /** Code frames: false once a command has started and until a separator ends it. */
+  fresh?: boolean;
+  /** Inside `[[ … ]]`, where `&&`, `||` and parentheses separate no commands. */
+  test?: boolean;
 }
 
 const ARITH_TEST = /-(?:eq|ne|lt|le|gt|ge)/;
@@ -307,6 +334,7 @@ class BashScanner {
     quiet: [],
     commands: [],
     substitutions: [],
+    starts: [],
   };
   /** The assignment whose word is being read: its frame level and parenthesis depth. */
   private open?: { name: string; start: number; level: number; depth: number };
@@ -355,15 +383,39 @@ class BashScanner {
     if (m) this.open = { name: m[1]!, start: i + m[0].length, level, depth: f.depth };
   }
 
-  /** Notes a watched command's name where a word starts in code. */
+  /** Notes where a command starts, and a watched command's name where a word starts, in code. */
   private command(i: number): void {
     const kind = this.top.kind;
     if (kind !== "plain" && kind !== "command") return;
+    this.commandStart(i, this.top);
     if (i > 0 && !/[\s;&|(`]/.test(this.text[i - 1] ?? "")) return;
     WATCHED_COMMAND.lastIndex = i;
     const m = WATCHED_COMMAND.exec(this.text);
     if (m)
       this.layout.commands.push({ name: m[1]!.replace(/^g(?=sed)/, ""), end: i + m[0].length });
+  }
+
+  /** Separators (`;`, `&`, `|`, newline, a subshell's parentheses) start a command after them. */
+  private commandStart(i: number, f: Frame): void {
+    const t = this.text;
+    const c = t[i] ?? "";
+    if (f.test) {
+      if (t.startsWith("]]", i)) f.test = false;
+      return;
+    }
+    // `&` in a redirection (`2>&1`, `&>`) separates nothing; `a=(` opens an array.
+    const separates =
+      c === "&"
+        ? !/[<>]/.test(t[i - 1] ?? "") && t[i + 1] !== ">"
+        : c === "("
+          ? t[i - 1] !== "="
+          : /[;|\n)]/.test(c);
+    if (separates) f.fresh = true;
+    else if (f.fresh !== false && !/[ \t]/.test(c)) {
+      this.layout.starts.push(i);
+      f.fresh = false;
+      f.test = /^\[\[[ \t]/.test(t.slice(i, i + 3));
+    }
   }
 
   private get top(): Frame {

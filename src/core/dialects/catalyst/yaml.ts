@@ -934,7 +934,14 @@ export class CatalystYamlConversion extends DialectConversion {
   ): void {
     if (typeof code !== "string")
       return this.report("dialect-invalid", here, "a script's code is text");
-    const { text, refs } = shellText(code, shell);
+    const { text, refs, refused } = shellText(code, shell);
+    for (const why of refused)
+      this.report(
+        "dialect-unmapped",
+        here,
+        why,
+        "write the program's name in the script (`case {{tool}} in lint) npm run lint ;; esac`)",
+      );
     const env: Json = {};
     for (const r of refs) {
       const before = this.problems.length;
