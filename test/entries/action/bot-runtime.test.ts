@@ -1,14 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readStatusComment } from "../../../src/runtime/run-service/status-comment.js";
 import { readBotSettings, runBot } from "../../../src/entries/action/bot.js";
 import { WAITING_LABEL } from "../../../src/runtime/run-service/wake-ups.js";
 import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
-import { FakeGitHub } from "../../helpers/fake-github.js";
+import { useActionsBot } from "../../helpers/actions-bot.js";
+import type { FakeGitHub } from "../../helpers/fake-github.js";
 import { DEPLOY_CORRELATED } from "../app/fixtures.js";
-import { BRANCH, EXAMPLE_REPO, example } from "../app/harness.js";
+import { BRANCH, example } from "../app/harness.js";
 
 /**
  * The Actions runtime in this process (the bundled Action is tested as a runner starts it in
@@ -47,65 +47,24 @@ ${Array.from(
 `;
 
 describe("mode: bot, in process", () => {
-  let fake: FakeGitHub;
-  let api: { url: string; close: () => Promise<void> };
-  let dir: string;
   let now = Date.now();
-  let runs = 0;
-  const lines: string[] = [];
-
-  beforeAll(async () => {
-    fake = new FakeGitHub({
-      ...EXAMPLE_REPO,
-      appId: 15368,
-      appSlug: "github-actions",
-      clock: () => new Date(now),
-      files: {
-        ".github/playbooks/wait.yaml": WAIT,
-        ".github/playbooks/deploy.yaml": DEPLOY_CORRELATED,
-        ".github/playbooks/long.yaml": LONG,
-      },
-    });
-    fake.permissions.set("alice", "write");
-    fake.permissions.set("bob", "read");
-    api = await fake.serve();
-    dir = mkdtempSync(join(tmpdir(), "pb-bot-in-"));
+  const bot = useActionsBot({
+    secret: SECRET,
+    files: {
+      ".github/playbooks/wait.yaml": WAIT,
+      ".github/playbooks/deploy.yaml": DEPLOY_CORRELATED,
+      ".github/playbooks/long.yaml": LONG,
+    },
+    roles: { alice: "write", bob: "read" },
+    clock: () => new Date(now),
   });
-  afterAll(async () => {
-    await api.close();
-    rmSync(dir, { recursive: true, force: true });
+  let fake: FakeGitHub;
+  beforeAll(() => {
+    fake = bot.fake;
   });
+  const { lines, run, repository } = bot;
+  const labeled = (issue: number, label: string, by: string) => bot.labeledEvent(issue, label, by);
 
-  const repository = () => ({ ...example("issues", "labeled").repository, default_branch: BRANCH });
-
-  function run(eventName: string, payload: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) {
-    const eventPath = join(dir, `event-${++runs}.json`);
-    writeFileSync(eventPath, JSON.stringify({ ...payload, repository: repository() }));
-    return runBot({
-      env: {
-        GITHUB_EVENT_NAME: eventName,
-        GITHUB_EVENT_PATH: eventPath,
-        GITHUB_API_URL: `${api.url}/`,
-        GITHUB_RUN_ID: String(runs),
-        GITHUB_TOKEN: "ghs_fromtheenvironment",
-        PLAYBOOK_THROTTLE: "off",
-        "INPUT_STATE-SECRET": SECRET,
-        ...env,
-      },
-      log: (line) => lines.push(line),
-      clock: () => new Date(now),
-    });
-  }
-  function labeled(number: number, label: string, by: string) {
-    const p = example("issues", "labeled");
-    delete p.installation;
-    return {
-      ...p,
-      issue: { ...p.issue, ...fake.restIssue(fake.issues.get(number)!) },
-      label: { ...p.label, name: label },
-      sender: fake.user(by),
-    };
-  }
   const status = (issue: number) => {
     const [c] = fake.statusComments(issue);
     if (!c) return undefined;
@@ -246,7 +205,7 @@ describe("mode: bot, in process", () => {
   });
 
   it("has nothing to do for an event that names no repository", async () => {
-    const eventPath = join(dir, "no-repository.json");
+    const eventPath = join(bot.dir, "no-repository.json");
     writeFileSync(eventPath, JSON.stringify({ action: "requested" }));
     lines.length = 0;
     expect(

@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runBot } from "../../../src/entries/action/bot.js";
-import { describeRequests, FakeGitHub } from "../../helpers/fake-github.js";
-import { BRANCH, EXAMPLE_REPO, example } from "../app/harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useActionsBot } from "../../helpers/actions-bot.js";
+import { describeRequests, type FakeGitHub } from "../../helpers/fake-github.js";
 
 /**
  * The Actions bot on long threads. A run does not take the command of its own event from the
@@ -29,64 +25,26 @@ steps:
 `;
 
 describe("mode: bot, a command or label on a thread longer than a page", () => {
-  let fake: FakeGitHub;
-  let api: { url: string; close: () => Promise<void> };
-  let dir: string;
   const now = Date.now();
   let at = now;
-  let runs = 0;
-  const lines: string[] = [];
-  beforeAll(async () => {
-    fake = new FakeGitHub({
-      ...EXAMPLE_REPO,
-      appId: 15368,
-      appSlug: "github-actions",
-      clock: () => new Date(at),
-      files: { ".github/playbooks/wait.yaml": WAIT },
-    });
-    fake.permissions.set("alice", "admin");
-    fake.permissions.set("mallory", "read");
-    api = await fake.serve();
-    dir = mkdtempSync(join(tmpdir(), "pb-long-thread-"));
+  const bot = useActionsBot({
+    secret: SECRET,
+    files: { ".github/playbooks/wait.yaml": WAIT },
+    roles: { alice: "admin", mallory: "read" },
+    clock: () => new Date(at),
   });
-  afterAll(async () => {
-    await api.close();
-    rmSync(dir, { recursive: true, force: true });
+  let fake: FakeGitHub;
+  beforeAll(() => {
+    fake = bot.fake;
   });
-
-  const repository = () => ({ ...example("issues", "labeled").repository, default_branch: BRANCH });
+  const { lines } = bot;
 
   /** A workflow run for a comment on the issue; what it asked of the thread, counted. */
   async function runFor(issue: number) {
-    const p = example("issue_comment", "created");
-    delete p.installation;
-    const eventPath = join(dir, `event-${++runs}.json`);
     const last = [...fake.comments.values()].filter((c) => c.issue === issue).at(-1)!;
-    writeFileSync(
-      eventPath,
-      JSON.stringify({
-        ...p,
-        issue: fake.restIssue(fake.issues.get(issue)!),
-        comment: { ...p.comment, ...fake.restComment(last) },
-        sender: last.user,
-        repository: repository(),
-      }),
-    );
     const mark = fake.requests.length;
     const logged = lines.length;
-    const code = await runBot({
-      env: {
-        GITHUB_EVENT_NAME: "issue_comment",
-        GITHUB_EVENT_PATH: eventPath,
-        GITHUB_API_URL: `${api.url}/`,
-        GITHUB_RUN_ID: String(runs),
-        GITHUB_TOKEN: "ghs_fromtheenvironment",
-        PLAYBOOK_THROTTLE: "off",
-        "INPUT_STATE-SECRET": SECRET,
-      },
-      log: (line) => lines.push(line),
-      clock: () => new Date(now),
-    });
+    const code = await bot.run("issue_comment", bot.commentEvent(issue, last.id));
     const asked = fake.since(mark);
     const thread = `/repos/${fake.owner}/${fake.name}/issues/${issue}`;
     // The reconcile's reads: comments since the window's start (the app reads its status

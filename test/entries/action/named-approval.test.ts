@@ -1,16 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { RunState } from "../../../src/core/engine/state.js";
 import {
   readStatusComment,
   renderStatusComment,
 } from "../../../src/runtime/run-service/status-comment.js";
-import { runBot } from "../../../src/entries/action/bot.js";
 import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
-import { FakeGitHub } from "../../helpers/fake-github.js";
-import { BRANCH, EXAMPLE_REPO, example } from "../app/harness.js";
+import { useActionsBot } from "../../helpers/actions-bot.js";
+import type { FakeGitHub } from "../../helpers/fake-github.js";
 
 /**
  * The Actions runtime (`mode: bot`, in this process, as in bot-runtime.test.ts) where anyone who
@@ -63,69 +59,24 @@ steps:
 `;
 
 describe("mode: bot: approvals name their run", () => {
-  let fake: FakeGitHub;
-  let api: { url: string; close: () => Promise<void> };
-  let dir: string;
   const now = Date.now();
-  let runs = 0;
-  const lines: string[] = [];
-
-  beforeAll(async () => {
-    fake = new FakeGitHub({
-      ...EXAMPLE_REPO,
-      appId: 15368,
-      appSlug: "github-actions",
-      clock: () => new Date(now),
-      files: { ".github/playbooks/gated.yaml": GATED, ".github/playbooks/twice.yaml": TWICE },
-    });
-    for (const [who, role] of [
-      ["alice", "write"],
-      ["carol", "maintain"],
-      ["tom", "triage"],
-      ["bob", "read"],
-    ] as const)
-      fake.permissions.set(who, role);
-    api = await fake.serve();
-    dir = mkdtempSync(join(tmpdir(), "pb-bot-named-"));
+  const bot = useActionsBot({
+    secret: SECRET,
+    files: { ".github/playbooks/gated.yaml": GATED, ".github/playbooks/twice.yaml": TWICE },
+    roles: { alice: "write", carol: "maintain", tom: "triage", bob: "read" },
+    clock: () => new Date(now),
   });
-  afterAll(async () => {
-    await api.close();
-    rmSync(dir, { recursive: true, force: true });
+  let fake: FakeGitHub;
+  beforeAll(() => {
+    fake = bot.fake;
   });
 
-  const repository = () => ({ ...example("issues", "labeled").repository, default_branch: BRANCH });
-  const key = () => repositoryStateKey(SECRET, 0, Number(repository().id));
+  const key = () => repositoryStateKey(SECRET, 0, Number(bot.repository().id));
 
   /** One workflow run on a comment's creation (its reconcile replays what is unanswered). */
   async function comment(issue: number, who: string, body: string) {
     const c = fake.postAs(issue, who, body);
-    const p = example("issue_comment", "created");
-    delete p.installation;
-    const eventPath = join(dir, `event-${++runs}.json`);
-    writeFileSync(
-      eventPath,
-      JSON.stringify({
-        ...p,
-        issue: fake.restIssue(fake.issues.get(issue)!),
-        comment: fake.restComment(c),
-        sender: fake.user(who),
-        repository: repository(),
-      }),
-    );
-    const code = await runBot({
-      env: {
-        GITHUB_EVENT_NAME: "issue_comment",
-        GITHUB_EVENT_PATH: eventPath,
-        GITHUB_API_URL: api.url,
-        GITHUB_RUN_ID: String(runs),
-        GITHUB_TOKEN: "ghs_workflowtoken",
-        PLAYBOOK_THROTTLE: "off",
-        "INPUT_STATE-SECRET": SECRET,
-      },
-      log: (line) => lines.push(line),
-      clock: () => new Date(now),
-    });
-    expect(code).toBe(0);
+    expect(await bot.run("issue_comment", bot.commentEvent(issue, c.id))).toBe(0);
     return c;
   }
   const runsOn = (issue: number) =>
