@@ -406,6 +406,29 @@ describe("Values that start a command's word: no leading - unless -- comes first
     expect(plain.out).toBe("./a.tmp\n");
   });
 
+  it("a value that reaches a word's start through a variable is checked too", () => {
+    const script = 'touch a.tmp\nwhere="{{v}}"\nfind "$where" -name \'*.tmp\' -print';
+    const hostile = run(script, { v: "-delete" });
+    expect(hostile.code).toBe(2);
+    expect(hostile.f).toBe("x\n");
+    expect(hostile.err).toContain("the program given $where would read it as an option");
+    const plain = run(script, { v: "." });
+    expect(plain.code, plain.err).toBe(0);
+    expect(plain.out).toBe("./a.tmp\n");
+    // The same value in a variable used only inside a word is data, whatever it starts with.
+    const inside = run('label="{{v}}"\necho "x$label"', { v: "-n" });
+    expect([inside.code, inside.out]).toEqual([0, "x-n\n"]);
+  });
+
+  it("a value after an empty one at a word's start is checked", () => {
+    const hostile = run('touch a.tmp\nfind "{{a}}{{b}}" -name "*.tmp" -print', {
+      a: "",
+      b: "-delete",
+    });
+    expect(hostile.code).toBe(2);
+    expect(hostile.f).toBe("x\n");
+  });
+
   it("git clone with --upload-pack as the value runs nothing", () => {
     const script =
       "git init -q --bare src.git\ngit clone -q {{url}} {{dir}} dst 2>/dev/null || true";

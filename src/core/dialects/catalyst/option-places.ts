@@ -14,6 +14,8 @@ export interface OptionPlaces {
   operands: Map<number, string>;
   /** Splices that start a command's name. */
   names: number[];
+  /** Variables whose expansion starts an argument word (`find "$dir"`): their values are checked too. */
+  variables: Set<string>;
 }
 
 /** Words before a command's name: reserved words of bash's grammar. */
@@ -39,7 +41,7 @@ export function optionFix(program: string): string {
 
 /** The splices at the start of a command's words, from the commands that start at `starts`. */
 export function optionPlaces(src: WordSource, starts: number[]): OptionPlaces {
-  const out: OptionPlaces = { operands: new Map(), names: [] };
+  const out: OptionPlaces = { operands: new Map(), names: [], variables: new Set() };
   for (const start of starts) {
     const words = commandWords(src, start);
     let k = 0;
@@ -55,12 +57,31 @@ export function optionPlaces(src: WordSource, starts: number[]): OptionPlaces {
     for (let j = k + 1; j <= last; j++) {
       const w = words[j]!;
       if (isWord(w, "--") && !EXPRESSION_AFTER_DASHES.has(program)) break;
-      const first = w.pieces[0];
-      if (first && "splice" in first && !out.operands.has(first.splice))
-        out.operands.set(first.splice, program);
+      wordStart(src, w, program, out);
     }
   }
   return out;
+}
+
+/** `$name` or `${name…}` at the start of an expansion's text. */
+const VARIABLE = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)/;
+
+/**
+ * What starts an argument word: each value before the first literal character (`{{a}}{{b}}` with
+ * an empty `a` puts `b` first), or a variable's expansion.
+ */
+function wordStart(src: WordSource, w: CommandWord, program: string, out: OptionPlaces): void {
+  for (const piece of w.pieces) {
+    if ("text" in piece) {
+      if (piece.text !== "") return;
+    } else if ("splice" in piece) {
+      if (!out.operands.has(piece.splice)) out.operands.set(piece.splice, program);
+    } else {
+      const name = VARIABLE.exec(src.text.slice(piece.opaque.start, piece.opaque.end))?.[1];
+      if (name !== undefined) out.variables.add(name);
+      return;
+    }
+  }
 }
 
 function wordText(w: CommandWord): string {

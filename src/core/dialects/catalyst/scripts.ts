@@ -166,7 +166,10 @@ class ValueGuard {
       return ref.env;
     }
     const place = this.programs.places.get(i);
-    const program = place && "operand" in place ? place.program : this.words.operands.get(i);
+    const program =
+      place && "operand" in place
+        ? place.program
+        : (this.words.operands.get(i) ?? this.throughVariable(i));
     if (program !== undefined && !this.options.has(ref.env))
       this.options.set(ref.env, { expr: ref.expr, program });
     if (!place || !("escape" in place)) return ref.env;
@@ -177,6 +180,15 @@ class ValueGuard {
       this.escapes.set(key, copy);
     }
     return copy.name;
+  }
+
+  /** The variable a splice is assigned to, where that variable's expansion starts an argument. */
+  private throughVariable(i: number): string | undefined {
+    const s = this.layout.splices[i]!;
+    const a = this.layout.assignments.find(
+      (v) => this.words.variables.has(v.name) && s.start >= v.start && s.start < v.end,
+    );
+    return a && `the program given $${a.name}`;
   }
 
   /** Why the splice's value must be a plain number, or undefined. */
