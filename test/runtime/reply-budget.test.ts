@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import {
   REPLY_BUDGET,
   markedReply,
+  outsiderStartsSince,
   repliesSince,
   replyMarker,
 } from "../../src/runtime/run-service/reply-budget.js";
 import { renderMarkdown, paragraph } from "../../src/core/markdown/comment.js";
+import { renderStatusComment } from "../../src/runtime/run-service/status-comment.js";
+import { sampleRun } from "./state/fixtures.js";
 
 describe("the reply budget counted from the bot's own replies", () => {
   const now = Date.parse("2026-12-02T04:00:00Z");
@@ -36,5 +39,32 @@ describe("the reply budget counted from the bot's own replies", () => {
   it("finds no marker in text a person wrote that the bot echoes (it is escaped)", () => {
     const echoed = renderMarkdown(paragraph("<!-- playbook-bot:reply-to alice -->"));
     expect(repliesSince([{ body: echoed, created_at: at(0) }], now)).toEqual([]);
+  });
+});
+
+describe("the runs outsiders started, counted from the bot's status comments", () => {
+  const now = Date.parse("2026-12-02T04:00:00Z");
+  const at = (msAgo: number) => new Date(now - msAgo).toISOString();
+  const seal = { key: Buffer.alloc(32, 7), issue: 1, comment: "1" };
+  const status = (initiator: string, permission?: "read" | "triage" | "admin") => {
+    const run = { ...sampleRun(), initiator, initiatorPermission: permission };
+    if (permission === undefined) delete run.initiatorPermission;
+    return renderStatusComment(run, () => undefined, seal);
+  };
+
+  it("spends a start of someone without a role above read, within the window only", () => {
+    const own = [
+      { body: status("Mallory", "read"), created_at: at(60_000) },
+      { body: status("eve"), created_at: at(120_000) },
+      { body: status("mallory", "read"), created_at: at(REPLY_BUDGET.windowMs) },
+      { body: status("tom", "triage"), created_at: at(1_000) },
+      { body: status("ada", "admin"), created_at: at(1_000) },
+      { body: markedReply("a reply", "mallory"), created_at: at(1_000) },
+      { body: null, created_at: at(1_000) },
+    ];
+    expect(outsiderStartsSince(own, now)).toEqual([
+      { login: "eve", at: now - 120_000 },
+      { login: "mallory", at: now - 60_000 },
+    ]);
   });
 });

@@ -16,6 +16,7 @@ import {
 } from "../../adapters/github/reconcile-reader.js";
 import {
   REPLY_BUDGET,
+  outsiderStartsSince,
   repliesSince,
   replyBudgetKey,
 } from "../../runtime/run-service/reply-budget.js";
@@ -376,7 +377,8 @@ async function reconcile(
   });
   // Each workflow run's store starts empty: what the bot already replied to each person in the
   // budget's window is spent first, counted from its own comments just read.
-  for (const r of repliesSince(seen, o.clock().getTime()))
+  const now = o.clock().getTime();
+  for (const r of [...repliesSince(seen, now), ...outsiderStartsSince(seen, now)])
     await o.coordination.spend(
       replyBudgetKey({ owner, name: repo }, o.issue.number, r.login),
       REPLY_BUDGET,

@@ -8,6 +8,8 @@
  * cannot make the count smaller.
  */
 
+import { readStatusUnverified } from "./status-comment.js";
+
 /** At most this many replies (comments) to one person on one issue per window; beyond: reactions only. */
 export const REPLY_BUDGET = { count: 5, windowMs: 10 * 60_000 };
 
@@ -55,3 +57,26 @@ export function repliesSince(
   }
   return out.sort((a, b) => a.at - b.at);
 }
+
+/**
+ * The runs among the bot's own comments (status comments, created when their run began) that
+ * people without a role above read started within the window before `now`: each start was spent
+ * from the starter's reply budget (a run writes comments, see `outsiderMayStart`). Whoever can
+ * write the bot's comments can forge these, which only makes an outsider's budget smaller.
+ */
+export function outsiderStartsSince(
+  own: readonly OwnComment[],
+  now: number,
+): { login: string; at: number }[] {
+  const out: { login: string; at: number }[] = [];
+  for (const c of own) {
+    const at = Date.parse(c.created_at);
+    if (!(now - at < REPLY_BUDGET.windowMs)) continue;
+    const read = readStatusUnverified(c.body ?? "");
+    if (!read.ok || ABOVE_READ.has(read.run.initiatorPermission ?? "read")) continue;
+    out.push({ login: read.run.initiator.toLowerCase(), at });
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+const ABOVE_READ = new Set(["triage", "write", "maintain", "admin"]);

@@ -36,6 +36,21 @@ steps:
     status: success
 `;
 
+/** A playbook anyone may run: one comment. */
+const OPEN = `apiVersion: playbook-bot/v1
+id: open
+name: Open
+description: Anyone may run it.
+permissions: { run: read }
+steps:
+  - id: say
+    type: comment
+    body: Said.
+  - id: done
+    type: end
+    status: success
+`;
+
 /** Two maintainers' gos in a row before the effect. */
 const TWICE = `apiVersion: playbook-bot/v1
 id: twice
@@ -62,7 +77,11 @@ describe("mode: bot: approvals name their run", () => {
   const now = Date.now();
   const bot = useActionsBot({
     secret: SECRET,
-    files: { ".github/playbooks/gated.yaml": GATED, ".github/playbooks/twice.yaml": TWICE },
+    files: {
+      ".github/playbooks/gated.yaml": GATED,
+      ".github/playbooks/twice.yaml": TWICE,
+      ".github/playbooks/open.yaml": OPEN,
+    },
     roles: { alice: "write", carol: "maintain", tom: "triage", bob: "read" },
     clock: () => new Date(now),
   });
@@ -302,5 +321,14 @@ describe("mode: bot: approvals name their run", () => {
     // Another person's budget is their own.
     await comment(issue.number, "alice", "/help");
     expect(before("alice")).toHaveLength(1);
+  }, 60_000);
+
+  it("an outsider's runs across workflow runs: five in ten minutes, however many comments", async () => {
+    const issue = fake.openIssue("Open", "", "bob");
+    for (let i = 0; i < 6; i++) await comment(issue.number, "bob", "/run open");
+    expect(runsOn(issue.number)).toHaveLength(5);
+    // A person with a role above read is not held to it.
+    for (let i = 0; i < 6; i++) await comment(issue.number, "tom", "/run open");
+    expect(runsOn(issue.number)).toHaveLength(11);
   }, 60_000);
 });
