@@ -523,6 +523,15 @@ describe("npm start when GitHub stops answering", () => {
         (await server.metric('playbook_bot_events_handled_total{event="issues.labeled"}')) === 1,
       45_000,
     );
+    // The deliveries the run's own writes caused are done too: the inbox and the queue are idle.
+    await until(
+      "nothing in work",
+      async () =>
+        (await server.metric("playbook_bot_inbox_in_work")) === 0 &&
+        ((await server.metric('playbook_bot_queue_depth{state="running"}')) ?? 0) === 0 &&
+        ((await server.metric('playbook_bot_queue_depth{state="waiting"}')) ?? 0) === 0,
+      45_000,
+    );
     server.child.kill("SIGTERM");
     expect(await server.exited).toBe(0);
   }, 150_000);
