@@ -416,23 +416,6 @@ describe("GitHub dependabot_alert (webhooks-examples)", () => {
     });
   });
 
-  it("only the default branch's: another ref's alert (a pull request's merge ref, a feature branch) is none of the repository's", () => {
-    const created = example("code_scanning_alert", "created");
-    expect(created.ref).toBe("refs/heads/code-feature");
-    expect(gh("code_scanning_alert", created)).toBeUndefined();
-    const fixed = example("code_scanning_alert", "fixed");
-    expect(fixed.ref).toBe("refs/pull/11/merge");
-    expect(gh("code_scanning_alert", fixed)).toBeUndefined();
-    // Without a default branch to compare with, a ref is never taken for it.
-    delete fixed.repository.default_branch;
-    fixed.ref = "refs/heads/";
-    expect(gh("code_scanning_alert", fixed)).toBeUndefined();
-    // A person's dismissal names no ref: it is the alert's own.
-    expect(
-      gh("code_scanning_alert", example("code_scanning_alert", "closed_by_user"))?.status,
-    ).toBe("resolved");
-  });
-
   it("a sparse alert still normalises", () => {
     const a = gh("dependabot_alert", {
       action: "created",

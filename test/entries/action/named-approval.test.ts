@@ -223,11 +223,17 @@ describe("mode: bot: approvals name their run", () => {
     expect(copy?.run.status).toBe("waiting");
   }, 60_000);
 
-  /** The run's own status comment sealed past its checkpoint, citing carol's `comment`. */
-  function forgePast(issue: number, status: { id: number }, run: RunState, comment: number) {
+  /** The run's own status comment sealed past its checkpoint `step`, citing carol's `comment`. */
+  function forgePast(
+    issue: number,
+    status: { id: number },
+    run: RunState,
+    comment: number,
+    step = "approve",
+  ) {
     const forged = structuredClone(run);
     const frame = forged.stack[0]!;
-    frame.results.approve = {
+    frame.results[step] = {
       status: "completed",
       attempt: 1,
       at: frame.since,
@@ -280,27 +286,7 @@ describe("mode: bot: approvals name their run", () => {
     const waiting = runsOn(issue)[0]!.run;
     expect(waiting.stack[0]?.current).toBe("second");
 
-    const forged = structuredClone(waiting);
-    const frame = forged.stack[0]!;
-    frame.results.second = {
-      status: "completed",
-      attempt: 1,
-      at: frame.since,
-      outputs: { approved_by: ["carol"], note: "" },
-      approvals: [{ user: "carol", comment: String(first.id) }],
-    };
-    frame.current = "ship";
-    frame.phase = "pending";
-    frame.votes = [];
-    forged.status = "running";
-    fake.editAs(
-      status.id,
-      renderStatusComment(forged, () => undefined, {
-        key: key(),
-        issue,
-        comment: String(status.id),
-      }),
-    );
+    forgePast(issue, status, waiting, first.id, "second");
     await comment(issue, "alice", "/retry");
     expect(saying(issue, "Shipped twice.")).toHaveLength(0);
     expect(runsOn(issue)[0]?.run.error?.message).toContain(
