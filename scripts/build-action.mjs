@@ -6,6 +6,7 @@
 // only, which the Action never asks for, and with it comes undici, a third of the bundle.
 import { rmSync } from "node:fs";
 import { build } from "esbuild";
+import { fdirBundledPicomatch } from "./bundle-plugins.mjs";
 
 const httpClientStub = `
 const refuse = () => { throw new Error("@actions/http-client is not bundled with the Action"); };
@@ -35,6 +36,7 @@ await build({
     js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);",
   },
   plugins: [
+    fdirBundledPicomatch,
     {
       name: "without-http-client",
       setup(b) {

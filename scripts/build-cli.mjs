@@ -7,6 +7,7 @@
 import { rmSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { fdirBundledPicomatch } from "./bundle-plugins.mjs";
 
 const EXTERNAL = [
   "probot",
@@ -54,7 +55,7 @@ export const CLI_BUILD_OPTIONS = {
   // costs the validation of 1,000 playbooks about a tenth of its time (closures made per value).
   sourcemap: false,
   external: EXTERNAL,
-  plugins: [oneYamlParser],
+  plugins: [oneYamlParser, fdirBundledPicomatch],
   logLevel: "warning",
   // Bundled CommonJS modules call require(); in an ES module it has to be made.
   banner: {

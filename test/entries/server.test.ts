@@ -57,6 +57,16 @@ class ServerProcess {
     this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
   }
 
+  /**
+   * SIGTERM, then its exit code; what it printed comes along, so a stop that was not clean says
+   * which work it left.
+   */
+  async terminate(): Promise<{ code: number | null; said: string }> {
+    this.child.kill("SIGTERM");
+    const code = await this.exited;
+    return { code, said: `${this.stderr}\n${this.stdout.split("\n").slice(-40).join("\n")}` };
+  }
+
   /** The JSON log lines so far. */
   lines(): Record<string, unknown>[] {
     return this.stdout
@@ -281,8 +291,8 @@ describe("npm start (node dist/entries/server.js)", () => {
       issue: `Codertocat/Hello-World#${issue}`,
     });
 
-    server.child.kill("SIGTERM");
-    expect(await server.exited).toBe(0);
+    const stop = await server.terminate();
+    expect(stop.code, stop.said).toBe(0);
     expect(server.stderr).toContain("SIGTERM: stopping");
     expect(server.stderr).toContain("stopped");
   }, 60_000);
@@ -359,8 +369,8 @@ describe("npm start (node dist/entries/server.js)", () => {
       playbooks: { id: string }[];
     };
     expect(state.playbooks.map((p) => p.id)).toContain("hello-world");
-    server.child.kill("SIGTERM");
-    expect(await server.exited).toBe(0);
+    const stop = await server.terminate();
+    expect(stop.code, stop.said).toBe(0);
   }, 60_000);
 
   it("with --setup (npm run setup) and without APP_ID and a private key serves Probot's setup flow with app.yml's manifest; .env does not override the environment", async () => {
@@ -486,8 +496,8 @@ describe("npm start with Redis (REDIS_URL, REDIS_PREFIX)", () => {
       () => github.fake.statusComments(other).length === 1,
     );
 
-    server.child.kill("SIGTERM");
-    expect(await server.exited).toBe(0);
+    const stop = await server.terminate();
+    expect(stop.code, stop.said).toBe(0);
   }, 90_000);
 });
 
@@ -507,6 +517,12 @@ describe("npm start when GitHub stops answering", () => {
       /^GitHub did not answer the last \d+ requests \(last: .*ECONNREFUSED/,
     );
     expect(server.stdout).toMatch(/GitHub could not be reached for [A-Z]+ http:\/\/127\.0\.0\.1/);
+    // GitHub comes back only once the delivery's work has failed, so its retry is what is tested.
+    await until(
+      "down-1 failed once",
+      () => server.stdout.includes("delivery down-1 (issues.labeled) failed (try 1)"),
+      45_000,
+    );
 
     await github.start(port);
     await readyzUntil(server, 200);
@@ -532,8 +548,8 @@ describe("npm start when GitHub stops answering", () => {
         ((await server.metric('playbook_bot_queue_depth{state="waiting"}')) ?? 0) === 0,
       45_000,
     );
-    server.child.kill("SIGTERM");
-    expect(await server.exited).toBe(0);
+    const stop = await server.terminate();
+    expect(stop.code, stop.said).toBe(0);
   }, 150_000);
 });
 
@@ -563,8 +579,8 @@ describe("npm start under GitHub's secondary rate limit", () => {
       .find((l) => String(l.msg).startsWith("GitHub rate-limited POST"));
     expect(warning).toMatchObject({ level: 40 });
     expect(String(warning?.msg)).toMatch(/\(installation:\d+\): its requests wait 1 s$/);
-    server.child.kill("SIGTERM");
-    expect(await server.exited).toBe(0);
+    const stop = await server.terminate();
+    expect(stop.code, stop.said).toBe(0);
   }, 120_000);
 });
 

@@ -375,8 +375,10 @@ export function loadSourceText(
   }
   // The first walk only bounds the document; duplicate keys are left to construction, which
   // refuses them, and a second, full walk then says where each one is.
-  const walked = walkEvents(text, events, limits, false);
-  if ("problems" in walked) return { ok: false, problems: walked.problems, text };
+  if (!plainlyReadable(events, limits)) {
+    const walked = walkEvents(text, events, limits, false);
+    if ("problems" in walked) return { ok: false, problems: walked.problems, text };
+  }
   if (options.duplicateKeys === "last") return keepingLast(file, text, events, limits);
   let value: unknown;
   try {
@@ -514,6 +516,40 @@ function walkEvents(
     if (stop) return stop;
   }
   return walker.result();
+}
+
+/**
+ * The walk's checks in one tight pass, for the files most are: one document, no alias, no list or
+ * mapping as a key, few enough nodes. False when the file is anything else, and the walk (which
+ * says what is wrong, and where) decides.
+ */
+function plainlyReadable(events: Event[], limits: SourceLimits): boolean {
+  let documents = 0;
+  let nodes = 0;
+  // Per open collection: a sequence, a mapping waiting for a key, or for the key's value.
+  const open: Array<"seq" | "key" | "value"> = [];
+  for (const ev of events) {
+    const type = ev.type;
+    if (type === EVENT_ID.POP) {
+      open.pop();
+      continue;
+    }
+    if (type === EVENT_ID.DOCUMENT) {
+      if (++documents > 1) return false;
+      continue;
+    }
+    if (type === EVENT_ID.ALIAS) return false;
+    const top = open.length - 1;
+    const at = open[top];
+    if (at === "key") {
+      if (type !== EVENT_ID.SCALAR) return false;
+      open[top] = "value";
+    } else if (at === "value") open[top] = "key";
+    nodes++;
+    if (type === EVENT_ID.MAPPING) open.push("key");
+    else if (type === EVENT_ID.SEQUENCE) open.push("seq");
+  }
+  return nodes <= limits.maxNodes;
 }
 
 /** What ends the walk at once: the problem that makes the file unreadable. */

@@ -264,6 +264,14 @@ type Block = {
   sawElse: boolean;
 };
 
+/**
+ * Whether a text can hold anything but plain text: a placeholder, or a length past what is read.
+ * Most fields hold no template at all, and their parse is the text itself.
+ */
+export function mayHoldTemplate(src: string): boolean {
+  return src.length > MAX_TEMPLATE_LENGTH || src.includes("{") || src.includes("$");
+}
+
 export function parseTemplate(src: string): { parts: TemplatePart[]; problems: TemplateProblem[] } {
   if (src.length > MAX_TEMPLATE_LENGTH) {
     const problem = {
@@ -273,8 +281,7 @@ export function parseTemplate(src: string): { parts: TemplatePart[]; problems: T
     };
     return { parts: [{ kind: "text", text: src }], problems: [problem] };
   }
-  // Most fields hold no template at all.
-  if (!src.includes("{") && !src.includes("$"))
+  if (!mayHoldTemplate(src))
     return { parts: src === "" ? [] : [{ kind: "text", text: src }], problems: [] };
   return new TemplateParser(src).parse();
 }

@@ -1,5 +1,5 @@
 import { compareDiagnostics } from "../format/diagnostics.js";
-import { PlaybookGraph } from "../format/graph.js";
+import { graphOf } from "../format/graph.js";
 import {
   DEFAULT_LIMITS,
   decodeSource,
@@ -167,7 +167,7 @@ export function validateSource(
   const findings = runFileRules({
     doc,
     playbook: beyond.playbook,
-    graph: new PlaybookGraph(beyond.playbook),
+    graph: graphOf(beyond.playbook),
     stepsSetAside: beyond.setAside.length > 0,
     ...(exists ? { fileExists: (rel: string) => exists(file, rel) } : {}),
   });

@@ -3,6 +3,7 @@ import { ExpressionError, expressionRefs, parseExpression } from "../../format/e
 import type { GraphStep } from "../../format/graph.js";
 import { formatPath, type PathSegment, type SourceDocument } from "../../format/source.js";
 import {
+  mayHoldTemplate,
   parseTemplate,
   templateRefs,
   type TemplatePart,
@@ -80,22 +81,41 @@ export interface WrittenExpression {
   error?: ExpressionError;
 }
 
-/** Every template a playbook holds (its steps' fields and its outputs), with where it is written. */
+/**
+ * Every text in a playbook that can hold a template (its steps' fields and its outputs), with
+ * where it is written; plain texts, most of a playbook, are passed over (they refer to nothing).
+ */
 function forEachTemplate(
   ctx: DocumentContext,
   visit: (text: string, at: PathSegment[], scope: Scope) => void,
 ): void {
-  const walk = (value: unknown, at: PathSegment[], scope: Scope): void => {
-    if (typeof value === "string") visit(value, at, scope);
-    else if (Array.isArray(value)) value.forEach((v, i) => walk(v, [...at, i], scope));
-    else if (value && typeof value === "object") {
-      for (const [k, v] of Object.entries(value))
-        if (!NOT_TEMPLATES.has(k)) walk(v, [...at, k], scope);
+  // One path, grown and shrunk as the walk goes: a copy is made only for a text that is visited.
+  const at: PathSegment[] = [];
+  const walk = (value: unknown, scope: Scope): void => {
+    if (typeof value === "string") {
+      if (mayHoldTemplate(value)) visit(value, [...at], scope);
+    } else if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        at.push(i);
+        walk(value[i], scope);
+        at.pop();
+      }
+    } else if (value && typeof value === "object") {
+      for (const k in value) {
+        if (!Object.hasOwn(value, k) || NOT_TEMPLATES.has(k)) continue;
+        at.push(k);
+        walk((value as Record<string, unknown>)[k], scope);
+        at.pop();
+      }
     }
   };
-  for (const s of ctx.graph.steps) walk(s.step, s.path, { stepId: s.id, selfVisible: false });
+  for (const s of ctx.graph.steps) {
+    at.push(...s.path);
+    walk(s.step, { stepId: s.id, selfVisible: false });
+    at.length = 0;
+  }
   for (const [name, text] of Object.entries(ctx.playbook.outputs ?? {}))
-    visit(text, ["outputs", name], { selfVisible: true });
+    if (mayHoldTemplate(text)) visit(text, ["outputs", name], { selfVisible: true });
 }
 
 /** The templates and expressions of a playbook, each parsed once. */

@@ -1,4 +1,4 @@
-import { PlaybookGraph } from "../../format/graph.js";
+import { graphOf } from "../../format/graph.js";
 import type { PathSegment, SourceDocument } from "../../format/source.js";
 import type { PlaybookDocument } from "../../format/types.js";
 import { callsOf, endsPlaybook, playbooksOf } from "../../steps/registry.js";
@@ -47,7 +47,7 @@ export interface PlaybookFacts {
 
 /** The facts of a playbook, read from it. */
 export function playbookFacts(playbook: PlaybookDocument): PlaybookFacts {
-  const graph = new PlaybookGraph(playbook);
+  const graph = graphOf(playbook);
   const calls: PlaybookCall[] = [];
   for (const s of graph.steps)
     for (const { target, kind, at, with: inputs } of callsOf(s.step)) {
