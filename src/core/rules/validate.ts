@@ -1,5 +1,5 @@
 import { compareDiagnostics } from "../format/diagnostics.js";
-import { graphOf } from "../format/graph.js";
+import { PlaybookGraph } from "../format/graph.js";
 import {
   DEFAULT_LIMITS,
   decodeSource,
@@ -138,13 +138,22 @@ export function validateSource(
   source: PlaybookSource,
   options: ValidateOptions = {},
 ): FileReport {
+  return checkSource(file, source, options).report;
+}
+
+/** `validateSource`, with the graph its rules walked (none when the file stopped at the schema). */
+function checkSource(
+  file: string,
+  source: PlaybookSource,
+  options: ValidateOptions,
+): { report: FileReport; graph?: PlaybookGraph } {
   const limits = options.limits ?? DEFAULT_LIMITS;
   const siblings =
     typeof options.siblings === "function" ? options.siblings(file) : options.siblings;
   const loaded = loadPlaybookSource(file, source, limits, siblings ?? NO_SIBLINGS);
   if (!loaded.ok) {
     const diagnostics = yamlSource.check(loaded.problems).map((d) => makeDiagnostic(file, d));
-    return finish({ file, text: loaded.text, diagnostics }, options);
+    return { report: finish({ file, text: loaded.text, diagnostics }, options) };
   }
   const doc = loaded.document;
   const report: FileReport = { file, text: doc.text, doc, diagnostics: [] };
@@ -161,13 +170,14 @@ export function validateSource(
   // A file that fails the schema is still checked beyond it, with the failing steps set aside, so
   // that one run reports every finding the file allows.
   const beyond = beyondSchema(doc, schemaFindings);
-  if (!beyond) return finish(report, options);
+  if (!beyond) return { report: finish(report, options) };
   if (schemaFindings.length === 0) report.playbook = beyond.playbook;
   const exists = options.fileExists;
+  const graph = new PlaybookGraph(beyond.playbook);
   const findings = runFileRules({
     doc,
     playbook: beyond.playbook,
-    graph: graphOf(beyond.playbook),
+    graph,
     stepsSetAside: beyond.setAside.length > 0,
     ...(exists ? { fileExists: (rel: string) => exists(file, rel) } : {}),
   });
@@ -179,7 +189,7 @@ export function validateSource(
       seen.add(findingKey(d));
       report.diagnostics.push(makeDiagnostic(file, d));
     }
-  return finish(report, options);
+  return { report: finish(report, options), graph };
 }
 
 /**
@@ -231,11 +241,11 @@ export function validateSet(files: SetFile[], options: ValidateOptions = {}): Fi
   const members: SetMember[] = [];
   const reports = files.map((f) => {
     const read = typeof f.source === "function" ? f.source : () => f.source as PlaybookSource;
-    const report = validateSource(f.file, read(), options);
+    const { report, graph } = checkSource(f.file, read(), options);
     if (report.doc && report.playbook && !report.draft)
       members.push(
         options.retain === "findings"
-          ? releasedMember(report.playbook, () => reloaded(f.file, read(), options))
+          ? releasedMember(report.playbook, graph, () => reloaded(f.file, read(), options))
           : { doc: report.doc, playbook: report.playbook },
       );
     return options.retain === "findings" ? findingsOnly(report) : report;
@@ -270,11 +280,13 @@ function findingsOnly(report: FileReport): FileReport {
  */
 function releasedMember(
   playbook: PlaybookDocument,
+  graph: PlaybookGraph | undefined,
   load: () => { doc: SourceDocument; playbook: PlaybookDocument },
 ): SetMember {
   let again: { doc: SourceDocument; playbook: PlaybookDocument } | undefined;
   return {
-    facts: playbookFacts(playbook),
+    // The graph the file's rules walked, when it was of this playbook (it passed the schema).
+    facts: playbookFacts(playbook, graph?.playbook === playbook ? graph : undefined),
     get doc() {
       again ??= load();
       return again.doc;

@@ -1,4 +1,4 @@
-import { graphOf } from "../../format/graph.js";
+import { PlaybookGraph } from "../../format/graph.js";
 import type { PathSegment, SourceDocument } from "../../format/source.js";
 import type { PlaybookDocument } from "../../format/types.js";
 import { callsOf, endsPlaybook, playbooksOf } from "../../steps/registry.js";
@@ -45,9 +45,11 @@ export interface PlaybookFacts {
   returns: boolean;
 }
 
-/** The facts of a playbook, read from it. */
-export function playbookFacts(playbook: PlaybookDocument): PlaybookFacts {
-  const graph = graphOf(playbook);
+/** The facts of a playbook, read from it and its graph (the one its file rules walked, when given). */
+export function playbookFacts(
+  playbook: PlaybookDocument,
+  graph = new PlaybookGraph(playbook),
+): PlaybookFacts {
   const calls: PlaybookCall[] = [];
   for (const s of graph.steps)
     for (const { target, kind, at, with: inputs } of callsOf(s.step)) {
