@@ -43,9 +43,17 @@ export async function resolve(specifier, context, next) {
 }\n`,
   );
   register = join(dir, "register.mjs");
+  // The hooks see imports; require() (a bundled CommonJS module's, through createRequire) is
+  // seen where Node loads it.
   writeFileSync(
     register,
-    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+    `import Module, { isBuiltin, register } from "node:module";
+register(${JSON.stringify(pathToFileURL(hooks).href)});
+const load = Module._load;
+Module._load = function (request, ...rest) {
+  if (/^[@a-z]/i.test(request) && !isBuiltin(request)) process.stderr.write("LOADED " + request + "\\n");
+  return load.call(this, request, ...rest);
+};\n`,
   );
   writeFileSync(
     join(dir, "one.yaml"),
