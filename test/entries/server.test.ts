@@ -54,7 +54,8 @@ class ServerProcess {
     });
     this.child.stdout?.on("data", (c: Buffer) => (this.stdout += c.toString()));
     this.child.stderr?.on("data", (c: Buffer) => (this.stderr += c.toString()));
-    this.exited = new Promise((resolve) => this.child.on("exit", (code) => resolve(code)));
+    // "close", not "exit": by then its output has been read to the end, its last lines included.
+    this.exited = new Promise((resolve) => this.child.on("close", (code) => resolve(code)));
   }
 
   /**
@@ -772,9 +773,10 @@ describe("the inbox through real processes", () => {
     process.stderr.write(
       `RSS growth after refused bodies: 60 MB declared ${Math.round((afterDeclared - before) / 2 ** 20)} MiB, 200 MB streamed ${Math.round((afterStreamed - afterDeclared) / 2 ** 20)} MiB\n`,
     );
-    // Refused by its declared length, nothing is read; streamed, at most the 2 MiB cap is kept
-    // (with the collector's lag, well under the 200 MB sent).
-    expect(afterDeclared - before).toBeLessThan(10 * 2 ** 20);
+    // Refused by its declared length, nothing is read: what the process grows by is its own
+    // warming up (3–6 MiB on a quiet machine, more on a busy one), a fraction of the 60 MB.
+    // Streamed, at most the 2 MiB cap is kept (with the collector's lag, well under the 200 MB).
+    expect(afterDeclared - before).toBeLessThan(16 * 2 ** 20);
     expect(afterStreamed - before).toBeLessThan(100 * 2 ** 20);
 
     const fortyTwo = await server.deliver("issues", 42 as unknown as Payload, "forty-two");

@@ -390,7 +390,8 @@ export function loadSourceText(
       : yamlFailure(text, err);
   }
   const locations = new LocationsOnDemand(() => {
-    // The same text walked the same way again: it cannot fail where the first walk passed.
+    // The same text walked again: it cannot fail where the first check (the tight pass, or the
+    // walk) passed, as both refuse the same files.
     const again = walkEvents(
       text,
       yamlLibrary().parseEvents(text, { filename: file, maxDepth: limits.maxDepth }),
