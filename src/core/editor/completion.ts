@@ -227,13 +227,27 @@ function valueCompletions(req: CompletionRequest, path: PathSegment[]): Candidat
 function keyCompletions(req: CompletionRequest, path: PathSegment[]): Candidate[] {
   const schema = req.schema ?? (PLAYBOOK_SCHEMA as unknown as SchemaNode);
   const present = new Set(keysOf(valueAt(req.document, path)));
-  const out: Candidate[] = [];
+  const out: Candidate[] = calledInputs(req, path).filter((c) => !present.has(c.label));
   for (const [name, subs] of propertiesOf(schemasAt(schema, path, req.document))) {
     if (present.has(name)) continue;
     const documentation = descriptionsOf(expandAll(schema, subs)).join("\n\n");
     out.push({ label: name, kind: "field", ...(documentation ? { documentation } : {}) });
   }
   return out;
+}
+
+/** Under a call's `with:`, the inputs the called playbook declares. */
+function calledInputs(req: CompletionRequest, path: PathSegment[]): Candidate[] {
+  if (path[path.length - 1] !== "with") return [];
+  const step = valueAt(req.document, path.slice(0, -1));
+  const target = isMap(step) ? str(step.playbook) : undefined;
+  const called = req.playbooks.find((p) => p.id === target);
+  if (!called) return [];
+  return called.inputs.map((name) => ({
+    label: name,
+    kind: "variable",
+    detail: `input of ${called.id}`,
+  }));
 }
 
 /** What may be written at the cursor. */

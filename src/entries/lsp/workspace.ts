@@ -21,6 +21,7 @@ import {
   type ValidateOptions,
 } from "../../core/rules/validate.js";
 import type { PlaybookSummary } from "../../core/editor/completion.js";
+import { summaryOf } from "../../core/editor/summary.js";
 
 /** A v1 playbook says so on a line of its own (as the loaders decide it is not a dialect's). */
 export const V1_PLAYBOOK = /^\s*apiVersion\s*:\s*["']?playbook-bot\//m;
@@ -57,9 +58,6 @@ export interface SetResult {
   ms: number;
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 function inside(file: string, dir: string): boolean {
   const rel = relative(dir, file);
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
@@ -69,24 +67,6 @@ function inside(file: string, dir: string): boolean {
 export function isPlaybookText(file: string, text: string): boolean {
   const yaml = /\.ya?ml$/i.test(file);
   return (yaml && V1_PLAYBOOK.test(text)) || dialectOf(file, text) !== undefined;
-}
-
-/** A playbook's id, name and the inputs and outputs it declares, as it is written. */
-export function summaryOf(report: FileReport, file: string): PlaybookSummary | undefined {
-  const value: unknown = report.playbook ?? report.doc?.value;
-  if (!isMap(value) || typeof value.id !== "string") return undefined;
-  const out: PlaybookSummary = {
-    id: value.id,
-    file,
-    inputs: isMap(value.inputs) ? Object.keys(value.inputs) : [],
-    outputs: isMap(value.outputs) ? Object.keys(value.outputs) : [],
-  };
-  if (typeof value.name === "string") out.name = value.name;
-  if (typeof value.description === "string") out.description = value.description;
-  // A dialect's converted document may place its id in another file: keep only our own.
-  const span = report.doc?.span(["id"]);
-  if (span && !span.file) out.idSpan = span;
-  return out;
 }
 
 /** The playbooks the workspace holds, validated set by set with editors' unsaved text first. */

@@ -9,6 +9,7 @@ import { dirname, isAbsolute, join, sep } from "node:path";
 import { bundledTier, PLAYBOOK_DIR } from "../../adapters/github/discovery.js";
 import { bundledLibraryDir } from "../../adapters/local/library.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
+import { summaryOf } from "../../core/editor/summary.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
 import type { Diagnostic } from "../../core/format/diagnostics.js";
 import {
@@ -32,6 +33,9 @@ export interface ListedPlaybook {
   warnings: number;
   /** Whether a run can start it (valid, and not shadowed by a nearer playbook of its id). */
   runnable: boolean;
+  /** The inputs and outputs it declares, as written: what the editor completes after a call. */
+  inputs: string[];
+  outputs: string[];
 }
 
 export interface Checked {
@@ -128,6 +132,7 @@ export class Workbench {
     return reports.map((r) => {
       const bundled = r.file.startsWith("bundled/");
       const id = r.playbook?.id;
+      const declared = summaryOf(r, r.file);
       return {
         id,
         name: r.playbook?.name,
@@ -137,6 +142,8 @@ export class Workbench {
         errors: r.diagnostics.filter((d) => d.severity === "error").length,
         warnings: r.diagnostics.filter((d) => d.severity === "warning").length,
         runnable: id !== undefined && bundles.get(id)?.file === r.file,
+        inputs: declared?.inputs ?? [],
+        outputs: declared?.outputs ?? [],
       };
     });
   }

@@ -51,7 +51,7 @@ const PLAYBOOKS: PlaybookSummary[] = [
     file: "/w/helper.yaml",
     name: "Helps",
     description: "A helper.",
-    inputs: [],
+    inputs: ["question", "depth"],
     outputs: ["answer"],
   },
   { id: "helper", file: "/lib/helper.yaml", inputs: [], outputs: [] },
@@ -183,6 +183,23 @@ describe("completion", () => {
     expect(labels(c)).not.toContain("body");
     const item = complete((t) => t.replace("steps:\n", "steps:\n  - §\n"), NOTHING);
     expect(labels(item)).toContain("id");
+  });
+
+  it("offers a called playbook's inputs under its step's with:, those not given yet", () => {
+    const c = complete(inStep("child", "with:\n      §"));
+    expect(labels(c)).toEqual(["question", "depth"]);
+    expect(c.candidates[0]).toMatchObject({ kind: "variable", detail: "input of helper" });
+    const withQuestion = loadSourceText(
+      "main.yaml",
+      inStep("child", "with:\n      question: why")(PLAYBOOK),
+    );
+    if (!withQuestion.ok) throw new Error("the edited fixture does not parse");
+    const given = complete(inStep("child", "with:\n      question: why\n      §"), {
+      document: withQuestion.document.value,
+    });
+    expect(labels(given)).toEqual(["depth"]);
+    // A step that calls nothing known offers no inputs.
+    expect(labels(complete(inStep("each", "with:\n      §")))).toEqual([]);
   });
 
   it("completes template references segment by segment", () => {

@@ -6,9 +6,9 @@ import {
   isPlaybookText,
   libraryPlaybooks,
   servesFeatures,
-  summaryOf,
   Workspace,
 } from "../../../src/entries/lsp/workspace.js";
+import { summaryOf } from "../../../src/core/editor/summary.js";
 import { runCli } from "../../helpers/cli.js";
 import { cleanup, makeDir, ROOT, write } from "../../helpers/git-repo.js";
 import { CHILD, MAIN, repository } from "./fixtures.js";

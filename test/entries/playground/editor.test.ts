@@ -187,6 +187,45 @@ describe("the playground's editor", { timeout: 60_000 }, () => {
     expect(await editorText()).toContain("    type: checkpoint\n");
   });
 
+  it("completes what a called playbook declares: its outputs after steps.<id>.outputs., its inputs under with:", async () => {
+    const caller = `apiVersion: playbook-bot/v1
+id: caller
+name: Caller
+on:
+  labels: [caller]
+steps:
+  - id: greet
+    type: playbook
+    playbook: hello-world
+    with:
+      na
+  - id: tell
+    type: comment
+    body: "{{ steps.greet.outputs. }}"
+  - id: done
+    type: end
+    status: success
+`;
+    await page.evaluate(
+      `(() => { const v = window.playground.editor.view; v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: ${JSON.stringify(caller)} } }); })()`,
+    );
+    const options = page.locator(".cm-tooltip-autocomplete li");
+    const offered = async (at: number): Promise<string[]> => {
+      await cursorAt(at);
+      await page.keyboard.press("Control+Space");
+      await options.first().waitFor();
+      const labels = await options.allTextContents();
+      await page.keyboard.press("Escape");
+      return labels;
+    };
+    // hello-world (bundled) declares the outputs branch and commit, and the input name.
+    const outputs = await offered(caller.indexOf("outputs. }}") + "outputs.".length);
+    for (const output of ["branch", "commit"])
+      expect(outputs.some((l) => l.startsWith(output))).toBe(true);
+    const inputs = await offered(caller.indexOf("      na") + "      na".length);
+    expect(inputs.some((l) => l.startsWith("name"))).toBe(true);
+  });
+
   it("fits a phone: 390 px wide, nothing wider than the screen, the panels one under another", async () => {
     const phone = await openPage(390, 844);
     await phone.waitForSelector("#editor .cm-editor");

@@ -60,7 +60,13 @@ export interface PlaybookEditor {
    * server's registry), for completion.
    */
   setPlaybooks(
-    playbooks: readonly { id?: string; name?: string; file: string }[],
+    playbooks: readonly {
+      id?: string;
+      name?: string;
+      file: string;
+      inputs?: readonly string[];
+      outputs?: readonly string[];
+    }[],
     kindOutputs?: Record<string, readonly string[]>,
   ): void;
 }
@@ -187,8 +193,8 @@ export function createPlaybookEditor(
               {
                 id: p.id,
                 file: p.file,
-                inputs: [],
-                outputs: [],
+                inputs: [...(p.inputs ?? [])],
+                outputs: [...(p.outputs ?? [])],
                 ...(p.name ? { name: p.name } : {}),
               },
             ],
