@@ -243,8 +243,20 @@ steps:
     expect(editor.x).toBeGreaterThanOrEqual(0);
     expect(editor.x + editor.width).toBeLessThanOrEqual(390);
     await phone.screenshot({ path: join(SHOTS, "playground-editor-phone.png") });
-    await phone.locator("#workbench").scrollIntoViewIfNeeded();
+    // A playbook chosen from the list is shown: the editor comes up from below the list.
+    expect(workbench.y).toBeGreaterThan(844 / 2);
+    await phone.locator("#catalogue button", { hasText: "hello-world" }).first().click();
+    await expect.poll(async () => (await box("#workbench")).y).toBeLessThan(844 / 4);
+    expect((await box("#editor .cm-editor")).y).toBeLessThan(844);
     await phone.screenshot({ path: join(SHOTS, "playground-editor-phone-editor.png") });
+    // Side by side (a desktop), choosing a playbook moves nothing.
+    const wide = await openPage(1280, 800);
+    await wide.locator("#catalogue button", { hasText: "hello-world" }).first().click();
+    await expect
+      .poll(() => wide.evaluate<string>("window.playground.editor.text()"))
+      .toContain("id: hello-world");
+    expect(await wide.evaluate<number>("window.scrollY")).toBe(0);
+    await wide.close();
     await phone.screenshot({
       path: join(SHOTS, "playground-editor-phone-full.png"),
       fullPage: true,

@@ -132,7 +132,11 @@ function renderPlaybooks() {
   );
 }
 
-function openPlaybook(p) {
+/**
+ * Opens a playbook in the editor. Chosen from the list (`show`), the editor is brought into view
+ * where the panels stand one under another (a phone), instead of staying below the list.
+ */
+function openPlaybook(p, { show = true } = {}) {
   const editable = p.tier === "repository";
   // A bundled playbook is copied into the repository to be changed (a nearer one of its id wins).
   const file = editable ? p.file : p.file.replace(/^bundled\//, "").replace(/^.*\//, "");
@@ -143,6 +147,13 @@ function openPlaybook(p) {
   editor.setText(p.source);
   renderPlaybooks();
   void check();
+  if (show && stackedUnder($("#catalogue"), $("#workbench")))
+    $("#workbench").scrollIntoView({ block: "start" });
+}
+
+/** Whether `lower` stands below `upper` rather than beside it. */
+function stackedUnder(upper, lower) {
+  return lower.getBoundingClientRect().top >= upper.getBoundingClientRect().bottom;
 }
 
 /** The editor's playbook as the API takes it. */
@@ -559,5 +570,5 @@ await refresh();
 const first =
   state.playbooks.find((p) => p.tier === "repository") ??
   state.playbooks.find((p) => p.id === "hello-world");
-if (first) openPlaybook(first);
+if (first) openPlaybook(first, { show: false });
 document.body.dataset.ready = "true";
