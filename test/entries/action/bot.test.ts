@@ -1,27 +1,16 @@
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundledBot } from "../../helpers/bundled-bot.js";
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { readStatusComment } from "../../../src/runtime/run-service/status-comment.js";
-import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
-import { BRANCH, EXAMPLE_REPO, example, makeClock } from "../app/harness.js";
+import { EXAMPLE_REPO, makeClock } from "../app/harness.js";
 import { SHIP } from "../app/fixtures.js";
 
 /**
- * The Actions runtime as a runner runs it: the bundled `dist/action/index.js` in a child process,
- * with `GITHUB_EVENT_NAME`, `GITHUB_EVENT_PATH` (a real payload), `GITHUB_API_URL` pointing at a
- * GitHub API served on loopback and the `INPUT_*` of `mode: bot`.
+ * The Actions runtime as a runner runs it: the bundled `dist/action/index.js` in a child process
+ * against a GitHub API on loopback (test/helpers/bundled-bot.ts).
  */
-const BUNDLE = resolve(__dirname, "../../../dist/action/index.js");
-const SECRET = "a-repository-secret-of-some-length";
-
 describe("mode: bot, the bundled Action against a GitHub API on loopback", () => {
   let fake: FakeGitHub;
-  let api: { url: string; close: () => Promise<void> };
-  let dir: string;
-  let runs = 0;
+  const bot = bundledBot(() => fake);
 
   beforeAll(async () => {
     fake = new FakeGitHub({
@@ -35,91 +24,12 @@ describe("mode: bot, the bundled Action against a GitHub API on loopback", () =>
     fake.permissions.set("alice", "write");
     fake.permissions.set("carol", "maintain");
     fake.permissions.set("bob", "read");
-    api = await fake.serve();
-    dir = mkdtempSync(join(tmpdir(), "pb-bot-"));
+    await bot.start();
   });
-  afterAll(async () => {
-    await api.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** One workflow run: the event's payload written where the runner puts it, the bundle started. */
-  function runAction(
-    eventName: string,
-    payload: unknown,
-    inputs: Record<string, string> = {},
-  ): Promise<{ code: number; out: string }> {
-    const eventPath = join(dir, `event-${++runs}.json`);
-    writeFileSync(eventPath, JSON.stringify(payload));
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      GITHUB_ACTIONS: "true",
-      GITHUB_EVENT_NAME: eventName,
-      GITHUB_EVENT_PATH: eventPath,
-      GITHUB_API_URL: api.url,
-      GITHUB_REPOSITORY: `${fake.owner}/${fake.name}`,
-      GITHUB_RUN_ID: String(9000 + runs),
-      GITHUB_RUN_ATTEMPT: "1",
-      GITHUB_OUTPUT: join(dir, "output"),
-      GITHUB_STEP_SUMMARY: join(dir, "summary"),
-      // The loopback API has no secondary rate limits: writes need not be spaced.
-      PLAYBOOK_THROTTLE: "off",
-      INPUT_MODE: "bot",
-      INPUT_TOKEN: "ghs_workflowtoken",
-      "INPUT_STATE-SECRET": SECRET,
-      ...inputs,
-    };
-    // Not spawnSync: the GitHub API this child calls is served by this very process.
-    return new Promise((done, fail) => {
-      const child = spawn(process.execPath, [BUNDLE], { env, stdio: ["ignore", "pipe", "pipe"] });
-      let out = "";
-      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-      child.stderr.on("data", (c: Buffer) => (out += c.toString()));
-      child.on("error", fail);
-      child.on("close", (code) => done({ code: code ?? -1, out }));
-    });
-  }
-
-  function issuePayload(number: number) {
-    return { ...example("issues", "opened").issue, ...fake.restIssue(fake.issues.get(number)!) };
-  }
-  function repository() {
-    return {
-      ...example("issues", "labeled").repository,
-      default_branch: BRANCH,
-    };
-  }
-  function labeled(number: number, label: string, by: string) {
-    const p = example("issues", "labeled");
-    delete p.installation;
-    return {
-      ...p,
-      issue: issuePayload(number),
-      label: { ...p.label, name: label },
-      sender: fake.user(by),
-      repository: repository(),
-    };
-  }
-  function commented(commentId: number) {
-    const p = example("issue_comment", "created");
-    delete p.installation;
-    const c = fake.comments.get(commentId)!;
-    return {
-      ...p,
-      issue: issuePayload(c.issue),
-      comment: { ...p.comment, ...fake.restComment(c) },
-      sender: c.user,
-      repository: repository(),
-    };
-  }
-  /** The run in the issue's status comment, its seal checked with the workflow's secret. */
-  const status = (issue: number) => {
-    const [c] = fake.statusComments(issue);
-    if (!c) return undefined;
-    const key = repositoryStateKey(SECRET, 0, Number(repository().id));
-    const read = readStatusComment(c.body, { key, issue, comment: String(c.id) });
-    return read.ok ? read.run : undefined;
-  };
+  afterAll(() => bot.close());
+  const { runAction, labeled, commented, pullClosed, statuses } = bot;
+  /** The run in the issue's (first) status comment, its seal checked with the workflow's secret. */
+  const status = (issue: number) => statuses(issue)[0];
   const reactionsOn = (id: number) =>
     fake.reactions.filter((r) => r.commentId === id).map((r) => r.content);
   const writes = (mark: number) =>
@@ -165,14 +75,7 @@ describe("mode: bot, the bundled Action against a GitHub API on loopback", () =>
 
     // A person merges the pull request: the run closes the issue and ends.
     fake.closePull(pr!.number, true);
-    const p = example("pull_request", "closed");
-    delete p.installation;
-    const merged = await runAction("pull_request", {
-      ...p,
-      number: pr!.number,
-      pull_request: { ...p.pull_request, ...fake.restPull(fake.pulls.get(pr!.number)!) },
-      repository: repository(),
-    });
+    const merged = await runAction("pull_request", pullClosed(pr!.number));
     expect(merged.code).toBe(0);
     expect(fake.issues.get(issue.number)?.state).toBe("closed");
     expect(status(issue.number)?.status).toBe("completed");
@@ -236,14 +139,7 @@ describe("mode: bot, the bundled Action against a GitHub API on loopback", () =>
     fake.editAs(statusComment!.id, approved);
     expect(status(issue.number)?.status).toBe("waiting");
     fake.closePull(pr.number, true);
-    const p = example("pull_request", "closed");
-    delete p.installation;
-    const merged = await runAction("pull_request", {
-      ...p,
-      number: pr.number,
-      pull_request: { ...p.pull_request, ...fake.restPull(fake.pulls.get(pr.number)!) },
-      repository: repository(),
-    });
+    const merged = await runAction("pull_request", pullClosed(pr.number));
     expect(merged.code).toBe(0);
     // carol's /cancel is on the thread as she wrote it: the run does nothing more.
     expect(fake.issues.get(issue.number)?.state).toBe("open");

@@ -1,20 +1,12 @@
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundledBot } from "../../helpers/bundled-bot.js";
 import { FakeGitHub } from "../../helpers/fake-github.js";
-import { readStatusComment } from "../../../src/runtime/run-service/status-comment.js";
-import { repositoryStateKey } from "../../../src/runtime/state-codec.js";
-import { BRANCH, EXAMPLE_REPO, example, makeClock } from "../app/harness.js";
+import { EXAMPLE_REPO, makeClock } from "../app/harness.js";
 
 /**
  * Attacks on the Actions runtime as a runner runs it: the bundled `dist/action/index.js` in a
- * child process, `mode: bot`, against a GitHub API served on loopback (as in bot.test.ts).
+ * child process, `mode: bot`, against a GitHub API served on loopback (test/helpers/bundled-bot.ts).
  */
-const BUNDLE = resolve(__dirname, "../../../dist/action/index.js");
-const SECRET = "a-repository-secret-of-some-length";
-
 /** Only admins may run it; its branch step fails while GitHub refuses new refs. */
 const ROTATE = `apiVersion: playbook-bot/v1
 id: rotate
@@ -47,9 +39,7 @@ steps:
 
 describe("mode: bot under attack", () => {
   let fake: FakeGitHub;
-  let api: { url: string; close: () => Promise<void> };
-  let dir: string;
-  let runs = 0;
+  const bot = bundledBot(() => fake);
 
   beforeAll(async () => {
     fake = new FakeGitHub({
@@ -69,77 +59,10 @@ describe("mode: bot under attack", () => {
       ["github-actions[bot]", "write"],
     ])
       fake.permissions.set(who as string, role as string);
-    api = await fake.serve();
-    dir = mkdtempSync(join(tmpdir(), "pb-bot-attacks-"));
+    await bot.start();
   });
-  afterAll(async () => {
-    await api.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  function runAction(eventName: string, payload: unknown): Promise<{ code: number; out: string }> {
-    const eventPath = join(dir, `event-${++runs}.json`);
-    writeFileSync(eventPath, JSON.stringify(payload));
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      GITHUB_ACTIONS: "true",
-      GITHUB_EVENT_NAME: eventName,
-      GITHUB_EVENT_PATH: eventPath,
-      GITHUB_API_URL: api.url,
-      GITHUB_REPOSITORY: `${fake.owner}/${fake.name}`,
-      GITHUB_RUN_ID: String(9000 + runs),
-      GITHUB_RUN_ATTEMPT: "1",
-      GITHUB_OUTPUT: join(dir, "output"),
-      GITHUB_STEP_SUMMARY: join(dir, "summary"),
-      PLAYBOOK_THROTTLE: "off",
-      INPUT_MODE: "bot",
-      INPUT_TOKEN: "ghs_workflowtoken",
-      "INPUT_STATE-SECRET": SECRET,
-    };
-    return new Promise((done, fail) => {
-      const child = spawn(process.execPath, [BUNDLE], { env, stdio: ["ignore", "pipe", "pipe"] });
-      let out = "";
-      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-      child.stderr.on("data", (c: Buffer) => (out += c.toString()));
-      child.on("error", fail);
-      child.on("close", (code) => done({ code: code ?? -1, out }));
-    });
-  }
-
-  const issuePayload = (n: number) => ({
-    ...example("issues", "opened").issue,
-    ...fake.restIssue(fake.issues.get(n)!),
-  });
-  const repository = () => ({ ...example("issues", "labeled").repository, default_branch: BRANCH });
-  function labeled(n: number, label: string, by: string) {
-    const p = example("issues", "labeled");
-    delete p.installation;
-    return {
-      ...p,
-      issue: issuePayload(n),
-      label: { ...p.label, name: label },
-      sender: fake.user(by),
-      repository: repository(),
-    };
-  }
-  function commented(id: number) {
-    const p = example("issue_comment", "created");
-    delete p.installation;
-    const c = fake.comments.get(id)!;
-    return {
-      ...p,
-      issue: issuePayload(c.issue),
-      comment: { ...p.comment, ...fake.restComment(c) },
-      sender: c.user,
-      repository: repository(),
-    };
-  }
-  const statuses = (issue: number) =>
-    fake.statusComments(issue).map((c) => {
-      const key = repositoryStateKey(SECRET, 0, Number(repository().id));
-      const read = readStatusComment(c.body, { key, issue, comment: String(c.id) });
-      return read.ok ? read.run : undefined;
-    });
+  afterAll(() => bot.close());
+  const { runAction, labeled, commented, opened, statuses } = bot;
   const comment = async (issue: number, who: string, body: string) => {
     const c = fake.postAs(issue, who, body);
     const r = await runAction("issue_comment", commented(c.id));
@@ -172,15 +95,7 @@ describe("mode: bot under attack", () => {
 
   it("an issue opened with a playbook's label starts it once: the opening's run and the label's run", async () => {
     const issue = fake.openIssue("from a form", "", "ada", ["playbook:hello"]);
-    const p = example("issues", "opened");
-    delete p.installation;
-    const opened = {
-      ...p,
-      issue: issuePayload(issue.number),
-      sender: fake.user("ada"),
-      repository: repository(),
-    };
-    expect((await runAction("issues", opened)).code).toBe(0);
+    expect((await runAction("issues", opened(issue.number, "ada"))).code).toBe(0);
     expect((await runAction("issues", labeled(issue.number, "playbook:hello", "ada"))).code).toBe(
       0,
     );
