@@ -49,13 +49,7 @@ export function repliesSince(
   own: readonly OwnComment[],
   now: number,
 ): { login: string; at: number }[] {
-  const out: { login: string; at: number }[] = [];
-  for (const c of own) {
-    const login = MARKER.exec(c.body ?? "")?.[1];
-    const at = Date.parse(c.created_at);
-    if (login !== undefined && now - at < REPLY_BUDGET.windowMs) out.push({ login, at });
-  }
-  return out.sort((a, b) => a.at - b.at);
+  return spentWithin(own, now, (c) => MARKER.exec(c.body ?? "")?.[1]);
 }
 
 /**
@@ -68,13 +62,28 @@ export function outsiderStartsSince(
   own: readonly OwnComment[],
   now: number,
 ): { login: string; at: number }[] {
+  return spentWithin(own, now, (c) => {
+    const read = readStatusUnverified(c.body ?? "");
+    if (!read.ok || ABOVE_READ.has(read.run.initiatorPermission ?? "read")) return undefined;
+    return read.run.initiator.toLowerCase();
+  });
+}
+
+/**
+ * The bot's comments made within the budget's window before `now` that spent someone's budget:
+ * whom (`spentBy`, undefined for a comment that spent nothing) and when (epoch ms), oldest first.
+ */
+function spentWithin(
+  own: readonly OwnComment[],
+  now: number,
+  spentBy: (c: OwnComment) => string | undefined,
+): { login: string; at: number }[] {
   const out: { login: string; at: number }[] = [];
   for (const c of own) {
     const at = Date.parse(c.created_at);
     if (!(now - at < REPLY_BUDGET.windowMs)) continue;
-    const read = readStatusUnverified(c.body ?? "");
-    if (!read.ok || ABOVE_READ.has(read.run.initiatorPermission ?? "read")) continue;
-    out.push({ login: read.run.initiator.toLowerCase(), at });
+    const login = spentBy(c);
+    if (login !== undefined) out.push({ login, at });
   }
   return out.sort((a, b) => a.at - b.at);
 }
