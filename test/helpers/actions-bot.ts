@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { runBot } from "../../src/entries/action/bot.js";
 import { FakeGitHub } from "./fake-github.js";
-import { BRANCH, EXAMPLE_REPO, example } from "../entries/app/harness.js";
+import { EXAMPLE_REPO } from "../entries/app/harness.js";
+import { workflowEvents } from "./workflow-events.js";
 
 /** What a describe block of the Actions bot (`mode: bot`, in this process) works with. */
 export interface ActionsBot {
@@ -22,8 +23,8 @@ export interface ActionsBot {
     payload: Record<string, unknown>,
     env?: NodeJS.ProcessEnv,
   ): Promise<number>;
-  /** `issue_comment.created` for a comment already on the issue. */
-  commentEvent(issue: number, commentId: number): Record<string, unknown>;
+  /** `issue_comment.created` for a comment already on its issue. */
+  commentEvent(commentId: number): Record<string, unknown>;
   /** `issues.labeled` for a label `by` added to an issue. */
   labeledEvent(issue: number, label: string, by: string): Record<string, unknown>;
 }
@@ -66,7 +67,8 @@ export function useActionsBot(o: ActionsBotOptions): ActionsBot {
     if (dir !== "") rmSync(dir, { recursive: true, force: true });
   });
   const github = () => fake ?? expectStarted();
-  const repository = () => ({ ...example("issues", "labeled").repository, default_branch: BRANCH });
+  const events = workflowEvents(github);
+  const { repository } = events;
   return {
     get fake() {
       return github();
@@ -94,27 +96,8 @@ export function useActionsBot(o: ActionsBotOptions): ActionsBot {
         clock: o.clock,
       });
     },
-    commentEvent(issue, commentId) {
-      const p = example("issue_comment", "created");
-      delete p.installation;
-      const c = github().comments.get(commentId)!;
-      return {
-        ...p,
-        issue: github().restIssue(github().issues.get(issue)!),
-        comment: { ...p.comment, ...github().restComment(c) },
-        sender: c.user,
-      };
-    },
-    labeledEvent(issue, label, by) {
-      const p = example("issues", "labeled");
-      delete p.installation;
-      return {
-        ...p,
-        issue: { ...p.issue, ...github().restIssue(github().issues.get(issue)!) },
-        label: { ...p.label, name: label },
-        sender: github().user(by),
-      };
-    },
+    commentEvent: events.commented,
+    labeledEvent: events.labeled,
   };
 }
 

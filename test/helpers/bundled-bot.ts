@@ -5,8 +5,8 @@ import { join, resolve } from "node:path";
 import type { RunState } from "../../src/core/engine/state.js";
 import { readStatusComment } from "../../src/runtime/run-service/status-comment.js";
 import { repositoryStateKey } from "../../src/runtime/state-codec.js";
-import { BRANCH, example } from "../entries/app/harness.js";
 import type { FakeGitHub } from "./fake-github.js";
+import { workflowEvents } from "./workflow-events.js";
 
 /**
  * The Actions runtime as a runner runs it: the bundled `dist/action/index.js` in a child process,
@@ -47,15 +47,8 @@ export function bundledBot(fakeOf: () => FakeGitHub): BundledBot {
   let api: { url: string; close: () => Promise<void> } | undefined;
   let dir = "";
   let runs = 0;
-  const fake = new Proxy({} as FakeGitHub, {
-    get: (_, key) => Reflect.get(fakeOf(), key) as unknown,
-  });
 
-  const issuePayload = (n: number) => ({
-    ...example("issues", "opened").issue,
-    ...fake.restIssue(fake.issues.get(n)!),
-  });
-  const repository = () => ({ ...example("issues", "labeled").repository, default_branch: BRANCH });
+  const events = workflowEvents(fakeOf);
 
   return {
     async start() {
@@ -72,7 +65,7 @@ export function bundledBot(fakeOf: () => FakeGitHub): BundledBot {
         GITHUB_EVENT_NAME: eventName,
         GITHUB_EVENT_PATH: eventPath,
         GITHUB_API_URL: api.url,
-        GITHUB_REPOSITORY: `${fake.owner}/${fake.name}`,
+        GITHUB_REPOSITORY: `${fakeOf().owner}/${fakeOf().name}`,
         GITHUB_RUN_ID: String(9000 + runs),
         GITHUB_RUN_ATTEMPT: "1",
         GITHUB_OUTPUT: join(dir, "output"),
@@ -94,50 +87,18 @@ export function bundledBot(fakeOf: () => FakeGitHub): BundledBot {
         child.on("close", (code) => done({ code: code ?? -1, out }));
       });
     },
-    labeled(issue, label, by) {
-      const p = example("issues", "labeled");
-      delete p.installation;
-      return {
-        ...p,
-        issue: issuePayload(issue),
-        label: { ...p.label, name: label },
-        sender: fake.user(by),
-        repository: repository(),
-      };
-    },
-    commented(commentId) {
-      const p = example("issue_comment", "created");
-      delete p.installation;
-      const c = fake.comments.get(commentId)!;
-      return {
-        ...p,
-        issue: issuePayload(c.issue),
-        comment: { ...p.comment, ...fake.restComment(c) },
-        sender: c.user,
-        repository: repository(),
-      };
-    },
-    opened(issue, by) {
-      const p = example("issues", "opened");
-      delete p.installation;
-      return { ...p, issue: issuePayload(issue), sender: fake.user(by), repository: repository() };
-    },
-    pullClosed(pull) {
-      const p = example("pull_request", "closed");
-      delete p.installation;
-      return {
-        ...p,
-        number: pull,
-        pull_request: { ...p.pull_request, ...fake.restPull(fake.pulls.get(pull)!) },
-        repository: repository(),
-      };
-    },
+    labeled: events.labeled,
+    commented: events.commented,
+    opened: events.opened,
+    pullClosed: events.pullClosed,
     statuses(issue) {
-      const key = repositoryStateKey(BOT_STATE_SECRET, 0, Number(repository().id));
-      return fake.statusComments(issue).map((c) => {
-        const read = readStatusComment(c.body, { key, issue, comment: String(c.id) });
-        return read.ok ? read.run : undefined;
-      });
+      const key = repositoryStateKey(BOT_STATE_SECRET, 0, Number(events.repository().id));
+      return fakeOf()
+        .statusComments(issue)
+        .map((c) => {
+          const read = readStatusComment(c.body, { key, issue, comment: String(c.id) });
+          return read.ok ? read.run : undefined;
+        });
     },
     async close() {
       await api?.close();

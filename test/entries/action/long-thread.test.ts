@@ -44,7 +44,7 @@ describe("mode: bot, a command or label on a thread longer than a page", () => {
     const last = [...fake.comments.values()].filter((c) => c.issue === issue).at(-1)!;
     const mark = fake.requests.length;
     const logged = lines.length;
-    const code = await bot.run("issue_comment", bot.commentEvent(issue, last.id));
+    const code = await bot.run("issue_comment", bot.commentEvent(last.id));
     const asked = fake.since(mark);
     const thread = `/repos/${fake.owner}/${fake.name}/issues/${issue}`;
     // The reconcile's reads: comments since the window's start (the app reads its status

@@ -95,7 +95,7 @@ describe("mode: bot: approvals name their run", () => {
   /** One workflow run on a comment's creation (its reconcile replays what is unanswered). */
   async function comment(issue: number, who: string, body: string) {
     const c = fake.postAs(issue, who, body);
-    expect(await bot.run("issue_comment", bot.commentEvent(issue, c.id))).toBe(0);
+    expect(await bot.run("issue_comment", bot.commentEvent(c.id))).toBe(0);
     return c;
   }
   const runsOn = (issue: number) =>
