@@ -838,9 +838,15 @@ describe("npm start under senders without the secret", () => {
       unsigned(server.url, `large-${i}`, 24 * MiB, 24 * MiB - 1),
     );
     await Promise.all(large.map((s) => s.closed));
-    expect(large.map((s) => s.answer().split("\r\n")[0])).toEqual(
-      Array(8).fill("HTTP/1.1 413 Payload Too Large"),
+    // Each is answered 413 and its connection closed. A sender still writing may see a reset
+    // instead (TCP drops an unread answer when its data arrives at a closed socket), so the
+    // server's own count says all eight were answered; the senders saw 413 or a reset.
+    expect(await server.metric('playbook_bot_webhook_deliveries_total{status="413"}')).toBe(8);
+    const seen = large.map((s) => s.answer().split("\r\n")[0]);
+    expect(seen.filter((l) => l !== "")).toEqual(
+      seen.filter((l) => l !== "").map(() => "HTTP/1.1 413 Payload Too Large"),
     );
+    expect(seen).toContain("HTTP/1.1 413 Payload Too Large");
     // Six bodies of 2 MiB less a byte are held (12 MiB of the 16 MiB budget), forty senders
     // trickle: connections that hold almost nothing.
     const held = Array.from({ length: 6 }, (_, i) =>
@@ -864,8 +870,11 @@ describe("npm start under senders without the secret", () => {
     );
     await Promise.all(over.map((s) => s.closed));
     const answers = over.map((s) => s.answer());
-    // 4 MiB were left: at most two more fit, the others are refused.
-    expect(answers.filter((a) => a.startsWith("HTTP/1.1 503 ")).length).toBeGreaterThanOrEqual(2);
+    // 4 MiB were left: at most two more fit, the others are refused (counted by the server: a
+    // sender still writing may see a reset instead of the answer, as above).
+    expect(
+      await server.metric('playbook_bot_webhook_deliveries_total{status="503"}'),
+    ).toBeGreaterThanOrEqual(2);
     expect(answers.filter((a) => a.startsWith("HTTP/1.1 503 "))).toSatisfy((all: string[]) =>
       all.every((a) => /\r\nretry-after: 6\r\n/i.test(a)),
     );
