@@ -517,7 +517,10 @@ describe("npm start when GitHub stops answering", () => {
     expect(String(down.body.reason)).toMatch(
       /^GitHub did not answer the last \d+ requests \(last: .*ECONNREFUSED/,
     );
-    expect(server.stdout).toMatch(/GitHub could not be reached for [A-Z]+ http:\/\/127\.0\.0\.1/);
+    // Its log line may come a little after /readyz turns (another request's failure counted).
+    await until("the unreachable request logged", () =>
+      /GitHub could not be reached for [A-Z]+ http:\/\/127\.0\.0\.1/.test(server.stdout),
+    );
     // GitHub comes back only once the delivery's work has failed, so its retry is what is tested.
     await until(
       "down-1 failed once",
