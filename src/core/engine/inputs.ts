@@ -51,8 +51,14 @@ export function argsOfWords(words: readonly string[], text = words.join(" ")): C
   const values: Record<string, string> = {};
   for (const word of words) {
     const eq = word.indexOf("=");
+    // Defined, not assigned: `__proto__=x` is a value (an unknown input), never the prototype.
     if (eq > 0 && /^[A-Za-z0-9_-]+$/.test(word.slice(0, eq)))
-      values[word.slice(0, eq)] = word.slice(eq + 1);
+      Object.defineProperty(values, word.slice(0, eq), {
+        value: word.slice(eq + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else positional.push(word);
   }
   return { positional, values, text };
@@ -96,20 +102,30 @@ export function collectInputs(
   sources: InputSources,
 ): Record<string, Scalar> {
   const raw: Record<string, Scalar> = {};
+  // A key's own value only: `constructor` or `toString` names no value of an object's prototype.
+  const own = <T>(o: Record<string, T> | undefined, k: string): T | undefined =>
+    o !== undefined && Object.hasOwn(o, k) ? o[k] : undefined;
   for (const [name, spec] of Object.entries(specs ?? {})) {
     const from = spec.from;
     let v: Scalar | undefined;
-    if (from?.startsWith("labels.")) v = sources.alert?.labels?.[from.slice(7)];
-    else if (from?.startsWith("annotations.")) v = sources.alert?.annotations?.[from.slice(12)];
-    else if (from?.startsWith("issue.form.")) v = sources.form?.[normaliseHeading(from.slice(11))];
+    if (from?.startsWith("labels.")) v = own(sources.alert?.labels, from.slice(7));
+    else if (from?.startsWith("annotations.")) v = own(sources.alert?.annotations, from.slice(12));
+    else if (from?.startsWith("issue.form."))
+      v = own(sources.form, normaliseHeading(from.slice(11)));
     else if (from === "issue.title") v = sources.issue?.title;
     else if (from === "issue.body") v = sources.issue?.body;
     else if (from === "issue.number") v = sources.issue?.number ?? null;
     else if (from === "issue.author") v = sources.issue?.author;
-    v ??= sources.form?.[normaliseHeading(name)];
+    v ??= own(sources.form, normaliseHeading(name));
     if (v !== undefined && v !== null) raw[name] = v;
   }
-  for (const [k, v] of Object.entries(sources.args ?? {})) raw[k] = v;
+  for (const [k, v] of Object.entries(sources.args ?? {}))
+    Object.defineProperty(raw, k, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return raw;
 }
 
@@ -164,7 +180,8 @@ export function resolveInputs(
 
   const pendingDefaults: string[] = [];
   for (const [name, spec] of Object.entries(declared)) {
-    const given = raw[name];
+    // Only what was given: an input named `constructor` or `toString` inherits nothing.
+    const given = Object.hasOwn(raw, name) ? raw[name] : undefined;
     if (given === undefined || given === null || given === "") {
       if (spec.default !== undefined) pendingDefaults.push(name);
       else if (spec.required)
@@ -190,9 +207,14 @@ export function resolveInputs(
       let rendered: Scalar = d;
       if (typeof d === "string") {
         const refs = templateRefs(parseTemplate(d).parts).map((r) => r.path[1] as string);
-        if (refs.some((r) => !(r in values) && pendingDefaults.includes(r))) continue;
+        if (refs.some((r) => !Object.hasOwn(values, r) && pendingDefaults.includes(r))) continue;
         // Another input's value, or empty where it has none (an optional input left out).
-        const filled = renderTemplate(d, (path) => values[path[1] as string] ?? "", "value");
+        const filled = renderTemplate(
+          d,
+          (path) =>
+            (Object.hasOwn(values, path[1] as string) ? values[path[1] as string] : "") ?? "",
+          "value",
+        );
         rendered = filled.ok ? filled.value : d;
       }
       pendingDefaults.splice(i--, 1);

@@ -34,13 +34,24 @@ export interface AnnotationFields {
   endColumn: number;
 }
 
+/**
+ * A playbook's text (an id, a name) carries no terminal sequence into the runner's log: control
+ * characters other than the line breaks and tabs the command's escaping keeps are shown as escapes.
+ */
+function visible(s: string): string {
+  return s.replace(
+    /(?![\t\n\r])[\p{Cc}\p{Zl}\p{Zp}]/gu,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /** What the Action hands to `core.error`/`core.warning` for a diagnostic, and `--format github` prints. */
 export function annotation(d: Diagnostic): { message: string; properties: AnnotationFields } {
   return {
-    message: d.hint ? `${d.message}\n${d.hint}` : d.message,
+    message: visible(d.hint ? `${d.message}\n${d.hint}` : d.message),
     properties: {
       title: d.rule,
-      file: d.file,
+      file: visible(d.file),
       startLine: d.line,
       endLine: d.endLine,
       startColumn: d.column,

@@ -1,0 +1,131 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { BIN, cleanup, makeDir } from "../../helpers/git-repo.js";
+import { workflowCommands } from "../../helpers/workflow-commands.js";
+
+/**
+ * Attacks on the local hosts through their built entries: a playbook's input names that are
+ * also names of every JavaScript object's prototype, and a playbook's id carrying terminal
+ * sequences into the annotations of `validate --format github` and the bundled Action.
+ */
+
+afterEach(cleanup);
+
+const BUNDLE = resolve(__dirname, "../../../dist/action/index.js");
+
+function run(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, {
+      cwd,
+      env: { PATH: process.env.PATH, NO_COLOR: "1", GITHUB_TOKEN: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    child.on("error", fail);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      done({ code, out });
+    });
+  });
+}
+
+const INHERITED = `apiVersion: playbook-bot/v1
+id: inherited
+description: Inputs named as an object's own methods.
+inputs:
+  constructor:
+    type: string
+    default: plain
+    description: A default, not Object.
+  toString:
+    type: string
+    default: "{{ inputs.constructor }}"
+    description: Another input's value.
+steps:
+  - id: say
+    type: comment
+    description: Say them.
+    body: "c=[{{ inputs.constructor }}] t=[{{ inputs.toString }}]"
+  - id: done
+    type: end
+    description: Done.
+`;
+
+describe("`playbook-bot run` takes only the inputs given", () => {
+  it("an input named constructor or toString inherits nothing, and __proto__= is an unknown input", async () => {
+    const dir = makeDir("pb-inherited-");
+    writeFileSync(join(dir, "inherited.yaml"), INHERITED);
+    const ok = await run([BIN, "run", "inherited.yaml", "--scratch", "--mode", "autonomous"], dir);
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toContain("c=[plain] t=[plain]");
+    expect(ok.out).not.toContain("native code");
+
+    const proto = await run(
+      [BIN, "run", "inherited.yaml", "--scratch", "--mode", "autonomous", "__proto__=x"],
+      dir,
+    );
+    expect(proto.code, proto.out).toBe(1);
+    expect(proto.out).toContain("unknown input '__proto__'");
+  }, 45_000);
+});
+
+const ESCAPES = `apiVersion: playbook-bot/v1
+id: "evil\\e[2J\\e]52;c;cHduZWQ=\\a"
+description: An id with terminal sequences.
+steps:
+  - id: done
+    type: end
+    description: Nothing.
+    next: "nowhere\\e[31m\\n::error::injected"
+`;
+
+describe("annotations carry no terminal sequence", () => {
+  it("validate --format github and the bundled Action show control characters as escapes", async () => {
+    const repo = makeDir("pb-escapes-");
+    mkdirSync(join(repo, ".github", "playbooks"), { recursive: true });
+    writeFileSync(join(repo, ".github", "playbooks", "evil.yaml"), ESCAPES);
+
+    const cli = await run([BIN, "validate", "--format", "github"], repo);
+    expect(cli.code, cli.out).toBe(1);
+
+    const eventPath = join(repo, "..", "event.json");
+    const examples = createRequire(import.meta.url)(
+      "@octokit/webhooks-examples/api.github.com/index.json",
+    ) as { name: string; examples: unknown[] }[];
+    writeFileSync(eventPath, JSON.stringify(examples.find((d) => d.name === "push")?.examples[0]));
+    const output = join(repo, "..", "output");
+    writeFileSync(output, "");
+    const action = await run([BUNDLE], repo, {
+      GITHUB_ACTIONS: "true",
+      GITHUB_EVENT_NAME: "push",
+      GITHUB_EVENT_PATH: eventPath,
+      GITHUB_WORKSPACE: repo,
+      GITHUB_OUTPUT: output,
+      GITHUB_REPOSITORY: "octo/playbooks",
+      INPUT_TOKEN: "",
+    });
+    expect(action.code, action.out).toBe(1);
+
+    for (const out of [cli.out, action.out]) {
+      expect(out).not.toContain("\u001b");
+      expect(out).not.toContain("\u0007");
+      const commands = workflowCommands(out);
+      const ids = commands.filter((c) => c.properties.title === "id-format");
+      expect(ids.map((c) => c.data.split("\n")[0])).toEqual([
+        "id: 'evil\\u001b[2J\\u001b]52;c;cHduZWQ=\\u0007' is not a valid id",
+        "steps[0].next: 'nowhere\\u001b[31m",
+      ]);
+      expect(commands.filter((c) => c.data.startsWith("injected"))).toEqual([]);
+    }
+  }, 45_000);
+});
