@@ -45,6 +45,11 @@ export function parseArgs(line: string): CommandArgs {
   return argsOfWords(splitArgs(line), line.trim());
 }
 
+/** Sets `key` as `o`'s own property: `__proto__` is a key like any other, never the prototype. */
+function defineOwn<T>(o: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Words already split (a shell's argv): each word is taken whole, spaces and quotes included. */
 export function argsOfWords(words: readonly string[], text = words.join(" ")): CommandArgs {
   const positional: string[] = [];
@@ -53,12 +58,7 @@ export function argsOfWords(words: readonly string[], text = words.join(" ")): C
     const eq = word.indexOf("=");
     // Defined, not assigned: `__proto__=x` is a value (an unknown input), never the prototype.
     if (eq > 0 && /^[A-Za-z0-9_-]+$/.test(word.slice(0, eq)))
-      Object.defineProperty(values, word.slice(0, eq), {
-        value: word.slice(eq + 1),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      defineOwn(values, word.slice(0, eq), word.slice(eq + 1));
     else positional.push(word);
   }
   return { positional, values, text };
@@ -120,12 +120,7 @@ export function collectInputs(
     if (v !== undefined && v !== null) raw[name] = v;
   }
   for (const [k, v] of Object.entries(sources.args ?? {}))
-    Object.defineProperty(raw, k, {
-      value: v,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    defineOwn(raw, k, v);
   return raw;
 }
 
