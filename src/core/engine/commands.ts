@@ -30,24 +30,48 @@ export const MAX_COMMANDS_PER_COMMENT = 10;
 
 /**
  * Slash commands in a comment body. A command starts its own line (up to three spaces of
- * indent), outside fenced code, block quotes and HTML comments, and matches a whole word:
- * `/approvex` is not `/approve` (it is reported as unknown, with a suggestion, and never runs).
+ * indent), outside fenced code (a list item's too), block quotes, HTML comments and `<pre>`,
+ * `<script>`, `<style>` and `<textarea>` blocks, and matches a whole word: `/approvex` is not
+ * `/approve` (it is reported as unknown, with a suggestion, and never runs). Where GitHub might
+ * show a line as code or hide it, it is no command: a fence closes only on a line of its marks
+ * alone, and `<!--` inside a fence is code, not a comment that could hide the fence.
  */
 export function parseCommands(body: string): ParsedCommand[] {
-  const withoutComments = body.replace(/<!--[\s\S]*?(-->|$)/g, (m) => m.replace(/[^\n]/g, " "));
   const out: ParsedCommand[] = [];
-  let fence: string | null = null;
-  const lines = withoutComments.split(/\r?\n/);
+  let fence: { mark: string; column: number } | null = null;
+  let closer: RegExp | null = null; // the end of an HTML comment or a raw block
+  const lines = body.split(/\r?\n/);
   for (let i = 0; i < lines.length && out.length < MAX_COMMANDS_PER_COMMENT; i++) {
-    const line = lines[i] as string;
-    const fenceMark = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    let line = lines[i] as string;
+    const fenceMark = /^(\s*(?:(?:[-+*]|\d{1,9}[.)])\s+)*)(`{3,}|~{3,})(.*)$/.exec(line);
     if (fenceMark) {
-      const mark = fenceMark[1] as string;
-      if (fence === null) fence = mark;
-      else if (mark[0] === fence[0] && mark.length >= fence.length) fence = null;
+      const column = columns(fenceMark[1] as string);
+      const mark = fenceMark[2] as string;
+      const only = /^\s*$/.test(fenceMark[3] as string);
+      if (fence === null) fence = { mark, column };
+      else if (column < fence.column)
+        fence = { mark, column }; // a new fence after the list item
+      else if (only && mark[0] === fence.mark[0] && mark.length >= fence.mark.length)
+        fence = column <= fence.column + 3 ? null : fence;
+      continue;
+    }
+    // Inside an HTML comment or a raw block, until its end; a fence there counts all the same
+    // (`<!--` in a code span is no comment), so a line counts only outside both.
+    if (closer) {
+      if (closer.test(line)) closer = null;
       continue;
     }
     if (fence !== null) continue;
+    if (/^ {0,3}<(pre|script|style|textarea)(\s|>|$)/i.test(line)) {
+      if (!/<\/(pre|script|style|textarea)>/i.test(line))
+        closer = /<\/(pre|script|style|textarea)>/i;
+      continue;
+    }
+    const open = line.indexOf("<!--");
+    if (open !== -1) {
+      if (line.indexOf("-->", line.lastIndexOf("<!--") + 4) === -1) closer = /-->/;
+      line = line.slice(0, open);
+    }
     const m = /^ {0,3}\/([A-Za-z][A-Za-z0-9_-]*)(.*)$/.exec(line);
     if (!m) continue;
     const word = (m[1] as string).toLowerCase();
@@ -62,6 +86,13 @@ export function parseCommands(body: string): ParsedCommand[] {
     }
   }
   return out;
+}
+
+/** Where a line's text starts, in columns (a tab moves to the next multiple of four). */
+function columns(prefix: string): number {
+  let n = 0;
+  for (const c of prefix) n = c === "\t" ? n + 4 - (n % 4) : n + 1;
+  return n;
 }
 
 const HELP: [string, string][] = [

@@ -60,6 +60,23 @@ export function unknownCommandReason(word: string, suggestion: string): Inline[]
   ];
 }
 
+/** GitHub refuses a comment longer than 65,536 characters; a reply stays well under that. */
+export const MAX_REPLY_CHARS = 60_000;
+
+/**
+ * A reply as it can be posted: one that echoes so much of a comment (a 60,000-character `/run`
+ * line quoted, each of its thousands of unknown inputs named) that GitHub would refuse it is
+ * replaced by a short one, so the command is answered and the issue's events go on.
+ */
+export function fittedReply(body: string): string {
+  if (body.length <= MAX_REPLY_CHARS) return body;
+  return renderMarkdown(
+    paragraph(
+      `👎 the answer to this comment would be ${body.length} characters, more than GitHub takes in a comment: write the command shorter`,
+    ),
+  );
+}
+
 /** A playbook that did not start because its inputs are invalid, with each problem. */
 export function invalidInputsNotice(playbook: string, problems: readonly string[]): string {
   return renderMarkdown(

@@ -69,6 +69,7 @@ import type { CommandArgs, Effect } from "../../core/engine/events.js";
 import type { EffectPerformer } from "../effects.js";
 import { capAlertData, shortened } from "../../core/alerts/caps.js";
 import {
+  fittedReply,
   frozenNotice,
   invalidInputsNotice,
   requirementsNotice,
@@ -260,7 +261,7 @@ export class IssueController {
   private arrival: { login: string; permission: Permission | undefined } | undefined;
   /** How a command is answered in words: within the commenter's reply budget. */
   private replyTo: (text: string) => Promise<boolean> = (text) =>
-    this.o.port.createComment(this.o.issue.number, text).then(() => true);
+    this.o.port.createComment(this.o.issue.number, fittedReply(text)).then(() => true);
   /** Whether the commenter has any role above read in the repository. */
   private member = true;
   /** Whether a `/systematise` of the comment being handled has already been answered. */
@@ -667,7 +668,17 @@ export class IssueController {
         this.o.observe?.refused?.();
         continue;
       }
-      await this.startRun(bundle, this.issueSources(), actor, `${eventId}:${bundle.playbook.id}`);
+      const start = `${eventId}:${bundle.playbook.id}`;
+      // A run writes comments: one a person without a role above read starts by a label (an
+      // issue form's) is spent from their reply budget, as a `/run` of theirs is.
+      const outsider = actor.permission === undefined || actor.permission === "read";
+      if (
+        outsider &&
+        !IssueController.handled(await this.liveRuns(), start) &&
+        !(await this.mayReply(by.login))
+      )
+        continue;
+      await this.startRun(bundle, this.issueSources(), actor, start);
     }
     return matches.length > 0;
   }
@@ -814,7 +825,7 @@ export class IssueController {
     const reply = async (text: string) =>
       member && (await this.mayReply(comment.author))
         ? this.o.port
-            .createComment(this.o.issue.number, this.marked(text, comment.author))
+            .createComment(this.o.issue.number, this.marked(fittedReply(text), comment.author))
             .then(() => true)
         : false;
     this.replyTo = reply;

@@ -57,6 +57,31 @@ describe("parseCommands", () => {
     expect(parseCommands(body)[0]?.line).toBe(12);
   });
 
+  it("takes no command from a line GitHub shows as code or hides", () => {
+    // A fence closes only on a line of its marks alone: "``` still code" is code.
+    expect(names("```\n``` still code\n/approve\n```\n/status")).toEqual(["status"]);
+    // `<!--` inside a fence (or an inline code span before one) does not hide the fence.
+    expect(names("`<!--`\n```\n`-->`\n/approve\n```\n/status")).toEqual(["status"]);
+    expect(names("```\n<!--\n```\n/status\n")).toEqual(["status"]);
+    // A fence in a list item, closed at the item's indent; one indented past it stays open.
+    expect(names("- ```\n  /approve\n  ```\n/status")).toEqual(["status"]);
+    expect(names("1.  ```\n    /approve\n    ```\n/status")).toEqual(["status"]);
+    expect(names("```\n    ```\n/approve\n```\n/status")).toEqual(["status"]);
+    expect(names("```\n\t```\n/approve\n```\n/status")).toEqual(["status"]);
+    // A list item's fence ended by the item: the marks at the left open a new fence.
+    expect(names("- ```\n  x\n```\n/approve\n```\n/status")).toEqual(["status"]);
+    // Raw HTML blocks GitHub shows preformatted or drops.
+    expect(names("<pre>\n/approve\n</pre>\n/status")).toEqual(["status"]);
+    expect(names("<script>\n/approve\n</script>\n<STYLE>\n/cancel\n</style>\n/status")).toEqual([
+      "status",
+    ]);
+    // An inline comment hides the rest of its line and, left open, the lines after.
+    expect(names("/approve <!-- later -->\n<!-- a --> <!-- b\n/cancel\n-->\n/status")).toEqual([
+      "approve",
+      "status",
+    ]);
+  });
+
   it("answers a likely typo with a suggestion and leaves prose alone", () => {
     expect(parseCommands("/aprove")).toEqual([
       { kind: "unknown", word: "aprove", suggestion: "approve", line: 1 },

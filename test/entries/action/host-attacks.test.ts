@@ -56,6 +56,7 @@ describe("mode: bot under attack", () => {
       ["ada", "admin"],
       ["tom", "triage"],
       ["bob", "read"],
+      ["wes", "write"],
       ["github-actions[bot]", "write"],
     ])
       fake.permissions.set(who as string, role as string);
@@ -100,6 +101,30 @@ describe("mode: bot under attack", () => {
       0,
     );
     expect(fake.statusComments(issue.number)).toHaveLength(1);
+  }, 60_000);
+
+  it("a /run whose answer GitHub would refuse as too long does not fail every later workflow run", async () => {
+    const issue = fake.openIssue("long", "", "wes");
+    // GitHub refuses a comment body past 65,536 characters.
+    fake.fault = ({ method, path, body }) =>
+      method === "POST" &&
+      path.endsWith("/comments") &&
+      String((body as { body?: string } | undefined)?.body ?? "").length > 65_536
+        ? { status: 422, body: { message: "Validation Failed" } }
+        : undefined;
+    try {
+      const line = `/run hello ${Array.from({ length: 3000 }, (_, i) => `k${i}=v`).join(" ")}`;
+      const asked = await comment(issue.number, "wes", line);
+      expect(fake.reactions.filter((r) => r.commentId === asked.id).map((r) => r.content)).toEqual([
+        "eyes",
+        "-1",
+      ]);
+      // The next workflow run replays nothing left unanswered: a /run starts.
+      await comment(issue.number, "tom", "/run hello");
+      expect(statuses(issue.number)).toHaveLength(1);
+    } finally {
+      fake.fault = undefined;
+    }
   }, 60_000);
 
   it("a label or a /run written with a workflow's token (github-actions[bot]) starts nothing", async () => {

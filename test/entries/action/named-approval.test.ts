@@ -81,6 +81,12 @@ describe("mode: bot: approvals name their run", () => {
       ".github/playbooks/gated.yaml": GATED,
       ".github/playbooks/twice.yaml": TWICE,
       ".github/playbooks/open.yaml": OPEN,
+      ...Object.fromEntries(
+        Array.from({ length: 7 }, (_, i) => [
+          `.github/playbooks/open${i}.yaml`,
+          OPEN.replace("id: open", `id: open${i}`),
+        ]),
+      ),
     },
     roles: { alice: "write", carol: "maintain", tom: "triage", bob: "read" },
     clock: () => new Date(now),
@@ -316,5 +322,14 @@ describe("mode: bot: approvals name their run", () => {
     // A person with a role above read is not held to it.
     for (let i = 0; i < 6; i++) await comment(issue.number, "tom", "/run open");
     expect(runsOn(issue.number)).toHaveLength(11);
+  }, 60_000);
+
+  it("an outsider's issue form with seven playbook labels: five runs across workflow runs", async () => {
+    // The form sets the labels; GitHub sends each labeled event with its author as sender.
+    const labels = Array.from({ length: 7 }, (_, i) => `playbook:open${i}`);
+    const issue = fake.openIssue("From a form", "", "bob", labels).number;
+    for (const l of labels)
+      expect(await bot.run("issues", bot.labeledEvent(issue, l, "bob"))).toBe(0);
+    expect(runsOn(issue)).toHaveLength(5);
   }, 60_000);
 });

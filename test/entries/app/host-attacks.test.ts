@@ -204,11 +204,69 @@ describe("attacks on the served app", () => {
     expect(fake.statusComments(1)).toHaveLength(5);
   });
 
+  it("a maintainer's /approve that GitHub shows as code approves nothing", async () => {
+    await served();
+    await h.comment(1, "tom", "/run ship");
+    // A fence closes only on its marks alone; `<!--` in a code span hides no fence.
+    await h.comment(1, "carol", "To approve, write:\n\n```\n``` then\n/approve\n```\n");
+    await h.comment(1, "carol", "`<!--`\n```\n`-->`\n/approve\n```\n");
+    await h.comment(1, "carol", "- ```\n  /approve\n  ```\n<pre>\n/approve\n</pre>\n");
+    expect(runs()[0]?.stack[0]?.current).toBe("approve");
+    expect(runs()[0]?.stack[0]?.votes).toEqual([]);
+    expect(fake.branches()).toEqual(["master"]);
+  });
+
+  it("a /run whose answer would be longer than GitHub takes is answered shortly; the issue goes on", async () => {
+    await served();
+    // GitHub refuses a comment body past 65,536 characters.
+    fake.fault = ({ method, path, body }) =>
+      method === "POST" &&
+      path.endsWith("/comments") &&
+      String((body as { body?: string } | undefined)?.body ?? "").length > 65_536
+        ? { status: 422, body: { message: "Validation Failed" } }
+        : undefined;
+    // 3,000 unknown inputs: each is named in the answer, and the line is quoted.
+    const line = `/run hello ${Array.from({ length: 3000 }, (_, i) => `k${i}=v`).join(" ")}`;
+    const asked = await h.comment(1, "wes", line);
+    const answers = [...fake.comments.values()].filter((c) => c.id > asked);
+    expect(answers.map((c) => c.body.length).every((n) => n < 65_536)).toBe(true);
+    expect(answers.some((c) => c.body.includes("more than GitHub takes in a comment"))).toBe(true);
+    expect(fake.reactions.filter((r) => r.commentId === asked).map((r) => r.content)).toEqual([
+      "eyes",
+      "-1",
+    ]);
+    await h.comment(1, "wes", "/run hello");
+    expect(fake.statusComments(1)).toHaveLength(1);
+  });
+
   it("one outsider comment with ten /run lines starts one run", async () => {
     await served();
     await h.comment(1, "bob", Array.from({ length: 10 }, () => "/run hello").join("\n"));
     await h.drain();
     expect(fake.statusComments(1).length).toBe(1);
+  });
+});
+
+describe("an outsider's issue form carrying many playbook labels", () => {
+  it("starts no more runs than their reply budget allows", async () => {
+    const clock = makeClock();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 7; i++)
+      files[`.github/playbooks/hello${i}.yaml`] = OPEN.replace("id: hello", `id: hello${i}`);
+    fake = installedRepository(files, { bob: "read", tom: "triage" }, clock);
+    h = new ServedHarness(fake, clock);
+    await h.start();
+    // The form sets seven labels; GitHub sends each labeled event with its author as sender.
+    const labels = Array.from({ length: 7 }, (_, i) => `playbook:hello${i}`);
+    const issue = fake.openIssue("from a form", "", "bob", labels);
+    for (const l of labels) await h.deliver("issues", h.labeledPayload(issue.number, l, "bob"));
+    await h.drain();
+    // Five per issue per 10 minutes, as for their /run.
+    expect(fake.statusComments(issue.number)).toHaveLength(5);
+    // Someone with a role above read is not held to it.
+    await h.label(issue.number, "playbook:hello6", "tom");
+    await h.drain();
+    expect(fake.statusComments(issue.number)).toHaveLength(6);
   });
 });
 
