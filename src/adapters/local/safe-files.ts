@@ -4,12 +4,14 @@ import {
   existsSync,
   fstatSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readSync,
   realpathSync,
+  writeFileSync,
 } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import { glob } from "tinyglobby";
 import type { RefusedSource } from "../../core/format/source.js";
@@ -256,4 +258,48 @@ export async function filesUnder(
     }
   }
   return [...new Set([...regular, ...special])].sort();
+}
+
+// A report's file: created or emptied, never reached through a link at its name; a named pipe
+// without a reader fails at open (ENXIO) instead of blocking.
+const WRITE_FLAGS =
+  constants.O_WRONLY |
+  constants.O_CREAT |
+  constants.O_TRUNC |
+  (constants.O_NOFOLLOW ?? 0) |
+  (constants.O_NONBLOCK ?? 0);
+
+/**
+ * Writes a report (SARIF, JUnit, a trace) where a person or a workflow named it, as data too: the
+ * checkout may be a fork's, and a link planted at the report's name would have the write land on
+ * a file elsewhere (a later step's script). The name must not be a link and must be a regular file
+ * once opened; given a root, the folder must resolve inside it. Throws, saying why, otherwise.
+ */
+export function writeReportFile(file: string, text: string, root?: string): void {
+  const abs = resolve(file);
+  if (root !== undefined) {
+    let existing = dirname(abs);
+    while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+    const folder = realOrUndefined(existing);
+    if (folder === undefined || !inside(realOrUndefined(root) ?? resolve(root), folder))
+      throw new Error(`${file}: its folder resolves outside ${root}; name a file inside it`);
+  }
+  mkdirSync(dirname(abs), { recursive: true });
+  let fd: number;
+  try {
+    fd = openSync(abs, WRITE_FLAGS, 0o644);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP")
+      throw new Error(`${file} is a symbolic link: a report is not written through a link`);
+    if (code === "ENXIO") throw new Error(`${file} is a named pipe (FIFO), not a file`);
+    throw err;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new Error(`${file} is ${kindOf(stat)}, not a file`);
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,12 +1,17 @@
 import "../../adapters/local/yaml-library.js";
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { dirname, relative, resolve, sep } from "node:path";
+import { realpathSync } from "node:fs";
+import { relative, resolve, sep } from "node:path";
 import * as core from "@actions/core";
 import { plainLine } from "../../core/util/log-line.js";
 import { compareDiagnostics, type Diagnostic } from "../../core/format/diagnostics.js";
 import { bundledPlaybooks, fileExistsNextTo, IGNORED_GLOBS } from "../../adapters/local/library.js";
 import { siblingsOnDisk } from "../../adapters/local/siblings.js";
-import { filesUnder, playbookSource, readConfinedText } from "../../adapters/local/safe-files.js";
+import {
+  filesUnder,
+  playbookSource,
+  readConfinedText,
+  writeReportFile,
+} from "../../adapters/local/safe-files.js";
 import { isPlaybookFile } from "../../core/dialects/files.js";
 import { PlaybookGraph } from "../../core/format/graph.js";
 import { renderMermaid } from "../../core/format/mermaid.js";
@@ -322,10 +327,11 @@ export async function run(a: ActionEnv): Promise<number> {
   if (sarifFile) {
     const target = resolve(a.workspace, sarifFile);
     const { dir } = repositoryRoot();
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(
+    // The workspace is the checkout, a fork's too: no link there takes the report elsewhere.
+    writeReportFile(
       target,
       formatSarif(reports, { ...toolInfo(), root: sarifRoot(dir, a.workspace) }),
+      a.workspace,
     );
     core.setOutput("sarif-file", target);
     say(`Wrote SARIF for ${all.length} diagnostics to ${sarifFile} (paths from ${dir}).`);

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { writeReportFile } from "../../adapters/local/safe-files.js";
 import { resolve } from "node:path";
 import { commandOctokit } from "../../adapters/github/octokit-pacing.js";
 import {
@@ -121,7 +121,7 @@ export async function issueTraceCommand(
     issue,
   );
   const text = `${JSON.stringify(exportTrace(trace.records, trace.runs, opts.format, opts.version ? { version: opts.version } : {}), null, 2)}\n`;
-  if (opts.output) writeFileSync(resolve(io.cwd, opts.output), text);
+  if (opts.output) writeReportFile(resolve(io.cwd, opts.output), text);
   else io.out(text);
   return 0;
 }

@@ -1,5 +1,5 @@
-import { existsSync, statSync, writeFileSync } from "node:fs";
-import { readConfined, rootFor } from "../../adapters/local/safe-files.js";
+import { existsSync, statSync } from "node:fs";
+import { readConfined, rootFor, writeReportFile } from "../../adapters/local/safe-files.js";
 import { join, resolve } from "node:path";
 import { RUN_ID_PATTERN } from "../../core/engine/state.js";
 import { exportTrace, type TraceFormat } from "../../core/trace/export.js";
@@ -92,7 +92,7 @@ export async function traceCommand(
     io.out(text);
   } else {
     const out = resolve(io.cwd, opts.output);
-    writeFileSync(out, text);
+    writeReportFile(out, text);
     io.out(
       `Trace of run ${parsed.run.id} (${records.length} records, ${opts.format}) written to ${out}\n`,
     );

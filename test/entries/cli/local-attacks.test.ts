@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,8 +8,9 @@ import { workflowCommands } from "../../helpers/workflow-commands.js";
 
 /**
  * Attacks on the local hosts through their built entries: a playbook's input names that are
- * also names of every JavaScript object's prototype, and a playbook's id carrying terminal
- * sequences into the annotations of `validate --format github` and the bundled Action.
+ * also names of every JavaScript object's prototype, a playbook's id carrying terminal
+ * sequences into the annotations of `validate --format github` and the bundled Action, and a
+ * link planted where a report is written.
  */
 
 afterEach(cleanup);
@@ -128,4 +129,51 @@ describe("annotations carry no terminal sequence", () => {
       expect(commands.filter((c) => c.data.startsWith("injected"))).toEqual([]);
     }
   }, 45_000);
+});
+
+describe("a report is never written through a link planted at its name", () => {
+  it("validate -o, test -o and the bundled Action's sarif-file refuse the link and leave its target alone", async () => {
+    const outside = makeDir("pb-outside-");
+    const victim = join(outside, "later-step.sh");
+    writeFileSync(victim, "echo the script a later step runs\n");
+    const repo = makeDir("pb-planted-");
+    mkdirSync(join(repo, ".github", "playbooks"), { recursive: true });
+    writeFileSync(join(repo, ".github", "playbooks", "evil.yaml"), ESCAPES);
+    // As a fork's checkout brings them: a link at the report's name, and a folder linked out.
+    symlinkSync(victim, join(repo, "results.sarif"));
+    symlinkSync(outside, join(repo, "reports"));
+
+    const sarif = await run([BIN, "validate", "-f", "sarif", "-o", "results.sarif"], repo);
+    expect(sarif.code, sarif.out).toBe(2);
+    expect(sarif.out).toContain("results.sarif is a symbolic link");
+    const junit = await run(
+      [BIN, "test", ".github/playbooks", "--format", "junit", "-o", "results.sarif"],
+      repo,
+    );
+    expect(junit.out).toContain("results.sarif is a symbolic link");
+
+    const output = join(repo, "..", "output");
+    writeFileSync(output, "");
+    const env = {
+      GITHUB_ACTIONS: "true",
+      GITHUB_EVENT_NAME: "workflow_dispatch",
+      GITHUB_WORKSPACE: repo,
+      GITHUB_OUTPUT: output,
+      GITHUB_REPOSITORY: "octo/playbooks",
+      INPUT_TOKEN: "",
+    };
+    const linked = await run([BUNDLE], repo, { ...env, "INPUT_SARIF-FILE": "results.sarif" });
+    expect(linked.out).toContain("results.sarif is a symbolic link");
+    const outFolder = await run([BUNDLE], repo, { ...env, "INPUT_SARIF-FILE": "reports/x.sarif" });
+    expect(outFolder.out).toContain("its folder resolves outside");
+
+    expect(readFileSync(victim, "utf8")).toBe("echo the script a later step runs\n");
+    expect(lstatSync(join(outside, "x.sarif"), { throwIfNoEntry: false })).toBeUndefined();
+    // Named plainly, the report is written.
+    const plain = await run([BIN, "validate", "-f", "sarif", "-o", "out/results.sarif"], repo);
+    expect(plain.code, plain.out).toBe(1);
+    expect(JSON.parse(readFileSync(join(repo, "out", "results.sarif"), "utf8"))).toMatchObject({
+      version: "2.1.0",
+    });
+  }, 60_000);
 });

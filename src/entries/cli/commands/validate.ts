@@ -1,9 +1,9 @@
 import "../../../adapters/local/yaml-library.js";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { loadConfig } from "../../../adapters/local/rule-config.js";
 import { bundledPlaybooks, playbookFilesIn } from "../../../adapters/local/library.js";
-import { playbookSource, rootFor } from "../../../adapters/local/safe-files.js";
+import { playbookSource, rootFor, writeReportFile } from "../../../adapters/local/safe-files.js";
 import { formatGithub, formatJson } from "../../../core/format/report/machine.js";
 import { formatText } from "../../../core/format/report/text.js";
 import { DEFAULT_LIMITS } from "../../../core/format/source.js";
@@ -126,8 +126,7 @@ async function formatted(
 /** `--output-file`: the report written to a file, its folder made when missing. */
 export function writeReport(file: string, text: string): void {
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, text);
+    writeReportFile(file, text);
   } catch (err) {
     throw new UsageError(`cannot write the report to ${file}: ${(err as Error).message}`);
   }
