@@ -119,8 +119,7 @@ export function collectInputs(
     v ??= own(sources.form, normaliseHeading(name));
     if (v !== undefined && v !== null) raw[name] = v;
   }
-  for (const [k, v] of Object.entries(sources.args ?? {}))
-    defineOwn(raw, k, v);
+  for (const [k, v] of Object.entries(sources.args ?? {})) defineOwn(raw, k, v);
   return raw;
 }
 
