@@ -67,9 +67,11 @@ export function parseCommands(body: string): ParsedCommand[] {
         closer = /<\/(pre|script|style|textarea)>/i;
       continue;
     }
+    // A comment closed on its line is blanked; one left open hides the rest until its end.
+    line = blankClosedComments(line);
     const open = line.indexOf("<!--");
     if (open !== -1) {
-      if (line.indexOf("-->", line.lastIndexOf("<!--") + 4) === -1) closer = /-->/;
+      closer = /-->/;
       line = line.slice(0, open);
     }
     const m = /^ {0,3}\/([A-Za-z][A-Za-z0-9_-]*)(.*)$/.exec(line);
@@ -86,6 +88,19 @@ export function parseCommands(body: string): ParsedCommand[] {
     }
   }
   return out;
+}
+
+/** The line with each HTML comment that closes on it blanked (one pass: linear in the line). */
+function blankClosedComments(line: string): string {
+  let out = "";
+  let from = 0;
+  for (;;) {
+    const open = line.indexOf("<!--", from);
+    const close = open === -1 ? -1 : line.indexOf("-->", open + 4);
+    if (close === -1) return out + line.slice(from);
+    out += line.slice(from, open) + " ".repeat(close + 3 - open);
+    from = close + 3;
+  }
 }
 
 /** Where a line's text starts, in columns (a tab moves to the next multiple of four). */

@@ -650,10 +650,17 @@ export class IssueController {
         // Told once per label event: an opening's label comes with the opening and on its own.
         const told = `label-refused:${this.indexKey()}:${eventId}:${bundle.playbook.id}`;
         if (await this.memory.get<boolean>(told)) continue;
-        await this.o.port.createComment(
-          this.o.issue.number,
-          labelRefusedNotice(label, bundle.playbook.id, by.login, least) + answersMarker(eventId),
-        );
+        // An outsider's labels (an issue form's, several at once) are told within their budget.
+        const outsider = !actor.bot && (actor.permission ?? "read") === "read";
+        if (!outsider || (await this.mayReply(by.login))) {
+          const notice = labelRefusedNotice(label, bundle.playbook.id, by.login, least);
+          await this.o.port.createComment(
+            this.o.issue.number,
+            outsider
+              ? this.marked(notice + answersMarker(eventId), by.login)
+              : notice + answersMarker(eventId),
+          );
+        }
         await this.memory.put(told, true, RUN_MEMORY_TTL_MS);
         await this.traceRefusal({
           eventId: `${eventId}:${bundle.playbook.id}`,

@@ -268,6 +268,28 @@ describe("an outsider's issue form carrying many playbook labels", () => {
     await h.drain();
     expect(fake.statusComments(issue.number)).toHaveLength(6);
   });
+
+  it("is told of labels it may not use within the same budget", async () => {
+    const clock = makeClock();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 7; i++)
+      files[`.github/playbooks/admin${i}.yaml`] = OPEN.replace(
+        "id: hello",
+        `id: admin${i}`,
+      ).replace("run: read", "run: admin");
+    fake = installedRepository(files, { bob: "read" }, clock);
+    h = new ServedHarness(fake, clock);
+    await h.start();
+    const labels = Array.from({ length: 7 }, (_, i) => `playbook:admin${i}`);
+    const issue = fake.openIssue("from a form", "", "bob", labels);
+    for (const l of labels) await h.deliver("issues", h.labeledPayload(issue.number, l, "bob"));
+    await h.drain();
+    expect(fake.statusComments(issue.number)).toHaveLength(0);
+    const notices = [...fake.comments.values()].filter(
+      (c) => c.issue === issue.number && c.body.includes("needs admin"),
+    );
+    expect(notices).toHaveLength(5);
+  });
 });
 
 /** A POST to the served app's alert route whose body is sent in part, then held open. */
