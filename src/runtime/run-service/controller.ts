@@ -646,39 +646,14 @@ export class IssueController {
     for (const bundle of matches) {
       const actor = await this.actor(by.login, by.bot);
       const least = bundle.playbook.permissions?.run ?? DEFAULT_RUN_PERMISSION;
+      // A person without a role above read (an issue form's labels are theirs): what the label
+      // makes the bot write, a run or a refusal, is spent from their reply budget.
+      const outsider = !actor.bot && (actor.permission ?? "read") === "read";
       if (actor.bot || !atLeast(actor, least)) {
-        // Told once per label event: an opening's label comes with the opening and on its own.
-        const told = `label-refused:${this.indexKey()}:${eventId}:${bundle.playbook.id}`;
-        if (await this.memory.get<boolean>(told)) continue;
-        // An outsider's labels (an issue form's, several at once) are told within their budget.
-        const outsider = !actor.bot && (actor.permission ?? "read") === "read";
-        if (!outsider || (await this.mayReply(by.login))) {
-          const notice = labelRefusedNotice(label, bundle.playbook.id, by.login, least);
-          await this.o.port.createComment(
-            this.o.issue.number,
-            outsider
-              ? this.marked(notice + answersMarker(eventId), by.login)
-              : notice + answersMarker(eventId),
-          );
-        }
-        await this.memory.put(told, true, RUN_MEMORY_TTL_MS);
-        await this.traceRefusal({
-          eventId: `${eventId}:${bundle.playbook.id}`,
-          event: `label ${label}`,
-          actor: by.login,
-          ...(actor.permission ? { permission: actor.permission } : {}),
-          reason: actor.bot
-            ? `a bot's label starts no playbook`
-            : `starting ${bundle.playbook.id} needs ${least} access or more`,
-          at: this.o.clock().toISOString(),
-        });
-        this.o.observe?.refused?.();
+        await this.refuseLabel(label, bundle.playbook.id, actor, least, outsider, eventId);
         continue;
       }
       const start = `${eventId}:${bundle.playbook.id}`;
-      // A run writes comments: one a person without a role above read starts by a label (an
-      // issue form's) is spent from their reply budget, as a `/run` of theirs is.
-      const outsider = actor.permission === undefined || actor.permission === "read";
       if (
         outsider &&
         !IssueController.handled(await this.liveRuns(), start) &&
@@ -688,6 +663,40 @@ export class IssueController {
       await this.startRun(bundle, this.issueSources(), actor, start);
     }
     return matches.length > 0;
+  }
+
+  /** A label its sender may not use: told once per label event (an outsider within budget). */
+  private async refuseLabel(
+    label: string,
+    playbook: string,
+    actor: Actor,
+    least: Permission,
+    outsider: boolean,
+    eventId: string,
+  ): Promise<void> {
+    // Once per label event: an opening's label comes with the opening and on its own.
+    const told = `label-refused:${this.indexKey()}:${eventId}:${playbook}`;
+    if (await this.memory.get<boolean>(told)) return;
+    if (!outsider || (await this.mayReply(actor.login))) {
+      const notice =
+        labelRefusedNotice(label, playbook, actor.login, least) + answersMarker(eventId);
+      await this.o.port.createComment(
+        this.o.issue.number,
+        outsider ? this.marked(notice, actor.login) : notice,
+      );
+    }
+    await this.memory.put(told, true, RUN_MEMORY_TTL_MS);
+    await this.traceRefusal({
+      eventId: `${eventId}:${playbook}`,
+      event: `label ${label}`,
+      actor: actor.login,
+      ...(actor.permission ? { permission: actor.permission } : {}),
+      reason: actor.bot
+        ? `a bot's label starts no playbook`
+        : `starting ${playbook} needs ${least} access or more`,
+      at: this.o.clock().toISOString(),
+    });
+    this.o.observe?.refused?.();
   }
 
   /**
