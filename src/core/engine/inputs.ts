@@ -45,6 +45,11 @@ export function parseArgs(line: string): CommandArgs {
   return argsOfWords(splitArgs(line), line.trim());
 }
 
+/** `o`'s own value at `key`: `constructor` or `toString` names nothing of an object's prototype. */
+function own<T>(o: Record<string, T> | undefined, key: string): T | undefined {
+  return o !== undefined && Object.hasOwn(o, key) ? o[key] : undefined;
+}
+
 /** Sets `key` as `o`'s own property: `__proto__` is a key like any other, never the prototype. */
 function defineOwn<T>(o: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
@@ -102,9 +107,6 @@ export function collectInputs(
   sources: InputSources,
 ): Record<string, Scalar> {
   const raw: Record<string, Scalar> = {};
-  // A key's own value only: `constructor` or `toString` names no value of an object's prototype.
-  const own = <T>(o: Record<string, T> | undefined, k: string): T | undefined =>
-    o !== undefined && Object.hasOwn(o, k) ? o[k] : undefined;
   for (const [name, spec] of Object.entries(specs ?? {})) {
     const from = spec.from;
     let v: Scalar | undefined;
@@ -175,7 +177,7 @@ export function resolveInputs(
   const pendingDefaults: string[] = [];
   for (const [name, spec] of Object.entries(declared)) {
     // Only what was given: an input named `constructor` or `toString` inherits nothing.
-    const given = Object.hasOwn(raw, name) ? raw[name] : undefined;
+    const given = own(raw, name);
     if (given === undefined || given === null || given === "") {
       if (spec.default !== undefined) pendingDefaults.push(name);
       else if (spec.required)
@@ -203,12 +205,7 @@ export function resolveInputs(
         const refs = templateRefs(parseTemplate(d).parts).map((r) => r.path[1] as string);
         if (refs.some((r) => !Object.hasOwn(values, r) && pendingDefaults.includes(r))) continue;
         // Another input's value, or empty where it has none (an optional input left out).
-        const filled = renderTemplate(
-          d,
-          (path) =>
-            (Object.hasOwn(values, path[1] as string) ? values[path[1] as string] : "") ?? "",
-          "value",
-        );
+        const filled = renderTemplate(d, (path) => own(values, path[1] as string) ?? "", "value");
         rendered = filled.ok ? filled.value : d;
       }
       pendingDefaults.splice(i--, 1);

@@ -5,12 +5,17 @@
  * is the caller's to guard: `plainLine` escapes it, an answer printed behind a prefix has none.
  */
 export function inertLines(text: string): string {
-  return text
-    .replace(
-      /(?![\t\n])[\p{Cc}\p{Zl}\p{Zp}]/gu,
-      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-    )
-    .replace(/##\[/g, "##\\[");
+  return visibleControls(text, "\t\n").replace(/##\[/g, "##\\[");
+}
+
+/**
+ * Control and line-separator characters other than those `kept`, as visible `\uXXXX` escapes:
+ * no terminal sequence passes.
+ */
+export function visibleControls(text: string, kept: string): string {
+  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, (c) =>
+    kept.includes(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /**

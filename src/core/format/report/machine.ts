@@ -1,6 +1,7 @@
 import type { Diagnostic } from "../diagnostics.js";
 import type { FileReport } from "../../rules/validate.js";
 import { countBySeverity } from "../../rules/validate.js";
+import { visibleControls } from "../../util/log-line.js";
 
 /** JSON: one entry per file, every diagnostic with its rule, position, found/expected and hint. */
 export function formatJson(reports: readonly FileReport[]): string {
@@ -34,24 +35,15 @@ export interface AnnotationFields {
   endColumn: number;
 }
 
-/**
- * A playbook's text (an id, a name) carries no terminal sequence into the runner's log: control
- * characters other than the line breaks and tabs the command's escaping keeps are shown as escapes.
- */
-function visible(s: string): string {
-  return s.replace(
-    /(?![\t\n\r])[\p{Cc}\p{Zl}\p{Zp}]/gu,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
-
 /** What the Action hands to `core.error`/`core.warning` for a diagnostic, and `--format github` prints. */
 export function annotation(d: Diagnostic): { message: string; properties: AnnotationFields } {
   return {
-    message: visible(d.hint ? `${d.message}\n${d.hint}` : d.message),
+    // A playbook's text (an id, a name) carries no terminal sequence into the runner's log; the
+    // line breaks and tabs are the workflow command's own escaping to make.
+    message: visibleControls(d.hint ? `${d.message}\n${d.hint}` : d.message, "\t\n\r"),
     properties: {
       title: d.rule,
-      file: visible(d.file),
+      file: visibleControls(d.file, "\t\n\r"),
       startLine: d.line,
       endLine: d.endLine,
       startColumn: d.column,
