@@ -1,13 +1,13 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join, relative, resolve } from "node:path";
+import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { pathToFileURL } from "node:url";
 import { StreamMessageReader, StreamMessageWriter } from "vscode-languageserver/node";
 import { Workspace } from "../../src/entries/lsp/workspace.js";
 import { folderFiles } from "../../src/entries/playground/start.js";
 import { BIN, cleanup, makeDir } from "../helpers/git-repo.js";
+import { ACTION_BUNDLE, pushRunnerEnv, spawned } from "../helpers/spawned.js";
 import { workflowCommands } from "../helpers/workflow-commands.js";
 import { TestClient } from "./lsp/lsp-client.js";
 
@@ -20,7 +20,6 @@ import { TestClient } from "./lsp/lsp-client.js";
 
 afterEach(cleanup);
 
-const BUNDLE = resolve(__dirname, "../../dist/action/index.js");
 /** What a command may take at most here; a hang on /dev/zero or the pipe would exceed it. */
 const LIMIT_MS = 20_000;
 const SECRET = "s3cret-from-outside";
@@ -52,29 +51,8 @@ function checkout(): string {
   return repo;
 }
 
-function run(
-  args: string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; out: string; ms: number }> {
-  const started = Date.now();
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, {
-      cwd,
-      env: { PATH: process.env.PATH, NO_COLOR: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), LIMIT_MS);
-    child.on("error", fail);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, out, ms: Date.now() - started });
-    });
-  });
-}
+const run = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) =>
+  spawned(args, cwd, env, LIMIT_MS);
 
 interface JsonReport {
   files: { file: string; diagnostics: { rule: string; message: string }[] }[];
@@ -141,23 +119,7 @@ describe("the CLI reads playbook files as data", () => {
 describe("the bundled Action reads playbook files as data", () => {
   it("annotates each refused file and finishes, as a runner runs it", async () => {
     const repo = checkout();
-    const examples = createRequire(import.meta.url)(
-      "@octokit/webhooks-examples/api.github.com/index.json",
-    ) as { name: string; examples: unknown[] }[];
-    const push = examples.find((d) => d.name === "push")?.examples[0];
-    const eventPath = join(repo, "..", "event.json");
-    writeFileSync(eventPath, JSON.stringify(push));
-    const output = join(repo, "..", "output");
-    writeFileSync(output, "");
-    const r = await run([BUNDLE], repo, {
-      GITHUB_ACTIONS: "true",
-      GITHUB_EVENT_NAME: "push",
-      GITHUB_EVENT_PATH: eventPath,
-      GITHUB_WORKSPACE: repo,
-      GITHUB_OUTPUT: output,
-      GITHUB_REPOSITORY: "octo/playbooks",
-      INPUT_TOKEN: "",
-    });
+    const r = await run([ACTION_BUNDLE], repo, pushRunnerEnv(repo));
     expect(r.ms).toBeLessThan(LIMIT_MS);
     expect(r.code).toBe(1);
     expect(r.out).not.toContain(SECRET);

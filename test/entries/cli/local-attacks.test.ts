@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BIN, cleanup, makeDir } from "../../helpers/git-repo.js";
+import { ACTION_BUNDLE, pushRunnerEnv, spawned } from "../../helpers/spawned.js";
 import { workflowCommands } from "../../helpers/workflow-commands.js";
 
 /**
@@ -15,30 +14,9 @@ import { workflowCommands } from "../../helpers/workflow-commands.js";
 
 afterEach(cleanup);
 
-const BUNDLE = resolve(__dirname, "../../../dist/action/index.js");
-
-function run(
-  args: string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; out: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, {
-      cwd,
-      env: { PATH: process.env.PATH, NO_COLOR: "1", GITHUB_TOKEN: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    child.on("error", fail);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, out });
-    });
-  });
-}
+/** The built CLI or the bundled Action, with no token. */
+const run = (args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) =>
+  spawned(args, cwd, { GITHUB_TOKEN: "", ...env }, 20_000);
 
 const INHERITED = `apiVersion: playbook-bot/v1
 id: inherited
@@ -99,22 +77,7 @@ describe("annotations carry no terminal sequence", () => {
     const cli = await run([BIN, "validate", "--format", "github"], repo);
     expect(cli.code, cli.out).toBe(1);
 
-    const eventPath = join(repo, "..", "event.json");
-    const examples = createRequire(import.meta.url)(
-      "@octokit/webhooks-examples/api.github.com/index.json",
-    ) as { name: string; examples: unknown[] }[];
-    writeFileSync(eventPath, JSON.stringify(examples.find((d) => d.name === "push")?.examples[0]));
-    const output = join(repo, "..", "output");
-    writeFileSync(output, "");
-    const action = await run([BUNDLE], repo, {
-      GITHUB_ACTIONS: "true",
-      GITHUB_EVENT_NAME: "push",
-      GITHUB_EVENT_PATH: eventPath,
-      GITHUB_WORKSPACE: repo,
-      GITHUB_OUTPUT: output,
-      GITHUB_REPOSITORY: "octo/playbooks",
-      INPUT_TOKEN: "",
-    });
+    const action = await run([ACTION_BUNDLE], repo, pushRunnerEnv(repo));
     expect(action.code, action.out).toBe(1);
 
     for (const out of [cli.out, action.out]) {
@@ -162,9 +125,15 @@ describe("a report is never written through a link planted at its name", () => {
       GITHUB_REPOSITORY: "octo/playbooks",
       INPUT_TOKEN: "",
     };
-    const linked = await run([BUNDLE], repo, { ...env, "INPUT_SARIF-FILE": "results.sarif" });
+    const linked = await run([ACTION_BUNDLE], repo, {
+      ...env,
+      "INPUT_SARIF-FILE": "results.sarif",
+    });
     expect(linked.out).toContain("results.sarif is a symbolic link");
-    const outFolder = await run([BUNDLE], repo, { ...env, "INPUT_SARIF-FILE": "reports/x.sarif" });
+    const outFolder = await run([ACTION_BUNDLE], repo, {
+      ...env,
+      "INPUT_SARIF-FILE": "reports/x.sarif",
+    });
     expect(outFolder.out).toContain("its folder resolves outside");
 
     expect(readFileSync(victim, "utf8")).toBe("echo the script a later step runs\n");

@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { BIN, cleanup, makeRepo, write } from "../../helpers/git-repo.js";
 import { redirectingPair } from "../../helpers/redirect-servers.js";
+import { spawned } from "../../helpers/spawned.js";
 
 /**
  * The built CLI's ai step against a provider endpoint that redirects to another origin (another
@@ -29,23 +29,8 @@ steps:
 `;
 
 /** The built command run asynchronously, so the loopback servers in this process can answer. */
-function cli(args: string[], cwd: string, env: Record<string, string>) {
-  return new Promise<{ code: number | null; out: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, NO_COLOR: "1", GITHUB_TOKEN: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
+const cli = (args: string[], cwd: string, env: Record<string, string>) =>
+  spawned([BIN, ...args], cwd, { GITHUB_TOKEN: "", ...env });
 
 describe("playbook-bot run: an AI endpoint that redirects to another origin", () => {
   it.each([
